@@ -1,0 +1,32 @@
+"""Shared pydantic base: camelCase on the wire, strict about unknown fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """A strict wire shape: camelCase JSON, unknown fields rejected.
+
+    Python code may use snake_case names; `dump()` always produces the wire JSON.
+    """
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=False,
+    )
+
+    def dump(self) -> dict[str, Any]:
+        """The wire JSON object (camelCase, optional fields that are unset left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class OpenModel(WireModel):
+    """A pass-through shape: known fields are checked, unknown ones travel unchanged."""
+
+    model_config = ConfigDict(extra="allow")

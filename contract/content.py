@@ -1,0 +1,139 @@
+"""Messages, content blocks and streamed model chunks (spec 02), passed through unchanged."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+from contract._base import OpenModel, WireModel
+
+MediaType = Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
+
+
+class AttachmentRef(WireModel):
+    """An image stored once (content-addressed); the log refers to it by id, never base64."""
+
+    attachment_id: str
+    media_type: MediaType
+    bytes: int = Field(ge=0)
+    width: int = Field(ge=0)
+    height: int = Field(ge=0)
+    name: str | None = None
+
+
+class TextBlock(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ReasoningBlock(WireModel):
+    type: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ImageBlock(WireModel):
+    type: Literal["image"] = "image"
+    attachment: AttachmentRef
+
+
+class ToolCallBlock(WireModel):
+    type: Literal["tool-call"] = "tool-call"
+    id: str
+    name: str
+    arguments: str
+    """The raw JSON string the model produced (it may be malformed)."""
+
+
+class ToolResultBlock(WireModel):
+    type: Literal["tool-result"] = "tool-result"
+    tool_call_id: str
+    content: str
+    is_error: bool | None = None
+
+
+ContentBlock = Annotated[
+    Union[TextBlock, ReasoningBlock, ImageBlock, ToolCallBlock, ToolResultBlock],
+    Field(discriminator="type"),
+]
+CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
+
+
+class MessageSource(OpenModel):
+    """Where a message came from: `user {rpcId, clientTimeZone?}`, `tool {callId}`, `model`, …"""
+
+    kind: str
+
+
+class Message(WireModel):
+    id: str
+    role: Literal["user", "assistant", "tool"]
+    content: list[ContentBlock]
+    source: MessageSource
+
+
+class Usage(OpenModel):
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+
+
+# ---- stream chunks: what an LLM adapter yields and `assistant/chunk` carries --------------
+
+BlockType = Literal["text", "reasoning", "tool-call"]
+
+
+class BlockStartChunk(WireModel):
+    type: Literal["block-start"] = "block-start"
+    index: int = Field(ge=0)
+    block_type: BlockType
+
+
+class TextDeltaChunk(WireModel):
+    type: Literal["text-delta"] = "text-delta"
+    index: int = Field(ge=0)
+    text: str
+
+
+class ReasoningDeltaChunk(WireModel):
+    type: Literal["reasoning-delta"] = "reasoning-delta"
+    index: int = Field(ge=0)
+    text: str
+
+
+class ToolCallDeltaChunk(WireModel):
+    type: Literal["tool-call-delta"] = "tool-call-delta"
+    index: int = Field(ge=0)
+    id: str
+    name: str | None = None
+    arguments_delta: str = ""
+
+
+class BlockEndChunk(WireModel):
+    type: Literal["block-end"] = "block-end"
+    index: int = Field(ge=0)
+    block: ContentBlock
+
+
+class UsageChunk(WireModel):
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+class FinishChunk(WireModel):
+    type: Literal["finish"] = "finish"
+    reason: Literal["stop", "tool-calls", "max-tokens", "error"]
+
+
+StreamChunk = Annotated[
+    Union[
+        BlockStartChunk,
+        TextDeltaChunk,
+        ReasoningDeltaChunk,
+        ToolCallDeltaChunk,
+        BlockEndChunk,
+        UsageChunk,
+        FinishChunk,
+    ],
+    Field(discriminator="type"),
+]
+STREAM_CHUNK: TypeAdapter[Any] = TypeAdapter(StreamChunk)

@@ -1,0 +1,174 @@
+"""The durable session event vocabulary (spec 02 "Session events").
+
+The envelope `{type, seq, time, data}` is strict. `data` of a known type is checked against
+its model in `EVENT_DATA` (extra keys pass through); an unknown type passes through unchecked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from pydantic import Field, model_validator
+
+from contract._base import OpenModel, WireModel
+from contract.content import Message, StreamChunk, Usage
+
+
+class TurnStart(OpenModel):
+    turn: int = Field(ge=0)
+    trigger: Literal["user", "steer", "injection", "queue"]
+
+
+class TurnEndReason(OpenModel):
+    """`completed`, `aborted {by}`, `error {error}`, `max-tokens`, `interrupted` (crash repair)."""
+
+    kind: Literal["completed", "aborted", "error", "max-tokens", "interrupted"]
+    by: Literal["user", "parent", "disposed"] | None = None
+    error: Any = None
+
+
+class TurnEnd(OpenModel):
+    turn: int = Field(ge=0)
+    reason: TurnEndReason
+
+
+class StepMark(OpenModel):
+    turn: int = Field(ge=0)
+    step: int = Field(ge=0)
+
+
+class RequestHeader(OpenModel):
+    provider: str
+    model: str
+    reasoning_effort: str | None = None
+    system: str | None = None
+    tools: list[str] | None = None
+
+
+class AssistantChunk(OpenModel):
+    turn: int = Field(ge=0)
+    step: int = Field(ge=0)
+    chunk: StreamChunk
+
+
+class AssistantMessage(OpenModel):
+    turn: int = Field(ge=0)
+    step: int = Field(ge=0)
+    message: Message
+    usage: Usage | None = None
+    interrupted: bool | None = None
+
+
+class ToolCall(OpenModel):
+    turn: int = Field(ge=0)
+    step: int = Field(ge=0)
+    call_id: str
+    name: str
+    arguments: str
+
+
+class ToolError(OpenModel):
+    name: str
+    code: str
+
+
+class ToolResult(OpenModel):
+    turn: int = Field(ge=0)
+    step: int = Field(ge=0)
+    message: Message
+    error: ToolError | None = None
+
+
+class TodoItem(WireModel):
+    content: str = Field(min_length=1)
+    status: Literal["pending", "in_progress", "completed"]
+
+
+class TodoWrite(OpenModel):
+    todos: list[TodoItem]
+
+
+class ApprovalAsked(OpenModel):
+    id: str
+    tool_name: str
+    call_id: str | None = None
+    reason: str | None = None
+
+
+class ApprovalDecided(OpenModel):
+    id: str
+    outcome: Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+
+
+class TitleSource(OpenModel):
+    kind: Literal["user", "auto"]
+
+
+class SessionTitle(OpenModel):
+    title: str
+    source: TitleSource
+
+
+class EndSeed(OpenModel):
+    pass
+
+
+class RetryNotice(OpenModel):
+    """`request/retry`: the adapter retried after a 429/5xx/reset (recorded, not hidden)."""
+
+    attempt: int = Field(ge=1)
+    delay_ms: int = Field(ge=0)
+    reason: str
+
+
+EVENT_DATA: dict[str, type[OpenModel]] = {
+    "turn/start": TurnStart,
+    "turn/end": TurnEnd,
+    "step/start": StepMark,
+    "step/end": StepMark,
+    "request/header": RequestHeader,
+    "request/retry": RetryNotice,
+    "user/message": Message,  # type: ignore[dict-item]
+    "steering/message": Message,  # type: ignore[dict-item]
+    "assistant/chunk": AssistantChunk,
+    "assistant/message": AssistantMessage,
+    "tool/call": ToolCall,
+    "tool/result": ToolResult,
+    "todo/write": TodoWrite,
+    "approval/asked": ApprovalAsked,
+    "approval/decided": ApprovalDecided,
+    "session/title": SessionTitle,
+    "session/end-seed": EndSeed,
+}
+
+SURFACE_TYPES = frozenset({"user/message", "steering/message", "assistant/message", "tool/result"})
+"""Events that make up the visible conversation (they may carry surfaceOp)."""
+
+
+class ReplaceOp(WireModel):
+    op: Literal["replace"]
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class SessionEvent(WireModel):
+    """One persisted event. `seq` is contiguous from 0 within a session."""
+
+    type: str = Field(min_length=1)
+    seq: int = Field(ge=0)
+    time: int = Field(ge=0)
+    data: dict[str, Any]
+    surface_op: Union[Literal["append"], ReplaceOp, None] = None
+    source_event_seqs: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _check_known_data(self) -> SessionEvent:
+        model = EVENT_DATA.get(self.type)
+        if model is not None:
+            model.model_validate(self.data)
+        return self
+
+    def typed_data(self) -> Any:
+        """The data as its model when the type is known, else the raw dict."""
+        model = EVENT_DATA.get(self.type)
+        return model.model_validate(self.data) if model else self.data

@@ -1,0 +1,129 @@
+"""Stream frames: the payloads of server-requests on `events.mux` and `events.host`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, TypeAdapter
+
+from contract._base import WireModel
+from contract.approvals import ApprovalRequested, ApprovalResolved
+from contract.content import ContentBlock
+from contract.errors import RpcError
+from contract.events import SessionEvent
+from contract.questions import QuestionRequested, QuestionResolved
+
+ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
+"""Their rpcId is stable (minted once, reused on replay); every other frame's is fresh."""
+
+
+class SessionEventFrame(WireModel):
+    type: Literal["session/event"] = "session/event"
+    session_id: str
+    event: SessionEvent
+
+
+class SessionSubscribed(WireModel):
+    type: Literal["session/subscribed"] = "session/subscribed"
+    session_id: str
+    last_seq: int = Field(ge=-1)
+
+
+class QueueItem(WireModel):
+    item_id: str
+    content: list[ContentBlock]
+    mode: Literal["queue", "steer"] = "queue"
+
+
+class SessionQueue(WireModel):
+    type: Literal["session/queue"] = "session/queue"
+    session_id: str
+    items: list[QueueItem]
+
+
+class SessionProjection(WireModel):
+    type: Literal["session/projection"] = "session/projection"
+    session_id: str
+    key: str
+    value: Any
+    seq: int
+
+
+class StreamError(WireModel):
+    type: Literal["stream/error"] = "stream/error"
+    error: RpcError
+
+
+MuxFrame = Annotated[
+    Union[
+        SessionEventFrame,
+        SessionSubscribed,
+        ApprovalRequested,
+        ApprovalResolved,
+        QuestionRequested,
+        QuestionResolved,
+        SessionQueue,
+        SessionProjection,
+        StreamError,
+    ],
+    Field(discriminator="type"),
+]
+MUX_FRAME: TypeAdapter[Any] = TypeAdapter(MuxFrame)
+
+
+class HostSessionAdded(WireModel):
+    type: Literal["host/session-added"] = "host/session-added"
+    session_id: str
+    blank: bool
+    parent_session_id: str | None = None
+    cwd: str | None = None
+
+
+class HostSessionRemoved(WireModel):
+    type: Literal["host/session-removed"] = "host/session-removed"
+    session_id: str
+
+
+class HostSessionStatus(WireModel):
+    type: Literal["host/session-status"] = "host/session-status"
+    session_id: str
+    running: bool
+
+
+class HostAgentError(WireModel):
+    type: Literal["host/agent-error"] = "host/agent-error"
+    session_id: str
+    message: str
+
+
+class HostSettingsChanged(WireModel):
+    type: Literal["host/settings-changed"] = "host/settings-changed"
+    ns: str
+
+
+class HostCredentialsChanged(WireModel):
+    type: Literal["host/credentials-changed"] = "host/credentials-changed"
+    ref: str
+
+
+class HostModelsChanged(WireModel):
+    type: Literal["host/models-changed"] = "host/models-changed"
+
+
+HostFrame = Annotated[
+    Union[
+        HostSessionAdded,
+        HostSessionRemoved,
+        HostSessionStatus,
+        HostAgentError,
+        HostSettingsChanged,
+        HostCredentialsChanged,
+        HostModelsChanged,
+        StreamError,
+    ],
+    Field(discriminator="type"),
+]
+HOST_FRAME: TypeAdapter[Any] = TypeAdapter(HostFrame)
+
+STREAMS: dict[str, TypeAdapter[Any]] = {"events.mux": MUX_FRAME, "events.host": HOST_FRAME}
+"""Carrier-level streams, `GET /api/<key>`, and the frame schema each one carries."""

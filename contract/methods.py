@@ -1,0 +1,59 @@
+"""The method map: each unary method registered once; carriers, clients and schemas derive from it.
+
+A method `"<domain>.<verb>"` is served at `POST /api/<domain>.<verb>` and implemented by
+`api.<domain>.<snake_case(verb)>(RpcRequest[request]) -> RpcResponse[value]`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from contract import host, sessions, settings
+
+
+@dataclass(frozen=True)
+class Method:
+    key: str
+    request: type[BaseModel]
+    value: type[BaseModel]
+    version: int = 1
+    privileged: bool = False
+    """Privileged methods are served only to the local window or loopback hosts (spec 03)."""
+
+    @property
+    def domain(self) -> str:
+        return self.key.split(".", 1)[0]
+
+    @property
+    def attr(self) -> str:
+        """The Python attribute implementing it: `selectModel` → `select_model`."""
+        verb = self.key.split(".", 1)[1]
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", verb).lower()
+
+
+_s = sessions
+_METHODS = (
+    Method("session.list", _s.ListRequest, _s.ListValue),
+    Method("session.create", _s.CreateRequest, _s.SessionRef),
+    Method("session.history", _s.HistoryRequest, _s.HistoryValue),
+    Method("session.prompt", _s.PromptRequest, _s.Accepted),
+    Method("session.cancel", _s.SessionRef, _s.Accepted),
+    Method("session.rename", _s.RenameRequest, _s.RenameValue),
+    Method("session.fork", _s.ForkRequest, _s.SessionRef),
+    Method("session.search", _s.SearchRequest, _s.SearchValue),
+    Method("session.models", _s.SessionRef, _s.ModelsValue),
+    Method("session.selectModel", _s.SelectModelRequest, _s.SelectModelValue),
+    Method("session.updateQueue", _s.UpdateQueueRequest, _s.Accepted),
+    Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
+    Method("host.describe", host.DescribeRequest, host.DescribeValue),
+    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsValue, 2, True),
+    Method("settings.update", settings.SettingsUpdateRequest, settings.SettingsValue, 2, True),
+    Method("credentials.describe", settings.CredentialsDescribeRequest, settings.CredentialsValue, 2, True),
+    Method("credentials.set", settings.CredentialSetRequest, settings.CredentialChanged, 2, True),
+    Method("credentials.unset", settings.CredentialUnsetRequest, settings.CredentialChanged, 2, True),
+)
+
+METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

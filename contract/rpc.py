@@ -1,0 +1,120 @@
+"""The four-quadrant RPC messages, results, errors and receipts (spec 01, seed 001 §2)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any, Generic, Literal, TypeVar, Union
+
+from pydantic import Field, TypeAdapter
+
+from contract._base import WireModel
+from contract.errors import RpcError
+
+RpcId = Annotated[str, Field(min_length=1, max_length=200)]
+"""Opaque id; whoever starts an exchange mints it, a response echoes it."""
+
+T = TypeVar("T")
+P = TypeVar("P")
+
+
+def new_rpc_id() -> str:
+    """Mint a fresh rpcId (UUIDv4), for whoever starts an exchange."""
+    return str(uuid.uuid4())
+
+
+class RpcOk(WireModel, Generic[T]):
+    ok: Literal[True] = True
+    value: T
+
+
+class RpcErr(WireModel):
+    ok: Literal[False] = False
+    error: RpcError
+
+
+RpcResult = Annotated[Union[RpcOk[T], RpcErr], Field(discriminator="ok")]
+
+
+class RpcRequest(WireModel, Generic[P]):
+    """The narrow request a domain method receives: the carrier strips `type` and `method`."""
+
+    rpc_id: RpcId
+    payload: P
+
+
+class RpcResponse(WireModel, Generic[T]):
+    """The narrow response a domain method returns; `rpcId` must echo the request's."""
+
+    rpc_id: RpcId
+    result: Annotated[Union[RpcOk[T], RpcErr], Field(discriminator="ok")]
+
+    @property
+    def ok(self) -> bool:
+        return isinstance(self.result, RpcOk)
+
+
+# ---- the four wire messages --------------------------------------------------------------
+
+
+class ClientRequest(WireModel):
+    """Body of `POST /api/<method>`; the payload is checked against the method's model later."""
+
+    type: Literal["client-request"] = "client-request"
+    rpc_id: RpcId
+    method: str
+    payload: dict[str, Any]
+
+
+class ServerResponse(WireModel):
+    """Body of the HTTP 200 answering a client-request."""
+
+    type: Literal["server-response"] = "server-response"
+    rpc_id: RpcId
+    result: Annotated[Union[RpcOk[Any], RpcErr], Field(discriminator="ok")]
+
+
+class ServerRequest(WireModel):
+    """One SSE frame: `method` equals the frame's `type`, `payload` is the frame."""
+
+    type: Literal["server-request"] = "server-request"
+    rpc_id: RpcId
+    method: str
+    payload: dict[str, Any]
+
+
+class ClientResponse(WireModel):
+    """Body of `POST /api/respond`: the answer to an answerable server-request."""
+
+    type: Literal["client-response"] = "client-response"
+    rpc_id: RpcId
+    result: Annotated[Union[RpcOk[Any], RpcErr], Field(discriminator="ok")]
+
+
+RpcMessage = Annotated[
+    Union[ClientRequest, ServerResponse, ServerRequest, ClientResponse],
+    Field(discriminator="type"),
+]
+RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(RpcMessage)
+
+
+class ReceiptAccepted(WireModel):
+    accepted: Literal[True] = True
+
+
+class ReceiptRefused(WireModel):
+    accepted: Literal[False] = False
+    reason: Literal["not-pending", "bad-response"]
+
+
+RpcReceipt = Annotated[Union[ReceiptAccepted, ReceiptRefused], Field(discriminator="accepted")]
+RPC_RECEIPT: TypeAdapter[Any] = TypeAdapter(RpcReceipt)
+
+
+def ok(rpc_id: str, value: Any) -> RpcResponse[Any]:
+    """Build a successful narrow response echoing `rpc_id`."""
+    return RpcResponse[Any](rpc_id=rpc_id, result=RpcOk[Any](value=value))
+
+
+def fail(rpc_id: str, error: RpcError) -> RpcResponse[Any]:
+    """Build a failed narrow response echoing `rpc_id`."""
+    return RpcResponse[Any](rpc_id=rpc_id, result=RpcErr(error=error))

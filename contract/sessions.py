@@ -1,0 +1,213 @@
+"""The `session.*` domain: each method's request payload and response value, once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import Field, field_validator
+
+from contract._base import WireModel
+from contract.content import AttachmentRef, MediaType
+from contract.events import SessionEvent
+
+SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+class SessionSummary(WireModel):
+    session_id: SessionId
+    updated_at: int = Field(ge=0, description="ms since epoch of the last real activity")
+    running: bool
+    blank: bool
+    title: str | None = None
+    parent_session_id: str | None = None
+    cwd: str | None = None
+    agent_preset: str | None = None
+
+
+class SessionRef(WireModel):
+    session_id: SessionId
+
+
+# session.list
+class ListRequest(WireModel):
+    cursor: str | None = None
+
+
+class ListValue(WireModel):
+    items: list[SessionSummary]
+
+
+# session.create
+class CreateRequest(WireModel):
+    cwd: str | None = Field(default=None, min_length=1)
+    session_id: SessionId | None = None
+    agent_preset: str | None = None
+
+
+# session.history
+class HistoryRequest(WireModel):
+    session_id: SessionId
+    before_seq: int | None = Field(default=None, ge=0)
+    max_messages: int = Field(default=50, gt=0, le=10_000)
+
+
+class Projections(WireModel):
+    as_of_seq: int
+    values: dict[str, Any]
+
+
+class HistoryValue(WireModel):
+    events: list[SessionEvent]
+    has_more: bool
+    projections: Projections | None = None
+
+
+# session.prompt
+class TextInput(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImageInput(WireModel):
+    type: Literal["image"] = "image"
+    media_type: MediaType
+    data: str = Field(description="base64")
+    name: str | None = None
+
+
+PromptContent = Annotated[Union[TextInput, ImageInput], Field(discriminator="type")]
+
+
+class PromptRequest(WireModel):
+    session_id: SessionId
+    mode: Literal["queue", "steer"]
+    content: list[PromptContent] = Field(min_length=1)
+    client_time_zone: str | None = None
+
+
+class Accepted(WireModel):
+    accepted: Literal[True] = True
+
+
+# session.rename
+class RenameRequest(WireModel):
+    session_id: SessionId
+    title: str = Field(max_length=1000)
+
+
+class RenameValue(WireModel):
+    title: str
+    seq: int
+
+
+# session.fork
+class ForkRequest(WireModel):
+    session_id: SessionId
+    at_seq: int | None = Field(default=None, ge=0)
+
+
+# session.search
+class SearchRequest(WireModel):
+    query: str
+
+    @field_validator("query")
+    @classmethod
+    def _trimmed(cls, v: str) -> str:
+        v = v.strip()
+        if not 1 <= len(v) <= 500:
+            raise ValueError("query must be 1..500 characters after trimming")
+        if "\x00" in v:
+            raise ValueError("query must not contain NUL")
+        return v
+
+
+class SearchHit(WireModel):
+    session_id: SessionId
+    snippet: str = Field(max_length=240)
+
+
+class SearchValue(WireModel):
+    items: list[SearchHit] = Field(max_length=20)
+    has_more: bool
+
+
+# session.models / session.selectModel
+class ModelSelection(WireModel):
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    reasoning_effort: str | None = None
+
+
+class ModelEntry(WireModel):
+    model: str
+    label: str | None = None
+    reasoning_efforts: list[str] | None = None
+
+
+class ModelGroup(WireModel):
+    provider: str
+    label: str | None = None
+    models: list[ModelEntry]
+
+
+class ModelFailure(WireModel):
+    provider: str
+    message: str
+
+
+class ModelsValue(WireModel):
+    current: ModelSelection
+    routable: bool
+    groups: list[ModelGroup]
+    failures: list[ModelFailure]
+
+
+class SelectModelRequest(WireModel):
+    session_id: SessionId
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    reasoning_effort: str | None = None
+
+
+class SelectModelValue(WireModel):
+    selected: ModelSelection
+
+
+# session.updateQueue
+class EditAction(WireModel):
+    kind: Literal["edit"] = "edit"
+    content: list[PromptContent] = Field(min_length=1)
+
+
+class RemoveAction(WireModel):
+    kind: Literal["remove"] = "remove"
+
+
+class SteerAction(WireModel):
+    kind: Literal["steer"] = "steer"
+
+
+QueueAction = Annotated[Union[EditAction, RemoveAction, SteerAction], Field(discriminator="kind")]
+
+
+class UpdateQueueRequest(WireModel):
+    session_id: SessionId
+    item_id: str = Field(min_length=1)
+    action: QueueAction
+
+
+# session.attachment
+class AttachmentRequest(WireModel):
+    session_id: SessionId
+    attachment_id: str = Field(min_length=1)
+
+
+class AttachmentValue(WireModel):
+    attachment: AttachmentRef
+    data: str = Field(description="base64")
+
+
+# session.export (carrier-level GET/HEAD, not in the method map)
+class ExportQuery(WireModel):
+    session_id: SessionId
+    include_descendants: bool = False

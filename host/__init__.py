@@ -1,0 +1,1 @@
+"""HarnessDesk host: the engine, the ApiProxy implementation and the fetch handler."""

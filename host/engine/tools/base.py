@@ -1,0 +1,42 @@
+"""The tool protocol: what the agent loop needs from a tool (spec 02 "Tools")."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from contract.questions import AnswerSet, Question
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    content: str
+    is_error: bool = False
+    error_code: str | None = None
+    """A short machine code for errors, e.g. `BAD_ARGUMENTS`, `PATH_ESCAPE`, `TIMEOUT`."""
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may touch: its session's cwd and two callbacks into the engine."""
+
+    session_id: str
+    cwd: Path
+    ask_user: Callable[[list[Question]], Awaitable[AnswerSet]]
+    """Publishes a question and waits for the first valid answer; raises CancelledError on cancel."""
+    emit: Callable[[str, dict[str, Any]], Awaitable[None]]
+    """Appends a session event (e.g. `todo/write`) in order with the turn's other events."""
+
+
+class Tool(Protocol):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    """JSON Schema of the arguments (also sent to the model)."""
+    needs_approval: bool
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+        """Run with already-parsed arguments; validation failures return an error output."""
+        ...
