@@ -1,0 +1,1 @@
+"""Placeholder: the scripted OpenAI-compatible server fixture lands here (engine adapters helper)."""
