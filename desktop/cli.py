@@ -1,0 +1,51 @@
+"""Argument parsing for `harnessdesk`; each command lives in its own module, imported lazily.
+
+Bad flags and unusable paths end with a one-line error and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import contract
+
+
+class CliError(Exception):
+    """A user-facing problem: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"harnessdesk: {message}\n")
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="where sessions and settings live (default: the user data dir)")
+    p.add_argument("--provider", choices=["local", "openai-compatible", "deepseek"])
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible endpoint")
+    p.add_argument("--model", help="model name for the provider")
+    p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="harnessdesk", description="Run AI coding-agent sessions on your machine.")
+    parser.add_argument("--version", action="version", version=f"harnessdesk {contract.__version__}")
+    parser.add_argument("--serve", action="store_true", help="also start the loopback server")
+    parser.add_argument("--port", type=int, default=0, help="loopback port with --serve (0 = free port)")
+    _common(parser)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            raise CliError("the desktop window is not available yet; see README")
+        raise CliError(f"unknown command {args.command!r}")
+    except CliError as exc:
+        print(f"harnessdesk: {exc}", file=sys.stderr)
+        return 2

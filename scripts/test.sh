@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Run every test: lint, types, layering, Python suites (engine, API, browser, window), JS units.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=.venv/bin
+$py/ruff check .
+$py/ruff format --check .
+$py/mypy
+node --test tests/js/
+$py/pytest -q "$@"
