@@ -1,0 +1,134 @@
+"""The loopback security fence (spec 03): every `/api/*` request passes these checks in order.
+
+1. Host allowlist (DNS-rebinding defence) → 403.
+2. Sec-Fetch-Site cross-site, or an Origin other than the request's own → 403.
+3. The per-launch token, as `Authorization: Bearer` or the HttpOnly cookie → 401.
+4. Privileged methods only for loopback hosts, never `--trusted-host` entries → 403.
+The 415/413 rules follow inside the fetch handler itself.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Iterable
+from http.cookies import SimpleCookie
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from contract.methods import METHODS
+
+TOKEN_COOKIE = "harnessdesk_token"
+
+
+def split_host(host_header: str) -> str:
+    """The host part of a Host header, lower-cased, without port or IPv6 brackets."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[1:end] if end > 0 else ""
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def request_token(scope: Scope) -> str | None:
+    """The token a request presents: the Bearer header wins over the cookie."""
+    auth = _header(scope, b"authorization")
+    if auth and auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    raw = _header(scope, b"cookie")
+    if raw:
+        cookie: SimpleCookie = SimpleCookie()
+        try:
+            cookie.load(raw)
+        except Exception:
+            return None
+        morsel = cookie.get(TOKEN_COOKIE)
+        return morsel.value if morsel else None
+    return None
+
+
+def token_matches(presented: str | None, token: str) -> bool:
+    if not presented:
+        return False
+    return hmac.compare_digest(presented.encode(), token.encode())
+
+
+class LoopbackFence:
+    """ASGI middleware guarding the API; non-HTTP scopes (lifespan) pass through."""
+
+    def __init__(self, app: ASGIApp, *, token: str, trusted_hosts: Iterable[str] = ()) -> None:
+        self.app = app
+        self.token = token
+        self.trusted_hosts = {h.lower() for h in trusted_hosts}
+
+    def host_kind(self, scope: Scope) -> str | None:
+        """`"loopback"`, `"trusted"`, or None when the Host header is missing or foreign."""
+        raw = _header(scope, b"host")
+        if not raw:
+            return None
+        host = split_host(raw)
+        if is_loopback_host(host):
+            return "loopback"
+        if host in self.trusted_hosts:
+            return "trusted"
+        return None
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """Why this request is refused, as (status, text); None when it may pass."""
+        kind = self.host_kind(scope)
+        if kind is None:
+            return 403, "Host not allowed"
+        if (_header(scope, b"sec-fetch-site") or "").lower() == "cross-site":
+            return 403, "Cross-site request refused"
+        origin = _header(scope, b"origin")
+        if origin is not None:
+            scheme = scope.get("scheme", "http")
+            own = f"{scheme}://{(_header(scope, b'host') or '').lower()}"
+            if origin.lower() != own:
+                return 403, "Origin not allowed"
+        if not token_matches(request_token(scope), self.token):
+            return 401, "Missing or wrong token"
+        method_key = scope["path"].removeprefix("/api/")
+        method = METHODS.get(method_key)
+        if method is not None and method.privileged and kind != "loopback":
+            return 403, "This method is only available from a loopback host"
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = self.refusal(scope)
+        if refused is None:
+            await self.app(scope, receive, send)
+            return
+        status, text = refused
+        body = text.encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,94 @@
+"""The served site: `/api/*` behind the fence, `webui/` as static files under a strict CSP.
+
+Opening `/?token=…` once sets the HttpOnly, SameSite=Strict cookie and redirects to `/`, so the
+token leaves the address bar (and the history) right away.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from host.server.fence import TOKEN_COOKIE, LoopbackFence, token_matches
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+STATIC_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+class SecurityHeaders:
+    """Adds the CSP and friends to every static response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *STATIC_HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class HostCheck:
+    """The fence's Host allowlist for the static side too (a rebinding page gets nothing)."""
+
+    def __init__(self, app: ASGIApp, fence: LoopbackFence) -> None:
+        self.app = app
+        self.fence = fence
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.fence.host_kind(scope) is None:
+            await PlainTextResponse("Host not allowed", status_code=403)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def build_site(
+    api_app: ASGIApp, webui_dir: Path, *, token: str, trusted_hosts: tuple[str, ...] = ()
+) -> ASGIApp:
+    """One ASGI app for uvicorn: the fenced API plus the static web UI."""
+    fence = LoopbackFence(api_app, token=token, trusted_hosts=trusted_hosts)
+    static = StaticFiles(directory=webui_dir, html=True)
+
+    async def index(request: Request) -> Response:
+        presented = request.query_params.get("token")
+        if presented is None:
+            return await _static_response(static, request)
+        if not token_matches(presented, token):
+            return PlainTextResponse("Wrong or expired link: use the one printed at start.", status_code=401)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", path="/")
+        response.headers["cache-control"] = "no-store"
+        return response
+
+    pages = SecurityHeaders(
+        Starlette(routes=[Route("/", index, methods=["GET", "HEAD"]), Mount("/", app=static)])
+    )
+
+    async def site(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/api/"):
+            await fence(scope, receive, send)
+        else:
+            await pages(scope, receive, send)
+
+    return HostCheck(site, fence)
+
+
+async def _static_response(static: StaticFiles, request: Request) -> Response:
+    return await static.get_response("index.html", request.scope)
