@@ -1,1 +1,381 @@
-"""Placeholder: the scripted OpenAI-compatible server fixture lands here (engine adapters helper)."""
+"""A scripted OpenAI-compatible server on 127.0.0.1 for tests (the only fake at the network edge).
+
+A real HTTP server (uvicorn in a background thread, a raw ASGI app) serving
+`POST /v1/chat/completions` (streaming SSE and non-streaming) and `GET /v1/models`.
+
+    def test_x(scripted_llm):
+        scripted_llm.enqueue(Reply(text="hello"), Reply(tool_calls=[("c1", "bash", '{"command":"ls"}')]))
+        ... point a client at scripted_llm.base_url ...
+        assert scripted_llm.requests[0]["messages"][0]["role"] == "system"
+
+Each enqueued `Reply` answers one chat request, FIFO; with an empty queue the server answers
+`DEFAULT_TEXT`. Outside pytest use `with ScriptedLlmServer() as srv: ...` (e.g. for a subprocess
+under test that talks to `srv.base_url`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import uvicorn
+
+DEFAULT_TEXT = "OK, scripted default reply."
+DEFAULT_MODELS = ["scripted-small", "scripted-large"]
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class Reply:
+    """One scripted answer to one chat request."""
+
+    text: str | None = None
+    reasoning: str | None = None
+    """Streamed as `reasoning_content` deltas before the text (DeepSeek style)."""
+    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
+    """(id, name, arguments JSON string) per call, streamed after the text."""
+    status: int = 200
+    """Non-200 answers with an OpenAI-style error body and no stream."""
+    retry_after: float | None = None
+    """Sent as a `Retry-After` header (seconds) with an error status."""
+    error_message: str = "scripted error"
+    headers: dict[str, str] = field(default_factory=dict)
+    chunk_size: int = 4
+    """Characters per streamed delta."""
+    delay: float = 0.0
+    """Seconds between streamed deltas (slow streams)."""
+    hang_after: int | None = None
+    """After this many deltas stop sending and hold the connection open until the client leaves."""
+    drop_after: int | None = None
+    """After this many deltas abort the connection mid-body (a connection reset, no [DONE])."""
+    usage: dict[str, int] | None = None
+    """OpenAI usage object; when None and the request asked for usage, a made-up one is sent."""
+    repeat_tool_identity: bool = False
+    """llama.cpp style: repeat the tool call id and name on every delta of that call."""
+    finish_reason: str | None = None
+    """Defaults to `tool_calls` when there are tool calls, else `stop`."""
+
+
+class _Dropped(Exception):
+    """Raised inside the ASGI app to make uvicorn abort the connection."""
+
+
+class ScriptedLlmServer:
+    """The server; a context manager (`with ScriptedLlmServer() as srv`) or start()/stop()."""
+
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.port = 0
+        self.models: list[str] = list(DEFAULT_MODELS)
+        self.requests: list[dict[str, Any]] = []
+        """Every chat request body received, in order (parsed JSON)."""
+        self.request_headers: list[dict[str, str]] = []
+        """Headers of every chat request (lower-case names), parallel to `requests`."""
+        self.require_key: str | None = None
+        """When set, chat and models requests need `Authorization: Bearer <key>` (else 401)."""
+        self.disconnects = 0
+        """Clients that went away before a streamed answer was complete."""
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._disconnected = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+        self._server: uvicorn.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping: asyncio.Event | None = None
+
+    # ---- public API ------------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    @property
+    def pending(self) -> int:
+        """Replies still queued."""
+        with self._lock:
+            return len(self._queue)
+
+    def wait_for_disconnects(self, count: int = 1, timeout: float = 5.0) -> bool:
+        """Block until at least `count` mid-stream disconnects were seen (False on timeout)."""
+        with self._disconnected:
+            return self._disconnected.wait_for(lambda: self.disconnects >= count, timeout)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+            self.request_headers.clear()
+            self.disconnects = 0
+            self.models = list(DEFAULT_MODELS)
+            self.require_key = None
+
+    def start(self) -> ScriptedLlmServer:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.host, 0))
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            self._app,
+            log_level="critical",
+            log_config=None,
+            lifespan="off",
+            interface="asgi3",
+            timeout_graceful_shutdown=2,
+            access_log=False,
+        )
+        self._server = uvicorn.Server(config)
+        started = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            self._stopping = asyncio.Event()
+            loop.call_soon(started.set)
+            try:
+                assert self._server is not None
+                loop.run_until_complete(self._server.serve(sockets=[sock]))
+            finally:
+                loop.close()
+                sock.close()
+
+        self._thread = threading.Thread(target=run, name="scripted-llm", daemon=True)
+        self._thread.start()
+        started.wait(5)
+        deadline = time.monotonic() + 5
+        while not self._server.started and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if not self._server.started:
+            raise RuntimeError("scripted LLM server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._server is None or self._thread is None:
+            return
+        if self._loop is not None and self._stopping is not None and not self._loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._stopping.set)
+        self._server.should_exit = True
+        self._thread.join(10)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> ScriptedLlmServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- the ASGI app ----------------------------------------------------------------------
+
+    async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        method, path = scope["method"], scope["path"].rstrip("/")
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
+            await _json(send, 401, {"error": {"message": "invalid api key", "type": "auth"}})
+            return
+        if method == "GET" and path == "/v1/models":
+            with self._lock:
+                data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.models]
+            await _json(send, 200, {"object": "list", "data": data})
+            return
+        if method == "POST" and path == "/v1/chat/completions":
+            body = await _read_body(receive)
+            try:
+                request = json.loads(body or b"{}")
+            except ValueError:
+                await _json(send, 400, {"error": {"message": "bad json", "type": "invalid_request"}})
+                return
+            with self._lock:
+                self.requests.append(request)
+                self.request_headers.append(headers)
+                reply = self._queue.popleft() if self._queue else Reply(text=DEFAULT_TEXT)
+            await self._chat(request, reply, receive, send)
+            return
+        await _json(send, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}})
+
+    async def _chat(self, request: dict[str, Any], reply: Reply, receive: Receive, send: Send) -> None:
+        if reply.status != 200:
+            extra = dict(reply.headers)
+            if reply.retry_after is not None:
+                extra["retry-after"] = f"{reply.retry_after:g}"
+            err = {"error": {"message": reply.error_message, "type": "scripted", "code": reply.status}}
+            await _json(send, reply.status, err, extra)
+            return
+        model = str(request.get("model") or "scripted")
+        finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+        want_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+        usage = reply.usage
+        if usage is None:
+            prompt = len(json.dumps(request.get("messages", []))) // 4
+            completion = (len(reply.text or "") + len(reply.reasoning or "")) // 4 + 1
+            usage = {"prompt_tokens": prompt, "completion_tokens": completion}
+            usage["total_tokens"] = prompt + completion
+        if not request.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+            if reply.reasoning is not None:
+                message["reasoning_content"] = reply.reasoning
+            if reply.tool_calls:
+                message["tool_calls"] = [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+                    for i, n, a in reply.tool_calls
+                ]
+            body = {
+                "id": "chatcmpl-scripted",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": usage,
+            }
+            await _json(send, 200, body, reply.headers)
+            return
+        await self._stream(
+            model, reply, finish, usage if (want_usage or reply.usage) else None, receive, send
+        )
+
+    async def _stream(
+        self,
+        model: str,
+        reply: Reply,
+        finish: str,
+        usage: dict[str, int] | None,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        gone = asyncio.Event()
+
+        async def watch() -> None:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    gone.set()
+                    return
+
+        watcher = asyncio.create_task(watch())
+        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+        headers += [(k.encode(), v.encode()) for k, v in reply.headers.items()]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        base = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": int(time.time())}
+        base["model"] = model
+
+        def event(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+            return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+        deltas = list(_deltas(reply))
+        completed = False
+        try:
+            await _sse(send, event({"role": "assistant", "content": ""}))
+            for n, delta in enumerate(deltas):
+                if reply.hang_after is not None and n >= reply.hang_after:
+                    await self._hang(gone)
+                    return
+                if reply.drop_after is not None and n >= reply.drop_after:
+                    raise _Dropped("scripted connection drop")
+                if reply.delay:
+                    await _sleep_unless(gone, reply.delay)
+                if gone.is_set():
+                    return
+                await _sse(send, event(delta))
+            if reply.hang_after is not None and reply.hang_after >= len(deltas):
+                await self._hang(gone)
+                return
+            await _sse(send, event({}, finish))
+            if usage is not None:
+                await _sse(send, {**base, "choices": [], "usage": usage})
+            await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            completed = True
+        except OSError:
+            gone.set()
+        finally:
+            watcher.cancel()
+            if not completed and gone.is_set():
+                with self._disconnected:
+                    self.disconnects += 1
+                    self._disconnected.notify_all()
+
+    async def _hang(self, gone: asyncio.Event) -> None:
+        stopping = self._stopping
+        assert stopping is not None
+        waiters = [asyncio.ensure_future(gone.wait()), asyncio.ensure_future(stopping.wait())]
+        try:
+            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waiters:
+                w.cancel()
+
+
+def _deltas(reply: Reply) -> Iterator[dict[str, Any]]:
+    size = max(1, reply.chunk_size)
+    for text in _pieces(reply.reasoning, size):
+        yield {"reasoning_content": text}
+    for text in _pieces(reply.text, size):
+        yield {"content": text}
+    for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
+        identity = {"id": call_id, "type": "function"}
+        yield {"tool_calls": [{"index": index, **identity, "function": {"name": name, "arguments": ""}}]}
+        for piece in _pieces(arguments, size):
+            call: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+            if reply.repeat_tool_identity:
+                call = {"index": index, **identity, "function": {"name": name, "arguments": piece}}
+            yield {"tool_calls": [call]}
+
+
+def _pieces(text: str | None, size: int) -> Iterator[str]:
+    if text:
+        for i in range(0, len(text), size):
+            yield text[i : i + size]
+
+
+async def _read_body(receive: Receive) -> bytes:
+    body = b""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return body
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            return body
+
+
+async def _json(send: Send, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+    raw = json.dumps(body).encode()
+    hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
+    hdrs += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": hdrs})
+    await send({"type": "http.response.body", "body": raw, "more_body": False})
+
+
+async def _sse(send: Send, payload: dict[str, Any]) -> None:
+    data = b"data: " + json.dumps(payload).encode() + b"\n\n"
+    await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+async def _sleep_unless(gone: asyncio.Event, seconds: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(gone.wait(), seconds)
+
+
+@pytest.fixture
+def scripted_llm() -> Iterator[ScriptedLlmServer]:
+    """A fresh scripted OpenAI-compatible server per test."""
+    with ScriptedLlmServer() as server:
+        yield server
