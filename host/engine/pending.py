@@ -1,0 +1,192 @@
+"""The one pending table for approvals and questions (spec 01 "Approvals and questions").
+
+Keyed by the stable rpcId of the answerable frame. The first valid answer wins; a late or
+duplicate answer gets `not-pending`; a malformed one `bad-response` and the request stays
+pending. Tool cancellation, session cancel and shutdown resolve requests as `cancelled`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved
+from contract.questions import (
+    AnswerSet,
+    Question,
+    QuestionAnswer,
+    QuestionRequested,
+    QuestionResolved,
+    answer_problems,
+)
+from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcErr, new_rpc_id
+from host.engine.bus import Bus
+
+Kind = Literal["approval", "question"]
+
+
+class QuestionCancelled(Exception):
+    """The question was cancelled (by the client, the tool's cancellation, or shutdown)."""
+
+
+@dataclass
+class PendingRequest:
+    rpc_id: str
+    kind: Kind
+    session_id: str
+    frame: ApprovalRequested | QuestionRequested
+    future: asyncio.Future[Any] = field(repr=False)
+
+
+class PendingTable:
+    """In-memory judge of answerable server-requests; publishes requested/resolved frames."""
+
+    def __init__(self, bus: Bus) -> None:
+        self._bus = bus
+        self._items: dict[str, PendingRequest] = {}
+
+    # ---- asking ---------------------------------------------------------------------------
+
+    def ask_approval(
+        self,
+        session_id: str,
+        approval_id: str,
+        tool_name: str,
+        call_id: str | None = None,
+        reason: str | None = None,
+        arguments: Any = None,
+    ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
+        """Publish `approval/requested`; the future resolves with the outcome."""
+        frame = ApprovalRequested(
+            session_id=session_id,
+            approval_id=approval_id,
+            tool_name=tool_name,
+            call_id=call_id,
+            reason=reason,
+            arguments=arguments,
+        )
+        return self._add("approval", session_id, frame)
+
+    def ask_question(
+        self, session_id: str, questions: list[Question]
+    ) -> tuple[str, asyncio.Future[AnswerSet | None]]:
+        """Publish `question/requested`; the future resolves with the answer, None if cancelled."""
+        frame = QuestionRequested(session_id=session_id, questions=questions)
+        return self._add("question", session_id, frame)
+
+    async def question(self, session_id: str, questions: list[Question]) -> AnswerSet:
+        """Ask and wait; cancelling the waiter cancels the request. Raises QuestionCancelled."""
+        rpc_id, future = self.ask_question(session_id, questions)
+        try:
+            answer = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.cancel(rpc_id)
+            raise
+        if answer is None:
+            raise QuestionCancelled(rpc_id)
+        return answer
+
+    def _add(self, kind: Kind, session_id: str, frame: ApprovalRequested | QuestionRequested) -> Any:
+        rpc_id = new_rpc_id()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._items[rpc_id] = PendingRequest(rpc_id, kind, session_id, frame, future)
+        self._bus.publish("mux", frame, rpc_id=rpc_id)
+        return rpc_id, future
+
+    # ---- answering ------------------------------------------------------------------------
+
+    def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
+        """Judge a client-response: first valid answer wins."""
+        item = self._items.get(response.rpc_id)
+        if item is None:
+            return ReceiptRefused(reason="not-pending")
+        result = response.result
+        if isinstance(result, RpcErr):
+            if getattr(result.error, "code", None) != "cancelled":
+                return ReceiptRefused(reason="bad-response")
+            self._resolve(item, None)
+            return ReceiptAccepted()
+        value = _parse_answer(item, result.value)
+        if value is None:
+            return ReceiptRefused(reason="bad-response")
+        self._resolve(item, value)
+        return ReceiptAccepted()
+
+    def cancel(self, rpc_id: str) -> bool:
+        """Resolve one request as cancelled (tool cancellation). False when not pending."""
+        item = self._items.get(rpc_id)
+        if item is None:
+            return False
+        self._resolve(item, None)
+        return True
+
+    def cancel_session(self, session_id: str) -> int:
+        """Cancel every pending request of a session (session cancel)."""
+        items = [i for i in self._items.values() if i.session_id == session_id]
+        for item in items:
+            self._resolve(item, None)
+        return len(items)
+
+    def cancel_all(self) -> int:
+        """Cancel everything (host shutdown)."""
+        items = list(self._items.values())
+        for item in items:
+            self._resolve(item, None)
+        return len(items)
+
+    # ---- replay ---------------------------------------------------------------------------
+
+    def requests_for(self, session_id: str) -> list[tuple[str, BaseModel]]:
+        """Still-pending `*/requested` frames of a session with their stable rpcIds."""
+        return [(i.rpc_id, i.frame) for i in self._items.values() if i.session_id == session_id]
+
+    def is_pending(self, rpc_id: str) -> bool:
+        return rpc_id in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _resolve(self, item: PendingRequest, value: Any) -> None:
+        """`value` None means cancelled. Removes the entry, publishes the resolution."""
+        self._items.pop(item.rpc_id, None)
+        resolved: BaseModel
+        if item.kind == "approval":
+            outcome: ApprovalOutcome = value if value is not None else "cancelled"
+            assert isinstance(item.frame, ApprovalRequested)
+            resolved = ApprovalResolved(
+                session_id=item.session_id, approval_id=item.frame.approval_id, outcome=outcome
+            )
+            result: Any = outcome
+        else:
+            resolved = QuestionResolved(
+                session_id=item.session_id,
+                question_rpc_id=item.rpc_id,
+                outcome="answered" if value is not None else "cancelled",
+            )
+            result = value
+        if not item.future.done():
+            item.future.set_result(result)
+        self._bus.publish("mux", resolved)
+
+
+def _parse_answer(item: PendingRequest, value: Any) -> Any:
+    """The accepted value (outcome or AnswerSet), or None when the answer is malformed."""
+    try:
+        if item.kind == "approval":
+            assert isinstance(item.frame, ApprovalRequested)
+            answer = ApprovalAnswer.model_validate(value)
+            if answer.session_id != item.session_id or answer.approval_id != item.frame.approval_id:
+                return None
+            return answer.outcome
+        assert isinstance(item.frame, QuestionRequested)
+        q_answer = QuestionAnswer.model_validate(value)
+    except ValidationError:
+        return None
+    if q_answer.session_id != item.session_id:
+        return None
+    if answer_problems(item.frame.questions, q_answer.answer):
+        return None
+    return q_answer.answer

@@ -1,0 +1,32 @@
+"""Session persistence: the `Store` interface and its SQLite implementation."""
+
+from host.engine.store.base import (
+    ExportAttachment,
+    ExportEvent,
+    ExportHeader,
+    ExportRow,
+    Page,
+    SearchResult,
+    SeqGapError,
+    SessionHeader,
+    Store,
+    StoreError,
+    UnknownSession,
+)
+from host.engine.store.sqlite_store import DB_FILE, SqliteStore
+
+__all__ = [
+    "DB_FILE",
+    "ExportAttachment",
+    "ExportEvent",
+    "ExportHeader",
+    "ExportRow",
+    "Page",
+    "SearchResult",
+    "SeqGapError",
+    "SessionHeader",
+    "SqliteStore",
+    "Store",
+    "StoreError",
+    "UnknownSession",
+]

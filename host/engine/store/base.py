@@ -1,0 +1,179 @@
+"""The store interface between the engine and its database (spec 02 "Persistence").
+
+Only SQLite ships; another backend (e.g. PostgreSQL for a shared host) implements `Store`.
+Writes are submitted without waiting (ordered, batched by the backend); reads are awaited and
+always observe every write submitted before them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from contract.content import AttachmentRef
+from contract.events import SessionEvent
+
+
+class StoreError(Exception):
+    """A store failure that is not the caller's fault (I/O, closed store, …)."""
+
+
+class SeqGapError(StoreError):
+    """An append would leave a gap (or overlap) in a session's contiguous seqs."""
+
+
+class UnknownSession(StoreError):
+    """An append for a session the store has never been told about."""
+
+
+@dataclass
+class SessionHeader:
+    id: str
+    created_at: int
+    cwd: str | None = None
+    parent_session: str | None = None
+    seed_length: int = 0
+    agent_preset: str | None = None
+    title: str | None = None
+    title_source: Literal["user", "auto"] | None = None
+    last_activity: int | None = None
+    blank: bool = True
+    model: dict[str, Any] | None = None
+    """The newest `request/header` data (provider, model, reasoningEffort)."""
+    last_seq: int = -1
+    open_turn_start: int | None = None
+    """seq of the `turn/start` of a turn without `turn/end`, if any."""
+
+    @property
+    def updated_at(self) -> int:
+        return self.last_activity if self.last_activity is not None else self.created_at
+
+    def to_row(self) -> dict[str, Any]:
+        """The export line (camelCase, derived fields left out)."""
+        return {
+            "id": self.id,
+            "createdAt": self.created_at,
+            "cwd": self.cwd,
+            "parentSession": self.parent_session,
+            "seedLength": self.seed_length,
+            "agentPreset": self.agent_preset,
+            "title": self.title,
+            "titleSource": self.title_source,
+            "lastActivity": self.last_activity,
+            "blank": self.blank,
+        }
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> SessionHeader:
+        return cls(
+            id=str(row["id"]),
+            created_at=int(row["createdAt"]),
+            cwd=row.get("cwd"),
+            parent_session=row.get("parentSession"),
+            seed_length=int(row.get("seedLength") or 0),
+            agent_preset=row.get("agentPreset"),
+            title=row.get("title"),
+            title_source=row.get("titleSource"),
+            last_activity=row.get("lastActivity"),
+            blank=bool(row.get("blank", True)),
+        )
+
+
+@dataclass
+class Page:
+    events: list[SessionEvent]
+    has_more: bool
+    cut: int
+
+
+@dataclass
+class SearchResult:
+    hits: list[tuple[str, str]] = field(default_factory=list)
+    """(sessionId, snippet ≤ 240 code points), one per session, best first."""
+    has_more: bool = False
+
+
+@dataclass(frozen=True)
+class ExportHeader:
+    json: str
+
+
+@dataclass(frozen=True)
+class ExportEvent:
+    json: str
+
+
+@dataclass(frozen=True)
+class ExportAttachment:
+    ref: AttachmentRef
+    data: bytes
+
+
+ExportRow = ExportHeader | ExportEvent | ExportAttachment
+
+
+class Store(Protocol):
+    """What the engine needs from persistence."""
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    # ---- writes: submitted in order, never awaited on the hot path -------------------------
+
+    def register(self, header: SessionHeader) -> None:
+        """Know a new session; nothing is written until its first event (lazy sessions)."""
+        ...
+
+    def append(self, session_id: str, events: Sequence[SessionEvent]) -> None:
+        """Queue events; raises SeqGapError at once when they do not continue the log."""
+        ...
+
+    def put_attachment(self, ref: AttachmentRef, data: bytes) -> None: ...
+
+    def commit(self) -> None:
+        """End the current write batch now (a step boundary)."""
+        ...
+
+    async def flush(self, checkpoint: bool = False) -> None:
+        """Wait until everything submitted is committed (and the WAL checkpointed)."""
+        ...
+
+    # ---- reads ----------------------------------------------------------------------------
+
+    def known(self, session_id: str) -> bool:
+        """Whether the session was registered or loaded in this process."""
+        ...
+
+    async def header(self, session_id: str) -> SessionHeader | None: ...
+
+    async def headers(self) -> list[SessionHeader]: ...
+
+    async def events(self, session_id: str, start: int = 0, end: int | None = None) -> list[SessionEvent]:
+        """Events with start ≤ seq < end, in order."""
+        ...
+
+    async def surface_events(self, session_id: str) -> list[SessionEvent]:
+        """The conversation events (user/steering/assistant messages, tool results), in order."""
+        ...
+
+    async def page(self, session_id: str, before_seq: int | None, max_messages: int) -> Page: ...
+
+    async def fork_anchor(self, session_id: str, at_seq: int | None) -> int | None:
+        """seq of the turn/end a fork copies through, or None when no anchor fits."""
+        ...
+
+    async def fork(self, source_id: str, child: SessionHeader, through_seq: int) -> None:
+        """Copy events 0..through_seq of the source into the new child session."""
+        ...
+
+    async def search(self, query: str, limit: int = 20) -> SearchResult: ...
+
+    async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
+        """An attachment the session references, else None."""
+        ...
+
+    def export_rows(self, session_id: str) -> AsyncIterator[ExportRow]: ...
+
+    async def import_rows(self, rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> str: ...

@@ -1,0 +1,225 @@
+"""SQLite schema and the per-event index maintenance, run on the store's writer thread.
+
+Besides the raw `events` table, small side tables keep every read O(what it returns):
+`boundaries` (counted message boundaries with their cut seq, for history paging), `turns`
+(start/end seq per turn: open-turn repair and fork anchors), `message_text` + `search` (FTS5
+over visible text) and `session_attachments` (which session references which blob).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from host.engine.store.base import SessionHeader
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    cwd TEXT,
+    parent_session TEXT,
+    seed_length INTEGER NOT NULL DEFAULT 0,
+    agent_preset TEXT,
+    title TEXT,
+    title_source TEXT,
+    last_activity INTEGER,
+    blank INTEGER NOT NULL DEFAULT 1,
+    model_json TEXT
+);
+CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    json TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS events_contiguous BEFORE INSERT ON events
+BEGIN
+    SELECT RAISE(ABORT, 'seq gap')
+    WHERE NEW.seq != COALESCE(
+        (SELECT MAX(seq) FROM events WHERE session_id = NEW.session_id), -1) + 1;
+END;
+CREATE TABLE IF NOT EXISTS boundaries (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    cut INTEGER NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL,
+    start_seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    end_seq INTEGER,
+    PRIMARY KEY (session_id, start_seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS turns_end ON turns (session_id, end_seq);
+CREATE TABLE IF NOT EXISTS message_text (
+    id INTEGER PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS message_text_session ON message_text (session_id, seq);
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(
+    text, content='message_text', content_rowid='id', tokenize='trigram'
+);
+CREATE TABLE IF NOT EXISTS attachments (
+    id TEXT PRIMARY KEY,
+    media_type TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS session_attachments (
+    session_id TEXT NOT NULL,
+    attachment_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (session_id, attachment_id)
+) WITHOUT ROWID;
+"""
+
+COUNTED = frozenset({"user/message", "assistant/message"})
+SEARCHED = frozenset({"user/message", "assistant/message", "steering/message"})
+
+
+def connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("PRAGMA busy_timeout=5000")
+    conn.executescript(DDL)
+    conn.execute(
+        "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+    )
+    return conn
+
+
+def insert_header(conn: sqlite3.Connection, h: SessionHeader) -> None:
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, cwd, parent_session, seed_length, agent_preset,"
+        " title, title_source, last_activity, blank, model_json)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            h.id,
+            h.created_at,
+            h.cwd,
+            h.parent_session,
+            h.seed_length,
+            h.agent_preset,
+            h.title,
+            h.title_source,
+            h.last_activity,
+            1 if h.blank else 0,
+            json.dumps(h.model) if h.model else None,
+        ),
+    )
+
+
+def visible_text(message: dict[str, Any]) -> str:
+    parts = [b.get("text", "") for b in message.get("content", []) if b.get("type") == "text"]
+    return "\n".join(p for p in parts if p)
+
+
+def image_refs(message: dict[str, Any]) -> list[str]:
+    return [
+        str((block.get("attachment") or {}).get("attachmentId"))
+        for block in message.get("content", [])
+        if block.get("type") == "image"
+    ]
+
+
+def apply_event(
+    conn: sqlite3.Connection, session_id: str, seq: int, etype: str, time: int, raw: str, ev: dict[str, Any]
+) -> None:
+    """Insert one event and keep every side table in step with it."""
+    conn.execute(
+        "INSERT INTO events (session_id, seq, type, time, json) VALUES (?, ?, ?, ?, ?)",
+        (session_id, seq, etype, time, raw),
+    )
+    data: dict[str, Any] = ev.get("data") or {}
+    surface_op = ev.get("surfaceOp")
+    if etype in COUNTED and surface_op in (None, "append"):
+        sources = ev.get("sourceEventSeqs") or []
+        cut = min([seq, *sources]) if sources else seq
+        conn.execute("INSERT INTO boundaries (session_id, seq, cut) VALUES (?, ?, ?)", (session_id, seq, cut))
+    if etype in SEARCHED:
+        text = visible_text(data)
+        if text.strip():
+            cur = conn.execute(
+                "INSERT INTO message_text (session_id, seq, text) VALUES (?, ?, ?)", (session_id, seq, text)
+            )
+            conn.execute("INSERT INTO search (rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+        for attachment_id in image_refs(data):
+            conn.execute(
+                "INSERT OR IGNORE INTO session_attachments (session_id, attachment_id, seq) VALUES (?, ?, ?)",
+                (session_id, attachment_id, seq),
+            )
+        source = data.get("source") or {}
+        if etype == "user/message" and source.get("kind") == "user":
+            conn.execute("UPDATE sessions SET last_activity = ? WHERE id = ?", (time, session_id))
+    elif etype == "turn/start":
+        conn.execute(
+            "INSERT INTO turns (session_id, start_seq, turn) VALUES (?, ?, ?)",
+            (session_id, seq, int(data.get("turn", 0))),
+        )
+        conn.execute("UPDATE sessions SET blank = 0 WHERE id = ?", (session_id,))
+    elif etype == "turn/end":
+        conn.execute(
+            "UPDATE turns SET end_seq = ? WHERE session_id = ? AND end_seq IS NULL", (seq, session_id)
+        )
+        if (data.get("reason") or {}).get("kind") != "interrupted":
+            conn.execute("UPDATE sessions SET last_activity = ? WHERE id = ?", (time, session_id))
+    elif etype == "session/title":
+        kind = (data.get("source") or {}).get("kind")
+        conn.execute(
+            "UPDATE sessions SET title = ?, title_source = ? WHERE id = ?"
+            " AND NOT (? = 'auto' AND COALESCE(title_source, '') = 'user')",
+            (data.get("title"), kind, session_id, kind),
+        )
+    elif etype == "request/header":
+        model = {k: data[k] for k in ("provider", "model", "reasoningEffort") if data.get(k) is not None}
+        conn.execute("UPDATE sessions SET model_json = ? WHERE id = ?", (json.dumps(model), session_id))
+
+
+HEADER_COLUMNS = (
+    "id, created_at, cwd, parent_session, seed_length, agent_preset, title, title_source,"
+    " last_activity, blank, model_json"
+)
+
+
+def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader:
+    sid = row[0]
+    last = conn.execute("SELECT MAX(seq) FROM events WHERE session_id = ?", (sid,)).fetchone()[0]
+    open_row = conn.execute(
+        "SELECT start_seq FROM turns WHERE session_id = ? AND end_seq IS NULL"
+        " ORDER BY start_seq DESC LIMIT 1",
+        (sid,),
+    ).fetchone()
+    return SessionHeader(
+        id=sid,
+        created_at=row[1],
+        cwd=row[2],
+        parent_session=row[3],
+        seed_length=row[4],
+        agent_preset=row[5],
+        title=row[6],
+        title_source=row[7],
+        last_activity=row[8],
+        blank=bool(row[9]),
+        model=json.loads(row[10]) if row[10] else None,
+        last_seq=-1 if last is None else int(last),
+        open_turn_start=None if open_row is None else int(open_row[0]),
+    )
+
+
+def read_header(conn: sqlite3.Connection, session_id: str) -> SessionHeader | None:
+    row = conn.execute(f"SELECT {HEADER_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    return None if row is None else header_from(conn, row)

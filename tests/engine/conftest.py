@@ -1,0 +1,57 @@
+"""Engine test fixtures: real SQLite files under tmp_path, helpers to build events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.events import SessionEvent
+from host.engine.store import SessionHeader, SqliteStore
+
+
+def ev(seq: int, etype: str, data: dict[str, Any] | None = None, **extra: Any) -> SessionEvent:
+    """A session event with a fixed time (tests compare exact values)."""
+    return SessionEvent(type=etype, seq=seq, time=1_000 + seq, data=data or {}, **extra)
+
+
+def user_msg(text: str, mid: str = "m", source: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "id": mid,
+        "role": "user",
+        "content": [{"type": "text", "text": text}],
+        "source": source or {"kind": "user", "rpcId": "r"},
+    }
+
+
+def assistant_data(
+    text: str, turn: int = 0, step: int = 0, calls: list[tuple[str, str]] | None = None
+) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    for cid, name in calls or []:
+        content.append({"type": "tool-call", "id": cid, "name": name, "arguments": "{}"})
+    return {
+        "turn": turn,
+        "step": step,
+        "message": {
+            "id": f"a{turn}{step}",
+            "role": "assistant",
+            "content": content,
+            "source": {"kind": "model"},
+        },
+    }
+
+
+def header(sid: str = "s1", cwd: str = "/tmp") -> SessionHeader:
+    return SessionHeader(id=sid, created_at=int(time.time() * 1000), cwd=cwd)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
+    s = SqliteStore.in_dir(tmp_path)
+    await s.open()
+    yield s
+    await s.close()

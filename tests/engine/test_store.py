@@ -1,0 +1,233 @@
+"""SqliteStore: contiguity, laziness, batching, persistence, search, fork, attachments, export."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from contract.content import AttachmentRef
+from host.engine.store import (
+    DB_FILE,
+    ExportAttachment,
+    ExportEvent,
+    ExportHeader,
+    SeqGapError,
+    SqliteStore,
+    StoreError,
+    UnknownSession,
+)
+from host.engine.store.search import match_expression, snippet
+from tests.engine.conftest import assistant_data, ev, header, user_msg
+
+
+def turn_events(start: int, turn: int, question: str, answer: str) -> list:
+    return [
+        ev(start, "turn/start", {"turn": turn, "trigger": "user"}),
+        ev(start + 1, "user/message", user_msg(question, f"u{turn}")),
+        ev(start + 2, "step/start", {"turn": turn, "step": 0}),
+        ev(start + 3, "assistant/message", assistant_data(answer, turn)),
+        ev(start + 4, "step/end", {"turn": turn, "step": 0}),
+        ev(start + 5, "turn/end", {"turn": turn, "reason": {"kind": "completed"}}),
+    ]
+
+
+async def test_lazy_session_writes_nothing_until_first_event(store: SqliteStore, tmp_path: Path) -> None:
+    store.register(header("s1"))
+    await store.flush()
+    conn = sqlite3.connect(tmp_path / DB_FILE)
+    assert conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 0
+    assert (await store.header("s1")) is not None  # known in memory
+    store.append("s1", [ev(0, "session/title", {"title": "x", "source": {"kind": "user"}})])
+    await store.flush()
+    assert conn.execute("SELECT id, title FROM sessions").fetchall() == [("s1", "x")]
+    conn.close()
+
+
+async def test_contiguous_seqs_and_gap_rejection(store: SqliteStore) -> None:
+    store.register(header("s1"))
+    store.append("s1", turn_events(0, 0, "hi", "hello"))
+    with pytest.raises(SeqGapError):
+        store.append("s1", [ev(7, "turn/start", {"turn": 1, "trigger": "user"})])
+    with pytest.raises(SeqGapError):
+        store.append("s1", [ev(5, "turn/start", {"turn": 1, "trigger": "user"})])
+    with pytest.raises(SeqGapError):  # a gap inside one batch
+        store.append("s1", [ev(6, "turn/start", {"turn": 1, "trigger": "user"}), ev(8, "x")])
+    with pytest.raises(UnknownSession):
+        store.append("nobody", [ev(0, "x")])
+    events = await store.events("s1")
+    assert [e.seq for e in events] == list(range(6))
+
+
+async def test_database_trigger_rejects_gaps_too(tmp_path: Path, store: SqliteStore) -> None:
+    store.register(header("s1"))
+    store.append("s1", [ev(0, "x"), ev(1, "x")])
+    await store.flush()
+    conn = sqlite3.connect(tmp_path / DB_FILE)
+    with pytest.raises(sqlite3.IntegrityError, match="seq gap"):
+        conn.execute("INSERT INTO events VALUES ('s1', 5, 'x', 0, '{}')")
+    conn.close()
+
+
+async def test_appends_are_batched_not_one_transaction_per_event(store: SqliteStore) -> None:
+    store.register(header("s1"))
+    for seq in range(500):
+        store.append("s1", [ev(seq, "assistant/chunk-like")])
+    await store.flush()
+    assert store.transactions <= 3
+    assert len(await store.events("s1")) == 500
+
+
+async def test_persists_across_reopen_with_header_fields(tmp_path: Path) -> None:
+    s = SqliteStore.in_dir(tmp_path)
+    await s.open()
+    h = header("s1", cwd="/work")
+    h.agent_preset = "coder"
+    s.register(h)
+    s.append("s1", turn_events(0, 0, "hi", "hello"))
+    s.append("s1", [ev(6, "session/title", {"title": "Greeting", "source": {"kind": "auto"}})])
+    await s.close()
+    s2 = SqliteStore.in_dir(tmp_path)
+    await s2.open()
+    got = await s2.header("s1")
+    assert got is not None
+    assert (got.cwd, got.agent_preset, got.title, got.title_source) == ("/work", "coder", "Greeting", "auto")
+    assert got.blank is False and got.last_seq == 6 and got.open_turn_start is None
+    assert got.updated_at == 1_005  # the turn/end time, not the title's
+    s2.append("s1", [ev(7, "session/title", {"title": "Mine", "source": {"kind": "user"}})])
+    s2.append("s1", [ev(8, "session/title", {"title": "Auto again", "source": {"kind": "auto"}})])
+    got = await s2.header("s1")
+    assert got is not None and got.title == "Mine"  # a user title pins it
+    await s2.close()
+
+
+async def test_updated_at_ignores_interrupted_turn_end_and_plugin_messages(store: SqliteStore) -> None:
+    store.register(header("s1"))
+    store.append("s1", turn_events(0, 0, "hi", "hello"))
+    store.append(
+        "s1",
+        [
+            ev(6, "turn/start", {"turn": 1, "trigger": "injection"}),
+            ev(7, "user/message", user_msg("notice", "p", {"kind": "plugin"})),
+            ev(8, "turn/end", {"turn": 1, "reason": {"kind": "interrupted"}}),
+        ],
+    )
+    got = await store.header("s1")
+    assert got is not None and got.updated_at == 1_005
+
+
+async def test_open_turn_is_reported(store: SqliteStore) -> None:
+    store.register(header("s1"))
+    store.append("s1", [*turn_events(0, 0, "a", "b"), ev(6, "turn/start", {"turn": 1, "trigger": "user"})])
+    got = await store.header("s1")
+    assert got is not None and got.open_turn_start == 6
+
+
+async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteStore) -> None:
+    for i in range(25):
+        sid = f"s{i:02d}"
+        store.register(header(sid))
+        store.append(sid, turn_events(0, 0, f"please refactor the parser {i}", "done: parser refactored"))
+    store.register(header("odd"))
+    text = 'weird "quotes" AND OR NOT (parens) * col:on ' + "x" * 400
+    store.append("odd", [ev(0, "user/message", user_msg(text))])
+    result = await store.search("parser")
+    assert len(result.hits) == 20 and result.has_more
+    assert len({sid for sid, _ in result.hits}) == 20
+    for query in ['"quotes"', "AND OR NOT", "(parens)", "col:on", "*", '"', "NEAR(a b)"]:
+        res = await store.search(query)  # never an FTS syntax error
+        assert isinstance(res.hits, list)
+    res = await store.search('"quotes" (parens)')
+    assert [sid for sid, _ in res.hits] == ["odd"]
+    assert all(len(snip) <= 240 for _, snip in res.hits)
+    res = await store.search("x")  # shorter than a trigram: substring fallback
+    assert "odd" in [sid for sid, _ in res.hits]
+    assert (await store.search("no such words anywhere")).hits == []
+
+
+def test_match_expression_and_snippet_shapes() -> None:
+    assert match_expression(['a"b"c', "xy"]) == '"a""b""c"'
+    assert match_expression(["ab"]) is None
+    long = "word " * 200 + "needle " + "tail " * 200
+    snip = snippet(long, ["needle"])
+    assert "needle" in snip and len(snip) <= 240 and snip.startswith("…") and snip.endswith("…")
+    assert snippet("short  text", ["x"]) == "short text"
+
+
+async def test_attachments_only_for_referencing_sessions(store: SqliteStore) -> None:
+    ref = AttachmentRef(attachment_id="sha256-abc", media_type="image/png", bytes=3, width=1, height=1)
+    store.put_attachment(ref, b"png")
+    store.put_attachment(ref, b"png")  # content-addressed: stored once
+    store.register(header("s1"))
+    msg = user_msg("look")
+    msg["content"].append({"type": "image", "attachment": ref.dump()})
+    store.append("s1", [ev(0, "user/message", msg)])
+    store.register(header("s2"))
+    store.append("s2", [ev(0, "user/message", user_msg("other"))])
+    found = await store.attachment("s1", "sha256-abc")
+    assert found is not None and found[0] == ref and found[1] == b"png"
+    assert await store.attachment("s2", "sha256-abc") is None
+
+
+async def test_fork_copies_prefix_with_side_tables(store: SqliteStore) -> None:
+    store.register(header("src", cwd="/w"))
+    store.append("src", [*turn_events(0, 0, "alpha question", "alpha answer")])
+    store.append("src", [ev(6, "request/header", {"provider": "local", "model": "m1"})])
+    store.append("src", [*turn_events(7, 1, "beta question", "beta answer")])
+    store.append("src", [ev(13, "turn/start", {"turn": 2, "trigger": "user"})])
+    assert await store.fork_anchor("src", 2) == 5
+    assert await store.fork_anchor("src", 5) == 5
+    assert await store.fork_anchor("src", 8) == 12
+    assert await store.fork_anchor("src", 13) is None  # inside the open turn
+    assert await store.fork_anchor("src", None) == 12
+    assert await store.fork_anchor("src", 99) == 12
+    child = header("child", cwd="/w")
+    child.parent_session = "src"
+    await store.fork("src", child, 12)
+    got = await store.header("child")
+    assert got is not None
+    assert (got.last_seq, got.seed_length, got.parent_session) == (12, 13, "src")
+    assert got.model == {"provider": "local", "model": "m1"} and not got.blank
+    page = await store.page("child", None, 1)
+    assert [e.seq for e in page.events] == [10, 11, 12]
+    hits = await store.search("beta question")
+    assert {sid for sid, _ in hits.hits} == {"src", "child"}
+    with pytest.raises(SeqGapError):
+        store.append("child", [ev(12, "x")])
+    store.append("child", [ev(13, "session/end-seed")])
+    assert len(await store.events("child")) == 14
+
+
+async def test_export_import_round_trip_is_exact(tmp_path: Path) -> None:
+    a = SqliteStore(tmp_path / "a.sqlite3")
+    await a.open()
+    ref = AttachmentRef(attachment_id="sha256-img", media_type="image/gif", bytes=4, width=2, height=3)
+    a.put_attachment(ref, b"GIF8")
+    a.register(header("s1", cwd="/p"))
+    msg = user_msg("with image ✓")
+    msg["content"].append({"type": "image", "attachment": ref.dump()})
+    events = [ev(0, "turn/start", {"turn": 0, "trigger": "user"}), ev(1, "user/message", msg)]
+    events += [
+        ev(
+            i,
+            "assistant/chunk",
+            {"turn": 0, "step": 0, "chunk": {"type": "text-delta", "index": 0, "text": "x"}},
+        )
+        for i in range(2, 1200)
+    ]
+    a.append("s1", events)
+    rows = [row async for row in a.export_rows("s1")]
+    assert isinstance(rows[0], ExportHeader) and isinstance(rows[-1], ExportAttachment)
+    assert sum(isinstance(r, ExportEvent) for r in rows) == 1200
+    with pytest.raises(StoreError):
+        await a.import_rows(rows)  # already there
+    await a.close()
+    b = SqliteStore(tmp_path / "b.sqlite3")
+    await b.open()
+    assert await b.import_rows(iter(rows)) == "s1"
+    again = [row async for row in b.export_rows("s1")]
+    assert again == rows
+    got = await b.attachment("s1", "sha256-img")
+    assert got is not None and got[1] == b"GIF8"
+    await b.close()
