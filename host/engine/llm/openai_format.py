@@ -1,0 +1,277 @@
+"""OpenAI chat-completions wire format: request messages out, streamed chunks in.
+
+Shared by the `openai-compatible` adapter (over HTTP) and the `local` adapter (llama.cpp's
+in-process server streams the same chunk shapes).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from contract.content import (
+    BlockEndChunk,
+    BlockStartChunk,
+    ContentBlock,
+    FinishChunk,
+    ImageBlock,
+    Message,
+    ReasoningBlock,
+    ReasoningDeltaChunk,
+    TextBlock,
+    TextDeltaChunk,
+    ToolCallBlock,
+    ToolCallDeltaChunk,
+    ToolResultBlock,
+    Usage,
+    UsageChunk,
+)
+from host.engine.llm.base import LlmRequest, ToolSpec
+
+log = logging.getLogger(__name__)
+
+OpenAiMessage = dict[str, Any]
+
+FINISH_REASONS = {
+    "stop": "stop",
+    "tool_calls": "tool-calls",
+    "function_call": "tool-calls",
+    "length": "max-tokens",
+    "content_filter": "stop",
+}
+
+
+async def to_openai_messages(request: LlmRequest, *, tools_as_text: bool = False) -> list[OpenAiMessage]:
+    """Contract messages (plus the system prompt) in OpenAI chat format.
+
+    Tool calls become assistant `tool_calls` with `content: ""` (never null: llama-cpp-python
+    rejects null), tool results become `role: "tool"` messages. With `tools_as_text` (models
+    without tool support) both are rendered as plain text instead. Images are sent as data URLs
+    when `request.load_attachment` is given, else replaced by a short text note. Reasoning blocks
+    are not sent back (providers such as DeepSeek reject them in the input).
+    """
+    out: list[OpenAiMessage] = []
+    if request.system:
+        out.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        if message.role == "assistant":
+            out.extend(_assistant(message, tools_as_text))
+        elif message.role == "tool" or _only_tool_results(message):
+            out.extend(_tool_results(message, tools_as_text))
+        else:
+            out.append({"role": "user", "content": await _user_content(message, request)})
+    return out
+
+
+def _only_tool_results(message: Message) -> bool:
+    return bool(message.content) and all(isinstance(b, ToolResultBlock) for b in message.content)
+
+
+def _assistant(message: Message, tools_as_text: bool) -> list[OpenAiMessage]:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            texts.append(block.text)
+        elif isinstance(block, ToolCallBlock):
+            if tools_as_text:
+                texts.append(f"[called tool {block.name} with arguments {block.arguments}]")
+            else:
+                function = {"name": block.name, "arguments": block.arguments or "{}"}
+                calls.append({"id": block.id, "type": "function", "function": function})
+    entry: OpenAiMessage = {"role": "assistant", "content": "".join(texts)}
+    if calls:
+        entry["tool_calls"] = calls
+    return [entry]
+
+
+def _tool_results(message: Message, tools_as_text: bool) -> list[OpenAiMessage]:
+    out: list[OpenAiMessage] = []
+    for block in message.content:
+        if isinstance(block, ToolResultBlock):
+            content = block.content if not block.is_error else f"Error: {block.content}"
+            if tools_as_text:
+                out.append({"role": "user", "content": f"[tool result]\n{content}"})
+            else:
+                out.append({"role": "tool", "tool_call_id": block.tool_call_id, "content": content})
+        elif isinstance(block, TextBlock):
+            out.append({"role": "user", "content": block.text})
+    return out
+
+
+async def _user_content(message: Message, request: LlmRequest) -> str | list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageBlock):
+            parts.append(await _image_part(block, request))
+        elif isinstance(block, ToolResultBlock):
+            parts.append({"type": "text", "text": f"[tool result]\n{block.content}"})
+    if all(p["type"] == "text" for p in parts):
+        return "\n\n".join(p["text"] for p in parts)
+    return parts
+
+
+async def _image_part(block: ImageBlock, request: LlmRequest) -> dict[str, Any]:
+    ref = block.attachment
+    data = await request.load_attachment(ref) if request.load_attachment else None
+    if data is None:
+        label = ref.name or ref.attachment_id
+        return {"type": "text", "text": f"[image {label} ({ref.media_type}) not available to the model]"}
+    url = f"data:{ref.media_type};base64,{base64.b64encode(data).decode('ascii')}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
+        for t in tools
+    ]
+
+
+@dataclass
+class _Block:
+    index: int
+    kind: str  # "text" | "reasoning" | "tool-call"
+    parts: list[str] = field(default_factory=list)
+    call_id: str = ""
+    name: str = ""
+
+    def final(self) -> ContentBlock:
+        text = "".join(self.parts)
+        if self.kind == "text":
+            return TextBlock(text=text)
+        if self.kind == "reasoning":
+            return ReasoningBlock(text=text)
+        return ToolCallBlock(id=self.call_id, name=self.name, arguments=text)
+
+
+class ChunkAssembler:
+    """Turns OpenAI `chat.completion.chunk` dicts into contract stream chunks.
+
+    Text and reasoning blocks close when another kind of block starts; tool-call blocks (one
+    per OpenAI tool index) stay open until the stream ends, so a server that interleaves or
+    repeats a call's id and name on every delta (llama.cpp) still yields one clean block.
+    """
+
+    def __init__(self) -> None:
+        self.blocks: list[_Block] = []
+        self._current: _Block | None = None
+        self._tools: dict[int, _Block] = {}
+        self._finish_reason: str | None = None
+        self._usage: Usage | None = None
+        self.emitted = 0
+
+    @property
+    def finished(self) -> bool:
+        return self._finish_reason is not None
+
+    def feed(self, chunk: dict[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self._usage = Usage(
+                input_tokens=int(usage.get("prompt_tokens") or 0),
+                output_tokens=int(usage.get("completion_tokens") or 0),
+            )
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if isinstance(reasoning, str) and reasoning:
+                out += self._append("reasoning", reasoning)
+            content = delta.get("content")
+            if isinstance(content, str) and content:
+                out += self._append("text", content)
+            for call in delta.get("tool_calls") or []:
+                out += self._tool_delta(call)
+            if choice.get("finish_reason"):
+                self._finish_reason = str(choice["finish_reason"])
+        self.emitted += len(out)
+        return out
+
+    def close(self) -> list[Any]:
+        """Closes open blocks and yields usage (when known) and the one `finish` chunk."""
+        out = self._close_current()
+        for block in sorted(self._tools.values(), key=lambda b: b.index):
+            if not block.call_id:
+                block.call_id = f"call_{uuid.uuid4().hex[:24]}"
+            out.append(BlockEndChunk(index=block.index, block=block.final()))
+        self._tools.clear()
+        if self._usage is not None:
+            out.append(UsageChunk(usage=self._usage))
+        reason = FINISH_REASONS.get(self._finish_reason or "stop", "stop")
+        if reason == "stop" and any(b.kind == "tool-call" for b in self.blocks):
+            reason = "tool-calls"
+        out.append(FinishChunk(reason=reason))  # type: ignore[arg-type]
+        self.emitted += len(out)
+        return out
+
+    def _new_block(self, kind: str) -> tuple[_Block, list[Any]]:
+        block = _Block(index=len(self.blocks), kind=kind)
+        self.blocks.append(block)
+        return block, [BlockStartChunk(index=block.index, block_type=kind)]  # type: ignore[arg-type]
+
+    def _close_current(self) -> list[Any]:
+        block, self._current = self._current, None
+        if block is None:
+            return []
+        return [BlockEndChunk(index=block.index, block=block.final())]
+
+    def _append(self, kind: str, text: str) -> list[Any]:
+        out: list[Any] = []
+        if self._current is None or self._current.kind != kind:
+            out += self._close_current()
+            for block in sorted(self._tools.values(), key=lambda b: b.index):
+                out.append(BlockEndChunk(index=block.index, block=block.final()))
+            self._tools.clear()
+            self._current, started = self._new_block(kind)
+            out += started
+        block = self._current
+        block.parts.append(text)
+        if kind == "text":
+            out.append(TextDeltaChunk(index=block.index, text=text))
+        else:
+            out.append(ReasoningDeltaChunk(index=block.index, text=text))
+        return out
+
+    def _tool_delta(self, call: dict[str, Any]) -> list[Any]:
+        out: list[Any] = []
+        key = int(call.get("index", 0) or 0)
+        function = call.get("function") or {}
+        call_id = call.get("id") or ""
+        name = function.get("name") or ""
+        arguments = function.get("arguments") or ""
+        block = self._tools.get(key)
+        new_name: str | None = None
+        if block is None:
+            if any(b.kind == "tool-call" and b.call_id and b.call_id == call_id for b in self.blocks):
+                log.warning("dropping a late delta for closed tool call %s", call_id)
+                return out
+            out += self._close_current()
+            block, started = self._new_block("tool-call")
+            out += started
+            self._tools[key] = block
+            block.call_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
+            block.name = name
+            new_name = name or None
+        else:
+            if name and not block.name:
+                block.name = new_name = name
+            elif name and name != block.name and not name.startswith(block.name):
+                log.debug("tool call %s renamed mid-stream from %s to %s", block.call_id, block.name, name)
+        if not arguments and new_name is None:
+            return out
+        block.parts.append(arguments)
+        out.append(
+            ToolCallDeltaChunk(index=block.index, id=block.call_id, name=new_name, arguments_delta=arguments)
+        )
+        return out

@@ -1,0 +1,343 @@
+"""The openai-compatible adapter against the scripted server (a real HTTP peer on loopback)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from typing import Any
+
+import pytest
+
+from contract.content import (
+    AttachmentRef,
+    ImageBlock,
+    Message,
+    MessageSource,
+    ReasoningBlock,
+    TextBlock,
+    ToolCallBlock,
+    ToolResultBlock,
+    Usage,
+)
+from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter, ToolSpec, deepseek_adapter
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+FAST = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
+
+
+def user(text: str) -> Message:
+    return Message(id="u1", role="user", content=[TextBlock(text=text)], source=MessageSource(kind="user"))
+
+
+def request(*messages: Message, **kw: Any) -> LlmRequest:
+    return LlmRequest(model="scripted-small", messages=list(messages) or [user("hi")], **kw)
+
+
+async def collect(adapter: OpenAICompatibleAdapter, req: LlmRequest) -> list[Any]:
+    return [chunk async for chunk in adapter.stream(req)]
+
+
+def text_of(chunks: list[Any], kind: str = "text-delta") -> str:
+    return "".join(c.text for c in chunks if c.type == kind)
+
+
+@pytest.fixture
+async def adapter(scripted_llm: ScriptedLlmServer):  # type: ignore[no-untyped-def]
+    a = OpenAICompatibleAdapter(scripted_llm.base_url, **FAST)
+    yield a
+    await a.aclose()
+
+
+async def test_text_streams_as_one_block(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(text="Hello there, world!", chunk_size=3))
+    chunks = await collect(adapter, request(user("hi"), system="Be terse."))
+    assert [c.type for c in chunks[:2]] == ["block-start", "text-delta"]
+    assert chunks[0].index == 0 and chunks[0].block_type == "text"
+    assert len([c for c in chunks if c.type == "text-delta"]) == 7
+    assert text_of(chunks) == "Hello there, world!"
+    end = next(c for c in chunks if c.type == "block-end")
+    assert end.block == TextBlock(text="Hello there, world!")
+    assert [c.type for c in chunks[-2:]] == ["usage", "finish"] and chunks[-1].reason == "stop"
+    body = scripted_llm.requests[0]
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["messages"] == [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "hi"},
+    ]
+    assert "tools" not in body
+
+
+async def test_reasoning_content_becomes_a_reasoning_block(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(reasoning="Let me think it over.", text="42"))
+    chunks = await collect(adapter, request())
+    starts = [(c.index, c.block_type) for c in chunks if c.type == "block-start"]
+    assert starts == [(0, "reasoning"), (1, "text")]
+    ends = [c.block for c in chunks if c.type == "block-end"]
+    assert ends == [ReasoningBlock(text="Let me think it over."), TextBlock(text="42")]
+    assert all(c.index == 0 for c in chunks if c.type == "reasoning-delta")
+
+
+@pytest.mark.parametrize("repeat", [False, True], ids=["openai", "llamacpp-repeats-identity"])
+async def test_tool_calls(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter, repeat: bool
+) -> None:
+    calls = [("call_a", "read_file", '{"path": "README.md"}'), ("call_b", "bash", '{"command": "ls -la"}')]
+    scripted_llm.enqueue(Reply(text="Checking.", tool_calls=calls, repeat_tool_identity=repeat, chunk_size=5))
+    spec = ToolSpec(
+        "read_file", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}}
+    )
+    chunks = await collect(adapter, request(tools=[spec]))
+    assert [(c.index, c.block_type) for c in chunks if c.type == "block-start"] == [
+        (0, "text"),
+        (1, "tool-call"),
+        (2, "tool-call"),
+    ]
+    deltas = [c for c in chunks if c.type == "tool-call-delta"]
+    assert [c.name for c in deltas if c.name] == ["read_file", "bash"]
+    assert {c.id for c in deltas if c.index == 1} == {"call_a"}
+    ends = [c.block for c in chunks if c.type == "block-end"]
+    assert ends[1:] == [ToolCallBlock(id=i, name=n, arguments=a) for i, n, a in calls]
+    assert chunks[-1].type == "finish" and chunks[-1].reason == "tool-calls"
+    sent = scripted_llm.requests[0]["tools"]
+    assert sent == [{"type": "function", "function": {"name": "read_file", **_spec_body(spec)}}]
+
+
+def _spec_body(spec: ToolSpec) -> dict[str, Any]:
+    return {"description": spec.description, "parameters": spec.parameters}
+
+
+async def test_usage_is_reported_before_finish(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(text="ok", usage={"prompt_tokens": 12, "completion_tokens": 34}))
+    chunks = await collect(adapter, request())
+    assert chunks[-2].type == "usage" and chunks[-2].usage == Usage(input_tokens=12, output_tokens=34)
+    assert [c.type for c in chunks].count("finish") == 1
+
+
+async def test_history_mapping_tool_calls_carry_empty_content(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    src = MessageSource(kind="model")
+    assistant = Message(
+        id="a1",
+        role="assistant",
+        content=[
+            ReasoningBlock(text="hmm"),
+            ToolCallBlock(id="c1", name="bash", arguments='{"command":"ls"}'),
+        ],
+        source=src,
+    )
+    result = Message(
+        id="t1",
+        role="tool",
+        content=[ToolResultBlock(tool_call_id="c1", content="a.txt\nb.txt")],
+        source=MessageSource(kind="tool", callId="c1"),  # type: ignore[call-arg]
+    )
+    failed = Message(
+        id="t2",
+        role="tool",
+        content=[ToolResultBlock(tool_call_id="c2", content="boom", is_error=True)],
+        source=src,
+    )
+    await collect(adapter, request(user("list"), assistant, result, failed))
+    sent = scripted_llm.requests[0]["messages"]
+    assert sent[1] == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"ls"}'}}
+        ],
+    }
+    assert sent[2] == {"role": "tool", "tool_call_id": "c1", "content": "a.txt\nb.txt"}
+    assert sent[3] == {"role": "tool", "tool_call_id": "c2", "content": "Error: boom"}
+
+
+async def test_images_become_data_urls_when_a_loader_is_given(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    ref = AttachmentRef(
+        attachment_id="img1", media_type="image/png", bytes=3, width=1, height=1, name="dot.png"
+    )
+    message = Message(
+        id="u1",
+        role="user",
+        content=[TextBlock(text="see"), ImageBlock(attachment=ref)],
+        source=MessageSource(kind="user"),
+    )
+
+    async def load(r: AttachmentRef) -> bytes | None:
+        return b"PNG" if r.attachment_id == "img1" else None
+
+    await collect(adapter, request(message, load_attachment=load))
+    await collect(adapter, request(message))
+    with_loader, without = (r["messages"][0]["content"] for r in scripted_llm.requests)
+    assert with_loader == [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,UE5H"}},
+    ]
+    assert isinstance(without, str) and "dot.png" in without and "not available" in without
+
+
+async def test_429_then_success_calls_on_retry(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(status=429, retry_after=0.05, error_message="slow down"), Reply(text="done"))
+    retries: list[tuple[int, int, str]] = []
+    chunks = await collect(adapter, request(on_retry=lambda a, d, r: retries.append((a, d, r))))
+    assert text_of(chunks) == "done"
+    assert retries == [(1, 50, "HTTP 429: slow down")]
+    assert len(scripted_llm.requests) == 2
+
+
+async def test_500s_exhaust_retries_then_raise(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(*[Reply(status=500, error_message="overloaded")] * 5)
+    retries: list[int] = []
+    with pytest.raises(LlmError) as caught:
+        await collect(adapter, request(on_retry=lambda a, d, r: retries.append(a)))
+    assert caught.value.status == 500 and caught.value.retryable
+    assert "overloaded" in str(caught.value) and "3 retries" in str(caught.value)
+    assert retries == [1, 2, 3]
+    assert len(scripted_llm.requests) == 4 and scripted_llm.pending == 1
+
+
+async def test_client_errors_are_not_retried(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(status=400, error_message="bad model"))
+    with pytest.raises(LlmError) as caught:
+        await collect(adapter, request())
+    assert caught.value.status == 400 and not caught.value.retryable
+    assert len(scripted_llm.requests) == 1
+
+
+async def test_reset_before_tokens_is_retried(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(Reply(text="lost", drop_after=0), Reply(text="second try"))
+    reasons: list[str] = []
+    chunks = await collect(adapter, request(on_retry=lambda a, d, r: reasons.append(r)))
+    assert text_of(chunks) == "second try"
+    assert len(reasons) == 1 and "connection failed" in reasons[0]
+
+
+async def test_never_retries_once_tokens_were_yielded(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    scripted_llm.enqueue(
+        Reply(text="partial answer", chunk_size=2, drop_after=3), Reply(text="must not be used")
+    )
+    seen: list[Any] = []
+    with pytest.raises(LlmError) as caught:
+        async for chunk in adapter.stream(request()):
+            seen.append(chunk)
+    assert text_of(seen) == "partia"
+    assert "cut off mid-stream" in str(caught.value)
+    assert len(scripted_llm.requests) == 1 and scripted_llm.pending == 1
+
+
+async def test_connection_refused_retries_then_raises() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    adapter = OpenAICompatibleAdapter(f"http://127.0.0.1:{port}/v1", max_retries=2, **FAST)
+    attempts: list[int] = []
+    with pytest.raises(LlmError, match="connection failed") as caught:
+        await collect(adapter, request(on_retry=lambda a, d, r: attempts.append(a)))
+    assert attempts == [1, 2] and caught.value.retryable and caught.value.status is None
+    await adapter.aclose()
+
+
+@pytest.mark.parametrize("script", ["slow", "hang"])
+async def test_cancel_closes_the_http_stream(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter, script: str
+) -> None:
+    if script == "slow":
+        scripted_llm.enqueue(Reply(text="x" * 200, chunk_size=1, delay=0.1))
+    else:
+        scripted_llm.enqueue(Reply(text="abcdef", chunk_size=2, hang_after=2))
+    first = asyncio.Event()
+    got: list[str] = []
+
+    async def consume() -> None:
+        async for chunk in adapter.stream(request()):
+            if chunk.type == "text-delta":
+                got.append(chunk.text)
+                first.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(first.wait(), 5)
+    cancelled_at = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await asyncio.to_thread(scripted_llm.wait_for_disconnects, 1, 5.0)
+    assert time.monotonic() - cancelled_at < 3
+    assert 1 <= len(got) < 50
+
+
+async def test_list_models_and_bearer_key(scripted_llm: ScriptedLlmServer) -> None:
+    scripted_llm.models = ["alpha", "beta"]
+    scripted_llm.require_key = "sk-secret-123"
+    keyed = OpenAICompatibleAdapter(scripted_llm.base_url, "sk-secret-123", **FAST)
+    assert [m.model for m in await keyed.list_models()] == ["alpha", "beta"]
+    scripted_llm.enqueue(Reply(text="ok"))
+    assert text_of(await collect(keyed, request())) == "ok"
+    assert scripted_llm.request_headers[0]["authorization"] == "Bearer sk-secret-123"
+    assert "sk-secret" not in repr(keyed)
+    await keyed.aclose()
+
+    wrong = OpenAICompatibleAdapter(scripted_llm.base_url, "sk-wrong-456", **FAST)
+    with pytest.raises(LlmError) as caught:
+        await wrong.list_models()
+    assert caught.value.status == 401
+    with pytest.raises(LlmError) as caught2:
+        await collect(wrong, request())
+    for error in (caught.value, caught2.value):
+        assert "sk-wrong" not in str(error) and "sk-wrong" not in repr(error)
+    await wrong.aclose()
+
+
+async def test_deepseek_preset(scripted_llm: ScriptedLlmServer) -> None:
+    ds = deepseek_adapter("sk-ds", scripted_llm.base_url, **FAST)
+    assert ds.provider == "deepseek" and ds.reasoning_efforts == ()
+    scripted_llm.enqueue(Reply(reasoning="think", text="answer"))
+    chunks = await collect(ds, request(reasoning_effort="high"))
+    assert text_of(chunks, "reasoning-delta") == "think" and text_of(chunks) == "answer"
+    assert "reasoning_effort" not in scripted_llm.requests[0]
+    scripted_llm.models = ["deepseek-chat", "deepseek-reasoner"]
+    models = await ds.list_models()
+    assert [(m.model, bool(m.label)) for m in models] == [
+        ("deepseek-chat", True),
+        ("deepseek-reasoner", True),
+    ]
+    await ds.aclose()
+
+
+async def test_reasoning_effort_is_sent_when_supported(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    await collect(adapter, request(reasoning_effort="low", max_tokens=64))
+    assert scripted_llm.requests[0]["reasoning_effort"] == "low"
+    assert scripted_llm.requests[0]["max_tokens"] == 64
+
+
+async def test_aclose_waits_for_running_stream(scripted_llm: ScriptedLlmServer) -> None:
+    adapter = OpenAICompatibleAdapter(scripted_llm.base_url, **FAST)
+    scripted_llm.enqueue(Reply(text="abcdefgh", chunk_size=2, delay=0.05))
+    stream = adapter.stream(request())
+    first = await anext(stream)
+    await adapter.aclose()
+    rest = [c async for c in stream]
+    assert first.type == "block-start" and rest[-1].type == "finish"
+    assert text_of(rest) == "abcdefgh"
+    assert adapter._client is None
+    assert json.loads(json.dumps(scripted_llm.requests[0]))["model"] == "scripted-small"
