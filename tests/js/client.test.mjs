@@ -1,0 +1,220 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { AbstractApiClient } from "../../webui/js/client/abstract-client.js";
+import { WebApiClient } from "../../webui/js/client/web-client.js";
+import { BridgeApiClient, createClient, waitForBridge } from "../../webui/js/client/bridge-client.js";
+import { TransportError } from "../../webui/js/client/errors.js";
+
+const quiet = { warn() {}, error() {} };
+
+/** AbstractApiClient over an in-test doFetch: `handler(url, init) → Response`. */
+class FakeClient extends AbstractApiClient {
+  constructor(handler, opts = {}) {
+    super({ log: quiet, ...opts });
+    this.handler = handler;
+    this.requests = [];
+  }
+  async doFetch(url, init) {
+    this.requests.push({ url, init });
+    return this.handler(url, init);
+  }
+}
+
+const json = (body, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const echo = (value) => (url, init) => {
+  const req = JSON.parse(init.body);
+  return json({ type: "server-response", rpcId: req.rpcId, result: { ok: true, value } });
+};
+
+test("call: envelope, POST /api/<method>, JSON content type, typed ok result", async () => {
+  const c = new FakeClient(echo({ items: [] }));
+  const r = await c.call("session.list", {});
+  assert.deepEqual(r, { ok: true, value: { items: [] } });
+  const { url, init } = c.requests[0];
+  assert.equal(url, "/api/session.list");
+  assert.equal(init.method, "POST");
+  assert.equal(init.headers["content-type"], "application/json");
+  const body = JSON.parse(init.body);
+  assert.equal(body.type, "client-request");
+  assert.equal(body.method, "session.list");
+  assert.deepEqual(body.payload, {});
+  assert.match(body.rpcId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.ok(init.signal instanceof AbortSignal);
+});
+
+test("call: a typed error result comes back, not thrown", async () => {
+  const err = { code: "session-not-found", message: "no", details: { sessionId: "x" } };
+  const c = new FakeClient((u, i) => json({ type: "server-response", rpcId: JSON.parse(i.body).rpcId, result: { ok: false, error: err } }));
+  assert.deepEqual(await c.call("session.history", { sessionId: "x" }), { ok: false, error: err });
+});
+
+test("call: an rpcId that does not echo throws a protocol TransportError", async () => {
+  const c = new FakeClient(() => json({ type: "server-response", rpcId: "other", result: { ok: true, value: {} } }));
+  await assert.rejects(c.call("host.describe"), (e) => e instanceof TransportError && e.kind === "protocol" && /rpcId mismatch/.test(e.message));
+});
+
+test("call: HTTP errors, non-JSON and network failures are TransportErrors", async () => {
+  await assert.rejects(new FakeClient(() => new Response("nope", { status: 415 })).call("x.y"), (e) => e.kind === "http" && e.status === 415);
+  await assert.rejects(new FakeClient(() => new Response("{{", { status: 200 })).call("x.y"), (e) => e.kind === "protocol");
+  await assert.rejects(new FakeClient(() => json({ hello: 1 })).call("x.y"), (e) => e.kind === "protocol");
+  await assert.rejects(
+    new FakeClient(() => {
+      throw new TypeError("Failed to fetch");
+    }).call("x.y"),
+    (e) => e.kind === "network",
+  );
+});
+
+test("call: times out (AbortSignal.timeout) even when the carrier ignores the signal", async () => {
+  const c = new FakeClient(() => new Promise(() => {}), { timeoutMs: 30 });
+  const keepAlive = setTimeout(() => {}, 5_000); // AbortSignal.timeout's timer does not hold Node's loop
+  await assert.rejects(c.call("host.describe"), (e) => e.kind === "timeout");
+  clearTimeout(keepAlive);
+});
+
+test("call: the caller's signal merges with the timeout; abort → cancelled result", async () => {
+  let seen;
+  const c = new FakeClient((u, init) => {
+    seen = init.signal;
+    return new Promise(() => {});
+  });
+  const ac = new AbortController();
+  const p = c.call("host.describe", {}, { signal: ac.signal });
+  await new Promise((r) => setTimeout(r, 5));
+  ac.abort();
+  const r = await p;
+  assert.equal(r.ok, false);
+  assert.equal(r.error.code, "cancelled");
+  assert.equal(seen.aborted, true, "the merged signal reached the carrier");
+});
+
+test("respond: client-response envelope to /api/respond, receipt returned", async () => {
+  const c = new FakeClient(() => json({ accepted: false, reason: "not-pending" }));
+  const receipt = await c.respond("rpc-1", { ok: true, value: { sessionId: "s", approvalId: "a", outcome: "rejected" } });
+  assert.deepEqual(receipt, { accepted: false, reason: "not-pending" });
+  const { url, init } = c.requests[0];
+  assert.equal(url, "/api/respond");
+  assert.deepEqual(JSON.parse(init.body), { type: "client-response", rpcId: "rpc-1", result: { ok: true, value: { sessionId: "s", approvalId: "a", outcome: "rejected" } } });
+  await assert.rejects(new FakeClient(() => json({ accepted: "maybe" })).respond("r", { ok: true, value: {} }), (e) => e.kind === "protocol");
+});
+
+function sseResponse(chunks) {
+  const enc = new TextEncoder();
+  const body = new ReadableStream({
+    start(ctl) {
+      for (const c of chunks) ctl.enqueue(typeof c === "string" ? enc.encode(c) : c);
+      ctl.close();
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
+}
+
+const frame = (payload, rpcId = "p1") => `id: 1\ndata: ${JSON.stringify({ type: "server-request", rpcId, method: payload.type, payload })}\n\n`;
+
+test("stream: parses frames split anywhere, drops unknown/invalid frames, keeps unknown session events", async () => {
+  const text =
+    ": hb\n\n" +
+    frame({ type: "session/subscribed", sessionId: "s", lastSeq: -1 }) +
+    frame({ type: "nope/new", sessionId: "s" }) +
+    frame({ type: "session/event", sessionId: "s", event: { type: "brand/new", seq: 0, time: 1, data: {} } }) +
+    frame({ type: "session/event", sessionId: "s", event: { type: "user/message", seq: "x", time: 1, data: {} } }) +
+    "data: not json\n\n" +
+    frame({ type: "approval/requested", sessionId: "s", approvalId: "a", toolName: "bash" }, "stable-1");
+  const bytes = new TextEncoder().encode(text);
+  const chunks = [];
+  for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.slice(i, i + 7));
+  const warnings = [];
+  const c = new FakeClient(() => sseResponse(chunks), { log: { warn: (m) => warnings.push(m), error() {} } });
+  const activity = [];
+  const s = await c.stream("events.mux", { onActivity: (k) => activity.push(k) });
+  const got = [];
+  for await (const m of s) got.push([m.rpcId, m.payload.type]);
+  assert.deepEqual(got, [["p1", "session/subscribed"], ["p1", "session/event"], ["stable-1", "approval/requested"]]);
+  assert.equal(warnings.length, 3);
+  assert.ok(activity.includes("comment") && activity.includes("bytes"));
+  assert.equal(c.requests[0].url, "/api/events.mux");
+  assert.equal(c.requests[0].init.method, "GET");
+});
+
+test("stream: a host frame on the mux stream is dropped; non-200 throws", async () => {
+  const c = new FakeClient(() => sseResponse([frame({ type: "host/session-status", sessionId: "s", running: true })]));
+  const s = await c.stream("events.mux");
+  const got = [];
+  for await (const m of s) got.push(m);
+  assert.equal(got.length, 0);
+  await assert.rejects(new FakeClient(() => new Response("x", { status: 401 })).stream("events.host"), (e) => e.kind === "http" && e.status === 401);
+});
+
+test("stream: close() stops reading", async () => {
+  let cancelled = false;
+  const body = new ReadableStream({
+    start(ctl) {
+      ctl.enqueue(new TextEncoder().encode(frame({ type: "session/subscribed", sessionId: "s", lastSeq: 3 })));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  const c = new FakeClient(() => new Response(body, { status: 200 }));
+  const s = await c.stream("events.mux");
+  const got = [];
+  for await (const m of s) {
+    got.push(m);
+    s.close();
+  }
+  assert.equal(got.length, 1);
+  assert.equal(cancelled, true);
+});
+
+test("envelope observers: all four kinds, batched per microtask, isolated from each other", async () => {
+  const c = new FakeClient((u, init) => (u.endsWith("/respond") ? json({ accepted: true }) : echo({})(u, init)));
+  const batches = [];
+  const errors = [];
+  c.log = { warn() {}, error: (m) => errors.push(m) };
+  c.subscribeEnvelopes(() => {
+    throw new Error("bad observer");
+  });
+  const unsub = c.subscribeEnvelopes((b) => batches.push(b.map((m) => m.type)));
+  await Promise.all([c.call("a.b"), c.call("c.d")]);
+  await c.respond("r", { ok: true, value: {} });
+  const s = await new FakeClient(() => sseResponse([frame({ type: "session/subscribed", sessionId: "s", lastSeq: 1 })])).stream("events.mux");
+  for await (const _ of s);
+  await new Promise((r) => setTimeout(r, 0));
+  const kinds = batches.flat();
+  assert.deepEqual(kinds.filter((k) => k === "client-request").length, 2);
+  assert.deepEqual(kinds.filter((k) => k === "server-response").length, 2);
+  assert.deepEqual(kinds.filter((k) => k === "client-response").length, 1);
+  assert.ok(batches[0].length >= 2, "the two concurrent requests arrive in one batch");
+  assert.ok(errors.length >= 1, "the throwing observer was reported, the other still ran");
+  unsub();
+  await c.call("e.f");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(batches.flat().length, kinds.length);
+});
+
+test("WebApiClient sends credentials same-origin; BridgeApiClient uses the injected fetch", async () => {
+  const seen = [];
+  const web = new WebApiClient({ fetch: (u, init) => (seen.push(init), echo(1)(u, init)) });
+  assert.equal((await web.call("host.describe")).value, 1);
+  assert.equal(seen[0].credentials, "same-origin");
+  const bridge = { fetch: (u, init) => echo(2)(u, init) };
+  const b = new BridgeApiClient(bridge);
+  assert.equal((await b.call("host.describe")).value, 2);
+  assert.equal(b.kind, "bridge");
+});
+
+test("createClient: bridge when pywebview is present (waits for the bridge), web otherwise", async () => {
+  const listeners = {};
+  const win = {
+    pywebview: {},
+    location: { protocol: "http:" },
+    addEventListener: (n, f) => (listeners[n] = f),
+    removeEventListener: () => {},
+  };
+  const pending = createClient(win, { pollMs: 1000 });
+  win.harnessdeskBridge = { fetch: () => Promise.reject(new Error("x")) };
+  listeners.pywebviewready();
+  assert.equal((await pending).kind, "bridge");
+  assert.equal((await createClient({ location: { protocol: "http:" } })).kind, "web");
+  await assert.rejects(waitForBridge({ addEventListener() {}, removeEventListener() {} }, { timeoutMs: 20, pollMs: 5 }));
+});

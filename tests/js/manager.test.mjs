@@ -1,0 +1,115 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { SessionManager } from "../../webui/js/state/session-manager.js";
+import { ev, flush } from "./helpers.mjs";
+
+function fakeClient() {
+  const c = {
+    calls: [],
+    responses: [],
+    receipt: { accepted: true },
+    list: [{ sessionId: "s1", updatedAt: 5, running: false, blank: false, title: "One" }],
+    async call(method, payload) {
+      c.calls.push([method, payload]);
+      switch (method) {
+        case "session.list":
+          return { ok: true, value: { items: c.list } };
+        case "session.history":
+          return { ok: true, value: { events: [], hasMore: false } };
+        case "session.create":
+          return { ok: true, value: { sessionId: "new1" } };
+        default:
+          return { ok: true, value: {} };
+      }
+    },
+    async respond(rpcId, result) {
+      c.responses.push([rpcId, result]);
+      return c.receipt;
+    },
+  };
+  return c;
+}
+
+const mux = (payload, rpcId = "p") => ({ type: "server-request", rpcId, method: payload.type, payload });
+
+test("pending approvals/questions are keyed by rpcId and removed on */resolved", async () => {
+  const m = new SessionManager({ client: fakeClient() });
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));
+  m.handleMux(mux({ type: "question/requested", sessionId: "s1", questions: [{ id: "q", question: "?" }] }, "R2"));
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1")); // replay
+  assert.deepEqual([...m.pending.keys()], ["R1", "R2"]);
+  m.handleMux(mux({ type: "approval/resolved", sessionId: "s1", approvalId: "a1", outcome: "allowed-once" }));
+  assert.deepEqual([...m.pending.keys()], ["R2"]);
+  m.handleMux(mux({ type: "question/resolved", sessionId: "s1", questionRpcId: "R2", outcome: "answered" }));
+  assert.equal(m.pending.size, 0);
+});
+
+test("subscribed drops a session's pending requests (the host replays the live ones next)", () => {
+  const m = new SessionManager({ client: fakeClient() });
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s2", approvalId: "a2", toolName: "bash" }, "R9"));
+  m.handleMux(mux({ type: "session/subscribed", sessionId: "s1", lastSeq: 4 }));
+  assert.deepEqual([...m.pending.keys()], ["R9"]);
+});
+
+test("answering an approval sends the value; not-pending removes the card", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));
+  await m.answerApproval("R1", "allowed-always");
+  assert.deepEqual(client.responses[0], ["R1", { ok: true, value: { sessionId: "s1", approvalId: "a1", outcome: "allowed-always" } }]);
+  assert.equal(m.pending.get("R1").state, "sent");
+  client.receipt = { accepted: false, reason: "not-pending" };
+  await m.answerApproval("R1", "rejected");
+  assert.equal(m.pending.size, 0);
+});
+
+test("queue snapshots and title projections (highest seq wins)", async () => {
+  const m = new SessionManager({ client: fakeClient() });
+  await m.refreshList();
+  m.open("s1");
+  m.handleMux(mux({ type: "session/queue", sessionId: "s1", items: [{ itemId: "i", content: [{ type: "text", text: "x" }], mode: "queue" }] }));
+  assert.equal(m.queues.get("s1").length, 1);
+  m.handleMux(mux({ type: "session/projection", sessionId: "s1", key: "title", value: "New", seq: 9 }));
+  m.handleMux(mux({ type: "session/projection", sessionId: "s1", key: "title", value: "Old", seq: 3 }));
+  assert.equal(m.summaries.get("s1").title, "New");
+});
+
+test("live events reach the open session; host frames update the list", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  await m.refreshList();
+  const s = m.open("s1");
+  await flush();
+  m.handleMux(mux({ type: "session/event", sessionId: "s1", event: ev(0, "turn/start", { turn: 0, trigger: "user" }) }));
+  assert.equal(s.lastSeq, 0);
+  m.handleHost(mux({ type: "host/session-status", sessionId: "s1", running: true }));
+  assert.equal(m.summaries.get("s1").running, true);
+  m.handleHost(mux({ type: "host/session-added", sessionId: "s9", blank: true }));
+  assert.equal(m.summaries.get("s9").blank, true);
+  m.handleHost(mux({ type: "host/session-removed", sessionId: "s1" }));
+  assert.equal(m.activeId, null);
+});
+
+test("new session reuses a blank one, else creates", async () => {
+  const client = fakeClient();
+  client.list = [{ sessionId: "b1", updatedAt: 1, running: false, blank: true }];
+  const m = new SessionManager({ client });
+  await m.refreshList();
+  assert.equal((await m.newSession()).sessionId, "b1");
+  assert.equal(client.calls.filter(([x]) => x === "session.create").length, 0);
+  client.list = [];
+  await m.refreshList();
+  assert.equal((await m.newSession()).sessionId, "new1");
+});
+
+test("rebuild re-lists and reopens open sessions", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  await m.refreshList();
+  m.open("s1");
+  await flush();
+  client.calls.length = 0;
+  await m.rebuild({ cwd: "/w" });
+  assert.deepEqual(client.calls.map(([x]) => x), ["session.list", "session.history"]);
+});

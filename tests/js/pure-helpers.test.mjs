@@ -1,0 +1,83 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { buildTree, flattenTree, reusableBlank, shortenPath, highlightRuns } from "../../webui/js/state/session-list.js";
+import { lineDiff, withContext, describeTool, parseArgs } from "../../webui/js/state/diff.js";
+import { validateServerRequest } from "../../webui/js/client/frames.js";
+import { classifyProblem, providerProblem, describeError } from "../../webui/js/state/problems.js";
+
+const S = (id, updatedAt, extra = {}) => ({ sessionId: id, updatedAt, running: false, blank: false, ...extra });
+
+test("session tree: newest first, children nested, blank hidden (unless kept), orphans at top", () => {
+  const list = [
+    S("a", 10),
+    S("b", 30),
+    S("c", 20, { parentSessionId: "a" }),
+    S("d", 25, { parentSessionId: "a" }),
+    S("e", 99, { blank: true }),
+    S("f", 5, { parentSessionId: "gone" }),
+    S("g", 1, { parentSessionId: "d" }),
+  ];
+  const flat = flattenTree(buildTree(list)).map((n) => `${n.summary.sessionId}${n.depth}`);
+  assert.deepEqual(flat, ["b0", "a0", "d1", "g2", "c1", "f0"]);
+  assert.ok(flattenTree(buildTree(list, { keepId: "e" })).some((n) => n.summary.sessionId === "e"));
+});
+
+test("session tree survives a parent cycle", () => {
+  const flat = flattenTree(buildTree([S("x", 1, { parentSessionId: "y" }), S("y", 2, { parentSessionId: "x" })]));
+  assert.equal(flat.length, 2);
+});
+
+test("reusable blank: newest blank, not running, not a child", () => {
+  assert.equal(reusableBlank([S("a", 1, { blank: true }), S("b", 3, { blank: true }), S("c", 9, { blank: true, running: true })]).sessionId, "b");
+  assert.equal(reusableBlank([S("a", 1)]), null);
+});
+
+test("path shortening and snippet highlighting", () => {
+  assert.equal(shortenPath("/home/u/p", "/home/u"), "~/p");
+  assert.equal(shortenPath("/home/user2/p", "/home/u"), "/home/user2/p");
+  assert.deepEqual(highlightRuns("Fix the Parser now", "parser fix"), [
+    { text: "Fix", match: true },
+    { text: " the ", match: false },
+    { text: "Parser", match: true },
+    { text: " now", match: false },
+  ]);
+});
+
+test("line diff: changes, context collapsing, write_file as all additions", () => {
+  const d = lineDiff("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n");
+  assert.deepEqual(d.filter((x) => x.op !== " "), [{ op: "-", text: "d" }, { op: "+", text: "D" }]);
+  const ctx = withContext(d, 1);
+  assert.deepEqual(ctx.map((x) => x.op), ["…", " ", "-", "+", " ", "…"]);
+  assert.deepEqual(lineDiff("", "x\ny"), [{ op: "+", text: "x" }, { op: "+", text: "y" }]);
+});
+
+test("tool descriptions read several argument spellings; bad JSON is null", () => {
+  assert.equal(describeTool("bash", '{"command":"ls -la"}').summary, "ls -la");
+  const e = describeTool("edit_file", JSON.stringify({ path: "x.py", old_string: "a", new_string: "b" }));
+  assert.deepEqual([e.kind, e.path, e.old, e.new], ["diff", "x.py", "a", "b"]);
+  assert.equal(describeTool("edit_file", JSON.stringify({ filePath: "y", oldString: "1", newString: "2" })).new, "2");
+  assert.equal(parseArgs('{"a":'), null);
+  assert.deepEqual(parseArgs(""), {});
+});
+
+test("frame validation: good frames pass, wrong shapes and unknown types fail", () => {
+  const sr = (payload) => ({ type: "server-request", rpcId: "r", method: payload.type, payload });
+  assert.equal(validateServerRequest("events.mux", sr({ type: "question/requested", sessionId: "s", questions: [{ id: "q", question: "?", options: [{ label: "a" }] }] })).ok, true);
+  assert.equal(validateServerRequest("events.mux", sr({ type: "question/requested", sessionId: "s", questions: [] })).ok, false);
+  assert.equal(validateServerRequest("events.mux", sr({ type: "approval/resolved", sessionId: "s", approvalId: "a", outcome: "maybe" })).ok, false);
+  assert.equal(validateServerRequest("events.mux", sr({ type: "session/queue", sessionId: "s", items: [{ itemId: "i", content: [], mode: "queue" }] })).ok, true);
+  assert.equal(validateServerRequest("events.host", sr({ type: "host/models-changed" })).ok, true);
+  assert.equal(validateServerRequest("events.host", sr({ type: "host/whatever" })).ok, false);
+  assert.equal(validateServerRequest("events.mux", { ...sr({ type: "session/subscribed", sessionId: "s", lastSeq: 0 }), method: "other" }).ok, false);
+  assert.equal(validateServerRequest("events.mux", sr({ type: "session/event", sessionId: "s", event: { type: "x", seq: 0, time: 0, data: {}, surfaceOp: "bogus" } })).ok, false);
+});
+
+test("problems: error codes and provider configuration map to banners", () => {
+  assert.equal(classifyProblem({ code: "model-unavailable", message: "", details: {} }), "model-unavailable");
+  assert.equal(classifyProblem({ code: "internal", message: "401 Unauthorized: bad API key" }), "provider-not-configured");
+  assert.equal(classifyProblem({ code: "internal", message: "boom" }), null);
+  const settings = { values: { provider: "deepseek" }, providers: [{ provider: "deepseek", needsKey: true }] };
+  assert.equal(providerProblem(settings, { items: [] }), "provider-not-configured");
+  assert.equal(providerProblem(settings, { items: [{ ref: "deepseek", configured: true }] }), null);
+  assert.match(describeError({ code: "agent-busy", message: "", details: { reason: "cancelling" } }), /cancelling/);
+});

@@ -1,0 +1,257 @@
+// AbstractApiClient: every protocol invariant of the wire (spec 01/03) lives here; subclasses
+// only supply doFetch(url, init) → Promise<Response>. No DOM: importable in Node.
+//
+//   call(method, payload, {signal, timeoutMs})  → RpcResult {ok:true,value} | {ok:false,error}
+//   respond(rpcId, result, {signal})            → RpcReceipt {accepted:true} | {accepted:false, reason}
+//   stream(key, {signal, onActivity, log})      → FrameStream (async iterable of server-requests)
+//   subscribeEnvelopes(listener)                → unsubscribe; batches of all four message kinds
+//
+// Carrier failures throw TransportError; business errors come back as typed results. A caller
+// abort (its own signal) resolves to a `cancelled` error result.
+
+import { EnvelopeObservers } from "./observers.js";
+import { SseParser } from "./sse.js";
+import { STREAM_FRAMES, checkReceipt, checkRpcResult, validateServerRequest } from "./frames.js";
+import { TransportError, rpcError } from "./errors.js";
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function newRpcId() {
+  const c = globalThis.crypto;
+  if (c?.randomUUID) return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Reject as soon as `signal` aborts, even if the carrier ignores the signal. */
+function raceAbort(value, signal) {
+  const promise = Promise.resolve(value);
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => { signal.removeEventListener("abort", onAbort); resolve(v); },
+      (e) => { signal.removeEventListener("abort", onAbort); reject(e); },
+    );
+  });
+}
+
+async function shortText(res) {
+  try {
+    return (await res.text()).slice(0, 200);
+  } catch {
+    return "";
+  }
+}
+
+export class AbstractApiClient {
+  /** @param {{timeoutMs?: number, baseUrl?: string, log?: Pick<Console, "warn"|"error">}} [opts] */
+  constructor(opts = {}) {
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.baseUrl = (opts.baseUrl ?? "").replace(/\/$/, "");
+    this.log = opts.log ?? console;
+    this.observers = new EnvelopeObservers((err) => this.log.error("envelope observer failed", err));
+    /** "web" | "bridge" | other: lets a view pick how to download an export. */
+    this.kind = "abstract";
+  }
+
+  /** @abstract @param {string} url @param {RequestInit} init @returns {Promise<Response>} */
+  // eslint-disable-next-line no-unused-vars
+  async doFetch(url, init) {
+    throw new Error("doFetch is abstract");
+  }
+
+  url(path) {
+    return `${this.baseUrl}/api/${path}`;
+  }
+
+  subscribeEnvelopes(listener) {
+    return this.observers.subscribe(listener);
+  }
+
+  /** POST a JSON body with the unary timeout; returns the parsed JSON or throws TransportError. */
+  async postJson(path, body, signal, timeoutMs, what) {
+    const timeout = AbortSignal.timeout(timeoutMs ?? this.timeoutMs);
+    const merged = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const res = await raceAbort(
+        this.doFetch(this.url(path), {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+          signal: merged,
+        }),
+        merged,
+      );
+      if (res.status !== 200) {
+        throw new TransportError("http", `${what}: HTTP ${res.status} ${await shortText(res)}`.trim(), { status: res.status });
+      }
+      const text = await raceAbort(res.text(), merged);
+      try {
+        return JSON.parse(text);
+      } catch (cause) {
+        throw new TransportError("protocol", `${what}: response is not JSON`, { cause });
+      }
+    } catch (err) {
+      if (err instanceof TransportError) throw err;
+      if (signal?.aborted) throw new TransportError("aborted", `${what}: cancelled by the caller`, { cause: err });
+      if (timeout.aborted) throw new TransportError("timeout", `${what}: no answer within ${timeoutMs ?? this.timeoutMs} ms`, { cause: err });
+      throw new TransportError("network", `${what}: ${err?.message ?? err}`, { cause: err });
+    }
+  }
+
+  /**
+   * Call a unary method. Mints the rpcId, wraps the envelope, checks the echo.
+   * @returns {Promise<{ok: true, value: any} | {ok: false, error: {code: string, message: string, details: object}}>}
+   */
+  async call(method, payload = {}, { signal, timeoutMs } = {}) {
+    const rpcId = newRpcId();
+    const envelope = { type: "client-request", rpcId, method, payload };
+    this.observers.tap(envelope);
+    let body;
+    try {
+      body = await this.postJson(method, envelope, signal, timeoutMs, method);
+    } catch (err) {
+      if (err instanceof TransportError && err.kind === "aborted") {
+        return { ok: false, error: rpcError("cancelled", `${method} was cancelled`) };
+      }
+      throw err;
+    }
+    if (body === null || typeof body !== "object" || body.type !== "server-response") {
+      throw new TransportError("protocol", `${method}: not a server-response`);
+    }
+    if (body.rpcId !== rpcId) {
+      throw new TransportError("protocol", `${method}: rpcId mismatch (sent ${rpcId}, got ${body.rpcId})`);
+    }
+    const problem = checkRpcResult(body.result);
+    if (problem) throw new TransportError("protocol", `${method}: malformed result (${problem})`);
+    this.observers.tap(body);
+    return body.result;
+  }
+
+  /** Answer an answerable server-request (approval/question). `result` is an RpcResult. */
+  async respond(rpcId, result, { signal, timeoutMs } = {}) {
+    const envelope = { type: "client-response", rpcId, result };
+    this.observers.tap(envelope);
+    const receipt = await this.postJson("respond", envelope, signal, timeoutMs, "respond");
+    const problem = checkReceipt(receipt);
+    if (problem) throw new TransportError("protocol", `respond: malformed receipt (${problem})`);
+    return receipt;
+  }
+
+  /** URL of the ZIP export (carrier-level GET, no envelope). */
+  exportUrl(sessionId, includeDescendants = true) {
+    const q = new URLSearchParams({ sessionId, includeDescendants: String(includeDescendants) });
+    return `${this.url("session.export")}?${q}`;
+  }
+
+  /** Fetch the export as a Response (used where plain navigation cannot download, e.g. the bridge). */
+  async fetchExport(sessionId, includeDescendants = true) {
+    const res = await this.doFetch(this.exportUrl(sessionId, includeDescendants), { method: "GET" });
+    if (res.status !== 200) throw new TransportError("http", `export: HTTP ${res.status}`, { status: res.status });
+    return res;
+  }
+
+  /**
+   * Open `events.mux` or `events.host`. Resolves once the HTTP response has arrived (status 200).
+   * @param {"events.mux"|"events.host"} key
+   * @param {{signal?: AbortSignal, onActivity?: (kind: "bytes"|"comment") => void}} [opts]
+   */
+  async stream(key, { signal, onActivity } = {}) {
+    if (!STREAM_FRAMES[key]) throw new Error(`unknown stream ${key}`);
+    const ac = new AbortController();
+    const merged = signal ? AbortSignal.any([signal, ac.signal]) : ac.signal;
+    let res;
+    try {
+      res = await raceAbort(this.doFetch(this.url(key), { method: "GET", headers: { accept: "text/event-stream" }, signal: merged }), merged);
+    } catch (err) {
+      if (merged.aborted) throw new TransportError("aborted", `${key}: closed before it opened`, { cause: err });
+      throw new TransportError("network", `${key}: ${err?.message ?? err}`, { cause: err });
+    }
+    if (res.status !== 200 || !res.body) {
+      throw new TransportError("http", `${key}: HTTP ${res.status}`, { status: res.status });
+    }
+    return new FrameStream(this, key, res.body.getReader(), ac, merged, onActivity);
+  }
+}
+
+/** An open SSE stream: `for await (const msg of stream)`; `close()` stops reading. */
+export class FrameStream {
+  constructor(client, key, reader, ac, signal, onActivity) {
+    this.client = client;
+    this.key = key;
+    this.reader = reader;
+    this.ac = ac;
+    this.signal = signal;
+    this.onActivity = onActivity ?? (() => {});
+    this.lastEventId = "";
+  }
+
+  close() {
+    this.ac.abort();
+  }
+
+  get closed() {
+    return this.signal.aborted;
+  }
+
+  async *[Symbol.asyncIterator]() {
+    const pending = [];
+    const parser = new SseParser({
+      onEvent: (e) => pending.push(e),
+      onComment: () => this.onActivity("comment"),
+    });
+    const cancel = () => this.reader.cancel().catch(() => {});
+    this.signal.addEventListener("abort", cancel, { once: true });
+    try {
+      for (;;) {
+        let chunk;
+        try {
+          chunk = await this.reader.read();
+        } catch (err) {
+          if (this.signal.aborted) return;
+          throw new TransportError("network", `${this.key}: ${err?.message ?? err}`, { cause: err });
+        }
+        if (chunk.done) {
+          parser.end();
+          return;
+        }
+        this.onActivity("bytes");
+        parser.push(chunk.value);
+        for (let i = 0; i < pending.length; i++) {
+          const msg = this.accept(pending[i]);
+          if (msg) yield msg;
+          if (this.signal.aborted) return;
+        }
+        pending.length = 0;
+      }
+    } finally {
+      this.signal.removeEventListener("abort", cancel);
+      cancel();
+    }
+  }
+
+  /** One SSE event → a validated server-request, or null (dropped with a warning). */
+  accept(e) {
+    this.lastEventId = e.id;
+    let msg;
+    try {
+      msg = JSON.parse(e.data);
+    } catch {
+      this.client.log.warn(`${this.key}: dropped a frame that is not JSON`);
+      return null;
+    }
+    const v = validateServerRequest(this.key, msg);
+    if (!v.ok) {
+      this.client.log.warn(`${this.key}: dropped a frame (${v.reason})`);
+      return null;
+    }
+    this.client.observers.tap(msg);
+    return msg;
+  }
+}

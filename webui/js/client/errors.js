@@ -1,0 +1,21 @@
+// Carrier failures are not RpcErrors: no connection, HTTP status other than 200, timeouts,
+// bodies that are not the expected envelope, an rpcId that does not echo. They raise this.
+
+export class TransportError extends Error {
+  /**
+   * @param {"network"|"http"|"timeout"|"protocol"|"aborted"} kind
+   * @param {string} message
+   * @param {{status?: number, cause?: unknown}} [extra]
+   */
+  constructor(kind, message, extra = {}) {
+    super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
+    this.name = "TransportError";
+    this.kind = kind;
+    this.status = extra.status;
+  }
+}
+
+/** A typed RpcError value, for results the client makes up itself (e.g. a caller abort). */
+export function rpcError(code, message, details = {}) {
+  return { code, message, details };
+}

@@ -1,0 +1,288 @@
+// SessionFold (spec 04): raw session events → a view tree. PURE: no DOM, no I/O, no clock.
+// History pages and live frames go through the same apply(), so folding a log in one go or in
+// pieces gives the same tree.
+//
+// The tree is a flat, ordered list of rows (`items`) plus session-level state:
+//   user       {id, kind, seq, turn, steering, messageId, content}
+//   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
+//   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval}
+//   turn-end   {id, kind, seq, turn, reason, usage, userItemId}
+//   notice     {id, kind, seq, text, tone}
+//   raw        {id, kind, seq, type, data}     (unknown event types)
+//   todos (last todo/write wins), title, model (newest request/header), activeTurn.
+// Changes since the last takeOps(): [{op:"add"|"update", id}] or [{op:"reset"}] (after removals).
+
+import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
+
+/** Known event types that change state but render no row of their own. */
+const SILENT = new Set(["step/start", "step/end", "session/flush"]);
+
+export class SessionFold {
+  constructor() {
+    this.reset();
+  }
+
+  reset() {
+    this.items = [];
+    this.byId = new Map();
+    this.todos = null;
+    this.title = null;
+    this.model = null;
+    this.activeTurn = null;
+    this.lastSeq = -1;
+    this.firstSeq = null;
+    this.turns = new Map(); // turn → {userItemId, stepUsage: Map<step, usage>, endItemId}
+    this.partials = new Map(); // "turn:step" → assistant item id (still streaming)
+    this.toolByCall = new Map(); // callId → item id
+    this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
+    this.ops = [];
+    this.resetPending = false;
+  }
+
+  /** Fold many events (in seq order). */
+  applyAll(events) {
+    for (const ev of events) this.apply(ev);
+    return this;
+  }
+
+  /** The change list since the last call. */
+  takeOps() {
+    const ops = this.resetPending ? [{ op: "reset" }] : this.ops;
+    this.ops = [];
+    this.resetPending = false;
+    return ops;
+  }
+
+  /** A plain, JSON-comparable picture of the tree (tests, debugging). */
+  snapshot() {
+    return JSON.parse(
+      JSON.stringify({ items: this.items, todos: this.todos, title: this.title, model: this.model, activeTurn: this.activeTurn }),
+    );
+  }
+
+  get(id) {
+    return this.byId.get(id);
+  }
+
+  // ---- row bookkeeping --------------------------------------------------------------------
+
+  add(item) {
+    if (this.byId.has(item.id)) item.id = `${item.id}@${item.seq}`;
+    this.items.push(item);
+    this.byId.set(item.id, item);
+    this.ops.push({ op: "add", id: item.id });
+    return item;
+  }
+
+  touch(item) {
+    const last = this.ops[this.ops.length - 1];
+    if (last && last.id === item.id) return;
+    this.ops.push({ op: "update", id: item.id });
+  }
+
+  turnState(turn) {
+    let t = this.turns.get(turn);
+    if (!t) this.turns.set(turn, (t = { userItemId: null, stepUsage: new Map(), endItemId: null }));
+    return t;
+  }
+
+  setUsage(turn, step, usage) {
+    if (!usage || typeof turn !== "number") return;
+    const t = this.turnState(turn);
+    t.stepUsage.set(step, { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0 });
+    if (t.endItemId) {
+      const end = this.byId.get(t.endItemId);
+      end.usage = this.turnUsage(turn);
+      this.touch(end);
+    }
+  }
+
+  turnUsage(turn) {
+    const t = this.turns.get(turn);
+    if (!t || t.stepUsage.size === 0) return null;
+    let inputTokens = 0;
+    let outputTokens = 0;
+    for (const u of t.stepUsage.values()) {
+      inputTokens += u.inputTokens;
+      outputTokens += u.outputTokens;
+    }
+    return { inputTokens, outputTokens };
+  }
+
+  /** surfaceOp replace {start, end}: rows whose seq lies in [start, end] give way to `item`. */
+  replaceRange(op, item) {
+    const at = this.items.findIndex((it) => it.seq >= op.start && it.seq <= op.end);
+    const keep = this.items.filter((it) => !(it.seq >= op.start && it.seq <= op.end));
+    for (const it of this.items) if (!keep.includes(it)) this.byId.delete(it.id);
+    this.items = keep;
+    this.byId.set(item.id, item);
+    this.items.splice(at < 0 ? this.items.length : Math.min(at, this.items.length), 0, item);
+    this.resetPending = true;
+  }
+
+  // ---- the fold ---------------------------------------------------------------------------
+
+  apply(ev) {
+    if (ev.seq <= this.lastSeq) return; // duplicate (the Session guarantees contiguity)
+    if (this.firstSeq === null) this.firstSeq = ev.seq;
+    this.lastSeq = ev.seq;
+    const d = ev.data ?? {};
+    switch (ev.type) {
+      case "turn/start":
+        this.activeTurn = d.turn;
+        this.turnState(d.turn);
+        this.ops.push({ op: "meta" });
+        return;
+      case "turn/end":
+        return this.turnEnd(ev, d);
+      case "request/header":
+        this.model = { provider: d.provider, model: d.model, ...(d.reasoningEffort ? { reasoningEffort: d.reasoningEffort } : {}) };
+        this.ops.push({ op: "meta" });
+        return;
+      case "request/retry":
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Retrying the model request (attempt ${d.attempt}): ${d.reason}` });
+        return;
+      case "user/message":
+      case "steering/message":
+        return this.userMessage(ev, d);
+      case "assistant/chunk":
+        return applyChunk(this, ev, d);
+      case "assistant/message":
+        return applyAssistantMessage(this, ev, d);
+      case "tool/call": {
+        const tool = ensureTool(this, ev, d.callId, d.name, d.turn, d.step);
+        tool.arguments = d.arguments ?? tool.arguments;
+        tool.name = d.name ?? tool.name;
+        if (tool.status === "streaming" || tool.status === "pending") tool.status = "running";
+        this.touch(tool);
+        return;
+      }
+      case "tool/result":
+        return this.toolResult(ev, d);
+      case "todo/write":
+        this.todos = Array.isArray(d.todos) ? d.todos.map((t) => ({ content: t.content, status: t.status })) : [];
+        this.ops.push({ op: "meta" });
+        return;
+      case "approval/asked":
+        return this.approvalAsked(ev, d);
+      case "approval/decided":
+        return this.approvalDecided(ev, d);
+      case "session/title":
+        this.title = d.title;
+        this.ops.push({ op: "meta" });
+        return;
+      case "session/end-seed":
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: "Forked here — the conversation above was copied from the parent session." });
+        return;
+      default:
+        if (SILENT.has(ev.type)) return;
+        this.add({ id: `r:${ev.seq}`, kind: "raw", seq: ev.seq, type: ev.type, data: d });
+    }
+  }
+
+  userMessage(ev, d) {
+    const turn = this.activeTurn;
+    const item = {
+      id: `u:${ev.seq}`,
+      kind: "user",
+      seq: ev.seq,
+      turn,
+      steering: ev.type === "steering/message",
+      messageId: d.id,
+      content: Array.isArray(d.content) ? d.content : [],
+    };
+    if (ev.surfaceOp && typeof ev.surfaceOp === "object" && ev.surfaceOp.op === "replace") {
+      this.replaceRange(ev.surfaceOp, item);
+    } else {
+      this.add(item);
+    }
+    if (turn !== null && !item.steering) {
+      const t = this.turnState(turn);
+      if (!t.userItemId) t.userItemId = item.id;
+    }
+  }
+
+  turnEnd(ev, d) {
+    closePartials(this, d.turn);
+    const reason = d.reason ?? { kind: "completed" };
+    for (const id of this.toolByCall.values()) {
+      const tool = this.byId.get(id);
+      if (tool && tool.turn === d.turn && ["streaming", "pending", "running", "awaiting-approval"].includes(tool.status)) {
+        tool.status = "cancelled";
+        this.touch(tool);
+      }
+    }
+    const t = this.turnState(d.turn);
+    const item = this.add({
+      id: `e:${ev.seq}`,
+      kind: "turn-end",
+      seq: ev.seq,
+      turn: d.turn,
+      reason,
+      usage: this.turnUsage(d.turn),
+      userItemId: t.userItemId,
+    });
+    t.endItemId = item.id;
+    if (reason.kind === "interrupted") {
+      for (const it of this.items) {
+        if (it.kind === "assistant" && it.turn === d.turn && !it.interrupted) {
+          it.interrupted = true;
+          this.touch(it);
+        }
+      }
+    }
+    if (this.activeTurn === d.turn) this.activeTurn = null;
+    this.ops.push({ op: "meta" });
+  }
+
+  toolResult(ev, d) {
+    const msg = d.message ?? {};
+    const content = Array.isArray(msg.content) ? msg.content : [];
+    const resultBlock = content.find((b) => b && b.type === "tool-result");
+    const callId = msg.source?.callId ?? resultBlock?.toolCallId ?? `unknown-${ev.seq}`;
+    const text = content
+      .map((b) => (b?.type === "tool-result" ? b.content : b?.type === "text" ? b.text : ""))
+      .filter(Boolean)
+      .join("\n");
+    const isError = !!(d.error || resultBlock?.isError);
+    const tool = ensureTool(this, ev, callId, d.error?.name ?? null, d.turn, d.step);
+    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq };
+    tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
+    this.touch(tool);
+  }
+
+  approvalAsked(ev, d) {
+    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq };
+    this.approvals.set(d.id, a);
+    const toolId = a.callId && this.toolByCall.get(a.callId);
+    if (toolId) {
+      const tool = this.byId.get(toolId);
+      tool.approval = a;
+      if (!tool.result) tool.status = "awaiting-approval";
+      this.touch(tool);
+    } else {
+      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: `Approval asked for ${d.toolName}${d.reason ? `: ${d.reason}` : ""}`, approvalId: d.id });
+    }
+  }
+
+  approvalDecided(ev, d) {
+    const a = this.approvals.get(d.id);
+    if (!a) {
+      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: `Approval ${d.id}: ${d.outcome}` });
+      return;
+    }
+    a.outcome = d.outcome;
+    const toolId = a.callId && this.toolByCall.get(a.callId);
+    if (toolId) {
+      const tool = this.byId.get(toolId);
+      if (!tool.result) tool.status = d.outcome.startsWith("allowed") ? "running" : d.outcome === "rejected" ? "rejected" : "cancelled";
+      this.touch(tool);
+      return;
+    }
+    const notice = this.items.find((it) => it.kind === "notice" && it.approvalId === d.id);
+    if (notice) {
+      notice.text = `Approval for ${a.toolName}: ${d.outcome}`;
+      this.touch(notice);
+    }
+  }
+}

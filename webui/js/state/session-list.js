@@ -1,0 +1,116 @@
+// Pure helpers for the sidebar: ordering, nesting of forked children, blank hiding, labels.
+
+/**
+ * Build the visible tree: newest activity first, children under their parents (a child whose
+ * parent is not listed stands at the top level), blank sessions hidden except `keepId`.
+ * @returns {{summary: object, children: any[], depth: number}[]}
+ */
+export function buildTree(summaries, { keepId = null } = {}) {
+  const visible = [...summaries].filter((s) => !s.blank || s.sessionId === keepId);
+  const byId = new Map(visible.map((s) => [s.sessionId, { summary: s, children: [], depth: 0 }]));
+  const roots = [];
+  for (const node of byId.values()) {
+    const parent = node.summary.parentSessionId && byId.get(node.summary.parentSessionId);
+    if (parent && parent !== node && !isAncestor(byId, node, parent)) parent.children.push(node);
+    else roots.push(node);
+  }
+  const order = (a, b) => (b.summary.updatedAt ?? 0) - (a.summary.updatedAt ?? 0) || cmp(a.summary.sessionId, b.summary.sessionId);
+  const walk = (nodes, depth) => {
+    nodes.sort(order);
+    for (const n of nodes) {
+      n.depth = depth;
+      walk(n.children, depth + 1);
+    }
+  };
+  walk(roots, 0);
+  return roots;
+}
+
+function cmp(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isAncestor(byId, node, candidate) {
+  // true when `node` is an ancestor of `candidate` (guards against parent cycles)
+  let cur = candidate;
+  const seen = new Set();
+  while (cur && !seen.has(cur)) {
+    seen.add(cur);
+    const pid = cur.summary.parentSessionId;
+    if (!pid) return false;
+    if (pid === node.summary.sessionId) return true;
+    cur = byId.get(pid);
+  }
+  return false;
+}
+
+/** Depth-first flattening of buildTree(), for keyboard order. */
+export function flattenTree(roots) {
+  const out = [];
+  const walk = (nodes) => {
+    for (const n of nodes) {
+      out.push(n);
+      walk(n.children);
+    }
+  };
+  walk(roots);
+  return out;
+}
+
+/** A blank session to reuse for "New session" (the newest), or null. */
+export function reusableBlank(summaries, cwd = null) {
+  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && (cwd === null || !s.cwd || s.cwd === cwd));
+  blanks.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+  return blanks[0] ?? null;
+}
+
+/** "~/projects/x" when cwd is under home. */
+export function shortenPath(path, home) {
+  if (!path) return "";
+  if (home && (path === home || path.startsWith(`${home}/`) || path.startsWith(`${home}\\`))) return `~${path.slice(home.length)}`;
+  return path;
+}
+
+export function displayTitle(summary) {
+  const t = summary?.title?.trim();
+  return t || "Untitled session";
+}
+
+/**
+ * Split `text` into [{text, match}] runs where the query's words occur (case-insensitive), for
+ * highlighting search snippets without building HTML.
+ */
+export function highlightRuns(text, query) {
+  const words = [...new Set(String(query).toLowerCase().split(/\s+/).filter((w) => w.length > 0))];
+  if (!text || words.length === 0) return [{ text: text ?? "", match: false }];
+  const lower = text.toLowerCase();
+  const marks = new Array(text.length).fill(false);
+  for (const w of words) {
+    let i = lower.indexOf(w);
+    while (i >= 0) {
+      for (let k = i; k < i + w.length; k++) marks[k] = true;
+      i = lower.indexOf(w, i + w.length);
+    }
+  }
+  const runs = [];
+  for (let i = 0; i < text.length; i++) {
+    const last = runs[runs.length - 1];
+    if (last && last.match === marks[i]) last.text += text[i];
+    else runs.push({ text: text[i], match: marks[i] });
+  }
+  return runs;
+}
+
+/** "5 min ago"-style label; `now` injected for tests. */
+export function relativeTime(ms, now = Date.now()) {
+  if (!ms) return "";
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 45) return "just now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(m / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.round(h / 24);
+  if (d < 30) return `${d} d ago`;
+  return new Date(ms).toLocaleDateString();
+}

@@ -1,0 +1,270 @@
+// SessionManager: the session list, the open sessions, pending approvals/questions, queues.
+// Routes mux and host frames; rebuild() re-lists sessions and reopens open sessions. No DOM.
+//
+// Events: "list" (summaries changed), "active" (active session changed), "pending"
+// (approvals/questions changed; arg {added?: entry}), "queue" (sessionId), "agent-error"
+// ({sessionId, message}), "config" (settings/credentials/models changed), "error" (message).
+
+import { Emitter } from "./emitter.js";
+import { Session } from "./session.js";
+import { reusableBlank } from "./session-list.js";
+
+const MAX_OPEN = 6;
+
+export class SessionManager extends Emitter {
+  constructor({ client, now = () => Date.now() }) {
+    super();
+    this.client = client;
+    this.now = now;
+    this.summaries = new Map();
+    this.sessions = new Map(); // open sessions, most recently used last
+    this.activeId = null;
+    this.pending = new Map(); // rpcId → {rpcId, kind, sessionId, frame, state, error}
+    this.queues = new Map(); // sessionId → queue items
+    this.hostInfo = null;
+    this.listLoaded = false;
+  }
+
+  get active() {
+    return this.activeId ? this.sessions.get(this.activeId) ?? null : null;
+  }
+
+  // ---- list -------------------------------------------------------------------------------
+
+  async refreshList() {
+    const r = await this.client.call("session.list", {});
+    if (!r.ok) {
+      this.emit("error", `Could not list sessions: ${r.error.message}`);
+      return false;
+    }
+    const next = new Map();
+    for (const s of r.value.items) {
+      const open = this.sessions.get(s.sessionId);
+      const title = open?.projections.get("title")?.value;
+      next.set(s.sessionId, title ? { ...s, title } : s);
+    }
+    this.summaries = next;
+    this.listLoaded = true;
+    this.emit("list");
+    return true;
+  }
+
+  patchSummary(sessionId, patch) {
+    const cur = this.summaries.get(sessionId);
+    if (!cur) return;
+    this.summaries.set(sessionId, { ...cur, ...patch });
+    this.emit("list");
+  }
+
+  /** Reconnect = rebuild: list again, reopen every open session. */
+  async rebuild(describe) {
+    this.hostInfo = describe ?? this.hostInfo;
+    await this.refreshList();
+    await Promise.all([...this.sessions.values()].map((s) => s.reopen()));
+  }
+
+  // ---- opening ----------------------------------------------------------------------------
+
+  open(sessionId) {
+    let s = this.sessions.get(sessionId);
+    if (s) {
+      this.sessions.delete(sessionId); // move to most-recent
+      this.sessions.set(sessionId, s);
+    } else {
+      s = new Session({ sessionId, client: this.client });
+      this.sessions.set(sessionId, s);
+      s.open();
+      this.evict();
+    }
+    this.activeId = sessionId;
+    this.emit("active", s);
+    return s;
+  }
+
+  evict() {
+    for (const [id, s] of this.sessions) {
+      if (this.sessions.size <= MAX_OPEN) break;
+      if (id === this.activeId) continue;
+      s.close();
+      this.sessions.delete(id);
+    }
+  }
+
+  /** "New session": reuse a blank one when there is one, else session.create. */
+  async newSession() {
+    const blank = reusableBlank(this.summaries.values(), this.hostInfo?.cwd ?? null);
+    if (blank) return this.open(blank.sessionId);
+    const r = await this.client.call("session.create", {});
+    if (!r.ok) {
+      this.emit("error", `Could not create a session: ${r.error.message}`);
+      return null;
+    }
+    const id = r.value.sessionId;
+    if (!this.summaries.has(id)) {
+      this.summaries.set(id, { sessionId: id, updatedAt: this.now(), running: false, blank: true, cwd: this.hostInfo?.cwd });
+      this.emit("list");
+    }
+    return this.open(id);
+  }
+
+  async fork(sessionId, atSeq) {
+    const r = await this.client.call("session.fork", atSeq === undefined ? { sessionId } : { sessionId, atSeq });
+    if (!r.ok) return r;
+    const child = r.value.sessionId;
+    const parent = this.summaries.get(sessionId);
+    if (!this.summaries.has(child)) {
+      this.summaries.set(child, {
+        sessionId: child,
+        updatedAt: this.now(),
+        running: false,
+        blank: false,
+        parentSessionId: sessionId,
+        cwd: parent?.cwd,
+        title: parent?.title ? `${parent.title} (fork)` : undefined,
+      });
+    }
+    this.open(child);
+    this.refreshList();
+    return r;
+  }
+
+  async rename(sessionId, title) {
+    const r = await this.client.call("session.rename", { sessionId, title });
+    if (r.ok) {
+      this.patchSummary(sessionId, { title: r.value.title });
+      this.sessions.get(sessionId)?.onProjection("title", r.value.title, r.value.seq);
+    }
+    return r;
+  }
+
+  // ---- frames -----------------------------------------------------------------------------
+
+  handleMux(msg) {
+    const f = msg.payload;
+    switch (f.type) {
+      case "session/event": {
+        this.sessions.get(f.sessionId)?.acceptLive(f.event);
+        const t = f.event.type;
+        if (t === "user/message" || t === "turn/end") {
+          const cur = this.summaries.get(f.sessionId);
+          if (cur && (cur.blank || t === "turn/end")) this.patchSummary(f.sessionId, { blank: false, updatedAt: f.event.time });
+        }
+        return;
+      }
+      case "session/subscribed":
+        // The host re-sends this session's still-pending requests right after this frame.
+        for (const [id, p] of this.pending) if (p.sessionId === f.sessionId) this.pending.delete(id);
+        this.emit("pending", {});
+        this.sessions.get(f.sessionId)?.onSubscribed(f.lastSeq);
+        return;
+      case "approval/requested":
+      case "question/requested": {
+        const known = this.pending.get(msg.rpcId);
+        const entry = { rpcId: msg.rpcId, kind: f.type.split("/")[0], sessionId: f.sessionId, frame: f, state: known?.state ?? "open", error: null };
+        this.pending.set(msg.rpcId, entry);
+        this.emit("pending", known ? {} : { added: entry });
+        return;
+      }
+      case "approval/resolved":
+        for (const [id, p] of this.pending) {
+          if (p.kind === "approval" && p.sessionId === f.sessionId && p.frame.approvalId === f.approvalId) this.pending.delete(id);
+        }
+        this.emit("pending", {});
+        return;
+      case "question/resolved":
+        this.pending.delete(f.questionRpcId);
+        this.emit("pending", {});
+        return;
+      case "session/queue":
+        this.queues.set(f.sessionId, f.items);
+        this.emit("queue", f.sessionId);
+        return;
+      case "session/projection": {
+        const s = this.sessions.get(f.sessionId);
+        const fresh = s ? s.onProjection(f.key, f.value, f.seq) : true;
+        if (fresh && f.key === "title" && typeof f.value === "string") this.patchSummary(f.sessionId, { title: f.value });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  handleHost(msg) {
+    const f = msg.payload;
+    switch (f.type) {
+      case "host/session-added":
+        if (!this.summaries.has(f.sessionId)) {
+          this.summaries.set(f.sessionId, {
+            sessionId: f.sessionId,
+            updatedAt: this.now(),
+            running: false,
+            blank: f.blank,
+            ...(f.parentSessionId ? { parentSessionId: f.parentSessionId } : {}),
+            ...(f.cwd ? { cwd: f.cwd } : {}),
+          });
+          this.emit("list");
+        }
+        return;
+      case "host/session-removed":
+        this.summaries.delete(f.sessionId);
+        this.sessions.get(f.sessionId)?.close();
+        this.sessions.delete(f.sessionId);
+        if (this.activeId === f.sessionId) {
+          this.activeId = null;
+          this.emit("active", null);
+        }
+        this.emit("list");
+        return;
+      case "host/session-status": {
+        const cur = this.summaries.get(f.sessionId);
+        if (cur) this.patchSummary(f.sessionId, { running: f.running, ...(f.running ? { blank: false } : {}) });
+        else this.refreshList();
+        return;
+      }
+      case "host/agent-error":
+        this.emit("agent-error", { sessionId: f.sessionId, message: f.message });
+        return;
+      default:
+        this.emit("config", f.type);
+    }
+  }
+
+  // ---- answers ----------------------------------------------------------------------------
+
+  pendingFor(sessionId) {
+    return [...this.pending.values()].filter((p) => p.sessionId === sessionId);
+  }
+
+  /** Send an answer. The card goes away on the matching resolved frame (at once if no longer pending). */
+  async answer(rpcId, value) {
+    const entry = this.pending.get(rpcId);
+    if (!entry) return { accepted: false, reason: "not-pending" };
+    entry.state = "sending";
+    entry.error = null;
+    this.emit("pending", {});
+    let receipt;
+    try {
+      receipt = await this.client.respond(rpcId, { ok: true, value });
+    } catch (err) {
+      entry.state = "open";
+      entry.error = err?.message ?? String(err);
+      this.emit("pending", {});
+      return { accepted: false, reason: "transport" };
+    }
+    if (receipt.accepted) entry.state = "sent";
+    else if (receipt.reason === "not-pending") this.pending.delete(rpcId);
+    else {
+      entry.state = "open";
+      entry.error = "The host did not accept this answer.";
+    }
+    this.emit("pending", {});
+    return receipt;
+  }
+
+  answerApproval(rpcId, outcome) {
+    const entry = this.pending.get(rpcId);
+    if (!entry) return Promise.resolve({ accepted: false, reason: "not-pending" });
+    return this.answer(rpcId, { sessionId: entry.sessionId, approvalId: entry.frame.approvalId, outcome });
+  }
+}

@@ -1,0 +1,256 @@
+// Session (spec 04): one open conversation, stitched from history pages and live frames by seq.
+//
+// open() pulls the tail page (session.history, maxMessages 50) while live `session/event`
+// frames are buffered; the buffer is then drained in seq order. A buffered or live event that
+// skips ahead, or a `session/subscribed.lastSeq` beyond what we hold, re-pulls the tail.
+// loadOlder() pages backwards by beforeSeq and must join contiguously. The events kept are
+// always one contiguous run; the fold is fed from it. No DOM.
+//
+// Events: "ops" (fold change list), "state" (loading / hasMore / error changed).
+
+import { Emitter } from "./emitter.js";
+import { SessionFold } from "./fold.js";
+
+export class Session extends Emitter {
+  constructor({ sessionId, client, maxMessages = 50, maxRepulls = 3 }) {
+    super();
+    this.sessionId = sessionId;
+    this.client = client;
+    this.maxMessages = maxMessages;
+    this.maxRepulls = maxRepulls;
+    this.events = [];
+    this.fold = new SessionFold();
+    this.hasMore = false;
+    this.loaded = false;
+    this.loadingOlder = false;
+    this.buffering = false;
+    this.buffer = [];
+    this.subscribedLastSeq = -1;
+    this.pulling = null;
+    this.repullWanted = false;
+    this.error = null;
+    this.projections = new Map();
+    this.closed = false;
+  }
+
+  get firstSeq() {
+    return this.events.length ? this.events[0].seq : null;
+  }
+
+  get lastSeq() {
+    return this.events.length ? this.events[this.events.length - 1].seq : -1;
+  }
+
+  get loading() {
+    return this.pulling !== null;
+  }
+
+  open() {
+    return this.pullTail();
+  }
+
+  /** Reconnect = rebuild: pull the tail again (kept older pages stay when it joins). */
+  reopen() {
+    return this.pullTail();
+  }
+
+  close() {
+    this.closed = true;
+  }
+
+  emitOps() {
+    const ops = this.fold.takeOps();
+    if (ops.length) this.emit("ops", ops);
+  }
+
+  emitState() {
+    this.emit("state", this);
+  }
+
+  // ---- live input -------------------------------------------------------------------------
+
+  /** A `session/event` frame for this session. */
+  acceptLive(ev) {
+    if (this.closed) return;
+    if (this.buffering) {
+      this.buffer.push(ev);
+      return;
+    }
+    if (ev.seq <= this.lastSeq) return; // already have it
+    if (ev.seq === this.lastSeq + 1) {
+      this.append(ev);
+      this.emitOps();
+      return;
+    }
+    this.buffer.push(ev); // skipped ahead: a gap → re-pull the tail
+    this.pullTail();
+  }
+
+  /** `session/subscribed` for this session. */
+  onSubscribed(lastSeq) {
+    if (lastSeq > this.subscribedLastSeq) this.subscribedLastSeq = lastSeq;
+    if (this.closed || !this.loaded) return;
+    if (this.buffering) {
+      this.repullWanted = this.repullWanted || lastSeq > this.lastSeq;
+      return;
+    }
+    if (lastSeq > this.lastSeq) this.pullTail();
+  }
+
+  /** `session/projection`: keep the value with the highest seq. */
+  onProjection(key, value, seq) {
+    const cur = this.projections.get(key);
+    if (cur && cur.seq > seq) return false;
+    this.projections.set(key, { value, seq });
+    this.emitState();
+    return true;
+  }
+
+  get title() {
+    return this.projections.get("title")?.value ?? this.fold.title ?? null;
+  }
+
+  append(ev) {
+    this.events.push(ev);
+    this.fold.apply(ev);
+  }
+
+  refold() {
+    this.fold.reset();
+    this.fold.applyAll(this.events);
+    this.fold.ops = [];
+    this.fold.resetPending = true; // the next change list is a single {op: "reset"}
+  }
+
+  // ---- the tail -----------------------------------------------------------------------------
+
+  pullTail() {
+    if (this.pulling) {
+      this.repullWanted = true;
+      return this.pulling;
+    }
+    this.buffering = true;
+    this.pulling = this.pullLoop().finally(() => {
+      this.pulling = null;
+      this.emitState();
+    });
+    this.emitState();
+    return this.pulling;
+  }
+
+  async pullLoop() {
+    let tries = 0;
+    for (;;) {
+      this.repullWanted = false;
+      let r;
+      try {
+        r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages });
+      } catch (err) {
+        r = { ok: false, error: { code: "transport", message: err?.message ?? String(err), details: {} } };
+      }
+      if (this.closed) return;
+      if (!r.ok) {
+        this.error = r.error;
+        this.buffering = false;
+        this.buffer = [];
+        this.emitState();
+        return;
+      }
+      this.error = null;
+      this.installTail(r.value);
+      const gap = this.drainBuffer();
+      if (this.subscribedLastSeq > this.lastSeq) this.repullWanted = true;
+      tries += 1;
+      if (!(gap || this.repullWanted) || tries >= this.maxRepulls) {
+        this.buffering = false;
+        this.buffer = [];
+        this.emitOps();
+        return;
+      }
+      this.emitOps();
+    }
+  }
+
+  /** Apply buffered live events in order; true when one skipped ahead (the rest wait). */
+  drainBuffer() {
+    const buffered = this.buffer.sort((a, b) => a.seq - b.seq);
+    this.buffer = [];
+    for (let i = 0; i < buffered.length; i++) {
+      const ev = buffered[i];
+      if (ev.seq <= this.lastSeq) continue;
+      if (ev.seq === this.lastSeq + 1) {
+        this.append(ev);
+        continue;
+      }
+      this.buffer = buffered.slice(i);
+      return true;
+    }
+    return false;
+  }
+
+  installTail(value) {
+    const tail = value.events ?? [];
+    if (value.projections) {
+      for (const [k, v] of Object.entries(value.projections.values ?? {})) this.onProjection(k, v, value.projections.asOfSeq);
+    }
+    const first = this.firstSeq;
+    const last = this.lastSeq;
+    if (!this.loaded || this.events.length === 0 || tail.length === 0 || tail[0].seq < first || tail[0].seq > last + 1) {
+      if (tail.length === 0 && this.events.length > 0) {
+        // The host says the log is empty (a removed or reset session): start over.
+        this.events = [];
+      } else {
+        this.events = tail.slice();
+      }
+      this.hasMore = !!value.hasMore;
+      this.refold();
+    } else {
+      // The tail joins what we hold: older pages we loaded stay; append what is new.
+      for (const ev of tail) if (ev.seq > this.lastSeq) this.append(ev);
+    }
+    this.loaded = true;
+  }
+
+  // ---- older pages --------------------------------------------------------------------------
+
+  /** Load the page before the first event we hold. Resolves true when it joined. */
+  async loadOlder() {
+    if (!this.hasMore || this.loadingOlder || this.firstSeq === null) return false;
+    const before = this.firstSeq;
+    this.loadingOlder = true;
+    this.emitState();
+    try {
+      const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages: this.maxMessages });
+      if (this.closed || this.firstSeq !== before) return false; // the tail was replaced meanwhile
+      if (!r.ok) {
+        this.error = r.error;
+        return false;
+      }
+      const page = r.value.events ?? [];
+      if (page.length === 0) {
+        this.hasMore = false;
+        return false;
+      }
+      if (!isContiguous(page) || page[page.length - 1].seq !== before - 1) {
+        this.error = { code: "history-gap", message: `older page does not join at seq ${before}`, details: {} };
+        return false;
+      }
+      this.events = page.concat(this.events);
+      this.hasMore = !!r.value.hasMore && page[0].seq > 0;
+      this.refold();
+      this.emitOps();
+      return true;
+    } catch (err) {
+      this.error = { code: "transport", message: err?.message ?? String(err), details: {} };
+      return false;
+    } finally {
+      this.loadingOlder = false;
+      this.emitState();
+    }
+  }
+}
+
+export function isContiguous(events) {
+  for (let i = 1; i < events.length; i++) if (events[i].seq !== events[i - 1].seq + 1) return false;
+  return true;
+}
