@@ -1,0 +1,165 @@
+"""One running app per data dir: a lock file plus a local activation channel.
+
+The first launch takes an exclusive lock on `<data dir>/instance.lock` (held until the process
+ends, so a crash or kill -9 frees it) and listens on an activation channel; it writes the
+channel's address and a random auth key into `<data dir>/instance.json` (mode 0600). A later
+launch on the same data dir fails to take the lock, reads that file, asks the first to focus its
+window and exits 0 without starting a host.
+
+Channel: `multiprocessing.connection` with an HMAC auth key, so only a process able to read the
+0600 file can talk to it. POSIX: a Unix socket `<data dir>/instance.sock` created 0600 (an
+abstract socket when the path is too long for `sun_path`). Windows: a named pipe
+`\\\\.\\pipe\\harnessdesk-<hash of the data dir>`, and `msvcrt.locking` instead of `flock`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Client, Connection, Listener
+from pathlib import Path
+from typing import IO
+
+LOCK_NAME = "instance.lock"
+INFO_NAME = "instance.json"
+SOCK_NAME = "instance.sock"
+_SUN_PATH_MAX = 100
+
+
+def _try_lock(f: IO[bytes]) -> bool:
+    """Non-blocking exclusive lock on an open file; False when another process holds it."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _channel(data_dir: Path) -> tuple[str, str]:
+    """(family, address) of the activation channel for this data dir."""
+    digest = hashlib.sha256(str(data_dir).encode()).hexdigest()[:16]
+    if sys.platform == "win32":
+        return "AF_PIPE", rf"\\.\pipe\harnessdesk-{digest}"
+    path = str(data_dir / SOCK_NAME)
+    if len(path) > _SUN_PATH_MAX and sys.platform.startswith("linux"):
+        return "AF_UNIX", f"\0harnessdesk-{os.getuid()}-{digest}"
+    return "AF_UNIX", path
+
+
+class PrimaryInstance:
+    """Holds the lock and answers activation requests by calling `on_activate`."""
+
+    def __init__(self, data_dir: Path, lock_file: IO[bytes]) -> None:
+        self.data_dir = data_dir
+        self._lock_file = lock_file
+        self._listener: Listener | None = None
+        self._on_activate: Callable[[], None] = lambda: None
+        self._closed = False
+
+    def listen(self, on_activate: Callable[[], None]) -> None:
+        """Open the channel, publish its address and key, and serve it in a daemon thread."""
+        self._on_activate = on_activate
+        family, address = _channel(self.data_dir)
+        authkey = secrets.token_bytes(32)
+        if family == "AF_UNIX" and not address.startswith("\0"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(address)  # a leftover from a crash: we hold the lock, so it is stale
+        old_umask = os.umask(0o177) if sys.platform != "win32" else None
+        try:
+            self._listener = Listener(address, family, authkey=authkey)
+        finally:
+            if old_umask is not None:
+                os.umask(old_umask)
+        info = {"pid": os.getpid(), "family": family, "address": address, "authkey": authkey.hex()}
+        tmp = self.data_dir / (INFO_NAME + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(info, f)
+        os.replace(tmp, self.data_dir / INFO_NAME)
+        threading.Thread(target=self._serve, name="harnessdesk-activation", daemon=True).start()
+
+    def _serve(self) -> None:
+        listener = self._listener
+        assert listener is not None
+        while not self._closed:
+            try:
+                conn = listener.accept()
+            except Exception:  # a client with a wrong key, or the listener closed
+                if self._closed:
+                    return
+                continue
+            with conn:
+                self._answer(conn)
+
+    def _answer(self, conn: Connection) -> None:
+        try:
+            if conn.poll(2) and conn.recv() == {"cmd": "activate"}:
+                self._on_activate()
+                conn.send({"ok": True, "pid": os.getpid()})
+        except Exception:
+            with contextlib.suppress(Exception):
+                conn.send({"ok": False})
+
+    def close(self) -> None:
+        """Stop answering and release the lock (also happens implicitly at process exit)."""
+        self._closed = True
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                self._listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.data_dir / INFO_NAME)
+        self._lock_file.close()
+
+
+class ActivationError(Exception):
+    """The running instance could not be reached."""
+
+
+def acquire(data_dir: Path) -> PrimaryInstance | None:
+    """The primary-instance handle, or None when another process already runs on this dir."""
+    fd = os.open(data_dir / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    lock_file = os.fdopen(fd, "r+b")
+    if not _try_lock(lock_file):
+        lock_file.close()
+        return None
+    lock_file.seek(0)
+    lock_file.truncate()
+    lock_file.write(f"{os.getpid()}\n".encode())
+    lock_file.flush()
+    return PrimaryInstance(data_dir, lock_file)
+
+
+def activate_running(data_dir: Path, timeout: float = 10.0) -> int:
+    """Ask the running instance to focus its window; returns its pid.
+
+    Retries while the first instance is still starting (its channel not yet published).
+    """
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            info = json.loads((data_dir / INFO_NAME).read_text())
+            with Client(info["address"], info["family"], authkey=bytes.fromhex(info["authkey"])) as c:
+                c.send({"cmd": "activate"})
+                reply = c.recv() if c.poll(5) else {}
+            if reply.get("ok"):
+                return int(reply["pid"])
+            last = ActivationError("the running instance did not confirm")
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            last = exc
+        time.sleep(0.1)
+    raise ActivationError(f"another HarnessDesk runs on {data_dir} but did not answer ({last})")
