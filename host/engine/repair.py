@@ -78,11 +78,11 @@ def repair_events(open_turn: Sequence[SessionEvent]) -> list[SessionEvent]:
             )
             call.logged = True
         elif event.type == "tool/result":
-            cid = ((data.get("message") or {}).get("source") or {}).get("callId")
+            cid = str(((data.get("message") or {}).get("source") or {}).get("callId"))
             if cid in calls:
                 calls[cid].done = True
             else:
-                calls[str(cid)] = _Call(str(cid), "", turn, int(data.get("step", 0)), True, True)
+                calls[cid] = _Call(cid, "", turn, int(data.get("step", 0)), True, True)
     last = open_turn[-1]
     seq, time = last.seq, last.time
     out: list[SessionEvent] = []

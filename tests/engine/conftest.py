@@ -55,3 +55,36 @@ async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
     await s.open()
     yield s
     await s.close()
+
+
+def real_tools() -> dict[str, Any]:
+    """The real tool set (host.engine.tools.build_tools)."""
+    from host.engine import tools
+
+    return tools.build_tools()  # type: ignore[attr-defined,no-any-return]
+
+
+@pytest.fixture
+async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any]:
+    """Open Engines on tmp_path whose provider is the scripted OpenAI-compatible server."""
+    from host.engine.config import RuntimeOverrides
+    from host.engine.engine import Engine
+    from host.engine.llm.registry import AdapterRegistry
+
+    opened: list[Engine] = []
+
+    async def make(data_dir: Path | None = None, tools: dict[str, Any] | None = None, **kw: Any) -> Engine:
+        overrides = RuntimeOverrides(provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small")
+        engine = await Engine.open(
+            data_dir or tmp_path / "data",
+            overrides=overrides,
+            registry_factory=lambda s, k: AdapterRegistry(s, k, adapter_options={"retry_base_delay": 0.01}),
+            tools=tools if tools is not None else real_tools(),
+            **kw,
+        )
+        opened.append(engine)
+        return engine
+
+    yield make
+    for engine in opened:
+        await engine.close()

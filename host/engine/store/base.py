@@ -23,6 +23,14 @@ class SeqGapError(StoreError):
     """An append would leave a gap (or overlap) in a session's contiguous seqs."""
 
 
+class SessionExists(StoreError):
+    """A create, fork or import for a session id that is already taken."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session {session_id} already exists")
+        self.session_id = session_id
+
+
 class UnknownSession(StoreError):
     """An append for a session the store has never been told about."""
 
@@ -44,6 +52,8 @@ class SessionHeader:
     last_seq: int = -1
     open_turn_start: int | None = None
     """seq of the `turn/start` of a turn without `turn/end`, if any."""
+    last_turn: int = -1
+    """The highest turn number logged (-1 before the first turn)."""
 
     @property
     def updated_at(self) -> int:

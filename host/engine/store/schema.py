@@ -198,6 +198,10 @@ HEADER_COLUMNS = (
 def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader:
     sid = row[0]
     last = conn.execute("SELECT MAX(seq) FROM events WHERE session_id = ?", (sid,)).fetchone()[0]
+    turn_row = conn.execute(
+        "SELECT turn FROM turns WHERE session_id = ? ORDER BY start_seq DESC LIMIT 1", (sid,)
+    ).fetchone()
+    last_turn = None if turn_row is None else turn_row[0]
     open_row = conn.execute(
         "SELECT start_seq FROM turns WHERE session_id = ? AND end_seq IS NULL"
         " ORDER BY start_seq DESC LIMIT 1",
@@ -217,6 +221,7 @@ def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader
         model=json.loads(row[10]) if row[10] else None,
         last_seq=-1 if last is None else int(last),
         open_turn_start=None if open_row is None else int(open_row[0]),
+        last_turn=-1 if last_turn is None else int(last_turn),
     )
 
 

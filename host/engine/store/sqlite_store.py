@@ -31,6 +31,7 @@ from host.engine.store.base import (
     Page,
     SearchResult,
     SeqGapError,
+    SessionExists,
     SessionHeader,
     StoreError,
     UnknownSession,
@@ -136,11 +137,13 @@ class SqliteStore:
                 self._write(conn, loop, op[1], op[2])
             elif kind == "r":
                 _, fn, fut, floop = op
+                failure: Exception | None = None
+                value = None
                 try:
-                    value, exc = fn(conn), None
+                    value = fn(conn)
                 except Exception as e:
-                    value, exc = None, e
-                self._reply(floop, fut, value, exc)
+                    failure = e
+                self._reply(floop, fut, value, failure)
             elif kind == "c":
                 _, fut, floop, checkpoint = op
                 in_tx = self._commit(conn, in_tx)
@@ -205,7 +208,7 @@ class SqliteStore:
 
     def register(self, header: SessionHeader) -> None:
         if header.id in self._next_seq:
-            raise StoreError(f"session {header.id} already exists")
+            raise SessionExists(header.id)
         self._next_seq[header.id] = 0
         self._lazy[header.id] = header
 
@@ -309,7 +312,7 @@ class SqliteStore:
 
     async def fork(self, source_id: str, child: SessionHeader, through_seq: int) -> None:
         if child.id in self._next_seq:
-            raise StoreError(f"session {child.id} already exists")
+            raise SessionExists(child.id)
         self._next_seq[child.id] = through_seq + 1
         try:
             await self.call(lambda conn: copy.fork_copy(conn, source_id, child, through_seq))
@@ -356,7 +359,7 @@ class SqliteStore:
             if isinstance(row, ExportHeader):
                 header = SessionHeader.from_row(json.loads(row.json))
                 if self.known(header.id) or await self.header(header.id) is not None:
-                    raise StoreError(f"session {header.id} already exists")
+                    raise SessionExists(header.id)
                 self._next_seq[header.id] = 0
                 self._submit_write(header.id, lambda conn, h=header: insert_header(conn, h))  # type: ignore[misc]
             elif isinstance(row, ExportEvent):

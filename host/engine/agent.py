@@ -1,0 +1,310 @@
+"""One agent per attached session: an asyncio task draining an inbox (spec 02 "Agents", seed 002).
+
+- `queue` → FIFO next-turn input; wakes an idle agent.
+- `steer` → delivered at the next step checkpoint as `steering/message`; idle → ordinary turn.
+- `inject` → engine-internal context without running the model; idle → one-shot `injection` turn.
+- `cancel` → aborts the running step and turn (`turn/end aborted {by}`), cancels the session's
+  pending approvals/questions, clears queued input (reported via `session/queue`). Idle: no-op.
+
+`running` covers the whole drain interval (turn close, checkpoint, back-to-back queued turns);
+`host/session-status` is published exactly on its edges.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from contract.content import AttachmentRef, ContentBlock, Message, MessageSource
+from contract.frames import HostAgentError, HostSessionStatus, QueueItem, SessionQueue
+from contract.questions import AnswerSet, Question
+from contract.sessions import ModelSelection
+from host.engine.bus import Bus
+from host.engine.context import DEFAULT_SYSTEM, first_user_text
+from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
+from host.engine.llm.base import LlmAdapter
+from host.engine.log import SessionLog
+from host.engine.pending import PendingTable, QuestionCancelled
+from host.engine.store import Store
+from host.engine.titles import auto_title
+from host.engine.tools.base import Tool
+from host.engine.turn import Turn
+
+log = logging.getLogger(__name__)
+
+MAX_QUEUE = 100
+
+
+@dataclass
+class AgentDeps:
+    store: Store
+    bus: Bus
+    pending: PendingTable
+    tools: dict[str, Tool]
+    adapter_for: Callable[[str], LlmAdapter | None]
+    selection: Callable[[], ModelSelection]
+    system_template: str = DEFAULT_SYSTEM
+    step_cap: int = 25
+
+
+@dataclass
+class InboxItem:
+    item_id: str
+    content: list[ContentBlock]
+    source: dict[str, Any]
+    mode: Literal["queue", "steer"] = "queue"
+    waited: bool = False
+    """Queued while a turn was running (so its turn's trigger is `queue`)."""
+
+    def message(self) -> Message:
+        return Message(
+            id=f"msg-{uuid.uuid4().hex}",
+            role="user",
+            content=list(self.content),
+            source=MessageSource.model_validate(self.source),
+        )
+
+
+@dataclass
+class _Flags:
+    disposed: bool = False
+    quiet: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Agent:
+    def __init__(
+        self, log_: SessionLog, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
+    ) -> None:
+        self.log = log_
+        self.session_id = log_.session_id
+        self.cwd = cwd
+        self.deps = deps
+        self.history = history
+        self.next_turn = next_turn
+        self.running = False
+        self.turn_open = False
+        self.cancel_by: str | None = None
+        self.allowed_always: set[str] = set()
+        self.last_header: dict[str, Any] | None = None
+        self._queue: deque[InboxItem] = deque()
+        self._steering: list[InboxItem] = []
+        self._injections: list[Message] = []
+        self._wake = asyncio.Event()
+        self._flags = _Flags()
+        self._flags.quiet.set()
+        self._task: asyncio.Task[None] | None = None
+        self._turn_task: asyncio.Task[dict[str, Any]] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
+
+    # ---- input ----------------------------------------------------------------------------
+
+    def queue(self, content: list[ContentBlock], source: dict[str, Any]) -> str:
+        """FIFO next-turn input; wakes an idle agent. Returns the queue item id."""
+        self._check_open()
+        item = InboxItem(f"q-{uuid.uuid4().hex}", list(content), source, "queue", waited=self.running)
+        self._queue.append(item)
+        if item.waited:
+            self._publish_queue()
+        self._poke()
+        return item.item_id
+
+    def steer(self, content: list[ContentBlock], source: dict[str, Any]) -> str:
+        """Next-step input for the running turn; on an idle agent an ordinary turn."""
+        self._check_open()
+        item = InboxItem(f"s-{uuid.uuid4().hex}", list(content), source, "steer")
+        if self.turn_open:
+            self._steering.append(item)
+            self._flags.quiet.clear()
+        else:
+            item.waited = self.running
+            self._queue.append(item)
+            if item.waited:
+                self._publish_queue()
+            self._poke()
+        return item.item_id
+
+    def inject(self, content: list[ContentBlock], meta: dict[str, Any] | None = None) -> None:
+        """Engine-internal context (e.g. a file-changed notice); never runs the model by itself."""
+        self._check_open()
+        source: dict[str, Any] = {"kind": "plugin"}
+        if meta:
+            source["meta"] = meta
+        message = Message(
+            id=f"msg-{uuid.uuid4().hex}",
+            role="user",
+            content=list(content),
+            source=MessageSource.model_validate(source),
+        )
+        self._injections.append(message)
+        if not self.turn_open:
+            self._poke()
+
+    def cancel(self, by: Literal["user", "parent", "disposed"] = "user") -> bool:
+        """Abort the running turn, cancel pending requests, clear queued input. False when idle."""
+        if not self.running and not self.turn_open and not self._queue:
+            return False
+        had_queue = bool(self._queue)
+        self._queue.clear()
+        self._steering.clear()
+        if had_queue:
+            self._publish_queue()
+        self.deps.pending.cancel_session(self.session_id)
+        if self.turn_open and self._turn_task is not None and self.cancel_by is None:
+            self.cancel_by = by
+            self._turn_task.cancel()
+        return True
+
+    def check_cancel(self) -> None:
+        """Raise CancelledError when a cancel was requested (in case a callee swallowed it)."""
+        if self.cancel_by is not None:
+            raise asyncio.CancelledError()
+
+    def queue_items(self) -> list[QueueItem]:
+        return [QueueItem(item_id=i.item_id, content=i.content, mode="queue") for i in self._queue]
+
+    def update_queue(self, item_id: str, kind: str, content: list[ContentBlock] | None = None) -> None:
+        """Edit, remove or promote to steering one queued item."""
+        item = next((i for i in self._queue if i.item_id == item_id), None)
+        if item is None:
+            raise QueueItemNotFound(item_id, "the item was already claimed or removed")
+        if kind == "edit":
+            item.content = list(content or [])
+        elif kind == "remove":
+            self._queue.remove(item)
+        elif kind == "steer":
+            if not self.turn_open:
+                raise SteerUnavailable(item_id, "no turn is running to steer")
+            self._queue.remove(item)
+            item.mode = "steer"
+            self._steering.append(item)
+        else:
+            raise ValueError(f"unknown queue action {kind!r}")
+        self._publish_queue()
+
+    # ---- what turns consume ----------------------------------------------------------------
+
+    def take_steering(self) -> list[Message]:
+        items, self._steering = self._steering, []
+        return [i.message() for i in items]
+
+    def take_injections(self) -> list[Message]:
+        items, self._injections = self._injections, []
+        return items
+
+    def has_checkpoint_input(self) -> bool:
+        return bool(self._steering or self._injections)
+
+    def system_prompt(self) -> str:
+        return self.deps.system_template.format(cwd=self.cwd)
+
+    async def ask_user(self, questions: list[Question]) -> AnswerSet:
+        try:
+            return await self.deps.pending.question(self.session_id, questions)
+        except QuestionCancelled:
+            raise asyncio.CancelledError() from None
+
+    async def load_attachment(self, ref: AttachmentRef) -> bytes | None:
+        found = await self.deps.store.attachment(self.session_id, ref.attachment_id)
+        return None if found is None else found[1]
+
+    # ---- lifecycle ------------------------------------------------------------------------
+
+    async def wait_quiet(self) -> None:
+        """Until the agent is idle with nothing queued (a test and CLI helper)."""
+        await self._flags.quiet.wait()
+
+    async def dispose(self) -> None:
+        """End a running turn `aborted {by: disposed}`, stop the loop and wait for it."""
+        if self._flags.disposed:
+            return
+        self._flags.disposed = True
+        self._queue.clear()
+        self._steering.clear()
+        if self.turn_open and self._turn_task is not None and self.cancel_by is None:
+            self.cancel_by = "disposed"
+            self._turn_task.cancel()
+        self._wake.set()
+        if self._task is not None:
+            await asyncio.wait([self._task])
+
+    def _check_open(self) -> None:
+        if self._flags.disposed:
+            raise AgentBusy("the session is closing")
+        if len(self._queue) >= MAX_QUEUE:
+            raise AgentBusy(f"the queue is full ({MAX_QUEUE} items)")
+
+    def _poke(self) -> None:
+        self._flags.quiet.clear()
+        self._wake.set()
+
+    def _publish_queue(self) -> None:
+        self.deps.bus.publish("mux", SessionQueue(session_id=self.session_id, items=self.queue_items()))
+
+    def _set_running(self, running: bool) -> None:
+        if running == self.running:
+            return
+        self.running = running
+        self.deps.bus.publish("host", HostSessionStatus(session_id=self.session_id, running=running))
+
+    async def _drain(self) -> None:
+        while not self._flags.disposed:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                while not self._flags.disposed and (self._queue or self._steering or self._injections):
+                    self._set_running(True)
+                    await self._one_turn()
+            except Exception as exc:
+                log.exception("agent %s failed outside a turn", self.session_id)
+                message = f"{type(exc).__name__}: {exc}"
+                self.deps.bus.publish("host", HostAgentError(session_id=self.session_id, message=message))
+            self._set_running(False)
+            if not (self._queue or self._steering or self._injections):
+                self._flags.quiet.set()
+        self._set_running(False)
+        self._flags.quiet.set()
+
+    async def _one_turn(self) -> None:
+        first: list[tuple[str, Message]]
+        if self._queue or self._steering:
+            item = self._queue.popleft() if self._queue else self._steering.pop(0)
+            if item.waited:
+                self._publish_queue()
+                trigger = "queue"
+            else:
+                trigger = "steer" if item.mode == "steer" else "user"
+            first = [("user/message", item.message())]
+        else:
+            trigger = "injection"
+            first = [("user/message", m) for m in self.take_injections()]
+        turn = Turn(self, self.next_turn, trigger)
+        self.next_turn += 1
+        self.turn_open = True
+        self.cancel_by = None
+        turn.begin(first)
+        self._turn_task = asyncio.create_task(turn.run())
+        await asyncio.wait([self._turn_task])
+        task, self._turn_task = self._turn_task, None
+        reason = turn.aborted() if task.cancelled() else task.result()
+        turn.finish(reason)
+        self.cancel_by = None
+        if self._steering:  # steering that missed the last checkpoint becomes queued input
+            for leftover in self._steering:
+                leftover.waited = True
+                self._queue.append(leftover)
+            self._steering.clear()
+            self._publish_queue()
+        await self.deps.store.flush(checkpoint=True)
+        if reason.get("kind") == "completed" and self.log.title is None:
+            text = first_user_text(self.history)
+            title = auto_title(text) if text else None
+            if title:
+                self.log.append("session/title", {"title": title, "source": {"kind": "auto"}})

@@ -1,0 +1,99 @@
+"""What the model sees: the conversation folded from surface events, and tool-argument checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from contract.content import Message, TextBlock
+from contract.events import SessionEvent
+
+DEFAULT_SYSTEM = (
+    "You are HarnessDesk, a careful coding agent working in the directory {cwd}. "
+    "Use the tools to read, search and change files and to run commands there. "
+    "Keep answers short and concrete."
+)
+
+
+def event_message(event: SessionEvent) -> Message | None:
+    """The model-visible message an event carries (user/steering/assistant/tool result)."""
+    data = event.data
+    if event.type in ("user/message", "steering/message"):
+        return Message.model_validate(data)
+    if event.type in ("assistant/message", "tool/result"):
+        return Message.model_validate(data["message"])
+    return None
+
+
+def fold_messages(events: Iterable[SessionEvent]) -> list[Message]:
+    """The conversation in log order; `surfaceOp: replace` swaps the messages it covers."""
+    out: list[tuple[int, Message]] = []
+    for event in events:
+        message = event_message(event)
+        if message is None:
+            continue
+        op = event.surface_op
+        if op is not None and op != "append":
+            start, end = op.start, op.end  # type: ignore[union-attr]
+            out = [(s, m) for s, m in out if not start <= s <= end]
+        out.append((event.seq, message))
+    return [m for _, m in out]
+
+
+def first_user_text(messages: Iterable[Message]) -> str | None:
+    for message in messages:
+        if message.role == "user" and message.source.kind == "user":
+            text = " ".join(b.text for b in message.content if isinstance(b, TextBlock))
+            if text.strip():
+                return text
+    return None
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def _type_ok(value: Any, expected: Any) -> bool:
+    names = expected if isinstance(expected, list) else [expected]
+    for name in names:
+        kinds = _JSON_TYPES.get(str(name))
+        if kinds is None:
+            return True
+        if isinstance(value, bool) and name in ("integer", "number"):
+            continue
+        if isinstance(value, kinds):
+            return True
+    return False
+
+
+def parse_arguments(raw: str, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """(arguments, None) or (None, why not): JSON object, required keys, top-level types."""
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except ValueError as exc:
+        return None, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, "arguments must be a JSON object"
+    missing = [k for k in schema.get("required", []) if k not in value]
+    if missing:
+        return None, f"missing required arguments: {', '.join(missing)}"
+    props = schema.get("properties", {})
+    for key, val in value.items():
+        spec = props.get(key)
+        if spec is None:
+            if schema.get("additionalProperties") is False:
+                return None, f"unknown argument {key!r}"
+            continue
+        if "type" in spec and not _type_ok(val, spec["type"]):
+            return None, f"argument {key!r} must be {spec['type']}"
+        if "enum" in spec and val not in spec["enum"]:
+            return None, f"argument {key!r} must be one of {spec['enum']}"
+    return value, None

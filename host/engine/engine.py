@@ -1,0 +1,497 @@
+"""The `Engine` facade the ApiProxy calls: sessions, agents, store, settings, streams.
+
+Methods return plain results or raise the typed exceptions of `host.engine.errors`, which the API
+layer maps to RpcError codes. Everything runs on one asyncio loop; disk work happens on the
+store's writer thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from contract import __version__
+from contract.content import AttachmentRef, ContentBlock, ImageBlock, TextBlock
+from contract.events import SessionEvent
+from contract.frames import HostSessionAdded, SessionQueue, SessionSubscribed
+from contract.host import DescribeValue
+from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
+from contract.sessions import (
+    ImageInput,
+    ModelSelection,
+    ModelsValue,
+    Projections,
+    PromptContent,
+    SessionSummary,
+    TextInput,
+)
+from contract.settings import LlmSettings, ProviderInfo
+from host.engine import models as model_info
+from host.engine.agent import Agent, AgentDeps
+from host.engine.bus import Bus, Item, Subscription, push
+from host.engine.config import Config, RuntimeOverrides, SettingsRejected
+from host.engine.context import fold_messages
+from host.engine.errors import (
+    AgentBusy,
+    AttachmentError,
+    ForkUnavailable,
+    ModelUnavailable,
+    QueueItemNotFound,
+    SessionConflict,
+    SessionNotFound,
+    TitleInvalid,
+)
+from host.engine.llm.base import LlmAdapter
+from host.engine.log import SessionLog, now_ms
+from host.engine.media import image_attachment
+from host.engine.pending import PendingTable
+from host.engine.repair import repair_events
+from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
+from host.engine.timezones import check_time_zone
+from host.engine.titles import normalise
+from host.engine.tools.base import Tool
+
+log = logging.getLogger(__name__)
+
+
+class Registry(Protocol):
+    """What the engine needs from `host.engine.llm.registry.AdapterRegistry`."""
+
+    def get(self, provider: str) -> LlmAdapter | None: ...
+
+    def providers(self) -> list[ProviderInfo]: ...
+
+    async def aclose(self) -> None: ...
+
+
+RegistryFactory = Callable[[Callable[[], LlmSettings], Callable[[str], str | None]], Registry]
+
+
+def _default_registry(settings: Callable[[], LlmSettings], key_for: Callable[[str], str | None]) -> Registry:
+    from host.engine.llm.registry import AdapterRegistry
+
+    return AdapterRegistry(settings, key_for)
+
+
+def _default_tools() -> dict[str, Tool]:
+    from host.engine import tools
+
+    build: Callable[[], dict[str, Tool]] = tools.build_tools  # type: ignore[attr-defined,unused-ignore]
+    return build()
+
+
+def _expand(path: str) -> str:
+    return os.path.expanduser(path)
+
+
+class Engine:
+    """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        store: Store,
+        config: Config,
+        registry: Registry,
+        tools: dict[str, Tool],
+        step_cap: int = 25,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.store = store
+        self.config = config
+        self.registry = registry
+        self.tools = tools
+        self.bus = Bus()
+        self.pending = PendingTable(self.bus)
+        self.host_instance_id = f"host-{uuid.uuid4()}"
+        self.step_cap = step_cap
+        self.default_cwd = os.getcwd()
+        self.resumes = 0
+        """How many cold sessions were loaded (concurrent resumes share one load)."""
+        self._agents: dict[str, Agent] = {}
+        self._attaching: dict[str, asyncio.Future[Agent]] = {}
+        self._selection: dict[str, ModelSelection] = {}
+        self._default: ModelSelection | None = None
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        data_dir: Path,
+        overrides: RuntimeOverrides | None = None,
+        registry_factory: RegistryFactory | None = None,
+        tools: dict[str, Tool] | None = None,
+        step_cap: int = 25,
+    ) -> Engine:
+        data_dir = Path(data_dir)
+        data_dir.mkdir(parents=True, exist_ok=True)
+        config = Config(data_dir, overrides)
+        registry = (registry_factory or _default_registry)(config.llm, config.key_for)
+        store = SqliteStore.in_dir(data_dir)
+        await store.open()
+        return cls(
+            data_dir, store, config, registry, tools if tools is not None else _default_tools(), step_cap
+        )
+
+    async def close(self) -> None:
+        """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close."""
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(a.dispose() for a in list(self._agents.values())))
+        self.pending.cancel_all()
+        await self.store.close()
+        await self.registry.aclose()
+        self.bus.close_all()
+
+    # ---- sessions -------------------------------------------------------------------------
+
+    async def list_sessions(self) -> list[SessionSummary]:
+        headers = await self.store.headers()
+        out = [self._summary(h) for h in headers]
+        out.sort(key=lambda s: s.updated_at, reverse=True)
+        return out
+
+    def _summary(self, h: SessionHeader) -> SessionSummary:
+        agent = self._agents.get(h.id)
+        title = agent.log.title if agent is not None else h.title
+        return SessionSummary(
+            session_id=h.id,
+            updated_at=h.updated_at,
+            running=agent.running if agent is not None else False,
+            blank=h.blank,
+            title=title,
+            parent_session_id=h.parent_session,
+            cwd=h.cwd,
+            agent_preset=h.agent_preset,
+        )
+
+    async def create_session(
+        self, cwd: str | None = None, session_id: str | None = None, agent_preset: str | None = None
+    ) -> str:
+        """A new lazy session (nothing written until its first event). Idempotent for a
+        preallocated id with the same cwd; SessionConflict when it exists with another."""
+        self._check_open()
+        cwd = _expand(cwd) if cwd else self.default_cwd
+        if session_id is not None:
+            existing = await self.store.header(session_id)
+            if existing is not None:
+                if existing.cwd == cwd:
+                    return session_id
+                raise SessionConflict(session_id, cwd, existing.cwd)
+        sid = session_id or f"s-{uuid.uuid4().hex}"
+        self.store.register(SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset))
+        self.bus.publish("host", HostSessionAdded(session_id=sid, blank=True, cwd=cwd))
+        return sid
+
+    async def _header(self, session_id: str) -> SessionHeader:
+        header = await self.store.header(session_id)
+        if header is None:
+            raise SessionNotFound(session_id)
+        return header
+
+    async def attach(self, session_id: str) -> Agent:
+        """The session's agent, resuming a cold session (concurrent resumes share one load)."""
+        self._check_open()
+        agent = self._agents.get(session_id)
+        if agent is not None:
+            return agent
+        future = self._attaching.get(session_id)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._attaching[session_id] = future
+            try:
+                future.set_result(await self._load(session_id))
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # retrieved: joiners re-raise it, no "never retrieved" noise
+            finally:
+                del self._attaching[session_id]
+        return await asyncio.shield(future)
+
+    async def _load(self, session_id: str) -> Agent:
+        header = await self._header(session_id)
+        self.resumes += 1
+        repairs: list[SessionEvent] = []
+        if header.open_turn_start is not None:
+            repairs = repair_events(await self.store.events(session_id, header.open_turn_start))
+        session_log = SessionLog(header, self.store, self.bus)
+        self.bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
+        session_log.extend(repairs)
+        history = fold_messages(await self.store.surface_events(session_id))
+        deps = AgentDeps(
+            store=self.store,
+            bus=self.bus,
+            pending=self.pending,
+            tools=self.tools,
+            adapter_for=self.registry.get,
+            selection=lambda: self.current_selection(session_id, session_log),
+            step_cap=self.step_cap,
+        )
+        cwd = Path(header.cwd or self.default_cwd)
+        next_turn = header.last_turn + 1
+        agent = Agent(session_log, cwd, deps, history, next_turn)
+        self._agents[session_id] = agent
+        agent.start()
+        return agent
+
+    def attached(self) -> list[str]:
+        return list(self._agents)
+
+    def agent(self, session_id: str) -> Agent | None:
+        return self._agents.get(session_id)
+
+    # ---- history --------------------------------------------------------------------------
+
+    async def history(
+        self, session_id: str, before_seq: int | None = None, max_messages: int = 50
+    ) -> tuple[list[SessionEvent], bool, Projections | None]:
+        """A page of raw events (spec 02 "History paging"); cold sessions are repaired in memory
+        (nothing written, no agent attached). The tail page carries the projections."""
+        agent = self._agents.get(session_id)
+        header = None if agent is not None else await self._header(session_id)
+        page = await self.store.page(session_id, before_seq, max_messages)
+        events = page.events
+        title = agent.log.title if agent is not None else (header.title if header else None)
+        if header is not None and header.open_turn_start is not None:
+            if before_seq is None or before_seq > header.last_seq:
+                open_turn = await self.store.events(session_id, header.open_turn_start)
+                extra = repair_events(open_turn)
+                events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
+        projections = None
+        if before_seq is None:
+            as_of = events[-1].seq if events else -1
+            projections = Projections(as_of_seq=as_of, values={"title": title} if title else {})
+        return events, page.has_more, projections
+
+    # ---- input ----------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        session_id: str,
+        mode: str,
+        content: list[PromptContent],
+        rpc_id: str,
+        client_time_zone: str | None = None,
+    ) -> str:
+        """Queue or steer user input; returns the inbox item id."""
+        if client_time_zone is not None:
+            check_time_zone(client_time_zone)
+        agent = await self.attach(session_id)
+        selection = self.current_selection(session_id, agent.log)
+        if self.registry.get(selection.provider) is None:
+            raise ModelUnavailable(selection.provider, selection.model)
+        blocks = self._blocks(content)
+        source: dict[str, Any] = {"kind": "user", "rpcId": rpc_id}
+        if client_time_zone is not None:
+            source["clientTimeZone"] = client_time_zone
+        if mode == "steer":
+            return agent.steer(blocks, source)
+        if mode == "queue":
+            return agent.queue(blocks, source)
+        raise AgentBusy(f"unknown prompt mode {mode!r}")
+
+    def _blocks(self, content: list[PromptContent]) -> list[ContentBlock]:
+        blocks: list[ContentBlock] = []
+        for part in content:
+            if isinstance(part, TextInput):
+                blocks.append(TextBlock(text=part.text))
+            elif isinstance(part, ImageInput):
+                ref, data = image_attachment(part.media_type, part.data, part.name)
+                self.store.put_attachment(ref, data)
+                blocks.append(ImageBlock(attachment=ref))
+        return blocks
+
+    async def inject(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> None:
+        """Engine-internal context (no model run by itself; idle → one `injection` turn)."""
+        agent = await self.attach(session_id)
+        agent.inject([TextBlock(text=text)], meta)
+
+    async def cancel(self, session_id: str) -> bool:
+        """Abort the running turn; a no-op on an idle or cold session."""
+        agent = self._agents.get(session_id)
+        if agent is None:
+            await self._header(session_id)
+            return False
+        return agent.cancel("user")
+
+    async def queue(self, session_id: str) -> list[Any]:
+        await self._header(session_id)
+        agent = self._agents.get(session_id)
+        return agent.queue_items() if agent is not None else []
+
+    async def update_queue(self, session_id: str, item_id: str, action: Any) -> None:
+        """`action` is a contract EditAction / RemoveAction / SteerAction (never resumes)."""
+        await self._header(session_id)
+        agent = self._agents.get(session_id)
+        if agent is None:
+            raise QueueItemNotFound(item_id, "the session has no queued input")
+        content = self._blocks(action.content) if action.kind == "edit" else None
+        agent.update_queue(item_id, action.kind, content)
+
+    # ---- titles, forks, search ------------------------------------------------------------
+
+    async def rename(self, session_id: str, title: str) -> tuple[str, int]:
+        """Pin a user title; returns (normalised title, its event seq)."""
+        await self._header(session_id)
+        clean = normalise(title)
+        if not clean:
+            raise TitleInvalid(session_id, "the title has nothing visible")
+        agent = await self.attach(session_id)
+        event = agent.log.append("session/title", {"title": clean, "source": {"kind": "user"}})
+        return clean, event.seq
+
+    async def fork(self, session_id: str, at_seq: int | None = None) -> str:
+        """A child session with the history through the anchor turn, then `session/end-seed`."""
+        self._check_open()
+        header = await self._header(session_id)
+        anchor = await self.store.fork_anchor(session_id, at_seq)
+        if anchor is None:
+            raise ForkUnavailable(session_id, "no completed turn at or after that point")
+        parent_log = self._agents[session_id].log if session_id in self._agents else None
+        selection = self.current_selection(session_id, parent_log, header)
+        child_id = f"s-{uuid.uuid4().hex}"
+        child = SessionHeader(
+            id=child_id,
+            created_at=now_ms(),
+            cwd=header.cwd,
+            parent_session=session_id,
+            agent_preset=header.agent_preset,
+        )
+        await self.store.fork(session_id, child, anchor)
+        seed_end = SessionEvent(type="session/end-seed", seq=anchor + 1, time=now_ms(), data={})
+        self.store.append(child_id, [seed_end])
+        self._selection[child_id] = selection
+        self.bus.publish(
+            "host",
+            HostSessionAdded(
+                session_id=child_id, blank=child.blank, parent_session_id=session_id, cwd=child.cwd
+            ),
+        )
+        return child_id
+
+    async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
+        """(hits as (sessionId, snippet), hasMore); the query is literal text, never syntax."""
+        result = await self.store.search(query.strip(), 20)
+        return result.hits, result.has_more
+
+    # ---- models ---------------------------------------------------------------------------
+
+    def default_selection(self) -> ModelSelection:
+        if self._default is not None:
+            return self._default
+        settings = self.config.llm()
+        model = settings.model or model_info.default_model(self.registry, settings.provider)
+        return ModelSelection(
+            provider=settings.provider, model=model, reasoning_effort=settings.reasoning_effort
+        )
+
+    def current_selection(
+        self, session_id: str, session_log: SessionLog | None = None, header: SessionHeader | None = None
+    ) -> ModelSelection:
+        """In-process choice, else the newest request/header in the log, else the host default."""
+        chosen = self._selection.get(session_id)
+        if chosen is not None:
+            return chosen
+        logged = session_log.model if session_log is not None else (header.model if header else None)
+        if logged and logged.get("provider") and logged.get("model"):
+            return ModelSelection.model_validate(logged)
+        return self.default_selection()
+
+    async def models(self, session_id: str) -> ModelsValue:
+        header = await self._header(session_id)
+        agent = self._agents.get(session_id)
+        current = self.current_selection(session_id, agent.log if agent else None, header)
+        return await model_info.describe(self.registry, current)
+
+    async def select_model(
+        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
+    ) -> ModelSelection:
+        """Validate and apply from the next request; also the host default for new sessions."""
+        await self._header(session_id)
+        adapter = self.registry.get(provider)
+        if adapter is None:
+            raise ModelUnavailable(provider, model)
+        if reasoning_effort is not None and reasoning_effort not in adapter.reasoning_efforts:
+            raise ModelUnavailable(
+                provider, model, f"{provider} does not support effort {reasoning_effort!r}"
+            )
+        selection = ModelSelection(provider=provider, model=model, reasoning_effort=reasoning_effort)
+        self._selection[session_id] = selection
+        self._default = selection
+        try:
+            values = {"provider": provider, "model": model, "reasoningEffort": reasoning_effort}
+            self.config.update(values)
+        except (SettingsRejected, OSError) as exc:
+            log.warning("could not save the model selection as default: %s", exc)
+        return selection
+
+    # ---- attachments, export, describe ----------------------------------------------------
+
+    async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes]:
+        await self._header(session_id)
+        found = await self.store.attachment(session_id, attachment_id)
+        if found is None:
+            raise AttachmentError("the session does not reference that attachment")
+        return found
+
+    async def export_rows(self, session_id: str) -> AsyncIterator[ExportRow]:
+        """Header, events and referenced attachments, streamed (for the ZIP export)."""
+        await self._header(session_id)
+        async for row in self.store.export_rows(session_id):
+            yield row
+
+    async def import_rows(self, rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> str:
+        """Write an exported session back; SessionConflict when its id exists."""
+        try:
+            sid = await self.store.import_rows(rows)
+        except SessionExists as exc:
+            existing = await self.store.header(exc.session_id)
+            raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+        header = await self._header(sid)
+        self.bus.publish(
+            "host",
+            HostSessionAdded(
+                session_id=sid, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
+            ),
+        )
+        return sid
+
+    def describe(self) -> DescribeValue:
+        selection = self.default_selection()
+        return DescribeValue(
+            version=__version__,
+            cwd=self.default_cwd,
+            home=str(Path.home()),
+            provider=selection.provider,
+            model=selection.model,
+            attached_sessions=self.attached(),
+            host_instance_id=self.host_instance_id,
+        )
+
+    # ---- streams --------------------------------------------------------------------------
+
+    def subscribe_mux(self, limit: int | None = None) -> Subscription:
+        """`session/subscribed` + pending replays + queue per attached session, then live frames."""
+        return self.bus.subscribe("mux", self._mux_snapshot, limit)
+
+    def _mux_snapshot(self) -> Iterable[Item]:
+        for sid, agent in self._agents.items():
+            yield push(SessionSubscribed(session_id=sid, last_seq=agent.log.last_seq))
+            yield from self.pending.requests_for(sid)
+            yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
+
+    def subscribe_host(self, limit: int | None = None) -> Subscription:
+        return self.bus.subscribe("host", None, limit)
+
+    def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
+        return self.pending.respond(response)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise AgentBusy("the host is shutting down")

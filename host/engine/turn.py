@@ -1,0 +1,325 @@
+"""One turn of the agent loop: steps of (checkpoint, model request, tool calls) until done.
+
+Event order per step: `step/start`, delivered steering/injections, `request/header` (first step
+or when the selection changes), `assistant/chunk`…, `assistant/message` (its `sourceEventSeqs`
+are the chunk seqs), then per tool call `tool/call`, approval events, `tool/result`, and
+`step/end`. Cancellation closes whatever is open (an interrupted assistant message, error
+results for unfinished calls, the step) before `turn/end aborted`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from contract.content import (
+    STREAM_CHUNK,
+    BlockEndChunk,
+    BlockStartChunk,
+    ContentBlock,
+    FinishChunk,
+    Message,
+    MessageSource,
+    ReasoningBlock,
+    ReasoningDeltaChunk,
+    TextBlock,
+    TextDeltaChunk,
+    ToolCallBlock,
+    UsageChunk,
+)
+from host.engine.context import parse_arguments
+from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
+from host.engine.repair import tool_error_result
+from host.engine.tools.base import ToolContext, ToolOutput
+
+if TYPE_CHECKING:
+    from host.engine.agent import Agent
+
+ALLOWED = ("allowed-once", "allowed-always")
+
+
+class NoAdapter(Exception):
+    """No adapter routes the selected provider."""
+
+
+class Turn:
+    def __init__(self, agent: Agent, number: int, trigger: str) -> None:
+        self.agent = agent
+        self.log = agent.log
+        self.number = number
+        self.trigger = trigger
+        self.step = -1
+        self.step_open = False
+        self.streaming = False
+        self.chunk_seqs: list[int] = []
+        self.partial: dict[int, list[str]] = {}
+        self.ended: dict[int, ContentBlock] = {}
+        self.open_calls: dict[str, tuple[str, bool]] = {}
+        """callId → (tool name, tool/call logged) for calls without a result yet."""
+        self.approval: tuple[str, str] | None = None
+
+    # ---- the turn -------------------------------------------------------------------------
+
+    def begin(self, first: list[tuple[str, Message]]) -> None:
+        """`turn/start` and the input that opened the turn (synchronous)."""
+        self.log.append("turn/start", {"turn": self.number, "trigger": self.trigger})
+        for etype, message in first:
+            self._message(etype, message)
+
+    async def run(self) -> dict[str, Any]:
+        """The steps; returns the turn/end reason after closing whatever was left open."""
+        try:
+            if self.trigger == "injection":
+                return {"kind": "completed"}
+            return await self._steps()
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                task.uncancel()
+            return self.aborted()
+        except Exception as exc:
+            error: dict[str, Any] = {"message": str(exc) or type(exc).__name__}
+            if isinstance(exc, LlmError) and exc.status is not None:
+                error["status"] = exc.status
+            self._close_open("TOOL_NOT_RUN", "The turn failed before this tool finished.")
+            return {"kind": "error", "error": error}
+
+    def aborted(self) -> dict[str, Any]:
+        self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
+        return {"kind": "aborted", "by": self.agent.cancel_by or "user"}
+
+    def finish(self, reason: dict[str, Any]) -> None:
+        """Pending injections join the turn, then `turn/end` (synchronous)."""
+        for message in self.agent.take_injections():
+            self._message("user/message", message)
+        self.log.append("turn/end", {"turn": self.number, "reason": reason})
+        self.agent.turn_open = False
+
+    async def _steps(self) -> dict[str, Any]:
+        agent = self.agent
+        for step in range(agent.deps.step_cap):
+            self.step = step
+            self.log.append("step/start", {"turn": self.number, "step": step})
+            self.step_open = True
+            self._checkpoint()
+            selection = agent.deps.selection()
+            adapter = agent.deps.adapter_for(selection.provider)
+            if adapter is None:
+                raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
+            specs = [ToolSpec(t.name, t.description, t.parameters) for t in agent.deps.tools.values()]
+            tools = specs if adapter.supports_tools else []
+            header: dict[str, Any] = {"provider": selection.provider, "model": selection.model}
+            if selection.reasoning_effort:
+                header["reasoningEffort"] = selection.reasoning_effort
+            header["tools"] = [t.name for t in tools]
+            if step == 0 or header != agent.last_header:
+                self.log.append("request/header", header)
+                agent.last_header = header
+            request = LlmRequest(
+                model=selection.model,
+                messages=list(agent.history),
+                system=agent.system_prompt(),
+                tools=tools,
+                reasoning_effort=selection.reasoning_effort,
+                on_retry=self._on_retry,
+                load_attachment=agent.load_attachment,
+            )
+            message, finish = await self._stream(adapter, request, selection.provider)
+            calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
+            for call in calls:
+                await self._tool(call)
+            self.log.append("step/end", {"turn": self.number, "step": step})
+            self.step_open = False
+            agent.deps.store.commit()
+            if not calls:
+                if finish == "max-tokens":
+                    return {"kind": "max-tokens"}
+                if agent.has_checkpoint_input():
+                    continue
+                return {"kind": "completed"}
+        return {"kind": "error", "error": {"message": f"step limit ({agent.deps.step_cap}) reached"}}
+
+    def _message(self, etype: str, message: Message) -> None:
+        self.log.append(etype, message.dump())
+        self.agent.history.append(message)
+
+    def _checkpoint(self) -> None:
+        for message in self.agent.take_steering():
+            self._message("steering/message", message)
+        for message in self.agent.take_injections():
+            self._message("user/message", message)
+
+    def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
+        self.log.append("request/retry", {"attempt": attempt, "delayMs": delay_ms, "reason": reason})
+
+    # ---- streaming ------------------------------------------------------------------------
+
+    async def _stream(self, adapter: LlmAdapter, request: LlmRequest, provider: str) -> tuple[Message, str]:
+        self.chunk_seqs, self.partial, self.ended = [], {}, {}
+        self.streaming = True
+        usage: dict[str, Any] | None = None
+        finish = "stop"
+        async with aclosing(adapter.stream(request)) as chunks:  # type: ignore[type-var]
+            async for raw in chunks:
+                chunk: Any = raw if isinstance(raw, BaseModel) else STREAM_CHUNK.validate_python(raw)
+                payload = {"turn": self.number, "step": self.step, "chunk": chunk.dump()}
+                self.chunk_seqs.append(self.log.append("assistant/chunk", payload).seq)
+                if isinstance(chunk, BlockStartChunk) and chunk.block_type != "tool-call":
+                    self.partial[chunk.index] = [chunk.block_type]
+                elif isinstance(chunk, TextDeltaChunk | ReasoningDeltaChunk) and chunk.index in self.partial:
+                    self.partial[chunk.index].append(chunk.text)
+                elif isinstance(chunk, BlockEndChunk):
+                    self.ended[chunk.index] = chunk.block
+                    self.partial.pop(chunk.index, None)
+                elif isinstance(chunk, UsageChunk):
+                    usage = chunk.usage.dump()
+                elif isinstance(chunk, FinishChunk):
+                    finish = chunk.reason
+                self.agent.check_cancel()
+        self.streaming = False
+        content = [self.ended[i] for i in sorted(self.ended)]
+        message = Message(
+            id=f"msg-{uuid.uuid4().hex}",
+            role="assistant",
+            content=content,
+            source=MessageSource(kind="model", provider=provider, model=request.model),  # type: ignore[call-arg]
+        )
+        data: dict[str, Any] = {"turn": self.number, "step": self.step, "message": message.dump()}
+        if usage is not None:
+            data["usage"] = usage
+        self.log.append("assistant/message", data, source_event_seqs=list(self.chunk_seqs))
+        self.agent.history.append(message)
+        for call in content:
+            if isinstance(call, ToolCallBlock):
+                self.open_calls[call.id] = (call.name, False)
+        return message, finish
+
+    # ---- tools ----------------------------------------------------------------------------
+
+    async def _tool(self, call: ToolCallBlock) -> None:
+        self.log.append(
+            "tool/call",
+            {
+                "turn": self.number,
+                "step": self.step,
+                "callId": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+            },
+        )
+        self.open_calls[call.id] = (call.name, True)
+        output = await self._execute(call)
+        self.agent.check_cancel()
+        self._result(call.id, call.name, output)
+
+    async def _execute(self, call: ToolCallBlock) -> ToolOutput:
+        agent = self.agent
+        tool = agent.deps.tools.get(call.name)
+        if tool is None:
+            return ToolOutput(f"Unknown tool {call.name!r}.", True, "UNKNOWN_TOOL")
+        args, problem = parse_arguments(call.arguments, tool.parameters)
+        if args is None:
+            return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
+        if tool.needs_approval and call.name not in agent.allowed_always:
+            outcome = await self._approve(call, args)
+            if outcome not in ALLOWED:
+                return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
+        ctx = ToolContext(
+            session_id=agent.session_id, cwd=agent.cwd, ask_user=agent.ask_user, emit=self._emit
+        )
+        try:
+            return await tool.run(args, ctx)
+        except asyncio.CancelledError:
+            if agent.cancel_by is not None:
+                raise
+            return ToolOutput("The question was cancelled.", True, "CANCELLED")
+        except Exception as exc:
+            return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
+
+    async def _approve(self, call: ToolCallBlock, args: dict[str, Any]) -> str:
+        agent = self.agent
+        approval_id = f"ap-{uuid.uuid4().hex}"
+        reason = f"{call.name} needs your approval"
+        self.log.append(
+            "approval/asked", {"id": approval_id, "toolName": call.name, "callId": call.id, "reason": reason}
+        )
+        rpc_id, future = agent.deps.pending.ask_approval(
+            agent.session_id, approval_id, call.name, call.id, reason, args
+        )
+        self.approval = (approval_id, rpc_id)
+        try:
+            outcome = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            agent.deps.pending.cancel(rpc_id)
+            self._decided("cancelled")
+            raise
+        self._decided(outcome)
+        if outcome == "allowed-always":
+            agent.allowed_always.add(call.name)
+        return str(outcome)
+
+    def _decided(self, outcome: str) -> None:
+        if self.approval is not None:
+            self.log.append("approval/decided", {"id": self.approval[0], "outcome": outcome})
+            self.approval = None
+
+    async def _emit(self, etype: str, data: dict[str, Any]) -> None:
+        self.log.append(etype, data)
+
+    def _result(self, call_id: str, name: str, output: ToolOutput) -> None:
+        if output.is_error:
+            code = output.error_code or "TOOL_ERROR"
+            data = tool_error_result(self.number, self.step, call_id, name, code, output.content)
+        else:
+            data = {
+                "turn": self.number,
+                "step": self.step,
+                "message": {
+                    "id": f"msg-{uuid.uuid4().hex}",
+                    "role": "tool",
+                    "content": [{"type": "tool-result", "toolCallId": call_id, "content": output.content}],
+                    "source": {"kind": "tool", "callId": call_id},
+                },
+            }
+        self.log.append("tool/result", data)
+        self.agent.history.append(Message.model_validate(data["message"]))
+        self.open_calls.pop(call_id, None)
+
+    # ---- closing an interrupted step --------------------------------------------------------
+
+    def _close_open(self, code: str, text: str) -> None:
+        if self.streaming:
+            self.streaming = False
+            blocks: dict[int, ContentBlock] = {
+                i: b for i, b in self.ended.items() if not isinstance(b, ToolCallBlock)
+            }
+            for index, (kind, *parts) in self.partial.items():
+                joined = "".join(parts)
+                if joined:
+                    blocks[index] = TextBlock(text=joined) if kind == "text" else ReasoningBlock(text=joined)
+            if blocks or self.chunk_seqs:
+                message = Message(
+                    id=f"msg-{uuid.uuid4().hex}",
+                    role="assistant",
+                    content=[blocks[i] for i in sorted(blocks)],
+                    source=MessageSource(kind="model"),
+                )
+                data = {
+                    "turn": self.number,
+                    "step": self.step,
+                    "message": message.dump(),
+                    "interrupted": True,
+                }
+                self.log.append("assistant/message", data, source_event_seqs=list(self.chunk_seqs))
+                if message.content:
+                    self.agent.history.append(message)
+        self._decided("cancelled")
+        for call_id, (name, logged) in list(self.open_calls.items()):
+            self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
+        if self.step_open:
+            self.log.append("step/end", {"turn": self.number, "step": self.step})
+            self.step_open = False
