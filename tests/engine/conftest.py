@@ -74,7 +74,9 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
     opened: list[Engine] = []
 
     async def make(data_dir: Path | None = None, tools: dict[str, Any] | None = None, **kw: Any) -> Engine:
-        overrides = RuntimeOverrides(provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small")
+        overrides = RuntimeOverrides(
+            provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small"
+        )
         engine = await Engine.open(
             data_dir or tmp_path / "data",
             overrides=overrides,
