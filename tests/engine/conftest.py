@@ -90,3 +90,36 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
     yield make
     for engine in opened:
         await engine.close()
+
+
+async def frames_until(sub: Any, pred: Any, limit_s: float = 15.0) -> list[Any]:
+    """Frames from a bus subscription up to and including the first one matching `pred`."""
+    import asyncio
+
+    seen: list[Any] = []
+
+    async def collect() -> list[Any]:
+        while True:
+            item = await sub.get()
+            if item is None:
+                raise AssertionError(f"stream ended; saw {[getattr(f, 'type', f) for f in seen]}")
+            seen.append(item[1])
+            if pred(item[1]):
+                return seen
+
+    return await asyncio.wait_for(collect(), limit_s)
+
+
+def is_event(etype: str, **data: Any) -> Any:
+    """Predicate: a session/event frame of `etype` whose data contains `data`."""
+
+    def pred(frame: Any) -> bool:
+        if getattr(frame, "type", None) != "session/event" or frame.event.type != etype:
+            return False
+        return all(frame.event.data.get(k) == v for k, v in data.items())
+
+    return pred
+
+
+def events_of(frames: list[Any]) -> list[Any]:
+    return [f.event for f in frames if getattr(f, "type", None) == "session/event"]
