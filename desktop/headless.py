@@ -1,0 +1,226 @@
+"""Headless commands: `serve`, `prompt`, `export`, `import` (spec 05 "Command line").
+
+Each runs the same host as the window (`host.api.open_host`); only one process may own a data
+dir at a time, so commands that write take the single-instance lock and refuse politely.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from desktop.instance import PrimaryInstance, acquire
+from desktop.paths import resolve_data_dir, webui_dir
+from host.api import HostRuntime, open_host
+from host.api.archive import read_archive, zip_chunks
+from host.engine.config import RuntimeOverrides
+from host.engine.errors import EngineError
+from host.fetch.inprocess import InProcessApiClient
+
+
+class CommandError(Exception):
+    """One line for the user, exit code 2."""
+
+
+def add_parsers(sub: Any, common: Any) -> None:
+    """Register the headless subcommands on the main parser's subparsers."""
+    serve = sub.add_parser("serve", help="headless host + loopback server; prints a one-time URL")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=0, help="port (0 = a free port)")
+    serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
+    serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
+    serve.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    common(serve)
+    prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
+    prompt.add_argument("text")
+    prompt.add_argument("--session", help="continue this session (default: a new one)")
+    prompt.add_argument("--json", action="store_true", help="print the raw frames as JSON lines")
+    common(prompt)
+    export = sub.add_parser("export", help="write a session archive (.zip)")
+    export.add_argument("session_id")
+    export.add_argument("-o", "--output", required=True, help="the .zip file to write")
+    export.add_argument("--descendants", action="store_true", help="include forked child sessions")
+    common(export)
+    imp = sub.add_parser("import", help="read a session archive back")
+    imp.add_argument("archive")
+    common(imp)
+
+
+def overrides_of(args: argparse.Namespace) -> RuntimeOverrides:
+    return RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Dispatch one headless command; user-facing failures raise CommandError."""
+    data_dir = resolve_data_dir(args.data_dir)
+    command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
+    try:
+        return asyncio.run(command(args, data_dir))
+    except EngineError as exc:
+        raise CommandError(str(exc)) from exc
+
+
+def _lock(data_dir: Path) -> PrimaryInstance:
+    instance = acquire(data_dir)
+    if instance is None:
+        raise CommandError(f"another HarnessDesk is running on {data_dir}; use it or pass --data-dir")
+    return instance
+
+
+async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
+    from host.server import build_site
+    from host.server.run import LoopbackServer, bind_socket, load_or_mint_token, url_host
+
+    instance = _lock(data_dir)
+    try:
+        token = load_or_mint_token(Path(args.token_file) if args.token_file else None)
+        sock = bind_socket(args.host, args.port)
+    except (OSError, ValueError) as exc:
+        instance.close()
+        raise CommandError(str(exc)) from exc
+    runtime = await open_host(data_dir, overrides_of(args))
+    site = build_site(runtime.app, webui_dir(), token=token, trusted_hosts=tuple(args.trusted_host))
+    server = LoopbackServer(site, sock, log_level=args.log_level)
+    url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
+    print(f"HarnessDesk listening on {url}", flush=True)
+    instance.listen(lambda: None)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, server.stop)
+    if args.open:
+        webbrowser.open(url)
+    try:
+        await server.serve()
+    finally:
+        await runtime.close()
+        instance.close()
+    return 0
+
+
+async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:
+    instance = _lock(data_dir)
+    runtime = await open_host(data_dir, overrides_of(args))
+    try:
+        return await PromptRun(runtime, args).run()
+    finally:
+        await runtime.close()
+        instance.close()
+
+
+class PromptRun:
+    """One turn through InProcessApiClient, the seed's `dsc -p` path."""
+
+    def __init__(self, runtime: HostRuntime, args: argparse.Namespace) -> None:
+        self.client = InProcessApiClient(runtime.app)
+        self.args = args
+        self.interactive = sys.stdin.isatty()
+
+    async def run(self) -> int:
+        sid = self.args.session or await self._create()
+        async with self.client.stream("events.mux") as frames:
+            answer = await self.client.call(
+                "session.prompt",
+                {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": self.args.text}]},
+            )
+            if not answer.ok:
+                raise CommandError(answer.result.error.message)
+            async for rpc_id, frame in frames:
+                if getattr(frame, "session_id", sid) != sid:
+                    continue
+                if self.args.json:
+                    envelope = {"type": "server-request", "rpcId": rpc_id, "method": frame.type}
+                    print(json.dumps({**envelope, "payload": frame.dump()}), flush=True)
+                outcome = await self._on_frame(rpc_id, frame)
+                if outcome is not None:
+                    return outcome
+        return 1
+
+    async def _create(self) -> str:
+        created = await self.client.call("session.create", {"cwd": str(Path.cwd())})
+        if not created.ok:
+            raise CommandError(created.result.error.message)
+        return str(created.result.value.session_id)
+
+    async def _on_frame(self, rpc_id: str, frame: Any) -> int | None:
+        if frame.type == "approval/requested":
+            await self._approve(rpc_id, frame)
+        elif frame.type == "question/requested":
+            cancelled = {"code": "cancelled", "message": "no terminal to ask on", "details": {}}
+            await self.client.respond(rpc_id, {"ok": False, "error": cancelled})
+        elif frame.type == "session/event":
+            return self._on_event(frame.event)
+        return None
+
+    def _on_event(self, event: Any) -> int | None:
+        if self.args.json:
+            return _turn_exit(event)
+        if event.type == "assistant/chunk" and event.data["chunk"]["type"] == "text-delta":
+            sys.stdout.write(event.data["chunk"]["text"])
+            sys.stdout.flush()
+        elif event.type == "tool/call":
+            print(f"\n[tool {event.data['name']}]", file=sys.stderr)
+        code = _turn_exit(event)
+        if code is not None:
+            print()
+            if code:
+                print(f"harnessdesk: turn ended: {event.data['reason']}", file=sys.stderr)
+        return code
+
+    async def _approve(self, rpc_id: str, frame: Any) -> None:
+        outcome = "rejected"
+        if self.interactive:
+            question = f"\nAllow {frame.tool_name} {json.dumps(frame.arguments)}? [y/N] "
+            reply = await asyncio.to_thread(input, question)
+            outcome = "allowed-once" if reply.strip().lower() in {"y", "yes"} else "rejected"
+        value = {"sessionId": frame.session_id, "approvalId": frame.approval_id, "outcome": outcome}
+        await self.client.respond(rpc_id, {"ok": True, "value": value})
+
+
+def _turn_exit(event: Any) -> int | None:
+    if event.type != "turn/end":
+        return None
+    return 0 if event.data["reason"]["kind"] == "completed" else 1
+
+
+async def _export(args: argparse.Namespace, data_dir: Path) -> int:
+    runtime = await open_host(data_dir)
+    try:
+        if await runtime.engine.store.header(args.session_id) is None:
+            raise CommandError(f"no session {args.session_id} in {data_dir}")
+        out = Path(args.output)
+        try:
+            f = await asyncio.to_thread(out.open, "wb")
+            with f:
+                async for chunk in zip_chunks(runtime.engine, args.session_id, args.descendants):
+                    await asyncio.to_thread(f.write, chunk)
+        except OSError as exc:
+            raise CommandError(f"cannot write {out}: {exc.strerror}") from exc
+        print(out)
+    finally:
+        await runtime.close()
+    return 0
+
+
+async def _import(args: argparse.Namespace, data_dir: Path) -> int:
+    path = Path(args.archive)
+    try:
+        sessions = read_archive(path)
+    except (OSError, ValueError, KeyError) as exc:
+        raise CommandError(f"cannot read {path}: {exc}") from exc
+    instance = _lock(data_dir)
+    runtime = await open_host(data_dir)
+    try:
+        for rows in sessions:
+            print(await runtime.engine.import_rows(rows))
+    finally:
+        await runtime.close()
+        instance.close()
+    return 0

@@ -1,0 +1,113 @@
+"""Session archives: a ZIP streamed entry by entry (never whole in memory) and read back.
+
+Layout: `session.jsonl` (line 1 = header, then one event per line), descendants under
+`subagents/<id>/session.jsonl`, referenced images under `media/<attachmentId>.<ext>` with their
+reference (media type, size, dimensions) beside them in `media/<attachmentId>.json`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+from contract.content import AttachmentRef
+from host.engine.engine import Engine
+from host.engine.store import ExportRow
+from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader
+
+EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
+
+
+class _Sink(io.RawIOBase):
+    """A write-only, unseekable buffer: zipfile then streams entries with data descriptors."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self._parts.append(bytes(data))
+        return len(data)
+
+    def drain(self) -> bytes:
+        out = b"".join(self._parts)
+        self._parts.clear()
+        return out
+
+
+async def descendants(engine: Engine, session_id: str) -> list[str]:
+    """Every session forked (transitively) from `session_id`, parents before children."""
+    children: dict[str, list[str]] = {}
+    for summary in await engine.list_sessions():
+        if summary.parent_session_id:
+            children.setdefault(summary.parent_session_id, []).append(summary.session_id)
+    out: list[str] = []
+    frontier = [session_id]
+    while frontier:
+        current = frontier.pop(0)
+        for child in children.get(current, []):
+            out.append(child)
+            frontier.append(child)
+    return out
+
+
+async def zip_chunks(engine: Engine, session_id: str, include_descendants: bool) -> AsyncIterator[bytes]:
+    sink = _Sink()
+    seen_media: set[str] = set()
+    ids = [session_id] + (await descendants(engine, session_id) if include_descendants else [])
+    with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for index, sid in enumerate(ids):
+            name = "session.jsonl" if index == 0 else f"subagents/{sid}/session.jsonl"
+            media: list[ExportAttachment] = []
+            with zf.open(name, mode="w") as entry:
+                async for row in engine.export_rows(sid):
+                    if isinstance(row, ExportAttachment):
+                        media.append(row)
+                        continue
+                    entry.write(row.json.encode("utf-8") + b"\n")
+                    chunk = sink.drain()
+                    if chunk:
+                        yield chunk
+            for item in media:
+                ref = item.ref
+                if ref.attachment_id in seen_media:
+                    continue
+                seen_media.add(ref.attachment_id)
+                zf.writestr(f"media/{ref.attachment_id}.{EXTENSIONS[ref.media_type]}", item.data)
+                zf.writestr(f"media/{ref.attachment_id}.json", json.dumps(ref.dump()))
+                yield sink.drain()
+    yield sink.drain()
+
+
+def read_archive(path: Path) -> list[list[ExportRow]]:
+    """Each session of an archive as export rows (main session first, then descendants)."""
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        refs = {
+            n.removeprefix("media/").removesuffix(".json"): AttachmentRef.model_validate_json(zf.read(n))
+            for n in names
+            if n.startswith("media/") and n.endswith(".json")
+        }
+        media: list[ExportRow] = []
+        for attachment_id, ref in refs.items():
+            data = zf.read(f"media/{attachment_id}.{EXTENSIONS[ref.media_type]}")
+            media.append(ExportAttachment(ref, data))
+        logs = ["session.jsonl", *sorted(n for n in names if n.startswith("subagents/"))]
+        if "session.jsonl" not in names:
+            raise ValueError("not a HarnessDesk archive: session.jsonl is missing")
+        sessions: list[list[ExportRow]] = []
+        for name in logs:
+            lines = zf.read(name).decode("utf-8").splitlines()
+            rows: list[ExportRow] = [ExportHeader(lines[0])]
+            rows += [ExportEvent(line) for line in _non_empty(lines[1:])]
+            sessions.append(rows + media)
+        return sessions
+
+
+def _non_empty(lines: list[str]) -> Iterator[str]:
+    return (line for line in lines if line.strip())

@@ -1,0 +1,38 @@
+"""Open a whole host in one call: engine + ApiProxy + the fetch app. Used by every front end
+(`serve`, the desktop window, `prompt`, the self-test) so they all run the same thing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from starlette.types import ASGIApp
+
+from host.api.proxy import HostApiProxy
+from host.engine.config import RuntimeOverrides
+from host.engine.engine import Engine
+from host.fetch.handler import to_fetch_handler
+
+
+@dataclass
+class HostRuntime:
+    engine: Engine
+    api: HostApiProxy
+    app: ASGIApp
+
+    async def close(self) -> None:
+        """End running turns as aborted (disposed), flush and close the store."""
+        await self.engine.close()
+
+
+async def open_host(
+    data_dir: Path,
+    overrides: RuntimeOverrides | None = None,
+    *,
+    heartbeat: float = 15.0,
+    dev_validate: bool = True,
+) -> HostRuntime:
+    engine = await Engine.open(data_dir, overrides)
+    api = HostApiProxy(engine)
+    app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)
+    return HostRuntime(engine=engine, api=api, app=app)
