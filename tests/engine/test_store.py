@@ -141,6 +141,8 @@ async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteSt
     res = await store.search('"quotes" (parens)')
     assert [sid for sid, _ in res.hits] == ["odd"]
     assert all(len(snip) <= 240 for _, snip in res.hits)
+    res = await store.search("refactored")  # assistant text is indexed too
+    assert len(res.hits) == 20 and res.hits[0][1] == "done: parser refactored"
     res = await store.search("x")  # shorter than a trigram: substring fallback
     assert "odd" in [sid for sid, _ in res.hits]
     assert (await store.search("no such words anywhere")).hits == []

@@ -151,13 +151,14 @@ def apply_event(
         cut = min([seq, *sources]) if sources else seq
         conn.execute("INSERT INTO boundaries (session_id, seq, cut) VALUES (?, ?, ?)", (session_id, seq, cut))
     if etype in SEARCHED:
-        text = visible_text(data)
+        message = (data.get("message") or {}) if etype == "assistant/message" else data
+        text = visible_text(message)
         if text.strip():
             cur = conn.execute(
                 "INSERT INTO message_text (session_id, seq, text) VALUES (?, ?, ?)", (session_id, seq, text)
             )
             conn.execute("INSERT INTO search (rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
-        for attachment_id in image_refs(data):
+        for attachment_id in image_refs(message):
             conn.execute(
                 "INSERT OR IGNORE INTO session_attachments (session_id, attachment_id, seq) VALUES (?, ?, ?)",
                 (session_id, attachment_id, seq),

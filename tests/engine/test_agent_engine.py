@@ -1,0 +1,310 @@
+"""The Engine facade: sessions, history repair, fork, rename, search, images, models, streams."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.frames import SessionEventFrame, SessionQueue, SessionSubscribed
+from contract.sessions import ImageInput, RemoveAction, SteerAction, TextInput
+from host.engine.errors import (
+    AttachmentError,
+    ForkUnavailable,
+    InvalidTimeZone,
+    ModelUnavailable,
+    QueueItemNotFound,
+    SessionConflict,
+    SessionNotFound,
+    SteerUnavailable,
+    TitleInvalid,
+)
+from host.engine.media import sniff
+from host.engine.store import DB_FILE, SessionHeader, SqliteStore
+from tests.engine.conftest import assistant_data, ev, events_of, frames_until, is_event, user_msg
+from tests.support.scripted_llm import Reply
+
+Factory = Any
+
+
+def png(width: int, height: int) -> bytes:
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    raw = b"".join(b"\x00" + b"\x00\x00\x00" * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    )
+
+
+def test_image_headers_are_read_without_pillow() -> None:
+    assert sniff(png(3, 2)) == ("image/png", 3, 2)
+    assert sniff(b"GIF89a" + struct.pack("<HH", 640, 480) + b"\x00" * 8) == ("image/gif", 640, 480)
+    jpeg = (
+        b"\xff\xd8"
+        + b"\xff\xe0"
+        + struct.pack(">H", 4)
+        + b"JF"
+        + b"\xff\xc0"
+        + struct.pack(">HBHH", 11, 8, 200, 300)
+    )
+    assert sniff(jpeg + b"\x00" * 8) == ("image/jpeg", 300, 200)
+    vp8x = (
+        b"RIFF"
+        + b"\x00" * 4
+        + b"WEBPVP8X"
+        + b"\x00" * 8
+        + (99).to_bytes(3, "little")
+        + (49).to_bytes(3, "little")
+    )
+    assert sniff(vp8x) == ("image/webp", 100, 50)
+    with pytest.raises(ValueError):
+        sniff(b"not an image at all")
+
+
+async def cold_session_with_open_turn(data_dir: Path) -> None:
+    store = SqliteStore.in_dir(data_dir)
+    await store.open()
+    store.register(SessionHeader(id="cold", created_at=5, cwd="/w"))
+    store.append(
+        "cold",
+        [
+            ev(0, "turn/start", {"turn": 0, "trigger": "user"}),
+            ev(1, "user/message", user_msg("first question")),
+            ev(2, "assistant/message", assistant_data("first answer")),
+            ev(3, "turn/end", {"turn": 0, "reason": {"kind": "completed"}}),
+            ev(4, "turn/start", {"turn": 1, "trigger": "user"}),
+            ev(5, "user/message", user_msg("second")),
+            ev(6, "step/start", {"turn": 1, "step": 0}),
+            ev(7, "assistant/message", assistant_data("", 1, 0, [("t1", "bash")])),
+            ev(8, "tool/call", {"turn": 1, "step": 0, "callId": "t1", "name": "bash", "arguments": "{}"}),
+        ],
+    )
+    await store.close()
+
+
+async def test_cold_history_is_repaired_in_memory_and_attach_writes_it(
+    engine_factory: Factory, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    await cold_session_with_open_turn(data)
+    engine = await engine_factory(data, tools={})
+    events, has_more, projections = await engine.history("cold")
+    assert [e.type for e in events[-3:]] == ["tool/result", "step/end", "turn/end"]
+    assert events[-3].data["error"]["code"] == "TOOL_OUTCOME_UNKNOWN" and not has_more
+    assert projections is not None and projections.as_of_seq == 11
+    assert engine.attached() == []  # no agent attached
+    conn = sqlite3.connect(data / DB_FILE)
+    assert conn.execute("SELECT MAX(seq) FROM events WHERE session_id = 'cold'").fetchone()[0] == 8
+    page, _, _ = await engine.history("cold", before_seq=10, max_messages=50)
+    assert [e.seq for e in page] == list(range(10))  # a window ending before the repair's end
+    summary = (await engine.list_sessions())[0]
+    assert summary.updated_at == 1_005  # the last user message, not the crash
+    mux = engine.subscribe_mux()
+    await engine.attach("cold")
+    frames = await frames_until(mux, is_event("turn/end"))
+    assert isinstance(frames[0], SessionSubscribed) and frames[0].last_seq == 8
+    assert [e.seq for e in events_of(frames)] == [9, 10, 11]
+    await engine.store.flush()
+    assert conn.execute("SELECT MAX(seq) FROM events WHERE session_id = 'cold'").fetchone()[0] == 11
+    conn.close()
+    assert (await engine.list_sessions())[0].updated_at == 1_005  # repair is not activity
+    agent = engine.agent("cold")
+    assert agent.next_turn == 2 and [m.role for m in agent.history] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+    ]
+
+
+async def test_create_list_and_conflicts(engine_factory: Factory) -> None:
+    engine = await engine_factory(tools={})
+    host = engine.subscribe_host()
+    a = await engine.create_session("/tmp/a")
+    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="coder")
+    assert b == "pre-allocated-1"
+    assert await engine.create_session("/tmp/b", session_id=b) == b  # idempotent
+    with pytest.raises(SessionConflict) as info:
+        await engine.create_session("/tmp/other", session_id=b)
+    assert info.value.details() == {"sessionId": b, "requestedCwd": "/tmp/other", "existingCwd": "/tmp/b"}
+    listed = {s.session_id: s for s in await engine.list_sessions()}
+    assert listed[a].blank and listed[b].agent_preset == "coder" and listed[a].cwd == "/tmp/a"
+    added = [host.get_nowait()[1] for _ in range(2)]
+    assert [f.session_id for f in added] == [a, b] and all(f.blank for f in added)
+    for call in (
+        engine.history("nope"),
+        engine.cancel("nope"),
+        engine.rename("nope", "x"),
+        engine.fork("nope"),
+    ):
+        with pytest.raises(SessionNotFound):
+            await call
+    events, has_more, projections = await engine.history(a)
+    assert events == [] and not has_more and projections is not None and projections.as_of_seq == -1
+
+
+async def test_rename_validates_and_pins(engine_factory: Factory) -> None:
+    engine = await engine_factory(tools={})
+    sid = await engine.create_session("/tmp")
+    for bad in ["", "   ", "\n\t", "\u200b\u200b"]:
+        with pytest.raises(TitleInvalid):
+            await engine.rename(sid, bad)
+    mux = engine.subscribe_mux()
+    assert await engine.rename(sid, " a\u0007b  c ") == ("ab c", 0)
+    frames = await frames_until(mux, lambda f: f.type == "session/projection")
+    assert frames[-1].value == "ab c" and frames[-1].seq == 0
+    assert (await engine.list_sessions())[0].title == "ab c"
+
+
+async def test_fork_anchors_and_end_seed(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    await cold_session_with_open_turn(data)
+    engine = await engine_factory(data, tools={})
+    with pytest.raises(ForkUnavailable):
+        await engine.fork("cold", at_seq=5)  # inside the open turn
+    child = await engine.fork("cold")  # the last completed turn
+    events, _, _ = await engine.history(child)
+    assert [e.type for e in events][-2:] == ["turn/end", "session/end-seed"] and len(events) == 5
+    summary = next(s for s in await engine.list_sessions() if s.session_id == child)
+    assert summary.parent_session_id == "cold" and summary.cwd == "/w" and not summary.blank
+    same = await engine.fork("cold", at_seq=1)
+    assert len((await engine.history(same))[0]) == 5
+    empty = await engine.create_session("/tmp")
+    with pytest.raises(ForkUnavailable):
+        await engine.fork(empty)
+    # the child inherits the parent's model selection and can run a turn of its own
+    await engine.select_model("cold", "openai-compatible", "scripted-large")
+    third = await engine.fork("cold", at_seq=99)
+    scripted_llm.enqueue(Reply(text="child answer"))
+    mux = engine.subscribe_mux()
+    await engine.prompt(third, "queue", [TextInput(text="go on")], "r")
+    frames = await frames_until(mux, is_event("turn/end"))
+    assert events_of(frames)[0].seq == 5  # after the seed end
+    assert scripted_llm.requests[-1]["model"] == "scripted-large"
+    assert [m["content"] for m in scripted_llm.requests[-1]["messages"][1:]] == [
+        "first question",
+        "first answer",
+        "go on",
+    ]
+
+
+async def test_images_become_attachments(engine_factory: Factory, scripted_llm: Any) -> None:
+    engine = await engine_factory(tools={})
+    sid = await engine.create_session("/tmp")
+    image = png(4, 3)
+    data = base64.b64encode(image).decode()
+    mux = engine.subscribe_mux()
+    content = [TextInput(text="see"), ImageInput(media_type="image/png", data=data, name="shot.png")]
+    await engine.prompt(sid, "queue", content, "r", client_time_zone="Europe/Paris")
+    frames = await frames_until(mux, is_event("turn/end"))
+    user = next(e for e in events_of(frames) if e.type == "user/message").data
+    block = user["content"][1]
+    assert block["attachment"]["width"] == 4 and block["attachment"]["height"] == 3
+    assert block["attachment"]["bytes"] == len(image) and block["attachment"]["name"] == "shot.png"
+    assert "data" not in json.dumps(user["content"][1]) and user["source"]["clientTimeZone"] == "Europe/Paris"
+    ref, blob = await engine.attachment(sid, block["attachment"]["attachmentId"])
+    assert blob == image and ref.media_type == "image/png"
+    other = await engine.create_session("/tmp")
+    with pytest.raises(AttachmentError):
+        await engine.attachment(other, block["attachment"]["attachmentId"])
+    sent = scripted_llm.requests[0]["messages"][1]["content"]
+    assert sent[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    with pytest.raises(AttachmentError):
+        await engine.prompt(sid, "queue", [ImageInput(media_type="image/gif", data=data)], "r2")
+    with pytest.raises(AttachmentError):
+        await engine.prompt(sid, "queue", [ImageInput(media_type="image/png", data="!!notbase64")], "r3")
+    huge = base64.b64encode(b"\x89PNG" + b"\x00" * (20 * 1024 * 1024)).decode()
+    with pytest.raises(AttachmentError, match="20 MiB"):
+        await engine.prompt(sid, "queue", [ImageInput(media_type="image/png", data=huge)], "r4")
+    with pytest.raises(InvalidTimeZone):
+        await engine.prompt(sid, "queue", [TextInput(text="x")], "r5", client_time_zone="Nowhere/City")
+
+
+async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
+    scripted_llm.enqueue(Reply(text="The flux capacitor is charged."))
+    engine = await engine_factory(tools={})
+    sid = await engine.create_session("/tmp")
+    await engine.prompt(sid, "queue", [TextInput(text="check the capacitor")], "r")
+    await engine.attach(sid)
+    await engine.agent(sid).wait_quiet()
+    hits, more = await engine.search("  flux CAPACITOR ")
+    assert hits == [(sid, "The flux capacitor is charged.")] and not more
+    rows = [row async for row in engine.export_rows(sid)]
+    other = await engine_factory(tmp_path / "other", tools={})
+    assert await other.import_rows(rows) == sid
+    assert [row async for row in other.export_rows(sid)] == rows
+    with pytest.raises(SessionConflict):
+        await other.import_rows(rows)
+    assert (await other.search("capacitor"))[0][0][0] == sid
+
+
+async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
+    engine = await engine_factory(tools={})
+    sid = await engine.create_session("/tmp")
+    value = await engine.models(sid)
+    assert value.current.provider == "openai-compatible" and value.current.model == "scripted-small"
+    assert value.routable
+    group = next(g for g in value.groups if g.provider == "openai-compatible")
+    assert [m.model for m in group.models] == ["scripted-small", "scripted-large"]
+    with pytest.raises(ModelUnavailable):
+        await engine.select_model(sid, "no-such-provider", "m")
+    with pytest.raises(ModelUnavailable):
+        await engine.select_model(sid, "openai-compatible", "m", "ultra")
+    chosen = await engine.select_model(sid, "openai-compatible", "unlisted-model", "high")
+    assert chosen.model == "unlisted-model"
+    assert (await engine.models(sid)).current == chosen
+    settings = json.loads((tmp_path / "data" / "settings.json").read_text())
+    assert settings["llm"]["model"] == "unlisted-model"
+    fresh = await engine.create_session("/tmp")
+    assert (await engine.models(fresh)).current == chosen  # the new host default
+    scripted_llm.enqueue(Reply(text="ok"))
+    mux = engine.subscribe_mux()
+    await engine.prompt(sid, "queue", [TextInput(text="hi")], "r")
+    frames = await frames_until(mux, is_event("turn/end"))
+    header = next(e for e in events_of(frames) if e.type == "request/header")
+    assert header.data["model"] == "unlisted-model" and header.data["reasoningEffort"] == "high"
+    assert scripted_llm.requests[-1]["reasoning_effort"] == "high"
+    described = engine.describe()
+    assert sid in described.attached_sessions and described.host_instance_id.startswith("host-")
+
+
+async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_llm: Any) -> None:
+    scripted_llm.enqueue(Reply(text="slow " * 40, hang_after=2), Reply(text="b"))
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    sid = await engine.create_session("/tmp")
+    await engine.prompt(sid, "queue", [TextInput(text="a")], "r1")
+    await frames_until(mux, is_event("assistant/chunk"))
+    one = await engine.prompt(sid, "queue", [TextInput(text="b")], "r2")
+    two = await engine.prompt(sid, "queue", [TextInput(text="c")], "r3")
+    late = engine.subscribe_mux()
+    first = [late.get_nowait()[1] for _ in range(2)]
+    assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == engine.agent(sid).log.last_seq
+    assert isinstance(first[1], SessionQueue) and [i.item_id for i in first[1].items] == [one, two]
+    await engine.update_queue(sid, one, RemoveAction())
+    with pytest.raises(QueueItemNotFound):
+        await engine.update_queue(sid, one, RemoveAction())
+    await engine.update_queue(sid, two, SteerAction())  # promoted into the running turn
+    assert await engine.queue(sid) == []
+    nxt = late.get_nowait()[1]
+    assert isinstance(nxt, SessionEventFrame) or isinstance(nxt, SessionQueue)
+    await engine.cancel(sid)
+    await engine.agent(sid).wait_quiet()
+    cold = await engine.create_session("/tmp")
+    with pytest.raises(QueueItemNotFound):
+        await engine.update_queue(cold, "x", RemoveAction())
+    agent = engine.agent(sid)
+    agent.queue([], {"kind": "user", "rpcId": "x"})
+    with pytest.raises((SteerUnavailable, QueueItemNotFound)):
+        await engine.update_queue(
+            sid, agent.queue_items()[0].item_id if agent.queue_items() else "gone", SteerAction()
+        )
