@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection, Listener
 from pathlib import Path
 from typing import IO
@@ -159,7 +160,7 @@ def activate_running(data_dir: Path, timeout: float = 10.0) -> int:
             if reply.get("ok"):
                 return int(reply["pid"])
             last = ActivationError("the running instance did not confirm")
-        except (OSError, ValueError, KeyError, EOFError) as exc:
+        except (OSError, ValueError, KeyError, EOFError, AuthenticationError) as exc:
             last = exc
         time.sleep(0.1)
     raise ActivationError(f"another HarnessDesk runs on {data_dir} but did not answer ({last})")
