@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import contract
 
@@ -36,16 +37,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=0, help="loopback port with --serve (0 = free port)")
     _common(parser)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    doctor = sub.add_parser("doctor", help="versions, data dir, provider status, GUI backend")
+    doctor.add_argument("--self-test", action="store_true", help="run one prompt on the embedded model")
+    _common(doctor)
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
+    """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            raise CliError("the desktop window is not available yet; see README")
+            return _window(args, window_options)
+        if args.command == "doctor":
+            from desktop.doctor import run_doctor
+
+            return run_doctor(args)
         raise CliError(f"unknown command {args.command!r}")
     except CliError as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)
         return 2
+
+
+def _window(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    from desktop.app import WindowError, run_window
+
+    try:
+        return run_window(args, **options)
+    except (WindowError, OSError) as exc:
+        raise CliError(str(exc)) from exc

@@ -1,0 +1,161 @@
+"""The pywebview window around the bridge; imported only once a display is known to exist.
+
+Qt (the Linux default and the tested path) loads `harnessdesk://app/index.html` through
+desktop/qtshell.py: no socket. Other backends (GTK, WebView2, WKWebView) fall back to
+pywebview's built-in static server, which binds a loopback port for the UI files only; the
+bridge JS is then evaluated after load and announces itself with `harnessdeskbridgeready`.
+Either way the API goes only through the bridge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import webview
+from starlette.types import ASGIApp
+
+from desktop import paths
+from desktop.bridge import Bridge, BridgeApi, Pusher
+
+log = logging.getLogger("desktop.shell")
+
+
+def chosen_gui() -> str | None:
+    """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (qt on Linux), else the default."""
+    return os.environ.get("PYWEBVIEW_GUI") or None
+
+
+class Shell:
+    """One main window: geometry, bridge, activation, optional loopback server."""
+
+    def __init__(self, api_app: ASGIApp, runtime: Any, webui: Path, geometry: Any, data_dir: Path) -> None:
+        from desktop.app import MIN_SIZE, TITLE
+
+        self.api_app = api_app
+        self.runtime = runtime
+        self.webui = webui
+        self.geometry = geometry
+        self.data_dir = data_dir
+        self.gui = chosen_gui()
+        self.qt = self.gui == "qt"
+        self._server: Any = None
+        self._server_future: Any = None
+        if self.qt:
+            from desktop import qtshell
+
+            qtshell.register_scheme()
+            url: str | None = None  # set in `initialized`: pywebview would serve a scheme URL itself
+        else:
+            url = str(webui / "index.html")
+        self.window = webview.create_window(
+            TITLE,
+            url=url,
+            js_api=None,  # set just below: the bridge needs the window for its pushes
+            width=geometry.width,
+            height=geometry.height,
+            x=geometry.x,
+            y=geometry.y,
+            min_size=MIN_SIZE,
+            background_color="#1e1e1e",
+        )
+        self.pusher = Pusher(lambda script: self.window.run_js(script))
+        self.bridge = Bridge(api_app, runtime.loop, self.pusher)
+        self.api = BridgeApi(self.bridge, self.ask_save_path)
+        self.window._js_api = self.api
+        events = self.window.events
+        events.initialized += self._on_initialized
+        events.before_show += self._on_before_show
+        events.loaded += self._on_loaded
+        events.resized += geometry.resized
+        events.moved += geometry.moved
+        events.closing += self._on_closing
+
+    # ---- pywebview events --------------------------------------------------------------------
+
+    def _on_initialized(self, renderer: str) -> None:
+        if self.qt:
+            from desktop import qtshell
+
+            self.window.real_url = qtshell.START_URL
+
+    def _on_before_show(self) -> None:
+        if self.qt:
+            from desktop import qtshell
+
+            source = paths.bridge_js().read_text(encoding="utf-8")
+            qtshell.install(self.window.native, self.webui, source, self.download_from_navigation)
+
+    def _on_loaded(self) -> None:
+        if not self.qt:  # no DocumentCreation hook here: evaluate once the page has loaded
+            self.window.run_js(paths.bridge_js().read_text(encoding="utf-8"))
+
+    def _on_closing(self) -> None:
+        with contextlib.suppress(OSError):
+            self.geometry.save()
+        self.bridge.close()
+
+    # ---- actions -----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Block in the GUI loop until the window is closed."""
+        icon = paths.icon_file()
+        webview.start(
+            gui=self.gui,
+            private_mode=False,
+            storage_path=str(self.data_dir / "webview"),
+            icon=str(icon) if icon else None,
+            http_server=not self.qt,
+        )
+        self.bridge.close()
+
+    def activate(self) -> None:
+        """A second launch asked us to come to the front."""
+        with contextlib.suppress(Exception):
+            self.window.show()
+            self.window.restore()
+
+    def ask_save_path(self, suggested: str) -> str | None:
+        result = self.window.create_file_dialog(
+            webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=suggested
+        )
+        if not result:
+            return None
+        return str(result[0] if isinstance(result, list | tuple) else result)
+
+    def download_from_navigation(self, target: str) -> None:
+        outcome = self.api.bridge_download(target)
+        log.info("download %s: %s", target, outcome)
+
+    def start_loopback(self, port: int) -> None:
+        """`--serve`: the loopback site on the same host app; prints the one-time URL line."""
+        from host.server.run import LoopbackServer, bind_socket, load_or_mint_token
+        from host.server.site import build_site
+
+        sock = bind_socket("127.0.0.1", port)
+        token = load_or_mint_token(None)
+        site = build_site(self.api_app, self.webui, token=token)
+        self._server = LoopbackServer(site, sock)
+        ready = asyncio.Event()
+
+        async def serve() -> None:
+            await self._server.serve(on_ready=ready.set)
+
+        self._server_future = asyncio.run_coroutine_threadsafe(serve(), self.runtime.loop)
+
+        async def wait_ready() -> None:
+            await asyncio.wait_for(ready.wait(), 10)
+
+        self.runtime.call(wait_ready())
+        print(f"HarnessDesk listening on http://127.0.0.1:{self._server.port}/?token={token}", flush=True)
+
+    def stop_loopback(self) -> None:
+        if self._server is None:
+            return
+        self._server.stop()
+        with contextlib.suppress(Exception):
+            self._server_future.result(timeout=5)
