@@ -45,7 +45,8 @@ class SessionProjection(WireModel):
     type: Literal["session/projection"] = "session/projection"
     session_id: str
     key: str
-    value: Any
+    value: Any = None
+    """Optional so a `null` value survives `dump()` (which leaves out `None` fields)."""
     seq: int
 
 
