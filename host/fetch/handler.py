@@ -1,0 +1,137 @@
+"""`to_fetch_handler(api)`: the one Starlette app that turns HTTP into contract calls.
+
+uvicorn, the desktop bridge, the in-process client and the tests all drive this same app, so
+every transport sees the same bytes. The rules run in the order spec 03 numbers them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import Message, Receive, Scope, Send
+
+from contract.frames import STREAMS
+from contract.methods import METHODS
+from contract.schema import openapi_document
+from host.fetch.export import serve_export
+from host.fetch.inbound import (
+    MAX_BODY,
+    ClientGone,
+    Reject,
+    check_declared_length,
+    is_json_media,
+    json_bytes,
+    parse_json,
+    read_body,
+)
+from host.fetch.proxy import ApiProxy, resolve_stream
+from host.fetch.sse import HEARTBEAT_INTERVAL
+from host.fetch.streams import serve_stream
+from host.fetch.unary import call_respond, call_unary
+
+log = logging.getLogger("host.fetch")
+
+RESPOND = "respond"
+EXPORT = "session.export"
+OPENAPI = "openapi.json"
+
+
+def json_response(value: Any) -> Response:
+    return Response(json_bytes(value), 200, media_type="application/json")
+
+
+class ApiDispatcher:
+    """The ASGI endpoint behind `/api/{name}`: picks the rule set by method and name."""
+
+    def __init__(
+        self, api: ApiProxy, *, heartbeat_interval: float, dev_validate: bool, max_body: int
+    ) -> None:
+        self.api = api
+        self.heartbeat_interval = heartbeat_interval
+        self.dev_validate = dev_validate
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.dispatch(scope, receive, tracking_send)
+        except ClientGone:
+            return
+        except Reject as reject:
+            if started:
+                raise
+            await PlainTextResponse(reject.text, reject.status)(scope, receive, send)
+        except Exception:
+            if started:
+                raise
+            log.exception("%s %s failed", scope["method"], scope["path"])
+            await PlainTextResponse("internal error", 500)(scope, receive, send)
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        name: str = scope["path_params"]["name"]
+        method: str = scope["method"]
+        if method == "POST":
+            response = await self.post(name, Headers(scope=scope), receive)
+            await response(scope, receive, send)
+        elif method == "GET" and name in STREAMS:
+            source = resolve_stream(self.api, name)
+            if source is None:
+                raise Reject(501, f"{name} is not implemented by this host")
+            await serve_stream(
+                name,
+                source,
+                receive,
+                send,
+                heartbeat=self.heartbeat_interval,
+                dev_validate=self.dev_validate,
+            )
+        elif method in ("GET", "HEAD") and name == EXPORT:
+            await serve_export(self.api, scope, receive, send)
+        elif method == "GET" and name == OPENAPI:
+            await json_response(openapi_document())(scope, receive, send)
+        else:
+            raise Reject(404, "not found")
+
+    async def post(self, name: str, headers: Headers, receive: Receive) -> Response:
+        """Rules 1-4 (415, 413, 404, 400), then the unary call or the respond route."""
+        if not is_json_media(headers):
+            raise Reject(415, "expected application/json")
+        check_declared_length(headers, self.max_body)
+        body = await read_body(receive, self.max_body)
+        method = METHODS.get(name)
+        if method is None and name != RESPOND:
+            raise Reject(404, "not found")
+        parsed = parse_json(body)
+        if method is None:
+            return json_response(await call_respond(self.api, parsed, dev_validate=self.dev_validate))
+        envelope = await call_unary(self.api, method, parsed, receive, dev_validate=self.dev_validate)
+        return json_response(envelope)
+
+
+def to_fetch_handler(
+    api: ApiProxy,
+    *,
+    heartbeat_interval: float = HEARTBEAT_INTERVAL,
+    dev_validate: bool = True,
+    max_body: int = MAX_BODY,
+) -> Starlette:
+    """The HTTP face of `api`: unary methods, respond, both streams, export and the OpenAPI doc.
+
+    `dev_validate` checks every value and frame the api produces against the contract (on in
+    development and tests); `heartbeat_interval` is the SSE quiet-time comment period.
+    """
+    dispatcher = ApiDispatcher(
+        api, heartbeat_interval=heartbeat_interval, dev_validate=dev_validate, max_body=max_body
+    )
+    return Starlette(routes=[Route("/api/{name:path}", endpoint=dispatcher)])

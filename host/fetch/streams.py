@@ -1,0 +1,86 @@
+"""`GET /api/events.mux` and `/api/events.host`: frames as server-requests over SSE.
+
+The api yields `RpcRequest`s whose payload is a frame model; the carrier wraps each into a
+`server-request` whose `method` is the frame's `type`. A host-side failure ends the stream
+with one `stream/error` frame; a closing connection closes the api's generator at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from pydantic import BaseModel
+from starlette.types import Receive, Send
+
+from contract.errors import rpc_error
+from contract.frames import STREAMS, StreamError
+from contract.rpc import ServerRequest, new_rpc_id
+from host.fetch.connection import header_list, start_response, stream_body
+from host.fetch.inbound import json_bytes
+from host.fetch.sse import HEARTBEAT, SSE_HEADERS, encode_event, with_heartbeat
+
+log = logging.getLogger("host.fetch")
+
+
+def frame_json(payload: Any) -> dict[str, Any]:
+    """A frame model (or an already-dumped dict) as wire JSON."""
+    if isinstance(payload, BaseModel):
+        dump = getattr(payload, "dump", None)
+        if callable(dump):
+            return dict(dump())
+        return payload.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(payload, dict):
+        return payload
+    raise TypeError(f"a frame must be a model or a dict, not {type(payload).__name__}")
+
+
+def to_server_request(key: str, item: Any, dev_validate: bool) -> bytes:
+    """Wrap one api item (`RpcRequest` of a frame) as server-request JSON bytes."""
+    payload = frame_json(item.payload)
+    if dev_validate:
+        STREAMS[key].validate_python(payload)
+    message = ServerRequest(rpc_id=item.rpc_id, method=payload["type"], payload=payload)
+    return json_bytes(message.dump())
+
+
+def stream_error_bytes() -> bytes:
+    """The last frame of a stream that failed on the host."""
+    frame = StreamError(error=rpc_error("internal", "the stream failed on the host"))
+    message = ServerRequest(rpc_id=new_rpc_id(), method=frame.type, payload=frame.dump())
+    return json_bytes(message.dump())
+
+
+async def sse_chunks(
+    key: str, items: AsyncIterator[Any], heartbeat: float, dev_validate: bool
+) -> AsyncIterator[bytes]:
+    """The SSE body: one event per item, heartbeats when quiet, `stream/error` on failure."""
+    event_id = 0
+    async with contextlib.aclosing(with_heartbeat(items, heartbeat)) as beats:
+        try:
+            async for item in beats:
+                if item is None:
+                    yield HEARTBEAT
+                    continue
+                yield encode_event(event_id, to_server_request(key, item, dev_validate))
+                event_id += 1
+        except Exception:
+            log.exception("stream %s failed on the host", key)
+            yield encode_event(event_id, stream_error_bytes())
+
+
+async def serve_stream(
+    key: str,
+    source: Callable[[], AsyncIterator[Any]],
+    receive: Receive,
+    send: Send,
+    *,
+    heartbeat: float,
+    dev_validate: bool,
+) -> None:
+    """Open the api's stream, then send it as SSE until it ends or the client goes."""
+    items = source()
+    await start_response(send, 200, header_list(SSE_HEADERS))
+    await stream_body(receive, send, sse_chunks(key, items, heartbeat, dev_validate))

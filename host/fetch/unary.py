@@ -1,0 +1,141 @@
+"""Unary calls (`POST /api/<key>`) and client answers (`POST /api/respond`), JSON in, JSON out.
+
+Everything a client can get wrong becomes a typed `bad-request` (or a `bad-response` receipt)
+inside an HTTP 200; everything the host gets wrong becomes a 500 and a log line, so a host bug
+fails loudly instead of reaching clients as a plausible answer.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from starlette.types import Receive
+
+from contract.errors import bad_request, issues_of, rpc_error
+from contract.methods import Method
+from contract.rpc import (
+    RPC_MESSAGE,
+    RPC_RECEIPT,
+    ClientRequest,
+    ClientResponse,
+    ReceiptRefused,
+    RpcOk,
+    RpcRequest,
+    RpcResponse,
+    ServerResponse,
+)
+from host.fetch.connection import run_unless_disconnected
+from host.fetch.inbound import ClientGone, Reject
+from host.fetch.proxy import ApiProxy, resolve
+
+log = logging.getLogger("host.fetch")
+
+INVALID_REQUEST = "invalid-request"
+"""The rpcId answering an envelope whose own rpcId cannot be salvaged."""
+
+
+class HostBug(Exception):
+    """The implementation broke the contract (bad echo, bad value); answered with a 500."""
+
+
+def salvage_rpc_id(body: Any) -> str:
+    """The request's rpcId if it is a usable string, else `invalid-request`."""
+    rpc_id = body.get("rpcId") if isinstance(body, dict) else None
+    if isinstance(rpc_id, str) and 1 <= len(rpc_id) <= 200:
+        return rpc_id
+    return INVALID_REQUEST
+
+
+def wire(model: Any) -> Any:
+    """A model as wire JSON (camelCase, unset optionals left out); plain JSON unchanged."""
+    if isinstance(model, BaseModel):
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return model
+
+
+def failure(rpc_id: str, error: Any) -> dict[str, Any]:
+    """A server-response carrying a typed error."""
+    return {"type": "server-response", "rpcId": rpc_id, "result": {"ok": False, "error": wire(error)}}
+
+
+def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) -> dict[str, Any]:
+    """The server-response for an implementation's answer, after the host-bug checks."""
+    if not isinstance(response, RpcResponse):
+        raise HostBug(f"{m.key} returned {type(response).__name__}, not an RpcResponse")
+    if response.rpc_id != rpc_id:
+        raise HostBug(f"{m.key} echoed rpcId {response.rpc_id!r} for {rpc_id!r}")
+    if isinstance(response.result, RpcOk):
+        value = wire(response.result.value)
+        if dev_validate:
+            try:
+                m.value.model_validate(value)
+            except ValidationError as exc:
+                raise HostBug(f"{m.key} returned a value that fails {m.value.__name__}: {exc}") from exc
+        envelope = {"type": "server-response", "rpcId": rpc_id, "result": {"ok": True, "value": value}}
+    else:
+        envelope = failure(rpc_id, response.result.error)
+    if dev_validate:
+        try:
+            ServerResponse.model_validate(envelope)
+        except ValidationError as exc:
+            raise HostBug(f"{m.key} produced an invalid server-response: {exc}") from exc
+    return envelope
+
+
+async def call_unary(
+    api: ApiProxy, m: Method, body: Any, receive: Receive, *, dev_validate: bool
+) -> dict[str, Any]:
+    """Rules 5-10 of spec 03: envelope, path match, payload, call, echo, value, cancel."""
+    try:
+        message = RPC_MESSAGE.validate_python(body)
+    except ValidationError as exc:
+        return failure(salvage_rpc_id(body), bad_request("invalid client-request envelope", issues_of(exc)))
+    if not isinstance(message, ClientRequest):
+        return failure(salvage_rpc_id(body), bad_request(f"expected a client-request, got {message.type}"))
+    rpc_id = message.rpc_id
+    if message.method != m.key:
+        return failure(rpc_id, bad_request(f"method {message.method!r} does not match path /api/{m.key}"))
+    try:
+        payload = m.request.model_validate(message.payload)
+    except ValidationError as exc:
+        return failure(rpc_id, bad_request(f"invalid payload for {m.key}", issues_of(exc)))
+    impl = resolve(api, m)
+    if impl is None:
+        raise Reject(501, f"{m.key} is not implemented by this host")
+    request = RpcRequest[m.request](rpc_id=rpc_id, payload=payload)  # type: ignore[name-defined]
+    try:
+        response = await run_unless_disconnected(receive, impl(request))
+    except ClientGone:
+        return failure(rpc_id, rpc_error("cancelled", "the caller went away"))
+    except Exception as exc:
+        log.exception("%s raised", m.key)
+        raise Reject(500, "internal error") from exc
+    try:
+        return checked_envelope(m, rpc_id, response, dev_validate)
+    except HostBug as exc:
+        log.error("host bug: %s", exc)
+        raise Reject(500, "internal error") from exc
+
+
+async def call_respond(api: ApiProxy, body: Any, *, dev_validate: bool) -> dict[str, Any]:
+    """`/api/respond`: anything but a client-response is `bad-response`; else the api decides."""
+    try:
+        message = RPC_MESSAGE.validate_python(body)
+    except ValidationError:
+        return ReceiptRefused(reason="bad-response").dump()
+    if not isinstance(message, ClientResponse):
+        return ReceiptRefused(reason="bad-response").dump()
+    try:
+        receipt = wire(await api.respond(message))
+    except Exception as exc:
+        log.exception("respond raised")
+        raise Reject(500, "internal error") from exc
+    if dev_validate:
+        try:
+            RPC_RECEIPT.validate_python(receipt)
+        except ValidationError as exc:
+            log.error("host bug: respond returned an invalid receipt: %s", exc)
+            raise Reject(500, "internal error") from exc
+    return dict(receipt)
