@@ -1,0 +1,34 @@
+"""Fixtures for the desktop window tests: one Xvfb per session, an app launcher per test."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.desktop.support import AppFactory
+from tests.desktop.x11 import start_xvfb
+
+
+@pytest.fixture(scope="session")
+def display() -> Iterator[str]:
+    """A private X display (Xvfb 1280x800x24, no TCP) for every GUI test of the session."""
+    if not shutil.which("Xvfb") or not shutil.which("xdotool"):
+        pytest.skip("Xvfb and xdotool are needed for the window tests")
+    try:
+        import PyQt6.QtWebEngineWidgets  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"Qt WebEngine is not importable: {exc}")
+    proc, name = start_xvfb()
+    yield name
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def apps(display: str, tmp_path: Path) -> Iterator[AppFactory]:
+    factory = AppFactory(display, tmp_path)
+    yield factory
+    factory.stop_all()

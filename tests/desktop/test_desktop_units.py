@@ -1,0 +1,214 @@
+"""Desktop pieces that need no window: CLI without a display, doctor, single instance, pushes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from desktop.bridge import Bridge, BridgeRefused, Pusher, api_target, merge
+from desktop.doctor import debian_package, missing_libraries, qt_binaries
+from desktop.instance import acquire, activate_running
+from tests.desktop.hostapp import build_app
+from tests.desktop.support import ROOT
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    return subprocess.run(
+        [sys.executable, "-m", "desktop", *args],
+        cwd=ROOT,
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_no_display_says_so_in_one_line_and_exits_2(tmp_path: Path) -> None:
+    result = run_cli("--data-dir", str(tmp_path))
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no display" in lines[0] and "harnessdesk serve" in lines[0]
+
+
+def test_doctor_reports_versions_data_dir_backend_and_display(tmp_path: Path) -> None:
+    result = run_cli("doctor", "--data-dir", str(tmp_path / "d"))
+    out = result.stdout
+    for needle in (
+        "HarnessDesk ",
+        "Python 3.",
+        f"data dir: {tmp_path / 'd'}",
+        "pywebview: 6.2.1",
+        "provider:",
+    ):
+        assert needle in out, out
+    assert "display: none" in out and result.returncode == 1  # no display here: cannot open a window
+    assert "GUI backend: qt (QtWebEngine)" in out
+    assert "PyQt6.QtWebEngineWidgets imports" in out
+    shown = run_cli("doctor", env={"DISPLAY": ":99"})
+    assert "display: DISPLAY=:99" in shown.stdout and shown.returncode == 0
+
+
+def test_doctor_self_test_hook_is_there_but_not_built_yet() -> None:
+    result = run_cli("doctor", "--self-test")
+    assert result.returncode == 2 and "self-test" in result.stderr
+
+
+def test_doctor_names_missing_libraries_and_their_packages() -> None:
+    assert debian_package("libxcb-icccm.so.4") == "libxcb-icccm4"
+    assert debian_package("libxkbcommon-x11.so.0") == "libxkbcommon-x11-0"
+    assert debian_package("libnss3.so") == "libnss3"
+    assert "apt-file search libnope.so.1" in debian_package("libnope.so.1")
+    binaries = qt_binaries()
+    assert any(b.name == "libqxcb.so" for b in binaries)
+    assert missing_libraries(binaries) == []  # this machine has them all
+
+
+def test_single_instance_lock_and_activation_channel(tmp_path: Path) -> None:
+    first = acquire(tmp_path)
+    assert first is not None
+    assert acquire(tmp_path) is None  # a second holder on the same dir is refused
+    activated = threading.Event()
+    first.listen(activated.set)
+    info = tmp_path / "instance.json"
+    assert stat.S_IMODE(info.stat().st_mode) == 0o600
+    sock = tmp_path / "instance.sock"
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    assert activate_running(tmp_path, timeout=5) == os.getpid()
+    assert activated.wait(5)
+    # a client without the key is refused
+    data = json.loads(info.read_text())
+    data["authkey"] = "00" * 32
+    info.write_text(json.dumps(data))
+    with pytest.raises(Exception, match="did not answer"):
+        activate_running(tmp_path, timeout=1)
+    first.close()
+    again = acquire(tmp_path)  # released: the next launch becomes primary
+    assert again is not None
+    again.close()
+
+
+def test_lock_is_released_when_the_holder_is_killed(tmp_path: Path) -> None:
+    code = (
+        "import pathlib, time; from desktop.instance import acquire; "
+        f"i = acquire(pathlib.Path({str(tmp_path)!r})); print(i is not None, flush=True); time.sleep(60)"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "True"
+    assert acquire(tmp_path) is None
+    holder.kill()
+    holder.wait()
+    instance = acquire(tmp_path)
+    assert instance is not None
+    instance.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://evil.example/api/x", "//evil.example/api/x", "/index.html", "/api/../x", "/apix", "api/x", 3],
+)
+def test_bridge_refuses_everything_but_api_paths(url: object) -> None:
+    with pytest.raises(BridgeRefused):
+        api_target(url)
+
+
+def test_bridge_accepts_api_paths_with_queries() -> None:
+    assert api_target("/api/session.export?sessionId=s1&includeDescendants=true") == (
+        "/api/session.export?sessionId=s1&includeDescendants=true"
+    )
+
+
+class Sink:
+    """Stands in for the page: decodes each pushed script back into its batch."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.batches: list[list[list[str]]] = []
+        self.times: list[float] = []
+        self.delay = delay
+
+    def __call__(self, script: str) -> None:
+        prefix = "window.harnessdeskBridge._push("
+        assert script.startswith(prefix) and script.endswith(")")
+        self.batches.append(json.loads(script[len(prefix) : -1]))
+        self.times.append(time.monotonic())
+        time.sleep(self.delay)
+
+    def text(self, stream_id: str) -> str:
+        return "".join(e[2] for b in self.batches for e in b if e[0] == stream_id and e[1] == "t")
+
+
+def wait_for(predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_pusher_sends_a_lone_chunk_at_once_and_batches_a_burst() -> None:
+    sink = Sink(delay=0.002)
+    pusher = Pusher(sink)
+    start = time.monotonic()
+    pusher.put("s", "t", "first")
+    wait_for(lambda: sink.batches)
+    assert sink.times[0] - start < 0.05
+    for i in range(2000):
+        pusher.put("s", "t", f"{i},")
+    pusher.put("s", "e")
+    wait_for(lambda: sink.batches[-1][-1] == ["s", "e"])
+    assert sink.text("s") == "first" + "".join(f"{i}," for i in range(2000))
+    assert len(sink.batches) < 50  # 2000 chunks, a handful of pushes
+    gaps = [b - a for a, b in zip(sink.times[1:], sink.times[2:], strict=False)]
+    assert all(g >= 0.012 for g in gaps if g)  # ~16 ms apart under load (timer slack allowed)
+    pusher.close()
+
+
+def test_pusher_caps_a_push_near_64_kib_and_keeps_streams_apart() -> None:
+    sink = Sink()
+    pusher = Pusher(sink, interval=0.05)
+    pusher.put("warm", "t", "x")
+    wait_for(lambda: sink.batches)
+    blob = "y" * 1024
+    for _ in range(200):
+        pusher.put("a", "t", blob)
+        pusher.put("b", "b", b"\x00\xff" * 10)
+    pusher.put("a", "e")
+    pusher.put("b", "x", "boom")
+    wait_for(lambda: any(e == ["b", "x", "boom"] for b in sink.batches for e in b))
+    assert sink.text("a") == blob * 200
+    assert max(sum(len(e[2]) for e in b if e[1] == "t") for b in sink.batches) <= 66 * 1024
+    assert merge([("b", "b", b"\x00"), ("b", "b", b"\xff")]) == [["b", "b", "AP8="]]
+    pusher.close()
+
+
+def test_bridge_streams_and_cancels_without_a_window(tmp_path: Path) -> None:
+    """The Python half alone, on a real loop with the test host: the same code the window runs."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    sink = Sink()
+    bridge = Bridge(build_app(tmp_path), loop, Pusher(sink))
+    try:
+        head = bridge.stream({"id": "s1", "url": "/api/events.split?n=50", "method": "GET", "headers": []})
+        assert head["status"] == 200
+        wait_for(lambda: any(e == ["s1", "e"] for b in sink.batches for e in b))
+        frames = [f for f in sink.text("s1").split("\n\n") if f]
+        assert [json.loads(f.split("data: ")[1])["i"] for f in frames] == list(range(50))
+        bridge.stream({"id": "s2", "url": "/api/events.forever?tag=unit", "method": "GET", "headers": []})
+        wait_for(lambda: "tick" in sink.text("s2"))
+        bridge.cancel("s2")
+        wait_for(lambda: "closed unit" in (tmp_path / "host.log").read_text())
+        reply = bridge.fetch({"id": "u", "url": "/api/echo", "method": "POST", "headers": [], "body": "hi"})
+        assert reply["status"] == 200 and json.loads(reply["body"])["body"] == "hi"
+    finally:
+        bridge.close()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)

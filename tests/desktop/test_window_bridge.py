@@ -1,0 +1,153 @@
+"""The window's fetch bridge, driven from the page over DevTools (real app, real Qt, Xvfb)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.desktop.support import AppFactory, gui_test
+
+pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
+
+POST_JSON = """
+harnessdeskBridge.fetch("/api/echo?x=1", {
+  method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(%s),
+}).then(async r => ({status: r.status, type: r.headers.get("content-type"), json: await r.json()}))
+"""
+
+
+@gui_test
+def test_bridge_is_injected_before_the_app_boots(apps: AppFactory) -> None:
+    app = apps.launch()
+    page = app.page()
+    boot = page.evaluate("window.bootState")
+    assert boot == {"bridgeAtBoot": "object", "pywebviewAtBoot": "undefined"}
+    assert page.evaluate("location.href") == "harnessdesk://app/index.html"
+    assert page.evaluate(
+        "new Promise(r => window.bridgeReady ? r(true) : addEventListener("
+        "'harnessdeskbridgeready', () => r(true)))"
+    )
+
+
+@gui_test
+def test_unary_json_and_binary_bodies(apps: AppFactory) -> None:
+    page = apps.launch().page()
+    reply = page.evaluate(POST_JSON % json.dumps({"text": "héllo 🙂", "n": 1}))
+    assert reply["status"] == 200
+    assert reply["type"] == "application/json"
+    echoed = reply["json"]
+    assert echoed["method"] == "POST" and echoed["path"] == "/api/echo" and echoed["query"] == "x=1"
+    assert json.loads(echoed["body"]) == {"text": "héllo 🙂", "n": 1}
+    assert echoed["window"] == {"client": "window", "carrier": "bridge"}  # marks privileged origin
+
+    sent = page.evaluate(
+        """harnessdeskBridge.fetch("/api/echo", {method: "PUT", body: new Uint8Array([0xff, 0, 0xfe])})
+           .then(r => r.json()).then(j => j.bodyLength)"""
+    )
+    assert sent == 3  # not valid UTF-8: crossed as base64
+    got = page.evaluate(
+        """harnessdeskBridge.fetch("/api/binary").then(r => r.arrayBuffer())
+           .then(b => Array.from(new Uint8Array(b)).every((v, i) => v === i % 256) && b.byteLength)"""
+    )
+    assert got == 1024
+
+
+@gui_test
+def test_sse_stream_arrives_in_order_with_split_frames_rejoined(apps: AppFactory) -> None:
+    page = apps.launch().page()
+    result = page.evaluate(
+        """harnessdeskBridge.fetch("/api/events.split?n=300", {headers: {accept: "text/event-stream"}})
+           .then(r => testHelpers.readSse(r).then(x => ({status: r.status,
+             type: r.headers.get("content-type"), ...x})))"""
+    )
+    assert result["status"] == 200
+    assert result["type"].startswith("text/event-stream")
+    assert [e["i"] for e in result["events"]] == list(range(300))
+    assert all(e["text"] == f"héllo 🙂 {e['i']}" for e in result["events"])
+    assert result["chunks"] < 300  # batched: far fewer pushes than the 600 ASGI messages
+
+
+@gui_test
+def test_cancel_from_the_page_cancels_the_host_task(apps: AppFactory) -> None:
+    app = apps.launch()
+    page = app.page()
+    # ReadableStream.cancel() (what a reader does when it stops early)
+    count = page.evaluate(
+        """harnessdeskBridge.fetch("/api/events.forever?tag=reader")
+           .then(r => testHelpers.readSse(r, {limit: 3})).then(x => x.events.length)"""
+    )
+    assert count == 3
+    app.wait_log("closed reader")
+    # The fetch's AbortSignal, on a stream
+    aborted = page.evaluate(
+        """(async () => {
+             const ctl = new AbortController();
+             const r = await harnessdeskBridge.fetch("/api/events.forever?tag=signal", {signal: ctl.signal});
+             const reader = r.body.getReader();
+             await reader.read();
+             ctl.abort();
+             try { while (!(await reader.read()).done); return "ended"; } catch (e) { return e.name; }
+           })()"""
+    )
+    assert aborted == "AbortError"
+    app.wait_log("closed signal")
+    # The AbortSignal on a unary call still running on the host
+    name = page.evaluate(
+        """(async () => {
+             const ctl = new AbortController();
+             const call = harnessdeskBridge.fetch("/api/slow?tag=unary", {method: "POST", body: "{}",
+               headers: {"content-type": "application/json"}, signal: ctl.signal});
+             setTimeout(() => ctl.abort(), 300);
+             try { await call; return "resolved"; } catch (e) { return e.name; }
+           })()"""
+    )
+    assert name == "AbortError"
+    log = app.wait_log("cancelled unary")
+    assert "started unary" in log
+
+
+@gui_test
+def test_only_api_paths_of_this_app_are_served(apps: AppFactory) -> None:
+    page = apps.launch().page()
+    statuses = page.evaluate(
+        """Promise.all(["/index.html", "/api/../main.js", "/apix"].map(u =>
+             harnessdeskBridge.fetch(u).then(r => r.status)))"""
+    )
+    assert statuses == [404, 404, 404]
+    foreign = page.evaluate(
+        """harnessdeskBridge.fetch("https://example.org/api/echo").then(() => "served", e => e.name)"""
+    )
+    assert foreign == "TypeError"
+    # Python refuses too, whatever the JS half is told
+    direct = page.evaluate(
+        """Promise.all(["http://example.org/api/echo", "//example.org/api/echo", "/api/x/../../y"]
+             .map(url => pywebview.api.bridge_fetch({id: "d", url, method: "GET", headers: []})
+             .then(r => r.status)))"""
+    )
+    assert direct == [404, 404, 404]
+    # The page's own fetch cannot reach the API: the scheme handler refuses /api/* (Qt: 404)
+    plain = page.evaluate("""fetch("/api/echo").then(r => "status " + r.status, e => e.name)""")
+    assert plain in ("status 404", "TypeError")
+
+
+@gui_test
+def test_no_listening_socket_for_the_api(apps: AppFactory) -> None:
+    app = apps.launch()
+    page = app.page()
+    assert page.evaluate(POST_JSON % "{}")["status"] == 200  # the API works…
+    # …and the only listening TCP socket of the app and its children is the tests' DevTools one
+    assert {port for _, port in app.listening_tcp()} == {app.devtools}
+
+
+@gui_test
+def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    browser.chmod(0o755)
+    page = apps.launch(env={"BROWSER": f"{browser} %s"}).page()
+    page.evaluate("document.getElementById('external').click()")
+    page.evaluate("new Promise(r => setTimeout(r, 500))")
+    assert page.evaluate("location.href") == "harnessdesk://app/index.html"
+    assert opened.read_text().split() == ["https://example.org/"]

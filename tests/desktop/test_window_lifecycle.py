@@ -1,0 +1,100 @@
+"""Window lifecycle: clean close, single instance, remembered geometry, `--serve`, screenshot."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.desktop import x11
+from tests.desktop.support import ROOT, AppFactory, gui_test
+
+pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
+URL_LINE = re.compile(r"^HarnessDesk listening on http://127\.0\.0\.1:(\d+)/\?token=([\w-]{20,})$")
+
+
+@gui_test
+def test_closing_the_window_cancels_streams_shuts_the_host_down_and_exits_0(apps: AppFactory) -> None:
+    app = apps.launch()
+    page = app.page()
+    page.evaluate(
+        """harnessdeskBridge.fetch("/api/events.forever?tag=open").then(r => {
+             window.openReader = r.body.getReader(); return window.openReader.read(); }).then(() => 1)"""
+    )
+    app.wait_log("started open")
+    assert app.close_window() == 0
+    log = app.host_log()
+    assert "closed open" in log and log[-1] == "shutdown"
+    assert log.index("closed open") < log.index("shutdown")
+    saved = json.loads((app.data_dir / "window.json").read_text())
+    assert saved["width"] >= 720 and saved["height"] >= 480
+    assert not (app.data_dir / "instance.json").exists()
+
+
+@gui_test
+def test_second_launch_focuses_the_first_and_exits_without_a_host(apps: AppFactory) -> None:
+    first = apps.launch()
+    first.page()
+    started = time.monotonic()
+    second = apps.launch(data_dir=first.data_dir)
+    assert second.wait(30) == 0
+    assert f"(pid {first.pid}); focused its window" in second.stdout()
+    assert time.monotonic() - started < 15
+    assert len(x11.find_windows(first.display, "^HarnessDesk$")) == 1
+    assert first.proc.poll() is None
+    assert "shutdown" not in first.host_log()  # the second built no host and stopped none
+    assert first.close_window() == 0
+    assert first.host_log().count("shutdown") == 1
+
+
+@gui_test
+def test_size_is_remembered_and_kept_above_the_minimum(apps: AppFactory, tmp_path: Path) -> None:
+    data = tmp_path / "geometry"
+    data.mkdir()
+    (data / "window.json").write_text(json.dumps({"width": 900, "height": 640, "x": 20, "y": 30}))
+    app = apps.launch(data_dir=data)
+    app.page()
+    assert x11.window_geometry(app.display, app.window()) == (900, 640)
+    assert app.close_window() == 0
+    (data / "window.json").write_text(json.dumps({"width": 300, "height": 200}))
+    app = apps.launch(data_dir=data)
+    app.page()
+    assert x11.window_geometry(app.display, app.window()) == (720, 480)
+    assert app.close_window() == 0
+
+
+@gui_test
+def test_serve_prints_the_url_and_a_browser_reaches_the_same_host(apps: AppFactory) -> None:
+    app = apps.launch("--serve")
+    page = app.page()
+    line = app.stdout().splitlines()[0]
+    match = URL_LINE.match(line)
+    assert match, line
+    port, token = int(match.group(1)), match.group(2)
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+        assert client.post("/api/echo", json={}).status_code == 401  # the fence holds
+        echoed = client.post("/api/echo", json={"a": 1}, headers={"authorization": f"Bearer {token}"})
+        assert echoed.status_code == 200
+        assert echoed.json()["window"] is None  # a browser is never marked as the window
+    assert {p for _, p in app.listening_tcp()} == {port, app.devtools}  # the loopback server only
+    marked = page.evaluate("harnessdeskBridge.fetch('/api/echo').then(r => r.json()).then(j => j.window)")
+    assert marked == {"client": "window", "carrier": "bridge"}
+    assert app.close_window() == 0
+
+
+@gui_test
+def test_screenshot_of_the_window(apps: AppFactory) -> None:
+    """Loads the real webui/ when it exists (else the test page) and saves a screenshot to look at."""
+    webui = ROOT / "webui"
+    args = ("--webui", str(webui)) if (webui / "index.html").is_file() else ()
+    app = apps.launch(*args)
+    page = app.page()
+    page.evaluate("new Promise(r => setTimeout(r, 1500))")
+    shot = x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window.png")
+    assert shot.stat().st_size > 1000
+    assert page.evaluate("location.protocol") == "harnessdesk:"
+    assert app.close_window() == 0

@@ -1,0 +1,118 @@
+"""X11 helpers for the window tests: a free Xvfb display, finding and politely closing windows.
+
+Closing like a user means the window manager's WM_DELETE_WINDOW client message (Qt turns it
+into closeEvent). Xvfb has no window manager and this xdotool has no `windowquit`, so we send
+the message with libX11 through ctypes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import subprocess
+import time
+from pathlib import Path
+
+
+def free_display() -> int:
+    for n in range(90, 400):
+        if not Path(f"/tmp/.X{n}-lock").exists() and not Path(f"/tmp/.X11-unix/X{n}").exists():
+            return n
+    raise RuntimeError("no free X display number")
+
+
+def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
+    """Xvfb on a free display, 1280x800x24, no TCP; waits until it accepts clients."""
+    for _ in range(5):
+        n = free_display()
+        proc = subprocess.Popen(
+            ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        display = f":{n}"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and proc.poll() is None:
+            probe = subprocess.run(["xdpyinfo", "-display", display], capture_output=True)
+            if probe.returncode == 0:
+                return proc, display
+            time.sleep(0.1)
+        proc.kill()
+        proc.wait()
+    raise RuntimeError("Xvfb did not start")
+
+
+def find_windows(display: str, name: str, pid: int | None = None) -> list[int]:
+    args = ["xdotool", "search", "--onlyvisible", "--name", name]
+    if pid is not None:
+        args[2:2] = ["--pid", str(pid)]
+    out = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "DISPLAY": display})
+    return [int(w) for w in out.stdout.split()]
+
+
+def window_geometry(display: str, window: int) -> tuple[int, int]:
+    """(width, height) of a window, from xdotool."""
+    out = subprocess.run(
+        ["xdotool", "getwindowgeometry", "--shell", str(window)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+    ).stdout
+    values = dict(line.split("=", 1) for line in out.split() if "=" in line)
+    return int(values["WIDTH"]), int(values["HEIGHT"])
+
+
+class _ClientMessage(ctypes.Structure):
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("serial", ctypes.c_ulong),
+        ("send_event", ctypes.c_int),
+        ("display", ctypes.c_void_p),
+        ("window", ctypes.c_ulong),
+        ("message_type", ctypes.c_ulong),
+        ("format", ctypes.c_int),
+        ("data", ctypes.c_long * 5),
+    ]
+
+
+class _XEvent(ctypes.Union):
+    _fields_ = [("xclient", _ClientMessage), ("pad", ctypes.c_long * 24)]
+
+
+def close_window(display: str, window: int) -> None:
+    """Send WM_DELETE_WINDOW, as a window manager's close button does."""
+    lib = ctypes.cdll.LoadLibrary(ctypes.util.find_library("X11") or "libX11.so.6")
+    lib.XOpenDisplay.restype = ctypes.c_void_p
+    lib.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    lib.XInternAtom.restype = ctypes.c_ulong
+    lib.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    lib.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
+    lib.XFlush.argtypes = [ctypes.c_void_p]
+    lib.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    dpy = lib.XOpenDisplay(display.encode())
+    if not dpy:
+        raise RuntimeError(f"cannot open display {display}")
+    try:
+        event = _XEvent()
+        event.xclient.type = 33  # ClientMessage
+        event.xclient.window = window
+        event.xclient.message_type = lib.XInternAtom(dpy, b"WM_PROTOCOLS", 0)
+        event.xclient.format = 32
+        event.xclient.data[0] = lib.XInternAtom(dpy, b"WM_DELETE_WINDOW", 0)
+        event.xclient.data[1] = 0  # CurrentTime
+        lib.XSendEvent(dpy, window, 0, 0, ctypes.byref(event))
+        lib.XFlush(dpy)
+    finally:
+        lib.XCloseDisplay(dpy)
+
+
+def screenshot(display: str, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        ["import", "-window", "root", str(path)],
+        check=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=30,
+    )
+    return path
