@@ -22,7 +22,6 @@ from host.engine.errors import (
     QueueItemNotFound,
     SessionConflict,
     SessionNotFound,
-    SteerUnavailable,
     TitleInvalid,
 )
 from host.engine.media import sniff
@@ -302,9 +301,3 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     cold = await engine.create_session("/tmp")
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(cold, "x", RemoveAction())
-    agent = engine.agent(sid)
-    agent.queue([], {"kind": "user", "rpcId": "x"})
-    with pytest.raises((SteerUnavailable, QueueItemNotFound)):
-        await engine.update_queue(
-            sid, agent.queue_items()[0].item_id if agent.queue_items() else "gone", SteerAction()
-        )
