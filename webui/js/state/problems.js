@@ -22,6 +22,7 @@ const MESSAGES = {
 /** A one-line message for an RpcError (or a TransportError / Error). */
 export function describeError(err) {
   if (!err) return "";
+  if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
   if (err.code && MESSAGES[err.code]) {
     const extra = err.code === "agent-busy" || err.code === "attachment-error" ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;

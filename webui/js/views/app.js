@@ -1,0 +1,330 @@
+// The application shell: wires the connection, the session manager and every view together.
+
+import { h, icon, setChildren } from "./dom.js";
+import { ConnectionController } from "../state/connection.js";
+import { SessionManager } from "../state/session-manager.js";
+import { classifyProblem, describeError, providerProblem } from "../state/problems.js";
+import { SidebarView } from "./sidebar.js";
+import { ConversationView } from "./conversation.js";
+import { ComposerView } from "./composer.js";
+import { QueueView } from "./queue-view.js";
+import { PendingCardsView } from "./pending-cards.js";
+import { ModelPicker } from "./model-picker.js";
+import { TopBar, renderTodos } from "./topbar.js";
+import { StatusView } from "./status.js";
+import { SettingsDialog } from "./settings-dialog.js";
+import { Notifier } from "./notify.js";
+import { contentToPromptInput } from "./attachments.js";
+import { installShortcuts, downloadExport } from "./keyboard.js";
+
+const $ = (id) => document.getElementById(id);
+
+export class App {
+  constructor(client) {
+    this.client = client;
+    this.manager = new SessionManager({ client });
+    this.connection = new ConnectionController({ client });
+    this.sessionUnsubs = [];
+    this.todosOpen = false;
+    const toast = (m, tone) => this.status.toast(m, tone);
+    this.status = new StatusView({ banners: $("banners"), overlay: $("overlay"), toasts: $("toasts") }, {
+      retryNow: () => this.connection.retryNow(),
+      openSettings: () => this.settings.open(),
+    });
+    this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
+    this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
+    this.sidebar = new SidebarView($("sidebar-body"), {
+      manager: this.manager,
+      client,
+      toast,
+      openSession: (id) => this.open(id),
+      newSession: () => this.newSession(),
+      exportSession: (id) => this.exportSession(id),
+      focusComposer: () => this.composer.focus(),
+    });
+    this.topbar = new TopBar($("topbar"), {
+      modelPicker: this.modelPicker,
+      toggleSidebar: () => this.toggleSidebar(),
+      toggleTodos: () => this.toggleTodos(),
+      exportSession: (id) => this.exportSession(id),
+      renameSession: (id) => this.sidebar.startRename(id),
+    });
+    this.conversation = new ConversationView($("conversation"), { client, tailSlot: $("pending-cards"), onFork: (seq, btn) => this.fork(seq, btn), onRetry: (item, btn) => this.retry(item, btn) });
+    this.cards = new PendingCardsView($("pending-cards"), this.manager);
+    this.queue = new QueueView($("queue"), { client, toast });
+    this.composer = new ComposerView($("composer"), { send: (mode, content) => this.send(mode, content), stop: () => this.stop(), toast });
+    this.notifier = new Notifier();
+    this.emptyState = $("empty-state");
+    this.wire();
+  }
+
+  start() {
+    this.renderAll();
+    this.connection.start();
+  }
+
+  wire() {
+    const c = this.connection;
+    const m = this.manager;
+    c.on("status", (s) => {
+      this.status.setConnection(s);
+      this.composer.setEnabled(s.state === "connected" || !!s.describe);
+      $("sidebar").querySelector(".new-session").disabled = s.state !== "connected";
+    });
+    c.on("mux", (msg) => m.handleMux(msg));
+    c.on("host", (msg) => m.handleHost(msg));
+    c.on("connected", async (describe) => {
+      const first = !m.listLoaded;
+      await m.rebuild(describe);
+      if (first) {
+        const wanted = new URLSearchParams(location.hash.slice(1)).get("session");
+        if (wanted && m.summaries.has(wanted)) this.open(wanted);
+      }
+      this.checkProvider();
+      this.renderAll();
+    });
+    m.on("list", () => {
+      this.sidebar.render();
+      this.renderHeader();
+    });
+    m.on("active", (s) => this.bindSession(s));
+    m.on("pending", ({ added }) => {
+      const pinned = this.conversation.isPinned();
+      this.cards.render();
+      if (pinned || added?.sessionId === m.activeId) this.conversation.jumpToLatest();
+      this.sidebar.render();
+      if (added) {
+        const what = added.kind === "approval" ? `Approval needed: ${added.frame.toolName}` : "The agent has a question";
+        this.notifier.attention("HarnessDesk", what, () => this.open(added.sessionId));
+      }
+    });
+    m.on("queue", (sid) => sid === m.activeId && this.queue.set(sid, m.queues.get(sid)));
+    m.on("agent-error", ({ sessionId, message }) => {
+      this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
+      if (classifyProblem(message) === "provider-not-configured") this.status.setProblem("provider-not-configured", true);
+    });
+    m.on("config", () => {
+      this.checkProvider();
+      this.modelPicker.refresh();
+    });
+    m.on("error", (msg) => this.status.toast(msg));
+    installShortcuts({
+      newSession: () => this.newSession(),
+      focusSearch: () => {
+        this.toggleSidebar(true);
+        this.sidebar.focusSearch();
+      },
+      cancelTurn: () => this.running() && this.stop(),
+      closeSidebar: () => this.toggleSidebar(false),
+    });
+    $("open-settings").addEventListener("click", () => this.settings.open());
+    $("scrim").addEventListener("click", () => this.toggleSidebar(false));
+  }
+
+  // ---- sessions ---------------------------------------------------------------------------
+
+  open(sessionId) {
+    this.toggleSidebar(false);
+    if (this.manager.activeId === sessionId) return this.manager.active;
+    return this.manager.open(sessionId);
+  }
+
+  async newSession() {
+    if (this.connection.status.state !== "connected") return;
+    const s = await this.manager.newSession();
+    this.toggleSidebar(false);
+    if (s) this.composer.focus();
+  }
+
+  bindSession(session) {
+    for (const u of this.sessionUnsubs) u();
+    this.sessionUnsubs = [];
+    const sid = session?.sessionId ?? null;
+    history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
+    this.conversation.setSession(session);
+    this.cards.setSession(sid);
+    this.conversation.jumpToLatest();
+    this.queue.set(sid, sid ? this.manager.queues.get(sid) : []);
+    this.modelPicker.setSession(sid);
+    this.status.setProblem("model-unavailable", false);
+    if (session) {
+      this.sessionUnsubs.push(
+        session.on("ops", (ops) => this.onOps(session, ops)),
+        session.on("state", () => this.renderAll()),
+      );
+    }
+    this.sidebar.render();
+    this.renderAll();
+  }
+
+  onOps(session, ops) {
+    for (const op of ops) {
+      if (op.op !== "add") continue;
+      const item = session.fold.get(op.id);
+      if (item?.kind === "turn-end" && item.reason?.kind === "error") {
+        const kind = classifyProblem(item.reason.error);
+        if (kind) this.status.setProblem(kind, true, item.reason.error?.details?.model ?? "");
+      }
+      if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
+    }
+    if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
+  }
+
+  running() {
+    const m = this.manager;
+    const s = m.active;
+    if (!s) return false;
+    return !!m.summaries.get(s.sessionId)?.running || s.fold.activeTurn !== null;
+  }
+
+  // ---- actions ----------------------------------------------------------------------------
+
+  async send(mode, content) {
+    let s = this.manager.active;
+    if (!s) {
+      s = await this.manager.newSession();
+      if (!s) return false;
+    }
+    this.notifier.requestPermission();
+    const payload = { sessionId: s.sessionId, mode, content };
+    try {
+      payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    } catch {
+      /* no time zone: the host uses its own */
+    }
+    let r = await this.client.call("session.prompt", payload).catch((e) => ({ ok: false, error: { code: "transport", message: e.message } }));
+    if (!r.ok && r.error.code === "invalid-time-zone") {
+      delete payload.clientTimeZone;
+      r = await this.client.call("session.prompt", payload).catch((e) => ({ ok: false, error: { code: "transport", message: e.message } }));
+    }
+    if (!r.ok) {
+      this.status.toast(describeError(r.error));
+      const kind = classifyProblem(r.error);
+      if (kind) this.status.setProblem(kind, true, r.error.details?.model ? `${r.error.details.provider}/${r.error.details.model}` : "");
+      return false;
+    }
+    this.manager.patchSummary(s.sessionId, { blank: false });
+    return true;
+  }
+
+  async stop() {
+    const s = this.manager.active;
+    if (!s) return;
+    const r = await this.client.call("session.cancel", { sessionId: s.sessionId }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    if (!r.ok) this.status.toast(describeError(r.error));
+  }
+
+  async fork(atSeq, btn) {
+    const s = this.manager.active;
+    if (!s) return;
+    btn.disabled = true;
+    const r = await this.manager.fork(s.sessionId, atSeq).catch((e) => ({ ok: false, error: { message: e.message } }));
+    btn.disabled = false;
+    if (!r.ok) this.status.toast(describeError(r.error));
+  }
+
+  async retry(turnEnd, btn) {
+    const s = this.manager.active;
+    const user = s?.fold.get(turnEnd.userItemId);
+    if (!user) return;
+    btn.disabled = true;
+    try {
+      const content = await contentToPromptInput(this.client, s.sessionId, user.content);
+      if (content.length) await this.send("queue", content);
+    } catch (e) {
+      this.status.toast(`Could not retry: ${e.message}`);
+    } finally {
+      btn.disabled = false;
+    }
+  }
+
+  async exportSession(sessionId) {
+    try {
+      await downloadExport(this.client, sessionId);
+    } catch (e) {
+      this.status.toast(`Export failed: ${e.message}`);
+    }
+  }
+
+  async checkProvider() {
+    const [s, c] = await Promise.all([
+      this.client.call("settings.describe", {}).catch(() => null),
+      this.client.call("credentials.describe", {}).catch(() => null),
+    ]);
+    if (!s?.ok) return; // not privileged here, or not offered: rely on error codes instead
+    const problem = providerProblem(s.value, c?.ok ? c.value : null);
+    this.status.setProblem("provider-not-configured", problem === "provider-not-configured");
+  }
+
+  // ---- layout -----------------------------------------------------------------------------
+
+  toggleSidebar(force) {
+    const app = $("app");
+    const was = app.classList.contains("sidebar-open");
+    const next = force === undefined ? !was : force;
+    app.classList.toggle("sidebar-open", next);
+    return was && !next;
+  }
+
+  toggleTodos() {
+    this.todosOpen = !this.todosOpen;
+    this.renderAll();
+  }
+
+  renderHeader() {
+    const m = this.manager;
+    const s = m.active;
+    const summary = s ? m.summaries.get(s.sessionId) : null;
+    const title = s?.title ?? summary?.title;
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen });
+    this.notifier.setBase(s ? title : null);
+  }
+
+  renderAll() {
+    const s = this.manager.active;
+    this.renderHeader();
+    const running = this.running();
+    this.conversation.setRunning(running);
+    this.composer.setRunning(running);
+    const todos = s?.fold.todos ?? null;
+    const panel = $("todo-panel");
+    panel.hidden = !(todos && todos.length && this.todosOpen);
+    if (!panel.hidden) renderTodos(panel, todos);
+    this.renderEmpty(s);
+  }
+
+  renderEmpty(s) {
+    const el = this.emptyState;
+    const conv = $("conversation");
+    const m = this.manager;
+    let content = null;
+    if (!s && m.listLoaded) {
+      const hasSessions = [...m.summaries.values()].some((x) => !x.blank);
+      content = [
+        h("div", { class: "empty-mark", "aria-hidden": "true" }, icon("terminal", "icon icon-xl")),
+        h("h2", {}, hasSessions ? "Pick a session, or start a new one" : "Welcome to HarnessDesk"),
+        h("p", {}, "Describe a task below and press Enter. The agent works in ", h("code", { testid: "host-cwd" }, m.hostInfo?.cwd ?? "the host's folder"), ", reading files and running commands only with your approval."),
+        h("p", { class: "muted" }, "It starts on the small bundled local model — no account or network needed. Connect DeepSeek or any OpenAI-compatible endpoint in ", this.settingsLink(), "."),
+      ];
+      el.dataset.testid = "empty-state";
+    } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
+      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter.")];
+      el.dataset.testid = "session-empty";
+    } else if (s?.error && s.fold.items.length === 0) {
+      content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
+      el.dataset.testid = "session-error";
+    } else if (s?.loading && s.fold.items.length === 0) {
+      content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
+      el.dataset.testid = "session-loading";
+    }
+    el.hidden = !content;
+    conv.classList.toggle("is-empty", !!content);
+    if (content) setChildren(el, content);
+  }
+
+  settingsLink() {
+    const b = h("button", { type: "button", class: "link", testid: "empty-open-settings" }, "Settings");
+    b.addEventListener("click", () => this.settings.open());
+    return b;
+  }
+}

@@ -1,0 +1,159 @@
+// The composer: Enter sends (mode "queue"), Shift+Enter is a newline, Steer while running
+// (mode "steer"), Stop (session.cancel), image paste/drop/pick as base64 image content.
+
+import { h, icon, clear } from "./dom.js";
+import { fileToImageInput } from "./attachments.js";
+
+export class ComposerView {
+  /** @param {HTMLElement} root @param {{send(mode, content): Promise<boolean>, stop(): void, toast(msg): void}} actions */
+  constructor(root, actions) {
+    this.actions = actions;
+    this.images = []; // {input, url}
+    this.running = false;
+    this.busy = false;
+    this.input = h("textarea", {
+      id: "composer-input",
+      class: "composer-input",
+      testid: "composer-input",
+      rows: 1,
+      placeholder: "Ask the agent to do something…",
+      "aria-label": "Message",
+      "aria-describedby": "composer-hint",
+    });
+    this.thumbs = h("div", { class: "composer-attachments", testid: "composer-attachments", hidden: true });
+    this.file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", multiple: true, class: "offscreen", tabindex: "-1", "aria-hidden": "true" });
+    this.attachBtn = h("button", { type: "button", class: "btn btn-icon", testid: "composer-attach", title: "Attach images", "aria-label": "Attach images" }, icon("image"));
+    this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: "Send (Enter)" }, icon("send"), h("span", { class: "btn-label" }, "Send"));
+    this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
+    this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
+    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · paste or drop images");
+    this.box = h(
+      "div",
+      { class: "composer-box" },
+      this.thumbs,
+      this.input,
+      h("div", { class: "composer-actions" }, this.attachBtn, this.file, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
+    );
+    root.append(this.box, hint);
+    this.wire();
+    this.refresh();
+  }
+
+  wire() {
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
+        e.preventDefault();
+        this.submit(e.ctrlKey || e.metaKey ? "steer" : "queue");
+      }
+    });
+    this.input.addEventListener("input", () => this.refresh());
+    this.input.addEventListener("paste", (e) => {
+      const files = [...(e.clipboardData?.files ?? [])].filter((f) => f.type.startsWith("image/"));
+      if (files.length) {
+        e.preventDefault();
+        this.addFiles(files);
+      }
+    });
+    this.box.addEventListener("dragover", (e) => {
+      if ([...(e.dataTransfer?.types ?? [])].includes("Files")) {
+        e.preventDefault();
+        this.box.classList.add("dragging");
+      }
+    });
+    this.box.addEventListener("dragleave", () => this.box.classList.remove("dragging"));
+    this.box.addEventListener("drop", (e) => {
+      this.box.classList.remove("dragging");
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (files.length) {
+        e.preventDefault();
+        this.addFiles(files);
+      }
+    });
+    this.attachBtn.addEventListener("click", () => this.file.click());
+    this.file.addEventListener("change", () => {
+      this.addFiles([...this.file.files]);
+      this.file.value = "";
+    });
+    this.sendBtn.addEventListener("click", () => this.submit("queue"));
+    this.steerBtn.addEventListener("click", () => this.submit("steer"));
+    this.stopBtn.addEventListener("click", () => this.actions.stop());
+  }
+
+  async addFiles(files) {
+    for (const f of files) {
+      const r = await fileToImageInput(f);
+      if (r.error) this.actions.toast(r.error);
+      else this.images.push(r);
+    }
+    this.renderThumbs();
+    this.refresh();
+  }
+
+  renderThumbs() {
+    clear(this.thumbs);
+    this.thumbs.hidden = this.images.length === 0;
+    this.images.forEach((img, i) => {
+      const remove = h("button", { type: "button", class: "btn btn-icon thumb-remove", testid: "attachment-remove", "aria-label": `Remove ${img.input.name ?? "image"}` }, icon("x"));
+      remove.addEventListener("click", () => {
+        URL.revokeObjectURL(img.url);
+        this.images.splice(i, 1);
+        this.renderThumbs();
+        this.refresh();
+      });
+      this.thumbs.append(h("figure", { class: "thumb", testid: "attachment-thumb" }, h("img", { src: img.url, alt: img.input.name ?? "pasted image" }), remove));
+    });
+  }
+
+  content() {
+    const text = this.input.value;
+    const out = [];
+    if (text.trim()) out.push({ type: "text", text });
+    for (const img of this.images) out.push(img.input);
+    return out;
+  }
+
+  async submit(mode) {
+    const content = this.content();
+    if (content.length === 0 || this.busy) return;
+    if (mode === "steer" && !this.running) mode = "queue";
+    this.busy = true;
+    this.refresh();
+    const ok = await this.actions.send(mode, content);
+    this.busy = false;
+    if (ok) {
+      this.input.value = "";
+      for (const img of this.images) URL.revokeObjectURL(img.url);
+      this.images = [];
+      this.renderThumbs();
+    }
+    this.refresh();
+    this.input.focus();
+  }
+
+  setRunning(running) {
+    this.running = running;
+    this.refresh();
+  }
+
+  setEnabled(enabled) {
+    this.enabled = enabled;
+    this.refresh();
+  }
+
+  refresh() {
+    const has = this.input.value.trim().length > 0 || this.images.length > 0;
+    const enabled = this.enabled !== false;
+    this.input.disabled = !enabled;
+    this.sendBtn.disabled = !enabled || !has || this.busy;
+    this.sendBtn.title = this.running ? "Queue for the next turn (Enter)" : "Send (Enter)";
+    this.sendBtn.querySelector(".btn-label").textContent = this.running ? "Queue" : "Send";
+    this.steerBtn.hidden = !this.running;
+    this.steerBtn.disabled = !enabled || !has || this.busy;
+    this.stopBtn.hidden = !this.running;
+    this.stopBtn.disabled = !enabled;
+  }
+
+  focus() {
+    this.input.focus();
+  }
+}

@@ -1,0 +1,50 @@
+// Global shortcuts: Ctrl/Cmd+N new session, Ctrl/Cmd+K search, Esc cancel. Esc first belongs to
+// whatever is open (rename, search, queue edit, dialog — those stop it themselves); otherwise it
+// stops a running turn when focus is in the composer or nowhere in particular.
+
+export function installShortcuts({ newSession, focusSearch, cancelTurn, closeSidebar }) {
+  document.addEventListener("keydown", (e) => {
+    const mod = e.ctrlKey || e.metaKey;
+    const key = e.key.toLowerCase();
+    if (mod && !e.shiftKey && !e.altKey && key === "n") {
+      e.preventDefault();
+      newSession();
+      return;
+    }
+    if (mod && !e.shiftKey && !e.altKey && key === "k") {
+      e.preventDefault();
+      focusSearch();
+      return;
+    }
+    if (e.key === "Escape" && !e.defaultPrevented) {
+      if (document.querySelector("dialog[open]")) return; // the dialog closes itself
+      if (closeSidebar()) return;
+      const t = document.activeElement;
+      const neutral = !t || t === document.body || t.id === "composer-input" || t.closest?.("#conversation");
+      if (neutral) cancelTurn();
+    }
+  });
+}
+
+/** Download a session export: plain navigation on the web, a blob via the bridge. */
+export async function downloadExport(client, sessionId) {
+  if (client.kind !== "bridge") {
+    const a = document.createElement("a");
+    a.href = client.exportUrl(sessionId, true);
+    a.download = `session-${sessionId}.zip`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    return;
+  }
+  const res = await client.fetchExport(sessionId, true);
+  const blob = await res.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `session-${sessionId}.zip`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

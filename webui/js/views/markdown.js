@@ -1,0 +1,113 @@
+// Markdown for model output: marked → DOMPurify (no raw HTML survives: scripts, handlers,
+// styles, iframes, forms) → highlight.js on code blocks → copy buttons. The sanitised HTML is
+// the only innerHTML the app writes.
+
+import { Marked } from "../../vendor/marked/marked.esm.js";
+import DOMPurify from "../../vendor/dompurify/purify.es.mjs";
+import hljs from "../../vendor/highlight/core.min.js";
+import bash from "../../vendor/highlight/languages/bash.min.js";
+import c from "../../vendor/highlight/languages/c.min.js";
+import cpp from "../../vendor/highlight/languages/cpp.min.js";
+import css from "../../vendor/highlight/languages/css.min.js";
+import diff from "../../vendor/highlight/languages/diff.min.js";
+import go from "../../vendor/highlight/languages/go.min.js";
+import java from "../../vendor/highlight/languages/java.min.js";
+import javascript from "../../vendor/highlight/languages/javascript.min.js";
+import json from "../../vendor/highlight/languages/json.min.js";
+import markdown from "../../vendor/highlight/languages/markdown.min.js";
+import python from "../../vendor/highlight/languages/python.min.js";
+import rust from "../../vendor/highlight/languages/rust.min.js";
+import shell from "../../vendor/highlight/languages/shell.min.js";
+import sql from "../../vendor/highlight/languages/sql.min.js";
+import typescript from "../../vendor/highlight/languages/typescript.min.js";
+import xml from "../../vendor/highlight/languages/xml.min.js";
+import yaml from "../../vendor/highlight/languages/yaml.min.js";
+import { h, icon, copyText } from "./dom.js";
+
+const LANGS = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
+for (const [name, def] of Object.entries(LANGS)) hljs.registerLanguage(name, def);
+hljs.registerAliases(["sh", "zsh", "console"], { languageName: "bash" });
+hljs.registerAliases(["js", "mjs", "jsx"], { languageName: "javascript" });
+hljs.registerAliases(["ts", "tsx"], { languageName: "typescript" });
+hljs.registerAliases(["py"], { languageName: "python" });
+hljs.registerAliases(["html", "svg"], { languageName: "xml" });
+hljs.registerAliases(["yml"], { languageName: "yaml" });
+hljs.registerAliases(["rs"], { languageName: "rust" });
+hljs.registerAliases(["md"], { languageName: "markdown" });
+hljs.configure({ ignoreUnescapedHTML: true });
+
+const escapeHtml = (s) => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? "").trim().split(/\s+/)[0].toLowerCase();
+      let body;
+      if (language && hljs.getLanguage(language)) {
+        try {
+          body = hljs.highlight(text, { language, ignoreIllegals: true }).value;
+        } catch {
+          body = escapeHtml(text);
+        }
+      } else {
+        body = escapeHtml(text);
+      }
+      const label = language ? `<span class="code-lang">${escapeHtml(language)}</span>` : "";
+      return `<div class="code-block">${label}<pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ""}">${body}</code></pre></div>`;
+    },
+    html({ text }) {
+      return escapeHtml(text); // raw HTML in model output is shown as text, never parsed
+    },
+  },
+});
+
+const PURIFY = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select", "iframe", "object", "embed", "img", "video", "audio", "svg", "math"],
+  FORBID_ATTR: ["style", "srcset", "action", "formaction"],
+  ALLOW_DATA_ATTR: false,
+};
+
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A") {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+/** Sanitised HTML string for markdown text (exported for tests in a browser). */
+export function markdownToHtml(text) {
+  let html;
+  try {
+    html = marked.parse(text ?? "", { async: false });
+  } catch {
+    html = `<p>${escapeHtml(text ?? "")}</p>`;
+  }
+  return DOMPurify.sanitize(html, PURIFY);
+}
+
+/** Render markdown into `el` (replacing its content) and add copy buttons to code blocks. */
+export function renderMarkdownInto(el, text) {
+  el.innerHTML = markdownToHtml(text);
+  for (const block of el.querySelectorAll(".code-block")) {
+    const code = block.querySelector("code");
+    const btn = h(
+      "button",
+      { type: "button", class: "btn btn-icon copy-code", testid: "copy-code", title: "Copy code", "aria-label": "Copy code" },
+      icon("copy"),
+    );
+    btn.addEventListener("click", async () => {
+      const ok = await copyText(code?.textContent ?? "");
+      btn.classList.toggle("copied", ok);
+      btn.title = ok ? "Copied" : "Copy failed";
+      setTimeout(() => {
+        btn.classList.remove("copied");
+        btn.title = "Copy code";
+      }, 1500);
+    });
+    block.prepend(btn);
+  }
+  return el;
+}

@@ -1,0 +1,95 @@
+// Model picker from session.models: groups per provider; the current selection is shown even
+// when the catalog does not list it; choosing calls session.selectModel.
+
+import { h, clear } from "./dom.js";
+import { describeError, classifyProblem } from "../state/problems.js";
+
+const SEP = "\u0001";
+
+export class ModelPicker {
+  /** ctx: {client, toast(msg), onProblem(kind|null, detail)} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.sessionId = null;
+    this.value = null;
+    this.select = h("select", { class: "model-select", testid: "model-picker", "aria-label": "Model" });
+    this.effort = h("select", { class: "effort-select", testid: "model-effort", "aria-label": "Reasoning effort", hidden: true });
+    this.el = h("div", { class: "model-picker" }, this.select, this.effort);
+    this.select.addEventListener("change", () => this.choose());
+    this.effort.addEventListener("change", () => this.choose());
+    this.select.addEventListener("focus", () => this.refresh());
+  }
+
+  setSession(sessionId) {
+    this.sessionId = sessionId;
+    this.el.hidden = !sessionId;
+    clear(this.select);
+    this.value = null;
+    if (sessionId) this.refresh();
+  }
+
+  async refresh() {
+    const sid = this.sessionId;
+    if (!sid || this.loading) return;
+    this.loading = true;
+    const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    this.loading = false;
+    if (sid !== this.sessionId) return;
+    if (!r.ok) {
+      if (!this.select.options.length) this.select.append(h("option", { value: "" }, "Model unavailable"));
+      return;
+    }
+    this.render(r.value);
+  }
+
+  render(v) {
+    this.value = v;
+    const cur = v.current;
+    const curKey = `${cur.provider}${SEP}${cur.model}`;
+    clear(this.select);
+    let listed = false;
+    this.entries = new Map();
+    for (const g of v.groups) {
+      const og = h("optgroup", { label: g.label ?? g.provider });
+      for (const m of g.models) {
+        const key = `${g.provider}${SEP}${m.model}`;
+        this.entries.set(key, { provider: g.provider, ...m });
+        if (key === curKey) listed = true;
+        og.append(h("option", { value: key }, m.label ?? m.model));
+      }
+      if (g.models.length) this.select.append(og);
+    }
+    if (!listed) {
+      this.entries.set(curKey, { provider: cur.provider, model: cur.model });
+      this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted" }, `${cur.model} (${cur.provider})`));
+    }
+    this.select.value = curKey;
+    this.renderEffort(this.entries.get(curKey), cur.reasoningEffort);
+    this.select.title = v.routable ? `${cur.provider} · ${cur.model}` : `${cur.provider} is not available`;
+    this.ctx.onProblem(v.routable ? null : "model-unavailable", `${cur.provider}/${cur.model}`);
+  }
+
+  renderEffort(entry, current) {
+    clear(this.effort);
+    const efforts = entry?.reasoningEfforts ?? [];
+    this.effort.hidden = efforts.length === 0;
+    if (!efforts.length) return;
+    this.effort.append(h("option", { value: "" }, "default effort"));
+    for (const e of efforts) this.effort.append(h("option", { value: e }, e));
+    this.effort.value = current && efforts.includes(current) ? current : "";
+  }
+
+  async choose() {
+    const entry = this.entries?.get(this.select.value);
+    if (!entry || !this.sessionId) return;
+    if (!(entry.reasoningEfforts ?? []).includes(this.effort.value)) this.renderEffort(entry, null);
+    const payload = { sessionId: this.sessionId, provider: entry.provider, model: entry.model };
+    if (this.effort.value) payload.reasoningEffort = this.effort.value;
+    const r = await this.ctx.client.call("session.selectModel", payload).catch((e) => ({ ok: false, error: { message: e.message } }));
+    if (!r.ok) {
+      this.ctx.toast(describeError(r.error));
+      if (classifyProblem(r.error) === "model-unavailable") this.ctx.onProblem("model-unavailable", `${entry.provider}/${entry.model}`);
+    }
+    this.refresh();
+  }
+}

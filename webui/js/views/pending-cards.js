@@ -1,0 +1,179 @@
+// Approval and question cards for the active session. Cards are keyed by rpcId and vanish when
+// the manager drops the entry (on */resolved, from any window). Question form state survives
+// re-renders of other cards.
+
+import { h, icon, clear } from "./dom.js";
+import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } from "../state/answers.js";
+
+export class PendingCardsView {
+  /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
+  constructor(root, manager) {
+    this.root = root;
+    this.manager = manager;
+    this.sessionId = null;
+    this.cards = new Map(); // rpcId → {el, entry, update()}
+    this.forms = new Map(); // rpcId → question form state
+  }
+
+  setSession(sessionId) {
+    this.sessionId = sessionId;
+    this.render();
+  }
+
+  render() {
+    const entries = this.sessionId ? this.manager.pendingFor(this.sessionId) : [];
+    const live = new Set(entries.map((e) => e.rpcId));
+    for (const [id, card] of this.cards) {
+      if (!live.has(id)) {
+        card.el.remove();
+        this.cards.delete(id);
+        this.forms.delete(id);
+      }
+    }
+    for (const entry of entries) {
+      let card = this.cards.get(entry.rpcId);
+      if (!card) {
+        card = entry.kind === "approval" ? this.approvalCard(entry) : this.questionCard(entry);
+        this.cards.set(entry.rpcId, card);
+        this.root.append(card.el);
+      }
+      card.update(entry);
+    }
+    this.root.hidden = entries.length === 0;
+  }
+
+  status(entry) {
+    if (entry.error) return h("p", { class: "card-error", role: "alert" }, entry.error);
+    if (entry.state === "sending") return h("p", { class: "card-note" }, "Sending…");
+    if (entry.state === "sent") return h("p", { class: "card-note" }, "Answer sent — waiting for the agent…");
+    return null;
+  }
+
+  approvalCard(entry) {
+    const f = entry.frame;
+    const args = formatArgs(f.arguments);
+    const buttons = [
+      ["allowed-once", "Allow once", "approval-allow-once", "btn-primary"],
+      ["allowed-always", "Allow always", "approval-allow-always", ""],
+      ["rejected", "Reject", "approval-reject", "btn-danger"],
+    ].map(([outcome, label, testid, cls]) => {
+      const b = h("button", { type: "button", class: `btn ${cls}`, testid }, label);
+      b.addEventListener("click", () => this.manager.answerApproval(entry.rpcId, outcome));
+      return b;
+    });
+    const note = h("div", { class: "card-status" });
+    const el = h(
+      "section",
+      { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
+      h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
+      f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
+      args ? h("pre", { class: "card-args", testid: "approval-args" }, args) : null,
+      h("div", { class: "card-actions" }, buttons),
+      note,
+    );
+    return {
+      el,
+      update: (e) => {
+        for (const b of buttons) b.disabled = e.state !== "open";
+        clear(note).append(...[this.status(e)].filter(Boolean));
+      },
+    };
+  }
+
+  questionCard(entry) {
+    const qs = entry.frame.questions;
+    if (!this.forms.has(entry.rpcId)) this.forms.set(entry.rpcId, emptyForm(qs));
+    const submit = h("button", { type: "button", class: "btn btn-primary", testid: "question-submit" }, "Send answer");
+    const dismiss = h("button", { type: "button", class: "btn", testid: "question-dismiss", title: "Decline to answer" }, "Dismiss");
+    const note = h("div", { class: "card-status" });
+    const fields = qs.map((q, qi) => this.questionField(entry, q, qi, () => sync()));
+    const sync = () => {
+      const problems = answerProblems(qs, buildAnswerSet(qs, this.forms.get(entry.rpcId)));
+      submit.disabled = problems.length > 0 || entry.state !== "open";
+      submit.title = problems.length ? "Answer every question first" : "Send answer";
+      for (const fld of fields) fld.sync(this.forms.get(entry.rpcId));
+    };
+    submit.addEventListener("click", () => {
+      const value = { sessionId: entry.sessionId, answer: buildAnswerSet(qs, this.forms.get(entry.rpcId)) };
+      this.manager.answer(entry.rpcId, value);
+    });
+    dismiss.addEventListener("click", () => {
+      this.manager.client
+        .respond(entry.rpcId, { ok: false, error: { code: "cancelled", message: "dismissed by the user", details: {} } })
+        .catch(() => {});
+    });
+    const el = h(
+      "section",
+      { class: "card question-card", testid: "question-card", role: "group", "aria-label": "The agent asks", dataset: { rpcId: entry.rpcId } },
+      h("header", { class: "card-head" }, h("h3", {}, "The agent asks")),
+      fields.map((f) => f.el),
+      h("div", { class: "card-actions" }, dismiss, submit),
+      note,
+    );
+    return {
+      el,
+      update: (e) => {
+        entry = e;
+        sync();
+        clear(note).append(...[this.status(e)].filter(Boolean));
+      },
+    };
+  }
+
+  questionField(entry, q, qi, onChange) {
+    const name = `q-${entry.rpcId}-${qi}`;
+    const form = () => this.forms.get(entry.rpcId);
+    const setForm = (next) => {
+      this.forms.set(entry.rpcId, next);
+      onChange();
+    };
+    const inputs = (q.options ?? []).map((o) => {
+      const input = h("input", { type: q.multiSelect ? "checkbox" : "radio", name, value: o.label, testid: "question-option-input" });
+      input.addEventListener("change", () => setForm(chooseOption(form(), q, o.label)));
+      const label = h(
+        "label",
+        { class: "option", testid: "question-option", dataset: { label: o.label } },
+        input,
+        h("span", { class: "option-label" }, o.label),
+        o.description ? h("span", { class: "option-desc" }, o.description) : null,
+      );
+      return { input, label, value: o.label };
+    });
+    const custom = h("input", {
+      type: "text",
+      class: "question-custom",
+      testid: "question-custom",
+      placeholder: q.options?.length ? "Or type your own answer" : "Your answer",
+      "aria-label": `Answer to: ${q.question}`,
+    });
+    custom.addEventListener("input", () => setForm(setCustom(form(), q, custom.value)));
+    const el = h(
+      "fieldset",
+      { class: "question", testid: "question", dataset: { questionId: q.id } },
+      h("legend", {}, q.header ? h("span", { class: "q-header" }, q.header) : null, h("span", { class: "q-text" }, q.question)),
+      q.multiSelect ? h("p", { class: "q-hint" }, "Choose any that apply.") : null,
+      inputs.length ? h("div", { class: "options", role: q.multiSelect ? "group" : "radiogroup" }, inputs.map((i) => i.label)) : null,
+      custom,
+    );
+    return {
+      el,
+      sync: (f) => {
+        const st = f[q.id];
+        for (const i of inputs) i.input.checked = st.selected.includes(i.value);
+        if (custom.value !== st.custom) custom.value = st.custom;
+      },
+    };
+  }
+}
+
+function formatArgs(a) {
+  if (a === undefined || a === null) return "";
+  if (typeof a === "string") {
+    try {
+      return JSON.stringify(JSON.parse(a), null, 2);
+    } catch {
+      return a;
+    }
+  }
+  return JSON.stringify(a, null, 2);
+}

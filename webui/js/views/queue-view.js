@@ -1,0 +1,93 @@
+// The visible queue of pending next-turn inputs (from session/queue snapshots), each editable,
+// removable or promotable to steer through session.updateQueue.
+
+import { h, icon, clear } from "./dom.js";
+import { contentToPromptInput } from "./attachments.js";
+import { describeError } from "../state/problems.js";
+
+export class QueueView {
+  /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.sessionId = null;
+    this.items = [];
+    this.editing = null; // itemId being edited
+  }
+
+  set(sessionId, items) {
+    if (sessionId !== this.sessionId) this.editing = null;
+    this.sessionId = sessionId;
+    this.items = items ?? [];
+    if (this.editing && !this.items.some((i) => i.itemId === this.editing)) this.editing = null;
+    this.render();
+  }
+
+  async update(itemId, action) {
+    const r = await this.ctx.client.call("session.updateQueue", { sessionId: this.sessionId, itemId, action }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    if (!r.ok) this.ctx.toast(describeError(r.error));
+    return r.ok;
+  }
+
+  render() {
+    clear(this.root);
+    this.root.hidden = this.items.length === 0;
+    if (!this.items.length) return;
+    this.root.append(h("h2", { class: "queue-title" }, `Queued (${this.items.length})`));
+    const list = h("ol", { class: "queue-list", role: "list" });
+    for (const item of this.items) list.append(this.itemNode(item));
+    this.root.append(list);
+  }
+
+  itemNode(item) {
+    const text = item.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    const images = item.content.filter((b) => b.type === "image").length;
+    const li = h("li", { class: ["queue-item", item.mode === "steer" && "is-steer"], testid: "queue-item", dataset: { itemId: item.itemId } });
+    if (this.editing === item.itemId) {
+      const ta = h("textarea", { class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
+      ta.value = text;
+      const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
+      const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
+      const doSave = async () => {
+        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, item.content.filter((b) => b.type !== "text"));
+        const content = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...rest];
+        if (!content.length) return;
+        save.disabled = true;
+        if (await this.update(item.itemId, { kind: "edit", content })) this.editing = null;
+        this.render();
+      };
+      save.addEventListener("click", doSave);
+      cancel.addEventListener("click", () => {
+        this.editing = null;
+        this.render();
+      });
+      ta.addEventListener("keydown", (e) => {
+        if (e.key === "Escape") {
+          e.stopPropagation();
+          this.editing = null;
+          this.render();
+        } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+          e.preventDefault();
+          doSave();
+        }
+      });
+      li.append(ta, h("div", { class: "queue-actions" }, cancel, save));
+      queueMicrotask(() => ta.focus());
+      return li;
+    }
+    const edit = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-edit", title: "Edit", "aria-label": "Edit queued message" }, icon("pencil"));
+    const steer = h("button", { type: "button", class: "btn btn-small", testid: "queue-steer", title: "Deliver now, at the next step" }, icon("steer"), h("span", {}, "Steer"));
+    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-remove", title: "Remove", "aria-label": "Remove queued message" }, icon("trash"));
+    edit.addEventListener("click", () => {
+      this.editing = item.itemId;
+      this.render();
+    });
+    steer.addEventListener("click", () => this.update(item.itemId, { kind: "steer" }));
+    remove.addEventListener("click", () => this.update(item.itemId, { kind: "remove" }));
+    li.append(
+      h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null),
+      h("div", { class: "queue-actions" }, item.mode === "steer" ? h("span", { class: "badge" }, "steer") : steer, edit, remove),
+    );
+    return li;
+  }
+}

@@ -1,0 +1,167 @@
+// One DOM node per fold row. renderRow() builds it, updateRow() patches it in place: for a
+// streaming assistant message only the block whose text grew is re-rendered.
+
+import { h, icon, fmt, setChildren } from "./dom.js";
+import { renderMarkdownInto } from "./markdown.js";
+import { renderToolCard, updateToolCard } from "./tool-card.js";
+import { attachmentThumb } from "./attachments.js";
+import { describeError } from "../state/problems.js";
+
+/** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning()} */
+export function renderRow(item, ctx) {
+  let el;
+  switch (item.kind) {
+    case "user":
+      el = userRow(item, ctx);
+      break;
+    case "assistant":
+      el = h("article", { class: "row msg msg-assistant", testid: "msg-assistant" });
+      el._blocks = new Map();
+      updateAssistant(el, item);
+      break;
+    case "tool":
+      el = renderToolCard(item);
+      break;
+    case "turn-end":
+      el = h("div", { class: "row turn-end", testid: "turn-end" });
+      updateTurnEnd(el, item, ctx);
+      break;
+    case "notice":
+      el = h("div", { class: `row notice tone-${item.tone ?? "info"}`, testid: "notice-row" }, item.text);
+      break;
+    default:
+      el = rawRow(item);
+  }
+  el.dataset.itemId = item.id;
+  el.dataset.seq = String(item.seq);
+  return el;
+}
+
+export function updateRow(el, item, ctx) {
+  switch (item.kind) {
+    case "assistant":
+      return updateAssistant(el, item);
+    case "tool":
+      return updateToolCard(el, item);
+    case "turn-end":
+      return updateTurnEnd(el, item, ctx);
+    case "notice":
+      el.textContent = item.text;
+      return;
+    default: {
+      const fresh = renderRow(item, ctx);
+      el.replaceWith(fresh);
+      return fresh;
+    }
+  }
+}
+
+function userRow(item, ctx) {
+  const texts = item.content.filter((b) => b.type === "text").map((b) => b.text);
+  const images = item.content.filter((b) => b.type === "image" && b.attachment);
+  return h(
+    "article",
+    { class: ["row msg msg-user", item.steering && "is-steering"], testid: "msg-user" },
+    h(
+      "div",
+      { class: "bubble" },
+      item.steering ? h("span", { class: "steer-tag", title: "Sent while the agent was working" }, "steer") : null,
+      images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.client, ctx.sessionId, b.attachment))) : null,
+      texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
+    ),
+  );
+}
+
+function updateAssistant(el, item) {
+  el.classList.toggle("is-partial", item.partial);
+  el.classList.toggle("is-interrupted", !!item.interrupted);
+  el.hidden = item.blocks.length === 0;
+  const seen = new Set();
+  let prev = null;
+  for (const b of item.blocks) {
+    const key = String(b.index);
+    seen.add(key);
+    let entry = el._blocks.get(key);
+    if (!entry || entry.type !== b.type) {
+      entry?.node.remove();
+      entry = { type: b.type, node: b.type === "reasoning" ? reasoningNode() : h("div", { class: "md", testid: "assistant-text" }), text: null, partial: null };
+      el._blocks.set(key, entry);
+    }
+    if (entry.text !== b.text || entry.partial !== b.partial) {
+      if (b.type === "reasoning") {
+        entry.node._body.textContent = b.text;
+        entry.node._label.textContent = b.partial && item.partial ? "Thinking…" : `Reasoning (${fmt.format(b.text.length)} chars)`;
+      } else {
+        renderMarkdownInto(entry.node, b.text);
+      }
+      entry.text = b.text;
+      entry.partial = b.partial;
+    }
+    // keep DOM order = block order
+    const want = prev ? prev.nextSibling : el.firstChild;
+    if (want !== entry.node) el.insertBefore(entry.node, want);
+    prev = entry.node;
+  }
+  for (const [key, entry] of el._blocks) {
+    if (!seen.has(key)) {
+      entry.node.remove();
+      el._blocks.delete(key);
+    }
+  }
+  let mark = el.querySelector(":scope > .interrupted-mark");
+  if (item.interrupted && !mark) el.append(h("p", { class: "interrupted-mark", testid: "interrupted-mark" }, "Interrupted — this reply was cut off."));
+  else if (!item.interrupted && mark) mark.remove();
+}
+
+function reasoningNode() {
+  const label = h("span", { class: "reasoning-label" }, "Reasoning");
+  const body = h("div", { class: "reasoning-body" });
+  const d = h("details", { class: "reasoning", testid: "reasoning" }, h("summary", { testid: "reasoning-toggle" }, label), body);
+  d._label = label;
+  d._body = body;
+  return d;
+}
+
+const REASON_TEXT = {
+  aborted: (r) => (r.by === "user" ? "Stopped" : r.by === "parent" ? "Stopped by the parent session" : "Stopped (session closed)"),
+  "max-tokens": () => "Stopped: the output limit was reached",
+  interrupted: () => "Interrupted — the app closed while this turn was running",
+};
+
+function updateTurnEnd(el, item, ctx) {
+  const r = item.reason ?? { kind: "completed" };
+  el.dataset.reason = r.kind;
+  const meta = h("div", { class: "turn-meta" });
+  if (r.kind === "interrupted") meta.append(h("span", { class: "badge badge-warn", testid: "interrupted-mark" }, "Interrupted"));
+  if (REASON_TEXT[r.kind]) meta.append(h("span", { class: "turn-reason" }, REASON_TEXT[r.kind](r)));
+  if (item.usage) {
+    meta.append(
+      h(
+        "span",
+        { class: "usage", testid: "turn-usage", title: "Tokens used by this turn" },
+        `${fmt.format(item.usage.inputTokens)} in · ${fmt.format(item.usage.outputTokens)} out`,
+      ),
+    );
+  }
+  const fork = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "fork-turn", title: "Start a new session from this point" }, icon("fork"), h("span", {}, "Fork"));
+  fork.addEventListener("click", () => ctx.onFork(item.seq, fork));
+  meta.append(h("span", { class: "spacer" }), fork);
+  const parts = [];
+  if (r.kind === "error") {
+    const message = describeError(r.error) || "The turn failed.";
+    const retry = h("button", { type: "button", class: "btn btn-small", testid: "retry-turn" }, icon("retry"), h("span", {}, "Retry"));
+    retry.addEventListener("click", () => ctx.onRetry(item, retry));
+    parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
+  }
+  setChildren(el, parts, meta);
+}
+
+function rawRow(item) {
+  const d = h(
+    "details",
+    { class: "row raw-event", testid: "raw-event" },
+    h("summary", {}, h("code", {}, item.type), ` · event ${item.seq}`),
+    h("pre", {}, JSON.stringify(item.data, null, 2)),
+  );
+  return d;
+}

@@ -1,0 +1,129 @@
+// What the user sees about the connection and configuration: a connecting state, a reconnect
+// banner with a live countdown, a host-unreachable state, provider/model banners, and toasts.
+
+import { h, icon, clear } from "./dom.js";
+
+export class StatusView {
+  /**
+   * @param {{banners: HTMLElement, overlay: HTMLElement, toasts: HTMLElement}} roots
+   * @param {{retryNow(): void, openSettings(): void}} ctx
+   */
+  constructor(roots, ctx) {
+    this.roots = roots;
+    this.ctx = ctx;
+    this.conn = { state: "connecting" };
+    this.problems = new Map(); // kind → detail
+    this.dismissed = new Set();
+    this.tick = 0;
+    this.connBanner = h("div", { class: "banner banner-warn", testid: "connection-banner", role: "status", hidden: true });
+    this.problemBanners = h("div", { class: "problem-banners" });
+    roots.banners.append(this.connBanner, this.problemBanners);
+  }
+
+  setConnection(status) {
+    this.conn = status;
+    clearInterval(this.tick);
+    this.tick = 0;
+    if (status.retryAt) this.tick = setInterval(() => this.renderConnection(), 250);
+    this.renderConnection();
+  }
+
+  countdown() {
+    const ms = Math.max(0, (this.conn.retryAt ?? 0) - Date.now());
+    return Math.ceil(ms / 1000);
+  }
+
+  retryButton(testid = "reconnect-now") {
+    const b = h("button", { type: "button", class: "btn btn-small", testid }, icon("retry"), h("span", {}, "Retry now"));
+    b.addEventListener("click", () => this.ctx.retryNow());
+    return b;
+  }
+
+  renderConnection() {
+    const s = this.conn;
+    const { overlay } = this.roots;
+    const neverConnected = !s.describe;
+    const waiting = s.retryAt ? `Retrying in ${this.countdown()} s…` : "Trying now…";
+    const countdown = h("span", { class: "countdown", testid: "reconnect-countdown" }, waiting);
+    clear(overlay);
+    overlay.hidden = true;
+    this.connBanner.hidden = true;
+    document.documentElement.dataset.connection = s.state + (s.unreachable ? "-unreachable" : "");
+    if (s.state === "connected" || s.state === "idle") return;
+    if (neverConnected) {
+      overlay.hidden = false;
+      if (s.state === "connecting" && !s.error) {
+        overlay.append(h("div", { class: "state-card", testid: "connecting-state", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), h("h2", {}, "Connecting to the HarnessDesk host…")));
+      } else {
+        overlay.append(
+          h(
+            "div",
+            { class: "state-card", testid: "unreachable-state", role: "alert" },
+            h("h2", {}, s.unreachable ? "Host unreachable" : "Connecting to the HarnessDesk host…"),
+            h("p", {}, s.unreachable ? "The HarnessDesk host is not answering. Is it still running?" : "The first attempt failed; trying again."),
+            s.error ? h("p", { class: "muted small" }, s.error) : null,
+            h("p", {}, countdown),
+            this.retryButton(),
+          ),
+        );
+      }
+      return;
+    }
+    this.connBanner.hidden = false;
+    this.connBanner.dataset.state = s.unreachable ? "unreachable" : "reconnecting";
+    clear(this.connBanner).append(
+      h("strong", {}, s.unreachable ? "Host unreachable." : "Connection lost."),
+      " ",
+      s.retryAt ? countdown : h("span", { testid: "reconnect-countdown" }, "Reconnecting…"),
+      h("span", { class: "spacer" }),
+      this.retryButton(),
+    );
+  }
+
+  /** kind: "provider-not-configured" | "model-unavailable"; detail null clears it. */
+  setProblem(kind, active, detail = "") {
+    if (active) {
+      if (this.problems.get(kind) !== detail) this.dismissed.delete(kind);
+      this.problems.set(kind, detail);
+    } else this.problems.delete(kind);
+    this.renderProblems();
+  }
+
+  renderProblems() {
+    clear(this.problemBanners);
+    for (const [kind, detail] of this.problems) {
+      if (this.dismissed.has(kind)) continue;
+      const text =
+        kind === "provider-not-configured"
+          ? ["The model provider is not configured.", " Add an API key in Settings, or switch back to the bundled local model."]
+          : [`The selected model is unavailable${detail ? ` (${detail})` : ""}.`, " Pick another model, or check the provider in Settings."];
+      const open = h("button", { type: "button", class: "btn btn-small", testid: "banner-open-settings" }, icon("gear"), h("span", {}, "Settings"));
+      open.addEventListener("click", () => this.ctx.openSettings());
+      const close = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "banner-dismiss", "aria-label": "Dismiss" }, icon("x"));
+      close.addEventListener("click", () => {
+        this.dismissed.add(kind);
+        this.renderProblems();
+      });
+      this.problemBanners.append(
+        h(
+          "div",
+          { class: "banner banner-error", role: "alert", testid: kind === "provider-not-configured" ? "provider-banner" : "model-banner" },
+          h("span", {}, h("strong", {}, text[0]), text[1]),
+          h("span", { class: "spacer" }),
+          open,
+          close,
+        ),
+      );
+    }
+  }
+
+  toast(message, tone = "error") {
+    if (!message) return;
+    const t = h("div", { class: `toast tone-${tone}`, testid: "toast", role: tone === "error" ? "alert" : "status" }, h("span", {}, message));
+    const close = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": "Dismiss" }, icon("x"));
+    close.addEventListener("click", () => t.remove());
+    t.append(close);
+    this.roots.toasts.append(t);
+    setTimeout(() => t.remove(), 7000);
+  }
+}

@@ -1,0 +1,129 @@
+// Tool cards: call arguments, live status and result. bash → a terminal block; edit_file /
+// write_file → a diff; anything else → pretty JSON arguments and the result text.
+
+import { h, icon, setChildren } from "./dom.js";
+import { describeTool, lineDiff, withContext } from "../state/diff.js";
+
+const STATUS_LABEL = {
+  streaming: "preparing",
+  pending: "queued",
+  running: "running",
+  "awaiting-approval": "needs approval",
+  done: "done",
+  error: "failed",
+  rejected: "rejected",
+  cancelled: "cancelled",
+};
+
+const COLLAPSED_BY_DEFAULT = new Set(["read_file", "list_dir", "glob", "grep", "todo_write"]);
+const MAX_OUTPUT = 20_000;
+
+export function renderToolCard(item) {
+  const details = h("details", { class: "tool-details" });
+  details.open = !COLLAPSED_BY_DEFAULT.has(item.name);
+  const summary = h("summary", { class: "tool-summary-row", testid: "tool-toggle" });
+  const body = h("div", { class: "tool-body" });
+  details.append(summary, body);
+  const el = h("article", { class: "row tool-card", testid: "tool-card", dataset: { callId: item.callId } }, details);
+  el._parts = { details, summary, body };
+  updateToolCard(el, item);
+  return el;
+}
+
+export function updateToolCard(el, item) {
+  const { summary, body } = el._parts;
+  const d = describeTool(item.name, item.arguments);
+  el.dataset.toolName = item.name;
+  el.dataset.status = item.status;
+  el.className = `row tool-card status-${item.status}`;
+  const kindIcon = d.kind === "bash" ? "terminal" : d.kind === "diff" ? "file" : "tool";
+  setChildren(
+    summary,
+    icon("chevron", "icon chevron"),
+    icon(kindIcon),
+    h("span", { class: "tool-name" }, item.name || "tool"),
+    d.summary ? h("code", { class: "tool-arg-summary" }, oneLine(d.summary)) : null,
+    h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
+  );
+  const parts = [];
+  if (item.approval?.reason) parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason}${item.approval.outcome ? ` — ${item.approval.outcome}` : ""}`));
+  if (d.kind === "bash") parts.push(terminal(d.summary, item));
+  else if (d.kind === "diff" && (d.old || d.new)) {
+    parts.push(diffView(d));
+    if (item.result) parts.push(resultBlock(item));
+  } else {
+    parts.push(argsBlock(item.arguments, d.args));
+    if (item.result) parts.push(resultBlock(item));
+  }
+  setChildren(body, parts);
+}
+
+function oneLine(s) {
+  const line = String(s).split("\n")[0];
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}
+
+function clip(text) {
+  if (text.length <= MAX_OUTPUT) return { text, clipped: 0 };
+  return { text: text.slice(0, MAX_OUTPUT), clipped: text.length - MAX_OUTPUT };
+}
+
+function showMore(pre, full) {
+  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-show-all" }, "Show all output");
+  btn.addEventListener("click", () => {
+    pre.textContent = full;
+    btn.remove();
+  });
+  return btn;
+}
+
+function terminal(command, item) {
+  const pre = h("pre", { class: "terminal", testid: "tool-terminal" });
+  pre.append(h("span", { class: "term-prompt" }, "$ "), h("span", { class: "term-cmd" }, command || "…"), "\n");
+  let more = null;
+  if (item.result) {
+    const { text, clipped } = clip(item.result.content ?? "");
+    pre.append(h("span", { class: item.result.isError ? "term-out term-err" : "term-out", testid: "tool-result" }, text || "(no output)"));
+    if (clipped) more = showMore(pre, `$ ${command}\n${item.result.content}`);
+  } else if (item.status === "running") {
+    pre.append(h("span", { class: "term-cursor", "aria-label": "running" }, "▍"));
+  }
+  return h("div", { class: "terminal-wrap" }, pre, more, errorCode(item));
+}
+
+function diffView(d) {
+  const lines = withContext(lineDiff(d.old, d.new), 3);
+  const table = h("div", { class: "diff", testid: "tool-diff", role: "table", "aria-label": `Changes to ${d.path ?? "file"}` });
+  for (const l of lines) {
+    if (l.op === "…") {
+      table.append(h("div", { class: "diff-line diff-skip", role: "row" }, `⋯ ${l.count} unchanged line${l.count === 1 ? "" : "s"}`));
+      continue;
+    }
+    const cls = l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx";
+    table.append(h("div", { class: `diff-line ${cls}`, role: "row" }, h("span", { class: "diff-op", "aria-hidden": "true" }, l.op), h("span", { class: "diff-text" }, l.text || " ")));
+  }
+  if (lines.length === 0) table.append(h("div", { class: "diff-line diff-skip" }, "(no changes)"));
+  return h("div", { class: "diff-wrap" }, d.path ? h("div", { class: "diff-path" }, d.path) : null, table);
+}
+
+function argsBlock(raw, parsed) {
+  let text = raw ?? "";
+  if (parsed && Object.keys(parsed).length) text = JSON.stringify(parsed, null, 2);
+  if (!text) return null;
+  return h("pre", { class: "tool-args", testid: "tool-args" }, text);
+}
+
+function resultBlock(item) {
+  const { text, clipped } = clip(item.result.content ?? "");
+  const pre = h("pre", { class: item.result.isError ? "tool-result is-error" : "tool-result", testid: "tool-result" }, text || "(empty result)");
+  return h("div", { class: "tool-result-wrap" }, pre, clipped ? showMore(pre, item.result.content) : null, errorCode(item));
+}
+
+function errorCode(item) {
+  if (!item.result?.errorCode) return null;
+  const explain = {
+    TOOL_OUTCOME_UNKNOWN: "The app stopped while this tool was running; its outcome is unknown.",
+    TOOL_NOT_STARTED: "The app stopped before this tool started.",
+  }[item.result.errorCode];
+  return h("p", { class: "tool-error-code" }, explain ?? `Error: ${item.result.errorCode}`);
+}
