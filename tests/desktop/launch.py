@@ -1,6 +1,7 @@
-"""`python -m tests.desktop.launch [--webui DIR] [harnessdesk args]`: the real CLI with the test host.
+"""`python -m tests.desktop.launch [--webui DIR] [--real-host] [harnessdesk args]`: the real CLI.
 
-The window loads tests/desktop/page/ unless `--webui DIR` names another folder (e.g. webui/).
+The window loads tests/desktop/page/ unless `--webui DIR` names another folder (e.g. webui/);
+the host is tests/desktop/hostapp.py unless `--real-host` keeps the app's own `build_host`.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from desktop.app import build_host
 from desktop.cli import main
 from tests.desktop.hostapp import build_test_host
 
@@ -15,10 +17,12 @@ PAGE = Path(__file__).resolve().parent / "page"
 
 
 def run(argv: list[str]) -> int:
-    webui = PAGE
+    webui, factory = PAGE, build_test_host
     if argv[:1] == ["--webui"]:
         webui, argv = Path(argv[1]).resolve(), argv[2:]
-    return main(argv, host_factory=build_test_host, webui=webui)
+    if argv[:1] == ["--real-host"]:
+        factory, argv = build_host, argv[1:]  # type: ignore[assignment]
+    return main(argv, host_factory=factory, webui=webui)
 
 
 if __name__ == "__main__":

@@ -88,12 +88,12 @@ def test_serve_prints_the_url_and_a_browser_reaches_the_same_host(apps: AppFacto
 
 @gui_test
 def test_screenshot_of_the_window(apps: AppFactory) -> None:
-    """Loads the real webui/ when it exists (else the test page) and saves a screenshot to look at."""
+    """The real webui/ on the real host when both exist (else the test page); look at the PNG."""
     webui = ROOT / "webui"
-    args = ("--webui", str(webui)) if (webui / "index.html").is_file() else ()
+    args = ("--webui", str(webui), "--real-host") if (webui / "index.html").is_file() else ()
     app = apps.launch(*args)
     page = app.page()
-    page.evaluate("new Promise(r => setTimeout(r, 1500))")
+    page.evaluate("new Promise(r => setTimeout(r, 2500))")
     shot = x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window.png")
     assert shot.stat().st_size > 1000
     assert page.evaluate("location.protocol") == "harnessdesk:"
