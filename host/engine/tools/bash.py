@@ -1,0 +1,184 @@
+"""The bash tool: one command in its own process group, with a timeout and an output cap.
+
+The command runs as `/bin/bash -c COMMAND` in the session's cwd with stdin closed and stderr
+merged into stdout. On timeout the whole process group gets SIGTERM, then SIGKILL after a short
+grace; when the turn is cancelled the group is killed at once, so children such as a backgrounded
+`sleep` go too. Output keeps its head and tail and says how much of the middle was cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from asyncio.subprocess import Process
+
+from pydantic import Field
+
+from host.engine.tools.base import ToolContext, ToolOutput
+from host.engine.tools.common import Args, BaseTool, ToolError
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+MAX_OUTPUT_CHARS = 30_000
+TERM_GRACE = 1.0
+DRAIN_AFTER_EXIT = 1.0
+SHELL = "/bin/bash" if os.path.exists("/bin/bash") else (shutil.which("bash") or "/bin/sh")
+
+
+class BashArgs(Args):
+    command: str = Field(min_length=1, description="The shell command line (run with bash -c).")
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Seconds before it is killed (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}).",
+    )
+
+
+class OutputCapture:
+    """Keeps the first and last bytes of a stream of any length, and counts the rest."""
+
+    def __init__(self, limit_chars: int = MAX_OUTPUT_CHARS) -> None:
+        self.half = limit_chars // 2
+        self._keep = limit_chars * 2  # bytes per side: enough for the chars even if multi-byte
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self._keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > self._keep:
+                del self.tail[: len(self.tail) - self._keep]
+
+    async def read_from(self, stream: asyncio.StreamReader) -> None:
+        while chunk := await stream.read(65536):
+            self.feed(chunk)
+
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        dropped_bytes = self.total - len(self.head) - len(self.tail)
+        if dropped_bytes == 0 and len(head) + len(tail) <= 2 * self.half:
+            return head + tail
+        if dropped_bytes == 0:
+            whole = head + tail
+            cut = len(whole) - 2 * self.half
+            return (
+                f"{whole[: self.half]}\n\n[… {cut} characters cut from the middle …]\n\n{whole[-self.half :]}"
+            )
+        kept_head, kept_tail = head[: self.half], tail[-self.half :]
+        return (
+            f"{kept_head}\n\n[… output cut: {self.total} bytes in total, only the first {len(kept_head)} and"
+            f" last {len(kept_tail)} characters are shown …]\n\n{kept_tail}"
+        )
+
+
+async def _exited(proc: Process) -> int:
+    """The exit status as soon as bash exits. (`Process.wait()` on Python 3.11 also waits for
+    the output pipe to close, which a backgrounded child can hold open for ever.)"""
+    while proc.returncode is None:  # noqa: ASYNC110 - the child watcher sets it; no event to await
+        await asyncio.sleep(0.02)
+    return proc.returncode
+
+
+def _close_pipes(proc: Process) -> None:
+    """Stops listening to a pipe that a surviving background process still holds open."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+def _signal_group(proc: Process, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+class BashTool(BaseTool):
+    name = "bash"
+    description = (
+        "Run a shell command with bash in the working directory (stdin is closed; stdout and stderr are"
+        f" merged; output over {MAX_OUTPUT_CHARS} characters keeps its head and tail). Default timeout"
+        f" {DEFAULT_TIMEOUT:g}s, max {MAX_TIMEOUT:g}s; on timeout the command and its children are killed."
+    )
+    needs_approval = True
+    Arguments = BashArgs
+
+    async def execute(self, args: BashArgs, ctx: ToolContext) -> ToolOutput:
+        if not ctx.cwd.is_dir():
+            raise ToolError(f"The working directory {ctx.cwd} does not exist.", "NOT_FOUND")
+        timeout = args.timeout or DEFAULT_TIMEOUT
+        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        proc = await asyncio.create_subprocess_exec(
+            SHELL,
+            "-c",
+            args.command,
+            cwd=ctx.cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+        capture = OutputCapture()
+        reader = asyncio.create_task(capture.read_from(proc.stdout))
+        try:
+            try:
+                code = await asyncio.wait_for(_exited(proc), timeout)
+            except TimeoutError:
+                await self._terminate(proc)
+                if not await self._drain(reader, DRAIN_AFTER_EXIT):
+                    _close_pipes(proc)
+                note = f"[timed out after {timeout:g}s: the command and its process group were killed]"
+                return ToolOutput(_join(capture.text(), note), True, "TIMEOUT")
+        except asyncio.CancelledError:
+            _signal_group(proc, signal.SIGKILL)
+            reader.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(_exited(proc), 2)
+            _close_pipes(proc)
+            raise
+        lingering = not await self._drain(reader, DRAIN_AFTER_EXIT)
+        if lingering:
+            _close_pipes(proc)
+        notes = []
+        if code != 0:
+            notes.append(f"[exit code: {code}]")
+        if lingering:
+            notes.append(
+                "[background processes still hold the output open; their later output is not captured]"
+            )
+        return ToolOutput(_join(capture.text(), *notes))
+
+    async def _terminate(self, proc: Process) -> None:
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(_exited(proc), TERM_GRACE)
+        except TimeoutError:
+            pass
+        _signal_group(proc, signal.SIGKILL)  # whatever of the group is left, bash included
+        await _exited(proc)
+
+    async def _drain(self, reader: asyncio.Task[None], seconds: float) -> bool:
+        """Waits for the output to reach EOF; False (and stops reading) if it stays open."""
+        done, _ = await asyncio.wait({reader}, timeout=seconds)
+        if reader in done:
+            return True
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+        return False
+
+
+def _join(output: str, *notes: str) -> str:
+    text = output.rstrip("\n") if output.strip() else "(no output)"
+    return "\n".join([text, *notes])

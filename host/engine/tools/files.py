@@ -1,0 +1,206 @@
+"""File tools: read_file, write_file, edit_file, list_dir (all confined to the session's cwd)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+
+from host.engine.tools.base import ToolContext, ToolOutput
+from host.engine.tools.common import Args, BaseTool, ToolError, display, is_binary, resolve_inside
+
+DEFAULT_READ_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_READ_CHARS = 100_000
+MAX_LIST_ENTRIES = 1000
+MAX_EDIT_BYTES = 20_000_000
+
+
+class ReadFileArgs(Args):
+    path: str = Field(description="File path, relative to the working directory (or absolute inside it).")
+    offset: int | None = Field(default=None, ge=1, description="First line to read (1-based). Default 1.")
+    limit: int | None = Field(
+        default=None, ge=1, le=10_000, description=f"Number of lines to read. Default {DEFAULT_READ_LINES}."
+    )
+
+
+class ReadFileTool(BaseTool):
+    name = "read_file"
+    description = (
+        "Read a text file. Lines are returned numbered like `cat -n` (the number and tab are not part"
+        " of the file). Use offset/limit to page through long files."
+    )
+    Arguments = ReadFileArgs
+
+    async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
+        path = resolve_inside(ctx.cwd, args.path)
+        return await asyncio.to_thread(self._read, ctx.cwd, path, args.offset or 1, args.limit)
+
+    def _read(self, cwd: Path, path: Path, offset: int, limit: int | None) -> ToolOutput:
+        shown = display(cwd, path)
+        if not path.exists():
+            raise ToolError(f"File not found: {shown}", "NOT_FOUND")
+        if path.is_dir():
+            raise ToolError(f"{shown} is a directory; use list_dir.", "IS_DIRECTORY")
+        if is_binary(path):
+            raise ToolError(f"{shown} looks like a binary file; not shown.", "BINARY_FILE")
+        count = limit or DEFAULT_READ_LINES
+        out: list[str] = []
+        size = 0
+        total = 0
+        cut_by_size = False
+        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+            for number, line in enumerate(fh, start=1):
+                total = number
+                if number < offset or len(out) >= count or cut_by_size:
+                    continue
+                text = line.rstrip("\r\n")
+                if len(text) > MAX_LINE_CHARS:
+                    text = text[:MAX_LINE_CHARS] + f"… [line cut, {len(text)} characters]"
+                entry = f"{number:6}\t{text}"
+                if size + len(entry) > MAX_READ_CHARS:
+                    cut_by_size = True
+                    continue
+                out.append(entry)
+                size += len(entry) + 1
+        if total == 0:
+            return ToolOutput(f"(empty file: {shown})")
+        if offset > total:
+            raise ToolError(
+                f"{shown} has only {total} lines; offset {offset} is past the end.", "BAD_ARGUMENTS"
+            )
+        last = offset + len(out) - 1
+        text = "\n".join(out)
+        if last < total:
+            text += f"\n\n(showing lines {offset}-{last} of {total}; use offset={last + 1} to read on)"
+        return ToolOutput(text)
+
+
+class WriteFileArgs(Args):
+    path: str = Field(description="File path, relative to the working directory.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFileTool(BaseTool):
+    name = "write_file"
+    description = "Create or overwrite a file with the given content (parent directories are created)."
+    needs_approval = True
+    Arguments = WriteFileArgs
+
+    async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
+        path = resolve_inside(ctx.cwd, args.path)
+        if path.is_dir():
+            raise ToolError(f"{display(ctx.cwd, path)} is a directory.", "IS_DIRECTORY")
+        existed = path.exists()
+        data = args.content.encode("utf-8")
+        await asyncio.to_thread(write_atomic, path, data)
+        verb = "Overwrote" if existed else "Created"
+        return ToolOutput(f"{verb} {display(ctx.cwd, path)} ({len(data)} bytes).")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Writes via a temporary file and rename, keeping an existing file's permissions."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class EditFileArgs(Args):
+    path: str = Field(description="File path, relative to the working directory.")
+    old_string: str = Field(min_length=1, description="Exact text to replace (must match the file exactly).")
+    new_string: str = Field(description="Replacement text.")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence; otherwise old_string must occur exactly once."
+    )
+
+
+class EditFileTool(BaseTool):
+    name = "edit_file"
+    description = (
+        "Replace an exact string in a file. Fails when old_string is not found, or when it occurs more"
+        " than once and replace_all is false (add surrounding lines to make it unique)."
+    )
+    needs_approval = True
+    Arguments = EditFileArgs
+
+    async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
+        path = resolve_inside(ctx.cwd, args.path)
+        return await asyncio.to_thread(self._edit, ctx.cwd, path, args)
+
+    def _edit(self, cwd: Path, path: Path, args: EditFileArgs) -> ToolOutput:
+        shown = display(cwd, path)
+        if args.old_string == args.new_string:
+            raise ToolError("old_string and new_string are identical; nothing to change.", "BAD_ARGUMENTS")
+        if not path.is_file():
+            raise ToolError(f"File not found: {shown}", "NOT_FOUND")
+        if path.stat().st_size > MAX_EDIT_BYTES:
+            raise ToolError(f"{shown} is too large to edit here.", "FILE_TOO_LARGE")
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            raise ToolError(f"{shown} is not UTF-8 text; not edited.", "BINARY_FILE") from None
+        count = text.count(args.old_string)
+        if count == 0:
+            raise ToolError(f"old_string was not found in {shown} (it must match exactly).", "NOT_FOUND")
+        if count > 1 and not args.replace_all:
+            raise ToolError(
+                f"old_string occurs {count} times in {shown}; include more surrounding text to make it"
+                " unique, or set replace_all to true.",
+                "AMBIGUOUS",
+            )
+        write_atomic(path, text.replace(args.old_string, args.new_string).encode("utf-8"))
+        plural = "occurrence" if count == 1 else "occurrences"
+        return ToolOutput(f"Replaced {count} {plural} in {shown}.")
+
+
+class ListDirArgs(Args):
+    path: str | None = Field(default=None, description="Directory to list; default the working directory.")
+
+
+class ListDirTool(BaseTool):
+    name = "list_dir"
+    description = "List a directory: sub-directories end with '/', symlinks are marked with ' -> target'."
+    Arguments = ListDirArgs
+
+    async def execute(self, args: ListDirArgs, ctx: ToolContext) -> ToolOutput:
+        path = resolve_inside(ctx.cwd, args.path)
+        return await asyncio.to_thread(self._list, ctx.cwd, path)
+
+    def _list(self, cwd: Path, path: Path) -> ToolOutput:
+        shown = display(cwd, path)
+        if not path.exists():
+            raise ToolError(f"Directory not found: {shown}", "NOT_FOUND")
+        if not path.is_dir():
+            raise ToolError(f"{shown} is a file, not a directory.", "NOT_A_DIRECTORY")
+        with os.scandir(path) as scan:
+            entries = sorted(scan, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+        lines = []
+        for entry in entries[:MAX_LIST_ENTRIES]:
+            if entry.is_symlink():
+                lines.append(f"{entry.name} -> {os.readlink(entry.path)}")
+            elif entry.is_dir():
+                lines.append(f"{entry.name}/")
+            else:
+                lines.append(entry.name)
+        if not lines:
+            return ToolOutput(f"{shown}/ is empty.")
+        header = f"{shown}/ ({len(entries)} entries)"
+        if len(entries) > MAX_LIST_ENTRIES:
+            lines.append(f"… {len(entries) - MAX_LIST_ENTRIES} more entries not shown")
+        return ToolOutput(header + "\n" + "\n".join(lines))
