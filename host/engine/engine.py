@@ -7,35 +7,30 @@ store's writer thread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from contract import __version__
-from contract.content import AttachmentRef, ContentBlock, ImageBlock, TextBlock
+from contract.content import AttachmentRef, ContentBlock, TextBlock
 from contract.events import SessionEvent
 from contract.frames import HostSessionAdded, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
-    ImageInput,
     ModelSelection,
     ModelsValue,
     Projections,
     PromptContent,
     SessionSummary,
-    TextInput,
 )
-from contract.settings import LlmSettings, ProviderInfo
 from host.engine import models as model_info
-from host.engine.agent import Agent, AgentDeps
+from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
-from host.engine.config import Config, RuntimeOverrides, SettingsRejected
-from host.engine.context import fold_messages
+from host.engine.config import Config, RuntimeOverrides
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -46,43 +41,19 @@ from host.engine.errors import (
     SessionNotFound,
     TitleInvalid,
 )
-from host.engine.llm.base import LlmAdapter
 from host.engine.log import SessionLog, now_ms
-from host.engine.media import image_attachment
+from host.engine.media import prompt_blocks
 from host.engine.pending import PendingTable
+from host.engine.pool import AgentPool
 from host.engine.repair import repair_events
+from host.engine.selection import Selections
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
+from host.engine.wiring import Registry, RegistryFactory, default_registry, default_tools
 
 log = logging.getLogger(__name__)
-
-
-class Registry(Protocol):
-    """What the engine needs from `host.engine.llm.registry.AdapterRegistry`."""
-
-    def get(self, provider: str) -> LlmAdapter | None: ...
-
-    def providers(self) -> list[ProviderInfo]: ...
-
-    async def aclose(self) -> None: ...
-
-
-RegistryFactory = Callable[[Callable[[], LlmSettings], Callable[[str], str | None]], Registry]
-
-
-def _default_registry(settings: Callable[[], LlmSettings], key_for: Callable[[str], str | None]) -> Registry:
-    from host.engine.llm.registry import AdapterRegistry
-
-    return AdapterRegistry(settings, key_for)
-
-
-def _default_tools() -> dict[str, Tool]:
-    from host.engine import tools
-
-    build: Callable[[], dict[str, Tool]] = tools.build_tools  # type: ignore[attr-defined,unused-ignore]
-    return build()
 
 
 def _expand(path: str) -> str:
@@ -111,12 +82,17 @@ class Engine:
         self.host_instance_id = f"host-{uuid.uuid4()}"
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
-        self.resumes = 0
-        """How many cold sessions were loaded (concurrent resumes share one load)."""
-        self._agents: dict[str, Agent] = {}
-        self._attaching: dict[str, asyncio.Future[Agent]] = {}
-        self._selection: dict[str, ModelSelection] = {}
-        self._default: ModelSelection | None = None
+        self.selections = Selections(config, registry)
+        self.pool = AgentPool(
+            store,
+            self.bus,
+            self.pending,
+            tools,
+            registry.get,
+            lambda sid, session_log: self.current_selection(sid, session_log),
+            self.default_cwd,
+            step_cap,
+        )
         self._closed = False
 
     @classmethod
@@ -131,11 +107,11 @@ class Engine:
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         config = Config(data_dir, overrides)
-        registry = (registry_factory or _default_registry)(config.llm, config.key_for)
+        registry = (registry_factory or default_registry)(config.llm, config.key_for)
         store = SqliteStore.in_dir(data_dir)
         await store.open()
         return cls(
-            data_dir, store, config, registry, tools if tools is not None else _default_tools(), step_cap
+            data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
         )
 
     async def close(self) -> None:
@@ -143,7 +119,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
-        await asyncio.gather(*(a.dispose() for a in list(self._agents.values())))
+        await self.pool.dispose_all()
         self.pending.cancel_all()
         await self.store.close()
         await self.registry.aclose()
@@ -198,47 +174,15 @@ class Engine:
     async def attach(self, session_id: str) -> Agent:
         """The session's agent, resuming a cold session (concurrent resumes share one load)."""
         self._check_open()
-        agent = self._agents.get(session_id)
-        if agent is not None:
-            return agent
-        future = self._attaching.get(session_id)
-        if future is None:
-            future = asyncio.get_running_loop().create_future()
-            self._attaching[session_id] = future
-            try:
-                future.set_result(await self._load(session_id))
-            except BaseException as exc:
-                future.set_exception(exc)
-                future.exception()  # retrieved: joiners re-raise it, no "never retrieved" noise
-            finally:
-                del self._attaching[session_id]
-        return await asyncio.shield(future)
+        return await self.pool.attach(session_id)
 
-    async def _load(self, session_id: str) -> Agent:
-        header = await self._header(session_id)
-        self.resumes += 1
-        repairs: list[SessionEvent] = []
-        if header.open_turn_start is not None:
-            repairs = repair_events(await self.store.events(session_id, header.open_turn_start))
-        session_log = SessionLog(header, self.store, self.bus)
-        self.bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
-        session_log.extend(repairs)
-        history = fold_messages(await self.store.surface_events(session_id))
-        deps = AgentDeps(
-            store=self.store,
-            bus=self.bus,
-            pending=self.pending,
-            tools=self.tools,
-            adapter_for=self.registry.get,
-            selection=lambda: self.current_selection(session_id, session_log),
-            step_cap=self.step_cap,
-        )
-        cwd = Path(header.cwd or self.default_cwd)
-        next_turn = header.last_turn + 1
-        agent = Agent(session_log, cwd, deps, history, next_turn)
-        self._agents[session_id] = agent
-        agent.start()
-        return agent
+    @property
+    def resumes(self) -> int:
+        return self.pool.resumes
+
+    @property
+    def _agents(self) -> dict[str, Agent]:
+        return self.pool.agents
 
     def attached(self) -> list[str]:
         return list(self._agents)
@@ -297,15 +241,7 @@ class Engine:
         raise AgentBusy(f"unknown prompt mode {mode!r}")
 
     def _blocks(self, content: list[PromptContent]) -> list[ContentBlock]:
-        blocks: list[ContentBlock] = []
-        for part in content:
-            if isinstance(part, TextInput):
-                blocks.append(TextBlock(text=part.text))
-            elif isinstance(part, ImageInput):
-                ref, data = image_attachment(part.media_type, part.data, part.name)
-                self.store.put_attachment(ref, data)
-                blocks.append(ImageBlock(attachment=ref))
-        return blocks
+        return prompt_blocks(content, self.store.put_attachment)
 
     async def inject(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> None:
         """Engine-internal context (no model run by itself; idle → one `injection` turn)."""
@@ -366,7 +302,7 @@ class Engine:
         await self.store.fork(session_id, child, anchor)
         seed_end = SessionEvent(type="session/end-seed", seq=anchor + 1, time=now_ms(), data={})
         self.store.append(child_id, [seed_end])
-        self._selection[child_id] = selection
+        self.selections.inherit(child_id, selection)
         self.bus.publish(
             "host",
             HostSessionAdded(
@@ -383,25 +319,14 @@ class Engine:
     # ---- models ---------------------------------------------------------------------------
 
     def default_selection(self) -> ModelSelection:
-        if self._default is not None:
-            return self._default
-        settings = self.config.llm()
-        model = settings.model or model_info.default_model(self.registry, settings.provider)
-        return ModelSelection(
-            provider=settings.provider, model=model, reasoning_effort=settings.reasoning_effort
-        )
+        return self.selections.default()
 
     def current_selection(
         self, session_id: str, session_log: SessionLog | None = None, header: SessionHeader | None = None
     ) -> ModelSelection:
         """In-process choice, else the newest request/header in the log, else the host default."""
-        chosen = self._selection.get(session_id)
-        if chosen is not None:
-            return chosen
         logged = session_log.model if session_log is not None else (header.model if header else None)
-        if logged and logged.get("provider") and logged.get("model"):
-            return ModelSelection.model_validate(logged)
-        return self.default_selection()
+        return self.selections.current(session_id, logged)
 
     async def models(self, session_id: str) -> ModelsValue:
         header = await self._header(session_id)
@@ -414,22 +339,7 @@ class Engine:
     ) -> ModelSelection:
         """Validate and apply from the next request; also the host default for new sessions."""
         await self._header(session_id)
-        adapter = self.registry.get(provider)
-        if adapter is None:
-            raise ModelUnavailable(provider, model)
-        if reasoning_effort is not None and reasoning_effort not in adapter.reasoning_efforts:
-            raise ModelUnavailable(
-                provider, model, f"{provider} does not support effort {reasoning_effort!r}"
-            )
-        selection = ModelSelection(provider=provider, model=model, reasoning_effort=reasoning_effort)
-        self._selection[session_id] = selection
-        self._default = selection
-        try:
-            values = {"provider": provider, "model": model, "reasoningEffort": reasoning_effort}
-            self.config.update(values)
-        except (SettingsRejected, OSError) as exc:
-            log.warning("could not save the model selection as default: %s", exc)
-        return selection
+        return self.selections.select(session_id, provider, model, reasoning_effort)
 
     # ---- attachments, export, describe ----------------------------------------------------
 

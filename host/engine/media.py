@@ -9,8 +9,10 @@ import base64
 import binascii
 import hashlib
 import struct
+from collections.abc import Callable, Sequence
 
-from contract.content import AttachmentRef
+from contract.content import AttachmentRef, ContentBlock, ImageBlock, TextBlock
+from contract.sessions import ImageInput, PromptContent, TextInput
 from host.engine.errors import AttachmentError
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
@@ -94,3 +96,21 @@ def image_attachment(media_type: str, data_b64: str, name: str | None = None) ->
         name=name,
     )
     return ref, data
+
+
+def prompt_blocks(
+    content: Sequence[PromptContent], put: Callable[[AttachmentRef, bytes], None]
+) -> list[ContentBlock]:
+    """Prompt input as content blocks; every image is checked and stored (via `put`) first."""
+    refs: list[tuple[AttachmentRef, bytes]] = []
+    blocks: list[ContentBlock] = []
+    for part in content:
+        if isinstance(part, TextInput):
+            blocks.append(TextBlock(text=part.text))
+        elif isinstance(part, ImageInput):
+            ref, data = image_attachment(part.media_type, part.data, part.name)
+            refs.append((ref, data))
+            blocks.append(ImageBlock(attachment=ref))
+    for ref, data in refs:
+        put(ref, data)
+    return blocks

@@ -1,0 +1,104 @@
+"""The attached agents: one per session, resumed from the store on first use.
+
+Resuming a cold session repairs a crashed turn (written this time), announces the session on
+the mux (`session/subscribed` before any of its events) and folds its conversation. Concurrent
+resumes of one session share one in-flight future.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from contract.events import SessionEvent
+from contract.frames import SessionSubscribed
+from contract.sessions import ModelSelection
+from host.engine.agent import Agent, AgentDeps
+from host.engine.bus import Bus
+from host.engine.context import fold_messages
+from host.engine.errors import SessionNotFound
+from host.engine.llm.base import LlmAdapter
+from host.engine.log import SessionLog
+from host.engine.pending import PendingTable
+from host.engine.repair import repair_events
+from host.engine.store import Store
+from host.engine.tools.base import Tool
+
+SelectionFor = Callable[[str, SessionLog], ModelSelection]
+
+
+class AgentPool:
+    def __init__(
+        self,
+        store: Store,
+        bus: Bus,
+        pending: PendingTable,
+        tools: dict[str, Tool],
+        adapter_for: Callable[[str], LlmAdapter | None],
+        selection_for: SelectionFor,
+        default_cwd: str,
+        step_cap: int,
+    ) -> None:
+        self._store = store
+        self._bus = bus
+        self._pending = pending
+        self._tools = tools
+        self._adapter_for = adapter_for
+        self._selection_for = selection_for
+        self._default_cwd = default_cwd
+        self._step_cap = step_cap
+        self.agents: dict[str, Agent] = {}
+        self._attaching: dict[str, asyncio.Future[Agent]] = {}
+        self.resumes = 0
+        """How many sessions were loaded (concurrent resumes share one load)."""
+
+    def get(self, session_id: str) -> Agent | None:
+        return self.agents.get(session_id)
+
+    async def attach(self, session_id: str) -> Agent:
+        agent = self.agents.get(session_id)
+        if agent is not None:
+            return agent
+        future = self._attaching.get(session_id)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._attaching[session_id] = future
+            try:
+                future.set_result(await self._load(session_id))
+            except BaseException as exc:
+                future.set_exception(exc)
+                future.exception()  # retrieved: joiners re-raise it, no "never retrieved" noise
+            finally:
+                del self._attaching[session_id]
+        return await asyncio.shield(future)
+
+    async def _load(self, session_id: str) -> Agent:
+        header = await self._store.header(session_id)
+        if header is None:
+            raise SessionNotFound(session_id)
+        self.resumes += 1
+        repairs: list[SessionEvent] = []
+        if header.open_turn_start is not None:
+            repairs = repair_events(await self._store.events(session_id, header.open_turn_start))
+        session_log = SessionLog(header, self._store, self._bus)
+        self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
+        session_log.extend(repairs)
+        history = fold_messages(await self._store.surface_events(session_id))
+        deps = AgentDeps(
+            store=self._store,
+            bus=self._bus,
+            pending=self._pending,
+            tools=self._tools,
+            adapter_for=self._adapter_for,
+            selection=lambda: self._selection_for(session_id, session_log),
+            step_cap=self._step_cap,
+        )
+        cwd = Path(header.cwd or self._default_cwd)
+        agent = Agent(session_log, cwd, deps, history, header.last_turn + 1)
+        self.agents[session_id] = agent
+        agent.start()
+        return agent
+
+    async def dispose_all(self) -> None:
+        await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))

@@ -1,0 +1,73 @@
+"""Model selection per session: in-process choice, else the log's newest `request/header`,
+else the host default (settings, with CLI overrides on top). A selection made through
+`session.selectModel` is saved as the host default for new sessions."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from contract.sessions import ModelSelection
+from host.engine import models as model_info
+from host.engine.config import Config, SettingsRejected
+from host.engine.errors import ModelUnavailable
+
+log = logging.getLogger(__name__)
+
+
+class Selections:
+    def __init__(self, config: Config, registry: Any) -> None:
+        self._config = config
+        self._registry = registry
+        self._chosen: dict[str, ModelSelection] = {}
+
+    def default(self) -> ModelSelection:
+        settings = self._config.llm()
+        model = settings.model or model_info.default_model(self._registry, settings.provider)
+        return ModelSelection(
+            provider=settings.provider, model=model, reasoning_effort=settings.reasoning_effort
+        )
+
+    def current(self, session_id: str, logged: dict[str, Any] | None) -> ModelSelection:
+        chosen = self._chosen.get(session_id)
+        if chosen is not None:
+            return chosen
+        if logged and logged.get("provider") and logged.get("model"):
+            return ModelSelection.model_validate(logged)
+        return self.default()
+
+    def inherit(self, child_id: str, selection: ModelSelection) -> None:
+        self._chosen[child_id] = selection
+
+    def select(self, session_id: str, provider: str, model: str, effort: str | None) -> ModelSelection:
+        """Validate against the adapters; raises ModelUnavailable for an unknown provider or an
+        unsupported reasoning effort (the catalog is advice: any model name is accepted)."""
+        adapter = self._registry.get(provider)
+        if adapter is None:
+            raise ModelUnavailable(provider, model)
+        if effort is not None and effort not in adapter.reasoning_efforts:
+            raise ModelUnavailable(provider, model, f"{provider} does not support effort {effort!r}")
+        selection = ModelSelection(provider=provider, model=model, reasoning_effort=effort)
+        self._chosen[session_id] = selection
+        self._save_default(selection)
+        return selection
+
+    def _save_default(self, selection: ModelSelection) -> None:
+        try:
+            values = {
+                "provider": selection.provider,
+                "model": selection.model,
+                "reasoningEffort": selection.reasoning_effort,
+            }
+            self._config.update(values)
+        except (SettingsRejected, OSError) as exc:
+            log.warning("could not save the model selection as the default: %s", exc)
+            return
+        overrides = self._config.overrides
+        if overrides.provider or overrides.model:  # CLI flags must not mask the new choice
+            self._config.overrides = dataclasses.replace(
+                overrides,
+                provider=selection.provider if overrides.provider else None,
+                model=selection.model if overrides.model else None,
+            )
