@@ -40,6 +40,7 @@ async def test_payload_may_be_a_model_and_access_may_be_by_attribute(client: Abs
     assert isinstance(response.result, RpcOk)
     assert response.result.value == RenameValue(title="New", seq=3)
     history = await client.api.session.history({"sessionId": "s-1"})
+    assert isinstance(history.result, RpcOk)
     assert isinstance(history.result.value, HistoryValue)
     assert history.result.value.events[0].type == "turn/start"
 

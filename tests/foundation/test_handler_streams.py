@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Any
 from urllib.parse import unquote
 
 import httpx
@@ -51,7 +52,7 @@ async def test_stream_headers_frames_and_close(fake: FakeApi, app: ASGIApp, key:
 
 
 async def test_frames_are_numbered_and_keep_the_api_rpc_id(fake: FakeApi, app: ASGIApp) -> None:
-    stable = RpcRequest(rpc_id="approval-rpc", payload=SessionSubscribed(session_id="s-2", last_seq=4))
+    stable = RpcRequest[Any](rpc_id="approval-rpc", payload=SessionSubscribed(session_id="s-2", last_seq=4))
     fake.mux_script = [SessionSubscribed(session_id="s-1", last_seq=-1), stable, "hang"]
     ex = await drive(app, "GET", "/api/events.mux")
     body = await read_until(ex, lambda b: len(FRAME.findall(b)) >= 2)

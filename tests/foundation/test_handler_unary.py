@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 from starlette.types import ASGIApp
 
+from contract.rpc import RpcErr
 from host.fetch import AsgiExchange, to_fetch_handler
 from tests.foundation.conftest import serve
 from tests.foundation.fake_api import PENDING, FakeApi
@@ -57,7 +59,7 @@ async def test_413_from_content_length(fake: FakeApi) -> None:
 async def test_413_while_reading_a_chunked_body_stops_reading(fake: FakeApi) -> None:
     sent: list[int] = []
 
-    async def endless() -> object:
+    async def endless() -> AsyncIterator[bytes]:
         for i in range(10_000):
             sent.append(i)
             yield b"x" * 100
@@ -74,7 +76,7 @@ async def test_413_comes_before_404(fake: FakeApi) -> None:
 
 
 async def test_413_over_real_http_with_a_chunked_body(fake: FakeApi) -> None:
-    async def chunks() -> object:
+    async def chunks() -> AsyncIterator[bytes]:
         for _ in range(50):
             yield b" " * 1024
 
@@ -336,6 +338,7 @@ async def test_respond_passes_the_typed_message_to_the_api(fake: FakeApi, app: A
     assert (await exchange(app, "POST", "/api/respond", body)).json() == {"accepted": True}
     (message,) = fake.signals.responses
     assert message.rpc_id == PENDING
+    assert isinstance(message.result, RpcErr)
     assert message.result.error.code == "cancelled"
 
 

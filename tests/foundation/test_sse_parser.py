@@ -24,7 +24,7 @@ def split(data: bytes, points: list[int]) -> list[bytes]:
 
 
 texts = st.text(
-    alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), min_size=0, max_size=30
+    alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]), min_size=0, max_size=30
 )
 newlines = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
