@@ -258,8 +258,13 @@ export class App {
 
   // ---- layout -----------------------------------------------------------------------------
 
+  /** Open/close the sidebar drawer (narrow windows only); returns true when it closed it. */
   toggleSidebar(force) {
     const app = $("app");
+    if (!matchMedia("(max-width: 50rem)").matches) {
+      app.classList.remove("sidebar-open");
+      return false;
+    }
     const was = app.classList.contains("sidebar-open");
     const next = force === undefined ? !was : force;
     app.classList.toggle("sidebar-open", next);

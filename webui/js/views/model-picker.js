@@ -14,7 +14,7 @@ export class ModelPicker {
     this.value = null;
     this.select = h("select", { class: "model-select", testid: "model-picker", "aria-label": "Model" });
     this.effort = h("select", { class: "effort-select", testid: "model-effort", "aria-label": "Reasoning effort", hidden: true });
-    this.el = h("div", { class: "model-picker" }, this.select, this.effort);
+    this.el = h("div", { class: "model-picker", hidden: true }, this.select, this.effort);
     this.select.addEventListener("change", () => this.choose());
     this.effort.addEventListener("change", () => this.choose());
     this.select.addEventListener("focus", () => this.refresh());

@@ -108,7 +108,7 @@ export class StatusView {
         h(
           "div",
           { class: "banner banner-error", role: "alert", testid: kind === "provider-not-configured" ? "provider-banner" : "model-banner" },
-          h("span", {}, h("strong", {}, text[0]), text[1]),
+          h("span", {}, h("strong", {}, text[0]), h("span", { class: "banner-more" }, text[1])),
           h("span", { class: "spacer" }),
           open,
           close,
