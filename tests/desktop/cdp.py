@@ -132,3 +132,26 @@ def connect(port: int, url_prefix: str = "harnessdesk://", timeout: float = 30.0
             last = exc
         time.sleep(0.2)
     raise CdpError(f"no page {url_prefix}* on DevTools port {port} ({last})")
+
+
+BRIDGE_READY = (
+    "new Promise(r => { const t = () => window.pywebview?.api?.bridge_fetch ? r(true) : setTimeout(t, 20); "
+    "t(); })"
+)
+
+
+def connect_ready(
+    port: int, ready: str = BRIDGE_READY, url_prefix: str = "harnessdesk://", timeout: float = 45.0
+) -> Page:
+    """`connect`, then wait for `ready` to resolve; retried while the page is still loading
+    (an early attach can see "Execution context was destroyed")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            page = connect(port, url_prefix, timeout=2)
+            page.evaluate(ready, timeout=max(1.0, deadline - time.monotonic()))
+            return page
+        except (CdpError, OSError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)

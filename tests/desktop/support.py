@@ -98,20 +98,13 @@ class App:
     def page(self, timeout: float = 45.0) -> cdp.Page:
         """The window's page, once pywebview's API (and so the bridge) is ready in it."""
         deadline = time.monotonic() + timeout
-        ready = (
-            "new Promise(r => { const t = () => window.pywebview?.api?.bridge_fetch ? r(true) "
-            ": setTimeout(t, 20); t(); })"
-        )
         while True:
             self._check_alive("waiting for its page")
             try:
-                page = cdp.connect(self.devtools, timeout=2)
-                page.evaluate(ready, timeout=max(1.0, deadline - time.monotonic()))
-                return page
+                return cdp.connect_ready(self.devtools, timeout=3)
             except (cdp.CdpError, OSError):
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(0.1)  # not up yet, or the context changed while it loaded
 
     def window(self, timeout: float = 30.0) -> int:
         deadline = time.monotonic() + timeout
