@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import contract
+from desktop.headless import add_parsers, port_number
 
 
 class CliError(Exception):
@@ -34,12 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="harnessdesk", description="Run AI coding-agent sessions on your machine.")
     parser.add_argument("--version", action="version", version=f"harnessdesk {contract.__version__}")
     parser.add_argument("--serve", action="store_true", help="also start the loopback server")
-    parser.add_argument("--port", type=int, default=0, help="loopback port with --serve (0 = free port)")
+    parser.add_argument(
+        "--port", type=port_number, default=0, help="loopback port with --serve (0 = free port)"
+    )
     _common(parser)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     doctor = sub.add_parser("doctor", help="versions, data dir, provider status, GUI backend")
     doctor.add_argument("--self-test", action="store_true", help="run one prompt on the embedded model")
     _common(doctor)
+    add_parsers(sub, _common)
     return parser
 
 
@@ -54,6 +58,8 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
             from desktop.doctor import run_doctor
 
             return run_doctor(args)
+        if args.command in {"serve", "prompt", "export", "import"}:
+            return _headless(args)
         raise CliError(f"unknown command {args.command!r}")
     except CliError as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)
@@ -66,4 +72,13 @@ def _window(args: argparse.Namespace, options: dict[str, Any]) -> int:
     try:
         return run_window(args, **options)
     except (WindowError, OSError) as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _headless(args: argparse.Namespace) -> int:
+    from desktop.headless import CommandError, run
+
+    try:
+        return run(args)
+    except (CommandError, OSError) as exc:
         raise CliError(str(exc)) from exc

@@ -29,11 +29,22 @@ class CommandError(Exception):
     """One line for the user, exit code 2."""
 
 
+def port_number(text: str) -> int:
+    """argparse type: a TCP port, 0 meaning "pick a free one"."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be 0-65535, not {port}")
+    return port
+
+
 def add_parsers(sub: Any, common: Any) -> None:
     """Register the headless subcommands on the main parser's subparsers."""
     serve = sub.add_parser("serve", help="headless host + loopback server; prints a one-time URL")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=0, help="port (0 = a free port)")
+    serve.add_argument("--port", type=port_number, default=0, help="port (0 = a free port)")
     serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
     serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
     serve.add_argument("--open", action="store_true", help="open the URL in the default browser")
