@@ -17,7 +17,7 @@ from typing import Any
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, TextBlock
 from contract.events import SessionEvent
-from contract.frames import HostSessionAdded, SessionQueue, SessionSubscribed
+from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
@@ -83,6 +83,7 @@ class Engine:
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
+        store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
@@ -401,6 +402,11 @@ class Engine:
 
     def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
         return self.pending.respond(response)
+
+    def _store_failed(self, session_id: str | None, exc: Exception) -> None:
+        """A write the store could not apply: the session's log on disk stops short."""
+        message = f"saving the session failed: {exc}"
+        self.bus.publish("host", HostAgentError(session_id=session_id or "", message=message))
 
     def _check_open(self) -> None:
         if self._closed:

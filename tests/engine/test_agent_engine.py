@@ -301,3 +301,21 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     cold = await engine.create_session("/tmp")
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(cold, "x", RemoveAction())
+
+
+async def test_a_failed_write_surfaces_as_agent_error(
+    engine_factory: Factory, scripted_llm: Any, tmp_path: Path
+) -> None:
+    engine = await engine_factory(tools={})
+    host = engine.subscribe_host()
+    sid = await engine.create_session("/tmp")
+    await engine.rename(sid, "first")
+    await engine.store.flush()
+    # another writer (e.g. a second host on the same data dir) takes the next seq behind our back
+    conn = sqlite3.connect(tmp_path / "data" / DB_FILE)
+    conn.execute("INSERT INTO events VALUES (?, 1, 'x/foreign', 0, '{}')", (sid,))
+    conn.commit()
+    conn.close()
+    await engine.rename(sid, "second")
+    frames = await frames_until(host, lambda f: f.type == "host/agent-error")
+    assert frames[-1].session_id == sid and "seq gap" in frames[-1].message

@@ -7,7 +7,7 @@ always observe every write submitted before them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -125,6 +125,9 @@ ExportRow = ExportHeader | ExportEvent | ExportAttachment
 
 class Store(Protocol):
     """What the engine needs from persistence."""
+
+    on_error: Callable[[str | None, Exception], None] | None
+    """Called on the event loop when a queued write fails (the engine reports it)."""
 
     async def open(self) -> None: ...
 

@@ -73,7 +73,8 @@ class SqliteStore:
     ) -> None:
         self.path = Path(path)
         self._batch = batch_ms / 1000.0
-        self._on_error = on_error
+        self.on_error = on_error
+        """Called on the event loop with (session id, exception) when a queued write fails."""
         self._queue: queue.Queue[Any] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._next_seq: dict[str, int] = {}
@@ -178,8 +179,8 @@ class SqliteStore:
             conn.execute("ROLLBACK TO w")
             conn.execute("RELEASE w")
             log.error("store write failed for %s: %s", session_id, exc)
-            if self._on_error is not None:
-                loop.call_soon_threadsafe(self._on_error, session_id, exc)
+            if self.on_error is not None:
+                loop.call_soon_threadsafe(self.on_error, session_id, exc)
             return
         conn.execute("RELEASE w")
 
