@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
+from tests.desktop import x11
 from tests.desktop.support import AppFactory, gui_test
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
@@ -141,7 +146,7 @@ def test_no_listening_socket_for_the_api(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path: Path) -> None:
     opened = tmp_path / "opened.txt"
     browser = tmp_path / "browser.sh"
     browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
@@ -151,3 +156,36 @@ def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path) -
     page.evaluate("new Promise(r => setTimeout(r, 500))")
     assert page.evaluate("location.href") == "harnessdesk://app/index.html"
     assert opened.read_text().split() == ["https://example.org/"]
+
+
+def answer_save_dialog(display: str, text: str | None) -> None:
+    """Type a path into Qt's save dialog and press Return (None: press Escape)."""
+    deadline = time.monotonic() + 20
+    while not (found := x11.find_windows(display, "^Save file$")):
+        assert time.monotonic() < deadline, "no save dialog"
+        time.sleep(0.1)
+    env = {**os.environ, "DISPLAY": display}
+    subprocess.run(["xdotool", "windowfocus", "--sync", str(found[0])], env=env, check=True)
+    if text is not None:
+        subprocess.run(["xdotool", "type", "--delay", "5", text], env=env, check=True)
+    subprocess.run(["xdotool", "key", "Return" if text is not None else "Escape"], env=env, check=True)
+
+
+@gui_test
+def test_export_downloads_go_through_the_native_save_dialog(apps: AppFactory, tmp_path: Path) -> None:
+    app = apps.launch()
+    page = app.page()
+    page.evaluate("window.dl = harnessdeskBridge.download('/api/session.export?sessionId=s1'); 1")
+    target = tmp_path / "export.zip"
+    answer_save_dialog(app.display, str(target))
+    result = page.evaluate("window.dl")
+    assert result == {"ok": True, "status": 200, "path": str(target), "bytes": 4 + 256 * 64}
+    assert target.read_bytes()[:4] == b"PK\x03\x04" and not target.with_name("export.zip.part").exists()
+    # a plain link to the export is intercepted the same way; Escape cancels without a file
+    page.evaluate(
+        """(() => { const a = document.createElement("a"); a.href = "/api/session.export?sessionId=s2";
+           a.textContent = "export"; document.body.append(a); a.click(); return 1; })()"""
+    )
+    answer_save_dialog(app.display, None)
+    assert page.evaluate("harnessdeskBridge.download('/api/nope').then(r => r.status)") == 404
+    assert page.evaluate("location.href") == "harnessdesk://app/index.html"
