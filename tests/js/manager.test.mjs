@@ -113,3 +113,15 @@ test("rebuild re-lists and reopens open sessions", async () => {
   await m.rebuild({ cwd: "/w" });
   assert.deepEqual(client.calls.map(([x]) => x), ["session.list", "session.history"]);
 });
+
+test("after a reconnect, pending requests that were not replayed are dropped", async () => {
+  const m = new SessionManager({ client: fakeClient() });
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s2", approvalId: "a2", toolName: "bash" }, "R2"));
+  m.markPendingStale();
+  // the new mux replays only R2
+  m.handleMux(mux({ type: "session/subscribed", sessionId: "s2", lastSeq: 3 }));
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s2", approvalId: "a2", toolName: "bash" }, "R2"));
+  await m.rebuild({ cwd: "/" });
+  assert.deepEqual([...m.pending.keys()], ["R2"]);
+});

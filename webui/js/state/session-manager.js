@@ -56,9 +56,24 @@ export class SessionManager extends Emitter {
     this.emit("list");
   }
 
+  /** The connection dropped: pending cards stay visible but must be confirmed by a replay. */
+  markPendingStale() {
+    for (const p of this.pending.values()) p.stale = true;
+  }
+
   /** Reconnect = rebuild: list again, reopen every open session. */
   async rebuild(describe) {
     this.hostInfo = describe ?? this.hostInfo;
+    // Every attached session's pending requests were replayed when the mux opened; the rest
+    // were settled while we were away.
+    let dropped = false;
+    for (const [id, p] of this.pending) {
+      if (p.stale) {
+        this.pending.delete(id);
+        dropped = true;
+      }
+    }
+    if (dropped) this.emit("pending", {});
     await this.refreshList();
     await Promise.all([...this.sessions.values()].map((s) => s.reopen()));
   }
@@ -160,7 +175,7 @@ export class SessionManager extends Emitter {
       case "approval/requested":
       case "question/requested": {
         const known = this.pending.get(msg.rpcId);
-        const entry = { rpcId: msg.rpcId, kind: f.type.split("/")[0], sessionId: f.sessionId, frame: f, state: known?.state ?? "open", error: null };
+        const entry = { rpcId: msg.rpcId, kind: f.type.split("/")[0], sessionId: f.sessionId, frame: f, state: known?.state ?? "open", error: null, stale: false };
         this.pending.set(msg.rpcId, entry);
         this.emit("pending", known ? {} : { added: entry });
         return;

@@ -71,6 +71,7 @@ export class App {
       this.composer.setEnabled(s.state === "connected" || !!s.describe);
       $("sidebar").querySelector(".new-session").disabled = s.state !== "connected";
     });
+    c.on("lost", () => m.markPendingStale());
     c.on("mux", (msg) => m.handleMux(msg));
     c.on("host", (msg) => m.handleHost(msg));
     c.on("connected", async (describe) => {
