@@ -5,7 +5,7 @@ Adding a code is one line in `ERROR_DETAILS`; the `RpcError` union is derived fr
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
 
 from pydantic import Field, TypeAdapter, create_model
 
@@ -83,30 +83,42 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 
 
-def _error_model(code: str, details: type[WireModel]) -> type[WireModel]:
+class RpcErrorBase(WireModel):
+    """The static face of every error model; each code's model narrows `code` and `details`."""
+
+    code: str
+    message: str
+    details: Any
+
+
+def _error_model(code: str, details: type[WireModel]) -> type[RpcErrorBase]:
     name = "".join(part.capitalize() for part in code.split("-")) + "Error"
-    return create_model(  # type: ignore[call-overload, no-any-return]
+    code_type: Any = Literal[code]
+    return create_model(
         name,
-        __base__=WireModel,
-        code=(Literal[code], ...),
+        __base__=RpcErrorBase,
+        code=(code_type, ...),
         message=(str, ...),
         details=(details, ...),
     )
 
 
-ERROR_MODELS: dict[str, type[WireModel]] = {c: _error_model(c, d) for c, d in ERROR_DETAILS.items()}
+ERROR_MODELS: dict[str, type[RpcErrorBase]] = {c: _error_model(c, d) for c, d in ERROR_DETAILS.items()}
 
-RpcError = Annotated[Union[tuple(ERROR_MODELS.values())], Field(discriminator="code")]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    RpcError: TypeAlias = RpcErrorBase
+else:
+    RpcError = Annotated[Union[tuple(ERROR_MODELS.values())], Field(discriminator="code")]
 RPC_ERROR: TypeAdapter[Any] = TypeAdapter(RpcError)
 
 
-def rpc_error(code: str, message: str, **details: Any) -> Any:
+def rpc_error(code: str, message: str, **details: Any) -> RpcErrorBase:
     """Build a typed error; the details are validated against the code's shape."""
     model = ERROR_MODELS[code]
     return model(code=code, message=message, details=ERROR_DETAILS[code].model_validate(details))
 
 
-def bad_request(message: str, issues: list[dict[str, Any]] | None = None) -> Any:
+def bad_request(message: str, issues: list[dict[str, Any]] | None = None) -> RpcErrorBase:
     """A `bad-request` error carrying JSON-safe validation issues."""
     return rpc_error("bad-request", message, issues=issues or [])
 

@@ -40,7 +40,7 @@ class SettingsApi:
         p = req.payload
         values = p.values.model_dump(mode="json", by_alias=True, exclude_unset=True)
         try:
-            self.engine.config.update(values, p.unset, p.expected_revision)
+            self.engine.config.update(values, tuple(p.unset), p.expected_revision)
         except SettingsConflict as exc:
             error = rpc_error(
                 "settings-conflict",
