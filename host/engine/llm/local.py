@@ -37,6 +37,7 @@ THREADS_ENV = "HARNESSDESK_LLAMA_THREADS"
 N_CTX = 8192
 N_BATCH = 256
 DEFAULT_MAX_TOKENS = 512
+CHARS_PER_TOKEN = 3
 SAMPLING = {"temperature": 0.3, "top_p": 0.9, "repeat_penalty": 1.1}
 
 
@@ -100,8 +101,9 @@ class _SharedModel:
         params.ui = False
         # llama.cpp also opens an HTTP listener on a loopback port; lock it with a throwaway key.
         params.api_keys = [secrets.token_urlsafe(24)]
-        # llama.cpp logs straight to the stderr file descriptor: keep it to errors unless asked.
-        params.verbosity = int(os.environ.get(VERBOSITY_ENV, "1"))
+        # llama.cpp logs straight to the stderr file descriptor, bypassing Python logging: keep it
+        # silent (its errors reach us as error chunks and become LlmError) unless asked for.
+        params.verbosity = int(os.environ.get(VERBOSITY_ENV, "0"))
         started = time.monotonic()
         try:
             server = xllamacpp.Server(params)
@@ -176,12 +178,13 @@ class LocalModelAdapter:
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
         server = await asyncio.to_thread(_shared.get)
+        max_tokens = min(request.max_tokens or self.max_tokens, N_CTX // 2)
         body = {
-            "messages": await to_openai_messages(request, tools_as_text=True),
+            "messages": fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens),
             "stream": True,
             "stream_options": {"include_usage": True},
             "return_progress": True,
-            "max_tokens": min(request.max_tokens or self.max_tokens, N_CTX),
+            "max_tokens": max_tokens,
             **SAMPLING,
         }
         loop = asyncio.get_running_loop()
@@ -229,6 +232,31 @@ class LocalModelAdapter:
                 yield chunk
         finally:
             stop.set()
+
+
+def fit_context(messages: list[dict[str, Any]], max_tokens: int) -> list[dict[str, Any]]:
+    """Drops the oldest turns (and cuts an oversized newest message) so the prompt fits N_CTX.
+
+    Counted in characters at a conservative CHARS_PER_TOKEN; the system prompt is kept.
+    """
+    budget = (N_CTX - max_tokens - 64) * CHARS_PER_TOKEN
+    system = [m for m in messages[:1] if m.get("role") == "system"]
+    rest = messages[len(system) :]
+    budget -= sum(len(str(m.get("content") or "")) for m in system)
+    kept: list[dict[str, Any]] = []
+    for message in reversed(rest):
+        size = len(str(message.get("content") or ""))
+        if size <= budget:
+            kept.append(message)
+            budget -= size
+            continue
+        if not kept and isinstance(message.get("content"), str) and budget > 0:
+            text = message["content"]
+            kept.append({**message, "content": "[… start cut to fit the context …]\n" + text[-budget:]})
+        break
+    if len(kept) < len(rest):
+        log.info("local model: dropped %d old messages to fit the context", len(rest) - len(kept))
+    return system + list(reversed(kept))
 
 
 def _is_error(payload: Any) -> bool:
