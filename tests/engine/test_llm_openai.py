@@ -8,6 +8,7 @@ import socket
 import time
 from typing import Any
 
+import httpx
 import pytest
 
 from contract.content import (
@@ -341,3 +342,16 @@ async def test_aclose_waits_for_running_stream(scripted_llm: ScriptedLlmServer) 
     assert text_of(rest) == "abcdefgh"
     assert adapter._client is None
     assert json.loads(json.dumps(scripted_llm.requests[0]))["model"] == "scripted-small"
+
+
+async def test_stalled_stream_times_out_and_is_retried(scripted_llm: ScriptedLlmServer) -> None:
+    adapter = OpenAICompatibleAdapter(
+        scripted_llm.base_url, timeout=httpx.Timeout(5.0, read=0.3), retry_base_delay=0.01
+    )
+    scripted_llm.enqueue(Reply(text="never sent", hang_after=0), Reply(text="fresh"))
+    reasons: list[str] = []
+    chunks = await collect(adapter, request(on_retry=lambda a, d, r: reasons.append(r)))
+    await adapter.aclose()
+    assert text_of(chunks) == "fresh"
+    assert reasons == ["timed out (ReadTimeout)"]
+    assert await asyncio.to_thread(scripted_llm.wait_for_disconnects, 1, 5.0)
