@@ -181,8 +181,9 @@ def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
 
 def self_test(args: argparse.Namespace) -> int:
     """Hook for `doctor --self-test` (packaging): one prompt on the embedded model, exit 0."""
-    print("harnessdesk: doctor --self-test is not available in this build yet", file=sys.stderr)
-    return 2
+    from desktop.selftest import run_self_test
+
+    return run_self_test(args)
 
 
 def run_doctor(args: argparse.Namespace) -> int:
