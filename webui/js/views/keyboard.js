@@ -26,7 +26,7 @@ export function installShortcuts({ newSession, focusSearch, cancelTurn, closeSid
   });
 }
 
-/** Download a session export: plain navigation on the web, a blob via the bridge. */
+/** Download a session export: plain navigation on the web; the bridge's save dialog (or a blob). */
 export async function downloadExport(client, sessionId) {
   if (client.kind !== "bridge") {
     const a = document.createElement("a");
@@ -35,6 +35,10 @@ export async function downloadExport(client, sessionId) {
     document.body.append(a);
     a.click();
     a.remove();
+    return;
+  }
+  if (typeof client.bridge?.download === "function") {
+    await client.bridge.download(client.exportUrl(sessionId, true)); // the native save dialog
     return;
   }
   const res = await client.fetchExport(sessionId, true);
