@@ -7,6 +7,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
+FROM_WIRE: dict[str, Any] = {"by_alias": True, "by_name": False}
+"""Validation options for JSON that arrived over the wire: camelCase names only. Python code
+may still construct models with snake_case names."""
+
 
 class WireModel(BaseModel):
     """A strict wire shape: camelCase JSON, unknown fields rejected.

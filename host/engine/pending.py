@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
+from contract._base import FROM_WIRE
 from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved
 from contract.questions import (
     AnswerSet,
@@ -177,12 +178,12 @@ def _parse_answer(item: PendingRequest, value: Any) -> Any:
     try:
         if item.kind == "approval":
             assert isinstance(item.frame, ApprovalRequested)
-            answer = ApprovalAnswer.model_validate(value)
+            answer = ApprovalAnswer.model_validate(value, **FROM_WIRE)
             if answer.session_id != item.session_id or answer.approval_id != item.frame.approval_id:
                 return None
             return answer.outcome
         assert isinstance(item.frame, QuestionRequested)
-        q_answer = QuestionAnswer.model_validate(value)
+        q_answer = QuestionAnswer.model_validate(value, **FROM_WIRE)
     except ValidationError:
         return None
     if q_answer.session_id != item.session_id:

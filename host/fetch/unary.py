@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from starlette.types import Receive
 
+from contract._base import FROM_WIRE
 from contract.errors import bad_request, issues_of, rpc_error
 from contract.methods import Method
 from contract.rpc import (
@@ -89,7 +90,7 @@ async def call_unary(
 ) -> dict[str, Any]:
     """Rules 5-10 of spec 03: envelope, path match, payload, call, echo, value, cancel."""
     try:
-        message = RPC_MESSAGE.validate_python(body)
+        message = RPC_MESSAGE.validate_python(body, **FROM_WIRE)
     except ValidationError as exc:
         return failure(salvage_rpc_id(body), bad_request("invalid client-request envelope", issues_of(exc)))
     if not isinstance(message, ClientRequest):
@@ -98,7 +99,7 @@ async def call_unary(
     if message.method != m.key:
         return failure(rpc_id, bad_request(f"method {message.method!r} does not match path /api/{m.key}"))
     try:
-        payload = m.request.model_validate(message.payload)
+        payload = m.request.model_validate(message.payload, **FROM_WIRE)
     except ValidationError as exc:
         return failure(rpc_id, bad_request(f"invalid payload for {m.key}", issues_of(exc)))
     impl = resolve(api, m)
@@ -122,7 +123,7 @@ async def call_unary(
 async def call_respond(api: ApiProxy, body: Any, *, dev_validate: bool) -> dict[str, Any]:
     """`/api/respond`: anything but a client-response is `bad-response`; else the api decides."""
     try:
-        message = RPC_MESSAGE.validate_python(body)
+        message = RPC_MESSAGE.validate_python(body, **FROM_WIRE)
     except ValidationError:
         return ReceiptRefused(reason="bad-response").dump()
     if not isinstance(message, ClientResponse):
