@@ -58,11 +58,6 @@ def test_doctor_reports_versions_data_dir_backend_and_display(tmp_path: Path) ->
     assert "display: DISPLAY=:99" in shown.stdout and shown.returncode == 0
 
 
-def test_doctor_self_test_hook_is_there_but_not_built_yet() -> None:
-    result = run_cli("doctor", "--self-test")
-    assert result.returncode == 2 and "self-test" in result.stderr
-
-
 def test_doctor_names_missing_libraries_and_their_packages() -> None:
     assert debian_package("libxcb-icccm.so.4") == "libxcb-icccm4"
     assert debian_package("libxkbcommon-x11.so.0") == "libxkbcommon-x11-0"
