@@ -56,7 +56,8 @@ def _du(path: Path) -> int:
 def verify_bundle(bundle: Path) -> list[str]:
     """Problems that make the bundle unusable (missing files, no model); empty when fine."""
     internal = bundle / "_internal"
-    problems = [f"missing {bundle / BUNDLE_NAME}"] if not (bundle / BUNDLE_NAME).exists() else []
+    exes = [f"{BUNDLE_NAME}.exe", f"{BUNDLE_NAME}-cli.exe"] if sys.platform == "win32" else [BUNDLE_NAME]
+    problems = [f"missing {bundle / exe}" for exe in exes if not (bundle / exe).exists()]
     wanted = REQUIRED["all"] + (REQUIRED["linux"] if sys.platform.startswith("linux") else ())
     problems += [f"missing _internal/{rel}" for rel in wanted if not (internal / rel).exists()]
     if not list((internal / inputs.MODEL_PACKAGE).glob(inputs.MODEL_GLOB)):
