@@ -1,0 +1,38 @@
+"""The real thing, opt-in (HARNESSDESK_PACKAGING=1, a few minutes on 2 cores): build the bundle
+and installers into a temporary directory, then run the self-test on the frozen build."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.packaging.conftest import PACKAGING
+
+BUNDLE_BUDGET_MB = 600  # measured 496 MB; the budget catches a hook pulling a toolkit back in
+
+
+@pytest.mark.packaging
+@pytest.mark.timeout(1800)
+def test_build_bundle_installers_and_self_test(tmp_path: Path) -> None:
+    env = dict(os.environ, HARNESSDESK_DIST=str(tmp_path / "dist"), HARNESSDESK_BUILD=str(tmp_path / "build"))
+    subprocess.run([sys.executable, str(PACKAGING / "build.py"), "--installers"], env=env, check=True)
+    dist = tmp_path / "dist"
+    report = json.loads((dist / "harnessdesk-report.json").read_text(encoding="utf-8"))
+    assert report["bundle_bytes"] < BUNDLE_BUDGET_MB * 1024 * 1024
+    assert Path(report["deb_path"]).is_file() and Path(report["tar_path"]).is_file()
+    internal = dist / "harnessdesk" / "_internal"
+    assert not list(internal.rglob("libgtk-3.so*")), "GTK must not be bundled"
+    assert not list(internal.rglob("qtwebengine_locales/de.pak"))
+    exe = dist / "harnessdesk" / "harnessdesk"
+    version = subprocess.run([str(exe), "--version"], capture_output=True, text=True, timeout=60, check=True)
+    assert version.stdout.startswith("harnessdesk ")
+    result = subprocess.run(
+        [str(exe), "doctor", "--self-test"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "frozen bundle" in result.stdout and "self-test: OK" in result.stdout
