@@ -25,10 +25,15 @@ def test_closing_the_window_cancels_streams_shuts_the_host_down_and_exits_0(apps
         """harnessdeskBridge.fetch("/api/events.forever?tag=open").then(r => {
              window.openReader = r.body.getReader(); return window.openReader.read(); }).then(() => 1)"""
     )
+    page.evaluate(
+        """harnessdeskBridge.fetch("/api/slow?tag=pending", {method: "POST", body: "{}",
+             headers: {"content-type": "application/json"}}); 1"""
+    )
     app.wait_log("started open")
+    app.wait_log("started pending")
     assert app.close_window() == 0
     log = app.host_log()
-    assert "closed open" in log and log[-1] == "shutdown"
+    assert "closed open" in log and "cancelled pending" in log and log[-1] == "shutdown"
     assert log.index("closed open") < log.index("shutdown")
     saved = json.loads((app.data_dir / "window.json").read_text())
     assert saved["width"] >= 720 and saved["height"] >= 480

@@ -1,0 +1,119 @@
+"""Stream output from the host to the page, batched (spec 03: ~16 ms or 64 KiB per push).
+
+Wire format of one push, a single `window.run_js` call:
+    window.harnessdeskBridge._push([[id, "t", text], [id, "b", base64], [id, "e"], [id, "x", msg]])
+`t` text (UTF-8 decoded on our side), `b` bytes as base64, `e` end of stream, `x` error.
+Consecutive chunks of one stream in a batch are merged into one entry.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("desktop.bridge")
+
+PUSH_INTERVAL = 0.016
+PUSH_MAX_BYTES = 64 * 1024
+
+
+class Pusher:
+    """Sends stream output to the page in batches from its own thread (`run_js` blocks).
+
+    Leading-edge throttle: a lone chunk goes out at once; under load, one push per `interval`
+    or as soon as `max_bytes` wait. While a push is in flight, output accumulates, so a slow
+    page gets fewer, larger pushes rather than a growing queue of small ones.
+    """
+
+    def __init__(
+        self,
+        run_js: Callable[[str], object],
+        *,
+        interval: float = PUSH_INTERVAL,
+        max_bytes: int = PUSH_MAX_BYTES,
+    ) -> None:
+        self._run_js = run_js
+        self._interval = interval
+        self._max_bytes = max_bytes
+        self._cond = threading.Condition()
+        self._items: list[tuple[str, str, str | bytes]] = []
+        self._bytes = 0
+        self._last = 0.0
+        self._closed = False
+        self.pushes = 0
+        self.on_push: Callable[[], object] = lambda: None
+        self._thread = threading.Thread(target=self._loop, name="harnessdesk-pusher", daemon=True)
+        self._thread.start()
+
+    @property
+    def pending_bytes(self) -> int:
+        return self._bytes
+
+    def put(self, stream_id: str, kind: str, data: str | bytes = "") -> None:
+        """Queue `t` (text), `b` (bytes), `e` (end) or `x` (error message) for a stream."""
+        with self._cond:
+            if self._closed:
+                return
+            self._items.append((stream_id, kind, data))
+            self._bytes += len(data)
+            self._cond.notify()
+
+    def close(self) -> None:
+        """Stop pushing at once (the page is going away); queued output is dropped."""
+        with self._cond:
+            self._closed = True
+            self._items.clear()
+            self._cond.notify()
+
+    def _take(self) -> list[tuple[str, str, str | bytes]] | None:
+        with self._cond:
+            while not self._items and not self._closed:
+                self._cond.wait()
+            while not self._closed:
+                wait = self._last + self._interval - time.monotonic()
+                if wait <= 0 or self._bytes >= self._max_bytes:
+                    break
+                self._cond.wait(wait)
+            if self._closed:
+                return None
+            size, count = 0, 0
+            for _, _, data in self._items:
+                count += 1
+                size += len(data)
+                if size >= self._max_bytes:
+                    break
+            batch, self._items = self._items[:count], self._items[count:]
+            self._bytes -= size
+            self._last = time.monotonic()
+            return batch
+
+    def _loop(self) -> None:
+        while (batch := self._take()) is not None:
+            try:
+                self._run_js(f"window.harnessdeskBridge._push({json.dumps(merge(batch))})")
+                self.pushes += 1
+                self.on_push()
+            except Exception:
+                log.exception("bridge push failed")
+
+
+def merge(batch: list[tuple[str, str, str | bytes]]) -> list[list[str]]:
+    """One entry per run of same-kind chunks of a stream; bytes become base64 here."""
+    out: list[list[Any]] = []
+    last: dict[str, int] = {}
+    for stream_id, kind, data in batch:
+        at = last.get(stream_id)
+        if at is not None and kind in "tb" and out[at][1] == kind:
+            out[at][2] += data
+            continue
+        last[stream_id] = len(out)
+        out.append([stream_id, kind, data] if kind != "e" else [stream_id, kind])
+    for entry in out:
+        if entry[1] == "b":
+            entry[2] = base64.b64encode(entry[2]).decode("ascii")
+    return out
