@@ -86,7 +86,7 @@ export class App {
     });
     m.on("list", () => {
       this.sidebar.render();
-      this.renderHeader();
+      this.renderAll(); // a summary's running flag can flip after the turn/end: update Stop and "Working…" too
     });
     m.on("active", (s) => this.bindSession(s));
     m.on("pending", ({ added }) => {
