@@ -1,0 +1,120 @@
+"""History paging cost: a 100,000-event session against a 100-event one, through the whole stack.
+
+Both sessions are written in the same run, then `session.history` pages (the tail and a page
+from the middle) are fetched through InProcessApiClient → fetch handler → engine → SQLite. The
+small session is the baseline: a ratio near 1 means paging is O(page), not O(session).
+
+    .venv/bin/python bench/paging_bench.py [--turns 10000] [--repeat 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from contract.events import SessionEvent
+from host.api import open_host
+from host.engine.store import SessionHeader
+from host.fetch.inprocess import InProcessApiClient
+
+PAGE_MESSAGES = 10
+"""Small enough that the 100-event baseline also returns a full page, not its whole log."""
+
+
+def turn_events(base: int, turn: int) -> list[SessionEvent]:
+    """One completed turn of ten events: a question, a two-chunk answer and the bookkeeping."""
+
+    def ev(offset: int, etype: str, data: dict[str, Any], **extra: Any) -> SessionEvent:
+        return SessionEvent(type=etype, seq=base + offset, time=1_700_000_000_000 + base, data=data, **extra)
+
+    chunk = {"turn": turn, "step": 0, "chunk": {"type": "text-delta", "index": 0, "text": "a"}}
+    user = {
+        "id": f"u{turn}",
+        "role": "user",
+        "content": [{"type": "text", "text": "q"}],
+        "source": {"kind": "user", "rpcId": "r"},
+    }
+    answer = {
+        "id": f"a{turn}",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "aa"}],
+        "source": {"kind": "model"},
+    }
+    return [
+        ev(0, "turn/start", {"turn": turn, "trigger": "user"}),
+        ev(1, "step/start", {"turn": turn, "step": 0}),
+        ev(2, "user/message", user),
+        ev(3, "assistant/chunk", chunk),
+        ev(4, "assistant/chunk", chunk),
+        ev(
+            5,
+            "assistant/message",
+            {"turn": turn, "step": 0, "message": answer},
+            source_event_seqs=[base + 3, base + 4],
+        ),
+        ev(6, "step/end", {"turn": turn, "step": 0}),
+        ev(7, "todo/write", {"todos": []}),
+        ev(8, "request/header", {"provider": "local", "model": "m"}),
+        ev(9, "turn/end", {"turn": turn, "reason": {"kind": "completed"}}),
+    ]
+
+
+async def write_session(store: Any, sid: str, turns: int) -> None:
+    store.register(SessionHeader(id=sid, created_at=int(time.time() * 1000), cwd="/tmp"))
+    batch: list[SessionEvent] = []
+    for turn in range(turns):
+        batch += turn_events(turn * 10, turn)
+        if len(batch) >= 5000:
+            store.append(sid, batch)
+            batch = []
+    if batch:
+        store.append(sid, batch)
+
+
+async def timed_pages(client: InProcessApiClient, sid: str, before: int | None, repeat: int) -> list[float]:
+    payload: dict[str, Any] = {"sessionId": sid, "maxMessages": PAGE_MESSAGES}
+    if before is not None:
+        payload["beforeSeq"] = before
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        answer = await client.call("session.history", payload)
+        samples.append(time.perf_counter() - t0)
+        assert answer.ok and answer.result.value.events
+    return samples
+
+
+async def main(turns: int, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as data_dir:
+        runtime = await open_host(Path(data_dir), dev_validate=False)
+        await write_session(runtime.engine.store, "small", 10)
+        await write_session(runtime.engine.store, "big", turns)
+        await runtime.close()  # flush both to disk, then page from a fresh (cold) host
+        runtime = await open_host(Path(data_dir), dev_validate=False)
+        client = InProcessApiClient(runtime.app)
+        rows = []
+        for label, big_before, small_before in (("tail page", None, None), ("middle page", turns * 5, 60)):
+            small = await timed_pages(client, "small", small_before, repeat)
+            big = await timed_pages(client, "big", big_before, repeat)
+            rows.append((label, statistics.median(small), statistics.median(big)))
+        await runtime.close()
+    print(f"session.history, {PAGE_MESSAGES} messages (50 events) per page, median of {repeat} calls")
+    print(f"{'page':<12} {'100 events':>12} {f'{turns * 10:,} events':>16} {'ratio':>7}")
+    for label, small_s, big_s in rows:
+        print(f"{label:<12} {small_s * 1000:>10.2f}ms {big_s * 1000:>14.2f}ms {big_s / small_s:>7.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=10_000, help="turns in the big session (10 events each)")
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    asyncio.run(main(args.turns, args.repeat))
