@@ -6,5 +6,5 @@ py=.venv/bin
 $py/ruff check .
 $py/ruff format --check .
 $py/mypy
-node --test tests/js/
+node --test --test-reporter=dot tests/js/
 $py/pytest -q "$@"

@@ -96,9 +96,22 @@ class AgentPool:
         )
         cwd = Path(header.cwd or self._default_cwd)
         agent = Agent(session_log, cwd, deps, history, header.last_turn + 1)
+        agent.allowed_always |= await self._allowed_always(session_id)
         self.agents[session_id] = agent
         agent.start()
         return agent
 
     async def dispose_all(self) -> None:
         await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))
+
+    async def _allowed_always(self, session_id: str) -> set[str]:
+        """Tools the user allowed always in this session, read back from the approval audit."""
+        audit = await self._store.events_of_types(session_id, ("approval/asked", "approval/decided"))
+        tool_of = {e.data.get("id"): e.data.get("toolName") for e in audit if e.type == "approval/asked"}
+        return {
+            str(tool_of[e.data.get("id")])
+            for e in audit
+            if e.type == "approval/decided"
+            and e.data.get("outcome") == "allowed-always"
+            and tool_of.get(e.data.get("id"))
+        }

@@ -236,3 +236,30 @@ async def test_cancel_while_approval_pending(
     assert engine.respond(
         answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"})
     ) == ReceiptRefused(reason="not-pending")
+
+
+async def test_allowed_always_survives_a_restart(
+    engine_factory: Factory, scripted_llm: Any, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    scripted_llm.enqueue(
+        Reply(tool_calls=[("w1", "write_file", '{"path": "a.txt", "content": "one"}')]), Reply(text="done")
+    )
+    engine = await engine_factory(data_dir)
+    sid, mux = await start(engine, tmp_path)
+    rpc_id, frame = await requested(mux, "approval/requested")
+    engine.respond(
+        answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-always"})
+    )
+    await frames_until(mux, is_event("turn/end"))
+    await engine.close()
+
+    scripted_llm.enqueue(
+        Reply(tool_calls=[("w2", "write_file", '{"path": "b.txt", "content": "two"}')]), Reply(text="again")
+    )
+    reopened = await engine_factory(data_dir)
+    mux = reopened.subscribe_mux()
+    await reopened.prompt(sid, "queue", [TextInput(text="write b")], "rpc-2")
+    frames = await frames_until(mux, is_event("turn/end"))
+    assert (tmp_path / "b.txt").read_text() == "two"
+    assert [e.type for e in events_of(frames)].count("approval/asked") == 0

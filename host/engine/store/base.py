@@ -167,6 +167,10 @@ class Store(Protocol):
         """Events with start ≤ seq < end, in order."""
         ...
 
+    async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
+        """Every event of the given types, in seq order."""
+        ...
+
     async def surface_events(self, session_id: str) -> list[SessionEvent]:
         """The conversation events (user/steering/assistant messages, tool results), in order."""
         ...

@@ -288,7 +288,9 @@ class SqliteStore:
         return await self.call(read)
 
     async def surface_events(self, session_id: str) -> list[SessionEvent]:
-        types = tuple(sorted(SURFACE_TYPES))
+        return await self.events_of_types(session_id, tuple(sorted(SURFACE_TYPES)))
+
+    async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
         marks = ",".join("?" * len(types))
 
         def read(conn: sqlite3.Connection) -> list[SessionEvent]:
