@@ -76,7 +76,13 @@ export class App {
     c.on("host", (msg) => m.handleHost(msg));
     c.on("connected", async (describe) => {
       const first = !m.listLoaded;
-      await m.rebuild(describe);
+      try {
+        await m.rebuild(describe);
+      } catch (err) {
+        // A call failed mid-rebuild (the host blipped): rebuild again rather than stay half-built.
+        if (c.status.state === "connected") c.reconnect(`rebuild failed: ${err?.message ?? err}`);
+        return;
+      }
       if (first) {
         const wanted = new URLSearchParams(location.hash.slice(1)).get("session");
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
