@@ -143,6 +143,16 @@ COMPRESSION_LEVELS: dict[str, int] = {"zstd": 9, "xz": 6, "gzip": 9}
 
 def build_deb(bundle: Path, version: str, out_dir: Path, work: Path, compression: str = "zstd") -> Path:
     """dpkg-deb a package: /opt/harnessdesk, /usr/bin wrapper, .desktop entry, hicolor icons."""
+    root = stage_deb(bundle, version, work)
+    try:
+        return pack_deb(root, version, out_dir, compression)
+    finally:
+        shutil.rmtree(root)
+
+
+def stage_deb(bundle: Path, version: str, work: Path) -> Path:
+    """The package tree under work/deb-root. Staging hard-links the bundle, which changes its
+    files' ctime: do it before anything else (tar) reads the bundle, remove it after."""
     root = work / "deb-root"
     if root.exists():
         shutil.rmtree(root)
@@ -166,12 +176,15 @@ def build_deb(bundle: Path, version: str, out_dir: Path, work: Path, compression
         _install(DEB / script, control / script, 0o755)
     for d in [root, *(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink())]:
         d.chmod(0o755)
+    return root
+
+
+def pack_deb(root: Path, version: str, out_dir: Path, compression: str = "zstd") -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
-    deb = out_dir / f"harnessdesk_{version}_{arch}.deb"
+    deb = out_dir / f"harnessdesk_{version}_{deb_arch()}.deb"
     level = COMPRESSION_LEVELS[compression]
     cmd = ["dpkg-deb", "--root-owner-group", f"-Z{compression}", f"-z{level}", "--build", str(root), str(deb)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    shutil.rmtree(root)
     return deb
 
 
