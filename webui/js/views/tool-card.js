@@ -15,6 +15,12 @@ const STATUS_LABEL = {
   cancelled: "cancelled",
 };
 
+const OUTCOME_LABEL = {
+  "allowed-once": "allowed once",
+  "allowed-always": "allowed always",
+  rejected: "rejected",
+};
+
 const COLLAPSED_BY_DEFAULT = new Set(["read_file", "list_dir", "glob", "grep", "todo_write"]);
 const MAX_OUTPUT = 20_000;
 
@@ -46,7 +52,10 @@ export function updateToolCard(el, item) {
     h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
   );
   const parts = [];
-  if (item.approval?.reason) parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason}${item.approval.outcome ? ` — ${item.approval.outcome}` : ""}`));
+  if (item.approval?.reason) {
+    const outcome = item.approval.outcome ? ` — ${OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome}` : "";
+    parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason}${outcome}`));
+  }
   if (d.kind === "bash") parts.push(terminal(d.summary, item));
   else if (d.kind === "diff" && (d.old || d.new)) {
     parts.push(diffView(d));
