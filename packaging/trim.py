@@ -55,7 +55,8 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "numpy",
     "llm",
     "llama_cpp",
-    # PyQt6 bindings the app never imports (their libraries would follow).
+    # PyQt6 bindings the app never imports (their libraries would follow). QtQml/QtQuick/
+    # QtPositioning/QtDBus libraries stay (QtWebEngineCore links them); only the bindings go.
     "PyQt6.Qt3DAnimation",
     "PyQt6.Qt3DCore",
     "PyQt6.Qt3DExtras",
@@ -63,6 +64,7 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "PyQt6.Qt3DLogic",
     "PyQt6.Qt3DRender",
     "PyQt6.QtBluetooth",
+    "PyQt6.QtDBus",
     "PyQt6.QtDesigner",
     "PyQt6.QtHelp",
     "PyQt6.QtMultimedia",
@@ -70,6 +72,9 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "PyQt6.QtNfc",
     "PyQt6.QtPdf",
     "PyQt6.QtPdfWidgets",
+    "PyQt6.QtPositioning",
+    "PyQt6.QtQml",
+    "PyQt6.QtQuick",
     "PyQt6.QtQuick3D",
     "PyQt6.QtQuickWidgets",
     "PyQt6.QtRemoteObjects",
