@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,14 @@ BUNDLE_BUDGET_MB = 600  # measured 496 MB; the budget catches a hook pulling a t
 @pytest.mark.packaging
 @pytest.mark.timeout(1800)
 def test_build_bundle_installers_and_self_test(tmp_path: Path) -> None:
+    try:
+        check_build(tmp_path)
+    finally:  # ~1.5 GB of bundle, installers and PyInstaller work files
+        shutil.rmtree(tmp_path / "dist", ignore_errors=True)
+        shutil.rmtree(tmp_path / "build", ignore_errors=True)
+
+
+def check_build(tmp_path: Path) -> None:
     env = dict(os.environ, HARNESSDESK_DIST=str(tmp_path / "dist"), HARNESSDESK_BUILD=str(tmp_path / "build"))
     subprocess.run([sys.executable, str(PACKAGING / "build.py"), "--installers"], env=env, check=True)
     dist = tmp_path / "dist"
