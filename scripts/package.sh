@@ -18,7 +18,7 @@ done
 
 py="${PYTHON:-.venv/bin/python}"
 [[ -x "$py" ]] || { echo "no $py: run ./scripts/install.sh first (or set PYTHON)" >&2; exit 2; }
-"$py" -c "import PyInstaller" 2>/dev/null || "$py" -m pip install -q "pyinstaller>=6.22"
+"$py" -c "import PyInstaller" 2>/dev/null || "$py" -m pip install -q -e ".[desktop,package]"
 
 declare -a timings=()
 step() {  # step NAME COMMAND...: run, time, remember
