@@ -3,7 +3,7 @@
 #   1. dist/harnessdesk/ with PyInstaller (packaging/build.py), then its self-test
 #   2. dist/harnessdesk_VERSION_ARCH.deb and dist/harnessdesk-VERSION-linux-ARCH.tar.gz
 #   3. as root (or with sudo): install the .deb, run --version, doctor and the self-test from
-#      /usr/bin/harnessdesk, then remove the package again (--keep-installed leaves it)
+#      /usr/bin/harnessdesk, then purge the package again (--keep-installed leaves it)
 # Python: .venv/bin/python (./scripts/install.sh) or $PYTHON; PyInstaller is added when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +43,7 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 if [[ -n "$deb" ]] && command -v dpkg >/dev/null; then
   installed=1
-  cleanup() { [[ $keep_installed -eq 1 || -z "${installed:-}" ]] || $sudo dpkg -r harnessdesk >/dev/null; }
+  cleanup() { [[ $keep_installed -eq 1 || -z "${installed:-}" ]] || $sudo dpkg --purge harnessdesk >/dev/null; }
   trap cleanup EXIT
   install_deb() {
     $sudo dpkg -i "$deb" || {
@@ -57,7 +57,7 @@ if [[ -n "$deb" ]] && command -v dpkg >/dev/null; then
   /usr/bin/harnessdesk doctor || echo "(doctor exit $?: 1 means no display here, fine for CI)"
   step "self-test (/usr/bin)" /usr/bin/harnessdesk doctor --self-test
   cd - >/dev/null
-  if [[ $keep_installed -eq 0 ]]; then step "remove .deb" $sudo dpkg -r harnessdesk; installed=""; fi
+  if [[ $keep_installed -eq 0 ]]; then step "remove .deb" $sudo dpkg --purge harnessdesk; installed=""; fi
 fi
 
 echo
