@@ -14,6 +14,7 @@ the JS hook missed) is handed to `on_download` for the native save dialog.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import mimetypes
 import threading
@@ -24,6 +25,7 @@ from typing import Any
 
 from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
 from PyQt6.QtWebEngineCore import (
+    QWebEnginePage,
     QWebEngineScript,
     QWebEngineUrlRequestInfo,
     QWebEngineUrlRequestInterceptor,
@@ -161,4 +163,24 @@ def install(native: Any, webui: Path, bridge_source: str, on_download: Callable[
     profile.installUrlSchemeHandler(SCHEME, native._harnessdesk_handler)
     native._harnessdesk_fence = NavigationFence(getattr(native, "request_interceptor", None), parent=native)
     profile.setUrlRequestInterceptor(native._harnessdesk_fence)
-    native.webview.page().scripts().insert(script(bridge_source))
+    page = native.webview.page()
+    page.scripts().insert(script(bridge_source))
+    answer_permissions_ourselves(page)
+
+
+def answer_permissions_ourselves(page: Any) -> None:
+    """Deny every feature permission (notifications, camera, microphone …), with the real enum.
+
+    pywebview 6.2.1's own slot passes a plain int to `setFeaturePermission`; PyQt6 raises a
+    TypeError there and the whole app exits on the page's first permission request (the web
+    UI asks for notification permission when the first turn starts). The app needs none of
+    these features: pending approvals still show as a badge in the window title.
+    """
+    with contextlib.suppress(TypeError, AttributeError):
+        page.featurePermissionRequested.disconnect(page.onFeaturePermissionRequested)
+    denied = QWebEnginePage.PermissionPolicy.PermissionDeniedByUser
+
+    def deny(url: Any, feature: Any) -> None:
+        page.setFeaturePermission(url, feature, denied)
+
+    page.featurePermissionRequested.connect(deny)

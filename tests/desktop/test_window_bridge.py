@@ -186,3 +186,19 @@ def test_export_downloads_go_through_the_native_save_dialog(apps: AppFactory, tm
     answer_save_dialog(app.display, None)
     assert page.evaluate("harnessdeskBridge.download('/api/nope').then(r => r.status)") == 404
     assert page.evaluate("location.href") == "harnessdesk://app/index.html"
+
+
+@gui_test
+def test_permission_requests_are_denied_without_crashing_the_window(apps: AppFactory) -> None:
+    """pywebview's own permission slot crashes PyQt6 (an int for an enum): ours answers instead."""
+    app = apps.launch()
+    page = app.page()
+    outcome = page.evaluate(
+        "Promise.all([Notification.requestPermission(),"
+        " navigator.mediaDevices.getUserMedia({audio: true}).then(() => 'granted', e => e.name)])"
+    )
+    assert outcome[0] == "denied"
+    assert outcome[1] in {"NotAllowedError", "NotFoundError"}
+    time.sleep(0.5)
+    assert app.proc.poll() is None  # the window is still up…
+    assert page.evaluate(POST_JSON % "{}")["status"] == 200  # …and its bridge still answers
