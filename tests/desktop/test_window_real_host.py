@@ -16,8 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.desktop import x11
 from tests.desktop.support import AppFactory, gui_test
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 
@@ -109,3 +112,35 @@ def test_prompt_streams_through_the_bridge_and_close_aborts_the_running_turn(
     assert len(ends) == 2
     assert ends[0]["data"]["reason"] == {"kind": "completed"}  # type: ignore[index]
     assert ends[1]["data"]["reason"] == {"kind": "aborted", "by": "disposed"}, ends[1]  # type: ignore[index]
+
+
+@gui_test
+def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer
+) -> None:
+    """Through the real web UI with real key events, as a person would; the answer grows live."""
+    answer = "Paris is the capital of France."
+    scripted_llm.reset()
+    scripted_llm.enqueue(Reply(text=answer, chunk_size=2, delay=0.05))
+    provider = ["--provider", "openai-compatible", "--base-url", scripted_llm.base_url, "--model", "m"]
+    app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", *provider)
+    page = app.page()
+    wait_until(lambda: page.evaluate("document.documentElement.dataset.connection === 'connected'"))
+    page.evaluate("document.querySelector('[data-testid=composer-input]').focus()")
+    page.call("Input.insertText", text="What is the capital of France?")
+    for kind in ("keyDown", "keyUp"):
+        page.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13)
+    lengths: list[int] = []
+
+    def finished() -> bool:
+        text = page.evaluate(
+            "[...document.querySelectorAll('[data-testid=msg-assistant]')].map(e => e.textContent).join('')"
+        )
+        lengths.append(len(text))
+        return answer in text
+
+    wait_until(finished)
+    assert any(0 < n < len(answer) for n in lengths), lengths  # seen part-way: it streamed
+    x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window-answer.png")
+    assert app.proc.poll() is None
+    assert {port for _, port in app.listening_tcp()} == {app.devtools}  # still no API socket
