@@ -1,0 +1,105 @@
+"""Fixtures for the browser tests: a scripted LLM, a `harnessdesk serve` subprocess pointed at it,
+headless Chromium through Playwright, and a page that opened the one-time URL.
+
+Scopes keep the suite fast: one scripted LLM and one `serve` per test module (each test works in
+its own new session and leaves no turn running), one browser per run, a fresh context per test.
+Tests that need a server of their own (restarts, first run, another provider) use
+`make_harness`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Contexts, HarnessServer, openai_args
+from tests.support.scripted_llm import ScriptedLlmServer
+
+expect.set_options(timeout=10_000)
+
+
+@pytest.fixture(scope="module")
+def llm_server() -> Iterator[ScriptedLlmServer]:
+    with ScriptedLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
+    """The module's scripted OpenAI-compatible server, emptied for each test."""
+    llm_server.reset()
+    yield llm_server
+    llm_server.reset()
+
+
+@pytest.fixture(scope="module")
+def harness(
+    tmp_path_factory: pytest.TempPathFactory, llm_server: ScriptedLlmServer
+) -> Iterator[HarnessServer]:
+    """The module's `harnessdesk serve`, on the scripted LLM."""
+    server = HarnessServer(tmp_path_factory.mktemp("harness"), openai_args(llm_server.base_url))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def make_harness(tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
+    """A server of the test's own: `make_harness(provider_args)` (started)."""
+    made: list[HarnessServer] = []
+
+    def make(provider_args: list[str], name: str = "own") -> HarnessServer:
+        server = HarnessServer(tmp_path / f"{name}-{len(made)}", provider_args)
+        made.append(server)
+        server.start()
+        return server
+
+    yield make
+    for server in made:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright_driver() -> Iterator[Playwright]:
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_driver: Playwright) -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed")
+    b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def contexts(browser: Browser, make_harness: Callable[..., HarnessServer]) -> Iterator[Contexts]:
+    """(Set up after `make_harness` so the pages close before the test's own servers stop:
+    a server with live event streams takes seconds to shut down gracefully.)"""
+    c = Contexts(browser)
+    yield c
+    c.close()
+    assert not c.page_errors, f"uncaught errors in the page: {c.page_errors}"
+
+
+@pytest.fixture
+def page(contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer) -> Iterator[Page]:
+    """A page on the module's server, connected. At teardown every running turn is cancelled so
+    the next test on this server starts quiet."""
+    p = contexts.new_page(harness.url)
+    yield p
+    with contextlib.suppress(Exception):
+        p.evaluate(
+            """async () => {
+                const {client, app} = window.harnessdesk;
+                const running = [...app.manager.summaries.values()].filter((s) => s.running);
+                const ids = running.map((s) => s.sessionId);
+                await Promise.all(ids.map((sessionId) => client.call("session.cancel", {sessionId})));
+            }"""
+        )

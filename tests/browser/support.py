@@ -1,0 +1,217 @@
+"""Helpers for the browser tests: a `harnessdesk serve` subprocess and page-level actions.
+
+`HarnessServer` runs the real CLI (`python -m desktop serve`) on its own data dir with the
+session cwd set to a work dir, reads the one-time URL from its first stdout line and can be
+killed and started again on the same port with the same `--token-file` (so a page's cookie
+stays valid across a restart).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+
+ROOT = Path(__file__).resolve().parents[2]
+LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:(\d+)/\?token=\S+)")
+START_TIMEOUT = 30.0
+MODEL = "scripted-small"
+
+VIEWPORT = {"width": 1280, "height": 800}
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+class HarnessServer:
+    """One `harnessdesk serve` process; `start()` / `kill()` / `restart()` keep port and token."""
+
+    def __init__(self, root: Path, provider_args: list[str]) -> None:
+        self.root = root
+        self.data_dir = root / "data"
+        self.workdir = root / "work"
+        """The host's cwd, hence every new session's cwd."""
+        self.token_file = root / "token"
+        self.provider_args = provider_args
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = 0
+        self.url = ""
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "desktop",
+            "serve",
+            "--data-dir",
+            str(self.data_dir),
+            "--port",
+            str(self.port),
+            "--token-file",
+            str(self.token_file),
+            *self.provider_args,
+        ]
+
+    def start(self) -> str:
+        """Start and wait for the listening line; returns the one-time URL."""
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        out = self.root / f"serve-{self.starts}.out"
+        err = self.root / f"serve-{self.starts}.err"
+        env = {k: v for k, v in os.environ.items() if k != "HARNESSDESK_API_KEY"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        env["PYTHONUNBUFFERED"] = "1"
+        with out.open("wb") as fo, err.open("wb") as fe:
+            self.proc = subprocess.Popen(
+                self.command(), cwd=self.workdir, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, env=env
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            match = LISTENING.search(out.read_text(errors="replace"))
+            if match:
+                self.url = match.group(1)
+                self.port = int(match.group(2))
+                return self.url
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"harnessdesk serve did not start:\n{err.read_text(errors='replace')[-3000:]}")
+
+    def kill(self) -> None:
+        """SIGKILL: the host vanishes mid-stream, like a crash."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def restart(self) -> str:
+        self.stop()
+        return self.start()
+
+    def stderr(self) -> str:
+        path = self.root / f"serve-{self.starts}.err"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def openai_args(base_url: str) -> list[str]:
+    return ["--provider", "openai-compatible", "--base-url", base_url, "--model", MODEL]
+
+
+class Contexts:
+    """Browser contexts opened by one test; uncaught page errors fail the test at teardown."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.contexts: list[BrowserContext] = []
+        self.page_errors: list[str] = []
+
+    def new_page(self, url: str | None = None, **options: object) -> Page:
+        options.setdefault("viewport", VIEWPORT)
+        context = self.browser.new_context(**options)  # type: ignore[arg-type]
+        self.contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        if url is not None:
+            open_app(page, url)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            with contextlib.suppress(Exception):
+                context.close()
+
+
+# ---- page actions ----------------------------------------------------------------------------
+
+
+def open_app(page: Page, url: str) -> Page:
+    """Open the one-time URL and wait until the UI is connected."""
+    page.goto(url)
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    return page
+
+
+def new_session(page: Page) -> str:
+    """Click New session; returns the id of the (blank, active) session."""
+    before = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    page.get_by_test_id("new-session").click()
+    page.wait_for_function(
+        "(before) => { const id = window.harnessdesk.app.manager.activeId; return id && id !== before; }",
+        arg=before,
+    )
+    sid = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
+    expect(page.get_by_test_id("session-empty")).to_be_visible()
+    return sid
+
+
+def fresh_session(page: Page) -> str:
+    """A new, empty session is active (even when the current one is already blank)."""
+    active = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    if active:
+        blank = page.evaluate(
+            "(id) => !!window.harnessdesk.app.manager.summaries.get(id)?.blank && "
+            "window.harnessdesk.app.manager.active.fold.items.length === 0",
+            active,
+        )
+        if blank:
+            return str(active)
+    return new_session(page)
+
+
+def send(page: Page, text: str) -> None:
+    box = page.get_by_test_id("composer-input")
+    box.fill(text)
+    box.press("Enter")
+    expect(box).to_have_value("")
+
+
+def turn_ends(page: Page, count: int = 1) -> Locator:
+    """The conversation's turn-end rows; waits until there are `count` of them."""
+    ends = page.get_by_test_id("turn-end")
+    expect(ends).to_have_count(count)
+    return ends
+
+
+def wait_idle(page: Page) -> None:
+    """The running indicators are all gone."""
+    expect(page.get_by_test_id("working-indicator")).to_be_hidden()
+    expect(page.get_by_test_id("session-running-badge")).to_be_hidden()
+    expect(page.get_by_test_id("composer-stop")).to_be_hidden()
+
+
+def tool_call(call_id: str, name: str, **arguments: Any) -> tuple[str, str, str]:
+    return (call_id, name, json.dumps(arguments))
+
+
+def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `role: tool` messages of one recorded chat request."""
+    return [m for m in request.get("messages", []) if m.get("role") == "tool"]

@@ -1,0 +1,161 @@
+"""The session list: fork, inline rename, search, export."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from tests.browser.support import fresh_session, new_session, send, turn_ends, wait_idle
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+
+def one_turn(page: Page, llm: ScriptedLlmServer, prompt: str, answer: str) -> str:
+    """A new session with one completed turn; returns its id."""
+    sid = fresh_session(page)
+    llm.enqueue(Reply(text=answer))
+    send(page, prompt)
+    expect(page.get_by_test_id("assistant-text").last).to_have_text(answer)
+    expect(turn_ends(page).last).to_have_attribute("data-reason", "completed")
+    wait_idle(page)
+    return sid
+
+
+def item(page: Page, sid: str) -> Locator:
+    return page.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
+
+
+def active_id(page: Page) -> str:
+    return str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
+
+
+def test_fork_nests_the_child_under_its_parent(page: Page, llm: ScriptedLlmServer) -> None:
+    parent = one_turn(page, llm, "Plan the garden layout", "Tomatoes go south.")
+    parent_item = item(page, parent)
+    expect(parent_item).to_have_attribute("data-depth", "0")
+
+    page.get_by_test_id("fork-turn").click()
+    page.wait_for_function("(p) => window.harnessdesk.app.manager.activeId !== p", arg=parent)
+    child = active_id(page)
+    child_item = parent_item.locator(f'[data-testid="session-item"][data-session-id="{child}"]')
+    expect(child_item).to_have_attribute("data-depth", "1")
+    expect(child_item).to_have_class(re.compile(r"\bis-active\b"))
+    expect(parent_item).not_to_have_class(re.compile(r"\bis-active\b"))
+    # the fork carries the history up to the forked turn
+    expect(page.get_by_test_id("msg-user")).to_have_text("Plan the garden layout")
+    expect(page.get_by_test_id("assistant-text")).to_have_text("Tomatoes go south.")
+    # (the host does not carry the parent's auto title into a fork of its first turn: the title
+    # event follows that turn's end; so only check that list and heading agree)
+    page.wait_for_function(
+        """(id) => {
+            const heading = document.querySelector('[data-testid="session-heading"]').textContent;
+            const item = document.querySelector(`[data-testid="session-item"][data-session-id="${id}"]`);
+            return heading && item?.querySelector('[data-testid="session-title"]').textContent === heading;
+        }""",
+        arg=child,
+    )
+
+    # the fork is a session of its own: a new prompt there does not touch the parent
+    llm.enqueue(Reply(text="Peppers go north."))
+    send(page, "And the peppers?")
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("Peppers go north.")
+    turn_ends(page, 2)
+    parent_item.get_by_test_id("session-open").first.click()
+    expect(page.get_by_test_id("msg-user")).to_have_count(1)
+    # after a reload the tree is rebuilt from the host's list
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    expect(
+        item(page, parent).locator(f'[data-testid="session-item"][data-session-id="{child}"]')
+    ).to_have_attribute("data-depth", "1")
+
+
+def test_rename_inline_updates_list_and_heading_and_persists(page: Page, llm: ScriptedLlmServer) -> None:
+    sid = one_turn(page, llm, "Summarise the release notes", "Done.")
+    row = item(page, sid)
+    expect(row.get_by_test_id("session-title")).to_have_text("Summarise the release notes")
+    row.hover()
+    row.get_by_test_id("session-rename").click()
+    box = row.get_by_test_id("rename-input")
+    expect(box).to_be_focused()
+    expect(box).to_have_value("Summarise the release notes")
+    box.fill("Release notes digest")
+    box.press("Enter")
+    expect(row.get_by_test_id("rename-input")).to_have_count(0)
+    expect(row.get_by_test_id("session-title")).to_have_text("Release notes digest")
+    expect(page.get_by_test_id("session-heading")).to_have_text("Release notes digest")
+
+    # Escape cancels a rename
+    row.get_by_test_id("session-rename").click()
+    row.get_by_test_id("rename-input").fill("Should not stick")
+    row.get_by_test_id("rename-input").press("Escape")
+    expect(row.get_by_test_id("session-title")).to_have_text("Release notes digest")
+
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    expect(item(page, sid).get_by_test_id("session-title")).to_have_text("Release notes digest")
+    expect(page.get_by_test_id("session-heading")).to_have_text("Release notes digest")
+
+
+def test_search_highlights_and_opens_the_session(page: Page, llm: ScriptedLlmServer) -> None:
+    target = one_turn(page, llm, "Where do axolotls live?", "Axolotls live in Lake Xochimilco.")
+    other = new_session(page)
+    assert other != target
+    search = page.get_by_test_id("search-input")
+    page.get_by_test_id("composer-input").focus()
+    page.keyboard.press("Control+k")
+    expect(search).to_be_focused()
+    page.keyboard.type("xochimilco")
+    results = page.get_by_test_id("search-results")
+    hit = results.locator(f'[data-testid="search-result"][data-session-id="{target}"]')
+    expect(hit).to_have_count(1)
+    expect(hit.locator("mark").first).to_have_text(re.compile("^xochimilco$", re.I))
+    expect(hit).to_contain_text("Where do axolotls live?")
+    hit.click()
+    expect(results).to_be_hidden()
+    expect(search).to_have_value("")
+    expect(item(page, target)).to_have_class(re.compile(r"\bis-active\b"))
+    expect(page.get_by_test_id("session-heading")).to_have_text("Where do axolotls live?")
+    expect(page.get_by_test_id("assistant-text")).to_have_text("Axolotls live in Lake Xochimilco.")
+
+    search.fill("nonexistentwordqq")
+    expect(page.get_by_test_id("search-empty")).to_be_visible()
+    search.press("Escape")
+    expect(results).to_be_hidden()
+
+
+def test_export_downloads_a_zip_with_the_session_and_its_forks(page: Page, llm: ScriptedLlmServer) -> None:
+    parent = one_turn(page, llm, "Export me please", "Exported soon.")
+    page.get_by_test_id("fork-turn").click()
+    page.wait_for_function("(p) => window.harnessdesk.app.manager.activeId !== p", arg=parent)
+    child = active_id(page)
+    item(page, parent).get_by_test_id("session-open").first.click()
+    expect(page.get_by_test_id("session-heading")).to_have_text("Export me please")
+
+    with page.expect_download() as info:
+        page.get_by_test_id("export-session").click()
+    download = info.value
+    assert download.suggested_filename.endswith(".zip")
+    path = download.path()
+    with zipfile.ZipFile(path) as z:
+        names = z.namelist()
+        assert "session.jsonl" in names, names
+        assert f"subagents/{child}/session.jsonl" in names, names
+        lines = z.read("session.jsonl").decode().splitlines()
+    header = json.loads(lines[0])
+    assert parent in json.dumps(header)
+    events = [json.loads(line) for line in lines[1:]]
+    assert any("Export me please" in json.dumps(e) for e in events)
+    assert any("Exported soon." in json.dumps(e) for e in events)
+
+    # the sidebar's export button downloads too
+    with page.expect_download() as info:
+        item(page, child).hover()
+        item(page, child).get_by_test_id("session-export").click()
+    with zipfile.ZipFile(info.value.path()) as z:
+        assert "session.jsonl" in z.namelist()

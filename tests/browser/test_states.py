@@ -1,0 +1,133 @@
+"""States a user must see, never a blank screen: first run, provider not configured, model
+unavailable, host unreachable."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import (
+    MODEL,
+    Contexts,
+    HarnessServer,
+    fresh_session,
+    new_session,
+    openai_args,
+    send,
+    turn_ends,
+    wait_idle,
+)
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def keyless(make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer) -> Iterator[HarnessServer]:
+    """DeepSeek (which always needs a key) pointed at the scripted server, with no key."""
+    llm.require_key = "sk-browser-test"
+    yield make_harness(["--provider", "deepseek", "--base-url", llm.base_url, "--model", MODEL], "deepseek")
+
+
+def test_first_run_empty_state(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
+) -> None:
+    server = make_harness(openai_args(llm.base_url), "first-run")
+    page = contexts.new_page(server.url)
+    empty = page.get_by_test_id("empty-state")
+    expect(empty).to_be_visible()
+    expect(empty.get_by_role("heading")).to_have_text("Welcome to HarnessDesk")
+    expect(empty.get_by_test_id("host-cwd")).to_have_text(str(server.workdir))
+    expect(empty.get_by_test_id("empty-open-settings")).to_be_visible()
+    expect(page.get_by_test_id("session-list-empty")).to_be_visible()
+    expect(page.get_by_test_id("session-item")).to_have_count(0)
+    expect(page.get_by_test_id("overlay")).to_be_hidden()
+    expect(page.get_by_test_id("session-heading")).to_have_text("HarnessDesk")
+    expect(page.get_by_test_id("provider-banner")).to_have_count(0)
+    expect(page.get_by_test_id("composer-input")).to_be_enabled()
+
+    # typing straight into the empty state starts the first session
+    llm.enqueue(Reply(text="Hello, first user."))
+    send(page, "Hello?")
+    expect(empty).to_be_hidden()
+    expect(page.get_by_test_id("assistant-text")).to_have_text("Hello, first user.")
+    turn_ends(page)
+    expect(page.get_by_test_id("session-item")).to_have_count(1)
+    expect(page.get_by_test_id("session-list-empty")).to_be_hidden()
+
+    # the welcome turns into "pick a session" once there is history; New session → its own state
+    new_session(page)
+    expect(page.get_by_test_id("session-empty")).to_contain_text("New session")
+
+
+def test_provider_not_configured(contexts: Contexts, keyless: HarnessServer, llm: ScriptedLlmServer) -> None:
+    page = contexts.new_page(keyless.url)
+    banner = page.get_by_test_id("provider-banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("The model provider is not configured.")
+
+    banner.get_by_test_id("banner-open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_test_id("settings-provider")).to_have_value("deepseek")
+    status = dialog.get_by_test_id("credential-status")
+    expect(status).to_have_text("Not configured")
+    dialog.get_by_test_id("settings-api-key").fill("sk-browser-test")
+    dialog.get_by_test_id("settings-save-key").click()
+    expect(status).to_have_text(re.compile("^Configured"))
+    expect(dialog.get_by_test_id("settings-api-key")).to_have_value("")
+    dialog.get_by_test_id("settings-close").click()
+    expect(dialog).to_be_hidden()
+    expect(banner).to_have_count(0)
+
+    # with the key the provider answers (the scripted server insists on it)
+    fresh_session(page)
+    llm.enqueue(Reply(text="Keyed in."))
+    send(page, "Are you there?")
+    expect(page.get_by_test_id("assistant-text")).to_have_text("Keyed in.")
+    turn_ends(page)
+    wait_idle(page)
+    assert llm.request_headers[-1]["authorization"] == "Bearer sk-browser-test"
+
+
+def test_model_unavailable(contexts: Contexts, keyless: HarnessServer, llm: ScriptedLlmServer) -> None:
+    page = contexts.new_page(keyless.url)
+    fresh_session(page)
+    banner = page.get_by_test_id("model-banner")
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text(f"The selected model is unavailable (deepseek/{MODEL})")
+    expect(page.get_by_test_id("model-picker")).to_be_visible()
+
+    page.get_by_test_id("composer-input").fill("Try anyway")
+    page.get_by_test_id("composer-input").press("Enter")
+    toast = page.get_by_test_id("toast")
+    expect(toast.first).to_contain_text(f"Model deepseek/{MODEL} is unavailable.")
+    # the input is kept so nothing the user typed is lost
+    expect(page.get_by_test_id("composer-input")).to_have_value("Try anyway")
+    expect(page.get_by_test_id("msg-user")).to_have_count(0)
+    assert llm.requests == []
+
+    banner.get_by_test_id("banner-dismiss").click()
+    expect(banner).to_have_count(0)
+
+
+def test_host_unreachable_then_retry_now(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
+) -> None:
+    server = make_harness(openai_args(llm.base_url), "unreachable")
+    page: Page = contexts.new_page(server.url)
+    expect(page.get_by_test_id("empty-state")).to_be_visible()  # the first rebuild is done
+    server.kill()
+    banner = page.get_by_test_id("connection-banner")
+    expect(banner).to_have_attribute("data-state", "reconnecting")
+    # after a few failed attempts the banner says the host is unreachable
+    expect(banner).to_have_attribute("data-state", "unreachable", timeout=30_000)
+    expect(banner).to_contain_text("Host unreachable.")
+    expect(page.locator("html")).to_have_attribute("data-connection", "reconnecting-unreachable")
+    server.start()
+    banner.get_by_test_id("reconnect-now").click()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected", timeout=5_000)
+    expect(banner).to_be_hidden()
