@@ -301,8 +301,16 @@ class Engine:
             agent_preset=header.agent_preset,
         )
         await self.store.fork(session_id, child, anchor)
-        seed_end = SessionEvent(type="session/end-seed", seq=anchor + 1, time=now_ms(), data={})
-        self.store.append(child_id, [seed_end])
+        stamp = now_ms()
+        seed = [SessionEvent(type="session/end-seed", seq=anchor + 1, time=stamp, data={})]
+        copied = await self.store.header(child_id)
+        parent_title = parent_log.title if parent_log is not None else header.title
+        if parent_title and not (copied and copied.title):
+            # The first turn's auto title lands after its turn/end, past the anchor: carry it over
+            # as an auto title, so the child's own first completed turn can still replace it.
+            data = {"title": parent_title, "source": {"kind": "auto"}}
+            seed.append(SessionEvent(type="session/title", seq=anchor + 2, time=stamp, data=data))
+        self.store.append(child_id, seed)
         self.selections.inherit(child_id, selection)
         self.bus.publish(
             "host",

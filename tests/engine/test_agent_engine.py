@@ -319,3 +319,20 @@ async def test_a_failed_write_surfaces_as_agent_error(
     await engine.rename(sid, "second")
     frames = await frames_until(host, lambda f: f.type == "host/agent-error")
     assert frames[-1].session_id == sid and "seq gap" in frames[-1].message
+
+
+async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
+    engine_factory: Factory, scripted_llm: Any, tmp_path: Path
+) -> None:
+    scripted_llm.enqueue(Reply(text="an answer"))
+    engine = await engine_factory(tools={})
+    sid = await engine.create_session(str(tmp_path))
+    mux = engine.subscribe_mux()
+    await engine.prompt(sid, "queue", [TextInput(text="Plan the garden shed")], "r1")
+    await frames_until(mux, lambda f: f.type == "session/projection" and f.key == "title")
+    child = await engine.fork(sid, at_seq=0)  # the first (and only) turn
+    summary = next(s for s in await engine.list_sessions() if s.session_id == child)
+    assert summary.title == "Plan the garden shed"
+    events, _, projections = await engine.history(child)
+    assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
+    assert projections is not None and projections.values == {"title": "Plan the garden shed"}
