@@ -19,9 +19,10 @@ from typing import Any
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
-from host.api.archive import read_archive, zip_chunks
+from host.api.archive import ArchiveError, read_archive, zip_chunks
 from host.engine.config import RuntimeOverrides
 from host.engine.errors import EngineError
+from host.engine.store.base import ExportHeader
 from host.fetch.inprocess import InProcessApiClient
 
 
@@ -223,12 +224,18 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
 async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     path = Path(args.archive)
     try:
-        sessions = read_archive(path)
-    except (OSError, ValueError, KeyError) as exc:
+        sessions = read_archive(path)  # checked whole before anything is written
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except ArchiveError as exc:
         raise CommandError(f"cannot read {path}: {exc}") from exc
     instance = _lock(data_dir)
     runtime = await open_host(data_dir)
     try:
+        ids = [json.loads(rows[0].json)["id"] for rows in sessions if isinstance(rows[0], ExportHeader)]
+        taken = [sid for sid in ids if await runtime.engine.store.header(sid) is not None]
+        if taken:
+            raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
         for rows in sessions:
             print(await runtime.engine.import_rows(rows))
     finally:

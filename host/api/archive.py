@@ -7,16 +7,20 @@ reference (media type, size, dimensions) beside them in `media/<attachmentId>.js
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import zipfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from contract.content import AttachmentRef
+from contract.events import SessionEvent
 from host.engine.engine import Engine
 from host.engine.store import ExportRow
-from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader
+from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader, SessionHeader
 
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
 
@@ -84,29 +88,67 @@ async def zip_chunks(engine: Engine, session_id: str, include_descendants: bool)
     yield sink.drain()
 
 
+class ArchiveError(ValueError):
+    """Not a readable session archive; the message is one line for the user."""
+
+
 def read_archive(path: Path) -> list[list[ExportRow]]:
-    """Each session of an archive as export rows (main session first, then descendants)."""
-    with zipfile.ZipFile(path) as zf:
-        names = zf.namelist()
-        refs = {
-            n.removeprefix("media/").removesuffix(".json"): AttachmentRef.model_validate_json(zf.read(n))
-            for n in names
-            if n.startswith("media/") and n.endswith(".json")
-        }
-        media: list[ExportRow] = []
-        for attachment_id, ref in refs.items():
-            data = zf.read(f"media/{attachment_id}.{EXTENSIONS[ref.media_type]}")
+    """Each session of an archive as export rows (main session first, then descendants).
+
+    Every entry is parsed and checked (header, events with contiguous seqs from 0, media) before
+    anything is returned, so a broken archive imports nothing. Raises ArchiveError (or OSError).
+    """
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return _read_sessions(zf)
+    except zipfile.BadZipFile as exc:
+        raise ArchiveError("not a zip archive") from exc
+
+
+def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
+    names = zf.namelist()
+    if "session.jsonl" not in names:
+        raise ArchiveError("not a HarnessDesk archive: session.jsonl is missing")
+    media: list[ExportRow] = []
+    for name in names:
+        if name.startswith("media/") and name.endswith(".json"):
+            with _entry(name):
+                ref = AttachmentRef.model_validate_json(zf.read(name))
+                data = zf.read(f"media/{ref.attachment_id}.{EXTENSIONS[ref.media_type]}")
             media.append(ExportAttachment(ref, data))
-        logs = ["session.jsonl", *sorted(n for n in names if n.startswith("subagents/"))]
-        if "session.jsonl" not in names:
-            raise ValueError("not a HarnessDesk archive: session.jsonl is missing")
-        sessions: list[list[ExportRow]] = []
-        for name in logs:
+    logs = ["session.jsonl", *sorted(n for n in names if n.startswith("subagents/"))]
+    sessions: list[list[ExportRow]] = []
+    for name in logs:
+        with _entry(name):
             lines = zf.read(name).decode("utf-8").splitlines()
-            rows: list[ExportRow] = [ExportHeader(lines[0])]
-            rows += [ExportEvent(line) for line in _non_empty(lines[1:])]
-            sessions.append(rows + media)
-        return sessions
+            if not lines:
+                raise ArchiveError("it is empty")
+            SessionHeader.from_row(json.loads(lines[0]))
+        rows: list[ExportRow] = [ExportHeader(lines[0])]
+        for number, line in enumerate(_non_empty(lines[1:])):
+            with _entry(f"{name}, event {number}"):
+                event = SessionEvent.model_validate_json(line)
+                if event.seq != number:
+                    raise ArchiveError(f"seq {event.seq} where {number} belongs")
+            rows.append(ExportEvent(line))
+        sessions.append(rows + media)
+    return sessions
+
+
+@contextlib.contextmanager
+def _entry(where: str) -> Iterator[None]:
+    """Name the entry a parse or validation failure comes from, in one line."""
+    try:
+        yield
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(part) for part in first["loc"])
+        raise ArchiveError(f"{where}: {loc + ': ' if loc else ''}{first['msg']}") from exc
+    except KeyError as exc:
+        raise ArchiveError(f"{where}: {exc.args[0]!r} is missing") from exc
+    except (ValueError, TypeError, AttributeError) as exc:
+        lines = str(exc).strip().splitlines() or [type(exc).__name__]
+        raise ArchiveError(f"{where}: {lines[0]}") from exc
 
 
 def _non_empty(lines: list[str]) -> Iterator[str]:
