@@ -101,12 +101,12 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     site = build_site(runtime.app, webui_dir(), token=token, trusted_hosts=tuple(args.trusted_host))
     server = LoopbackServer(site, sock, log_level=args.log_level)
     url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
-    print(f"HarnessDesk listening on {url}", flush=True)
-    instance.listen(lambda: None)
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, server.stop)
+    print(f"HarnessDesk listening on {url}", flush=True)
+    instance.listen(lambda: None)
     if args.open:
         webbrowser.open(url)
     try:
