@@ -125,3 +125,20 @@ test("after a reconnect, pending requests that were not replayed are dropped", a
   await m.rebuild({ cwd: "/" });
   assert.deepEqual([...m.pending.keys()], ["R2"]);
 });
+
+test("waitingFor: an open approval or question means the agent waits on the user; answers in flight do not", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  assert.equal(m.waitingFor("s1"), null);
+  m.handleMux(mux({ type: "question/requested", sessionId: "s1", questions: [{ id: "q", question: "?" }] }, "R2"));
+  assert.equal(m.waitingFor("s1"), "question");
+  m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));
+  assert.equal(m.waitingFor("s1"), "approval");
+  assert.equal(m.waitingFor("s2"), null);
+  const sent = m.answerApproval("R1", "allowed-once");
+  assert.equal(m.waitingFor("s1"), "question"); // "sending": no longer waiting on that one
+  await sent;
+  assert.equal(m.pending.get("R1").state, "sent");
+  await m.answer("R2", { sessionId: "s1", answer: {} });
+  assert.equal(m.waitingFor("s1"), null);
+});

@@ -251,6 +251,20 @@ export class SessionManager extends Emitter {
     return [...this.pending.values()].filter((p) => p.sessionId === sessionId);
   }
 
+  /**
+   * What the agent in this session waits on: "approval", "question" or null. Only cards still
+   * open count: once an answer is on its way the agent is working again.
+   */
+  waitingFor(sessionId) {
+    let waiting = null;
+    for (const p of this.pending.values()) {
+      if (p.sessionId !== sessionId || p.state !== "open") continue;
+      if (p.kind === "approval") return "approval";
+      waiting = "question";
+    }
+    return waiting;
+  }
+
   /** Send an answer. The card goes away on the matching resolved frame (at once if no longer pending). */
   async answer(rpcId, value) {
     const entry = this.pending.get(rpcId);

@@ -98,6 +98,7 @@ export class App {
     m.on("pending", ({ added }) => {
       const pinned = this.conversation.isPinned();
       this.cards.render();
+      this.renderActivity();
       if (pinned || added?.sessionId === m.activeId) this.conversation.jumpToLatest();
       this.sidebar.render();
       if (added) {
@@ -295,14 +296,20 @@ export class App {
   renderAll() {
     const s = this.manager.active;
     this.renderHeader();
-    const running = this.running();
-    this.conversation.setRunning(running);
-    this.composer.setRunning(running);
+    this.composer.setRunning(this.renderActivity());
     const todos = s?.fold.todos ?? null;
     const panel = $("todo-panel");
     panel.hidden = !(todos && todos.length && this.todosOpen);
     if (!panel.hidden) renderTodos(panel, todos);
     this.renderEmpty(s);
+  }
+
+  /** "Working…" or "Waiting for your approval/answer" under the conversation; returns running. */
+  renderActivity() {
+    const s = this.manager.active;
+    const running = this.running();
+    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null);
+    return running;
   }
 
   renderEmpty(s) {

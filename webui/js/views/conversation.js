@@ -10,6 +10,7 @@ import { renderRow, updateRow } from "./rows.js";
 const PAGE = 40;
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
+const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
 
 export class ConversationView {
   /** @param {HTMLElement} scroller the role=log element @param ctx {client, onFork, onRetry} */
@@ -29,7 +30,8 @@ export class ConversationView {
     this.top = h("div", { class: "sentinel", "aria-hidden": "true" });
     this.rows = h("div", { class: "rows" });
     this.bottom = h("div", { class: "sentinel", "aria-hidden": "true" });
-    this.working = h("div", { class: "working", testid: "working-indicator", hidden: true, role: "status" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), h("span", {}, "Working…"));
+    this.workingLabel = h("span", { class: "working-label" }, "Working…");
+    this.working = h("div", { class: "working", testid: "working-indicator", hidden: true, role: "status", dataset: { state: "working" } }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), icon("down", "icon waiting-mark"), this.workingLabel);
     this.jump = h("button", { type: "button", class: "btn jump-latest", testid: "jump-latest", hidden: true }, icon("down"), h("span", {}, "Latest"));
     this.jump.addEventListener("click", () => this.jumpToLatest());
     // Approval/question cards stand inline after the last row, outside the windowed rows.
@@ -57,8 +59,11 @@ export class ConversationView {
     this.unsubs.push(session.on("state", () => this.updateOlder()));
   }
 
-  setRunning(running) {
-    this.working.hidden = !running;
+  /** The line under the last row: "Working…", or what the agent waits on ("approval" | "question"). */
+  setActivity(running, waiting = null) {
+    this.working.hidden = !running && !waiting;
+    this.working.dataset.state = waiting ? `waiting-${waiting}` : "working";
+    this.workingLabel.textContent = WAITING_LABEL[waiting] ?? "Working…";
   }
 
   isPinned() {

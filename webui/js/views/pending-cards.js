@@ -74,6 +74,7 @@ export class PendingCardsView {
     return {
       el,
       update: (e) => {
+        el.classList.toggle("is-waiting", e.state === "open");
         for (const b of buttons) b.disabled = e.state !== "open";
         clear(note).append(...[this.status(e)].filter(Boolean));
       },
@@ -114,6 +115,7 @@ export class PendingCardsView {
       el,
       update: (e) => {
         entry = e;
+        el.classList.toggle("is-waiting", e.state === "open");
         sync();
         clear(note).append(...[this.status(e)].filter(Boolean));
       },
