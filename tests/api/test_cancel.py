@@ -1,0 +1,110 @@
+"""`session.cancel` while the model streams and while a tool runs (spec 02 "Agents", "Tools")."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tests.api.conftest import Host
+from tests.api.support import event, events_of, eventually, ftype, ok, process_gone, prompt, run_turn, text
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+BOUND = 5.0
+"""Generous: a cancel must end the turn well within this (it takes milliseconds)."""
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes whose process group is `pgid`."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            members.append(int(stat.parent.name))
+    return members
+
+
+async def test_cancel_during_a_streaming_reply(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="word " * 400, chunk_size=3, delay=0.02))
+    client = host.client()
+    mux = await host.mux(client)
+    hosts = await host.host_stream(client)
+    sid = await host.create()
+    await prompt(client, sid, "talk for a long time")
+    for _ in range(3):
+        await mux.next(
+            lambda f: event("assistant/chunk", sid)(f) and f.event.data["chunk"]["type"] == "text-delta"
+        )
+    await prompt(client, sid, "queued behind it")
+    await mux.next(lambda f: f.type == "session/queue" and f.items)
+    started = time.monotonic()
+    assert (await ok(client, "session.cancel", {"sessionId": sid})).accepted is True
+    _, end = await mux.next(event("turn/end", sid), within=BOUND)
+    assert time.monotonic() - started < BOUND
+    assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
+    assert llm.wait_for_disconnects(1, timeout=BOUND)  # the model's HTTP stream was closed at once
+    _, cleared = await mux.seen(lambda f: f.type == "session/queue" and not f.items)
+    assert cleared.items == []  # cancel clears queued input by default
+    await hosts.seen(lambda f: f.type == "host/session-status" and f.session_id == sid and not f.running)
+    history = await ok(client, "session.history", {"sessionId": sid})
+    types = [e.type for e in history.events]
+    assert types[-1] == "turn/end" and "step/end" in types
+    assert types.count("turn/start") == 1  # the queued prompt was cleared, not run
+    partial = [e for e in history.events if e.type == "assistant/message"]
+    for message in partial:
+        assert message.data.get("interrupted") is True
+    # the session is usable again
+    llm.enqueue(Reply(text="fresh start"))
+    events = await run_turn(client, mux, sid, "again")
+    assert next(e for e in events if e.type == "turn/end").data["reason"] == {"kind": "completed"}
+
+
+async def test_cancel_during_a_running_tool_kills_its_process_group(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    command = "echo $$ > shell.pid; sleep 30 & echo $! > sleep.pid; wait"
+    llm.enqueue(Reply(tool_calls=[("c1", "bash", json.dumps({"command": command}))]))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await prompt(client, sid, "sleep a while")
+    rpc_id, frame = await mux.next(ftype("approval/requested", sid))
+    value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"}
+    assert (await client.respond(rpc_id, {"ok": True, "value": value})).accepted is True
+    sleep_pid_file = host.workdir / "sleep.pid"
+    assert await eventually(lambda: sleep_pid_file.exists() and sleep_pid_file.read_text().strip() != "")
+    shell = int((host.workdir / "shell.pid").read_text())
+    sleeper = int(sleep_pid_file.read_text())
+    assert not process_gone(sleeper) and shell in group_members(shell) and sleeper in group_members(shell)
+    started = time.monotonic()
+    await ok(client, "session.cancel", {"sessionId": sid})
+    _, end = await mux.next(event("turn/end", sid), within=BOUND)
+    assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
+    assert time.monotonic() - started < BOUND
+    assert await eventually(lambda: process_gone(shell) and process_gone(sleeper), within=BOUND)
+    assert group_members(shell) == []  # the whole process group is gone
+    turn = events_of(mux.frames, sid)
+    calls = [e.data["callId"] for e in turn if e.type == "tool/call"]
+    results = [e for e in turn if e.type == "tool/result"]
+    assert calls == ["c1"] and len(results) == 1  # no tool call is left without its result
+    assert results[0].data.get("error", {}).get("code")
+
+
+async def test_cancel_while_steering_is_waiting_drops_it(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="slow " * 200, chunk_size=2, delay=0.02))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await prompt(client, sid, "start")
+    await mux.next(event("assistant/chunk", sid))
+    payload = {"sessionId": sid, "mode": "steer", "content": text("steer this way")}
+    await ok(client, "session.prompt", payload)
+    await ok(client, "session.cancel", {"sessionId": sid})
+    _, end = await mux.next(event("turn/end", sid), within=BOUND)
+    assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
+    history = await ok(client, "session.history", {"sessionId": sid})
+    assert "steering/message" not in [e.type for e in history.events]
+    assert [e.type for e in history.events].count("turn/start") == 1

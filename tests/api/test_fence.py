@@ -1,0 +1,306 @@
+"""The loopback fence over real HTTP, against the real `harnessdesk serve` (spec 03 fence).
+
+One server process for the module (the checks do not change its state), started with
+`--trusted-host trusted.example`; every response body is checked for the token on the way.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import stat
+import statistics
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from host.fetch import HttpApiClient
+from tests.api.support import Frames as FrameReader
+from tests.api.support import Served, event, ok, run_turn, start_serve
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+TRUSTED = "trusted.example"
+LIST = b'{"type":"client-request","rpcId":"r-1","method":"session.list","payload":{}}'
+JSON = {"content-type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, llm_server: ScriptedLlmServer) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("fence")
+    server = start_serve(
+        root / "data",
+        "--trusted-host",
+        TRUSTED,
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        llm_server.base_url,
+        "--model",
+        "m",
+        cwd=root,
+    )
+    try:
+        yield server
+    finally:
+        server.stop()
+    assert server.token not in server.later_output  # nothing after the first line shows it
+
+
+class Checked:
+    """An httpx client to the server that asserts no response body ever carries the token."""
+
+    def __init__(self, served: Served) -> None:
+        self.served = served
+        self.http = httpx.AsyncClient(base_url=served.base_url, trust_env=False, follow_redirects=False)
+
+    async def request(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        response = await self.http.request(method, path, **kw)
+        assert self.served.token not in response.text, f"{method} {path}: the token is in the body"
+        return response
+
+    async def post_list(self, headers: dict[str, str]) -> httpx.Response:
+        return await self.request("POST", "/api/session.list", content=LIST, headers=headers)
+
+    def bearer(self, **extra: str) -> dict[str, str]:
+        return {**JSON, "authorization": f"Bearer {self.served.token}", **extra}
+
+
+@pytest.fixture
+async def web(served: Served) -> AsyncIterator[Checked]:
+    checked = Checked(served)
+    yield checked
+    await checked.http.aclose()
+
+
+async def test_bearer_token_works_and_missing_or_wrong_is_401(web: Checked) -> None:
+    good = await web.post_list(web.bearer())
+    assert good.status_code == 200 and good.json()["result"] == {"ok": True, "value": {"items": []}}
+    assert (await web.post_list(JSON)).status_code == 401
+    wrong = web.served.token[:-2] + ("AA" if not web.served.token.endswith("AA") else "BB")
+    for auth in (f"Bearer {wrong}", "Bearer", f"Basic {web.served.token}", web.served.token, "Bearer x"):
+        response = await web.post_list({**JSON, "authorization": auth})
+        assert response.status_code == 401, auth
+    for path in ("/api/events.mux", "/api/events.host", "/api/session.export?sessionId=s-x"):
+        assert (await web.request("GET", path)).status_code == 401, path
+    assert (await web.request("POST", "/api/respond", content=b"{}", headers=JSON)).status_code == 401
+
+
+async def test_host_allowlist(web: Checked) -> None:
+    port = web.served.port
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.evil.example",
+        "localhost.evil",
+        "0.0.0.0",
+    ):
+        api = await web.post_list(web.bearer(host=host))
+        assert api.status_code == 403, host
+        page = await web.request("GET", "/", headers={"host": host})
+        assert page.status_code == 403, host
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"127.0.0.2:{port}", f"[::1]:{port}", "LOCALHOST"):
+        assert (await web.post_list(web.bearer(host=host))).status_code == 200, host
+    # HTTP/1.0 allows leaving the Host header out: the fence does not
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        request = (
+            "POST /api/session.list HTTP/1.0\r\ncontent-type: application/json\r\n"
+            f"authorization: Bearer {web.served.token}\r\ncontent-length: {len(LIST)}\r\n\r\n"
+        )
+        sock.sendall(request.encode() + LIST)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    assert reply.split(b"\r\n", 1)[0].split(b" ")[1] in (b"400", b"403")
+    assert web.served.token.encode() not in reply
+
+
+async def test_origin_and_fetch_metadata(web: Checked) -> None:
+    own = web.served.base_url
+    for origin in (
+        "http://evil.example",
+        "null",
+        own.replace("127.0.0.1", "localhost"),
+        own + ":1",
+        "https://127.0.0.1",
+    ):
+        response = await web.post_list(web.bearer(origin=origin))
+        assert response.status_code == 403, origin
+    assert (await web.post_list(web.bearer(**{"sec-fetch-site": "cross-site"}))).status_code == 403
+    assert (await web.post_list(web.bearer(origin=own))).status_code == 200
+    for site in ("same-origin", "none"):
+        assert (await web.post_list(web.bearer(**{"sec-fetch-site": site}))).status_code == 200, site
+
+
+async def test_media_type_415_comes_after_the_token(web: Checked) -> None:
+    for media in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        headers = {"authorization": f"Bearer {web.served.token}", "content-type": media}
+        response = await web.request("POST", "/api/session.list", content=LIST, headers=headers)
+        assert response.status_code == 415, media
+        anonymous = await web.request(
+            "POST", "/api/session.list", content=LIST, headers={"content-type": media}
+        )
+        assert anonymous.status_code == 401, media  # the fence answers before the handler
+    charset = web.bearer(**{"content-type": "application/json; charset=utf-8"})
+    assert (await web.post_list(charset)).status_code == 200
+
+
+async def test_token_link_sets_a_strict_cookie_that_authorises(web: Checked) -> None:
+    token = web.served.token
+    link = await web.request("GET", f"/?token={token}")
+    assert link.status_code == 303 and link.headers["location"] == "/"
+    assert link.headers["cache-control"] == "no-store"
+    cookie = link.headers["set-cookie"]
+    parts = [p.strip().lower() for p in cookie.split(";")]
+    assert parts[0] == f"harnessdesk_token={token}".lower()
+    assert "httponly" in parts and "samesite=strict" in parts and "path=/" in parts
+    jar = {"cookie": f"harnessdesk_token={token}"}
+    assert (await web.post_list({**JSON, **jar})).status_code == 200
+    events = await web.request("GET", "/api/session.export?sessionId=s-unknown", headers=jar)
+    assert events.status_code == 404  # past the fence
+    assert (await web.post_list({**JSON, "cookie": "harnessdesk_token=nope"})).status_code == 401
+    wrong = await web.request("GET", "/?token=not-the-token")
+    assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+
+
+async def test_trusted_host_gets_the_api_but_not_privileged_methods(web: Checked) -> None:
+    trusted = web.bearer(host=f"{TRUSTED}:{web.served.port}")
+    assert (await web.post_list(trusted)).status_code == 200
+    assert (await web.request("GET", "/", headers={"host": TRUSTED})).status_code == 200
+    privileged = {
+        "settings.describe": {},
+        "settings.update": {"values": {"model": "x"}},
+        "credentials.describe": {},
+        "credentials.set": {"ref": "deepseek", "value": "sk-should-never-land"},
+        "credentials.unset": {"ref": "deepseek"},
+    }
+    for method, payload in privileged.items():
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+        from_trusted = await web.request("POST", f"/api/{method}", content=body, headers=trusted)
+        assert from_trusted.status_code == 403, method
+    describe = json.dumps(
+        {"type": "client-request", "rpcId": "r", "method": "settings.describe", "payload": {}}
+    )
+    local = await web.request("POST", "/api/settings.describe", content=describe, headers=web.bearer())
+    assert local.status_code == 200 and local.json()["result"]["ok"] is True
+    creds = json.dumps(
+        {"type": "client-request", "rpcId": "r", "method": "credentials.describe", "payload": {}}
+    )
+    local = await web.request("POST", "/api/credentials.describe", content=creds, headers=web.bearer())
+    views = {v["ref"]: v for v in local.json()["result"]["value"]["items"]}
+    assert views["deepseek"]["configured"] is False  # the trusted host's set never happened
+
+
+async def test_static_pages_carry_the_csp(web: Checked) -> None:
+    for path in ("/", "/index.html", "/js/main.js", "/css/base.css"):
+        response = await web.request("GET", path)
+        assert response.status_code == 200, path
+        csp = response.headers["content-security-policy"]
+        directives = {d.strip().split(" ")[0]: d.strip() for d in csp.split(";")}
+        assert directives["default-src"] == "default-src 'self'"
+        assert directives["frame-ancestors"] == "frame-ancestors 'none'"
+        assert "unsafe-inline" not in directives.get("script-src", "") and "unsafe-eval" not in csp
+        assert response.headers["x-content-type-options"] == "nosniff"
+    assert "<html" in (await web.request("GET", "/")).text
+
+
+async def test_keep_alive_requests_are_not_delayed(web: Checked) -> None:
+    """Many unary calls share one connection (the web UI's case): each must answer at once.
+
+    A listening socket made without IPPROTO_TCP leaves Nagle on for every accepted connection,
+    and a response written in two pieces then waits for the client's delayed ACK (~40 ms).
+    """
+    headers = web.bearer()
+    await web.post_list(headers)  # open the connection
+    times = []
+    for _ in range(15):
+        started = time.perf_counter()
+        assert (await web.post_list(headers)).status_code == 200
+        times.append(time.perf_counter() - started)
+    # healthy: a few ms; with Nagle on, every call waits >= 40 ms for the delayed ACK
+    assert statistics.median(times) < 0.025, f"median {statistics.median(times) * 1000:.1f} ms per call"
+
+
+async def test_http_client_runs_a_turn_on_the_real_server(served: Served, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="Hello over real HTTP."))
+    async with HttpApiClient(served.base_url, served.token) as client:
+        async with FrameReader(client.stream("events.mux")) as mux:
+            sid = (await ok(client, "session.create", {"cwd": "/tmp"})).session_id
+            events = await run_turn(client, mux, sid, "hi")
+            final = next(e for e in events if e.type == "assistant/message")
+            assert final.data["message"]["content"][0]["text"] == "Hello over real HTTP."
+            _, end = await mux.next(event("session/title", sid))
+            assert end.event.data["source"] == {"kind": "auto"}
+
+
+async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServer) -> None:
+    """Own server at debug log level: after the first line, no output carries the token, and a
+    credential set through the API shows up nowhere but in credentials.json (0600)."""
+    secret = "sk-very-secret-value-0123456789"
+    data = tmp_path / "data"
+    served = start_serve(
+        data,
+        "--log-level",
+        "debug",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        llm.base_url,
+        cwd=tmp_path,
+    )
+    bodies: list[str] = []
+    try:
+        checked = Checked(served)
+        try:
+            token = served.token
+            for path in (f"/?token={token}", "/?token=wrong", f"/index.html?token={token}", "/nope"):
+                bodies.append((await checked.request("GET", path)).text)
+            for headers in (checked.bearer(), JSON, {**JSON, "authorization": "Bearer wrong"}):
+                bodies.append((await checked.post_list(headers)).text)
+            calls = [
+                ("credentials.set", {"ref": "deepseek", "value": secret}),
+                ("credentials.set", {"ref": "openai-compatible", "value": secret}),
+                ("credentials.describe", {}),
+                ("settings.describe", {}),
+                ("settings.update", {"values": {"model": "after-secret"}}),
+                ("credentials.set", {"ref": "nope", "value": secret}),
+            ]
+            for method, payload in calls:
+                body = json.dumps(
+                    {"type": "client-request", "rpcId": "r", "method": method, "payload": payload}
+                )
+                response = await checked.request(
+                    "POST", f"/api/{method}", content=body, headers=checked.bearer()
+                )
+                bodies.append(response.text)
+                assert response.status_code == 200, (method, response.text)
+            async with HttpApiClient(served.base_url, token) as client:
+                creds = await ok(client, "credentials.describe")
+                views = {v.ref: v for v in creds.items}
+                assert views["deepseek"].configured and views["deepseek"].source == "file"
+                sid = (await ok(client, "session.create", {"cwd": str(tmp_path)})).session_id
+                chosen = {"sessionId": sid, "provider": "deepseek", "model": "deepseek-chat"}
+                assert (await client.call("session.selectModel", chosen)).result.ok  # the key is there now
+                bodies.append(json.dumps((await ok(client, "host.describe")).dump()))
+        finally:
+            await checked.http.aclose()
+    finally:
+        code = served.stop()
+    assert code == 0
+    for body in bodies:
+        assert secret not in body and served.token not in body
+    later = served.later_output
+    assert served.token not in later, later
+    assert secret not in later
+    settings = (data / "settings.json").read_text()
+    assert secret not in settings
+    assert json.loads(settings)["llm"]["provider"] == "deepseek"  # the file was written meanwhile
+    credentials = data / "credentials.json"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    assert json.loads(credentials.read_text()) == {"deepseek": secret, "openai-compatible": secret}
+    for path in data.rglob("*"):
+        if path.is_file() and path != credentials:
+            assert secret.encode() not in path.read_bytes(), path

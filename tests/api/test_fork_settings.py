@@ -1,0 +1,263 @@
+"""`session.fork` (inheritance, anchors, fork-unavailable) and `settings.*` / `credentials.*`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import stat
+from typing import Any
+
+import pytest
+
+from tests.api.conftest import MODEL, Host
+from tests.api.support import err, event, ftype, ok, prompt, run_turn
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+
+def dumps(events: list[Any]) -> list[dict[str, Any]]:
+    return [e.dump() for e in events]
+
+
+def split_seed(events: list[Any]) -> tuple[list[Any], Any, list[Any]]:
+    """(the history copied into a fork, the `session/end-seed` closing it, what came after)."""
+    at = max(i for i, e in enumerate(events) if e.type == "session/end-seed")
+    return events[:at], events[at], events[at + 1 :]
+
+
+async def all_events(client: Any, sid: str) -> list[Any]:
+    page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
+    assert page.has_more is False
+    return list(page.events)
+
+
+async def test_fork_child_inherits_cwd_model_parent_and_history(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="parent answer one"), Reply(text="parent answer two"), Reply(text="child answer"))
+    client = host.client()
+    mux = await host.mux(client)
+    hosts = await host.host_stream(client)
+    parent = await host.create()
+    await run_turn(client, mux, parent, "parent question one")
+    await run_turn(client, mux, parent, "parent question two")
+    pick = {
+        "sessionId": parent,
+        "provider": "openai-compatible",
+        "model": "model-a",
+        "reasoningEffort": "low",
+    }
+    await ok(client, "session.selectModel", pick)
+    other = await host.create(host.data_dir)  # a later choice elsewhere changes the host default
+    await ok(
+        client,
+        "session.selectModel",
+        {"sessionId": other, "provider": "openai-compatible", "model": "model-b"},
+    )
+    parent_events = await all_events(client, parent)
+    anchor = max(e.seq for e in parent_events if e.type == "turn/end")
+
+    child = (await ok(client, "session.fork", {"sessionId": parent})).session_id
+    assert child not in (parent, other)
+    summaries = {s.session_id: s for s in (await ok(client, "session.list")).items}
+    assert summaries[child].parent_session_id == parent
+    assert summaries[child].cwd == str(host.workdir) and summaries[child].blank is False
+    assert summaries[child].title == "parent question one"
+    _, added = await hosts.next(lambda f: f.type == "host/session-added" and f.session_id == child)
+    assert (added.parent_session_id, added.cwd, added.blank) == (parent, str(host.workdir), False)
+
+    head, seed, own = split_seed(await all_events(client, child))
+    assert dumps(head) == dumps([e for e in parent_events if e.seq <= anchor])
+    assert seed.seq == anchor + 1 and seed.data == {} and own == []  # the title came along
+    current = (await ok(client, "session.models", {"sessionId": child})).current
+    assert (current.provider, current.model, current.reasoning_effort) == (
+        "openai-compatible",
+        "model-a",
+        "low",
+    )
+    assert (await ok(client, "session.models", {"sessionId": other})).current.model == "model-b"
+
+    events = await run_turn(client, mux, child, "child question")
+    assert events[0].seq == anchor + 2  # the child's own log continues after the seed
+    sent = llm.requests[-1]
+    assert sent["model"] == "model-a"
+    said = [m.get("content") for m in sent["messages"]]
+    assert "parent question one" in said and "parent answer two" in said and said[-1] == "child question"
+    assert (await all_events(client, parent)) == parent_events  # the parent is untouched
+
+
+async def test_fork_at_seq_anchors_on_the_first_turn_end_at_or_after_it(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    parent = await host.create()
+    await run_turn(client, mux, parent, "one")
+    await run_turn(client, mux, parent, "two")
+    events = await all_events(client, parent)
+    ends = [e.seq for e in events if e.type == "turn/end"]
+    for at_seq, anchor in ((0, ends[0]), (ends[0], ends[0]), (ends[0] + 1, ends[1]), (10**6, ends[1])):
+        child = (await ok(client, "session.fork", {"sessionId": parent, "atSeq": at_seq})).session_id
+        copied = await all_events(client, child)
+        head, seed, own = split_seed(copied)
+        assert dumps(head) == dumps(events[: anchor + 1]), at_seq
+        assert seed.seq == anchor + 1 and seed.data == {}
+        # the first turn's auto title lies past its turn/end: the child gets it as its own auto title
+        title_copied = any(e.type == "session/title" for e in head)
+        expected = (
+            []
+            if title_copied
+            else [("session/title", anchor + 2, {"title": "one", "source": {"kind": "auto"}})]
+        )
+        assert [(e.type, e.seq, e.data) for e in own] == expected, at_seq
+        summary = next(s for s in (await ok(client, "session.list")).items if s.session_id == child)
+        assert summary.title == "one"
+    grandchild = (await ok(client, "session.fork", {"sessionId": child})).session_id
+    summary = next(s for s in (await ok(client, "session.list")).items if s.session_id == grandchild)
+    assert summary.parent_session_id == child and summary.title == "one"
+    head, seed, _ = split_seed(await all_events(client, grandchild))
+    child_anchor = max(e.seq for e in copied if e.type == "turn/end")
+    assert dumps(head) == dumps(copied[: child_anchor + 1]) and seed.seq == child_anchor + 1
+
+
+async def test_fork_unavailable_without_a_completed_turn(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="will hang", hang_after=1))
+    client = host.client()
+    mux = await host.mux(client)
+    blank = await host.create()
+    error = await err(client, "session.fork", {"sessionId": blank}, "fork-unavailable")
+    assert error.details == {"sessionId": blank}
+    running = await host.create()
+    await prompt(client, running, "first turn never ends")
+    await mux.next(event("assistant/chunk", running))
+    for payload in ({"sessionId": running}, {"sessionId": running, "atSeq": 0}):
+        error = await err(client, "session.fork", payload, "fork-unavailable")
+        assert error.details == {"sessionId": running}
+    await ok(client, "session.cancel", {"sessionId": running})
+    await mux.next(event("turn/end", running))
+    # the aborted turn is over: it is a completed (closed) turn to fork from
+    assert (await client.call("session.fork", {"sessionId": running})).result.ok
+
+
+async def test_fork_inside_an_open_turn_is_unavailable_but_earlier_turns_fork(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    llm.enqueue(Reply(text="done"), Reply(text="and now a hang", hang_after=1))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await run_turn(client, mux, sid, "first")
+    await prompt(client, sid, "second")
+    _, chunk = await mux.next(event("assistant/chunk", sid))
+    error = await err(
+        client, "session.fork", {"sessionId": sid, "atSeq": chunk.event.seq}, "fork-unavailable"
+    )
+    assert error.details == {"sessionId": sid}
+    child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
+    head, _, _ = split_seed(await all_events(client, child))
+    assert [e.data["content"][0]["text"] for e in head if e.type == "user/message"] == ["first"]
+    await ok(client, "session.cancel", {"sessionId": sid})
+    await mux.next(event("turn/end", sid))
+
+
+# ---- settings and credentials -----------------------------------------------------------------
+
+
+class Recorder:
+    """Every message the client received (server-responses and stream frames), as JSON text."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, batch: Any) -> None:
+        for message in batch:
+            if message.type in ("server-response", "server-request"):
+                self.texts.append(json.dumps(message.dump()))
+
+
+async def test_settings_describe_and_update(host: Host) -> None:
+    client = host.client()
+    hosts = await host.host_stream(client)
+    described = await ok(client, "settings.describe")
+    values = described.values.dump()
+    assert values == {"provider": "openai-compatible", "baseUrl": values["baseUrl"], "model": MODEL}
+    assert described.user == [] and described.revision == 0
+    assert {p.provider for p in described.providers} == {"local", "openai-compatible", "deepseek"}
+    updated = await ok(
+        client,
+        "settings.update",
+        {"values": {"reasoningEffort": "medium", "model": "saved"}, "expectedRevision": 0},
+    )
+    assert updated.revision == 1 and set(updated.user) == {"model", "reasoningEffort"}
+    assert updated.values.reasoning_effort == "medium"
+    assert updated.values.model == MODEL  # the --model override stays on top, unsaved
+    saved = json.loads((host.data_dir / "settings.json").read_text())
+    assert saved == {"revision": 1, "llm": {"reasoningEffort": "medium", "model": "saved"}}
+    await hosts.next(lambda f: f.type == "host/settings-changed" and f.ns == "llm")
+    await hosts.next(ftype("host/models-changed"))
+    stale = {"values": {"model": "x"}, "expectedRevision": 0}
+    error = await err(client, "settings.update", stale, "settings-conflict")
+    assert error.details == {"expectedRevision": 0, "actualRevision": 1}
+    unset = await ok(client, "settings.update", {"values": {}, "unset": ["reasoningEffort"]})
+    assert unset.revision == 2 and unset.user == ["model"]
+    for bad in (
+        {"values": {"baseUrl": "not a url"}},
+        {"values": {"provider": "nope"}},
+        {"values": {}, "unset": ["x"]},
+    ):
+        await err(client, "settings.update", bad, "bad-request")
+    assert (await ok(client, "settings.describe")).revision == 2
+
+
+async def test_credentials_set_describe_unset_never_return_the_secret(host: Host) -> None:
+    secret = "sk-api-secret-ABCDEF-0123456789"
+    client = host.client()
+    seen = Recorder()
+    client.subscribe_envelopes(seen)
+    hosts = await host.host_stream(client)
+    mux = await host.mux(client)
+    before = await ok(client, "credentials.describe")
+    assert [(v.ref, v.configured, v.source) for v in before.items] == [
+        ("openai-compatible", False, "none"),
+        ("deepseek", False, "none"),
+    ]
+    changed = await ok(client, "credentials.set", {"ref": "deepseek", "value": secret})
+    assert changed.dump() == {"ref": "deepseek", "configured": True}
+    await hosts.next(lambda f: f.type == "host/credentials-changed" and f.ref == "deepseek")
+    await hosts.next(ftype("host/models-changed"))
+    views = {v.ref: v for v in (await ok(client, "credentials.describe")).items}
+    assert views["deepseek"].configured and views["deepseek"].source == "file" and views["deepseek"].writable
+    credentials = host.data_dir / "credentials.json"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    assert json.loads(credentials.read_text()) == {"deepseek": secret}
+    sid = await host.create()
+    pick = {"sessionId": sid, "provider": "deepseek", "model": "deepseek-chat"}
+    assert (await ok(client, "session.selectModel", pick)).selected.provider == "deepseek"  # keyed now
+    await ok(client, "settings.describe")
+    await ok(client, "settings.update", {"values": {"model": "m2"}})
+    blank = await err(client, "credentials.set", {"ref": "deepseek", "value": "   "}, "credential-rejected")
+    assert blank.details["ref"] == "deepseek"
+    await err(client, "credentials.set", {"ref": "nope", "value": secret}, "bad-request")
+    gone = await ok(client, "credentials.unset", {"ref": "deepseek"})
+    assert gone.dump() == {"ref": "deepseek", "configured": False}
+    assert json.loads(credentials.read_text()) == {}
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    await asyncio.sleep(0.05)  # the observer batches per tick
+    assert seen.texts and not any(secret in t for t in seen.texts)
+    assert not any(secret in repr(f) for f in mux.frames + hosts.frames)
+    for path in host.data_dir.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+async def test_env_key_is_reported_as_configured_but_never_shown(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HARNESSDESK_API_KEY", "sk-from-the-environment-42")
+    client = host.client()
+    views = {v.ref: v for v in (await ok(client, "credentials.describe")).items}
+    assert (views["openai-compatible"].configured, views["openai-compatible"].source) == (True, "env")
+    assert (views["deepseek"].configured, views["deepseek"].source) == (False, "none")  # not the selected one
+    seen = Recorder()
+    client.subscribe_envelopes(seen)
+    await ok(client, "credentials.describe")
+    await ok(client, "settings.describe")
+    await asyncio.sleep(0.05)
+    assert seen.texts and not any("sk-from-the-environment-42" in t for t in seen.texts)
