@@ -9,6 +9,7 @@ import zipfile
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from host.engine.titles import auto_title
 from tests.browser.support import fresh_session, new_session, send, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -159,3 +160,37 @@ def test_export_downloads_a_zip_with_the_session_and_its_forks(page: Page, llm: 
         item(page, child).get_by_test_id("session-export").click()
     with zipfile.ZipFile(info.value.path()) as z:
         assert "session.jsonl" in z.namelist()
+
+
+def test_provisional_title_until_the_host_titles_the_session(page: Page, llm: ScriptedLlmServer) -> None:
+    """Before the first turn completes the session is named after its first message (the host's
+    auto title comes at the turn's end); the host's title projection replaces it at once."""
+    sid = fresh_session(page)
+    prompt = "  Sort   the\n  photos by   date and remove the blurry duplicates from the holiday album  "
+    expected = auto_title(prompt)
+    assert expected and expected.endswith("…") and len(expected) <= 60
+    llm.enqueue(Reply(text="Sorting the photos now, one album at a time " * 5, chunk_size=8, hang_after=3))
+    send(page, prompt)
+    expect(page.get_by_test_id("assistant-text")).to_contain_text("Sorting")
+    title = item(page, sid).get_by_test_id("session-title")
+    heading = page.get_by_test_id("session-heading")
+    expect(title).to_have_text(expected)
+    expect(heading).to_have_text(expected)
+
+    # a reload while the turn still runs (no host title yet) derives it from the history
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    expect(item(page, sid).get_by_test_id("session-title")).to_have_text(expected)
+    expect(heading).to_have_text(expected)
+
+    # the host's title (a rename by another client arrives as a title projection) wins
+    page.evaluate(
+        "(sessionId) => window.harnessdesk.client.call('session.rename', {sessionId, title: 'Holiday photos'})",
+        sid,
+    )
+    expect(item(page, sid).get_by_test_id("session-title")).to_have_text("Holiday photos")
+    expect(heading).to_have_text("Holiday photos")
+    page.get_by_test_id("composer-stop").click()
+    expect(turn_ends(page).first).to_have_attribute("data-reason", "aborted")
+    wait_idle(page)
+    expect(heading).to_have_text("Holiday photos")

@@ -142,3 +142,26 @@ test("waitingFor: an open approval or question means the agent waits on the user
   await m.answer("R2", { sessionId: "s1", answer: {} });
   assert.equal(m.waitingFor("s1"), null);
 });
+
+test("provisional title from the first user message until the host's title projection arrives", async () => {
+  const client = fakeClient();
+  client.list = [{ sessionId: "s2", updatedAt: 5, running: true, blank: false }];
+  const m = new SessionManager({ client });
+  await m.refreshList();
+  const s = m.open("s2");
+  await flush();
+  const live = (seq, type, data) => m.handleMux(mux({ type: "session/event", sessionId: "s2", event: ev(seq, type, data) }));
+  live(0, "turn/start", { turn: 0 });
+  live(1, "user/message", { id: "m1", content: [{ type: "text", text: "  Rename   the\nparser module  " }] });
+  assert.equal(m.summaries.get("s2").provisionalTitle, "Rename the parser module");
+  live(2, "steering/message", { id: "m2", content: [{ type: "text", text: "and the tests" }] });
+  assert.equal(m.summaries.get("s2").provisionalTitle, "Rename the parser module");
+  await m.refreshList(); // a re-list keeps it while the host has no title
+  assert.equal(m.summaries.get("s2").provisionalTitle, "Rename the parser module");
+  m.handleMux(mux({ type: "session/projection", sessionId: "s2", key: "title", value: "Parser rename", seq: 3 }));
+  assert.equal(m.summaries.get("s2").title, "Parser rename");
+  client.list = [{ sessionId: "s2", updatedAt: 6, running: false, blank: false, title: "Parser rename" }];
+  await m.refreshList();
+  assert.equal(m.summaries.get("s2").provisionalTitle, undefined);
+  assert.equal(s.title, "Parser rename");
+});

@@ -81,3 +81,18 @@ test("problems: error codes and provider configuration map to banners", () => {
   assert.equal(providerProblem(settings, { items: [{ ref: "deepseek", configured: true }] }), null);
   assert.match(describeError({ code: "agent-busy", message: "", details: { reason: "cancelling" } }), /cancelling/);
 });
+
+test("provisional title: whitespace collapsed, cut near 60 chars at a word boundary, host title wins", async () => {
+  const { provisionalTitle, displayTitle, contentText } = await import("../../webui/js/state/session-list.js");
+  assert.equal(provisionalTitle("  Fix   the\n\tparser  "), "Fix the parser");
+  assert.equal(provisionalTitle(" \n\u0007 "), null);
+  const long = "Please move every build option from setup.cfg into pyproject.toml and then run the tests";
+  const t = provisionalTitle(long);
+  assert.equal(t, "Please move every build option from setup.cfg into…");
+  assert.ok(Array.from(t).length <= 60);
+  assert.equal(Array.from(provisionalTitle("x".repeat(200))).length, 60);
+  assert.equal(contentText([{ type: "text", text: "a" }, { type: "image", data: "…" }, { type: "text", text: "b" }]), "a b");
+  assert.equal(displayTitle({ provisionalTitle: "From the message" }), "From the message");
+  assert.equal(displayTitle({ title: "Host title", provisionalTitle: "From the message" }), "Host title");
+  assert.equal(displayTitle({}), "Untitled session");
+});

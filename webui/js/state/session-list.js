@@ -71,9 +71,42 @@ export function shortenPath(path, home) {
   return path;
 }
 
+/** The host's title, else the provisional one from the first message, else "Untitled session". */
 export function displayTitle(summary) {
   const t = summary?.title?.trim();
-  return t || "Untitled session";
+  return t || summary?.provisionalTitle || "Untitled session";
+}
+
+export const PROVISIONAL_TITLE_MAX = 60;
+
+/**
+ * A title from the first user message, shown until the host's title arrives (the host derives
+ * its auto title the same way when the first turn completes: host/engine/titles.py auto_title).
+ * Whitespace collapsed, control characters dropped, cut at a word boundary near `limit`.
+ * Returns null when nothing visible is left.
+ */
+export function provisionalTitle(text, limit = PROVISIONAL_TITLE_MAX) {
+  const flat = String(text ?? "")
+    .replace(/\s/gu, " ")
+    .replace(/\p{C}/gu, "")
+    .replace(/ +/g, " ")
+    .trim();
+  if (!/[\p{L}\p{N}\p{P}\p{S}]/u.test(flat)) return null;
+  const chars = Array.from(flat);
+  if (chars.length <= limit) return flat;
+  let cut = chars.slice(0, limit - 1).join("");
+  const space = cut.lastIndexOf(" ");
+  if (space >= Math.floor(limit / 2)) cut = cut.slice(0, space);
+  return `${cut.replace(/[ ,.;:-]+$/, "")}…`;
+}
+
+/** The text of a message's content blocks (images and other blocks skipped). */
+export function contentText(content) {
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((b) => b && b.type === "text" && typeof b.text === "string")
+    .map((b) => b.text)
+    .join(" ");
 }
 
 /**

@@ -7,7 +7,7 @@
 
 import { Emitter } from "./emitter.js";
 import { Session } from "./session.js";
-import { reusableBlank } from "./session-list.js";
+import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
 
 const MAX_OPEN = 6;
 
@@ -40,8 +40,9 @@ export class SessionManager extends Emitter {
     const next = new Map();
     for (const s of r.value.items) {
       const open = this.sessions.get(s.sessionId);
-      const title = open?.projections.get("title")?.value;
-      next.set(s.sessionId, title ? { ...s, title } : s);
+      const title = open?.projections.get("title")?.value ?? s.title;
+      const provisional = this.summaries.get(s.sessionId)?.provisionalTitle;
+      next.set(s.sessionId, { ...s, ...(title ? { title } : {}), ...(!title && provisional ? { provisionalTitle: provisional } : {}) });
     }
     this.summaries = next;
     this.listLoaded = true;
@@ -87,6 +88,8 @@ export class SessionManager extends Emitter {
       this.sessions.set(sessionId, s);
     } else {
       s = new Session({ sessionId, client: this.client });
+      const session = s;
+      s.on("ops", () => this.noteProvisionalTitle(session));
       this.sessions.set(sessionId, s);
       s.open();
       this.evict();
@@ -94,6 +97,18 @@ export class SessionManager extends Emitter {
     this.activeId = sessionId;
     this.emit("active", s);
     return s;
+  }
+
+  /**
+   * Until the host titles a session (after its first completed turn), name it after its first
+   * user message. Only when the fold holds the session's beginning; the host's title wins.
+   */
+  noteProvisionalTitle(session) {
+    const cur = this.summaries.get(session.sessionId);
+    if (!cur || cur.title || cur.provisionalTitle || session.hasMore) return;
+    const first = session.fold.items.find((it) => it.kind === "user" && !it.steering);
+    const title = first ? provisionalTitle(contentText(first.content)) : null;
+    if (title) this.patchSummary(session.sessionId, { provisionalTitle: title });
   }
 
   evict() {

@@ -290,7 +290,7 @@ export class App {
     const summary = s ? m.summaries.get(s.sessionId) : null;
     const title = s?.title ?? summary?.title;
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen });
-    this.notifier.setBase(s ? title : null);
+    this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
   renderAll() {
