@@ -233,3 +233,27 @@ async def test_export_import_round_trip_is_exact(tmp_path: Path) -> None:
     got = await b.attachment("s1", "sha256-img")
     assert got is not None and got[1] == b"GIF8"
     await b.close()
+
+
+async def test_a_broken_import_writes_nothing(tmp_path: Path) -> None:
+    a = SqliteStore(tmp_path / "a.sqlite3")
+    await a.open()
+    ref = AttachmentRef(attachment_id="sha256-gif", media_type="image/gif", bytes=4, width=1, height=1)
+    a.put_attachment(ref, b"GIF8")
+    a.register(header("s1"))
+    a.append(
+        "s1",
+        [ev(0, "turn/start", {"turn": 0, "trigger": "user"}), ev(1, "step/start", {"turn": 0, "step": 0})],
+    )
+    rows = [row async for row in a.export_rows("s1")]
+    await a.close()
+    gap = [r for r in rows if not (isinstance(r, ExportEvent) and '"seq":0' in r.json)]  # seq 0 missing
+    b = SqliteStore(tmp_path / "b.sqlite3")
+    await b.open()
+    with pytest.raises(SeqGapError):
+        await b.import_rows(gap)
+    assert await b.header("s1") is None and not b.known("s1")
+    assert await b.events("s1") == []
+    assert await b.import_rows(rows) == "s1"  # the good archive still imports afterwards
+    assert len(await b.events("s1")) == 2
+    await b.close()

@@ -356,35 +356,44 @@ class SqliteStore:
                 yield ExportAttachment(found[0], found[1])
 
     async def import_rows(self, rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> str:
-        """Write an exported session back; returns its id. StoreError if it already exists."""
+        """Write an exported session back; returns its id. StoreError if it already exists.
+
+        Every row is checked before anything is written, so a bad archive leaves no trace.
+        """
         header: SessionHeader | None = None
+        events: list[tuple[dict[str, Any], str]] = []
+        attachments: list[ExportAttachment] = []
         async for row in _aiter(rows):
             if isinstance(row, ExportHeader):
+                if header is not None:
+                    raise StoreError("a second header row")
                 header = SessionHeader.from_row(json.loads(row.json))
-                if self.known(header.id) or await self.header(header.id) is not None:
-                    raise SessionExists(header.id)
-                self._next_seq[header.id] = 0
-                self._submit_write(header.id, lambda conn, h=header: insert_header(conn, h))  # type: ignore[misc]
             elif isinstance(row, ExportEvent):
                 if header is None:
                     raise StoreError("events before the header")
                 ev = json.loads(row.json)
                 SessionEvent.model_validate(ev)
-                sid, seq = header.id, int(ev["seq"])
-                if seq != self._next_seq[sid]:
-                    raise SeqGapError(f"{sid}: expected seq {self._next_seq[sid]}, got {seq}")
-                self._next_seq[sid] = seq + 1
-                self._submit_write(
-                    sid,
-                    lambda conn, e=ev, r=row.json, s=sid: apply_event(  # type: ignore[misc]
-                        conn, s, e["seq"], e["type"], e["time"], r, e
-                    ),
-                )
+                if int(ev["seq"]) != len(events):
+                    raise SeqGapError(f"{header.id}: expected seq {len(events)}, got {ev['seq']}")
+                events.append((ev, row.json))
             else:
-                self.put_attachment(row.ref, row.data)
+                attachments.append(row)
         if header is None:
             raise StoreError("no header row")
+        if self.known(header.id) or await self.header(header.id) is not None:
+            raise SessionExists(header.id)
         final = header
+        self._next_seq[final.id] = len(events)
+        for item in attachments:
+            self.put_attachment(item.ref, item.data)
+        self._submit_write(final.id, lambda conn: insert_header(conn, final))
+        for ev, raw in events:
+            self._submit_write(
+                final.id,
+                lambda conn, e=ev, r=raw: apply_event(  # type: ignore[misc]
+                    conn, final.id, e["seq"], e["type"], e["time"], r, e
+                ),
+            )
         self._submit_write(final.id, lambda conn: copy.finish_import(conn, final))
         await self.flush()
         return final.id
