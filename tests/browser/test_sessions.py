@@ -185,7 +185,8 @@ def test_provisional_title_until_the_host_titles_the_session(page: Page, llm: Sc
 
     # the host's title (a rename by another client arrives as a title projection) wins
     page.evaluate(
-        "(sessionId) => window.harnessdesk.client.call('session.rename', {sessionId, title: 'Holiday photos'})",
+        "(sessionId) => window.harnessdesk.client.call("
+        "'session.rename', {sessionId, title: 'Holiday photos'})",
         sid,
     )
     expect(item(page, sid).get_by_test_id("session-title")).to_have_text("Holiday photos")
