@@ -64,8 +64,10 @@ def test_write_file_approval_allow_once(page: Page, llm: ScriptedLlmServer, harn
     expect(card).to_be_visible()
     expect(card).to_have_attribute("data-tool-name", "write_file")
     expect(card.get_by_test_id("approval-tool")).to_have_text("write_file")
-    expect(card.get_by_test_id("approval-args")).to_contain_text('"path": "allowed.txt"')
-    expect(card.get_by_test_id("approval-args")).to_contain_text("written by the agent")
+    args = card.get_by_test_id("approval-args")
+    expect(args.get_by_test_id("approval-path")).to_have_text("allowed.txt")
+    expect(args.get_by_test_id("approval-content")).to_have_text("written by the agent")
+    assert args.get_by_test_id("approval-content").evaluate("(el) => el.textContent") == "written by the agent\n"
     tool = page.locator('[data-testid="tool-card"][data-call-id="call-w1"]')
     expect(tool).to_have_attribute("data-status", "awaiting-approval")
     assert not target.exists()

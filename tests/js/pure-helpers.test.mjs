@@ -96,3 +96,38 @@ test("provisional title: whitespace collapsed, cut near 60 chars at a word bound
   assert.equal(displayTitle({ title: "Host title", provisionalTitle: "From the message" }), "Host title");
   assert.equal(displayTitle({}), "Untitled session");
 });
+
+test("approval arguments: pretty JSON with strings verbatim, multi-line strings as indented lines", async () => {
+  const { prettyText, prettyTokens, otherArgs, lineCount } = await import("../../webui/js/state/args-format.js");
+  const args = { path: "a.txt", content: '[project]\nname = "demo"\n', n: 3, flags: [true, null], nested: { q: 'say "hi"' }, empty: {} };
+  assert.equal(
+    prettyText(args),
+    [
+      "{",
+      '  "path": "a.txt",',
+      '  "content":',
+      "    [project]",
+      '    name = "demo"',
+      '  "n": 3,',
+      '  "flags": [',
+      "    true,",
+      "    null",
+      "  ],",
+      '  "nested": {',
+      '    "q": "say "hi""',
+      "  },",
+      '  "empty": {}',
+      "}",
+    ].join("\n"),
+  );
+  assert.ok(!prettyText(args).includes("\\"), "nothing escaped");
+  // without line breaks or quotes inside strings it is exactly JSON.stringify(v, null, 2)
+  const simple = { a: 1, b: ["x", { c: false }], d: "plain" };
+  assert.equal(prettyText(simple), JSON.stringify(simple, null, 2));
+  assert.deepEqual(
+    prettyTokens({ k: "v" }).map((t) => t.kind),
+    ["punct", "punct", "key", "punct", "string", "punct", "punct"],
+  );
+  assert.deepEqual(otherArgs({ path: "p", content: "c", mode: "x" }, ["path", "content"]), { mode: "x" });
+  assert.deepEqual([lineCount(""), lineCount("a"), lineCount("a\n"), lineCount("a\nb\r\nc")], [0, 1, 1, 3]);
+});

@@ -84,24 +84,33 @@ const pick = (obj, names) => {
   return undefined;
 };
 
+/** The argument spellings describeTool() reads, per role. */
+export const ARG_NAMES = {
+  path: ["path", "file_path", "filePath", "file"],
+  command: ["command", "cmd"],
+  old: ["old_string", "oldString", "old_text", "oldText", "old", "search"],
+  new: ["new_string", "newString", "new_text", "newText", "new", "replace"],
+  content: ["content", "text", "contents"],
+};
+
 /** What a tool card shows, read tolerantly from the known tools' argument names. */
 export function describeTool(name, rawArgs) {
   const args = parseArgs(rawArgs);
-  const path = pick(args, ["path", "file_path", "filePath", "file"]);
+  const path = pick(args, ARG_NAMES.path);
   switch (name) {
     case "bash":
-      return { kind: "bash", summary: pick(args, ["command", "cmd"]) ?? "", args };
+      return { kind: "bash", summary: pick(args, ARG_NAMES.command) ?? "", args };
     case "edit_file":
       return {
         kind: "diff",
         summary: path ?? "",
         path,
-        old: pick(args, ["old_string", "oldString", "old_text", "oldText", "old", "search"]) ?? "",
-        new: pick(args, ["new_string", "newString", "new_text", "newText", "new", "replace"]) ?? "",
+        old: pick(args, ARG_NAMES.old) ?? "",
+        new: pick(args, ARG_NAMES.new) ?? "",
         args,
       };
     case "write_file":
-      return { kind: "diff", summary: path ?? "", path, old: "", new: pick(args, ["content", "text", "contents"]) ?? "", args };
+      return { kind: "diff", summary: path ?? "", path, old: "", new: pick(args, ARG_NAMES.content) ?? "", args };
     case "read_file":
     case "list_dir":
       return { kind: "generic", summary: path ?? pick(args, ["dir", "directory"]) ?? "", args };

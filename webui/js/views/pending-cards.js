@@ -4,6 +4,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } from "../state/answers.js";
+import { renderApprovalArgs } from "./approval-args.js";
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
@@ -51,7 +52,6 @@ export class PendingCardsView {
 
   approvalCard(entry) {
     const f = entry.frame;
-    const args = formatArgs(f.arguments);
     const buttons = [
       ["allowed-once", "Allow once", "approval-allow-once", "btn-primary"],
       ["allowed-always", "Allow always", "approval-allow-always", ""],
@@ -67,7 +67,7 @@ export class PendingCardsView {
       { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
       h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
       f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
-      args ? h("pre", { class: "card-args", testid: "approval-args" }, args) : null,
+      renderApprovalArgs(f.toolName, f.arguments),
       h("div", { class: "card-actions" }, buttons),
       note,
     );
@@ -166,16 +166,4 @@ export class PendingCardsView {
       },
     };
   }
-}
-
-function formatArgs(a) {
-  if (a === undefined || a === null) return "";
-  if (typeof a === "string") {
-    try {
-      return JSON.stringify(JSON.parse(a), null, 2);
-    } catch {
-      return a;
-    }
-  }
-  return JSON.stringify(a, null, 2);
 }

@@ -100,9 +100,10 @@ function terminal(command, item) {
   return h("div", { class: "terminal-wrap" }, pre, more, errorCode(item));
 }
 
-function diffView(d) {
+/** A line diff of d.old → d.new under d.path (also used by the approval card). */
+export function diffView(d, testid = "tool-diff") {
   const lines = withContext(lineDiff(d.old, d.new), 3);
-  const table = h("div", { class: "diff", testid: "tool-diff", role: "table", "aria-label": `Changes to ${d.path ?? "file"}` });
+  const table = h("div", { class: "diff", testid, role: "table", "aria-label": `Changes to ${d.path ?? "file"}` });
   for (const l of lines) {
     if (l.op === "…") {
       table.append(h("div", { class: "diff-line diff-skip", role: "row" }, `⋯ ${l.count} unchanged line${l.count === 1 ? "" : "s"}`));
