@@ -52,9 +52,11 @@ export function updateToolCard(el, item) {
     h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
   );
   const parts = [];
-  if (item.approval?.reason) {
-    const outcome = item.approval.outcome ? ` — ${OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome}` : "";
-    parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason}${outcome}`));
+  // While the approval is open its card shows the reason; the tool card only says so in its
+  // status chip, and keeps the reason with the outcome once decided.
+  if (item.approval?.reason && item.approval.outcome) {
+    const outcome = OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome;
+    parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason} — ${outcome}`));
   }
   if (d.kind === "bash") parts.push(terminal(d.summary, item));
   else if (d.kind === "diff" && (d.old || d.new)) {
