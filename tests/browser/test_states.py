@@ -15,6 +15,7 @@ from tests.browser.support import (
     HarnessServer,
     fresh_session,
     new_session,
+    open_app,
     openai_args,
     send,
     turn_ends,
@@ -131,3 +132,35 @@ def test_host_unreachable_then_retry_now(
     banner.get_by_test_id("reconnect-now").click()
     expect(page.locator("html")).to_have_attribute("data-connection", "connected", timeout=5_000)
     expect(banner).to_be_hidden()
+
+
+def test_api_key_field_sits_in_a_form(contexts: Contexts, keyless: HarnessServer) -> None:
+    """Chrome warns about a password field outside a form; the key field has its own form, whose
+    submit (Enter) saves the key without navigating."""
+    page = contexts.new_page()
+    messages: list[str] = []
+    page.on("console", lambda msg: messages.append(f"{msg.type}: {msg.text}"))
+    open_app(page, keyless.url)
+    url = page.url
+    page.evaluate("() => { window.__samePage = true; }")
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    key = dialog.get_by_test_id("settings-api-key")
+    expect(key).to_be_visible()
+    expect(key).to_have_attribute("type", "password")
+    expect(key).to_have_attribute("autocomplete", "new-password")
+    form = dialog.locator("form.key-form")
+    expect(form).to_have_attribute("autocomplete", "off")
+    assert key.evaluate("(el) => el.form?.classList.contains('key-form')"), "the key input is not in its form"
+    assert dialog.get_by_test_id("settings-save-key").evaluate("(el) => el.type === 'submit' && el.form === document.querySelector('form.key-form')")
+
+    key.fill("sk-enter-key")
+    key.press("Enter")
+    expect(dialog.get_by_test_id("credential-status")).to_have_text(re.compile("^Configured"))
+    expect(key).to_have_value("")
+    expect(dialog.get_by_test_id("settings-message")).to_have_text("Key saved.")
+    assert page.url == url
+    assert page.evaluate("() => window.__samePage === true"), "the form submit navigated"
+    expect(dialog).to_be_visible()
+    warnings = [m for m in messages if re.search(r"password (field|form)", m, re.I)]
+    assert not warnings, warnings

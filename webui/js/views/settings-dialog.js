@@ -16,20 +16,28 @@ export class SettingsDialog {
     this.model = h("input", { id: "set-model", type: "text", testid: "settings-model", autocomplete: "off", spellcheck: "false" });
     this.effort = h("input", { id: "set-effort", type: "text", testid: "settings-effort", autocomplete: "off", placeholder: "provider default" });
     this.key = h("input", { id: "set-key", type: "password", testid: "settings-api-key", autocomplete: "new-password", spellcheck: "false", placeholder: "Paste a new key" });
+    // Chrome wants a (hidden) username beside a password: the provider the key belongs to.
+    this.keyUser = h("input", { type: "text", name: "username", autocomplete: "username", hidden: true, tabindex: "-1", "aria-hidden": "true" });
     this.keyStatus = h("span", { class: "key-status", testid: "credential-status" });
     this.message = h("p", { class: "settings-message", testid: "settings-message", role: "status" });
     this.saveBtn = h("button", { type: "submit", class: "btn btn-primary", testid: "settings-save" }, "Save settings");
-    this.saveKeyBtn = h("button", { type: "button", class: "btn", testid: "settings-save-key" }, "Save key");
+    this.saveKeyBtn = h("button", { type: "submit", class: "btn", testid: "settings-save-key" }, "Save key");
     this.removeKeyBtn = h("button", { type: "button", class: "btn btn-danger", testid: "settings-remove-key" }, "Remove key");
+    // A form of its own (a password field outside a form makes Chrome warn): submit = save key.
     this.keySection = h(
-      "fieldset",
-      { class: "key-section" },
-      h("legend", {}, "API key"),
-      h("p", {}, this.keyStatus),
-      h("label", { for: "set-key" }, "New key"),
-      this.key,
-      h("p", { class: "hint" }, "Stored by the host; it is never shown again."),
-      h("div", { class: "row-actions" }, this.removeKeyBtn, this.saveKeyBtn),
+      "form",
+      { class: "key-form", autocomplete: "off", novalidate: true },
+      h(
+        "fieldset",
+        { class: "key-section" },
+        h("legend", {}, "API key"),
+        h("p", {}, this.keyStatus),
+        h("label", { for: "set-key" }, "New key"),
+        this.keyUser,
+        this.key,
+        h("p", { class: "hint" }, "Stored by the host; it is never shown again."),
+        h("div", { class: "row-actions" }, this.removeKeyBtn, this.saveKeyBtn),
+      ),
     );
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "settings-close", "aria-label": "Close settings" }, icon("x"));
     const field = (id, label, input, hint) => h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
@@ -57,14 +65,11 @@ export class SettingsDialog {
       this.save();
     });
     this.provider.addEventListener("change", () => this.renderProvider());
-    this.saveKeyBtn.addEventListener("click", () => this.setKey());
-    this.removeKeyBtn.addEventListener("click", () => this.unsetKey());
-    this.key.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        this.setKey();
-      }
+    this.keySection.addEventListener("submit", (e) => {
+      e.preventDefault(); // no navigation: the key goes to the host by credentials.set
+      if (!this.saveKeyBtn.disabled) this.setKey();
     });
+    this.removeKeyBtn.addEventListener("click", () => this.unsetKey());
   }
 
   say(text, tone = "info") {
@@ -114,6 +119,7 @@ export class SettingsDialog {
     this.baseUrl.placeholder = info?.defaultBaseUrl ?? "";
     this.model.placeholder = info?.defaultModel ?? "";
     this.baseUrl.disabled = this.provider.value === "local";
+    this.keyUser.value = this.provider.value;
     const cred = this.creds?.items.find((c) => c.ref === this.provider.value);
     this.keySection.hidden = !info?.needsKey && !cred?.configured;
     const configured = !!cred?.configured;
