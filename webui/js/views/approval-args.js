@@ -27,6 +27,8 @@ function toolParts(toolName, args) {
   }
   if (toolName === "edit_file" && d.path !== undefined && hasAny(args, ARG_NAMES.old, ARG_NAMES.new)) {
     const diff = diffView(d, "approval-diff");
+    diff.classList.add("args-file");
+    diff.querySelector(".diff-path")?.prepend(icon("file"));
     return [collapsible(diff, diff.querySelector(".diff"), diff.querySelectorAll(".diff-line").length, 0), ...rest(args, ARG_NAMES.path, ARG_NAMES.old, ARG_NAMES.new)];
   }
   if (toolName === "bash" && hasAny(args, ARG_NAMES.command)) {
