@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -58,9 +59,9 @@ def test_write_file_shows_path_and_real_lines_collapsed_when_long(
 def test_edit_file_shows_a_diff_and_bash_a_terminal(page: Page, llm: ScriptedLlmServer) -> None:
     fresh_session(page)
     edit = tool_call(
-        "call-e", "edit_file", path="notes.txt", old_string="alpha\nbeta\n", new_string="alpha\nBETA \"b\"\n"
+        "call-e", "edit_file", path="notes.txt", old_string="alpha\nbeta\n", new_string='alpha\nBETA "b"\n'
     )
-    bash = tool_call("call-b", "bash", command="echo \"hi\" &&\n  ls -la", timeout=30)
+    bash = tool_call("call-b", "bash", command='echo "hi" &&\n  ls -la', timeout=30)
     llm.enqueue(Reply(tool_calls=[edit]), Reply(tool_calls=[bash]), Reply(text="Nothing done."))
     send(page, "Edit the notes, then list the files")
 
@@ -97,7 +98,9 @@ def test_other_tools_show_pretty_json_with_strings_verbatim(page: Page) -> None:
         "approvalId": "ap-x",
         "toolName": "web_fetch",
         "reason": "web_fetch needs your approval",
-        "arguments": '{"url": "https://example.com/a?b=\\"c\\"", "body": "first line\\nsecond line", "retries": 2}',
+        "arguments": json.dumps(
+            {"url": 'https://example.com/a?b="c"', "body": "first line\nsecond line", "retries": 2}
+        ),
     }
     page.evaluate(
         "(payload) => window.harnessdesk.app.manager.handleMux({type: 'server-request', rpcId: 'fake-1', "

@@ -67,7 +67,8 @@ def test_write_file_approval_allow_once(page: Page, llm: ScriptedLlmServer, harn
     args = card.get_by_test_id("approval-args")
     expect(args.get_by_test_id("approval-path")).to_have_text("allowed.txt")
     expect(args.get_by_test_id("approval-content")).to_have_text("written by the agent")
-    assert args.get_by_test_id("approval-content").evaluate("(el) => el.textContent") == "written by the agent\n"
+    content = args.get_by_test_id("approval-content").evaluate("(el) => el.textContent")
+    assert content == "written by the agent\n", content
     tool = page.locator('[data-testid="tool-card"][data-call-id="call-w1"]')
     expect(tool).to_have_attribute("data-status", "awaiting-approval")
     # the reason is shown once, on the approval card (the tool card only says "needs approval")

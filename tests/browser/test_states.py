@@ -152,7 +152,9 @@ def test_api_key_field_sits_in_a_form(contexts: Contexts, keyless: HarnessServer
     form = dialog.locator("form.key-form")
     expect(form).to_have_attribute("autocomplete", "off")
     assert key.evaluate("(el) => el.form?.classList.contains('key-form')"), "the key input is not in its form"
-    assert dialog.get_by_test_id("settings-save-key").evaluate("(el) => el.type === 'submit' && el.form === document.querySelector('form.key-form')")
+    assert dialog.get_by_test_id("settings-save-key").evaluate(
+        "(el) => el.type === 'submit' && el.form === document.querySelector('form.key-form')"
+    ), "Save key does not submit the key form"
 
     key.fill("sk-enter-key")
     key.press("Enter")
