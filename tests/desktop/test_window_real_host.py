@@ -144,3 +144,38 @@ def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
     x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window-answer.png")
     assert app.proc.poll() is None
     assert {port for _, port in app.listening_tcp()} == {app.devtools}  # still no API socket
+
+
+@gui_test
+def test_a_browser_joins_the_windows_sessions_through_serve(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer
+) -> None:
+    """`harnessdesk --serve`: Chromium opens the one-time URL and lists the window's session."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.browser.support import CHROMIUM, CHROMIUM_ARGS
+
+    scripted_llm.reset()
+    scripted_llm.enqueue(Reply(text="answered in the window"))
+    provider = ["--provider", "openai-compatible", "--base-url", scripted_llm.base_url, "--model", "m"]
+    app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", "--serve", *provider)
+    page = app.page()
+    page.evaluate(RPC)
+    sid = page.evaluate("rpc('session.create', {}).then(v => v.sessionId)")
+    prompt = "rpc('session.prompt', {sessionId: %s, mode: 'queue', content: [{type: 'text', text: 'hi'}]})"
+    page.evaluate(prompt % json.dumps(sid))
+    wait_until(lambda: turn_ends(app.data_dir, sid))
+    url = app.stdout().splitlines()[0].removeprefix("HarnessDesk listening on ")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page()
+            tab.goto(url)
+            assert "token" not in tab.url  # the one-time link redirected to a clean address
+            item = tab.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
+            expect(item).to_be_visible(timeout=15_000)
+            item.get_by_test_id("session-open").click()
+            answer = tab.get_by_test_id("msg-assistant")
+            expect(answer).to_contain_text("answered in the window", timeout=15_000)
+        finally:
+            browser.close()
