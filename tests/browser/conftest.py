@@ -63,13 +63,15 @@ def make_harness(tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Playwright]:
+    """Per module, not per session: the sync API keeps an event loop running in the main
+    thread while it lives, which would break every asyncio test that runs after this folder."""
     with sync_playwright() as pw:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is not installed")
