@@ -14,7 +14,7 @@ qt_libs=(libnss3 libnspr4 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb
   libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xkb1
   libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1 libasound2 libegl1 libgl1 libgbm1
   libfontconfig1 libdbus-1-3 fonts-dejavu-core)
-test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool nodejs)
+test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool nodejs desktop-file-utils)
 
 apt_install() {
   local missing=()
