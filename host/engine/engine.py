@@ -348,7 +348,7 @@ class Engine:
     ) -> ModelSelection:
         """Validate and apply from the next request; also the host default for new sessions."""
         await self._header(session_id)
-        return self.selections.select(session_id, provider, model, reasoning_effort)
+        return await self.selections.select(session_id, provider, model, reasoning_effort)
 
     # ---- attachments, export, describe ----------------------------------------------------
 

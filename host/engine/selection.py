@@ -4,6 +4,7 @@ else the host default (settings, with CLI overrides on top). A selection made th
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from typing import Any
@@ -21,6 +22,7 @@ class Selections:
         self._config = config
         self._registry = registry
         self._chosen: dict[str, ModelSelection] = {}
+        self._saving = asyncio.Lock()
 
     def default(self) -> ModelSelection:
         settings = self._config.llm()
@@ -40,7 +42,7 @@ class Selections:
     def inherit(self, child_id: str, selection: ModelSelection) -> None:
         self._chosen[child_id] = selection
 
-    def select(self, session_id: str, provider: str, model: str, effort: str | None) -> ModelSelection:
+    async def select(self, session_id: str, provider: str, model: str, effort: str | None) -> ModelSelection:
         """Validate against the adapters; raises ModelUnavailable for an unknown provider or an
         unsupported reasoning effort (the catalog is advice: any model name is accepted)."""
         adapter = self._registry.get(provider)
@@ -50,7 +52,8 @@ class Selections:
             raise ModelUnavailable(provider, model, f"{provider} does not support effort {effort!r}")
         selection = ModelSelection(provider=provider, model=model, reasoning_effort=effort)
         self._chosen[session_id] = selection
-        self._save_default(selection)
+        async with self._saving:  # off the event loop, one save at a time in call order
+            await asyncio.to_thread(self._save_default, selection)
         return selection
 
     def _save_default(self, selection: ModelSelection) -> None:
