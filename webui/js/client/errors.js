@@ -19,3 +19,8 @@ export class TransportError extends Error {
 export function rpcError(code, message, details = {}) {
   return { code, message, details };
 }
+
+/** A thrown carrier failure as a failed RpcResult, for callers that handle both the same way. */
+export function transportFailure(err) {
+  return { ok: false, error: rpcError("transport", err?.message ?? String(err)) };
+}

@@ -10,6 +10,7 @@
 
 import { Emitter } from "./emitter.js";
 import { SessionFold } from "./fold.js";
+import { rpcError, transportFailure } from "../client/errors.js";
 
 export class Session extends Emitter {
   constructor({ sessionId, client, maxMessages = 50, maxRepulls = 3 }) {
@@ -142,12 +143,7 @@ export class Session extends Emitter {
     let tries = 0;
     for (;;) {
       this.repullWanted = false;
-      let r;
-      try {
-        r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages });
-      } catch (err) {
-        r = { ok: false, error: { code: "transport", message: err?.message ?? String(err), details: {} } };
-      }
+      const r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages }).catch(transportFailure);
       if (this.closed) return;
       if (!r.ok) {
         this.error = r.error;
@@ -241,7 +237,7 @@ export class Session extends Emitter {
       this.emitOps();
       return true;
     } catch (err) {
-      this.error = { code: "transport", message: err?.message ?? String(err), details: {} };
+      this.error = rpcError("transport", err?.message ?? String(err));
       return false;
     } finally {
       this.loadingOlder = false;

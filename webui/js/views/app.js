@@ -16,6 +16,7 @@ import { SettingsDialog } from "./settings-dialog.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
+import { transportFailure } from "../client/errors.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -200,10 +201,10 @@ export class App {
     } catch {
       /* no time zone: the host uses its own */
     }
-    let r = await this.client.call("session.prompt", payload).catch((e) => ({ ok: false, error: { code: "transport", message: e.message } }));
+    let r = await this.client.call("session.prompt", payload).catch(transportFailure);
     if (!r.ok && r.error.code === "invalid-time-zone") {
       delete payload.clientTimeZone;
-      r = await this.client.call("session.prompt", payload).catch((e) => ({ ok: false, error: { code: "transport", message: e.message } }));
+      r = await this.client.call("session.prompt", payload).catch(transportFailure);
     }
     if (!r.ok) {
       this.status.toast(describeError(r.error));
@@ -218,7 +219,7 @@ export class App {
   async stop() {
     const s = this.manager.active;
     if (!s) return;
-    const r = await this.client.call("session.cancel", { sessionId: s.sessionId }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.client.call("session.cancel", { sessionId: s.sessionId }).catch(transportFailure);
     if (!r.ok) this.status.toast(describeError(r.error));
   }
 
@@ -226,7 +227,7 @@ export class App {
     const s = this.manager.active;
     if (!s) return;
     btn.disabled = true;
-    const r = await this.manager.fork(s.sessionId, atSeq).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.manager.fork(s.sessionId, atSeq).catch(transportFailure);
     btn.disabled = false;
     if (!r.ok) this.status.toast(describeError(r.error));
   }

@@ -3,6 +3,7 @@
 
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
 
 const SEP = "\u0001";
 
@@ -32,7 +33,7 @@ export class ModelPicker {
     const sid = this.sessionId;
     if (!sid || this.loading) return;
     this.loading = true;
-    const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch(transportFailure);
     this.loading = false;
     if (sid !== this.sessionId) return;
     if (!r.ok) {
@@ -85,7 +86,7 @@ export class ModelPicker {
     if (!(entry.reasoningEfforts ?? []).includes(this.effort.value)) this.renderEffort(entry, null);
     const payload = { sessionId: this.sessionId, provider: entry.provider, model: entry.model };
     if (this.effort.value) payload.reasoningEffort = this.effort.value;
-    const r = await this.ctx.client.call("session.selectModel", payload).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.ctx.client.call("session.selectModel", payload).catch(transportFailure);
     if (!r.ok) {
       this.ctx.toast(describeError(r.error));
       if (classifyProblem(r.error) === "model-unavailable") this.ctx.onProblem("model-unavailable", `${entry.provider}/${entry.model}`);

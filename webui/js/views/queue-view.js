@@ -4,6 +4,7 @@
 import { h, icon, clear } from "./dom.js";
 import { contentToPromptInput } from "./attachments.js";
 import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
 
 export class QueueView {
   /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
@@ -24,7 +25,7 @@ export class QueueView {
   }
 
   async update(itemId, action) {
-    const r = await this.ctx.client.call("session.updateQueue", { sessionId: this.sessionId, itemId, action }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.ctx.client.call("session.updateQueue", { sessionId: this.sessionId, itemId, action }).catch(transportFailure);
     if (!r.ok) this.ctx.toast(describeError(r.error));
     return r.ok;
   }

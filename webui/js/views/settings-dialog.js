@@ -4,6 +4,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
 
 export class SettingsDialog {
   /** ctx: {client, onChanged()} */
@@ -85,7 +86,7 @@ export class SettingsDialog {
   }
 
   async call(method, payload) {
-    return this.ctx.client.call(method, payload).catch((e) => ({ ok: false, error: { code: "transport", message: e.message } }));
+    return this.ctx.client.call(method, payload).catch(transportFailure);
   }
 
   async load() {

@@ -4,6 +4,7 @@
 import { h, icon, clear } from "./dom.js";
 import { buildTree, displayTitle, shortenPath, highlightRuns, relativeTime } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
 
 export class SidebarView {
   /** ctx: {manager, client, openSession(id), newSession(), exportSession(id), toast(msg)} */
@@ -63,7 +64,7 @@ export class SidebarView {
       this.clearSearch();
       return;
     }
-    const r = await this.ctx.client.call("session.search", { query: query.slice(0, 500) }).catch((e) => ({ ok: false, error: { message: e.message } }));
+    const r = await this.ctx.client.call("session.search", { query: query.slice(0, 500) }).catch(transportFailure);
     if (seq !== this.searchSeq) return;
     clear(this.results);
     this.results.hidden = false;
@@ -171,7 +172,7 @@ export class SidebarView {
       const title = input.value;
       this.renaming = null;
       if (commit && title.trim() && title !== (s.title ?? "")) {
-        const r = await this.ctx.manager.rename(s.sessionId, title).catch((e) => ({ ok: false, error: { message: e.message } }));
+        const r = await this.ctx.manager.rename(s.sessionId, title).catch(transportFailure);
         if (!r.ok) this.ctx.toast(describeError(r.error));
       }
       this.render();
