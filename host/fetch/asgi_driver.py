@@ -17,6 +17,8 @@ from urllib.parse import unquote
 
 from starlette.types import ASGIApp, Message
 
+from host.fetch.connection import header_list
+
 log = logging.getLogger("host.fetch")
 
 Body = bytes | AsyncIterable[bytes] | None
@@ -42,9 +44,7 @@ class AsgiExchange:
         close_grace: float = 5.0,
     ) -> None:
         path, _, query = target.partition("?")
-        header_pairs = [
-            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()
-        ]
+        header_pairs = header_list(headers or {})
         if not any(k == b"host" for k, _ in header_pairs):
             header_pairs.append((b"host", b"localhost"))
         self.scope: dict[str, Any] = {

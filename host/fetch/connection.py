@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from typing import TypeVar
 
 from starlette.types import Receive, Send
@@ -77,5 +77,5 @@ async def start_response(send: Send, status: int, headers: list[tuple[bytes, byt
     await send({"type": "http.response.start", "status": status, "headers": headers})
 
 
-def header_list(values: dict[str, str]) -> list[tuple[bytes, bytes]]:
+def header_list(values: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
     return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in values.items()]
