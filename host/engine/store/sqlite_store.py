@@ -1,20 +1,13 @@
-"""The SQLite store: one file, WAL, synchronous=NORMAL, one writer thread.
+"""The SQLite store: one file, WAL, synchronous=NORMAL, one writer thread (`writer.Writer`).
 
-Every database operation runs on the writer thread, in submission order: writes are batched into
-one transaction per ≤ `batch_ms` (or until `commit()` marks a step boundary); reads run on the
-same connection, so they see every write submitted before them, committed or not. The event loop
-only enqueues (microseconds) and awaits futures; it never touches the disk.
+The event loop keeps each session's next seq and its lazy (not yet written) header; every
+database operation is queued to the writer thread, so the loop never touches the disk.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import queue
 import sqlite3
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,30 +29,12 @@ from host.engine.store.base import (
     StoreError,
     UnknownSession,
 )
-from host.engine.store.schema import (
-    HEADER_COLUMNS,
-    apply_event,
-    connect,
-    header_from,
-    insert_header,
-    read_header,
-)
-
-log = logging.getLogger(__name__)
+from host.engine.store.schema import HEADER_COLUMNS, apply_event, header_from, insert_header, read_header
+from host.engine.store.writer import Writer
 
 DB_FILE = "harnessdesk.sqlite3"
 T = TypeVar("T")
-_STOP = object()
 EXPORT_CHUNK = 500
-
-
-def _settle(fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
-    if fut.done():
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(value)
 
 
 class SqliteStore:
@@ -72,138 +47,34 @@ class SqliteStore:
         on_error: Callable[[str | None, Exception], None] | None = None,
     ) -> None:
         self.path = Path(path)
-        self._batch = batch_ms / 1000.0
         self.on_error = on_error
         """Called on the event loop with (session id, exception) when a queued write fails."""
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread: threading.Thread | None = None
+        self._writer = Writer(self.path, batch_ms, self._write_failed)
         self._next_seq: dict[str, int] = {}
         self._lazy: dict[str, SessionHeader] = {}
-        self._closed = False
-        self.transactions = 0
-        """Number of write transactions committed (batching is observable in tests)."""
 
     @classmethod
     def in_dir(cls, data_dir: Path, **kwargs: Any) -> SqliteStore:
         return cls(Path(data_dir) / DB_FILE, **kwargs)
 
-    # ---- lifecycle ------------------------------------------------------------------------
+    @property
+    def transactions(self) -> int:
+        """Number of write transactions committed (batching is observable in tests)."""
+        return self._writer.transactions
 
     async def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(
-            target=self._run, args=(loop, ready), name="harnessdesk-store", daemon=True
-        )
-        self._thread.start()
-        await ready
+        await self._writer.start()
 
     async def close(self) -> None:
-        if self._closed or self._thread is None:
-            return
-        self._closed = True
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._queue.put((_STOP, fut, loop))
-        await fut
-        await asyncio.to_thread(self._thread.join)
+        await self._writer.stop()
 
-    # ---- the writer thread ----------------------------------------------------------------
-
-    def _run(self, loop: asyncio.AbstractEventLoop, ready: asyncio.Future[None]) -> None:
-        try:
-            conn = connect(str(self.path))
-        except Exception as exc:
-            loop.call_soon_threadsafe(_settle, ready, None, StoreError(f"cannot open store: {exc}"))
-            return
-        loop.call_soon_threadsafe(_settle, ready, None, None)
-        in_tx = False
-        deadline = 0.0
-        while True:
-            try:
-                if in_tx:
-                    op = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-                else:
-                    op = self._queue.get()
-            except queue.Empty:
-                in_tx = self._commit(conn, in_tx)
-                continue
-            kind = op[0]
-            if kind == "w":
-                if not in_tx:
-                    conn.execute("BEGIN")
-                    in_tx = True
-                    deadline = time.monotonic() + self._batch
-                self._write(conn, loop, op[1], op[2])
-            elif kind == "r":
-                _, fn, fut, floop = op
-                failure: Exception | None = None
-                value = None
-                try:
-                    value = fn(conn)
-                except Exception as e:
-                    failure = e
-                self._reply(floop, fut, value, failure)
-            elif kind == "c":
-                _, fut, floop, checkpoint = op
-                in_tx = self._commit(conn, in_tx)
-                if checkpoint:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                if fut is not None:
-                    self._reply(floop, fut, None, None)
-            elif kind is _STOP:
-                self._commit(conn, in_tx)
-                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                conn.close()
-                self._reply(op[2], op[1], None, None)
-                return
-
-    def _commit(self, conn: sqlite3.Connection, in_tx: bool) -> bool:
-        if in_tx:
-            conn.execute("COMMIT")
-            self.transactions += 1
-        return False
-
-    def _write(
-        self,
-        conn: sqlite3.Connection,
-        loop: asyncio.AbstractEventLoop,
-        session_id: str | None,
-        fn: Callable[[sqlite3.Connection], None],
-    ) -> None:
-        conn.execute("SAVEPOINT w")
-        try:
-            fn(conn)
-        except Exception as exc:
-            conn.execute("ROLLBACK TO w")
-            conn.execute("RELEASE w")
-            log.error("store write failed for %s: %s", session_id, exc)
-            if self.on_error is not None:
-                loop.call_soon_threadsafe(self.on_error, session_id, exc)
-            return
-        conn.execute("RELEASE w")
-
-    @staticmethod
-    def _reply(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], value: Any, exc: Any) -> None:
-        try:
-            loop.call_soon_threadsafe(_settle, fut, value, exc)
-        except RuntimeError:
-            pass  # the loop is gone; nobody is waiting any more
-
-    def _submit_write(self, session_id: str | None, fn: Callable[[sqlite3.Connection], None]) -> None:
-        if self._closed:
-            raise StoreError("store is closed")
-        self._queue.put(("w", session_id, fn))
+    def _write_failed(self, session_id: str | None, exc: Exception) -> None:
+        if self.on_error is not None:
+            self.on_error(session_id, exc)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the writer thread after every write submitted so far."""
-        if self._closed:
-            raise StoreError("store is closed")
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[T] = loop.create_future()
-        self._queue.put(("r", fn, fut, loop))
-        return await fut
+        return await self._writer.call(fn)
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -239,22 +110,16 @@ class SqliteStore:
                 raw = event.model_dump_json(by_alias=True, exclude_none=True)
                 apply_event(conn, session_id, event.seq, event.type, event.time, raw, json.loads(raw))
 
-        self._submit_write(session_id, write)
+        self._writer.write(session_id, write)
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None:
-        self._submit_write(None, lambda conn: copy.write_attachment(conn, ref, data))
+        self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
 
     def commit(self) -> None:
-        if not self._closed:
-            self._queue.put(("c", None, None, False))
+        self._writer.commit()
 
     async def flush(self, checkpoint: bool = False) -> None:
-        if self._closed:
-            return
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[None] = loop.create_future()
-        self._queue.put(("c", fut, loop, checkpoint))
-        await fut
+        await self._writer.flush(checkpoint)
 
     # ---- reads ----------------------------------------------------------------------------
 
@@ -386,15 +251,15 @@ class SqliteStore:
         self._next_seq[final.id] = len(events)
         for item in attachments:
             self.put_attachment(item.ref, item.data)
-        self._submit_write(final.id, lambda conn: insert_header(conn, final))
+        self._writer.write(final.id, lambda conn: insert_header(conn, final))
         for ev, raw in events:
-            self._submit_write(
+            self._writer.write(
                 final.id,
                 lambda conn, e=ev, r=raw: apply_event(  # type: ignore[misc]
                     conn, final.id, e["seq"], e["type"], e["time"], r, e
                 ),
             )
-        self._submit_write(final.id, lambda conn: copy.finish_import(conn, final))
+        self._writer.write(final.id, lambda conn: copy.finish_import(conn, final))
         await self.flush()
         return final.id
 
