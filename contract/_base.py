@@ -12,6 +12,13 @@ FROM_WIRE: dict[str, Any] = {"by_alias": True, "by_name": False}
 may still construct models with snake_case names."""
 
 
+def to_wire(value: Any) -> Any:
+    """A model as its wire JSON (camelCase, unset optionals left out); plain JSON unchanged."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return value
+
+
 class WireModel(BaseModel):
     """A strict wire shape: camelCase JSON, unknown fields rejected.
 
@@ -27,7 +34,7 @@ class WireModel(BaseModel):
 
     def dump(self) -> dict[str, Any]:
         """The wire JSON object (camelCase, optional fields that are unset left out)."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return to_wire(self)
 
 
 class OpenModel(WireModel):

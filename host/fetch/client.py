@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from contract._base import to_wire
 from contract.methods import METHODS
 from contract.rpc import (
     RPC_MESSAGE,
@@ -41,11 +42,7 @@ JSON_HEADERS = {"content-type": "application/json", "accept": "application/json"
 
 
 def _wire(value: BaseModel | Mapping[str, Any] | None) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return dict(value)
+    return {} if value is None else dict(to_wire(value))
 
 
 class AbstractApiClient(ABC):

@@ -12,9 +12,9 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pydantic import BaseModel
 from starlette.types import Receive, Send
 
+from contract._base import to_wire
 from contract.errors import rpc_error
 from contract.frames import STREAMS, StreamError
 from contract.rpc import ServerRequest, new_rpc_id
@@ -27,14 +27,10 @@ log = logging.getLogger("host.fetch")
 
 def frame_json(payload: Any) -> dict[str, Any]:
     """A frame model (or an already-dumped dict) as wire JSON."""
-    if isinstance(payload, BaseModel):
-        dump = getattr(payload, "dump", None)
-        if callable(dump):
-            return dict(dump())
-        return payload.model_dump(mode="json", by_alias=True, exclude_none=True)
-    if isinstance(payload, dict):
-        return payload
-    raise TypeError(f"a frame must be a model or a dict, not {type(payload).__name__}")
+    frame = to_wire(payload)
+    if not isinstance(frame, dict):
+        raise TypeError(f"a frame must be a model or a dict, not {type(payload).__name__}")
+    return frame
 
 
 def to_server_request(key: str, item: Any, dev_validate: bool) -> bytes:

@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from starlette.types import Receive
 
-from contract._base import FROM_WIRE
+from contract._base import FROM_WIRE, to_wire
 from contract.errors import bad_request, issues_of, rpc_error
 from contract.methods import Method
 from contract.rpc import (
@@ -49,16 +49,9 @@ def salvage_rpc_id(body: Any) -> str:
     return INVALID_REQUEST
 
 
-def wire(model: Any) -> Any:
-    """A model as wire JSON (camelCase, unset optionals left out); plain JSON unchanged."""
-    if isinstance(model, BaseModel):
-        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return model
-
-
 def failure(rpc_id: str, error: Any) -> dict[str, Any]:
     """A server-response carrying a typed error."""
-    return {"type": "server-response", "rpcId": rpc_id, "result": {"ok": False, "error": wire(error)}}
+    return {"type": "server-response", "rpcId": rpc_id, "result": {"ok": False, "error": to_wire(error)}}
 
 
 def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) -> dict[str, Any]:
@@ -68,7 +61,7 @@ def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) 
     if response.rpc_id != rpc_id:
         raise HostBug(f"{m.key} echoed rpcId {response.rpc_id!r} for {rpc_id!r}")
     if isinstance(response.result, RpcOk):
-        value = wire(response.result.value)
+        value = to_wire(response.result.value)
         if dev_validate:
             try:
                 m.value.model_validate(value)
@@ -129,7 +122,7 @@ async def call_respond(api: ApiProxy, body: Any, *, dev_validate: bool) -> dict[
     if not isinstance(message, ClientResponse):
         return ReceiptRefused(reason="bad-response").dump()
     try:
-        receipt = wire(await api.respond(message))
+        receipt = to_wire(await api.respond(message))
     except Exception as exc:
         log.exception("respond raised")
         raise Reject(500, "internal error") from exc
