@@ -8,9 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 import contract
+from contract.settings import ProviderName
 from desktop.headless import add_parsers, port_number
 
 
@@ -25,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="where sessions and settings live (default: the user data dir)")
-    p.add_argument("--provider", choices=["local", "openai-compatible", "deepseek"])
+    p.add_argument("--provider", choices=get_args(ProviderName))
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible endpoint")
     p.add_argument("--model", help="model name for the provider")
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
