@@ -162,9 +162,16 @@ class Engine:
                     return session_id
                 raise SessionConflict(session_id, cwd, existing.cwd)
         sid = session_id or f"s-{uuid.uuid4().hex}"
-        self.store.register(SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset))
-        self.bus.publish("host", HostSessionAdded(session_id=sid, blank=True, cwd=cwd))
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
+        self.store.register(header)
+        self._announce(header)
         return sid
+
+    def _announce(self, header: SessionHeader) -> None:
+        added = HostSessionAdded(
+            session_id=header.id, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
+        )
+        self.bus.publish("host", added)
 
     async def _header(self, session_id: str) -> SessionHeader:
         header = await self.store.header(session_id)
@@ -312,12 +319,7 @@ class Engine:
             seed.append(SessionEvent(type="session/title", seq=anchor + 2, time=stamp, data=data))
         self.store.append(child_id, seed)
         self.selections.inherit(child_id, selection)
-        self.bus.publish(
-            "host",
-            HostSessionAdded(
-                session_id=child_id, blank=child.blank, parent_session_id=session_id, cwd=child.cwd
-            ),
-        )
+        self._announce(child)
         return child_id
 
     async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
@@ -372,13 +374,7 @@ class Engine:
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
-        header = await self._header(sid)
-        self.bus.publish(
-            "host",
-            HostSessionAdded(
-                session_id=sid, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
-            ),
-        )
+        self._announce(await self._header(sid))
         return sid
 
     def describe(self) -> DescribeValue:
