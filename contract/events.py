@@ -11,6 +11,7 @@ from typing import Any, Literal, Union
 from pydantic import Field, model_validator
 
 from contract._base import OpenModel, WireModel
+from contract.approvals import ApprovalOutcome
 from contract.content import Message, StreamChunk, Usage
 
 
@@ -97,7 +98,7 @@ class ApprovalAsked(OpenModel):
 
 class ApprovalDecided(OpenModel):
     id: str
-    outcome: Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
+    outcome: ApprovalOutcome
 
 
 class TitleSource(OpenModel):
