@@ -59,9 +59,7 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
             from desktop.doctor import run_doctor
 
             return run_doctor(args)
-        if args.command in {"serve", "prompt", "export", "import"}:
-            return _headless(args)
-        raise CliError(f"unknown command {args.command!r}")
+        return _headless(args)  # argparse admits only the commands add_parsers registered
     except CliError as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)
         return 2
