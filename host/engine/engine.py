@@ -34,13 +34,13 @@ from host.engine.config import Config, RuntimeOverrides
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
-    ForkUnavailable,
     ModelUnavailable,
     QueueItemNotFound,
     SessionConflict,
     SessionNotFound,
     TitleInvalid,
 )
+from host.engine.fork import fork_session
 from host.engine.log import SessionLog, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.pending import PendingTable
@@ -294,33 +294,12 @@ class Engine:
         """A child session with the history through the anchor turn, then `session/end-seed`."""
         self._check_open()
         header = await self._header(session_id)
-        anchor = await self.store.fork_anchor(session_id, at_seq)
-        if anchor is None:
-            raise ForkUnavailable(session_id, "no completed turn at or after that point")
         parent_log = self._agents[session_id].log if session_id in self._agents else None
         selection = self.current_selection(session_id, parent_log, header)
-        child_id = f"s-{uuid.uuid4().hex}"
-        child = SessionHeader(
-            id=child_id,
-            created_at=now_ms(),
-            cwd=header.cwd,
-            parent_session=session_id,
-            agent_preset=header.agent_preset,
-        )
-        await self.store.fork(session_id, child, anchor)
-        stamp = now_ms()
-        seed = [SessionEvent(type="session/end-seed", seq=anchor + 1, time=stamp, data={})]
-        copied = await self.store.header(child_id)
-        parent_title = parent_log.title if parent_log is not None else header.title
-        if parent_title and not (copied and copied.title):
-            # The first turn's auto title lands after its turn/end, past the anchor: carry it over
-            # as an auto title, so the child's own first completed turn can still replace it.
-            data = {"title": parent_title, "source": {"kind": "auto"}}
-            seed.append(SessionEvent(type="session/title", seq=anchor + 2, time=stamp, data=data))
-        self.store.append(child_id, seed)
-        self.selections.inherit(child_id, selection)
+        child = await fork_session(self.store, header, parent_log, at_seq)
+        self.selections.inherit(child.id, selection)
         self._announce(child)
-        return child_id
+        return child.id
 
     async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
         """(hits as (sessionId, snippet), hasMore); the query is literal text, never syntax."""
