@@ -1,11 +1,13 @@
 """`settings.*` and `credentials.*`: the configuration page. Secrets go in, never out.
 
-Every change is announced on the host stream (`host/settings-changed`, `host/credentials-changed`,
+The files are written on a worker thread (the event loop never waits on disk). Every change is
+announced on the host stream (`host/settings-changed`, `host/credentials-changed`,
 `host/models-changed`) so every open window converges without polling.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from contract import settings as st
@@ -40,7 +42,7 @@ class SettingsApi:
         p = req.payload
         values = p.values.model_dump(mode="json", by_alias=True, exclude_unset=True)
         try:
-            self.engine.config.update(values, tuple(p.unset), p.expected_revision)
+            await asyncio.to_thread(self.engine.config.update, values, tuple(p.unset), p.expected_revision)
         except SettingsConflict as exc:
             error = rpc_error(
                 "settings-conflict",
@@ -73,7 +75,7 @@ class CredentialsApi:
     async def set(self, req: RpcRequest[st.CredentialSetRequest]) -> RpcResponse[Any]:
         p = req.payload
         try:
-            view = self.engine.config.set_credential(p.ref, p.value)
+            view = await asyncio.to_thread(self.engine.config.set_credential, p.ref, p.value)
         except SettingsRejected as exc:
             return fail(req.rpc_id, rpc_error("credential-rejected", str(exc), ref=p.ref))
         return await self._changed(req, view)
@@ -81,7 +83,7 @@ class CredentialsApi:
     async def unset(self, req: RpcRequest[st.CredentialUnsetRequest]) -> RpcResponse[Any]:
         p = req.payload
         try:
-            view = self.engine.config.unset_credential(p.ref)
+            view = await asyncio.to_thread(self.engine.config.unset_credential, p.ref)
         except SettingsRejected as exc:
             return fail(req.rpc_id, rpc_error("credential-rejected", str(exc), ref=p.ref))
         return await self._changed(req, view)
