@@ -113,14 +113,14 @@ class Bridge:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
         return future.result()
 
-    def _exchange(self, request: dict[str, Any], target: str, method: str | None = None) -> AsgiExchange:
+    def _exchange(self, request: dict[str, Any], target: str) -> AsgiExchange:
         headers: dict[str, str] = {}
         for key, value in request.get("headers") or []:
             if str(key).lower() != "host":
                 headers[str(key).lower()] = str(value)
         return AsgiExchange(
             self.app,
-            method or str(request.get("method") or "GET"),
+            str(request.get("method") or "GET"),
             target,
             headers,
             decode_body(request),
