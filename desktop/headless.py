@@ -16,6 +16,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from contract.rpc import ServerRequest
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
@@ -148,8 +149,8 @@ class PromptRun:
                 if getattr(frame, "session_id", sid) != sid:
                     continue
                 if self.args.json:
-                    envelope = {"type": "server-request", "rpcId": rpc_id, "method": frame.type}
-                    print(json.dumps({**envelope, "payload": frame.dump()}), flush=True)
+                    message = ServerRequest(rpc_id=rpc_id, method=frame.type, payload=frame.dump())
+                    print(json.dumps(message.dump()), flush=True)
                 outcome = await self._on_frame(rpc_id, frame)
                 if outcome is not None:
                     return outcome
