@@ -60,9 +60,16 @@ CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
 
 
 class MessageSource(OpenModel):
-    """Where a message came from: `user {rpcId, clientTimeZone?}`, `tool {callId}`, `model`, …"""
+    """Where a message came from: `user {rpcId, clientTimeZone?}`, `tool {callId}`,
+    `model {provider?, model?}`, `plugin {meta?}`; other kinds and keys pass through."""
 
     kind: str
+    rpc_id: str | None = None
+    client_time_zone: str | None = None
+    call_id: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    meta: dict[str, Any] | None = None
 
 
 class Message(WireModel):

@@ -14,17 +14,21 @@ from contract._base import OpenModel, WireModel
 from contract.approvals import ApprovalOutcome
 from contract.content import Message, StreamChunk, Usage
 
+TurnTrigger = Literal["user", "steer", "injection", "queue"]
+AbortedBy = Literal["user", "parent", "disposed"]
+TurnEndKind = Literal["completed", "aborted", "error", "max-tokens", "interrupted"]
+
 
 class TurnStart(OpenModel):
     turn: int = Field(ge=0)
-    trigger: Literal["user", "steer", "injection", "queue"]
+    trigger: TurnTrigger
 
 
 class TurnEndReason(OpenModel):
     """`completed`, `aborted {by}`, `error {error}`, `max-tokens`, `interrupted` (crash repair)."""
 
-    kind: Literal["completed", "aborted", "error", "max-tokens", "interrupted"]
-    by: Literal["user", "parent", "disposed"] | None = None
+    kind: TurnEndKind
+    by: AbortedBy | None = None
     error: Any = None
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,14 +21,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from contract.content import AttachmentRef, ContentBlock, Message, MessageSource
+from contract.events import AbortedBy, RequestHeader, TurnEndReason, TurnTrigger
 from contract.frames import HostAgentError, HostSessionStatus, QueueItem, SessionQueue
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
+from host.engine import events, ids
 from host.engine.bus import Bus
 from host.engine.context import DEFAULT_SYSTEM, first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
+from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
-from host.engine.log import SessionLog
 from host.engine.pending import PendingTable, QuestionCancelled
 from host.engine.store import Store
 from host.engine.titles import auto_title
@@ -57,18 +58,13 @@ class AgentDeps:
 class InboxItem:
     item_id: str
     content: list[ContentBlock]
-    source: dict[str, Any]
+    source: MessageSource
     mode: Literal["queue", "steer"] = "queue"
     waited: bool = False
     """Queued while a turn was running (so its turn's trigger is `queue`)."""
 
     def message(self) -> Message:
-        return Message(
-            id=f"msg-{uuid.uuid4().hex}",
-            role="user",
-            content=list(self.content),
-            source=MessageSource.model_validate(self.source),
-        )
+        return events.new_message("user", list(self.content), self.source)
 
 
 @dataclass
@@ -79,19 +75,19 @@ class _Flags:
 
 class Agent:
     def __init__(
-        self, log_: SessionLog, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
+        self, journal: Journal, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
     ) -> None:
-        self.log = log_
-        self.session_id = log_.session_id
+        self.journal = journal
+        self.session_id = journal.session_id
         self.cwd = cwd
         self.deps = deps
         self.history = history
         self.next_turn = next_turn
         self.running = False
         self.turn_open = False
-        self.cancel_by: str | None = None
+        self.cancel_by: AbortedBy | None = None
         self.allowed_always: set[str] = set()
-        self.last_header: dict[str, Any] | None = None
+        self.last_header: RequestHeader | None = None
         self._queue: deque[InboxItem] = deque()
         self._steering: list[InboxItem] = []
         self._injections: list[Message] = []
@@ -99,27 +95,27 @@ class Agent:
         self._flags = _Flags()
         self._flags.quiet.set()
         self._task: asyncio.Task[None] | None = None
-        self._turn_task: asyncio.Task[dict[str, Any]] | None = None
+        self._turn_task: asyncio.Task[TurnEndReason] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
 
     # ---- input ----------------------------------------------------------------------------
 
-    def queue(self, content: list[ContentBlock], source: dict[str, Any]) -> str:
+    def queue(self, content: list[ContentBlock], source: MessageSource) -> str:
         """FIFO next-turn input; wakes an idle agent. Returns the queue item id."""
         self._check_open()
-        item = InboxItem(f"q-{uuid.uuid4().hex}", list(content), source, "queue", waited=self.running)
+        item = InboxItem(ids.queue_item_id(), list(content), source, "queue", waited=self.running)
         self._queue.append(item)
         if item.waited:
             self._publish_queue()
         self._poke()
         return item.item_id
 
-    def steer(self, content: list[ContentBlock], source: dict[str, Any]) -> str:
+    def steer(self, content: list[ContentBlock], source: MessageSource) -> str:
         """Next-step input for the running turn; on an idle agent an ordinary turn."""
         self._check_open()
-        item = InboxItem(f"s-{uuid.uuid4().hex}", list(content), source, "steer")
+        item = InboxItem(ids.steer_item_id(), list(content), source, "steer")
         if self.turn_open:
             self._steering.append(item)
             self._flags.quiet.clear()
@@ -134,20 +130,12 @@ class Agent:
     def inject(self, content: list[ContentBlock], meta: dict[str, Any] | None = None) -> None:
         """Engine-internal context (e.g. a file-changed notice); never runs the model by itself."""
         self._check_open()
-        source: dict[str, Any] = {"kind": "plugin"}
-        if meta:
-            source["meta"] = meta
-        message = Message(
-            id=f"msg-{uuid.uuid4().hex}",
-            role="user",
-            content=list(content),
-            source=MessageSource.model_validate(source),
-        )
-        self._injections.append(message)
+        source = MessageSource(kind="plugin", meta=meta or None)
+        self._injections.append(events.new_message("user", list(content), source))
         if not self.turn_open:
             self._poke()
 
-    def cancel(self, by: Literal["user", "parent", "disposed"] = "user") -> bool:
+    def cancel(self, by: AbortedBy = "user") -> bool:
         """Abort the running turn, cancel pending requests, clear queued input. False when idle."""
         if not self.running and not self.turn_open and not self._queue:
             return False
@@ -273,7 +261,7 @@ class Agent:
         self._flags.quiet.set()
 
     async def _one_turn(self) -> None:
-        first: list[tuple[str, Message]]
+        trigger: TurnTrigger
         if self._queue or self._steering:
             item = self._queue.popleft() if self._queue else self._steering.pop(0)
             if item.waited:
@@ -281,10 +269,10 @@ class Agent:
                 trigger = "queue"
             else:
                 trigger = "steer" if item.mode == "steer" else "user"
-            first = [("user/message", item.message())]
+            first = [item.message()]
         else:
             trigger = "injection"
-            first = [("user/message", m) for m in self.take_injections()]
+            first = self.take_injections()
         turn = Turn(self, self.next_turn, trigger)
         self.next_turn += 1
         self.turn_open = True
@@ -303,8 +291,8 @@ class Agent:
             self._steering.clear()
             self._publish_queue()
         await self.deps.store.flush(checkpoint=True)
-        if reason.get("kind") == "completed" and self.log.title is None:
+        if reason.kind == "completed" and self.journal.title is None:
             text = first_user_text(self.history)
             title = auto_title(text) if text else None
             if title:
-                self.log.append("session/title", {"title": title, "source": {"kind": "auto"}})
+                self.journal.append(events.session_title(title, "auto"))

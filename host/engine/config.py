@@ -21,14 +21,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from contract.settings import CredentialView, LlmSettings
+from host.engine.llm.catalogue import NAMES, REMOTE
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.json"
 CREDENTIALS_FILE = "credentials.json"
 ENV_KEY = "HARNESSDESK_API_KEY"
-PROVIDERS = ("local", "openai-compatible", "deepseek")
-REMOTE_PROVIDERS = ("openai-compatible", "deepseek")
 FIELDS = ("provider", "baseUrl", "model", "reasoningEffort")
 DEFAULTS = LlmSettings(provider="local")
 
@@ -130,7 +129,7 @@ class Config:
             self._user = {}
         creds = _read_json(self.credentials_path)
         self._keys: dict[str, Secret] = {
-            k: Secret(v) for k, v in creds.items() if k in PROVIDERS and isinstance(v, str) and v
+            k: Secret(v) for k, v in creds.items() if k in NAMES and isinstance(v, str) and v
         }
 
     @property
@@ -189,14 +188,14 @@ class Config:
         secret = self._keys.get(provider)
         if secret is not None:
             return secret.reveal()
-        if provider in REMOTE_PROVIDERS and provider == self.llm().provider:
+        if provider in REMOTE and provider == self.llm().provider:
             env = self._environ.get(ENV_KEY)
             if env:
                 return env
         return None
 
     def set_credential(self, ref: str, value: str) -> CredentialView:
-        if ref not in PROVIDERS:
+        if ref not in NAMES:
             raise SettingsRejected(f"unknown credential ref {ref!r}")
         if not value or not value.strip():
             raise SettingsRejected("credential value is blank")
@@ -206,7 +205,7 @@ class Config:
         return self.credential_view(ref)
 
     def unset_credential(self, ref: str) -> CredentialView:
-        if ref not in PROVIDERS:
+        if ref not in NAMES:
             raise SettingsRejected(f"unknown credential ref {ref!r}")
         with self._lock:
             self._keys.pop(ref, None)
@@ -216,13 +215,13 @@ class Config:
     def credential_view(self, ref: str) -> CredentialView:
         if ref in self._keys:
             return CredentialView(ref=ref, configured=True, source="file", writable=True)
-        if ref in REMOTE_PROVIDERS and ref == self.llm().provider and self._environ.get(ENV_KEY):
+        if ref in REMOTE and ref == self.llm().provider and self._environ.get(ENV_KEY):
             return CredentialView(ref=ref, configured=True, source="env", writable=True)
         return CredentialView(ref=ref, configured=False, source="none", writable=True)
 
     def describe_credentials(self) -> list[CredentialView]:
         """Views without values, one per provider that takes a key."""
-        return [self.credential_view(ref) for ref in REMOTE_PROVIDERS]
+        return [self.credential_view(ref) for ref in REMOTE]
 
     def _save_keys(self) -> None:
         body = {ref: s.reveal() for ref, s in self._keys.items()}

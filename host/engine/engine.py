@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import logging
 import os
-import uuid
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 from contract import __version__
-from contract.content import AttachmentRef, ContentBlock, TextBlock
+from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
 from contract.events import SessionEvent
 from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
@@ -27,6 +26,7 @@ from contract.sessions import (
     PromptContent,
     SessionSummary,
 )
+from host.engine import events, ids
 from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
@@ -41,7 +41,7 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.fork import fork_session
-from host.engine.log import SessionLog, now_ms
+from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
@@ -79,7 +79,7 @@ class Engine:
         self.tools = tools
         self.bus = Bus()
         self.pending = PendingTable(self.bus)
-        self.host_instance_id = f"host-{uuid.uuid4()}"
+        self.host_instance_id = ids.host_instance_id()
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
@@ -90,7 +90,7 @@ class Engine:
             self.pending,
             tools,
             registry.get,
-            lambda sid, session_log: self.current_selection(sid, session_log),
+            lambda sid, journal: self.current_selection(sid, journal),
             self.default_cwd,
             step_cap,
         )
@@ -136,7 +136,7 @@ class Engine:
 
     def _summary(self, h: SessionHeader) -> SessionSummary:
         agent = self._agents.get(h.id)
-        title = agent.log.title if agent is not None else h.title
+        title = agent.journal.title if agent is not None else h.title
         return SessionSummary(
             session_id=h.id,
             updated_at=h.updated_at,
@@ -161,7 +161,7 @@ class Engine:
                 if existing.cwd == cwd:
                     return session_id
                 raise SessionConflict(session_id, cwd, existing.cwd)
-        sid = session_id or f"s-{uuid.uuid4().hex}"
+        sid = session_id or ids.session_id()
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
         self.store.register(header)
         self._announce(header)
@@ -209,7 +209,7 @@ class Engine:
         header = None if agent is not None else await self._header(session_id)
         page = await self.store.page(session_id, before_seq, max_messages)
         events = page.events
-        title = agent.log.title if agent is not None else (header.title if header else None)
+        title = agent.journal.title if agent is not None else (header.title if header else None)
         if header is not None and header.open_turn_start is not None:
             if before_seq is None or before_seq > header.last_seq:
                 open_turn = await self.store.events(session_id, header.open_turn_start)
@@ -235,13 +235,11 @@ class Engine:
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
         agent = await self.attach(session_id)
-        selection = self.current_selection(session_id, agent.log)
+        selection = self.current_selection(session_id, agent.journal)
         if self.registry.get(selection.provider) is None:
             raise ModelUnavailable(selection.provider, selection.model)
         blocks = self._blocks(content)
-        source: dict[str, Any] = {"kind": "user", "rpcId": rpc_id}
-        if client_time_zone is not None:
-            source["clientTimeZone"] = client_time_zone
+        source = MessageSource(kind="user", rpc_id=rpc_id, client_time_zone=client_time_zone)
         if mode == "steer":
             return agent.steer(blocks, source)
         if mode == "queue":
@@ -287,16 +285,16 @@ class Engine:
         if not clean:
             raise TitleInvalid(session_id, "the title has nothing visible")
         agent = await self.attach(session_id)
-        event = agent.log.append("session/title", {"title": clean, "source": {"kind": "user"}})
+        event = agent.journal.append(events.session_title(clean, "user"))
         return clean, event.seq
 
     async def fork(self, session_id: str, at_seq: int | None = None) -> str:
         """A child session with the history through the anchor turn, then `session/end-seed`."""
         self._check_open()
         header = await self._header(session_id)
-        parent_log = self._agents[session_id].log if session_id in self._agents else None
-        selection = self.current_selection(session_id, parent_log, header)
-        child = await fork_session(self.store, header, parent_log, at_seq)
+        parent = self._agents[session_id].journal if session_id in self._agents else None
+        selection = self.current_selection(session_id, parent, header)
+        child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
         self._announce(child)
         return child.id
@@ -312,16 +310,16 @@ class Engine:
         return self.selections.default()
 
     def current_selection(
-        self, session_id: str, session_log: SessionLog | None = None, header: SessionHeader | None = None
+        self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
     ) -> ModelSelection:
         """In-process choice, else the newest request/header in the log, else the host default."""
-        logged = session_log.model if session_log is not None else (header.model if header else None)
+        logged = journal.model if journal is not None else (header.model if header else None)
         return self.selections.current(session_id, logged)
 
     async def models(self, session_id: str) -> ModelsValue:
         header = await self._header(session_id)
         agent = self._agents.get(session_id)
-        current = self.current_selection(session_id, agent.log if agent else None, header)
+        current = self.current_selection(session_id, agent.journal if agent else None, header)
         return await model_info.describe(self.registry, current)
 
     async def select_model(
@@ -376,7 +374,7 @@ class Engine:
 
     def _mux_snapshot(self) -> Iterable[Item]:
         for sid, agent in self._agents.items():
-            yield push(SessionSubscribed(session_id=sid, last_seq=agent.log.last_seq))
+            yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.last_seq))
             yield from self.pending.requests_for(sid)
             yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
 

@@ -3,23 +3,21 @@
 
 from __future__ import annotations
 
-import uuid
-
-from contract.events import SessionEvent
+from host.engine import events, ids
 from host.engine.errors import ForkUnavailable
-from host.engine.log import SessionLog, now_ms
+from host.engine.journal import Journal, now_ms
 from host.engine.store import SessionHeader, Store
 
 
 async def fork_session(
-    store: Store, header: SessionHeader, parent_log: SessionLog | None, at_seq: int | None
+    store: Store, header: SessionHeader, parent_journal: Journal | None, at_seq: int | None
 ) -> SessionHeader:
     """Copy `header`'s session through the anchor turn into a new child; returns its header."""
     anchor = await store.fork_anchor(header.id, at_seq)
     if anchor is None:
         raise ForkUnavailable(header.id, "no completed turn at or after that point")
     child = SessionHeader(
-        id=f"s-{uuid.uuid4().hex}",
+        id=ids.session_id(),
         created_at=now_ms(),
         cwd=header.cwd,
         parent_session=header.id,
@@ -27,13 +25,12 @@ async def fork_session(
     )
     await store.fork(header.id, child, anchor)
     stamp = now_ms()
-    seed = [SessionEvent(type="session/end-seed", seq=anchor + 1, time=stamp, data={})]
+    seed = [events.end_seed().stamp(anchor + 1, stamp)]
     copied = await store.header(child.id)
-    parent_title = parent_log.title if parent_log is not None else header.title
+    parent_title = parent_journal.title if parent_journal is not None else header.title
     if parent_title and not (copied and copied.title):
         # The first turn's auto title lands after its turn/end, past the anchor: carry it over
         # as an auto title, so the child's own first completed turn can still replace it.
-        data = {"title": parent_title, "source": {"kind": "auto"}}
-        seed.append(SessionEvent(type="session/title", seq=anchor + 2, time=stamp, data=data))
+        seed.append(events.session_title(parent_title, "auto").stamp(anchor + 2, stamp))
     store.append(child.id, seed)
     return child

@@ -11,21 +11,23 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from contract.events import SessionEvent
+from contract.events import ApprovalAsked, ApprovalDecided, SessionEvent
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
 from host.engine.bus import Bus
 from host.engine.context import fold_messages
 from host.engine.errors import SessionNotFound
+from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
-from host.engine.log import SessionLog
 from host.engine.pending import PendingTable
 from host.engine.repair import repair_events
 from host.engine.store import Store
 from host.engine.tools.base import Tool
 
-SelectionFor = Callable[[str, SessionLog], ModelSelection]
+AUDIT_TYPES = ("approval/asked", "approval/decided")
+
+SelectionFor = Callable[[str, Journal], ModelSelection]
 
 
 class AgentPool:
@@ -81,9 +83,9 @@ class AgentPool:
         repairs: list[SessionEvent] = []
         if header.open_turn_start is not None:
             repairs = repair_events(await self._store.events(session_id, header.open_turn_start))
-        session_log = SessionLog(header, self._store, self._bus)
+        journal = Journal(header, self._store, self._bus)
         self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
-        session_log.extend(repairs)
+        journal.extend(repairs)
         history = fold_messages(await self._store.surface_events(session_id))
         deps = AgentDeps(
             store=self._store,
@@ -91,11 +93,11 @@ class AgentPool:
             pending=self._pending,
             tools=self._tools,
             adapter_for=self._adapter_for,
-            selection=lambda: self._selection_for(session_id, session_log),
+            selection=lambda: self._selection_for(session_id, journal),
             step_cap=self._step_cap,
         )
         cwd = Path(header.cwd or self._default_cwd)
-        agent = Agent(session_log, cwd, deps, history, header.last_turn + 1)
+        agent = Agent(journal, cwd, deps, history, header.last_turn + 1)
         agent.allowed_always |= await self._allowed_always(session_id)
         self.agents[session_id] = agent
         agent.start()
@@ -106,12 +108,10 @@ class AgentPool:
 
     async def _allowed_always(self, session_id: str) -> set[str]:
         """Tools the user allowed always in this session, read back from the approval audit."""
-        audit = await self._store.events_of_types(session_id, ("approval/asked", "approval/decided"))
-        tool_of = {e.data.get("id"): e.data.get("toolName") for e in audit if e.type == "approval/asked"}
+        audit = [e.typed_data() for e in await self._store.events_of_types(session_id, AUDIT_TYPES)]
+        tool_of = {a.id: a.tool_name for a in audit if isinstance(a, ApprovalAsked)}
         return {
-            str(tool_of[e.data.get("id")])
-            for e in audit
-            if e.type == "approval/decided"
-            and e.data.get("outcome") == "allowed-always"
-            and tool_of.get(e.data.get("id"))
+            tool_of[d.id]
+            for d in audit
+            if isinstance(d, ApprovalDecided) and d.outcome == "allowed-always" and tool_of.get(d.id)
         }

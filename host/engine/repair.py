@@ -9,12 +9,14 @@ its `turn/start` to the end of the log), so repair costs O(turn).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from contract.events import SessionEvent
+from contract.content import ToolCallBlock
+from contract.events import AssistantMessage, SessionEvent, ToolCall, ToolError, ToolResult, TurnStart
+from host.engine import events
+from host.engine.events import NewEvent
 
 OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 NOT_STARTED = "TOOL_NOT_STARTED"
@@ -30,21 +32,6 @@ class _Call:
     done: bool = False
 
 
-def tool_error_result(turn: int, step: int, call_id: str, name: str, code: str, text: str) -> dict[str, Any]:
-    """The data of an error `tool/result` (also used by the agent for rejected/bad calls)."""
-    return {
-        "turn": turn,
-        "step": step,
-        "message": {
-            "id": f"msg-{uuid.uuid4().hex}",
-            "role": "tool",
-            "content": [{"type": "tool-result", "toolCallId": call_id, "content": text, "isError": True}],
-            "source": {"kind": "tool", "callId": call_id},
-        },
-        "error": {"name": name, "code": code},
-    }
-
-
 def needs_repair(open_turn: Sequence[SessionEvent]) -> bool:
     return (
         bool(open_turn)
@@ -57,40 +44,36 @@ def repair_events(open_turn: Sequence[SessionEvent]) -> list[SessionEvent]:
     """The events closing an interrupted turn; [] when the turn is not open."""
     if not needs_repair(open_turn):
         return []
-    turn = int(open_turn[0].data.get("turn", 0))
+    turn = TurnStart.model_validate(open_turn[0].data).turn
     calls: dict[str, _Call] = {}
     open_step: int | None = None
     for event in open_turn:
-        data = event.data
+        data = event.typed_data()
         if event.type == "step/start":
-            open_step = int(data.get("step", 0))
+            open_step = data.step
         elif event.type == "step/end":
             open_step = None
-        elif event.type == "assistant/message":
-            step = int(data.get("step", 0))
-            for block in (data.get("message") or {}).get("content", []):
-                if block.get("type") == "tool-call" and block.get("id") not in calls:
-                    calls[block["id"]] = _Call(block["id"], str(block.get("name", "")), turn, step)
-        elif event.type == "tool/call":
-            cid = str(data.get("callId"))
-            call = calls.setdefault(
-                cid, _Call(cid, str(data.get("name", "")), turn, int(data.get("step", 0)))
-            )
+        elif isinstance(data, AssistantMessage):
+            for block in data.message.content:
+                if isinstance(block, ToolCallBlock) and block.id not in calls:
+                    calls[block.id] = _Call(block.id, block.name, turn, data.step)
+        elif isinstance(data, ToolCall):
+            call = calls.setdefault(data.call_id, _Call(data.call_id, data.name, turn, data.step))
             call.logged = True
-        elif event.type == "tool/result":
-            cid = str(((data.get("message") or {}).get("source") or {}).get("callId"))
+        elif isinstance(data, ToolResult):
+            cid = str(data.message.source.call_id)
             if cid in calls:
                 calls[cid].done = True
             else:
-                calls[cid] = _Call(cid, "", turn, int(data.get("step", 0)), True, True)
+                calls[cid] = _Call(cid, "", turn, data.step, True, True)
     last = open_turn[-1]
     seq, time = last.seq, last.time
     out: list[SessionEvent] = []
 
-    def add(etype: str, data: dict[str, Any]) -> None:
+    def add(new: NewEvent[Any]) -> None:
         nonlocal seq
         seq += 1
-        out.append(SessionEvent(type=etype, seq=seq, time=time, data=data))
+        out.append(new.stamp(seq, time))
 
     for call in calls.values():
         if call.done:
@@ -101,8 +84,9 @@ def repair_events(open_turn: Sequence[SessionEvent]) -> list[SessionEvent]:
             if call.logged
             else "The host stopped before this tool started; it did not run."
         )
-        add("tool/result", tool_error_result(call.turn, call.step, call.call_id, call.name, code, text))
+        error = ToolError(name=call.name, code=code)
+        add(events.tool_result(call.turn, call.step, call.call_id, text, error))
     if open_step is not None:
-        add("step/end", {"turn": turn, "step": open_step})
-    add("turn/end", {"turn": turn, "reason": {"kind": "interrupted"}})
+        add(events.step_end(turn, open_step))
+    add(events.turn_end(turn, events.interrupted()))
     return out

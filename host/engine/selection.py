@@ -58,12 +58,8 @@ class Selections:
 
     def _save_default(self, selection: ModelSelection) -> None:
         try:
-            values = {
-                "provider": selection.provider,
-                "model": selection.model,
-                "reasoningEffort": selection.reasoning_effort,
-            }
-            self._config.update(values)
+            # every field, None included: a selection without an effort unsets the saved one
+            self._config.update(selection.model_dump(by_alias=True))
         except (SettingsRejected, OSError) as exc:
             log.warning("could not save the model selection as the default: %s", exc)
             return

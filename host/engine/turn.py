@@ -10,12 +10,12 @@ results for unfinished calls, the step) before `turn/end aborted`.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from contract.approvals import ApprovalOutcome
 from contract.content import (
     STREAM_CHUNK,
     BlockEndChunk,
@@ -29,11 +29,14 @@ from contract.content import (
     TextBlock,
     TextDeltaChunk,
     ToolCallBlock,
+    Usage,
     UsageChunk,
 )
+from contract.events import ToolError, TurnEndReason, TurnTrigger
+from host.engine import events, ids
 from host.engine.context import parse_arguments
+from host.engine.events import NewEvent
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
-from host.engine.repair import tool_error_result
 from host.engine.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -47,9 +50,9 @@ class NoAdapter(Exception):
 
 
 class Turn:
-    def __init__(self, agent: Agent, number: int, trigger: str) -> None:
+    def __init__(self, agent: Agent, number: int, trigger: TurnTrigger) -> None:
         self.agent = agent
-        self.log = agent.log
+        self.journal = agent.journal
         self.number = number
         self.trigger = trigger
         self.step = -1
@@ -64,17 +67,17 @@ class Turn:
 
     # ---- the turn -------------------------------------------------------------------------
 
-    def begin(self, first: list[tuple[str, Message]]) -> None:
-        """`turn/start` and the input that opened the turn (synchronous)."""
-        self.log.append("turn/start", {"turn": self.number, "trigger": self.trigger})
-        for etype, message in first:
-            self._message(etype, message)
+    def begin(self, first: list[Message]) -> None:
+        """`turn/start` and the user input that opened the turn (synchronous)."""
+        self.journal.append(events.turn_start(self.number, self.trigger))
+        for message in first:
+            self._message(events.user_message(message))
 
-    async def run(self) -> dict[str, Any]:
+    async def run(self) -> TurnEndReason:
         """The steps; returns the turn/end reason after closing whatever was left open."""
         try:
             if self.trigger == "injection":
-                return {"kind": "completed"}
+                return events.completed()
             return await self._steps()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -82,28 +85,26 @@ class Turn:
                 task.uncancel()
             return self.aborted()
         except Exception as exc:
-            error: dict[str, Any] = {"message": str(exc) or type(exc).__name__}
-            if isinstance(exc, LlmError) and exc.status is not None:
-                error["status"] = exc.status
+            status = exc.status if isinstance(exc, LlmError) else None
             self._close_open("TOOL_NOT_RUN", "The turn failed before this tool finished.")
-            return {"kind": "error", "error": error}
+            return events.failed(str(exc) or type(exc).__name__, status)
 
-    def aborted(self) -> dict[str, Any]:
+    def aborted(self) -> TurnEndReason:
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
-        return {"kind": "aborted", "by": self.agent.cancel_by or "user"}
+        return events.aborted(self.agent.cancel_by or "user")
 
-    def finish(self, reason: dict[str, Any]) -> None:
+    def finish(self, reason: TurnEndReason) -> None:
         """Pending injections join the turn, then `turn/end` (synchronous)."""
         for message in self.agent.take_injections():
-            self._message("user/message", message)
-        self.log.append("turn/end", {"turn": self.number, "reason": reason})
+            self._message(events.user_message(message))
+        self.journal.append(events.turn_end(self.number, reason))
         self.agent.turn_open = False
 
-    async def _steps(self) -> dict[str, Any]:
+    async def _steps(self) -> TurnEndReason:
         agent = self.agent
         for step in range(agent.deps.step_cap):
             self.step = step
-            self.log.append("step/start", {"turn": self.number, "step": step})
+            self.journal.append(events.step_start(self.number, step))
             self.step_open = True
             self._checkpoint()
             selection = agent.deps.selection()
@@ -112,13 +113,12 @@ class Turn:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
             specs = [ToolSpec(t.name, t.description, t.parameters) for t in agent.deps.tools.values()]
             tools = specs if adapter.supports_tools else []
-            header: dict[str, Any] = {"provider": selection.provider, "model": selection.model}
-            if selection.reasoning_effort:
-                header["reasoningEffort"] = selection.reasoning_effort
-            header["tools"] = [t.name for t in tools]
-            if step == 0 or header != agent.last_header:
-                self.log.append("request/header", header)
-                agent.last_header = header
+            effort = selection.reasoning_effort or None
+            names = [t.name for t in tools]
+            header = events.request_header(selection.provider, selection.model, effort, names)
+            if step == 0 or header.data != agent.last_header:
+                self.journal.append(header)
+                agent.last_header = header.data
             request = LlmRequest(
                 model=selection.model,
                 messages=list(agent.history),
@@ -132,42 +132,42 @@ class Turn:
             calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
             for call in calls:
                 await self._tool(call)
-            self.log.append("step/end", {"turn": self.number, "step": step})
+            self.journal.append(events.step_end(self.number, step))
             self.step_open = False
             agent.deps.store.commit()
             if not calls:
                 if finish == "max-tokens":
-                    return {"kind": "max-tokens"}
+                    return events.max_tokens()
                 if agent.has_checkpoint_input():
                     continue
-                return {"kind": "completed"}
-        return {"kind": "error", "error": {"message": f"step limit ({agent.deps.step_cap}) reached"}}
+                return events.completed()
+        return events.failed(f"step limit ({agent.deps.step_cap}) reached")
 
-    def _message(self, etype: str, message: Message) -> None:
-        self.log.append(etype, message.dump())
-        self.agent.history.append(message)
+    def _message(self, new: NewEvent[Message]) -> None:
+        self.journal.append(new)
+        self.agent.history.append(new.data)
 
     def _checkpoint(self) -> None:
         for message in self.agent.take_steering():
-            self._message("steering/message", message)
+            self._message(events.steering_message(message))
         for message in self.agent.take_injections():
-            self._message("user/message", message)
+            self._message(events.user_message(message))
 
     def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
-        self.log.append("request/retry", {"attempt": attempt, "delayMs": delay_ms, "reason": reason})
+        self.journal.append(events.request_retry(attempt, delay_ms, reason))
 
     # ---- streaming ------------------------------------------------------------------------
 
     async def _stream(self, adapter: LlmAdapter, request: LlmRequest, provider: str) -> tuple[Message, str]:
         self.chunk_seqs, self.partial, self.ended = [], {}, {}
         self.streaming = True
-        usage: dict[str, Any] | None = None
+        usage: Usage | None = None
         finish = "stop"
         async with aclosing(adapter.stream(request)) as chunks:  # type: ignore[type-var]
             async for raw in chunks:
                 chunk: Any = raw if isinstance(raw, BaseModel) else STREAM_CHUNK.validate_python(raw)
-                payload = {"turn": self.number, "step": self.step, "chunk": chunk.dump()}
-                self.chunk_seqs.append(self.log.append("assistant/chunk", payload).seq)
+                event = self.journal.append(events.assistant_chunk(self.number, self.step, chunk))
+                self.chunk_seqs.append(event.seq)
                 if isinstance(chunk, BlockStartChunk) and chunk.block_type != "tool-call":
                     self.partial[chunk.index] = [chunk.block_type]
                 elif isinstance(chunk, TextDeltaChunk | ReasoningDeltaChunk) and chunk.index in self.partial:
@@ -176,22 +176,17 @@ class Turn:
                     self.ended[chunk.index] = chunk.block
                     self.partial.pop(chunk.index, None)
                 elif isinstance(chunk, UsageChunk):
-                    usage = chunk.usage.dump()
+                    usage = chunk.usage
                 elif isinstance(chunk, FinishChunk):
                     finish = chunk.reason
                 self.agent.check_cancel()
         self.streaming = False
         content = [self.ended[i] for i in sorted(self.ended)]
-        message = Message(
-            id=f"msg-{uuid.uuid4().hex}",
-            role="assistant",
-            content=content,
-            source=MessageSource(kind="model", provider=provider, model=request.model),  # type: ignore[call-arg]
+        source = MessageSource(kind="model", provider=provider, model=request.model)
+        message = events.new_message("assistant", content, source)
+        self.journal.append(
+            events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
         )
-        data: dict[str, Any] = {"turn": self.number, "step": self.step, "message": message.dump()}
-        if usage is not None:
-            data["usage"] = usage
-        self.log.append("assistant/message", data, source_event_seqs=list(self.chunk_seqs))
         self.agent.history.append(message)
         for call in content:
             if isinstance(call, ToolCallBlock):
@@ -201,16 +196,7 @@ class Turn:
     # ---- tools ----------------------------------------------------------------------------
 
     async def _tool(self, call: ToolCallBlock) -> None:
-        self.log.append(
-            "tool/call",
-            {
-                "turn": self.number,
-                "step": self.step,
-                "callId": call.id,
-                "name": call.name,
-                "arguments": call.arguments,
-            },
-        )
+        self.journal.append(events.tool_call(self.number, self.step, call.id, call.name, call.arguments))
         self.open_calls[call.id] = (call.name, True)
         output = await self._execute(call)
         self.agent.check_cancel()
@@ -242,11 +228,9 @@ class Turn:
 
     async def _approve(self, call: ToolCallBlock, args: dict[str, Any]) -> str:
         agent = self.agent
-        approval_id = f"ap-{uuid.uuid4().hex}"
+        approval_id = ids.approval_id()
         reason = f"{call.name} needs your approval"
-        self.log.append(
-            "approval/asked", {"id": approval_id, "toolName": call.name, "callId": call.id, "reason": reason}
-        )
+        self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason))
         rpc_id, future = agent.deps.pending.ask_approval(
             agent.session_id, approval_id, call.name, call.id, reason, args
         )
@@ -262,31 +246,21 @@ class Turn:
             agent.allowed_always.add(call.name)
         return str(outcome)
 
-    def _decided(self, outcome: str) -> None:
+    def _decided(self, outcome: ApprovalOutcome) -> None:
         if self.approval is not None:
-            self.log.append("approval/decided", {"id": self.approval[0], "outcome": outcome})
+            self.journal.append(events.approval_decided(self.approval[0], outcome))
             self.approval = None
 
-    async def _emit(self, etype: str, data: dict[str, Any]) -> None:
-        self.log.append(etype, data)
+    async def _emit(self, new: NewEvent[Any]) -> None:
+        self.journal.append(new)
 
     def _result(self, call_id: str, name: str, output: ToolOutput) -> None:
+        error = None
         if output.is_error:
-            code = output.error_code or "TOOL_ERROR"
-            data = tool_error_result(self.number, self.step, call_id, name, code, output.content)
-        else:
-            data = {
-                "turn": self.number,
-                "step": self.step,
-                "message": {
-                    "id": f"msg-{uuid.uuid4().hex}",
-                    "role": "tool",
-                    "content": [{"type": "tool-result", "toolCallId": call_id, "content": output.content}],
-                    "source": {"kind": "tool", "callId": call_id},
-                },
-            }
-        self.log.append("tool/result", data)
-        self.agent.history.append(Message.model_validate(data["message"]))
+            error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
+        new = events.tool_result(self.number, self.step, call_id, output.content, error)
+        self.journal.append(new)
+        self.agent.history.append(new.data.message)
         self.open_calls.pop(call_id, None)
 
     # ---- closing an interrupted step --------------------------------------------------------
@@ -302,24 +276,18 @@ class Turn:
                 if joined:
                     blocks[index] = TextBlock(text=joined) if kind == "text" else ReasoningBlock(text=joined)
             if blocks or self.chunk_seqs:
-                message = Message(
-                    id=f"msg-{uuid.uuid4().hex}",
-                    role="assistant",
-                    content=[blocks[i] for i in sorted(blocks)],
-                    source=MessageSource(kind="model"),
+                content = [blocks[i] for i in sorted(blocks)]
+                message = events.new_message("assistant", content, MessageSource(kind="model"))
+                self.journal.append(
+                    events.assistant_message(
+                        self.number, self.step, message, self.chunk_seqs, interrupted=True
+                    )
                 )
-                data = {
-                    "turn": self.number,
-                    "step": self.step,
-                    "message": message.dump(),
-                    "interrupted": True,
-                }
-                self.log.append("assistant/message", data, source_event_seqs=list(self.chunk_seqs))
                 if message.content:
                     self.agent.history.append(message)
         self._decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
             self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
         if self.step_open:
-            self.log.append("step/end", {"turn": self.number, "step": self.step})
+            self.journal.append(events.step_end(self.number, self.step))
             self.step_open = False

@@ -287,7 +287,7 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     two = await engine.prompt(sid, "queue", [TextInput(text="c")], "r3")
     late = engine.subscribe_mux()
     first = [late.get_nowait()[1] for _ in range(2)]
-    assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == engine.agent(sid).log.last_seq
+    assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == engine.agent(sid).journal.last_seq
     assert isinstance(first[1], SessionQueue) and [i.item_id for i in first[1].items] == [one, two]
     await engine.update_queue(sid, one, RemoveAction())
     with pytest.raises(QueueItemNotFound):

@@ -7,7 +7,7 @@ import pytest
 from contract.content import Message, MessageSource, TextBlock
 from contract.settings import LlmSettings
 from host.engine.llm import AdapterRegistry, LlmRequest, LocalModelAdapter, OpenAICompatibleAdapter
-from host.engine.llm.registry import is_local_url
+from host.engine.llm.catalogue import is_local_url
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 

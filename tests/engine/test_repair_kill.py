@@ -38,7 +38,7 @@ CHILD = textwrap.dedent(
             if item[1].type == "approval/requested":
                 break
         await engine.store.flush()
-        print("READY", sid, engine.agent(sid).log.last_seq, flush=True)
+        print("READY", sid, engine.agent(sid).journal.last_seq, flush=True)
         await asyncio.sleep(3600)
 
     asyncio.run(main())

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from contract.questions import AnswerSet, Question
+from host.engine.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 from host.engine.tools.bash import MAX_OUTPUT_CHARS, OutputCapture
 
@@ -24,7 +25,7 @@ async def _no_questions(questions: list[Question]) -> AnswerSet:
     raise AssertionError("no questions expected")
 
 
-async def _no_events(kind: str, data: dict[str, Any]) -> None:
+async def _no_events(new: NewEvent[Any]) -> None:
     raise AssertionError("no events expected")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from contract.questions import AnswerSet, Question
+from host.engine.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 
 TOOLS = build_tools()
@@ -22,8 +23,8 @@ async def _no_questions(questions: list[Question]) -> AnswerSet:
 def ctx(tmp_path: Path) -> ToolContext:
     events: list[tuple[str, dict[str, Any]]] = []
 
-    async def emit(kind: str, data: dict[str, Any]) -> None:
-        events.append((kind, data))
+    async def emit(new: NewEvent[Any]) -> None:
+        events.append((new.type, new.data.dump()))
 
     work = tmp_path / "work"
     work.mkdir()

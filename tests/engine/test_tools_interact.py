@@ -10,6 +10,7 @@ import pytest
 
 from contract.events import TodoWrite
 from contract.questions import AnswerItem, AnswerSet, Question, answer_problems
+from host.engine.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 
 TOOLS = build_tools()
@@ -25,8 +26,8 @@ class Engine:
         self.release = asyncio.Event()
         self.waiting = asyncio.Event()
 
-    async def emit(self, kind: str, data: dict[str, Any]) -> None:
-        self.events.append((kind, data))
+    async def emit(self, new: NewEvent[Any]) -> None:
+        self.events.append((new.type, new.data.dump()))
 
     async def ask_user(self, questions: list[Question]) -> AnswerSet:
         self.asked.append(questions)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +28,7 @@ from contract.content import (
     Usage,
     UsageChunk,
 )
+from host.engine import ids
 from host.engine.llm.base import LlmRequest, ToolSpec
 
 log = logging.getLogger(__name__)
@@ -203,7 +203,7 @@ class ChunkAssembler:
         out = self._close_current()
         for block in sorted(self._tools.values(), key=lambda b: b.index):
             if not block.call_id:
-                block.call_id = f"call_{uuid.uuid4().hex[:24]}"
+                block.call_id = ids.tool_call_id()
             out.append(BlockEndChunk(index=block.index, block=block.final()))
         self._tools.clear()
         if self._usage is not None:
@@ -260,7 +260,7 @@ class ChunkAssembler:
             block, started = self._new_block("tool-call")
             out += started
             self._tools[key] = block
-            block.call_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
+            block.call_id = call_id or ids.tool_call_id()
             block.name = name
             new_name = name or None
         else:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from contract.questions import AnswerSet, Question
+from host.engine.events import NewEvent
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class ToolContext:
     cwd: Path
     ask_user: Callable[[list[Question]], Awaitable[AnswerSet]]
     """Publishes a question and waits for the first valid answer; raises CancelledError on cancel."""
-    emit: Callable[[str, dict[str, Any]], Awaitable[None]]
+    emit: Callable[[NewEvent[Any]], Awaitable[None]]
     """Appends a session event (e.g. `todo/write`) in order with the turn's other events."""
 
 

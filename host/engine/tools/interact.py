@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from contract.events import TodoItem
 from contract.questions import AnswerSet, Question, QuestionOption
+from host.engine import events
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool
 
@@ -31,8 +33,8 @@ class TodoWriteTool(BaseTool):
     Arguments = TodoWriteArgs
 
     async def execute(self, args: TodoWriteArgs, ctx: ToolContext) -> ToolOutput:
-        todos = [{"content": t.content, "status": t.status} for t in args.todos]
-        await ctx.emit("todo/write", {"todos": todos})
+        todos = [TodoItem(content=t.content, status=t.status) for t in args.todos]
+        await ctx.emit(events.todo_write(todos))
         if not todos:
             return ToolOutput("Todo list cleared.")
         counts = {s: sum(1 for t in args.todos if t.status == s) for s in MARKS}

@@ -1,4 +1,5 @@
-"""The live log of an attached session: assigns seqs and times, persists, publishes.
+"""The journal of an attached session: its live event log. Assigns seqs and times, persists,
+publishes. (`log` in this code base always means a logger; the session's log is its journal.)
 
 Every append happens on the event loop: the seq is assigned, the store write is queued (no disk
 wait) and the `session/event` frame is published in one synchronous step, so mux subscribers see
@@ -11,17 +12,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from contract.events import SessionEvent
+from contract.events import RequestHeader, SessionEvent, SessionTitle
 from contract.frames import SessionEventFrame, SessionProjection
 from host.engine.bus import Bus
+from host.engine.events import NewEvent
 from host.engine.store import SessionHeader, Store
+
+MODEL_FIELDS = {"provider", "model", "reasoning_effort"}
+"""The part of a `request/header` that says which model answered."""
 
 
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class SessionLog:
+class Journal:
     """Append-only event log of one attached session."""
 
     def __init__(self, header: SessionHeader, store: Store, bus: Bus) -> None:
@@ -35,24 +40,9 @@ class SessionLog:
         self.title_source = header.title_source
         self.model: dict[str, Any] | None = header.model
 
-    def append(
-        self,
-        etype: str,
-        data: dict[str, Any],
-        *,
-        source_event_seqs: list[int] | None = None,
-        surface_op: Any = None,
-    ) -> SessionEvent:
+    def append(self, new: NewEvent[Any]) -> SessionEvent:
         """Append one event now (time = now, never earlier than the previous event)."""
-        stamp = max(now_ms(), self.last_time)
-        event = SessionEvent(
-            type=etype,
-            seq=self.last_seq + 1,
-            time=stamp,
-            data=data,
-            source_event_seqs=source_event_seqs,
-            surface_op=surface_op,
-        )
+        event = new.stamp(self.last_seq + 1, max(now_ms(), self.last_time))
         self.extend([event])
         return event
 
@@ -69,15 +59,14 @@ class SessionLog:
 
     def _observe(self, event: SessionEvent) -> None:
         if event.type == "session/title":
-            kind = (event.data.get("source") or {}).get("kind")
-            if kind == "user" or self.title_source != "user":
-                self.title = event.data.get("title")
-                self.title_source = kind
+            titled = SessionTitle.model_validate(event.data)
+            if titled.source.kind == "user" or self.title_source != "user":
+                self.title = titled.title
+                self.title_source = titled.source.kind
                 self.project("title", self.title, event.seq)
         elif event.type == "request/header":
-            self.model = {
-                k: event.data[k] for k in ("provider", "model", "reasoningEffort") if k in event.data
-            }
+            header = RequestHeader.model_validate(event.data)
+            self.model = header.model_dump(by_alias=True, exclude_none=True, include=MODEL_FIELDS)
 
     def project(self, key: str, value: Any, seq: int) -> None:
         self._bus.publish("mux", SessionProjection(session_id=self.session_id, key=key, value=value, seq=seq))

@@ -1,0 +1,195 @@
+"""The session events the engine writes: one constructor per event type.
+
+Each constructor builds the contract's data model (`contract/events.py`), so an event's type and
+its shape are stated once and its wire JSON is always the model's (camelCase aliases, unset
+optionals left out). The journal stamps the seq and the time (`NewEvent.stamp`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from contract._base import to_wire
+from contract.approvals import ApprovalOutcome
+from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
+from contract.events import (
+    AbortedBy,
+    ApprovalAsked,
+    ApprovalDecided,
+    AssistantChunk,
+    AssistantMessage,
+    EndSeed,
+    RequestHeader,
+    RetryNotice,
+    SessionEvent,
+    SessionTitle,
+    StepMark,
+    TitleSource,
+    TodoItem,
+    TodoWrite,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    TurnEnd,
+    TurnEndReason,
+    TurnStart,
+    TurnTrigger,
+)
+from host.engine import ids
+
+D = TypeVar("D", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent(Generic[D]):
+    """An event before the journal gives it a seq and a time."""
+
+    type: str
+    data: D
+    source_event_seqs: list[int] | None = None
+
+    def stamp(self, seq: int, time: int) -> SessionEvent:
+        return SessionEvent(
+            type=self.type,
+            seq=seq,
+            time=time,
+            data=to_wire(self.data),
+            source_event_seqs=self.source_event_seqs,
+        )
+
+
+# ---- turns and steps ---------------------------------------------------------------------------
+
+
+def turn_start(turn: int, trigger: TurnTrigger) -> NewEvent[TurnStart]:
+    return NewEvent("turn/start", TurnStart(turn=turn, trigger=trigger))
+
+
+def turn_end(turn: int, reason: TurnEndReason) -> NewEvent[TurnEnd]:
+    return NewEvent("turn/end", TurnEnd(turn=turn, reason=reason))
+
+
+def step_start(turn: int, step: int) -> NewEvent[StepMark]:
+    return NewEvent("step/start", StepMark(turn=turn, step=step))
+
+
+def step_end(turn: int, step: int) -> NewEvent[StepMark]:
+    return NewEvent("step/end", StepMark(turn=turn, step=step))
+
+
+def request_header(
+    provider: str, model: str, reasoning_effort: str | None, tools: list[str]
+) -> NewEvent[RequestHeader]:
+    header = RequestHeader(provider=provider, model=model, reasoning_effort=reasoning_effort, tools=tools)
+    return NewEvent("request/header", header)
+
+
+def request_retry(attempt: int, delay_ms: int, reason: str) -> NewEvent[RetryNotice]:
+    return NewEvent("request/retry", RetryNotice(attempt=attempt, delay_ms=delay_ms, reason=reason))
+
+
+# ---- turn end reasons --------------------------------------------------------------------------
+
+
+def completed() -> TurnEndReason:
+    return TurnEndReason(kind="completed")
+
+
+def max_tokens() -> TurnEndReason:
+    return TurnEndReason(kind="max-tokens")
+
+
+def aborted(by: AbortedBy) -> TurnEndReason:
+    return TurnEndReason(kind="aborted", by=by)
+
+
+def failed(message: str, status: int | None = None) -> TurnEndReason:
+    error: dict[str, Any] = {"message": message}
+    if status is not None:
+        error["status"] = status
+    return TurnEndReason(kind="error", error=error)
+
+
+def interrupted() -> TurnEndReason:
+    return TurnEndReason(kind="interrupted")
+
+
+# ---- messages ----------------------------------------------------------------------------------
+
+
+def user_message(message: Message) -> NewEvent[Message]:
+    return NewEvent("user/message", message)
+
+
+def steering_message(message: Message) -> NewEvent[Message]:
+    return NewEvent("steering/message", message)
+
+
+def assistant_chunk(turn: int, step: int, chunk: StreamChunk) -> NewEvent[AssistantChunk]:
+    return NewEvent("assistant/chunk", AssistantChunk(turn=turn, step=step, chunk=chunk))
+
+
+def assistant_message(
+    turn: int,
+    step: int,
+    message: Message,
+    chunk_seqs: list[int],
+    *,
+    usage: Usage | None = None,
+    interrupted: bool | None = None,
+) -> NewEvent[AssistantMessage]:
+    """`sourceEventSeqs` are the seqs of the `assistant/chunk`s the message was built from."""
+    data = AssistantMessage(turn=turn, step=step, message=message, usage=usage, interrupted=interrupted)
+    return NewEvent("assistant/message", data, list(chunk_seqs))
+
+
+Role = Literal["user", "assistant", "tool"]
+
+
+def new_message(role: Role, content: list[Any], source: MessageSource) -> Message:
+    """A message with a fresh id."""
+    return Message(id=ids.message_id(), role=role, content=content, source=source)
+
+
+# ---- tools and approvals -----------------------------------------------------------------------
+
+
+def tool_call(turn: int, step: int, call_id: str, name: str, arguments: str) -> NewEvent[ToolCall]:
+    call = ToolCall(turn=turn, step=step, call_id=call_id, name=name, arguments=arguments)
+    return NewEvent("tool/call", call)
+
+
+def tool_result(
+    turn: int, step: int, call_id: str, text: str, error: ToolError | None = None
+) -> NewEvent[ToolResult]:
+    """The tool's answer as a `tool` message; an error result also names the tool and a code."""
+    block = ToolResultBlock(tool_call_id=call_id, content=text, is_error=True if error else None)
+    message = new_message("tool", [block], MessageSource(kind="tool", call_id=call_id))
+    return NewEvent("tool/result", ToolResult(turn=turn, step=step, message=message, error=error))
+
+
+def todo_write(todos: list[TodoItem]) -> NewEvent[TodoWrite]:
+    return NewEvent("todo/write", TodoWrite(todos=todos))
+
+
+def approval_asked(approval_id: str, tool_name: str, call_id: str, reason: str) -> NewEvent[ApprovalAsked]:
+    asked = ApprovalAsked(id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason)
+    return NewEvent("approval/asked", asked)
+
+
+def approval_decided(approval_id: str, outcome: ApprovalOutcome) -> NewEvent[ApprovalDecided]:
+    return NewEvent("approval/decided", ApprovalDecided(id=approval_id, outcome=outcome))
+
+
+# ---- session -----------------------------------------------------------------------------------
+
+
+def session_title(title: str, kind: Literal["user", "auto"]) -> NewEvent[SessionTitle]:
+    return NewEvent("session/title", SessionTitle(title=title, source=TitleSource(kind=kind)))
+
+
+def end_seed() -> NewEvent[EndSeed]:
+    return NewEvent("session/end-seed", EndSeed())

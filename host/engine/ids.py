@@ -1,0 +1,44 @@
+"""Every id the engine mints, in one place: a short prefix naming the kind, then 128 random bits.
+
+The prefixes only help a person reading a log or a URL; nothing parses them.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+
+def _mint(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def session_id() -> str:
+    return _mint("s")
+
+
+def message_id() -> str:
+    return _mint("msg")
+
+
+def approval_id() -> str:
+    return _mint("ap")
+
+
+def queue_item_id() -> str:
+    """An inbox item queued as next-turn input."""
+    return _mint("q")
+
+
+def steer_item_id() -> str:
+    """An inbox item sent as steering."""
+    return _mint("s")
+
+
+def tool_call_id() -> str:
+    """A call id for a tool call the model did not name (OpenAI's `call_` + 24 hex style)."""
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def host_instance_id() -> str:
+    """Changes on every start, so a client can tell a restarted host from a reconnect."""
+    return f"host-{uuid.uuid4()}"
