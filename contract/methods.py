@@ -22,6 +22,9 @@ class Method:
     version: int = 1
     privileged: bool = False
     """Privileged methods are served only to the local window or loopback hosts (spec 03)."""
+    user_paced: bool = False
+    """The answer waits for the person (a folder picker, a command they run): clients exempt
+    such calls from the unary timeout."""
 
     @property
     def domain(self) -> str:

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Run every test: lint, types, layering, Python suites (engine, API, browser, window), JS units.
+# Run every test: the generated JS contract is current, lint, types, layering, Python suites
+# (engine, API, browser, window), JS units.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin
+$py/python -m contract --check   # webui/js/contract.gen.js matches contract/
 $py/ruff check .
 $py/ruff format --check .
 $py/mypy

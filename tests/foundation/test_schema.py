@@ -140,7 +140,7 @@ def test_wire_names_are_camel_case() -> None:
 def test_cli_writes_every_schema_and_the_openapi_document(tmp_path: Path) -> None:
     out = tmp_path / "schemas"
     run = subprocess.run(
-        [sys.executable, "-m", "contract", "--out", str(out)],
+        [sys.executable, "-m", "contract", "--out", str(out), "--js", str(tmp_path / "contract.gen.js")],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -156,8 +156,14 @@ def test_cli_writes_every_schema_and_the_openapi_document(tmp_path: Path) -> Non
 
 
 def test_cli_default_directory(tmp_path: Path) -> None:
+    js = tmp_path / "contract.gen.js"  # not the repository's copy: a test never rewrites the checkout
     run = subprocess.run(
-        [sys.executable, "-m", "contract"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "contract", "--js", str(js)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "schema-out" / "openapi.json").is_file()
+    assert js.is_file()
