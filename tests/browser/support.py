@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:(\d+)/\?token=\S+)")
@@ -127,7 +127,8 @@ def openai_args(base_url: str) -> list[str]:
 
 
 class Contexts:
-    """Browser contexts opened by one test; uncaught page errors fail the test at teardown."""
+    """Browser contexts opened by one test; uncaught page errors, and frames the client dropped
+    because they did not fit the generated contract, fail the test at teardown."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -140,9 +141,14 @@ class Contexts:
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        page.on("console", self._on_console)
         if url is not None:
             open_app(page, url)
         return page
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "warning" and ": dropped a frame" in message.text:
+            self.page_errors.append(message.text)
 
     def close(self) -> None:
         for context in self.contexts:

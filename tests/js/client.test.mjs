@@ -72,6 +72,24 @@ test("call: times out (AbortSignal.timeout) even when the carrier ignores the si
   clearTimeout(keepAlive);
 });
 
+test("call: a method the contract marks userPaced waits for the person (no timeout); others keep it", async () => {
+  const methods = { "host.pickDirectory": { userPaced: true }, "host.describe": { userPaced: false } };
+  const answers = [];
+  const c = new FakeClient(
+    (u, init) =>
+      new Promise((resolve) => answers.push(() => resolve(json({ type: "server-response", rpcId: JSON.parse(init.body).rpcId, result: { ok: true, value: {} } })))),
+    { timeoutMs: 20, methods },
+  );
+  const keepAlive = setTimeout(() => {}, 5_000); // AbortSignal.timeout's timer does not hold Node's loop
+  const picked = c.call("host.pickDirectory", {});
+  await assert.rejects(c.call("host.describe"), (e) => e.kind === "timeout");
+  await new Promise((r) => setTimeout(r, 40)); // well past the unary timeout
+  clearTimeout(keepAlive);
+  answers[0]();
+  assert.deepEqual(await picked, { ok: true, value: {} });
+  assert.equal(c.requests[0].init.signal, undefined, "no timeout signal reached the carrier");
+});
+
 test("call: the caller's signal merges with the timeout; abort → cancelled result", async () => {
   let seen;
   const c = new FakeClient((u, init) => {

@@ -2,6 +2,7 @@
 // only supply doFetch(url, init) → Promise<Response>. No DOM: importable in Node.
 //
 //   call(method, payload, {signal, timeoutMs})  → RpcResult {ok:true,value} | {ok:false,error}
+//                                                 (no timeout for a method the contract marks userPaced)
 //   respond(rpcId, result, {signal})            → RpcReceipt {accepted:true} | {accepted:false, reason}
 //   stream(key, {signal, onActivity, log})      → FrameStream (async iterable of server-requests)
 //   subscribeEnvelopes(listener)                → unsubscribe; batches of all four message kinds
@@ -11,8 +12,9 @@
 
 import { EnvelopeObservers } from "./observers.js";
 import { SseParser } from "./sse.js";
-import { STREAM_FRAMES, checkReceipt, checkRpcResult, validateServerRequest } from "./frames.js";
+import { checkReceipt, checkServerResponse, isStream, validateServerRequest } from "./frames.js";
 import { TransportError, rpcError } from "./errors.js";
+import { METHODS } from "../contract.gen.js";
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -50,9 +52,13 @@ async function shortText(res) {
 }
 
 export class AbstractApiClient {
-  /** @param {{timeoutMs?: number, baseUrl?: string, log?: Pick<Console, "warn"|"error">}} [opts] */
+  /**
+   * @param {{timeoutMs?: number, baseUrl?: string, log?: Pick<Console, "warn"|"error">,
+   *          methods?: Record<string, {userPaced: boolean}>}} [opts] `methods` defaults to the contract's
+   */
   constructor(opts = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.methods = opts.methods ?? METHODS;
     this.baseUrl = (opts.baseUrl ?? "").replace(/\/$/, "");
     this.log = opts.log ?? console;
     this.observers = new EnvelopeObservers((err) => this.log.error("envelope observer failed", err));
@@ -74,10 +80,15 @@ export class AbstractApiClient {
     return this.observers.subscribe(listener);
   }
 
-  /** POST a JSON body with the unary timeout; returns the parsed JSON or throws TransportError. */
+  /**
+   * POST a JSON body with a timeout (`timeoutMs`, else the unary one; `null` = none, for calls that
+   * wait for the person); returns the parsed JSON or throws TransportError.
+   */
   async postJson(path, body, signal, timeoutMs, what) {
-    const timeout = AbortSignal.timeout(timeoutMs ?? this.timeoutMs);
-    const merged = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const limit = timeoutMs === undefined ? this.timeoutMs : timeoutMs;
+    const timeout = limit === null ? null : AbortSignal.timeout(limit);
+    const signals = [signal, timeout].filter(Boolean);
+    const merged = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     try {
       const res = await raceAbort(
         this.doFetch(this.url(path), {
@@ -100,7 +111,7 @@ export class AbstractApiClient {
     } catch (err) {
       if (err instanceof TransportError) throw err;
       if (signal?.aborted) throw new TransportError("aborted", `${what}: cancelled by the caller`, { cause: err });
-      if (timeout.aborted) throw new TransportError("timeout", `${what}: no answer within ${timeoutMs ?? this.timeoutMs} ms`, { cause: err });
+      if (timeout?.aborted) throw new TransportError("timeout", `${what}: no answer within ${limit} ms`, { cause: err });
       throw new TransportError("network", `${what}: ${err?.message ?? err}`, { cause: err });
     }
   }
@@ -110,6 +121,7 @@ export class AbstractApiClient {
    * @returns {Promise<{ok: true, value: any} | {ok: false, error: {code: string, message: string, details: object}}>}
    */
   async call(method, payload = {}, { signal, timeoutMs } = {}) {
+    if (timeoutMs === undefined && this.methods[method]?.userPaced) timeoutMs = null;
     const rpcId = newRpcId();
     const envelope = { type: "client-request", rpcId, method, payload };
     this.observers.tap(envelope);
@@ -122,14 +134,11 @@ export class AbstractApiClient {
       }
       throw err;
     }
-    if (body === null || typeof body !== "object" || body.type !== "server-response") {
-      throw new TransportError("protocol", `${method}: not a server-response`);
-    }
+    const problem = checkServerResponse(body);
+    if (problem) throw new TransportError("protocol", `${method}: malformed answer (${problem})`);
     if (body.rpcId !== rpcId) {
       throw new TransportError("protocol", `${method}: rpcId mismatch (sent ${rpcId}, got ${body.rpcId})`);
     }
-    const problem = checkRpcResult(body.result);
-    if (problem) throw new TransportError("protocol", `${method}: malformed result (${problem})`);
     this.observers.tap(body);
     return body.result;
   }
@@ -163,7 +172,7 @@ export class AbstractApiClient {
    * @param {{signal?: AbortSignal, onActivity?: (kind: "bytes"|"comment") => void}} [opts]
    */
   async stream(key, { signal, onActivity } = {}) {
-    if (!STREAM_FRAMES[key]) throw new Error(`unknown stream ${key}`);
+    if (!isStream(key)) throw new Error(`unknown stream ${key}`);
     const ac = new AbortController();
     const merged = signal ? AbortSignal.any([signal, ac.signal]) : ac.signal;
     let res;

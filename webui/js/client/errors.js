@@ -15,6 +15,12 @@ export class TransportError extends Error {
   }
 }
 
+/**
+ * Error codes only the client makes up, for failures that never got a typed answer from the host
+ * (every other code it uses is one of the contract's ERROR_CODES).
+ */
+export const CLIENT_ERROR_CODES = Object.freeze(["transport"]);
+
 /** A typed RpcError value, for results the client makes up itself (e.g. a caller abort). */
 export function rpcError(code, message, details = {}) {
   return { code, message, details };
