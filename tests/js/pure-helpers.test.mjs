@@ -2,8 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildTree, flattenTree, reusableBlank, shortenPath, highlightRuns } from "../../webui/js/state/session-list.js";
 import { lineDiff, withContext, describeTool, parseArgs } from "../../webui/js/state/diff.js";
-import { validateServerRequest } from "../../webui/js/client/frames.js";
-import { classifyProblem, providerProblem, describeError } from "../../webui/js/state/problems.js";
 
 const S = (id, updatedAt, extra = {}) => ({ sessionId: id, updatedAt, running: false, blank: false, ...extra });
 
@@ -58,28 +56,6 @@ test("tool descriptions read several argument spellings; bad JSON is null", () =
   assert.equal(describeTool("edit_file", JSON.stringify({ filePath: "y", oldString: "1", newString: "2" })).new, "2");
   assert.equal(parseArgs('{"a":'), null);
   assert.deepEqual(parseArgs(""), {});
-});
-
-test("frame validation: good frames pass, wrong shapes and unknown types fail", () => {
-  const sr = (payload) => ({ type: "server-request", rpcId: "r", method: payload.type, payload });
-  assert.equal(validateServerRequest("events.mux", sr({ type: "question/requested", sessionId: "s", questions: [{ id: "q", question: "?", options: [{ label: "a" }] }] })).ok, true);
-  assert.equal(validateServerRequest("events.mux", sr({ type: "question/requested", sessionId: "s", questions: [] })).ok, false);
-  assert.equal(validateServerRequest("events.mux", sr({ type: "approval/resolved", sessionId: "s", approvalId: "a", outcome: "maybe" })).ok, false);
-  assert.equal(validateServerRequest("events.mux", sr({ type: "session/queue", sessionId: "s", items: [{ itemId: "i", content: [], mode: "queue" }] })).ok, true);
-  assert.equal(validateServerRequest("events.host", sr({ type: "host/models-changed" })).ok, true);
-  assert.equal(validateServerRequest("events.host", sr({ type: "host/whatever" })).ok, false);
-  assert.equal(validateServerRequest("events.mux", { ...sr({ type: "session/subscribed", sessionId: "s", lastSeq: 0 }), method: "other" }).ok, false);
-  assert.equal(validateServerRequest("events.mux", sr({ type: "session/event", sessionId: "s", event: { type: "x", seq: 0, time: 0, data: {}, surfaceOp: "bogus" } })).ok, false);
-});
-
-test("problems: error codes and provider configuration map to banners", () => {
-  assert.equal(classifyProblem({ code: "model-unavailable", message: "", details: {} }), "model-unavailable");
-  assert.equal(classifyProblem({ code: "internal", message: "401 Unauthorized: bad API key" }), "provider-not-configured");
-  assert.equal(classifyProblem({ code: "internal", message: "boom" }), null);
-  const settings = { values: { provider: "deepseek" }, providers: [{ provider: "deepseek", needsKey: true }] };
-  assert.equal(providerProblem(settings, { items: [] }), "provider-not-configured");
-  assert.equal(providerProblem(settings, { items: [{ ref: "deepseek", configured: true }] }), null);
-  assert.match(describeError({ code: "agent-busy", message: "", details: { reason: "cancelling" } }), /cancelling/);
 });
 
 test("provisional title: whitespace collapsed, cut near 60 chars at a word boundary, host title wins", async () => {

@@ -15,7 +15,7 @@
 import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end", "session/flush"]);
+const SILENT = new Set(["step/start", "step/end"]);
 
 export class SessionFold {
   constructor() {

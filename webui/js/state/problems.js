@@ -1,6 +1,9 @@
 // Error codes → what the user is told and which state a banner shows. Pure.
+// MESSAGES has one entry per code of the contract (ERROR_CODES in contract.gen.js); a code added
+// to contract/errors.py without a message here fails tests/js/problems.test.mjs.
 
-const MESSAGES = {
+/** error code → the sentence shown to the user. */
+export const MESSAGES = {
   "session-not-found": "This session no longer exists.",
   "agent-busy": "The agent cannot take this input right now.",
   "model-unavailable": "The selected model is unavailable.",
@@ -10,6 +13,7 @@ const MESSAGES = {
   "queue-item-not-found": "That queued input was already taken or removed.",
   "steer-unavailable": "That input cannot be used to steer right now.",
   "attachment-error": "The image could not be attached.",
+  "session-conflict": "A session with this id already exists.",
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
@@ -23,7 +27,7 @@ const MESSAGES = {
 export function describeError(err) {
   if (!err) return "";
   if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
-  if (err.code && MESSAGES[err.code]) {
+  if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const extra = err.code === "agent-busy" || err.code === "attachment-error" ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];
@@ -31,19 +35,19 @@ export function describeError(err) {
   return err.message || String(err);
 }
 
-const NOT_CONFIGURED = /\b(api[ _-]?key|credential|unauthori[sz]ed|401|not configured|no key)\b/i;
+/** HTTP statuses with which a provider refuses a missing or wrong API key. */
+const AUTH_STATUSES = new Set([401, 403]);
 
 /**
  * Which banner an error asks for: "model-unavailable", "provider-not-configured" or null.
- * Works on RpcErrors and on turn/end {reason:{kind:"error", error}} payloads.
+ * Works on RpcErrors (by code) and on the `error` of a turn/end {reason: {kind: "error"}}, which
+ * carries the provider's HTTP `status` when the provider refused the request.
  */
 export function classifyProblem(err) {
-  if (!err) return null;
-  const code = typeof err === "object" ? err.code : null;
-  if (code === "model-unavailable") return "model-unavailable";
-  if (code === "credential-rejected" || code === "provider-not-configured" || code === "credential-missing") return "provider-not-configured";
-  const text = typeof err === "string" ? err : `${err.message ?? ""} ${err.name ?? ""}`;
-  if (NOT_CONFIGURED.test(text)) return "provider-not-configured";
+  if (!err || typeof err !== "object") return null;
+  if (err.code === "model-unavailable") return "model-unavailable";
+  if (err.code === "credential-rejected") return "provider-not-configured";
+  if (AUTH_STATUSES.has(err.status)) return "provider-not-configured";
   return null;
 }
 

@@ -110,7 +110,6 @@ export class App {
     m.on("queue", (sid) => sid === m.activeId && this.queue.set(sid, m.queues.get(sid)));
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
-      if (classifyProblem(message) === "provider-not-configured") this.status.setProblem("provider-not-configured", true);
     });
     m.on("config", () => {
       this.checkProvider();

@@ -1,0 +1,42 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ERROR_CODES } from "../../webui/js/contract.gen.js";
+import { MESSAGES, classifyProblem, describeError, providerProblem } from "../../webui/js/state/problems.js";
+
+test("every error code of the contract has a message, and every message a code", () => {
+  assert.deepEqual(ERROR_CODES.filter((code) => !Object.hasOwn(MESSAGES, code)), [], "codes without a message in state/problems.js");
+  assert.deepEqual(Object.keys(MESSAGES).filter((code) => !ERROR_CODES.includes(code)), [], "messages for codes the contract does not have");
+  for (const code of ERROR_CODES) assert.ok(MESSAGES[code].trim().length > 0, code);
+});
+
+test("describeError: the code's message, with the useful detail; the host's words where they help", () => {
+  assert.equal(describeError({ code: "agent-busy", message: "", details: { reason: "cancelling" } }), "The agent cannot take this input right now. (cancelling)");
+  assert.equal(describeError({ code: "model-unavailable", message: "", details: { provider: "deepseek", model: "chat" } }), "Model deepseek/chat is unavailable.");
+  assert.equal(describeError({ code: "session-not-found", message: "raw", details: { sessionId: "s" } }), "This session no longer exists.");
+  assert.equal(describeError({ code: "internal", message: "disk full", details: {} }), "disk full");
+  assert.equal(describeError({ code: "transport", message: "network down", details: {} }), "network down");
+  assert.equal(describeError({ code: "constructor", message: "odd" }), "odd");
+  assert.equal(describeError(new Error("plain")), "plain");
+  assert.equal(describeError(null), "");
+});
+
+test("classifyProblem: by error code, or by the provider's HTTP status on a failed turn", () => {
+  assert.equal(classifyProblem({ code: "model-unavailable", message: "", details: { provider: "p", model: "m" } }), "model-unavailable");
+  assert.equal(classifyProblem({ code: "credential-rejected", message: "", details: {} }), "provider-not-configured");
+  // a turn/end {reason: {kind: "error", error}} from a provider that refused the key
+  assert.equal(classifyProblem({ message: "HTTP 401 from deepseek", status: 401 }), "provider-not-configured");
+  assert.equal(classifyProblem({ message: "forbidden", status: 403 }), "provider-not-configured");
+  assert.equal(classifyProblem({ message: "overloaded", status: 529 }), null);
+  // message text is not parsed: only typed facts count
+  assert.equal(classifyProblem({ code: "internal", message: "401 Unauthorized: bad API key", details: {} }), null);
+  assert.equal(classifyProblem("no API key configured"), null);
+  assert.equal(classifyProblem(null), null);
+});
+
+test("providerProblem: a provider that needs a key without a configured credential", () => {
+  const settings = { values: { provider: "deepseek" }, providers: [{ provider: "deepseek", needsKey: true }] };
+  assert.equal(providerProblem(settings, { items: [] }), "provider-not-configured");
+  assert.equal(providerProblem(settings, { items: [{ ref: "deepseek", configured: true }] }), null);
+  assert.equal(providerProblem({ values: { provider: "local" }, providers: [{ provider: "local", needsKey: false }] }, null), null);
+  assert.equal(providerProblem(null, null), null);
+});
