@@ -63,6 +63,11 @@ def add_parsers(sub: Any, common: Any) -> None:
     common(export)
     imp = sub.add_parser("import", help="read a session archive back")
     imp.add_argument("archive")
+    imp.add_argument(
+        "--cwd",
+        required=True,
+        help="the folder the imported sessions may work in (the archive's own folder is never used)",
+    )
     common(imp)
 
 
@@ -224,6 +229,9 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
 
 async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     path = Path(args.archive)
+    cwd = Path(args.cwd).expanduser().resolve()
+    if not cwd.is_dir():
+        raise CommandError(f"--cwd {args.cwd}: not a directory")
     try:
         sessions = read_archive(path)  # checked whole before anything is written
     except OSError as exc:
@@ -238,7 +246,7 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
         if taken:
             raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
         for rows in sessions:
-            print(await runtime.engine.import_rows(rows))
+            print(await runtime.engine.import_rows(rows, str(cwd)))
     finally:
         await runtime.close()
         instance.close()

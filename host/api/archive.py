@@ -8,19 +8,22 @@ reference (media type, size, dimensions) beside them in `media/<attachmentId>.js
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import zipfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Literal
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from contract.content import AttachmentRef
 from contract.events import SessionEvent
+from contract.sessions import SessionId
 from host.engine.engine import Engine
 from host.engine.store import ExportRow
-from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader, SessionHeader
+from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader
 
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
 
@@ -92,17 +95,77 @@ class ArchiveError(ValueError):
     """Not a readable session archive; the message is one line for the user."""
 
 
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+"""Uncompressed size of one entry (a session log or an image)."""
+MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+"""Uncompressed size of the whole archive."""
+MAX_RATIO = 100
+"""Deflate gets JSON logs to ~1/10; a larger entry expanding 100x or more is a zip bomb."""
+RATIO_FLOOR = 1024 * 1024
+"""Entries below this size are never refused for their ratio."""
+MAX_ENTRIES = 100_000
+
+
+class ArchiveHeader(BaseModel):
+    """Line 1 of a session log, checked as strictly as `session.create` checks its input, so an
+    archive cannot plant an id or a header that breaks `session.list` later."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: SessionId
+    created_at: int = Field(alias="createdAt", ge=0)
+    cwd: str | None = None
+    parent_session: SessionId | None = Field(default=None, alias="parentSession")
+    seed_length: int = Field(default=0, alias="seedLength", ge=0)
+    agent_preset: str | None = Field(default=None, alias="agentPreset", max_length=200)
+    title: str | None = Field(default=None, max_length=1000)
+    title_source: Literal["user", "auto"] | None = Field(default=None, alias="titleSource")
+    last_activity: int | None = Field(default=None, alias="lastActivity", ge=0)
+    blank: bool = True
+
+
 def read_archive(path: Path) -> list[list[ExportRow]]:
     """Each session of an archive as export rows (main session first, then descendants).
 
-    Every entry is parsed and checked (header, events with contiguous seqs from 0, media) before
-    anything is returned, so a broken archive imports nothing. Raises ArchiveError (or OSError).
+    Every entry is parsed and checked (sizes, header, events with contiguous seqs from 0, media
+    whose id is the hash of its bytes) before anything is returned, so a broken or hostile
+    archive imports nothing. Raises ArchiveError (or OSError).
     """
     try:
         with zipfile.ZipFile(path) as zf:
+            _check_entries(zf)
             return _read_sessions(zf)
     except zipfile.BadZipFile as exc:
         raise ArchiveError("not a zip archive") from exc
+
+
+def _check_entries(zf: zipfile.ZipFile) -> None:
+    """Refuse duplicate names and sizes past the caps before a single byte is inflated."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise ArchiveError(f"too many entries ({len(infos)})")
+    seen: set[str] = set()
+    total = 0
+    for info in infos:
+        if info.filename in seen:
+            raise ArchiveError(f"{info.filename}: the entry appears twice")
+        seen.add(info.filename)
+        if info.file_size > MAX_ENTRY_BYTES:
+            raise ArchiveError(f"{info.filename}: {info.file_size} bytes uncompressed is too large")
+        if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+            raise ArchiveError(f"{info.filename}: expands {info.file_size // max(info.compress_size, 1)}x")
+        total += info.file_size
+    if total > MAX_TOTAL_BYTES:
+        raise ArchiveError(f"{total} bytes uncompressed is too large")
+
+
+def _read(zf: zipfile.ZipFile, name: str) -> bytes:
+    """An entry's bytes, never more than its checked size (zipfile stops at the declared size)."""
+    with zf.open(name) as entry:
+        data = entry.read(MAX_ENTRY_BYTES + 1)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ArchiveError("too large")
+    return data
 
 
 def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
@@ -113,17 +176,25 @@ def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
     for name in names:
         if name.startswith("media/") and name.endswith(".json"):
             with _entry(name):
-                ref = AttachmentRef.model_validate_json(zf.read(name))
-                data = zf.read(f"media/{ref.attachment_id}.{EXTENSIONS[ref.media_type]}")
+                ref = AttachmentRef.model_validate_json(_read(zf, name))
+                data = _read(zf, f"media/{ref.attachment_id}.{EXTENSIONS[ref.media_type]}")
+                if ref.attachment_id != "sha256-" + hashlib.sha256(data).hexdigest():
+                    raise ArchiveError("the image's id is not the hash of its bytes")
             media.append(ExportAttachment(ref, data))
     logs = ["session.jsonl", *sorted(n for n in names if n.startswith("subagents/"))]
     sessions: list[list[ExportRow]] = []
+    ids: set[str] = set()
     for name in logs:
         with _entry(name):
-            lines = zf.read(name).decode("utf-8").splitlines()
+            lines = _read(zf, name).decode("utf-8").splitlines()
             if not lines:
                 raise ArchiveError("it is empty")
-            SessionHeader.from_row(json.loads(lines[0]))
+            header = ArchiveHeader.model_validate_json(lines[0])
+            if header.id in ids:
+                raise ArchiveError(f"session {header.id} appears twice")
+            if name != "session.jsonl" and name != f"subagents/{header.id}/session.jsonl":
+                raise ArchiveError(f"holds session {header.id}")
+            ids.add(header.id)
         rows: list[ExportRow] = [ExportHeader(lines[0])]
         for number, line in enumerate(_non_empty(lines[1:])):
             with _entry(f"{name}, event {number}"):
@@ -140,6 +211,8 @@ def _entry(where: str) -> Iterator[None]:
     """Name the entry a parse or validation failure comes from, in one line."""
     try:
         yield
+    except ArchiveError as exc:
+        raise ArchiveError(f"{where}: {exc}") from exc
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(part) for part in first["loc"])

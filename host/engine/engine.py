@@ -7,6 +7,7 @@ store's writer thread.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import AsyncIterator, Iterable
@@ -47,7 +48,7 @@ from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
 from host.engine.repair import repair_events
 from host.engine.selection import Selections
-from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
+from host.engine.store import ExportHeader, ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
@@ -58,6 +59,18 @@ log = logging.getLogger(__name__)
 
 def _expand(path: str) -> str:
     return os.path.expanduser(path)
+
+
+def _with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
+    """The rows with the header's cwd replaced by `cwd`."""
+    out: list[ExportRow] = []
+    for row in rows:
+        if isinstance(row, ExportHeader):
+            header = json.loads(row.json)
+            header["cwd"] = cwd
+            row = ExportHeader(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
+        out.append(row)
+    return out
 
 
 class Engine:
@@ -344,10 +357,14 @@ class Engine:
         async for row in self.store.export_rows(session_id):
             yield row
 
-    async def import_rows(self, rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> str:
-        """Write an exported session back; SessionConflict when its id exists."""
+    async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
+        """Write an exported session back, working in `cwd` (the importing user's choice: the
+        archive's own cwd is never used); SessionConflict when its id exists."""
+        chosen = Path(_expand(cwd)).resolve()
+        if not chosen.is_dir():
+            raise ValueError(f"{chosen} is not a directory")
         try:
-            sid = await self.store.import_rows(rows)
+            sid = await self.store.import_rows(_with_cwd(rows, str(chosen)))
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc

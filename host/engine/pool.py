@@ -23,9 +23,8 @@ from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.repair import repair_events
 from host.engine.store import Store
+from host.engine.store.grants import WHOLE_TOOL
 from host.engine.tools.base import Tool
-
-AUDIT_TYPES = ("approval/asked", "approval/decided")
 
 SelectionFor = Callable[[str, Journal], ModelSelection]
 
@@ -107,11 +106,6 @@ class AgentPool:
         await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))
 
     async def _allowed_always(self, session_id: str) -> set[str]:
-        """Tools the user allowed always in this session, read back from the approval audit."""
-        audit = [e.typed_data() for e in await self._store.events_of_types(session_id, AUDIT_TYPES)]
-        tool_of = {a.id: a.tool_name for a in audit if isinstance(a, ApprovalAsked)}
-        return {
-            tool_of[d.id]
-            for d in audit
-            if isinstance(d, ApprovalDecided) and d.outcome == "allowed-always" and tool_of.get(d.id)
-        }
+        """Tools the user allowed always in this session: the host-side grant table only, never
+        the log's `approval/decided` audit, which an imported or edited archive can forge."""
+        return {g.tool for g in await self._store.grants(session_id) if g.scope == WHOLE_TOOL}

@@ -37,6 +37,8 @@ from host.engine import events, ids
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
+from host.engine.journal import now_ms
+from host.engine.store.grants import Grant
 from host.engine.tools.base import ToolContext, ToolOutput
 
 if TYPE_CHECKING:
@@ -244,6 +246,7 @@ class Turn:
         self._decided(outcome)
         if outcome == "allowed-always":
             agent.allowed_always.add(call.name)
+            agent.deps.store.add_grant(agent.session_id, Grant(call.name, created_at=now_ms()))
         return str(outcome)
 
     def _decided(self, outcome: ApprovalOutcome) -> None:

@@ -149,7 +149,7 @@ def test_unusable_paths_and_unknown_sessions_exit_2_with_one_line(
         unknown,
         ["prompt", "hi", "--data-dir", str(blocker / "data"), *provider_flags(llm)],
         ["export", "s-nope", "-o", str(tmp_path / "x.zip"), "--data-dir", str(tmp_path / "d")],
-        ["import", str(tmp_path / "missing.zip"), "--data-dir", str(tmp_path / "d")],
+        ["import", str(tmp_path / "missing.zip"), "--cwd", str(tmp_path), "--data-dir", str(tmp_path / "d")],
         ["serve", "--token-file", str(blocker), "--data-dir", str(tmp_path / "d")],
         ["serve", "--host", "203.0.113.1", "--data-dir", str(tmp_path / "d")],
     ]
@@ -224,9 +224,11 @@ async def test_import_of_a_broken_archive_exits_2_and_imports_nothing(
         _archive(archive, CORRUPT[case])
     data = tmp_path / "data"
     if case == "not-a-zip":  # the installed binary once; the parser's code in-process for the rest
-        result: Any = run_cli("import", str(archive), "--data-dir", str(data), cwd=tmp_path, timeout=30)
+        result: Any = run_cli(
+            "import", str(archive), "--cwd", str(tmp_path), "--data-dir", str(data), cwd=tmp_path, timeout=30
+        )
     else:
-        result = run_main("import", str(archive), "--data-dir", str(data))
+        result = run_main("import", str(archive), "--cwd", str(tmp_path), "--data-dir", str(data))
     assert result.returncode == 2, result.stderr
     assert str(archive) in one_line_error(result.stderr)
     host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)

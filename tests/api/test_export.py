@@ -159,7 +159,8 @@ async def test_cli_export_then_import_round_trips_exactly(
         assert offline.read(name) == online_zip.read(name), name  # the CLI and the API agree byte for byte
 
     fresh = tmp_path / "b" / "data"
-    imported = run_cli("import", str(archive), "--data-dir", str(fresh))
+    cwd = json.loads(offline.read("session.jsonl").decode().splitlines()[0])["cwd"]
+    imported = run_cli("import", str(archive), "--cwd", cwd, "--data-dir", str(fresh))
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.split() == [sid, child]
 
@@ -187,7 +188,7 @@ async def test_cli_export_then_import_round_trips_exactly(
     finally:
         await target.close()
 
-    twice = run_cli("import", str(archive), "--data-dir", str(fresh))
+    twice = run_cli("import", str(archive), "--cwd", cwd, "--data-dir", str(fresh))
     assert twice.returncode == 2 and "Traceback" not in twice.stderr
     assert len(twice.stderr.strip().splitlines()) == 1 and sid in twice.stderr
 
@@ -195,8 +196,8 @@ async def test_cli_export_then_import_round_trips_exactly(
     only_child = tmp_path / "child.zip"
     assert run_main("export", child, "-o", str(only_child), "--data-dir", str(fresh)).returncode == 0
     third = tmp_path / "c" / "data"
-    assert run_main("import", str(only_child), "--data-dir", str(third)).stdout.split() == [child]
-    clash = run_main("import", str(archive), "--data-dir", str(third))
+    assert run_main("import", str(only_child), "--cwd", cwd, "--data-dir", str(third)).stdout.split() == [child]
+    clash = run_main("import", str(archive), "--cwd", cwd, "--data-dir", str(third))
     assert clash.returncode == 2 and child in clash.stderr and "Traceback" not in clash.stderr
     target = await open_test_host("inprocess", tmp_path / "c", llm_server.base_url, data_dir=third)
     try:

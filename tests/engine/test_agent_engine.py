@@ -239,10 +239,10 @@ async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, 
     assert hits == [(sid, "The flux capacitor is charged.")] and not more
     rows = [row async for row in engine.export_rows(sid)]
     other = await engine_factory(tmp_path / "other", tools={})
-    assert await other.import_rows(rows) == sid
+    assert await other.import_rows(rows, "/tmp") == sid
     assert [row async for row in other.export_rows(sid)] == rows
     with pytest.raises(SessionConflict):
-        await other.import_rows(rows)
+        await other.import_rows(rows, "/tmp")
     assert (await other.search("capacitor"))[0][0][0] == sid
 
 

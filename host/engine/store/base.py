@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from contract.content import AttachmentRef
 from contract.events import SessionEvent
+from host.engine.store.grants import Grant
 
 
 class StoreError(Exception):
@@ -169,6 +170,20 @@ class Store(Protocol):
 
     async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
         """Every event of the given types, in seq order."""
+        ...
+
+    # ---- approval grants: host-side only, never exported, imported or forked ---------------
+
+    async def grants(self, session_id: str) -> list[Grant]:
+        """The session's "Allow always" grants (docs/threat-model.md)."""
+        ...
+
+    def add_grant(self, session_id: str, grant: Grant) -> None:
+        """Remember a grant (queued like any write)."""
+        ...
+
+    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
+        """Forget the session's grants (all, or those of one tool)."""
         ...
 
     async def surface_events(self, session_id: str) -> list[SessionEvent]:

@@ -16,6 +16,7 @@ from contract.content import AttachmentRef
 from contract.events import SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
 from host.engine.store import copy, search
+from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
     ExportEvent,
@@ -166,6 +167,15 @@ class SqliteStore:
             return [SessionEvent.model_validate_json(r[0]) for r in rows]
 
         return await self.call(read)
+
+    async def grants(self, session_id: str) -> list[grant_rows.Grant]:
+        return await self.call(lambda conn: grant_rows.read_grants(conn, session_id))
+
+    def add_grant(self, session_id: str, grant: grant_rows.Grant) -> None:
+        self._writer.write(session_id, lambda conn: grant_rows.write_grant(conn, session_id, grant))
+
+    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
+        self._writer.write(session_id, lambda conn: grant_rows.delete_grants(conn, session_id, tool))
 
     async def page(self, session_id: str, before_seq: int | None, max_messages: int) -> Page:
         def read(conn: sqlite3.Connection) -> Page:
