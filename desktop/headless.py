@@ -227,11 +227,16 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
     return 0
 
 
+def _existing_dir(raw: str) -> str:
+    path = Path(raw).expanduser().resolve()
+    if not path.is_dir():
+        raise CommandError(f"--cwd {raw}: not a directory")
+    return str(path)
+
+
 async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     path = Path(args.archive)
-    cwd = Path(args.cwd).expanduser().resolve()
-    if not cwd.is_dir():
-        raise CommandError(f"--cwd {args.cwd}: not a directory")
+    cwd = _existing_dir(args.cwd)
     try:
         sessions = read_archive(path)  # checked whole before anything is written
     except OSError as exc:
@@ -246,7 +251,7 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
         if taken:
             raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
         for rows in sessions:
-            print(await runtime.engine.import_rows(rows, str(cwd)))
+            print(await runtime.engine.import_rows(rows, cwd))
     finally:
         await runtime.close()
         instance.close()

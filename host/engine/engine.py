@@ -61,6 +61,13 @@ def _expand(path: str) -> str:
     return os.path.expanduser(path)
 
 
+def _existing_dir(path: str) -> str:
+    chosen = os.path.realpath(_expand(path))
+    if not os.path.isdir(chosen):
+        raise ValueError(f"{chosen} is not a directory")
+    return chosen
+
+
 def _with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
     """The rows with the header's cwd replaced by `cwd`."""
     out: list[ExportRow] = []
@@ -360,11 +367,8 @@ class Engine:
     async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
         archive's own cwd is never used); SessionConflict when its id exists."""
-        chosen = Path(_expand(cwd)).resolve()
-        if not chosen.is_dir():
-            raise ValueError(f"{chosen} is not a directory")
         try:
-            sid = await self.store.import_rows(_with_cwd(rows, str(chosen)))
+            sid = await self.store.import_rows(_with_cwd(rows, _existing_dir(cwd)))
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc

@@ -196,7 +196,8 @@ async def test_cli_export_then_import_round_trips_exactly(
     only_child = tmp_path / "child.zip"
     assert run_main("export", child, "-o", str(only_child), "--data-dir", str(fresh)).returncode == 0
     third = tmp_path / "c" / "data"
-    assert run_main("import", str(only_child), "--cwd", cwd, "--data-dir", str(third)).stdout.split() == [child]
+    only = run_main("import", str(only_child), "--cwd", cwd, "--data-dir", str(third))
+    assert only.stdout.split() == [child]
     clash = run_main("import", str(archive), "--cwd", cwd, "--data-dir", str(third))
     assert clash.returncode == 2 and child in clash.stderr and "Traceback" not in clash.stderr
     target = await open_test_host("inprocess", tmp_path / "c", llm_server.base_url, data_dir=third)
