@@ -45,7 +45,13 @@ def port_number(text: str) -> int:
 def add_parsers(sub: Any, common: Any) -> None:
     """Register the headless subcommands on the main parser's subparsers."""
     serve = sub.add_parser("serve", help="headless host + loopback server; prints a one-time URL")
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="DANGEROUS: allow a non-loopback --host; anyone on the network with the token drives"
+        " the agent, and the token crosses the network unencrypted",
+    )
     serve.add_argument("--port", type=port_number, default=0, help="port (0 = a free port)")
     serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
     serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
@@ -94,8 +100,28 @@ def _lock(data_dir: Path) -> PrimaryInstance:
 
 async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     from host.server import build_site
-    from host.server.run import LoopbackServer, bind_socket, load_or_mint_token, url_host
+    from host.server.run import (
+        LoopbackServer,
+        bind_socket,
+        is_loopback_bind,
+        load_or_mint_token,
+        url_host,
+        write_link_file,
+    )
 
+    if not is_loopback_bind(args.host):
+        if not args.allow_remote:
+            raise CommandError(
+                f"refusing to listen on {args.host}: not a loopback address (anyone on the network"
+                " could reach the agent); use 127.0.0.1, or --allow-remote if you really mean it"
+            )
+        print(
+            f"harnessdesk: WARNING: listening on {args.host}: anyone who can reach it and holds the"
+            " token drives your agent, and the token travels unencrypted. Settings and credentials"
+            " stay available only to a browser on this machine.",
+            file=sys.stderr,
+            flush=True,
+        )
     instance = _lock(data_dir)
     try:
         token = load_or_mint_token(Path(args.token_file) if args.token_file else None)
@@ -113,14 +139,28 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
             loop.add_signal_handler(sig, server.stop)
     print(f"HarnessDesk listening on {url}", flush=True)
     instance.listen(lambda: None)
+    link_file = None
     if args.open:
-        webbrowser.open(url)
+        link_file = write_link_file(data_dir, url)
+        webbrowser.open(link_file.as_uri())
+        loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
     try:
         await server.serve()
     finally:
+        if link_file is not None:
+            _remove(link_file)
         await runtime.close()
         instance.close()
     return 0
+
+
+LINK_FILE_SECONDS = 120.0
+"""How long the private page that `--open` hands the browser stays on disk."""
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:

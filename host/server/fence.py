@@ -1,9 +1,12 @@
-"""The loopback security fence (spec 03): every `/api/*` request passes these checks in order.
+"""The loopback security fence (docs/threat-model.md): every `/api/*` request passes these
+checks in order.
 
 1. Host allowlist (DNS-rebinding defence) → 403.
 2. Sec-Fetch-Site cross-site, or an Origin other than the request's own → 403.
-3. The per-launch token, as `Authorization: Bearer` or the HttpOnly cookie → 401.
-4. Privileged methods only for loopback hosts, never `--trusted-host` entries → 403.
+3. The per-launch token, as `Authorization: Bearer` only → 401. Never a cookie: cookies are not
+   port-scoped, so one set for 127.0.0.1 reaches every other loopback server the user browses.
+4. Privileged methods only when the Host names loopback, the peer address is loopback and no
+   `--trusted-host` is configured (a proxy could forward anyone's `Host: localhost`) → 403.
 The 415/413 rules follow inside the fetch handler itself.
 """
 
@@ -12,14 +15,10 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Iterable
-from http.cookies import SimpleCookie
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.methods import METHODS
-
-TOKEN_COOKIE = "harnessdesk_token"
-
 
 def split_host(host_header: str) -> str:
     """The host part of a Host header, lower-cased, without port or IPv6 brackets."""
@@ -31,12 +30,22 @@ def split_host(host_header: str) -> str:
 
 
 def is_loopback_host(host: str) -> bool:
+    """`localhost` or a loopback address (IPv4-mapped IPv6 included)."""
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+def peer_is_loopback(scope: Scope) -> bool:
+    """Whether the TCP peer is this machine (no peer, e.g. an in-process call: no)."""
+    client = scope.get("client")
+    return bool(client) and is_loopback_host(str(client[0]).lower())
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -47,19 +56,11 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def request_token(scope: Scope) -> str | None:
-    """The token a request presents: the Bearer header wins over the cookie."""
+    """The token a request presents in `Authorization: Bearer`. Cookies are never read, so a
+    malformed cookie of another localhost app cannot log the user out either."""
     auth = _header(scope, b"authorization")
     if auth and auth.lower().startswith("bearer "):
         return auth[7:].strip()
-    raw = _header(scope, b"cookie")
-    if raw:
-        cookie: SimpleCookie = SimpleCookie()
-        try:
-            cookie.load(raw)
-        except Exception:
-            return None
-        morsel = cookie.get(TOKEN_COOKIE)
-        return morsel.value if morsel else None
     return None
 
 
@@ -106,9 +107,14 @@ class LoopbackFence:
             return 401, "Missing or wrong token"
         method_key = scope["path"].removeprefix("/api/")
         method = METHODS.get(method_key)
-        if method is not None and method.privileged and kind != "loopback":
-            return 403, "This method is only available from a loopback host"
+        if method is not None and method.privileged and not self.privileged_allowed(scope, kind):
+            return 403, "This method is only available to a browser on this machine"
         return None
+
+    def privileged_allowed(self, scope: Scope, kind: str) -> bool:
+        """Settings, credentials and the like: only a loopback Host from a loopback peer, and
+        never while a non-loopback name is trusted (a proxy for it forwards any Host)."""
+        return kind == "loopback" and not self.trusted_hosts and peer_is_loopback(scope)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

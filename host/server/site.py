@@ -1,7 +1,8 @@
 """The served site: `/api/*` behind the fence, `webui/` as static files under a strict CSP.
 
-Opening `/?token=…` once sets the HttpOnly, SameSite=Strict cookie and redirects to `/`, so the
-token leaves the address bar (and the history) right away.
+Opening `/?token=…` serves the app (no-store); the page keeps the token in its tab's
+sessionStorage, sends it as `Authorization: Bearer` and removes it from the address bar. No
+cookie carries it (docs/threat-model.md); a cookie left by an older version is deleted.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from host.server.fence import TOKEN_COOKIE, LoopbackFence, token_matches
+from host.server.fence import LoopbackFence, token_matches
+
+LEGACY_COOKIE = "harnessdesk_token"
+"""The cookie older versions set for the token; deleted whenever the link is opened."""
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -72,9 +76,9 @@ def build_site(
             return await _static_response(static, request)
         if not token_matches(presented, token):
             return PlainTextResponse("Wrong or expired link: use the one printed at start.", status_code=401)
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict", path="/")
+        response = await _static_response(static, request)
         response.headers["cache-control"] = "no-store"
+        response.delete_cookie(LEGACY_COOKIE, path="/", httponly=True, samesite="strict")
         return response
 
     pages = SecurityHeaders(

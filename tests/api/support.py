@@ -351,6 +351,7 @@ class Served:
     out: list[str] = field(default_factory=list)
     err: list[str] = field(default_factory=list)
     threads: list[threading.Thread] = field(default_factory=list)
+    data_dir: Path = field(default_factory=Path)
 
     def stop(self, timeout: float = 15) -> int:
         """SIGTERM, wait, and join the readers; returns the exit code."""
@@ -389,7 +390,7 @@ def start_serve(data_dir: Path, *extra: str, cwd: Path | None = None) -> Served:
         proc.kill()
         _, rest = proc.communicate(timeout=10)
         raise AssertionError(f"unexpected first line {first!r}; stderr: {rest}")
-    served = Served(proc, first, match.group(1), int(match.group(2)), match.group(3))
+    served = Served(proc, first, match.group(1), int(match.group(2)), match.group(3), data_dir=data_dir)
 
     def drain(stream: Any, sink: list[str]) -> None:
         for line in stream:

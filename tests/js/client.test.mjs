@@ -210,11 +210,15 @@ test("envelope observers: all four kinds, batched per microtask, isolated from e
   assert.equal(batches.flat().length, kinds.length);
 });
 
-test("WebApiClient sends credentials same-origin; BridgeApiClient uses the injected fetch", async () => {
+test("WebApiClient sends its token as a header, never cookies; BridgeApiClient uses the injected fetch", async () => {
   const seen = [];
-  const web = new WebApiClient({ fetch: (u, init) => (seen.push(init), echo(1)(u, init)) });
+  const web = new WebApiClient({ token: "t0k", fetch: (u, init) => (seen.push(init), echo(1)(u, init)) });
   assert.equal((await web.call("host.describe")).value, 1);
-  assert.equal(seen[0].credentials, "same-origin");
+  assert.equal(seen[0].credentials, "omit");
+  assert.equal(seen[0].headers.authorization, "Bearer t0k");
+  assert.equal(seen[0].headers["content-type"], "application/json");
+  await web.stream("events.mux").catch(() => {});
+  assert.equal(seen[1].headers.authorization, "Bearer t0k"); // the SSE streams too
   const bridge = { fetch: (u, init) => echo(2)(u, init) };
   const b = new BridgeApiClient(bridge);
   assert.equal((await b.call("host.describe")).value, 2);

@@ -2,25 +2,34 @@
 
 import { createClient } from "./client/bridge-client.js";
 import { App } from "./views/app.js";
+import { NEEDS_LINK } from "./views/status.js";
+
+function stateCard(testid, title, text) {
+  const overlay = document.getElementById("overlay");
+  overlay.hidden = false;
+  overlay.textContent = "";
+  const card = document.createElement("div");
+  card.className = "state-card";
+  card.dataset.testid = testid;
+  card.setAttribute("role", "alert");
+  const h2 = document.createElement("h2");
+  h2.textContent = title;
+  const p = document.createElement("p");
+  p.textContent = text;
+  card.append(h2, p);
+  overlay.append(card);
+}
 
 async function boot() {
   let client;
   try {
     client = await createClient(window);
   } catch (err) {
-    const overlay = document.getElementById("overlay");
-    overlay.hidden = false;
-    overlay.textContent = "";
-    const card = document.createElement("div");
-    card.className = "state-card";
-    card.dataset.testid = "unreachable-state";
-    card.setAttribute("role", "alert");
-    const h2 = document.createElement("h2");
-    h2.textContent = "The desktop bridge did not start";
-    const p = document.createElement("p");
-    p.textContent = String(err?.message ?? err);
-    card.append(h2, p);
-    overlay.append(card);
+    stateCard("unreachable-state", "The desktop bridge did not start", String(err?.message ?? err));
+    return;
+  }
+  if (client.kind === "web" && !client.token) {
+    stateCard("needs-link-state", "Open HarnessDesk with its link", NEEDS_LINK);
     return;
   }
   const app = new App(client);

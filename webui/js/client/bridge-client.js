@@ -4,6 +4,7 @@
 // Response's body is a ReadableStream for SSE; aborting init.signal must cancel the call).
 
 import { AbstractApiClient } from "./abstract-client.js";
+import { takeLinkToken } from "./token.js";
 import { WebApiClient } from "./web-client.js";
 
 export class BridgeApiClient extends AbstractApiClient {
@@ -59,5 +60,5 @@ export async function createClient(win = globalThis, opts = {}) {
   const inDesktop =
     !!win.harnessdeskBridge || !!win.pywebview || (win.location && !/^https?:$/.test(win.location.protocol));
   if (inDesktop) return new BridgeApiClient(await waitForBridge(win, opts), opts);
-  return new WebApiClient(opts);
+  return new WebApiClient({ ...opts, token: takeLinkToken(win) });
 }

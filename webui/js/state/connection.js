@@ -140,7 +140,7 @@ export class ConnectionController extends Emitter {
     this.backoff.reset();
     this.failures = 0;
     this.everConnected = true;
-    this.setStatus({ state: "connected", attempt: 0, retryAt: null, unreachable: false, error: null, describe });
+    this.setStatus({ state: "connected", attempt: 0, retryAt: null, unreachable: false, error: null, needsLink: false, describe });
     this.watchdog = this.timers.setInterval(() => this.checkWatchdog(gen), this.watchdogCheckMs);
     this.emit("connected", describe);
   }
@@ -170,6 +170,7 @@ export class ConnectionController extends Emitter {
       retryInMs: delay,
       unreachable: this.failures >= this.unreachableAfter,
       error: message,
+      needsLink: err?.status === 401, // the host no longer accepts this tab's token
     });
     if (wasConnected) this.emit("lost", err);
     this.retryTimer = this.timers.setTimeout(() => {

@@ -26,18 +26,10 @@ export function installShortcuts({ newSession, focusSearch, cancelTurn, closeSid
   });
 }
 
-/** Download a session export: plain navigation on the web; the bridge's save dialog (or a blob). */
+/** Download a session export: the bridge's save dialog, else a fetched blob (a plain link would
+ * carry no token: the web client sends it as a header, never as a cookie). */
 export async function downloadExport(client, sessionId) {
-  if (client.kind !== "bridge") {
-    const a = document.createElement("a");
-    a.href = client.exportUrl(sessionId, true);
-    a.download = `session-${sessionId}.zip`;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    return;
-  }
-  if (typeof client.bridge?.download === "function") {
+  if (client.kind === "bridge" && typeof client.bridge?.download === "function") {
     await client.bridge.download(client.exportUrl(sessionId, true)); // the native save dialog
     return;
   }

@@ -3,6 +3,12 @@
 
 import { h, icon, clear } from "./dom.js";
 
+/** Shown when this tab holds no access token, or the host refuses the one it holds. */
+export const NEEDS_LINK =
+  "This tab has no valid access key. Open the link that `harnessdesk serve` printed" +
+  " (http://127.0.0.1:PORT/?token=…) in this tab: the key then stays in this tab only, and a" +
+  " reload keeps it. Another tab needs the link again.";
+
 export class StatusView {
   /**
    * @param {{banners: HTMLElement, overlay: HTMLElement, toasts: HTMLElement}} roots
@@ -50,6 +56,11 @@ export class StatusView {
     this.connBanner.hidden = true;
     document.documentElement.dataset.connection = s.state + (s.unreachable ? "-unreachable" : "");
     if (s.state === "connected" || s.state === "idle") return;
+    if (s.needsLink) {
+      overlay.hidden = false;
+      overlay.append(h("div", { class: "state-card", testid: "needs-link-state", role: "alert" }, h("h2", {}, "Open HarnessDesk with its link"), h("p", {}, NEEDS_LINK)));
+      return;
+    }
     if (neverConnected) {
       overlay.hidden = false;
       if (s.state === "connecting" && !s.error) {
