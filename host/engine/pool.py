@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from contract.events import ApprovalAsked, ApprovalDecided, SessionEvent
+from contract.events import SessionEvent
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps

@@ -36,8 +36,8 @@ from contract.events import ToolError, TurnEndReason, TurnTrigger
 from host.engine import events, ids
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
-from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
 from host.engine.journal import now_ms
+from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
 from host.engine.store.grants import Grant
 from host.engine.tools.base import ToolContext, ToolOutput
 

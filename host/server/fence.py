@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.methods import METHODS
 
+
 def split_host(host_header: str) -> str:
     """The host part of a Host header, lower-cased, without port or IPv6 brackets."""
     host = host_header.strip().lower()
