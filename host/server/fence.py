@@ -46,7 +46,9 @@ def is_loopback_host(host: str) -> bool:
 def peer_is_loopback(scope: Scope) -> bool:
     """Whether the TCP peer is this machine (no peer, e.g. an in-process call: no)."""
     client = scope.get("client")
-    return bool(client) and is_loopback_host(str(client[0]).lower())
+    if not client:
+        return False
+    return is_loopback_host(str(client[0]).lower())
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
