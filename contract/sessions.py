@@ -12,6 +12,9 @@ from contract.events import SessionEvent
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
+MAX_SEQ = 2**63 - 1
+"""Seqs are stored as SQLite integers (64 bits): a larger one is a bad request, not a crash."""
+
 
 class SessionSummary(WireModel):
     session_id: SessionId
@@ -47,7 +50,7 @@ class CreateRequest(WireModel):
 # session.history
 class HistoryRequest(WireModel):
     session_id: SessionId
-    before_seq: int | None = Field(default=None, ge=0)
+    before_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
     max_messages: int = Field(default=50, gt=0, le=10_000)
 
 
@@ -103,7 +106,7 @@ class RenameValue(WireModel):
 # session.fork
 class ForkRequest(WireModel):
     session_id: SessionId
-    at_seq: int | None = Field(default=None, ge=0)
+    at_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
 
 
 # session.search

@@ -7,8 +7,10 @@ launch on the same data dir fails to take the lock, reads that file, asks the fi
 window and exits 0 without starting a host.
 
 Channel: `multiprocessing.connection` with an HMAC auth key, so only a process able to read the
-0600 file can talk to it. POSIX: a Unix socket `<data dir>/instance.sock` created 0600 (an
-abstract socket when the path is too long for `sun_path`). Windows: a named pipe
+0600 file can talk to it. POSIX: a Unix socket `<data dir>/instance.sock` created 0600 (when the
+path is too long for `sun_path`, an abstract socket with a random name, so nobody can take the
+name first). The handshake of each connection runs on its own thread with a receive timeout, so
+a client that connects and stays silent blocks nothing. Windows: a named pipe
 `\\\\.\\pipe\\harnessdesk-<hash of the data dir>`, and `msvcrt.locking` instead of `flock`.
 """
 
@@ -19,12 +21,14 @@ import hashlib
 import json
 import os
 import secrets
+import socket
+import struct
 import sys
 import threading
 import time
 from collections.abc import Callable
 from multiprocessing import AuthenticationError
-from multiprocessing.connection import Client, Connection, Listener
+from multiprocessing.connection import Client, Connection, Listener, answer_challenge, deliver_challenge
 from pathlib import Path
 from typing import IO
 
@@ -32,6 +36,7 @@ LOCK_NAME = "instance.lock"
 INFO_NAME = "instance.json"
 SOCK_NAME = "instance.sock"
 _SUN_PATH_MAX = 100
+HANDSHAKE_TIMEOUT = 2.0
 
 
 def _try_lock(f: IO[bytes]) -> bool:
@@ -57,7 +62,8 @@ def _channel(data_dir: Path) -> tuple[str, str]:
         return "AF_PIPE", rf"\\.\pipe\harnessdesk-{digest}"
     path = str(data_dir / SOCK_NAME)
     if len(path) > _SUN_PATH_MAX and sys.platform.startswith("linux"):
-        return "AF_UNIX", f"\0harnessdesk-{os.getuid()}-{digest}"
+        # abstract names have no permissions: a predictable one could be bound first by anyone
+        return "AF_UNIX", f"\0harnessdesk-{os.getuid()}-{secrets.token_hex(16)}"
     return "AF_UNIX", path
 
 
@@ -70,6 +76,9 @@ class PrimaryInstance:
         self._listener: Listener | None = None
         self._on_activate: Callable[[], None] = lambda: None
         self._closed = False
+        self._authkey = b""
+        self._family = ""
+        self._handshake_slots = threading.BoundedSemaphore(8)
 
     def listen(self, on_activate: Callable[[], None]) -> None:
         """Open the channel, publish its address and key, and serve it in a daemon thread."""
@@ -81,10 +90,13 @@ class PrimaryInstance:
                 os.unlink(address)  # a leftover from a crash: we hold the lock, so it is stale
         old_umask = os.umask(0o177) if sys.platform != "win32" else None
         try:
-            self._listener = Listener(address, family, authkey=authkey)
+            # no authkey here: each accepted connection does the handshake on its own thread
+            self._listener = Listener(address, family, authkey=None if family == "AF_UNIX" else authkey)
         finally:
             if old_umask is not None:
                 os.umask(old_umask)
+        self._authkey = authkey
+        self._family = family
         info = {"pid": os.getpid(), "family": family, "address": address, "authkey": authkey.hex()}
         tmp = self.data_dir / (INFO_NAME + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -103,8 +115,26 @@ class PrimaryInstance:
                 if self._closed:
                     return
                 continue
-            with conn:
-                self._answer(conn)
+            if self._family == "AF_UNIX":  # the listener has no authkey: handshake per connection
+                threading.Thread(target=self._handshake, args=(conn,), daemon=True).start()
+            else:
+                with conn:
+                    self._answer(conn)
+
+    def _handshake(self, conn: Connection) -> None:
+        """Authenticate one connection under a receive timeout, then answer it."""
+        with conn:
+            if not self._handshake_slots.acquire(blocking=False):
+                return  # too many silent clients at once: drop this one
+            try:
+                _set_timeout(conn, HANDSHAKE_TIMEOUT)
+                deliver_challenge(conn, self._authkey)
+                answer_challenge(conn, self._authkey)
+            except Exception:
+                return  # wrong key, silence past the timeout, or a broken connection
+            finally:
+                self._handshake_slots.release()
+            self._answer(conn)
 
     def _answer(self, conn: Connection) -> None:
         try:
@@ -124,6 +154,17 @@ class PrimaryInstance:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.data_dir / INFO_NAME)
         self._lock_file.close()
+
+
+def _set_timeout(conn: Connection, seconds: float) -> None:
+    """A receive/send timeout on the connection's socket (the Connection itself has none)."""
+    timeval = struct.pack("ll", int(seconds), int((seconds % 1) * 1_000_000))
+    sock = socket.socket(fileno=os.dup(conn.fileno()))
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+    finally:
+        sock.close()
 
 
 class ActivationError(Exception):

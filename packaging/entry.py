@@ -9,6 +9,12 @@ from __future__ import annotations
 import sys
 
 if __name__ == "__main__":
+    from host.procs import run_frozen_helper  # the host's helper processes (grep, supervise)
+
+    code = run_frozen_helper(sys.argv)
+    if code is not None:
+        sys.exit(code)
+
     from desktop.cli import main
 
     sys.exit(main())

@@ -24,6 +24,7 @@ from contract.sessions import SessionId
 from host.engine.engine import Engine
 from host.engine.store import ExportRow
 from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader
+from host.textsafe import clean_json
 
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "image/gif": "gif"}
 
@@ -195,9 +196,10 @@ def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
             if name != "session.jsonl" and name != f"subagents/{header.id}/session.jsonl":
                 raise ArchiveError(f"holds session {header.id}")
             ids.add(header.id)
-        rows: list[ExportRow] = [ExportHeader(lines[0])]
+        rows: list[ExportRow] = [ExportHeader(_checked_line(lines[0]))]
         for number, line in enumerate(_non_empty(lines[1:])):
             with _entry(f"{name}, event {number}"):
+                line = _checked_line(line)
                 event = SessionEvent.model_validate_json(line)
                 if event.seq != number:
                     raise ArchiveError(f"seq {event.seq} where {number} belongs")
@@ -222,6 +224,23 @@ def _entry(where: str) -> Iterator[None]:
     except (ValueError, TypeError, AttributeError) as exc:
         lines = str(exc).strip().splitlines() or [type(exc).__name__]
         raise ArchiveError(f"{where}: {lines[0]}") from exc
+
+
+def _checked_line(line: str) -> str:
+    """A JSON line with every integer within SQLite's 64 bits, re-encoded with U+FFFD in place
+    of any lone surrogate its escapes spell (either would fail the write mid-import)."""
+    data = json.loads(line, parse_int=_int64)
+    if "\\u" not in line:
+        return line
+    cleaned = clean_json(data)
+    return line if cleaned == data else json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+
+
+def _int64(text: str) -> int:
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"the number {text[:30]} is out of range")
+    return value
 
 
 def _non_empty(lines: list[str]) -> Iterator[str]:

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contract.settings import CredentialView, LlmSettings
+from host.engine import secret_values
 from host.engine.llm.catalogue import NAMES, REMOTE
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ class Secret:
 
     def __init__(self, value: str) -> None:
         self._value = value
+        secret_values.remember(value)  # so tools can keep it out of child processes and their output
 
     def reveal(self) -> str:
         return self._value
@@ -131,6 +133,7 @@ class Config:
         self._keys: dict[str, Secret] = {
             k: Secret(v) for k, v in creds.items() if k in NAMES and isinstance(v, str) and v
         }
+        secret_values.remember(self._environ.get(ENV_KEY))
 
     @property
     def settings_path(self) -> Path:

@@ -12,6 +12,8 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import Receive
 
+from host.textsafe import clean_json, encode_utf8
+
 MAX_BODY = 32 * 1024 * 1024
 """32 MiB: images are the large case."""
 
@@ -61,13 +63,15 @@ def _no_constants(name: str) -> Any:
 
 
 def parse_json(body: bytes) -> Any:
-    """Strict JSON (no NaN/Infinity); anything else is a 400."""
+    """Strict JSON (no NaN/Infinity); anything else is a 400. Lone surrogates that JSON escapes
+    can spell (`"\ud800"`) become U+FFFD here, so no request text can poison a session."""
     try:
-        return json.loads(body, parse_constant=_no_constants)
+        return clean_json(json.loads(body, parse_constant=_no_constants))
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise Reject(400, "body is not JSON") from exc
 
 
 def json_bytes(value: Any) -> bytes:
-    """Compact UTF-8 JSON, the one encoding every response and frame uses."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    """Compact UTF-8 JSON, the one encoding every response and frame uses. Never fails on a
+    lone surrogate (it becomes U+FFFD), so one bad string cannot end an event stream."""
+    return encode_utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))

@@ -25,6 +25,7 @@ from typing import Any
 from contract.sessions import ModelEntry
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages
+from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,9 @@ class LocalModelAdapter:
         server = await asyncio.to_thread(_shared.get)
         max_tokens = min(request.max_tokens or self.max_tokens, N_CTX // 2)
         body = {
-            "messages": fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens),
+            "messages": clean_json(
+                fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens)
+            ),
             "stream": True,
             "stream_options": {"include_usage": True},
             "return_progress": True,
@@ -226,7 +229,7 @@ class LocalModelAdapter:
                     raise LlmError(f"the built-in model failed: {payload}") from None
                 if _is_error(payload):
                     raise LlmError(f"the built-in model failed: {_error_message(payload)}")
-                for chunk in assembler.feed(payload):
+                for chunk in assembler.feed(clean_json(payload)):
                     yield chunk
             for chunk in assembler.close():
                 yield chunk

@@ -14,7 +14,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -23,6 +23,7 @@ import httpx
 from contract.sessions import ModelEntry
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages, to_openai_tools
+from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,13 @@ class _Failure(Exception):
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+
+    def scrubbed(self, scrub: Callable[[str], str]) -> _Failure:
+        """The same failure with the API key (echoed back by some servers) taken out."""
+        reason = scrub(self.reason)
+        if reason == self.reason:
+            return self
+        return _Failure(reason, status=self.status, retryable=self.retryable, retry_after=self.retry_after)
 
 
 class OpenAICompatibleAdapter:
@@ -84,7 +92,7 @@ class OpenAICompatibleAdapter:
     # ---- streaming ---------------------------------------------------------------------------
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
-        body = await self._body(request)
+        body = clean_json(await self._body(request))  # history from before this guard, too
         attempt = 0
         self._active += 1
         try:
@@ -95,7 +103,8 @@ class OpenAICompatibleAdapter:
                         async for chunk in chunks:
                             yield chunk
                     return
-                except _Failure as failure:
+                except _Failure as raw:
+                    failure = raw.scrubbed(self._scrub)  # before a log line or a retry event
                     if assembler.emitted or not failure.retryable or attempt >= self.max_retries:
                         raise self._error(failure, attempt, streamed=assembler.emitted > 0) from None
                     attempt += 1
@@ -177,14 +186,12 @@ class OpenAICompatibleAdapter:
             data = _json(response).get("data") or []
             models = [ModelEntry(model=str(m["id"])) for m in data if isinstance(m, dict) and m.get("id")]
         except (_Failure, httpx.TransportError, KeyError, TypeError) as exc:
+            reason = self._scrub(exc.reason) if isinstance(exc, _Failure) else type(exc).__name__
             if self.known_models:
-                log.warning("%s: listing models failed (%s); using the known list", self.provider, exc)
+                log.warning("%s: listing models failed (%s); using the known list", self.provider, reason)
                 return list(self.known_models)
-            reason = exc.reason if isinstance(exc, _Failure) else type(exc).__name__
             status = exc.status if isinstance(exc, _Failure) else None
-            raise LlmError(
-                self._scrub(f"{self.provider}: listing models failed: {reason}"), status=status
-            ) from None
+            raise LlmError(f"{self.provider}: listing models failed: {reason}", status=status) from None
         if self.known_models:
             labels = {m.model: m for m in self.known_models}
             models = [labels.get(m.model, m) for m in models]
@@ -238,7 +245,7 @@ async def _sse_events(response: httpx.Response) -> AsyncGenerator[str, None]:
 
 def _parse_event(event: str) -> dict[str, Any]:
     try:
-        data = json.loads(event)
+        data = clean_json(json.loads(event))  # a "\ud800" escape must not poison the session
     except ValueError:
         raise _Failure("the server sent a malformed stream event", retryable=False) from None
     if not isinstance(data, dict):
@@ -259,7 +266,7 @@ def _as_chunk(completion: dict[str, Any]) -> dict[str, Any]:
 
 def _json(response: httpx.Response) -> dict[str, Any]:
     try:
-        data = response.json()
+        data = clean_json(response.json())
     except ValueError:
         raise _Failure(
             "the server answered with invalid JSON", status=response.status_code, retryable=False

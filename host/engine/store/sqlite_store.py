@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic_core import PydanticSerializationError
+
 from contract.content import AttachmentRef
 from contract.events import SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
@@ -32,6 +34,7 @@ from host.engine.store.base import (
 )
 from host.engine.store.schema import HEADER_COLUMNS, apply_event, header_from, insert_header, read_header
 from host.engine.store.writer import Writer
+from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
 T = TypeVar("T")
@@ -108,7 +111,7 @@ class SqliteStore:
             if header is not None:
                 insert_header(conn, header)
             for event in batch:
-                raw = event.model_dump_json(by_alias=True, exclude_none=True)
+                raw = event_json(event)
                 apply_event(conn, session_id, event.seq, event.type, event.time, raw, json.loads(raw))
 
         self._writer.write(session_id, write)
@@ -272,6 +275,16 @@ class SqliteStore:
         self._writer.write(final.id, lambda conn: copy.finish_import(conn, final))
         await self.flush()
         return final.id
+
+
+def event_json(event: SessionEvent) -> str:
+    """The stored JSON of an event; a lone surrogate (which UTF-8 cannot hold) becomes U+FFFD
+    instead of failing the write and every later one (docs/threat-model.md)."""
+    try:
+        return event.model_dump_json(by_alias=True, exclude_none=True)
+    except PydanticSerializationError:
+        data = clean_json(event.model_dump(mode="json", by_alias=True, exclude_none=True))
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 async def _aiter(rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> AsyncIterator[ExportRow]:

@@ -1,9 +1,11 @@
-"""The bash tool: one command in its own process group, with a timeout and an output cap.
+"""The bash tool: one command under a supervisor, with a timeout and an output cap.
 
-The command runs as `/bin/bash -c COMMAND` in the session's cwd with stdin closed and stderr
-merged into stdout. On timeout the whole process group gets SIGTERM, then SIGKILL after a short
-grace; when the turn is cancelled the group is killed at once, so children such as a backgrounded
-`sleep` go too. Output keeps its head and tail and says how much of the middle was cut.
+The command runs as `/bin/bash -c COMMAND` in the session's cwd with stdin closed, stderr merged
+into stdout and an environment without credentials (host/engine/secret_values.py). It runs below
+a small supervisor process (host/procs/supervise.py, a Linux child subreaper): on timeout or
+cancel the supervisor kills every descendant, even one that left the process group with
+`setsid`, then exits; if it does not within a bound, its group is killed. Output keeps its head
+and tail and says how much of the middle was cut.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from asyncio.subprocess import Process
 
 from pydantic import Field
 
+from host import procs
+from host.engine.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 MAX_OUTPUT_CHARS = 30_000
-TERM_GRACE = 1.0
+SUPERVISOR_BOUND = 5.0
+"""How long the supervisor may take to kill the tree before it is killed itself."""
 DRAIN_AFTER_EXIT = 1.0
 SHELL = "/bin/bash" if os.path.exists("/bin/bash") else (shutil.which("bash") or "/bin/sh")
 
@@ -116,11 +121,9 @@ class BashTool(BaseTool):
         if not ctx.cwd.is_dir():
             raise ToolError(f"The working directory {ctx.cwd} does not exist.", "NOT_FOUND")
         timeout = args.timeout or DEFAULT_TIMEOUT
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        env = {**child_environment(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
         proc = await asyncio.create_subprocess_exec(
-            SHELL,
-            "-c",
-            args.command,
+            *procs.command("supervise", SHELL, "-c", args.command),
             cwd=ctx.cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -141,10 +144,9 @@ class BashTool(BaseTool):
                 note = f"[timed out after {timeout:g}s: the command and its process group were killed]"
                 return ToolOutput(_join(capture.text(), note), True, "TIMEOUT")
         except asyncio.CancelledError:
-            _signal_group(proc, signal.SIGKILL)
             reader.cancel()
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(_exited(proc), 2)
+                await self._terminate(proc)
             _close_pipes(proc)
             raise
         lingering = not await self._drain(reader, DRAIN_AFTER_EXIT)
@@ -160,13 +162,15 @@ class BashTool(BaseTool):
         return ToolOutput(_join(capture.text(), *notes))
 
     async def _terminate(self, proc: Process) -> None:
-        _signal_group(proc, signal.SIGTERM)
+        """The supervisor kills the whole tree (SIGTERM, a grace, SIGKILL) and exits; if it has
+        not within a bound, it and its group are killed directly."""
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
         try:
-            await asyncio.wait_for(_exited(proc), TERM_GRACE)
+            await asyncio.wait_for(_exited(proc), SUPERVISOR_BOUND)
         except TimeoutError:
-            pass
-        _signal_group(proc, signal.SIGKILL)  # whatever of the group is left, bash included
-        await _exited(proc)
+            _signal_group(proc, signal.SIGKILL)
+            await asyncio.wait_for(_exited(proc), SUPERVISOR_BOUND)
 
     async def _drain(self, reader: asyncio.Task[None], seconds: float) -> bool:
         """Waits for the output to reach EOF; False (and stops reading) if it stays open."""

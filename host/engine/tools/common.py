@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,9 @@ from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from host.engine import secret_values
 from host.engine.tools.base import ToolContext, ToolOutput
+from host.textsafe import clean_text
 
 T = TypeVar("T")
 
@@ -53,14 +56,24 @@ class BaseTool:
         except ValidationError as exc:
             return ToolOutput(bad_arguments(self.name, exc, self.parameters), True, "BAD_ARGUMENTS")
         try:
-            return await self.execute(args, ctx)
+            output = await self.execute(args, ctx)
         except ToolError as exc:
-            return ToolOutput(str(exc), True, exc.code)
+            output = ToolOutput(str(exc), True, exc.code)
         except OSError as exc:
-            return ToolOutput(f"{self.name} failed: {exc.strerror or exc}", True, "IO_ERROR")
+            output = ToolOutput(f"{self.name} failed: {exc.strerror or exc}", True, "IO_ERROR")
+        return safe_output(output)
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolOutput:
         raise NotImplementedError
+
+
+def safe_output(output: ToolOutput) -> ToolOutput:
+    """What a tool returns, fit for the log, the streams and the model: valid Unicode (a file
+    name with a non-UTF-8 byte shows U+FFFD) and no known secret (docs/threat-model.md)."""
+    content = secret_values.redact(clean_text(output.content))
+    if content is output.content:
+        return output
+    return ToolOutput(content, output.is_error, output.error_code)
 
 
 def bad_arguments(name: str, exc: ValidationError, schema: dict[str, Any]) -> str:
@@ -121,6 +134,32 @@ def is_inside(root: Path, path: Path) -> bool:
     return path == root or root in path.parents
 
 
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def opened_path(fd: int, fallback: Path) -> Path:
+    """Where an open descriptor really is (Linux: /proc/self/fd), else `fallback` resolved."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return fallback.resolve()
+
+
+def open_inside(cwd: Path, path: Path, flags: int = os.O_RDONLY) -> int:
+    """Open `path` (already resolved by `resolve_inside`) and check where the descriptor landed.
+
+    Checking a path and then opening it leaves a window in which a component can be swapped for
+    a symlink to the outside; checking the opened descriptor closes it. Non-blocking, so a FIFO
+    never hangs the open. PATH_ESCAPE (descriptor closed) when it is outside the session root.
+    """
+    fd = os.open(path, flags | NONBLOCK | CLOEXEC)
+    if not is_inside(cwd.resolve(), opened_path(fd, path)):
+        os.close(fd)
+        raise ToolError(f"The path {path} left the session directory while it was opened.", "PATH_ESCAPE")
+    return fd
+
+
 def display(root: Path, path: Path) -> str:
     """A path as shown to the model: relative to the session directory."""
     try:
@@ -135,6 +174,16 @@ def is_binary(path: Path, sample: int = 8192) -> bool:
         return b"\x00" in fh.read(sample)
 
 
+def open_regular(cwd: Path, path: Path, shown: str) -> int:
+    """`open_inside` for reading a regular file; NOT_A_FILE for a FIFO, a device or a socket."""
+    fd = open_inside(cwd, path)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ToolError(f"{shown} is not a regular file (a pipe, device or socket); not read.", "NOT_A_FILE")
+    os.set_blocking(fd, True)
+    return fd
+
+
 async def run_blocking(fn: Callable[[threading.Event], T]) -> T:
     """Runs `fn(stop)` in a worker thread; cancelling the caller sets `stop` so `fn` can quit."""
     stop = threading.Event()
@@ -145,10 +194,14 @@ async def run_blocking(fn: Callable[[threading.Event], T]) -> T:
         raise
 
 
-def walk(root: Path, stop: threading.Event | None = None) -> Any:
-    """(dirpath, dirnames, filenames) below `root`, sorted, not following symlinks, skipping VCS dirs."""
+def walk(root: Path, stop: threading.Event | None = None, inside: Path | None = None) -> Any:
+    """(dirpath, dirnames, filenames) below `root`, sorted, not following symlinks, skipping VCS
+    dirs, and (given `inside`) skipping a directory that was swapped for a way out meanwhile."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         if stop is not None and stop.is_set():
             return
+        if inside is not None and not is_inside(inside, Path(os.path.realpath(dirpath))):
+            dirnames[:] = []
+            continue
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         yield Path(dirpath), dirnames, sorted(filenames)

@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from pydantic import Field
 
 from host.engine.tools.base import ToolContext, ToolOutput
-from host.engine.tools.common import Args, BaseTool, ToolError, display, is_binary, resolve_inside
+from host.engine.tools.common import (
+    CLOEXEC,
+    Args,
+    BaseTool,
+    ToolError,
+    display,
+    open_inside,
+    open_regular,
+    resolve_inside,
+)
+
+DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 DEFAULT_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -45,27 +59,35 @@ class ReadFileTool(BaseTool):
             raise ToolError(f"File not found: {shown}", "NOT_FOUND")
         if path.is_dir():
             raise ToolError(f"{shown} is a directory; use list_dir.", "IS_DIRECTORY")
-        if is_binary(path):
-            raise ToolError(f"{shown} looks like a binary file; not shown.", "BINARY_FILE")
+        fd = open_regular(cwd, path, shown)  # the descriptor is checked, not the path; no FIFO hang
+        with os.fdopen(fd, "rb") as raw:
+            binary = b"\x00" in raw.read(8192)
+            raw.seek(0)
+            if binary:
+                raise ToolError(f"{shown} looks like a binary file; not shown.", "BINARY_FILE")
+            return self._lines(
+                shown, io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=""), offset, limit
+            )
+
+    def _lines(self, shown: str, fh: io.TextIOWrapper, offset: int, limit: int | None) -> ToolOutput:
         count = limit or DEFAULT_READ_LINES
         out: list[str] = []
         size = 0
         total = 0
         cut_by_size = False
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-            for number, line in enumerate(fh, start=1):
-                total = number
-                if number < offset or len(out) >= count or cut_by_size:
-                    continue
-                text = line.rstrip("\r\n")
-                if len(text) > MAX_LINE_CHARS:
-                    text = text[:MAX_LINE_CHARS] + f"… [line cut, {len(text)} characters]"
-                entry = f"{number:6}\t{text}"
-                if size + len(entry) > MAX_READ_CHARS:
-                    cut_by_size = True
-                    continue
-                out.append(entry)
-                size += len(entry) + 1
+        for number, line in enumerate(fh, start=1):
+            total = number
+            if number < offset or len(out) >= count or cut_by_size:
+                continue
+            text = line.rstrip("\r\n")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + f"… [line cut, {len(text)} characters]"
+            entry = f"{number:6}\t{text}"
+            if size + len(entry) > MAX_READ_CHARS:
+                cut_by_size = True
+                continue
+            out.append(entry)
+            size += len(entry) + 1
         if total == 0:
             return ToolOutput(f"(empty file: {shown})")
         if offset > total:
@@ -96,29 +118,42 @@ class WriteFileTool(BaseTool):
             raise ToolError(f"{display(ctx.cwd, path)} is a directory.", "IS_DIRECTORY")
         existed = path.exists()
         data = args.content.encode("utf-8")
-        await asyncio.to_thread(write_atomic, path, data)
+        await asyncio.to_thread(write_atomic, ctx.cwd, path, data)
         verb = "Overwrote" if existed else "Created"
         return ToolOutput(f"{verb} {display(ctx.cwd, path)} ({len(data)} bytes).")
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Writes via a temporary file and rename, keeping an existing file's permissions."""
+def write_atomic(cwd: Path, path: Path, data: bytes) -> None:
+    """Writes via a temporary file and rename, keeping an existing file's permissions.
+
+    Everything happens relative to a descriptor of the parent directory whose real location was
+    checked to be inside the session root, so a component swapped for a symlink in the meantime
+    cannot redirect the write (docs/threat-model.md).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    parent = open_inside(cwd, path.parent, os.O_RDONLY | DIRECTORY)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        else:
+        try:
+            mode: int | None = os.stat(path.name, dir_fd=parent, follow_symlinks=False).st_mode & 0o7777
+        except FileNotFoundError:
+            mode = None
+        if mode is None:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+            mode = 0o666 & ~umask
+        tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW | CLOEXEC, 0o600, dir_fd=parent)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                os.fchmod(fh.fileno(), mode)
+            os.replace(tmp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=parent)
+            raise
+    finally:
+        os.close(parent)
 
 
 class EditFileArgs(Args):
@@ -147,12 +182,14 @@ class EditFileTool(BaseTool):
         shown = display(cwd, path)
         if args.old_string == args.new_string:
             raise ToolError("old_string and new_string are identical; nothing to change.", "BAD_ARGUMENTS")
-        if not path.is_file():
+        if not path.exists():
             raise ToolError(f"File not found: {shown}", "NOT_FOUND")
-        if path.stat().st_size > MAX_EDIT_BYTES:
-            raise ToolError(f"{shown} is too large to edit here.", "FILE_TOO_LARGE")
+        with os.fdopen(open_regular(cwd, path, shown), "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_EDIT_BYTES:
+                raise ToolError(f"{shown} is too large to edit here.", "FILE_TOO_LARGE")
+            content = fh.read()
         try:
-            text = path.read_bytes().decode("utf-8")
+            text = content.decode("utf-8")
         except UnicodeDecodeError:
             raise ToolError(f"{shown} is not UTF-8 text; not edited.", "BINARY_FILE") from None
         count = text.count(args.old_string)
@@ -164,7 +201,7 @@ class EditFileTool(BaseTool):
                 " unique, or set replace_all to true.",
                 "AMBIGUOUS",
             )
-        write_atomic(path, text.replace(args.old_string, args.new_string).encode("utf-8"))
+        write_atomic(cwd, path, text.replace(args.old_string, args.new_string).encode("utf-8"))
         plural = "occurrence" if count == 1 else "occurrences"
         return ToolOutput(f"Replaced {count} {plural} in {shown}.")
 
@@ -188,12 +225,19 @@ class ListDirTool(BaseTool):
             raise ToolError(f"Directory not found: {shown}", "NOT_FOUND")
         if not path.is_dir():
             raise ToolError(f"{shown} is a file, not a directory.", "NOT_A_DIRECTORY")
-        with os.scandir(path) as scan:
-            entries = sorted(scan, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+        fd = open_inside(cwd, path, os.O_RDONLY | DIRECTORY)
+        try:
+            with os.scandir(fd) as scan:
+                entries = sorted(scan, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+            links = {
+                e.name: os.readlink(e.name, dir_fd=fd) for e in entries[:MAX_LIST_ENTRIES] if e.is_symlink()
+            }
+        finally:
+            os.close(fd)
         lines = []
         for entry in entries[:MAX_LIST_ENTRIES]:
             if entry.is_symlink():
-                lines.append(f"{entry.name} -> {os.readlink(entry.path)}")
+                lines.append(f"{entry.name} -> {links[entry.name]}")
             elif entry.is_dir():
                 lines.append(f"{entry.name}/")
             else:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import re
 import threading
-import time
-from pathlib import Path
 
 from pydantic import Field
 
+from host import procs
+from host.engine.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import (
     Args,
     BaseTool,
     ToolError,
     display,
-    is_binary,
-    is_inside,
     resolve_inside,
     run_blocking,
     walk,
@@ -26,7 +27,10 @@ MAX_GLOB_RESULTS = 500
 MAX_GREP_MATCHES = 200
 MAX_GREP_LINE = 300
 MAX_GREP_FILE_BYTES = 10_000_000
-GREP_TIME_BUDGET = 30.0
+GREP_TIME_BUDGET = 20.0
+"""Soft limit: the worker reports the matches found so far."""
+GREP_HARD_LIMIT = 30.0
+"""Hard limit: the worker process is killed (a catastrophic pattern never returns by itself)."""
 WILDCARDS = frozenset("*?[")
 
 
@@ -108,7 +112,7 @@ class GlobTool(BaseTool):
             if not start.is_dir() or not start.resolve().is_relative_to(root):
                 return [], False
             found: list[str] = []
-            for dirpath, _dirs, files in walk(start, stop):
+            for dirpath, _dirs, files in walk(start, stop, inside=root):
                 for name in files:
                     rel = (dirpath / name).relative_to(base).as_posix()
                     if matcher.match(rel):
@@ -147,71 +151,55 @@ class GrepTool(BaseTool):
 
     async def execute(self, args: GrepArgs, ctx: ToolContext) -> ToolOutput:
         try:
-            regex = re.compile(args.pattern)
+            re.compile(args.pattern)
         except re.error as exc:
             raise ToolError(f"Invalid regular expression {args.pattern!r}: {exc}", "BAD_ARGUMENTS") from None
         target = resolve_inside(ctx.cwd, args.path)
         if not target.exists():
             raise ToolError(f"Path not found: {display(ctx.cwd, target)}", "NOT_FOUND")
-        name_filter = None
+        request: dict[str, object] = {
+            "root": str(ctx.cwd.resolve()),
+            "target": str(target),
+            "pattern": args.pattern,
+            "max_matches": MAX_GREP_MATCHES,
+            "max_line": MAX_GREP_LINE,
+            "max_file_bytes": MAX_GREP_FILE_BYTES,
+            "budget": GREP_TIME_BUDGET,
+        }
         if args.glob:
             glob = _check_pattern(args.glob)
-            name_filter = (glob_regex(glob), "/" in glob)
-        root = ctx.cwd.resolve()
-
-        def candidates(stop: threading.Event) -> list[Path]:
-            if target.is_file():
-                return [target]
-            out = []
-            for dirpath, _dirs, files in walk(target, stop):
-                for name in files:
-                    path = dirpath / name
-                    if name_filter is not None:
-                        matcher, by_path = name_filter
-                        subject = path.relative_to(target).as_posix() if by_path else name
-                        if not matcher.match(subject):
-                            continue
-                    out.append(path)
-            return out
-
-        def search(stop: threading.Event) -> str:
-            matches: list[str] = []
-            scanned = skipped = 0
-            deadline = time.monotonic() + GREP_TIME_BUDGET
-            files = candidates(stop)
-            for path in files:
-                if stop.is_set() or time.monotonic() > deadline:
-                    return _grep_report(matches, scanned, f"stopped after {GREP_TIME_BUDGET:.0f}s")
-                try:
-                    if path.is_symlink() and not is_inside(root, path.resolve()):
-                        continue
-                    if path.stat().st_size > MAX_GREP_FILE_BYTES or is_binary(path):
-                        skipped += 1
-                        continue
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        scanned += 1
-                        for number, line in enumerate(fh, start=1):
-                            if regex.search(line):
-                                text = line.rstrip("\r\n")
-                                if len(text) > MAX_GREP_LINE:
-                                    text = text[:MAX_GREP_LINE] + "…"
-                                matches.append(f"{display(root, path)}:{number}: {text}")
-                                if len(matches) >= MAX_GREP_MATCHES:
-                                    return _grep_report(
-                                        matches, scanned, f"stopped at {MAX_GREP_MATCHES} matches"
-                                    )
-                except OSError:
-                    skipped += 1
-            if not matches:
-                note = f" ({skipped} binary/large/unreadable files skipped)" if skipped else ""
-                return f"No matches for /{args.pattern}/ in {scanned} files{note}."
-            return _grep_report(matches, scanned, None)
-
-        return ToolOutput(await run_blocking(search))
+            request["name_regex"] = glob_regex(glob).pattern
+            request["by_path"] = "/" in glob
+        return ToolOutput(await run_helper("grep_worker", request, GREP_HARD_LIMIT))
 
 
-def _grep_report(matches: list[str], scanned: int, cut: str | None) -> str:
-    text = "\n".join(matches)
-    if cut:
-        text += f"\n\n({cut}; {scanned} files searched — narrow the pattern, path or glob)"
-    return text
+async def run_helper(name: str, request: dict[str, object], limit: float) -> str:
+    """Run a helper process on one JSON request; killed at `limit` seconds or on cancel."""
+    proc = await asyncio.create_subprocess_exec(
+        *procs.command(name),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=child_environment(),
+        start_new_session=True,
+    )
+    payload = json.dumps(request, ensure_ascii=True).encode("ascii")
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(payload), limit)
+    except TimeoutError:
+        raise ToolError(
+            f"The search took longer than {limit:g}s and was stopped. The pattern may backtrack"
+            " catastrophically (nested quantifiers such as (a+)+), or the tree is too large:"
+            " simplify the pattern, or narrow the path or glob.",
+            "TIMEOUT",
+        ) from None
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(proc.wait(), 5)
+    if proc.returncode != 0:
+        reason = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        raise ToolError(f"The search failed: {reason[0][:300]}", "TOOL_FAILED")
+    return str(json.loads(out)["text"])

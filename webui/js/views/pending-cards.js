@@ -5,6 +5,7 @@
 import { h, icon, clear } from "./dom.js";
 import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } from "../state/answers.js";
 import { renderApprovalArgs } from "./approval-args.js";
+import { guardCard } from "./bidi.js";
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
@@ -62,15 +63,17 @@ export class PendingCardsView {
       return b;
     });
     const note = h("div", { class: "card-status" });
+    const actions = h("div", { class: "card-actions" }, buttons);
     const el = h(
       "section",
       { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
       h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
       f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
       renderApprovalArgs(f.toolName, f.arguments),
-      h("div", { class: "card-actions" }, buttons),
+      actions,
       note,
     );
+    guardCard(el, el.querySelector(".card-reason, .card-args") ?? actions); // Trojan Source
     return {
       el,
       update: (e) => {

@@ -3,6 +3,7 @@
 
 import { h, icon, setChildren } from "./dom.js";
 import { describeTool, lineDiff, withContext } from "../state/diff.js";
+import { guardCard } from "./bidi.js";
 
 const STATUS_LABEL = {
   streaming: "preparing",
@@ -67,6 +68,7 @@ export function updateToolCard(el, item) {
     if (item.result) parts.push(resultBlock(item));
   }
   setChildren(body, parts);
+  el.classList.toggle("has-bidi", guardCard(el._parts.details, body)); // Trojan Source
 }
 
 function oneLine(s) {
