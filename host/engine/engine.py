@@ -7,7 +7,6 @@ store's writer thread.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Iterable
@@ -42,13 +41,14 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.fork import fork_session
+from host.engine.imported import rows_with_cwd
 from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
 from host.engine.repair import repair_events
 from host.engine.selection import Selections
-from host.engine.store import ExportHeader, ExportRow, SessionExists, SessionHeader, SqliteStore, Store
+from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
@@ -59,25 +59,6 @@ log = logging.getLogger(__name__)
 
 def _expand(path: str) -> str:
     return os.path.expanduser(path)
-
-
-def _existing_dir(path: str) -> str:
-    chosen = os.path.realpath(_expand(path))
-    if not os.path.isdir(chosen):
-        raise ValueError(f"{chosen} is not a directory")
-    return chosen
-
-
-def _with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
-    """The rows with the header's cwd replaced by `cwd`."""
-    out: list[ExportRow] = []
-    for row in rows:
-        if isinstance(row, ExportHeader):
-            header = json.loads(row.json)
-            header["cwd"] = cwd
-            row = ExportHeader(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
-        out.append(row)
-    return out
 
 
 class Engine:
@@ -368,7 +349,7 @@ class Engine:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
         archive's own cwd is never used); SessionConflict when its id exists."""
         try:
-            sid = await self.store.import_rows(_with_cwd(rows, _existing_dir(cwd)))
+            sid = await self.store.import_rows(rows_with_cwd(rows, cwd))
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
