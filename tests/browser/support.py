@@ -2,7 +2,7 @@
 
 `HarnessServer` runs the real CLI (`python -m desktop serve`) on its own data dir with the
 session cwd set to a work dir, reads the one-time URL from its first stdout line and can be
-killed and started again on the same port with the same `--token-file` (so a page's cookie
+killed and started again on the same port with the same `--token-file` (so a page's stored token
 stays valid across a restart).
 """
 

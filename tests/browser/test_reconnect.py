@@ -65,7 +65,7 @@ def test_restart_shows_reconnecting_then_recovers_with_history(
         re.compile(r"\bis-active\b")
     )
 
-    # the reopened streams carry new work: the cookie of the first launch is still good
+    # the reopened streams carry new work: the token the tab kept from the first launch is still good
     llm.enqueue(Reply(text="After the restart."))
     send(page, "Still there?")
     expect(page.get_by_test_id("assistant-text").last).to_have_text("After the restart.")
