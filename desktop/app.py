@@ -13,33 +13,15 @@ real builder (`host.api.open_host`) plugs in; tests pass their own factory to `r
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import inspect
-import json
-import logging
 import os
 import sys
-import threading
-from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
-
-from starlette.types import ASGIApp
 
 from desktop import paths
+from desktop.geometry import Geometry
+from desktop.hostloop import Host, HostFactory, HostLoop, Shutdown
 from desktop.instance import ActivationError, acquire, activate_running
 
-log = logging.getLogger("desktop.app")
-T = TypeVar("T")
-
-Shutdown = Callable[[], Awaitable[None] | None]
-Host = tuple[ASGIApp, Shutdown]
-HostFactory = Callable[[argparse.Namespace], Host | Awaitable[Host]]
-
-TITLE = "HarnessDesk"
-MIN_SIZE = (720, 480)
-DEFAULT_SIZE = (1100, 740)
 NO_DISPLAY = (
     "harnessdesk: no display found (DISPLAY / WAYLAND_DISPLAY unset); run `harnessdesk serve` instead"
 )
@@ -52,7 +34,7 @@ class WindowError(Exception):
 # ---- the host seam ---------------------------------------------------------------------------
 
 
-async def build_host(args: argparse.Namespace) -> tuple[ASGIApp, Shutdown]:
+async def build_host(args: argparse.Namespace) -> Host:
     """THE seam: the API's ASGI app (`to_fetch_handler(api)`) and the host's shutdown hook.
 
     Awaited on the host loop's thread. The real host: `host.api.open_host` (engine + ApiProxy +
@@ -62,86 +44,8 @@ async def build_host(args: argparse.Namespace) -> tuple[ASGIApp, Shutdown]:
     from host.engine.config import RuntimeOverrides
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    runtime = await open_host(Path(args.data_dir), overrides)
-    return runtime.app, runtime.close
-
-
-class HostRuntime:
-    """The host's asyncio loop on a daemon thread; `call()` runs coroutines there."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name="harnessdesk-host", daemon=True)
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def build(self, factory: HostFactory, args: argparse.Namespace) -> Host:
-        async def on_loop() -> Host:
-            host = factory(args)
-            return await host if inspect.isawaitable(host) else host
-
-        return self.call(on_loop())
-
-    def stop(self, shutdown: Shutdown, timeout: float = 15.0) -> None:
-        """Await the host's shutdown hook, cancel what is left, stop the loop."""
-
-        async def finish() -> None:
-            try:
-                result = shutdown()
-                if inspect.isawaitable(result):
-                    await asyncio.wait_for(result, timeout)
-            except Exception:
-                log.exception("host shutdown failed")
-            current = asyncio.current_task()
-            rest = [t for t in asyncio.all_tasks() if t is not current]
-            for task in rest:
-                task.cancel()
-            await asyncio.gather(*rest, return_exceptions=True)
-
-        with contextlib.suppress(Exception):
-            self.call(finish(), timeout + 5)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-
-
-# ---- window state ----------------------------------------------------------------------------
-
-
-class Geometry:
-    """Size and position, remembered in `<data dir>/window.json`."""
-
-    def __init__(self, file: Path) -> None:
-        self.file = file
-        self.width, self.height = DEFAULT_SIZE
-        self.x: int | None = None
-        self.y: int | None = None
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            saved = json.loads(file.read_text())
-            self.width = max(MIN_SIZE[0], min(int(saved["width"]), 10000))
-            self.height = max(MIN_SIZE[1], min(int(saved["height"]), 10000))
-            x, y = saved.get("x"), saved.get("y")
-            if isinstance(x, int) and isinstance(y, int) and -50 <= x < 10000 and -50 <= y < 10000:
-                self.x, self.y = x, y
-
-    def resized(self, width: int, height: int) -> None:
-        self.width, self.height = int(width), int(height)
-
-    def moved(self, x: int, y: int) -> None:
-        self.x, self.y = int(x), int(y)
-
-    def save(self) -> None:
-        data = {"width": self.width, "height": self.height, "x": self.x, "y": self.y}
-        tmp = self.file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(self.file)
+    host = await open_host(Path(args.data_dir), overrides)
+    return host.app, host.close
 
 
 # ---- environment -----------------------------------------------------------------------------
@@ -191,13 +95,13 @@ def run_window(
         raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
     from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
 
-    runtime = HostRuntime()
-    runtime.start()
+    loop = HostLoop()
+    loop.start()
     shutdown: Shutdown = lambda: None  # noqa: E731
     shell: Shell | None = None
     try:
-        api_app, shutdown = runtime.build(host_factory, args)
-        shell = Shell(api_app, runtime, webui, Geometry(data_dir / "window.json"), data_dir)
+        api_app, shutdown = loop.build(host_factory, args)
+        shell = Shell(api_app, loop, webui, Geometry(data_dir / "window.json"), data_dir)
         if args.serve:
             shell.start_loopback(args.port)
         primary.listen(shell.activate)
@@ -205,6 +109,6 @@ def run_window(
     finally:
         if shell is not None:
             shell.stop_loopback()
-        runtime.stop(shutdown)
+        loop.stop(shutdown)
         primary.close()
     return 0

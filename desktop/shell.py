@@ -21,6 +21,8 @@ from starlette.types import ASGIApp
 
 from desktop import paths
 from desktop.bridge import Bridge, BridgeApi, Pusher
+from desktop.geometry import MIN_SIZE, TITLE, Geometry
+from desktop.hostloop import HostLoop
 
 log = logging.getLogger("desktop.shell")
 
@@ -33,11 +35,11 @@ def chosen_gui() -> str | None:
 class Shell:
     """One main window: geometry, bridge, activation, optional loopback server."""
 
-    def __init__(self, api_app: ASGIApp, runtime: Any, webui: Path, geometry: Any, data_dir: Path) -> None:
-        from desktop.app import MIN_SIZE, TITLE
-
+    def __init__(
+        self, api_app: ASGIApp, host_loop: HostLoop, webui: Path, geometry: Geometry, data_dir: Path
+    ) -> None:
         self.api_app = api_app
-        self.runtime = runtime
+        self.host_loop = host_loop
         self.webui = webui
         self.geometry = geometry
         self.data_dir = data_dir
@@ -64,7 +66,7 @@ class Shell:
             background_color="#1e1e1e",
         )
         self.pusher = Pusher(lambda script: self.window.run_js(script))
-        self.bridge = Bridge(api_app, runtime.loop, self.pusher)
+        self.bridge = Bridge(api_app, host_loop.loop, self.pusher)
         self.api = BridgeApi(self.bridge, self.ask_save_path)
         self.window._js_api = self.api
         events = self.window.events
@@ -145,12 +147,12 @@ class Shell:
         async def serve() -> None:
             await self._server.serve(on_ready=ready.set)
 
-        self._server_future = asyncio.run_coroutine_threadsafe(serve(), self.runtime.loop)
+        self._server_future = asyncio.run_coroutine_threadsafe(serve(), self.host_loop.loop)
 
         async def wait_ready() -> None:
             await asyncio.wait_for(ready.wait(), 10)
 
-        self.runtime.call(wait_ready())
+        self.host_loop.call(wait_ready())
         print(f"HarnessDesk listening on http://127.0.0.1:{self._server.port}/?token={token}", flush=True)
 
     def stop_loopback(self) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from contract.content import AttachmentRef, ContentBlock, Message, MessageSource
-from contract.events import AbortedBy, RequestHeader, TurnEndReason, TurnTrigger
+from contract.events import AbortedBy, TurnEndReason, TurnTrigger
 from contract.frames import HostAgentError, HostSessionStatus, QueueItem, SessionQueue
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
@@ -29,13 +29,14 @@ from host.engine import events, ids
 from host.engine.bus import Bus
 from host.engine.context import DEFAULT_SYSTEM, first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
-from host.engine.journal import Journal
+from host.engine.journal import Journal, now_ms
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable, QuestionCancelled
 from host.engine.store import Store
+from host.engine.store.grants import Grant
 from host.engine.titles import auto_title
 from host.engine.tools.base import Tool
-from host.engine.turn import Turn
+from host.engine.turn import Conversation, Turn, TurnServices
 
 log = logging.getLogger(__name__)
 
@@ -77,17 +78,27 @@ class Agent:
     def __init__(
         self, journal: Journal, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
     ) -> None:
-        self.journal = journal
+        self.conversation = Conversation(journal, history)
         self.session_id = journal.session_id
-        self.cwd = cwd
         self.deps = deps
-        self.history = history
         self.next_turn = next_turn
         self.running = False
         self.turn_open = False
         self.cancel_by: AbortedBy | None = None
-        self.allowed_always: set[str] = set()
-        self.last_header: RequestHeader | None = None
+        self._services = TurnServices(
+            session_id=self.session_id,
+            cwd=cwd,
+            tools=deps.tools,
+            step_cap=deps.step_cap,
+            system_prompt=deps.system_template.format(cwd=cwd),
+            selection=deps.selection,
+            adapter_for=deps.adapter_for,
+            pending=deps.pending,
+            commit=deps.store.commit,
+            load_attachment=self._load_attachment,
+            ask_user=self._ask_user,
+            grant=self._grant,
+        )
         self._queue: deque[InboxItem] = deque()
         self._steering: list[InboxItem] = []
         self._injections: list[Message] = []
@@ -96,6 +107,18 @@ class Agent:
         self._flags.quiet.set()
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
+
+    @property
+    def journal(self) -> Journal:
+        return self.conversation.journal
+
+    @property
+    def history(self) -> list[Message]:
+        return self.conversation.history
+
+    @property
+    def allowed_always(self) -> set[str]:
+        return self.conversation.allowed_always
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
@@ -150,11 +173,6 @@ class Agent:
             self._turn_task.cancel()
         return True
 
-    def check_cancel(self) -> None:
-        """Raise CancelledError when a cancel was requested (in case a callee swallowed it)."""
-        if self.cancel_by is not None:
-            raise asyncio.CancelledError()
-
     def queue_items(self) -> list[QueueItem]:
         return [QueueItem(item_id=i.item_id, content=i.content, mode="queue") for i in self._queue]
 
@@ -177,7 +195,7 @@ class Agent:
             raise ValueError(f"unknown queue action {kind!r}")
         self._publish_queue()
 
-    # ---- what turns consume ----------------------------------------------------------------
+    # ---- what turns consume (the turn's `Inbox`) --------------------------------------------
 
     def take_steering(self) -> list[Message]:
         items, self._steering = self._steering, []
@@ -190,16 +208,16 @@ class Agent:
     def has_checkpoint_input(self) -> bool:
         return bool(self._steering or self._injections)
 
-    def system_prompt(self) -> str:
-        return self.deps.system_template.format(cwd=self.cwd)
-
-    async def ask_user(self, questions: list[Question]) -> AnswerSet:
+    async def _ask_user(self, questions: list[Question]) -> AnswerSet:
         try:
             return await self.deps.pending.question(self.session_id, questions)
         except QuestionCancelled:
             raise asyncio.CancelledError() from None
 
-    async def load_attachment(self, ref: AttachmentRef) -> bytes | None:
+    def _grant(self, tool: str) -> None:
+        self.deps.store.add_grant(self.session_id, Grant(tool, created_at=now_ms()))
+
+    async def _load_attachment(self, ref: AttachmentRef) -> bytes | None:
         found = await self.deps.store.attachment(self.session_id, ref.attachment_id)
         return None if found is None else found[1]
 
@@ -273,7 +291,7 @@ class Agent:
         else:
             trigger = "injection"
             first = self.take_injections()
-        turn = Turn(self, self.next_turn, trigger)
+        turn = Turn(self.conversation, self, self._services, self.next_turn, trigger)
         self.next_turn += 1
         self.turn_open = True
         self.cancel_by = None
@@ -283,6 +301,7 @@ class Agent:
         task, self._turn_task = self._turn_task, None
         reason = turn.aborted() if task.cancelled() else task.result()
         turn.finish(reason)
+        self.turn_open = False
         self.cancel_by = None
         if self._steering:  # steering that missed the last checkpoint becomes queued input
             for leftover in self._steering:
@@ -292,7 +311,7 @@ class Agent:
             self._publish_queue()
         await self.deps.store.flush(checkpoint=True)
         if reason.kind == "completed" and self.journal.title is None:
-            text = first_user_text(self.history)
+            text = first_user_text(self.conversation.history)
             title = auto_title(text) if text else None
             if title:
                 self.journal.append(events.session_title(title, "auto"))

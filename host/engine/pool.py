@@ -97,7 +97,7 @@ class AgentPool:
         )
         cwd = Path(header.cwd or self._default_cwd)
         agent = Agent(journal, cwd, deps, history, header.last_turn + 1)
-        agent.allowed_always |= await self._allowed_always(session_id)
+        agent.conversation.allowed_always |= await self._allowed_always(session_id)
         self.agents[session_id] = agent
         agent.start()
         return agent

@@ -10,14 +10,18 @@ results for unfinished calls, the step) before `turn/end aborted`.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from contract.approvals import ApprovalOutcome
 from contract.content import (
     STREAM_CHUNK,
+    AttachmentRef,
     BlockEndChunk,
     BlockStartChunk,
     ContentBlock,
@@ -32,17 +36,16 @@ from contract.content import (
     Usage,
     UsageChunk,
 )
-from contract.events import ToolError, TurnEndReason, TurnTrigger
+from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
+from contract.questions import AnswerSet, Question
+from contract.sessions import ModelSelection
 from host.engine import events, ids
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
-from host.engine.journal import now_ms
+from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
-from host.engine.store.grants import Grant
-from host.engine.tools.base import ToolContext, ToolOutput
-
-if TYPE_CHECKING:
-    from host.engine.agent import Agent
+from host.engine.pending import PendingTable
+from host.engine.tools.base import Tool, ToolContext, ToolOutput
 
 ALLOWED = ("allowed-once", "allowed-always")
 
@@ -51,10 +54,67 @@ class NoAdapter(Exception):
     """No adapter routes the selected provider."""
 
 
+@dataclass
+class Conversation:
+    """A session's running record: owned by its agent, extended by each of its turns."""
+
+    journal: Journal
+    history: list[Message]
+    """What the model sees, in order (the surface messages folded from the journal)."""
+    allowed_always: set[str] = field(default_factory=set)
+    """Tools the user allowed for the rest of the session (read back from the grant table)."""
+    last_header: RequestHeader | None = None
+    """The newest `request/header`: a step logs one only when the selection changed."""
+
+
+class Inbox(Protocol):
+    """What a running turn asks its agent: input due at a step checkpoint, and who cancelled."""
+
+    @property
+    def cancel_by(self) -> AbortedBy | None: ...
+
+    def take_steering(self) -> list[Message]: ...
+
+    def take_injections(self) -> list[Message]: ...
+
+    def has_checkpoint_input(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class TurnServices:
+    """The session's services a turn calls; its agent builds them once."""
+
+    session_id: str
+    cwd: Path
+    tools: dict[str, Tool]
+    step_cap: int
+    system_prompt: str
+    selection: Callable[[], ModelSelection]
+    adapter_for: Callable[[str], LlmAdapter | None]
+    pending: PendingTable
+    commit: Callable[[], None]
+    """Ends the store's current write batch (after every step)."""
+    load_attachment: Callable[[AttachmentRef], Awaitable[bytes | None]]
+    ask_user: Callable[[list[Question]], Awaitable[AnswerSet]]
+    grant: Callable[[str], None]
+    """Records, host-side, that the user allowed a tool for the rest of the session."""
+
+
 class Turn:
-    def __init__(self, agent: Agent, number: int, trigger: TurnTrigger) -> None:
-        self.agent = agent
-        self.journal = agent.journal
+    """One turn; it sees its agent only through `Conversation`, `Inbox` and `TurnServices`."""
+
+    def __init__(
+        self,
+        conversation: Conversation,
+        inbox: Inbox,
+        services: TurnServices,
+        number: int,
+        trigger: TurnTrigger,
+    ) -> None:
+        self.conversation = conversation
+        self.journal = conversation.journal
+        self.inbox = inbox
+        self.services = services
         self.number = number
         self.trigger = trigger
         self.step = -1
@@ -93,42 +153,46 @@ class Turn:
 
     def aborted(self) -> TurnEndReason:
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
-        return events.aborted(self.agent.cancel_by or "user")
+        return events.aborted(self.inbox.cancel_by or "user")
 
     def finish(self, reason: TurnEndReason) -> None:
         """Pending injections join the turn, then `turn/end` (synchronous)."""
-        for message in self.agent.take_injections():
+        for message in self.inbox.take_injections():
             self._message(events.user_message(message))
         self.journal.append(events.turn_end(self.number, reason))
-        self.agent.turn_open = False
+
+    def _check_cancel(self) -> None:
+        """Raise CancelledError when a cancel was requested (in case a callee swallowed it)."""
+        if self.inbox.cancel_by is not None:
+            raise asyncio.CancelledError()
 
     async def _steps(self) -> TurnEndReason:
-        agent = self.agent
-        for step in range(agent.deps.step_cap):
+        services, conversation = self.services, self.conversation
+        for step in range(services.step_cap):
             self.step = step
             self.journal.append(events.step_start(self.number, step))
             self.step_open = True
             self._checkpoint()
-            selection = agent.deps.selection()
-            adapter = agent.deps.adapter_for(selection.provider)
+            selection = services.selection()
+            adapter = services.adapter_for(selection.provider)
             if adapter is None:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
-            specs = [ToolSpec(t.name, t.description, t.parameters) for t in agent.deps.tools.values()]
+            specs = [ToolSpec(t.name, t.description, t.parameters) for t in services.tools.values()]
             tools = specs if adapter.supports_tools else []
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]
             header = events.request_header(selection.provider, selection.model, effort, names)
-            if step == 0 or header.data != agent.last_header:
+            if step == 0 or header.data != conversation.last_header:
                 self.journal.append(header)
-                agent.last_header = header.data
+                conversation.last_header = header.data
             request = LlmRequest(
                 model=selection.model,
-                messages=list(agent.history),
-                system=agent.system_prompt(),
+                messages=list(conversation.history),
+                system=services.system_prompt,
                 tools=tools,
                 reasoning_effort=selection.reasoning_effort,
                 on_retry=self._on_retry,
-                load_attachment=agent.load_attachment,
+                load_attachment=services.load_attachment,
             )
             message, finish = await self._stream(adapter, request, selection.provider)
             calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
@@ -136,23 +200,23 @@ class Turn:
                 await self._tool(call)
             self.journal.append(events.step_end(self.number, step))
             self.step_open = False
-            agent.deps.store.commit()
+            services.commit()
             if not calls:
                 if finish == "max-tokens":
                     return events.max_tokens()
-                if agent.has_checkpoint_input():
+                if self.inbox.has_checkpoint_input():
                     continue
                 return events.completed()
-        return events.failed(f"step limit ({agent.deps.step_cap}) reached")
+        return events.failed(f"step limit ({services.step_cap}) reached")
 
     def _message(self, new: NewEvent[Message]) -> None:
         self.journal.append(new)
-        self.agent.history.append(new.data)
+        self.conversation.history.append(new.data)
 
     def _checkpoint(self) -> None:
-        for message in self.agent.take_steering():
+        for message in self.inbox.take_steering():
             self._message(events.steering_message(message))
-        for message in self.agent.take_injections():
+        for message in self.inbox.take_injections():
             self._message(events.user_message(message))
 
     def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
@@ -181,7 +245,7 @@ class Turn:
                     usage = chunk.usage
                 elif isinstance(chunk, FinishChunk):
                     finish = chunk.reason
-                self.agent.check_cancel()
+                self._check_cancel()
         self.streaming = False
         content = [self.ended[i] for i in sorted(self.ended)]
         source = MessageSource(kind="model", provider=provider, model=request.model)
@@ -189,7 +253,7 @@ class Turn:
         self.journal.append(
             events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
         )
-        self.agent.history.append(message)
+        self.conversation.history.append(message)
         for call in content:
             if isinstance(call, ToolCallBlock):
                 self.open_calls[call.id] = (call.name, False)
@@ -201,52 +265,52 @@ class Turn:
         self.journal.append(events.tool_call(self.number, self.step, call.id, call.name, call.arguments))
         self.open_calls[call.id] = (call.name, True)
         output = await self._execute(call)
-        self.agent.check_cancel()
+        self._check_cancel()
         self._result(call.id, call.name, output)
 
     async def _execute(self, call: ToolCallBlock) -> ToolOutput:
-        agent = self.agent
-        tool = agent.deps.tools.get(call.name)
+        services = self.services
+        tool = services.tools.get(call.name)
         if tool is None:
             return ToolOutput(f"Unknown tool {call.name!r}.", True, "UNKNOWN_TOOL")
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
-        if tool.needs_approval and call.name not in agent.allowed_always:
+        if tool.needs_approval and call.name not in self.conversation.allowed_always:
             outcome = await self._approve(call, args)
             if outcome not in ALLOWED:
                 return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
         ctx = ToolContext(
-            session_id=agent.session_id, cwd=agent.cwd, ask_user=agent.ask_user, emit=self._emit
+            session_id=services.session_id, cwd=services.cwd, ask_user=services.ask_user, emit=self._emit
         )
         try:
             return await tool.run(args, ctx)
         except asyncio.CancelledError:
-            if agent.cancel_by is not None:
+            if self.inbox.cancel_by is not None:
                 raise
             return ToolOutput("The question was cancelled.", True, "CANCELLED")
         except Exception as exc:
             return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
 
     async def _approve(self, call: ToolCallBlock, args: dict[str, Any]) -> str:
-        agent = self.agent
+        pending = self.services.pending
         approval_id = ids.approval_id()
         reason = f"{call.name} needs your approval"
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason))
-        rpc_id, future = agent.deps.pending.ask_approval(
-            agent.session_id, approval_id, call.name, call.id, reason, args
+        rpc_id, future = pending.ask_approval(
+            self.services.session_id, approval_id, call.name, call.id, reason, args
         )
         self.approval = (approval_id, rpc_id)
         try:
             outcome = await asyncio.shield(future)
         except asyncio.CancelledError:
-            agent.deps.pending.cancel(rpc_id)
+            pending.cancel(rpc_id)
             self._decided("cancelled")
             raise
         self._decided(outcome)
         if outcome == "allowed-always":
-            agent.allowed_always.add(call.name)
-            agent.deps.store.add_grant(agent.session_id, Grant(call.name, created_at=now_ms()))
+            self.conversation.allowed_always.add(call.name)
+            self.services.grant(call.name)
         return str(outcome)
 
     def _decided(self, outcome: ApprovalOutcome) -> None:
@@ -263,7 +327,7 @@ class Turn:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
         new = events.tool_result(self.number, self.step, call_id, output.content, error)
         self.journal.append(new)
-        self.agent.history.append(new.data.message)
+        self.conversation.history.append(new.data.message)
         self.open_calls.pop(call_id, None)
 
     # ---- closing an interrupted step --------------------------------------------------------
@@ -287,7 +351,7 @@ class Turn:
                     )
                 )
                 if message.content:
-                    self.agent.history.append(message)
+                    self.conversation.history.append(message)
         self._decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
             self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
