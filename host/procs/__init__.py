@@ -1,9 +1,9 @@
 """Small helper processes the host starts: stdlib-only scripts, run by path.
 
-They run as `python -I -S <script>` (no site-packages, no environment-driven imports, a few
-milliseconds to start). In a frozen bundle there is no `python`, so the bundle's own executable
-is started with `--harnessdesk-helper NAME` and its entry point dispatches here before anything
-else is imported.
+They run as `python -I -S -c "import <helper>…"` (no site-packages, no environment-driven
+imports, cached bytecode: one interpreter start). In a frozen bundle there is no `python`, so
+the bundle's own executable is started with `--harnessdesk-helper NAME` and its entry point
+dispatches here before anything else is imported.
 
 - `grep_worker`: the grep tool's search, killed at a hard time limit (a catastrophic regex holds
   the GIL of whatever process runs it; docs/threat-model.md).
@@ -26,7 +26,10 @@ def command(name: str, *args: str) -> list[str]:
         raise ValueError(f"unknown helper {name!r}")
     if getattr(sys, "frozen", False):
         return [sys.executable, FROZEN_FLAG, name, *args]
-    return [sys.executable, "-I", "-S", str(Path(__file__).with_name(f"{name}.py")), *args]
+    # imported (not run as a script) so its compiled bytecode is cached between runs
+    here = str(Path(__file__).parent)
+    code = f"import sys; sys.path.insert(0, {here!r}); import {name}; sys.exit({name}.main(sys.argv[1:]))"
+    return [sys.executable, "-I", "-S", "-c", code, *args]
 
 
 def run_frozen_helper(argv: list[str]) -> int | None:
