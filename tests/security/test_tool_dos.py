@@ -182,3 +182,36 @@ async def test_write_file_through_a_swapped_parent_stays_inside(tmp_path: Path) 
         write_atomic(root, target, b"pwned")
     assert refused.value.code == "PATH_ESCAPE"
     assert list(outside.iterdir()) == []
+
+
+def test_a_frozen_bundle_dispatches_to_the_helpers(tmp_path: Path) -> None:
+    """packaging/entry.py hands `--harnessdesk-helper NAME …` to host.procs before the app starts
+    (a bundle has no `python` to run the helper scripts with)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    entry = [sys.executable, str(root / "packaging" / "entry.py"), "--harnessdesk-helper"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    ran = subprocess.run([*entry, "supervise", "/bin/sh", "-c", "exit 7"], env=env, timeout=60)
+    assert ran.returncode == 7
+    (tmp_path / "f.txt").write_text("needle here\n")
+    request = {
+        "root": str(tmp_path),
+        "target": str(tmp_path),
+        "pattern": "needle",
+        "max_matches": 10,
+        "max_line": 100,
+        "max_file_bytes": 1000,
+        "budget": 10,
+    }
+    grep = subprocess.run(
+        [*entry, "grep_worker"],
+        input=json.dumps(request),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert grep.returncode == 0 and json.loads(grep.stdout)["text"] == "f.txt:1: needle here"
