@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
 from contract.events import SessionEvent
@@ -130,8 +132,13 @@ class Engine:
     # ---- sessions -------------------------------------------------------------------------
 
     async def list_sessions(self) -> list[SessionSummary]:
-        headers = await self.store.headers()
-        out = [self._summary(h) for h in headers]
+        """Every session; a header that breaks the contract (an old unchecked import) is skipped."""
+        out = []
+        for h in await self.store.headers():
+            try:
+                out.append(self._summary(h))
+            except ValidationError:
+                log.warning("session.list: skipping session %r (its stored header is invalid)", h.id[:80])
         out.sort(key=lambda s: s.updated_at, reverse=True)
         return out
 

@@ -237,3 +237,14 @@ def test_import_needs_an_existing_folder(tmp_path: Path) -> None:
     archive = write_zip(tmp_path / "ok.zip", [("session.jsonl", forged_log(cwd="/"))])
     ran = import_cli(archive, tmp_path / "data", "--cwd", str(tmp_path / "missing"))
     assert ran.returncode == 2 and "not a directory" in ran.stderr
+
+
+async def test_a_bad_id_already_in_the_store_does_not_break_the_list(host: Host) -> None:
+    """A database that took a bad id before imports were checked still lists its other sessions."""
+    good = await host.create()
+    from host.engine.store import SessionHeader
+    from host.engine.store.schema import insert_header
+
+    bad = SessionHeader(id="bad id/../x", created_at=1, cwd="/")
+    await host.engine.store.call(lambda conn: insert_header(conn, bad))  # type: ignore[attr-defined]
+    assert [s.session_id for s in (await ok(host.client(), "session.list")).items] == [good]
