@@ -1,15 +1,17 @@
-"""Typed RPC errors: one details shape per code, fixed by one map (spec 01 "Errors").
+"""Typed RPC errors: one details shape per code, fixed by one map (docs/architecture.md, "Errors").
 
-Adding a code is one line in `ERROR_DETAILS`; the `RpcError` union is derived from it.
+Adding a code is one line in `ERROR_DETAILS`; the `RpcError` union is derived from it. Host code
+raises a `BusinessError` subclass (one per code, see `host/engine/errors.py`); the ApiProxy turns
+it into the typed error in one place (`host/api/registry.py`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, Union
 
 from pydantic import Field, TypeAdapter, create_model
 
-from contract._base import OpenModel, WireModel
+from contract._base import WireModel, to_wire
 
 
 class NoDetails(WireModel):
@@ -56,8 +58,12 @@ class SettingsConflictDetails(WireModel):
     actual_revision: int
 
 
-class FieldDetails(OpenModel):
-    """Details naming the rejected field(s); extra keys allowed for the adapter's words."""
+class SettingsRejectedDetails(WireModel):
+    fields: list[str] = Field(description="the settings the refused write named")
+
+
+class CredentialDetails(WireModel):
+    ref: str
 
 
 ERROR_DETAILS: dict[str, type[WireModel]] = {
@@ -75,10 +81,11 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "attachment-error": ReasonDetails,
     "session-conflict": SessionConflictDetails,
     "settings-conflict": SettingsConflictDetails,
-    "settings-rejected": FieldDetails,
-    "credential-rejected": FieldDetails,
-    "forbidden": ReasonDetails,
+    "settings-rejected": SettingsRejectedDetails,
+    "credential-rejected": CredentialDetails,
 }
+"""`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
+error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""
 
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 
@@ -132,3 +139,38 @@ def issues_of(exc: Exception) -> list[dict[str, Any]]:
     for e in errors(include_url=False, include_input=False, include_context=False):
         out.append({"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg"), "type": e.get("type")})
     return out
+
+
+D = TypeVar("D", bound=WireModel)
+
+
+class BusinessError(Exception, Generic[D]):
+    """A failure the caller is told about as a typed RpcError (never a 500).
+
+    Each concrete subclass fixes `code` (a key of `ERROR_DETAILS`) and builds that code's
+    details model; the message is one line for the user and never carries a secret.
+    """
+
+    code: ClassVar[str]
+
+    def __init__(self, message: str, details: D) -> None:
+        super().__init__(message)
+        expected = ERROR_DETAILS[self.code]
+        if type(details) is not expected:
+            raise TypeError(f"{self.code} carries {expected.__name__}, not {type(details).__name__}")
+        self.error_details: D = details
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        code = cls.__dict__.get("code")
+        if code is not None and code not in ERROR_DETAILS:
+            raise TypeError(f"{cls.__name__}.code {code!r} is not an error code of the contract")
+
+    def details(self) -> dict[str, Any]:
+        """The details as wire JSON (camelCase)."""
+        out: dict[str, Any] = to_wire(self.error_details)
+        return out
+
+    def rpc_error(self) -> RpcErrorBase:
+        """The typed RpcError this failure answers with."""
+        return ERROR_MODELS[self.code](code=self.code, message=str(self), details=self.error_details)

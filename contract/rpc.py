@@ -32,9 +32,6 @@ class RpcErr(WireModel):
     error: RpcError
 
 
-RpcResult = Annotated[Union[RpcOk[T], RpcErr], Field(discriminator="ok")]
-
-
 class RpcRequest(WireModel, Generic[P]):
     """The narrow request a domain method receives: the carrier strips `type` and `method`."""
 

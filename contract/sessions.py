@@ -33,7 +33,10 @@ class SessionRef(WireModel):
 
 # session.list
 class ListRequest(WireModel):
-    cursor: str | None = None
+    cursor: str | None = Field(
+        default=None,
+        description="accepted for compatibility and ignored: the list is never paged (docs/decisions.md)",
+    )
 
 
 class ListValue(WireModel):

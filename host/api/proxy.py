@@ -1,28 +1,37 @@
-"""The ApiProxy implementation: one object per domain of the method map, plus the carrier hooks."""
+"""The ApiProxy implementation: the registered methods bound to one engine, plus the carrier hooks."""
 
 from __future__ import annotations
 
+from types import ModuleType, SimpleNamespace
+
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import ExportQuery
+from host.api import host, session, settings
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
-from host.api.host import HostApi
-from host.api.session import SessionApi
-from host.api.settings import CredentialsApi, SettingsApi
+from host.api.registry import domains
 from host.engine.engine import Engine
 from host.fetch.proxy import ExportArchive
 
+DOMAIN_MODULES: tuple[ModuleType, ...] = (host, session, settings)
+"""One module per domain of the method map; importing it registers its methods. A new domain
+is a new module in host/api plus its name here."""
+
 
 class HostApiProxy:
-    """What `to_fetch_handler` serves; every method of `contract.methods.METHODS` resolves here."""
+    """What `to_fetch_handler` serves; every method of `contract.methods.METHODS` resolves here
+    (`api.session.select_model` is the registered implementation of `session.selectModel`)."""
 
     def __init__(self, engine: Engine, *, queue_limit: int | None = None) -> None:
         self.engine = engine
-        self.session = SessionApi(engine)
-        self.host = HostApi(engine)
-        self.settings = SettingsApi(engine)
-        self.credentials = CredentialsApi(engine)
+        self._domains = domains(engine)
         self._events = EventsApi(engine, queue_limit)
+
+    def __getattr__(self, name: str) -> SimpleNamespace:
+        bound: dict[str, SimpleNamespace] = self.__dict__.get("_domains", {})
+        if name not in bound:
+            raise AttributeError(name)
+        return bound[name]
 
     @property
     def events(self) -> EventsApi:
@@ -32,8 +41,7 @@ class HostApiProxy:
         return self.engine.respond(response)
 
     async def export_session(self, query: ExportQuery, /) -> ExportArchive | None:
-        header = await self.engine.store.header(query.session_id)
-        if header is None:
+        if not await self.engine.has_session(query.session_id):
             return None
         engine, sid, deep = self.engine, query.session_id, query.include_descendants
         return ExportArchive(

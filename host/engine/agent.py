@@ -16,7 +16,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -71,7 +71,6 @@ class InboxItem:
 @dataclass
 class _Flags:
     disposed: bool = False
-    quiet: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Agent:
@@ -104,7 +103,6 @@ class Agent:
         self._injections: list[Message] = []
         self._wake = asyncio.Event()
         self._flags = _Flags()
-        self._flags.quiet.set()
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
 
@@ -141,7 +139,6 @@ class Agent:
         item = InboxItem(ids.steer_item_id(), list(content), source, "steer")
         if self.turn_open:
             self._steering.append(item)
-            self._flags.quiet.clear()
         else:
             item.waited = self.running
             self._queue.append(item)
@@ -223,10 +220,6 @@ class Agent:
 
     # ---- lifecycle ------------------------------------------------------------------------
 
-    async def wait_quiet(self) -> None:
-        """Until the agent is idle with nothing queued (a test and CLI helper)."""
-        await self._flags.quiet.wait()
-
     async def dispose(self) -> None:
         """End a running turn `aborted {by: disposed}`, stop the loop and wait for it."""
         if self._flags.disposed:
@@ -248,7 +241,6 @@ class Agent:
             raise AgentBusy(f"the queue is full ({MAX_QUEUE} items)")
 
     def _poke(self) -> None:
-        self._flags.quiet.clear()
         self._wake.set()
 
     def _publish_queue(self) -> None:
@@ -273,10 +265,7 @@ class Agent:
                 message = f"{type(exc).__name__}: {exc}"
                 self.deps.bus.publish("host", HostAgentError(session_id=self.session_id, message=message))
             self._set_running(False)
-            if not (self._queue or self._steering or self._injections):
-                self._flags.quiet.set()
         self._set_running(False)
-        self._flags.quiet.set()
 
     async def _one_turn(self) -> None:
         trigger: TurnTrigger

@@ -1,4 +1,4 @@
-"""Settings and credentials on disk (spec 05 "Data on disk").
+"""Settings and credentials on disk (docs/architecture.md, "Data on disk").
 
 `settings.json` is the user layer over built-in defaults (provider `local`) with a revision
 counter; CLI flags form a non-persisted top layer. `credentials.json` (mode 0600) holds API keys;
@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from contract.settings import CredentialView, LlmSettings
 from host.engine import secret_values
+from host.engine.errors import CredentialRejected, SettingsConflict, SettingsRejected
 from host.engine.llm.catalogue import NAMES, REMOTE
 
 log = logging.getLogger(__name__)
@@ -31,17 +32,6 @@ CREDENTIALS_FILE = "credentials.json"
 ENV_KEY = "HARNESSDESK_API_KEY"
 FIELDS = ("provider", "baseUrl", "model", "reasoningEffort")
 DEFAULTS = LlmSettings(provider="local")
-
-
-class SettingsConflict(Exception):
-    def __init__(self, expected: int, actual: int) -> None:
-        super().__init__(f"settings revision is {actual}, not {expected}")
-        self.expected = expected
-        self.actual = actual
-
-
-class SettingsRejected(ValueError):
-    """A settings or credential value that does not validate (the message names no secret)."""
 
 
 class Secret:
@@ -168,7 +158,7 @@ class Config:
                 user.pop(key, None)
             for key, value in values.items():
                 if key not in FIELDS:
-                    raise SettingsRejected(f"unknown setting {key!r}")
+                    raise SettingsRejected(f"unknown setting {key!r}", [key])
                 if value is None:
                     user.pop(key, None)
                 else:
@@ -176,11 +166,16 @@ class Config:
             try:
                 LlmSettings.model_validate({**DEFAULTS.dump(), **user})
             except ValidationError as exc:
-                raise SettingsRejected("invalid settings value") from exc
+                raise SettingsRejected("invalid settings value", list(values)) from exc
+            body = {"revision": self.revision + 1, "llm": user}
+            try:
+                _write_private(self.settings_path, json.dumps(body, indent=2) + "\n", 0o644)
+            except OSError as exc:
+                raise SettingsRejected(
+                    f"cannot save the settings: {exc.strerror or exc}", list(values)
+                ) from exc
             self._user = user
             self.revision += 1
-            body = {"revision": self.revision, "llm": self._user}
-            _write_private(self.settings_path, json.dumps(body, indent=2) + "\n", 0o644)
         return self.llm()
 
     # ---- credentials ----------------------------------------------------------------------
@@ -198,37 +193,55 @@ class Config:
         return None
 
     def set_credential(self, ref: str, value: str) -> CredentialView:
+        """Store a key in credentials.json (0600). Raises CredentialRejected."""
         if ref not in NAMES:
-            raise SettingsRejected(f"unknown credential ref {ref!r}")
+            raise CredentialRejected(ref, f"unknown credential ref {ref!r}")
         if not value or not value.strip():
-            raise SettingsRejected("credential value is blank")
+            raise CredentialRejected(ref, "credential value is blank")
         with self._lock:
-            self._keys[ref] = Secret(value)
-            self._save_keys()
+            keys = {**self._keys, ref: Secret(value)}
+            self._save_keys(ref, keys)
         return self.credential_view(ref)
 
     def unset_credential(self, ref: str) -> CredentialView:
+        """Forget a stored key; unsetting a key that is not stored succeeds."""
         if ref not in NAMES:
-            raise SettingsRejected(f"unknown credential ref {ref!r}")
+            raise CredentialRejected(ref, f"unknown credential ref {ref!r}")
         with self._lock:
-            self._keys.pop(ref, None)
-            self._save_keys()
+            keys = {k: v for k, v in self._keys.items() if k != ref}
+            self._save_keys(ref, keys)
         return self.credential_view(ref)
 
     def credential_view(self, ref: str) -> CredentialView:
+        """Whether a key is configured and where from; `writable` is whether a write can be
+        saved (the environment never shadows the file: a stored key wins over the variable)."""
+        writable = self._credentials_writable()
         if ref in self._keys:
-            return CredentialView(ref=ref, configured=True, source="file", writable=True)
+            return CredentialView(ref=ref, configured=True, source="file", writable=writable)
         if ref in REMOTE and ref == self.llm().provider and self._environ.get(ENV_KEY):
-            return CredentialView(ref=ref, configured=True, source="env", writable=True)
-        return CredentialView(ref=ref, configured=False, source="none", writable=True)
+            return CredentialView(ref=ref, configured=True, source="env", writable=writable)
+        return CredentialView(ref=ref, configured=False, source="none", writable=writable)
+
+    def _credentials_writable(self) -> bool:
+        """Whether credentials.json can be replaced (a temp file in its folder, then a rename)."""
+        path = self.credentials_path
+        if path.exists():
+            return path.is_file() and os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+        ancestor = next((p for p in path.parents if p.exists()), None)
+        return ancestor is not None and ancestor.is_dir() and os.access(ancestor, os.W_OK)
 
     def describe_credentials(self) -> list[CredentialView]:
         """Views without values, one per provider that takes a key."""
         return [self.credential_view(ref) for ref in REMOTE]
 
-    def _save_keys(self) -> None:
-        body = {ref: s.reveal() for ref, s in self._keys.items()}
-        _write_private(self.credentials_path, json.dumps(body, indent=2) + "\n", 0o600)
+    def _save_keys(self, ref: str, keys: dict[str, Secret]) -> None:
+        """Write `keys` to disk, then adopt them; a failed write changes nothing."""
+        body = {name: secret.reveal() for name, secret in keys.items()}
+        try:
+            _write_private(self.credentials_path, json.dumps(body, indent=2) + "\n", 0o600)
+        except OSError as exc:
+            raise CredentialRejected(ref, f"cannot save the credential: {exc.strerror or exc}") from exc
+        self._keys = keys
 
     def __repr__(self) -> str:
         return f"Config(data_dir={str(self.data_dir)!r}, keys={sorted(self._keys)})"

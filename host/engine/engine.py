@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from contract.sessions import (
     PromptContent,
     SessionSummary,
 )
+from contract.settings import CredentialView, SettingsPatch, SettingsValue
 from host.engine import events, ids
 from host.engine import models as model_info
 from host.engine.agent import Agent
@@ -43,13 +44,14 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.fork import fork_session
+from host.engine.history import history_page
 from host.engine.imported import rows_with_cwd
 from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
-from host.engine.repair import repair_events
 from host.engine.selection import Selections
+from host.engine.settings import SettingsService
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
@@ -86,6 +88,7 @@ class Engine:
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
+        self._settings = SettingsService(config, registry, self.bus)
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
@@ -193,41 +196,22 @@ class Engine:
         return await self.pool.attach(session_id)
 
     @property
-    def resumes(self) -> int:
-        return self.pool.resumes
-
-    @property
     def _agents(self) -> dict[str, Agent]:
         return self.pool.agents
 
     def attached(self) -> list[str]:
         return list(self._agents)
 
-    def agent(self, session_id: str) -> Agent | None:
-        return self._agents.get(session_id)
-
     # ---- history --------------------------------------------------------------------------
 
     async def history(
         self, session_id: str, before_seq: int | None = None, max_messages: int = 50
     ) -> tuple[list[SessionEvent], bool, Projections | None]:
-        """A page of raw events (spec 02 "History paging"); cold sessions are repaired in memory
-        (nothing written, no agent attached). The tail page carries the projections."""
+        """A page of raw events; a cold session is repaired in memory (nothing written)."""
         agent = self._agents.get(session_id)
-        header = None if agent is not None else await self._header(session_id)
-        page = await self.store.page(session_id, before_seq, max_messages)
-        events = page.events
-        title = agent.journal.title if agent is not None else (header.title if header else None)
-        if header is not None and header.open_turn_start is not None:
-            if before_seq is None or before_seq > header.last_seq:
-                open_turn = await self.store.events(session_id, header.open_turn_start)
-                extra = repair_events(open_turn)
-                events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
-        projections = None
-        if before_seq is None:
-            as_of = events[-1].seq if events else -1
-            projections = Projections(as_of_seq=as_of, values={"title": title} if title else {})
-        return events, page.has_more, projections
+        cold = None if agent is not None else await self._header(session_id)
+        title = agent.journal.title if agent is not None else (cold.title if cold else None)
+        return await history_page(self.store, session_id, cold, title, before_seq, max_messages)
 
     # ---- input ----------------------------------------------------------------------------
 
@@ -269,11 +253,6 @@ class Engine:
             await self._header(session_id)
             return False
         return agent.cancel("user")
-
-    async def queue(self, session_id: str) -> list[Any]:
-        await self._header(session_id)
-        agent = self._agents.get(session_id)
-        return agent.queue_items() if agent is not None else []
 
     async def update_queue(self, session_id: str, item_id: str, action: Any) -> None:
         """`action` is a contract EditAction / RemoveAction / SteerAction (never resumes)."""
@@ -337,7 +316,30 @@ class Engine:
         await self._header(session_id)
         return await self.selections.select(session_id, provider, model, reasoning_effort)
 
+    # ---- settings and credentials (the configuration page) --------------------------------
+
+    def settings(self) -> SettingsValue:
+        return self._settings.describe()
+
+    async def update_settings(
+        self, patch: SettingsPatch, unset: Sequence[str] = (), expected_revision: int | None = None
+    ) -> SettingsValue:
+        """Raises SettingsConflict or SettingsRejected; nothing is written then."""
+        return await self._settings.update(patch, unset, expected_revision)
+
+    def credentials(self) -> list[CredentialView]:
+        return self._settings.credentials()
+
+    async def set_credential(self, ref: str, value: str) -> CredentialView:
+        return await self._settings.set_credential(ref, value)
+
+    async def unset_credential(self, ref: str) -> CredentialView:
+        return await self._settings.unset_credential(ref)
+
     # ---- attachments, export, describe ----------------------------------------------------
+
+    async def has_session(self, session_id: str) -> bool:
+        return await self.store.header(session_id) is not None
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes]:
         await self._header(session_id)

@@ -1,113 +1,133 @@
-"""Small typed engine exceptions; the API layer maps each to its RpcError code."""
+"""The engine's business failures: one exception per RpcError code, each carrying its details.
+
+Raise them anywhere in the engine; `host/api/registry.py` answers them as typed RpcErrors in one
+place, and the CLI prints their message. A new code is a line in `contract.errors.ERROR_DETAILS`
+plus a class here (`tests/api/test_registry.py` checks that every business code has exactly one).
+"""
 
 from __future__ import annotations
 
+from contract.errors import (
+    AgentBusyDetails,
+    BusinessError,
+    CredentialDetails,
+    D,
+    ItemDetails,
+    ModelUnavailableDetails,
+    ReasonDetails,
+    SessionConflictDetails,
+    SessionDetails,
+    SettingsConflictDetails,
+    SettingsRejectedDetails,
+    TimeZoneDetails,
+)
 
-class EngineError(Exception):
-    """Base of the engine's business failures. `code` is the RpcError code it maps to."""
 
-    code = "internal"
-
-    def details(self) -> dict[str, object]:
-        return {}
+class EngineError(BusinessError[D]):
+    """Base of the engine's business failures (the CLI catches this one)."""
 
 
-class SessionNotFound(EngineError):
+class SessionNotFound(EngineError[SessionDetails]):
     code = "session-not-found"
 
     def __init__(self, session_id: str) -> None:
-        super().__init__(f"no session {session_id}")
-        self.session_id = session_id
-
-    def details(self) -> dict[str, object]:
-        return {"sessionId": self.session_id}
+        super().__init__(f"no session {session_id}", SessionDetails(session_id=session_id))
 
 
-class _SessionScoped(EngineError):
-    def __init__(self, session_id: str, message: str) -> None:
-        super().__init__(message)
-        self.session_id = session_id
-
-    def details(self) -> dict[str, object]:
-        return {"sessionId": self.session_id}
-
-
-class ForkUnavailable(_SessionScoped):
+class ForkUnavailable(EngineError[SessionDetails]):
     code = "fork-unavailable"
 
+    def __init__(self, session_id: str, message: str) -> None:
+        super().__init__(message, SessionDetails(session_id=session_id))
 
-class TitleInvalid(_SessionScoped):
+
+class TitleInvalid(EngineError[SessionDetails]):
     code = "title-invalid"
 
-
-class _ItemScoped(EngineError):
-    def __init__(self, item_id: str, message: str) -> None:
-        super().__init__(message)
-        self.item_id = item_id
-
-    def details(self) -> dict[str, object]:
-        return {"itemId": self.item_id}
+    def __init__(self, session_id: str, message: str) -> None:
+        super().__init__(message, SessionDetails(session_id=session_id))
 
 
-class QueueItemNotFound(_ItemScoped):
+class QueueItemNotFound(EngineError[ItemDetails]):
     code = "queue-item-not-found"
 
+    def __init__(self, item_id: str, message: str) -> None:
+        super().__init__(message, ItemDetails(item_id=item_id))
 
-class SteerUnavailable(_ItemScoped):
+
+class SteerUnavailable(EngineError[ItemDetails]):
     code = "steer-unavailable"
 
-
-class _Reason(EngineError):
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-    def details(self) -> dict[str, object]:
-        return {"reason": self.reason}
+    def __init__(self, item_id: str, message: str) -> None:
+        super().__init__(message, ItemDetails(item_id=item_id))
 
 
-class AttachmentError(_Reason):
+class AttachmentError(EngineError[ReasonDetails]):
     code = "attachment-error"
 
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, ReasonDetails(reason=reason))
 
-class AgentBusy(_Reason):
+
+class AgentBusy(EngineError[AgentBusyDetails]):
     code = "agent-busy"
 
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, AgentBusyDetails(reason=reason))
 
-class ModelUnavailable(EngineError):
+
+class ModelUnavailable(EngineError[ModelUnavailableDetails]):
     code = "model-unavailable"
 
     def __init__(self, provider: str, model: str, message: str | None = None) -> None:
-        super().__init__(message or f"no adapter serves {provider}/{model}")
-        self.provider = provider
-        self.model = model
-
-    def details(self) -> dict[str, object]:
-        return {"provider": self.provider, "model": self.model}
+        details = ModelUnavailableDetails(provider=provider, model=model)
+        super().__init__(message or f"no adapter serves {provider}/{model}", details)
 
 
-class InvalidTimeZone(EngineError):
+class InvalidTimeZone(EngineError[TimeZoneDetails]):
     code = "invalid-time-zone"
 
     def __init__(self, value: str) -> None:
-        super().__init__(f"not a time zone: {value!r}")
-        self.value = value
-
-    def details(self) -> dict[str, object]:
-        return {"value": self.value}
+        super().__init__(f"not a time zone: {value!r}", TimeZoneDetails(value=value))
 
 
-class SessionConflict(EngineError):
+class SessionConflict(EngineError[SessionConflictDetails]):
     code = "session-conflict"
 
     def __init__(self, session_id: str, requested_cwd: str, existing_cwd: str | None) -> None:
-        super().__init__(f"session {session_id} exists with another cwd")
-        self.session_id = session_id
-        self.requested_cwd = requested_cwd
-        self.existing_cwd = existing_cwd
+        details = SessionConflictDetails(
+            session_id=session_id, requested_cwd=requested_cwd, existing_cwd=existing_cwd
+        )
+        super().__init__(f"session {session_id} exists with another cwd", details)
 
-    def details(self) -> dict[str, object]:
-        out: dict[str, object] = {"sessionId": self.session_id, "requestedCwd": self.requested_cwd}
-        if self.existing_cwd is not None:
-            out["existingCwd"] = self.existing_cwd
-        return out
+
+class SettingsConflict(EngineError[SettingsConflictDetails]):
+    """`expectedRevision` is stale: nothing was written."""
+
+    code = "settings-conflict"
+
+    def __init__(self, expected: int, actual: int) -> None:
+        details = SettingsConflictDetails(expected_revision=expected, actual_revision=actual)
+        super().__init__(
+            f"the settings changed since you read them (revision {actual}, not {expected})", details
+        )
+        self.expected = expected
+        self.actual = actual
+
+
+class SettingsRejected(EngineError[SettingsRejectedDetails]):
+    """A settings value that does not validate, or a settings file that cannot be written."""
+
+    code = "settings-rejected"
+
+    def __init__(self, message: str, fields: list[str]) -> None:
+        super().__init__(message, SettingsRejectedDetails(fields=sorted(fields)))
+
+
+class CredentialRejected(EngineError[CredentialDetails]):
+    """A credential write that cannot be applied (the message never names the secret)."""
+
+    code = "credential-rejected"
+
+    def __init__(self, ref: str, message: str) -> None:
+        super().__init__(message, CredentialDetails(ref=ref))

@@ -1,4 +1,4 @@
-"""History paging (spec 02 "History paging").
+"""History paging on SQLite (docs/architecture.md, "History paging").
 
 Count backwards only `user/message` and `assistant/message` events appended to the surface; the
 cut is the smallest of the `maxMessages`-th counted message's seq and its `sourceEventSeqs`; the
@@ -7,18 +7,12 @@ messages the whole window is returned and `hasMore = false`.
 
 `page_bounds` runs on SQLite against the `boundaries` side table (one row per counted message,
 its cut precomputed when the message was appended), so a page costs O(page), never O(session).
-`page_window` is the same rule over an in-memory list (a reference and for small logs).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-from contract.events import SessionEvent
-
-COUNTED = frozenset({"user/message", "assistant/message"})
 
 BOUNDARY_SQL = (
     "SELECT MIN(cut), COUNT(*) FROM ("
@@ -57,29 +51,3 @@ def page_rows(
     bounds = page_bounds(conn, session_id, before_seq, max_messages)
     rows = conn.execute(PAGE_SQL, (session_id, bounds.cut, bounds.end)).fetchall()
     return [r[0] for r in rows], bounds
-
-
-def message_cut(event: SessionEvent) -> int | None:
-    """The cut a counted message contributes, or None when the event is not counted."""
-    if event.type not in COUNTED or event.surface_op not in (None, "append"):
-        return None
-    sources = event.source_event_seqs or []
-    return min(event.seq, *sources) if sources else event.seq
-
-
-def page_window(
-    events: Sequence[SessionEvent], before_seq: int | None, max_messages: int
-) -> tuple[list[SessionEvent], bool]:
-    """The same rule over an in-memory, seq-ordered list (events[i].seq == i)."""
-    end = len(events) if before_seq is None else min(before_seq, len(events))
-    cuts: list[int] = []
-    for event in reversed(events[:end]):
-        cut = message_cut(event)
-        if cut is not None:
-            cuts.append(cut)
-            if len(cuts) == max_messages:
-                break
-    if len(cuts) < max_messages:
-        return list(events[:end]), False
-    cut = min(cuts)
-    return list(events[cut:end]), cut > 0

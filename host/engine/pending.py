@@ -144,12 +144,6 @@ class PendingTable:
         """Still-pending `*/requested` frames of a session with their stable rpcIds."""
         return [(i.rpc_id, i.frame) for i in self._items.values() if i.session_id == session_id]
 
-    def is_pending(self, rpc_id: str) -> bool:
-        return rpc_id in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
     def _resolve(self, item: PendingRequest, value: Any) -> None:
         """`value` None means cancelled. Removes the entry, publishes the resolution."""
         self._items.pop(item.rpc_id, None)

@@ -12,7 +12,7 @@ from host.fetch.frame_stream import FrameStream
 from host.fetch.handler import to_fetch_handler
 from host.fetch.http_client import HttpApiClient
 from host.fetch.inprocess import InProcessApiClient
-from host.fetch.proxy import ApiProxy, EventsProxy, ExportArchive, UnaryImpl, missing_methods, resolve
+from host.fetch.proxy import ApiProxy, EventsProxy, ExportArchive, UnaryImpl, resolve
 
 __all__ = [
     "AbstractApiClient",
@@ -29,7 +29,6 @@ __all__ = [
     "TransportError",
     "UnaryImpl",
     "drive",
-    "missing_methods",
     "resolve",
     "to_fetch_handler",
 ]

@@ -2,7 +2,8 @@
 
 The handler never names a domain method: for each `Method` of the map it looks up
 `getattr(getattr(api, m.domain), m.attr)`. The protocol therefore only fixes the carrier-level
-members (`events`, `respond`, `export_session`); `resolve` and `missing_methods` cover the rest.
+members (`events`, `respond`, `export_session`); `resolve` covers the rest (an unimplemented
+method is answered 501).
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from contract.frames import STREAMS
-from contract.methods import METHODS, Method
+from contract.methods import Method
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcRequest, RpcResponse
 from contract.sessions import ExportQuery
 
@@ -67,10 +67,3 @@ def resolve_stream(api: object, key: str) -> Callable[[], AsyncIterator[RpcReque
     domain, name = key.split(".", 1)
     source = getattr(getattr(api, domain, None), name, None)
     return source if callable(source) else None
-
-
-def missing_methods(api: object) -> list[str]:
-    """Map keys and streams the api does not implement (for start-up checks and tests)."""
-    missing = [key for key, m in METHODS.items() if resolve(api, m) is None]
-    missing += [key for key in STREAMS if resolve_stream(api, key) is None]
-    return missing

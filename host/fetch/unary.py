@@ -7,6 +7,7 @@ fails loudly instead of reaching clients as a plausible answer.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -103,6 +104,10 @@ async def call_unary(
         response = await run_unless_disconnected(receive, impl(request))
     except ClientGone:
         return failure(rpc_id, rpc_error("cancelled", "the caller went away"))
+    except asyncio.CancelledError:
+        if _this_task_cancelled():
+            raise  # the host is shutting the request down: not an answer to give
+        return failure(rpc_id, rpc_error("cancelled", "the request was cancelled"))
     except Exception as exc:
         log.exception("%s raised", m.key)
         raise Reject(500, "internal error") from exc
@@ -111,6 +116,11 @@ async def call_unary(
     except HostBug as exc:
         log.error("host bug: %s", exc)
         raise Reject(500, "internal error") from exc
+
+
+def _this_task_cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def call_respond(api: ApiProxy, body: Any, *, dev_validate: bool) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from contract.frames import HostSessionStatus, SessionQueue
 from contract.sessions import TextInput
 from host.engine.store import DB_FILE
 from tests.engine.conftest import events_of, frames_until, is_event
+from tests.support.engine import agent_of, queued, wait_quiet
 from tests.support.scripted_llm import Reply
 
 Factory = Any
@@ -24,7 +25,7 @@ def text(t: str) -> list[Any]:
 async def started(engine: Any, prompt: str = "hello there", mode: str = "queue") -> tuple[str, Any]:
     sid = await engine.create_session("/tmp")
     await engine.prompt(sid, mode, text(prompt), "rpc-1")
-    return sid, engine.agent(sid)
+    return sid, agent_of(engine, sid)
 
 
 async def test_one_turn_vocabulary_flush_and_auto_title(
@@ -86,9 +87,9 @@ async def test_queue_is_fifo_back_to_back_with_one_running_edge(
     await frames_until(mux, is_event("assistant/chunk"))
     second = await engine.prompt(sid, "queue", text("two"), "rpc-2")
     third = await engine.prompt(sid, "queue", text("three"), "rpc-3")
-    assert [i.item_id for i in await engine.queue(sid)] == [second, third]
+    assert [i.item_id for i in queued(engine, sid)] == [second, third]
     frames = await frames_until(mux, is_event("turn/end", turn=2))
-    await agent.wait_quiet()
+    await wait_quiet(agent)
     starts = [e.data for e in events_of(frames) if e.type == "turn/start"]
     assert starts == [{"turn": 1, "trigger": "queue"}, {"turn": 2, "trigger": "queue"}]
     users = [e.data["content"][0]["text"] for e in events_of(frames) if e.type == "user/message"]
@@ -123,7 +124,7 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     sid, agent = await started(engine, "do work")
     await frames_until(mux, is_event("assistant/chunk"))
     await engine.prompt(sid, "steer", text("also check tests"), "rpc-s")
-    assert await engine.queue(sid) == []  # steering is not queued input
+    assert queued(engine, sid) == []  # steering is not queued input
     frames = await frames_until(mux, is_event("turn/end"))
     types = [e.type for e in events_of(frames)]
     result = next(e for e in events_of(frames) if e.type == "tool/result")
@@ -136,7 +137,7 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     assert second[-1] == {"role": "user", "content": "also check tests"}
     assert second[-2]["role"] == "tool"
     # steer on an idle agent starts an ordinary turn
-    await agent.wait_quiet()
+    await wait_quiet(agent)
     scripted_llm.enqueue(Reply(text="ok"))
     await engine.prompt(sid, "steer", text("idle steer"), "rpc-t")
     frames = await frames_until(mux, is_event("turn/end"))
@@ -161,7 +162,7 @@ async def test_cancel_mid_stream_aborts_and_clears_queue(engine_factory: Factory
     assert events[-2].type == "step/end"
     queues = [f for f in frames if isinstance(f, SessionQueue)]
     assert [i.item_id for i in queues[0].items] == [queued] and queues[-1].items == []
-    await agent.wait_quiet()
+    await wait_quiet(agent)
     assert await asyncio.to_thread(scripted_llm.wait_for_disconnects, 1, 5.0)
     assert len(scripted_llm.requests) == 1  # the cleared item never ran
     assert await engine.cancel(sid) is False  # idle: no-op
@@ -191,7 +192,7 @@ async def test_provider_error_ends_the_turn_with_error(engine_factory: Factory, 
     reason = events_of(frames)[-1].data["reason"]
     assert reason["kind"] == "error" and reason["error"]["status"] == 400
     assert events_of(frames)[-2].type == "step/end"
-    await agent.wait_quiet()
+    await wait_quiet(agent)
     assert (await engine.list_sessions())[0].title is None  # no auto title after a failed turn
 
 
@@ -234,11 +235,11 @@ async def test_concurrent_resumes_share_one_load(
 ) -> None:
     first = await engine_factory(tools={})
     sid, agent = await started(first)
-    await agent.wait_quiet()
+    await wait_quiet(agent)
     await first.close()
     second = await engine_factory(tools={})
     agents = await asyncio.gather(*(second.attach(sid) for _ in range(5)))
-    assert second.resumes == 1 and all(a is agents[0] for a in agents)
+    assert second.pool.resumes == 1 and all(a is agents[0] for a in agents)
     assert agents[0].next_turn == 1 and len(agents[0].history) == 2
 
 
@@ -267,6 +268,6 @@ async def test_user_title_pins_and_no_auto_title(engine_factory: Factory, script
     mux = engine.subscribe_mux()
     await engine.prompt(sid, "queue", text("hello"), "r")
     frames = await frames_until(mux, is_event("turn/end"))
-    await engine.agent(sid).wait_quiet()
+    await wait_quiet(agent_of(engine, sid))
     assert not any(e.type == "session/title" for e in events_of(frames))
     assert (await engine.list_sessions())[0].title == "My project"

@@ -27,6 +27,7 @@ from host.engine.errors import (
 from host.engine.media import sniff
 from host.engine.store import DB_FILE, SessionHeader, SqliteStore
 from tests.engine.conftest import assistant_data, ev, events_of, frames_until, is_event, user_msg
+from tests.support.engine import agent_of, queued, wait_quiet
 from tests.support.scripted_llm import Reply
 
 Factory = Any
@@ -115,7 +116,7 @@ async def test_cold_history_is_repaired_in_memory_and_attach_writes_it(
     assert conn.execute("SELECT MAX(seq) FROM events WHERE session_id = 'cold'").fetchone()[0] == 11
     conn.close()
     assert (await engine.list_sessions())[0].updated_at == 1_005  # repair is not activity
-    agent = engine.agent("cold")
+    agent = engine.pool.agents.get("cold")
     assert agent.next_turn == 2 and [m.role for m in agent.history] == [
         "user",
         "assistant",
@@ -234,7 +235,7 @@ async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, 
     sid = await engine.create_session("/tmp")
     await engine.prompt(sid, "queue", [TextInput(text="check the capacitor")], "r")
     await engine.attach(sid)
-    await engine.agent(sid).wait_quiet()
+    await wait_quiet(agent_of(engine, sid))
     hits, more = await engine.search("  flux CAPACITOR ")
     assert hits == [(sid, "The flux capacitor is charged.")] and not more
     rows = [row async for row in engine.export_rows(sid)]
@@ -287,17 +288,18 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     two = await engine.prompt(sid, "queue", [TextInput(text="c")], "r3")
     late = engine.subscribe_mux()
     first = [late.get_nowait()[1] for _ in range(2)]
-    assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == engine.agent(sid).journal.last_seq
+    last_seq = agent_of(engine, sid).journal.last_seq
+    assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == last_seq
     assert isinstance(first[1], SessionQueue) and [i.item_id for i in first[1].items] == [one, two]
     await engine.update_queue(sid, one, RemoveAction())
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(sid, one, RemoveAction())
     await engine.update_queue(sid, two, SteerAction())  # promoted into the running turn
-    assert await engine.queue(sid) == []
+    assert queued(engine, sid) == []
     nxt = late.get_nowait()[1]
     assert isinstance(nxt, SessionEventFrame) or isinstance(nxt, SessionQueue)
     await engine.cancel(sid)
-    await engine.agent(sid).wait_quiet()
+    await wait_quiet(agent_of(engine, sid))
     cold = await engine.create_session("/tmp")
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(cold, "x", RemoveAction())

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.config import ENV_KEY, Config, RuntimeOverrides, Secret, SettingsConflict, SettingsRejected
-from host.engine.errors import InvalidTimeZone
+from host.engine.config import ENV_KEY, Config, RuntimeOverrides, Secret
+from host.engine.errors import CredentialRejected, InvalidTimeZone, SettingsConflict, SettingsRejected
 from host.engine.timezones import check_time_zone, is_valid_time_zone
 
 
@@ -70,10 +70,31 @@ def test_credentials_file_mode_and_no_leaks(tmp_path: Path, caplog: pytest.LogCa
     assert Config(tmp_path, environ={}).key_for("deepseek") == "sk-very-secret"
     cfg.unset_credential("deepseek")
     assert cfg.key_for("deepseek") is None and not cfg.credential_view("deepseek").configured
-    with pytest.raises(SettingsRejected):
+    with pytest.raises(CredentialRejected):
         cfg.set_credential("deepseek", "   ")
-    with pytest.raises(SettingsRejected):
+    with pytest.raises(CredentialRejected):
         cfg.set_credential("someone-else", "x")
+
+
+def test_credentials_that_cannot_be_saved_are_not_writable_and_rejected(tmp_path: Path) -> None:
+    cfg = Config(tmp_path, environ={})
+    assert cfg.credential_view("deepseek").writable
+    (tmp_path / "credentials.json").mkdir()  # something that is not a file stands in the way
+    assert not cfg.credential_view("deepseek").writable
+    with pytest.raises(CredentialRejected) as info:
+        cfg.set_credential("deepseek", "sk-unsaved")
+    assert "cannot save the credential" in str(info.value) and "sk-unsaved" not in str(info.value)
+    assert info.value.details() == {"ref": "deepseek"}
+    assert cfg.key_for("deepseek") is None and not cfg.credential_view("deepseek").configured
+
+
+def test_settings_that_cannot_be_saved_are_rejected_and_unchanged(tmp_path: Path) -> None:
+    cfg = Config(tmp_path)
+    (tmp_path / "settings.json").mkdir()
+    with pytest.raises(SettingsRejected) as info:
+        cfg.update({"model": "m"})
+    assert info.value.details() == {"fields": ["model"]}
+    assert cfg.revision == 0 and cfg.llm().model is None
 
 
 def test_env_key_only_for_the_selected_remote_provider(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from contract.questions import AnswerSet, Question, QuestionOption, QuestionRequ
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcErr, RpcOk
 from host.engine.bus import Bus
 from host.engine.pending import PendingTable, QuestionCancelled
+from tests.support.engine import pending_ids
 
 
 def answer(rpc_id: str, value: Any) -> ClientResponse:
@@ -58,7 +59,7 @@ async def test_approval_first_answer_wins_and_frames_converge() -> None:
     assert frames[0][1].arguments == {"command": "ls"}
     assert isinstance(frames[1][1], ApprovalResolved) and frames[1][1].outcome == "allowed-once"
     assert frames[1][0] != rpc_id  # a push gets a fresh rpcId
-    assert len(table) == 0
+    assert pending_ids(table, "s1") == []
 
 
 async def test_bad_approval_answers_keep_the_request_pending() -> None:
@@ -75,7 +76,7 @@ async def test_bad_approval_answers_keep_the_request_pending() -> None:
         assert table.respond(answer(rpc_id, value)) == ReceiptRefused(reason="bad-response")
     err = ClientResponse(rpc_id=rpc_id, result=RpcErr(error=rpc_error("internal", "boom")))
     assert table.respond(err) == ReceiptRefused(reason="bad-response")
-    assert table.is_pending(rpc_id) and not future.done()
+    assert rpc_id in pending_ids(table, "s1") and not future.done()
     assert table.respond(answer("unknown", {})) == ReceiptRefused(reason="not-pending")
     assert table.respond(cancelled(rpc_id)) == ReceiptAccepted()
     assert await future == "cancelled"
@@ -124,7 +125,7 @@ async def test_cancelling_the_waiter_cancels_the_question() -> None:
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
-    assert len(table) == 0
+    assert pending_ids(table, "s1") == []
     assert [f.type for _, f in drain(mux)] == ["question/requested", "question/resolved"]
 
 

@@ -24,6 +24,7 @@ CHILD = textwrap.dedent(
     from contract.sessions import TextInput
     from host.engine.config import RuntimeOverrides
     from host.engine.engine import Engine
+    from tests.support.engine import agent_of, wait_quiet
 
     async def main():
         overrides = RuntimeOverrides(provider="openai-compatible", base_url={base_url!r}, model="m")
@@ -31,14 +32,14 @@ CHILD = textwrap.dedent(
         mux = engine.subscribe_mux()
         sid = await engine.create_session({cwd!r})
         await engine.prompt(sid, "queue", [TextInput(text="first")], "r1")
-        await engine.agent(sid).wait_quiet()
+        await wait_quiet(agent_of(engine, sid))
         await engine.prompt(sid, "queue", [TextInput(text="second")], "r2")
         while True:
             item = await mux.get()
             if item[1].type == "approval/requested":
                 break
         await engine.store.flush()
-        print("READY", sid, engine.agent(sid).journal.last_seq, flush=True)
+        print("READY", sid, agent_of(engine, sid).journal.last_seq, flush=True)
         await asyncio.sleep(3600)
 
     asyncio.run(main())

@@ -6,9 +6,10 @@ import sqlite3
 from pathlib import Path
 
 from contract.events import SessionEvent
-from host.engine.paging import page_rows, page_window
+from host.engine.paging import page_rows
 from host.engine.store import DB_FILE, SqliteStore
 from tests.engine.conftest import assistant_data, ev, header, user_msg
+from tests.support.paging import page_window
 
 
 def example_one() -> list[SessionEvent]:

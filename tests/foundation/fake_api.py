@@ -76,6 +76,8 @@ class SessionDomain:
         trick = sid if self.fake.tricks else ""
         if trick == "boom":
             raise RuntimeError("the implementation exploded")
+        if trick == "self-cancelled":
+            raise asyncio.CancelledError()
         if trick == "slow":
             self.fake.signals.entered.set()
             try:

@@ -268,6 +268,17 @@ async def test_implementation_exception_is_a_short_500(
     assert any("session.history raised" in r.getMessage() for r in caplog.records)
 
 
+async def test_implementation_cancelled_on_its_own_answers_cancelled(app: ASGIApp) -> None:
+    body = envelope("session.history", {"sessionId": "self-cancelled"}, rpc_id="c-1")
+    reply = await exchange(app, "POST", "/api/session.history", body)
+    assert reply.status == 200
+    answer = reply.json()
+    assert (answer["rpcId"], answer["result"]["error"]["code"]) == ("c-1", "cancelled")
+    body = envelope("session.history", {"sessionId": "x"})
+    again = await exchange(app, "POST", "/api/session.history", body)
+    assert again.json()["result"]["ok"]  # the handler keeps answering
+
+
 # ---- rule 10: a disconnecting client cancels the implementation ----------------------------
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import event, events_of, ftype, ok, prompt, run_main
+from tests.support.engine import agent_of
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 FORGED_ID = "s-forged"
@@ -92,7 +93,7 @@ async def test_forged_grants_and_root_cwd_give_nothing(tmp_path: Path, llm: Scri
         results = [e.data for e in events_of(mux.frames, FORGED_ID) if e.type == "tool/result"]
         assert [r["error"]["code"] for r in results] == ["REJECTED", "REJECTED", "PATH_ESCAPE"]
         assert not (work / "pwned").exists() and not (work / "also-pwned").exists()
-        assert host.engine.agent(FORGED_ID).allowed_always == set()
+        assert agent_of(host.engine, FORGED_ID).allowed_always == set()
     finally:
         await host.close()
 

@@ -17,7 +17,6 @@ export const MESSAGES = {
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
-  forbidden: "Not allowed from this window.",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",

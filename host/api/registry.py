@@ -1,0 +1,86 @@
+"""How a unary method is implemented: one plain coroutine per key of `contract.methods.METHODS`.
+
+    @implements("session.rename")
+    async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
+        title, seq = await engine.rename(p.session_id, p.title)
+        return s.RenameValue(title=title, seq=seq)
+
+The function receives the engine and the validated payload (plus the request's `rpc_id` when it
+declares that parameter) and returns the method's value model. It signals a business failure by
+raising a `contract.errors.BusinessError` (see `host/engine/errors.py`); `bind` maps that to the
+typed RpcError here, and only here. Anything else is a host bug and propagates (the carrier
+answers 500); `CancelledError` propagates too (the carrier answers `cancelled`).
+
+Registration checks the key and the annotations against the method map at import time, so a
+method wired to the wrong models fails before the host starts.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable
+from types import SimpleNamespace
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from contract.errors import BusinessError
+from contract.methods import METHODS
+from contract.rpc import RpcRequest, RpcResponse, fail, ok
+from host.engine.engine import Engine
+from host.fetch.proxy import UnaryImpl
+
+Handler = Callable[..., Awaitable[BaseModel]]
+H = TypeVar("H", bound=Handler)
+
+HANDLERS: dict[str, Handler] = {}
+"""Method key → its implementation (filled as the domain modules are imported)."""
+
+
+def implements(key: str) -> Callable[[H], H]:
+    """Register the decorated coroutine as the implementation of method `key`."""
+    method = METHODS[key]
+
+    def register(fn: H) -> H:
+        params = list(inspect.signature(fn).parameters)
+        if params not in (["engine", "p"], ["engine", "p", "rpc_id"]):
+            raise TypeError(f"{fn.__qualname__} must take (engine, p) or (engine, p, rpc_id), not {params}")
+        hints = typing.get_type_hints(fn)
+        if hints.get("p") is not method.request or hints.get("return") is not method.value:
+            raise TypeError(
+                f"{fn.__qualname__} must take {method.request.__name__} and return {method.value.__name__}"
+            )
+        if key in HANDLERS:
+            raise TypeError(f"{key} is implemented twice: {HANDLERS[key].__qualname__} and {fn.__qualname__}")
+        HANDLERS[key] = fn
+        return fn
+
+    return register
+
+
+def bind(engine: Engine, key: str) -> UnaryImpl:
+    """The carrier-facing coroutine for `key`: narrow request in, narrow response out."""
+    handler = HANDLERS[key]
+    wants_rpc_id = "rpc_id" in inspect.signature(handler).parameters
+
+    async def call(request: RpcRequest[Any], /) -> RpcResponse[Any]:
+        extra = {"rpc_id": request.rpc_id} if wants_rpc_id else {}
+        try:
+            value = await handler(engine, request.payload, **extra)
+        except BusinessError as exc:
+            return fail(request.rpc_id, exc.rpc_error())
+        return ok(request.rpc_id, value)
+
+    call.__qualname__ = f"{key}→{handler.__qualname__}"
+    return call
+
+
+def domains(engine: Engine) -> dict[str, SimpleNamespace]:
+    """Every registered method bound to `engine`, grouped as the carrier looks them up:
+    `domains(e)["session"].select_model` implements `session.selectModel`."""
+    grouped: dict[str, dict[str, UnaryImpl]] = {}
+    for key in HANDLERS:
+        method = METHODS[key]
+        grouped.setdefault(method.domain, {})[method.attr] = bind(engine, key)
+    return {domain: SimpleNamespace(**impls) for domain, impls in grouped.items()}

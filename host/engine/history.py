@@ -1,0 +1,37 @@
+"""`session.history`: a page of raw events, repaired in memory for a session that died mid-turn.
+
+Paging counts messages backwards (docs/architecture.md, "History paging"); the store does the
+counting (`host.engine.paging`). A cold session whose last turn never ended gets the repair events
+appended to its tail page without writing anything, so reading never changes a session.
+"""
+
+from __future__ import annotations
+
+from contract.events import SessionEvent
+from contract.sessions import Projections
+from host.engine.repair import repair_events
+from host.engine.store import SessionHeader, Store
+
+
+async def history_page(
+    store: Store,
+    session_id: str,
+    cold: SessionHeader | None,
+    title: str | None,
+    before_seq: int | None,
+    max_messages: int,
+) -> tuple[list[SessionEvent], bool, Projections | None]:
+    """`cold` is the header of a session with no agent attached (None when attached: its log is
+    whole). The tail page (`before_seq` None) carries the projections."""
+    page = await store.page(session_id, before_seq, max_messages)
+    events = page.events
+    if cold is not None and cold.open_turn_start is not None:
+        if before_seq is None or before_seq > cold.last_seq:
+            open_turn = await store.events(session_id, cold.open_turn_start)
+            extra = repair_events(open_turn)
+            events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
+    projections = None
+    if before_seq is None:
+        as_of = events[-1].seq if events else -1
+        projections = Projections(as_of_seq=as_of, values={"title": title} if title else {})
+    return events, page.has_more, projections

@@ -1,0 +1,118 @@
+"""The one way methods are implemented and failures answered (host/api/registry.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, cast
+
+import pytest
+
+from contract import sessions as s
+from contract.errors import ERROR_DETAILS, BusinessError, ItemDetails, SessionDetails
+from contract.host import DescribeRequest, DescribeValue
+from contract.methods import METHODS
+from contract.rpc import RpcErr, RpcOk, RpcRequest
+from host.api.proxy import DOMAIN_MODULES, HostApiProxy
+from host.api.registry import HANDLERS, bind, implements
+from host.engine import errors
+from host.engine.engine import Engine
+
+CARRIER_CODES = {"bad-request", "internal", "cancelled"}
+
+
+def test_every_method_of_the_map_has_exactly_one_implementation() -> None:
+    assert DOMAIN_MODULES
+    assert sorted(HANDLERS) == sorted(METHODS)
+
+
+def test_the_proxy_resolves_every_method_where_the_carrier_looks() -> None:
+    api = HostApiProxy(cast(Engine, object()))
+    for method in METHODS.values():
+        assert callable(getattr(getattr(api, method.domain), method.attr)), method.key
+    with pytest.raises(AttributeError):
+        _ = api.nope
+
+
+def subclasses(cls: type[BusinessError[Any]]) -> list[type[BusinessError[Any]]]:
+    out: list[type[BusinessError[Any]]] = []
+    for sub in cls.__subclasses__():
+        out += [sub, *subclasses(sub)]
+    return out
+
+
+def test_every_business_code_has_exactly_one_exception() -> None:
+    ours = [c for c in subclasses(BusinessError) if c.__module__.startswith(("host.", "contract."))]
+    concrete = [c for c in ours if "code" in c.__dict__]
+    codes = [c.code for c in concrete]
+    assert len(codes) == len(set(codes)), codes
+    assert set(codes) == set(ERROR_DETAILS) - CARRIER_CODES
+
+
+def test_an_exception_must_carry_its_codes_details_shape() -> None:
+    exc = errors.SessionNotFound("s-1")
+    assert exc.details() == {"sessionId": "s-1"} and exc.rpc_error().code == "session-not-found"
+    with pytest.raises(TypeError, match="carries SessionDetails, not ItemDetails"):
+        BusinessError.__init__(exc, "wrong shape", ItemDetails(item_id="i"))  # type: ignore[misc]
+    with pytest.raises(TypeError, match="not an error code"):
+
+        class Unknown(BusinessError[SessionDetails]):
+            code = "no-such-code"
+
+
+def test_registration_refuses_wrong_models_signatures_and_duplicates() -> None:
+    async def wrong_models(engine: Engine, p: s.ListRequest) -> DescribeValue:
+        raise AssertionError
+
+    async def wrong_params(engine: Engine, payload: DescribeRequest) -> DescribeValue:
+        raise AssertionError
+
+    async def right(engine: Engine, p: DescribeRequest) -> DescribeValue:
+        raise AssertionError
+
+    refusals = {wrong_models: "must take", wrong_params: "must take", right: "implemented twice"}
+    for fn, why in refusals.items():
+        with pytest.raises(TypeError, match=why):
+            implements("host.describe")(fn)
+    with pytest.raises(KeyError):
+        implements("host.nope")
+    assert HANDLERS["host.describe"] is not right
+
+
+async def call(monkeypatch: pytest.MonkeyPatch, raised: BaseException) -> Any:
+    async def failing(engine: Engine, p: DescribeRequest) -> DescribeValue:
+        raise raised
+
+    monkeypatch.setitem(HANDLERS, "host.describe", failing)
+    impl = bind(cast(Engine, object()), "host.describe")
+    return await impl(RpcRequest[Any](rpc_id="r-9", payload=DescribeRequest()))
+
+
+async def test_a_business_error_is_answered_with_its_typed_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    response = await call(monkeypatch, errors.QueueItemNotFound("q-1", "already claimed"))
+    assert response.rpc_id == "r-9" and isinstance(response.result, RpcErr)
+    error = response.result.error.dump()
+    expected = {"code": "queue-item-not-found", "message": "already claimed", "details": {"itemId": "q-1"}}
+    assert error == expected
+
+
+async def test_cancellation_and_host_bugs_propagate(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(asyncio.CancelledError):
+        await call(monkeypatch, asyncio.CancelledError())
+    with pytest.raises(KeyError):
+        await call(monkeypatch, KeyError("a host bug"))
+
+
+async def test_a_value_is_answered_ok_and_the_rpc_id_reaches_who_asks_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str] = []
+
+    async def listing(engine: Engine, p: s.ListRequest, rpc_id: str) -> s.ListValue:
+        seen.append(rpc_id)
+        return s.ListValue(items=[])
+
+    monkeypatch.setitem(HANDLERS, "session.list", listing)
+    impl = bind(cast(Engine, object()), "session.list")
+    response = await impl(RpcRequest[Any](rpc_id="r-7", payload=s.ListRequest()))
+    assert isinstance(response.result, RpcOk) and response.result.value == s.ListValue(items=[])
+    assert seen == ["r-7"]

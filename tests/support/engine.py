@@ -1,0 +1,43 @@
+"""Test-side views of a running engine (kept out of the product: nothing there needs them)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from contract.frames import QueueItem
+from host.engine.agent import Agent
+from host.engine.engine import Engine
+from host.engine.pending import PendingTable
+
+
+def agent_of(engine: Engine, session_id: str) -> Agent:
+    """The attached agent of a session (the test attached it)."""
+    agent = engine.pool.agents.get(session_id)
+    assert agent is not None, f"{session_id} has no attached agent"
+    return agent
+
+
+def queued(engine: Engine, session_id: str) -> list[QueueItem]:
+    """The session's queued input (empty when no agent is attached)."""
+    agent = engine.pool.agents.get(session_id)
+    return agent.queue_items() if agent is not None else []
+
+
+def is_quiet(agent: Agent) -> bool:
+    """Idle with nothing queued, steered or injected: the loop has nothing left to do."""
+    return not (agent.running or agent.turn_open or agent.queue_items() or agent.has_checkpoint_input())
+
+
+async def wait_quiet(agent: Agent, within: float = 30.0) -> None:
+    """Until `is_quiet(agent)`; fails the test after `within` seconds."""
+    deadline = time.monotonic() + within
+    while not is_quiet(agent):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"agent {agent.session_id} still busy after {within} s")
+        await asyncio.sleep(0.005)
+
+
+def pending_ids(table: PendingTable, session_id: str) -> list[str]:
+    """The rpcIds of a session's still-pending approvals and questions."""
+    return [rpc_id for rpc_id, _ in table.requests_for(session_id)]
