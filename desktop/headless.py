@@ -1,4 +1,5 @@
-"""Headless commands: `serve`, `prompt`, `export`, `import` (spec 05 "Command line").
+"""Headless commands: `serve`, `prompt`, `export`, `import` (docs/architecture.md, "Desktop,
+command line and data").
 
 Each runs the same host as the window (`host.api.open_host`); only one process may own a data
 dir at a time, so commands that write take the single-instance lock and refuse politely.
@@ -251,7 +252,7 @@ def _turn_exit(event: Any) -> int | None:
 async def _export(args: argparse.Namespace, data_dir: Path) -> int:
     runtime = await open_host(data_dir)
     try:
-        if await runtime.engine.store.header(args.session_id) is None:
+        if not await runtime.engine.has_session(args.session_id):
             raise CommandError(f"no session {args.session_id} in {data_dir}")
         out = Path(args.output)
         try:
@@ -287,7 +288,7 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     runtime = await open_host(data_dir)
     try:
         ids = [json.loads(rows[0].json)["id"] for rows in sessions if isinstance(rows[0], ExportHeader)]
-        taken = [sid for sid in ids if await runtime.engine.store.header(sid) is not None]
+        taken = [sid for sid in ids if await runtime.engine.has_session(sid)]
         if taken:
             raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
         for rows in sessions:

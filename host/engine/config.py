@@ -245,3 +245,11 @@ class Config:
 
     def __repr__(self) -> str:
         return f"Config(data_dir={str(self.data_dir)!r}, keys={sorted(self._keys)})"
+
+
+def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> tuple[LlmSettings, bool]:
+    """A data dir's effective LLM settings and whether their provider has a key, read without
+    opening the engine (for `doctor`: another instance may own the data dir)."""
+    config = Config(data_dir, overrides)
+    settings = config.llm()
+    return settings, config.key_for(settings.provider) is not None
