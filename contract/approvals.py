@@ -1,4 +1,7 @@
-"""Approvals (seed 001 §3.4): the answerable request frame, its answer and its resolution."""
+"""Approvals: the answerable request frame, its answer and its resolution.
+
+The rules are in docs/architecture.md, "Approvals and questions".
+"""
 
 from __future__ import annotations
 

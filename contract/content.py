@@ -1,4 +1,5 @@
-"""Messages, content blocks and streamed model chunks (spec 02), passed through unchanged."""
+"""Messages, content blocks and streamed model chunks, passed through unchanged
+(docs/architecture.md, "Session events")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The durable session event vocabulary (spec 02 "Session events").
+"""The durable session event vocabulary (docs/architecture.md, "Session events").
 
 The envelope `{type, seq, time, data}` is strict. `data` of a known type is checked against
 its model in `EVENT_DATA` (extra keys pass through); an unknown type passes through unchecked.

@@ -21,7 +21,8 @@ class Method:
     value: type[BaseModel]
     version: int = 1
     privileged: bool = False
-    """Privileged methods are served only to the local window or loopback hosts (spec 03)."""
+    """Privileged methods are served only to the local window or loopback hosts
+    (docs/architecture.md, "Method map")."""
     user_paced: bool = False
     """The answer waits for the person (a folder picker, a command they run): clients exempt
     such calls from the unary timeout."""

@@ -53,7 +53,8 @@ class QuestionAnswer(WireModel):
 
 
 def answer_problems(questions: list[Question], answer: AnswerSet) -> list[str]:
-    """Why an answer does not fit its questions (empty when it fits). Spec 01 rules."""
+    """Why an answer does not fit its questions (empty when it fits); the rules are in
+    docs/architecture.md, "Approvals and questions"."""
     problems: list[str] = []
     if len(answer.answers) != len(questions):
         return [f"expected {len(questions)} answers, got {len(answer.answers)}"]

@@ -1,4 +1,7 @@
-"""The four-quadrant RPC messages, results, errors and receipts (spec 01, seed 001 §2)."""
+"""The four-quadrant RPC messages, results, errors and receipts.
+
+See docs/architecture.md, "Four-quadrant messages".
+"""
 
 from __future__ import annotations
 

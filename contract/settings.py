@@ -1,4 +1,5 @@
-"""`settings.*` and `credentials.*`: the configuration page's protocol (a subset of seed 003).
+"""`settings.*` and `credentials.*`: the configuration page's protocol (docs/decisions.md,
+"Settings and credentials").
 
 Secrets travel one way only: inside `credentials.set`. No response ever carries a secret.
 """

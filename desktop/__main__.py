@@ -1,4 +1,5 @@
-"""`harnessdesk` / `python -m desktop`: the command line (spec 05)."""
+"""`harnessdesk` / `python -m desktop`: the command line (docs/architecture.md, "Desktop,
+command line and data")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`harnessdesk` with no subcommand: one pywebview window over the in-process host (spec 05).
+"""`harnessdesk` with no subcommand: one pywebview window over the in-process host
+(docs/architecture.md, "Desktop, command line and data").
 
 Threads: Qt owns the main thread (`webview.start()`); the host runs on an asyncio loop in a
 background thread started with the window; pywebview runs each js_api call on a thread of its

@@ -1,4 +1,5 @@
-// HarnessDesk desktop fetch bridge, the JS half (spec 03). Injected into the window's main world
+// HarnessDesk desktop fetch bridge, the JS half (docs/architecture.md, "The desktop fetch bridge").
+// Injected into the window's main world
 // before the page's own scripts run (Qt: a QWebEngineScript at DocumentCreation; other backends:
 // evaluated on load, then `harnessdeskbridgeready` fires). It defines
 //   window.harnessdeskBridge = { fetch(url, init) → Promise<Response>, download(url) → Promise }

@@ -1,4 +1,5 @@
-"""The desktop fetch bridge, Python half (spec 03): the window's `/api/*` traffic without a socket.
+"""The desktop fetch bridge, Python half: the window's `/api/*` traffic without a socket
+(docs/architecture.md, "The desktop fetch bridge").
 
 JS (desktop/bridge.js) calls the pywebview js_api below with plain JSON requests; we drive the
 host's ASGI app in-process through `host.fetch.asgi_driver` on the host's asyncio loop.

@@ -175,7 +175,7 @@ async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:
 
 
 class PromptRun:
-    """One turn through InProcessApiClient, the seed's `dsc -p` path."""
+    """One turn through InProcessApiClient, the terminal path of `harnessdesk prompt`."""
 
     def __init__(self, runtime: HostRuntime, args: argparse.Namespace) -> None:
         self.client = InProcessApiClient(runtime.app)

@@ -1,4 +1,5 @@
-"""Stream output from the host to the page, batched (spec 03: ~16 ms or 64 KiB per push).
+"""Stream output from the host to the page, batched: ~16 ms or 64 KiB per push
+(docs/architecture.md, "The desktop fetch bridge").
 
 Wire format of one push, a single `window.run_js` call:
     window.harnessdeskBridge._push([[id, "t", text], [id, "b", base64], [id, "e"], [id, "x", msg]])

@@ -1,4 +1,5 @@
-"""One agent per attached session: an asyncio task draining an inbox (spec 02 "Agents", seed 002).
+"""One agent per attached session: an asyncio task draining an inbox (docs/architecture.md,
+"Agents").
 
 - `queue` → FIFO next-turn input; wakes an idle agent.
 - `steer` → delivered at the next step checkpoint as `steering/message`; idle → ordinary turn.

@@ -1,4 +1,4 @@
-"""In-process fan-out of stream frames (spec 01 "Stream frames", spec 02 "ApiProxy").
+"""In-process fan-out of stream frames (docs/architecture.md, "Stream frames").
 
 Two channels, `mux` and `host`. Every subscriber owns a bounded queue; a subscriber that falls
 too far behind gets one `stream/error` frame and is closed (it reconnects and rebuilds), so a

@@ -1,4 +1,5 @@
-"""The one pending table for approvals and questions (spec 01 "Approvals and questions").
+"""The one pending table for approvals and questions (docs/architecture.md, "Approvals and
+questions").
 
 Keyed by the stable rpcId of the answerable frame. The first valid answer wins; a late or
 duplicate answer gets `not-pending`; a malformed one `bad-response` and the request stays

@@ -1,4 +1,4 @@
-"""Crash repair on load (spec 02 "Persistence").
+"""Crash repair on load (docs/architecture.md, "Crash repair").
 
 If the log ends inside an open turn, append in order: an error `tool/result` for every tool call
 without a result (`TOOL_OUTCOME_UNKNOWN` if its `tool/call` was logged, else `TOOL_NOT_STARTED`),

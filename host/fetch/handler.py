@@ -1,7 +1,8 @@
 """`to_fetch_handler(api)`: the one Starlette app that turns HTTP into contract calls.
 
 uvicorn, the desktop bridge, the in-process client and the tests all drive this same app, so
-every transport sees the same bytes. The rules run in the order spec 03 numbers them.
+every transport sees the same bytes. The rules run in the order docs/architecture.md ("The handler")
+numbers them.
 """
 
 from __future__ import annotations

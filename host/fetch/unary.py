@@ -82,7 +82,8 @@ def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) 
 async def call_unary(
     api: ApiProxy, m: Method, body: Any, receive: Receive, *, dev_validate: bool
 ) -> dict[str, Any]:
-    """Rules 5-10 of spec 03: envelope, path match, payload, call, echo, value, cancel."""
+    """Rules 5-10 of docs/architecture.md ("The handler"): envelope, path match, payload, call,
+    echo, value, cancel."""
     try:
         message = RPC_MESSAGE.validate_python(body, **FROM_WIRE)
     except ValidationError as exc:

@@ -1,6 +1,6 @@
 """Fixtures: one scripted LLM for the suite, and a real host reached over either carrier.
 
-`host` is parametrized over the two carriers of spec 03:
+`host` is parametrized over the two carriers (docs/architecture.md, "Clients"):
 - `inprocess`: `InProcessApiClient` driving the fetch app of `open_host(...)` directly;
 - `http`: `HttpApiClient` against a real uvicorn (`LoopbackServer`) on 127.0.0.1 serving
   `build_site(...)` (fence, token, webui) with a per-test token.

@@ -1,4 +1,5 @@
-"""Answering approvals and questions through `POST /api/respond` (spec 01 "Approvals and
+"""Answering approvals and questions through `POST /api/respond` (docs/architecture.md,
+"Approvals and
 questions"): first answer wins, `*/resolved` converges every client, bad answers keep it pending."""
 
 from __future__ import annotations

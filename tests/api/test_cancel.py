@@ -1,4 +1,5 @@
-"""`session.cancel` while the model streams and while a tool runs (spec 02 "Agents", "Tools")."""
+"""`session.cancel` while the model streams and while a tool runs (docs/architecture.md,
+"Agents", "Tools")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The real `harnessdesk` command line (spec 05 "Command line"): prompt, serve, bad flags."""
+"""The real `harnessdesk` command line: prompt, serve, bad flags (docs/architecture.md,
+"Desktop, command line and data")."""
 
 from __future__ import annotations
 

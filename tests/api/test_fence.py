@@ -1,4 +1,5 @@
-"""The loopback fence over real HTTP, against the real `harnessdesk serve` (spec 03 fence).
+"""The loopback fence over real HTTP, against the real `harnessdesk serve` (docs/architecture.md,
+"The loopback fence").
 
 One server process for the module (the checks do not change its state), started with
 `--trusted-host trusted.example`; every response body is checked for the token on the way.

@@ -1,4 +1,5 @@
-"""`session.history` paging and `session.search` through the API (spec 01 map, spec 02 paging)."""
+"""`session.history` paging and `session.search` through the API (docs/architecture.md,
+"History paging")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 def reference_page(
     events: list[SessionEvent], before: int | None, max_messages: int
 ) -> tuple[list[SessionEvent], bool]:
-    """Spec 02 "History paging", written out plainly: the page the host must return."""
+    """The paging rule (docs/architecture.md, "History paging") written out plainly: the page
+    the host must return."""
     window = [e for e in events if before is None or e.seq < before]
     counted = 0
     for e in reversed(window):

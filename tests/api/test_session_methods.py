@@ -1,4 +1,5 @@
-"""Each v1 method's success path and its typed error codes, over both carriers (spec 01 map)."""
+"""Each v1 method's success path and its typed error codes, over both carriers
+(docs/architecture.md, "Method map")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`events.mux` (subscribed, replay with the original rpcIds, live) and `events.host` (edges),
-and fan-out that does not let a slow subscriber stall the others (spec 01 frames, spec 02)."""
+and fan-out that does not let a slow subscriber stall the others (docs/architecture.md,
+"Stream frames")."""
 
 from __future__ import annotations
 

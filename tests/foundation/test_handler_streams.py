@@ -1,4 +1,4 @@
-"""Spec 03 streams (`events.mux`, `events.host`), `session.export` and the OpenAPI route."""
+"""The handler's streams (`events.mux`, `events.host`), `session.export` and the OpenAPI route."""
 
 from __future__ import annotations
 

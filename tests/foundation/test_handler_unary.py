@@ -1,4 +1,5 @@
-"""Spec 03 `to_fetch_handler`, unary rules 1-10 and `/api/respond`, in the spec's order."""
+"""`to_fetch_handler`: unary rules 1-10 and `/api/respond`, in the order of docs/architecture.md
+("The handler")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-// Shared test helpers: event builders, a history pager that follows spec 02's paging rule,
+// Shared test helpers: event builders, a history pager that follows the paging rule
+// of docs/architecture.md ("History paging"),
 // fake timers, and a controllable async stream. Not a test file itself.
 
 export function ev(seq, type, data = {}, extra = {}) {
@@ -77,7 +78,7 @@ export function sampleLog() {
   return L;
 }
 
-/** session.history over a full log, following spec 02's paging rule. */
+/** session.history over a full log, following the paging rule of docs/architecture.md. */
 export function historyPage(log, { beforeSeq, maxMessages = 50 } = {}) {
   const end = beforeSeq === undefined ? log.length : Math.min(beforeSeq, log.length);
   let counted = 0;

@@ -1,4 +1,5 @@
-"""The one streaming protocol every LLM adapter implements (spec 02 "LLM adapters")."""
+"""The one streaming protocol every LLM adapter implements (docs/architecture.md,
+"LLM adapters")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The store interface between the engine and its database (spec 02 "Persistence").
+"""The store interface between the engine and its database (docs/architecture.md, "Persistence").
 
 Only SQLite ships; another backend (e.g. PostgreSQL for a shared host) implements `Store`.
 Writes are submitted without waiting (ordered, batched by the backend); reads are awaited and

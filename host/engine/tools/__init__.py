@@ -1,4 +1,4 @@
-"""The agent's tools, run in the session's cwd (spec 02 "Tools")."""
+"""The agent's tools, run in the session's cwd (docs/architecture.md, "Tools")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tool protocol: what the agent loop needs from a tool (spec 02 "Tools")."""
+"""The tool protocol: what the agent loop needs from a tool (docs/architecture.md, "Tools")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-// AbstractApiClient: every protocol invariant of the wire (spec 01/03) lives here; subclasses
-// only supply doFetch(url, init) → Promise<Response>. No DOM: importable in Node.
+// AbstractApiClient (docs/architecture.md, "Clients"): every protocol invariant of the wire
+// lives here; subclasses only supply doFetch(url, init) → Promise<Response>. No DOM: importable in Node.
 //
 //   call(method, payload, {signal, timeoutMs})  → RpcResult {ok:true,value} | {ok:false,error}
 //                                                 (no timeout for a method the contract marks userPaced)

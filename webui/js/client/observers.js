@@ -1,5 +1,5 @@
-// Microtask-batched envelope observers (seed 001 §4.1): every wire message of the four kinds is
-// offered to `tap`; subscribers receive them in batches (one call per microtask checkpoint), so a
+// Microtask-batched envelope observers (docs/architecture.md, "Clients"): every wire message
+// of the four kinds is offered to `tap`; subscribers receive them in batches (one call per microtask checkpoint), so a
 // frame storm does not call them per frame. A subscriber that throws is isolated: the others and
 // the carrier go on. With no subscribers nothing is buffered.
 

@@ -1,4 +1,4 @@
-// The question-answer builder (spec 01 "Approvals and questions"). Pure.
+// The question-answer builder (docs/architecture.md, "Approvals and questions"). Pure.
 //
 // Form state per question: {selected: string[] (labels), custom: string}. The built value is
 //   {sessionId, answer: {answers: [{id, selected: [labels], custom?}]}}

@@ -1,4 +1,5 @@
-// Reconnect policy: jittered exponential backoff (spec 04). Pure; `random` is injectable.
+// Reconnect policy: jittered exponential backoff (docs/architecture.md, "Web UI").
+// Pure; `random` is injectable.
 //
 // Attempt n (0-based) has ceiling c = min(cap, base · factor^n); the delay is drawn from
 // [c/2, c] ("equal jitter"), so it never collapses to zero and never exceeds the cap.

@@ -1,4 +1,5 @@
-// ConnectionController (spec 04): opens events.mux + events.host and calls host.describe.
+// ConnectionController (docs/architecture.md, "Web UI"): opens events.mux + events.host and
+// calls host.describe.
 // "connected" only when all three succeeded (or the streams have not failed within a 3 s
 // stream-open timeout after describe succeeded). Any stream end, throw or stream/error →
 // "reconnecting" with jittered exponential backoff and a visible retry time; a heartbeat

@@ -1,4 +1,5 @@
-// SessionFold (spec 04): raw session events → a view tree. PURE: no DOM, no I/O, no clock.
+// SessionFold (docs/architecture.md, "Web UI"): raw session events → a view tree.
+// PURE: no DOM, no I/O, no clock.
 // History pages and live frames go through the same apply(), so folding a log in one go or in
 // pieces gives the same tree.
 //

@@ -1,4 +1,5 @@
-// Session (spec 04): one open conversation, stitched from history pages and live frames by seq.
+// Session (docs/architecture.md, "The path of one prompt"): one open conversation, stitched
+// from history pages and live frames by seq.
 //
 // open() pulls the tail page (session.history, maxMessages 50) while live `session/event`
 // frames are buffered; the buffer is then drained in seq order. A buffered or live event that
