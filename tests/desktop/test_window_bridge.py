@@ -150,7 +150,10 @@ def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path: P
     browser.chmod(0o755)
     page = apps.launch(env={"BROWSER": f"{browser} %s"}).page()
     page.evaluate("document.getElementById('external').click()")
-    page.evaluate("new Promise(r => setTimeout(r, 500))")
+    deadline = time.monotonic() + 20  # the browser command runs in a process of its own
+    while not (opened.exists() and opened.read_text().strip()):
+        assert time.monotonic() < deadline, "the system browser was never asked to open the link"
+        time.sleep(0.05)
     assert page.evaluate("location.href") == "harnessdesk://app/index.html"
     assert opened.read_text().split() == ["https://example.org/"]
 
