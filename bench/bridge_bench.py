@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -162,6 +163,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flood", type=int, default=20000, help="events in the flood run")
     parser.add_argument("--paced", type=int, default=400, help="events in the paced run (5 ms apart)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-window", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.baseline_window:
@@ -173,6 +175,10 @@ def main() -> int:
             started = time.monotonic()
             results = measure(display, args.flood, args.paced, Path(tmp))
             report(results)
+            if args.json:
+                flood = results["bridge"]["flood"]["rate"] / results["baseline"]["flood"]["rate"]
+                figures = {"runs": results, "flood_ratio": flood}
+                args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
             print(f"({time.monotonic() - started:.1f} s, display {display})")
     finally:
         xvfb.terminate()

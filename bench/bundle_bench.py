@@ -6,11 +6,15 @@ Sizes: dist/harnessdesk/ (symlinks counted as links), the .deb and .tar.gz next 
 the build trimmed (dist/harnessdesk-report.json). Timings, each in a fresh data dir, frozen and
 source runs interleaved so machine load hits both alike:
 - window: spawn → a visible "HarnessDesk" window under Xvfb (xdotool) → the page's pywebview
-  API present (the bridge can talk to the host; DevTools `Runtime.evaluate`);
+  API present (the bridge is ready; DevTools `Runtime.evaluate`) → the host's first answer
+  through the bridge (`host.describe`: the app is usable);
 - serve: spawn → the first stdout line `HarnessDesk listening on …`;
 - self-test: `doctor --self-test` end to end (model load + one streamed turn).
 The page cache is warm (dropping it would slow every process on the machine); the first run of
-each kind is the coldest and is reported as well. Prints figures and frozen/source ratios.
+each kind is the coldest and is reported as well. Each milestone also records the CPU seconds
+the app's processes (its session: QtWebEngine's helpers included) had used by then: on a
+shared machine that figure moves far less with other people's load than the wall clock does.
+Prints figures and frozen/source ratios.
 """
 
 from __future__ import annotations
@@ -35,6 +39,28 @@ from tests.desktop.support import free_port  # noqa: E402
 
 MB = 1024 * 1024
 LISTENING = "HarnessDesk listening on "
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+DESCRIBE = """
+(async () => {
+  const body = {type: "client-request", rpcId: "bench", method: "host.describe", payload: {}};
+  const init = {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)};
+  const answer = await (await window.harnessdeskBridge.fetch("/api/host.describe", init)).json();
+  return answer.result.ok;
+})()
+"""
+
+
+def session_cpu(sid: int) -> float:
+    """CPU seconds (user + system) of every live process in session `sid`."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid:  # fields after the name: state ppid pgrp session … utime stime
+            total += int(fields[11]) + int(fields[12])
+    return total / CLOCK_TICKS
 
 
 def dir_bytes(path: Path) -> int:
@@ -80,8 +106,9 @@ def _spawn(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
     )
 
 
-def time_window(cmd: list[str], display: str, scratch: Path) -> tuple[float, float]:
-    """(seconds to a visible window, seconds to the page's bridge being ready)."""
+def time_window(cmd: list[str], display: str, scratch: Path) -> list[float]:
+    """Seconds to a visible window, to the bridge ready, to the host's first answer through it,
+    then the CPU seconds used by each of those three moments."""
     data = Path(tempfile.mkdtemp(dir=scratch))
     port = free_port()
     env = {"DISPLAY": display, "QTWEBENGINE_REMOTE_DEBUGGING": str(port)}
@@ -95,29 +122,34 @@ def time_window(cmd: list[str], display: str, scratch: Path) -> tuple[float, flo
                 raise RuntimeError(f"{cmd[0]} exited {proc.returncode}; see {data.with_suffix('.log')}")
             if x11.find_windows(display, "HarnessDesk"):
                 mapped = time.monotonic() - start
+                mapped_cpu = session_cpu(proc.pid)
             else:
                 time.sleep(0.03)
         if mapped is None:
             raise RuntimeError("no window within 60 s")
         page = cdp.connect_ready(port, timeout=60)
-        ready = time.monotonic() - start
+        ready, ready_cpu = time.monotonic() - start, session_cpu(proc.pid)
+        if page.evaluate(DESCRIBE, timeout=60) is not True:
+            raise RuntimeError("host.describe through the bridge failed")
+        answered, answered_cpu = time.monotonic() - start, session_cpu(proc.pid)
         page.close()
-        return mapped, ready
+        return [mapped, ready, answered, mapped_cpu, ready_cpu, answered_cpu]
     finally:
         _stop(proc)
 
 
-def time_serve(cmd: list[str], scratch: Path) -> float:
+def time_serve(cmd: list[str], scratch: Path) -> list[float]:
+    """Seconds to the `listening` line, and the CPU seconds used by then."""
     data = Path(tempfile.mkdtemp(dir=scratch))
     start = time.monotonic()
     proc = _spawn([*cmd, "serve", "--data-dir", str(data), "--port", "0"], {}, data.with_suffix(".log"))
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline().decode(errors="replace")
-        elapsed = time.monotonic() - start
+        elapsed, cpu = time.monotonic() - start, session_cpu(proc.pid)
         if not line.startswith(LISTENING):
             raise RuntimeError(f"serve printed {line!r}; see {data.with_suffix('.log')}")
-        return elapsed
+        return [elapsed, cpu]
     finally:
         _stop(proc)
 
@@ -163,7 +195,8 @@ def main() -> int:
         serve = interleaved(
             args.runs, lambda: time_serve(frozen_cmd, scratch), lambda: time_serve(source_cmd, scratch)
         )
-        summarise("serve ready (s)", serve["frozen"], serve["source"], rows)
+        for i, label in enumerate(("serve ready (s)", "serve ready (CPU s)")):
+            summarise(label, [v[i] for v in serve["frozen"]], [v[i] for v in serve["source"]], rows)
         figures["serve_s"] = serve
         if not args.no_window:
             xvfb, display = x11.start_xvfb()
@@ -177,12 +210,9 @@ def main() -> int:
                 xvfb.terminate()
                 xvfb.wait()
             figures["window_s"] = win
-            summarise(
-                "window visible (s)", [w[0] for w in win["frozen"]], [w[0] for w in win["source"]], rows
-            )
-            summarise(
-                "page bridge ready (s)", [w[1] for w in win["frozen"]], [w[1] for w in win["source"]], rows
-            )
+            labels = ("window visible", "page bridge ready", "host answers via bridge")
+            for i, label in enumerate([f"{x} (s)" for x in labels] + [f"{x} (CPU s)" for x in labels]):
+                summarise(label, [w[i] for w in win["frozen"]], [w[i] for w in win["source"]], rows)
         if not args.no_self_test:
             st = interleaved(1, lambda: time_self_test(frozen_cmd), lambda: time_self_test(source_cmd))
             figures["self_test_s"] = st
@@ -195,9 +225,9 @@ def main() -> int:
         print(f"  {'bundle / untrimmed':24}{size_mb['bundle'] / size_mb['untrimmed (estimate)']:10.2f}")
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     title = f"start-up, {args.runs} runs (load {load})"
-    print(f"\n{title:36}{'frozen':>9}{'source':>9}{'ratio':>8}")
+    print(f"\n{title:50}{'frozen':>9}{'source':>9}{'ratio':>8}")
     for label, frozen, source in rows:
-        print(f"  {label:34}{frozen:9.2f}{source:9.2f}{frozen / source:8.2f}")
+        print(f"  {label:48}{frozen:9.2f}{source:9.2f}{frozen / source:8.2f}")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return 0

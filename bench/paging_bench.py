@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
 import sys
 import tempfile
@@ -92,7 +93,7 @@ async def timed_pages(client: InProcessApiClient, sid: str, before: int | None, 
     return samples
 
 
-async def main(turns: int, repeat: int) -> None:
+async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         runtime = await open_host(Path(data_dir), dev_validate=False)
         await write_session(runtime.engine.store, "small", 10)
@@ -110,11 +111,20 @@ async def main(turns: int, repeat: int) -> None:
     print(f"{'page':<12} {'100 events':>12} {f'{turns * 10:,} events':>16} {'ratio':>7}")
     for label, small_s, big_s in rows:
         print(f"{label:<12} {small_s * 1000:>10.2f}ms {big_s * 1000:>14.2f}ms {big_s / small_s:>7.2f}")
+    if json_file is not None:
+        pages = {label: {"small_ms": a * 1000, "big_ms": b * 1000, "ratio": b / a} for label, a, b in rows}
+        figures = {
+            "big_events": turns * 10,
+            "pages": pages,
+            "max_ratio": max(p["ratio"] for p in pages.values()),
+        }
+        json_file.write_text(json.dumps(figures, indent=1), encoding="utf-8")  # noqa: ASYNC240 - once, at the end
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=10_000, help="turns in the big session (10 events each)")
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
-    asyncio.run(main(args.turns, args.repeat))
+    asyncio.run(main(args.turns, args.repeat, args.json))

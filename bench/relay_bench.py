@@ -1,0 +1,361 @@
+"""Relay: a burst of N deltas from a provider on loopback, raw and through the product.
+
+    python bench/relay_bench.py [--n 5000 20000] [--runs 3] [--no-window] [--json FILE]
+
+The provider is the scripted OpenAI-compatible server (tests/support/scripted_llm.py) in a
+process of its own, streaming N deltas of 4 characters as fast as loopback allows. Per run:
+- raw: this process reads the provider's stream directly (`POST /v1/chat/completions`);
+- sse: `harnessdesk serve` (a subprocess) runs the turn against that provider; this process
+  reads `events.mux` over loopback SSE from the prompt until the session's `turn/end`;
+- bridge / window-sse (unless --no-window): the desktop app (real host, `--serve`, a bench
+  page) under Xvfb; its window's page reads the turn through the fetch bridge, and a second,
+  plain Qt window reads the same host's loopback SSE with `fetch` (same engine, same host).
+Every reader parses each frame (one JSON parse per frame, as the web client does). Kinds are
+interleaved per run so machine load hits them alike; medians are reported.
+Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
+bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader that got
+`stream/error` (cut off) or fewer chunks than N is reported. No assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PAGE = ROOT / "bench" / "relay_page"
+LISTENING = "HarnessDesk listening on "
+CHUNK = 4
+MODEL = "scripted-small"
+
+
+# ---- the provider (a child process) -----------------------------------------------------------
+
+
+def provider_child() -> int:
+    """Child mode: serve scripted replies; each stdin line `N` queues one reply of N deltas."""
+    from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+    with ScriptedLlmServer() as server:
+        print(server.base_url, flush=True)
+        for line in sys.stdin:
+            n = int(line)
+            server.enqueue(Reply(text="abcd" * n, chunk_size=CHUNK))
+            print("queued", flush=True)
+    return 0
+
+
+class Provider:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--provider-child"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.base_url = self.proc.stdout.readline().strip()
+
+    def queue(self, n: int) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(f"{n}\n")
+        self.proc.stdin.flush()
+        self.proc.stdout.readline()
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+# ---- readers in this process ------------------------------------------------------------------
+
+
+async def sse_frames(response: httpx.Response) -> Any:
+    """The parsed `data:` JSON of each SSE event, as it arrives."""
+    buffer = b""
+    async for data in response.aiter_raw():
+        buffer += data
+        *blocks, buffer = buffer.split(b"\n\n")
+        for block in blocks:
+            for line in block.split(b"\n"):
+                if line.startswith(b"data: "):
+                    yield line[6:]
+
+
+async def raw_turn(base_url: str, provider: Provider, n: int) -> dict[str, Any]:
+    provider.queue(n)
+    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stream"}]}
+    deltas = 0
+    async with httpx.AsyncClient(timeout=None, trust_env=False) as http:
+        started = time.perf_counter()
+        async with http.stream("POST", f"{base_url}/chat/completions", json=body) as response:
+            async for data in sse_frames(response):
+                if data == b"[DONE]":
+                    break
+                chunk = json.loads(data)
+                if chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                    deltas += 1
+        secs = time.perf_counter() - started
+    return {"chunks": deltas, "secs": secs, "cutOff": False}
+
+
+class Serve:
+    """`harnessdesk serve` against the provider; a mux reader per turn."""
+
+    def __init__(self, provider: Provider, data_dir: Path) -> None:
+        self.provider = provider
+        env = {**os.environ, "HARNESSDESK_API_KEY": "bench", "PYTHONUNBUFFERED": "1"}
+        cmd = [sys.executable, "-m", "desktop", "serve", "--data-dir", str(data_dir), "--port", "0"]
+        cmd += ["--provider", "openai-compatible", "--base-url", provider.base_url, "--model", MODEL]
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith(LISTENING):
+            raise RuntimeError(f"serve printed {line!r}")
+        url = line[len(LISTENING) :].strip()
+        self.base, self.token = url.split("/?token=")
+
+    async def rpc(self, http: httpx.AsyncClient, method: str, payload: dict[str, Any]) -> Any:
+        body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
+        answer = (await http.post(f"{self.base}/api/{method}", json=body)).json()
+        if not answer["result"]["ok"]:
+            raise RuntimeError(f"{method}: {answer}")
+        return answer["result"]["value"]
+
+    async def turn(self, n: int) -> dict[str, Any]:
+        self.provider.queue(n)
+        headers = {"authorization": f"Bearer {self.token}"}
+        async with httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http:
+            mux_headers = {"accept": "text/event-stream"}
+            async with http.stream("GET", f"{self.base}/api/events.mux", headers=mux_headers) as mux:
+                sid = (await self.rpc(http, "session.create", {}))["sessionId"]
+                started = time.perf_counter()
+                content = [{"type": "text", "text": "stream"}]
+                await self.rpc(
+                    http, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
+                )
+                chunks, cut_off = 0, False
+                async for data in sse_frames(mux):
+                    frame = json.loads(data)["payload"]
+                    if frame["type"] == "stream/error":
+                        cut_off = True
+                        break
+                    if frame["type"] != "session/event" or frame["sessionId"] != sid:
+                        continue
+                    kind = frame["event"]["type"]
+                    if kind == "assistant/chunk":
+                        chunks += 1
+                    elif kind == "turn/end":
+                        break
+                secs = time.perf_counter() - started
+        return {"chunks": chunks, "secs": secs, "cutOff": cut_off}
+
+    def close(self) -> None:
+        stop(self.proc)
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+# ---- the desktop window -----------------------------------------------------------------------
+
+
+def plain_window_child(url: str) -> int:
+    """Child mode: a plain pywebview Qt window on `url` (no bridge): the SSE reader's page."""
+    import webview
+
+    webview.create_window("relay-baseline", url=url, width=900, height=600)
+    webview.start(gui="qt")
+    return 0
+
+
+class Window:
+    """The desktop app (real host, bench page, `--serve`) plus a plain window on its site."""
+
+    def __init__(self, provider: Provider, data_dir: Path, display: str) -> None:
+        from tests.desktop import cdp
+        from tests.desktop.support import free_port
+
+        self.provider = provider
+        devtools, plain_devtools = free_port(), free_port()
+        env = {
+            **os.environ,
+            "DISPLAY": display,
+            "HARNESSDESK_API_KEY": "bench",
+            "PYTHONUNBUFFERED": "1",
+            "QTWEBENGINE_CHROMIUM_FLAGS": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox"),
+        }
+        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(PAGE), "--real-host", "--serve"]
+        cmd += ["--data-dir", str(data_dir), "--provider", "openai-compatible"]
+        cmd += ["--base-url", provider.base_url, "--model", MODEL]
+        self.app = subprocess.Popen(
+            cmd,
+            cwd=ROOT,
+            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(devtools)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.plain: subprocess.Popen[Any] | None = None
+        assert self.app.stdout is not None
+        line = self.app.stdout.readline().decode()
+        if not line.startswith(LISTENING):
+            stop(self.app)
+            raise RuntimeError(f"the window app printed {line!r}")
+        url = line[len(LISTENING) :].strip()
+        ready = "new Promise(r => { const t = () => window.relayBench ? r(true) : setTimeout(t, 20); t(); })"
+        self.bridge_page = cdp.connect_ready(devtools, f"{cdp.BRIDGE_READY}.then(() => {ready})", timeout=90)
+        self.plain = subprocess.Popen(
+            [sys.executable, __file__, "--plain-window", url],
+            cwd=ROOT,
+            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(plain_devtools)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.sse_page = cdp.connect_ready(plain_devtools, ready, url_prefix="http://127.0.0.1", timeout=90)
+
+    def turn(self, n: int, via_bridge: bool) -> dict[str, Any]:
+        self.provider.queue(n)
+        page = self.bridge_page if via_bridge else self.sse_page
+        return dict(page.evaluate(f"window.relayBench.runTurn({str(via_bridge).lower()})", timeout=600))
+
+    def close(self) -> None:
+        for page in (self.bridge_page, self.sse_page):
+            page.close()
+        if self.plain is not None:
+            stop(self.plain)
+        stop(self.app)
+
+
+# ---- the run ----------------------------------------------------------------------------------
+
+
+def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
+    from tests.desktop import x11
+
+    results: dict[str, Any] = {str(n): {} for n in sizes}
+    provider = Provider()
+    xvfb = None
+    with tempfile.TemporaryDirectory(prefix="relay-bench-") as tmp:
+        serve = Serve(provider, Path(tmp) / "serve")
+        win: Window | None = None
+        try:
+            if window:
+                xvfb, display = x11.start_xvfb()
+                win = Window(provider, Path(tmp) / "window", display)
+            # warm-up: first turns pay for imports, the model list, SQLite pages
+            asyncio.run(serve.turn(200))
+            if win is not None:
+                win.turn(200, True)
+                win.turn(200, False)
+            for n in sizes:
+                kinds: dict[str, list[dict[str, Any]]] = {"raw": [], "sse": []}
+                if win is not None:
+                    kinds |= {"bridge": [], "window-sse": []}
+                for _ in range(runs):
+                    kinds["raw"].append(asyncio.run(raw_turn(provider.base_url, provider, n)))
+                    kinds["sse"].append(asyncio.run(serve.turn(n)))
+                    if win is not None:
+                        kinds["bridge"].append(win.turn(n, True))
+                        kinds["window-sse"].append(win.turn(n, False))
+                results[str(n)] = kinds
+        finally:
+            serve.close()
+            if win is not None:
+                win.close()
+            if xvfb is not None:
+                xvfb.terminate()
+                xvfb.wait(10)
+            provider.close()
+    return results
+
+
+def summary(results: dict[str, Any]) -> dict[str, Any]:
+    """Medians per kind and the ratios the goals are stated in."""
+    out: dict[str, Any] = {}
+    for n, kinds in results.items():
+        med = {kind: statistics.median(r["secs"] for r in rows) for kind, rows in kinds.items()}
+        complete = {
+            kind: all(not r["cutOff"] and r["chunks"] >= int(n) for r in rows) for kind, rows in kinds.items()
+        }
+        row: dict[str, Any] = {"median_s": med, "complete": complete}
+        row["raw/sse"] = med["raw"] / med["sse"]
+        if "bridge" in med:
+            row["raw/bridge"] = med["raw"] / med["bridge"]
+            row["bridge/window-sse"] = med["window-sse"] / med["bridge"]
+            row["bridge/sse"] = med["sse"] / med["bridge"]
+        out[n] = row
+    return out
+
+
+def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"relay: median of {runs} runs, seconds from request to the last delta (load {load})")
+    kinds = list(next(iter(results.values())).keys())
+    print(f"{'N':>7} " + "".join(f"{k:>12}" for k in kinds) + "   complete")
+    for n in results:
+        row = figures[n]
+        cells = "".join(f"{row['median_s'][k]:12.3f}" for k in kinds)
+        bad = [k for k, ok in row["complete"].items() if not ok]
+        print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / SHORT: ' + ', '.join(bad)}")
+    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9)")
+    for n, row in figures.items():
+        parts = [
+            f"{k} {row[k]:.2f}"
+            for k in ("raw/sse", "raw/bridge", "bridge/window-sse", "bridge/sse")
+            if k in row
+        ]
+        print(f"{int(n):>7}  " + "   ".join(parts))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[5000, 20000], help="deltas per burst")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-window", action="store_true", help="skip the desktop window (Xvfb)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--plain-window", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.provider_child:
+        return provider_child()
+    if args.plain_window:
+        return plain_window_child(args.plain_window)
+    started = time.monotonic()
+    results = measure(args.n, args.runs, not args.no_window)
+    figures = summary(results)
+    report(results, figures, args.runs)
+    print(f"({time.monotonic() - started:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps({"runs": results, "summary": figures}, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

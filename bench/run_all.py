@@ -1,0 +1,277 @@
+"""Run every benchmark, write one JSON file, and print each goal as met or missed.
+
+    python bench/run_all.py [--only NAME ...] [--skip NAME ...] [--out bench/results.json]
+    python bench/run_all.py --table [--out bench/results.json]    # the README's table, from the file
+
+Each bench runs in its own process with `--json FILE`; its figures go into the output under its
+name, with the load average around it (the machine is shared: compare ratios, not seconds).
+Any `bench/*_bench.py` not listed in BENCHES (a bench another part of the app adds) runs too,
+with no arguments but `--json`. The start-up/bundle bench needs a built bundle
+(`python packaging/build.py --installers`); without one it is skipped and said so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+DEFAULT_OUT = BENCH / "results.json"
+
+BENCHES: dict[str, list[str]] = {
+    "paging": ["paging_bench.py"],
+    "history": ["history_bench.py"],
+    "relay": ["relay_bench.py", "--runs", "3"],
+    "bridge": ["bridge_bench.py"],
+    "model": ["model_bench.py", "--runs", "3"],
+    "startup": ["bundle_bench.py", "--runs", "5"],
+}
+"""name → script and arguments (each also gets `--json FILE`)."""
+
+
+@dataclass(frozen=True)
+class Goal:
+    label: str
+    bench: str
+    measure: Callable[[Any], float | bool]
+    target: str
+    check: Callable[[Any], bool]
+    unit: str = ""
+
+
+def _median(values: list[Any], index: int | None = None) -> float:
+    return float(statistics.median(v[index] if index is not None else v for v in values))
+
+
+def _relay(n: str, key: str) -> Callable[[Any], float]:
+    return lambda f: float(f["summary"][n][key])
+
+
+def _complete(f: Any) -> bool:
+    return all(all(row["complete"].values()) for row in f["summary"].values())
+
+
+GOALS = [
+    Goal("relay raw/sse, N=5,000", "relay", _relay("5000", "raw/sse"), "≥ 0.5", lambda x: x >= 0.5),
+    Goal("relay raw/sse, N=20,000", "relay", _relay("20000", "raw/sse"), "≥ 0.5", lambda x: x >= 0.5),
+    Goal("relay raw/bridge, N=5,000", "relay", _relay("5000", "raw/bridge"), "≥ 0.5", lambda x: x >= 0.5),
+    Goal("relay raw/bridge, N=20,000", "relay", _relay("20000", "raw/bridge"), "≥ 0.5", lambda x: x >= 0.5),
+    Goal("relay: no reader cut off or short", "relay", _complete, "all complete", bool),
+    Goal(
+        "bridge/SSE (same window engine), N=5,000",
+        "relay",
+        _relay("5000", "bridge/window-sse"),
+        "≥ 0.9",
+        lambda x: x >= 0.9,
+    ),
+    Goal(
+        "bridge/SSE (same window engine), N=20,000",
+        "relay",
+        _relay("20000", "bridge/window-sse"),
+        "≥ 0.9",
+        lambda x: x >= 0.9,
+    ),
+    Goal(
+        "bridge flood events/s vs plain fetch",
+        "bridge",
+        lambda f: f["flood_ratio"],
+        "≥ 0.9",
+        lambda x: x >= 0.9,
+    ),
+    Goal(
+        "bundle installed", "startup", lambda f: f["sizes_mb"]["bundle"], "≤ 300", lambda x: x <= 300, " MB"
+    ),
+    Goal("installer .deb", "startup", lambda f: f["sizes_mb"]["deb"], "≤ 150", lambda x: x <= 150, " MB"),
+    Goal(
+        "cold start: window shown (frozen, median)",
+        "startup",
+        lambda f: _median(f["window_s"]["frozen"], 0),
+        "≤ 2.0",
+        lambda x: x <= 2.0,
+        " s",
+    ),
+    Goal(
+        "cold start: bridge ready (frozen, median)",
+        "startup",
+        lambda f: _median(f["window_s"]["frozen"], 1),
+        "≤ 3.0",
+        lambda x: x <= 3.0,
+        " s",
+    ),
+    Goal(
+        "cold start: host's first answer through the bridge (frozen, median)",
+        "startup",
+        lambda f: _median(f["window_s"]["frozen"], 2),
+        "≤ 3.0",
+        lambda x: x <= 3.0,
+        " s",
+    ),
+    Goal(
+        "cold start: serve ready (frozen, median)",
+        "startup",
+        lambda f: _median(f["serve_s"]["frozen"], 0),
+        "≤ 0.8",
+        lambda x: x <= 0.8,
+        " s",
+    ),
+    Goal(
+        "model tokens/s, adapter/plain xllamacpp",
+        "model",
+        lambda f: f["summary"]["adapter/plain"],
+        "≥ 0.9",
+        lambda x: x >= 0.9,
+    ),
+    Goal(
+        "model tokens/s, whole turn/plain xllamacpp",
+        "model",
+        lambda f: f["summary"]["turn/plain"],
+        "≥ 0.9",
+        lambda x: x >= 0.9,
+    ),
+    Goal("history paging, 100k/100 events", "paging", lambda f: f["max_ratio"], "≤ 2", lambda x: x <= 2),
+    Goal(
+        "session.list of 2,000 sessions",
+        "history",
+        lambda f: f["rows"]["list"]["big_ms"],
+        "< 100",
+        lambda x: x < 100,
+        " ms",
+    ),
+    Goal(
+        "search over 1M events (slowest query)",
+        "history",
+        lambda f: f["search_max_ms"],
+        "< 100",
+        lambda x: x < 100,
+        " ms",
+    ),
+]
+
+
+def discover() -> dict[str, list[str]]:
+    """BENCHES plus any other `*_bench.py` in bench/ (run with its defaults)."""
+    known = {args[0] for args in BENCHES.values()}
+    extra = {
+        p.name.removesuffix("_bench.py"): [p.name]
+        for p in sorted(BENCH.glob("*_bench.py"))
+        if p.name not in known
+    }
+    return {**BENCHES, **extra}
+
+
+def run_one(name: str, args: list[str]) -> dict[str, Any]:
+    """Run one bench with `--json`; its figures, output tail, time and the load around it."""
+    if name == "startup" and not (ROOT / "dist" / "harnessdesk" / "harnessdesk").exists():
+        return {"skipped": "no bundle: run `python packaging/build.py --installers` first"}
+    with tempfile.TemporaryDirectory(prefix="run-all-") as tmp:
+        out_file = Path(tmp) / f"{name}.json"
+        load_before = os.getloadavg()
+        started = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / args[0]), *args[1:], "--json", str(out_file)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        entry: dict[str, Any] = {
+            "command": " ".join(["python", f"bench/{args[0]}", *args[1:]]),
+            "seconds": round(time.monotonic() - started, 1),
+            "load": {
+                "before": [round(x, 1) for x in load_before],
+                "after": [round(x, 1) for x in os.getloadavg()],
+            },
+            "output": proc.stdout.strip().splitlines()[-30:],
+        }
+        if proc.returncode != 0:
+            entry["error"] = f"exit {proc.returncode}: " + proc.stderr.strip()[-1500:]
+        if out_file.exists():
+            entry["figures"] = json.loads(out_file.read_text(encoding="utf-8"))
+        return entry
+
+
+def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for goal in GOALS:
+        figures = results.get(goal.bench, {}).get("figures")
+        row: dict[str, Any] = {"goal": goal.label, "target": f"{goal.target}{goal.unit}", "bench": goal.bench}
+        try:
+            value = goal.measure(figures)
+            row["value"] = value if isinstance(value, bool) else round(float(value), 3)
+            row["met"] = bool(goal.check(value))
+        except (KeyError, TypeError, ValueError, IndexError, statistics.StatisticsError):
+            row["value"], row["met"] = None, None  # not measured in this run
+        rows.append(row)
+    return rows
+
+
+def table(data: dict[str, Any]) -> str:
+    """The README's table: goal, target, measured, met."""
+    lines = ["| goal | target | measured | met |", "|---|---|---|---|"]
+    for row in data["goals"]:
+        value = row["value"]
+        shown = (
+            "not measured"
+            if value is None
+            else ("yes" if value is True else "no" if value is False else f"{value:g}")
+        )
+        unit = row["target"].split(" ")[-1] if value is not None and not isinstance(value, bool) else ""
+        unit = unit if unit in ("MB", "s", "ms") else ""
+        met = {True: "✅", False: "❌", None: "-"}[row["met"]]
+        lines.append(f"| {row['goal']} | {row['target']} | {shown} {unit}".rstrip() + f" | {met} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", help="run only these benches")
+    parser.add_argument("--skip", nargs="+", default=[], help="leave these benches out")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--table", action="store_true", help="print the README table from --out and exit")
+    args = parser.parse_args()
+    if args.table:
+        print(table(json.loads(args.out.read_text(encoding="utf-8"))))
+        return 0
+    benches = {
+        k: v for k, v in discover().items() if (not args.only or k in args.only) and k not in args.skip
+    }
+    previous: dict[str, Any] = {}
+    if args.only and args.out.exists():  # a partial run keeps the other benches' last figures
+        previous = json.loads(args.out.read_text(encoding="utf-8")).get("benches", {})
+    results = dict(previous)
+    for name, bench_args in benches.items():
+        print(f"== {name}: {' '.join(bench_args)}", flush=True)
+        results[name] = run_one(name, bench_args)
+        results[name]["when"] = time.strftime("%Y-%m-%d %H:%M")
+        for line in results[name].get("output", [])[-12:]:
+            print(f"   {line}")
+        if "error" in results[name] or "skipped" in results[name]:
+            print(f"   !! {results[name].get('error') or results[name].get('skipped')}")
+    data = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "benches": results,
+        "goals": evaluate(results),
+    }
+    args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out}\n")
+    print(table(data))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
