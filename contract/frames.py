@@ -111,6 +111,15 @@ class HostModelsChanged(WireModel):
     type: Literal["host/models-changed"] = "host/models-changed"
 
 
+class HostModelStatus(WireModel):
+    """The built-in model loads on the first local turn: `loading` until it can answer, then
+    `ready` or `failed`. A subscriber that connects while it loads gets `loading` first."""
+
+    type: Literal["host/model-status"] = "host/model-status"
+    model: str
+    state: Literal["loading", "ready", "failed"]
+
+
 HostFrame = Annotated[
     Union[
         HostSessionAdded,
@@ -120,6 +129,7 @@ HostFrame = Annotated[
         HostSettingsChanged,
         HostCredentialsChanged,
         HostModelsChanged,
+        HostModelStatus,
         StreamError,
     ],
     Field(discriminator="type"),

@@ -48,6 +48,7 @@ from host.engine.history import history_page
 from host.engine.imported import rows_with_cwd
 from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
+from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
 from host.engine.selection import Selections
@@ -101,6 +102,7 @@ class Engine:
             step_cap,
         )
         self._closed = False
+        self.model_status = ModelStatusRelay(self.bus)
 
     @classmethod
     async def open(
@@ -126,6 +128,7 @@ class Engine:
         if self._closed:
             return
         self._closed = True
+        self.model_status.close()
         await self.pool.dispose_all()
         self.pending.cancel_all()
         await self.store.close()
@@ -390,7 +393,8 @@ class Engine:
             yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
 
     def subscribe_host(self, limit: int | None = None) -> Subscription:
-        return self.bus.subscribe("host", None, limit)
+        """Live host frames; `host/model-status loading` first while the built-in model loads."""
+        return self.bus.subscribe("host", self.model_status.snapshot, limit)
 
     def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
         return self.pending.respond(response)

@@ -91,6 +91,18 @@ test("live events reach the open session; host frames update the list", async ()
   assert.equal(m.activeId, null);
 });
 
+test("the built-in model's load state reaches listeners", () => {
+  const m = new SessionManager({ client: fakeClient() });
+  const seen = [];
+  m.on("model-status", (s) => seen.push(s));
+  m.handleHost(mux({ type: "host/model-status", model: "smollm2-135m-instruct", state: "loading" }));
+  m.handleHost(mux({ type: "host/model-status", model: "smollm2-135m-instruct", state: "ready" }));
+  assert.deepEqual(seen, [
+    { model: "smollm2-135m-instruct", state: "loading" },
+    { model: "smollm2-135m-instruct", state: "ready" },
+  ]);
+});
+
 test("new session reuses a blank one, else creates", async () => {
   const client = fakeClient();
   client.list = [{ sessionId: "b1", updatedAt: 1, running: false, blank: true }];

@@ -1,9 +1,13 @@
 """The `local` adapter: SmolLM2-135M-Instruct run in-process by llama.cpp (`xllamacpp`).
 
 Works offline with no configuration. The model loads lazily, once per process, shared by every
-session (thread-safe). Each request runs llama.cpp's blocking `handle_chat_completions` in its
-own thread; its callback hands OpenAI-shaped chunks to the event loop and returns True to make
-llama.cpp cancel the task, which is how a cancelled stream stops generation within one token
+session (thread-safe): on the first local turn, so neither `serve` nor the window waits for it
+at start-up. While it loads, `watch_model` listeners hear `loading` (the engine turns that into
+a `host/model-status` frame the UI shows), then `ready` or `failed`.
+
+Each request runs llama.cpp's blocking `handle_chat_completions` in its own thread; its
+callback hands OpenAI-shaped chunks to the event loop and returns True to make llama.cpp cancel
+the task, which is how a cancelled stream stops generation within one token
 (or one prompt batch of `N_BATCH` tokens while the prompt is being read).
 """
 
@@ -18,9 +22,9 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from contract.sessions import ModelEntry
 from host.engine.llm.base import LlmError, LlmRequest
@@ -129,6 +133,48 @@ class _SharedModel:
 _shared = _SharedModel()
 atexit.register(_shared.shutdown)
 
+ModelState = Literal["idle", "loading", "ready", "failed"]
+_state: ModelState = "idle"
+_listeners: list[Callable[[ModelState], None]] = []
+
+
+def model_state() -> ModelState:
+    """`idle` (not asked for yet), `loading`, `ready` or `failed` (the last load attempt)."""
+    if _shared._server is not None:
+        return "ready"
+    return "idle" if _state == "ready" else _state  # freed since (tests, shutdown)
+
+
+def watch_model(listener: Callable[[ModelState], None]) -> Callable[[], None]:
+    """Call `listener(state)` on every load-state change (on the event loop that asked for the
+    model); returns the function that stops it."""
+    _listeners.append(listener)
+    return lambda: _listeners.remove(listener) if listener in _listeners else None
+
+
+def _announce(state: ModelState) -> None:
+    global _state
+    _state = state
+    for listener in list(_listeners):
+        try:
+            listener(state)
+        except Exception:
+            log.exception("model state listener failed")
+
+
+async def loaded_server() -> Any:
+    """The shared llama.cpp server, loaded off the event loop on first use (announced)."""
+    if _shared._server is not None:
+        return _shared._server
+    _announce("loading")
+    try:
+        server = await asyncio.to_thread(_shared.get)
+    except BaseException:
+        _announce("failed")
+        raise
+    _announce("ready")
+    return server
+
 
 def local_model_loaded() -> bool:
     return _shared._server is not None
@@ -168,7 +214,7 @@ class LocalModelAdapter:
 
     async def preload(self) -> float:
         """Loads the shared model now (off the event loop); returns the load time in seconds."""
-        await asyncio.to_thread(_shared.get)
+        await loaded_server()
         return _shared.load_seconds or 0.0
 
     async def list_models(self) -> list[ModelEntry]:
@@ -178,7 +224,7 @@ class LocalModelAdapter:
         """Nothing to close: the model is shared by the process and freed at exit."""
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
-        server = await asyncio.to_thread(_shared.get)
+        server = await loaded_server()
         max_tokens = min(request.max_tokens or self.max_tokens, N_CTX // 2)
         body = {
             "messages": clean_json(

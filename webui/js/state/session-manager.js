@@ -3,7 +3,8 @@
 //
 // Events: "list" (summaries changed), "active" (active session changed), "pending"
 // (approvals/questions changed; arg {added?: entry}), "queue" (sessionId), "agent-error"
-// ({sessionId, message}), "config" (settings/credentials/models changed), "error" (message).
+// ({sessionId, message}), "config" (settings/credentials/models changed), "model-status"
+// ({model, state}: the built-in model loading on the first local turn), "error" (message).
 
 import { Emitter } from "./emitter.js";
 import { Session } from "./session.js";
@@ -254,6 +255,9 @@ export class SessionManager extends Emitter {
       }
       case "host/agent-error":
         this.emit("agent-error", { sessionId: f.sessionId, message: f.message });
+        return;
+      case "host/model-status":
+        this.emit("model-status", { model: f.model, state: f.state });
         return;
       default:
         this.emit("config", f.type);

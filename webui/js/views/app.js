@@ -115,6 +115,7 @@ export class App {
       this.checkProvider();
       this.modelPicker.refresh();
     });
+    m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
     installShortcuts({
       newSession: () => this.newSession(),

@@ -1,5 +1,6 @@
 // What the user sees about the connection and configuration: a connecting state, a reconnect
-// banner with a live countdown, a host-unreachable state, provider/model banners, and toasts.
+// banner with a live countdown, a host-unreachable state, provider/model banners, the built-in
+// model loading (first local turn), and toasts.
 
 import { h, icon, clear } from "./dom.js";
 
@@ -23,7 +24,21 @@ export class StatusView {
     this.tick = 0;
     this.connBanner = h("div", { class: "banner banner-warn", testid: "connection-banner", role: "status", hidden: true });
     this.problemBanners = h("div", { class: "problem-banners" });
-    roots.banners.append(this.connBanner, this.problemBanners);
+    this.modelBanner = h("div", { class: "banner banner-info", testid: "model-loading", role: "status", hidden: true });
+    roots.banners.append(this.connBanner, this.problemBanners, this.modelBanner);
+  }
+
+  /** `host/model-status`: a banner while the built-in model loads; gone once it is ready or failed. */
+  setModelStatus({ state }) {
+    const loading = state === "loading";
+    this.modelBanner.hidden = !loading;
+    document.documentElement.dataset.modelLoading = String(loading);
+    if (loading && !this.modelBanner.firstChild) {
+      this.modelBanner.append(
+        h("span", { class: "spinner spinner-small", "aria-hidden": "true" }),
+        h("span", {}, h("strong", {}, "Loading the built-in model…"), h("span", { class: "banner-more" }, " The answer starts as soon as it is ready.")),
+      );
+    }
   }
 
   setConnection(status) {
