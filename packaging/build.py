@@ -86,15 +86,20 @@ def run_pyinstaller(dist: Path, work: Path) -> None:
 
 
 def post_process(bundle: Path, report: dict[str, object]) -> None:
-    """Linux: strip debug info, then check the links."""
+    """Linux: strip debug info and symbol tables, shrink Qt's ICU data, then check the links."""
     import linux
 
     stripped = linux.strip_debug(bundle)
     report["stripped_bytes"] = sum(s for _, s in stripped)
-    print(f"  stripped debug info from {len(stripped)} files: -{report['stripped_bytes'] / MB:.0f} MB")
+    total = report["stripped_bytes"] / MB
+    print(f"  stripped debug info and symbols from {len(stripped)} files: -{total:.0f} MB")
     for rel, saved in stripped:
         if saved >= MB:
             print(f"    {rel}: -{saved / MB:.0f} MB")
+    icu = linux.shrink_icu(bundle)
+    report["icu_trimmed_bytes"] = sum(s for _, s in icu)
+    for rel, saved in icu:
+        print(f"  ICU data cut to root + English: {rel}: -{saved / MB:.0f} MB")
     check_links(bundle, report)
 
 

@@ -35,24 +35,40 @@ def elf_files(bundle: Path) -> list[Path]:
     return [p for p in sorted(bundle.rglob("*")) if is_elf(p)]
 
 
-def has_debug_info(path: Path) -> bool:
+def section_names(path: Path) -> set[str]:
     out = subprocess.run(["readelf", "-S", "-W", str(path)], capture_output=True, text=True, check=False)
-    return ".debug_info" in out.stdout
+    rows = [line.split("]", 1)[1].split() for line in out.stdout.splitlines() if "]" in line]
+    return {cols[0] for cols in rows if cols}
 
 
 def strip_debug(bundle: Path) -> list[tuple[str, int]]:
-    """Remove DWARF debug info where a wheel shipped it (xllamacpp: 106 MB -> 26 MB).
+    """Remove DWARF debug info and static symbol tables (xllamacpp: 106 MB -> 25 MB).
 
-    Only `--strip-debug`, only on files that carry debug sections: symbol tables stay, and Qt's
-    already-stripped libraries are not rewritten.
+    `--strip-unneeded` keeps every dynamic symbol (what the loader and Python's PyInit_* need).
+    Only files under `_internal/` that carry such sections are rewritten: Qt's already-stripped
+    libraries stay as they are, and so does the bootloader next to `_internal/`, whose appended
+    archive a strip would cut off.
     """
     saved: list[tuple[str, int]] = []
-    for path in elf_files(bundle):
-        if not has_debug_info(path):
+    for path in elf_files(bundle / "_internal"):
+        if not section_names(path) & {".debug_info", ".symtab"}:
             continue
         before = path.stat().st_size
-        subprocess.run(["strip", "--strip-debug", str(path)], check=True)
+        subprocess.run(["strip", "--strip-unneeded", str(path)], check=True)
         saved.append((str(path.relative_to(bundle)), before - path.stat().st_size))
+    return saved
+
+
+def shrink_icu(bundle: Path) -> list[tuple[str, int]]:
+    """Qt's ICU data library cut to the root and English locales (packaging/icu.py)."""
+    import icu
+
+    saved = []
+    for lib in sorted((bundle / "_internal").rglob("libicudata.so.*")):
+        if lib.is_symlink():
+            continue
+        before, after, _ = icu.shrink(lib)
+        saved.append((str(lib.relative_to(bundle)), before - after))
     return saved
 
 
