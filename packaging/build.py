@@ -25,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import inputs
+import sizes
 import trim
 
 SPEC = inputs.PACKAGING / "harnessdesk.spec"
@@ -230,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         check_links(bundle, report)
     report["bundle_bytes"] = _du(bundle)
     report["largest"] = largest(bundle)
+    report["components"] = [{"part": p, "bytes": b, "files": n} for p, b, n in sizes.components(bundle)]
     if args.installers:
         if not sys.platform.startswith("linux"):
             raise SystemExit("--installers builds Linux packages; see packaging/README.md for Windows/macOS")
