@@ -2,8 +2,12 @@
 // through the desktop bridge (`harnessdeskBridge.fetch`) or plain `fetch` on the loopback site.
 // Both paths parse every frame the same way the web client does (one JSON.parse per frame).
 
+// On the loopback site the token comes in the address (`/?token=…`) and goes out as a header.
+const token = new URLSearchParams(location.search).get("token");
+
 function transport(viaBridge) {
-  return viaBridge ? window.harnessdeskBridge.fetch : window.fetch.bind(window);
+  if (viaBridge) return window.harnessdeskBridge.fetch;
+  return (url, init = {}) => fetch(url, { ...init, headers: { ...(init.headers || {}), authorization: `Bearer ${token}` } });
 }
 
 async function rpc(fetchFn, method, payload) {
