@@ -6,7 +6,8 @@
 Each bench runs in its own process with `--json FILE`; its figures go into the output under its
 name, with the load average around it (the machine is shared: compare ratios, not seconds).
 Any `bench/*_bench.py` not listed in BENCHES (a bench another part of the app adds) runs too,
-with no arguments but `--json`. The start-up/bundle bench needs a built bundle
+with its defaults, plus `--json FILE` when its source mentions that option (else only its
+printed output is kept). The start-up/bundle bench needs a built bundle
 (`python packaging/build.py --installers`); without one it is skipped and said so.
 """
 
@@ -175,15 +176,14 @@ def run_one(name: str, args: list[str]) -> dict[str, Any]:
     """Run one bench with `--json`; its figures, output tail, time and the load around it."""
     if name == "startup" and not (ROOT / "dist" / "harnessdesk" / "harnessdesk").exists():
         return {"skipped": "no bundle: run `python packaging/build.py --installers` first"}
+    script = BENCH / args[0]
     with tempfile.TemporaryDirectory(prefix="run-all-") as tmp:
         out_file = Path(tmp) / f"{name}.json"
+        json_args = ["--json", str(out_file)] if "--json" in script.read_text(encoding="utf-8") else []
         load_before = os.getloadavg()
         started = time.monotonic()
         proc = subprocess.run(
-            [sys.executable, str(BENCH / args[0]), *args[1:], "--json", str(out_file)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
+            [sys.executable, str(script), *args[1:], *json_args], cwd=ROOT, capture_output=True, text=True
         )
         entry: dict[str, Any] = {
             "command": " ".join(["python", f"bench/{args[0]}", *args[1:]]),

@@ -28,6 +28,7 @@ from contract.frames import (
     HostAgentError,
     HostCredentialsChanged,
     HostModelsChanged,
+    HostModelStatus,
     HostSessionAdded,
     HostSessionRemoved,
     HostSessionStatus,
@@ -172,6 +173,7 @@ def _frames() -> list[tuple[str, Any]]:
         HostSettingsChanged(ns="llm"),
         HostCredentialsChanged(ref="deepseek"),
         HostModelsChanged(),
+        HostModelStatus(model="smollm2-135m-instruct", state="loading"),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     return [("events.mux", f) for f in mux] + [("events.host", f) for f in host]
