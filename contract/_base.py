@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -12,6 +12,10 @@ FROM_WIRE: dict[str, Any] = {"by_alias": True, "by_name": False}
 may still construct models with snake_case names."""
 
 
+@overload
+def to_wire(value: BaseModel) -> dict[str, Any]: ...
+@overload
+def to_wire(value: Any) -> Any: ...
 def to_wire(value: Any) -> Any:
     """A model as its wire JSON (camelCase, unset optionals left out); plain JSON unchanged."""
     if isinstance(value, BaseModel):

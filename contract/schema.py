@@ -101,16 +101,14 @@ def schema_file_name(name: str) -> str:
 def _method_envelopes(m: Method) -> tuple[type[BaseModel], type[BaseModel]]:
     """The client-request and server-response of one method, narrowed from the generic ones."""
     name = _pascal(m.key)
-    request = create_model(  # type: ignore[call-overload]
+    request = create_model(
         f"{name}ClientRequest",
         __base__=ClientRequest,
-        method=(Literal[m.key], ...),  # type: ignore[valid-type, arg-type]
+        method=(Literal[m.key], ...),  # type: ignore[arg-type]
         payload=(m.request, ...),
     )
     result = Annotated[Union[RpcOk[m.value], RpcErr], Field(discriminator="ok")]  # type: ignore[name-defined]
-    response = create_model(  # type: ignore[call-overload]
-        f"{name}ServerResponse", __base__=ServerResponse, result=(result, ...)
-    )
+    response = create_model(f"{name}ServerResponse", __base__=ServerResponse, result=(result, ...))
     return request, response
 
 

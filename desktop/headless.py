@@ -17,7 +17,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
-from contract.rpc import ServerRequest
+from contract.rpc import RpcErr, ServerRequest
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
@@ -189,7 +189,7 @@ class PromptRun:
                 "session.prompt",
                 {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": self.args.text}]},
             )
-            if not answer.ok:
+            if isinstance(answer.result, RpcErr):
                 raise CommandError(answer.result.error.message)
             async for rpc_id, frame in frames:
                 if getattr(frame, "session_id", sid) != sid:
@@ -204,7 +204,7 @@ class PromptRun:
 
     async def _create(self) -> str:
         created = await self.client.call("session.create", {"cwd": str(Path.cwd())})
-        if not created.ok:
+        if isinstance(created.result, RpcErr):
             raise CommandError(created.result.error.message)
         return str(created.result.value.session_id)
 

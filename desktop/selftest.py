@@ -58,6 +58,7 @@ def check_files() -> list[str]:
 
 async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
     """Open the host on `data_dir`, prompt the embedded model once, collect the streamed answer."""
+    from contract.rpc import RpcErr
     from host.api import open_host
     from host.engine.config import RuntimeOverrides
     from host.fetch.inprocess import InProcessApiClient
@@ -67,7 +68,7 @@ async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
     try:
         client = InProcessApiClient(runtime.app)
         created = await client.call("session.create", {"cwd": str(workspace)})
-        if not created.ok:
+        if isinstance(created.result, RpcErr):
             raise RuntimeError(f"session.create failed: {created.result.error.message}")
         sid = str(created.result.value.session_id)
         async with client.stream("events.mux") as frames:
@@ -75,7 +76,7 @@ async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
             answer = await client.call(
                 "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
             )
-            if not answer.ok:
+            if isinstance(answer.result, RpcErr):
                 raise RuntimeError(f"session.prompt failed: {answer.result.error.message}")
             async for rpc_id, frame in frames:
                 if getattr(frame, "session_id", sid) != sid:

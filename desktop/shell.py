@@ -10,26 +10,32 @@ Either way the API goes only through the bridge.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import webview
 from starlette.types import ASGIApp
+from webview.guilib import GUIType
 
 from desktop import paths
 from desktop.bridge import Bridge, BridgeApi, Pusher
 from desktop.geometry import MIN_SIZE, TITLE, Geometry
 from desktop.hostloop import HostLoop
 
+if TYPE_CHECKING:
+    from host.server.run import LoopbackServer
+
 log = logging.getLogger("desktop.shell")
 
 
-def chosen_gui() -> str | None:
-    """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (qt on Linux), else the default."""
-    return os.environ.get("PYWEBVIEW_GUI") or None
+def chosen_gui() -> GUIType | None:
+    """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (qt on Linux), else the default.
+    pywebview itself refuses a name it does not know."""
+    return cast("GUIType | None", os.environ.get("PYWEBVIEW_GUI") or None)
 
 
 class Shell:
@@ -45,8 +51,8 @@ class Shell:
         self.data_dir = data_dir
         self.gui = chosen_gui()
         self.qt = self.gui == "qt"
-        self._server: Any = None
-        self._server_future: Any = None
+        self._server: LoopbackServer | None = None
+        self._server_future: concurrent.futures.Future[None] | None = None
         if self.qt:
             from desktop import qtshell
 
@@ -54,7 +60,7 @@ class Shell:
             url: str | None = None  # set in `initialized`: pywebview would serve a scheme URL itself
         else:
             url = str(webui / "index.html")
-        self.window = webview.create_window(
+        window = webview.create_window(
             TITLE,
             url=url,
             js_api=None,  # set just below: the bridge needs the window for its pushes
@@ -65,6 +71,9 @@ class Shell:
             min_size=MIN_SIZE,
             background_color="#1e1e1e",
         )
+        if window is None:  # typed optional by pywebview; a new window is always returned
+            raise RuntimeError("pywebview did not create the window")
+        self.window: webview.Window = window
         self.pusher = Pusher(lambda script: self.window.run_js(script))
         self.bridge = Bridge(api_app, host_loop.loop, self.pusher)
         self.api = BridgeApi(self.bridge, self.ask_save_path)
@@ -83,7 +92,7 @@ class Shell:
         if self.qt:
             from desktop import qtshell
 
-            self.window.real_url = qtshell.START_URL
+            self.window.real_url = qtshell.START_URL  # type: ignore[assignment]  # inferred None upstream
 
     def _on_before_show(self) -> None:
         if self.qt:
@@ -141,11 +150,11 @@ class Shell:
         sock = bind_socket("127.0.0.1", port)
         token = load_or_mint_token(None)
         site = build_site(self.api_app, self.webui, token=token)
-        self._server = LoopbackServer(site, sock)
+        server = self._server = LoopbackServer(site, sock)
         ready = asyncio.Event()
 
         async def serve() -> None:
-            await self._server.serve(on_ready=ready.set)
+            await server.serve(on_ready=ready.set)
 
         self._server_future = asyncio.run_coroutine_threadsafe(serve(), self.host_loop.loop)
 
@@ -153,11 +162,12 @@ class Shell:
             await asyncio.wait_for(ready.wait(), 10)
 
         self.host_loop.call(wait_ready())
-        print(f"HarnessDesk listening on http://127.0.0.1:{self._server.port}/?token={token}", flush=True)
+        print(f"HarnessDesk listening on http://127.0.0.1:{server.port}/?token={token}", flush=True)
 
     def stop_loopback(self) -> None:
         if self._server is None:
             return
         self._server.stop()
-        with contextlib.suppress(Exception):
-            self._server_future.result(timeout=5)
+        if self._server_future is not None:
+            with contextlib.suppress(Exception):
+                self._server_future.result(timeout=5)

@@ -141,7 +141,7 @@ class Bus:
 
     def close_all(self) -> None:
         for channel in ("mux", "host"):
-            for sub in list(self._subs[channel]):  # type: ignore[index]
+            for sub in list(self._subs[channel]):
                 sub.close()
 
     def _drop(self, sub: Subscription) -> None:

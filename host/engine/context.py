@@ -35,7 +35,7 @@ def fold_messages(events: Iterable[SessionEvent]) -> list[Message]:
             continue
         op = event.surface_op
         if op is not None and op != "append":
-            start, end = op.start, op.end  # type: ignore[union-attr]
+            start, end = op.start, op.end
             out = [(s, m) for s, m in out if not start <= s <= end]
         out.append((event.seq, message))
     return [m for _, m in out]

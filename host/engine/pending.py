@@ -91,7 +91,9 @@ class PendingTable:
             raise QuestionCancelled(rpc_id)
         return answer
 
-    def _add(self, kind: Kind, session_id: str, frame: ApprovalRequested | QuestionRequested) -> Any:
+    def _add(
+        self, kind: Kind, session_id: str, frame: ApprovalRequested | QuestionRequested
+    ) -> tuple[str, asyncio.Future[Any]]:
         rpc_id = new_rpc_id()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._items[rpc_id] = PendingRequest(rpc_id, kind, session_id, frame, future)

@@ -11,8 +11,8 @@ from typing import Any
 
 from contract.sessions import ModelSelection
 from host.engine import models as model_info
-from host.engine.config import Config, SettingsRejected
-from host.engine.errors import ModelUnavailable
+from host.engine.config import Config
+from host.engine.errors import ModelUnavailable, SettingsRejected
 
 log = logging.getLogger(__name__)
 

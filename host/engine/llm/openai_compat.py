@@ -165,7 +165,7 @@ class OpenAICompatibleAdapter:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return max(0.0, retry_after)
-        backoff = min(self.retry_base_delay * (2 ** (attempt - 1)), self.retry_max_delay)
+        backoff = min(self.retry_base_delay * (2.0 ** (attempt - 1)), self.retry_max_delay)
         return backoff * (1 + random.uniform(0, 0.2))
 
     def _error(self, failure: _Failure, attempt: int, *, streamed: bool) -> LlmError:

@@ -289,8 +289,8 @@ def event_json(event: SessionEvent) -> str:
 
 async def _aiter(rows: Iterable[ExportRow] | AsyncIterator[ExportRow]) -> AsyncIterator[ExportRow]:
     if hasattr(rows, "__aiter__"):
-        async for row in rows:  # type: ignore[union-attr]
+        async for row in rows:
             yield row
     else:
-        for row in rows:  # type: ignore[union-attr]
+        for row in rows:
             yield row
