@@ -83,6 +83,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "settings-conflict": SettingsConflictDetails,
     "settings-rejected": SettingsRejectedDetails,
     "credential-rejected": CredentialDetails,
+    "storage-error": ReasonDetails,
 }
 """`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
 error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""

@@ -99,7 +99,7 @@ def image_attachment(media_type: str, data_b64: str, name: str | None = None) ->
 
 
 def prompt_blocks(
-    content: Sequence[PromptContent], put: Callable[[AttachmentRef, bytes], None]
+    content: Sequence[PromptContent], put: Callable[[AttachmentRef, bytes], object]
 ) -> list[ContentBlock]:
     """Prompt input as content blocks; every image is checked and stored (via `put`) first."""
     refs: list[tuple[AttachmentRef, bytes]] = []

@@ -10,8 +10,13 @@ from host.engine.store.base import (
     SeqGapError,
     SessionExists,
     SessionHeader,
+    Settled,
     Store,
+    StoreClosed,
+    StoreCorrupt,
     StoreError,
+    StoreFull,
+    StoreTimeout,
     UnknownSession,
 )
 from host.engine.store.sqlite_store import DB_FILE, SqliteStore
@@ -27,8 +32,13 @@ __all__ = [
     "SeqGapError",
     "SessionExists",
     "SessionHeader",
+    "Settled",
     "SqliteStore",
     "Store",
+    "StoreClosed",
+    "StoreCorrupt",
     "StoreError",
+    "StoreFull",
+    "StoreTimeout",
     "UnknownSession",
 ]

@@ -13,19 +13,58 @@ from typing import Any, Literal, Protocol
 
 from contract.content import AttachmentRef
 from contract.events import SessionEvent
+from host.engine.errors import EngineError
 from host.engine.store.grants import Grant
 
 
-class StoreError(Exception):
-    """A store failure that is not the caller's fault (I/O, closed store, …)."""
+class StoreError(EngineError):
+    """A store failure that is not the caller's fault (I/O, closed store, …).
+
+    `kind` says what went wrong in one word (the `reason` of the `storage-error` RPC error);
+    the message is one sentence a user can act on.
+    """
+
+    code = "storage-error"
+    kind = "io"
+
+    def details(self) -> dict[str, object]:
+        return {"reason": self.kind}
+
+
+class StoreFull(StoreError):
+    """The disk holding the database is full (SQLITE_FULL, ENOSPC)."""
+
+    kind = "disk-full"
+
+
+class StoreCorrupt(StoreError):
+    """The database file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB, unreadable stored data)."""
+
+    kind = "corrupt"
+
+
+class StoreTimeout(StoreError):
+    """The database did not answer within its bound (a stuck disk, a lock held elsewhere)."""
+
+    kind = "timeout"
+
+
+class StoreClosed(StoreError):
+    """The store was closed (the host is shutting down)."""
+
+    kind = "closed"
 
 
 class SeqGapError(StoreError):
     """An append would leave a gap (or overlap) in a session's contiguous seqs."""
 
+    kind = "invalid"
+
 
 class SessionExists(StoreError):
     """A create, fork or import for a session id that is already taken."""
+
+    kind = "invalid"
 
     def __init__(self, session_id: str) -> None:
         super().__init__(f"session {session_id} already exists")
@@ -34,6 +73,22 @@ class SessionExists(StoreError):
 
 class UnknownSession(StoreError):
     """An append for a session the store has never been told about."""
+
+    kind = "invalid"
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What one transaction (or one run of dropped writes) decided, reported on the loop."""
+
+    through: int
+    """Every ticket ≤ `through` is settled: committed, or listed in `dropped`."""
+    dropped: frozenset[int] = frozenset()
+    """Tickets whose writes did not commit (failed now, or queued behind an earlier failure)."""
+    error: StoreError | None = None
+    """Why the first of them failed (None when they were only stale)."""
+    failed_sessions: frozenset[str] = frozenset()
+    """Sessions that lost writes in *this* failure (their in-memory log must be rewound)."""
 
 
 @dataclass
@@ -127,12 +182,16 @@ ExportRow = ExportHeader | ExportEvent | ExportAttachment
 class Store(Protocol):
     """What the engine needs from persistence."""
 
-    on_error: Callable[[str | None, Exception], None] | None
-    """Called on the event loop when a queued write fails (the engine reports it)."""
+    on_settled: Callable[[Settled], None] | None
+    """Called on the event loop after each transaction: which write tickets are now durable and
+    which were dropped (the engine publishes frames only for durable events, and reports
+    failures). Called after the store has rewound the sessions that lost writes."""
 
     async def open(self) -> None: ...
 
-    async def close(self) -> None: ...
+    async def close(self, bound: float | None = None) -> None:
+        """Commit what is queued and close; give up after `bound` seconds (None: the default)."""
+        ...
 
     # ---- writes: submitted in order, never awaited on the hot path -------------------------
 
@@ -140,18 +199,29 @@ class Store(Protocol):
         """Know a new session; nothing is written until its first event (lazy sessions)."""
         ...
 
-    def append(self, session_id: str, events: Sequence[SessionEvent]) -> None:
-        """Queue events; raises SeqGapError at once when they do not continue the log."""
+    def append(self, session_id: str, events: Sequence[SessionEvent]) -> int:
+        """Queue events; returns the write's ticket (see `Settled`). Raises SeqGapError at once
+        when they do not continue the log."""
         ...
 
-    def put_attachment(self, ref: AttachmentRef, data: bytes) -> None: ...
+    def next_seq(self, session_id: str) -> int:
+        """The seq the session's next event must take (rewound after a failed write)."""
+        ...
+
+    def put_attachment(self, ref: AttachmentRef, data: bytes) -> int: ...
 
     def commit(self) -> None:
         """End the current write batch now (a step boundary)."""
         ...
 
     async def flush(self, checkpoint: bool = False) -> None:
-        """Wait until everything submitted is committed (and the WAL checkpointed)."""
+        """Wait (bounded) until everything submitted is settled (and the WAL checkpointed).
+
+        Failed writes are reported through `on_settled`, not raised here."""
+        ...
+
+    async def probe(self) -> None:
+        """Write and commit one tiny row: raises the typed StoreError while writes fail."""
         ...
 
     # ---- reads ----------------------------------------------------------------------------

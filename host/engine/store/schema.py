@@ -90,17 +90,35 @@ COUNTED = frozenset({"user/message", "assistant/message"})
 SEARCHED = frozenset({"user/message", "assistant/message", "steering/message"})
 
 
-def connect(path: str) -> sqlite3.Connection:
+def open_connection(path: str) -> sqlite3.Connection:
+    """The connection settings every user of the file shares (WAL, NORMAL sync, 5 s busy wait)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("PRAGMA foreign_keys=OFF")
-    conn.execute("PRAGMA busy_timeout=5000")
+    try:
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=OFF")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
     conn.executescript(grants.DDL)
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
     )
+
+
+def connect(path: str) -> sqlite3.Connection:
+    conn = open_connection(path)
+    try:
+        create_schema(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 

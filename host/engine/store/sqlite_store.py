@@ -1,13 +1,16 @@
 """The SQLite store: one file, WAL, synchronous=NORMAL, one writer thread (`writer.Writer`).
 
 The event loop keeps each session's next seq and its lazy (not yet written) header; every
-database operation is queued to the writer thread, so the loop never touches the disk.
+database operation is queued to the writer thread, so the loop never touches the disk. It also
+keeps each session's durable position, so that when a transaction fails (a full disk) the
+sessions that lost writes are rewound to what is really on disk before anyone appends again.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,16 +32,21 @@ from host.engine.store.base import (
     SeqGapError,
     SessionExists,
     SessionHeader,
+    Settled,
     StoreError,
     UnknownSession,
 )
 from host.engine.store.schema import HEADER_COLUMNS, apply_event, header_from, insert_header, read_header
-from host.engine.store.writer import Writer
+from host.engine.store.writer import CALL_TIMEOUT, Writer
 from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
 T = TypeVar("T")
 EXPORT_CHUNK = 500
+LINGER_MS = 20.0
+"""Group commit: the most a transaction stays open while writes keep coming (docs/decisions.md)."""
+CHECK_BUDGET = 0.5
+"""Seconds the start-up integrity check may take before the open goes on (docs/decisions.md)."""
 
 
 class SqliteStore:
@@ -47,15 +55,24 @@ class SqliteStore:
     def __init__(
         self,
         path: Path,
-        batch_ms: float = 50.0,
-        on_error: Callable[[str | None, Exception], None] | None = None,
+        linger_ms: float = LINGER_MS,
+        *,
+        call_timeout: float = CALL_TIMEOUT,
+        check_budget: float | None = CHECK_BUDGET,
     ) -> None:
         self.path = Path(path)
-        self.on_error = on_error
-        """Called on the event loop with (session id, exception) when a queued write fails."""
-        self._writer = Writer(self.path, batch_ms, self._write_failed)
+        self.on_settled: Callable[[Settled], None] | None = None
+        self._writer = Writer(
+            self.path, linger_ms, self._settled, call_timeout=call_timeout, check_budget=check_budget
+        )
         self._next_seq: dict[str, int] = {}
         self._lazy: dict[str, SessionHeader] = {}
+        self._durable_next: dict[str, int] = {}
+        """Per session: the seq after the last event known to be committed."""
+        self._unwritten: dict[str, SessionHeader] = {}
+        """Headers whose insert is queued but not yet committed (restored as lazy on failure)."""
+        self._inflight: deque[tuple[int, str, int]] = deque()
+        """(ticket, session, next seq after it) of every append not yet settled, in ticket order."""
 
     @classmethod
     def in_dir(cls, data_dir: Path, **kwargs: Any) -> SqliteStore:
@@ -69,12 +86,33 @@ class SqliteStore:
     async def open(self) -> None:
         await self._writer.start()
 
-    async def close(self) -> None:
-        await self._writer.stop()
+    async def close(self, bound: float | None = None) -> None:
+        """Commit what is queued and close; give up after `bound` seconds (default 30)."""
+        await self._writer.stop() if bound is None else await self._writer.stop(bound)
 
-    def _write_failed(self, session_id: str | None, exc: Exception) -> None:
-        if self.on_error is not None:
-            self.on_error(session_id, exc)
+    @property
+    def fully_checked(self) -> bool:
+        """Whether the start-up integrity check covered the whole file within its budget."""
+        return self._writer.fully_checked
+
+    def _settled(self, settled: Settled) -> None:
+        """On the loop: advance durable positions, rewind sessions that lost writes, report."""
+        while self._inflight and self._inflight[0][0] <= settled.through:
+            ticket, sid, after = self._inflight.popleft()
+            if ticket not in settled.dropped:
+                self._durable_next[sid] = after
+                self._unwritten.pop(sid, None)
+        if settled.failed_sessions:
+            for sid in settled.failed_sessions:
+                durable = self._durable_next.get(sid, 0)
+                if sid in self._next_seq:
+                    self._next_seq[sid] = durable
+                header = self._unwritten.pop(sid, None)
+                if header is not None and durable == 0:
+                    self._lazy[sid] = header
+            self._writer.reset(settled.failed_sessions)
+        if self.on_settled is not None:
+            self.on_settled(settled)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the writer thread after every write submitted so far."""
@@ -86,6 +124,7 @@ class SqliteStore:
         if header.id in self._next_seq:
             raise SessionExists(header.id)
         self._next_seq[header.id] = 0
+        self._durable_next[header.id] = 0
         self._lazy[header.id] = header
 
     def known(self, session_id: str) -> bool:
@@ -96,15 +135,17 @@ class SqliteStore:
             raise UnknownSession(session_id)
         return self._next_seq[session_id]
 
-    def append(self, session_id: str, events: Sequence[SessionEvent]) -> None:
+    def append(self, session_id: str, events: Sequence[SessionEvent]) -> int:
         if not events:
-            return
+            return 0
         expected = self.next_seq(session_id)
         for i, event in enumerate(events):
             if event.seq != expected + i:
                 raise SeqGapError(f"{session_id}: expected seq {expected + i}, got {event.seq}")
         self._next_seq[session_id] = expected + len(events)
         header = self._lazy.pop(session_id, None)
+        if header is not None:
+            self._unwritten[session_id] = header
         batch = list(events)
 
         def write(conn: sqlite3.Connection) -> None:
@@ -114,16 +155,28 @@ class SqliteStore:
                 raw = event_json(event)
                 apply_event(conn, session_id, event.seq, event.type, event.time, raw, json.loads(raw))
 
-        self._writer.write(session_id, write)
+        ticket = self._writer.write(session_id, write)
+        self._inflight.append((ticket, session_id, expected + len(events)))
+        return ticket
 
-    def put_attachment(self, ref: AttachmentRef, data: bytes) -> None:
-        self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
+    def put_attachment(self, ref: AttachmentRef, data: bytes) -> int:
+        return self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
 
     def commit(self) -> None:
         self._writer.commit()
 
     async def flush(self, checkpoint: bool = False) -> None:
         await self._writer.flush(checkpoint)
+
+    async def probe(self) -> None:
+        """Commit a transaction that needs fresh pages (64 KiB, freed again at once): a full disk
+        fails it, while a write that happens to fit in a half-empty page would not."""
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', zeroblob(65536))")
+            conn.execute("DELETE FROM meta WHERE key = 'probe'")
+
+        await self.call(write)
 
     # ---- reads ----------------------------------------------------------------------------
 
@@ -134,6 +187,7 @@ class SqliteStore:
         found = await self.call(lambda conn: read_header(conn, session_id))
         if found is not None and session_id not in self._next_seq:
             self._next_seq[session_id] = found.last_seq + 1
+            self._durable_next[session_id] = found.last_seq + 1
         return found
 
     async def headers(self) -> list[SessionHeader]:
@@ -200,6 +254,7 @@ class SqliteStore:
         except Exception:
             self._next_seq.pop(child.id, None)
             raise
+        self._durable_next[child.id] = through_seq + 1
 
     async def search(self, query: str, limit: int = 20) -> SearchResult:
         return await self.call(lambda conn: search.search(conn, query, limit))
@@ -261,19 +316,17 @@ class SqliteStore:
         if self.known(header.id) or await self.header(header.id) is not None:
             raise SessionExists(header.id)
         final = header
-        self._next_seq[final.id] = len(events)
-        for item in attachments:
-            self.put_attachment(item.ref, item.data)
-        self._writer.write(final.id, lambda conn: insert_header(conn, final))
-        for ev, raw in events:
-            self._writer.write(
-                final.id,
-                lambda conn, e=ev, r=raw: apply_event(  # type: ignore[misc]
-                    conn, final.id, e["seq"], e["type"], e["time"], r, e
-                ),
-            )
-        self._writer.write(final.id, lambda conn: copy.finish_import(conn, final))
-        await self.flush()
+
+        def write(conn: sqlite3.Connection) -> None:
+            for item in attachments:
+                copy.write_attachment(conn, item.ref, item.data)
+            insert_header(conn, final)
+            for ev, raw in events:
+                apply_event(conn, final.id, ev["seq"], ev["type"], ev["time"], raw, ev)
+            copy.finish_import(conn, final)
+
+        await self.call(write)  # one transaction: all of it or nothing
+        self._next_seq[final.id] = self._durable_next[final.id] = len(events)
         return final.id
 
 
