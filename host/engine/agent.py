@@ -235,6 +235,31 @@ class Agent:
         if self._task is not None:
             await asyncio.wait([self._task])
 
+    def abandon(self) -> None:
+        """Drop this agent after a store failure, writing nothing more: the log is detached, a
+        running turn is cancelled, queued input and pending approvals/questions are cancelled.
+        The session is reloaded from what is on disk the next time it is used."""
+        if self._flags.disposed:
+            return
+        self._flags.disposed = True
+        self.journal.detach()
+        had_queue = bool(self._queue)
+        self._queue.clear()
+        self._steering.clear()
+        self._injections.clear()
+        if had_queue:
+            self._publish_queue()
+        self.deps.pending.cancel_session(self.session_id)
+        if self.turn_open and self._turn_task is not None and self.cancel_by is None:
+            self.cancel_by = "disposed"
+            self._turn_task.cancel()
+        self._wake.set()
+
+    async def stopped(self, bound: float) -> None:
+        """Wait (at most `bound` seconds) until the drain task has ended."""
+        if self._task is not None and not self._task.done():
+            await asyncio.wait([self._task], timeout=bound)
+
     def _check_open(self) -> None:
         if self._flags.disposed:
             raise AgentBusy("the session is closing")

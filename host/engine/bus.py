@@ -1,15 +1,25 @@
-"""In-process fan-out of stream frames (docs/architecture.md, "Stream frames").
+"""In-process fan-out of stream frames to subscribers of two channels, `mux` and `host`.
 
-Two channels, `mux` and `host`. Every subscriber owns a bounded queue; a subscriber that falls
-too far behind gets one `stream/error` frame and is closed (it reconnects and rebuilds), so a
-slow client never stalls the others. Items are `(rpc_id, frame)`: answerable frames keep their
-stable rpcId, pushes get a fresh one per emission.
+Durable before visible: a frame about a session event is published with the store ticket of
+that event's write and held back until the store reports the ticket committed; a frame whose
+write failed is never shown. Every other frame keeps its place behind held ones, so the order
+of frames is exactly the order of publication.
+
+Fan-out: each channel keeps one shared log of released frames and every subscriber a cursor into
+it, so a frame costs one slot however many subscribers read it (and is encoded once by the
+carrier). A subscriber is cut off (one `stream/error`, then closed; it reconnects and rebuilds)
+only when it has not read for `stall_after` seconds while frames waited for it, or when it is
+more than `limit` frames behind — a bound on memory far above any burst (docs/decisions.md
+"Reliability"). Items are `(rpc_id, frame)`: answerable frames keep their stable rpcId, pushes
+get a fresh one per emission.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Literal
 
@@ -25,66 +35,96 @@ Channel = Literal["mux", "host"]
 Item = tuple[str, BaseModel]
 """(rpcId, frame model)."""
 
-DEFAULT_LIMIT = 2000
+DEFAULT_LIMIT = 50_000
+"""Frames a subscriber may be behind before it is cut off (a memory bound, not a burst size)."""
+STALL_AFTER = 20.0
+"""Seconds a subscriber may leave waiting frames unread before it is cut off."""
 
 
 def frame_type(frame: BaseModel) -> str:
     return str(getattr(frame, "type", ""))
 
 
+class _Log:
+    """One channel's released frames, kept from the slowest live cursor to the head."""
+
+    def __init__(self) -> None:
+        self.entries: deque[Item] = deque()
+        self.base = 0
+        """Position of `entries[0]`."""
+        self.subs: list[Subscription] = []
+
+    @property
+    def head(self) -> int:
+        return self.base + len(self.entries)
+
+    def at(self, position: int) -> Item:
+        return self.entries[position - self.base]
+
+    def trim(self) -> None:
+        keep = min((s._cursor for s in self.subs), default=self.head)
+        while self.base < keep:
+            self.entries.popleft()
+            self.base += 1
+
+
 class Subscription:
-    """One subscriber's bounded queue; iterate it with `async for rpc_id, frame in sub`."""
+    """One subscriber's view of a channel; iterate with `async for rpc_id, frame in sub`."""
 
     def __init__(self, bus: Bus, channel: Channel, limit: int) -> None:
         self._bus = bus
         self.channel: Channel = channel
         self._limit = limit
-        self._queue: asyncio.Queue[Item | None] = asyncio.Queue()
+        self._log = bus._logs[channel]
+        self._private: deque[Item] = deque()
+        """Frames of this subscriber only: its snapshot, then (when cut off) the stream/error."""
+        self._cursor = self._log.head
+        self._since = time.monotonic()
+        """When it last read, or last had nothing to read."""
+        self._waiter: asyncio.Future[None] | None = None
         self.closed = False
         self.overflowed = False
 
-    def _offer(self, item: Item) -> None:
-        if self.closed:
-            return
-        if self._queue.qsize() >= self._limit:
-            self._overflow()
-            return
-        self._queue.put_nowait(item)
-
-    def _overflow(self) -> None:
-        self.overflowed = True
-        while not self._queue.empty():
-            self._queue.get_nowait()
-        error = rpc_error("internal", "subscriber fell behind; reconnect and rebuild")
-        self._queue.put_nowait((new_rpc_id(), StreamError(error=error)))
-        self.close()
-
-    def close(self) -> None:
-        """Stop receiving; the iterator ends after the frames already queued."""
-        if self.closed:
-            return
-        self.closed = True
-        self._queue.put_nowait(None)
-        self._bus._drop(self)
+    # ---- reading ---------------------------------------------------------------------------
 
     def pending(self) -> int:
-        return self._queue.qsize()
+        live = 0 if self.closed else self._log.head - self._cursor
+        return len(self._private) + live
+
+    def take(self, limit: int = 1 << 30) -> list[Item]:
+        """Up to `limit` frames ready now, without waiting (a batch for one write)."""
+        out: list[Item] = []
+        while self._private and len(out) < limit:
+            out.append(self._private.popleft())
+        if not self.closed:
+            log_ = self._log
+            end = min(log_.head, self._cursor + (limit - len(out)))
+            out.extend(log_.at(p) for p in range(self._cursor, end))
+            self._cursor = max(self._cursor, end)
+            self._since = time.monotonic()
+        return out
+
+    async def batch(self, limit: int = 1 << 30) -> list[Item]:
+        """The frames ready now (at least one, waiting if needed); [] once closed and drained."""
+        while True:
+            items = self.take(limit)
+            if items or (self.closed and not self._private):
+                return items
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
 
     async def get(self) -> Item | None:
         """The next item, or None once the subscription is closed and drained."""
-        item = await self._queue.get()
-        if item is None:
-            self._queue.put_nowait(None)  # keep later get() calls ending too
-        return item
+        items = await self.batch(1)
+        return items[0] if items else None
 
     def get_nowait(self) -> Item | None:
-        """The next queued item without waiting (None when nothing is queued or closed)."""
-        if self._queue.empty():
-            return None
-        item = self._queue.get_nowait()
-        if item is None:
-            self._queue.put_nowait(None)
-        return item
+        """The next ready item without waiting (None when nothing is ready or closed)."""
+        items = self.take(1)
+        return items[0] if items else None
 
     def __aiter__(self) -> AsyncIterator[Item]:
         return self._iterate()
@@ -96,13 +136,70 @@ class Subscription:
                 return
             yield item
 
+    # ---- the bus's side ---------------------------------------------------------------------
+
+    def _offer_private(self, item: Item) -> None:
+        if not self.closed:
+            self._private.append(item)
+            self._wake()
+
+    def _check(self, now: float, lagged_before: bool) -> None:
+        """After new frames: wake the reader, or cut it off if it is stalled or too far behind."""
+        lag = self._log.head - self._cursor
+        if not lagged_before:
+            self._since = now  # it had nothing to read until now: not stalled
+        stalled = lag > 0 and now - self._since > self._bus.stall_after
+        if lag > self._limit or stalled:
+            self._overflow("stalled" if stalled else "too far behind")
+        else:
+            self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _overflow(self, why: str) -> None:
+        log.info("cutting off a %s subscriber (%s, %d frames behind)", self.channel, why, self.pending())
+        self.overflowed = True
+        self._private.clear()
+        self._cursor = self._log.head
+        error = rpc_error("internal", "subscriber fell behind; reconnect and rebuild")
+        self._private.append((new_rpc_id(), StreamError(error=error)))
+        self._detach()
+
+    def close(self) -> None:
+        """Stop receiving; the iterator ends after the frames already queued for it."""
+        if self.closed:
+            return
+        self._private.extend(self._log.at(p) for p in range(self._cursor, self._log.head))
+        self._cursor = self._log.head
+        self._detach()
+
+    def _detach(self) -> None:
+        self.closed = True
+        if self in self._log.subs:
+            self._log.subs.remove(self)
+            self._log.trim()
+        self._wake()
+
 
 class Bus:
-    """Fan-out of frames to subscribers of two channels, never blocking the publisher."""
+    """Ordered, durable-gated fan-out of frames; publishing never blocks or waits."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, stall_after: float = STALL_AFTER) -> None:
         self._limit = limit
-        self._subs: dict[Channel, list[Subscription]] = {"mux": [], "host": []}
+        self.stall_after = stall_after
+        self._logs: dict[Channel, _Log] = {"mux": _Log(), "host": _Log()}
+        self._held: deque[tuple[int, Channel, Item, Callable[[], None] | None]] = deque()
+        """Frames waiting for their store ticket (0 = none), in publication order."""
+        self._settled = 0
+        self._dropped: set[int] = set()
+        self.closed = False
+        """Set by `close_all()`: every stream has ended and new subscriptions end at once."""
+        self.gate = True
+        """False shows frames before their event is durable: only for measuring what the gate
+        costs (bench/durability_bench.py), never in the product."""
 
     def subscribe(
         self,
@@ -110,44 +207,93 @@ class Bus:
         snapshot: Callable[[], Iterable[Item]] | None = None,
         limit: int | None = None,
     ) -> Subscription:
-        """Register a subscriber; `snapshot()` frames are queued first, then live ones.
+        """Register a subscriber; `snapshot()` frames come first, then every frame released later.
 
-        Runs synchronously on the event loop, so no frame can be published between the
-        snapshot and the registration: no gap, no duplicate.
+        Runs synchronously on the event loop, so no frame can be released between the snapshot
+        and the registration: no gap, no duplicate.
         """
         sub = Subscription(self, channel, limit or self._limit)
+        if self.closed:
+            sub.closed = True
+            return sub
         if snapshot is not None:
             for item in snapshot():
-                sub._offer(item)
-        if not sub.closed:
-            self._subs[channel].append(sub)
+                sub._offer_private(item)
+        self._logs[channel].subs.append(sub)
         return sub
 
-    def publish(self, channel: Channel, frame: BaseModel, rpc_id: str | None = None) -> str:
-        """Send a frame to every subscriber of `channel`; returns the rpcId used.
+    def publish(
+        self,
+        channel: Channel,
+        frame: BaseModel,
+        rpc_id: str | None = None,
+        *,
+        after: int | None = None,
+        then: Callable[[], None] | None = None,
+    ) -> str:
+        """Queue a frame for every subscriber of `channel`; returns the rpcId used.
 
-        Answerable frames must pass their stable `rpc_id`; pushes get a fresh one.
+        `after` is the store ticket the frame waits for (its event's write); `then` runs when the
+        frame is released. Answerable frames must pass their stable `rpc_id`; pushes get a fresh one.
         """
         if rpc_id is None:
             if frame_type(frame) in ANSWERABLE_FRAMES:
                 raise ValueError("answerable frames need their stable rpcId")
             rpc_id = new_rpc_id()
-        for sub in list(self._subs[channel]):
-            sub._offer((rpc_id, frame))
+        ticket = (after or 0) if self.gate else 0
+        if not self._held and ticket <= self._settled:
+            if then is not None:
+                then()
+            self._deliver(self._logs[channel], [(rpc_id, frame)])
+        else:
+            self._held.append((ticket, channel, (rpc_id, frame), then))
+            if ticket <= self._settled:
+                self._release()
         return rpc_id
 
+    def settle(self, through: int, dropped: Iterable[int] = ()) -> None:
+        """The store settled every ticket ≤ `through`; frames of `dropped` ones are discarded."""
+        self._dropped.update(dropped)
+        self._settled = max(self._settled, through)
+        self._release()
+
+    def held(self) -> int:
+        """Frames waiting for the store (for tests and diagnostics)."""
+        return len(self._held)
+
+    def _release(self) -> None:
+        ready: dict[Channel, list[Item]] = {}
+        while self._held:
+            ticket, channel, item, then = self._held[0]
+            if ticket > self._settled:
+                break
+            self._held.popleft()
+            if ticket in self._dropped:
+                continue
+            ready.setdefault(channel, []).append(item)
+            if then is not None:
+                then()
+        self._dropped.clear()  # held tickets never decrease: every dropped one was just seen
+        for channel, items in ready.items():
+            self._deliver(self._logs[channel], items)
+
+    def _deliver(self, log_: _Log, items: list[Item]) -> None:
+        lagged = [s._cursor < log_.head for s in log_.subs]
+        log_.entries.extend(items)
+        now = time.monotonic()
+        for sub, was_behind in zip(list(log_.subs), lagged, strict=True):
+            sub._check(now, was_behind)
+        log_.trim()
+
     def subscribers(self, channel: Channel) -> int:
-        return len(self._subs[channel])
+        return len(self._logs[channel].subs)
 
     def close_all(self) -> None:
-        for channel in ("mux", "host"):
-            for sub in list(self._subs[channel]):
+        """End every stream (shutdown): readers get what is queued for them, then the end."""
+        self.closed = True
+        for log_ in self._logs.values():
+            for sub in list(log_.subs):
                 sub.close()
-
-    def _drop(self, sub: Subscription) -> None:
-        subs = self._subs[sub.channel]
-        if sub in subs:
-            subs.remove(sub)
 
 
 def push(frame: BaseModel) -> Item:

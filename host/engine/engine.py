@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from pydantic import ValidationError
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
 from contract.events import SessionEvent
-from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
+from contract.frames import HostSessionAdded, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
@@ -44,6 +45,7 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.fork import fork_session
+from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.imported import rows_with_cwd
 from host.engine.journal import Journal, now_ms
@@ -90,7 +92,6 @@ class Engine:
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
         self._settings = SettingsService(config, registry, self.bus)
-        store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
@@ -101,6 +102,8 @@ class Engine:
             self.default_cwd,
             step_cap,
         )
+        self.health = StorageHealth(store, self.bus, self.pool)
+        store.on_settled = self.health.settled
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
 
@@ -119,19 +122,26 @@ class Engine:
         registry = (registry_factory or default_registry)(config.llm, config.key_for)
         store = SqliteStore.in_dir(data_dir)
         await store.open()
-        return cls(
+        engine = cls(
             data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
         )
+        engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
+        return engine
 
-    async def close(self) -> None:
-        """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close."""
+    async def close(self, bound: float | None = None) -> None:
+        """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close.
+
+        With `bound` (seconds) it gives up waiting after that long (a SIGTERM must exit within
+        2 s): what was committed by then is kept, the rest is repaired on the next start."""
         if self._closed:
             return
         self._closed = True
+        deadline = None if bound is None else time.monotonic() + bound
         self.model_status.close()
-        await self.pool.dispose_all()
+        await self.health.close()
+        await self.pool.dispose_all(None if deadline is None else deadline - time.monotonic())
         self.pending.cancel_all()
-        await self.store.close()
+        await self.store.close(None if deadline is None else max(0.1, deadline - time.monotonic()))
         await self.registry.aclose()
         self.bus.close_all()
 
@@ -214,7 +224,8 @@ class Engine:
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
-        return await history_page(self.store, session_id, cold, title, before_seq, max_messages)
+        reason = self.pool.failed.get(session_id)  # a turn a store failure cut short
+        return await history_page(self.store, session_id, cold, title, before_seq, max_messages, reason)
 
     # ---- input ----------------------------------------------------------------------------
 
@@ -229,6 +240,7 @@ class Engine:
         """Queue or steer user input; returns the inbox item id."""
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
+        self.health.check()
         agent = await self.attach(session_id)
         selection = self.current_selection(session_id, agent.journal)
         if self.registry.get(selection.provider) is None:
@@ -388,7 +400,7 @@ class Engine:
 
     def _mux_snapshot(self) -> Iterable[Item]:
         for sid, agent in self._agents.items():
-            yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.last_seq))
+            yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.visible_seq))
             yield from self.pending.requests_for(sid)
             yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
 
@@ -398,11 +410,6 @@ class Engine:
 
     def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
         return self.pending.respond(response)
-
-    def _store_failed(self, session_id: str | None, exc: Exception) -> None:
-        """A write the store could not apply: the session's log on disk stops short."""
-        message = f"saving the session failed: {exc}"
-        self.bus.publish("host", HostAgentError(session_id=session_id or "", message=message))
 
     def _check_open(self) -> None:
         if self._closed:

@@ -7,7 +7,7 @@ appended to its tail page without writing anything, so reading never changes a s
 
 from __future__ import annotations
 
-from contract.events import SessionEvent
+from contract.events import SessionEvent, TurnEndReason
 from contract.sessions import Projections
 from host.engine.repair import repair_events
 from host.engine.store import SessionHeader, Store
@@ -20,15 +20,17 @@ async def history_page(
     title: str | None,
     before_seq: int | None,
     max_messages: int,
+    reason: TurnEndReason | None = None,
 ) -> tuple[list[SessionEvent], bool, Projections | None]:
     """`cold` is the header of a session with no agent attached (None when attached: its log is
-    whole). The tail page (`before_seq` None) carries the projections."""
+    whole). The tail page (`before_seq` None) carries the projections. `reason` ends a repaired
+    turn instead of `interrupted` (a turn a store failure cut short)."""
     page = await store.page(session_id, before_seq, max_messages)
     events = page.events
     if cold is not None and cold.open_turn_start is not None:
         if before_seq is None or before_seq > cold.last_seq:
             open_turn = await store.events(session_id, cold.open_turn_start)
-            extra = repair_events(open_turn)
+            extra = repair_events(open_turn, reason)
             events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
     projections = None
     if before_seq is None:

@@ -2,14 +2,17 @@
 publishes. (`log` in this code base always means a logger; the session's log is its journal.)
 
 Every append happens on the event loop: the seq is assigned, the store write is queued (no disk
-wait) and the `session/event` frame is published in one synchronous step, so mux subscribers see
-exactly the persisted order with no gap.
+wait) and the `session/event` frame is handed to the bus with the write's ticket in one
+synchronous step. The bus shows the frame only once the store has committed it (durable before
+visible, docs/decisions.md), so mux subscribers see exactly the persisted order with no gap and
+never an event a crash could take back.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from contract.events import RequestHeader, SessionEvent, SessionTitle
@@ -39,6 +42,14 @@ class Journal:
         self.title = header.title
         self.title_source = header.title_source
         self.model: dict[str, Any] | None = header.model
+        self.visible_seq = header.last_seq
+        """The last seq whose frame subscribers were shown (it is durable)."""
+        self.detached = False
+        """Set when a store failure cut this log off from the disk: appends go nowhere."""
+
+    def detach(self) -> None:
+        """Stop writing and publishing (the agent is abandoned; the store rewound the session)."""
+        self.detached = True
 
     def append(self, new: NewEvent[Any]) -> SessionEvent:
         """Append one event now (time = now, never earlier than the previous event)."""
@@ -50,26 +61,34 @@ class Journal:
         """Append ready-made events (e.g. crash repair, which keeps its own times)."""
         if not events:
             return
-        self._store.append(self.session_id, events)
+        if self.detached:
+            self.last_seq = events[-1].seq
+            return
+        ticket = self._store.append(self.session_id, events)
         for event in events:
             self.last_seq = event.seq
             self.last_time = max(self.last_time, event.time)
-            self._bus.publish("mux", SessionEventFrame(session_id=self.session_id, event=event))
-            self._observe(event)
+            frame = SessionEventFrame(session_id=self.session_id, event=event)
+            self._bus.publish("mux", frame, after=ticket, then=partial(self._shown, event.seq))
+            self._observe(event, ticket)
 
-    def _observe(self, event: SessionEvent) -> None:
+    def _shown(self, seq: int) -> None:
+        self.visible_seq = max(self.visible_seq, seq)
+
+    def _observe(self, event: SessionEvent, ticket: int) -> None:
         if event.type == "session/title":
             titled = SessionTitle.model_validate(event.data)
             if titled.source.kind == "user" or self.title_source != "user":
                 self.title = titled.title
                 self.title_source = titled.source.kind
-                self.project("title", self.title, event.seq)
+                self.project("title", self.title, event.seq, after=ticket)
         elif event.type == "request/header":
             header = RequestHeader.model_validate(event.data)
             self.model = header.model_dump(by_alias=True, exclude_none=True, include=MODEL_FIELDS)
 
-    def project(self, key: str, value: Any, seq: int) -> None:
-        self._bus.publish("mux", SessionProjection(session_id=self.session_id, key=key, value=value, seq=seq))
+    def project(self, key: str, value: Any, seq: int, *, after: int | None = None) -> None:
+        frame = SessionProjection(session_id=self.session_id, key=key, value=value, seq=seq)
+        self._bus.publish("mux", frame, after=after)
 
     def projections(self) -> dict[str, Any]:
         return {"title": self.title} if self.title is not None else {}

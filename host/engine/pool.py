@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-from contract.events import SessionEvent
+from contract.events import SessionEvent, TurnEndReason
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
@@ -53,6 +53,9 @@ class AgentPool:
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
         """How many sessions were loaded (concurrent resumes share one load)."""
+        self.failed: dict[str, TurnEndReason] = {}
+        """Session → the turn/end reason its open turn gets on the next load (a store failure)."""
+        self._abandoned: dict[str, Agent] = {}
 
     def get(self, session_id: str) -> Agent | None:
         return self.agents.get(session_id)
@@ -74,14 +77,30 @@ class AgentPool:
                 del self._attaching[session_id]
         return await asyncio.shield(future)
 
+    def abandon(self, session_id: str, reason: TurnEndReason) -> bool:
+        """Drop the session's agent without writing (a store failure); its open turn on disk is
+        closed with `reason` when the session is next loaded. False when it was not attached."""
+        self.failed[session_id] = reason
+        agent = self.agents.pop(session_id, None)
+        if agent is None:
+            return False
+        agent.abandon()
+        self._abandoned[session_id] = agent
+        return True
+
     async def _load(self, session_id: str) -> Agent:
+        old = self._abandoned.pop(session_id, None)
+        if old is not None:
+            await old.stopped(2.0)
         header = await self._store.header(session_id)
         if header is None:
             raise SessionNotFound(session_id)
         self.resumes += 1
         repairs: list[SessionEvent] = []
+        reason = self.failed.pop(session_id, None)
         if header.open_turn_start is not None:
-            repairs = repair_events(await self._store.events(session_id, header.open_turn_start))
+            opened = await self._store.events(session_id, header.open_turn_start)
+            repairs = repair_events(opened, reason)
         journal = Journal(header, self._store, self._bus)
         self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
         journal.extend(repairs)
@@ -102,8 +121,12 @@ class AgentPool:
         agent.start()
         return agent
 
-    async def dispose_all(self) -> None:
-        await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))
+    async def dispose_all(self, bound: float | None = None) -> None:
+        """Dispose every agent (running turns end `aborted {by: disposed}`), waiting at most
+        `bound` seconds."""
+        disposing = [asyncio.ensure_future(a.dispose()) for a in list(self.agents.values())]
+        if disposing:
+            await asyncio.wait(disposing, timeout=None if bound is None else max(0.0, bound))
 
     async def _allowed_always(self, session_id: str) -> set[str]:
         """Tools the user allowed always in this session: the host-side grant table only, never

@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.content import ToolCallBlock
-from contract.events import AssistantMessage, SessionEvent, ToolCall, ToolError, ToolResult, TurnStart
+from contract.events import (
+    AssistantMessage,
+    SessionEvent,
+    ToolCall,
+    ToolError,
+    ToolResult,
+    TurnEndReason,
+    TurnStart,
+)
 from host.engine import events
 from host.engine.events import NewEvent
 
@@ -40,8 +48,13 @@ def needs_repair(open_turn: Sequence[SessionEvent]) -> bool:
     )
 
 
-def repair_events(open_turn: Sequence[SessionEvent]) -> list[SessionEvent]:
-    """The events closing an interrupted turn; [] when the turn is not open."""
+def repair_events(
+    open_turn: Sequence[SessionEvent], reason: TurnEndReason | None = None
+) -> list[SessionEvent]:
+    """The events closing an interrupted turn; [] when the turn is not open.
+
+    `reason` replaces `{kind: "interrupted"}` when the host knows why the turn stopped (a store
+    failure ends it as `{kind: "error", error: {message}}`)."""
     if not needs_repair(open_turn):
         return []
     turn = TurnStart.model_validate(open_turn[0].data).turn
@@ -88,5 +101,5 @@ def repair_events(open_turn: Sequence[SessionEvent]) -> list[SessionEvent]:
         add(events.tool_result(call.turn, call.step, call.call_id, text, error))
     if open_step is not None:
         add(events.step_end(turn, open_step))
-    add(events.turn_end(turn, events.interrupted()))
+    add(events.turn_end(turn, reason or events.interrupted()))
     return out

@@ -10,6 +10,7 @@ results for unfinished calls, the step) before `turn/end aborted`.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ from host.engine.pending import PendingTable
 from host.engine.tools.base import Tool, ToolContext, ToolOutput
 
 ALLOWED = ("allowed-once", "allowed-always")
+YIELD_EVERY = 0.005
+"""Seconds a burst of chunks may hold the event loop before the turn yields to stream writers."""
 
 
 class NoAdapter(Exception):
@@ -229,8 +232,12 @@ class Turn:
         self.streaming = True
         usage: Usage | None = None
         finish = "stop"
+        paced = time.monotonic()
         async with aclosing(adapter.stream(request)) as chunks:  # type: ignore[type-var]
             async for raw in chunks:
+                if time.monotonic() - paced > YIELD_EVERY:  # a burst: let the writers send
+                    await asyncio.sleep(0)
+                    paced = time.monotonic()
                 chunk: Any = raw if isinstance(raw, BaseModel) else STREAM_CHUNK.validate_python(raw)
                 event = self.journal.append(events.assistant_chunk(self.number, self.step, chunk))
                 self.chunk_seqs.append(event.seq)

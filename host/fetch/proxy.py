@@ -8,7 +8,7 @@ method is answered 501).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,12 +31,17 @@ class UnaryImpl(Protocol):
     async def __call__(self, request: RpcRequest[Any], /) -> RpcResponse[Any]: ...
 
 
+StreamItem = RpcRequest[Any] | Sequence[RpcRequest[Any]]
+"""One frame, or a batch of frames ready together (sent in one write)."""
+
+
 class EventsProxy(Protocol):
-    """The two carrier streams; each item is a `RpcRequest` whose payload is a frame model."""
+    """The two carrier streams; each item is a `RpcRequest` whose payload is a frame model, or
+    a batch of them."""
 
-    def mux(self) -> AsyncIterator[RpcRequest[Any]]: ...
+    def mux(self) -> AsyncIterator[StreamItem]: ...
 
-    def host(self) -> AsyncIterator[RpcRequest[Any]]: ...
+    def host(self) -> AsyncIterator[StreamItem]: ...
 
 
 @runtime_checkable
@@ -62,7 +67,7 @@ def resolve(api: object, method: Method) -> UnaryImpl | None:
     return impl if callable(impl) else None
 
 
-def resolve_stream(api: object, key: str) -> Callable[[], AsyncIterator[RpcRequest[Any]]] | None:
+def resolve_stream(api: object, key: str) -> Callable[[], AsyncIterator[StreamItem]] | None:
     """The frame source of stream `key` (`events.mux` → `api.events.mux`)."""
     domain, name = key.split(".", 1)
     source = getattr(getattr(api, domain, None), name, None)

@@ -1,15 +1,18 @@
 """`GET /api/events.mux` and `/api/events.host`: frames as server-requests over SSE.
 
-The api yields `RpcRequest`s whose payload is a frame model; the carrier wraps each into a
-`server-request` whose `method` is the frame's `type`. A host-side failure ends the stream
-with one `stream/error` frame; a closing connection closes the api's generator at once.
+The api yields `RpcRequest`s whose payload is a frame model (or batches of them); the carrier
+wraps each into a `server-request` whose `method` is the frame's `type`. A frame published to
+many subscribers is encoded once (`WireCache`), and a batch goes out as one write of many SSE
+events. A host-side failure ends the stream with one `stream/error` frame; a closing
+connection closes the api's generator at once.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from starlette.types import Receive, Send
@@ -49,10 +52,46 @@ def stream_error_bytes() -> bytes:
     return json_bytes(message.dump())
 
 
+MAX_WRITE = 256 * 1024
+"""Bytes gathered into one body write before it is sent."""
+
+
+class WireCache:
+    """The encoded bytes of recently sent frames, so N subscribers cost one encoding.
+
+    Keyed by the frame object's identity and its rpcId; an entry holds the frame itself, so the
+    identity cannot be reused while the entry lives. A subscriber far behind the others may
+    miss the cache and encode again: correct, only slower.
+    """
+
+    def __init__(self, key: str, dev_validate: bool, size: int = 8192) -> None:
+        self.key = key
+        self.dev_validate = dev_validate
+        self._size = size
+        self._entries: OrderedDict[int, tuple[Any, str, bytes]] = OrderedDict()
+
+    def encode(self, item: Any) -> bytes:
+        payload = item.payload
+        found = self._entries.get(id(payload))
+        if found is not None and found[0] is payload and found[1] == item.rpc_id:
+            return found[2]
+        data = to_server_request(self.key, item, self.dev_validate)
+        self._entries[id(payload)] = (payload, item.rpc_id, data)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+        return data
+
+
 async def sse_chunks(
-    key: str, items: AsyncIterator[Any], heartbeat: float, dev_validate: bool
+    key: str,
+    items: AsyncIterator[Any],
+    heartbeat: float,
+    dev_validate: bool,
+    cache: WireCache | None = None,
 ) -> AsyncIterator[bytes]:
-    """The SSE body: one event per item, heartbeats when quiet, `stream/error` on failure."""
+    """The SSE body: one event per frame, many per write, heartbeats when quiet, `stream/error`
+    on failure."""
+    wire = cache or WireCache(key, dev_validate, size=0)
     event_id = 0
     async with contextlib.aclosing(with_heartbeat(items, heartbeat)) as beats:
         try:
@@ -60,8 +99,19 @@ async def sse_chunks(
                 if item is None:
                     yield HEARTBEAT
                     continue
-                yield encode_event(event_id, to_server_request(key, item, dev_validate))
-                event_id += 1
+                batch: Sequence[Any] = item if isinstance(item, list | tuple) else (item,)
+                out: list[bytes] = []
+                size = 0
+                for one in batch:
+                    event = encode_event(event_id, wire.encode(one))
+                    event_id += 1
+                    out.append(event)
+                    size += len(event)
+                    if size >= MAX_WRITE:
+                        yield b"".join(out)
+                        out, size = [], 0
+                if out:
+                    yield b"".join(out)
         except Exception:
             log.exception("stream %s failed on the host", key)
             yield encode_event(event_id, stream_error_bytes())
@@ -75,8 +125,9 @@ async def serve_stream(
     *,
     heartbeat: float,
     dev_validate: bool,
+    cache: WireCache | None = None,
 ) -> None:
     """Open the api's stream, then send it as SSE until it ends or the client goes."""
     items = source()
     await start_response(send, 200, header_list(SSE_HEADERS))
-    await stream_body(receive, send, sse_chunks(key, items, heartbeat, dev_validate))
+    await stream_body(receive, send, sse_chunks(key, items, heartbeat, dev_validate, cache))

@@ -269,5 +269,6 @@ async def test_user_title_pins_and_no_auto_title(engine_factory: Factory, script
     await engine.prompt(sid, "queue", text("hello"), "r")
     frames = await frames_until(mux, is_event("turn/end"))
     await wait_quiet(agent_of(engine, sid))
-    assert not any(e.type == "session/title" for e in events_of(frames))
+    titles = [e for e in events_of(frames) if e.type == "session/title"]
+    assert all(e.data["source"]["kind"] == "user" for e in titles)  # no auto title over a user one
     assert (await engine.list_sessions())[0].title == "My project"
