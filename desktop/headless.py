@@ -27,6 +27,10 @@ from host.engine.errors import EngineError
 from host.engine.store.base import ExportHeader
 from host.fetch.inprocess import InProcessApiClient
 
+CLOSE_BOUND = 0.8
+"""Seconds `serve` gives the engine to end turns and flush after a stop signal: with uvicorn's
+1 s grace for in-flight requests, SIGTERM exits within 2 s (docs/decisions.md)."""
+
 
 class CommandError(Exception):
     """One line for the user, exit code 2."""
@@ -99,6 +103,17 @@ def _lock(data_dir: Path) -> PrimaryInstance:
     return instance
 
 
+async def _open_locked(
+    data_dir: Path, instance: PrimaryInstance, args: argparse.Namespace | None
+) -> HostRuntime:
+    """Open the host; if that fails (a damaged database) the lock is released at once."""
+    try:
+        return await open_host(data_dir, overrides_of(args) if args is not None else None)
+    except BaseException:
+        instance.close()
+        raise
+
+
 async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     from host.server import build_site
     from host.server.run import (
@@ -130,14 +145,23 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     except (OSError, ValueError) as exc:
         instance.close()
         raise CommandError(str(exc)) from exc
-    runtime = await open_host(data_dir, overrides_of(args))
+    try:
+        runtime = await _open_locked(data_dir, instance, args)
+    except BaseException:
+        sock.close()
+        raise
     site = build_site(runtime.app, webui_dir(), token=token, trusted_hosts=tuple(args.trusted_host))
     server = LoopbackServer(site, sock, log_level=args.log_level)
     url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        runtime.engine.bus.close_all()  # open streams end now, so uvicorn need not wait for them
+        server.stop()
+
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, server.stop)
+            loop.add_signal_handler(sig, stop)
     print(f"HarnessDesk listening on {url}", flush=True)
     instance.listen(lambda: None)
     link_file = None
@@ -150,7 +174,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     finally:
         if link_file is not None:
             _remove(link_file)
-        await runtime.close()
+        await runtime.close(bound=CLOSE_BOUND)
         instance.close()
     return 0
 
@@ -166,7 +190,7 @@ def _remove(path: Path) -> None:
 
 async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:
     instance = _lock(data_dir)
-    runtime = await open_host(data_dir, overrides_of(args))
+    runtime = await _open_locked(data_dir, instance, args)
     try:
         return await PromptRun(runtime, args).run()
     finally:
@@ -285,7 +309,7 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     except ArchiveError as exc:
         raise CommandError(f"cannot read {path}: {exc}") from exc
     instance = _lock(data_dir)
-    runtime = await open_host(data_dir)
+    runtime = await _open_locked(data_dir, instance, None)
     try:
         ids = [json.loads(rows[0].json)["id"] for rows in sessions if isinstance(rows[0], ExportHeader)]
         taken = [sid for sid in ids if await runtime.engine.has_session(sid)]

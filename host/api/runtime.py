@@ -20,9 +20,9 @@ class HostRuntime:
     api: HostApiProxy
     app: ASGIApp
 
-    async def close(self) -> None:
-        """End running turns as aborted (disposed), flush and close the store."""
-        await self.engine.close()
+    async def close(self, bound: float | None = None) -> None:
+        """End running turns as aborted (disposed), flush and close the store (within `bound` s)."""
+        await self.engine.close(bound)
 
 
 async def open_host(

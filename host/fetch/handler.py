@@ -7,6 +7,7 @@ numbers them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -32,7 +33,7 @@ from host.fetch.inbound import (
 )
 from host.fetch.proxy import ApiProxy, resolve_stream
 from host.fetch.sse import HEARTBEAT_INTERVAL
-from host.fetch.streams import serve_stream
+from host.fetch.streams import WireCache, serve_stream
 from host.fetch.unary import call_respond, call_unary
 
 log = logging.getLogger("host.fetch")
@@ -56,6 +57,8 @@ class ApiDispatcher:
         self.heartbeat_interval = heartbeat_interval
         self.dev_validate = dev_validate
         self.max_body = max_body
+        self.wire = {key: WireCache(key, dev_validate) for key in STREAMS}
+        """One encoding cache per stream, shared by all its subscribers."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
@@ -68,6 +71,11 @@ class ApiDispatcher:
         try:
             await self.dispatch(scope, receive, tracking_send)
         except ClientGone:
+            return
+        except asyncio.CancelledError:
+            # The server is shutting down and cancelled this request: end quietly (a traceback
+            # per open request helps nobody). Nothing of ours runs after this task.
+            log.debug("%s %s cancelled by the server", scope["method"], scope["path"])
             return
         except Reject as reject:
             if started:
@@ -96,6 +104,7 @@ class ApiDispatcher:
                 send,
                 heartbeat=self.heartbeat_interval,
                 dev_validate=self.dev_validate,
+                cache=self.wire[name],
             )
         elif method in ("GET", "HEAD") and name == EXPORT:
             await serve_export(self.api, scope, receive, send)

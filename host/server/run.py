@@ -129,7 +129,7 @@ class LoopbackServer:
             log_level=log_level,
             access_log=False,
             lifespan="off",
-            timeout_graceful_shutdown=2,
+            timeout_graceful_shutdown=1,
             ws="none",
         )
         self.server = uvicorn.Server(config)

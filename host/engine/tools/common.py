@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from host.engine import secret_values
 from host.engine.tools.base import ToolContext, ToolOutput
+from host.engine.workers import TOOL_WORKERS
 from host.textsafe import clean_text
 
 T = TypeVar("T")
@@ -185,10 +186,10 @@ def open_regular(cwd: Path, path: Path, shown: str) -> int:
 
 
 async def run_blocking(fn: Callable[[threading.Event], T]) -> T:
-    """Runs `fn(stop)` in a worker thread; cancelling the caller sets `stop` so `fn` can quit."""
+    """Runs `fn(stop)` on the tool workers; cancelling the caller sets `stop` so `fn` can quit."""
     stop = threading.Event()
     try:
-        return await asyncio.to_thread(fn, stop)
+        return await TOOL_WORKERS.run(fn, stop)
     except asyncio.CancelledError:
         stop.set()
         raise

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import os
@@ -22,6 +21,7 @@ from host.engine.tools.common import (
     open_regular,
     resolve_inside,
 )
+from host.engine.workers import TOOL_WORKERS
 
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -51,7 +51,7 @@ class ReadFileTool(BaseTool):
 
     async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
-        return await asyncio.to_thread(self._read, ctx.cwd, path, args.offset or 1, args.limit)
+        return await TOOL_WORKERS.run(self._read, ctx.cwd, path, args.offset or 1, args.limit)
 
     def _read(self, cwd: Path, path: Path, offset: int, limit: int | None) -> ToolOutput:
         shown = display(cwd, path)
@@ -118,7 +118,7 @@ class WriteFileTool(BaseTool):
             raise ToolError(f"{display(ctx.cwd, path)} is a directory.", "IS_DIRECTORY")
         existed = path.exists()
         data = args.content.encode("utf-8")
-        await asyncio.to_thread(write_atomic, ctx.cwd, path, data)
+        await TOOL_WORKERS.run(write_atomic, ctx.cwd, path, data)
         verb = "Overwrote" if existed else "Created"
         return ToolOutput(f"{verb} {display(ctx.cwd, path)} ({len(data)} bytes).")
 
@@ -176,7 +176,7 @@ class EditFileTool(BaseTool):
 
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
-        return await asyncio.to_thread(self._edit, ctx.cwd, path, args)
+        return await TOOL_WORKERS.run(self._edit, ctx.cwd, path, args)
 
     def _edit(self, cwd: Path, path: Path, args: EditFileArgs) -> ToolOutput:
         shown = display(cwd, path)
@@ -217,7 +217,7 @@ class ListDirTool(BaseTool):
 
     async def execute(self, args: ListDirArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
-        return await asyncio.to_thread(self._list, ctx.cwd, path)
+        return await TOOL_WORKERS.run(self._list, ctx.cwd, path)
 
     def _list(self, cwd: Path, path: Path) -> ToolOutput:
         shown = display(cwd, path)
