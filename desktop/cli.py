@@ -43,6 +43,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     doctor = sub.add_parser("doctor", help="versions, data dir, provider status, GUI backend")
     doctor.add_argument("--self-test", action="store_true", help="run one prompt on the embedded model")
+    doctor.add_argument(
+        "--repair", action="store_true", help="salvage a damaged database into a new file (keeps the old)"
+    )
+    doctor.add_argument(
+        "--restore-backup",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="put a backup (default: the newest) in place of the database (keeps the old)",
+    )
     _common(doctor)
     add_parsers(sub, _common)
     return parser
@@ -67,10 +77,11 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
 
 def _window(args: argparse.Namespace, options: dict[str, Any]) -> int:
     from desktop.app import WindowError, run_window
+    from host.engine.errors import EngineError
 
     try:
         return run_window(args, **options)
-    except (WindowError, OSError) as exc:
+    except (WindowError, OSError, EngineError) as exc:  # e.g. a damaged database: one line
         raise CliError(str(exc)) from exc
 
 

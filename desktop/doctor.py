@@ -16,6 +16,7 @@ import os
 import platform
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -178,6 +179,18 @@ def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
     return f"{line}, base URL {llm.base_url or '(preset)'}, {key}"
 
 
+def database_line(data_dir: Path) -> str:
+    """The database file, its integrity (checked within a bound) and its backups."""
+    try:
+        from desktop.repair import status_line
+    except ImportError as exc:
+        return f"database: host not available in this build ({exc})"
+    try:
+        return status_line(data_dir)
+    except OSError as exc:
+        return f"database: cannot be read ({exc})"
+
+
 def self_test(args: argparse.Namespace) -> int:
     """Hook for `doctor --self-test` (packaging): one prompt on the embedded model, exit 0."""
     from desktop.selftest import run_self_test
@@ -185,9 +198,26 @@ def self_test(args: argparse.Namespace) -> int:
     return run_self_test(args)
 
 
+def run_storage(args: argparse.Namespace) -> int:
+    """`doctor --repair` / `doctor --restore-backup [FILE]`: one report, exit 0, or one line, 2."""
+    from desktop.repair import RepairError, repair, restore
+
+    try:
+        data_dir = paths.resolve_data_dir(args.data_dir)
+        lines = repair(data_dir) if args.repair else restore(data_dir, args.restore_backup or None)
+    except (RepairError, OSError, sqlite3.Error) as exc:
+        print(f"harnessdesk: {exc}", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(line)
+    return 0
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     if getattr(args, "self_test", False):
         return self_test(args)
+    if getattr(args, "repair", False) or getattr(args, "restore_backup", None) is not None:
+        return run_storage(args)
     try:
         pywebview = importlib.metadata.version("pywebview")
     except importlib.metadata.PackageNotFoundError:
@@ -199,6 +229,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     print(f"platform: {platform.platform()}")
     print(f"data dir: {data_dir}{'' if data_dir.exists() else ' (not created yet)'}")
     print(f"web UI: {webui}{'' if (webui / 'index.html').is_file() else ' (index.html MISSING)'}")
+    print(database_line(data_dir))
     print(provider_line(args, data_dir))
     print(f"pywebview: {pywebview}")
     shown, display = display_line()
