@@ -14,6 +14,9 @@ test("describeError: the code's message, with the useful detail; the host's word
   assert.equal(describeError({ code: "model-unavailable", message: "", details: { provider: "deepseek", model: "chat" } }), "Model deepseek/chat is unavailable.");
   assert.equal(describeError({ code: "session-not-found", message: "raw", details: { sessionId: "s" } }), "This session no longer exists.");
   assert.equal(describeError({ code: "internal", message: "disk full", details: {} }), "disk full");
+  const full = "the disk is full: cannot save to /d/harnessdesk.sqlite3 (database or disk is full); free some space";
+  assert.equal(describeError({ code: "storage-error", message: full, details: { reason: "disk-full" } }), full);
+  assert.match(describeError({ code: "storage-error", message: "", details: { reason: "corrupt" } }), /cannot be saved/);
   assert.equal(describeError({ code: "transport", message: "network down", details: {} }), "network down");
   assert.equal(describeError({ code: "constructor", message: "odd" }), "odd");
   assert.equal(describeError(new Error("plain")), "plain");

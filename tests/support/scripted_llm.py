@@ -66,6 +66,15 @@ class Reply:
     """llama.cpp style: repeat the tool call id and name on every delta of that call."""
     finish_reason: str | None = None
     """Defaults to `tool_calls` when there are tool calls, else `stop`."""
+    stamps: int = 0
+    """Stream this many extra text deltas, each `<ns>` = the wall-clock send time (time.time_ns),
+    after the text: latency benchmarks measure when each one reaches a client."""
+    garbage_after: int | None = None
+    """After this many deltas send one malformed SSE data line (not JSON), then carry on."""
+
+
+_STAMP: dict[str, Any] = {"content": "<stamp>"}
+"""Placeholder delta replaced by the send time when it is sent."""
 
 
 class _Dropped(Exception):
@@ -289,10 +298,15 @@ class ScriptedLlmServer:
                     return
                 if reply.drop_after is not None and n >= reply.drop_after:
                     raise _Dropped("scripted connection drop")
+                if reply.garbage_after is not None and n == reply.garbage_after:
+                    garbage = b'data: {"choices": [{"delta": {"content": "unterminated\n\n'
+                    await send({"type": "http.response.body", "body": garbage, "more_body": True})
                 if reply.delay:
                     await _sleep_unless(gone, reply.delay)
                 if gone.is_set():
                     return
+                if delta is _STAMP:
+                    delta = {"content": f"<{time.time_ns()}>"}
                 await _sse(send, event(delta))
             if reply.hang_after is not None and reply.hang_after >= len(deltas):
                 await self._hang(gone)
@@ -329,6 +343,8 @@ def _deltas(reply: Reply) -> Iterator[dict[str, Any]]:
         yield {"reasoning_content": text}
     for text in _pieces(reply.text, size):
         yield {"content": text}
+    for _ in range(reply.stamps):
+        yield _STAMP
     for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
         identity = {"id": call_id, "type": "function"}
         yield {"tool_calls": [{"index": index, **identity, "function": {"name": name, "arguments": ""}}]}

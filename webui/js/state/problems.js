@@ -17,6 +17,7 @@ export const MESSAGES = {
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
+  "storage-error": "Your sessions cannot be saved right now.",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",
@@ -25,7 +26,8 @@ export const MESSAGES = {
 /** A one-line message for an RpcError (or a TransportError / Error). */
 export function describeError(err) {
   if (!err) return "";
-  if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
+  // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
+  if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error") && err.message) return err.message;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const extra = err.code === "agent-busy" || err.code === "attachment-error" ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;

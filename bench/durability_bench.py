@@ -1,0 +1,195 @@
+"""Chunk latency with and without "durable before visible", against a baseline in the same run.
+
+    python bench/durability_bench.py [--chunks 1500] [--rate 500] [--rounds 2]
+
+A scripted OpenAI-compatible provider (tests/support/scripted_llm.py) streams `--chunks` text
+deltas at `--rate` per second, each carrying its wall-clock send time. Latency of a chunk = when
+an SSE reader has parsed it minus when the provider sent it. Three ways, alternated `--rounds` times:
+- raw: the reader consumes the provider's own stream (the floor: loopback + parsing);
+- ungated: a real host (uvicorn on loopback, a real SQLite file, a child process) that shows
+  each frame as soon as its event is appended — how the host worked before;
+- gated: the same host as shipped: a frame is shown only once its event is committed.
+Prints p50/p95/p99/max per way, the ratios to raw, and the p99 the gate adds (goal ≤ 30 ms).
+No assertions: timings vary by machine and load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from host.fetch import HttpApiClient  # noqa: E402
+from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
+
+CHILD = """
+import asyncio, sys
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from desktop.paths import webui_dir
+from host.api import open_host
+from host.engine.config import RuntimeOverrides
+from host.server import build_site
+from host.server.run import LoopbackServer, bind_socket
+
+async def main():
+    overrides = RuntimeOverrides(provider="openai-compatible", base_url={base_url!r}, model="m")
+    runtime = await open_host(Path({data!r}), overrides, dev_validate=False)
+    runtime.engine.bus.gate = {gate!r}
+    site = build_site(runtime.app, webui_dir(), token={token!r})
+    server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
+    print(server.port, flush=True)
+    try:
+        await server.serve()
+    finally:
+        await runtime.close()
+
+asyncio.run(main())
+"""
+TOKEN = "bench-token-0123456789abcdef"
+
+
+def stamp_latency_ms(text: str, now_ns: int) -> float | None:
+    if text.startswith("<") and text.endswith(">"):
+        return (now_ns - int(text[1:-1])) / 1e6
+    return None
+
+
+async def sse_data(response: httpx.Response) -> Any:
+    """Yield the parsed JSON of each `data:` line (a minimal reader, the same for every way)."""
+    async for line in response.aiter_lines():
+        if line.startswith("data: "):
+            payload = line[6:]
+            if payload == "[DONE]":
+                return
+            yield json.loads(payload)
+
+
+async def measure_raw(llm: ScriptedLlmServer, chunks: int, rate: float) -> list[float]:
+    llm.enqueue(Reply(stamps=chunks, delay=1 / rate))
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "go"}]}
+    lat: list[float] = []
+    async with httpx.AsyncClient(timeout=60) as client:
+        async with client.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
+            async for data in sse_data(response):
+                for choice in data.get("choices", []):
+                    got = stamp_latency_ms((choice.get("delta") or {}).get("content") or "", time.time_ns())
+                    if got is not None:
+                        lat.append(got)
+    return lat
+
+
+async def measure_host(llm: ScriptedLlmServer, chunks: int, rate: float, gate: bool) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        script = CHILD.format(root=str(ROOT), base_url=llm.base_url, data=tmp, gate=gate, token=TOKEN)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
+        )
+        try:
+            assert proc.stdout is not None
+            port = int(await proc.stdout.readline())
+            return await _drive(f"http://127.0.0.1:{port}", llm, chunks, rate)
+        finally:
+            proc.terminate()
+            await asyncio.wait_for(proc.wait(), 20)
+
+
+async def _drive(base: str, llm: ScriptedLlmServer, chunks: int, rate: float) -> list[float]:
+    api = HttpApiClient(base, TOKEN)
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    lat: list[float] = []
+    try:
+        created = await api.call("session.create", {"cwd": os.getcwd()})
+        sid = created.result.value.session_id
+        llm.enqueue(Reply(stamps=chunks, delay=1 / rate))
+        async with httpx.AsyncClient(timeout=None) as client:
+            async with client.stream("GET", f"{base}/api/events.mux", headers=headers) as response:
+                prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]}
+                answer = await api.call("session.prompt", prompt)
+                assert answer.ok, answer
+                async for data in sse_data(response):
+                    frame = data.get("payload") or {}
+                    event = frame.get("event") or {}
+                    if event.get("type") == "assistant/chunk":
+                        chunk = event["data"]["chunk"]
+                        got = stamp_latency_ms(chunk.get("text") or "", time.time_ns())
+                        if got is not None:
+                            lat.append(got)
+                    elif event.get("type") == "turn/end":
+                        break
+    finally:
+        await api.aclose()
+    return lat
+
+
+def quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+
+    def q(p: float) -> float:
+        return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+    return {"n": len(ordered), "p50": q(0.5), "p95": q(0.95), "p99": q(0.99), "max": ordered[-1]}
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--chunks", type=int, default=1500)
+    parser.add_argument("--rate", type=float, default=500.0, help="chunks per second")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    results: dict[str, list[float]] = {"raw": [], "ungated": [], "gated": []}
+    with ScriptedLlmServer() as llm:
+        for _ in range(args.rounds):
+            results["raw"] += await measure_raw(llm, args.chunks, args.rate)
+            results["ungated"] += await measure_host(llm, args.chunks, args.rate, gate=False)
+            results["gated"] += await measure_host(llm, args.chunks, args.rate, gate=True)
+    figures = {way: quantiles(values) for way, values in results.items()}
+    print(f"chunk latency, ms ({args.chunks} chunks at {args.rate:g}/s, {args.rounds} rounds)")
+    print(f"{'way':9} {'n':>6} {'p50':>8} {'p95':>8} {'p99':>8} {'max':>8} {'p99/raw':>8}")
+    raw99 = max(figures["raw"]["p99"], 0.001)
+    for way, f in figures.items():
+        print(
+            f"{way:9} {f['n']:6d} {f['p50']:8.2f} {f['p95']:8.2f} {f['p99']:8.2f} {f['max']:8.2f}"
+            f" {f['p99'] / raw99:8.1f}"
+        )
+    added = {q: figures["gated"][q] - figures["ungated"][q] for q in ("p50", "p99")}
+    goal = "met" if added["p99"] <= 30 else "NOT met"
+    print(f"added by the durability gate: p50 {added['p50']:+.2f} ms, p99 {added['p99']:+.2f} ms", end="")
+    print(f" (goal ≤ 30: {goal})")
+    print(f"gated/ungated p99 ratio: {figures['gated']['p99'] / max(figures['ungated']['p99'], 0.001):.2f}")
+    means = {way: statistics.fmean(values) for way, values in results.items()}
+    print("mean: " + ", ".join(f"{way} {m:.2f} ms" for way, m in means.items()))
+    return {"figures": figures, "added": added, "means": means}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--chunks", type=int, default=1500)
+    parser.add_argument("--rate", type=float, default=500.0, help="chunks per second")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args()
+    result = asyncio.run(measure(args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

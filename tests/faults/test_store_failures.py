@@ -1,0 +1,178 @@
+"""The store writer never dies, every wait on it is bounded, and a frame is shown only once its
+event is committed. The "full disk" here is SQLite's own page limit on the writer's connection
+(`PRAGMA max_page_count`): the same SQLITE_FULL a full disk gives, on any machine (the real
+tmpfs case is in test_disk_full.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract.events import SessionEvent
+from contract.frames import HostSessionStatus, SessionEventFrame
+from contract.sessions import TextInput
+from host.engine.bus import Bus
+from host.engine.store import DB_FILE, SessionHeader, SqliteStore, StoreError, StoreFull, StoreTimeout
+from tests.engine.conftest import events_of, frames_until, is_event
+from tests.support.scripted_llm import Reply
+
+WAIT = 30.0
+UNLIMITED = 1_073_741_823
+
+
+def text(words: str) -> list[TextInput]:
+    return [TextInput(text=words)]
+
+
+async def limit_pages(store: SqliteStore, extra: int | None) -> None:
+    """Let the database grow by at most `extra` pages (None: no limit)."""
+
+    def apply(conn: sqlite3.Connection) -> None:
+        count = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {UNLIMITED if extra is None else count + extra}")
+
+    await store.call(apply)
+
+
+def committed(db: Path, session_id: str) -> set[int]:
+    """Seqs a separate connection can see: exactly what is committed."""
+    conn = sqlite3.connect(db)
+    try:
+        return {r[0] for r in conn.execute("SELECT seq FROM events WHERE session_id = ?", (session_id,))}
+    finally:
+        conn.close()
+
+
+async def test_every_frame_shown_is_already_committed(engine_factory: Any, scripted_llm: Any) -> None:
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    sid = await engine.create_session("/tmp")
+    scripted_llm.enqueue(Reply(text="word " * 400, chunk_size=5))
+    await engine.prompt(sid, "queue", text("go"), "r1")
+    db = engine.store.path
+    checked = 0
+    while True:
+        item = await asyncio.wait_for(mux.get(), WAIT)
+        assert item is not None
+        frame = item[1]
+        if frame.type != "session/event":
+            continue
+        assert frame.event.seq in committed(db, sid), f"seq {frame.event.seq} shown before its commit"
+        checked += 1
+        if frame.event.type == "turn/end":
+            break
+    assert checked > 400
+
+
+async def test_bus_holds_a_frame_until_its_ticket_and_drops_failed_ones() -> None:
+    bus = Bus()
+    sub = bus.subscribe("mux")
+
+    def frame(seq: int) -> SessionEventFrame:
+        return SessionEventFrame(session_id="s", event=SessionEvent(type="x", seq=seq, time=0, data={}))
+
+    bus.publish("mux", frame(0), after=1)
+    bus.publish("host", HostSessionStatus(session_id="s", running=True))  # no ticket, but after it
+    bus.publish("mux", frame(1), after=2)
+    bus.publish("mux", frame(2), after=3)
+    assert sub.take() == [] and bus.held() == 4
+    bus.settle(1)
+    assert [f.event.seq for _, f in sub.take()] == [0]
+    bus.settle(3, dropped={2})
+    assert [f.event.seq for _, f in sub.take()] == [2]  # seq 1's write failed: never shown
+    assert bus.held() == 0
+
+
+async def test_a_full_disk_mid_turn_is_reported_and_the_host_recovers(
+    engine_factory: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory(tools={})
+    host = engine.subscribe_host()
+    mux = engine.subscribe_mux()
+    sid = await engine.create_session("/tmp")
+    scripted_llm.enqueue(Reply(text="first answer"))
+    await engine.prompt(sid, "queue", text("hello"), "r1")
+    await frames_until(mux, is_event("turn/end", turn=0))
+
+    await limit_pages(engine.store, 2)
+    scripted_llm.enqueue(Reply(text="y" * 60_000, chunk_size=200, delay=0.001))
+    await engine.prompt(sid, "queue", text("fill the disk"), "r2")
+    error = (await frames_until(host, lambda f: f.type == "host/agent-error", WAIT))[-1]
+    assert error.session_id == sid and error.message.startswith("the disk is full")
+    assert str(engine.store.path) in error.message
+    await frames_until(host, lambda f: f.type == "host/session-status" and not f.running, WAIT)
+
+    # the host keeps answering, and says why it will not start a turn
+    assert [s.session_id for s in await engine.list_sessions()] == [sid]
+    events, _, _ = await engine.history(sid)
+    assert [e.seq for e in events] == list(range(len(events)))
+    with pytest.raises(StoreFull) as refused:
+        await engine.prompt(sid, "queue", text("again"), "r3")
+    assert refused.value.code == "storage-error" and refused.value.details() == {"reason": "disk-full"}
+
+    shown = [e.seq for e in events_of(frames_until_now(mux))]
+    on_disk = committed(engine.store.path, sid)
+    assert set(shown) <= on_disk  # nothing shown that the failure took back
+
+    await limit_pages(engine.store, None)  # space is back
+    closing = await frames_until(mux, is_event("turn/end", turn=1), WAIT)
+    end = events_of(closing)[-1]
+    assert end.data["reason"]["kind"] == "error"
+    assert end.data["reason"]["error"]["message"].startswith("the disk is full")
+    assert engine.health.error is None
+
+    scripted_llm.enqueue(Reply(text="after the storm"))
+    await engine.prompt(sid, "queue", text("still there?"), "r4")
+    done = await frames_until(mux, is_event("turn/end", turn=2), WAIT)
+    assert events_of(done)[-1].data["reason"] == {"kind": "completed"}
+    events, _, _ = await engine.history(sid, max_messages=1000)
+    assert [e.seq for e in events] == list(range(len(events)))
+    assert [e.data["reason"]["kind"] for e in events if e.type == "turn/end"] == [
+        "completed",
+        "error",
+        "completed",
+    ]
+
+
+def frames_until_now(sub: Any) -> list[Any]:
+    out = []
+    while (item := sub.get_nowait()) is not None:
+        out.append(item[1])
+    return out
+
+
+async def test_the_writer_survives_a_lock_held_elsewhere_and_every_wait_is_bounded(tmp_path: Path) -> None:
+    store = SqliteStore.in_dir(tmp_path, call_timeout=1.0)
+    await store.open()
+    failures: list[Any] = []
+    store.on_settled = lambda s: failures.append(s) if s.error is not None else None
+    try:
+        store.register(SessionHeader(id="s1", created_at=0))
+        store.append("s1", [SessionEvent(type="x", seq=0, time=0, data={})])
+        await store.flush()
+        other = sqlite3.connect(tmp_path / DB_FILE, timeout=0, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")  # another program holds the file
+        try:
+            store.append("s1", [SessionEvent(type="x", seq=1, time=0, data={})])
+            with pytest.raises(StoreError) as waited:
+                await store.events("s1")  # bounded: a timeout or "locked", never a hang
+            assert isinstance(waited.value, StoreTimeout) or waited.value.kind == "busy"
+            for _ in range(int(WAIT / 0.1)):  # held past SQLite's own 5 s wait: the write fails
+                if failures:
+                    break
+                await asyncio.sleep(0.1)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        await asyncio.wait_for(store.flush(), WAIT)
+        assert failures and failures[0].failed_sessions == {"s1"}
+        assert failures[0].error.kind == "busy" and "locked by another program" in str(failures[0].error)
+        assert store.next_seq("s1") == 1  # rewound to what is on disk
+        store.append("s1", [SessionEvent(type="y", seq=1, time=0, data={})])
+        assert [e.type for e in await store.events("s1")] == ["x", "y"]  # and it carries on
+    finally:
+        await store.close()
