@@ -17,6 +17,7 @@ get a fresh one per emission.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections import deque
@@ -58,8 +59,9 @@ class _Log:
     def head(self) -> int:
         return self.base + len(self.entries)
 
-    def at(self, position: int) -> Item:
-        return self.entries[position - self.base]
+    def between(self, start: int, end: int) -> list[Item]:
+        """Entries at positions start ≤ p < end (one pass over the deque)."""
+        return list(itertools.islice(self.entries, start - self.base, end - self.base))
 
     def trim(self) -> None:
         keep = min((s._cursor for s in self.subs), default=self.head)
@@ -99,8 +101,9 @@ class Subscription:
         if not self.closed:
             log_ = self._log
             end = min(log_.head, self._cursor + (limit - len(out)))
-            out.extend(log_.at(p) for p in range(self._cursor, end))
-            self._cursor = max(self._cursor, end)
+            if end > self._cursor:
+                out.extend(log_.between(self._cursor, end))
+                self._cursor = end
             self._since = time.monotonic()
         return out
 
@@ -172,7 +175,7 @@ class Subscription:
         """Stop receiving; the iterator ends after the frames already queued for it."""
         if self.closed:
             return
-        self._private.extend(self._log.at(p) for p in range(self._cursor, self._log.head))
+        self._private.extend(self._log.between(self._cursor, self._log.head))
         self._cursor = self._log.head
         self._detach()
 

@@ -67,6 +67,9 @@ class SqliteStore:
         )
         self._next_seq: dict[str, int] = {}
         self._lazy: dict[str, SessionHeader] = {}
+        self._registered: dict[str, SessionHeader] = {}
+        """Every session created in this process, as registered: while its header insert is
+        still queued behind a read, the read cannot see it, yet the session exists."""
         self._durable_next: dict[str, int] = {}
         """Per session: the seq after the last event known to be committed."""
         self._unwritten: dict[str, SessionHeader] = {}
@@ -126,6 +129,7 @@ class SqliteStore:
         self._next_seq[header.id] = 0
         self._durable_next[header.id] = 0
         self._lazy[header.id] = header
+        self._registered[header.id] = header
 
     def known(self, session_id: str) -> bool:
         return session_id in self._next_seq
@@ -185,7 +189,9 @@ class SqliteStore:
         if lazy is not None:
             return lazy
         found = await self.call(lambda conn: read_header(conn, session_id))
-        if found is not None and session_id not in self._next_seq:
+        if found is None:
+            return self._registered.get(session_id)  # its insert is queued behind this read
+        if session_id not in self._next_seq:
             self._next_seq[session_id] = found.last_seq + 1
             self._durable_next[session_id] = found.last_seq + 1
         return found
@@ -196,7 +202,8 @@ class SqliteStore:
             return [header_from(conn, row) for row in rows]
 
         found = await self.call(read)
-        return found + [h for h in self._lazy.values() if h.id not in {f.id for f in found}]
+        seen = {f.id for f in found}
+        return found + [h for h in self._registered.values() if h.id not in seen]
 
     async def events(self, session_id: str, start: int = 0, end: int | None = None) -> list[SessionEvent]:
         stop = end if end is not None else 1 << 62
