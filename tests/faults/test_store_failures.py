@@ -176,3 +176,30 @@ async def test_the_writer_survives_a_lock_held_elsewhere_and_every_wait_is_bound
         assert [e.type for e in await store.events("s1")] == ["x", "y"]  # and it carries on
     finally:
         await store.close()
+
+
+async def test_the_cut_off_rule_is_about_not_reading_never_burst_size() -> None:
+    bus = Bus(limit=100_000, stall_after=60.0)
+    reader = bus.subscribe("host")
+    stalled = bus.subscribe("host")
+    for n in range(20_000):  # ten times the old per-subscriber queue
+        bus.publish("host", HostSessionStatus(session_id=f"s{n}", running=True))
+        if n % 1000 == 0:
+            reader.take()
+    assert not reader.closed and not stalled.closed  # a burst alone never cuts anyone
+    assert len(reader.take()) == 20_000 - 19_001  # it took at n = 0, 1000, …, 19000
+    bus.stall_after = 0.2
+    await asyncio.sleep(0.3)  # now `stalled` has left frames unread for longer than the bound
+    fresh = bus.subscribe("host")
+    reader.take()
+    bus.publish("host", HostSessionStatus(session_id="last", running=False))
+    assert stalled.closed and stalled.overflowed
+    assert not reader.closed and not fresh.closed  # read recently / had nothing to read
+    assert [f.type for _, f in stalled.take()] == ["stream/error"]
+    assert len(bus._logs["host"].entries) == 1  # memory: only what the live readers still need
+
+    tight = Bus(limit=100)
+    slow = tight.subscribe("host")
+    for n in range(101):
+        tight.publish("host", HostSessionStatus(session_id=f"s{n}", running=True))
+    assert slow.overflowed  # the hard memory bound still holds

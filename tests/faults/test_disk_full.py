@@ -1,0 +1,152 @@
+"""A really full disk (a small tmpfs) under `harnessdesk serve`: one clear message, the host keeps
+answering, SIGTERM still works, and everything carries on once space returns. Needs root (to
+mount); skipped with the reason otherwise."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.support import start_serve
+from tests.support.scripted_llm import Reply
+
+WAIT = 60.0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a small tmpfs (a really full disk); the page-limit case runs")
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command on this machine")
+    where = tmp_path / "small"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield where
+    finally:
+        if subprocess.run(["umount", str(where)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def fill_up(where: Path) -> Path:
+    """Write a filler file until the disk says no more."""
+    filler = where / "filler"
+    block = b"\0" * 65536
+    with open(filler, "wb") as fh:
+        try:
+            while True:
+                fh.write(block)
+                fh.flush()
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+    with contextlib.suppress(OSError), open(where / "filler-2", "wb") as fh:
+        while True:  # the last few bytes too
+            fh.write(b"\0" * 512)
+            fh.flush()
+    return filler
+
+
+class Api:
+    def __init__(self, base: str, token: str) -> None:
+        self.http = httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        self.n = 0
+
+    async def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
+        self.n += 1
+        body = {"type": "client-request", "rpcId": f"r{self.n}", "method": method, "payload": payload}
+        response = await self.http.post(f"/api/{method}", json=body)
+        assert response.status_code == 200, response.text
+        return dict(response.json()["result"])
+
+    async def frames(self, key: str, sink: list[dict[str, Any]]) -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            async with self.http.stream("GET", f"/api/events.{key}", timeout=None) as response:
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        sink.append(json.loads(line[6:])["payload"])
+
+
+async def until(sink: list[dict[str, Any]], pred: Any, start: int = 0) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        for frame in sink[start:]:
+            if pred(frame):
+                return frame
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"not seen within {WAIT}s: {[f.get('type') for f in sink[-20:]]}")
+
+
+def turn_end(sid: str, turn: int) -> Any:
+    def pred(f: dict[str, Any]) -> bool:
+        e = f.get("event") or {}
+        return f.get("sessionId") == sid and e.get("type") == "turn/end" and e["data"]["turn"] == turn
+
+    return pred
+
+
+async def test_a_full_disk_under_serve(small_disk: Path, tmp_path: Path, scripted_llm: Any) -> None:
+    flags = ("--provider", "openai-compatible", "--base-url", scripted_llm.base_url, "--model", "m")
+    served = start_serve(small_disk / "data", *flags)
+    api = Api(served.base_url, served.token)
+    mux: list[dict[str, Any]] = []
+    hosts: list[dict[str, Any]] = []
+    readers = [asyncio.create_task(api.frames("mux", mux)), asyncio.create_task(api.frames("host", hosts))]
+    try:
+        await asyncio.sleep(0.3)
+        sid = (await api.call("session.create", {"cwd": str(tmp_path)}))["value"]["sessionId"]
+        prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "hello"}]}
+        scripted_llm.enqueue(Reply(text="a short first answer"))
+        assert (await api.call("session.prompt", prompt))["ok"]
+        await until(mux, turn_end(sid, 0))
+
+        filler = fill_up(small_disk)
+        scripted_llm.enqueue(Reply(text="z" * 400_000, chunk_size=400, delay=0.001))
+        assert (await api.call("session.prompt", prompt))["ok"]
+        error = await until(hosts, lambda f: f["type"] == "host/agent-error")
+        assert error["sessionId"] == sid and error["message"].startswith("the disk is full")
+        await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"])
+
+        listed = await api.call("session.list", {})
+        assert listed["ok"] and [s["sessionId"] for s in listed["value"]["items"]] == [sid]
+        assert (await api.call("session.history", {"sessionId": sid}))["ok"]
+        refused = await api.call("session.prompt", prompt)
+        assert not refused["ok"] and refused["error"]["code"] == "storage-error"
+        assert refused["error"]["details"] == {"reason": "disk-full"}
+
+        filler.unlink()  # space is back
+        (small_disk / "filler-2").unlink(missing_ok=True)
+        end = await until(mux, turn_end(sid, 1))
+        assert end["event"]["data"]["reason"]["kind"] == "error"
+        assert end["event"]["data"]["reason"]["error"]["message"].startswith("the disk is full")
+        scripted_llm.enqueue(Reply(text="and on we go"))
+        for _ in range(100):
+            answer = await api.call("session.prompt", prompt)
+            if answer["ok"]:
+                break
+            await asyncio.sleep(0.1)  # the recovery probe may not have run yet
+        assert answer["ok"], answer
+        end = await until(mux, turn_end(sid, 2))
+        assert end["event"]["data"]["reason"] == {"kind": "completed"}
+    finally:
+        code = await asyncio.to_thread(served.stop, 20)
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await api.http.aclose()
+    assert code == 0
+    assert "Traceback" not in served.later_output

@@ -1,0 +1,208 @@
+"""kill -9 of `harnessdesk serve` at random points of a scripted multi-turn run: every event a
+client was shown is still there, identical, after the restart (durable before visible).
+
+Each serve is a fresh process forked from tests/faults/zygote.py (the app imported once), so 20
+kills and restarts fit the fault suite's time budget."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.api.support import LISTENING, ROOT, cli_env
+from tests.support.scripted_llm import Reply
+
+KILLS = 20
+SEED = int(os.environ.get("HARNESSDESK_FAULT_SEED", "1515"))
+
+
+class Zygote:
+    """The fork server: `serve()` starts a fresh `harnessdesk serve`, `wait()` reaps it."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, logs: Path) -> None:
+        self.proc = proc
+        self.logs = logs
+        self.runs = 0
+
+    @classmethod
+    async def start(cls, cwd: Path, logs: Path) -> Zygote:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.faults.zygote",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=cwd,
+            env={**cli_env(), "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        return cls(proc, logs)
+
+    async def ask(self, command: dict[str, Any]) -> Any:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write((json.dumps(command) + "\n").encode())
+        await self.proc.stdin.drain()
+        return json.loads(await asyncio.wait_for(self.proc.stdout.readline(), 60))
+
+    async def serve(self, *args: str) -> Served:
+        self.runs += 1
+        out = self.logs / f"serve-{self.runs}.log"
+        pid = await self.ask({"op": "serve", "args": list(args), "out": str(out)})
+        for _ in range(600):
+            first = out.read_text().split("\n", 1)[0] if out.exists() else ""
+            match = LISTENING.match(first)
+            if match:
+                return Served(pid, out, match.group(1), match.group(3))
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"serve did not start: {out.read_text() if out.exists() else ''}")
+
+    async def wait(self, pid: int) -> int:
+        return int(await self.ask({"op": "wait", "pid": pid}))
+
+    async def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        await asyncio.wait_for(self.proc.wait(), 30)
+
+
+@dataclass
+class Served:
+    pid: int
+    log: Path
+    base_url: str
+    token: str
+
+
+class Client:
+    """Plain HTTP against the served host: calls, and the mux read as raw JSON (cheap)."""
+
+    def __init__(self, served: Served) -> None:
+        self.base = served.base_url
+        self.http = httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0), headers={"Authorization": f"Bearer {served.token}"}
+        )
+        self.calls = 0
+
+    async def call(self, method: str, payload: dict[str, Any]) -> Any:
+        self.calls += 1
+        body = {"type": "client-request", "rpcId": f"r{self.calls}", "method": method, "payload": payload}
+        response = await self.http.post(f"{self.base}/api/{method}", json=body)
+        response.raise_for_status()
+        result = response.json()["result"]
+        assert result["ok"], result
+        return result["value"]
+
+    async def history(self, sid: str) -> list[dict[str, Any]]:
+        page = await self.call("session.history", {"sessionId": sid, "maxMessages": 10_000})
+        assert not page["hasMore"]
+        return list(page["events"])
+
+
+def fingerprint(event: dict[str, Any]) -> str:
+    """What must survive exactly: type, time, data and the seqs it names."""
+    kept = {k: event.get(k) for k in ("type", "time", "data", "sourceEventSeqs", "surfaceOp")}
+    return json.dumps(kept, sort_keys=True)
+
+
+async def watch(client: Client, seen: dict[str, dict[int, str]], started: asyncio.Event) -> None:
+    """Record every session/event the mux shows until the connection dies."""
+    try:
+        async with client.http.stream("GET", f"{client.base}/api/events.mux", timeout=None) as response:
+            started.set()
+            async for line in response.aiter_lines():
+                if not line.startswith("data: "):
+                    continue
+                frame = json.loads(line[6:])["payload"]
+                if frame.get("type") == "session/event":
+                    event = frame["event"]
+                    seen.setdefault(frame["sessionId"], {})[event["seq"]] = fingerprint(event)
+    except (httpx.HTTPError, json.JSONDecodeError):
+        return  # the server was killed mid-frame
+
+
+async def verify(client: Client, seen: dict[str, dict[int, str]], only: set[str] | None = None) -> int:
+    """Every event seen is in the history, identical; the log is contiguous and closed."""
+    checked = 0
+    for sid, events in seen.items():
+        if only is not None and sid not in only:
+            continue
+        history = await client.history(sid)
+        assert [e["seq"] for e in history] == list(range(len(history)))
+        stored = {e["seq"]: fingerprint(e) for e in history}
+        for seq, print_ in events.items():
+            assert stored.get(seq) == print_, f"{sid}: seq {seq} changed or lost after kill -9"
+            checked += 1
+        starts = sum(1 for e in history if e["type"] == "turn/start")
+        assert starts == sum(1 for e in history if e["type"] == "turn/end")  # repaired on load
+    return checked
+
+
+def replies(rng: random.Random, workdir: Path) -> list[Reply]:
+    out = []
+    for _ in range(3):
+        words = " ".join(rng.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(rng.randint(40, 160)))
+        calls = []
+        if rng.random() < 0.4:
+            calls = [(f"call-{rng.randrange(10**9)}", "read_file", json.dumps({"path": "notes.txt"}))]
+        out.append(Reply(text=words, chunk_size=rng.randint(2, 6), delay=0.002, tool_calls=calls))
+        if calls:
+            out.append(Reply(text="done reading", delay=0.002))
+    return out
+
+
+async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Path, scripted_llm: Any) -> None:
+    rng = random.Random(SEED)
+    data = tmp_path / "data"
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "notes.txt").write_text("the notes\n" * 20)
+    flags = ("--data-dir", str(data), "--provider", "openai-compatible", "--base-url", scripted_llm.base_url)
+    seen: dict[str, dict[int, str]] = {}
+    sessions: list[str] = []
+    touched: set[str] = set()
+    zygote = await Zygote.start(workdir, tmp_path)
+    try:
+        for kill in range(KILLS):
+            served = await zygote.serve(*flags, "--model", "m")
+            client = Client(served)
+            try:
+                await verify(client, seen, touched)  # a kill can only hurt the session it ran
+                scripted_llm.reset()
+                scripted_llm.enqueue(*replies(rng, workdir))
+                started = asyncio.Event()
+                watcher = asyncio.create_task(watch(client, seen, started))
+                await asyncio.wait_for(started.wait(), 30)
+                durable = [sid for sid in sessions if seen.get(sid)]  # a lazy session may not be written yet
+                if not durable or rng.random() < 0.3:
+                    sid = (await client.call("session.create", {"cwd": str(workdir)}))["sessionId"]
+                    sessions.append(sid)
+                else:
+                    sid = rng.choice(durable)
+                touched = {sid}
+                for n in range(rng.randint(1, 3)):
+                    content = [{"type": "text", "text": f"prompt {kill}.{n}"}]
+                    await client.call(
+                        "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
+                    )
+                await asyncio.sleep(rng.uniform(0.0, 1.2))
+                os.kill(served.pid, signal.SIGKILL)
+                assert await zygote.wait(served.pid) == -signal.SIGKILL
+                await asyncio.wait_for(watcher, 10)
+            finally:
+                await client.http.aclose()
+        served = await zygote.serve(*flags, "--model", "m")  # the last restart checks the last kill
+        client = Client(served)
+        try:
+            checked = await verify(client, seen)  # and at the end, everything
+        finally:
+            await client.http.aclose()
+        os.kill(served.pid, signal.SIGTERM)
+        assert await zygote.wait(served.pid) == 0
+        assert "Traceback" not in served.log.read_text()
+    finally:
+        await zygote.close()
+    assert checked > 200, f"only {checked} events were seen in {KILLS} runs"
