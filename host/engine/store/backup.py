@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from host.engine.store.faults import damaged, quick_check
+from host.engine.store.base import StoreCorrupt
+from host.engine.store.faults import classify, damaged, quick_check
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +83,15 @@ def make_backup(database: Path, folder: Path, keep: int = KEEP) -> Path:
 
 
 def full_check(database: Path) -> list[str]:
-    """A complete `PRAGMA quick_check` on a connection of its own ([] when sound)."""
+    """A complete `PRAGMA quick_check` on a connection of its own ([] when sound). A file too
+    damaged to check at all is a problem too; other failures (a lock, I/O) raise."""
     conn = sqlite3.connect(str(database), timeout=5.0)
     try:
         return quick_check(conn, None) or []
+    except sqlite3.DatabaseError as exc:
+        if isinstance(classify(exc, database), StoreCorrupt):
+            return [str(exc)]
+        raise
     finally:
         conn.close()
 
