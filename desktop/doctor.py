@@ -182,11 +182,11 @@ def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
 def database_line(data_dir: Path) -> str:
     """The database file, its integrity (checked within a bound) and its backups."""
     try:
-        from desktop.repair import status_line
+        from host.engine.maintenance import database_status
     except ImportError as exc:
         return f"database: host not available in this build ({exc})"
     try:
-        return status_line(data_dir)
+        return database_status(data_dir)
     except OSError as exc:
         return f"database: cannot be read ({exc})"
 
@@ -199,13 +199,24 @@ def self_test(args: argparse.Namespace) -> int:
 
 
 def run_storage(args: argparse.Namespace) -> int:
-    """`doctor --repair` / `doctor --restore-backup [FILE]`: one report, exit 0, or one line, 2."""
-    from desktop.repair import RepairError, repair, restore
+    """`doctor --repair` / `doctor --restore-backup [FILE]`: one report, exit 0, or one line, 2.
+    Both need the data dir to themselves: they refuse while HarnessDesk runs on it."""
+    from desktop.instance import acquire
+    from host.engine.maintenance import MaintenanceError, repair_database, restore_backup
 
     try:
         data_dir = paths.resolve_data_dir(args.data_dir)
-        lines = repair(data_dir) if args.repair else restore(data_dir, args.restore_backup or None)
-    except (RepairError, OSError, sqlite3.Error) as exc:
+        instance = acquire(data_dir)
+        if instance is None:
+            raise MaintenanceError(f"HarnessDesk is running on {data_dir}; close it first")
+        try:
+            if args.repair:
+                lines = repair_database(data_dir)
+            else:
+                lines = restore_backup(data_dir, args.restore_backup or None)
+        finally:
+            instance.close()
+    except (MaintenanceError, OSError, sqlite3.Error) as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)
         return 2
     for line in lines:

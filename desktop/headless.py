@@ -156,7 +156,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
-        runtime.engine.bus.close_all()  # open streams end now, so uvicorn need not wait for them
+        runtime.engine.end_streams()  # open streams end now, so uvicorn need not wait for them
         server.stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful

@@ -37,10 +37,12 @@ ENGINE_DOOR: dict[str, set[str]] = {
     },
     "host.engine.bus": {"Subscription"},
     "host.engine.llm.local": {"find_model_file"},
+    "host.engine.maintenance": {"MaintenanceError", "database_status", "repair_database", "restore_backup"},
 }
 """What `host/api/` and `desktop/` may import from the engine: `Engine` itself, its typed errors,
 the CLI's overrides and the read-only settings view for `doctor`, the archive's row types, the
-stream type and the embedded model's location. Nothing that holds engine state."""
+stream type, the embedded model's location and `doctor`'s database maintenance (on a data dir
+whose host is not running). Nothing that holds engine state."""
 
 DOOR_USERS = ("host/api", "desktop")
 

@@ -129,20 +129,22 @@ class Engine:
         return engine
 
     async def close(self, bound: float | None = None) -> None:
-        """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close.
-
-        With `bound` (seconds) it gives up waiting after that long (a SIGTERM must exit within
-        2 s): what was committed by then is kept, the rest is repaired on the next start."""
+        """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close;
+        give up waiting after `bound` seconds (a SIGTERM exits within 2 s, docs/decisions.md)."""
         if self._closed:
             return
         self._closed = True
-        deadline = None if bound is None else time.monotonic() + bound
+        end = time.monotonic() + (bound if bound is not None else 3600.0)
         self.model_status.close()
         await self.health.close()
-        await self.pool.dispose_all(None if deadline is None else deadline - time.monotonic())
+        await self.pool.dispose_all(end - time.monotonic())
         self.pending.cancel_all()
-        await self.store.close(None if deadline is None else max(0.1, deadline - time.monotonic()))
+        await self.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await self.registry.aclose()
+        self.end_streams()
+
+    def end_streams(self) -> None:
+        """End every open stream now (a stop signal: the server need not wait for them)."""
         self.bus.close_all()
 
     # ---- sessions -------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop.repair import status_line
+from host.engine.maintenance import database_status as status_line
 from host.engine.store import SqliteStore, StoreCorrupt
 from host.engine.store.backup import BackupSchedule, backups, make_backup
 from tests.api.support import run_cli, run_main

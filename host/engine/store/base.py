@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from contract.content import AttachmentRef
+from contract.errors import ReasonDetails
 from contract.events import SessionEvent
 from host.engine.errors import EngineError
 from host.engine.store.grants import Grant
 
 
-class StoreError(EngineError):
+class StoreError(EngineError[ReasonDetails]):
     """A store failure that is not the caller's fault (I/O, closed store, …).
 
     `kind` says what went wrong in one word (the `reason` of the `storage-error` RPC error);
@@ -25,10 +26,10 @@ class StoreError(EngineError):
     """
 
     code = "storage-error"
-    kind = "io"
+    kind: ClassVar[str] = "io"
 
-    def details(self) -> dict[str, object]:
-        return {"reason": self.kind}
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ReasonDetails(reason=self.kind))
 
 
 class StoreFull(StoreError):

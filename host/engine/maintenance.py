@@ -1,8 +1,9 @@
-"""`harnessdesk doctor --repair` and `--restore-backup`: the way back from a damaged database.
+"""The database file's maintenance, for `harnessdesk doctor`: its status line, `--repair` (salvage
+a damaged file into a new one) and `--restore-backup` (docs/decisions.md "Reliability").
 
-Both refuse while HarnessDesk runs on the data dir, never delete a file (the one they replace
-is renamed aside with a time stamp and its name printed), and end with a few plain lines.
-`status_line()` is the database line of the ordinary `harnessdesk doctor` report.
+They work on a data dir whose host is not running (the caller holds the data dir's lock), never
+delete a file (the one they replace is renamed aside with a time stamp and its name reported)
+and answer a few plain lines for the user.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from desktop.instance import acquire
 from host.engine.store import DB_FILE
 from host.engine.store.backup import backups, full_check
 from host.engine.store.faults import quick_check
@@ -25,11 +25,11 @@ SIDE_FILES = ("-wal", "-shm")
 STATUS_BUDGET = 2.0
 
 
-class RepairError(Exception):
+class MaintenanceError(Exception):
     """One line for the user, exit code 2."""
 
 
-def status_line(data_dir: Path) -> str:
+def database_status(data_dir: Path) -> str:
     """`database: <file> (<size>), <integrity>; backups: <n>, newest <name>` — bounded in time."""
     db = data_dir / DB_FILE
     found = backups(data_dir / "backups")
@@ -75,40 +75,34 @@ def _back(kept: Path, db: Path) -> None:
             os.replace(extra, db.with_name(db.name + side))
 
 
-def repair(data_dir: Path, *, force: bool = False) -> list[str]:
+def repair_database(data_dir: Path, *, force: bool = False) -> list[str]:
     """Salvage a damaged database into a new file; returns the report lines."""
     db = data_dir / DB_FILE
     if not db.exists():
         return [f"no database at {db}: nothing to repair"]
-    instance = acquire(data_dir)
-    if instance is None:
-        raise RepairError(f"HarnessDesk is running on {data_dir}; close it, then repair")
-    try:
-        if not force:
-            try:
-                problems = full_check(db)
-            except sqlite3.Error as exc:
-                problems = [str(exc)]
-            if not problems:
-                return [f"the database {db} checks out: nothing to repair"]
-        kept = _aside(db, "damaged")
+    if not force:
         try:
-            with tempfile.TemporaryDirectory(dir=data_dir) as work:
-                copy = Path(work) / "copy.sqlite3"  # salvage reads a copy: the kept file stays as found
-                shutil.copyfile(kept, copy)
-                wal = kept.with_name(kept.name + "-wal")
-                if wal.exists():
-                    shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
-                fresh = Path(work) / "salvaged.sqlite3"
-                report = salvage(copy, fresh)
-                os.replace(fresh, db)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                if not db.exists():
-                    _back(kept, db)
-            raise
-    finally:
-        instance.close()
+            problems = full_check(db)
+        except sqlite3.Error as exc:
+            problems = [str(exc)]
+        if not problems:
+            return [f"the database {db} checks out: nothing to repair"]
+    kept = _aside(db, "damaged")
+    try:
+        with tempfile.TemporaryDirectory(dir=data_dir) as work:
+            copy = Path(work) / "copy.sqlite3"  # salvage reads a copy: the kept file stays as found
+            shutil.copyfile(kept, copy)
+            wal = kept.with_name(kept.name + "-wal")
+            if wal.exists():
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+            fresh = Path(work) / "salvaged.sqlite3"
+            report = salvage(copy, fresh)
+            os.replace(fresh, db)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            if not db.exists():
+                _back(kept, db)
+        raise
     lines = [
         f"salvaged {report.sessions} sessions, {report.events} events and {report.attachments}"
         f" images into {db}"
@@ -127,31 +121,25 @@ def repair(data_dir: Path, *, force: bool = False) -> list[str]:
     return lines
 
 
-def restore(data_dir: Path, chosen: str | None) -> list[str]:
+def restore_backup(data_dir: Path, chosen: str | None) -> list[str]:
     """Put a backup (the newest, or `chosen`) in place of the database; returns report lines."""
     db = data_dir / DB_FILE
     found = backups(data_dir / "backups")
     source = Path(chosen).expanduser() if chosen else (found[-1] if found else None)
     if source is None:
-        raise RepairError(f"no backups in {data_dir / 'backups'}")
+        raise MaintenanceError(f"no backups in {data_dir / 'backups'}")
     if not source.is_file():
-        raise RepairError(f"no backup file {source}")
+        raise MaintenanceError(f"no backup file {source}")
     try:
         problems = full_check(source)
     except sqlite3.Error as exc:
         problems = [str(exc)]
     if problems:
-        raise RepairError(f"the backup {source} is damaged too ({problems[0]})")
-    instance = acquire(data_dir)
-    if instance is None:
-        raise RepairError(f"HarnessDesk is running on {data_dir}; close it, then restore")
-    try:
-        kept = _aside(db, "replaced") if db.exists() else None
-        partial = db.with_name(db.name + ".restoring")
-        shutil.copyfile(source, partial)
-        os.replace(partial, db)
-    finally:
-        instance.close()
+        raise MaintenanceError(f"the backup {source} is damaged too ({problems[0]})")
+    kept = _aside(db, "replaced") if db.exists() else None
+    partial = db.with_name(db.name + ".restoring")
+    shutil.copyfile(source, partial)
+    os.replace(partial, db)
     lines = [f"restored {source} into {db}"]
     if kept is not None:
         lines.append(f"the file it replaced is kept as {kept}")
