@@ -90,8 +90,9 @@ class SqliteStore:
         await self._writer.start()
 
     async def close(self, bound: float | None = None) -> None:
-        """Commit what is queued and close; give up after `bound` seconds (default 30)."""
-        await self._writer.stop() if bound is None else await self._writer.stop(bound)
+        """Commit what is queued and close; give up after `bound` seconds (default: after 30 s
+        in which the writer made no progress)."""
+        await self._writer.stop(bound)
 
     @property
     def fully_checked(self) -> bool:

@@ -39,8 +39,10 @@ _STOP = "stop"
 
 CALL_TIMEOUT = 30.0
 """Bound on one read or flush (a stuck disk or a lock held by another process)."""
-STOP_TIMEOUT = 30.0
-"""Default bound on the final commit + checkpoint (a SIGTERM shutdown passes a shorter one)."""
+STALL_TIMEOUT = 30.0
+"""Closing gives up after this long without the writer finishing a single operation (a stuck
+disk); while it keeps working through a backlog it is waited for. A SIGTERM shutdown passes a
+hard bound instead."""
 
 
 def _settle(fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
@@ -94,6 +96,8 @@ class Writer:
         """Number of write transactions committed (batching is observable in tests)."""
         self.failures = 0
         """Number of transactions that failed (the thread lived on)."""
+        self.done_ops = 0
+        """Operations the thread has finished (progress, for bounded waits that allow a backlog)."""
         self.fully_checked = False
         """Whether the start-up integrity check covered the whole file within its budget."""
 
@@ -110,20 +114,28 @@ class Writer:
         self._thread.start()
         await ready
 
-    async def stop(self, bound: float = STOP_TIMEOUT) -> None:
-        """Commit what is queued, checkpoint and close — or give up after `bound` seconds."""
+    async def stop(self, bound: float | None = None) -> None:
+        """Commit what is queued, checkpoint and close. Gives up after `bound` seconds, or by
+        default after `STALL_TIMEOUT` seconds in which the writer made no progress."""
         if self.closed or self._thread is None:
             return
         self.closed = True
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
         self._queue.put((_STOP, fut, loop))
-        try:
-            await asyncio.wait_for(fut, bound)
-        except TimeoutError:
-            log.warning("the store did not close within %.1fs; leaving it to the OS", bound)
-            return
-        await asyncio.to_thread(self._thread.join, bound)
+        end = None if bound is None else loop.time() + bound
+        seen, still = self.done_ops, loop.time()
+        while not fut.done():
+            step = 0.5 if end is None else max(0.0, min(0.5, end - loop.time()))
+            await asyncio.wait({fut}, timeout=step)
+            if fut.done():
+                break
+            if self.done_ops != seen:
+                seen, still = self.done_ops, loop.time()
+            if (end is not None and loop.time() >= end) or loop.time() - still > STALL_TIMEOUT:
+                log.warning("the store did not close in time; leaving the rest to the OS")
+                return
+        await asyncio.to_thread(self._thread.join, 5.0)
 
     # ---- what the event loop submits ------------------------------------------------------
 
@@ -190,6 +202,7 @@ class Writer:
                 self._end_batch(conn)
                 continue
             kind = op[0]
+            self.done_ops += 1
             try:
                 if kind == "w":
                     self._write(conn, op[1], op[2], op[3])
