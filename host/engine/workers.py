@@ -60,7 +60,7 @@ class WorkerPool:
         self._jobs.put(job)
         self._grow()
         try:
-            return await asyncio.shield(job.future)  # type: ignore[no-any-return]
+            return await asyncio.shield(job.future)
         except asyncio.CancelledError:
             with self._lock:
                 job.abandoned = True
