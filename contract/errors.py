@@ -66,6 +66,27 @@ class CredentialDetails(WireModel):
     ref: str
 
 
+class PresetReasonDetails(WireModel):
+    agent_preset: str
+    reason: str
+
+
+class PresetNotFoundDetails(WireModel):
+    agent_preset: str
+    available: list[str]
+
+
+class PresetLockedDetails(WireModel):
+    session_id: str
+    agent_preset: str
+
+
+class PresetConflictDetails(WireModel):
+    session_id: str
+    requested_preset: str
+    existing_preset: str | None = None
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -83,6 +104,11 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "settings-conflict": SettingsConflictDetails,
     "settings-rejected": SettingsRejectedDetails,
     "credential-rejected": CredentialDetails,
+    "agent-preset-not-found": PresetNotFoundDetails,
+    "agent-preset-invalid": PresetReasonDetails,
+    "agent-preset-read-only": PresetReasonDetails,
+    "agent-preset-locked": PresetLockedDetails,
+    "agent-preset-conflict": PresetConflictDetails,
 }
 """`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
 error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""

@@ -50,6 +50,12 @@ class CreateRequest(WireModel):
     agent_preset: str | None = None
 
 
+class CreateValue(WireModel):
+    session_id: SessionId
+    agent_preset: str | None = None
+    """The preset the session runs (the default when the request named none)."""
+
+
 # session.history
 class HistoryRequest(WireModel):
     session_id: SessionId

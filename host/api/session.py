@@ -15,8 +15,9 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 
 @implements("session.create")
-async def create(engine: Engine, p: s.CreateRequest) -> s.SessionRef:
-    return s.SessionRef(session_id=await engine.create_session(p.cwd, p.session_id, p.agent_preset))
+async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
+    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset)
+    return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
 
 
 @implements("session.history")

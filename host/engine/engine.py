@@ -34,6 +34,7 @@ from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.config import Config, RuntimeOverrides
+from host.engine.doors import PresetsDoor
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -51,6 +52,7 @@ from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.pool import AgentPool
+from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
 from host.engine.settings import SettingsService
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
@@ -66,7 +68,7 @@ def _expand(path: str) -> str:
     return os.path.expanduser(path)
 
 
-class Engine:
+class Engine(PresetsDoor):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -90,12 +92,13 @@ class Engine:
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
         self._settings = SettingsService(config, registry, self.bus)
+        self.presets = PresetService(self.data_dir, store, self.bus, tools)
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
             self.pending,
-            tools,
+            self.presets.compose,
             registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
             self.default_cwd,
@@ -159,31 +162,38 @@ class Engine:
             title=title,
             parent_session_id=h.parent_session,
             cwd=h.cwd,
-            agent_preset=h.agent_preset,
+            agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
         )
 
     async def create_session(
         self, cwd: str | None = None, session_id: str | None = None, agent_preset: str | None = None
     ) -> str:
-        """A new lazy session (nothing written until its first event). Idempotent for a
-        preallocated id with the same cwd; SessionConflict when it exists with another."""
+        """A new lazy session (nothing written until its first event) running `agent_preset`
+        (default: the default preset). Idempotent for a preallocated id with the same cwd and
+        preset; SessionConflict / AgentPresetConflict when it exists with another."""
         self._check_open()
         cwd = _expand(cwd) if cwd else self.default_cwd
         if session_id is not None:
             existing = await self.store.header(session_id)
             if existing is not None:
-                if existing.cwd == cwd:
-                    return session_id
-                raise SessionConflict(session_id, cwd, existing.cwd)
+                if existing.cwd != cwd:
+                    raise SessionConflict(session_id, cwd, existing.cwd)
+                self.presets.check_adopt(existing, agent_preset, await self.session_preset(session_id))
+                return session_id
+        preset = await self.presets.resolve(agent_preset)
         sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
         self.store.register(header)
         self._announce(header)
         return sid
 
     def _announce(self, header: SessionHeader) -> None:
         added = HostSessionAdded(
-            session_id=header.id, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
+            session_id=header.id,
+            blank=header.blank,
+            parent_session_id=header.parent_session,
+            cwd=header.cwd,
+            agent_preset=header.agent_preset,
         )
         self.bus.publish("host", added)
 
@@ -214,7 +224,12 @@ class Engine:
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
-        return await history_page(self.store, session_id, cold, title, before_seq, max_messages)
+        events, has_more, projections = await history_page(
+            self.store, session_id, cold, title, before_seq, max_messages
+        )
+        if projections is not None:
+            projections.values.update(await self.preset_projections(session_id, cold))
+        return events, has_more, projections
 
     # ---- input ----------------------------------------------------------------------------
 
@@ -304,6 +319,10 @@ class Engine:
     ) -> ModelSelection:
         """In-process choice, else the newest request/header in the log, else the host default."""
         logged = journal.model if journal is not None else (header.model if header else None)
+        if logged is None:  # nothing asked yet: the preset's model, if it names one
+            agent = self._agents.get(session_id)
+            preset_model = agent.composition.preset.model if agent is not None else None
+            logged = preset_model.model_dump(by_alias=True) if preset_model is not None else None
         return self.selections.current(session_id, logged)
 
     async def models(self, session_id: str) -> ModelsValue:
