@@ -64,6 +64,8 @@ const ICONS = {
   terminal: "M4 5h16v14H4zM7 9l3 3-3 3M12 15h5",
   file: "M6 3h8l4 4v14H6zM14 3v4h4",
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
+  book: "M5 4h10a3 3 0 0 1 3 3v13H8a3 3 0 0 1-3-3zM5 17a3 3 0 0 1 3-3h10",
+  slash: "M15 4L9 20",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */
