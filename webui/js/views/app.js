@@ -16,6 +16,10 @@ import { SettingsDialog } from "./settings-dialog.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
+import { Catalogues } from "../state/catalogue.js";
+import { PresetPicker } from "./preset-picker.js";
+import { PresetViewer } from "./preset-viewer.js";
+import { HelpDialog } from "./help-dialog.js";
 import { transportFailure } from "../client/errors.js";
 
 const $ = (id) => document.getElementById(id);
@@ -53,7 +57,18 @@ export class App {
     this.conversation = new ConversationView($("conversation"), { client, tailSlot: $("pending-cards"), onFork: (seq, btn) => this.fork(seq, btn), onRetry: (item, btn) => this.retry(item, btn) });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
     this.queue = new QueueView($("queue"), { client, toast });
-    this.composer = new ComposerView($("composer"), { send: (mode, content) => this.send(mode, content), stop: () => this.stop(), toast });
+    this.catalogues = new Catalogues({ client });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate() });
+    this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
+    this.help = new HelpDialog();
+    this.composer = new ComposerView($("composer"), {
+      send: (mode, content) => this.send(mode, content),
+      stop: () => this.stop(),
+      toast,
+      catalogue: () => this.catalogues.get(this.manager.activeId),
+      runCommand: (line) => this.runCommand(line),
+      runClient: (name) => this.runClient(name),
+    });
     this.notifier = new Notifier();
     this.emptyState = $("empty-state");
     this.wire();
@@ -117,6 +132,11 @@ export class App {
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
+    m.on("catalogue", (sid) => {
+      this.catalogues.invalidate(sid);
+      if (sid === null) this.presets.invalidate();
+      else if (sid === m.activeId) this.presets.show(sid, m.summaries.get(sid)?.agentPreset);
+    });
     installShortcuts({
       newSession: () => this.newSession(),
       focusSearch: () => {
@@ -216,6 +236,38 @@ export class App {
     return true;
   }
 
+  /** A slash command line (command.execute); its result arrives as the session's command row. */
+  async runCommand(line) {
+    let s = this.manager.active;
+    if (!s) {
+      s = await this.manager.newSession();
+      if (!s) return false;
+    }
+    const r = await this.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
+    if (!r.ok) {
+      this.status.toast(describeError(r.error));
+      return false;
+    }
+    if (!r.value.matched) {
+      this.status.toast(`${line.split(/\s/, 1)[0]} is not a command here.`);
+      return false;
+    }
+    this.manager.patchSummary(s.sessionId, { commandsRun: true });
+    return true;
+  }
+
+  /** The client's own commands: /model, /new, /help. */
+  async runClient(name) {
+    if (name === "new") return this.newSession();
+    if (name === "model") {
+      if (!this.manager.active) return this.status.toast("Open or start a session to choose its model.");
+      this.modelPicker.select.focus();
+      this.modelPicker.select.showPicker?.();
+      return;
+    }
+    if (name === "help") this.help.open(await this.catalogues.get(this.manager.activeId));
+  }
+
   async stop() {
     const s = this.manager.active;
     if (!s) return;
@@ -290,7 +342,10 @@ export class App {
     const s = m.active;
     const summary = s ? m.summaries.get(s.sessionId) : null;
     const title = s?.title ?? summary?.title;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen });
+    const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
+    if (preset && !this.presets.value) this.presets.load();
+    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active };
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live });
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
@@ -318,6 +373,7 @@ export class App {
     const conv = $("conversation");
     const m = this.manager;
     let content = null;
+    let key = null;
     if (!s && m.listLoaded) {
       const hasSessions = [...m.summaries.values()].some((x) => !x.blank);
       content = [
@@ -328,7 +384,10 @@ export class App {
       ];
       el.dataset.testid = "empty-state";
     } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
-      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter.")];
+      key = `session-empty:${s.sessionId}`;
+      if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
+      const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
+      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), this.presets.show(s.sessionId, preset)];
       el.dataset.testid = "session-empty";
     } else if (s?.error && s.fold.items.length === 0) {
       content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
@@ -337,6 +396,8 @@ export class App {
       content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
       el.dataset.testid = "session-loading";
     }
+    if (key) el.dataset.key = key;
+    else delete el.dataset.key;
     el.hidden = !content;
     conv.classList.toggle("is-empty", !!content);
     if (content) setChildren(el, content);
