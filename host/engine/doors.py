@@ -48,6 +48,12 @@ class PresetsDoor:
             return agent.composition.preset.id
         return (await self._header(session_id)).agent_preset
 
+    def preset_model(self, session_id: str) -> dict[str, Any] | None:
+        """The model the running preset names (a default until the log records a model)."""
+        agent = self.pool.get(session_id)
+        model = agent.composition.preset.model if agent is not None else None
+        return model.model_dump(by_alias=True) if model is not None else None
+
     async def select_preset(self, session_id: str, agent_preset: str) -> str:
         return await self.presets.select(await self.attach(session_id), agent_preset)
 

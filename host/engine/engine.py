@@ -320,9 +320,7 @@ class Engine(PresetsDoor):
         """In-process choice, else the newest request/header in the log, else the host default."""
         logged = journal.model if journal is not None else (header.model if header else None)
         if logged is None:  # nothing asked yet: the preset's model, if it names one
-            agent = self._agents.get(session_id)
-            preset_model = agent.composition.preset.model if agent is not None else None
-            logged = preset_model.model_dump(by_alias=True) if preset_model is not None else None
+            logged = self.preset_model(session_id)
         return self.selections.current(session_id, logged)
 
     async def models(self, session_id: str) -> ModelsValue:

@@ -145,6 +145,11 @@ def test_the_slash_menu_lists_commands_at_the_start_and_runs_them(page: Page, ll
     expect(row).to_have_attribute("data-status", "success")
     expect(row.get_by_test_id("command-result")).to_contain_text("Plan mode on")
     expect(page.get_by_test_id("plan-badge")).to_be_visible()
+    box.press_sequentially("/mo")
+    box.press("Enter")  # a client command runs at once: the model picker takes the focus
+    expect(page.get_by_test_id("model-picker")).to_be_focused()
+    expect(box).to_have_value("")
+    box.focus()
     box.press_sequentially("/help")
     box.press("Enter")
     expect(page.get_by_test_id("help-dialog")).to_be_visible()

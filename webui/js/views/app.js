@@ -20,6 +20,7 @@ import { Catalogues } from "../state/catalogue.js";
 import { PresetPicker } from "./preset-picker.js";
 import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
+import { runClient, runCommand } from "./commands.js";
 import { transportFailure } from "../client/errors.js";
 
 const $ = (id) => document.getElementById(id);
@@ -66,8 +67,8 @@ export class App {
       stop: () => this.stop(),
       toast,
       catalogue: () => this.catalogues.get(this.manager.activeId),
-      runCommand: (line) => this.runCommand(line),
-      runClient: (name) => this.runClient(name),
+      runCommand: (line) => runCommand(this, line),
+      runClient: (name) => runClient(this, name),
     });
     this.notifier = new Notifier();
     this.emptyState = $("empty-state");
@@ -234,38 +235,6 @@ export class App {
     }
     this.manager.patchSummary(s.sessionId, { blank: false });
     return true;
-  }
-
-  /** A slash command line (command.execute); its result arrives as the session's command row. */
-  async runCommand(line) {
-    let s = this.manager.active;
-    if (!s) {
-      s = await this.manager.newSession();
-      if (!s) return false;
-    }
-    const r = await this.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
-    if (!r.ok) {
-      this.status.toast(describeError(r.error));
-      return false;
-    }
-    if (!r.value.matched) {
-      this.status.toast(`${line.split(/\s/, 1)[0]} is not a command here.`);
-      return false;
-    }
-    this.manager.patchSummary(s.sessionId, { commandsRun: true });
-    return true;
-  }
-
-  /** The client's own commands: /model, /new, /help. */
-  async runClient(name) {
-    if (name === "new") return this.newSession();
-    if (name === "model") {
-      if (!this.manager.active) return this.status.toast("Open or start a session to choose its model.");
-      this.modelPicker.select.focus();
-      this.modelPicker.select.showPicker?.();
-      return;
-    }
-    if (name === "help") this.help.open(await this.catalogues.get(this.manager.activeId));
   }
 
   async stop() {
