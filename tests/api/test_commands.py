@@ -4,6 +4,7 @@ handler errors and crashes, cancellation, and `host/commands-changed`."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from contract.methods import METHODS
 from host.engine.commands import Command, CommandContext, CommandResult, failure, success
 from host.fetch.errors import TransportError
-from tests.api.conftest import Host
+from tests.api.conftest import Host, open_test_host
 from tests.api.support import err, event, events_of, ftype, ok, run_turn
 from tests.support.scripted_llm import ScriptedLlmServer
 
@@ -142,3 +143,23 @@ async def test_handler_results_errors_crashes_and_cancels(host: Host) -> None:
     unregister()
     await frames.next(ftype("host/commands-changed"))
     assert (await execute(host, sid, "/echo hi")).matched is False
+
+
+async def test_plan_mode_survives_a_restart(tmp_path: Path, llm: ScriptedLlmServer, carrier: str) -> None:
+    data = tmp_path / "data"
+    first = await open_test_host(carrier, tmp_path, llm.base_url, data_dir=data)
+    try:
+        sid = await first.create()
+        assert (await execute(first, sid, "/plan")).matched is True
+    finally:
+        await first.close()
+    again = await open_test_host(carrier, tmp_path, llm.base_url, data_dir=data)
+    try:
+        client = again.client()
+        history = await ok(client, "session.history", {"sessionId": sid})  # cold: read from the log
+        assert history.projections.values["plan"] == {"active": True}
+        mux = await again.mux(client)
+        await run_turn(client, mux, sid, "what now?")
+        assert not tool_names(llm.requests[-1]) & WRITE_TOOLS
+    finally:
+        await again.close()
