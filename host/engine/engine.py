@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlo
 from contract.events import SessionEvent
 from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
+from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
     ModelSelection,
@@ -28,12 +29,12 @@ from contract.sessions import (
     PromptContent,
     SessionSummary,
 )
-from contract.settings import CredentialView, SettingsPatch, SettingsValue
 from host.engine import events, ids
 from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
-from host.engine.config import Config, RuntimeOverrides
+from host.engine.config import RuntimeOverrides
+from host.engine.configuration import ConfigurationDoor
 from host.engine.doors import PresetsDoor
 from host.engine.errors import (
     AgentBusy,
@@ -51,15 +52,16 @@ from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
-from host.engine.settings import SettingsService
+from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
-from host.engine.wiring import Registry, RegistryFactory, default_registry, default_tools
+from host.engine.wiring import default_tools
 
 log = logging.getLogger(__name__)
 
@@ -68,39 +70,40 @@ def _expand(path: str) -> str:
     return os.path.expanduser(path)
 
 
-class Engine(PresetsDoor):
+class Engine(PresetsDoor, ConfigurationDoor):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
         self,
         data_dir: Path,
         store: Store,
-        config: Config,
-        registry: Registry,
+        plane: ConfigPlane,
+        bus: Bus,
         tools: dict[str, Tool],
         step_cap: int = 25,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.store = store
-        self.config = config
-        self.registry = registry
+        self._plane = plane
+        self.registry = plane.registry
         self.tools = tools
-        self.bus = Bus()
+        self.bus = bus
         self.pending = PendingTable(self.bus)
         self.host_instance_id = ids.host_instance_id()
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
-        self.selections = Selections(config, registry)
-        self._settings = SettingsService(config, registry, self.bus)
+        self.selections = Selections(plane.settings, plane.registry, plane.overrides)
         self.presets = PresetService(self.data_dir, store, self.bus, tools)
+        self.permissions = PermissionService(store, bus, plane.default_preset)
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
             self.pending,
             self.presets.compose,
-            registry.get,
+            self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
+            self.permissions,
             self.default_cwd,
             step_cap,
         )
@@ -112,19 +115,23 @@ class Engine(PresetsDoor):
         cls,
         data_dir: Path,
         overrides: RuntimeOverrides | None = None,
-        registry_factory: RegistryFactory | None = None,
+        *,
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
+        **plane_options: Any,
     ) -> Engine:
+        """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
+        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
-        config = Config(data_dir, overrides)
-        registry = (registry_factory or default_registry)(config.llm, config.key_for)
+        bus = Bus()
+        plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
+        plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
         await store.open()
-        return cls(
-            data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
-        )
+        plane.start()
+        chosen = tools if tools is not None else default_tools()
+        return cls(data_dir, store, plane, bus, chosen, step_cap)
 
     async def close(self) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close."""
@@ -135,7 +142,7 @@ class Engine(PresetsDoor):
         await self.pool.dispose_all()
         self.pending.cancel_all()
         await self.store.close()
-        await self.registry.aclose()
+        await self._plane.aclose()
         self.bus.close_all()
 
     # ---- sessions -------------------------------------------------------------------------
@@ -184,6 +191,7 @@ class Engine(PresetsDoor):
         sid = session_id or ids.session_id()
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
         self.store.register(header)
+        self.permissions.pin(sid)
         self._announce(header)
         return sid
 
@@ -229,6 +237,7 @@ class Engine(PresetsDoor):
         )
         if projections is not None:
             projections.values.update(await self.preset_projections(session_id, cold))
+            projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
         return events, has_more, projections
 
     # ---- input ----------------------------------------------------------------------------
@@ -301,6 +310,7 @@ class Engine(PresetsDoor):
         selection = self.current_selection(session_id, parent, header)
         child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
+        await self.permissions.inherit(child.id, session_id)
         self._announce(child)
         return child.id
 
@@ -335,26 +345,6 @@ class Engine(PresetsDoor):
         """Validate and apply from the next request; also the host default for new sessions."""
         await self._header(session_id)
         return await self.selections.select(session_id, provider, model, reasoning_effort)
-
-    # ---- settings and credentials (the configuration page) --------------------------------
-
-    def settings(self) -> SettingsValue:
-        return self._settings.describe()
-
-    async def update_settings(
-        self, patch: SettingsPatch, unset: Sequence[str] = (), expected_revision: int | None = None
-    ) -> SettingsValue:
-        """Raises SettingsConflict or SettingsRejected; nothing is written then."""
-        return await self._settings.update(patch, unset, expected_revision)
-
-    def credentials(self) -> list[CredentialView]:
-        return self._settings.credentials()
-
-    async def set_credential(self, ref: str, value: str) -> CredentialView:
-        return await self._settings.set_credential(ref, value)
-
-    async def unset_credential(self, ref: str) -> CredentialView:
-        return await self._settings.unset_credential(ref)
 
     # ---- attachments, export, describe ----------------------------------------------------
 
