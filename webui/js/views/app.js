@@ -13,6 +13,7 @@ import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
+import { OnboardingNotice } from "./onboarding.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
@@ -38,6 +39,7 @@ export class App {
       openSettings: () => this.settings.open(),
     });
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
+    this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
     this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
     this.sidebar = new SidebarView($("sidebar-body"), {
       manager: this.manager,
@@ -49,6 +51,8 @@ export class App {
       focusComposer: () => this.composer.focus(),
     });
     this.topbar = new TopBar($("topbar"), {
+      client,
+      toast,
       modelPicker: this.modelPicker,
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
@@ -105,6 +109,7 @@ export class App {
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
+      this.onboarding.check();
       this.renderAll();
     });
     m.on("list", () => {
@@ -127,9 +132,11 @@ export class App {
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
-    m.on("config", () => {
+    m.on("config", (type) => {
+      if (type === "host/settings-changed") this.onboarding.check();
       this.checkProvider();
       this.modelPicker.refresh();
+      this.settings.changed();
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
@@ -277,13 +284,14 @@ export class App {
   }
 
   async checkProvider() {
-    const [s, c] = await Promise.all([
-      this.client.call("settings.describe", {}).catch(() => null),
-      this.client.call("credentials.describe", {}).catch(() => null),
+    const [p, d] = await Promise.all([
+      this.client.call("llm.providers", {}).catch(() => null),
+      this.client.call("host.describe", {}).catch(() => null),
     ]);
-    if (!s?.ok) return; // not privileged here, or not offered: rely on error codes instead
-    const problem = providerProblem(s.value, c?.ok ? c.value : null);
-    this.status.setProblem("provider-not-configured", problem === "provider-not-configured");
+    if (!p?.ok || !d?.ok) return; // rely on error codes instead
+    const problem = providerProblem(p.value.providers, d.value.provider);
+    const route = p.value.providers.find((r) => r.provider === d.value.provider);
+    this.status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -313,7 +321,7 @@ export class App {
     const title = s?.title ?? summary?.title;
     const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
     if (preset && !this.presets.value) this.presets.load();
-    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active };
+    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live });
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }

@@ -66,6 +66,7 @@ const ICONS = {
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
   book: "M5 4h10a3 3 0 0 1 3 3v13H8a3 3 0 0 1-3-3zM5 17a3 3 0 0 1 3-3h10",
   slash: "M15 4L9 20",
+  shield: "M12 3l7 3v5c0 4.5-3 8.5-7 10-4-1.5-7-5.5-7-10V6z",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */
