@@ -165,7 +165,8 @@ def display_line() -> tuple[bool, str]:
 def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
     """The default model's route from the data dir's settings and the flags (read-only; no secret)."""
     try:
-        from host.engine.config import RuntimeOverrides, read_llm_settings
+        from host.engine.config import RuntimeOverrides
+        from host.engine.settings.plane import read_llm_settings
     except ImportError as exc:
         return f"provider: host not available in this build ({exc})"
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)

@@ -8,7 +8,6 @@ and the base URL applies to the route the provider flag names.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -27,11 +26,3 @@ class LlmSummary:
     base_url: str | None
     active: bool
     problem: str | None
-
-
-def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> LlmSummary:
-    """Read without opening the engine or changing a file (for `doctor`: another instance may own
-    the data dir, and a version-1 configuration stays as it is until the app starts)."""
-    from host.engine.settings.plane import summarize
-
-    return summarize(Path(data_dir), overrides or RuntimeOverrides())

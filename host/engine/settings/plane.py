@@ -181,9 +181,11 @@ class ConfigPlane:
             self._bus.publish("host", HostModelsChanged())
 
 
-def summarize(data_dir: Path, overrides: RuntimeOverrides) -> LlmSummary:
-    """The default selection's route and whether it can serve, from the files as they are."""
-    plane = ConfigPlane(data_dir, Bus(), overrides, migrate_files=False)
+def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> LlmSummary:
+    """The default selection's route and whether it can serve, read without opening the engine or
+    changing a file (for `doctor`: another instance may own the data dir, and a version-1
+    configuration stays as it is until the app starts)."""
+    plane = ConfigPlane(Path(data_dir), Bus(), overrides, migrate_files=False)
     selection = Selections(plane.settings, plane.registry, plane.overrides).default()
     route = plane.registry.route(selection.provider)
     active, problem = plane.registry.status(selection.provider)
