@@ -1,9 +1,10 @@
-"""The configuration plane's part of the `Engine` facade (settings, credentials, routes,
-permission rules): the API layer calls these methods, never the stores behind them."""
+"""The configuration plane's part of the `Engine` facade (a session's model, settings,
+credentials, routes, permission rules): the API layer calls these methods, never the stores
+behind them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.credentials import CredentialView
 from contract.llm import (
@@ -13,17 +14,51 @@ from contract.llm import (
     ModelCatalogFailure,
     ModelProviderGroup,
 )
+from contract.sessions import ModelSelection, ModelsValue
 from contract.settings import SettingsDescribeValue, SettingsNamespaceView, SettingsPathOp
+from host.engine import models as model_info
 from host.engine.errors import SessionNotFound
 from host.engine.permissions.policy import PermissionService
 from host.engine.settings.plane import ConfigPlane
-from host.engine.store import Store
+from host.engine.store import SessionHeader, Store
+
+if TYPE_CHECKING:
+    from host.engine.journal import Journal
+    from host.engine.llm.registry import AdapterRegistry
+    from host.engine.pool import AgentPool
+    from host.engine.selection import Selections
 
 
 class ConfigurationDoor:
     _plane: ConfigPlane
     permissions: PermissionService
     store: Store
+    registry: AdapterRegistry
+    selections: Selections
+    pool: AgentPool
+
+    async def _header(self, session_id: str) -> SessionHeader:
+        raise NotImplementedError
+
+    def current_selection(
+        self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
+    ) -> ModelSelection:
+        raise NotImplementedError
+
+    # ---- a session's model ----------------------------------------------------------------------
+
+    async def models(self, session_id: str) -> ModelsValue:
+        header = await self._header(session_id)
+        agent = self.pool.get(session_id)
+        current = self.current_selection(session_id, agent.journal if agent else None, header)
+        return await model_info.describe(self.registry, current)
+
+    async def select_model(
+        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
+    ) -> ModelSelection:
+        """Validate and apply from the next request; also the host default for new sessions."""
+        await self._header(session_id)
+        return await self.selections.select(session_id, provider, model, reasoning_effort)
 
     # ---- settings.* ---------------------------------------------------------------------------
 

@@ -24,13 +24,11 @@ from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
     ModelSelection,
-    ModelsValue,
     Projections,
     PromptContent,
     SessionSummary,
 )
 from host.engine import events, ids
-from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.config import RuntimeOverrides
@@ -94,7 +92,7 @@ class Engine(PresetsDoor, ConfigurationDoor):
         self.default_cwd = os.getcwd()
         self.selections = Selections(plane.settings, plane.registry, plane.overrides)
         self.presets = PresetService(self.data_dir, store, self.bus, tools)
-        self.permissions = PermissionService(store, bus, plane.default_preset)
+        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
@@ -332,19 +330,6 @@ class Engine(PresetsDoor, ConfigurationDoor):
         if logged is None:  # nothing asked yet: the preset's model, if it names one
             logged = self.preset_model(session_id)
         return self.selections.current(session_id, logged)
-
-    async def models(self, session_id: str) -> ModelsValue:
-        header = await self._header(session_id)
-        agent = self._agents.get(session_id)
-        current = self.current_selection(session_id, agent.journal if agent else None, header)
-        return await model_info.describe(self.registry, current)
-
-    async def select_model(
-        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
-    ) -> ModelSelection:
-        """Validate and apply from the next request; also the host default for new sessions."""
-        await self._header(session_id)
-        return await self.selections.select(session_id, provider, model, reasoning_effort)
 
     # ---- attachments, export, describe ----------------------------------------------------
 

@@ -102,7 +102,8 @@ class AgentPool:
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, history, cwd)
-        policy = await self._permissions.open(journal, cwd)
+        spec = lambda: (composition.preset.sandbox, composition.preset.approval)  # noqa: E731
+        policy = await self._permissions.open(journal, cwd, spec)
         agent = Agent(journal, cwd, deps, history, header.last_turn + 1, composition, policy)
         self.agents[session_id] = agent
         agent.start()

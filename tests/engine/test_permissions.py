@@ -234,3 +234,21 @@ async def test_a_session_from_before_presets_is_pinned_without_rewriting_its_log
         e.type.startswith(("permission/", "sandbox/", "approval/policy")) for e in events_of(frames)
     )
     assert (await engine.permissions.projection("cold")).current_value == "workspace-write"
+
+
+async def test_an_agent_preset_can_only_make_a_session_stricter(
+    engine_factory: Factory, scripted_llm: Any, tmp_path: Path
+) -> None:
+    engine = await engine_factory()
+    await engine.update_settings("permission", {"defaultPreset": "danger-full-access"}, None)
+    strict = await engine.create_session(str(tmp_path), agent_preset="read-only")  # sandbox read-only
+    assert (await engine.permissions.projection(strict)).current_value == "read-only"
+    loose = await engine.create_session(str(tmp_path))  # standard names no sandbox: the default
+    assert (await engine.permissions.projection(loose)).current_value == "danger-full-access"
+    scripted_llm.enqueue(Reply(text="looked"))
+    events = await turn(engine, engine.subscribe_mux(), strict)
+    assert [e.data for e in events[:3]] == [{"preset": "read-only"}, {"mode": "read-only"}, {"policy": "ask"}]
+    await engine.update_settings("permission", {"defaultPreset": "read-only"}, None)
+    blank = await engine.create_session(str(tmp_path))
+    await engine.select_preset(blank, "chat")
+    assert (await engine.permissions.projection(blank)).current_value == "read-only"  # never looser

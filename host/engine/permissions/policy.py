@@ -9,7 +9,7 @@ namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +19,7 @@ from contract.permissions import PERMISSIONS_KEY, PermissionRule, PermissionsPro
 from host.engine import events
 from host.engine.bus import Bus
 from host.engine.journal import Journal, now_ms
-from host.engine.permissions.presets import Preset, options, preset
+from host.engine.permissions.presets import Preset, capped, options, preset
 from host.engine.permissions.scope import covers, label, scope_for
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
@@ -41,24 +41,35 @@ def takes_path(tool: Tool) -> bool:
     return "path" in tool.parameters.get("properties", {})
 
 
+AgentCap = Callable[[], tuple[str | None, str | None]]
+"""The session's agent preset's (sandbox, approval): it may make the session stricter."""
+
+
 @dataclass
 class SessionPermissions:
     """An open session's preset and rules; its turns ask `decide` before every tool call."""
 
     session_id: str
     cwd: Path
-    preset: Preset
+    pinned: Preset
     rules: list[Grant] = field(default_factory=list)
     unlogged: bool = False
     """Pinned at creation but not logged yet: the first turn logs it (a session stays lazy)."""
+    cap: AgentCap = lambda: (None, None)
+
+    @property
+    def preset(self) -> Preset:
+        """What applies: the pin, made stricter by the agent preset (which is fixed once a turn ran)."""
+        return capped(self.pinned.name, *self.cap())
 
     def log_pin(self, journal: Journal) -> None:
         """`permission/preset`, `sandbox/mode`, `approval/policy`, once, before the first turn."""
         if self.unlogged:
             self.unlogged = False
-            journal.append(events.permission_preset(self.preset.name))
-            journal.append(events.sandbox_mode(self.preset.sandbox))
-            journal.append(events.approval_policy(self.preset.approval))
+            applied = self.preset
+            journal.append(events.permission_preset(applied.name))
+            journal.append(events.sandbox_mode(applied.sandbox))
+            journal.append(events.approval_policy(applied.approval))
 
     def decide(self, tool: Tool, name: str, arguments: dict[str, Any]) -> Decision:
         if not tool.needs_approval:
@@ -92,11 +103,18 @@ class SessionPermissions:
         )
 
 
+CapFor = Callable[[str], Awaitable[tuple[str | None, str | None]]]
+"""A session id → its agent preset's (sandbox, approval), for a session that is not open."""
+
+
 class PermissionService:
-    def __init__(self, store: Store, bus: Bus, default_preset: Callable[[], str]) -> None:
+    def __init__(
+        self, store: Store, bus: Bus, default_preset: Callable[[], str], cap_for: CapFor | None = None
+    ) -> None:
         self._store = store
         self._bus = bus
         self._default = default_preset
+        self._cap_for = cap_for
         self._pinned: dict[str, str] = {}
         self._open: dict[str, tuple[SessionPermissions, Journal]] = {}
 
@@ -107,10 +125,10 @@ class PermissionService:
     async def inherit(self, child_id: str, parent_id: str) -> None:
         """A fork keeps its parent's preset (never its rules: asking again costs one click)."""
         parent = self._open.get(parent_id)
-        name = parent[0].preset.name if parent else await self._store.policy(parent_id)
+        name = parent[0].pinned.name if parent else await self._store.policy(parent_id)
         self._store.set_policy(child_id, preset(name or self._default()).name, now_ms())
 
-    async def open(self, journal: Journal, cwd: Path) -> SessionPermissions:
+    async def open(self, journal: Journal, cwd: Path, cap: AgentCap | None = None) -> SessionPermissions:
         """The session's policy when its agent is loaded. A session created by this host is
         pinned now and logged by its first turn; one from before this version, or imported, is
         pinned to the default preset of now without a log entry (its log is not rewritten)."""
@@ -123,7 +141,7 @@ class PermissionService:
             self._store.set_policy(sid, name, now_ms())
             unlogged = pinned is not None and journal.last_seq < 0
         rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
-        perms = SessionPermissions(sid, cwd, preset(name), rules, unlogged)
+        perms = SessionPermissions(sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)))
         self._open[sid] = (perms, journal)
         return perms
 
@@ -166,7 +184,13 @@ class PermissionService:
             return live[0].projection()
         name = await self._store.policy(session_id) or self._pinned.get(session_id) or self._default()
         rules = [g for g in await self._store.grants(session_id) if g.scope != WHOLE_TOOL]
-        return SessionPermissions(session_id, Path("."), preset(name), rules).projection()
+        cap = await self._cap_for(session_id) if self._cap_for is not None else (None, None)
+        return SessionPermissions(session_id, Path("."), preset(name), rules, cap=lambda: cap).projection()
+
+    def refresh(self, session_id: str) -> None:
+        """Show an open session's permissions again (its agent preset changed)."""
+        if session_id in self._open:
+            self._publish(self._open[session_id][0])
 
     def _publish(self, perms: SessionPermissions) -> None:
         journal = self._open[perms.session_id][1]

@@ -48,3 +48,18 @@ def preset(name: str | None) -> Preset:
 
 def options() -> list[PresetOption]:
     return [p.option() for p in PRESETS.values()]
+
+
+LEVEL = {"read-only": 0, "workspace-write": 1, "danger-full-access": 2}
+"""How much a preset allows; an agent preset can only lower it."""
+
+
+def capped(name: str, sandbox: str | None, approval: str | None) -> Preset:
+    """The stricter of the pinned preset and an agent preset's `sandbox` / `approval` (a preset that
+    asks cannot be full access, which never asks)."""
+    level = LEVEL[preset(name).name]
+    if sandbox in LEVEL:
+        level = min(level, LEVEL[sandbox])
+    if approval == "ask":
+        level = min(level, LEVEL["workspace-write"])
+    return next(p for p in PRESETS.values() if LEVEL[p.name] == level)
