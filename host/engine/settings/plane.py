@@ -119,7 +119,11 @@ class ConfigPlane:
 
     def describe(self) -> SettingsDescribeValue:
         views = [self.settings.view(ns) for ns in self.settings.namespaces() if self.is_exposed(ns)]
-        return SettingsDescribeValue(writable=self.settings.writable, has_document=True, namespaces=views)
+        # hasDocument: settings.json can be opened for the user (this host has an opener)
+        has_document = self._opener is not None
+        return SettingsDescribeValue(
+            writable=self.settings.writable, has_document=has_document, namespaces=views
+        )
 
     async def update(self, ns: str, patch: dict[str, Any], expected: int | None) -> SettingsNamespaceView:
         return await self.settings.write(ns, lambda section: deep_merge(section, patch), expected)
