@@ -19,12 +19,14 @@ if TYPE_CHECKING:
     from host.engine.permissions.policy import PermissionService
     from host.engine.pool import AgentPool
     from host.engine.presets.service import PresetService
+    from host.engine.settings.plane import ConfigPlane
     from host.engine.store import SessionHeader, Store
 
 
 class PresetsDoor:
     presets: PresetService
     permissions: PermissionService
+    _plane: ConfigPlane
     pool: AgentPool
     store: Store
     default_cwd: str
@@ -88,7 +90,10 @@ class PresetsDoor:
         return (spec.sandbox, spec.approval) if spec is not None else (None, None)
 
     async def remove_preset(self, agent_preset: str) -> None:
+        """Delete a user preset; sessions running it keep it until they close, and a user default
+        that named it is unset."""
         await asyncio.to_thread(self.presets.roster.remove, agent_preset)
+        await self._plane.forget_agent_preset(agent_preset)
 
     async def preset_projections(self, session_id: str, header: SessionHeader | None) -> dict[str, Any]:
         """For a history tail page: `instructions` (the project file in the prompt) and `plan`,

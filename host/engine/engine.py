@@ -31,6 +31,7 @@ from contract.sessions import (
 from host.engine import events, ids
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
+from host.engine.commands.permission import permission_command
 from host.engine.config import RuntimeOverrides
 from host.engine.configuration import ConfigurationDoor
 from host.engine.doors import PresetsDoor
@@ -91,8 +92,9 @@ class Engine(PresetsDoor, ConfigurationDoor):
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
         self.selections = Selections(plane.settings, plane.registry, plane.overrides)
-        self.presets = PresetService(self.data_dir, store, self.bus, tools)
+        self.presets = PresetService(self.data_dir, store, self.bus, tools, plane.default_agent_preset)
         self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
+        self.presets.commands.register(permission_command(self.permissions))
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,

@@ -187,6 +187,24 @@ class PermissionService:
         cap = await self._cap_for(session_id) if self._cap_for is not None else (None, None)
         return SessionPermissions(session_id, Path("."), preset(name), rules, cap=lambda: cap).projection()
 
+    def switch(self, session_id: str, name: str) -> tuple[Preset, Preset]:
+        """`/permission <preset>` on an open session: pin `name` from now on. Logs
+        `permission/preset`, then only the knob events whose applied value changed; returns the
+        applied preset (after the agent preset's cap) before and after."""
+        perms, journal = self._open[session_id]
+        perms.log_pin(journal)  # a blank session's creation pin comes first in its log
+        before = perms.preset
+        perms.pinned = preset(name)
+        self._store.set_policy(session_id, perms.pinned.name, now_ms())
+        after = perms.preset
+        journal.append(events.permission_preset(after.name))
+        if after.sandbox != before.sandbox:
+            journal.append(events.sandbox_mode(after.sandbox))
+        if after.approval != before.approval:
+            journal.append(events.approval_policy(after.approval))
+        self._publish(perms)
+        return before, after
+
     def refresh(self, session_id: str) -> None:
         """Show an open session's permissions again (its agent preset changed)."""
         if session_id in self._open:

@@ -25,14 +25,22 @@ from contract.llm import (
 )
 from contract.namespaces import (
     AGENT_DEFAULT_MODEL,
+    AGENT_PRESETS,
     EXPOSED,
     LLM_DEEPSEEK,
     LLM_LOCAL,
     LLM_OPENAI_COMPATIBLE,
     PERMISSION,
+    AgentPresetsSection,
     PermissionSection,
 )
-from contract.settings import SetOp, SettingsDescribeValue, SettingsNamespaceView, SettingsPathOp
+from contract.settings import (
+    SetOp,
+    SettingsDescribeValue,
+    SettingsNamespaceView,
+    SettingsPathOp,
+    UnsetOp,
+)
 from host.engine import models as catalogue
 from host.engine.bus import Bus
 from host.engine.config import LlmSummary, RuntimeOverrides
@@ -114,6 +122,17 @@ class ConfigPlane:
     def default_preset(self) -> str:
         section: PermissionSection = self.settings.section(PERMISSION)
         return section.default_preset
+
+    def default_agent_preset(self) -> str:
+        """`agent-presets.default`: the agent preset new sessions run (the roster falls back to
+        the shipped default when it names no usable preset)."""
+        section: AgentPresetsSection = self.settings.section(AGENT_PRESETS)
+        return section.default
+
+    async def forget_agent_preset(self, preset_id: str) -> None:
+        """A removed preset stops being the user's default (the shipped one applies again)."""
+        if (self.settings.view(AGENT_PRESETS).user or {}).get("default") == preset_id:
+            await self.mutate(AGENT_PRESETS, [UnsetOp(op="unset", path=["default"])], None)
 
     # ---- settings.* ---------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ export class App {
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
     this.queue = new QueueView($("queue"), { client, toast });
     this.catalogues = new Catalogues({ client });
-    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate() });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: (id) => this.presets.value?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
     this.help = new HelpDialog();
     this.composer = new ComposerView($("composer"), {
@@ -133,7 +133,10 @@ export class App {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
     m.on("config", (type) => {
-      if (type === "host/settings-changed") this.onboarding.check();
+      if (type === "host/settings-changed") {
+        this.onboarding.check();
+        this.presets.invalidate(); // the default agent preset may have changed
+      }
       this.checkProvider();
       this.modelPicker.refresh();
       this.settings.changed();
