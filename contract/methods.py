@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from contract import commands, credentials, host, llm, permissions, presets, sessions, settings, skills
+from contract import commands, credentials, host, jobs, llm, permissions, presets, sessions, settings, skills
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ _METHODS = (
     Method("session.create", _s.CreateRequest, _s.CreateValue),
     Method("session.history", _s.HistoryRequest, _s.HistoryValue),
     Method("session.prompt", _s.PromptRequest, _s.Accepted),
-    Method("session.cancel", _s.SessionRef, _s.Accepted),
+    Method("session.cancel", _s.CancelRequest, _s.Accepted),
     Method("session.rename", _s.RenameRequest, _s.RenameValue),
     Method("session.fork", _s.ForkRequest, _s.SessionRef),
     Method("session.search", _s.SearchRequest, _s.SearchValue),
@@ -54,6 +54,9 @@ _METHODS = (
     Method("session.updateQueue", _s.UpdateQueueRequest, _s.Accepted),
     Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
     Method("host.describe", host.DescribeRequest, host.DescribeValue),
+    Method("job.list", jobs.JobListRequest, jobs.JobListValue, 2),
+    Method("job.stop", jobs.JobRef, _s.Accepted, 2),
+    Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, 2),
     Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue, 2),
     Method("agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, 2),
     Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, 2, True),

@@ -14,6 +14,7 @@ from contract.errors import (
     D,
     DiscoveryDetails,
     ItemDetails,
+    JobDetails,
     ModelUnavailableDetails,
     NamespaceDetails,
     NoDetails,
@@ -213,3 +214,12 @@ class HostActionFailed(EngineError[NoDetails]):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, NoDetails())
+
+
+class JobNotFound(EngineError[JobDetails]):
+    """No background job of that id in that session (it never existed, or the host restarted)."""
+
+    code = "job-not-found"
+
+    def __init__(self, session_id: str, job_id: str) -> None:
+        super().__init__(f"no job {job_id} in this session", JobDetails(session_id=session_id, job_id=job_id))
