@@ -106,7 +106,8 @@ def _lock(data_dir: Path) -> PrimaryInstance:
 async def _open_locked(
     data_dir: Path, instance: PrimaryInstance, args: argparse.Namespace | None
 ) -> HostRuntime:
-    """Open the host; if that fails (a damaged database) the lock is released at once."""
+    """Open the host under the data dir's lock; a refusal (a damaged database, an unknown
+    --provider) frees the lock at once."""
     try:
         return await open_host(data_dir, overrides_of(args) if args is not None else None)
     except BaseException:
