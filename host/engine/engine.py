@@ -139,8 +139,7 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
-        for session_id in await store.pending_inbox():
-            await engine.attach(session_id)  # input queued before a restart or crash runs now
+        await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         return engine
 
     async def close(self, bound: float | None = None) -> None:
@@ -285,10 +284,13 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         blocks = self._blocks(content)
         source = MessageSource(kind="user", rpc_id=rpc_id, client_time_zone=client_time_zone)
         if mode == "steer":
-            return agent.steer(blocks, source)
-        if mode == "queue":
-            return agent.queue(blocks, source)
-        raise AgentBusy(f"unknown prompt mode {mode!r}")
+            item = agent.steer(blocks, source)
+        elif mode == "queue":
+            item = agent.queue(blocks, source)
+        else:
+            raise AgentBusy(f"unknown prompt mode {mode!r}")
+        await self.health.saved(agent.journal, agent.journal.last_seq)  # accepted = on disk
+        return item
 
     def _blocks(self, content: list[PromptContent]) -> list[ContentBlock]:
         return prompt_blocks(content, self.store.put_attachment)
@@ -303,6 +305,7 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
             raise TitleInvalid(session_id, "the title has nothing visible")
         agent = await self.attach(session_id)
         event = agent.journal.append(events.session_title(clean, "user"))
+        await self.health.saved(agent.journal, event.seq)
         return clean, event.seq
 
     async def fork(self, session_id: str, at_seq: int | None = None) -> str:
@@ -314,6 +317,7 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
         await self.permissions.inherit(child.id, session_id)
+        await self.store.flush()  # its seed and preset are on disk before anyone sees the child
         self._announce(child)
         return child.id
 

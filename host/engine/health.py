@@ -21,6 +21,7 @@ from pathlib import Path
 from contract.frames import HostAgentError
 from host.engine import events
 from host.engine.bus import Bus
+from host.engine.journal import Journal
 from host.engine.pool import AgentPool
 from host.engine.store import Settled, Store, StoreCorrupt, StoreError
 from host.engine.store.backup import BackupSchedule
@@ -76,6 +77,13 @@ class StorageHealth:
             raise self.damage
         if self.error is not None:
             raise self.error
+
+    async def saved(self, journal: Journal, seq: int) -> None:
+        """Return once the event at `seq` is on disk, so an RPC that reports it (an accepted
+        prompt, a rename) is never taken back by a crash; a failed write is the typed store error."""
+        if not await journal.saved(seq):
+            self.check()
+            raise StoreError(f"session {journal.session_id} could not be saved; try again")
 
     def damaged(self, sentence: str) -> None:
         """A background check found the file damaged: tell every open session, refuse new turns."""

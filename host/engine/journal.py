@@ -80,6 +80,12 @@ class Journal:
             self._bus.publish("mux", frame, after=ticket, then=partial(self._shown, event.seq))
             self._observe(event, ticket)
 
+    async def saved(self, seq: int) -> bool:
+        """Wait (bounded) until the write of `seq` is settled: whether it is on disk (and shown).
+        An RPC that reports an appended event (an accepted prompt) answers only after this."""
+        await self._store.flush()
+        return self.visible_seq >= seq
+
     def _shown(self, seq: int) -> None:
         self.visible_seq = max(self.visible_seq, seq)
 

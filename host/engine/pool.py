@@ -9,7 +9,8 @@ one in-flight future.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 from contract.content import Message
@@ -29,6 +30,8 @@ from host.engine.repair import repair_events
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
 from host.engine.tools.base import JobControl
+
+log = logging.getLogger(__name__)
 
 SelectionFor = Callable[[str, Journal], ModelSelection]
 Compose = Callable[[SessionHeader, list[Message], Path], Awaitable[Composition]]
@@ -99,6 +102,16 @@ class AgentPool:
         agent.abandon()
         self._abandoned[session_id] = agent
         return True
+
+    async def resume(self, session_ids: Iterable[str]) -> None:
+        """Load the sessions whose inbox holds input queued before a restart or crash (it runs
+        now). One that cannot be loaded (a damaged row, a session salvage dropped) is logged in
+        one line and left for when it is opened: it never stops the app from starting."""
+        for session_id in session_ids:
+            try:
+                await self.attach(session_id)
+            except Exception as exc:
+                log.error("session %s could not resume its queued input: %s", session_id, exc)
 
     async def _load(self, session_id: str) -> Agent:
         old = self._abandoned.pop(session_id, None)

@@ -25,7 +25,7 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.media import sniff
-from host.engine.store import DB_FILE, SessionHeader, SqliteStore
+from host.engine.store import DB_FILE, SessionHeader, SqliteStore, StoreError
 from tests.engine.conftest import assistant_data, ev, events_of, frames_until, is_event, user_msg
 from tests.support.engine import agent_of, queued, wait_quiet
 from tests.support.scripted_llm import Reply
@@ -340,7 +340,8 @@ async def test_a_failed_write_surfaces_as_agent_error(
     conn.execute("INSERT INTO events VALUES (?, 1, 'x/foreign', 0, '{}')", (sid,))
     conn.commit()
     conn.close()
-    await engine.rename(sid, "second")
+    with pytest.raises(StoreError, match="seq gap"):  # the answer waits for the write: not saved
+        await engine.rename(sid, "second")
     frames = await frames_until(host, lambda f: f.type == "host/agent-error")
     assert frames[-1].session_id == sid and "seq gap" in frames[-1].message
 

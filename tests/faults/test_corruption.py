@@ -3,6 +3,7 @@ new file and keeps the old one, backups are made, kept (3) and restorable."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,8 @@ import pytest
 from host.engine.maintenance import database_status as status_line
 from host.engine.store import SqliteStore, StoreCorrupt
 from host.engine.store.backup import BackupSchedule, backups, make_backup
+from host.engine.store.grants import Grant
+from host.engine.store.salvage import salvage
 from tests.api.support import run_cli, run_main
 from tests.faults.conftest import PAGE, add_noise, check, db_of, fill
 
@@ -147,3 +150,49 @@ async def test_daily_backups_keep_the_last_three_and_skip_a_damaged_file(tmp_pat
     await unchecked.tick()
     assert unchecked.made == [] and len(damage) == 1  # the deferred check caught it: no backup
     assert "damaged" in damage[0] and "doctor --repair" in damage[0]
+
+
+async def test_salvage_keeps_the_pinned_presets_and_allow_always_rules(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    written = await fill(data, sessions=2, turns=1)
+    first, second = sorted(written)
+    store = SqliteStore.in_dir(data)
+    await store.open()
+    try:
+        store.set_policy(first, "read-only", 1)
+        store.add_grant(first, Grant("bash", "words:npm test", 2))
+        store.set_policy(second, "full-access", 3)
+    finally:
+        await store.close()
+    report = salvage(db_of(data), tmp_path / "salvaged.sqlite3")
+    assert report.sessions == 2 and report.lost == 0
+    moved = SqliteStore(tmp_path / "salvaged.sqlite3")
+    await moved.open()
+    try:  # never rebuilt from events: without the copy, each would fall back to the default now
+        assert await moved.policy(first) == "read-only" and await moved.policy(second) == "full-access"
+        assert await moved.grants(first) == [Grant("bash", "words:npm test", 2)]
+        assert await moved.grants(second) == []
+    finally:
+        await moved.close()
+
+
+async def test_a_session_that_cannot_resume_its_input_never_stops_the_start(
+    tmp_path: Path, engine_factory: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = tmp_path / "data"
+    written = await fill(data, sessions=2, turns=1)
+    good, broken = sorted(written)
+    conn = sqlite3.connect(db_of(data))
+    with conn:
+        seq = len(written[broken])
+        conn.execute("INSERT INTO events VALUES (?, ?, 'agent/inbox/spliced', 0, 'not json')", (broken, seq))
+        conn.execute("INSERT INTO inbox_pending VALUES (?, 1)", (broken,))
+        conn.execute("INSERT INTO inbox_pending VALUES ('s-gone-in-a-salvage', 1)")
+    conn.close()
+    engine = await engine_factory(data_dir=data, tools={})  # starts anyway
+    assert {s.session_id for s in await engine.list_sessions()} == {good, broken}
+    events, _, _ = await engine.history(good, max_messages=1000)
+    assert len(events) == len(written[good])
+    complaints = [r.getMessage() for r in caplog.records if "could not resume" in r.getMessage()]
+    assert len(complaints) == 2 and all("\n" not in c for c in complaints)
+    assert any(broken in c and "doctor --repair" in c for c in complaints)

@@ -1,5 +1,6 @@
 """kill -9 of `harnessdesk serve` at random points of a scripted multi-turn run: every event a
-client was shown is still there, identical, after the restart (durable before visible).
+client was shown, and every prompt `session.prompt` accepted, is still there after the restart
+(durable before visible); input still queued at the kill runs when the host starts again.
 
 Each serve is a fresh process forked from tests/faults/zygote.py (the app imported once), so 20
 kills and restarts fit the fault suite's time budget."""
@@ -124,13 +125,34 @@ async def watch(client: Client, seen: dict[str, dict[int, str]], started: asynci
         return  # the server was killed mid-frame
 
 
-async def verify(client: Client, seen: dict[str, dict[int, str]], only: set[str] | None = None) -> int:
-    """Every event seen is in the history, identical; the log is contiguous and closed."""
+async def settled(client: Client, sids: set[str]) -> None:
+    """Wait until none of `sids` runs a turn: input queued before the kill runs again at start."""
+    for _ in range(600):
+        summaries = (await client.call("session.list", {}))["items"]
+        if not any(s["running"] for s in summaries if s["sessionId"] in sids):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("a resumed session kept running")
+
+
+async def verify(
+    client: Client,
+    seen: dict[str, dict[int, str]],
+    accepted: dict[str, list[str]],
+    only: set[str] | None = None,
+) -> int:
+    """Every event seen is in the history, identical; every accepted prompt is there; the log is
+    contiguous and closed."""
+    await settled(client, set(seen) | set(accepted) if only is None else only)
     checked = 0
-    for sid, events in seen.items():
+    for sid in set(seen) | set(accepted):
         if only is not None and sid not in only:
             continue
+        events = seen.get(sid, {})
         history = await client.history(sid)
+        logged = json.dumps(history)
+        lost = [text for text in accepted.get(sid, []) if f'"{text}"' not in logged]
+        assert not lost, f"{sid}: accepted prompts lost after kill -9: {lost}"
         assert [e["seq"] for e in history] == list(range(len(history)))
         stored = {e["seq"]: fingerprint(e) for e in history}
         for seq, print_ in events.items():
@@ -162,6 +184,8 @@ async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Pat
     (workdir / "notes.txt").write_text("the notes\n" * 20)
     flags = ("--data-dir", str(data), "--provider", "openai-compatible", "--base-url", scripted_llm.base_url)
     seen: dict[str, dict[int, str]] = {}
+    accepted: dict[str, list[str]] = {}
+    """Per session: the text of every prompt whose `session.prompt` was answered."""
     sessions: list[str] = []
     touched: set[str] = set()
     zygote = await Zygote.start(workdir, tmp_path)
@@ -170,7 +194,7 @@ async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Pat
             served = await zygote.serve(*flags, "--model", "m")
             client = Client(served)
             try:
-                await verify(client, seen, touched)  # a kill can only hurt the session it ran
+                await verify(client, seen, accepted, touched)  # a kill can only hurt the session it ran
                 scripted_llm.reset()
                 scripted_llm.enqueue(*replies(rng, workdir))
                 started = asyncio.Event()
@@ -188,6 +212,7 @@ async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Pat
                     await client.call(
                         "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
                     )
+                    accepted.setdefault(sid, []).append(f"prompt {kill}.{n}")
                 await asyncio.sleep(rng.uniform(0.0, 1.2))
                 os.kill(served.pid, signal.SIGKILL)
                 assert await zygote.wait(served.pid) == -signal.SIGKILL
@@ -197,7 +222,7 @@ async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Pat
         served = await zygote.serve(*flags, "--model", "m")  # the last restart checks the last kill
         client = Client(served)
         try:
-            checked = await verify(client, seen)  # and at the end, everything
+            checked = await verify(client, seen, accepted)  # and at the end, everything
         finally:
             await client.http.aclose()
         os.kill(served.pid, signal.SIGTERM)

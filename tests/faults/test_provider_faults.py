@@ -8,13 +8,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from contract.sessions import TextInput
 from host.engine.config import RuntimeOverrides
 from host.engine.engine import Engine
-from host.engine.llm.registry import AdapterRegistry
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -24,18 +22,20 @@ WAIT = 30.0
 @pytest.fixture
 async def engine(tmp_path: Path, scripted_llm: ScriptedLlmServer) -> AsyncIterator[Engine]:
     """A host whose provider gives up on a silent stream after 1 s and retries quickly, twice."""
-    options = {
-        "retry_base_delay": 0.01,
-        "max_retries": 2,
-        "timeout": httpx.Timeout(connect=5.0, read=1.0, write=5.0, pool=5.0),
-    }
     overrides = RuntimeOverrides(provider="openai-compatible", base_url=scripted_llm.base_url, model="m")
     opened = await Engine.open(
         tmp_path / "data",
         overrides=overrides,
-        registry_factory=lambda s, k: AdapterRegistry(s, k, adapter_options=options),
+        adapter_options={"retry_base_delay": 0.01, "max_retries": 2},
         tools={},
     )
+    profile = {
+        "id": "openai-compatible",  # the command line's route, with a 1 s idle timeout
+        "name": "Scripted",
+        "baseURL": scripted_llm.base_url,
+        "streamIdleTimeoutMs": 1000,
+    }
+    await opened.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
     yield opened
     await opened.close()
 
@@ -67,7 +67,7 @@ async def test_a_hung_stream_times_out_with_one_message(engine: Engine, scripted
         engine, Reply(text="hello there, I will now stop", chunk_size=4, hang_after=3), scripted_llm
     )
     message = error_of(events)
-    assert "timed out" in message and "cut off mid-stream" in message
+    assert "sent nothing for 1 s" in message and "cut off mid-stream" in message
     interrupted = [e for e in events if e.type == "assistant/message"]
     assert interrupted and interrupted[-1].data.get("interrupted") is True  # what came is kept
 

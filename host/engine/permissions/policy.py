@@ -154,8 +154,8 @@ class PermissionService:
             return
         rule = Grant(tool, scope, now_ms())
         perms.rules.append(rule)
-        self._store.add_grant(perms.session_id, rule)
-        self._publish(perms)
+        ticket = self._store.add_grant(perms.session_id, rule)
+        self._publish(perms, after=ticket)  # shown once it is on disk (docs/decisions.md)
 
     async def revoke(self, session_id: str, tool: str, scope: str) -> bool:
         """Drop one rule (False when there was none). The caller checked the session exists."""
@@ -169,13 +169,14 @@ class PermissionService:
             found = any(g.tool == tool and g.scope == scope for g in await self._store.grants(session_id))
         if not found:
             return False
-        self._store.revoke_grants(session_id, tool, scope)
+        ticket = self._store.revoke_grants(session_id, tool, scope)
         if live is not None:
-            self._publish(live[0])
+            self._publish(live[0], after=ticket)
         else:
             header = await self._store.header(session_id)
             seq = header.last_seq if header is not None else -1
-            self._push(session_id, (await self.projection(session_id)).dump(), seq)
+            self._push(session_id, (await self.projection(session_id)).dump(), seq, after=ticket)
+        await self._store.flush()  # the answer says it is gone: it is, on disk
         return True
 
     async def projection(self, session_id: str) -> PermissionsProjection:
@@ -210,11 +211,11 @@ class PermissionService:
         if session_id in self._open:
             self._publish(self._open[session_id][0])
 
-    def _publish(self, perms: SessionPermissions) -> None:
+    def _publish(self, perms: SessionPermissions, after: int | None = None) -> None:
         journal = self._open[perms.session_id][1]
-        self._push(perms.session_id, perms.projection().dump(), journal.last_seq)
+        self._push(perms.session_id, perms.projection().dump(), journal.last_seq, after)
 
-    def _push(self, session_id: str, value: Any, seq: int) -> None:
-        self._bus.publish(
-            "mux", SessionProjection(session_id=session_id, key=PERMISSIONS_KEY, value=value, seq=max(seq, 0))
-        )
+    def _push(self, session_id: str, value: Any, seq: int, after: int | None = None) -> None:
+        """`after`: the ticket of the write this change made; the frame waits until it commits."""
+        frame = SessionProjection(session_id=session_id, key=PERMISSIONS_KEY, value=value, seq=max(seq, 0))
+        self._bus.publish("mux", frame, after=after)

@@ -5,7 +5,6 @@ One instance per session, bound to that session's skill lookup (its preset and p
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from pydantic import Field
@@ -14,6 +13,7 @@ from host.engine.skills.catalog import Skill
 from host.engine.skills.render import render
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
+from host.engine.workers import TOOL_WORKERS
 
 SKILL_TOOL = "skill"
 
@@ -37,7 +37,7 @@ class SkillTool(BaseTool):
         self._lookup = lookup
 
     async def execute(self, args: SkillArgs, ctx: ToolContext) -> ToolOutput:
-        skills = await asyncio.to_thread(self._lookup)
+        skills = await TOOL_WORKERS.run(self._lookup)  # scans project folders: tool work
         skill = skills.get(args.name)
         if skill is None or not skill.model_invocable:
             names = ", ".join(sorted(n for n, s in skills.items() if s.model_invocable)) or "none"

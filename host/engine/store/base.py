@@ -257,20 +257,21 @@ class Store(Protocol):
         """The session's "Allow always" grants (docs/threat-model.md)."""
         ...
 
-    def add_grant(self, session_id: str, grant: Grant) -> None:
-        """Remember a grant (queued like any write)."""
+    def add_grant(self, session_id: str, grant: Grant) -> int:
+        """Remember a grant (queued like any write); returns the write's ticket."""
         ...
 
-    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> None:
-        """Forget one rule, a tool's rules, or (no tool) every permission row of the session."""
+    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> int:
+        """Forget one rule, a tool's rules, or (no tool) every permission row of the session;
+        returns the write's ticket."""
         ...
 
     async def policy(self, session_id: str) -> str | None:
         """The permission preset the session is pinned to (None before it is pinned)."""
         ...
 
-    def set_policy(self, session_id: str, preset: str, created_at: int) -> None:
-        """Pin the session's permission preset (queued like any write)."""
+    def set_policy(self, session_id: str, preset: str, created_at: int) -> int:
+        """Pin the session's permission preset (queued like any write); returns the ticket."""
         ...
 
     async def surface_events(self, session_id: str) -> list[SessionEvent]:

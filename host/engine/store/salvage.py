@@ -4,7 +4,8 @@ Reads go key by key around damaged pages: a range scan that hits a bad page is c
 point lookups past it. Each session's readable events are copied in seq order; when some are
 lost the rest are renumbered contiguously (the log must have no gaps) and the seqs an event
 names (`sourceEventSeqs`, a replace range) are mapped to the new numbers. Side tables (paging,
-turns, search) are rebuilt from the events by the same code the live store uses. The damaged
+turns, search, pending input) are rebuilt from the events by the same code the live store uses;
+the host-side permission rows (pinned presets, "Allow always" rules) are copied. The damaged
 file itself is never modified (docs/decisions.md "Reliability").
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contract.events import SessionEvent
+from host.engine.store import grants
 from host.engine.store.base import SessionHeader
 from host.engine.store.schema import HEADER_COLUMNS, apply_event, connect, insert_header
 
@@ -226,7 +228,23 @@ def _copy_session(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str, re
             event = _renumber(raw, new, mapping)
             text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         apply_event(dst, sid, new, str(event["type"]), int(event["time"]), text, event)
+    _copy_permissions(src, dst, sid)
     report.sessions += 1
     report.events += len(good)
     if lost:
         report.lost_events[sid] = lost
+
+
+def _copy_permissions(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str) -> None:
+    """The session's pinned permission preset and "Allow always" rules: host-side rows that no
+    event rebuilds (host/engine/store/grants.py). Without its pin a session would fall back to
+    whatever the default preset is now, which may be less strict."""
+    policies = "SELECT preset, created_at FROM session_policies WHERE session_id = ?"
+    rules = "SELECT tool, scope, created_at FROM grants WHERE session_id = ?"
+    try:
+        for preset, created_at in _rows(src, policies, (sid,)):
+            grants.write_policy(dst, sid, str(preset), int(created_at))
+        for tool, scope, created_at in _rows(src, rules, (sid,)):
+            grants.write_grant(dst, sid, grants.Grant(str(tool), str(scope), int(created_at)))
+    except (TypeError, ValueError):
+        return  # a damaged row: the rest of that session's rules are asked for again

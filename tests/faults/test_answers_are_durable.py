@@ -1,0 +1,146 @@
+"""An answer never gets ahead of the disk: an accepted prompt, a rename, a fork and an "Allow
+always" rule are committed before the client hears of them (durable before visible). The writer
+thread is held inside a read to make "queued but not yet committed" last as long as the test
+needs — no timing is assumed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from contract.frames import SessionProjection
+from contract.permissions import PERMISSIONS_KEY
+from contract.sessions import TextInput
+from host.engine.engine import Engine
+from tests.engine.conftest import frames_until, is_event
+from tests.support.scripted_llm import Reply
+
+WAIT = 30.0
+
+
+def rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    """What a separate connection sees: exactly what is committed."""
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+def spliced_texts(db: Path, session_id: str) -> list[str]:
+    found = rows(
+        db, "SELECT json FROM events WHERE session_id = ? AND type = 'agent/inbox/spliced'", session_id
+    )
+    return [json.dumps(json.loads(r[0])["data"]) for r in found]
+
+
+@asynccontextmanager
+async def writer_held(engine: Engine) -> AsyncIterator[asyncio.Future[Any]]:
+    """Keep the store's writer thread busy until the block ends; yields the held read."""
+    entered, release = threading.Event(), threading.Event()
+
+    def hold(_conn: sqlite3.Connection) -> None:
+        entered.set()
+        release.wait(WAIT)
+
+    held = asyncio.ensure_future(engine.store.call(hold))
+    assert await asyncio.to_thread(entered.wait, WAIT)
+    try:
+        yield held
+    finally:
+        release.set()
+        await asyncio.wait_for(held, WAIT)
+
+
+async def settle_turn(engine: Engine, scripted_llm: Any, sid: str, mux: Any, turn: int) -> None:
+    scripted_llm.enqueue(Reply(text=f"answer {turn}"))
+    await engine.prompt(sid, "queue", [TextInput(text=f"warm up {turn}")], f"w{turn}")
+    await frames_until(mux, is_event("turn/end", turn=turn), WAIT)
+
+
+async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
+    engine_factory: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    sid = await engine.create_session("/tmp")
+    await settle_turn(engine, scripted_llm, sid, mux, 0)  # attached: prompt needs no read now
+    db = engine.store.path
+    scripted_llm.enqueue(Reply(text="later"))
+    async with writer_held(engine):
+        answer = asyncio.ensure_future(engine.prompt(sid, "queue", [TextInput(text="keep me")], "r1"))
+        await asyncio.sleep(0.2)  # room for a premature answer (its absence is what is checked)
+        assert not answer.done()  # the answer waits for the commit, not the other way round
+        assert not any("keep me" in t for t in spliced_texts(db, sid))
+    item = await asyncio.wait_for(answer, WAIT)
+    assert any("keep me" in t and item in t for t in spliced_texts(db, sid))  # committed first
+
+
+async def test_a_rename_and_a_fork_are_committed_before_they_are_answered(
+    engine_factory: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    host = engine.subscribe_host()
+    sid = await engine.create_session("/tmp")
+    await settle_turn(engine, scripted_llm, sid, mux, 0)
+    db = engine.store.path
+    agent = engine.pool.get(sid)
+    assert agent is not None
+    title, seq = await engine.rename(sid, "Kept title")
+    assert agent.journal.visible_seq >= seq  # its frame is out, so its commit is done
+    stored = rows(db, "SELECT type FROM events WHERE session_id = ? AND seq = ?", sid, seq)
+    assert title == "Kept title" and stored == [("session/title",)]
+
+    child = await engine.fork(sid)
+    added = await frames_until(host, lambda f: f.type == "host/session-added" and f.session_id == child, WAIT)
+    assert added[-1].parent_session_id == sid
+    seeded = rows(db, "SELECT type FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 2", child)
+    assert ("session/end-seed",) in seeded  # the seed was on disk when the child was announced
+    assert rows(db, "SELECT preset FROM session_policies WHERE session_id = ?", child)
+
+
+async def test_an_allow_always_rule_is_shown_only_once_it_is_on_disk(
+    engine_factory: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    sid = await engine.create_session("/tmp")
+    await settle_turn(engine, scripted_llm, sid, mux, 0)
+    db = engine.store.path
+    agent = engine.pool.get(sid)
+    assert agent is not None
+    while mux.get_nowait() is not None:
+        pass
+
+    def rule_frames() -> list[SessionProjection]:
+        out = []
+        while (item := mux.get_nowait()) is not None:
+            frame = item[1]
+            if isinstance(frame, SessionProjection) and frame.key == PERMISSIONS_KEY:
+                out.append(frame)
+        return out
+
+    async with writer_held(engine):
+        engine.permissions.grant(agent.policy, "bash", "words:npm test")
+        assert rule_frames() == []  # queued, not committed: not shown
+        assert rows(db, "SELECT tool FROM grants WHERE session_id = ?", sid) == []
+    await engine.store.flush()
+    shown = rule_frames()
+    assert shown and [r["scope"] for r in shown[-1].value["rules"]] == ["words:npm test"]
+    granted = rows(db, "SELECT tool, scope FROM grants WHERE session_id = ?", sid)
+    assert granted == [("bash", "words:npm test")]
+
+    async with writer_held(engine):
+        revoking = asyncio.ensure_future(engine.permissions.revoke(sid, "bash", "words:npm test"))
+        await asyncio.sleep(0.2)
+        assert not revoking.done() and rule_frames() == []
+    assert await asyncio.wait_for(revoking, WAIT)
+    assert rows(db, "SELECT tool FROM grants WHERE session_id = ?", sid) == []
+    assert rule_frames()[-1].value["rules"] == []
