@@ -144,14 +144,6 @@ def quantiles(values: list[float]) -> dict[str, float]:
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--chunks", type=int, default=1500)
-    parser.add_argument("--rate", type=float, default=500.0, help="chunks per second")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--json", help="also write the figures to this file")
-    args = parser.parse_args()
     results: dict[str, list[float]] = {"raw": [], "ungated": [], "gated": []}
     with ScriptedLlmServer() as llm:
         for _ in range(args.rounds):

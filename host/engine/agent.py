@@ -347,12 +347,7 @@ class Agent:
         if self._disposed:
             return
         self._disposed = True
-        if self.turn_open and self._turn_task is not None and self.cancel_by is None:
-            self.cancel_by = "disposed"
-            self._turn_task.cancel()
-        if self._compaction is not None:
-            self._compaction.cancel()
-        self._wake.set()
+        self._end_work()
         if self._task is not None:
             await asyncio.wait([self._task])
 
@@ -369,6 +364,10 @@ class Agent:
             self.inbox = InboxLists()
             self._publish_queue()
         self.deps.pending.cancel_session(self.session_id)
+        self._end_work()
+
+    def _end_work(self) -> None:
+        """Cancel a running turn (`aborted {by: disposed}`) or compaction; the loop then ends."""
         if self.turn_open and self._turn_task is not None and self.cancel_by is None:
             self.cancel_by = "disposed"
             self._turn_task.cancel()

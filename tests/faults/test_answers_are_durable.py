@@ -11,12 +11,16 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from contract.frames import SessionProjection
 from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import TextInput
+from host.engine.agent import Agent
 from host.engine.engine import Engine
 from tests.engine.conftest import frames_until, is_event
 from tests.support.scripted_llm import Reply
@@ -58,20 +62,33 @@ async def writer_held(engine: Engine) -> AsyncIterator[asyncio.Future[Any]]:
         await asyncio.wait_for(held, WAIT)
 
 
-async def settle_turn(engine: Engine, scripted_llm: Any, sid: str, mux: Any, turn: int) -> None:
-    scripted_llm.enqueue(Reply(text=f"answer {turn}"))
-    await engine.prompt(sid, "queue", [TextInput(text=f"warm up {turn}")], f"w{turn}")
-    await frames_until(mux, is_event("turn/end", turn=turn), WAIT)
+@dataclass
+class Attached:
+    engine: Engine
+    mux: Any
+    sid: str
+    agent: Agent
+    db: Path
 
 
-async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
-    engine_factory: Any, scripted_llm: Any
-) -> None:
+@pytest.fixture
+async def attached(engine_factory: Any, scripted_llm: Any) -> Attached:
+    """A session after one turn: its agent is loaded, so a prompt needs no read first."""
     engine = await engine_factory(tools={})
     mux = engine.subscribe_mux()
     sid = await engine.create_session("/tmp")
-    await settle_turn(engine, scripted_llm, sid, mux, 0)  # attached: prompt needs no read now
-    db = engine.store.path
+    scripted_llm.enqueue(Reply(text="answer 0"))
+    await engine.prompt(sid, "queue", [TextInput(text="warm up")], "w0")
+    await frames_until(mux, is_event("turn/end", turn=0), WAIT)
+    agent = engine.pool.get(sid)
+    assert agent is not None
+    return Attached(engine, mux, sid, agent, engine.store.path)
+
+
+async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
+    attached: Attached, scripted_llm: Any
+) -> None:
+    engine, sid, db = attached.engine, attached.sid, attached.db
     scripted_llm.enqueue(Reply(text="later"))
     async with writer_held(engine):
         answer = asyncio.ensure_future(engine.prompt(sid, "queue", [TextInput(text="keep me")], "r1"))
@@ -82,19 +99,11 @@ async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
     assert any("keep me" in t and item in t for t in spliced_texts(db, sid))  # committed first
 
 
-async def test_a_rename_and_a_fork_are_committed_before_they_are_answered(
-    engine_factory: Any, scripted_llm: Any
-) -> None:
-    engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+async def test_a_rename_and_a_fork_are_committed_before_they_are_answered(attached: Attached) -> None:
+    engine, sid, db = attached.engine, attached.sid, attached.db
     host = engine.subscribe_host()
-    sid = await engine.create_session("/tmp")
-    await settle_turn(engine, scripted_llm, sid, mux, 0)
-    db = engine.store.path
-    agent = engine.pool.get(sid)
-    assert agent is not None
     title, seq = await engine.rename(sid, "Kept title")
-    assert agent.journal.visible_seq >= seq  # its frame is out, so its commit is done
+    assert attached.agent.journal.visible_seq >= seq  # its frame is out, so its commit is done
     stored = rows(db, "SELECT type FROM events WHERE session_id = ? AND seq = ?", sid, seq)
     assert title == "Kept title" and stored == [("session/title",)]
 
@@ -106,16 +115,8 @@ async def test_a_rename_and_a_fork_are_committed_before_they_are_answered(
     assert rows(db, "SELECT preset FROM session_policies WHERE session_id = ?", child)
 
 
-async def test_an_allow_always_rule_is_shown_only_once_it_is_on_disk(
-    engine_factory: Any, scripted_llm: Any
-) -> None:
-    engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await settle_turn(engine, scripted_llm, sid, mux, 0)
-    db = engine.store.path
-    agent = engine.pool.get(sid)
-    assert agent is not None
+async def test_an_allow_always_rule_is_shown_only_once_it_is_on_disk(attached: Attached) -> None:
+    engine, mux, sid, db, agent = attached.engine, attached.mux, attached.sid, attached.db, attached.agent
     while mux.get_nowait() is not None:
         pass
 

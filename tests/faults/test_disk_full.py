@@ -47,6 +47,8 @@ def fill_up(where: Path) -> Path:
     """Write a filler file until the disk says no more."""
     filler = where / "filler"
     block = b"\0" * 65536
+    used = {str(p.relative_to(where)): p.stat().st_size for p in where.rglob("*") if p.is_file()}
+    print(f"before filling: {shutil.disk_usage(where)}; files: {used}")
     with open(filler, "wb") as fh:
         try:
             while True:
