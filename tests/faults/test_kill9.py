@@ -8,6 +8,7 @@ kills and restarts fit the fault suite's time budget."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -33,6 +34,8 @@ class Zygote:
         self.proc = proc
         self.logs = logs
         self.runs = 0
+        self.live: set[int] = set()
+        """Serve children not yet reaped (killed at close, should the test fail mid-run)."""
 
     @classmethod
     async def start(cls, cwd: Path, logs: Path) -> Zygote:
@@ -53,6 +56,7 @@ class Zygote:
         self.runs += 1
         out = self.logs / f"serve-{self.runs}.log"
         pid = await self.ask({"op": "serve", "args": list(args), "out": str(out)})
+        self.live.add(pid)
         for _ in range(600):
             first = out.read_text().split("\n", 1)[0] if out.exists() else ""
             match = LISTENING.match(first)
@@ -62,9 +66,15 @@ class Zygote:
         raise AssertionError(f"serve did not start: {out.read_text() if out.exists() else ''}")
 
     async def wait(self, pid: int) -> int:
-        return int(await self.ask({"op": "wait", "pid": pid}))
+        code = int(await self.ask({"op": "wait", "pid": pid}))
+        self.live.discard(pid)
+        return code
 
     async def close(self) -> None:
+        for pid in list(self.live):  # a failed run leaves no server behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            await self.wait(pid)
         assert self.proc.stdin is not None
         self.proc.stdin.close()
         await asyncio.wait_for(self.proc.wait(), 30)
