@@ -66,6 +66,34 @@ class CredentialDetails(WireModel):
     ref: str
 
 
+class PathDetails(WireModel):
+    path: str
+
+
+class WorkspaceDetails(WireModel):
+    workspace_id: str
+
+
+class NameDetails(WireModel):
+    name: str
+
+
+class WorkspaceMoveDetails(WireModel):
+    workspace_id: str
+    session_id: str
+    before_session_id: str | None = None
+
+
+class WorkspaceAttachDetails(WireModel):
+    session_id: str
+    workspace_id: str
+
+
+class CapabilityDetails(WireModel):
+    capability: str
+    """The picker kind this host does serve (`native` or `browse`)."""
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -83,6 +111,15 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "settings-conflict": SettingsConflictDetails,
     "settings-rejected": SettingsRejectedDetails,
     "credential-rejected": CredentialDetails,
+    "workspace-invalid-path": PathDetails,
+    "workspace-not-found": WorkspaceDetails,
+    "workspace-name-conflict": NameDetails,
+    "workspace-move-invalid": WorkspaceMoveDetails,
+    "workspace-attach-failed": WorkspaceAttachDetails,
+    "directory-picker-unavailable": CapabilityDetails,
+    "directory-unreadable": PathDetails,
+    "directory-exists": PathDetails,
+    "directory-create-failed": PathDetails,
 }
 """`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
 error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""

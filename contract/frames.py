@@ -12,6 +12,7 @@ from contract.content import ContentBlock
 from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
 ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
 """Their rpcId is stable (minted once, reused on replay); every other frame's is fresh."""
@@ -130,6 +131,9 @@ HostFrame = Annotated[
         HostCredentialsChanged,
         HostModelsChanged,
         HostModelStatus,
+        HostWorkspaceChanged,
+        HostWorkspaceRemoved,
+        HostArchivedSessionsChanged,
         StreamError,
     ],
     Field(discriminator="type"),
