@@ -7,6 +7,7 @@ store's writer thread.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -18,7 +19,13 @@ from pydantic import ValidationError
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
 from contract.events import SessionEvent
-from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
+from contract.frames import (
+    HostAgentError,
+    HostSessionAdded,
+    HostSessionRemoved,
+    SessionQueue,
+    SessionSubscribed,
+)
 from contract.host import DescribeValue
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
@@ -34,9 +41,11 @@ from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.config import Config, RuntimeOverrides
+from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
+    HostActionFailed,
     ModelUnavailable,
     QueueItemNotFound,
     SessionConflict,
@@ -58,6 +67,7 @@ from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
 from host.engine.wiring import Registry, RegistryFactory, default_registry, default_tools
+from host.engine.workspaces import WorkspaceRegistry
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +113,10 @@ class Engine:
         )
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
+        self.workspaces: WorkspaceRegistry
+        """Registered project folders and the archive set (loaded by `open`)."""
+        self.folders = HostFolders()
+        """The host.* folder service: browse by default, native when `open` gets a picker."""
 
     @classmethod
     async def open(
@@ -112,6 +126,7 @@ class Engine:
         registry_factory: RegistryFactory | None = None,
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
+        picker: NativePicker | None = None,
     ) -> Engine:
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
@@ -119,9 +134,12 @@ class Engine:
         registry = (registry_factory or default_registry)(config.llm, config.key_for)
         store = SqliteStore.in_dir(data_dir)
         await store.open()
-        return cls(
+        engine = cls(
             data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
         )
+        engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        engine.folders = HostFolders(picker)
+        return engine
 
     async def close(self) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close."""
@@ -163,23 +181,53 @@ class Engine:
         )
 
     async def create_session(
-        self, cwd: str | None = None, session_id: str | None = None, agent_preset: str | None = None
+        self,
+        cwd: str | None = None,
+        session_id: str | None = None,
+        agent_preset: str | None = None,
+        workspace_id: str | None = None,
     ) -> str:
-        """A new lazy session (nothing written until its first event). Idempotent for a
-        preallocated id with the same cwd; SessionConflict when it exists with another."""
+        """A new lazy session (nothing written until its first event), its cwd created if
+        missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
+        exists with another. With `workspace_id` the cwd is the workspace's path and the
+        published session is then attached to it (WorkspaceAttachFailed: it exists anyway)."""
         self._check_open()
+        if workspace_id is not None:
+            cwd = self.workspaces.get(workspace_id).path
         cwd = _expand(cwd) if cwd else self.default_cwd
-        if session_id is not None:
-            existing = await self.store.header(session_id)
-            if existing is not None:
-                if existing.cwd == cwd:
-                    return session_id
-                raise SessionConflict(session_id, cwd, existing.cwd)
+        existing = await self.store.header(session_id) if session_id is not None else None
+        if existing is not None and existing.cwd != cwd:
+            raise SessionConflict(existing.id, cwd, existing.cwd)
+        sid = existing.id if existing is not None else await self._new_session(cwd, session_id, agent_preset)
+        if workspace_id is not None:
+            await self.workspaces.attach(workspace_id, sid)
+        return sid
+
+    async def _new_session(self, cwd: str, session_id: str | None, agent_preset: str | None) -> str:
+        try:
+            await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
+        except OSError as exc:
+            raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
         sid = session_id or ids.session_id()
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
         self.store.register(header)
         self._announce(header)
         return sid
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
+        archive entries); `agent-busy` while it works. Other sessions forked from it stay."""
+        await self._header(session_id)
+        agent = self._agents.get(session_id)
+        if agent is not None:
+            if agent.running or agent.turn_open or agent.queue_items():
+                raise AgentBusy("the session is working; stop it before deleting it")
+            del self._agents[session_id]
+            await agent.dispose()
+        await self.store.delete_session(session_id)
+        self.selections.forget(session_id)
+        await self.workspaces.session_deleted(session_id)
+        self.bus.publish("host", HostSessionRemoved(session_id=session_id))
 
     def _announce(self, header: SessionHeader) -> None:
         added = HostSessionAdded(
@@ -287,6 +335,9 @@ class Engine:
         child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
         self._announce(child)
+        workspace_id = self.workspaces.containing(session_id)
+        if workspace_id is not None:  # the child joins its source's workspace
+            await self.workspaces.attach(workspace_id, child.id)
         return child.id
 
     async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
@@ -376,7 +427,8 @@ class Engine:
             home=str(Path.home()),
             provider=selection.provider,
             model=selection.model,
-            attached_sessions=self.attached(),
+            attached_sessions=len(self._agents),
+            can_open_path=can_open_path(),
             host_instance_id=self.host_instance_id,
         )
 

@@ -42,6 +42,9 @@ class Selections:
     def inherit(self, child_id: str, selection: ModelSelection) -> None:
         self._chosen[child_id] = selection
 
+    def forget(self, session_id: str) -> None:
+        self._chosen.pop(session_id, None)
+
     async def select(self, session_id: str, provider: str, model: str, effort: str | None) -> ModelSelection:
         """Validate against the adapters; raises ModelUnavailable for an unknown provider or an
         unsupported reasoning effort (the catalog is advice: any model name is accepted)."""
