@@ -122,7 +122,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "directory-create-failed": PathDetails,
 }
 """`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
-error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""
+error the host raises, and so is `internal` for a failure the host can only describe in words
+(the OS opener, a folder it cannot create). A request the loopback fence refuses is an HTTP 403,
+not an RpcError."""
 
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 

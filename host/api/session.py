@@ -16,7 +16,14 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 @implements("session.create")
 async def create(engine: Engine, p: s.CreateRequest) -> s.SessionRef:
-    return s.SessionRef(session_id=await engine.create_session(p.cwd, p.session_id, p.agent_preset))
+    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id)
+    return s.SessionRef(session_id=sid)
+
+
+@implements("session.delete")
+async def delete(engine: Engine, p: s.SessionRef) -> s.SessionDeleted:
+    await engine.delete_session(p.session_id)
+    return s.SessionDeleted()
 
 
 @implements("session.history")

@@ -59,6 +59,7 @@ from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
+from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
 from host.engine.selection import Selections
 from host.engine.settings import SettingsService
@@ -76,7 +77,7 @@ def _expand(path: str) -> str:
     return os.path.expanduser(path)
 
 
-class Engine:
+class Engine(WorkspaceMethods):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(

@@ -316,3 +316,37 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
     for path in data.rglob("*"):
         if path.is_file() and path != credentials:
             assert secret.encode() not in path.read_bytes(), path
+
+
+async def test_folder_and_delete_methods_are_loopback_only(web: Checked, tmp_path: Path) -> None:
+    """`host.pickDirectory`, `host.openPath` and `session.delete` are privileged; the folder
+    browser and `workspace.*` are not (docs/decisions.md "Workspaces")."""
+    trusted = web.bearer(host=f"{TRUSTED}:{web.served.port}")
+
+    async def call(method: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+        return await web.request("POST", f"/api/{method}", content=body, headers=headers)
+
+    created = await call("session.create", {"cwd": str(tmp_path)}, web.bearer())
+    sid = created.json()["result"]["value"]["sessionId"]
+    privileged = {
+        "host.pickDirectory": {},
+        "host.openPath": {"path": str(tmp_path)},
+        "session.delete": {"sessionId": sid},
+    }
+    for method, payload in privileged.items():
+        refused = await call(method, payload, trusted)
+        assert refused.status_code == 403 and "loopback" in refused.text, method
+    listed = await call("session.list", {}, web.bearer())
+    assert sid in listed.text  # the refused delete did nothing
+    for method, payload in {
+        "host.listDirectory": {"path": str(tmp_path)},
+        "workspace.create": {"path": str(tmp_path)},
+        "workspace.list": {},
+    }.items():
+        passed = await call(method, payload, trusted)
+        assert passed.status_code == 200 and passed.json()["result"]["ok"] is True, method
+    picked = await call("host.pickDirectory", {}, web.bearer())
+    assert picked.json()["result"]["error"]["details"] == {"capability": "browse"}
+    deleted = await call("session.delete", {"sessionId": sid}, web.bearer())
+    assert deleted.json()["result"] == {"ok": True, "value": {"deleted": True}}

@@ -99,7 +99,9 @@ class SessionDomain:
 
 class HostDomain:
     async def describe(self, request: RpcRequest[Any]) -> RpcResponse[Any]:
-        value = DescribeValue(version="0", cwd="/", home="/", attached_sessions=[], host_instance_id="h")
+        value = DescribeValue(
+            version="0", cwd="/", home="/", attached_sessions=0, can_open_path=False, host_instance_id="h"
+        )
         return ok(request.rpc_id, value)
 
 
