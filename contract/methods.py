@@ -55,7 +55,7 @@ _METHODS = (
     Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
     Method("session.delete", _s.SessionRef, _s.SessionDeleted, 2, True),
     Method("host.describe", host.DescribeRequest, host.DescribeValue),
-    Method("host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, 2, True),
+    Method("host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, 2, True, True),
     Method("host.listDirectory", host.ListDirectoryRequest, host.DirectoryListing, 2),
     Method("host.createDirectory", host.CreateDirectoryRequest, host.DirectoryPath, 2),
     Method("host.openPath", host.OpenPathRequest, host.OpenPathValue, 2, True),

@@ -64,6 +64,11 @@ const ICONS = {
   terminal: "M4 5h16v14H4zM7 9l3 3-3 3M12 15h5",
   file: "M6 3h8l4 4v14H6zM14 3v4h4",
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
+  folder: "M3 6h6l2 2h10v11H3z",
+  "folder-open": "M3 6h6l2 2h8v3M3 19l3-8h16l-3 8z",
+  archive: "M4 5h16v4H4zM5 9v10h14V9M10 13h4",
+  unarchive: "M4 5h16v4H4zM5 9v10h14V9M12 17v-5M9.5 14.5 12 12l2.5 2.5",
+  reveal: "M14 4h6v6M20 4l-9 9M18 14v6H4V6h6",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */
