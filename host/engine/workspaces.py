@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -29,6 +28,7 @@ from contract.workspaces import (
     HostWorkspaceRemoved,
     WorkspaceView,
 )
+from host.engine import ids
 from host.engine.bus import Bus
 from host.engine.errors import (
     SessionNotFound,
@@ -115,8 +115,8 @@ class WorkspaceRegistry:
         stamp = now_iso()
         rows = []
         for path, members in sorted(groups.items(), key=lambda g: -max(a for a, _ in g[1])):
-            ids = [sid for _, sid in sorted(members, reverse=True)]
-            rows.append(WorkspaceRow(str(uuid.uuid4()), path, default_title(path), stamp, stamp, ids))
+            account = [sid for _, sid in sorted(members, reverse=True)]
+            rows.append(WorkspaceRow(ids.workspace_id(), path, default_title(path), stamp, stamp, account))
         await self._store.call(lambda conn: tables.bootstrap(conn, rows))
         await self._store.flush()
         return rows
@@ -169,7 +169,7 @@ class WorkspaceRegistry:
                 if row.path == canonical:
                     return self.view(row), False
             stamp = now_iso()
-            row = WorkspaceRow(str(uuid.uuid4()), canonical, default_title(canonical), stamp, stamp)
+            row = WorkspaceRow(ids.workspace_id(), canonical, default_title(canonical), stamp, stamp)
             await self._write(lambda conn: tables.insert_workspace(conn, row))
             self._order.insert(0, row)
             return self._changed(row), True
