@@ -40,7 +40,8 @@ class NativePicker(Protocol):
 
 
 def home() -> str:
-    return os.path.expanduser("~")
+    """The host user's home, canonical like every listed path (so clients can shorten them)."""
+    return os.path.realpath(os.path.expanduser("~"))
 
 
 def _wire_safe(name: str) -> bool:

@@ -43,7 +43,7 @@ async def test_list_directory_shows_child_folders(host: Host) -> None:
     root = real(host.workdir)
     make_tree(root)
     listing = await ok(client, "host.listDirectory", {"path": str(root)})
-    assert listing.path == str(root) and listing.home == str(Path.home())
+    assert listing.path == str(root) and listing.home == str(real(Path.home()))
     assert [e.name for e in listing.entries] == [".hidden", "Alpha", "beta", "gamma", "to-gamma"]
     by_name = {e.name: e for e in listing.entries}
     assert by_name[".hidden"].hidden is True and by_name["Alpha"].hidden is False

@@ -5,6 +5,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { shortenPath } from "../state/session-list.js";
 import { transportFailure } from "../client/errors.js";
 
 export class FolderPicker {
@@ -148,7 +149,8 @@ export class FolderPicker {
   show(listing) {
     this.listing = listing;
     this.note.textContent = "";
-    this.choosePath.textContent = listing.path;
+    this.newForm.hidden = true;
+    this.choosePath.textContent = shortenPath(listing.path, listing.home);
     this.choosePath.title = listing.path;
     clear(this.crumbs);
     listing.crumbs.forEach((c, i) => {
@@ -160,6 +162,8 @@ export class FolderPicker {
       this.crumbs.append(b);
     });
     this.render();
+    const bar = this.crumbs.parentElement;
+    bar.scrollLeft = bar.scrollWidth; // the current folder, at the end of a long path, in view
   }
 
   render() {
