@@ -165,7 +165,7 @@ export class SidebarView {
       icon("chevron", "icon chevron"),
       icon(workspace ? "folder" : "list"),
       h("span", { class: "ws-title", testid: "workspace-title" }, workspace ? workspace.title : "Ungrouped"),
-      workspace ? h("span", { class: "ws-path" }, shortenPath(workspace.path, home)) : null,
+      workspace ? h("span", { class: "ws-path" }, h("bdi", { dir: "ltr" }, shortenPath(workspace.path, home))) : null, // long paths: cut at the start
     );
     toggle.addEventListener("click", () => {
       if (this.collapsed.has(id)) this.collapsed.delete(id);
