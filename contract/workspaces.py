@@ -1,5 +1,5 @@
 """The `workspace.*` domain: registered project folders, their sessions in manual order, and the
-registry-wide archive set (docs/architecture.md "Workspaces").
+registry-wide archive set (docs/decisions.md "Workspaces").
 
 A workspace is a registration of one canonical directory; it never owns the directory or the
 session logs. Grouping is `WorkspaceView.sessionIds`: `SessionSummary` has no workspace field.

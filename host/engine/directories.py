@@ -1,4 +1,4 @@
-"""Host folders for the folder picker and open-path (docs/architecture.md "Workspaces").
+"""Host folders for the folder picker and open-path (docs/decisions.md "Workspaces").
 
 `list_directory` and `create_directory` are the `browse` capability (an in-page folder browser,
 which also works for a browser tab); a native chooser is the desktop's business and reaches the

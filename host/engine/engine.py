@@ -219,12 +219,7 @@ class Engine(WorkspaceMethods):
         """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
         archive entries); `agent-busy` while it works. Other sessions forked from it stay."""
         await self._header(session_id)
-        agent = self._agents.get(session_id)
-        if agent is not None:
-            if agent.running or agent.turn_open or agent.queue_items():
-                raise AgentBusy("the session is working; stop it before deleting it")
-            del self._agents[session_id]
-            await agent.dispose()
+        await self.pool.release(session_id)
         await self.store.delete_session(session_id)
         self.selections.forget(session_id)
         await self.workspaces.session_deleted(session_id)

@@ -1,5 +1,5 @@
 """The workspace registry: registered project folders, their sessions in manual order, the archive
-set (docs/architecture.md "Workspaces"; the rules are numbered as in docs/decisions.md).
+set (docs/decisions.md "Workspaces"; the rules are numbered as in docs/decisions.md).
 
 The whole registry is small, so it lives in memory and every change is written through to the
 store first: a frame (`host/workspace-changed`, `host/workspace-removed`,

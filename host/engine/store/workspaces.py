@@ -1,4 +1,4 @@
-"""The workspace registry's tables and their writer-thread operations (docs/architecture.md
+"""The workspace registry's tables and their writer-thread operations (docs/decisions.md
 "Workspaces").
 
 `workspaces` holds one row per registered directory (`position` ascending is the display order;
