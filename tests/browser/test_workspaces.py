@@ -204,6 +204,10 @@ def test_welcome_offers_recent_folders_and_reorder_by_keyboard(
     page.keyboard.press("Alt+ArrowDown")
     expect(items.nth(0)).to_have_attribute("data-session-id", order[1])
     assert rpc(page, "workspace.list", {})["items"][0]["sessionIds"] == [order[1], order[0]]  # type: ignore[index]
+    # drag the last session onto the top half of the first one: it moves to the top
+    items.nth(1).drag_to(items.nth(0), target_position={"x": 20, "y": 4})
+    expect(items.nth(0)).to_have_attribute("data-session-id", order[0])
+    assert rpc(page, "workspace.list", {})["items"][0]["sessionIds"] == order  # type: ignore[index]
     # a recent folder starts a new session there
     welcome.get_by_test_id("recent-folder").click()
     sid = active_id(page)

@@ -69,3 +69,14 @@ test("workspace state follows the host frames", async () => {
   assert.equal(state.handleHost({ type: "host/session-added", sessionId: "x" }), false);
   assert.equal(changes, 5);
 });
+
+test("tool-card paths: absolute ones as they are, relative ones under the session's folder", async () => {
+  const { absolutePath } = await import("../../webui/js/views/tool-card.js");
+  assert.equal(absolutePath("/etc/hosts", "/home/me/p"), "/etc/hosts");
+  assert.equal(absolutePath("src/app.py", "/home/me/p/"), "/home/me/p/src/app.py");
+  assert.equal(absolutePath("./README.md", "/home/me/p"), "/home/me/p/README.md");
+  assert.equal(absolutePath("src\\app.py", "C:\\work\\p"), "C:\\work\\p\\src\\app.py");
+  assert.equal(absolutePath("C:\\x.txt", null), "C:\\x.txt");
+  assert.equal(absolutePath("rel.txt", null), null);
+  assert.equal(absolutePath(undefined, "/p"), null);
+});
