@@ -15,15 +15,18 @@ from contract._base import WireModel
 from contract.sessions import SessionId
 
 WorkspaceId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
+"""An id as a request carries it (checked strictly)."""
+Id = Annotated[str, Field(min_length=1)]
+"""An id as the host writes it in values and frames (the host minted or checked it already)."""
 
 
 class WorkspaceView(WireModel):
     """The row every `workspace.*` value and workspace frame carries."""
 
-    workspace_id: WorkspaceId
+    workspace_id: Id
     path: str = Field(description="canonical directory (realpath at create time), never rewritten")
     title: str
-    session_ids: list[SessionId] = Field(description="manual order; attach prepends")
+    session_ids: list[Id] = Field(description="manual order; attach prepends")
     created_at: str = Field(description="ISO-8601")
     updated_at: str = Field(description="ISO-8601 time of the last durable change to the record")
 
@@ -35,7 +38,7 @@ class WorkspaceListRequest(WireModel):
 
 class WorkspaceListValue(WireModel):
     items: list[WorkspaceView] = Field(description="durable registry order, newest first")
-    archived_session_ids: list[SessionId]
+    archived_session_ids: list[Id]
 
 
 # workspace.create
@@ -87,7 +90,7 @@ class ArchiveRequest(WireModel):
 
 
 class ArchivedValue(WireModel):
-    archived_session_ids: list[SessionId] = Field(description="the whole set after the change")
+    archived_session_ids: list[Id] = Field(description="the whole set after the change")
 
 
 # ---- frames on events.host ---------------------------------------------------------------------
@@ -104,9 +107,9 @@ class HostWorkspaceRemoved(WireModel):
     """The registration was deleted; never the directory or any session log."""
 
     type: Literal["host/workspace-removed"] = "host/workspace-removed"
-    workspace_id: WorkspaceId
+    workspace_id: Id
 
 
 class HostArchivedSessionsChanged(WireModel):
     type: Literal["host/archived-sessions-changed"] = "host/archived-sessions-changed"
-    archived_session_ids: list[SessionId]
+    archived_session_ids: list[Id]

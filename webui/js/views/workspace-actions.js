@@ -9,22 +9,6 @@ import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 
-const EXTRA_MESSAGES = {
-  "workspace-invalid-path": "That folder does not exist (or is not a folder).",
-  "workspace-not-found": "That workspace is no longer registered.",
-  "workspace-name-conflict": "Another workspace already has that name.",
-  "workspace-move-invalid": "That session is not in this workspace any more.",
-  "workspace-attach-failed": "The session was created but could not join the workspace.",
-  "directory-picker-unavailable": "This window cannot show a folder picker.",
-  "directory-unreadable": "That folder cannot be read.",
-  "directory-exists": "A folder with that name already exists.",
-  "directory-create-failed": "The folder could not be created.",
-};
-
-export function explain(error) {
-  return EXTRA_MESSAGES[error?.code] ?? describeError(error);
-}
-
 export class WorkspaceActions {
   /** ctx: {client, manager, workspaces, toast(msg), open(sid), newSession(wid), exportSession(sid), canOpenPath()} */
   constructor(ctx) {
@@ -47,7 +31,7 @@ export class WorkspaceActions {
   async openPath(path) {
     const r = await this.call("workspace.create", { path });
     if (!r.ok) {
-      this.ctx.toast(`Could not open ${path}: ${explain(r.error)}`);
+      this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
       return null;
     }
     this.ctx.workspaces.upsert(r.value.workspace);
@@ -56,7 +40,7 @@ export class WorkspaceActions {
 
   async archive(sessionId) {
     const r = await this.call("workspace.archiveSession", { sessionId });
-    if (!r.ok) return this.ctx.toast(explain(r.error));
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
     const title = displayTitle(this.ctx.manager.summaries.get(sessionId));
     this.ctx.toast(`Archived “${title}”. Find it under Archived at the bottom of the list.`, "info");
@@ -64,7 +48,7 @@ export class WorkspaceActions {
 
   async unarchive(sessionId) {
     const r = await this.call("workspace.unarchiveSession", { sessionId });
-    if (!r.ok) return this.ctx.toast(explain(r.error));
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
   }
 
@@ -87,7 +71,7 @@ export class WorkspaceActions {
     if (choice !== "delete") return false;
     const r = await this.call("session.delete", { sessionId });
     if (!r.ok) {
-      this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : explain(r.error));
+      this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : describeError(r.error));
       return false;
     }
     return true;
@@ -103,19 +87,19 @@ export class WorkspaceActions {
     });
     if (choice !== "remove") return;
     const r = await this.call("workspace.delete", { workspaceId: workspace.workspaceId });
-    if (!r.ok) this.ctx.toast(explain(r.error));
+    if (!r.ok) this.ctx.toast(describeError(r.error));
   }
 
   async moveSession(workspaceId, sessionId, beforeSessionId) {
     const payload = beforeSessionId ? { workspaceId, sessionId, beforeSessionId } : { workspaceId, sessionId };
     const r = await this.call("workspace.insertSessionBefore", payload);
-    if (!r.ok) return this.ctx.toast(explain(r.error));
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.upsert(r.value.workspace);
   }
 
   /** Hand a folder or file to the OS (file manager, default app). */
   async reveal(path) {
     const r = await this.call("host.openPath", { path });
-    if (!r.ok) this.ctx.toast(`Could not open ${path}: ${explain(r.error)}`);
+    if (!r.ok) this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
   }
 }
