@@ -7,7 +7,6 @@ store's writer thread.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -21,8 +20,6 @@ from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlo
 from contract.events import SessionEvent
 from contract.frames import (
     HostAgentError,
-    HostSessionAdded,
-    HostSessionRemoved,
     SessionQueue,
     SessionSubscribed,
 )
@@ -45,17 +42,16 @@ from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
-    HostActionFailed,
     ModelUnavailable,
     QueueItemNotFound,
     SessionConflict,
-    SessionNotFound,
     TitleInvalid,
 )
 from host.engine.fork import fork_session
 from host.engine.history import history_page
 from host.engine.imported import rows_with_cwd
-from host.engine.journal import Journal, now_ms
+from host.engine.journal import Journal
+from host.engine.lifecycle import SessionLifecycle
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
@@ -73,11 +69,7 @@ from host.engine.workspaces import WorkspaceRegistry
 log = logging.getLogger(__name__)
 
 
-def _expand(path: str) -> str:
-    return os.path.expanduser(path)
-
-
-class Engine(WorkspaceMethods):
+class Engine(SessionLifecycle, WorkspaceMethods):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -180,62 +172,6 @@ class Engine(WorkspaceMethods):
             cwd=h.cwd,
             agent_preset=h.agent_preset,
         )
-
-    async def create_session(
-        self,
-        cwd: str | None = None,
-        session_id: str | None = None,
-        agent_preset: str | None = None,
-        workspace_id: str | None = None,
-    ) -> str:
-        """A new lazy session (nothing written until its first event), its cwd created if
-        missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
-        exists with another. With `workspace_id` the cwd is the workspace's path and the
-        published session is then attached to it (WorkspaceAttachFailed: it exists anyway)."""
-        self._check_open()
-        if workspace_id is not None:
-            cwd = self.workspaces.get(workspace_id).path
-        cwd = _expand(cwd) if cwd else self.default_cwd
-        existing = await self.store.header(session_id) if session_id is not None else None
-        if existing is not None and existing.cwd != cwd:
-            raise SessionConflict(existing.id, cwd, existing.cwd)
-        sid = existing.id if existing is not None else await self._new_session(cwd, session_id, agent_preset)
-        if workspace_id is not None:
-            await self.workspaces.attach(workspace_id, sid)
-        return sid
-
-    async def _new_session(self, cwd: str, session_id: str | None, agent_preset: str | None) -> str:
-        try:
-            await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
-        except OSError as exc:
-            raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
-        sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
-        self.store.register(header)
-        self._announce(header)
-        return sid
-
-    async def delete_session(self, session_id: str) -> None:
-        """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
-        archive entries); `agent-busy` while it works. Other sessions forked from it stay."""
-        await self._header(session_id)
-        await self.pool.release(session_id)
-        await self.store.delete_session(session_id)
-        self.selections.forget(session_id)
-        await self.workspaces.session_deleted(session_id)
-        self.bus.publish("host", HostSessionRemoved(session_id=session_id))
-
-    def _announce(self, header: SessionHeader) -> None:
-        added = HostSessionAdded(
-            session_id=header.id, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
-        )
-        self.bus.publish("host", added)
-
-    async def _header(self, session_id: str) -> SessionHeader:
-        header = await self.store.header(session_id)
-        if header is None:
-            raise SessionNotFound(session_id)
-        return header
 
     async def attach(self, session_id: str) -> Agent:
         """The session's agent, resuming a cold session (concurrent resumes share one load)."""
@@ -451,7 +387,3 @@ class Engine(WorkspaceMethods):
         """A write the store could not apply: the session's log on disk stops short."""
         message = f"saving the session failed: {exc}"
         self.bus.publish("host", HostAgentError(session_id=session_id or "", message=message))
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise AgentBusy("the host is shutting down")

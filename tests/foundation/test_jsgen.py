@@ -45,6 +45,12 @@ from contract.questions import Question, QuestionOption, QuestionRequested, Ques
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
 from contract.schema import frame_name
 from contract.sessions import ListRequest, ListValue
+from contract.workspaces import (
+    HostArchivedSessionsChanged,
+    HostWorkspaceChanged,
+    HostWorkspaceRemoved,
+    WorkspaceView,
+)
 from host.fetch.streams import to_server_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,6 +180,13 @@ def _frames() -> list[tuple[str, Any]]:
         HostCredentialsChanged(ref="deepseek"),
         HostModelsChanged(),
         HostModelStatus(model="smollm2-135m-instruct", state="loading"),
+        HostWorkspaceChanged(
+            workspace=WorkspaceView(
+                workspace_id="w", path="/w", title="w", session_ids=["s"], created_at="t", updated_at="t"
+            )
+        ),
+        HostWorkspaceRemoved(workspace_id="w"),
+        HostArchivedSessionsChanged(archived_session_ids=["s"]),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     return [("events.mux", f) for f in mux] + [("events.host", f) for f in host]
