@@ -94,6 +94,27 @@ class CapabilityDetails(WireModel):
     """The picker kind this host does serve (`native` or `browse`)."""
 
 
+class PresetReasonDetails(WireModel):
+    agent_preset: str
+    reason: str
+
+
+class PresetNotFoundDetails(WireModel):
+    agent_preset: str
+    available: list[str]
+
+
+class PresetLockedDetails(WireModel):
+    session_id: str
+    agent_preset: str
+
+
+class PresetConflictDetails(WireModel):
+    session_id: str
+    requested_preset: str
+    existing_preset: str | None = None
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -120,6 +141,11 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "directory-unreadable": PathDetails,
     "directory-exists": PathDetails,
     "directory-create-failed": PathDetails,
+    "agent-preset-not-found": PresetNotFoundDetails,
+    "agent-preset-invalid": PresetReasonDetails,
+    "agent-preset-read-only": PresetReasonDetails,
+    "agent-preset-locked": PresetLockedDetails,
+    "agent-preset-conflict": PresetConflictDetails,
 }
 """`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
 error the host raises, and so is `internal` for a failure the host can only describe in words

@@ -12,7 +12,9 @@ from pydantic import Field, model_validator
 
 from contract._base import OpenModel, WireModel
 from contract.approvals import ApprovalOutcome
+from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import Message, StreamChunk, Usage
+from contract.presets import AgentPresetSelected
 
 TurnTrigger = Literal["user", "steer", "injection", "queue"]
 AbortedBy = Literal["user", "parent", "disposed"]
@@ -144,6 +146,10 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "approval/decided": ApprovalDecided,
     "session/title": SessionTitle,
     "session/end-seed": EndSeed,
+    "agent-preset/selected": AgentPresetSelected,
+    "command/run": CommandRun,
+    "command/done": CommandDone,
+    "plan/mode": PlanMode,
 }
 
 SURFACE_TYPES = frozenset({"user/message", "steering/message", "assistant/message", "tool/result"})

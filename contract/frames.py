@@ -79,6 +79,7 @@ class HostSessionAdded(WireModel):
     blank: bool
     parent_session_id: str | None = None
     cwd: str | None = None
+    agent_preset: str | None = None
 
 
 class HostSessionRemoved(WireModel):
@@ -121,6 +122,20 @@ class HostModelStatus(WireModel):
     state: Literal["loading", "ready", "failed"]
 
 
+class HostCommandsChanged(WireModel):
+    """A command was registered or unregistered: re-fetch `command.list`."""
+
+    type: Literal["host/commands-changed"] = "host/commands-changed"
+
+
+class HostSessionPresetChanged(WireModel):
+    """A session now runs another preset (its `command.list` and `skill.list` changed too)."""
+
+    type: Literal["host/session-preset-changed"] = "host/session-preset-changed"
+    session_id: str
+    agent_preset: str
+
+
 HostFrame = Annotated[
     Union[
         HostSessionAdded,
@@ -134,6 +149,8 @@ HostFrame = Annotated[
         HostWorkspaceChanged,
         HostWorkspaceRemoved,
         HostArchivedSessionsChanged,
+        HostCommandsChanged,
+        HostSessionPresetChanged,
         StreamError,
     ],
     Field(discriminator="type"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from contract import host, sessions, settings, workspaces
+from contract import commands, host, presets, sessions, settings, skills, workspaces
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,11 @@ class Method:
 
 
 _s = sessions
+_p = presets
 _w = workspaces
 _METHODS = (
     Method("session.list", _s.ListRequest, _s.ListValue),
-    Method("session.create", _s.CreateRequest, _s.SessionRef),
+    Method("session.create", _s.CreateRequest, _s.CreateValue),
     Method("session.history", _s.HistoryRequest, _s.HistoryValue),
     Method("session.prompt", _s.PromptRequest, _s.Accepted),
     Method("session.cancel", _s.SessionRef, _s.Accepted),
@@ -71,6 +72,15 @@ _METHODS = (
     Method("credentials.describe", settings.CredentialsDescribeRequest, settings.CredentialsValue, 2, True),
     Method("credentials.set", settings.CredentialSetRequest, settings.CredentialChanged, 2, True),
     Method("credentials.unset", settings.CredentialUnsetRequest, settings.CredentialChanged, 2, True),
+    Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue, 2),
+    Method("agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, 2),
+    Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, 2, True),
+    Method("agentPreset.copy", _p.PresetCopyRequest, _p.PresetRefValue, 2, True),
+    Method("agentPreset.openDocument", _p.PresetRequest, _p.PresetOpenValue, 2, True),
+    Method("agentPreset.remove", _p.PresetRequest, _p.PresetRemoved, 2, True),
+    Method("skill.list", skills.SkillListRequest, skills.SkillListValue, 2),
+    Method("command.list", commands.CommandListRequest, commands.CommandListValue, 2),
+    Method("command.execute", commands.CommandExecuteRequest, commands.CommandExecuteValue, 2, False, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -68,6 +68,12 @@ class CreateRequest(WireModel):
         return self
 
 
+class CreateValue(WireModel):
+    session_id: SessionId
+    agent_preset: str | None = None
+    """The preset the session runs (the default when the request named none)."""
+
+
 # session.history
 class HistoryRequest(WireModel):
     session_id: SessionId

@@ -15,9 +15,9 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 
 @implements("session.create")
-async def create(engine: Engine, p: s.CreateRequest) -> s.SessionRef:
+async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
     sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id)
-    return s.SessionRef(session_id=sid)
+    return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
 
 
 @implements("session.delete")

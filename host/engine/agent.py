@@ -28,15 +28,16 @@ from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import events, ids
 from host.engine.bus import Bus
-from host.engine.context import DEFAULT_SYSTEM, first_user_text
+from host.engine.composition import Composition, StepSetup
+from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
 from host.engine.journal import Journal, now_ms
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable, QuestionCancelled
+from host.engine.project import Instructions, instructions_view
 from host.engine.store import Store
 from host.engine.store.grants import Grant
 from host.engine.titles import auto_title
-from host.engine.tools.base import Tool
 from host.engine.turn import Conversation, Turn, TurnServices
 
 log = logging.getLogger(__name__)
@@ -49,10 +50,8 @@ class AgentDeps:
     store: Store
     bus: Bus
     pending: PendingTable
-    tools: dict[str, Tool]
     adapter_for: Callable[[str], LlmAdapter | None]
     selection: Callable[[], ModelSelection]
-    system_template: str = DEFAULT_SYSTEM
     step_cap: int = 25
 
 
@@ -76,9 +75,18 @@ class _Flags:
 
 class Agent:
     def __init__(
-        self, journal: Journal, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
+        self,
+        journal: Journal,
+        cwd: Path,
+        deps: AgentDeps,
+        history: list[Message],
+        next_turn: int,
+        composition: Composition,
     ) -> None:
         self.conversation = Conversation(journal, history)
+        self.composition = composition
+        """The session's preset, project instructions, skills and plan mode."""
+        self._instructions: tuple[str, str] | None = None
         self.session_id = journal.session_id
         self.deps = deps
         self.next_turn = next_turn
@@ -88,9 +96,8 @@ class Agent:
         self._services = TurnServices(
             session_id=self.session_id,
             cwd=cwd,
-            tools=deps.tools,
             step_cap=deps.step_cap,
-            system_prompt=deps.system_template.format(cwd=cwd),
+            prepare=self._prepare,
             selection=deps.selection,
             adapter_for=deps.adapter_for,
             pending=deps.pending,
@@ -205,6 +212,23 @@ class Agent:
 
     def has_checkpoint_input(self) -> bool:
         return bool(self._steering or self._injections)
+
+    async def _prepare(self, claimed: list[Message]) -> StepSetup:
+        setup = await self.composition.prepare(claimed)
+        self.publish_instructions(setup.instructions)
+        return setup
+
+    # ---- live state for the windows (session projections) ------------------------------------
+
+    def publish_instructions(self, found: Instructions | None) -> None:
+        """The `instructions` projection, when the file in use changed."""
+        key = (found.name, str(found.path)) if found is not None else None
+        if key != self._instructions:
+            self._instructions = key
+            self.journal.project("instructions", instructions_view(found), self.journal.last_seq)
+
+    def publish_plan(self) -> None:
+        self.journal.project("plan", {"active": self.composition.plan_active}, self.journal.last_seq)
 
     async def _ask_user(self, questions: list[Question]) -> AnswerSet:
         try:

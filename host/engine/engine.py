@@ -39,6 +39,7 @@ from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.config import Config, RuntimeOverrides
 from host.engine.directories import HostFolders, NativePicker, can_open_path
+from host.engine.doors import PresetsDoor
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -57,6 +58,7 @@ from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
+from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
 from host.engine.settings import SettingsService
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
@@ -69,7 +71,7 @@ from host.engine.workspaces import WorkspaceRegistry
 log = logging.getLogger(__name__)
 
 
-class Engine(SessionLifecycle, WorkspaceMethods):
+class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -93,12 +95,13 @@ class Engine(SessionLifecycle, WorkspaceMethods):
         self.default_cwd = os.getcwd()
         self.selections = Selections(config, registry)
         self._settings = SettingsService(config, registry, self.bus)
+        self.presets = PresetService(self.data_dir, store, self.bus, tools)
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
             self.pending,
-            tools,
+            self.presets.compose,
             registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
             self.default_cwd,
@@ -170,7 +173,7 @@ class Engine(SessionLifecycle, WorkspaceMethods):
             title=title,
             parent_session_id=h.parent_session,
             cwd=h.cwd,
-            agent_preset=h.agent_preset,
+            agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
         )
 
     async def attach(self, session_id: str) -> Agent:
@@ -194,7 +197,12 @@ class Engine(SessionLifecycle, WorkspaceMethods):
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
-        return await history_page(self.store, session_id, cold, title, before_seq, max_messages)
+        events, has_more, projections = await history_page(
+            self.store, session_id, cold, title, before_seq, max_messages
+        )
+        if projections is not None:
+            projections.values.update(await self.preset_projections(session_id, cold))
+        return events, has_more, projections
 
     # ---- input ----------------------------------------------------------------------------
 
@@ -287,6 +295,8 @@ class Engine(SessionLifecycle, WorkspaceMethods):
     ) -> ModelSelection:
         """In-process choice, else the newest request/header in the log, else the host default."""
         logged = journal.model if journal is not None else (header.model if header else None)
+        if logged is None:  # nothing asked yet: the preset's model, if it names one
+            logged = self.preset_model(session_id)
         return self.selections.current(session_id, logged)
 
     async def models(self, session_id: str) -> ModelsValue:

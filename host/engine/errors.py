@@ -18,6 +18,10 @@ from contract.errors import (
     NameDetails,
     NoDetails,
     PathDetails,
+    PresetConflictDetails,
+    PresetLockedDetails,
+    PresetNotFoundDetails,
+    PresetReasonDetails,
     ReasonDetails,
     SessionConflictDetails,
     SessionDetails,
@@ -220,3 +224,53 @@ class HostActionFailed(EngineError[NoDetails]):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, NoDetails())
+
+
+class AgentPresetNotFound(EngineError[PresetNotFoundDetails]):
+    code = "agent-preset-not-found"
+
+    def __init__(self, agent_preset: str, available: list[str]) -> None:
+        details = PresetNotFoundDetails(agent_preset=agent_preset, available=available)
+        super().__init__(
+            f"no agent preset {agent_preset!r} (available: {', '.join(available) or 'none'})", details
+        )
+
+
+class AgentPresetInvalid(EngineError[PresetReasonDetails]):
+    """A new id that is malformed or taken; a preset that is broken."""
+
+    code = "agent-preset-invalid"
+
+    def __init__(self, agent_preset: str, reason: str) -> None:
+        super().__init__(reason, PresetReasonDetails(agent_preset=agent_preset, reason=reason))
+
+
+class AgentPresetReadOnly(EngineError[PresetReasonDetails]):
+    """A shipped preset (or no user root) where a change was asked for."""
+
+    code = "agent-preset-read-only"
+
+    def __init__(self, agent_preset: str, reason: str) -> None:
+        super().__init__(reason, PresetReasonDetails(agent_preset=agent_preset, reason=reason))
+
+
+class AgentPresetLocked(EngineError[PresetLockedDetails]):
+    """`select` on a session that has run a turn; `agentPreset` is the preset it runs."""
+
+    code = "agent-preset-locked"
+
+    def __init__(self, session_id: str, agent_preset: str) -> None:
+        message = f"the session already ran a turn with preset {agent_preset!r}; start a new session"
+        super().__init__(message, PresetLockedDetails(session_id=session_id, agent_preset=agent_preset))
+
+
+class AgentPresetConflict(EngineError[PresetConflictDetails]):
+    code = "agent-preset-conflict"
+
+    def __init__(self, session_id: str, requested: str, existing: str | None) -> None:
+        details = PresetConflictDetails(
+            session_id=session_id, requested_preset=requested, existing_preset=existing
+        )
+        super().__init__(
+            f"session {session_id} exists with preset {existing or '(none)'}, not {requested}", details
+        )

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from contract._base import to_wire
 from contract.approvals import ApprovalOutcome
+from contract.commands import CommandDone, CommandRun, CommandSource, PlanMode
 from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
 from contract.events import (
     AbortedBy,
@@ -38,6 +39,7 @@ from contract.events import (
     TurnStart,
     TurnTrigger,
 )
+from contract.presets import AgentPresetSelected
 from host.engine import ids
 
 D = TypeVar("D", bound=BaseModel)
@@ -193,3 +195,26 @@ def session_title(title: str, kind: Literal["user", "auto"]) -> NewEvent[Session
 
 def end_seed() -> NewEvent[EndSeed]:
     return NewEvent("session/end-seed", EndSeed())
+
+
+# ---- presets and commands ----------------------------------------------------------------------
+
+
+def agent_preset_selected(agent_preset: str) -> NewEvent[AgentPresetSelected]:
+    return NewEvent("agent-preset/selected", AgentPresetSelected(agent_preset=agent_preset))
+
+
+def command_run(command_id: str, name: str, args: str | None) -> NewEvent[CommandRun]:
+    run = CommandRun(command_id=command_id, name=name, args=args, source=CommandSource(kind="user"))
+    return NewEvent("command/run", run)
+
+
+def command_done(
+    command_id: str, kind: Literal["success", "error"], text: str | None, source_event_seq: int | None = None
+) -> NewEvent[CommandDone]:
+    done = CommandDone(command_id=command_id, kind=kind, text=text, source_event_seq=source_event_seq)
+    return NewEvent("command/done", done)
+
+
+def plan_mode(active: bool) -> NewEvent[PlanMode]:
+    return NewEvent("plan/mode", PlanMode(active=active))

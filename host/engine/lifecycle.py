@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from typing import TYPE_CHECKING
 
 from contract.frames import HostSessionAdded, HostSessionRemoved
 from host.engine import ids
@@ -17,6 +18,7 @@ from host.engine.bus import Bus
 from host.engine.errors import AgentBusy, HostActionFailed, SessionConflict, SessionNotFound
 from host.engine.journal import now_ms
 from host.engine.pool import AgentPool
+from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
 from host.engine.store import SessionHeader, Store
 from host.engine.workspaces import WorkspaceRegistry
@@ -34,8 +36,13 @@ class SessionLifecycle:
     pool: AgentPool
     selections: Selections
     workspaces: WorkspaceRegistry
+    presets: PresetService
     default_cwd: str
     _closed: bool
+
+    if TYPE_CHECKING:  # provided by PresetsDoor, later in the Engine's bases
+
+        async def session_preset(self, session_id: str) -> str | None: ...
 
     async def create_session(
         self,
@@ -46,15 +53,18 @@ class SessionLifecycle:
     ) -> str:
         """A new lazy session (nothing written until its first event), its cwd created if
         missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
-        exists with another. With `workspace_id` the cwd is the workspace's path and the
+        exists with another (AgentPresetConflict: another preset). `agent_preset` defaults to the
+        default preset. With `workspace_id` the cwd is the workspace's path and the
         published session is then attached to it (WorkspaceAttachFailed: it exists anyway)."""
         self._check_open()
         if workspace_id is not None:
             cwd = self.workspaces.get(workspace_id).path
         cwd = _expand(cwd) if cwd else self.default_cwd
         existing = await self.store.header(session_id) if session_id is not None else None
-        if existing is not None and existing.cwd != cwd:
-            raise SessionConflict(existing.id, cwd, existing.cwd)
+        if existing is not None:
+            if existing.cwd != cwd:
+                raise SessionConflict(existing.id, cwd, existing.cwd)
+            self.presets.check_adopt(existing, agent_preset, await self.session_preset(existing.id))
         sid = existing.id if existing is not None else await self._new_session(cwd, session_id, agent_preset)
         if workspace_id is not None:
             await self.workspaces.attach(workspace_id, sid)
@@ -65,8 +75,9 @@ class SessionLifecycle:
             await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
         except OSError as exc:
             raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
+        preset = await self.presets.resolve(agent_preset)
         sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
         self.store.register(header)
         self._announce(header)
         return sid
@@ -83,7 +94,11 @@ class SessionLifecycle:
 
     def _announce(self, header: SessionHeader) -> None:
         added = HostSessionAdded(
-            session_id=header.id, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
+            session_id=header.id,
+            blank=header.blank,
+            parent_session_id=header.parent_session,
+            cwd=header.cwd,
+            agent_preset=header.agent_preset,
         )
         self.bus.publish("host", added)
 

@@ -8,25 +8,28 @@ resumes of one session share one in-flight future.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from contract.content import Message
 from contract.events import SessionEvent
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
 from host.engine.bus import Bus
+from host.engine.composition import Composition
 from host.engine.context import fold_messages
 from host.engine.errors import AgentBusy, SessionNotFound
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.repair import repair_events
-from host.engine.store import Store
+from host.engine.store import SessionHeader, Store
 from host.engine.store.grants import WHOLE_TOOL
-from host.engine.tools.base import Tool
 
 SelectionFor = Callable[[str, Journal], ModelSelection]
+Compose = Callable[[SessionHeader, list[Message], Path], Awaitable[Composition]]
+"""A resumed session's composition (its recorded preset, project, skills, plan mode)."""
 
 
 class AgentPool:
@@ -35,7 +38,7 @@ class AgentPool:
         store: Store,
         bus: Bus,
         pending: PendingTable,
-        tools: dict[str, Tool],
+        compose: Compose,
         adapter_for: Callable[[str], LlmAdapter | None],
         selection_for: SelectionFor,
         default_cwd: str,
@@ -44,7 +47,7 @@ class AgentPool:
         self._store = store
         self._bus = bus
         self._pending = pending
-        self._tools = tools
+        self._compose = compose
         self._adapter_for = adapter_for
         self._selection_for = selection_for
         self._default_cwd = default_cwd
@@ -90,13 +93,13 @@ class AgentPool:
             store=self._store,
             bus=self._bus,
             pending=self._pending,
-            tools=self._tools,
             adapter_for=self._adapter_for,
             selection=lambda: self._selection_for(session_id, journal),
             step_cap=self._step_cap,
         )
         cwd = Path(header.cwd or self._default_cwd)
-        agent = Agent(journal, cwd, deps, history, header.last_turn + 1)
+        composition = await self._compose(header, history, cwd)
+        agent = Agent(journal, cwd, deps, history, header.last_turn + 1, composition)
         agent.conversation.allowed_always |= await self._allowed_always(session_id)
         self.agents[session_id] = agent
         agent.start()

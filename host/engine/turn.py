@@ -40,6 +40,7 @@ from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, 
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import events, ids
+from host.engine.composition import StepSetup
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.journal import Journal
@@ -86,9 +87,10 @@ class TurnServices:
 
     session_id: str
     cwd: Path
-    tools: dict[str, Tool]
     step_cap: int
-    system_prompt: str
+    prepare: Callable[[list[Message]], Awaitable[StepSetup]]
+    """Each step's tools, system prompt and added context, given the messages the step claimed
+    (the session's composition: docs/architecture.md, "Agent presets")."""
     selection: Callable[[], ModelSelection]
     adapter_for: Callable[[str], LlmAdapter | None]
     pending: PendingTable
@@ -126,12 +128,16 @@ class Turn:
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
         self.approval: tuple[str, str] | None = None
+        self.first: list[Message] = []
+        self.tools: dict[str, Tool] = {}
+        """The tools offered in the current step (what the model may call)."""
 
     # ---- the turn -------------------------------------------------------------------------
 
     def begin(self, first: list[Message]) -> None:
         """`turn/start` and the user input that opened the turn (synchronous)."""
         self.journal.append(events.turn_start(self.number, self.trigger))
+        self.first = list(first)
         for message in first:
             self._message(events.user_message(message))
 
@@ -172,12 +178,18 @@ class Turn:
             self.step = step
             self.journal.append(events.step_start(self.number, step))
             self.step_open = True
-            self._checkpoint()
+            claimed = self._checkpoint()
+            if step == 0:
+                claimed = self.first + claimed
+            setup = await services.prepare(claimed)
+            for message in setup.messages:
+                self._message(events.user_message(message))
+            self.tools = setup.tools
             selection = services.selection()
             adapter = services.adapter_for(selection.provider)
             if adapter is None:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
-            specs = [ToolSpec(t.name, t.description, t.parameters) for t in services.tools.values()]
+            specs = [ToolSpec(t.name, t.description, t.parameters) for t in setup.tools.values()]
             tools = specs if adapter.supports_tools else []
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]
@@ -188,7 +200,7 @@ class Turn:
             request = LlmRequest(
                 model=selection.model,
                 messages=list(conversation.history),
-                system=services.system_prompt,
+                system=setup.system,
                 tools=tools,
                 reasoning_effort=selection.reasoning_effort,
                 on_retry=self._on_retry,
@@ -213,11 +225,16 @@ class Turn:
         self.journal.append(new)
         self.conversation.history.append(new.data)
 
-    def _checkpoint(self) -> None:
+    def _checkpoint(self) -> list[Message]:
+        """Deliver steering and injections; returns the messages this step claimed."""
+        claimed = []
         for message in self.inbox.take_steering():
             self._message(events.steering_message(message))
+            claimed.append(message)
         for message in self.inbox.take_injections():
             self._message(events.user_message(message))
+            claimed.append(message)
+        return claimed
 
     def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
         self.journal.append(events.request_retry(attempt, delay_ms, reason))
@@ -270,9 +287,9 @@ class Turn:
 
     async def _execute(self, call: ToolCallBlock) -> ToolOutput:
         services = self.services
-        tool = services.tools.get(call.name)
+        tool = self.tools.get(call.name)
         if tool is None:
-            return ToolOutput(f"Unknown tool {call.name!r}.", True, "UNKNOWN_TOOL")
+            return ToolOutput(f"No tool {call.name!r} is available in this step.", True, "UNKNOWN_TOOL")
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")

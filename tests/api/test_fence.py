@@ -177,6 +177,10 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "credentials.describe": {},
         "credentials.set": {"ref": "deepseek", "value": "sk-should-never-land"},
         "credentials.unset": {"ref": "deepseek"},
+        "agentPreset.read": {"agentPreset": "standard"},
+        "agentPreset.copy": {"from": "standard", "agentPreset": "stolen"},
+        "agentPreset.openDocument": {"agentPreset": "standard"},
+        "agentPreset.remove": {"agentPreset": "standard"},
     }
     for method, payload in privileged.items():
         body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
@@ -184,6 +188,11 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
             refused = await web.request("POST", f"/api/{method}", content=body, headers=headers)
             assert refused.status_code == 403, (method, headers.get("host"))
     assert not (web.served.data_dir / "credentials.json").exists()  # the set never happened
+    assert not (web.served.data_dir / "agent-presets").exists()  # nor the copy
+    for method in ("agentPreset.list", "command.list", "skill.list"):  # deliberately not privileged
+        payload = {} if method == "agentPreset.list" else {"sessionId": "s-unknown"}
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+        assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
 
 
 async def test_static_pages_carry_the_csp(web: Checked) -> None:

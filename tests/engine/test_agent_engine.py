@@ -130,14 +130,14 @@ async def test_create_list_and_conflicts(engine_factory: Factory) -> None:
     engine = await engine_factory(tools={})
     host = engine.subscribe_host()
     a = await engine.create_session("/tmp/a")
-    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="coder")
+    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="read-only")
     assert b == "pre-allocated-1"
     assert await engine.create_session("/tmp/b", session_id=b) == b  # idempotent
     with pytest.raises(SessionConflict) as info:
         await engine.create_session("/tmp/other", session_id=b)
     assert info.value.details() == {"sessionId": b, "requestedCwd": "/tmp/other", "existingCwd": "/tmp/b"}
     listed = {s.session_id: s for s in await engine.list_sessions()}
-    assert listed[a].blank and listed[b].agent_preset == "coder" and listed[a].cwd == "/tmp/a"
+    assert listed[a].blank and listed[b].agent_preset == "read-only" and listed[a].cwd == "/tmp/a"
     added = [host.get_nowait()[1] for _ in range(2)]
     assert [f.session_id for f in added] == [a, b] and all(f.blank for f in added)
     for call in (

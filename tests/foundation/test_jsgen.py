@@ -26,10 +26,12 @@ from contract.events import SessionEvent
 from contract.frames import (
     STREAMS,
     HostAgentError,
+    HostCommandsChanged,
     HostCredentialsChanged,
     HostModelsChanged,
     HostModelStatus,
     HostSessionAdded,
+    HostSessionPresetChanged,
     HostSessionRemoved,
     HostSessionStatus,
     HostSettingsChanged,
@@ -187,6 +189,9 @@ def _frames() -> list[tuple[str, Any]]:
         ),
         HostWorkspaceRemoved(workspace_id="w"),
         HostArchivedSessionsChanged(archived_session_ids=["s"]),
+        HostCommandsChanged(),
+        HostSessionPresetChanged(session_id="s", agent_preset="read-only"),
+        HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     return [("events.mux", f) for f in mux] + [("events.host", f) for f in host]

@@ -188,6 +188,10 @@ def apply_event(
             " AND NOT (? = 'auto' AND COALESCE(title_source, '') = 'user')",
             (data.get("title"), kind, session_id, kind),
         )
+    elif etype == "agent-preset/selected":  # the row holds the preset the session runs
+        conn.execute(
+            "UPDATE sessions SET agent_preset = ? WHERE id = ?", (data.get("agentPreset"), session_id)
+        )
     elif etype == "request/header":
         model = {k: data[k] for k in ("provider", "model", "reasoningEffort") if data.get(k) is not None}
         conn.execute("UPDATE sessions SET model_json = ? WHERE id = ?", (json.dumps(model), session_id))

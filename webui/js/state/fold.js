@@ -10,13 +10,16 @@
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId}
 //   notice     {id, kind, seq, text, tone}
 //   raw        {id, kind, seq, type, data}     (unknown event types)
-//   todos (last todo/write wins), title, model (newest request/header), activeTurn.
+//   command, skill                             (see fold-commands.js)
+//   todos (last todo/write wins), title, model (newest request/header), preset (newest
+//   agent-preset/selected in the window), activeTurn.
 // Changes since the last takeOps(): [{op:"add"|"update", id}] or [{op:"reset"}] (after removals).
 
 import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
+import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end"]);
+const SILENT = new Set(["step/start", "step/end", "plan/mode"]);
 
 export class SessionFold {
   constructor() {
@@ -36,6 +39,8 @@ export class SessionFold {
     this.partials = new Map(); // "turn:step" → assistant item id (still streaming)
     this.toolByCall = new Map(); // callId → item id
     this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
+    this.commands = new Map(); // commandId → item id
+    this.preset = null;
     this.ops = [];
     this.resetPending = false;
   }
@@ -143,9 +148,20 @@ export class SessionFold {
       case "request/retry":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Retrying the model request (attempt ${d.attempt}): ${d.reason}` });
         return;
-      case "user/message":
+      case "user/message": {
+        const shown = userMessageKind(d);
+        if (shown === "hidden") return;
+        if (shown === "skill") return skillRow(this, ev, d);
+        return this.userMessage(ev, d);
+      }
       case "steering/message":
         return this.userMessage(ev, d);
+      case "command/run":
+        return commandRun(this, ev, d);
+      case "command/done":
+        return commandDone(this, ev, d);
+      case "agent-preset/selected":
+        return presetSelected(this, ev, d);
       case "assistant/chunk":
         return applyChunk(this, ev, d);
       case "assistant/message":

@@ -17,6 +17,11 @@ export const MESSAGES = {
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
+  "agent-preset-not-found": "That agent preset does not exist.",
+  "agent-preset-invalid": "That agent preset cannot be used.",
+  "agent-preset-read-only": "Shipped presets are read-only: copy one to make your own.",
+  "agent-preset-locked": "This session has already started; start a new session to use another preset.",
+  "agent-preset-conflict": "A session with this id already exists with another preset.",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",
@@ -36,7 +41,8 @@ export function describeError(err) {
   if (!err) return "";
   if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
-    const extra = err.code === "agent-busy" || err.code === "attachment-error" ? err.details?.reason : null;
+    const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid"];
+    const extra = withReason.includes(err.code) ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];
   }

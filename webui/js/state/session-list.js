@@ -61,7 +61,8 @@ export function flattenTree(roots) {
 
 /** A blank session to reuse for "New session" (the newest), or null; `skip`: ids not to reuse. */
 export function reusableBlank(summaries, cwd = null, skip = new Set()) {
-  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && !skip.has(s.sessionId) && (cwd === null || !s.cwd || s.cwd === cwd));
+  // `commandsRun`: the person ran a command there (still blank: no turn), e.g. /plan: not "new".
+  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && !s.commandsRun && !skip.has(s.sessionId) && (cwd === null || !s.cwd || s.cwd === cwd));
   blanks.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
   return blanks[0] ?? null;
 }

@@ -243,6 +243,7 @@ export class SessionManager extends Emitter {
             blank: f.blank,
             ...(f.parentSessionId ? { parentSessionId: f.parentSessionId } : {}),
             ...(f.cwd ? { cwd: f.cwd } : {}),
+            ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
           });
           this.emit("list");
         }
@@ -265,6 +266,13 @@ export class SessionManager extends Emitter {
       }
       case "host/agent-error":
         this.emit("agent-error", { sessionId: f.sessionId, message: f.message });
+        return;
+      case "host/session-preset-changed":
+        if (this.summaries.has(f.sessionId)) this.patchSummary(f.sessionId, { agentPreset: f.agentPreset });
+        this.emit("catalogue", f.sessionId);
+        return;
+      case "host/commands-changed":
+        this.emit("catalogue", null);
         return;
       case "host/model-status":
         this.emit("model-status", { model: f.model, state: f.state });

@@ -16,6 +16,11 @@ import { SettingsDialog } from "./settings-dialog.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
+import { Catalogues } from "../state/catalogue.js";
+import { PresetPicker } from "./preset-picker.js";
+import { PresetViewer } from "./preset-viewer.js";
+import { HelpDialog } from "./help-dialog.js";
+import { runClient, runCommand } from "./commands.js";
 import { transportFailure } from "../client/errors.js";
 import { WorkspaceState } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
@@ -84,7 +89,18 @@ export class App {
     });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
     this.queue = new QueueView($("queue"), { client, toast });
-    this.composer = new ComposerView($("composer"), { send: (mode, content) => this.send(mode, content), stop: () => this.stop(), toast });
+    this.catalogues = new Catalogues({ client });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate() });
+    this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
+    this.help = new HelpDialog();
+    this.composer = new ComposerView($("composer"), {
+      send: (mode, content) => this.send(mode, content),
+      stop: () => this.stop(),
+      toast,
+      catalogue: () => this.catalogues.get(this.manager.activeId),
+      runCommand: (line) => runCommand(this, line),
+      runClient: (name) => runClient(this, name),
+    });
     this.notifier = new Notifier();
     this.emptyState = $("empty-state");
     this.wire();
@@ -152,6 +168,11 @@ export class App {
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
+    m.on("catalogue", (sid) => {
+      this.catalogues.invalidate(sid);
+      if (sid === null) this.presets.invalidate();
+      else if (sid === m.activeId) this.presets.show(sid, m.summaries.get(sid)?.agentPreset);
+    });
     installShortcuts({
       newSession: () => this.newSession(),
       focusSearch: () => {
@@ -339,7 +360,10 @@ export class App {
     const s = m.active;
     const summary = s ? m.summaries.get(s.sessionId) : null;
     const title = s?.title ?? summary?.title;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen });
+    const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
+    if (preset && !this.presets.value) this.presets.load();
+    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active };
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live });
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
@@ -367,6 +391,7 @@ export class App {
     const conv = $("conversation");
     const m = this.manager;
     let content = null;
+    let key = null;
     if (!s && m.listLoaded) {
       content = welcome({
         manager: m,
@@ -377,7 +402,10 @@ export class App {
       });
       el.dataset.testid = "empty-state";
     } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
-      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter.")];
+      key = `session-empty:${s.sessionId}`;
+      if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
+      const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
+      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), this.presets.show(s.sessionId, preset)];
       el.dataset.testid = "session-empty";
     } else if (s?.error && s.fold.items.length === 0) {
       content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
@@ -386,6 +414,8 @@ export class App {
       content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
       el.dataset.testid = "session-loading";
     }
+    if (key) el.dataset.key = key;
+    else delete el.dataset.key;
     el.hidden = !content;
     conv.classList.toggle("is-empty", !!content);
     if (content) setChildren(el, content);

@@ -69,6 +69,8 @@ const ICONS = {
   archive: "M4 5h16v4H4zM5 9v10h14V9M10 13h4",
   unarchive: "M4 5h16v4H4zM5 9v10h14V9M12 17v-5M9.5 14.5 12 12l2.5 2.5",
   reveal: "M14 4h6v6M20 4l-9 9M18 14v6H4V6h6",
+  book: "M5 4h10a3 3 0 0 1 3 3v13H8a3 3 0 0 1-3-3zM5 17a3 3 0 0 1 3-3h10",
+  slash: "M15 4L9 20",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */

@@ -29,6 +29,13 @@ export function renderRow(item, ctx) {
     case "notice":
       el = h("div", { class: `row notice tone-${item.tone ?? "info"}`, testid: "notice-row" }, item.text);
       break;
+    case "command":
+      el = h("div", { class: "row command-row", testid: "command-row" });
+      updateCommand(el, item);
+      break;
+    case "skill":
+      el = skillRow(item);
+      break;
     default:
       el = rawRow(item);
   }
@@ -48,6 +55,8 @@ export function updateRow(el, item, ctx) {
     case "notice":
       el.textContent = item.text;
       return;
+    case "command":
+      return updateCommand(el, item);
     default: {
       const fresh = renderRow(item, ctx);
       el.replaceWith(fresh);
@@ -154,6 +163,31 @@ function updateTurnEnd(el, item, ctx) {
     parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
   }
   setChildren(el, parts, meta);
+}
+
+const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed" };
+
+/** A slash command the person ran: `/name args` and, once settled, its result. */
+function updateCommand(el, item) {
+  el.dataset.status = item.status;
+  el.dataset.commandId = item.commandId;
+  const line = item.name ? `/${item.name}${item.args ?? ""}` : "Command";
+  const status = h("span", { class: "command-status", testid: "command-status" }, COMMAND_STATUS[item.status] ?? item.status);
+  setChildren(
+    el,
+    h("div", { class: "command-line" }, icon("terminal"), h("code", { testid: "command-line" }, line), status),
+    item.text ? h("p", { class: "command-result", testid: "command-result" }, item.text) : null,
+  );
+}
+
+/** A skill the person invoked with /name: its instructions went to the model (collapsed here). */
+function skillRow(item) {
+  return h(
+    "details",
+    { class: "row skill-row", testid: "skill-row" },
+    h("summary", {}, icon("book"), h("span", {}, "Skill "), h("code", {}, `/${item.name}`), h("span", { class: "muted" }, " loaded for the agent")),
+    h("pre", { class: "skill-text" }, item.text),
+  );
 }
 
 function rawRow(item) {

@@ -15,19 +15,30 @@ export class TopBar {
     this.title.addEventListener("dblclick", () => this.sessionId && ctx.renameSession(this.sessionId));
     this.cwd = h("span", { class: "heading-cwd", testid: "session-cwd-heading" });
     this.running = h("span", { class: "badge badge-running", testid: "session-running-badge", hidden: true }, h("span", { class: "running-dot", "aria-hidden": "true" }), "running");
+    this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: "The agent preset this session runs" });
+    this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: "Plan mode: the agent plans and changes nothing until /plan off" }, "plan mode");
+    this.instructions = h("span", { class: "heading-instructions", testid: "instructions-file", hidden: true });
     this.todoBtn = h("button", { type: "button", class: "btn btn-small todo-toggle", testid: "todo-toggle", hidden: true, "aria-controls": "todo-panel", "aria-expanded": "false" }, icon("list"), h("span", { class: "btn-label" }, "Todos"));
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
     this.exportBtn = h("button", { type: "button", class: "btn btn-icon", testid: "export-session", title: "Export as ZIP", "aria-label": "Export session", hidden: true }, icon("download"));
     this.exportBtn.addEventListener("click", () => this.sessionId && ctx.exportSession(this.sessionId));
     root.append(
       menu,
-      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running), this.cwd),
+      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.cwd, this.instructions)),
       h("div", { class: "top-actions" }, ctx.modelPicker.el, this.todoBtn, this.exportBtn),
     );
   }
 
-  update({ sessionId, summary, title, running, home, todos, todosOpen }) {
+  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan }) {
     this.sessionId = sessionId;
+    this.preset.hidden = !sessionId || !preset;
+    this.preset.textContent = preset ?? "";
+    this.plan.hidden = !sessionId || !plan;
+    this.instructions.hidden = !sessionId || !instructions;
+    if (instructions) {
+      this.instructions.textContent = `· ${instructions.name}${instructions.truncated ? " (first 100 KiB)" : ""}`;
+      this.instructions.title = `Project instructions in use: ${instructions.path}`;
+    }
     this.title.textContent = sessionId ? title || displayTitle(summary ?? {}) : "HarnessDesk";
     this.cwd.textContent = sessionId ? shortenPath(summary?.cwd, home) : "";
     this.running.hidden = !running;
