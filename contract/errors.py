@@ -54,12 +54,13 @@ class SessionConflictDetails(WireModel):
 
 
 class SettingsConflictDetails(WireModel):
-    expected_revision: int
-    actual_revision: int
+    ns: str
+    expected: int
+    actual: int
 
 
-class SettingsRejectedDetails(WireModel):
-    fields: list[str] = Field(description="the settings the refused write named")
+class NamespaceDetails(WireModel):
+    ns: str
 
 
 class CredentialDetails(WireModel):
@@ -115,6 +116,12 @@ class PresetConflictDetails(WireModel):
     existing_preset: str | None = None
 
 
+class DiscoveryDetails(WireModel):
+    settings_ns: str
+    base_url: str | None = Field(default=None, alias="baseURL")
+    """The request's draft URL, echoed; the draft key never is."""
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -130,7 +137,8 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "attachment-error": ReasonDetails,
     "session-conflict": SessionConflictDetails,
     "settings-conflict": SettingsConflictDetails,
-    "settings-rejected": SettingsRejectedDetails,
+    "settings-not-exposed": NamespaceDetails,
+    "settings-rejected": NamespaceDetails,
     "credential-rejected": CredentialDetails,
     "workspace-invalid-path": PathDetails,
     "workspace-not-found": WorkspaceDetails,
@@ -146,11 +154,12 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "agent-preset-read-only": PresetReasonDetails,
     "agent-preset-locked": PresetLockedDetails,
     "agent-preset-conflict": PresetConflictDetails,
+    "model-discovery-failed": DiscoveryDetails,
 }
-"""`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
-error the host raises, and so is `internal` for a failure the host can only describe in words
-(the OS opener, a folder it cannot create). A request the loopback fence refuses is an HTTP 403,
-not an RpcError."""
+"""`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
+exception (an action on this machine that failed: opening a file in an editor or a folder in the file
+manager, a folder it cannot create); every other code is a business error the host raises. A request
+the loopback fence refuses is an HTTP 403, not an RpcError."""
 
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 

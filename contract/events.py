@@ -128,6 +128,20 @@ class RetryNotice(OpenModel):
     reason: str
 
 
+class PermissionPresetSet(OpenModel):
+    """`permission/preset`: the preset a session was created with (or switched to)."""
+
+    preset: str
+
+
+class SandboxModeSet(OpenModel):
+    mode: str
+
+
+class ApprovalPolicySet(OpenModel):
+    policy: str
+
+
 EVENT_DATA: dict[str, type[OpenModel]] = {
     "turn/start": TurnStart,
     "turn/end": TurnEnd,
@@ -150,6 +164,9 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "command/run": CommandRun,
     "command/done": CommandDone,
     "plan/mode": PlanMode,
+    "permission/preset": PermissionPresetSet,
+    "sandbox/mode": SandboxModeSet,
+    "approval/policy": ApprovalPolicySet,
 }
 
 SURFACE_TYPES = frozenset({"user/message", "steering/message", "assistant/message", "tool/result"})

@@ -11,7 +11,18 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from contract import commands, host, presets, sessions, settings, skills, workspaces
+from contract import (
+    commands,
+    credentials,
+    host,
+    llm,
+    permissions,
+    presets,
+    sessions,
+    settings,
+    skills,
+    workspaces,
+)
 
 
 @dataclass(frozen=True)
@@ -67,11 +78,6 @@ _METHODS = (
     Method("workspace.insertSessionBefore", _w.InsertSessionBeforeRequest, _w.WorkspaceValue, 2),
     Method("workspace.archiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
     Method("workspace.unarchiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
-    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsValue, 2, True),
-    Method("settings.update", settings.SettingsUpdateRequest, settings.SettingsValue, 2, True),
-    Method("credentials.describe", settings.CredentialsDescribeRequest, settings.CredentialsValue, 2, True),
-    Method("credentials.set", settings.CredentialSetRequest, settings.CredentialChanged, 2, True),
-    Method("credentials.unset", settings.CredentialUnsetRequest, settings.CredentialChanged, 2, True),
     Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue, 2),
     Method("agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, 2),
     Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, 2, True),
@@ -81,6 +87,24 @@ _METHODS = (
     Method("skill.list", skills.SkillListRequest, skills.SkillListValue, 2),
     Method("command.list", commands.CommandListRequest, commands.CommandListValue, 2),
     Method("command.execute", commands.CommandExecuteRequest, commands.CommandExecuteValue, 2, False, True),
+    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsDescribeValue, 2, True),
+    Method("settings.openDocument", settings.OpenDocumentRequest, settings.Opened, 2, True),
+    Method("settings.update", settings.UpdateRequest, settings.SettingsNamespaceView, 2, True),
+    Method("settings.replace", settings.ReplaceRequest, settings.SettingsNamespaceView, 2, True),
+    Method("settings.mutate", settings.MutateRequest, settings.SettingsNamespaceView, 2, True),
+    Method(
+        "credentials.describe",
+        credentials.CredentialsDescribeRequest,
+        credentials.CredentialsDescribeValue,
+        2,
+        True,
+    ),
+    Method("credentials.set", credentials.SetRequest, credentials.Done, 2, True),
+    Method("credentials.unset", credentials.UnsetRequest, credentials.Done, 2, True),
+    Method("llm.providers", llm.ProvidersRequest, llm.ProvidersValue, 2),
+    Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue, 2),
+    Method("llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, 2, True),
+    Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -10,6 +10,7 @@ from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
 from contract.events import SessionEvent
 from contract.host import is_fully_qualified
+from contract.llm import ModelCatalogFailure, ModelProviderGroup
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -173,28 +174,13 @@ class ModelSelection(WireModel):
     reasoning_effort: str | None = None
 
 
-class ModelEntry(WireModel):
-    model: str
-    label: str | None = None
-    reasoning_efforts: list[str] | None = None
-
-
-class ModelGroup(WireModel):
-    provider: str
-    label: str | None = None
-    models: list[ModelEntry]
-
-
-class ModelFailure(WireModel):
-    provider: str
-    message: str
-
-
 class ModelsValue(WireModel):
+    """The current selection and the catalogue of every route (advice, not an allowlist)."""
+
     current: ModelSelection
     routable: bool
-    groups: list[ModelGroup]
-    failures: list[ModelFailure]
+    groups: list[ModelProviderGroup]
+    failures: list[ModelCatalogFailure]
 
 
 class SelectModelRequest(WireModel):

@@ -46,10 +46,14 @@ async def build_host(args: argparse.Namespace) -> Host:
     """
     from host.api import open_host
     from host.engine.config import RuntimeOverrides
+    from host.engine.errors import EngineError
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
     picker = getattr(args, "folder_picker", None)  # the window's native folder dialog
-    host = await open_host(Path(args.data_dir), overrides, picker=picker)
+    try:
+        host = await open_host(Path(args.data_dir), overrides, picker=picker)
+    except EngineError as exc:
+        raise WindowError(str(exc)) from exc
     return host.app, host.close
 
 

@@ -31,12 +31,12 @@ from host.engine.bus import Bus
 from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
-from host.engine.journal import Journal, now_ms
+from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable, QuestionCancelled
+from host.engine.permissions.policy import PermissionService, SessionPermissions
 from host.engine.project import Instructions, instructions_view
 from host.engine.store import Store
-from host.engine.store.grants import Grant
 from host.engine.titles import auto_title
 from host.engine.turn import Conversation, Turn, TurnServices
 
@@ -52,6 +52,7 @@ class AgentDeps:
     pending: PendingTable
     adapter_for: Callable[[str], LlmAdapter | None]
     selection: Callable[[], ModelSelection]
+    permissions: PermissionService
     step_cap: int = 25
 
 
@@ -82,10 +83,13 @@ class Agent:
         history: list[Message],
         next_turn: int,
         composition: Composition,
+        policy: SessionPermissions,
     ) -> None:
         self.conversation = Conversation(journal, history)
         self.composition = composition
         """The session's preset, project instructions, skills and plan mode."""
+        self.policy = policy
+        """The session's permission preset and "Allow always" rules."""
         self._instructions: tuple[str, str] | None = None
         self.session_id = journal.session_id
         self.deps = deps
@@ -104,6 +108,7 @@ class Agent:
             commit=deps.store.commit,
             load_attachment=self._load_attachment,
             ask_user=self._ask_user,
+            policy=policy,
             grant=self._grant,
         )
         self._queue: deque[InboxItem] = deque()
@@ -121,10 +126,6 @@ class Agent:
     @property
     def history(self) -> list[Message]:
         return self.conversation.history
-
-    @property
-    def allowed_always(self) -> set[str]:
-        return self.conversation.allowed_always
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
@@ -236,8 +237,8 @@ class Agent:
         except QuestionCancelled:
             raise asyncio.CancelledError() from None
 
-    def _grant(self, tool: str) -> None:
-        self.deps.store.add_grant(self.session_id, Grant(tool, created_at=now_ms()))
+    def _grant(self, tool: str, scope: str) -> None:
+        self.deps.permissions.grant(self.policy, tool, scope)
 
     async def _load_attachment(self, ref: AttachmentRef) -> bytes | None:
         found = await self.deps.store.attachment(self.session_id, ref.attachment_id)
@@ -305,6 +306,7 @@ class Agent:
         else:
             trigger = "injection"
             first = self.take_injections()
+        self.policy.log_pin(self.journal)
         turn = Turn(self.conversation, self, self._services, self.next_turn, trigger)
         self.next_turn += 1
         self.turn_open = True

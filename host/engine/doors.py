@@ -16,13 +16,17 @@ from host.engine.project import ProjectInstructions, instructions_view, project_
 
 if TYPE_CHECKING:
     from host.engine.agent import Agent
+    from host.engine.permissions.policy import PermissionService
     from host.engine.pool import AgentPool
     from host.engine.presets.service import PresetService
+    from host.engine.settings.plane import ConfigPlane
     from host.engine.store import SessionHeader, Store
 
 
 class PresetsDoor:
     presets: PresetService
+    permissions: PermissionService
+    _plane: ConfigPlane
     pool: AgentPool
     store: Store
     default_cwd: str
@@ -55,7 +59,9 @@ class PresetsDoor:
         return model.model_dump(by_alias=True) if model is not None else None
 
     async def select_preset(self, session_id: str, agent_preset: str) -> str:
-        return await self.presets.select(await self.attach(session_id), agent_preset)
+        chosen = await self.presets.select(await self.attach(session_id), agent_preset)
+        self.permissions.refresh(session_id)  # a preset may make the session stricter
+        return chosen
 
     async def read_preset(self, agent_preset: str) -> PresetReadValue:
         spec, content = await asyncio.to_thread(self.presets.roster.read, agent_preset)
@@ -75,8 +81,19 @@ class PresetsDoor:
         spec = await asyncio.to_thread(self.presets.roster.writable_directory, agent_preset)
         return False, spec.directory
 
+    async def preset_cap(self, session_id: str) -> tuple[str | None, str | None]:
+        """The (sandbox, approval) of the agent preset a session records (it can only tighten
+        the session's permission preset)."""
+        header = await self.store.header(session_id)
+        name = header.agent_preset if header is not None else None
+        spec = await asyncio.to_thread(self.presets.roster.get, name) if name else None
+        return (spec.sandbox, spec.approval) if spec is not None else (None, None)
+
     async def remove_preset(self, agent_preset: str) -> None:
+        """Delete a user preset; sessions running it keep it until they close, and a user default
+        that named it is unset."""
         await asyncio.to_thread(self.presets.roster.remove, agent_preset)
+        await self._plane.forget_agent_preset(agent_preset)
 
     async def preset_projections(self, session_id: str, header: SessionHeader | None) -> dict[str, Any]:
         """For a history tail page: `instructions` (the project file in the prompt) and `plan`,

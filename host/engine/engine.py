@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,20 +24,20 @@ from contract.frames import (
     SessionSubscribed,
 )
 from contract.host import DescribeValue
+from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
     ModelSelection,
-    ModelsValue,
     Projections,
     PromptContent,
     SessionSummary,
 )
-from contract.settings import CredentialView, SettingsPatch, SettingsValue
 from host.engine import events, ids
-from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
-from host.engine.config import Config, RuntimeOverrides
+from host.engine.commands.permission import permission_command
+from host.engine.config import RuntimeOverrides
+from host.engine.configuration import ConfigurationDoor
 from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.doors import PresetsDoor
 from host.engine.errors import (
@@ -56,54 +56,57 @@ from host.engine.lifecycle import SessionLifecycle
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
 from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
-from host.engine.settings import SettingsService
+from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
-from host.engine.wiring import Registry, RegistryFactory, default_registry, default_tools
+from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
 
 log = logging.getLogger(__name__)
 
 
-class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
+class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
         self,
         data_dir: Path,
         store: Store,
-        config: Config,
-        registry: Registry,
+        plane: ConfigPlane,
+        bus: Bus,
         tools: dict[str, Tool],
         step_cap: int = 25,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.store = store
-        self.config = config
-        self.registry = registry
+        self._plane = plane
+        self.registry = plane.registry
         self.tools = tools
-        self.bus = Bus()
+        self.bus = bus
         self.pending = PendingTable(self.bus)
         self.host_instance_id = ids.host_instance_id()
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
-        self.selections = Selections(config, registry)
-        self._settings = SettingsService(config, registry, self.bus)
-        self.presets = PresetService(self.data_dir, store, self.bus, tools)
+        self.selections = Selections(plane.settings, plane.registry, plane.overrides)
+        self.presets = PresetService(self.data_dir, store, self.bus, tools, plane.default_agent_preset)
+        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
+        self.presets.commands.register(permission_command(self.permissions))
         store.on_error = self._store_failed
         self.pool = AgentPool(
             store,
             self.bus,
             self.pending,
             self.presets.compose,
-            registry.get,
+            self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
+            self.permissions,
             self.default_cwd,
             step_cap,
         )
@@ -119,20 +122,24 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
         cls,
         data_dir: Path,
         overrides: RuntimeOverrides | None = None,
-        registry_factory: RegistryFactory | None = None,
+        *,
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
         picker: NativePicker | None = None,
+        **plane_options: Any,
     ) -> Engine:
+        """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
+        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
-        config = Config(data_dir, overrides)
-        registry = (registry_factory or default_registry)(config.llm, config.key_for)
+        bus = Bus()
+        plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
+        plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
         await store.open()
-        engine = cls(
-            data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
-        )
+        plane.start()
+        chosen = tools if tools is not None else default_tools()
+        engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
         engine.folders = HostFolders(picker)
         return engine
@@ -146,7 +153,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
         await self.pool.dispose_all()
         self.pending.cancel_all()
         await self.store.close()
-        await self.registry.aclose()
+        await self._plane.aclose()
         self.bus.close_all()
 
     # ---- sessions -------------------------------------------------------------------------
@@ -202,6 +209,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
         )
         if projections is not None:
             projections.values.update(await self.preset_projections(session_id, cold))
+            projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
         return events, has_more, projections
 
     # ---- input ----------------------------------------------------------------------------
@@ -274,6 +282,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
         selection = self.current_selection(session_id, parent, header)
         child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
+        await self.permissions.inherit(child.id, session_id)
         self._announce(child)
         workspace_id = self.workspaces.containing(session_id)
         if workspace_id is not None:  # the child joins its source's workspace
@@ -298,39 +307,6 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor):
         if logged is None:  # nothing asked yet: the preset's model, if it names one
             logged = self.preset_model(session_id)
         return self.selections.current(session_id, logged)
-
-    async def models(self, session_id: str) -> ModelsValue:
-        header = await self._header(session_id)
-        agent = self._agents.get(session_id)
-        current = self.current_selection(session_id, agent.journal if agent else None, header)
-        return await model_info.describe(self.registry, current)
-
-    async def select_model(
-        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
-    ) -> ModelSelection:
-        """Validate and apply from the next request; also the host default for new sessions."""
-        await self._header(session_id)
-        return await self.selections.select(session_id, provider, model, reasoning_effort)
-
-    # ---- settings and credentials (the configuration page) --------------------------------
-
-    def settings(self) -> SettingsValue:
-        return self._settings.describe()
-
-    async def update_settings(
-        self, patch: SettingsPatch, unset: Sequence[str] = (), expected_revision: int | None = None
-    ) -> SettingsValue:
-        """Raises SettingsConflict or SettingsRejected; nothing is written then."""
-        return await self._settings.update(patch, unset, expected_revision)
-
-    def credentials(self) -> list[CredentialView]:
-        return self._settings.credentials()
-
-    async def set_credential(self, ref: str, value: str) -> CredentialView:
-        return await self._settings.set_credential(ref, value)
-
-    async def unset_credential(self, ref: str) -> CredentialView:
-        return await self._settings.unset_credential(ref)
 
     # ---- attachments, export, describe ----------------------------------------------------
 

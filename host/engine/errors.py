@@ -13,9 +13,11 @@ from contract.errors import (
     CapabilityDetails,
     CredentialDetails,
     D,
+    DiscoveryDetails,
     ItemDetails,
     ModelUnavailableDetails,
     NameDetails,
+    NamespaceDetails,
     NoDetails,
     PathDetails,
     PresetConflictDetails,
@@ -26,7 +28,6 @@ from contract.errors import (
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
-    SettingsRejectedDetails,
     TimeZoneDetails,
     WorkspaceAttachDetails,
     WorkspaceDetails,
@@ -112,31 +113,38 @@ class SessionConflict(EngineError[SessionConflictDetails]):
         super().__init__(f"session {session_id} exists with another cwd", details)
 
 
+class SettingsNotExposed(EngineError[NamespaceDetails]):
+    """A write to a namespace outside the exposed set (an unregistered one gets the same answer,
+    so nobody can probe which namespaces exist)."""
+
+    code = "settings-not-exposed"
+
+    def __init__(self, ns: str) -> None:
+        super().__init__(f"settings namespace {ns!r} is not exposed", NamespaceDetails(ns=ns))
+
+
+class SettingsRejected(EngineError[NamespaceDetails]):
+    """A settings write refused: bad name, invalid section, read-only or failed storage."""
+
+    code = "settings-rejected"
+
+    def __init__(self, ns: str, message: str) -> None:
+        super().__init__(message, NamespaceDetails(ns=ns))
+
+
 class SettingsConflict(EngineError[SettingsConflictDetails]):
     """`expectedRevision` is stale: nothing was written."""
 
     code = "settings-conflict"
 
-    def __init__(self, expected: int, actual: int) -> None:
-        details = SettingsConflictDetails(expected_revision=expected, actual_revision=actual)
-        super().__init__(
-            f"the settings changed since you read them (revision {actual}, not {expected})", details
-        )
-        self.expected = expected
-        self.actual = actual
-
-
-class SettingsRejected(EngineError[SettingsRejectedDetails]):
-    """A settings value that does not validate, or a settings file that cannot be written."""
-
-    code = "settings-rejected"
-
-    def __init__(self, message: str, fields: list[str]) -> None:
-        super().__init__(message, SettingsRejectedDetails(fields=sorted(fields)))
+    def __init__(self, ns: str, expected: int, actual: int) -> None:
+        details = SettingsConflictDetails(ns=ns, expected=expected, actual=actual)
+        super().__init__(f"{ns} is at revision {actual}, not {expected}: reload and try again", details)
 
 
 class CredentialRejected(EngineError[CredentialDetails]):
-    """A credential write that cannot be applied (the message never names the secret)."""
+    """A credential set/unset refused (the environment shadows it, or storage failed); the
+    message never names the secret."""
 
     code = "credential-rejected"
 
@@ -217,8 +225,9 @@ class DirectoryCreateFailed(EngineError[PathDetails]):
 
 class HostActionFailed(EngineError[NoDetails]):
     """Something the host does for the user on this machine failed (the OS opener, creating a
-    session's folder): `internal {}` with a one-line message. The one business use of
-    `internal`; a host bug is still a 500 (docs/decisions.md "Workspaces")."""
+    session's folder, opening settings.json in an editor): `internal {}` with a one-line message.
+    The one business use of `internal`; a host bug is still a 500 (docs/decisions.md
+    "Workspaces")."""
 
     code = "internal"
 
@@ -274,3 +283,12 @@ class AgentPresetConflict(EngineError[PresetConflictDetails]):
         super().__init__(
             f"session {session_id} exists with preset {existing or '(none)'}, not {requested}", details
         )
+
+
+class ModelDiscoveryFailed(EngineError[DiscoveryDetails]):
+    """Every `llm.discoverModels` failure; the message is the adapter's own, never the key."""
+
+    code = "model-discovery-failed"
+
+    def __init__(self, settings_ns: str, base_url: str | None, message: str) -> None:
+        super().__init__(message, DiscoveryDetails(settings_ns=settings_ns, base_url=base_url))

@@ -20,11 +20,14 @@ from contract.events import (
     AbortedBy,
     ApprovalAsked,
     ApprovalDecided,
+    ApprovalPolicySet,
     AssistantChunk,
     AssistantMessage,
     EndSeed,
+    PermissionPresetSet,
     RequestHeader,
     RetryNotice,
+    SandboxModeSet,
     SessionEvent,
     SessionTitle,
     StepMark,
@@ -218,3 +221,18 @@ def command_done(
 
 def plan_mode(active: bool) -> NewEvent[PlanMode]:
     return NewEvent("plan/mode", PlanMode(active=active))
+
+
+# ---- permissions ------------------------------------------------------------------------------
+
+
+def permission_preset(preset: str) -> NewEvent[PermissionPresetSet]:
+    return NewEvent("permission/preset", PermissionPresetSet(preset=preset))
+
+
+def sandbox_mode(mode: str) -> NewEvent[SandboxModeSet]:
+    return NewEvent("sandbox/mode", SandboxModeSet(mode=mode))
+
+
+def approval_policy(policy: str) -> NewEvent[ApprovalPolicySet]:
+    return NewEvent("approval/policy", ApprovalPolicySet(policy=policy))

@@ -17,6 +17,7 @@ from host.engine import ids
 from host.engine.bus import Bus
 from host.engine.errors import AgentBusy, HostActionFailed, SessionConflict, SessionNotFound
 from host.engine.journal import now_ms
+from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
@@ -37,6 +38,7 @@ class SessionLifecycle:
     selections: Selections
     workspaces: WorkspaceRegistry
     presets: PresetService
+    permissions: PermissionService
     default_cwd: str
     _closed: bool
 
@@ -79,6 +81,7 @@ class SessionLifecycle:
         sid = session_id or ids.session_id()
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
         self.store.register(header)
+        self.permissions.pin(sid)
         self._announce(header)
         return sid
 

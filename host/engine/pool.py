@@ -23,9 +23,9 @@ from host.engine.errors import AgentBusy, SessionNotFound
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
 from host.engine.repair import repair_events
 from host.engine.store import SessionHeader, Store
-from host.engine.store.grants import WHOLE_TOOL
 
 SelectionFor = Callable[[str, Journal], ModelSelection]
 Compose = Callable[[SessionHeader, list[Message], Path], Awaitable[Composition]]
@@ -41,6 +41,7 @@ class AgentPool:
         compose: Compose,
         adapter_for: Callable[[str], LlmAdapter | None],
         selection_for: SelectionFor,
+        permissions: PermissionService,
         default_cwd: str,
         step_cap: int,
     ) -> None:
@@ -50,6 +51,7 @@ class AgentPool:
         self._compose = compose
         self._adapter_for = adapter_for
         self._selection_for = selection_for
+        self._permissions = permissions
         self._default_cwd = default_cwd
         self._step_cap = step_cap
         self.agents: dict[str, Agent] = {}
@@ -95,12 +97,14 @@ class AgentPool:
             pending=self._pending,
             adapter_for=self._adapter_for,
             selection=lambda: self._selection_for(session_id, journal),
+            permissions=self._permissions,
             step_cap=self._step_cap,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, history, cwd)
-        agent = Agent(journal, cwd, deps, history, header.last_turn + 1, composition)
-        agent.conversation.allowed_always |= await self._allowed_always(session_id)
+        spec = lambda: (composition.preset.sandbox, composition.preset.approval)  # noqa: E731
+        policy = await self._permissions.open(journal, cwd, spec)
+        agent = Agent(journal, cwd, deps, history, header.last_turn + 1, composition, policy)
         self.agents[session_id] = agent
         agent.start()
         return agent
@@ -117,8 +121,3 @@ class AgentPool:
 
     async def dispose_all(self) -> None:
         await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))
-
-    async def _allowed_always(self, session_id: str) -> set[str]:
-        """Tools the user allowed always in this session: the host-side grant table only, never
-        the log's `approval/decided` audit, which an imported or edited archive can forge."""
-        return {g.tool for g in await self._store.grants(session_id) if g.scope == WHOLE_TOOL}

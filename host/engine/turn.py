@@ -10,9 +10,10 @@ results for unfinished calls, the step) before `turn/end aborted`.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -46,13 +47,26 @@ from host.engine.events import NewEvent
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import SessionPermissions
+from host.engine.permissions.scope import label
 from host.engine.tools.base import Tool, ToolContext, ToolOutput
+
+log = logging.getLogger(__name__)
 
 ALLOWED = ("allowed-once", "allowed-always")
 
 
 class NoAdapter(Exception):
     """No adapter routes the selected provider."""
+
+
+def readable(exc: Exception) -> str:
+    """What a person reads when a turn fails: a provider's or the engine's own words; for
+    anything else (a host bug) a plain sentence, with the details in the host's log."""
+    if isinstance(exc, LlmError | NoAdapter):
+        return str(exc) or type(exc).__name__
+    log.error("a turn failed unexpectedly", exc_info=exc)
+    return f"Something went wrong inside HarnessDesk ({type(exc).__name__}); the details are in its log."
 
 
 @dataclass
@@ -62,8 +76,6 @@ class Conversation:
     journal: Journal
     history: list[Message]
     """What the model sees, in order (the surface messages folded from the journal)."""
-    allowed_always: set[str] = field(default_factory=set)
-    """Tools the user allowed for the rest of the session (read back from the grant table)."""
     last_header: RequestHeader | None = None
     """The newest `request/header`: a step logs one only when the selection changed."""
 
@@ -98,8 +110,10 @@ class TurnServices:
     """Ends the store's current write batch (after every step)."""
     load_attachment: Callable[[AttachmentRef], Awaitable[bytes | None]]
     ask_user: Callable[[list[Question]], Awaitable[AnswerSet]]
-    grant: Callable[[str], None]
-    """Records, host-side, that the user allowed a tool for the rest of the session."""
+    policy: SessionPermissions
+    """The session's permission preset and "Allow always" rules: asked before every tool call."""
+    grant: Callable[[str, str], None]
+    """Records, host-side, an "Allow always" rule `(tool, scope)` for the rest of the session."""
 
 
 class Turn:
@@ -155,7 +169,7 @@ class Turn:
         except Exception as exc:
             status = exc.status if isinstance(exc, LlmError) else None
             self._close_open("TOOL_NOT_RUN", "The turn failed before this tool finished.")
-            return events.failed(str(exc) or type(exc).__name__, status)
+            return events.failed(readable(exc), status)
 
     def aborted(self) -> TurnEndReason:
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
@@ -293,8 +307,11 @@ class Turn:
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
-        if tool.needs_approval and call.name not in self.conversation.allowed_always:
-            outcome = await self._approve(call, args)
+        decision = services.policy.decide(tool, call.name, args)
+        if decision.verdict == "deny":
+            return ToolOutput(decision.message, True, "PERMISSION_DENIED")
+        if decision.verdict == "ask":
+            outcome = await self._approve(call, args, decision.scope)
             if outcome not in ALLOWED:
                 return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
         ctx = ToolContext(
@@ -309,10 +326,10 @@ class Turn:
         except Exception as exc:
             return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
 
-    async def _approve(self, call: ToolCallBlock, args: dict[str, Any]) -> str:
+    async def _approve(self, call: ToolCallBlock, args: dict[str, Any], scope: str) -> str:
         pending = self.services.pending
         approval_id = ids.approval_id()
-        reason = f"{call.name} needs your approval"
+        reason = f"{call.name} needs your approval. “Allow always” would allow {label(call.name, scope)}"
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason))
         rpc_id, future = pending.ask_approval(
             self.services.session_id, approval_id, call.name, call.id, reason, args
@@ -326,8 +343,7 @@ class Turn:
             raise
         self._decided(outcome)
         if outcome == "allowed-always":
-            self.conversation.allowed_always.add(call.name)
-            self.services.grant(call.name)
+            self.services.grant(call.name, scope)
         return str(outcome)
 
     def _decided(self, outcome: ApprovalOutcome) -> None:

@@ -14,7 +14,7 @@ from host.engine.commands import Command, CommandContext, CommandResult, failure
 from host.fetch.errors import TransportError
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import err, event, events_of, ftype, ok, run_turn
-from tests.support.scripted_llm import ScriptedLlmServer
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 WRITE_TOOLS = {"write_file", "edit_file", "bash"}
 
@@ -163,3 +163,65 @@ async def test_plan_mode_survives_a_restart(tmp_path: Path, llm: ScriptedLlmServ
         assert not tool_names(llm.requests[-1]) & WRITE_TOOLS
     finally:
         await again.close()
+
+
+async def test_permission_shows_and_switches_the_session_preset(host: Host, llm: ScriptedLlmServer) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    shown = await execute(host, sid, "/permission")
+    _, done = await mux.next(event("command/done", sid, commandId=shown.command_id))
+    assert done.event.data["text"].startswith("Permission preset: workspace-write")
+    assert "danger-full-access" in done.event.data["text"]
+    bad = await execute(host, sid, "/permission yolo")
+    _, done = await mux.next(event("command/done", sid, commandId=bad.command_id))
+    assert (
+        done.event.data["kind"] == "error" and "Unknown permission preset 'yolo'" in done.event.data["text"]
+    )
+    start = len(mux.items)
+    switched = await execute(host, sid, "/permission read-only")
+    _, done = await mux.next(event("command/done", sid, commandId=switched.command_id))
+    assert done.event.data == {
+        "commandId": switched.command_id,
+        "kind": "success",
+        "text": "preset read-only",
+    }
+    logged = [(e.type, e.data) for e in events_of(mux.since(start), sid)]
+    assert logged == [
+        (
+            "command/run",
+            {
+                "commandId": switched.command_id,
+                "name": "permission",
+                "args": " read-only",
+                "source": {"kind": "user"},
+            },
+        ),
+        ("permission/preset", {"preset": "workspace-write"}),  # the creation pin, logged first
+        ("sandbox/mode", {"mode": "workspace-write"}),
+        ("approval/policy", {"policy": "ask"}),
+        ("permission/preset", {"preset": "read-only"}),
+        ("sandbox/mode", {"mode": "read-only"}),  # only the knob that changed
+        logged[-1],
+    ]
+    _, projected = await mux.seen(lambda f: f.type == "session/projection" and f.key == "permissions")
+    assert projected.value["currentValue"] == "read-only"
+    llm.enqueue(
+        Reply(tool_calls=[("c1", "write_file", '{"path": "x.txt", "content": "hi"}')]), Reply(text="ok")
+    )
+    events = await run_turn(client, mux, sid, "write x.txt")
+    result = next(e for e in events if e.type == "tool/result")
+    assert result.data["error"]["code"] == "PERMISSION_DENIED" and not (host.workdir / "x.txt").exists()
+
+
+async def test_the_agent_preset_caps_what_permission_can_switch_to(host: Host) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    sid = (
+        await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "read-only"})
+    ).session_id
+    wider = await execute(host, sid, "/permission danger-full-access")
+    _, done = await mux.next(event("command/done", sid, commandId=wider.command_id))
+    assert done.event.data["text"].startswith("preset read-only: the agent preset “Read-only” allows no more")
+    history = await ok(client, "session.history", {"sessionId": sid})
+    assert history.projections.values["permissions"]["currentValue"] == "read-only"

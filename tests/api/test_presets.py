@@ -283,3 +283,21 @@ async def test_a_session_whose_preset_was_removed_still_runs(
         assert "'talk'" in notice.message and "standard" in notice.message
     finally:
         await again.close()
+
+
+async def test_the_default_preset_is_a_setting_and_a_removed_one_stops_being_it(host: Host) -> None:
+    client = host.client()
+    await ok(client, "agentPreset.copy", {"from": "chat", "agentPreset": "talk"})
+    choose = {"op": "set", "path": ["default"], "value": "talk"}
+    await ok(client, "settings.mutate", {"ns": "agent-presets", "ops": [choose]})
+    listed = {p.id: p.is_default for p in (await ok(client, "agentPreset.list")).presets}
+    assert listed["talk"] is True and listed["standard"] is False
+    assert (await ok(client, "session.create", {"cwd": str(host.workdir)})).agent_preset == "talk"
+    await ok(client, "agentPreset.remove", {"agentPreset": "talk"})
+    described = await ok(client, "settings.describe")
+    section = next(n for n in described.namespaces if n.ns == "agent-presets")
+    assert "default" not in (section.user or {}) and section.value["default"] == "standard"
+    assert (await ok(client, "session.create", {"cwd": str(host.workdir)})).agent_preset == "standard"
+    broken = {"op": "set", "path": ["default"], "value": "no-such-preset"}
+    await ok(client, "settings.mutate", {"ns": "agent-presets", "ops": [broken]})
+    assert (await ok(client, "session.create", {"cwd": str(host.workdir)})).agent_preset == "standard"

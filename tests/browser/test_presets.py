@@ -110,11 +110,22 @@ def test_a_broken_preset_is_greyed_and_the_viewer_copies_and_removes(
     expect(viewer.get_by_test_id("preset-path")).to_contain_text(
         str(harness.data_dir / "agent-presets" / "my-reader")
     )
+    viewer.get_by_test_id("preset-make-default").click()
+    expect(viewer).to_be_hidden()
+    expect(picker.locator('[data-preset-id="my-reader"]')).to_be_visible()
+    page.wait_for_function(
+        "() => window.harnessdesk.app.presets.value?.presets.find((p) => p.id === 'my-reader')?.isDefault"
+    )
+    picker.locator('[data-preset-id="my-reader"]').get_by_test_id("preset-details").click()
+    expect(viewer.get_by_test_id("preset-is-default")).to_be_visible()
     viewer.get_by_test_id("preset-remove").click()
     viewer.get_by_test_id("preset-remove").click()  # confirm
     expect(viewer).to_be_hidden()
     expect(picker.locator('[data-preset-id="my-reader"]')).to_have_count(0)
     assert not (harness.data_dir / "agent-presets" / "my-reader").exists()
+    page.wait_for_function(
+        "() => window.harnessdesk.app.presets.value?.presets.find((p) => p.id === 'standard')?.isDefault"
+    )  # the removed preset stopped being the default
 
 
 # (last in the module: a session where only commands ran stays blank, and a new page's "New

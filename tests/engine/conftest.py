@@ -69,7 +69,6 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
     """Open Engines on tmp_path whose provider is the scripted OpenAI-compatible server."""
     from host.engine.config import RuntimeOverrides
     from host.engine.engine import Engine
-    from host.engine.llm.registry import AdapterRegistry
 
     opened: list[Engine] = []
 
@@ -80,7 +79,7 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
         engine = await Engine.open(
             data_dir or tmp_path / "data",
             overrides=overrides,
-            registry_factory=lambda s, k: AdapterRegistry(s, k, adapter_options={"retry_base_delay": 0.01}),
+            adapter_options={"retry_base_delay": 0.01},
             tools=tools if tools is not None else real_tools(),
             **kw,
         )

@@ -43,11 +43,19 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
     sid, _agent = await started(engine, "  Please   greet me warmly today  ")
     frames = await frames_until(mux, lambda f: getattr(f, "type", "") == "session/projection")
     types = [e.type for e in events_of(frames)]
+    assert types[:3] == ["permission/preset", "sandbox/mode", "approval/policy"]  # pinned at creation
+    assert [e.data for e in events_of(frames)[:3]] == [
+        {"preset": "workspace-write"},
+        {"mode": "workspace-write"},
+        {"policy": "ask"},
+    ]
+    types = types[3:]
     assert types[:4] == ["turn/start", "user/message", "step/start", "request/header"]
     assert types[-4:] == ["assistant/message", "step/end", "turn/end", "session/title"]
     assert set(types[4:-4]) == {"assistant/chunk"}
     events = events_of(frames)
     assert [e.seq for e in events] == list(range(len(events)))
+    events = events[3:]
     message = next(e for e in events if e.type == "assistant/message")
     chunk_seqs = [e.seq for e in events if e.type == "assistant/chunk"]
     assert message.source_event_seqs == chunk_seqs
@@ -218,7 +226,7 @@ async def test_idle_injection_is_a_one_shot_turn_without_the_model(
     sid = await engine.create_session("/tmp")
     await engine.inject(sid, "file a.py changed", {"path": "a.py"})
     frames = await frames_until(mux, is_event("turn/end"))
-    events = events_of(frames)
+    events = events_of(frames)[3:]  # after the pinned permission events
     assert [e.type for e in events] == ["turn/start", "user/message", "turn/end"]
     assert events[0].data["trigger"] == "injection"
     assert events[1].data["source"] == {"kind": "plugin", "meta": {"path": "a.py"}}

@@ -253,28 +253,48 @@ async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, 
     value = await engine.models(sid)
     assert value.current.provider == "openai-compatible" and value.current.model == "scripted-small"
     assert value.routable
-    group = next(g for g in value.groups if g.provider == "openai-compatible")
-    assert [m.model for m in group.models] == ["scripted-small", "scripted-large"]
+    group = next(g for g in value.groups if g.id == "openai-compatible")
+    assert [m.id for m in group.models] == ["scripted-small", "scripted-large"]  # the endpoint's list
+    models = [
+        {"id": "scripted-small"},
+        {"id": "thinker", "name": "Thinker", "reasoningEfforts": ["low", "high"]},
+    ]
+    profile = {"id": "box", "name": "Box", "baseURL": scripted_llm.base_url, "models": models}
+    await engine.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
+    box = next(g for g in (await engine.models(sid)).groups if g.id == "box")
+    assert box.name == "Box" and [(m.id, m.name) for m in box.models] == [
+        ("scripted-small", "scripted-small"),
+        ("thinker", "Thinker"),
+    ]
+    reasoning = box.models[1].reasoning
+    assert reasoning is not None and [e.id for e in reasoning.efforts] == ["low", "high"]
     with pytest.raises(ModelUnavailable):
         await engine.select_model(sid, "no-such-provider", "m")
-    with pytest.raises(ModelUnavailable):
-        await engine.select_model(sid, "openai-compatible", "m", "ultra")
-    chosen = await engine.select_model(sid, "openai-compatible", "unlisted-model", "high")
-    assert chosen.model == "unlisted-model"
+    with pytest.raises(ModelUnavailable, match="takes one of low, high"):
+        await engine.select_model(sid, "box", "thinker", "ultra")
+    with pytest.raises(ModelUnavailable, match="takes no reasoning effort"):
+        await engine.select_model(sid, "box", "unlisted-model", "high")
+    assert (await engine.select_model(sid, "box", "unlisted-model")).model == "unlisted-model"  # advice only
+    chosen = await engine.select_model(sid, "box", "thinker", "high")
     assert (await engine.models(sid)).current == chosen
     settings = json.loads((tmp_path / "data" / "settings.json").read_text())
-    assert settings["llm"]["model"] == "unlisted-model"
+    saved = settings["namespaces"]["agent-default-model"]
+    assert saved == {"provider": "box", "model": "thinker", "reasoningEffort": "high"}
     fresh = await engine.create_session("/tmp")
-    assert (await engine.models(fresh)).current == chosen  # the new host default
+    assert (await engine.models(fresh)).current == chosen  # the new host default, flags no longer mask it
     scripted_llm.enqueue(Reply(text="ok"))
     mux = engine.subscribe_mux()
     await engine.prompt(sid, "queue", [TextInput(text="hi")], "r")
     frames = await frames_until(mux, is_event("turn/end"))
     header = next(e for e in events_of(frames) if e.type == "request/header")
-    assert header.data["model"] == "unlisted-model" and header.data["reasoningEffort"] == "high"
+    assert header.data["provider"] == "box" and header.data["reasoningEffort"] == "high"
     assert scripted_llm.requests[-1]["reasoning_effort"] == "high"
     described = engine.describe()
     assert described.attached_sessions == 1 and described.host_instance_id.startswith("host-")
+    await engine.replace_settings("llm-openai-compatible", {}, None)  # the default's route goes away
+    orphan = await engine.create_session("/tmp")
+    current = (await engine.models(orphan)).current
+    assert (current.provider, current.model) == ("openai-compatible", "scripted-small")  # the flags'
 
 
 async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_llm: Any) -> None:
@@ -337,4 +357,4 @@ async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
     assert summary.title == "Plan the garden shed"
     events, _, projections = await engine.history(child)
     assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
-    assert projections is not None and projections.values == {"title": "Plan the garden shed"}
+    assert projections is not None and projections.values["title"] == "Plan the garden shed"

@@ -95,4 +95,4 @@ async def test_tool_history_is_rendered_as_text() -> None:
     ]
     chunks = [c async for c in adapter.stream(LlmRequest(model=MODEL_ID, messages=history, max_tokens=16))]
     assert chunks[-1].type == "finish" and any(c.type == "text-delta" for c in chunks)
-    assert [m.model for m in await adapter.list_models()] == [MODEL_ID]
+    assert [m.id for m in await adapter.list_models()] == [MODEL_ID]

@@ -31,11 +31,6 @@ export const METHODS = {
   "workspace.insertSessionBefore": {"version":2,"privileged":false,"userPaced":false},
   "workspace.archiveSession": {"version":2,"privileged":false,"userPaced":false},
   "workspace.unarchiveSession": {"version":2,"privileged":false,"userPaced":false},
-  "settings.describe": {"version":2,"privileged":true,"userPaced":false},
-  "settings.update": {"version":2,"privileged":true,"userPaced":false},
-  "credentials.describe": {"version":2,"privileged":true,"userPaced":false},
-  "credentials.set": {"version":2,"privileged":true,"userPaced":false},
-  "credentials.unset": {"version":2,"privileged":true,"userPaced":false},
   "agentPreset.list": {"version":2,"privileged":false,"userPaced":false},
   "agentPreset.select": {"version":2,"privileged":false,"userPaced":false},
   "agentPreset.read": {"version":2,"privileged":true,"userPaced":false},
@@ -45,6 +40,18 @@ export const METHODS = {
   "skill.list": {"version":2,"privileged":false,"userPaced":false},
   "command.list": {"version":2,"privileged":false,"userPaced":false},
   "command.execute": {"version":2,"privileged":false,"userPaced":true},
+  "settings.describe": {"version":2,"privileged":true,"userPaced":false},
+  "settings.openDocument": {"version":2,"privileged":true,"userPaced":false},
+  "settings.update": {"version":2,"privileged":true,"userPaced":false},
+  "settings.replace": {"version":2,"privileged":true,"userPaced":false},
+  "settings.mutate": {"version":2,"privileged":true,"userPaced":false},
+  "credentials.describe": {"version":2,"privileged":true,"userPaced":false},
+  "credentials.set": {"version":2,"privileged":true,"userPaced":false},
+  "credentials.unset": {"version":2,"privileged":true,"userPaced":false},
+  "llm.providers": {"version":2,"privileged":false,"userPaced":false},
+  "llm.models": {"version":2,"privileged":false,"userPaced":false},
+  "llm.discoverModels": {"version":2,"privileged":true,"userPaced":false},
+  "permission.revoke": {"version":2,"privileged":false,"userPaced":false},
 };
 
 /** error code → its details schema (in DEFS) and the detail field names. */
@@ -62,8 +69,9 @@ export const ERRORS = {
   "steer-unavailable": {"details":"ItemDetails","fields":["itemId"]},
   "attachment-error": {"details":"ReasonDetails","fields":["reason"]},
   "session-conflict": {"details":"SessionConflictDetails","fields":["sessionId","requestedCwd","existingCwd"]},
-  "settings-conflict": {"details":"SettingsConflictDetails","fields":["expectedRevision","actualRevision"]},
-  "settings-rejected": {"details":"SettingsRejectedDetails","fields":["fields"]},
+  "settings-conflict": {"details":"SettingsConflictDetails","fields":["ns","expected","actual"]},
+  "settings-not-exposed": {"details":"NamespaceDetails","fields":["ns"]},
+  "settings-rejected": {"details":"NamespaceDetails","fields":["ns"]},
   "credential-rejected": {"details":"CredentialDetails","fields":["ref"]},
   "workspace-invalid-path": {"details":"PathDetails","fields":["path"]},
   "workspace-not-found": {"details":"WorkspaceDetails","fields":["workspaceId"]},
@@ -79,6 +87,7 @@ export const ERRORS = {
   "agent-preset-read-only": {"details":"PresetReasonDetails","fields":["agentPreset","reason"]},
   "agent-preset-locked": {"details":"PresetLockedDetails","fields":["sessionId","agentPreset"]},
   "agent-preset-conflict": {"details":"PresetConflictDetails","fields":["sessionId","requestedPreset","existingPreset"]},
+  "model-discovery-failed": {"details":"DiscoveryDetails","fields":["settingsNs","baseURL"]},
 };
 
 /** Every error code of the contract. */
@@ -97,7 +106,7 @@ export const FRAME_TYPES = [...new Set(Object.values(STREAMS).flatMap((s) => s.t
 export const ANSWERABLE_FRAMES = ["approval/requested","question/requested"];
 
 /** Session event types with a data model (others are valid too). */
-export const EVENT_TYPES = ["turn/start","turn/end","step/start","step/end","request/header","request/retry","user/message","steering/message","assistant/chunk","assistant/message","tool/call","tool/result","todo/write","approval/asked","approval/decided","session/title","session/end-seed","agent-preset/selected","command/run","command/done","plan/mode"];
+export const EVENT_TYPES = ["turn/start","turn/end","step/start","step/end","request/header","request/retry","user/message","steering/message","assistant/chunk","assistant/message","tool/call","tool/result","todo/write","approval/asked","approval/decided","session/title","session/end-seed","agent-preset/selected","command/run","command/done","plan/mode","permission/preset","sandbox/mode","approval/policy"];
 
 /** JSON Schema of what the client reads, by name; `$ref` is `#/$defs/<name>`. */
 export const DEFS = {
@@ -122,6 +131,7 @@ export const DEFS = {
   "DirectoryExistsError": {"additionalProperties":false,"properties":{"code":{"const":"directory-exists","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/PathDetails"}},"required":["code","message","details"],"type":"object"},
   "DirectoryPickerUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"directory-picker-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/CapabilityDetails"}},"required":["code","message","details"],"type":"object"},
   "DirectoryUnreadableError": {"additionalProperties":false,"properties":{"code":{"const":"directory-unreadable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/PathDetails"}},"required":["code","message","details"],"type":"object"},
+  "DiscoveryDetails": {"additionalProperties":false,"properties":{"settingsNs":{"type":"string"},"baseURL":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["settingsNs"],"type":"object"},
   "ForkUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"fork-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SessionDetails"}},"required":["code","message","details"],"type":"object"},
   "HostAgentError": {"additionalProperties":false,"properties":{"type":{"const":"host/agent-error","type":"string"},"sessionId":{"type":"string"},"message":{"type":"string"}},"required":["type","sessionId","message"],"type":"object"},
   "HostArchivedSessionsChanged": {"additionalProperties":false,"properties":{"type":{"const":"host/archived-sessions-changed","type":"string"},"archivedSessionIds":{"items":{"minLength":1,"type":"string"},"type":"array"}},"required":["type","archivedSessionIds"],"type":"object"},
@@ -141,10 +151,12 @@ export const DEFS = {
   "InternalError": {"additionalProperties":false,"properties":{"code":{"const":"internal","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/NoDetails"}},"required":["code","message","details"],"type":"object"},
   "InvalidTimeZoneError": {"additionalProperties":false,"properties":{"code":{"const":"invalid-time-zone","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/TimeZoneDetails"}},"required":["code","message","details"],"type":"object"},
   "ItemDetails": {"additionalProperties":false,"properties":{"itemId":{"type":"string"}},"required":["itemId"],"type":"object"},
+  "ModelDiscoveryFailedError": {"additionalProperties":false,"properties":{"code":{"const":"model-discovery-failed","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/DiscoveryDetails"}},"required":["code","message","details"],"type":"object"},
   "ModelUnavailableDetails": {"additionalProperties":false,"properties":{"provider":{"type":"string"},"model":{"type":"string"}},"required":["provider","model"],"type":"object"},
   "ModelUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"model-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ModelUnavailableDetails"}},"required":["code","message","details"],"type":"object"},
   "MuxFrame": {"oneOf":[{"$ref":"#/$defs/SessionEventFrame"},{"$ref":"#/$defs/SessionSubscribed"},{"$ref":"#/$defs/ApprovalRequested"},{"$ref":"#/$defs/ApprovalResolved"},{"$ref":"#/$defs/QuestionRequested"},{"$ref":"#/$defs/QuestionResolved"},{"$ref":"#/$defs/SessionQueue"},{"$ref":"#/$defs/SessionProjection"},{"$ref":"#/$defs/StreamError"}],"discriminator":{"propertyName":"type","mapping":{"session/event":"#/$defs/SessionEventFrame","session/subscribed":"#/$defs/SessionSubscribed","approval/requested":"#/$defs/ApprovalRequested","approval/resolved":"#/$defs/ApprovalResolved","question/requested":"#/$defs/QuestionRequested","question/resolved":"#/$defs/QuestionResolved","session/queue":"#/$defs/SessionQueue","session/projection":"#/$defs/SessionProjection","stream/error":"#/$defs/StreamError"}}},
   "NameDetails": {"additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},
+  "NamespaceDetails": {"additionalProperties":false,"properties":{"ns":{"type":"string"}},"required":["ns"],"type":"object"},
   "NoDetails": {"additionalProperties":false,"properties":{},"type":"object"},
   "PathDetails": {"additionalProperties":false,"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},
   "PresetConflictDetails": {"additionalProperties":false,"properties":{"sessionId":{"type":"string"},"requestedPreset":{"type":"string"},"existingPreset":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["sessionId","requestedPreset"],"type":"object"},
@@ -163,7 +175,7 @@ export const DEFS = {
   "ReceiptRefused": {"additionalProperties":false,"properties":{"accepted":{"const":false,"type":"boolean"},"reason":{"enum":["not-pending","bad-response"],"type":"string"}},"required":["accepted","reason"],"type":"object"},
   "ReplaceOp": {"additionalProperties":false,"properties":{"op":{"const":"replace","type":"string"},"start":{"minimum":0,"type":"integer"},"end":{"minimum":0,"type":"integer"}},"required":["op","start","end"],"type":"object"},
   "RpcErr": {"additionalProperties":false,"properties":{"ok":{"const":false,"type":"boolean"},"error":{"$ref":"#/$defs/RpcError"}},"required":["ok","error"],"type":"object"},
-  "RpcError": {"oneOf":[{"$ref":"#/$defs/BadRequestError"},{"$ref":"#/$defs/InternalError"},{"$ref":"#/$defs/CancelledError"},{"$ref":"#/$defs/SessionNotFoundError"},{"$ref":"#/$defs/AgentBusyError"},{"$ref":"#/$defs/ModelUnavailableError"},{"$ref":"#/$defs/InvalidTimeZoneError"},{"$ref":"#/$defs/TitleInvalidError"},{"$ref":"#/$defs/ForkUnavailableError"},{"$ref":"#/$defs/QueueItemNotFoundError"},{"$ref":"#/$defs/SteerUnavailableError"},{"$ref":"#/$defs/AttachmentErrorError"},{"$ref":"#/$defs/SessionConflictError"},{"$ref":"#/$defs/SettingsConflictError"},{"$ref":"#/$defs/SettingsRejectedError"},{"$ref":"#/$defs/CredentialRejectedError"},{"$ref":"#/$defs/WorkspaceInvalidPathError"},{"$ref":"#/$defs/WorkspaceNotFoundError"},{"$ref":"#/$defs/WorkspaceNameConflictError"},{"$ref":"#/$defs/WorkspaceMoveInvalidError"},{"$ref":"#/$defs/WorkspaceAttachFailedError"},{"$ref":"#/$defs/DirectoryPickerUnavailableError"},{"$ref":"#/$defs/DirectoryUnreadableError"},{"$ref":"#/$defs/DirectoryExistsError"},{"$ref":"#/$defs/DirectoryCreateFailedError"},{"$ref":"#/$defs/AgentPresetNotFoundError"},{"$ref":"#/$defs/AgentPresetInvalidError"},{"$ref":"#/$defs/AgentPresetReadOnlyError"},{"$ref":"#/$defs/AgentPresetLockedError"},{"$ref":"#/$defs/AgentPresetConflictError"}],"discriminator":{"propertyName":"code","mapping":{"bad-request":"#/$defs/BadRequestError","internal":"#/$defs/InternalError","cancelled":"#/$defs/CancelledError","session-not-found":"#/$defs/SessionNotFoundError","agent-busy":"#/$defs/AgentBusyError","model-unavailable":"#/$defs/ModelUnavailableError","invalid-time-zone":"#/$defs/InvalidTimeZoneError","title-invalid":"#/$defs/TitleInvalidError","fork-unavailable":"#/$defs/ForkUnavailableError","queue-item-not-found":"#/$defs/QueueItemNotFoundError","steer-unavailable":"#/$defs/SteerUnavailableError","attachment-error":"#/$defs/AttachmentErrorError","session-conflict":"#/$defs/SessionConflictError","settings-conflict":"#/$defs/SettingsConflictError","settings-rejected":"#/$defs/SettingsRejectedError","credential-rejected":"#/$defs/CredentialRejectedError","workspace-invalid-path":"#/$defs/WorkspaceInvalidPathError","workspace-not-found":"#/$defs/WorkspaceNotFoundError","workspace-name-conflict":"#/$defs/WorkspaceNameConflictError","workspace-move-invalid":"#/$defs/WorkspaceMoveInvalidError","workspace-attach-failed":"#/$defs/WorkspaceAttachFailedError","directory-picker-unavailable":"#/$defs/DirectoryPickerUnavailableError","directory-unreadable":"#/$defs/DirectoryUnreadableError","directory-exists":"#/$defs/DirectoryExistsError","directory-create-failed":"#/$defs/DirectoryCreateFailedError","agent-preset-not-found":"#/$defs/AgentPresetNotFoundError","agent-preset-invalid":"#/$defs/AgentPresetInvalidError","agent-preset-read-only":"#/$defs/AgentPresetReadOnlyError","agent-preset-locked":"#/$defs/AgentPresetLockedError","agent-preset-conflict":"#/$defs/AgentPresetConflictError"}}},
+  "RpcError": {"oneOf":[{"$ref":"#/$defs/BadRequestError"},{"$ref":"#/$defs/InternalError"},{"$ref":"#/$defs/CancelledError"},{"$ref":"#/$defs/SessionNotFoundError"},{"$ref":"#/$defs/AgentBusyError"},{"$ref":"#/$defs/ModelUnavailableError"},{"$ref":"#/$defs/InvalidTimeZoneError"},{"$ref":"#/$defs/TitleInvalidError"},{"$ref":"#/$defs/ForkUnavailableError"},{"$ref":"#/$defs/QueueItemNotFoundError"},{"$ref":"#/$defs/SteerUnavailableError"},{"$ref":"#/$defs/AttachmentErrorError"},{"$ref":"#/$defs/SessionConflictError"},{"$ref":"#/$defs/SettingsConflictError"},{"$ref":"#/$defs/SettingsNotExposedError"},{"$ref":"#/$defs/SettingsRejectedError"},{"$ref":"#/$defs/CredentialRejectedError"},{"$ref":"#/$defs/WorkspaceInvalidPathError"},{"$ref":"#/$defs/WorkspaceNotFoundError"},{"$ref":"#/$defs/WorkspaceNameConflictError"},{"$ref":"#/$defs/WorkspaceMoveInvalidError"},{"$ref":"#/$defs/WorkspaceAttachFailedError"},{"$ref":"#/$defs/DirectoryPickerUnavailableError"},{"$ref":"#/$defs/DirectoryUnreadableError"},{"$ref":"#/$defs/DirectoryExistsError"},{"$ref":"#/$defs/DirectoryCreateFailedError"},{"$ref":"#/$defs/AgentPresetNotFoundError"},{"$ref":"#/$defs/AgentPresetInvalidError"},{"$ref":"#/$defs/AgentPresetReadOnlyError"},{"$ref":"#/$defs/AgentPresetLockedError"},{"$ref":"#/$defs/AgentPresetConflictError"},{"$ref":"#/$defs/ModelDiscoveryFailedError"}],"discriminator":{"propertyName":"code","mapping":{"bad-request":"#/$defs/BadRequestError","internal":"#/$defs/InternalError","cancelled":"#/$defs/CancelledError","session-not-found":"#/$defs/SessionNotFoundError","agent-busy":"#/$defs/AgentBusyError","model-unavailable":"#/$defs/ModelUnavailableError","invalid-time-zone":"#/$defs/InvalidTimeZoneError","title-invalid":"#/$defs/TitleInvalidError","fork-unavailable":"#/$defs/ForkUnavailableError","queue-item-not-found":"#/$defs/QueueItemNotFoundError","steer-unavailable":"#/$defs/SteerUnavailableError","attachment-error":"#/$defs/AttachmentErrorError","session-conflict":"#/$defs/SessionConflictError","settings-conflict":"#/$defs/SettingsConflictError","settings-not-exposed":"#/$defs/SettingsNotExposedError","settings-rejected":"#/$defs/SettingsRejectedError","credential-rejected":"#/$defs/CredentialRejectedError","workspace-invalid-path":"#/$defs/WorkspaceInvalidPathError","workspace-not-found":"#/$defs/WorkspaceNotFoundError","workspace-name-conflict":"#/$defs/WorkspaceNameConflictError","workspace-move-invalid":"#/$defs/WorkspaceMoveInvalidError","workspace-attach-failed":"#/$defs/WorkspaceAttachFailedError","directory-picker-unavailable":"#/$defs/DirectoryPickerUnavailableError","directory-unreadable":"#/$defs/DirectoryUnreadableError","directory-exists":"#/$defs/DirectoryExistsError","directory-create-failed":"#/$defs/DirectoryCreateFailedError","agent-preset-not-found":"#/$defs/AgentPresetNotFoundError","agent-preset-invalid":"#/$defs/AgentPresetInvalidError","agent-preset-read-only":"#/$defs/AgentPresetReadOnlyError","agent-preset-locked":"#/$defs/AgentPresetLockedError","agent-preset-conflict":"#/$defs/AgentPresetConflictError","model-discovery-failed":"#/$defs/ModelDiscoveryFailedError"}}},
   "RpcOk_Any_": {"additionalProperties":false,"properties":{"ok":{"const":true,"type":"boolean"},"value":{}},"required":["ok","value"],"type":"object"},
   "RpcReceipt": {"oneOf":[{"$ref":"#/$defs/ReceiptAccepted"},{"$ref":"#/$defs/ReceiptRefused"}],"discriminator":{"propertyName":"accepted","mapping":{"true":"#/$defs/ReceiptAccepted","false":"#/$defs/ReceiptRefused"}}},
   "ServerRequest": {"additionalProperties":false,"properties":{"type":{"const":"server-request","type":"string"},"rpcId":{"maxLength":200,"minLength":1,"type":"string"},"method":{"type":"string"},"payload":{"additionalProperties":true,"type":"object"}},"required":["type","rpcId","method","payload"],"type":"object"},
@@ -177,10 +189,10 @@ export const DEFS = {
   "SessionProjection": {"additionalProperties":false,"properties":{"type":{"const":"session/projection","type":"string"},"sessionId":{"type":"string"},"key":{"type":"string"},"value":{},"seq":{"type":"integer"}},"required":["type","sessionId","key","seq"],"type":"object"},
   "SessionQueue": {"additionalProperties":false,"properties":{"type":{"const":"session/queue","type":"string"},"sessionId":{"type":"string"},"items":{"items":{"$ref":"#/$defs/QueueItem"},"type":"array"}},"required":["type","sessionId","items"],"type":"object"},
   "SessionSubscribed": {"additionalProperties":false,"properties":{"type":{"const":"session/subscribed","type":"string"},"sessionId":{"type":"string"},"lastSeq":{"minimum":-1,"type":"integer"}},"required":["type","sessionId","lastSeq"],"type":"object"},
-  "SettingsConflictDetails": {"additionalProperties":false,"properties":{"expectedRevision":{"type":"integer"},"actualRevision":{"type":"integer"}},"required":["expectedRevision","actualRevision"],"type":"object"},
+  "SettingsConflictDetails": {"additionalProperties":false,"properties":{"ns":{"type":"string"},"expected":{"type":"integer"},"actual":{"type":"integer"}},"required":["ns","expected","actual"],"type":"object"},
   "SettingsConflictError": {"additionalProperties":false,"properties":{"code":{"const":"settings-conflict","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SettingsConflictDetails"}},"required":["code","message","details"],"type":"object"},
-  "SettingsRejectedDetails": {"additionalProperties":false,"properties":{"fields":{"items":{"type":"string"},"type":"array"}},"required":["fields"],"type":"object"},
-  "SettingsRejectedError": {"additionalProperties":false,"properties":{"code":{"const":"settings-rejected","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SettingsRejectedDetails"}},"required":["code","message","details"],"type":"object"},
+  "SettingsNotExposedError": {"additionalProperties":false,"properties":{"code":{"const":"settings-not-exposed","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/NamespaceDetails"}},"required":["code","message","details"],"type":"object"},
+  "SettingsRejectedError": {"additionalProperties":false,"properties":{"code":{"const":"settings-rejected","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/NamespaceDetails"}},"required":["code","message","details"],"type":"object"},
   "SteerUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"steer-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ItemDetails"}},"required":["code","message","details"],"type":"object"},
   "StreamError": {"additionalProperties":false,"properties":{"type":{"const":"stream/error","type":"string"},"error":{"$ref":"#/$defs/RpcError"}},"required":["type","error"],"type":"object"},
   "TextBlock": {"additionalProperties":false,"properties":{"type":{"const":"text","type":"string"},"text":{"type":"string"}},"required":["type","text"],"type":"object"},

@@ -182,8 +182,16 @@ class Store(Protocol):
         """Remember a grant (queued like any write)."""
         ...
 
-    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
-        """Forget the session's grants (all, or those of one tool)."""
+    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> None:
+        """Forget one rule, a tool's rules, or (no tool) every permission row of the session."""
+        ...
+
+    async def policy(self, session_id: str) -> str | None:
+        """The permission preset the session is pinned to (None before it is pinned)."""
+        ...
+
+    def set_policy(self, session_id: str, preset: str, created_at: int) -> None:
+        """Pin the session's permission preset (queued like any write)."""
         ...
 
     async def surface_events(self, session_id: str) -> list[SessionEvent]:

@@ -21,6 +21,7 @@ _PER_SESSION = (
     "DELETE FROM workspace_sessions WHERE session_id = ?",
     "DELETE FROM archived_sessions WHERE session_id = ?",
     "DELETE FROM grants WHERE session_id = ?",
+    "DELETE FROM session_policies WHERE session_id = ?",
     "DELETE FROM sessions WHERE id = ?",
 )
 

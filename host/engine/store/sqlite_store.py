@@ -177,8 +177,16 @@ class SqliteStore:
     def add_grant(self, session_id: str, grant: grant_rows.Grant) -> None:
         self._writer.write(session_id, lambda conn: grant_rows.write_grant(conn, session_id, grant))
 
-    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
-        self._writer.write(session_id, lambda conn: grant_rows.delete_grants(conn, session_id, tool))
+    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> None:
+        self._writer.write(session_id, lambda conn: grant_rows.delete_grants(conn, session_id, tool, scope))
+
+    async def policy(self, session_id: str) -> str | None:
+        return await self.call(lambda conn: grant_rows.read_policy(conn, session_id))
+
+    def set_policy(self, session_id: str, preset: str, created_at: int) -> None:
+        self._writer.write(
+            session_id, lambda conn: grant_rows.write_policy(conn, session_id, preset, created_at)
+        )
 
     async def page(self, session_id: str, before_seq: int | None, max_messages: int) -> Page:
         def read(conn: sqlite3.Connection) -> Page:

@@ -19,7 +19,8 @@ import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./
 import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end", "plan/mode"]);
+const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy"]);
+// (the session's permissions are shown by the shield in the header, from its projection)
 
 export class SessionFold {
   constructor() {

@@ -15,6 +15,7 @@ export const MESSAGES = {
   "attachment-error": "The image could not be attached.",
   "session-conflict": "A session with this id already exists.",
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
+  "settings-not-exposed": "These settings cannot be changed from here.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
   "agent-preset-not-found": "That agent preset does not exist.",
@@ -22,6 +23,7 @@ export const MESSAGES = {
   "agent-preset-read-only": "Shipped presets are read-only: copy one to make your own.",
   "agent-preset-locked": "This session has already started; start a new session to use another preset.",
   "agent-preset-conflict": "A session with this id already exists with another preset.",
+  "model-discovery-failed": "The endpoint's models could not be listed.",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",
@@ -66,14 +68,11 @@ export function classifyProblem(err) {
 }
 
 /**
- * Provider configuration check from settings.describe + credentials.describe values: the
- * provider needs a key and its credential is not configured → "provider-not-configured".
+ * Provider configuration check from `llm.providers` and the host's default provider (host.describe):
+ * the route the new sessions start on cannot serve (no key, bad URL) → "provider-not-configured".
  */
-export function providerProblem(settings, credentials) {
-  if (!settings) return null;
-  const provider = settings.values?.provider ?? "local";
-  const info = (settings.providers ?? []).find((p) => p.provider === provider);
-  if (!info?.needsKey) return null;
-  const cred = (credentials?.items ?? []).find((c) => c.ref === provider);
-  return cred?.configured ? null : "provider-not-configured";
+export function providerProblem(providers, provider) {
+  if (!Array.isArray(providers) || !provider) return null;
+  const route = providers.find((p) => p.provider === provider);
+  return route && !route.active ? "provider-not-configured" : null;
 }

@@ -13,6 +13,7 @@ import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
+import { OnboardingNotice } from "./onboarding.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
@@ -42,6 +43,7 @@ export class App {
       openSettings: () => this.settings.open(),
     });
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
+    this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
     this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
     this.actions = new WorkspaceActions({
       client,
@@ -72,6 +74,8 @@ export class App {
       focusComposer: () => this.composer.focus(),
     });
     this.topbar = new TopBar($("topbar"), {
+      client,
+      toast,
       modelPicker: this.modelPicker,
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
@@ -90,7 +94,7 @@ export class App {
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
     this.queue = new QueueView($("queue"), { client, toast });
     this.catalogues = new Catalogues({ client });
-    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate() });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: (id) => this.presets.value?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
     this.help = new HelpDialog();
     this.composer = new ComposerView($("composer"), {
@@ -136,6 +140,7 @@ export class App {
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
+      this.onboarding.check();
       this.renderAll();
     });
     this.workspaces.on("change", () => {
@@ -162,9 +167,14 @@ export class App {
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
-    m.on("config", () => {
+    m.on("config", (type) => {
+      if (type === "host/settings-changed") {
+        this.onboarding.check();
+        this.presets.invalidate(); // the default agent preset may have changed
+      }
       this.checkProvider();
       this.modelPicker.refresh();
+      this.settings.changed();
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
@@ -326,13 +336,14 @@ export class App {
   }
 
   async checkProvider() {
-    const [s, c] = await Promise.all([
-      this.client.call("settings.describe", {}).catch(() => null),
-      this.client.call("credentials.describe", {}).catch(() => null),
+    const [p, d] = await Promise.all([
+      this.client.call("llm.providers", {}).catch(() => null),
+      this.client.call("host.describe", {}).catch(() => null),
     ]);
-    if (!s?.ok) return; // not privileged here, or not offered: rely on error codes instead
-    const problem = providerProblem(s.value, c?.ok ? c.value : null);
-    this.status.setProblem("provider-not-configured", problem === "provider-not-configured");
+    if (!p?.ok || !d?.ok) return; // rely on error codes instead
+    const problem = providerProblem(p.value.providers, d.value.provider);
+    const route = p.value.providers.find((r) => r.provider === d.value.provider);
+    this.status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -362,7 +373,7 @@ export class App {
     const title = s?.title ?? summary?.title;
     const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
     if (preset && !this.presets.value) this.presets.load();
-    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active };
+    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live });
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }

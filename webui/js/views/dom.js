@@ -71,6 +71,7 @@ const ICONS = {
   reveal: "M14 4h6v6M20 4l-9 9M18 14v6H4V6h6",
   book: "M5 4h10a3 3 0 0 1 3 3v13H8a3 3 0 0 1-3-3zM5 17a3 3 0 0 1 3-3h10",
   slash: "M15 4L9 20",
+  shield: "M12 3l7 3v5c0 4.5-3 8.5-7 10-4-1.5-7-5.5-7-10V6z",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */

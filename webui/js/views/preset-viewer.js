@@ -8,7 +8,7 @@ import { transportFailure } from "../client/errors.js";
 const ID_PATTERN = "^[a-z0-9][a-z0-9\\-]*$";
 
 export class PresetViewer {
-  /** ctx: {client, toast(msg), changed()} */
+  /** ctx: {client, toast(msg), changed(), entry(id): AgentPresetEntry | undefined} */
   constructor(ctx) {
     this.ctx = ctx;
     this.presetId = null;
@@ -69,6 +69,14 @@ export class PresetViewer {
       remove.addEventListener("click", () => this.remove(p.agentPreset, remove));
       actions.append(open, remove);
     }
+    const entry = this.ctx.entry(p.agentPreset);
+    if (entry && !entry.isDefault && !entry.broken) {
+      const def = h("button", { type: "button", class: "btn", testid: "preset-make-default", title: "New sessions start with this preset" }, "Make default");
+      def.addEventListener("click", () => this.makeDefault(p.agentPreset));
+      actions.append(def);
+    } else if (entry?.isDefault) {
+      facts.append(h("span", { class: "badge", testid: "preset-is-default" }, "default"));
+    }
     const copy = h("button", { type: "button", class: "btn btn-primary", testid: "preset-copy" }, "Copy…");
     copy.addEventListener("click", () => this.showCopy(p));
     actions.append(copy);
@@ -103,6 +111,16 @@ export class PresetViewer {
     this.body.append(form);
     id.focus();
     id.select();
+  }
+
+  /** agent-presets.default (a setting: privileged, like every settings write). */
+  async makeDefault(presetId) {
+    const ops = [{ op: "set", path: ["default"], value: presetId }];
+    const r = await this.ctx.client.call("settings.mutate", { ns: "agent-presets", ops }).catch(transportFailure);
+    if (!r.ok) return this.say(describeError(r.error), "error");
+    this.ctx.changed();
+    this.ctx.toast(`New sessions start with “${presetId}”.`);
+    this.el.close();
   }
 
   async openFolder(presetId) {

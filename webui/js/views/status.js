@@ -121,7 +121,7 @@ export class StatusView {
       if (this.dismissed.has(kind)) continue;
       const text =
         kind === "provider-not-configured"
-          ? ["The model provider is not configured.", " Add an API key in Settings, or switch back to the bundled local model."]
+          ? ["The model provider is not ready.", detail ? ` ${detail}: fix it in Settings, or pick another model.` : " Add an API key in Settings, or switch back to the bundled local model."]
           : [`The selected model is unavailable${detail ? ` (${detail})` : ""}.`, " Pick another model, or check the provider in Settings."];
       const open = h("button", { type: "button", class: "btn btn-small", testid: "banner-open-settings" }, icon("gear"), h("span", {}, "Settings"));
       open.addEventListener("click", () => this.ctx.openSettings());

@@ -3,9 +3,10 @@
 
 import { h, icon, setChildren } from "./dom.js";
 import { displayTitle, shortenPath } from "../state/session-list.js";
+import { PermissionsView } from "./permissions-view.js";
 
 export class TopBar {
-  /** ctx: {toggleSidebar(), toggleTodos(), exportSession(id), renameSession(id), modelPicker} */
+  /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), exportSession(id), renameSession(id), modelPicker} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -22,15 +23,17 @@ export class TopBar {
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
     this.exportBtn = h("button", { type: "button", class: "btn btn-icon", testid: "export-session", title: "Export as ZIP", "aria-label": "Export session", hidden: true }, icon("download"));
     this.exportBtn.addEventListener("click", () => this.sessionId && ctx.exportSession(this.sessionId));
+    this.permissions = new PermissionsView({ client: ctx.client, toast: ctx.toast });
     root.append(
       menu,
       h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.cwd, this.instructions)),
-      h("div", { class: "top-actions" }, ctx.modelPicker.el, this.todoBtn, this.exportBtn),
+      h("div", { class: "top-actions" }, ctx.modelPicker.el, this.permissions.button, this.todoBtn, this.exportBtn),
     );
   }
 
-  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan }) {
+  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions }) {
     this.sessionId = sessionId;
+    this.permissions.update(sessionId, permissions);
     this.preset.hidden = !sessionId || !preset;
     this.preset.textContent = preset ?? "";
     this.plan.hidden = !sessionId || !plan;
