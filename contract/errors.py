@@ -122,6 +122,11 @@ class DiscoveryDetails(WireModel):
     """The request's draft URL, echoed; the draft key never is."""
 
 
+class JobDetails(WireModel):
+    session_id: str
+    job_id: str
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -155,6 +160,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "agent-preset-locked": PresetLockedDetails,
     "agent-preset-conflict": PresetConflictDetails,
     "model-discovery-failed": DiscoveryDetails,
+    "job-not-found": JobDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

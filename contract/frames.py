@@ -8,9 +8,10 @@ from pydantic import Field, TypeAdapter
 
 from contract._base import WireModel
 from contract.approvals import ApprovalRequested, ApprovalResolved
-from contract.content import ContentBlock
+from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
+from contract.jobs import JobView
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
@@ -30,16 +31,33 @@ class SessionSubscribed(WireModel):
     last_seq: int = Field(ge=-1)
 
 
-class QueueItem(WireModel):
-    item_id: str
-    content: list[ContentBlock]
-    mode: Literal["queue", "steer"] = "queue"
+Placement = Literal["queued", "steering", "context"]
+"""`queued`: next-turn input; `steering`: a person's next-step input; `context`: next-step input
+the host injected (clients show it only once it is claimed)."""
+
+
+class QueuedInboxItem(WireModel):
+    """One pending inbox message; `id` is the message id `session.updateQueue` addresses."""
+
+    id: str = Field(min_length=1)
+    placement: Placement
+    message: Message
 
 
 class SessionQueue(WireModel):
+    """The agent's pending input after every change to it, and once per session on open."""
+
     type: Literal["session/queue"] = "session/queue"
     session_id: str
-    items: list[QueueItem]
+    items: list[QueuedInboxItem]
+
+
+class SessionJobs(WireModel):
+    """Every background job of a session after each change (`[]` once the last one is gone)."""
+
+    type: Literal["session/jobs"] = "session/jobs"
+    session_id: str
+    jobs: list[JobView]
 
 
 class SessionProjection(WireModel):
@@ -65,6 +83,7 @@ MuxFrame = Annotated[
         QuestionRequested,
         QuestionResolved,
         SessionQueue,
+        SessionJobs,
         SessionProjection,
         StreamError,
     ],

@@ -120,6 +120,15 @@ class Accepted(WireModel):
     accepted: Literal[True] = True
 
 
+# session.cancel
+class CancelRequest(WireModel):
+    session_id: SessionId
+    clear_queue: bool = Field(
+        default=False,
+        description="also drop the queued and steering input (a plain cancel keeps it: the next item starts)",
+    )
+
+
 # session.rename
 class RenameRequest(WireModel):
     session_id: SessionId

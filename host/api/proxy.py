@@ -10,6 +10,7 @@ from host.api import (
     commands,
     credentials,
     host,
+    job,
     llm,
     permission,
     presets,
@@ -35,6 +36,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     presets,
     skills,
     commands,
+    job,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

@@ -39,8 +39,8 @@ async def prompt(engine: Engine, p: s.PromptRequest, rpc_id: str) -> s.Accepted:
 
 
 @implements("session.cancel")
-async def cancel(engine: Engine, p: s.SessionRef) -> s.Accepted:
-    await engine.cancel(p.session_id)
+async def cancel(engine: Engine, p: s.CancelRequest) -> s.Accepted:
+    await engine.cancel(p.session_id, clear_queue=p.clear_queue)
     return s.Accepted()
 
 

@@ -16,13 +16,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from contract import __version__
-from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
+from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
-from contract.frames import (
-    HostAgentError,
-    SessionQueue,
-    SessionSubscribed,
-)
+from contract.frames import HostAgentError, SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
@@ -44,13 +40,12 @@ from host.engine.errors import (
     AgentBusy,
     AttachmentError,
     ModelUnavailable,
-    QueueItemNotFound,
     SessionConflict,
     TitleInvalid,
 )
 from host.engine.fork import fork_session
 from host.engine.history import history_page
-from host.engine.imported import rows_with_cwd
+from host.engine.imported import drop_pending_input, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.media import prompt_blocks
@@ -67,12 +62,13 @@ from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
+from host.engine.work import AgentWork
 from host.engine.workspaces import WorkspaceRegistry
 
 log = logging.getLogger(__name__)
 
 
-class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor):
+class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor, AgentWork):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -99,6 +95,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
         self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
         self.presets.commands.register(permission_command(self.permissions))
         store.on_error = self._store_failed
+        self.jobs = self._open_jobs()
         self.pool = AgentPool(
             store,
             self.bus,
@@ -107,8 +104,10 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
             self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
             self.permissions,
+            self.context_window,
             self.default_cwd,
             step_cap,
+            self.job_control,
         )
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
@@ -142,6 +141,8 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
         engine.folders = HostFolders(picker)
+        for session_id in await store.pending_inbox():
+            await engine.attach(session_id)  # input queued before a restart or crash runs now
         return engine
 
     async def close(self) -> None:
@@ -151,6 +152,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
         self._closed = True
         self.model_status.close()
         await self.pool.dispose_all()
+        await self.jobs.close()
         self.pending.cancel_all()
         await self.store.close()
         await self._plane.aclose()
@@ -203,9 +205,14 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
         """A page of raw events; a cold session is repaired in memory (nothing written)."""
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
+        values: dict[str, Any] = {}
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
+        if title:
+            values["title"] = title
+        if before_seq is None and (context := await self.context_projection(session_id, cold)):
+            values["context"] = context
         events, has_more, projections = await history_page(
-            self.store, session_id, cold, title, before_seq, max_messages
+            self.store, session_id, cold, values, before_seq, max_messages
         )
         if projections is not None:
             projections.values.update(await self.preset_projections(session_id, cold))
@@ -239,28 +246,6 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
 
     def _blocks(self, content: list[PromptContent]) -> list[ContentBlock]:
         return prompt_blocks(content, self.store.put_attachment)
-
-    async def inject(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> None:
-        """Engine-internal context (no model run by itself; idle → one `injection` turn)."""
-        agent = await self.attach(session_id)
-        agent.inject([TextBlock(text=text)], meta)
-
-    async def cancel(self, session_id: str) -> bool:
-        """Abort the running turn; a no-op on an idle or cold session."""
-        agent = self._agents.get(session_id)
-        if agent is None:
-            await self._header(session_id)
-            return False
-        return agent.cancel("user")
-
-    async def update_queue(self, session_id: str, item_id: str, action: Any) -> None:
-        """`action` is a contract EditAction / RemoveAction / SteerAction (never resumes)."""
-        await self._header(session_id)
-        agent = self._agents.get(session_id)
-        if agent is None:
-            raise QueueItemNotFound(item_id, "the session has no queued input")
-        content = self._blocks(action.content) if action.kind == "edit" else None
-        agent.update_queue(item_id, action.kind, content)
 
     # ---- titles, forks, search ------------------------------------------------------------
 
@@ -334,6 +319,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+        await drop_pending_input(self.store, sid)
         self._announce(await self._header(sid))
         return sid
 
@@ -361,6 +347,8 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor)
             yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.last_seq))
             yield from self.pending.requests_for(sid)
             yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
+        for sid in self.jobs.sessions():
+            yield push(SessionJobs(session_id=sid, jobs=self.jobs.views(sid)))
 
     def subscribe_host(self, limit: int | None = None) -> Subscription:
         """Live host frames; `host/model-status loading` first while the built-in model loads."""

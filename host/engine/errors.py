@@ -15,6 +15,7 @@ from contract.errors import (
     D,
     DiscoveryDetails,
     ItemDetails,
+    JobDetails,
     ModelUnavailableDetails,
     NameDetails,
     NamespaceDetails,
@@ -292,3 +293,12 @@ class ModelDiscoveryFailed(EngineError[DiscoveryDetails]):
 
     def __init__(self, settings_ns: str, base_url: str | None, message: str) -> None:
         super().__init__(message, DiscoveryDetails(settings_ns=settings_ns, base_url=base_url))
+
+
+class JobNotFound(EngineError[JobDetails]):
+    """No background job of that id in that session (it never existed, or the host restarted)."""
+
+    code = "job-not-found"
+
+    def __init__(self, session_id: str, job_id: str) -> None:
+        super().__init__(f"no job {job_id} in this session", JobDetails(session_id=session_id, job_id=job_id))

@@ -16,6 +16,7 @@ from contract.frames import HostSessionAdded, HostSessionRemoved
 from host.engine import ids
 from host.engine.bus import Bus
 from host.engine.errors import AgentBusy, HostActionFailed, SessionConflict, SessionNotFound
+from host.engine.jobs import JobRegistry
 from host.engine.journal import now_ms
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
@@ -39,6 +40,7 @@ class SessionLifecycle:
     workspaces: WorkspaceRegistry
     presets: PresetService
     permissions: PermissionService
+    jobs: JobRegistry
     default_cwd: str
     _closed: bool
 
@@ -90,6 +92,7 @@ class SessionLifecycle:
         archive entries); `agent-busy` while it works. Other sessions forked from it stay."""
         await self._header(session_id)
         await self.pool.release(session_id)
+        await self.jobs.dispose_session(session_id)  # its background jobs end with it
         await self.store.delete_session(session_id)
         self.selections.forget(session_id)
         await self.workspaces.session_deleted(session_id)

@@ -1,6 +1,7 @@
 """One turn of the agent loop: steps of (checkpoint, model request, tool calls) until done.
 
-Event order per step: `step/start`, delivered steering/injections, `request/header` (first step
+Event order per step: `step/start`, the claimed next-step input (steering and injected context),
+a compaction bracket when the prompt would fill the model's window, `request/header` (first step
 or when the selection changes), `assistant/chunk`…, `assistant/message` (its `sourceEventSeqs`
 are the chunk seqs), then per tool call `tool/call`, approval events, `tool/result`, and
 `step/end`. Cancellation closes whatever is open (an interrupted assistant message, error
@@ -40,16 +41,19 @@ from contract.content import (
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
-from host.engine import events, ids
+from host.engine import compaction, events, ids
 from host.engine.composition import StepSetup
-from host.engine.context import parse_arguments
+from host.engine.context import approval_notice, parse_arguments
 from host.engine.events import NewEvent
+from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
+from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import SessionPermissions
 from host.engine.permissions.scope import label
-from host.engine.tools.base import Tool, ToolContext, ToolOutput
+from host.engine.surface import Surface
+from host.engine.tools.base import JobControl, Tool, ToolContext, ToolOutput
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +78,14 @@ class Conversation:
     """A session's running record: owned by its agent, extended by each of its turns."""
 
     journal: Journal
-    history: list[Message]
-    """What the model sees, in order (the surface messages folded from the journal)."""
+    surface: Surface
+    """What the model sees, in order (the surface folded from the journal, extended live)."""
     last_header: RequestHeader | None = None
     """The newest `request/header`: a step logs one only when the selection changed."""
+
+    @property
+    def history(self) -> list[Message]:
+        return self.surface.messages()
 
 
 class Inbox(Protocol):
@@ -86,11 +94,15 @@ class Inbox(Protocol):
     @property
     def cancel_by(self) -> AbortedBy | None: ...
 
-    def take_steering(self) -> list[Message]: ...
+    def claim_step(self) -> tuple[NewEvent[Any], list[Message]] | None:
+        """Take every next-step message: the splice to log first, and the messages."""
+        ...
 
-    def take_injections(self) -> list[Message]: ...
+    def claimed(self) -> None:
+        """The claim is logged (the agent publishes its queue)."""
+        ...
 
-    def has_checkpoint_input(self) -> bool: ...
+    def has_steering(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,14 @@ class TurnServices:
     """The session's permission preset and "Allow always" rules: asked before every tool call."""
     grant: Callable[[str, str], None]
     """Records, host-side, an "Allow always" rule `(tool, scope)` for the rest of the session."""
+    context_window: Callable[[ModelSelection], int]
+    """Tokens the selected model holds (docs/decisions.md, "Long sessions")."""
+    report_context: Callable[[int, int], None]
+    """(estimated prompt tokens, window) after each answer and compaction (the top bar's meter)."""
+    jobs: JobControl | None
+    """The session's background jobs, for the tools."""
+    notice: Callable[[str], None]
+    """Injects a notice as context for the next step (the inject lane)."""
 
 
 class Turn:
@@ -148,18 +168,16 @@ class Turn:
 
     # ---- the turn -------------------------------------------------------------------------
 
-    def begin(self, first: list[Message]) -> None:
-        """`turn/start` and the user input that opened the turn (synchronous)."""
-        self.journal.append(events.turn_start(self.number, self.trigger))
-        self.first = list(first)
-        for message in first:
-            self._message(events.user_message(message))
+    def begin(self, first: Message, claim: NewEvent[Any]) -> None:
+        """The inbox claim, `turn/start` and the message that opened the turn, as one write."""
+        news = [claim, events.turn_start(self.number, self.trigger), events.user_message(first)]
+        stamped = self.journal.append_all(news)
+        self.conversation.surface.add(stamped[-1].seq, first)
+        self.first = [first]
 
     async def run(self) -> TurnEndReason:
         """The steps; returns the turn/end reason after closing whatever was left open."""
         try:
-            if self.trigger == "injection":
-                return events.completed()
             return await self._steps()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -176,9 +194,7 @@ class Turn:
         return events.aborted(self.inbox.cancel_by or "user")
 
     def finish(self, reason: TurnEndReason) -> None:
-        """Pending injections join the turn, then `turn/end` (synchronous)."""
-        for message in self.inbox.take_injections():
-            self._message(events.user_message(message))
+        """`turn/end` (synchronous); input still pending stays in the inbox."""
         self.journal.append(events.turn_end(self.number, reason))
 
     def _check_cancel(self) -> None:
@@ -196,8 +212,8 @@ class Turn:
             if step == 0:
                 claimed = self.first + claimed
             setup = await services.prepare(claimed)
-            for message in setup.messages:
-                self._message(events.user_message(message))
+            for added in setup.messages:
+                self._message(events.user_message(added))
             self.tools = setup.tools
             selection = services.selection()
             adapter = services.adapter_for(selection.provider)
@@ -205,6 +221,7 @@ class Turn:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
             specs = [ToolSpec(t.name, t.description, t.parameters) for t in setup.tools.values()]
             tools = specs if adapter.supports_tools else []
+            await self._fit(selection, adapter, setup.system, tools)
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]
             header = events.request_header(selection.provider, selection.model, effort, names)
@@ -230,25 +247,47 @@ class Turn:
             if not calls:
                 if finish == "max-tokens":
                     return events.max_tokens()
-                if self.inbox.has_checkpoint_input():
+                if self.inbox.has_steering():
                     continue
                 return events.completed()
         return events.failed(f"step limit ({services.step_cap}) reached")
 
     def _message(self, new: NewEvent[Message]) -> None:
-        self.journal.append(new)
-        self.conversation.history.append(new.data)
+        event = self.journal.append(new)
+        self.conversation.surface.add(event.seq, new.data)
 
     def _checkpoint(self) -> list[Message]:
-        """Deliver steering and injections; returns the messages this step claimed."""
-        claimed = []
-        for message in self.inbox.take_steering():
-            self._message(events.steering_message(message))
-            claimed.append(message)
-        for message in self.inbox.take_injections():
-            self._message(events.user_message(message))
-            claimed.append(message)
-        return claimed
+        """Claim the next-step input: the claim and the messages it delivers as one write.
+        Returns the messages this step claimed."""
+        claim = self.inbox.claim_step()
+        if claim is None:
+            return []
+        splice, messages = claim
+        news: list[NewEvent[Any]] = [splice]
+        for message in messages:
+            news.append(
+                events.steering_message(message) if is_steering(message) else events.user_message(message)
+            )
+        stamped = self.journal.append_all(news)
+        for event, message in zip(stamped[1:], messages, strict=True):
+            self.conversation.surface.add(event.seq, message)
+        self.inbox.claimed()
+        return messages
+
+    async def _fit(
+        self, selection: ModelSelection, adapter: LlmAdapter, system: str | None, tools: list[ToolSpec]
+    ) -> None:
+        """Compact first when this request would fill the model's window (docs/architecture.md,
+        "Compaction"); a failed attempt changes nothing and the request goes ahead."""
+        services = self.services
+        window = services.context_window(selection)
+        budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
+        fixed = len(system or "") + sum(len(t.description) + len(str(t.parameters)) for t in tools)
+        estimate = await compaction.fit(
+            self.journal, self.conversation.surface, budget, fixed, self.number, self._on_retry
+        )
+        if estimate is not None:
+            services.report_context(estimate, window)
 
     def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
         self.journal.append(events.request_retry(attempt, delay_ms, reason))
@@ -281,10 +320,15 @@ class Turn:
         content = [self.ended[i] for i in sorted(self.ended)]
         source = MessageSource(kind="model", provider=provider, model=request.model)
         message = events.new_message("assistant", content, source)
-        self.journal.append(
+        event = self.journal.append(
             events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
         )
-        self.conversation.history.append(message)
+        self.conversation.surface.add(event.seq, message, usage)
+        if usage is not None:
+            self.services.report_context(
+                usage.input_tokens + usage.output_tokens,
+                self.services.context_window(self.services.selection()),
+            )
         for call in content:
             if isinstance(call, ToolCallBlock):
                 self.open_calls[call.id] = (call.name, False)
@@ -315,7 +359,11 @@ class Turn:
             if outcome not in ALLOWED:
                 return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
         ctx = ToolContext(
-            session_id=services.session_id, cwd=services.cwd, ask_user=services.ask_user, emit=self._emit
+            session_id=services.session_id,
+            cwd=services.cwd,
+            ask_user=services.ask_user,
+            emit=self._emit,
+            jobs=services.jobs,
         )
         try:
             return await tool.run(args, ctx)
@@ -344,7 +392,14 @@ class Turn:
         self._decided(outcome)
         if outcome == "allowed-always":
             self.services.grant(call.name, scope)
+        self._approval_notice(call, str(outcome), label(call.name, scope))
         return str(outcome)
+
+    def _approval_notice(self, call: ToolCallBlock, outcome: str, allowed: str) -> None:
+        """The user's answer, as context for the next step (docs/decisions.md, "Long sessions")."""
+        text = approval_notice(call.name, call.id, outcome, allowed)
+        if text is not None:
+            self.services.notice(text)
 
     def _decided(self, outcome: ApprovalOutcome) -> None:
         if self.approval is not None:
@@ -359,8 +414,8 @@ class Turn:
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
         new = events.tool_result(self.number, self.step, call_id, output.content, error)
-        self.journal.append(new)
-        self.conversation.history.append(new.data.message)
+        event = self.journal.append(new)
+        self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
 
     # ---- closing an interrupted step --------------------------------------------------------
@@ -378,13 +433,12 @@ class Turn:
             if blocks or self.chunk_seqs:
                 content = [blocks[i] for i in sorted(blocks)]
                 message = events.new_message("assistant", content, MessageSource(kind="model"))
-                self.journal.append(
+                event = self.journal.append(
                     events.assistant_message(
                         self.number, self.step, message, self.chunk_seqs, interrupted=True
                     )
                 )
-                if message.content:
-                    self.conversation.history.append(message)
+                self.conversation.surface.add(event.seq, message)
         self._decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
             self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))

@@ -72,7 +72,13 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
 
     opened: list[Engine] = []
 
-    async def make(data_dir: Path | None = None, tools: dict[str, Any] | None = None, **kw: Any) -> Engine:
+    async def make(
+        data_dir: Path | None = None,
+        tools: dict[str, Any] | None = None,
+        windows: dict[str, int] | None = None,
+        **kw: Any,
+    ) -> Engine:
+        """`windows`: context windows per model (the endpoint's `contextWindow` settings)."""
         overrides = RuntimeOverrides(
             provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small"
         )
@@ -84,6 +90,12 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
             **kw,
         )
         opened.append(engine)
+        if windows:
+            models = [{"id": model, "contextWindow": window} for model, window in windows.items()]
+            profile = {"id": "openai-compatible", "name": "Scripted", "baseURL": scripted_llm.base_url}
+            await engine.update_settings(
+                "llm-openai-compatible", {"profiles": [{**profile, "models": models}]}, None
+            )
         return engine
 
     yield make

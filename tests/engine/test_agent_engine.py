@@ -310,12 +310,14 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     first = [late.get_nowait()[1] for _ in range(2)]
     last_seq = agent_of(engine, sid).journal.last_seq
     assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == last_seq
-    assert isinstance(first[1], SessionQueue) and [i.item_id for i in first[1].items] == [one, two]
+    assert isinstance(first[1], SessionQueue) and [i.id for i in first[1].items] == [one, two]
     await engine.update_queue(sid, one, RemoveAction())
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(sid, one, RemoveAction())
     await engine.update_queue(sid, two, SteerAction())  # promoted into the running turn
-    assert queued(engine, sid) == []
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
+    await engine.update_queue(sid, two, SteerAction())  # already steering: accepted, unchanged
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
     nxt = late.get_nowait()[1]
     assert isinstance(nxt, SessionEventFrame) or isinstance(nxt, SessionQueue)
     await engine.cancel(sid)
@@ -358,3 +360,4 @@ async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
     events, _, projections = await engine.history(child)
     assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
     assert projections is not None and projections.values["title"] == "Plan the garden shed"
+    assert {"title", "context"} <= set(projections.values)  # context: the copied answer's usage, cold

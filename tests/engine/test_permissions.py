@@ -39,8 +39,10 @@ async def answer(engine: Any, mux: Any, sid: str, outcome: str) -> Any:
 
 
 async def turn(engine: Any, mux: Any, sid: str, text: str = "go") -> list[Any]:
+    """The turn's events (the inbox's splices, which queue and claim the prompt, left out)."""
     await engine.prompt(sid, "queue", [TextInput(text=text)], "r")
-    return events_of(await frames_until(mux, is_event("turn/end")))
+    events = events_of(await frames_until(mux, is_event("turn/end")))
+    return [e for e in events if e.type != "agent/inbox/spliced"]
 
 
 def tool_results(events: list[Any]) -> list[Any]:

@@ -125,8 +125,12 @@ test("frames: good frames pass, wrong shapes and unknown types fail with a reaso
   assert.equal(mux({ type: "question/requested", sessionId: "s", questions: [{ id: "q", question: "?", options: [{ label: "a" }] }] }).ok, true);
   assert.match(mux({ type: "question/requested", sessionId: "s", questions: [] }).reason, /questions: fewer than 1 items/);
   assert.match(mux({ type: "approval/resolved", sessionId: "s", approvalId: "a", outcome: "maybe" }).reason, /outcome: expected one of/);
-  assert.equal(mux({ type: "session/queue", sessionId: "s", items: [{ itemId: "i", content: [{ type: "text", text: "hi" }], mode: "queue" }] }).ok, true);
-  assert.match(mux({ type: "session/queue", sessionId: "s", items: [{ itemId: "i", content: [{ type: "video" }] }] }).reason, /content\[0\]\.type: unknown "video"/);
+  const message = (content) => ({ id: "m", role: "user", content, source: { kind: "user", rpcId: "r" } });
+  assert.equal(mux({ type: "session/queue", sessionId: "s", items: [{ id: "m", placement: "queued", message: message([{ type: "text", text: "hi" }]) }] }).ok, true);
+  assert.match(mux({ type: "session/queue", sessionId: "s", items: [{ id: "m", placement: "queued", message: message([{ type: "video" }]) }] }).reason, /content\[0\]\.type: unknown "video"/);
+  assert.match(mux({ type: "session/queue", sessionId: "s", items: [{ id: "m", placement: "later", message: message([]) }] }).reason, /placement: expected one of/);
+  assert.equal(mux({ type: "session/jobs", sessionId: "s", jobs: [{ id: "bash-1", kind: "bash", label: "sleep 9", status: "running", startedAt: 1 }] }).ok, true);
+  assert.match(mux({ type: "session/jobs", sessionId: "s", jobs: [{ id: "bash-1", kind: "bash", label: "", status: "running", startedAt: 1 }] }).reason, /label/);
   assert.equal(validateServerRequest("events.host", sr({ type: "host/models-changed" })).ok, true);
   assert.match(validateServerRequest("events.host", sr({ type: "host/whatever" })).reason, /type: unknown "host\/whatever"/);
   assert.equal(validateServerRequest("events.host", sr({ type: "session/subscribed", sessionId: "s", lastSeq: 0 })).ok, false, "a mux frame on the host stream");

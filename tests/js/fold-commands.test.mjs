@@ -33,7 +33,8 @@ test("skills show as a compact row; model-only context is hidden; the preset is 
   f.apply(at("user/message", msg('<skill_content name="pdf">…</skill_content>', { kind: "skill-invocation", name: "pdf", form: "instructions" })));
   f.apply(at("user/message", msg("a notice", { kind: "plugin", meta: { what: "other" } })));
   assert.equal(f.preset, "read-only");
-  assert.deepEqual(f.items.map((i) => i.kind), ["user", "skill", "user"]);
+  // another plugin's notice is context the host gave the agent (a small row), not the person's words
+  assert.deepEqual(f.items.map((i) => i.kind), ["user", "skill", "context"]);
   assert.equal(f.items[1].name, "pdf");
   assert.match(f.items[1].text, /skill_content/);
   assert.equal(f.turns.get(0).userItemId, f.items[0].id); // retry still finds the person's words

@@ -48,6 +48,8 @@ class CommandContext:
 
     agent: Agent
     input: str
+    command_id: str = ""
+    """This run's id (what `command/run` logged), for events the handler writes."""
 
     @property
     def argument(self) -> str:

@@ -34,7 +34,7 @@ async def execute(registry: CommandRegistry, agent: Agent, line: str) -> str | N
     journal = agent.journal
     journal.append(events.command_run(command_id, name, raw if command.record_input else None))
     try:
-        result = await command.run(CommandContext(agent=agent, input=raw))
+        result = await command.run(CommandContext(agent=agent, input=raw, command_id=command_id))
     except asyncio.CancelledError:
         journal.append(events.command_done(command_id, "error", "The command was cancelled."))
         raise

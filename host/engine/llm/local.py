@@ -292,28 +292,18 @@ class LocalModelAdapter:
 
 
 def fit_context(messages: list[dict[str, Any]], max_tokens: int, n_ctx: int = N_CTX) -> list[dict[str, Any]]:
-    """Drops the oldest turns (and cuts an oversized newest message) so the prompt fits `n_ctx`.
-
-    Counted in characters at a conservative CHARS_PER_TOKEN; the system prompt is kept.
-    """
+    """Cuts the start of a single message that alone would not fit `n_ctx` (counted in characters
+    at a conservative CHARS_PER_TOKEN). No message is ever dropped: a long conversation is
+    compacted before it reaches the model (docs/architecture.md, "Compaction")."""
     budget = (n_ctx - max_tokens - 64) * CHARS_PER_TOKEN
-    system = [m for m in messages[:1] if m.get("role") == "system"]
-    rest = messages[len(system) :]
-    budget -= sum(len(str(m.get("content") or "")) for m in system)
-    kept: list[dict[str, Any]] = []
-    for message in reversed(rest):
-        size = len(str(message.get("content") or ""))
-        if size <= budget:
-            kept.append(message)
-            budget -= size
-            continue
-        if not kept and isinstance(message.get("content"), str) and budget > 0:
-            text = message["content"]
-            kept.append({**message, "content": "[… start cut to fit the context …]\n" + text[-budget:]})
-        break
-    if len(kept) < len(rest):
-        log.info("local model: dropped %d old messages to fit the context", len(rest) - len(kept))
-    return system + list(reversed(kept))
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        text = message.get("content")
+        if isinstance(text, str) and len(text) > budget:
+            log.info("local model: cut a %d-character message to fit the context", len(text))
+            message = {**message, "content": "[… start cut to fit the context …]\n" + text[-budget:]}
+        out.append(message)
+    return out
 
 
 def _is_error(payload: Any) -> bool:

@@ -91,6 +91,18 @@ class AdapterRegistry:
             )
         return out
 
+    def context_window(self, key: str, model: str) -> int | None:
+        """The configured window of `model` on route `key`: the built-in model's context size, or
+        the model's `contextWindow` setting; None when nothing says (docs/decisions.md,
+        "Long sessions")."""
+        route = self.route(key)
+        if route is None:
+            return None
+        if route.kind == "local":
+            return route.local_options[1]
+        spec = route.spec(model)
+        return spec.context_window if spec is not None else None
+
     def default_model(self, key: str) -> str | None:
         route = self.route(key)
         return route.default_model if route is not None else None

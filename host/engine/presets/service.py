@@ -18,6 +18,7 @@ from contract.presets import AgentPresetEntry
 from host.engine import events
 from host.engine.bus import Bus
 from host.engine.commands import CommandRegistry
+from host.engine.commands.compact import COMPACT
 from host.engine.commands.plan import PLAN
 from host.engine.composition import Composition, last_catalogue
 from host.engine.context import DEFAULT_SYSTEM
@@ -55,6 +56,7 @@ class PresetService:
         self.catalog = SkillCatalog()
         self.commands = CommandRegistry(on_change=self._commands_changed)
         self.commands.register(PLAN)
+        self.commands.register(COMPACT)
         self._locks: dict[str, asyncio.Lock] = {}
 
     def _commands_changed(self) -> None:

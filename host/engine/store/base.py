@@ -172,6 +172,14 @@ class Store(Protocol):
         """Every event of the given types, in seq order."""
         ...
 
+    async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
+        """The newest event of the given types (found from the end of the log)."""
+        ...
+
+    async def pending_inbox(self) -> list[str]:
+        """Sessions whose inbox holds next-turn input (resumed when the host starts)."""
+        ...
+
     # ---- approval grants: host-side only, never exported, imported or forked ---------------
 
     async def grants(self, session_id: str) -> list[Grant]:

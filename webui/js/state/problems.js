@@ -24,6 +24,7 @@ export const MESSAGES = {
   "agent-preset-locked": "This session has already started; start a new session to use another preset.",
   "agent-preset-conflict": "A session with this id already exists with another preset.",
   "model-discovery-failed": "The endpoint's models could not be listed.",
+  "job-not-found": "That background job is gone (jobs end when the app closes).",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",

@@ -11,6 +11,7 @@ import { QueueView } from "./queue-view.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
+import { JobsPanel } from "./jobs-panel.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
 import { OnboardingNotice } from "./onboarding.js";
@@ -37,6 +38,8 @@ export class App {
     this.connection = new ConnectionController({ client });
     this.sessionUnsubs = [];
     this.todosOpen = false;
+    this.jobsOpen = false;
+    this.lastStop = { at: 0, sessionId: null };
     const toast = (m, tone) => this.status.toast(m, tone);
     this.status = new StatusView({ banners: $("banners"), overlay: $("overlay"), toasts: $("toasts") }, {
       retryNow: () => this.connection.retryNow(),
@@ -79,6 +82,7 @@ export class App {
       modelPicker: this.modelPicker,
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
+      toggleJobs: () => this.toggleJobs(),
       exportSession: (id) => this.exportSession(id),
       renameSession: (id) => this.sidebar.startRename(id),
     });
@@ -92,7 +96,8 @@ export class App {
       cwdOf: (sid) => this.manager.summaries.get(sid)?.cwd ?? null,
     });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
-    this.queue = new QueueView($("queue"), { client, toast });
+    this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
+    this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
     this.catalogues = new Catalogues({ client });
     this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: (id) => this.presets.value?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
@@ -163,7 +168,12 @@ export class App {
         this.notifier.attention("HarnessDesk", what, () => this.open(added.sessionId));
       }
     });
-    m.on("queue", (sid) => sid === m.activeId && this.queue.set(sid, m.queues.get(sid)));
+    m.on("queue", (sid) => {
+      if (sid !== m.activeId) return;
+      this.queue.set(sid, m.visibleQueue(sid), this.running());
+      this.composer.setWaiting(m.visibleQueue(sid).length);
+    });
+    m.on("jobs", (sid) => sid === m.activeId && this.renderAll());
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
@@ -189,7 +199,7 @@ export class App {
         this.toggleSidebar(true);
         this.sidebar.focusSearch();
       },
-      cancelTurn: () => this.running() && this.stop(),
+      cancelTurn: () => this.running() && this.stop({ escape: true }),
       closeSidebar: () => this.toggleSidebar(false),
     });
     $("open-settings").addEventListener("click", () => this.settings.open());
@@ -233,7 +243,8 @@ export class App {
     this.conversation.setSession(session);
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
-    this.queue.set(sid, sid ? this.manager.queues.get(sid) : []);
+    this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
+    this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);
     this.modelPicker.setSession(sid);
     this.status.setProblem("model-unavailable", false);
     if (session) {
@@ -296,11 +307,30 @@ export class App {
     return true;
   }
 
-  async stop() {
+  /**
+   * Stop the running turn. What waits (queued messages, steering) stays and the next item starts;
+   * `clearQueue` (the queue's "Stop all", the toast's action, or Esc pressed again within 3 s)
+   * drops it too.
+   */
+  async stop({ clearQueue = false, escape = false } = {}) {
     const s = this.manager.active;
     if (!s) return;
-    const r = await this.client.call("session.cancel", { sessionId: s.sessionId }).catch(transportFailure);
-    if (!r.ok) this.status.toast(describeError(r.error));
+    const sid = s.sessionId;
+    const again = escape && this.lastStop.sessionId === sid && Date.now() - this.lastStop.at < 3000;
+    const clear = clearQueue || again;
+    const waiting = this.manager.visibleQueue(sid).length;
+    this.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
+    const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
+    const r = await this.client.call("session.cancel", payload).catch(transportFailure);
+    if (!r.ok) {
+      this.status.toast(describeError(r.error));
+      return;
+    }
+    if (clear) this.status.toast("Stopped, and the waiting messages were cleared.", "info");
+    else if (waiting) {
+      const what = waiting === 1 ? "1 waiting message runs" : `${waiting} waiting messages run`;
+      this.status.toast(`Stopped this turn; ${what} next.`, "info", { label: "Stop all", testid: "toast-stop-all", run: () => this.stop({ clearQueue: true }) });
+    }
   }
 
   async fork(atSeq, btn) {
@@ -366,6 +396,11 @@ export class App {
     this.renderAll();
   }
 
+  toggleJobs() {
+    this.jobsOpen = !this.jobsOpen;
+    this.renderAll();
+  }
+
   renderHeader() {
     const m = this.manager;
     const s = m.active;
@@ -373,8 +408,11 @@ export class App {
     const title = s?.title ?? summary?.title;
     const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
     if (preset && !this.presets.value) this.presets.load();
+    const jobs = s ? m.jobs.get(s.sessionId) ?? [] : [];
+    const context = s?.projections.get("context")?.value ?? null;
     const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live });
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen });
+    this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
@@ -393,7 +431,8 @@ export class App {
   renderActivity() {
     const s = this.manager.active;
     const running = this.running();
-    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null);
+    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null, !!s?.fold.compacting);
+    this.queue.setRunning(running);
     return running;
   }
 

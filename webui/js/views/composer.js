@@ -177,6 +177,12 @@ export class ComposerView {
     this.refresh();
   }
 
+  /** How many messages wait behind the running turn (Stop keeps them; they run next). */
+  setWaiting(count) {
+    this.waiting = count;
+    this.refresh();
+  }
+
   setEnabled(enabled) {
     this.enabled = enabled;
     this.refresh();
@@ -193,6 +199,9 @@ export class ComposerView {
     this.steerBtn.disabled = !enabled || !has || this.busy;
     this.stopBtn.hidden = !this.running;
     this.stopBtn.disabled = !enabled;
+    this.stopBtn.title = this.waiting
+      ? `Stop this turn (Esc); the ${this.waiting === 1 ? "waiting message runs" : `${this.waiting} waiting messages run`} next. Esc again, or Stop all, clears them.`
+      : "Stop the running turn (Esc)";
   }
 
   focus() {

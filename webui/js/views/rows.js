@@ -36,6 +36,12 @@ export function renderRow(item, ctx) {
     case "skill":
       el = skillRow(item);
       break;
+    case "summary":
+      el = summaryRow(item, ctx);
+      break;
+    case "context":
+      el = contextRow(item);
+      break;
     default:
       el = rawRow(item);
   }
@@ -188,6 +194,48 @@ function skillRow(item) {
     h("summary", {}, icon("book"), h("span", {}, "Skill "), h("code", {}, `/${item.name}`), h("span", { class: "muted" }, " loaded for the agent")),
     h("pre", { class: "skill-text" }, item.text),
   );
+}
+
+const CONTEXT_LABEL = { jobs: "Background job", approvals: "Approval notice" };
+
+/** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
+function contextRow(item) {
+  const first = item.text.split("\n", 1)[0];
+  return h(
+    "details",
+    { class: "row context-row", testid: "context-row", dataset: { plugin: item.plugin } },
+    h("summary", { title: "Given to the agent as context" }, icon("info"), h("span", { class: "context-label" }, CONTEXT_LABEL[item.plugin] ?? "Context"), h("span", { class: "context-first" }, first)),
+    h("pre", { class: "context-text" }, item.text),
+  );
+}
+
+/**
+ * "Earlier conversation summarized": the summary the agent now continues from, and (expanded)
+ * the original rows it replaced. Those are rendered only when opened.
+ */
+function summaryRow(item, ctx) {
+  const what = `${fmt.format(item.count)} message${item.count === 1 ? "" : "s"}${item.tokens ? ` · ~${fmt.format(item.tokens)} tokens` : ""}`;
+  const body = h("div", { class: "summary-body" });
+  const details = h(
+    "details",
+    { class: "summary-details" },
+    h("summary", { testid: "summary-toggle" }, icon("compress"), h("strong", {}, "Earlier conversation summarized"), h("span", { class: "summary-meta" }, what, item.manual ? " · /compact" : " · automatically")),
+    body,
+  );
+  details.addEventListener("toggle", () => {
+    if (!details.open || body.childElementCount) return;
+    const text = h("div", { class: "md summary-text", testid: "summary-text" });
+    renderMarkdownInto(text, item.text);
+    const rows = h("div", { class: "shadowed-rows", testid: "shadowed-rows" });
+    for (const child of item.shadowed) rows.append(renderRow(child, ctx));
+    body.append(
+      h("h3", { class: "summary-heading" }, "What the agent remembers"),
+      text,
+      h("h3", { class: "summary-heading" }, "The original messages"),
+      item.shadowed.length ? rows : h("p", { class: "muted small", testid: "shadowed-elsewhere" }, "They are on older pages: use “Load older messages” above, then open this again."),
+    );
+  });
+  return h("section", { class: "row summary-row", testid: "summary-row" }, details);
 }
 
 function rawRow(item) {

@@ -143,9 +143,18 @@ export class StatusView {
     }
   }
 
-  toast(message, tone = "error") {
+  /** A short message; `action` {label, run, testid?} adds a button that runs it and closes the toast. */
+  toast(message, tone = "error", action = null) {
     if (!message) return;
     const t = h("div", { class: `toast tone-${tone}`, testid: "toast", role: tone === "error" ? "alert" : "status" }, h("span", {}, message));
+    if (action) {
+      const act = h("button", { type: "button", class: "btn btn-small", testid: action.testid ?? "toast-action" }, action.label);
+      act.addEventListener("click", () => {
+        t.remove();
+        action.run();
+      });
+      t.append(act);
+    }
     const close = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": "Dismiss" }, icon("x"));
     close.addEventListener("click", () => t.remove());
     t.append(close);
