@@ -132,6 +132,9 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         bus = Bus()
+        folders = HostFolders(picker)
+        if "opener" not in plane_options:  # settings.json opens like any host.openPath
+            plane_options.update(opener=folders.open, can_open=can_open_path)
         plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
         plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
@@ -140,7 +143,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
-        engine.folders = HostFolders(picker)
+        engine.folders = folders
         for session_id in await store.pending_inbox():
             await engine.attach(session_id)  # input queued before a restart or crash runs now
         return engine

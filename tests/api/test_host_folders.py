@@ -126,10 +126,11 @@ def desktop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     recorder.chmod(0o755)
     (root / "data" / "applications" / "recorder.desktop").write_text(
         f"[Desktop Entry]\nType=Application\nName=Recorder\nExec={recorder} %f\n"
-        "MimeType=inode/directory;text/plain;\n"
+        "MimeType=inode/directory;text/plain;application/json;\n"
     )
     (root / "config" / "mimeapps.list").write_text(
         "[Default Applications]\ninode/directory=recorder.desktop\ntext/plain=recorder.desktop\n"
+        "application/json=recorder.desktop\n"
     )
     for key in ("XDG_CURRENT_DESKTOP", "DESKTOP_SESSION", "KDE_FULL_SESSION", "GNOME_DESKTOP_SESSION_ID"):
         monkeypatch.delenv(key, raising=False)
@@ -170,3 +171,26 @@ async def test_without_a_display_nothing_can_be_opened(host: Host, monkeypatch: 
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert (await ok(host.client(), "host.describe")).can_open_path is False
+
+
+async def test_settings_json_and_a_preset_folder_open_like_any_path(host: Host, desktop: Path) -> None:
+    """settings.openDocument and agentPreset.openDocument use the same opener as host.openPath:
+    offered (hasDocument) only while a desktop is reachable, refused with one message otherwise."""
+    client = host.client()
+    assert (await ok(client, "settings.describe")).has_document is True
+    assert (await ok(client, "agentPreset.list")).has_document is True
+    await ok(client, "settings.openDocument")
+    settings_json = host.data_dir / "settings.json"
+    assert settings_json.exists()  # written first, so the editor has something to open
+    await ok(client, "agentPreset.copy", {"from": "read-only", "agentPreset": "mine"})
+    answer = await ok(client, "agentPreset.openDocument", {"agentPreset": "mine"})
+    assert answer.opened is True and answer.path is None
+    folder = host.data_dir / "agent-presets" / "mine"
+    assert await opened(desktop, 2) == [str(settings_json), str(folder)]
+    os.environ.pop("DISPLAY")  # the display goes away (monkeypatch restores it)
+    assert (await ok(client, "settings.describe")).has_document is False
+    error = await err(client, "settings.openDocument", {}, "internal")
+    assert "settings.json" in error.message
+    by_hand = await ok(client, "agentPreset.openDocument", {"agentPreset": "mine"})
+    assert by_hand.opened is False and by_hand.path == str(folder)
+    assert len((desktop / "opened.txt").read_text().splitlines()) == 2  # nothing else was started
