@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.rpc import RpcErr, ServerRequest
+from desktop.folders import open_folder
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
@@ -65,6 +66,7 @@ def add_parsers(sub: Any, common: Any) -> None:
     prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
     prompt.add_argument("text")
     prompt.add_argument("--session", help="continue this session (default: a new one)")
+    prompt.add_argument("--cwd", help="the folder a new session works in (default: the current one)")
     prompt.add_argument("--json", action="store_true", help="print the raw frames as JSON lines")
     common(prompt)
     export = sub.add_parser("export", help="write a session archive (.zip)")
@@ -90,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch one headless command; user-facing failures raise CommandError."""
     data_dir = resolve_data_dir(args.data_dir)
     command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
+    if args.command == "prompt":
+        _prompt_cwd(args)
     try:
         return asyncio.run(command(args, data_dir))
     except EngineError as exc:
@@ -164,7 +168,12 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
     print(f"HarnessDesk listening on {url}", flush=True)
-    instance.listen(lambda: None)
+
+    def open_here(path: str) -> None:
+        """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
+        asyncio.run_coroutine_threadsafe(open_folder(runtime.app, path), loop).result(30)
+
+    instance.listen(lambda: None, open_here)
     link_file = None
     if args.open:
         link_file = write_link_file(data_dir, url)
@@ -187,6 +196,18 @@ LINK_FILE_SECONDS = 120.0
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def _prompt_cwd(args: argparse.Namespace) -> None:
+    """`prompt --cwd PATH`: an existing folder for a new session (Ungrouped, as any cwd alone)."""
+    if args.cwd is None:
+        return
+    if args.session:
+        raise CommandError("--cwd is for a new session; --session continues one where it works")
+    cwd = Path(args.cwd).expanduser().resolve()
+    if not cwd.is_dir():
+        raise CommandError(f"--cwd {args.cwd}: not an existing folder")
+    args.cwd = str(cwd)
 
 
 async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:
@@ -228,7 +249,7 @@ class PromptRun:
         return 1
 
     async def _create(self) -> str:
-        created = await self.client.call("session.create", {"cwd": str(Path.cwd())})
+        created = await self.client.call("session.create", {"cwd": self.args.cwd or str(Path.cwd())})
         if isinstance(created.result, RpcErr):
             raise CommandError(created.result.error.message)
         return str(created.result.value.session_id)

@@ -37,6 +37,7 @@ ENGINE_DOOR: dict[str, set[str]] = {
         "SessionHeader",
     },
     "host.engine.bus": {"Subscription"},
+    "host.engine.directories": {"NativePicker"},
     "host.engine.llm.local": {"find_model_file"},
     "host.engine.maintenance": {"MaintenanceError", "database_status", "repair_database", "restore_backup"},
 }
@@ -47,7 +48,18 @@ whose host is not running). Nothing that holds engine state."""
 
 DOOR_USERS = ("host/api", "desktop")
 
-ENGINE_INTERNALS = {"store", "config", "bus", "pool", "pending", "registry", "selections", "tools"}
+ENGINE_INTERNALS = {
+    "store",
+    "config",
+    "bus",
+    "pool",
+    "pending",
+    "registry",
+    "selections",
+    "tools",
+    "workspaces",
+    "folders",
+}
 """Engine attributes that only the engine itself may touch."""
 
 

@@ -20,7 +20,7 @@ from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
 from host.engine.bus import Bus
 from host.engine.composition import Composition
-from host.engine.errors import SessionNotFound
+from host.engine.errors import AgentBusy, SessionNotFound
 from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -150,6 +150,21 @@ class AgentPool:
         self.agents[session_id] = agent
         agent.start()
         return agent
+
+    async def release(self, session_id: str) -> None:
+        """Unload an idle session's agent (before it is deleted); AgentBusy while it works."""
+        agent = self.agents.get(session_id)
+        if agent is None:
+            return
+        if agent.running or agent.turn_open or agent.queue_items():
+            raise AgentBusy("the session is working; stop it before deleting it")
+        del self.agents[session_id]
+        await agent.dispose()
+
+    def forget(self, session_id: str) -> None:
+        """A deleted session: no store-failure verdict waits for its next load."""
+        self.failed.pop(session_id, None)
+        self._abandoned.pop(session_id, None)
 
     async def dispose_all(self, bound: float | None = None) -> None:
         """Dispose every agent (running turns end `aborted {by: disposed}`), waiting at most
