@@ -146,6 +146,14 @@ class Store(Protocol):
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None: ...
 
+    async def put_file_blob(self, session_id: str, sha256: str, data: bytes) -> None:
+        """Keep a file checkpoint for the session; returns once it is committed."""
+        ...
+
+    async def file_blob(self, session_id: str, sha256: str) -> bytes | None:
+        """A checkpoint the session relies on (None: not kept)."""
+        ...
+
     def commit(self) -> None:
         """End the current write batch now (a step boundary)."""
         ...

@@ -17,7 +17,7 @@ from pydantic_core import PydanticSerializationError
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
-from host.engine.store import copy, removal, search
+from host.engine.store import blobs, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
@@ -120,6 +120,13 @@ class SqliteStore:
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None:
         self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
+
+    async def put_file_blob(self, session_id: str, sha256: str, data: bytes) -> None:
+        self._writer.write(session_id, lambda conn: blobs.write_blob(conn, session_id, sha256, data))
+        await self._writer.flush()
+
+    async def file_blob(self, session_id: str, sha256: str) -> bytes | None:
+        return await self.call(lambda conn: blobs.read_blob(conn, session_id, sha256))
 
     def commit(self) -> None:
         self._writer.commit()
