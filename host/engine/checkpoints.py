@@ -1,8 +1,8 @@
 """Checkpoints before a turn changes a file (docs/architecture.md, "Checkpoints and undo").
 
-Before a turn's first change to a file, what the file held is kept in the store, by content (a
-file that did not exist needs nothing kept: the change's `before` is null). The write waits for
-the commit, so a file is never changed before its earlier content is safe.
+Before a turn's first change to a file, what the file held (or that it did not exist) is kept in
+the store, the content by its hash. The write waits for the commit, so a file is never changed
+before its earlier content is safe. A file too large to keep gets no checkpoint at all.
 """
 
 from __future__ import annotations
@@ -26,5 +26,7 @@ class FileCheckpoints:
         if path in self._seen:
             return
         self._seen.add(path)
-        if snap.state is not None and snap.data is not None:
-            await self.store.put_file_blob(self.session_id, snap.state.sha256, snap.data)
+        if snap.state is not None and snap.data is None:
+            return  # too large to keep: a revert will say so
+        sha256 = None if snap.state is None else snap.state.sha256
+        await self.store.put_checkpoint(self.session_id, turn, path, sha256, snap.data)

@@ -66,7 +66,7 @@ class FilesDoor:
             Path(header.cwd or self.default_cwd),
             ledger.restore_to(anchor),
             ledger,
-            self._has_blob(session_id),
+            self._kept(session_id),
         )
         return RestorePreviewValue(turn=turn, files=todo.preview(), conflicts=todo.conflicts)
 
@@ -82,6 +82,8 @@ class FilesDoor:
             ledger = await self._ledger(session_id)
             todo = await self._plan(header, ledger, ledger.restore_to(anchor))
             child_id = await self._fork(session_id, at_seq)
+            if not todo.targets and not todo.unchanged:
+                return child_id  # no later turn changed a file: a plain fork
             files, error = await self._write_back(session_id, header, todo)
             parent.journal.append(events.files_restored("fork", turn, files, child_id, error))
             child = await self.attach(child_id)
@@ -104,14 +106,16 @@ class FilesDoor:
         found = await self.store.events(session_id, anchor, anchor + 1)
         return anchor, int(found[0].data.get("turn", 0)) if found else 0
 
-    def _has_blob(self, session_id: str) -> Callable[[str], Awaitable[bool]]:
-        async def has(sha256: str) -> bool:
-            return await self.store.file_blob(session_id, sha256) is not None
+    def _kept(self, session_id: str) -> Callable[[str, Want], Awaitable[bool]]:
+        async def kept(path: str, want: Want) -> bool:
+            found = await self.store.checkpoint(session_id, want.turn, path)
+            target = want.target.sha256 if want.target is not None else None
+            return found is not None and found.sha256 == target
 
-        return has
+        return kept
 
     async def _plan(self, header: SessionHeader, ledger: Ledger, wanted: dict[str, Want]) -> Plan:
-        todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._has_blob(header.id))
+        todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._kept(header.id))
         if todo.conflicts:
             raise RevertConflict(header.id, todo.conflicts)
         return todo
@@ -120,11 +124,11 @@ class FilesDoor:
         self, session_id: str, header: SessionHeader, todo: Plan
     ) -> tuple[list[RestoredFile], str | None]:
         contents: list[tuple[str, bytes | None]] = []
-        for path, target in todo.targets:
-            data = None if target is None else await self.store.file_blob(session_id, target.sha256)
-            contents.append((path, data))
+        for path, want in todo.targets:
+            kept = await self.store.checkpoint(session_id, want.turn, path)
+            contents.append((path, kept.data if kept is not None else None))
         done, failure = await asyncio.to_thread(apply, Path(header.cwd or self.default_cwd), contents)
-        states = dict(todo.targets)
+        states = {p: w.target for p, w in todo.targets}
         files = [
             RestoredFile(path=p, action="restored" if states[p] is not None else "removed", state=states[p])
             for p in done

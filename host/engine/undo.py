@@ -70,7 +70,7 @@ class Ledger:
         for r in self.records:
             if r.turn == turn and r.restore is None:
                 first = out[r.path].target if r.path in out else r.before
-                out[r.path] = Want(first, r.after, r.seq)
+                out[r.path] = Want(turn, first, r.after, r.seq)
         return out
 
     def restore_to(self, seq: int) -> dict[str, Want]:
@@ -78,9 +78,9 @@ class Ledger:
         first change after it), if it holds what the app last left there."""
         out: dict[str, Want] = {}
         for r in self.records:
-            if r.seq > seq and r.restore is None and r.path not in out:
+            if r.seq > seq and r.turn is not None and r.path not in out:
                 last = [x for x in self.records if x.path == r.path][-1]
-                out[r.path] = Want(r.before, last.after, last.seq)
+                out[r.path] = Want(r.turn, r.before, last.after, last.seq)
         return out
 
     def recorded_since(self, path: str, seq: int) -> list[FileState | None]:
@@ -92,12 +92,15 @@ class Ledger:
 class Plan:
     """What to write: (path, target state) per file, and the files that block it."""
 
-    targets: list[tuple[str, FileState | None]] = field(default_factory=list)
+    targets: list[tuple[str, Want]] = field(default_factory=list)
     unchanged: list[tuple[str, FileState | None]] = field(default_factory=list)
     conflicts: list[FileConflict] = field(default_factory=list)
 
     def preview(self) -> list[RestoredFile]:
-        return [RestoredFile(path=p, action="restored" if t else "removed", state=t) for p, t in self.targets]
+        return [
+            RestoredFile(path=p, action="restored" if w.target else "removed", state=w.target)
+            for p, w in self.targets
+        ]
 
 
 def current(cwd: Path, shown: str) -> FileState | ToolError | None:
@@ -112,6 +115,8 @@ def current(cwd: Path, shown: str) -> FileState | ToolError | None:
 
 @dataclass(frozen=True)
 class Want:
+    turn: int
+    """The turn whose checkpoint of the file holds `target`."""
     target: FileState | None
     """What the file should hold afterwards (None: absent)."""
     expected: FileState | None
@@ -121,9 +126,11 @@ class Want:
 
 
 async def plan(
-    cwd: Path, wanted: dict[str, Want], ledger: Ledger, have_blob: Callable[[str], Awaitable[bool]]
+    cwd: Path, wanted: dict[str, Want], ledger: Ledger, kept: Callable[[str, Want], Awaitable[bool]]
 ) -> Plan:
-    """Which files to write and which block the whole restore (nothing is written here)."""
+    """Which files to write and which block the whole restore (nothing is written here).
+    `kept(path, want)`: the store holds the checkpoint of `want.target` (host-side, never only
+    the log's word)."""
     out = Plan()
     for path, want in sorted(wanted.items()):
         now = await asyncio.to_thread(current, cwd, path)
@@ -132,10 +139,10 @@ async def plan(
         elif isinstance(now, ToolError) or now != want.expected:
             again = not isinstance(now, ToolError) and now in ledger.recorded_since(path, want.since)
             out.conflicts.append(FileConflict(path=path, reason="later-turn" if again else "changed"))
-        elif want.target is not None and not await have_blob(want.target.sha256):
+        elif not await kept(path, want):
             out.conflicts.append(FileConflict(path=path, reason="not-saved"))
         else:
-            out.targets.append((path, want.target))
+            out.targets.append((path, want))
     return out
 
 

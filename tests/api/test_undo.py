@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from contract.rpc import ReceiptRefused
 from host.engine.store.sqlite_store import DB_FILE
-from tests.api.conftest import Host
-from tests.api.support import Frames, err, event, ftype, ok, prompt
+from tests.api.conftest import Host, open_test_host
+from tests.api.support import Frames, err, event, ftype, ok, prompt, raw, run_main
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -278,3 +279,32 @@ async def test_a_deleted_session_takes_its_unshared_checkpoints(host: Host, llm:
     assert (host.workdir / "a.txt").read_bytes() == b"v0\n"
     await ok(client, "session.delete", {"sessionId": child})
     assert kept() == []
+
+
+async def test_an_imported_log_cannot_revert_anything(tmp_path: Path, llm_server: ScriptedLlmServer) -> None:
+    """The log is portable and can be forged: a revert trusts only checkpoints this host kept."""
+    llm_server.reset()
+    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
+    try:
+        client = source.client()
+        mux = await source.mux(client)
+        sid = await source.create()
+        await turn_writing(source, llm_server, client, mux, sid, write("w1", "made.txt", "by the agent\n"))
+        archive = (await raw(client, "GET", f"/api/session.export?sessionId={sid}")).body
+    finally:
+        await source.close()
+    (tmp_path / "s.zip").write_bytes(archive)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "made.txt").write_text("by the agent\n")  # the content the log says the turn left
+    data = tmp_path / "b" / "data"
+    imported = run_main("import", str(tmp_path / "s.zip"), "--cwd", str(work), "--data-dir", str(data))
+    assert imported.returncode == 0, imported.stderr
+    host = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=data)
+    try:
+        client = host.client()
+        refused = await err(client, "files.revertTurn", {"sessionId": sid, "turn": 0}, "revert-conflict")
+        assert refused.details["conflicts"] == [{"path": "made.txt", "reason": "not-saved"}]
+        assert (work / "made.txt").read_text() == "by the agent\n"
+    finally:
+        await host.close()

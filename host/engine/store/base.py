@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from contract.content import AttachmentRef
 from contract.events import SessionEvent
+from host.engine.store.blobs import Checkpoint
 from host.engine.store.grants import Grant
 
 
@@ -146,12 +147,15 @@ class Store(Protocol):
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None: ...
 
-    async def put_file_blob(self, session_id: str, sha256: str, data: bytes) -> None:
-        """Keep a file checkpoint for the session; returns once it is committed."""
+    async def put_checkpoint(
+        self, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+    ) -> None:
+        """Keep what `path` held before `turn` first changed it (sha256 None: absent); returns
+        once it is committed."""
         ...
 
-    async def file_blob(self, session_id: str, sha256: str) -> bytes | None:
-        """A checkpoint the session relies on (None: not kept)."""
+    async def checkpoint(self, session_id: str, turn: int, path: str) -> Checkpoint | None:
+        """That checkpoint (None: none was kept)."""
         ...
 
     def commit(self) -> None:

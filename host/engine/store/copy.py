@@ -85,7 +85,7 @@ def fork_copy(conn: sqlite3.Connection, source: str, child: SessionHeader, throu
         args,
     )
     conn.execute("INSERT INTO search (rowid, text) SELECT id, text FROM message_text WHERE id > ?", (first,))
-    blobs.copy_refs(conn, source, child.id)
+    blobs.copy_checkpoints(conn, source, child.id)
     child.last_seq = through
     return child
 

@@ -52,5 +52,5 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> int:
                 (blob, blob),
             )
             removed += cur.rowcount
-        file_blobs.drop_refs(conn, session_id)
+        file_blobs.drop_checkpoints(conn, session_id)
         return removed

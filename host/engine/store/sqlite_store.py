@@ -121,12 +121,16 @@ class SqliteStore:
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None:
         self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
 
-    async def put_file_blob(self, session_id: str, sha256: str, data: bytes) -> None:
-        self._writer.write(session_id, lambda conn: blobs.write_blob(conn, session_id, sha256, data))
+    async def put_checkpoint(
+        self, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+    ) -> None:
+        self._writer.write(
+            session_id, lambda conn: blobs.write_checkpoint(conn, session_id, turn, path, sha256, data)
+        )
         await self._writer.flush()
 
-    async def file_blob(self, session_id: str, sha256: str) -> bytes | None:
-        return await self.call(lambda conn: blobs.read_blob(conn, session_id, sha256))
+    async def checkpoint(self, session_id: str, turn: int, path: str) -> blobs.Checkpoint | None:
+        return await self.call(lambda conn: blobs.read_checkpoint(conn, session_id, turn, path))
 
     def commit(self) -> None:
         self._writer.commit()
