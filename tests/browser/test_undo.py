@@ -203,7 +203,9 @@ def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, ll
     )
     send(page, "Add a test")
     card = page.get_by_test_id("approval-card")
-    expect(card.get_by_test_id("approval-diff").get_by_test_id("diff-new")).to_have_text("new file")
+    expect(card.get_by_test_id("approval-content")).to_have_text("assert True")  # a new file: its lines
+    pending = page.get_by_test_id("tool-card").last
+    expect(pending.get_by_test_id("tool-diff").get_by_test_id("diff-new")).to_have_text("new file")
     card.get_by_test_id("approval-note-toggle").click()
     note = "Don't add tests yet; fix the bug first."
     card.get_by_test_id("approval-note").fill(note)
@@ -211,7 +213,9 @@ def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, ll
     shoot_all(page, "reject-note", ("[data-testid=approval-note]",))
     card.get_by_test_id("approval-reject").click()
     turn_ends(page)
-    expect(page.get_by_test_id("tool-card").last.get_by_test_id("tool-result")).to_contain_text(note)
+    rejected = page.get_by_test_id("tool-card").last
+    expect(rejected.get_by_test_id("tool-reject-note")).to_have_text(f"Your note to the agent: {note}")
+    shoot_all(page, "rejected-with-note", ("[data-testid=tool-reject-note]",))
     assert tool_messages(llm.requests[-1])[0]["content"].endswith(f"Their note: {note}")
     assert not (harness.workdir / "test_app.py").exists()
 

@@ -82,6 +82,7 @@ export function updateToolCard(el, item, ctx = {}) {
     const outcome = OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome;
     parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason} — ${outcome}`));
   }
+  if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, `Your note to the agent: ${item.approval.note}`));
   const change = item.result?.change ?? item.approval?.preview ?? null; // the host's diff, when known
   if (d.kind === "bash") parts.push(terminal(d.summary, item));
   else if (change) {
