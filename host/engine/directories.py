@@ -24,6 +24,7 @@ from host.engine.errors import (
     DirectoryUnreadable,
     HostActionFailed,
 )
+from host.engine.workers import TOOL_WORKERS
 
 MAX_ENTRIES = 1000
 """The listing bound; hidden rows count toward it. Past it, `truncated` and the tail is cut."""
@@ -228,14 +229,16 @@ class HostFolders:
         self._need_browse()
         stop = threading.Event()
         try:
-            return await asyncio.to_thread(list_directory, path, MAX_ENTRIES, stop)
+            return await TOOL_WORKERS.run(
+                list_directory, path, MAX_ENTRIES, stop
+            )  # a hung mount stalls only it
         except asyncio.CancelledError:
             stop.set()  # the caller went away: end the scan at the next entry
             raise
 
     async def create(self, parent: str, name: str) -> str:
         self._need_browse()
-        return await asyncio.to_thread(create_directory, parent, name)
+        return await TOOL_WORKERS.run(create_directory, parent, name)
 
     def _need_browse(self) -> None:
         if self.picker is not None:

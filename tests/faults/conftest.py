@@ -77,6 +77,22 @@ def add_noise(path: Path, offset: int, size: int = PAGE, seed: int = 7) -> None:
         fh.write(noise)
 
 
+def leaf_page(path: Path, table: str) -> int:
+    """The byte offset of a middle leaf page of `table` (reads of its rows will cross it)."""
+    conn = sqlite3.connect(path)
+    try:
+        pages = [
+            r[0]
+            for r in conn.execute(
+                "SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno", (table,)
+            )
+        ]
+    finally:
+        conn.close()
+    assert pages, f"{table} has no leaf page"
+    return (pages[len(pages) // 2] - 1) * PAGE
+
+
 def check(path: Path) -> list[str]:
     conn = sqlite3.connect(path)
     try:

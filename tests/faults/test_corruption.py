@@ -3,6 +3,7 @@ new file and keeps the old one, backups are made, kept (3) and restorable."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from host.engine.store.backup import BackupSchedule, backups, make_backup
 from host.engine.store.grants import Grant
 from host.engine.store.salvage import salvage
 from tests.api.support import run_cli, run_main
-from tests.faults.conftest import PAGE, add_noise, check, db_of, fill
+from tests.faults.conftest import PAGE, add_noise, check, db_of, fill, leaf_page
 
 
 def one_line(stderr: str) -> str:
@@ -112,7 +113,7 @@ async def test_a_damaged_page_read_at_run_time_is_a_typed_error(tmp_path: Path) 
     data = tmp_path / "data"
     written = await fill(data, sessions=1, turns=8)
     db = db_of(data)
-    add_noise(db, (db.stat().st_size // PAGE // 2) * PAGE)
+    add_noise(db, leaf_page(db, "events"))  # a page the reads below must cross
     store = SqliteStore.in_dir(data, check_budget=None)  # skip the start-up check on purpose
     await store.open()
     try:
@@ -152,7 +153,7 @@ async def test_daily_backups_keep_the_last_three_and_skip_a_damaged_file(tmp_pat
     assert "damaged" in damage[0] and "doctor --repair" in damage[0]
 
 
-async def test_salvage_keeps_the_pinned_presets_and_allow_always_rules(tmp_path: Path) -> None:
+async def test_salvage_keeps_permissions_and_the_checkpoints_that_still_match(tmp_path: Path) -> None:
     data = tmp_path / "data"
     written = await fill(data, sessions=2, turns=1)
     first, second = sorted(written)
@@ -162,6 +163,10 @@ async def test_salvage_keeps_the_pinned_presets_and_allow_always_rules(tmp_path:
         store.set_policy(first, "read-only", 1)
         store.add_grant(first, Grant("bash", "words:npm test", 2))
         store.set_policy(second, "full-access", 3)
+        kept = b"what notes.txt held before turn 0\n"
+        await store.put_checkpoint(first, 0, "notes.txt", hashlib.sha256(kept).hexdigest(), kept)
+        await store.put_checkpoint(first, 0, "new.txt", None, None)  # it did not exist
+        await store.put_checkpoint(second, 0, "bad.txt", "0" * 64, b"does not match its hash")
     finally:
         await store.close()
     report = salvage(db_of(data), tmp_path / "salvaged.sqlite3")
@@ -172,6 +177,11 @@ async def test_salvage_keeps_the_pinned_presets_and_allow_always_rules(tmp_path:
         assert await moved.policy(first) == "read-only" and await moved.policy(second) == "full-access"
         assert await moved.grants(first) == [Grant("bash", "words:npm test", 2)]
         assert await moved.grants(second) == []
+        found = await moved.checkpoint(first, 0, "notes.txt")
+        assert found is not None and found.data == kept
+        absent = await moved.checkpoint(first, 0, "new.txt")
+        assert absent is not None and absent.sha256 is None
+        assert await moved.checkpoint(second, 0, "bad.txt") is None  # never restore a damaged blob
     finally:
         await moved.close()
 

@@ -6,6 +6,7 @@ tmpfs case is in test_disk_full.py)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -203,3 +204,25 @@ async def test_the_cut_off_rule_is_about_not_reading_never_burst_size() -> None:
     for n in range(101):
         tight.publish("host", HostSessionStatus(session_id=f"s{n}", running=True))
     assert slow.overflowed  # the hard memory bound still holds
+
+
+async def test_a_checkpoint_that_cannot_be_saved_is_an_error_not_a_silent_loss(tmp_path: Path) -> None:
+    """The file tools change a file only after its checkpoint is committed: a full disk must
+    reach them as the typed error (a queued write's failure would have gone unnoticed)."""
+    store = SqliteStore.in_dir(tmp_path)
+    await store.open()
+    try:
+        store.register(SessionHeader(id="s1", created_at=0))
+        store.append("s1", [SessionEvent(type="x", seq=0, time=0, data={})])
+        await store.flush()
+        await limit_pages(store, 0)
+        big = b"x" * 200_000
+        with pytest.raises(StoreFull):
+            await store.put_checkpoint("s1", 0, "big.bin", hashlib.sha256(big).hexdigest(), big)
+        assert await store.checkpoint("s1", 0, "big.bin") is None
+        await limit_pages(store, None)
+        await store.put_checkpoint("s1", 0, "big.bin", hashlib.sha256(big).hexdigest(), big)
+        found = await store.checkpoint("s1", 0, "big.bin")
+        assert found is not None and found.data == big  # and it works again once there is room
+    finally:
+        await store.close()

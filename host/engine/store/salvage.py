@@ -5,12 +5,14 @@ point lookups past it. Each session's readable events are copied in seq order; w
 lost the rest are renumbered contiguously (the log must have no gaps) and the seqs an event
 names (`sourceEventSeqs`, a replace range) are mapped to the new numbers. Side tables (paging,
 turns, search, pending input) are rebuilt from the events by the same code the live store uses;
-the host-side permission rows (pinned presets, "Allow always" rules) are copied. The damaged
+the host-side rows are copied: pinned presets, "Allow always" rules, and the file checkpoints
+whose content still matches its hash. The damaged
 file itself is never modified (docs/decisions.md "Reliability").
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -21,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from contract.events import SessionEvent
-from host.engine.store import grants
+from host.engine.store import blobs, grants
 from host.engine.store.base import SessionHeader
 from host.engine.store.schema import HEADER_COLUMNS, apply_event, connect, insert_header
 
@@ -229,6 +231,7 @@ def _copy_session(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str, re
             text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         apply_event(dst, sid, new, str(event["type"]), int(event["time"]), text, event)
     _copy_permissions(src, dst, sid)
+    _copy_checkpoints(src, dst, sid)
     report.sessions += 1
     report.events += len(good)
     if lost:
@@ -248,3 +251,20 @@ def _copy_permissions(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str
             grants.write_grant(dst, sid, grants.Grant(str(tool), str(scope), int(created_at)))
     except (TypeError, ValueError):
         return  # a damaged row: the rest of that session's rules are asked for again
+
+
+def _copy_checkpoints(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str) -> None:
+    """The session's file checkpoints (host-side, what undo restores) whose content still reads
+    back with its own hash: a damaged blob is dropped, never restored into someone's file."""
+    sql = "SELECT turn, path, sha256 FROM file_checkpoints WHERE session_id = ?"
+    for turn, path, sha in _rows(src, sql, (sid,)):
+        data = None
+        if sha is not None:
+            found = _one(src, "SELECT data FROM file_blobs WHERE sha256 = ?", (sha,))
+            data = bytes(found[0]) if found is not None and found[0] is not None else None
+            if data is None or hashlib.sha256(data).hexdigest() != sha:
+                continue  # undo then says this file has no checkpoint
+        try:
+            blobs.write_checkpoint(dst, sid, int(turn), str(path), sha, data)
+        except (TypeError, ValueError):
+            continue

@@ -13,7 +13,7 @@ import json
 import sqlite3
 from typing import Any
 
-from host.engine.store import grants, workspaces
+from host.engine.store import blobs, grants, workspaces
 from host.engine.store.base import SessionHeader
 
 SCHEMA_VERSION = 1
@@ -112,6 +112,7 @@ def open_connection(path: str) -> sqlite3.Connection:
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
     conn.executescript(grants.DDL)
+    conn.executescript(blobs.DDL)
     conn.executescript(workspaces.DDL)
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)

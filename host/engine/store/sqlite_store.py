@@ -20,7 +20,7 @@ from pydantic_core import PydanticSerializationError
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
-from host.engine.store import copy, removal, search
+from host.engine.store import blobs, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
@@ -168,6 +168,17 @@ class SqliteStore:
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> int:
         return self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
+
+    async def put_checkpoint(
+        self, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+    ) -> None:
+        # Its own transaction: committed on return, or the typed store error (a full disk), so a
+        # file is never changed without the checkpoint that can undo it (a queued write's failure
+        # would only reach `on_settled`).
+        await self.call(lambda conn: blobs.write_checkpoint(conn, session_id, turn, path, sha256, data))
+
+    async def checkpoint(self, session_id: str, turn: int, path: str) -> blobs.Checkpoint | None:
+        return await self.call(lambda conn: blobs.read_checkpoint(conn, session_id, turn, path))
 
     def commit(self) -> None:
         self._writer.commit()
