@@ -20,7 +20,8 @@ from pathlib import Path
 
 from desktop import paths
 from desktop.geometry import Geometry
-from desktop.hostloop import Host, HostFactory, HostLoop, Shutdown
+from desktop.hostloop import Host, HostFactory, HostLoop
+from desktop.hoststart import StartingHost
 from desktop.instance import ActivationError, acquire, activate_running
 
 NO_DISPLAY = (
@@ -94,22 +95,28 @@ def run_window(
     webui = webui or paths.webui_dir()
     if not (webui / "index.html").is_file():
         raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
-    from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
-
     loop = HostLoop()
     loop.start()
-    shutdown: Shutdown = lambda: None  # noqa: E731
-    shell: Shell | None = None
+    host = StartingHost(loop, host_factory, args)  # built on its thread while Qt starts here
+    shell = None
     try:
-        api_app, shutdown = loop.build(host_factory, args)
-        shell = Shell(api_app, loop, webui, Geometry(data_dir / "window.json"), data_dir)
+        from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
+
+        shell = Shell(host, loop, webui, Geometry(data_dir / "window.json"), data_dir)
+        host.on_failure(lambda _exc: shell.close_soon() if shell is not None else None)
         if args.serve:
+            try:
+                host.wait()  # the printed URL must answer at once
+            except Exception as exc:
+                raise WindowError(f"the host could not start: {exc}") from exc
             shell.start_loopback(args.port)
         primary.listen(shell.activate)
         shell.run()
+        if (failure := host.failure()) is not None:
+            raise WindowError(f"the host could not start: {failure}") from failure
     finally:
         if shell is not None:
             shell.stop_loopback()
-        loop.stop(shutdown)
+        loop.stop(host.shutdown)
         primary.close()
     return 0

@@ -11,12 +11,28 @@ from collections.abc import Sequence
 from typing import Any, get_args
 
 import contract
-from contract.settings import ProviderName
-from desktop.headless import add_parsers, port_number
+from desktop.commands import add_parsers, port_number
 
 
 class CliError(Exception):
     """A user-facing problem: printed as one line, exit code 2."""
+
+
+class _Providers:
+    """`--provider` choices, read from the contract only when a provider is given (or --help):
+    importing `contract.settings` loads pydantic, which the window's start-up leaves to the
+    host's thread. (A metavar keeps argparse from listing them when the option is declared.)"""
+
+    def _names(self) -> tuple[str, ...]:
+        from contract.settings import ProviderName
+
+        return get_args(ProviderName)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Any:
+        return iter(self._names())
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", help="where sessions and settings live (default: the user data dir)")
-    p.add_argument("--provider", choices=get_args(ProviderName))
+    p.add_argument("--provider", choices=_Providers(), metavar="PROVIDER", help="one of: %(choices)s")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible endpoint")
     p.add_argument("--model", help="model name for the provider")
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])

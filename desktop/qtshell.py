@@ -34,7 +34,7 @@ from PyQt6.QtWebEngineCore import (
     QWebEngineUrlSchemeHandler,
 )
 
-from host.server.site import CSP
+from host.server.csp import CSP
 
 log = logging.getLogger("desktop.qt")
 

@@ -208,3 +208,14 @@ def test_bridge_streams_and_cancels_without_a_window(tmp_path: Path) -> None:
         bridge.close()
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
+
+
+def test_parsing_the_window_command_line_imports_neither_the_host_nor_pydantic() -> None:
+    """The window starts Qt while the host is imported on its own thread; that only helps if
+    the command line itself is parsed without importing the host (docs/decisions.md)."""
+    probe = (
+        "import sys; from desktop.cli import build_parser; build_parser().parse_args(['--data-dir', 'x']);"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'host', 'pydantic', 'PyQt6', 'webview'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
