@@ -1,8 +1,11 @@
 """History paging cost: a 100,000-event session against a 100-event one, through the whole stack.
 
-Both sessions are written in the same run, then `session.history` pages (the tail and a page
+The sessions are written in the same run, then `session.history` pages (the tail and a page
 from the middle) are fetched through InProcessApiClient → fetch handler → engine → SQLite. The
-small session is the baseline: a ratio near 1 means paging is O(page), not O(session).
+small session is the baseline: a ratio near 1 means paging is O(page), not O(session). A third
+100,000-event session holds several compactions (docs/architecture.md, "Compaction"): its tail,
+its middle and a page that carries a compaction (the summary and its replacement, each listing
+the thousands of seqs it shadows) are timed against the same baseline.
 
     .venv/bin/python bench/paging_bench.py [--turns 10000] [--repeat 200]
 """
@@ -28,6 +31,7 @@ from host.fetch.inprocess import InProcessApiClient
 
 PAGE_MESSAGES = 10
 """Small enough that the 100-event baseline also returns a full page, not its whole log."""
+COMPACTIONS = 4
 
 
 def turn_events(base: int, turn: int) -> list[SessionEvent]:
@@ -68,6 +72,76 @@ def turn_events(base: int, turn: int) -> list[SessionEvent]:
     ]
 
 
+def compaction_events(base: int, index: int, shadowed: list[int], turn: int) -> list[SessionEvent]:
+    """One successful automatic compaction bracket (four events) replacing `shadowed`."""
+
+    def ev(offset: int, etype: str, data: dict[str, Any], **extra: Any) -> SessionEvent:
+        return SessionEvent(type=etype, seq=base + offset, time=1_700_000_000_000 + base, data=data, **extra)
+
+    cid = f"cmp-{index}"
+    summary = [{"type": "text", "text": f"- summary {index} of {len(shadowed)} messages"}]
+    replacing = {
+        "id": f"s{index}",
+        "role": "user",
+        "content": summary,
+        "source": {"kind": "plugin", "plugin": "compact", "compactionId": cid},
+    }
+    return [
+        ev(0, "compact/start", {"compactionId": cid, "turn": turn}),
+        ev(
+            1,
+            "compact/summary",
+            {
+                "compactionId": cid,
+                "summary": summary,
+                "shadowedRange": {"start": shadowed[0], "end": shadowed[-1]},
+                "shadowedSeqs": shadowed,
+                "shadowedTokenCount": 2 * len(shadowed),
+                "provider": "local",
+                "model": "m",
+                "rawOutput": summary,
+                "llmStreamCall": True,
+            },
+        ),
+        ev(
+            2,
+            "user/message",
+            replacing,
+            surface_op={"op": "replace", "start": 0, "end": len(shadowed) - 1},
+            source_event_seqs=shadowed,
+        ),
+        ev(3, "compact/end", {"compactionId": cid, "turn": turn}),
+    ]
+
+
+async def write_compacted_session(store: Any, sid: str, turns: int, compactions: int) -> list[int]:
+    """Like `write_session`, with a compaction of the whole surface every turns/(compactions+1)
+    turns; returns the seqs of the compact/summary events."""
+    store.register(SessionHeader(id=sid, created_at=int(time.time() * 1000), cwd="/tmp"))
+    every = turns // (compactions + 1)
+    batch: list[SessionEvent] = []
+    surface: list[int] = []
+    summaries: list[int] = []
+    seq = 0
+    for turn in range(turns):
+        if turn and turn % every == 0 and len(summaries) < compactions:
+            bracket = compaction_events(seq, len(summaries), surface, turn)
+            batch += bracket
+            summaries.append(bracket[1].seq)
+            surface = [bracket[2].seq]
+            seq += len(bracket)
+        events = turn_events(seq, turn)
+        batch += events
+        surface += [seq + 2, seq + 5]
+        seq += len(events)
+        if len(batch) >= 5000:
+            store.append(sid, batch)
+            batch = []
+    if batch:
+        store.append(sid, batch)
+    return summaries
+
+
 async def write_session(store: Any, sid: str, turns: int) -> None:
     store.register(SessionHeader(id=sid, created_at=int(time.time() * 1000), cwd="/tmp"))
     batch: list[SessionEvent] = []
@@ -98,23 +172,34 @@ async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
         runtime = await open_host(Path(data_dir), dev_validate=False)
         await write_session(runtime.engine.store, "small", 10)
         await write_session(runtime.engine.store, "big", turns)
-        await runtime.close()  # flush both to disk, then page from a fresh (cold) host
+        summaries = await write_compacted_session(runtime.engine.store, "compacted", turns, COMPACTIONS)
+        await runtime.close()  # flush them to disk, then page from a fresh (cold) host
         runtime = await open_host(Path(data_dir), dev_validate=False)
         client = InProcessApiClient(runtime.app)
         rows = []
-        for label, big_before, small_before in (("tail page", None, None), ("middle page", turns * 5, 60)):
+        cases = (
+            ("tail page", "big", None, None),
+            ("middle page", "big", turns * 5, 60),
+            ("compacted, tail", "compacted", None, None),
+            ("compacted, middle", "compacted", turns * 5, 60),
+            ("compacted, summary", "compacted", summaries[1] + 30, 60),
+        )
+        for label, big_sid, big_before, small_before in cases:
             small = await timed_pages(client, "small", small_before, repeat)
-            big = await timed_pages(client, "big", big_before, repeat)
+            big = await timed_pages(client, big_sid, big_before, repeat)
             rows.append((label, statistics.median(small), statistics.median(big)))
         await runtime.close()
     print(f"session.history, {PAGE_MESSAGES} messages (50 events) per page, median of {repeat} calls")
-    print(f"{'page':<12} {'100 events':>12} {f'{turns * 10:,} events':>16} {'ratio':>7}")
+    listed = turns * 2 // (COMPACTIONS + 1)
+    print(f"(compacted: {COMPACTIONS} compactions, each summary listing {listed:,} seqs)")
+    print(f"{'page':<20} {'100 events':>12} {f'{turns * 10:,} events':>16} {'ratio':>7}")
     for label, small_s, big_s in rows:
-        print(f"{label:<12} {small_s * 1000:>10.2f}ms {big_s * 1000:>14.2f}ms {big_s / small_s:>7.2f}")
+        print(f"{label:<20} {small_s * 1000:>10.2f}ms {big_s * 1000:>14.2f}ms {big_s / small_s:>7.2f}")
     if json_file is not None:
         pages = {label: {"small_ms": a * 1000, "big_ms": b * 1000, "ratio": b / a} for label, a, b in rows}
         figures = {
             "big_events": turns * 10,
+            "compactions": COMPACTIONS,
             "pages": pages,
             "max_ratio": max(p["ratio"] for p in pages.values()),
         }

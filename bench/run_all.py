@@ -33,6 +33,7 @@ DEFAULT_OUT = BENCH / "results.json"
 
 BENCHES: dict[str, list[str]] = {
     "paging": ["paging_bench.py"],
+    "compaction": ["compaction_bench.py"],
     "history": ["history_bench.py"],
     "relay": ["relay_bench.py", "--runs", "3"],
     "bridge": ["bridge_bench.py"],
@@ -142,6 +143,13 @@ GOALS = [
         lambda x: x >= 0.9,
     ),
     Goal("history paging, 100k/100 events", "paging", lambda f: f["max_ratio"], "≤ 2", lambda x: x <= 2),
+    Goal(
+        "200-turn /compact: model requests",
+        "compaction",
+        lambda f: f["max_requests"],
+        "= 1",
+        lambda x: x == 1,
+    ),
     Goal(
         "session.list of 2,000 sessions",
         "history",

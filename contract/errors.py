@@ -54,16 +54,49 @@ class SessionConflictDetails(WireModel):
 
 
 class SettingsConflictDetails(WireModel):
-    expected_revision: int
-    actual_revision: int
+    ns: str
+    expected: int
+    actual: int
 
 
-class SettingsRejectedDetails(WireModel):
-    fields: list[str] = Field(description="the settings the refused write named")
+class NamespaceDetails(WireModel):
+    ns: str
 
 
 class CredentialDetails(WireModel):
     ref: str
+
+
+class PresetReasonDetails(WireModel):
+    agent_preset: str
+    reason: str
+
+
+class PresetNotFoundDetails(WireModel):
+    agent_preset: str
+    available: list[str]
+
+
+class PresetLockedDetails(WireModel):
+    session_id: str
+    agent_preset: str
+
+
+class PresetConflictDetails(WireModel):
+    session_id: str
+    requested_preset: str
+    existing_preset: str | None = None
+
+
+class DiscoveryDetails(WireModel):
+    settings_ns: str
+    base_url: str | None = Field(default=None, alias="baseURL")
+    """The request's draft URL, echoed; the draft key never is."""
+
+
+class JobDetails(WireModel):
+    session_id: str
+    job_id: str
 
 
 ERROR_DETAILS: dict[str, type[WireModel]] = {
@@ -81,11 +114,20 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "attachment-error": ReasonDetails,
     "session-conflict": SessionConflictDetails,
     "settings-conflict": SettingsConflictDetails,
-    "settings-rejected": SettingsRejectedDetails,
+    "settings-not-exposed": NamespaceDetails,
+    "settings-rejected": NamespaceDetails,
     "credential-rejected": CredentialDetails,
+    "agent-preset-not-found": PresetNotFoundDetails,
+    "agent-preset-invalid": PresetReasonDetails,
+    "agent-preset-read-only": PresetReasonDetails,
+    "agent-preset-locked": PresetLockedDetails,
+    "agent-preset-conflict": PresetConflictDetails,
+    "model-discovery-failed": DiscoveryDetails,
+    "job-not-found": JobDetails,
 }
-"""`bad-request`, `internal` and `cancelled` come from the carrier; every other code is a business
-error the host raises. A request the loopback fence refuses is an HTTP 403, not an RpcError."""
+"""`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
+exception (an action on this machine that failed, e.g. opening a file in an editor); every other
+code is a business error the host raises. A request the loopback fence refuses is an HTTP 403."""
 
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 

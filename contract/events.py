@@ -8,11 +8,20 @@ from __future__ import annotations
 
 from typing import Any, Literal, Union
 
-from pydantic import Field, model_validator
+from pydantic import (
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    model_serializer,
+    model_validator,
+)
 
 from contract._base import OpenModel, WireModel
 from contract.approvals import ApprovalOutcome
-from contract.content import Message, StreamChunk, Usage
+from contract.commands import CommandDone, CommandRun, PlanMode
+from contract.content import ContentBlock, Message, StreamChunk, Usage
+from contract.presets import AgentPresetSelected
 
 TurnTrigger = Literal["user", "steer", "injection", "queue"]
 AbortedBy = Literal["user", "parent", "disposed"]
@@ -126,6 +135,87 @@ class RetryNotice(OpenModel):
     reason: str
 
 
+class PermissionPresetSet(OpenModel):
+    """`permission/preset`: the preset a session was created with (or switched to)."""
+
+    preset: str
+
+
+class SandboxModeSet(OpenModel):
+    mode: str
+
+
+class ApprovalPolicySet(OpenModel):
+    policy: str
+
+
+# ---- compaction (docs/architecture.md, "Compaction") -------------------------------------------
+
+
+class _KeepsTurn(OpenModel):
+    """`turn` is `int | null` on the wire: a manual bracket writes `null`, never leaves it out."""
+
+    @model_serializer(mode="wrap")
+    def _with_turn(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        out.setdefault("turn", None)
+        return out
+
+
+class CompactStart(_KeepsTurn):
+    """Opens a compaction bracket (automatic: the open turn's number; manual: `null`)."""
+
+    compaction_id: str = Field(min_length=1)
+    source_command_id: str | None = None
+    turn: int | None = Field(ge=0)
+
+
+class ShadowedRange(WireModel):
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class CompactSummary(OpenModel):
+    """The summary that replaces the shadowed surface; the replacing `user/message` follows."""
+
+    compaction_id: str = Field(min_length=1)
+    source_command_id: str | None = None
+    summary: list[ContentBlock]
+    shadowed_range: ShadowedRange
+    shadowed_seqs: list[int]
+    shadowed_token_count: int = Field(ge=0)
+    provider: str
+    model: str
+    max_tokens: int | None = Field(default=None, gt=0)
+    usage: Usage | None = None
+    raw_output: list[ContentBlock] | None = None
+    llm_stream_call: Literal[True] | None = None
+
+
+class CompactEnd(_KeepsTurn):
+    """Closes the bracket; `error` says why nothing changed."""
+
+    compaction_id: str = Field(min_length=1)
+    source_command_id: str | None = None
+    turn: int | None = Field(ge=0)
+    error: str | None = None
+
+
+# ---- the durable inbox (docs/architecture.md, "Agents") ---------------------------------------
+
+InboxTarget = Literal["next-turn", "next-step"]
+
+
+class InboxSpliced(OpenModel):
+    """One change to one of the agent's two pending lists; replaying them rebuilds both."""
+
+    target: InboxTarget
+    start: int = Field(ge=0)
+    removed_count: int | None = Field(default=None, gt=0)
+    inserted: list[Message] = Field(default_factory=list)
+    outcome: Literal["canceled"] | None = None
+
+
 EVENT_DATA: dict[str, type[OpenModel]] = {
     "turn/start": TurnStart,
     "turn/end": TurnEnd,
@@ -144,7 +234,22 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "approval/decided": ApprovalDecided,
     "session/title": SessionTitle,
     "session/end-seed": EndSeed,
+    "agent-preset/selected": AgentPresetSelected,
+    "command/run": CommandRun,
+    "command/done": CommandDone,
+    "plan/mode": PlanMode,
+    "permission/preset": PermissionPresetSet,
+    "sandbox/mode": SandboxModeSet,
+    "approval/policy": ApprovalPolicySet,
+    "compact/start": CompactStart,
+    "compact/summary": CompactSummary,
+    "compact/end": CompactEnd,
+    "agent/inbox/spliced": InboxSpliced,
 }
+
+STORED = "stored"
+"""Validation context key: `{STORED: True}` marks an event read back from the host's own store,
+whose data was checked against its model when it was written (the envelope is still checked)."""
 
 SURFACE_TYPES = frozenset({"user/message", "steering/message", "assistant/message", "tool/result"})
 """Events that make up the visible conversation (they may carry surfaceOp)."""
@@ -167,7 +272,9 @@ class SessionEvent(WireModel):
     source_event_seqs: list[int] | None = None
 
     @model_validator(mode="after")
-    def _check_known_data(self) -> SessionEvent:
+    def _check_known_data(self, info: ValidationInfo) -> SessionEvent:
+        if info.context is not None and info.context.get(STORED):
+            return self  # read back from the store, which checked it on the way in
         model = EVENT_DATA.get(self.type)
         if model is not None:
             model.model_validate(self.data)

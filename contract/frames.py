@@ -8,9 +8,10 @@ from pydantic import Field, TypeAdapter
 
 from contract._base import WireModel
 from contract.approvals import ApprovalRequested, ApprovalResolved
-from contract.content import ContentBlock
+from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
+from contract.jobs import JobView
 from contract.questions import QuestionRequested, QuestionResolved
 
 ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
@@ -29,16 +30,33 @@ class SessionSubscribed(WireModel):
     last_seq: int = Field(ge=-1)
 
 
-class QueueItem(WireModel):
-    item_id: str
-    content: list[ContentBlock]
-    mode: Literal["queue", "steer"] = "queue"
+Placement = Literal["queued", "steering", "context"]
+"""`queued`: next-turn input; `steering`: a person's next-step input; `context`: next-step input
+the host injected (clients show it only once it is claimed)."""
+
+
+class QueuedInboxItem(WireModel):
+    """One pending inbox message; `id` is the message id `session.updateQueue` addresses."""
+
+    id: str = Field(min_length=1)
+    placement: Placement
+    message: Message
 
 
 class SessionQueue(WireModel):
+    """The agent's pending input after every change to it, and once per session on open."""
+
     type: Literal["session/queue"] = "session/queue"
     session_id: str
-    items: list[QueueItem]
+    items: list[QueuedInboxItem]
+
+
+class SessionJobs(WireModel):
+    """Every background job of a session after each change (`[]` once the last one is gone)."""
+
+    type: Literal["session/jobs"] = "session/jobs"
+    session_id: str
+    jobs: list[JobView]
 
 
 class SessionProjection(WireModel):
@@ -64,6 +82,7 @@ MuxFrame = Annotated[
         QuestionRequested,
         QuestionResolved,
         SessionQueue,
+        SessionJobs,
         SessionProjection,
         StreamError,
     ],
@@ -78,6 +97,7 @@ class HostSessionAdded(WireModel):
     blank: bool
     parent_session_id: str | None = None
     cwd: str | None = None
+    agent_preset: str | None = None
 
 
 class HostSessionRemoved(WireModel):
@@ -120,6 +140,20 @@ class HostModelStatus(WireModel):
     state: Literal["loading", "ready", "failed"]
 
 
+class HostCommandsChanged(WireModel):
+    """A command was registered or unregistered: re-fetch `command.list`."""
+
+    type: Literal["host/commands-changed"] = "host/commands-changed"
+
+
+class HostSessionPresetChanged(WireModel):
+    """A session now runs another preset (its `command.list` and `skill.list` changed too)."""
+
+    type: Literal["host/session-preset-changed"] = "host/session-preset-changed"
+    session_id: str
+    agent_preset: str
+
+
 HostFrame = Annotated[
     Union[
         HostSessionAdded,
@@ -130,6 +164,8 @@ HostFrame = Annotated[
         HostCredentialsChanged,
         HostModelsChanged,
         HostModelStatus,
+        HostCommandsChanged,
+        HostSessionPresetChanged,
         StreamError,
     ],
     Field(discriminator="type"),

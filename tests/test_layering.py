@@ -26,7 +26,8 @@ FORBIDDEN: dict[str, set[str]] = {
 ENGINE_DOOR: dict[str, set[str]] = {
     "host.engine.engine": {"Engine"},
     "host.engine.errors": {"*"},
-    "host.engine.config": {"RuntimeOverrides", "read_llm_settings"},
+    "host.engine.config": {"RuntimeOverrides"},
+    "host.engine.settings.plane": {"read_llm_settings"},
     "host.engine.store": {"ExportAttachment", "ExportEvent", "ExportHeader", "ExportRow", "SessionHeader"},
     "host.engine.store.base": {
         "ExportAttachment",

@@ -6,14 +6,25 @@ from types import ModuleType, SimpleNamespace
 
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import ExportQuery
-from host.api import host, session, settings
+from host.api import commands, credentials, host, job, llm, permission, presets, session, settings, skills
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
 from host.api.registry import domains
 from host.engine.engine import Engine
 from host.fetch.proxy import ExportArchive
 
-DOMAIN_MODULES: tuple[ModuleType, ...] = (host, session, settings)
+DOMAIN_MODULES: tuple[ModuleType, ...] = (
+    host,
+    session,
+    settings,
+    credentials,
+    llm,
+    permission,
+    presets,
+    skills,
+    commands,
+    job,
+)
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""
 

@@ -15,8 +15,9 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 
 @implements("session.create")
-async def create(engine: Engine, p: s.CreateRequest) -> s.SessionRef:
-    return s.SessionRef(session_id=await engine.create_session(p.cwd, p.session_id, p.agent_preset))
+async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
+    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset)
+    return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
 
 
 @implements("session.history")
@@ -32,8 +33,8 @@ async def prompt(engine: Engine, p: s.PromptRequest, rpc_id: str) -> s.Accepted:
 
 
 @implements("session.cancel")
-async def cancel(engine: Engine, p: s.SessionRef) -> s.Accepted:
-    await engine.cancel(p.session_id)
+async def cancel(engine: Engine, p: s.CancelRequest) -> s.Accepted:
+    await engine.cancel(p.session_id, clear_queue=p.clear_queue)
     return s.Accepted()
 
 

@@ -1,6 +1,6 @@
-"""`settings.*` and `credentials.*`: the configuration page. Secrets go in, never out.
+"""`settings.*`: the namespaced settings. Secret fields never leave the host (redacted views).
 
-Every write is announced on the host stream by the engine, so every open window converges.
+Every change is announced on the host stream by the engine, so every open window converges.
 """
 
 from __future__ import annotations
@@ -8,30 +8,33 @@ from __future__ import annotations
 from contract import settings as st
 from host.api.registry import implements
 from host.engine.engine import Engine
+from host.engine.errors import HostActionFailed
 
 
 @implements("settings.describe")
-async def describe(engine: Engine, p: st.SettingsDescribeRequest) -> st.SettingsValue:
+async def describe(engine: Engine, p: st.SettingsDescribeRequest) -> st.SettingsDescribeValue:
     return engine.settings()
 
 
+@implements("settings.openDocument")
+async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
+    try:
+        await engine.open_settings_document()
+    except OSError as exc:
+        raise HostActionFailed(f"cannot open settings.json: {exc.strerror or exc}") from None
+    return st.Opened()
+
+
 @implements("settings.update")
-async def update(engine: Engine, p: st.SettingsUpdateRequest) -> st.SettingsValue:
-    return await engine.update_settings(p.values, p.unset, p.expected_revision)
+async def update(engine: Engine, p: st.UpdateRequest) -> st.SettingsNamespaceView:
+    return await engine.update_settings(p.ns, p.patch, p.expected_revision)
 
 
-@implements("credentials.describe")
-async def describe_credentials(engine: Engine, p: st.CredentialsDescribeRequest) -> st.CredentialsValue:
-    return st.CredentialsValue(items=engine.credentials())
+@implements("settings.replace")
+async def replace(engine: Engine, p: st.ReplaceRequest) -> st.SettingsNamespaceView:
+    return await engine.replace_settings(p.ns, p.section, p.expected_revision)
 
 
-@implements("credentials.set")
-async def set_credential(engine: Engine, p: st.CredentialSetRequest) -> st.CredentialChanged:
-    view = await engine.set_credential(p.ref, p.value)
-    return st.CredentialChanged(ref=view.ref, configured=view.configured)
-
-
-@implements("credentials.unset")
-async def unset_credential(engine: Engine, p: st.CredentialUnsetRequest) -> st.CredentialChanged:
-    view = await engine.unset_credential(p.ref)
-    return st.CredentialChanged(ref=view.ref, configured=view.configured)
+@implements("settings.mutate")
+async def mutate(engine: Engine, p: st.MutateRequest) -> st.SettingsNamespaceView:
+    return await engine.mutate_settings(p.ns, p.ops, p.expected_revision)

@@ -1,43 +1,52 @@
-"""One agent per attached session: an asyncio task draining an inbox (docs/architecture.md,
+"""One agent per attached session: an asyncio task draining a durable inbox (docs/architecture.md,
 "Agents").
 
-- `queue` → FIFO next-turn input; wakes an idle agent.
-- `steer` → delivered at the next step checkpoint as `steering/message`; idle → ordinary turn.
-- `inject` → engine-internal context without running the model; idle → one-shot `injection` turn.
-- `cancel` → aborts the running step and turn (`turn/end aborted {by}`), cancels the session's
-  pending approvals/questions, clears queued input (reported via `session/queue`). Idle: no-op.
+- `queue` → next-turn input (FIFO); wakes an idle agent.
+- `steer` → next-step input for the running turn (`steering/message` at its next step); with no
+  turn open it is next-turn input like `queue`.
+- `inject` → context for the next step (approval notices, job completions); never wakes the agent.
+- `cancel` → aborts only the running turn (`turn/end aborted {by}`) and cancels the session's
+  pending approvals/questions; queued input stays and the next item starts. `clear_queue` also
+  drops the queued and steering input.
 
-`running` covers the whole drain interval (turn close, checkpoint, back-to-back queued turns);
-`host/session-status` is published exactly on its edges.
+Both pending lists change only through logged `agent/inbox/spliced` events (host/engine/inbox.py),
+so they survive a crash or a restart. `running` covers the whole drain interval (turn close,
+checkpoint, back-to-back queued turns, a manual compaction); `host/session-status` is published
+exactly on its edges.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from contract.content import AttachmentRef, ContentBlock, Message, MessageSource
+from contract.content import AttachmentRef, ContentBlock, Message, MessageSource, TextBlock
 from contract.events import AbortedBy, TurnEndReason, TurnTrigger
-from contract.frames import HostAgentError, HostSessionStatus, QueueItem, SessionQueue
+from contract.frames import HostAgentError, HostSessionStatus, QueuedInboxItem, SessionQueue
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
-from host.engine import events, ids
+from host.engine import compaction, events
 from host.engine.bus import Bus
-from host.engine.context import DEFAULT_SYSTEM, first_user_text
+from host.engine.composition import Composition, StepSetup
+from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
-from host.engine.journal import Journal, now_ms
+from host.engine.events import NewEvent
+from host.engine.inbox import InboxLists, is_steering
+from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
+from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable, QuestionCancelled
+from host.engine.permissions.policy import PermissionService, SessionPermissions
+from host.engine.project import Instructions, instructions_view
 from host.engine.store import Store
-from host.engine.store.grants import Grant
+from host.engine.surface import Surface
 from host.engine.titles import auto_title
-from host.engine.tools.base import Tool
-from host.engine.turn import Conversation, Turn, TurnServices
+from host.engine.tools.base import JobControl
+from host.engine.turn import Conversation, NoAdapter, Turn, TurnServices
 
 log = logging.getLogger(__name__)
 
@@ -49,63 +58,71 @@ class AgentDeps:
     store: Store
     bus: Bus
     pending: PendingTable
-    tools: dict[str, Tool]
     adapter_for: Callable[[str], LlmAdapter | None]
     selection: Callable[[], ModelSelection]
-    system_template: str = DEFAULT_SYSTEM
+    permissions: PermissionService
+    context_window: Callable[[ModelSelection], int]
+    jobs: JobControl | None = None
     step_cap: int = 25
-
-
-@dataclass
-class InboxItem:
-    item_id: str
-    content: list[ContentBlock]
-    source: MessageSource
-    mode: Literal["queue", "steer"] = "queue"
-    waited: bool = False
-    """Queued while a turn was running (so its turn's trigger is `queue`)."""
-
-    def message(self) -> Message:
-        return events.new_message("user", list(self.content), self.source)
-
-
-@dataclass
-class _Flags:
-    disposed: bool = False
 
 
 class Agent:
     def __init__(
-        self, journal: Journal, cwd: Path, deps: AgentDeps, history: list[Message], next_turn: int
+        self,
+        journal: Journal,
+        cwd: Path,
+        deps: AgentDeps,
+        surface: Surface,
+        next_turn: int,
+        composition: Composition,
+        policy: SessionPermissions,
+        inbox: InboxLists | None = None,
     ) -> None:
-        self.conversation = Conversation(journal, history)
+        self.conversation = Conversation(journal, surface)
+        self.composition = composition
+        """The session's preset, project instructions, skills and plan mode."""
+        self.policy = policy
+        """The session's permission preset and "Allow always" rules."""
+        self._instructions: tuple[str, str] | None = None
+        self._fixed_chars = 0
+        """The newest step's system prompt and tool descriptions, in characters (for estimates)."""
         self.session_id = journal.session_id
         self.deps = deps
+        self.cwd = cwd
         self.next_turn = next_turn
+        self.inbox = inbox or InboxLists()
         self.running = False
         self.turn_open = False
         self.cancel_by: AbortedBy | None = None
+        self.context: tuple[int, int] | None = None
+        """(estimated prompt tokens, window) as last reported: the top bar's context meter."""
         self._services = TurnServices(
             session_id=self.session_id,
             cwd=cwd,
-            tools=deps.tools,
             step_cap=deps.step_cap,
-            system_prompt=deps.system_template.format(cwd=cwd),
+            prepare=self._prepare,
             selection=deps.selection,
             adapter_for=deps.adapter_for,
             pending=deps.pending,
             commit=deps.store.commit,
             load_attachment=self._load_attachment,
             ask_user=self._ask_user,
+            policy=policy,
             grant=self._grant,
+            context_window=deps.context_window,
+            report_context=self._report_context,
+            jobs=deps.jobs,
+            notice=self._notice,
         )
-        self._queue: deque[InboxItem] = deque()
-        self._steering: list[InboxItem] = []
-        self._injections: list[Message] = []
+        self._triggers: dict[str, TurnTrigger] = {}
+        """Next-turn message id → the trigger its turn records (not durable: `queue` after a load)."""
+        self._exclusive = asyncio.Lock()
+        """Held by a turn, or by a manual compaction: never both."""
         self._wake = asyncio.Event()
-        self._flags = _Flags()
+        self._disposed = False
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
+        self._compaction: asyncio.Task[compaction.CompactOutcome] | None = None
 
     @property
     def journal(self) -> Journal:
@@ -115,96 +132,140 @@ class Agent:
     def history(self) -> list[Message]:
         return self.conversation.history
 
-    @property
-    def allowed_always(self) -> set[str]:
-        return self.conversation.allowed_always
-
     def start(self) -> None:
+        """Run the loop; input left from before a restart (or a crash) is taken up at once."""
+        leftover = self.inbox.steering()
+        if leftover:
+            self._late_steering()
         self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
+        if self.inbox.next_turn:
+            self._wake.set()
 
     # ---- input ----------------------------------------------------------------------------
 
     def queue(self, content: list[ContentBlock], source: MessageSource) -> str:
-        """FIFO next-turn input; wakes an idle agent. Returns the queue item id."""
+        """Next-turn input; wakes an idle agent. Returns the message id (the queue item's id)."""
         self._check_open()
-        item = InboxItem(ids.queue_item_id(), list(content), source, "queue", waited=self.running)
-        self._queue.append(item)
-        if item.waited:
-            self._publish_queue()
-        self._poke()
-        return item.item_id
+        message = events.new_message("user", list(content), source)
+        self._triggers[message.id] = "queue" if self.running else "user"
+        self._splice(self.inbox.append("next-turn", message))
+        self._wake.set()
+        return message.id
 
     def steer(self, content: list[ContentBlock], source: MessageSource) -> str:
-        """Next-step input for the running turn; on an idle agent an ordinary turn."""
+        """Next-step input for the running turn; with no turn open, next-turn input."""
         self._check_open()
-        item = InboxItem(ids.steer_item_id(), list(content), source, "steer")
+        message = events.new_message("user", list(content), source)
         if self.turn_open:
-            self._steering.append(item)
+            self._splice(self.inbox.append("next-step", message))
         else:
-            item.waited = self.running
-            self._queue.append(item)
-            if item.waited:
-                self._publish_queue()
-            self._poke()
-        return item.item_id
+            self._triggers[message.id] = "queue" if self.running else "steer"
+            self._splice(self.inbox.append("next-turn", message))
+            self._wake.set()
+        return message.id
 
-    def inject(self, content: list[ContentBlock], meta: dict[str, Any] | None = None) -> None:
-        """Engine-internal context (e.g. a file-changed notice); never runs the model by itself."""
-        self._check_open()
-        source = MessageSource(kind="plugin", meta=meta or None)
-        self._injections.append(events.new_message("user", list(content), source))
-        if not self.turn_open:
-            self._poke()
+    def inject(self, content: list[ContentBlock], plugin: str, meta: dict[str, Any] | None = None) -> str:
+        """Context the next step sees (placement `context`); it never wakes the agent."""
+        if self._disposed:
+            raise AgentBusy("the session is closing")
+        origin: dict[str, Any] = {"kind": "plugin", "plugin": plugin}
+        if meta:
+            origin["meta"] = meta
+        message = events.new_message("user", list(content), MessageSource.model_validate(origin))
+        self._splice(self.inbox.append("next-step", message))
+        return message.id
 
-    def cancel(self, by: AbortedBy = "user") -> bool:
-        """Abort the running turn, cancel pending requests, clear queued input. False when idle."""
-        if not self.running and not self.turn_open and not self._queue:
-            return False
-        had_queue = bool(self._queue)
-        self._queue.clear()
-        self._steering.clear()
-        if had_queue:
-            self._publish_queue()
+    def cancel(self, by: AbortedBy = "user", clear_queue: bool = False) -> bool:
+        """Abort the running turn (or manual compaction) and cancel pending requests; queued input
+        stays unless `clear_queue`. False when there was nothing to stop or drop."""
+        dropped = self._clear_person_input() if clear_queue else False
+        active = self.running or self.turn_open or self._compaction is not None
+        if not active:
+            return dropped
         self.deps.pending.cancel_session(self.session_id)
         if self.turn_open and self._turn_task is not None and self.cancel_by is None:
             self.cancel_by = by
             self._turn_task.cancel()
+        if self._compaction is not None:
+            self._compaction.cancel()
         return True
 
-    def queue_items(self) -> list[QueueItem]:
-        return [QueueItem(item_id=i.item_id, content=i.content, mode="queue") for i in self._queue]
+    def _clear_person_input(self) -> bool:
+        news: list[NewEvent[Any]] = []
+        if self.inbox.next_turn:
+            news.append(self.inbox.splice("next-turn", 0, len(self.inbox.next_turn), canceled=True))
+        for index in reversed(range(len(self.inbox.next_step))):
+            if is_steering(self.inbox.next_step[index]):
+                news.append(self.inbox.splice("next-step", index, 1, canceled=True))
+        if news:
+            self._splice(*news)
+        return bool(news)
+
+    def queue_items(self) -> list[QueuedInboxItem]:
+        return self.inbox.items()
 
     def update_queue(self, item_id: str, kind: str, content: list[ContentBlock] | None = None) -> None:
-        """Edit, remove or promote to steering one queued item."""
-        item = next((i for i in self._queue if i.item_id == item_id), None)
-        if item is None:
+        """Edit, remove or promote to steering one queued (or steering) item, by message id."""
+        found = self.inbox.find(item_id)
+        if found is None or not is_steering(self.inbox.of(found[0])[found[1]]):
             raise QueueItemNotFound(item_id, "the item was already claimed or removed")
+        target, index = found
+        message = self.inbox.of(target)[index]
         if kind == "edit":
-            item.content = list(content or [])
+            edited = message.model_copy(update={"content": list(content or [])})
+            self._splice(self.inbox.splice(target, index, 1, [edited]))
         elif kind == "remove":
-            self._queue.remove(item)
+            self._splice(self.inbox.splice(target, index, 1, canceled=True))
         elif kind == "steer":
+            if target == "next-step":
+                return  # already steering
             if not self.turn_open:
                 raise SteerUnavailable(item_id, "no turn is running to steer")
-            self._queue.remove(item)
-            item.mode = "steer"
-            self._steering.append(item)
+            self._splice(self.inbox.splice(target, index, 1), self.inbox.append("next-step", message))
         else:
             raise ValueError(f"unknown queue action {kind!r}")
+
+    def _splice(self, *news: NewEvent[Any]) -> None:
+        """Log inbox splices (already applied to the lists) and publish the queue."""
+        self.journal.append_all(list(news))
         self._publish_queue()
 
     # ---- what turns consume (the turn's `Inbox`) --------------------------------------------
 
-    def take_steering(self) -> list[Message]:
-        items, self._steering = self._steering, []
-        return [i.message() for i in items]
+    def claim_step(self) -> tuple[NewEvent[Any], list[Message]] | None:
+        messages = list(self.inbox.next_step)
+        if not messages:
+            return None
+        return self.inbox.splice("next-step", 0, len(messages)), messages
 
-    def take_injections(self) -> list[Message]:
-        items, self._injections = self._injections, []
-        return items
+    def claimed(self) -> None:
+        self._publish_queue()
+
+    def has_steering(self) -> bool:
+        return bool(self.inbox.steering())
 
     def has_checkpoint_input(self) -> bool:
-        return bool(self._steering or self._injections)
+        return bool(self.inbox.next_step)
+
+    async def _prepare(self, claimed: list[Message]) -> StepSetup:
+        setup = await self.composition.prepare(claimed)
+        self.publish_instructions(setup.instructions)
+        self._fixed_chars = len(setup.system or "") + sum(
+            len(t.description) + len(str(t.parameters)) for t in setup.tools.values()
+        )
+        return setup
+
+    # ---- live state for the windows (session projections) ------------------------------------
+
+    def publish_instructions(self, found: Instructions | None) -> None:
+        """The `instructions` projection, when the file in use changed."""
+        key = (found.name, str(found.path)) if found is not None else None
+        if key != self._instructions:
+            self._instructions = key
+            self.journal.project("instructions", instructions_view(found), self.journal.last_seq)
+
+    def publish_plan(self) -> None:
+        self.journal.project("plan", {"active": self.composition.plan_active}, self.journal.last_seq)
 
     async def _ask_user(self, questions: list[Question]) -> AnswerSet:
         try:
@@ -212,40 +273,97 @@ class Agent:
         except QuestionCancelled:
             raise asyncio.CancelledError() from None
 
-    def _grant(self, tool: str) -> None:
-        self.deps.store.add_grant(self.session_id, Grant(tool, created_at=now_ms()))
+    def _grant(self, tool: str, scope: str) -> None:
+        self.deps.permissions.grant(self.policy, tool, scope)
 
     async def _load_attachment(self, ref: AttachmentRef) -> bytes | None:
         found = await self.deps.store.attachment(self.session_id, ref.attachment_id)
         return None if found is None else found[1]
 
+    # ---- compaction and the context meter ---------------------------------------------------
+
+    async def compact(self, command_id: str | None = None) -> compaction.CompactOutcome:
+        """Summarise the whole conversation now (`/compact`); only while no turn runs."""
+        if self._disposed:
+            raise AgentBusy("the session is closing")
+        if self.turn_open or self._compaction is not None:
+            return compaction.CompactionFailed("busy", "the agent is working; try again when it is idle")
+        async with self._exclusive:  # a turn that is closing finishes first; the next one waits
+            if self.turn_open:
+                return compaction.CompactionFailed("busy", "the agent is working; try again when it is idle")
+            self._set_running(True)
+            try:
+                selection = self.deps.selection()
+                adapter = self.deps.adapter_for(selection.provider)
+                if adapter is None:
+                    raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
+                window = self.deps.context_window(selection)
+                budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
+                self._compaction = asyncio.create_task(
+                    compaction.compact(
+                        self.journal, self.conversation.surface, budget, turn=None, command_id=command_id
+                    )
+                )
+                try:
+                    outcome = await self._compaction
+                except asyncio.CancelledError:
+                    current = asyncio.current_task()
+                    if current is not None and current.cancelling():
+                        raise  # our caller went away (the compaction was cancelled with it)
+                    return compaction.CompactionFailed("cancelled", "the compaction was cancelled")
+                if isinstance(outcome, compaction.Compacted):
+                    self._report_context(self._estimate(selection), window)
+                return outcome
+            finally:
+                self._compaction = None
+                self._set_running(bool(self.inbox.next_turn))
+                if self.inbox.next_turn:
+                    self._wake.set()
+
+    def _estimate(self, selection: ModelSelection) -> int:
+        return self.conversation.surface.estimate(self._fixed_chars, chars_per_token(selection.provider))
+
+    def context_view(self) -> dict[str, int]:
+        """`{tokens, window}` for the `context` projection (an estimate before the first answer)."""
+        selection = self.deps.selection()
+        window = self.deps.context_window(selection)
+        tokens = self.context[0] if self.context is not None else self._estimate(selection)
+        return {"tokens": tokens, "window": window}
+
+    def _notice(self, text: str) -> None:
+        """An approval notice for the model's next step."""
+        if not self._disposed:
+            self.inject([TextBlock(text=text)], "approvals")
+
+    def _report_context(self, tokens: int, window: int) -> None:
+        self.context = (tokens, window)
+        self.journal.project("context", {"tokens": tokens, "window": window}, self.journal.last_seq)
+
     # ---- lifecycle ------------------------------------------------------------------------
 
     async def dispose(self) -> None:
-        """End a running turn `aborted {by: disposed}`, stop the loop and wait for it."""
-        if self._flags.disposed:
+        """End a running turn `aborted {by: disposed}`, stop the loop and wait for it. Pending
+        input stays in the log: the session takes it up when it is next loaded."""
+        if self._disposed:
             return
-        self._flags.disposed = True
-        self._queue.clear()
-        self._steering.clear()
+        self._disposed = True
         if self.turn_open and self._turn_task is not None and self.cancel_by is None:
             self.cancel_by = "disposed"
             self._turn_task.cancel()
+        if self._compaction is not None:
+            self._compaction.cancel()
         self._wake.set()
         if self._task is not None:
             await asyncio.wait([self._task])
 
     def _check_open(self) -> None:
-        if self._flags.disposed:
+        if self._disposed:
             raise AgentBusy("the session is closing")
-        if len(self._queue) >= MAX_QUEUE:
+        if len(self.inbox.next_turn) >= MAX_QUEUE:
             raise AgentBusy(f"the queue is full ({MAX_QUEUE} items)")
 
-    def _poke(self) -> None:
-        self._wake.set()
-
     def _publish_queue(self) -> None:
-        self.deps.bus.publish("mux", SessionQueue(session_id=self.session_id, items=self.queue_items()))
+        self.deps.bus.publish("mux", SessionQueue(session_id=self.session_id, items=self.inbox.items()))
 
     def _set_running(self, running: bool) -> None:
         if running == self.running:
@@ -254,13 +372,16 @@ class Agent:
         self.deps.bus.publish("host", HostSessionStatus(session_id=self.session_id, running=running))
 
     async def _drain(self) -> None:
-        while not self._flags.disposed:
+        while not self._disposed:
             await self._wake.wait()
             self._wake.clear()
             try:
-                while not self._flags.disposed and (self._queue or self._steering or self._injections):
+                while not self._disposed and self.inbox.next_turn:
                     self._set_running(True)
-                    await self._one_turn()
+                    async with self._exclusive:
+                        if self._disposed or not self.inbox.next_turn:
+                            break
+                        await self._one_turn()
             except Exception as exc:
                 log.exception("agent %s failed outside a turn", self.session_id)
                 message = f"{type(exc).__name__}: {exc}"
@@ -269,23 +390,16 @@ class Agent:
         self._set_running(False)
 
     async def _one_turn(self) -> None:
-        trigger: TurnTrigger
-        if self._queue or self._steering:
-            item = self._queue.popleft() if self._queue else self._steering.pop(0)
-            if item.waited:
-                self._publish_queue()
-                trigger = "queue"
-            else:
-                trigger = "steer" if item.mode == "steer" else "user"
-            first = [item.message()]
-        else:
-            trigger = "injection"
-            first = self.take_injections()
+        first = self.inbox.next_turn[0]
+        claim = self.inbox.splice("next-turn", 0, 1)
+        trigger = self._triggers.pop(first.id, "queue")
+        self.policy.log_pin(self.journal)
         turn = Turn(self.conversation, self, self._services, self.next_turn, trigger)
         self.next_turn += 1
         self.turn_open = True
         self.cancel_by = None
-        turn.begin(first)
+        turn.begin(first, claim)
+        self._publish_queue()
         self._turn_task = asyncio.create_task(turn.run())
         await asyncio.wait([self._turn_task])
         task, self._turn_task = self._turn_task, None
@@ -293,15 +407,23 @@ class Agent:
         turn.finish(reason)
         self.turn_open = False
         self.cancel_by = None
-        if self._steering:  # steering that missed the last checkpoint becomes queued input
-            for leftover in self._steering:
-                leftover.waited = True
-                self._queue.append(leftover)
-            self._steering.clear()
-            self._publish_queue()
+        if self.inbox.steering():
+            self._late_steering()
         await self.deps.store.flush(checkpoint=True)
         if reason.kind == "completed" and self.journal.title is None:
             text = first_user_text(self.conversation.history)
             title = auto_title(text) if text else None
             if title:
                 self.journal.append(events.session_title(title, "auto"))
+
+    def _late_steering(self) -> None:
+        """Steering that missed its turn becomes next-turn input (context stays for the next step)."""
+        moved: list[Message] = []
+        news: list[NewEvent[Any]] = []
+        for index in reversed(range(len(self.inbox.next_step))):
+            message = self.inbox.next_step[index]
+            if is_steering(message):
+                news.append(self.inbox.splice("next-step", index, 1))
+                moved.insert(0, message)
+        news.append(self.inbox.splice("next-turn", len(self.inbox.next_turn), 0, moved))
+        self._splice(*news)

@@ -1,4 +1,4 @@
-"""What the model sees: the conversation folded from surface events, and tool-argument checks."""
+"""Prompt texts (the default system prompt, approval notices), first user words, tool-argument checks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from contract.content import Message, TextBlock
-from contract.events import SessionEvent
 
 DEFAULT_SYSTEM = (
     "You are HarnessDesk, a careful coding agent working in the directory {cwd}. "
@@ -16,29 +15,17 @@ DEFAULT_SYSTEM = (
 )
 
 
-def event_message(event: SessionEvent) -> Message | None:
-    """The model-visible message an event carries (user/steering/assistant/tool result)."""
-    data = event.data
-    if event.type in ("user/message", "steering/message"):
-        return Message.model_validate(data)
-    if event.type in ("assistant/message", "tool/result"):
-        return Message.model_validate(data["message"])
+def approval_notice(tool: str, call_id: str, outcome: str, allowed: str) -> str | None:
+    """What the model is told, as context, about the user's answer to an approval (None: nothing
+    beyond the tool result). `allowed` says what "Allow always" covers (e.g. `bash: npm test`)."""
+    if outcome == "allowed-always":
+        return f"The user allowed {allowed} for the rest of this session: such calls run without asking."
+    if outcome == "rejected":
+        return (
+            f"The user rejected your {tool} call (id {call_id}). Do not repeat it unchanged;"
+            " if you need it, explain why or ask the user."
+        )
     return None
-
-
-def fold_messages(events: Iterable[SessionEvent]) -> list[Message]:
-    """The conversation in log order; `surfaceOp: replace` swaps the messages it covers."""
-    out: list[tuple[int, Message]] = []
-    for event in events:
-        message = event_message(event)
-        if message is None:
-            continue
-        op = event.surface_op
-        if op is not None and op != "append":
-            start, end = op.start, op.end
-            out = [(s, m) for s, m in out if not start <= s <= end]
-        out.append((event.seq, message))
-    return [m for _, m in out]
 
 
 def first_user_text(messages: Iterable[Message]) -> str | None:

@@ -9,55 +9,58 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from contract import __version__
-from contract.content import AttachmentRef, ContentBlock, MessageSource, TextBlock
+from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
-from contract.frames import HostAgentError, HostSessionAdded, SessionQueue, SessionSubscribed
+from contract.frames import HostAgentError, HostSessionAdded, SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
+from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
     ModelSelection,
-    ModelsValue,
     Projections,
     PromptContent,
     SessionSummary,
 )
-from contract.settings import CredentialView, SettingsPatch, SettingsValue
 from host.engine import events, ids
-from host.engine import models as model_info
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
-from host.engine.config import Config, RuntimeOverrides
+from host.engine.commands.permission import permission_command
+from host.engine.config import RuntimeOverrides
+from host.engine.configuration import ConfigurationDoor
+from host.engine.doors import PresetsDoor
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
     ModelUnavailable,
-    QueueItemNotFound,
     SessionConflict,
     SessionNotFound,
     TitleInvalid,
 )
 from host.engine.fork import fork_session
 from host.engine.history import history_page
-from host.engine.imported import rows_with_cwd
+from host.engine.imported import drop_pending_input, rows_with_cwd
 from host.engine.journal import Journal, now_ms
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
+from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
-from host.engine.settings import SettingsService
+from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import Tool
-from host.engine.wiring import Registry, RegistryFactory, default_registry, default_tools
+from host.engine.wiring import default_tools
+from host.engine.work import AgentWork
 
 log = logging.getLogger(__name__)
 
@@ -66,40 +69,46 @@ def _expand(path: str) -> str:
     return os.path.expanduser(path)
 
 
-class Engine:
+class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
         self,
         data_dir: Path,
         store: Store,
-        config: Config,
-        registry: Registry,
+        plane: ConfigPlane,
+        bus: Bus,
         tools: dict[str, Tool],
         step_cap: int = 25,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.store = store
-        self.config = config
-        self.registry = registry
+        self._plane = plane
+        self.registry = plane.registry
         self.tools = tools
-        self.bus = Bus()
+        self.bus = bus
         self.pending = PendingTable(self.bus)
         self.host_instance_id = ids.host_instance_id()
         self.step_cap = step_cap
         self.default_cwd = os.getcwd()
-        self.selections = Selections(config, registry)
-        self._settings = SettingsService(config, registry, self.bus)
+        self.selections = Selections(plane.settings, plane.registry, plane.overrides)
+        self.presets = PresetService(self.data_dir, store, self.bus, tools, plane.default_agent_preset)
+        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
+        self.presets.commands.register(permission_command(self.permissions))
         store.on_error = self._store_failed
+        self.jobs = self._open_jobs()
         self.pool = AgentPool(
             store,
             self.bus,
             self.pending,
-            tools,
-            registry.get,
+            self.presets.compose,
+            self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
+            self.permissions,
+            self.context_window,
             self.default_cwd,
             step_cap,
+            self.job_control,
         )
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
@@ -109,19 +118,26 @@ class Engine:
         cls,
         data_dir: Path,
         overrides: RuntimeOverrides | None = None,
-        registry_factory: RegistryFactory | None = None,
+        *,
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
+        **plane_options: Any,
     ) -> Engine:
+        """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
+        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened."""
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
-        config = Config(data_dir, overrides)
-        registry = (registry_factory or default_registry)(config.llm, config.key_for)
+        bus = Bus()
+        plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
+        plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
         await store.open()
-        return cls(
-            data_dir, store, config, registry, tools if tools is not None else default_tools(), step_cap
-        )
+        plane.start()
+        chosen = tools if tools is not None else default_tools()
+        engine = cls(data_dir, store, plane, bus, chosen, step_cap)
+        for session_id in await store.pending_inbox():
+            await engine.attach(session_id)  # input queued before a restart or crash runs now
+        return engine
 
     async def close(self) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close."""
@@ -130,9 +146,10 @@ class Engine:
         self._closed = True
         self.model_status.close()
         await self.pool.dispose_all()
+        await self.jobs.close()
         self.pending.cancel_all()
         await self.store.close()
-        await self.registry.aclose()
+        await self._plane.aclose()
         self.bus.close_all()
 
     # ---- sessions -------------------------------------------------------------------------
@@ -159,31 +176,39 @@ class Engine:
             title=title,
             parent_session_id=h.parent_session,
             cwd=h.cwd,
-            agent_preset=h.agent_preset,
+            agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
         )
 
     async def create_session(
         self, cwd: str | None = None, session_id: str | None = None, agent_preset: str | None = None
     ) -> str:
-        """A new lazy session (nothing written until its first event). Idempotent for a
-        preallocated id with the same cwd; SessionConflict when it exists with another."""
+        """A new lazy session (nothing written until its first event) running `agent_preset`
+        (default: the default preset). Idempotent for a preallocated id with the same cwd and
+        preset; SessionConflict / AgentPresetConflict when it exists with another."""
         self._check_open()
         cwd = _expand(cwd) if cwd else self.default_cwd
         if session_id is not None:
             existing = await self.store.header(session_id)
             if existing is not None:
-                if existing.cwd == cwd:
-                    return session_id
-                raise SessionConflict(session_id, cwd, existing.cwd)
+                if existing.cwd != cwd:
+                    raise SessionConflict(session_id, cwd, existing.cwd)
+                self.presets.check_adopt(existing, agent_preset, await self.session_preset(session_id))
+                return session_id
+        preset = await self.presets.resolve(agent_preset)
         sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=agent_preset)
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
         self.store.register(header)
+        self.permissions.pin(sid)
         self._announce(header)
         return sid
 
     def _announce(self, header: SessionHeader) -> None:
         added = HostSessionAdded(
-            session_id=header.id, blank=header.blank, parent_session_id=header.parent_session, cwd=header.cwd
+            session_id=header.id,
+            blank=header.blank,
+            parent_session_id=header.parent_session,
+            cwd=header.cwd,
+            agent_preset=header.agent_preset,
         )
         self.bus.publish("host", added)
 
@@ -213,8 +238,19 @@ class Engine:
         """A page of raw events; a cold session is repaired in memory (nothing written)."""
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
+        values: dict[str, Any] = {}
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
-        return await history_page(self.store, session_id, cold, title, before_seq, max_messages)
+        if title:
+            values["title"] = title
+        if before_seq is None and (context := await self.context_projection(session_id, cold)):
+            values["context"] = context
+        events, has_more, projections = await history_page(
+            self.store, session_id, cold, values, before_seq, max_messages
+        )
+        if projections is not None:
+            projections.values.update(await self.preset_projections(session_id, cold))
+            projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
+        return events, has_more, projections
 
     # ---- input ----------------------------------------------------------------------------
 
@@ -244,28 +280,6 @@ class Engine:
     def _blocks(self, content: list[PromptContent]) -> list[ContentBlock]:
         return prompt_blocks(content, self.store.put_attachment)
 
-    async def inject(self, session_id: str, text: str, meta: dict[str, Any] | None = None) -> None:
-        """Engine-internal context (no model run by itself; idle → one `injection` turn)."""
-        agent = await self.attach(session_id)
-        agent.inject([TextBlock(text=text)], meta)
-
-    async def cancel(self, session_id: str) -> bool:
-        """Abort the running turn; a no-op on an idle or cold session."""
-        agent = self._agents.get(session_id)
-        if agent is None:
-            await self._header(session_id)
-            return False
-        return agent.cancel("user")
-
-    async def update_queue(self, session_id: str, item_id: str, action: Any) -> None:
-        """`action` is a contract EditAction / RemoveAction / SteerAction (never resumes)."""
-        await self._header(session_id)
-        agent = self._agents.get(session_id)
-        if agent is None:
-            raise QueueItemNotFound(item_id, "the session has no queued input")
-        content = self._blocks(action.content) if action.kind == "edit" else None
-        agent.update_queue(item_id, action.kind, content)
-
     # ---- titles, forks, search ------------------------------------------------------------
 
     async def rename(self, session_id: str, title: str) -> tuple[str, int]:
@@ -286,6 +300,7 @@ class Engine:
         selection = self.current_selection(session_id, parent, header)
         child = await fork_session(self.store, header, parent, at_seq)
         self.selections.inherit(child.id, selection)
+        await self.permissions.inherit(child.id, session_id)
         self._announce(child)
         return child.id
 
@@ -304,40 +319,9 @@ class Engine:
     ) -> ModelSelection:
         """In-process choice, else the newest request/header in the log, else the host default."""
         logged = journal.model if journal is not None else (header.model if header else None)
+        if logged is None:  # nothing asked yet: the preset's model, if it names one
+            logged = self.preset_model(session_id)
         return self.selections.current(session_id, logged)
-
-    async def models(self, session_id: str) -> ModelsValue:
-        header = await self._header(session_id)
-        agent = self._agents.get(session_id)
-        current = self.current_selection(session_id, agent.journal if agent else None, header)
-        return await model_info.describe(self.registry, current)
-
-    async def select_model(
-        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
-    ) -> ModelSelection:
-        """Validate and apply from the next request; also the host default for new sessions."""
-        await self._header(session_id)
-        return await self.selections.select(session_id, provider, model, reasoning_effort)
-
-    # ---- settings and credentials (the configuration page) --------------------------------
-
-    def settings(self) -> SettingsValue:
-        return self._settings.describe()
-
-    async def update_settings(
-        self, patch: SettingsPatch, unset: Sequence[str] = (), expected_revision: int | None = None
-    ) -> SettingsValue:
-        """Raises SettingsConflict or SettingsRejected; nothing is written then."""
-        return await self._settings.update(patch, unset, expected_revision)
-
-    def credentials(self) -> list[CredentialView]:
-        return self._settings.credentials()
-
-    async def set_credential(self, ref: str, value: str) -> CredentialView:
-        return await self._settings.set_credential(ref, value)
-
-    async def unset_credential(self, ref: str) -> CredentialView:
-        return await self._settings.unset_credential(ref)
 
     # ---- attachments, export, describe ----------------------------------------------------
 
@@ -365,6 +349,7 @@ class Engine:
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+        await drop_pending_input(self.store, sid)
         self._announce(await self._header(sid))
         return sid
 
@@ -391,6 +376,8 @@ class Engine:
             yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.last_seq))
             yield from self.pending.requests_for(sid)
             yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
+        for sid in self.jobs.sessions():
+            yield push(SessionJobs(session_id=sid, jobs=self.jobs.views(sid)))
 
     def subscribe_host(self, limit: int | None = None) -> Subscription:
         """Live host frames; `host/model-status loading` first while the built-in model loads."""

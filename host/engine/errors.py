@@ -12,13 +12,20 @@ from contract.errors import (
     BusinessError,
     CredentialDetails,
     D,
+    DiscoveryDetails,
     ItemDetails,
+    JobDetails,
     ModelUnavailableDetails,
+    NamespaceDetails,
+    NoDetails,
+    PresetConflictDetails,
+    PresetLockedDetails,
+    PresetNotFoundDetails,
+    PresetReasonDetails,
     ReasonDetails,
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
-    SettingsRejectedDetails,
     TimeZoneDetails,
 )
 
@@ -101,33 +108,118 @@ class SessionConflict(EngineError[SessionConflictDetails]):
         super().__init__(f"session {session_id} exists with another cwd", details)
 
 
+class SettingsNotExposed(EngineError[NamespaceDetails]):
+    """A write to a namespace outside the exposed set (an unregistered one gets the same answer,
+    so nobody can probe which namespaces exist)."""
+
+    code = "settings-not-exposed"
+
+    def __init__(self, ns: str) -> None:
+        super().__init__(f"settings namespace {ns!r} is not exposed", NamespaceDetails(ns=ns))
+
+
+class SettingsRejected(EngineError[NamespaceDetails]):
+    """A settings write refused: bad name, invalid section, read-only or failed storage."""
+
+    code = "settings-rejected"
+
+    def __init__(self, ns: str, message: str) -> None:
+        super().__init__(message, NamespaceDetails(ns=ns))
+
+
 class SettingsConflict(EngineError[SettingsConflictDetails]):
     """`expectedRevision` is stale: nothing was written."""
 
     code = "settings-conflict"
 
-    def __init__(self, expected: int, actual: int) -> None:
-        details = SettingsConflictDetails(expected_revision=expected, actual_revision=actual)
-        super().__init__(
-            f"the settings changed since you read them (revision {actual}, not {expected})", details
-        )
-        self.expected = expected
-        self.actual = actual
-
-
-class SettingsRejected(EngineError[SettingsRejectedDetails]):
-    """A settings value that does not validate, or a settings file that cannot be written."""
-
-    code = "settings-rejected"
-
-    def __init__(self, message: str, fields: list[str]) -> None:
-        super().__init__(message, SettingsRejectedDetails(fields=sorted(fields)))
+    def __init__(self, ns: str, expected: int, actual: int) -> None:
+        details = SettingsConflictDetails(ns=ns, expected=expected, actual=actual)
+        super().__init__(f"{ns} is at revision {actual}, not {expected}: reload and try again", details)
 
 
 class CredentialRejected(EngineError[CredentialDetails]):
-    """A credential write that cannot be applied (the message never names the secret)."""
+    """A credential set/unset refused (the environment shadows it, or storage failed); the
+    message never names the secret."""
 
     code = "credential-rejected"
 
     def __init__(self, ref: str, message: str) -> None:
         super().__init__(message, CredentialDetails(ref=ref))
+
+
+class AgentPresetNotFound(EngineError[PresetNotFoundDetails]):
+    code = "agent-preset-not-found"
+
+    def __init__(self, agent_preset: str, available: list[str]) -> None:
+        details = PresetNotFoundDetails(agent_preset=agent_preset, available=available)
+        super().__init__(
+            f"no agent preset {agent_preset!r} (available: {', '.join(available) or 'none'})", details
+        )
+
+
+class AgentPresetInvalid(EngineError[PresetReasonDetails]):
+    """A new id that is malformed or taken; a preset that is broken."""
+
+    code = "agent-preset-invalid"
+
+    def __init__(self, agent_preset: str, reason: str) -> None:
+        super().__init__(reason, PresetReasonDetails(agent_preset=agent_preset, reason=reason))
+
+
+class AgentPresetReadOnly(EngineError[PresetReasonDetails]):
+    """A shipped preset (or no user root) where a change was asked for."""
+
+    code = "agent-preset-read-only"
+
+    def __init__(self, agent_preset: str, reason: str) -> None:
+        super().__init__(reason, PresetReasonDetails(agent_preset=agent_preset, reason=reason))
+
+
+class AgentPresetLocked(EngineError[PresetLockedDetails]):
+    """`select` on a session that has run a turn; `agentPreset` is the preset it runs."""
+
+    code = "agent-preset-locked"
+
+    def __init__(self, session_id: str, agent_preset: str) -> None:
+        message = f"the session already ran a turn with preset {agent_preset!r}; start a new session"
+        super().__init__(message, PresetLockedDetails(session_id=session_id, agent_preset=agent_preset))
+
+
+class AgentPresetConflict(EngineError[PresetConflictDetails]):
+    code = "agent-preset-conflict"
+
+    def __init__(self, session_id: str, requested: str, existing: str | None) -> None:
+        details = PresetConflictDetails(
+            session_id=session_id, requested_preset=requested, existing_preset=existing
+        )
+        super().__init__(
+            f"session {session_id} exists with preset {existing or '(none)'}, not {requested}", details
+        )
+
+
+class ModelDiscoveryFailed(EngineError[DiscoveryDetails]):
+    """Every `llm.discoverModels` failure; the message is the adapter's own, never the key."""
+
+    code = "model-discovery-failed"
+
+    def __init__(self, settings_ns: str, base_url: str | None, message: str) -> None:
+        super().__init__(message, DiscoveryDetails(settings_ns=settings_ns, base_url=base_url))
+
+
+class HostActionFailed(EngineError[NoDetails]):
+    """Something the host does for the user on this machine failed (opening settings.json in an
+    editor): `internal` with a one-line message and nothing structured."""
+
+    code = "internal"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, NoDetails())
+
+
+class JobNotFound(EngineError[JobDetails]):
+    """No background job of that id in that session (it never existed, or the host restarted)."""
+
+    code = "job-not-found"
+
+    def __init__(self, session_id: str, job_id: str) -> None:
+        super().__init__(f"no job {job_id} in this session", JobDetails(session_id=session_id, job_id=job_id))

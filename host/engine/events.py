@@ -7,25 +7,36 @@ optionals left out). The journal stamps the seq and the time (`NewEvent.stamp`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from contract._base import to_wire
 from contract.approvals import ApprovalOutcome
-from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
+from contract.commands import CommandDone, CommandRun, CommandSource, PlanMode
+from contract.content import ContentBlock, Message, MessageSource, StreamChunk, ToolResultBlock, Usage
 from contract.events import (
     AbortedBy,
     ApprovalAsked,
     ApprovalDecided,
+    ApprovalPolicySet,
     AssistantChunk,
     AssistantMessage,
+    CompactEnd,
+    CompactStart,
+    CompactSummary,
     EndSeed,
+    InboxSpliced,
+    InboxTarget,
+    PermissionPresetSet,
+    ReplaceOp,
     RequestHeader,
     RetryNotice,
+    SandboxModeSet,
     SessionEvent,
     SessionTitle,
+    ShadowedRange,
     StepMark,
     TitleSource,
     TodoItem,
@@ -38,6 +49,7 @@ from contract.events import (
     TurnStart,
     TurnTrigger,
 )
+from contract.presets import AgentPresetSelected
 from host.engine import ids
 
 D = TypeVar("D", bound=BaseModel)
@@ -50,6 +62,8 @@ class NewEvent(Generic[D]):
     type: str
     data: D
     source_event_seqs: list[int] | None = None
+    surface_op: ReplaceOp | None = None
+    """Set on a message that replaces part of the surface (compaction); None = append."""
 
     def stamp(self, seq: int, time: int) -> SessionEvent:
         return SessionEvent(
@@ -57,6 +71,7 @@ class NewEvent(Generic[D]):
             seq=seq,
             time=time,
             data=to_wire(self.data),
+            surface_op=self.surface_op,
             source_event_seqs=self.source_event_seqs,
         )
 
@@ -193,3 +208,108 @@ def session_title(title: str, kind: Literal["user", "auto"]) -> NewEvent[Session
 
 def end_seed() -> NewEvent[EndSeed]:
     return NewEvent("session/end-seed", EndSeed())
+
+
+# ---- presets and commands ----------------------------------------------------------------------
+
+
+def agent_preset_selected(agent_preset: str) -> NewEvent[AgentPresetSelected]:
+    return NewEvent("agent-preset/selected", AgentPresetSelected(agent_preset=agent_preset))
+
+
+def command_run(command_id: str, name: str, args: str | None) -> NewEvent[CommandRun]:
+    run = CommandRun(command_id=command_id, name=name, args=args, source=CommandSource(kind="user"))
+    return NewEvent("command/run", run)
+
+
+def command_done(
+    command_id: str, kind: Literal["success", "error"], text: str | None, source_event_seq: int | None = None
+) -> NewEvent[CommandDone]:
+    done = CommandDone(command_id=command_id, kind=kind, text=text, source_event_seq=source_event_seq)
+    return NewEvent("command/done", done)
+
+
+def plan_mode(active: bool) -> NewEvent[PlanMode]:
+    return NewEvent("plan/mode", PlanMode(active=active))
+
+
+# ---- permissions ------------------------------------------------------------------------------
+
+
+def permission_preset(preset: str) -> NewEvent[PermissionPresetSet]:
+    return NewEvent("permission/preset", PermissionPresetSet(preset=preset))
+
+
+def sandbox_mode(mode: str) -> NewEvent[SandboxModeSet]:
+    return NewEvent("sandbox/mode", SandboxModeSet(mode=mode))
+
+
+def approval_policy(policy: str) -> NewEvent[ApprovalPolicySet]:
+    return NewEvent("approval/policy", ApprovalPolicySet(policy=policy))
+
+
+# ---- compaction --------------------------------------------------------------------------------
+
+
+def compact_start(compaction_id: str, turn: int | None, command_id: str | None) -> NewEvent[CompactStart]:
+    data = CompactStart(compaction_id=compaction_id, source_command_id=command_id, turn=turn)
+    return NewEvent("compact/start", data)
+
+
+def compact_summary(
+    compaction_id: str,
+    command_id: str | None,
+    summary: list[ContentBlock],
+    shadowed_seqs: list[int],
+    shadowed_tokens: int,
+    provider: str,
+    model: str,
+    max_tokens: int | None,
+    usage: Usage | None,
+    raw_output: list[ContentBlock],
+) -> NewEvent[CompactSummary]:
+    """`shadowedRange` is (first, last) of `shadowedSeqs`, in surface order."""
+    data = CompactSummary(
+        compaction_id=compaction_id,
+        source_command_id=command_id,
+        summary=summary,
+        shadowed_range=ShadowedRange(start=shadowed_seqs[0], end=shadowed_seqs[-1]),
+        shadowed_seqs=shadowed_seqs,
+        shadowed_token_count=shadowed_tokens,
+        provider=provider,
+        model=model,
+        max_tokens=max_tokens,
+        usage=usage,
+        raw_output=raw_output,
+        llm_stream_call=True,
+    )
+    return NewEvent("compact/summary", data)
+
+
+def replacement(message: Message, start: int, end: int, shadowed_seqs: list[int]) -> NewEvent[Message]:
+    """The `user/message` that takes the place of surface positions `start..end`."""
+    op = ReplaceOp(op="replace", start=start, end=end)
+    return replace(user_message(message), source_event_seqs=list(shadowed_seqs), surface_op=op)
+
+
+def compact_end(
+    compaction_id: str, turn: int | None, command_id: str | None, error: str | None = None
+) -> NewEvent[CompactEnd]:
+    data = CompactEnd(compaction_id=compaction_id, source_command_id=command_id, turn=turn, error=error)
+    return NewEvent("compact/end", data)
+
+
+# ---- the inbox ---------------------------------------------------------------------------------
+
+
+def inbox_spliced(
+    target: InboxTarget, start: int, removed: int, inserted: list[Message], canceled: bool = False
+) -> NewEvent[InboxSpliced]:
+    data = InboxSpliced(
+        target=target,
+        start=start,
+        removed_count=removed or None,
+        inserted=list(inserted),
+        outcome="canceled" if canceled else None,
+    )
+    return NewEvent("agent/inbox/spliced", data)

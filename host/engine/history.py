@@ -7,6 +7,8 @@ appended to its tail page without writing anything, so reading never changes a s
 
 from __future__ import annotations
 
+from typing import Any
+
 from contract.events import SessionEvent
 from contract.sessions import Projections
 from host.engine.repair import repair_events
@@ -17,12 +19,12 @@ async def history_page(
     store: Store,
     session_id: str,
     cold: SessionHeader | None,
-    title: str | None,
+    values: dict[str, Any],
     before_seq: int | None,
     max_messages: int,
 ) -> tuple[list[SessionEvent], bool, Projections | None]:
     """`cold` is the header of a session with no agent attached (None when attached: its log is
-    whole). The tail page (`before_seq` None) carries the projections."""
+    whole). The tail page (`before_seq` None) carries the projections (`values`)."""
     page = await store.page(session_id, before_seq, max_messages)
     events = page.events
     if cold is not None and cold.open_turn_start is not None:
@@ -33,5 +35,5 @@ async def history_page(
     projections = None
     if before_seq is None:
         as_of = events[-1].seq if events else -1
-        projections = Projections(as_of_seq=as_of, values={"title": title} if title else {})
+        projections = Projections(as_of_seq=as_of, values=values)
     return events, page.has_more, projections

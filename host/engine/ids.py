@@ -24,14 +24,8 @@ def approval_id() -> str:
     return _mint("ap")
 
 
-def queue_item_id() -> str:
-    """An inbox item queued as next-turn input."""
-    return _mint("q")
-
-
-def steer_item_id() -> str:
-    """An inbox item sent as steering."""
-    return _mint("s")
+def compaction_id() -> str:
+    return _mint("cmp")
 
 
 def tool_call_id() -> str:

@@ -1,4 +1,5 @@
-"""Imported sessions work where the importing user says (docs/threat-model.md)."""
+"""Imported sessions work where the importing user says (docs/threat-model.md), and never run
+input that was queued elsewhere (docs/decisions.md, "Long sessions")."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 import os
 from collections.abc import Iterable
 
-from host.engine.store import ExportHeader, ExportRow
+from contract.events import InboxTarget
+from host.engine.inbox import REPLAYED, replay
+from host.engine.store import ExportHeader, ExportRow, Store
 
 
 def rows_with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
@@ -23,3 +26,17 @@ def rows_with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
             row = ExportHeader(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
         out.append(row)
     return out
+
+
+async def drop_pending_input(store: Store, session_id: str) -> None:
+    """Cancel what the archive's inbox still held (logged as `canceled` splices): an imported
+    session runs nothing until the user prompts it."""
+    lists = replay(await store.events_of_types(session_id, REPLAYED))
+    if not lists:
+        return
+    targets: list[InboxTarget] = [t for t in ("next-turn", "next-step") if lists.of(t)]
+    news = [lists.splice(t, 0, len(lists.of(t)), canceled=True) for t in targets]
+    header = await store.header(session_id)
+    assert header is not None  # just imported
+    last = (await store.events(session_id, header.last_seq))[-1]
+    store.append(session_id, [new.stamp(last.seq + 1 + i, last.time) for i, new in enumerate(news)])

@@ -46,6 +46,14 @@ class Journal:
         self.extend([event])
         return event
 
+    def append_all(self, news: Sequence[NewEvent[Any]]) -> list[SessionEvent]:
+        """Append several events as one write: a crash keeps all of them or none (e.g. an
+        inbox claim and the message it delivers)."""
+        time = max(now_ms(), self.last_time)
+        stamped = [new.stamp(self.last_seq + 1 + i, time) for i, new in enumerate(news)]
+        self.extend(stamped)
+        return stamped
+
     def extend(self, events: Sequence[SessionEvent]) -> None:
         """Append ready-made events (e.g. crash repair, which keeps its own times)."""
         if not events:

@@ -1,43 +1,79 @@
-"""`session.models`: the current selection, routability and the advisory catalog per provider."""
+"""The model catalogue: every active route's models (`llm.models`, `session.models`).
+
+A route with configured models answers from its settings (no network); one without asks its
+endpoint (`GET /models`), bounded by `LIST_TIMEOUT`. Routes are looked up concurrently, each on
+its own: one that fails is a `failure`, a group with no models is dropped. The catalogue is
+advice: `session.selectModel` accepts a model it does not list.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
-from contract.sessions import ModelEntry, ModelFailure, ModelGroup, ModelSelection, ModelsValue
+from contract.llm import (
+    CatalogModel,
+    EffortView,
+    ModelCatalogFailure,
+    ModelProviderGroup,
+    ModelReasoning,
+)
+from contract.namespaces import ModelSpec
+from contract.sessions import ModelSelection, ModelsValue
+from host.engine.llm.base import LlmError
+from host.engine.llm.registry import AdapterRegistry
+from host.engine.llm.routes import Route
 
 LIST_TIMEOUT = 5.0
+EFFORT_NAMES = {"xhigh": "Extra high", "max": "Maximum"}
 
 
-def default_model(registry: Any, provider: str) -> str:
-    """The registry's default model for a provider (a placeholder name when it has none)."""
-    pick = getattr(registry, "default_model", None)
-    if callable(pick):
-        found = pick(provider)
-        if found:
-            return str(found)
-    for info in registry.providers():
-        if info.provider == provider:
-            return str(info.default_model)
-    return "default"
+def effort_view(effort: str) -> EffortView:
+    return EffortView(id=effort, name=EFFORT_NAMES.get(effort, effort.capitalize()))
 
 
-async def describe(registry: Any, current: ModelSelection) -> ModelsValue:
-    groups: list[ModelGroup] = []
-    failures: list[ModelFailure] = []
-    for info in registry.providers():
-        adapter = registry.get(info.provider)
+def catalog_model(route: Route, spec: ModelSpec) -> CatalogModel:
+    reasoning = None
+    if spec.reasoning_efforts:
+        default = route.reasoning_effort if route.reasoning_effort in spec.reasoning_efforts else None
+        reasoning = ModelReasoning(
+            efforts=[effort_view(e) for e in spec.reasoning_efforts], default_effort=default
+        )
+    return CatalogModel(
+        id=spec.id, name=spec.name or spec.id, description=spec.description, reasoning=reasoning
+    )
+
+
+async def _group(registry: AdapterRegistry, route: Route) -> ModelProviderGroup | ModelCatalogFailure | None:
+    if route.models is not None:
+        models = [catalog_model(route, spec) for spec in route.models]
+    else:
+        adapter = registry.get(route.key)
         if adapter is None:
-            status = getattr(registry, "status", None)
-            why = status(info.provider)[1] if callable(status) else None
-            failures.append(ModelFailure(provider=info.provider, message=why or "not configured"))
-            continue
+            return None
         try:
-            entries: list[ModelEntry] = await asyncio.wait_for(adapter.list_models(), LIST_TIMEOUT)
-        except Exception as exc:
-            failures.append(ModelFailure(provider=info.provider, message=str(exc) or type(exc).__name__))
-            continue
-        groups.append(ModelGroup(provider=info.provider, label=info.label, models=entries))
+            listed = await asyncio.wait_for(adapter.list_models(), LIST_TIMEOUT)
+        except TimeoutError:
+            return ModelCatalogFailure(
+                id=route.key, name=route.display_name, message=f"no model list within {LIST_TIMEOUT:g} s"
+            )
+        except LlmError as exc:
+            return ModelCatalogFailure(id=route.key, name=route.display_name, message=str(exc))
+        models = [CatalogModel(id=m.id, name=m.name or m.id) for m in listed]
+    if not models:
+        return None
+    return ModelProviderGroup(id=route.key, name=route.display_name, models=models)
+
+
+async def catalogue(registry: AdapterRegistry) -> tuple[list[ModelProviderGroup], list[ModelCatalogFailure]]:
+    """Groups and failures over every active route, in directory order."""
+    active = [r for r in registry.routes() if registry.status(r.key)[0]]
+    found = await asyncio.gather(*(_group(registry, r) for r in active))
+    groups = [g for g in found if isinstance(g, ModelProviderGroup)]
+    failures = [f for f in found if isinstance(f, ModelCatalogFailure)]
+    return groups, failures
+
+
+async def describe(registry: AdapterRegistry, current: ModelSelection) -> ModelsValue:
+    groups, failures = await catalogue(registry)
     routable = registry.get(current.provider) is not None
     return ModelsValue(current=current, routable=routable, groups=groups, failures=failures)

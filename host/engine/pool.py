@@ -1,32 +1,38 @@
 """The attached agents: one per session, resumed from the store on first use.
 
 Resuming a cold session repairs a crashed turn (written this time), announces the session on
-the mux (`session/subscribed` before any of its events) and folds its conversation. Concurrent
-resumes of one session share one in-flight future.
+the mux (`session/subscribed` before any of its events), folds its conversation and replays its
+inbox (input queued before a crash or restart then runs). Concurrent resumes of one session share
+one in-flight future.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from contract.content import Message
 from contract.events import SessionEvent
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
 from host.engine.bus import Bus
-from host.engine.context import fold_messages
+from host.engine.composition import Composition
 from host.engine.errors import SessionNotFound
+from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
 from host.engine.repair import repair_events
-from host.engine.store import Store
-from host.engine.store.grants import WHOLE_TOOL
-from host.engine.tools.base import Tool
+from host.engine.store import SessionHeader, Store
+from host.engine.surface import fold_surface
+from host.engine.tools.base import JobControl
 
 SelectionFor = Callable[[str, Journal], ModelSelection]
+Compose = Callable[[SessionHeader, list[Message], Path], Awaitable[Composition]]
+"""A resumed session's composition (its recorded preset, project, skills, plan mode)."""
 
 
 class AgentPool:
@@ -35,20 +41,26 @@ class AgentPool:
         store: Store,
         bus: Bus,
         pending: PendingTable,
-        tools: dict[str, Tool],
+        compose: Compose,
         adapter_for: Callable[[str], LlmAdapter | None],
         selection_for: SelectionFor,
+        permissions: PermissionService,
+        context_window: Callable[[ModelSelection], int],
         default_cwd: str,
         step_cap: int,
+        job_control: Callable[[str], JobControl] | None = None,
     ) -> None:
         self._store = store
         self._bus = bus
         self._pending = pending
-        self._tools = tools
+        self._compose = compose
         self._adapter_for = adapter_for
         self._selection_for = selection_for
+        self._permissions = permissions
+        self._context_window = context_window
         self._default_cwd = default_cwd
         self._step_cap = step_cap
+        self._job_control = job_control
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -85,27 +97,27 @@ class AgentPool:
         journal = Journal(header, self._store, self._bus)
         self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
         journal.extend(repairs)
-        history = fold_messages(await self._store.surface_events(session_id))
+        surface = fold_surface(await self._store.surface_events(session_id))
+        inbox = replay(await self._store.events_of_types(session_id, REPLAYED))
         deps = AgentDeps(
             store=self._store,
             bus=self._bus,
             pending=self._pending,
-            tools=self._tools,
             adapter_for=self._adapter_for,
             selection=lambda: self._selection_for(session_id, journal),
+            permissions=self._permissions,
+            context_window=self._context_window,
+            jobs=self._job_control(session_id) if self._job_control is not None else None,
             step_cap=self._step_cap,
         )
         cwd = Path(header.cwd or self._default_cwd)
-        agent = Agent(journal, cwd, deps, history, header.last_turn + 1)
-        agent.conversation.allowed_always |= await self._allowed_always(session_id)
+        composition = await self._compose(header, surface.messages(), cwd)
+        spec = lambda: (composition.preset.sandbox, composition.preset.approval)  # noqa: E731
+        policy = await self._permissions.open(journal, cwd, spec)
+        agent = Agent(journal, cwd, deps, surface, header.last_turn + 1, composition, policy, inbox)
         self.agents[session_id] = agent
         agent.start()
         return agent
 
     async def dispose_all(self) -> None:
         await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))
-
-    async def _allowed_always(self, session_id: str) -> set[str]:
-        """Tools the user allowed always in this session: the host-side grant table only, never
-        the log's `approval/decided` audit, which an imported or edited archive can forge."""
-        return {g.tool for g in await self._store.grants(session_id) if g.scope == WHOLE_TOOL}

@@ -1,6 +1,7 @@
 """One turn of the agent loop: steps of (checkpoint, model request, tool calls) until done.
 
-Event order per step: `step/start`, delivered steering/injections, `request/header` (first step
+Event order per step: `step/start`, the claimed next-step input (steering and injected context),
+a compaction bracket when the prompt would fill the model's window, `request/header` (first step
 or when the selection changes), `assistant/chunk`…, `assistant/message` (its `sourceEventSeqs`
 are the chunk seqs), then per tool call `tool/call`, approval events, `tool/result`, and
 `step/end`. Cancellation closes whatever is open (an interrupted assistant message, error
@@ -10,9 +11,10 @@ results for unfinished calls, the step) before `turn/end aborted`.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,13 +41,21 @@ from contract.content import (
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
-from host.engine import events, ids
-from host.engine.context import parse_arguments
+from host.engine import compaction, events, ids
+from host.engine.composition import StepSetup
+from host.engine.context import approval_notice, parse_arguments
 from host.engine.events import NewEvent
+from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
+from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable
-from host.engine.tools.base import Tool, ToolContext, ToolOutput
+from host.engine.permissions.policy import SessionPermissions
+from host.engine.permissions.scope import label
+from host.engine.surface import Surface
+from host.engine.tools.base import JobControl, Tool, ToolContext, ToolOutput
+
+log = logging.getLogger(__name__)
 
 ALLOWED = ("allowed-once", "allowed-always")
 
@@ -54,17 +64,28 @@ class NoAdapter(Exception):
     """No adapter routes the selected provider."""
 
 
+def readable(exc: Exception) -> str:
+    """What a person reads when a turn fails: a provider's or the engine's own words; for
+    anything else (a host bug) a plain sentence, with the details in the host's log."""
+    if isinstance(exc, LlmError | NoAdapter):
+        return str(exc) or type(exc).__name__
+    log.error("a turn failed unexpectedly", exc_info=exc)
+    return f"Something went wrong inside HarnessDesk ({type(exc).__name__}); the details are in its log."
+
+
 @dataclass
 class Conversation:
     """A session's running record: owned by its agent, extended by each of its turns."""
 
     journal: Journal
-    history: list[Message]
-    """What the model sees, in order (the surface messages folded from the journal)."""
-    allowed_always: set[str] = field(default_factory=set)
-    """Tools the user allowed for the rest of the session (read back from the grant table)."""
+    surface: Surface
+    """What the model sees, in order (the surface folded from the journal, extended live)."""
     last_header: RequestHeader | None = None
     """The newest `request/header`: a step logs one only when the selection changed."""
+
+    @property
+    def history(self) -> list[Message]:
+        return self.surface.messages()
 
 
 class Inbox(Protocol):
@@ -73,11 +94,15 @@ class Inbox(Protocol):
     @property
     def cancel_by(self) -> AbortedBy | None: ...
 
-    def take_steering(self) -> list[Message]: ...
+    def claim_step(self) -> tuple[NewEvent[Any], list[Message]] | None:
+        """Take every next-step message: the splice to log first, and the messages."""
+        ...
 
-    def take_injections(self) -> list[Message]: ...
+    def claimed(self) -> None:
+        """The claim is logged (the agent publishes its queue)."""
+        ...
 
-    def has_checkpoint_input(self) -> bool: ...
+    def has_steering(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -86,9 +111,10 @@ class TurnServices:
 
     session_id: str
     cwd: Path
-    tools: dict[str, Tool]
     step_cap: int
-    system_prompt: str
+    prepare: Callable[[list[Message]], Awaitable[StepSetup]]
+    """Each step's tools, system prompt and added context, given the messages the step claimed
+    (the session's composition: docs/architecture.md, "Agent presets")."""
     selection: Callable[[], ModelSelection]
     adapter_for: Callable[[str], LlmAdapter | None]
     pending: PendingTable
@@ -96,8 +122,18 @@ class TurnServices:
     """Ends the store's current write batch (after every step)."""
     load_attachment: Callable[[AttachmentRef], Awaitable[bytes | None]]
     ask_user: Callable[[list[Question]], Awaitable[AnswerSet]]
-    grant: Callable[[str], None]
-    """Records, host-side, that the user allowed a tool for the rest of the session."""
+    policy: SessionPermissions
+    """The session's permission preset and "Allow always" rules: asked before every tool call."""
+    grant: Callable[[str, str], None]
+    """Records, host-side, an "Allow always" rule `(tool, scope)` for the rest of the session."""
+    context_window: Callable[[ModelSelection], int]
+    """Tokens the selected model holds (docs/decisions.md, "Long sessions")."""
+    report_context: Callable[[int, int], None]
+    """(estimated prompt tokens, window) after each answer and compaction (the top bar's meter)."""
+    jobs: JobControl | None
+    """The session's background jobs, for the tools."""
+    notice: Callable[[str], None]
+    """Injects a notice as context for the next step (the inject lane)."""
 
 
 class Turn:
@@ -126,20 +162,22 @@ class Turn:
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
         self.approval: tuple[str, str] | None = None
+        self.first: list[Message] = []
+        self.tools: dict[str, Tool] = {}
+        """The tools offered in the current step (what the model may call)."""
 
     # ---- the turn -------------------------------------------------------------------------
 
-    def begin(self, first: list[Message]) -> None:
-        """`turn/start` and the user input that opened the turn (synchronous)."""
-        self.journal.append(events.turn_start(self.number, self.trigger))
-        for message in first:
-            self._message(events.user_message(message))
+    def begin(self, first: Message, claim: NewEvent[Any]) -> None:
+        """The inbox claim, `turn/start` and the message that opened the turn, as one write."""
+        news = [claim, events.turn_start(self.number, self.trigger), events.user_message(first)]
+        stamped = self.journal.append_all(news)
+        self.conversation.surface.add(stamped[-1].seq, first)
+        self.first = [first]
 
     async def run(self) -> TurnEndReason:
         """The steps; returns the turn/end reason after closing whatever was left open."""
         try:
-            if self.trigger == "injection":
-                return events.completed()
             return await self._steps()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -149,16 +187,14 @@ class Turn:
         except Exception as exc:
             status = exc.status if isinstance(exc, LlmError) else None
             self._close_open("TOOL_NOT_RUN", "The turn failed before this tool finished.")
-            return events.failed(str(exc) or type(exc).__name__, status)
+            return events.failed(readable(exc), status)
 
     def aborted(self) -> TurnEndReason:
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
         return events.aborted(self.inbox.cancel_by or "user")
 
     def finish(self, reason: TurnEndReason) -> None:
-        """Pending injections join the turn, then `turn/end` (synchronous)."""
-        for message in self.inbox.take_injections():
-            self._message(events.user_message(message))
+        """`turn/end` (synchronous); input still pending stays in the inbox."""
         self.journal.append(events.turn_end(self.number, reason))
 
     def _check_cancel(self) -> None:
@@ -172,13 +208,20 @@ class Turn:
             self.step = step
             self.journal.append(events.step_start(self.number, step))
             self.step_open = True
-            self._checkpoint()
+            claimed = self._checkpoint()
+            if step == 0:
+                claimed = self.first + claimed
+            setup = await services.prepare(claimed)
+            for added in setup.messages:
+                self._message(events.user_message(added))
+            self.tools = setup.tools
             selection = services.selection()
             adapter = services.adapter_for(selection.provider)
             if adapter is None:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
-            specs = [ToolSpec(t.name, t.description, t.parameters) for t in services.tools.values()]
+            specs = [ToolSpec(t.name, t.description, t.parameters) for t in setup.tools.values()]
             tools = specs if adapter.supports_tools else []
+            await self._fit(selection, adapter, setup.system, tools)
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]
             header = events.request_header(selection.provider, selection.model, effort, names)
@@ -188,7 +231,7 @@ class Turn:
             request = LlmRequest(
                 model=selection.model,
                 messages=list(conversation.history),
-                system=services.system_prompt,
+                system=setup.system,
                 tools=tools,
                 reasoning_effort=selection.reasoning_effort,
                 on_retry=self._on_retry,
@@ -204,20 +247,47 @@ class Turn:
             if not calls:
                 if finish == "max-tokens":
                     return events.max_tokens()
-                if self.inbox.has_checkpoint_input():
+                if self.inbox.has_steering():
                     continue
                 return events.completed()
         return events.failed(f"step limit ({services.step_cap}) reached")
 
     def _message(self, new: NewEvent[Message]) -> None:
-        self.journal.append(new)
-        self.conversation.history.append(new.data)
+        event = self.journal.append(new)
+        self.conversation.surface.add(event.seq, new.data)
 
-    def _checkpoint(self) -> None:
-        for message in self.inbox.take_steering():
-            self._message(events.steering_message(message))
-        for message in self.inbox.take_injections():
-            self._message(events.user_message(message))
+    def _checkpoint(self) -> list[Message]:
+        """Claim the next-step input: the claim and the messages it delivers as one write.
+        Returns the messages this step claimed."""
+        claim = self.inbox.claim_step()
+        if claim is None:
+            return []
+        splice, messages = claim
+        news: list[NewEvent[Any]] = [splice]
+        for message in messages:
+            news.append(
+                events.steering_message(message) if is_steering(message) else events.user_message(message)
+            )
+        stamped = self.journal.append_all(news)
+        for event, message in zip(stamped[1:], messages, strict=True):
+            self.conversation.surface.add(event.seq, message)
+        self.inbox.claimed()
+        return messages
+
+    async def _fit(
+        self, selection: ModelSelection, adapter: LlmAdapter, system: str | None, tools: list[ToolSpec]
+    ) -> None:
+        """Compact first when this request would fill the model's window (docs/architecture.md,
+        "Compaction"); a failed attempt changes nothing and the request goes ahead."""
+        services = self.services
+        window = services.context_window(selection)
+        budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
+        fixed = len(system or "") + sum(len(t.description) + len(str(t.parameters)) for t in tools)
+        estimate = await compaction.fit(
+            self.journal, self.conversation.surface, budget, fixed, self.number, self._on_retry
+        )
+        if estimate is not None:
+            services.report_context(estimate, window)
 
     def _on_retry(self, attempt: int, delay_ms: int, reason: str) -> None:
         self.journal.append(events.request_retry(attempt, delay_ms, reason))
@@ -250,10 +320,15 @@ class Turn:
         content = [self.ended[i] for i in sorted(self.ended)]
         source = MessageSource(kind="model", provider=provider, model=request.model)
         message = events.new_message("assistant", content, source)
-        self.journal.append(
+        event = self.journal.append(
             events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
         )
-        self.conversation.history.append(message)
+        self.conversation.surface.add(event.seq, message, usage)
+        if usage is not None:
+            self.services.report_context(
+                usage.input_tokens + usage.output_tokens,
+                self.services.context_window(self.services.selection()),
+            )
         for call in content:
             if isinstance(call, ToolCallBlock):
                 self.open_calls[call.id] = (call.name, False)
@@ -270,18 +345,25 @@ class Turn:
 
     async def _execute(self, call: ToolCallBlock) -> ToolOutput:
         services = self.services
-        tool = services.tools.get(call.name)
+        tool = self.tools.get(call.name)
         if tool is None:
-            return ToolOutput(f"Unknown tool {call.name!r}.", True, "UNKNOWN_TOOL")
+            return ToolOutput(f"No tool {call.name!r} is available in this step.", True, "UNKNOWN_TOOL")
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
-        if tool.needs_approval and call.name not in self.conversation.allowed_always:
-            outcome = await self._approve(call, args)
+        decision = services.policy.decide(tool, call.name, args)
+        if decision.verdict == "deny":
+            return ToolOutput(decision.message, True, "PERMISSION_DENIED")
+        if decision.verdict == "ask":
+            outcome = await self._approve(call, args, decision.scope)
             if outcome not in ALLOWED:
                 return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
         ctx = ToolContext(
-            session_id=services.session_id, cwd=services.cwd, ask_user=services.ask_user, emit=self._emit
+            session_id=services.session_id,
+            cwd=services.cwd,
+            ask_user=services.ask_user,
+            emit=self._emit,
+            jobs=services.jobs,
         )
         try:
             return await tool.run(args, ctx)
@@ -292,10 +374,10 @@ class Turn:
         except Exception as exc:
             return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
 
-    async def _approve(self, call: ToolCallBlock, args: dict[str, Any]) -> str:
+    async def _approve(self, call: ToolCallBlock, args: dict[str, Any], scope: str) -> str:
         pending = self.services.pending
         approval_id = ids.approval_id()
-        reason = f"{call.name} needs your approval"
+        reason = f"{call.name} needs your approval. “Allow always” would allow {label(call.name, scope)}"
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason))
         rpc_id, future = pending.ask_approval(
             self.services.session_id, approval_id, call.name, call.id, reason, args
@@ -309,9 +391,15 @@ class Turn:
             raise
         self._decided(outcome)
         if outcome == "allowed-always":
-            self.conversation.allowed_always.add(call.name)
-            self.services.grant(call.name)
+            self.services.grant(call.name, scope)
+        self._approval_notice(call, str(outcome), label(call.name, scope))
         return str(outcome)
+
+    def _approval_notice(self, call: ToolCallBlock, outcome: str, allowed: str) -> None:
+        """The user's answer, as context for the next step (docs/decisions.md, "Long sessions")."""
+        text = approval_notice(call.name, call.id, outcome, allowed)
+        if text is not None:
+            self.services.notice(text)
 
     def _decided(self, outcome: ApprovalOutcome) -> None:
         if self.approval is not None:
@@ -326,8 +414,8 @@ class Turn:
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
         new = events.tool_result(self.number, self.step, call_id, output.content, error)
-        self.journal.append(new)
-        self.conversation.history.append(new.data.message)
+        event = self.journal.append(new)
+        self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
 
     # ---- closing an interrupted step --------------------------------------------------------
@@ -345,13 +433,12 @@ class Turn:
             if blocks or self.chunk_seqs:
                 content = [blocks[i] for i in sorted(blocks)]
                 message = events.new_message("assistant", content, MessageSource(kind="model"))
-                self.journal.append(
+                event = self.journal.append(
                     events.assistant_message(
                         self.number, self.step, message, self.chunk_seqs, interrupted=True
                     )
                 )
-                if message.content:
-                    self.conversation.history.append(message)
+                self.conversation.surface.add(event.seq, message)
         self._decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
             self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import PydanticSerializationError, to_json
 from starlette.datastructures import Headers
 from starlette.types import Receive
 
@@ -73,5 +74,11 @@ def parse_json(body: bytes) -> Any:
 
 def json_bytes(value: Any) -> bytes:
     """Compact UTF-8 JSON, the one encoding every response and frame uses. Never fails on a
-    lone surrogate (it becomes U+FFFD), so one bad string cannot end an event stream."""
-    return encode_utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+    lone surrogate (it becomes U+FFFD), so one bad string cannot end an event stream.
+
+    pydantic-core's encoder first (several times faster on large pages, e.g. a compaction's list
+    of shadowed seqs); the standard library's, with its surrogate repair, when it refuses."""
+    try:
+        return to_json(value, inf_nan_mode="strings")
+    except (PydanticSerializationError, ValueError):
+        return encode_utf8(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))

@@ -6,7 +6,8 @@ orphaned by its parent, e.g. by `setsid cmd &` or a double fork, is re-parented 
 to init, so it is still found. On SIGTERM/SIGINT/SIGHUP, or when the host dies (PDEATHSIG), it
 signals every descendant (SIGTERM, then SIGKILL after a short grace) until none is left, reaps
 them and exits. When PROGRAM exits by itself, this exits with its status; background processes
-it left behind keep running, as they would from a terminal.
+it left behind keep running, as they would from a terminal, unless `--end-leftovers` comes first
+(a background job: when its command ends, whatever it started ends with it).
 
 Elsewhere (no prctl) it still kills PROGRAM's process group: descendants that left the group
 escape there, as they did before (docs/threat-model.md).
@@ -22,6 +23,7 @@ import time
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 GRACE = 0.5
+LEFTOVERS_FLAG = "--end-leftovers"
 stopping: list[int] = []
 
 
@@ -128,8 +130,11 @@ def alive(group: int) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    end_leftovers = bool(argv) and argv[0] == LEFTOVERS_FLAG
+    if end_leftovers:
+        argv = argv[1:]
     if not argv:
-        print("usage: supervise.py PROGRAM [ARGS...]", file=sys.stderr)
+        print(f"usage: supervise.py [{LEFTOVERS_FLAG}] PROGRAM [ARGS...]", file=sys.stderr)
         return 2
     subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -166,6 +171,9 @@ def main(argv: list[str]) -> int:
     if stopping:
         kill_all(pid, subreaper)
         return 128 + stopping[0]
+    if end_leftovers:
+        stopping.append(0)  # a stop signal from now on no longer interrupts (nothing to wait for)
+        kill_all(pid, subreaper)
     code = os.waitstatus_to_exitcode(status) if status is not None else 1
     return 128 - code if code < 0 else code
 

@@ -28,8 +28,8 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-async def test_cancel_during_a_streaming_reply(host: Host, llm: ScriptedLlmServer) -> None:
-    llm.enqueue(Reply(text="word " * 400, chunk_size=3, delay=0.02))
+async def test_cancel_during_a_streaming_reply_keeps_the_queue(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="word " * 400, chunk_size=3, delay=0.02), Reply(text="the queued one ran"))
     client = host.client()
     mux = await host.mux(client)
     hosts = await host.host_stream(client)
@@ -40,23 +40,29 @@ async def test_cancel_during_a_streaming_reply(host: Host, llm: ScriptedLlmServe
             lambda f: event("assistant/chunk", sid)(f) and f.event.data["chunk"]["type"] == "text-delta"
         )
     await prompt(client, sid, "queued behind it")
-    await mux.next(lambda f: f.type == "session/queue" and f.items)
+    _, queue = await mux.next(lambda f: f.type == "session/queue" and f.items)
+    queued_id = queue.items[0].id
+    assert (
+        queue.items[0].placement == "queued" and queue.items[0].message.content[0].text == "queued behind it"
+    )
     started = time.monotonic()
     assert (await ok(client, "session.cancel", {"sessionId": sid})).accepted is True
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     assert time.monotonic() - started < BOUND
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
     assert llm.wait_for_disconnects(1, timeout=BOUND)  # the model's HTTP stream was closed at once
-    _, cleared = await mux.seen(lambda f: f.type == "session/queue" and not f.items)
-    assert cleared.items == []  # cancel clears queued input by default
+    # only the turn was aborted: the queued prompt starts next, with the same message id
+    _, nxt = await mux.next(event("turn/start", sid), within=BOUND)
+    assert nxt.event.data == {"turn": 1, "trigger": "queue"}
+    _, user = await mux.next(event("user/message", sid))
+    assert user.event.data["id"] == queued_id
+    await mux.next(event("turn/end", sid))
     await hosts.seen(lambda f: f.type == "host/session-status" and f.session_id == sid and not f.running)
     history = await ok(client, "session.history", {"sessionId": sid})
-    types = [e.type for e in history.events]
-    assert types[-1] == "turn/end" and "step/end" in types
-    assert types.count("turn/start") == 1  # the queued prompt was cleared, not run
-    partial = [e for e in history.events if e.type == "assistant/message"]
-    for message in partial:
-        assert message.data.get("interrupted") is True
+    ends = [e.data["reason"]["kind"] for e in history.events if e.type == "turn/end"]
+    assert ends == ["aborted", "completed"]
+    first = [e for e in history.events if e.type == "assistant/message" and e.data["turn"] == 0]
+    assert first and all(m.data.get("interrupted") is True for m in first)
     # the session is usable again
     llm.enqueue(Reply(text="fresh start"))
     events = await run_turn(client, mux, sid, "again")
@@ -94,8 +100,10 @@ async def test_cancel_during_a_running_tool_kills_its_process_group(
     assert results[0].data.get("error", {}).get("code")
 
 
-async def test_cancel_while_steering_is_waiting_drops_it(host: Host, llm: ScriptedLlmServer) -> None:
-    llm.enqueue(Reply(text="slow " * 200, chunk_size=2, delay=0.02))
+async def test_cancel_keeps_waiting_steering_as_the_next_turn_and_clear_queue_drops_it(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    llm.enqueue(Reply(text="slow " * 200, chunk_size=2, delay=0.02), Reply(text="steered turn"))
     client = host.client()
     mux = await host.mux(client)
     sid = await host.create()
@@ -103,9 +111,27 @@ async def test_cancel_while_steering_is_waiting_drops_it(host: Host, llm: Script
     await mux.next(event("assistant/chunk", sid))
     payload = {"sessionId": sid, "mode": "steer", "content": text("steer this way")}
     await ok(client, "session.prompt", payload)
+    _, steering = await mux.next(lambda f: f.type == "session/queue" and f.items)
+    assert [i.placement for i in steering.items] == ["steering"]
     await ok(client, "session.cancel", {"sessionId": sid})
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
-    history = await ok(client, "session.history", {"sessionId": sid})
-    assert "steering/message" not in [e.type for e in history.events]
-    assert [e.type for e in history.events].count("turn/start") == 1
+    _, moved = await mux.next(lambda f: f.type == "session/queue" and f.items)
+    assert [(i.id, i.placement) for i in moved.items] == [(steering.items[0].id, "queued")]
+    _, user = await mux.next(event("user/message", sid))
+    assert user.event.data["content"][0]["text"] == "steer this way"
+    await mux.next(event("turn/end", sid))
+    # Stop that also clears: nothing that was waiting runs
+    llm.enqueue(Reply(text="slow " * 200, chunk_size=2, delay=0.02))
+    await prompt(client, sid, "again")
+    await mux.next(lambda f: event("assistant/chunk", sid)(f) and f.event.data["turn"] == 2)
+    await prompt(client, sid, "never runs")
+    await ok(client, "session.prompt", {**payload, "content": text("never steers")})
+    await ok(client, "session.cancel", {"sessionId": sid, "clearQueue": True})
+    _, end = await mux.next(event("turn/end", sid), within=BOUND)
+    _, cleared = await mux.seen(lambda f: f.type == "session/queue" and not f.items)
+    assert cleared.items == []
+    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 100})
+    types = [e.type for e in history.events]
+    assert types.count("turn/start") == 3 and "steering/message" not in types
+    assert history.events[-1].type == "turn/end"

@@ -47,7 +47,15 @@ def test_prompt_json_prints_raw_frames_and_session_continues(tmp_path: Path, llm
     assert frames and all(f["type"] == "server-request" and f["rpcId"] for f in frames)
     assert all(f["method"] == f["payload"]["type"] for f in frames)
     events = [f["payload"]["event"] for f in frames if f["method"] == "session/event"]
-    assert events[0]["type"] == "turn/start" and events[-1]["type"] == "turn/end"
+    # the prompt is logged as queued input; the first turn pins the permissions, then claims it
+    pins = ["permission/preset", "sandbox/mode", "approval/policy"]
+    assert [e["type"] for e in events[:6]] == [
+        "agent/inbox/spliced",
+        *pins,
+        "agent/inbox/spliced",
+        "turn/start",
+    ]
+    assert events[-1]["type"] == "turn/end"
     assert events[-1]["data"]["reason"] == {"kind": "completed"}
     assert [e["seq"] for e in events] == list(range(len(events)))
     texts = [

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contract.methods import METHODS
 from host.fetch import HttpApiClient
 from host.server.run import bind_socket
 from tests.api.support import Frames as FrameReader
@@ -173,17 +174,34 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
     assert (await web.request("GET", "/", headers={"host": TRUSTED})).status_code == 200
     privileged = {
         "settings.describe": {},
-        "settings.update": {"values": {"model": "x"}},
-        "credentials.describe": {},
-        "credentials.set": {"ref": "deepseek", "value": "sk-should-never-land"},
-        "credentials.unset": {"ref": "deepseek"},
+        "agentPreset.read": {"agentPreset": "standard"},
+        "agentPreset.copy": {"from": "standard", "agentPreset": "stolen"},
+        "agentPreset.openDocument": {"agentPreset": "standard"},
+        "agentPreset.remove": {"agentPreset": "standard"},
+        "settings.openDocument": {},
+        "settings.update": {"ns": "permission", "patch": {"defaultPreset": "read-only"}},
+        "settings.replace": {"ns": "permission", "section": {}},
+        "settings.mutate": {"ns": "permission", "ops": []},
+        "credentials.describe": {"refs": ["DEEPSEEK_API_KEY"]},
+        "credentials.set": {"ref": "DEEPSEEK_API_KEY", "value": "sk-should-never-land"},
+        "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},
+        "llm.discoverModels": {"settingsNs": "llm-deepseek"},
     }
+    assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
+    for method in ("llm.providers", "llm.models"):  # the catalogue is not privileged
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": {}})
+        assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
     for method, payload in privileged.items():
         body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
         for headers in (trusted, web.bearer()):
             refused = await web.request("POST", f"/api/{method}", content=body, headers=headers)
             assert refused.status_code == 403, (method, headers.get("host"))
     assert not (web.served.data_dir / "credentials.json").exists()  # the set never happened
+    assert not (web.served.data_dir / "agent-presets").exists()  # nor the copy
+    for method in ("agentPreset.list", "command.list", "skill.list"):  # deliberately not privileged
+        payload = {} if method == "agentPreset.list" else {"sessionId": "s-unknown"}
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+        assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
 
 
 async def test_static_pages_carry_the_csp(web: Checked) -> None:
@@ -273,12 +291,12 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
             for headers in (checked.bearer(), JSON, {**JSON, "authorization": "Bearer wrong"}):
                 bodies.append((await checked.post_list(headers)).text)
             calls = [
-                ("credentials.set", {"ref": "deepseek", "value": secret}),
-                ("credentials.set", {"ref": "openai-compatible", "value": secret}),
-                ("credentials.describe", {}),
+                ("credentials.set", {"ref": "DEEPSEEK_API_KEY", "value": secret}),
+                ("credentials.set", {"ref": "HARNESSDESK_API_KEY", "value": secret}),
+                ("credentials.describe", {"refs": ["DEEPSEEK_API_KEY", "HARNESSDESK_API_KEY"]}),
                 ("settings.describe", {}),
-                ("settings.update", {"values": {"model": "after-secret"}}),
-                ("credentials.set", {"ref": "nope", "value": secret}),
+                ("settings.update", {"ns": "ui-onboarding", "patch": {"welcomeNoticeVersion": "after"}}),
+                ("credentials.set", {"ref": "not a ref", "value": secret}),
             ]
             for method, payload in calls:
                 body = json.dumps(
@@ -290,9 +308,9 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
                 bodies.append(response.text)
                 assert response.status_code == 200, (method, response.text)
             async with HttpApiClient(served.base_url, token) as client:
-                creds = await ok(client, "credentials.describe")
-                views = {v.ref: v for v in creds.items}
-                assert views["deepseek"].configured and views["deepseek"].source == "file"
+                creds = await ok(client, "credentials.describe", {"refs": ["DEEPSEEK_API_KEY"]})
+                view = creds.credentials["DEEPSEEK_API_KEY"]
+                assert view.configured and view.source == "file"
                 sid = (await ok(client, "session.create", {"cwd": str(tmp_path)})).session_id
                 chosen = {"sessionId": sid, "provider": "deepseek", "model": "deepseek-chat"}
                 assert (await client.call("session.selectModel", chosen)).result.ok  # the key is there now
@@ -309,10 +327,12 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
     assert secret not in later
     settings = (data / "settings.json").read_text()
     assert secret not in settings
-    assert json.loads(settings)["llm"]["provider"] == "deepseek"  # the file was written meanwhile
+    saved = json.loads(settings)["namespaces"]["agent-default-model"]
+    assert saved["provider"] == "deepseek"  # the file was written meanwhile
     credentials = data / "credentials.json"
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
-    assert json.loads(credentials.read_text()) == {"deepseek": secret, "openai-compatible": secret}
+    stored = {"DEEPSEEK_API_KEY": secret, "HARNESSDESK_API_KEY": secret}
+    assert json.loads(credentials.read_text()) == {"version": 2, "credentials": stored}
     for path in data.rglob("*"):
         if path.is_file() and path != credentials:
             assert secret.encode() not in path.read_bytes(), path

@@ -78,7 +78,8 @@ async def test_pages_follow_the_spec_and_join_without_gaps(host: Host, llm: Scri
             if before is None:
                 assert page.projections is not None
                 assert page.projections.as_of_seq == events[-1].seq
-                assert page.projections.values == {"title": "one"}
+                assert page.projections.values["title"] == "one"
+                assert page.projections.values["context"]["window"] == 32_768
             else:
                 assert page.projections is None
                 assert all(e.seq < before for e in page.events)

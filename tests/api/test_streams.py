@@ -154,7 +154,7 @@ async def test_a_slow_subscriber_is_cut_off_while_others_keep_receiving(
     await fast.next(event("assistant/chunk", sid))
     await prompt(client, sid, "queued")
     _, queued = await fast.next(lambda f: f.type == "session/queue" and f.items)
-    item = queued.items[0].item_id
+    item = queued.items[0].id
     bulk = "x" * 256 * 1024
     edits = 80
     for n in range(edits):
@@ -162,10 +162,13 @@ async def test_a_slow_subscriber_is_cut_off_while_others_keep_receiving(
         await ok(client, "session.updateQueue", {"sessionId": sid, "itemId": item, "action": edit})
     last = f"{edits - 1}:"
     await fast.next(
-        lambda f: f.type == "session/queue" and f.items and f.items[0].content[0].text.startswith(last)
+        lambda f: (
+            f.type == "session/queue" and f.items and f.items[0].message.content[0].text.startswith(last)
+        )
     )
     received = [f for f in fast.frames if f.type == "session/queue" and f.items]
-    assert len(received) == edits + 1 and not fast.ended  # the fast subscriber got every frame
+    # every frame: "first" queued for an instant, "queued", then each edit
+    assert len(received) == edits + 2 and not fast.ended
 
     async def drain() -> list[Any]:
         return [frame async for _, frame in slow]

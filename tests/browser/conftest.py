@@ -92,8 +92,8 @@ def contexts(browser: Browser, make_harness: Callable[..., HarnessServer]) -> It
 
 @pytest.fixture
 def page(contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer) -> Iterator[Page]:
-    """A page on the module's server, connected. At teardown every running turn is cancelled so
-    the next test on this server starts quiet."""
+    """A page on the module's server, connected. At teardown every running turn is cancelled and
+    its waiting input dropped, so the next test on this server starts quiet."""
     p = contexts.new_page(harness.url)
     yield p
     with contextlib.suppress(Exception):
@@ -102,6 +102,7 @@ def page(contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer) -> 
                 const {client, app} = window.harnessdesk;
                 const running = [...app.manager.summaries.values()].filter((s) => s.running);
                 const ids = running.map((s) => s.sessionId);
-                await Promise.all(ids.map((sessionId) => client.call("session.cancel", {sessionId})));
+                const stop = (sessionId) => client.call("session.cancel", {sessionId, clearQueue: true});
+                await Promise.all(ids.map(stop));
             }"""
         )

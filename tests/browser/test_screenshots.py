@@ -189,8 +189,10 @@ def test_screenshots(
     # the settings dialog
     page.get_by_test_id("open-settings").click()
     dialog = page.get_by_test_id("settings-dialog")
-    expect(dialog.get_by_test_id("settings-provider")).to_have_value("openai-compatible")
-    expect(dialog.get_by_test_id("settings-base-url")).to_have_value(llm.base_url)
+    deepseek = dialog.get_by_test_id("provider-card-deepseek")
+    deepseek.locator("summary").click()
+    expect(deepseek.get_by_test_id("credential-status")).to_have_text("Not configured")
+    expect(deepseek.get_by_test_id("provider-status")).to_have_text("Needs an API key")
     shoot(page, "settings", theme)
     dialog.get_by_test_id("settings-close").click()
     expect(dialog).to_be_hidden()

@@ -69,22 +69,33 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
     """Open Engines on tmp_path whose provider is the scripted OpenAI-compatible server."""
     from host.engine.config import RuntimeOverrides
     from host.engine.engine import Engine
-    from host.engine.llm.registry import AdapterRegistry
 
     opened: list[Engine] = []
 
-    async def make(data_dir: Path | None = None, tools: dict[str, Any] | None = None, **kw: Any) -> Engine:
+    async def make(
+        data_dir: Path | None = None,
+        tools: dict[str, Any] | None = None,
+        windows: dict[str, int] | None = None,
+        **kw: Any,
+    ) -> Engine:
+        """`windows`: context windows per model (the endpoint's `contextWindow` settings)."""
         overrides = RuntimeOverrides(
             provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small"
         )
         engine = await Engine.open(
             data_dir or tmp_path / "data",
             overrides=overrides,
-            registry_factory=lambda s, k: AdapterRegistry(s, k, adapter_options={"retry_base_delay": 0.01}),
+            adapter_options={"retry_base_delay": 0.01},
             tools=tools if tools is not None else real_tools(),
             **kw,
         )
         opened.append(engine)
+        if windows:
+            models = [{"id": model, "contextWindow": window} for model, window in windows.items()]
+            profile = {"id": "openai-compatible", "name": "Scripted", "baseURL": scripted_llm.base_url}
+            await engine.update_settings(
+                "llm-openai-compatible", {"profiles": [{**profile, "models": models}]}, None
+            )
         return engine
 
     yield make

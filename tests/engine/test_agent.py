@@ -41,11 +41,21 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
     engine = await engine_factory(tools={})
     mux = engine.subscribe_mux()
     sid, _agent = await started(engine, "  Please   greet me warmly today  ")
-    frames = await frames_until(mux, lambda f: getattr(f, "type", "") == "session/projection")
+    frames = await frames_until(mux, lambda f: getattr(f, "key", "") == "title")
     types = [e.type for e in events_of(frames)]
-    assert types[:4] == ["turn/start", "user/message", "step/start", "request/header"]
+    # the prompt is queued (a logged splice); the first turn pins the permissions, then claims it
+    assert types[:4] == ["agent/inbox/spliced", "permission/preset", "sandbox/mode", "approval/policy"]
+    assert [e.data for e in events_of(frames)[1:4]] == [
+        {"preset": "workspace-write"},
+        {"mode": "workspace-write"},
+        {"policy": "ask"},
+    ]
+    types = types[4:]
+    assert types[:5] == ["agent/inbox/spliced", "turn/start", "user/message", "step/start", "request/header"]
+    context = next(f for f in frames if getattr(f, "key", "") == "context")
+    assert context.value == {"tokens": 14, "window": 32_768}
     assert types[-4:] == ["assistant/message", "step/end", "turn/end", "session/title"]
-    assert set(types[4:-4]) == {"assistant/chunk"}
+    assert set(types[5:-4]) == {"assistant/chunk"}
     events = events_of(frames)
     assert [e.seq for e in events] == list(range(len(events)))
     message = next(e for e in events if e.type == "assistant/message")
@@ -53,7 +63,7 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
     assert message.source_event_seqs == chunk_seqs
     assert [b["type"] for b in message.data["message"]["content"]] == ["reasoning", "text"]
     assert message.data["usage"] == {"inputTokens": 9, "outputTokens": 5}
-    user = events[1].data
+    user = next(e for e in events if e.type == "user/message").data
     assert user["source"] == {"kind": "user", "rpcId": "rpc-1"} and user["content"][0]["text"].startswith(
         "  Please"
     )
@@ -87,14 +97,14 @@ async def test_queue_is_fifo_back_to_back_with_one_running_edge(
     await frames_until(mux, is_event("assistant/chunk"))
     second = await engine.prompt(sid, "queue", text("two"), "rpc-2")
     third = await engine.prompt(sid, "queue", text("three"), "rpc-3")
-    assert [i.item_id for i in queued(engine, sid)] == [second, third]
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(second, "queued"), (third, "queued")]
     frames = await frames_until(mux, is_event("turn/end", turn=2))
     await wait_quiet(agent)
     starts = [e.data for e in events_of(frames) if e.type == "turn/start"]
     assert starts == [{"turn": 1, "trigger": "queue"}, {"turn": 2, "trigger": "queue"}]
     users = [e.data["content"][0]["text"] for e in events_of(frames) if e.type == "user/message"]
     assert users == ["two", "three"]
-    snapshots = [[i.item_id for i in f.items] for f in frames if isinstance(f, SessionQueue)]
+    snapshots = [[i.id for i in f.items] for f in frames if isinstance(f, SessionQueue)]
     assert snapshots[-1] == [] and [second, third] in snapshots
     statuses = []
     while (item := host.get_nowait()) is not None:
@@ -123,15 +133,22 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     mux = engine.subscribe_mux()
     sid, agent = await started(engine, "do work")
     await frames_until(mux, is_event("assistant/chunk"))
-    await engine.prompt(sid, "steer", text("also check tests"), "rpc-s")
-    assert queued(engine, sid) == []  # steering is not queued input
+    steered = await engine.prompt(sid, "steer", text("also check tests"), "rpc-s")
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(steered, "steering")]
     frames = await frames_until(mux, is_event("turn/end"))
     types = [e.type for e in events_of(frames)]
     result = next(e for e in events_of(frames) if e.type == "tool/result")
     assert result.data["error"] == {"name": "no_such_tool", "code": "UNKNOWN_TOOL"}
     step1 = types.index("step/start", types.index("step/end"))
-    assert types[step1 + 1] == "steering/message"
-    steering = events_of(frames)[step1 + 1].data
+    claim = events_of(frames)[step1 + 1]  # the claim and the message it delivers: one write
+    assert claim.type == "agent/inbox/spliced" and claim.data == {
+        "target": "next-step",
+        "start": 0,
+        "removedCount": 1,
+        "inserted": [],
+    }
+    assert types[step1 + 2] == "steering/message"
+    steering = events_of(frames)[step1 + 2].data
     assert steering["content"][0]["text"] == "also check tests" and steering["source"]["kind"] == "user"
     second = scripted_llm.requests[1]["messages"]
     assert second[-1] == {"role": "user", "content": "also check tests"}
@@ -145,29 +162,60 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     assert start.data == {"turn": 1, "trigger": "steer"}
 
 
-async def test_cancel_mid_stream_aborts_and_clears_queue(engine_factory: Factory, scripted_llm: Any) -> None:
-    scripted_llm.enqueue(Reply(text="a long answer " * 50, hang_after=3))
+async def test_cancel_mid_stream_aborts_only_the_turn_and_the_queue_runs_next(
+    engine_factory: Factory, scripted_llm: Any
+) -> None:
+    scripted_llm.enqueue(Reply(text="a long answer " * 50, hang_after=3), Reply(text="later, answered"))
     engine = await engine_factory(tools={})
     mux = engine.subscribe_mux()
     sid, agent = await started(engine)
     await frames_until(mux, is_event("assistant/chunk"))
-    queued = await engine.prompt(sid, "queue", text("later"), "rpc-2")
+    queued_id = await engine.prompt(sid, "queue", text("later"), "rpc-2")
     assert await engine.cancel(sid) is True
-    frames = await frames_until(mux, is_event("turn/end"))
+    frames = await frames_until(mux, is_event("turn/end", turn=0))
     events = events_of(frames)
     assert events[-1].data == {"turn": 0, "reason": {"kind": "aborted", "by": "user"}}
     interrupted = next(e for e in events if e.type == "assistant/message")
     assert interrupted.data["interrupted"] is True
     assert interrupted.data["message"]["content"][0]["text"].startswith("a lo")
     assert events[-2].type == "step/end"
-    queues = [f for f in frames if isinstance(f, SessionQueue)]
-    assert [i.item_id for i in queues[0].items] == [queued] and queues[-1].items == []
-    await wait_quiet(agent)
     assert await asyncio.to_thread(scripted_llm.wait_for_disconnects, 1, 5.0)
-    assert len(scripted_llm.requests) == 1  # the cleared item never ran
+    # the queued item was kept and starts next
+    frames = await frames_until(mux, is_event("turn/end", turn=1))
+    events = events_of(frames)
+    start = next(e for e in events if e.type == "turn/start")
+    user = next(e for e in events if e.type == "user/message")
+    assert start.data == {"turn": 1, "trigger": "queue"} and user.data["id"] == queued_id
+    assert events[-1].data["reason"] == {"kind": "completed"}
+    await wait_quiet(agent)
+    assert len(scripted_llm.requests) == 2
     assert await engine.cancel(sid) is False  # idle: no-op
     page, _, _ = await engine.history(sid)
-    assert page[-1].type == "turn/end"
+    assert page[-1].type in ("turn/end", "session/title")
+
+
+async def test_cancel_with_clear_queue_drops_queued_and_steering_input(
+    engine_factory: Factory, scripted_llm: Any
+) -> None:
+    scripted_llm.enqueue(Reply(text="a long answer " * 50, hang_after=3))
+    engine = await engine_factory(tools={})
+    mux = engine.subscribe_mux()
+    sid, agent = await started(engine)
+    await frames_until(mux, is_event("assistant/chunk"))
+    await engine.prompt(sid, "queue", text("later"), "rpc-2")
+    await engine.prompt(sid, "steer", text("steer me"), "rpc-3")
+    await engine.inject(sid, "a job ended", "jobs")
+    assert [i.placement for i in queued(engine, sid)] == ["queued", "steering", "context"]
+    assert await engine.cancel(sid, clear_queue=True) is True
+    frames = await frames_until(mux, is_event("turn/end"))
+    await wait_quiet(agent)
+    assert [i.placement for i in queued(engine, sid)] == ["context"]  # the host's context stays
+    cleared = [e for e in events_of(frames) if e.type == "agent/inbox/spliced" and e.data.get("outcome")]
+    assert {(e.data["target"], e.data["outcome"]) for e in cleared} == {
+        ("next-turn", "canceled"),
+        ("next-step", "canceled"),
+    }
+    assert len(scripted_llm.requests) == 1  # nothing else ran
 
 
 async def test_retry_after_429_is_recorded(engine_factory: Factory, scripted_llm: Any) -> None:
@@ -210,24 +258,28 @@ async def test_step_cap_ends_the_turn(engine_factory: Factory, scripted_llm: Any
     assert len(scripted_llm.requests) == 2
 
 
-async def test_idle_injection_is_a_one_shot_turn_without_the_model(
+async def test_injected_context_waits_for_the_next_step_and_never_wakes_the_agent(
     engine_factory: Factory, scripted_llm: Any
 ) -> None:
     engine = await engine_factory(tools={})
     mux = engine.subscribe_mux()
     sid = await engine.create_session("/tmp")
-    await engine.inject(sid, "file a.py changed", {"path": "a.py"})
-    frames = await frames_until(mux, is_event("turn/end"))
-    events = events_of(frames)
-    assert [e.type for e in events] == ["turn/start", "user/message", "turn/end"]
-    assert events[0].data["trigger"] == "injection"
-    assert events[1].data["source"] == {"kind": "plugin", "meta": {"path": "a.py"}}
-    assert scripted_llm.requests == []
+    context_id = await engine.inject(sid, "file a.py changed", "watcher", {"path": "a.py"})
+    frames = await frames_until(mux, lambda f: isinstance(f, SessionQueue))
+    assert [(i.id, i.placement) for i in frames[-1].items] == [(context_id, "context")]
+    await asyncio.sleep(0.2)
+    assert scripted_llm.requests == [] and not agent_of(engine, sid).running  # no turn of its own
     scripted_llm.enqueue(Reply(text="noted"))
     await engine.prompt(sid, "queue", text("what changed?"), "r")
-    await frames_until(mux, is_event("turn/end"))
+    frames = await frames_until(mux, is_event("turn/end"))
+    events = events_of(frames)
+    claimed = next(e for e in events if e.type == "user/message" and e.data["id"] == context_id)
+    assert claimed.data["source"] == {"kind": "plugin", "plugin": "watcher", "meta": {"path": "a.py"}}
+    step = next(e for e in events if e.type == "step/start")
+    assert step.seq < claimed.seq  # claimed at the first step, after the prompt's own message
     sent = scripted_llm.requests[0]["messages"]
-    assert {"role": "user", "content": "file a.py changed"} in sent
+    assert sent[-1] == {"role": "user", "content": "file a.py changed"}
+    assert queued(engine, sid) == []
 
 
 async def test_concurrent_resumes_share_one_load(

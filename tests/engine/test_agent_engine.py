@@ -130,14 +130,14 @@ async def test_create_list_and_conflicts(engine_factory: Factory) -> None:
     engine = await engine_factory(tools={})
     host = engine.subscribe_host()
     a = await engine.create_session("/tmp/a")
-    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="coder")
+    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="read-only")
     assert b == "pre-allocated-1"
     assert await engine.create_session("/tmp/b", session_id=b) == b  # idempotent
     with pytest.raises(SessionConflict) as info:
         await engine.create_session("/tmp/other", session_id=b)
     assert info.value.details() == {"sessionId": b, "requestedCwd": "/tmp/other", "existingCwd": "/tmp/b"}
     listed = {s.session_id: s for s in await engine.list_sessions()}
-    assert listed[a].blank and listed[b].agent_preset == "coder" and listed[a].cwd == "/tmp/a"
+    assert listed[a].blank and listed[b].agent_preset == "read-only" and listed[a].cwd == "/tmp/a"
     added = [host.get_nowait()[1] for _ in range(2)]
     assert [f.session_id for f in added] == [a, b] and all(f.blank for f in added)
     for call in (
@@ -253,28 +253,48 @@ async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, 
     value = await engine.models(sid)
     assert value.current.provider == "openai-compatible" and value.current.model == "scripted-small"
     assert value.routable
-    group = next(g for g in value.groups if g.provider == "openai-compatible")
-    assert [m.model for m in group.models] == ["scripted-small", "scripted-large"]
+    group = next(g for g in value.groups if g.id == "openai-compatible")
+    assert [m.id for m in group.models] == ["scripted-small", "scripted-large"]  # the endpoint's list
+    models = [
+        {"id": "scripted-small"},
+        {"id": "thinker", "name": "Thinker", "reasoningEfforts": ["low", "high"]},
+    ]
+    profile = {"id": "box", "name": "Box", "baseURL": scripted_llm.base_url, "models": models}
+    await engine.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
+    box = next(g for g in (await engine.models(sid)).groups if g.id == "box")
+    assert box.name == "Box" and [(m.id, m.name) for m in box.models] == [
+        ("scripted-small", "scripted-small"),
+        ("thinker", "Thinker"),
+    ]
+    reasoning = box.models[1].reasoning
+    assert reasoning is not None and [e.id for e in reasoning.efforts] == ["low", "high"]
     with pytest.raises(ModelUnavailable):
         await engine.select_model(sid, "no-such-provider", "m")
-    with pytest.raises(ModelUnavailable):
-        await engine.select_model(sid, "openai-compatible", "m", "ultra")
-    chosen = await engine.select_model(sid, "openai-compatible", "unlisted-model", "high")
-    assert chosen.model == "unlisted-model"
+    with pytest.raises(ModelUnavailable, match="takes one of low, high"):
+        await engine.select_model(sid, "box", "thinker", "ultra")
+    with pytest.raises(ModelUnavailable, match="takes no reasoning effort"):
+        await engine.select_model(sid, "box", "unlisted-model", "high")
+    assert (await engine.select_model(sid, "box", "unlisted-model")).model == "unlisted-model"  # advice only
+    chosen = await engine.select_model(sid, "box", "thinker", "high")
     assert (await engine.models(sid)).current == chosen
     settings = json.loads((tmp_path / "data" / "settings.json").read_text())
-    assert settings["llm"]["model"] == "unlisted-model"
+    saved = settings["namespaces"]["agent-default-model"]
+    assert saved == {"provider": "box", "model": "thinker", "reasoningEffort": "high"}
     fresh = await engine.create_session("/tmp")
-    assert (await engine.models(fresh)).current == chosen  # the new host default
+    assert (await engine.models(fresh)).current == chosen  # the new host default, flags no longer mask it
     scripted_llm.enqueue(Reply(text="ok"))
     mux = engine.subscribe_mux()
     await engine.prompt(sid, "queue", [TextInput(text="hi")], "r")
     frames = await frames_until(mux, is_event("turn/end"))
     header = next(e for e in events_of(frames) if e.type == "request/header")
-    assert header.data["model"] == "unlisted-model" and header.data["reasoningEffort"] == "high"
+    assert header.data["provider"] == "box" and header.data["reasoningEffort"] == "high"
     assert scripted_llm.requests[-1]["reasoning_effort"] == "high"
     described = engine.describe()
     assert sid in described.attached_sessions and described.host_instance_id.startswith("host-")
+    await engine.replace_settings("llm-openai-compatible", {}, None)  # the default's route goes away
+    orphan = await engine.create_session("/tmp")
+    current = (await engine.models(orphan)).current
+    assert (current.provider, current.model) == ("openai-compatible", "scripted-small")  # the flags'
 
 
 async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_llm: Any) -> None:
@@ -290,12 +310,14 @@ async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_ll
     first = [late.get_nowait()[1] for _ in range(2)]
     last_seq = agent_of(engine, sid).journal.last_seq
     assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == last_seq
-    assert isinstance(first[1], SessionQueue) and [i.item_id for i in first[1].items] == [one, two]
+    assert isinstance(first[1], SessionQueue) and [i.id for i in first[1].items] == [one, two]
     await engine.update_queue(sid, one, RemoveAction())
     with pytest.raises(QueueItemNotFound):
         await engine.update_queue(sid, one, RemoveAction())
     await engine.update_queue(sid, two, SteerAction())  # promoted into the running turn
-    assert queued(engine, sid) == []
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
+    await engine.update_queue(sid, two, SteerAction())  # already steering: accepted, unchanged
+    assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
     nxt = late.get_nowait()[1]
     assert isinstance(nxt, SessionEventFrame) or isinstance(nxt, SessionQueue)
     await engine.cancel(sid)
@@ -337,4 +359,5 @@ async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
     assert summary.title == "Plan the garden shed"
     events, _, projections = await engine.history(child)
     assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
-    assert projections is not None and projections.values == {"title": "Plan the garden shed"}
+    assert projections is not None and projections.values["title"] == "Plan the garden shed"
+    assert {"title", "context"} <= set(projections.values)  # context: the copied answer's usage, cold

@@ -81,6 +81,12 @@ async def test_approval_allowed_once_then_asked_again(
     result = next(e for e in events_of(frames) if e.type == "tool/result")
     assert result.data["error"] == {"name": "bash", "code": "REJECTED"}
     assert events_of(frames)[-1].data["reason"] == {"kind": "completed"}  # the turn goes on
+    # the answer also reached the model as context (the inject lane), claimed at the next step
+    notice = next(e for e in events_of(frames) if e.type == "user/message" and e.seq > result.seq)
+    assert notice.data["source"] == {"kind": "plugin", "plugin": "approvals"}
+    assert notice.data["content"][0]["text"].startswith("The user rejected your bash call")
+    sent = scripted_llm.requests[-1]["messages"]
+    assert sent[-1]["role"] == "user" and sent[-1]["content"].startswith("The user rejected your bash call")
 
 
 async def test_allowed_always_is_remembered_for_the_session(
@@ -98,6 +104,10 @@ async def test_allowed_always_is_remembered_for_the_session(
     frames = await frames_until(mux, is_event("turn/end"))
     assert (tmp_path / "a.txt").read_text() == "one" and (tmp_path / "b.txt").read_text() == "two"
     assert [e.type for e in events_of(frames)].count("approval/asked") == 0  # the second call did not ask
+    users = [e for e in events_of(frames) if e.type == "user/message"]
+    notices = [e for e in users if e.data["source"]["kind"] == "plugin"]
+    assert [n.data["source"]["plugin"] for n in notices] == ["approvals"]
+    assert notices[0].data["content"][0]["text"].startswith("The user allowed write_file: anywhere in ")
 
 
 async def test_ask_user_validation_answer_and_cancel(

@@ -1,10 +1,9 @@
-"""The engine's event vocabulary, ids and provider catalogue are each stated once.
+"""The engine's event vocabulary and ids are each stated once.
 
 - every session event type of the contract has exactly one constructor in host/engine/events.py,
   and no other engine module builds an event or mints an id by hand;
 - the constructors produce the contract's wire JSON (camelCase, unset optionals left out), key
-  for key and in order;
-- the provider catalogue covers exactly the contract's provider names.
+  for key and in order.
 """
 
 from __future__ import annotations
@@ -12,14 +11,10 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
-from typing import get_args
 
 from contract.content import MessageSource, TextBlock, TextDeltaChunk, Usage
 from contract.events import EVENT_DATA, TodoItem, ToolError
-from contract.settings import ProviderName
 from host.engine import events
-from host.engine.config import Config
-from host.engine.llm.catalogue import CATALOGUE, REMOTE, lookup
 
 ENGINE = Path(__file__).resolve().parents[2] / "host" / "engine"
 
@@ -128,13 +123,3 @@ def test_message_events_carry_a_fresh_id_and_the_source_keys() -> None:
     data = events.assistant_message(1, 0, reply, [3, 4], usage=Usage(input_tokens=2)).stamp(5, 5)
     assert data.source_event_seqs == [3, 4] and list(data.data) == ["turn", "step", "message", "usage"]
     assert data.data["message"]["source"] == {"kind": "model", "provider": "local", "model": "m"}
-
-
-def test_provider_catalogue_is_the_contracts_names(tmp_path: Path) -> None:
-    assert tuple(CATALOGUE) == get_args(ProviderName)
-    assert REMOTE == ("openai-compatible", "deepseek")
-    remote = lookup("openai-compatible")
-    assert remote is not None
-    assert remote.needs_key("https://api.example.com/v1") and not remote.needs_key("http://127.0.0.1:8080/v1")
-    assert lookup("anthropic") is None
-    assert [v.ref for v in Config(tmp_path, environ={}).describe_credentials()] == list(REMOTE)

@@ -64,7 +64,7 @@ async def test_streams_a_short_answer_from_llamacpp(llamacpp_url: str) -> None:
     adapter = OpenAICompatibleAdapter(llamacpp_url, "sk-test-llamacpp", retry_base_delay=0.05)
     try:
         models = await adapter.list_models()
-        assert len(models) == 1 and models[0].model.endswith(".gguf")
+        assert len(models) == 1 and models[0].id.endswith(".gguf")
         message = Message(
             id="u",
             role="user",
@@ -72,10 +72,7 @@ async def test_streams_a_short_answer_from_llamacpp(llamacpp_url: str) -> None:
             source=MessageSource(kind="user"),
         )
         chunks = [
-            c
-            async for c in adapter.stream(
-                LlmRequest(model=models[0].model, messages=[message], max_tokens=32)
-            )
+            c async for c in adapter.stream(LlmRequest(model=models[0].id, messages=[message], max_tokens=32))
         ]
     finally:
         await adapter.aclose()

@@ -8,7 +8,6 @@ import socket
 import time
 from typing import Any
 
-import httpx
 import pytest
 
 from contract.content import (
@@ -22,7 +21,7 @@ from contract.content import (
     ToolResultBlock,
     Usage,
 )
-from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter, ToolSpec, deepseek_adapter
+from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter, ToolSpec
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 FAST = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
@@ -289,7 +288,7 @@ async def test_list_models_and_bearer_key(scripted_llm: ScriptedLlmServer) -> No
     scripted_llm.models = ["alpha", "beta"]
     scripted_llm.require_key = "sk-secret-123"
     keyed = OpenAICompatibleAdapter(scripted_llm.base_url, "sk-secret-123", **FAST)
-    assert [m.model for m in await keyed.list_models()] == ["alpha", "beta"]
+    assert [m.id for m in await keyed.list_models()] == ["alpha", "beta"]
     scripted_llm.enqueue(Reply(text="ok"))
     assert text_of(await collect(keyed, request())) == "ok"
     assert scripted_llm.request_headers[0]["authorization"] == "Bearer sk-secret-123"
@@ -307,28 +306,33 @@ async def test_list_models_and_bearer_key(scripted_llm: ScriptedLlmServer) -> No
     await wrong.aclose()
 
 
-async def test_deepseek_preset(scripted_llm: ScriptedLlmServer) -> None:
-    ds = deepseek_adapter("sk-ds", scripted_llm.base_url, **FAST)
-    assert ds.provider == "deepseek" and ds.reasoning_efforts == ()
-    scripted_llm.enqueue(Reply(reasoning="think", text="answer"))
-    chunks = await collect(ds, request(reasoning_effort="high"))
-    assert text_of(chunks, "reasoning-delta") == "think" and text_of(chunks) == "answer"
-    assert "reasoning_effort" not in scripted_llm.requests[0]
-    scripted_llm.models = ["deepseek-chat", "deepseek-reasoner"]
-    models = await ds.list_models()
-    assert [(m.model, bool(m.label)) for m in models] == [
-        ("deepseek-chat", True),
-        ("deepseek-reasoner", True),
-    ]
-    await ds.aclose()
+async def test_an_effort_is_sent_only_to_a_model_that_takes_it(scripted_llm: ScriptedLlmServer) -> None:
+    efforts = {"thinker": ("high", "max")}
+    adapter = OpenAICompatibleAdapter(
+        scripted_llm.base_url,
+        efforts=lambda m: efforts.get(m, ()),
+        default_effort="high",
+        max_tokens=99,
+        **FAST,
+    )
+    await collect(adapter, request(reasoning_effort="max"))  # scripted-small takes none
+    await collect(adapter, LlmRequest(model="thinker", messages=[user("hi")], reasoning_effort="max"))
+    await collect(adapter, LlmRequest(model="thinker", messages=[user("hi")]))  # the route's default
+    await collect(adapter, LlmRequest(model="thinker", messages=[user("hi")], max_tokens=64))
+    await adapter.aclose()
+    sent = [(r.get("reasoning_effort"), r.get("max_tokens")) for r in scripted_llm.requests]
+    assert sent == [(None, 99), ("max", 99), ("high", 99), ("high", 64)]
 
 
-async def test_reasoning_effort_is_sent_when_supported(
-    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
-) -> None:
-    await collect(adapter, request(reasoning_effort="low", max_tokens=64))
-    assert scripted_llm.requests[0]["reasoning_effort"] == "low"
-    assert scripted_llm.requests[0]["max_tokens"] == 64
+async def test_model_list_is_deduplicated_and_failures_are_plain(scripted_llm: ScriptedLlmServer) -> None:
+    scripted_llm.models = ["a", "b", "a", ""]
+    adapter = OpenAICompatibleAdapter(scripted_llm.base_url, **FAST)
+    assert [m.id for m in await adapter.list_models()] == ["a", "b"]
+    await adapter.aclose()
+    gone = OpenAICompatibleAdapter("http://127.0.0.1:9/v1", **FAST)
+    with pytest.raises(LlmError, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
+        await gone.list_models()
+    await gone.aclose()
 
 
 async def test_aclose_waits_for_running_stream(scripted_llm: ScriptedLlmServer) -> None:
@@ -344,14 +348,45 @@ async def test_aclose_waits_for_running_stream(scripted_llm: ScriptedLlmServer) 
     assert json.loads(json.dumps(scripted_llm.requests[0]))["model"] == "scripted-small"
 
 
-async def test_stalled_stream_times_out_and_is_retried(scripted_llm: ScriptedLlmServer) -> None:
-    adapter = OpenAICompatibleAdapter(
-        scripted_llm.base_url, timeout=httpx.Timeout(5.0, read=0.3), retry_base_delay=0.01
-    )
+async def test_a_silent_provider_is_retried_once_then_fails_plainly(scripted_llm: ScriptedLlmServer) -> None:
+    adapter = OpenAICompatibleAdapter(scripted_llm.base_url, idle_timeout=0.3, **FAST)
     scripted_llm.enqueue(Reply(text="never sent", hang_after=0), Reply(text="fresh"))
     reasons: list[str] = []
     chunks = await collect(adapter, request(on_retry=lambda a, d, r: reasons.append(r)))
-    await adapter.aclose()
     assert text_of(chunks) == "fresh"
-    assert reasons == ["timed out (ReadTimeout)"]
+    assert reasons == ["the provider sent nothing for 0.3 s"]
     assert await asyncio.to_thread(scripted_llm.wait_for_disconnects, 1, 5.0)
+    scripted_llm.enqueue(*(Reply(text="silent", hang_after=0) for _ in range(3)))
+    reasons.clear()
+    with pytest.raises(LlmError) as caught:
+        await collect(adapter, request(on_retry=lambda a, d, r: reasons.append(r)))
+    assert str(caught.value) == "openai-compatible: the provider sent nothing for 0.3 s (after 1 retry)"
+    assert len(reasons) == 1 and caught.value.retryable
+    scripted_llm.enqueue(Reply(text="half an answer", chunk_size=2, hang_after=2))
+    with pytest.raises(LlmError) as cut:
+        await collect(adapter, request())
+    assert "sent nothing for 0.3 s" in str(cut.value) and "cut off mid-stream" in str(cut.value)
+    await adapter.aclose()
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        ({"choices": ["oops"]}, "`choices` entry is not an object"),
+        ({"choices": [{"index": 0, "delta": "text"}]}, "`delta` is not an object"),
+        ({"choices": [{"index": 0, "delta": {"content": ["x"]}}]}, "`content` is not text"),
+        ({"choices": [{"index": 0, "delta": {"tool_calls": ["bash"]}}]}, "tool call that is not an object"),
+        ({"choices": {"0": {}}}, "`choices` is not a list"),
+        ([1, 2], "malformed stream event"),
+        ("not json at all", "malformed stream event"),
+    ],
+)
+async def test_a_malformed_chunk_ends_with_a_readable_error(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter, raw: Any, says: str
+) -> None:
+    scripted_llm.enqueue(Reply(raw=[raw]))
+    with pytest.raises(LlmError) as caught:
+        await collect(adapter, request())
+    message = str(caught.value)
+    assert says in message and "object has no attribute" not in message and not caught.value.retryable
+    assert len(scripted_llm.requests) == 1  # never retried

@@ -1,75 +1,124 @@
-"""AdapterRegistry: routing, keys, caching and rebuilding on settings changes."""
+"""The route directory and the adapter registry: routes from settings, the command line's run-only
+layer, activity (URL and key), caching and rebuilding when a route's settings or key change."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from contract.content import Message, MessageSource, TextBlock
-from contract.settings import LlmSettings
+from contract.namespaces import DeepSeekSection, LocalSection, OpenAICompatibleSection
+from host.engine.config import RuntimeOverrides
 from host.engine.llm import AdapterRegistry, LlmRequest, LocalModelAdapter, OpenAICompatibleAdapter
-from host.engine.llm.catalogue import is_local_url
+from host.engine.llm.deepseek import DEEPSEEK_BASE
+from host.engine.llm.routes import Route, build_routes, is_local_url
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
-class Config:
-    """Mutable settings and keys, read through the two callbacks the registry takes."""
+class Settings:
+    """The three LLM sections and the keys, read through the callbacks the registry takes."""
 
-    def __init__(self, **settings: str) -> None:
-        self.settings = LlmSettings(**settings)  # type: ignore[arg-type]
+    def __init__(self, profiles: list[dict[str, object]] | None = None, **flags: str) -> None:
+        self.deepseek = DeepSeekSection.model_validate(DEEPSEEK_BASE, by_alias=True)
+        self.endpoints = OpenAICompatibleSection.model_validate({"profiles": profiles or []}, by_alias=True)
+        self.flags = RuntimeOverrides(**flags)
         self.keys: dict[str, str] = {}
+
+    def routes(self) -> list[Route]:
+        return build_routes(LocalSection(), self.deepseek, self.endpoints, self.flags)
 
     def registry(self) -> AdapterRegistry:
         return AdapterRegistry(
-            lambda: self.settings, self.keys.get, adapter_options={"retry_base_delay": 0.01}
+            self.routes, lambda ref: self.keys.get(ref or ""), adapter_options={"retry_base_delay": 0.01}
         )
 
 
-def test_providers_and_defaults() -> None:
-    config = Config()
-    registry = config.registry()
-    assert [p.provider for p in registry.providers()] == ["local", "openai-compatible", "deepseek"]
-    assert {p.provider: p.needs_key for p in registry.providers()}["deepseek"] is True
+def profile(pid: str, url: str, **extra: object) -> dict[str, object]:
+    return {"id": pid, "name": pid.title(), "baseURL": url, **extra}
+
+
+def test_routes_in_declaration_order_with_paths() -> None:
+    settings = Settings(
+        [profile("ollama", "http://127.0.0.1:11434/v1"), profile("work", "https://llm.example/v1")]
+    )
+    registry = settings.registry()
+    views = registry.views()
+    assert [(v.provider, v.settings_ns, v.settings_path, v.declared) for v in views] == [
+        ("local", "llm-local", [], False),
+        ("deepseek", "llm-deepseek", [], False),
+        ("ollama", "llm-openai-compatible", ["profiles", "0"], True),
+        ("work", "llm-openai-compatible", ["profiles", "1"], True),
+    ]
     assert registry.default_model("local") == "smollm2-135m-instruct"
     assert registry.default_model("deepseek") == "deepseek-chat"
-    config.settings = LlmSettings(provider="deepseek", model="deepseek-reasoner")
-    assert registry.default_model("deepseek") == "deepseek-reasoner"
-    assert registry.default_model("openai-compatible") == "gpt-4o-mini"
+    assert registry.default_model("ollama") == "gpt-4o-mini"  # nothing configured yet
     assert registry.default_model("nope") is None
+    route = registry.route("deepseek")
+    assert route is not None and route.efforts("deepseek-reasoner") == ("high", "max")
+    assert route.efforts("deepseek-chat") == () and route.efforts("unlisted") == ()
+
+
+def test_command_line_route_is_run_only_and_last() -> None:
+    settings = Settings(
+        [profile("ollama", "http://127.0.0.1:11434/v1")],
+        provider="openai-compatible",
+        base_url="http://127.0.0.1:9/v1/",
+    )
+    views = settings.registry().views()
+    assert [(v.provider, v.settings_ns, v.settings_path, v.declared) for v in views][-1] == (
+        "openai-compatible",
+        "",
+        [],
+        None,
+    )
+    route = settings.registry().route("openai-compatible")
+    assert (
+        route is not None
+        and route.base_url == "http://127.0.0.1:9/v1"
+        and route.key_ref == "HARNESSDESK_API_KEY"
+    )
+    # a profile named like the flag's provider takes the flag's URL for this run instead
+    settings = Settings(
+        [profile("ollama", "http://127.0.0.1:11434/v1")], provider="ollama", base_url="http://10.0.0.2:1/v1"
+    )
+    assert [v.provider for v in settings.registry().views()] == ["local", "deepseek", "ollama"]
+    assert settings.registry().route("ollama").base_url == "http://10.0.0.2:1/v1"  # type: ignore[union-attr]
 
 
 def test_local_is_routable_without_configuration() -> None:
-    registry = Config().registry()
+    registry = Settings().registry()
     assert registry.status("local") == (True, None)
     adapter = registry.get("local")
     assert isinstance(adapter, LocalModelAdapter) and registry.get("local") is adapter
     assert adapter.supports_tools is False
 
 
-def test_unknown_provider_and_missing_key() -> None:
-    config = Config()
-    registry = config.registry()
+def test_unknown_route_and_missing_key() -> None:
+    settings = Settings()
+    registry = settings.registry()
     assert registry.get("anthropic") is None
     assert registry.status("anthropic") == (False, "unknown provider 'anthropic'")
     assert registry.get("deepseek") is None
-    routable, reason = registry.status("deepseek")
-    assert not routable and reason is not None and "API key" in reason
-    config.keys["deepseek"] = "sk-deep-secret"
+    active, reason = registry.status("deepseek")
+    assert not active and reason == "DeepSeek needs an API key (DEEPSEEK_API_KEY)"
+    view = next(v for v in registry.views() if v.provider == "deepseek")
+    assert view.active is False and view.problem == reason
+    settings.keys["DEEPSEEK_API_KEY"] = "sk-deep-secret"
     adapter = registry.get("deepseek")
     assert isinstance(adapter, OpenAICompatibleAdapter)
     assert adapter.provider == "deepseek" and adapter.base_url == "https://api.deepseek.com"
     assert "sk-deep-secret" not in repr(adapter) + repr(registry)
 
 
-def test_openai_compatible_key_rule_depends_on_host() -> None:
-    config = Config(provider="openai-compatible")
-    registry = config.registry()
-    routable, reason = registry.status("openai-compatible")
-    assert not routable and reason is not None and "api.openai.com" in reason
-    config.settings = LlmSettings(provider="openai-compatible", base_url="http://127.0.0.1:8080/v1")
-    assert registry.status("openai-compatible") == (True, None)
-    config.settings = LlmSettings(provider="openai-compatible", base_url="ftp://example.com")
-    routable, reason = registry.status("openai-compatible")
-    assert not routable and reason is not None and "http(s)" in reason
+def test_profile_key_rule_depends_on_host() -> None:
+    remote = profile("cloud", "https://llm.example/v1", apiKeyEnv="CLOUD_API_KEY")
+    local = profile("lan", "http://192.168.1.5:8000/v1", apiKeyEnv="LAN_API_KEY")
+    keyless = profile("open", "https://free.example/v1")
+    registry = Settings([remote, local, keyless]).registry()
+    assert registry.status("cloud") == (False, "Cloud needs an API key (CLOUD_API_KEY)")
+    assert registry.status("lan") == (True, None)  # a local server with no key gets none
+    assert registry.status("open") == (True, None)  # no key named: none sent
 
 
 @pytest.mark.parametrize(
@@ -87,23 +136,27 @@ def test_is_local_url(url: str, local: bool) -> None:
     assert is_local_url(url) is local
 
 
-async def test_cache_and_rebuild_on_change(scripted_llm: ScriptedLlmServer) -> None:
-    config = Config(provider="openai-compatible", base_url=scripted_llm.base_url)
-    registry = config.registry()
-    first = registry.get("openai-compatible")
-    assert isinstance(first, OpenAICompatibleAdapter) and registry.get("openai-compatible") is first
+async def test_cache_and_rebuild_on_change(scripted_llm: ScriptedLlmServer, tmp_path: Path) -> None:
+    settings = Settings([profile("box", scripted_llm.base_url, apiKeyEnv="BOX_KEY")])
+    registry = settings.registry()
+    first = registry.get("box")
+    assert isinstance(first, OpenAICompatibleAdapter) and registry.get("box") is first
     scripted_llm.enqueue(Reply(text="from the registry"))
     message = Message(id="u", role="user", content=[TextBlock(text="hi")], source=MessageSource(kind="user"))
     chunks = [c async for c in first.stream(LlmRequest(model="m", messages=[message]))]
     assert "".join(c.text for c in chunks if c.type == "text-delta") == "from the registry"
 
-    config.keys["openai-compatible"] = "sk-new"
-    second = registry.get("openai-compatible")
+    settings.keys["BOX_KEY"] = "sk-new"
+    second = registry.get("box")
     assert second is not first and isinstance(second, OpenAICompatibleAdapter) and second.has_key
-    config.settings = LlmSettings(provider="openai-compatible", base_url=scripted_llm.base_url + "/")
-    assert registry.get("openai-compatible") is second  # same URL after normalising
-    config.settings = LlmSettings(provider="openai-compatible", base_url="http://127.0.0.1:9/v1")
-    third = registry.get("openai-compatible")
+    settings.endpoints = OpenAICompatibleSection.model_validate(
+        {"profiles": [profile("box", scripted_llm.base_url + "/", apiKeyEnv="BOX_KEY")]}, by_alias=True
+    )
+    assert registry.get("box") is second  # same URL after normalising
+    settings.endpoints = OpenAICompatibleSection.model_validate(
+        {"profiles": [profile("box", "http://127.0.0.1:9/v1", apiKeyEnv="BOX_KEY")]}, by_alias=True
+    )
+    third = registry.get("box")
     assert isinstance(third, OpenAICompatibleAdapter) and third.base_url == "http://127.0.0.1:9/v1"
 
     await registry.aclose()

@@ -95,4 +95,70 @@ async def test_tool_history_is_rendered_as_text() -> None:
     ]
     chunks = [c async for c in adapter.stream(LlmRequest(model=MODEL_ID, messages=history, max_tokens=16))]
     assert chunks[-1].type == "finish" and any(c.type == "text-delta" for c in chunks)
-    assert [m.model for m in await adapter.list_models()] == [MODEL_ID]
+    assert [m.id for m in await adapter.list_models()] == [MODEL_ID]
+
+
+async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_path: Any) -> None:
+    """The embedded model's window (n_ctx) is nearly full: the next request is preceded by a
+    summary the model itself writes, and the turn completes; nothing is silently dropped."""
+    from contract.events import SessionEvent
+    from contract.sessions import TextInput
+    from host.engine.compaction import REPLACEMENT_HEAD
+    from host.engine.config import RuntimeOverrides
+    from host.engine.engine import Engine
+    from host.engine.store import SessionHeader
+    from tests.support.engine import agent_of, wait_quiet
+
+    engine = await Engine.open(tmp_path, overrides=RuntimeOverrides(provider="local"), tools={})
+    try:
+        sid = "local-long"
+        engine.store.register(SessionHeader(id=sid, created_at=1, cwd=str(tmp_path)))
+        story = "The garden has tomatoes, beans and a small pond with three goldfish. " * 40
+        log: list[SessionEvent] = []
+        for turn in range(8):  # ~24,000 characters: past 80 % of 8,192 tokens at 3 characters each
+            base = len(log)
+            ask = {
+                "id": f"u{turn}",
+                "role": "user",
+                "content": [{"type": "text", "text": f"Note {turn}: {story}"}],
+                "source": {"kind": "user"},
+            }
+            reply = {
+                "id": f"a{turn}",
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"Noted {turn}."}],
+                "source": {"kind": "model"},
+            }
+            log += [
+                SessionEvent(type="turn/start", seq=base, time=1, data={"turn": turn, "trigger": "user"}),
+                SessionEvent(type="user/message", seq=base + 1, time=1, data=ask),
+                SessionEvent(
+                    type="assistant/message",
+                    seq=base + 2,
+                    time=1,
+                    data={"turn": turn, "step": 0, "message": reply},
+                ),
+                SessionEvent(
+                    type="turn/end",
+                    seq=base + 3,
+                    time=1,
+                    data={"turn": turn, "reason": {"kind": "completed"}},
+                ),
+            ]
+        engine.store.append(sid, log)
+        await engine.prompt(sid, "queue", [TextInput(text="What is in the pond?")], "r")
+        agent = agent_of(engine, sid)
+        await wait_quiet(agent, within=600)
+        events, _, _ = await engine.history(sid, max_messages=1000)
+        summary = next(e for e in events if e.type == "compact/summary")
+        assert summary.data["provider"] == "local" and summary.data["summary"][0]["text"].strip()
+        end = next(e for e in events if e.type == "compact/end")
+        assert "error" not in end.data and end.data["turn"] == 8
+        turn_end = next(e for e in events if e.type == "turn/end" and e.data["turn"] == 8)
+        assert turn_end.data["reason"] == {"kind": "completed"}
+        first = agent.conversation.history[0]
+        count = len(summary.data["shadowedSeqs"])
+        assert first.content[0].text.startswith(REPLACEMENT_HEAD.format(count=count))  # type: ignore[union-attr]
+        assert agent.conversation.history[-2].content[0].text == "What is in the pond?"  # type: ignore[union-attr]
+    finally:
+        await engine.close()

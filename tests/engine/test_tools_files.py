@@ -44,6 +44,8 @@ def test_tool_set_and_approval_flags() -> None:
         "list_dir",
         "glob",
         "grep",
+        "job_output",
+        "job_stop",
         "todo_write",
         "ask_user",
     ]

@@ -20,26 +20,30 @@ import pytest
 
 from contract import jsgen
 from contract.approvals import ApprovalRequested, ApprovalResolved
-from contract.content import AttachmentRef, ImageBlock, TextBlock
+from contract.content import AttachmentRef, ImageBlock, Message, MessageSource, TextBlock
 from contract.errors import ERROR_DETAILS, ERROR_MODELS, rpc_error
 from contract.events import SessionEvent
 from contract.frames import (
     STREAMS,
     HostAgentError,
+    HostCommandsChanged,
     HostCredentialsChanged,
     HostModelsChanged,
     HostModelStatus,
     HostSessionAdded,
+    HostSessionPresetChanged,
     HostSessionRemoved,
     HostSessionStatus,
     HostSettingsChanged,
-    QueueItem,
+    QueuedInboxItem,
     SessionEventFrame,
+    SessionJobs,
     SessionProjection,
     SessionQueue,
     SessionSubscribed,
     StreamError,
 )
+from contract.jobs import JobView
 from contract.methods import METHODS, Method
 from contract.questions import Question, QuestionOption, QuestionRequested, QuestionResolved
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
@@ -159,8 +163,24 @@ def _frames() -> list[tuple[str, Any]]:
         QuestionResolved(session_id="s", question_rpc_id="r", outcome="answered"),
         SessionQueue(
             session_id="s",
-            items=[QueueItem(item_id="i", content=[TextBlock(text="hi"), ImageBlock(attachment=attachment)])],
+            items=[
+                QueuedInboxItem(
+                    id="m",
+                    placement="queued",
+                    message=Message(
+                        id="m",
+                        role="user",
+                        content=[TextBlock(text="hi"), ImageBlock(attachment=attachment)],
+                        source=MessageSource(kind="user", rpc_id="r"),
+                    ),
+                )
+            ],
         ),
+        SessionJobs(
+            session_id="s",
+            jobs=[JobView(id="bash-1", kind="bash", label="sleep 9", status="running", started_at=1)],
+        ),
+        SessionJobs(session_id="s", jobs=[]),
         SessionProjection(session_id="s", key="title", value=None, seq=3),
         StreamError(error=rpc_error("internal", "boom")),
     ]
@@ -174,6 +194,9 @@ def _frames() -> list[tuple[str, Any]]:
         HostCredentialsChanged(ref="deepseek"),
         HostModelsChanged(),
         HostModelStatus(model="smollm2-135m-instruct", state="loading"),
+        HostCommandsChanged(),
+        HostSessionPresetChanged(session_id="s", agent_preset="read-only"),
+        HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     return [("events.mux", f) for f in mux] + [("events.host", f) for f in host]

@@ -162,12 +162,69 @@ test("ops: add then update of the growing row only", () => {
   assert.deepEqual(f.takeOps(), [{ op: "update", id: "a:0:0" }]);
 });
 
-test("surfaceOp replace swaps the covered rows and resets", () => {
-  const f = foldAll([
-    ev(0, "user/message", { id: "1", role: "user", content: [{ type: "text", text: "one" }], source: { kind: "user" } }),
-    ev(1, "assistant/message", { turn: 0, step: 0, message: { id: "2", role: "assistant", content: [{ type: "text", text: "two" }], source: { kind: "model" } } }),
-    ev(2, "user/message", { id: "3", role: "user", content: [{ type: "text", text: "summary" }], source: { kind: "plugin" } }, { surfaceOp: { op: "replace", start: 0, end: 1 } }),
-  ]);
+const userEv = (seq, text, source = { kind: "user" }, extra = {}) => ev(seq, "user/message", { id: `u${seq}`, role: "user", content: [{ type: "text", text }], source }, extra);
+const answerEv = (seq, turn, text, calls = []) =>
+  ev(seq, "assistant/message", { turn, step: 0, message: { id: `a${seq}`, role: "assistant", content: [{ type: "text", text }, ...calls], source: { kind: "model" } } });
+
+function compactedLog() {
+  return [
+    ev(0, "turn/start", { turn: 0, trigger: "user" }),
+    userEv(1, "one"),
+    answerEv(2, 0, "two", [{ type: "tool-call", id: "c1", name: "bash", arguments: "{}" }]),
+    ev(3, "tool/call", { turn: 0, step: 0, callId: "c1", name: "bash", arguments: "{}" }),
+    ev(4, "tool/result", { turn: 0, step: 0, message: { id: "r4", role: "tool", content: [{ type: "tool-result", toolCallId: "c1", content: "ok" }], source: { kind: "tool", callId: "c1" } } }),
+    ev(5, "turn/end", { turn: 0, reason: { kind: "completed" } }),
+    ev(6, "agent/inbox/spliced", { target: "next-turn", start: 0, inserted: [] }),
+    ev(7, "turn/start", { turn: 1, trigger: "user" }),
+    userEv(8, "three"),
+    ev(9, "compact/start", { compactionId: "k", turn: 1 }),
+    ev(10, "compact/summary", { compactionId: "k", summary: [{ type: "text", text: "- one, two" }], shadowedRange: { start: 1, end: 4 }, shadowedSeqs: [1, 2, 4], shadowedTokenCount: 12, provider: "p", model: "m" }),
+    userEv(11, "Summary of the earlier conversation: - one, two", { kind: "plugin", plugin: "compact", compactionId: "k" }, { surfaceOp: { op: "replace", start: 0, end: 2 }, sourceEventSeqs: [1, 2, 4] }),
+    ev(12, "compact/end", { compactionId: "k", turn: 1 }),
+    answerEv(13, 1, "four"),
+    ev(14, "turn/end", { turn: 1, reason: { kind: "completed" } }),
+  ];
+}
+
+test("a compaction's summary row takes the place of the rows it shadows, which it keeps", () => {
+  const f = foldAll(compactedLog());
   assert.deepEqual(f.takeOps(), [{ op: "reset" }]);
-  assert.deepEqual(f.snapshot().items.map((i) => i.seq), [2]);
+  const items = f.snapshot().items;
+  assert.deepEqual(items.map((i) => i.kind), ["summary", "user", "assistant", "turn-end"]);
+  const summary = items[0];
+  assert.equal(summary.seq, 11);
+  assert.equal(summary.count, 3);
+  assert.equal(summary.tokens, 12);
+  assert.equal(summary.text, "- one, two");
+  assert.deepEqual(summary.shadowed.map((i) => [i.kind, i.seq]), [["user", 1], ["assistant", 2], ["tool", 2], ["turn-end", 5]]);
+  assert.equal(f.compacting, null);
+  assert.ok(!items.some((i) => i.kind === "raw"), "splices and compact/* render no raw rows");
+});
+
+test("a compaction folds the same from history and live, and from a page without the shadowed rows", () => {
+  const log = compactedLog();
+  const whole = foldAll(log).snapshot();
+  for (let i = 0; i <= log.length; i++) {
+    const f = new SessionFold();
+    f.applyAll(log.slice(0, i));
+    for (const e of log.slice(i)) f.apply(e);
+    assert.deepEqual(f.snapshot(), whole, `split at ${i}`);
+  }
+  const tail = foldAll(log.slice(7)).snapshot().items; // the shadowed rows are on an older page
+  assert.deepEqual(tail.map((i) => i.kind), ["summary", "user", "assistant", "turn-end"]);
+  assert.deepEqual(tail[0].shadowed, []);
+});
+
+test("the summarizing state, a failed compaction's notice, and injected context rows", () => {
+  const f = new SessionFold();
+  f.apply(ev(0, "compact/start", { compactionId: "k", turn: null }));
+  assert.deepEqual(f.compacting, { turn: null, compactionId: "k" });
+  f.apply(ev(1, "compact/end", { compactionId: "k", turn: null, error: "summary: boom" }));
+  assert.equal(f.compacting, null);
+  f.apply(userEv(2, "Background job bash-1 ended: completed", { kind: "plugin", plugin: "jobs", meta: { jobId: "bash-1" } }));
+  const [notice, context] = f.snapshot().items;
+  assert.equal(notice.kind, "notice");
+  assert.equal(notice.tone, "warn");
+  assert.match(notice.text, /could not be summarized \(summary: boom\)/);
+  assert.deepEqual([context.kind, context.plugin, context.text], ["context", "jobs", "Background job bash-1 ended: completed"]);
 });

@@ -68,8 +68,27 @@ test("queue snapshots and title projections (highest seq wins)", async () => {
   const m = new SessionManager({ client: fakeClient() });
   await m.refreshList();
   m.open("s1");
-  m.handleMux(mux({ type: "session/queue", sessionId: "s1", items: [{ itemId: "i", content: [{ type: "text", text: "x" }], mode: "queue" }] }));
-  assert.equal(m.queues.get("s1").length, 1);
+  const message = (id, kind) => ({ id, role: "user", content: [{ type: "text", text: id }], source: { kind } });
+  const items = [
+    { id: "q", placement: "queued", message: message("q", "user") },
+    { id: "s", placement: "steering", message: message("s", "user") },
+    { id: "c", placement: "context", message: message("c", "plugin") },
+  ];
+  m.handleMux(mux({ type: "session/queue", sessionId: "s1", items }));
+  assert.equal(m.queues.get("s1").length, 3);
+  assert.deepEqual(m.visibleQueue("s1").map((i) => i.id), ["q", "s"], "context is not shown until claimed");
+  const job = { id: "bash-1", kind: "bash", label: "sleep 9", status: "running", startedAt: 1 };
+  const seen = [];
+  m.on("jobs", (sid) => seen.push(sid));
+  m.handleMux(mux({ type: "session/jobs", sessionId: "s1", jobs: [job] }));
+  assert.deepEqual(m.jobs.get("s1"), [job]);
+  m.handleMux(mux({ type: "session/jobs", sessionId: "s1", jobs: [] }));
+  assert.equal(m.jobs.has("s1"), false);
+  m.handleMux(mux({ type: "session/jobs", sessionId: "s1", jobs: [job] }));
+  m.markPendingStale(); // the connection dropped: the baselines come again
+  assert.equal(m.jobs.has("s1"), false);
+  assert.equal(m.queues.has("s1"), false);
+  assert.deepEqual(seen, ["s1", "s1", "s1", "s1"]);
   m.handleMux(mux({ type: "session/projection", sessionId: "s1", key: "title", value: "New", seq: 9 }));
   m.handleMux(mux({ type: "session/projection", sessionId: "s1", key: "title", value: "Old", seq: 3 }));
   assert.equal(m.summaries.get("s1").title, "New");

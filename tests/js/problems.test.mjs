@@ -33,10 +33,13 @@ test("classifyProblem: by error code, or by the provider's HTTP status on a fail
   assert.equal(classifyProblem(null), null);
 });
 
-test("providerProblem: a provider that needs a key without a configured credential", () => {
-  const settings = { values: { provider: "deepseek" }, providers: [{ provider: "deepseek", needsKey: true }] };
-  assert.equal(providerProblem(settings, { items: [] }), "provider-not-configured");
-  assert.equal(providerProblem(settings, { items: [{ ref: "deepseek", configured: true }] }), null);
-  assert.equal(providerProblem({ values: { provider: "local" }, providers: [{ provider: "local", needsKey: false }] }, null), null);
-  assert.equal(providerProblem(null, null), null);
+test("providerProblem: the default provider's route cannot serve", () => {
+  const providers = [
+    { provider: "local", active: true },
+    { provider: "deepseek", active: false, problem: "DeepSeek needs an API key (DEEPSEEK_API_KEY)" },
+  ];
+  assert.equal(providerProblem(providers, "deepseek"), "provider-not-configured");
+  assert.equal(providerProblem(providers, "local"), null);
+  assert.equal(providerProblem(providers, "unknown-route"), null); // the model banner handles it
+  assert.equal(providerProblem(null, "deepseek"), null);
 });

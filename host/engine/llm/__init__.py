@@ -1,7 +1,6 @@
-"""LLM adapters: one streaming protocol (`base.LlmAdapter`) and the providers behind it."""
+"""LLM adapters: one streaming protocol (`base.LlmAdapter`) and the routes behind it."""
 
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, RetryHook, ToolSpec
-from host.engine.llm.deepseek import deepseek_adapter
 from host.engine.llm.local import LocalModelAdapter
 from host.engine.llm.openai_compat import OpenAICompatibleAdapter
 from host.engine.llm.registry import AdapterRegistry
@@ -15,5 +14,4 @@ __all__ = [
     "OpenAICompatibleAdapter",
     "RetryHook",
     "ToolSpec",
-    "deepseek_adapter",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from contract.content import AttachmentRef, Message
-from contract.sessions import ModelEntry
+from contract.llm import DiscoveredModelView
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,11 @@ class LlmAdapter(Protocol):
 
     provider: str
     supports_tools: bool
-    reasoning_efforts: tuple[str, ...]
 
     def stream(self, request: LlmRequest) -> AsyncIterator[Any]: ...
 
-    async def list_models(self) -> list[ModelEntry]: ...
+    async def list_models(self) -> list[DiscoveredModelView]:
+        """The endpoint's own model list (a network call for HTTP adapters); raises LlmError."""
+        ...
 
     async def aclose(self) -> None: ...

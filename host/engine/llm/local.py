@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from contract.sessions import ModelEntry
+from contract.llm import DiscoveredModelView
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages
 from host.textsafe import clean_json
@@ -80,6 +80,8 @@ class _SharedModel:
         self.path: Path | None = None
         self.active: set[threading.Event] = set()
         self.threads: set[threading.Thread] = set()
+        self.options: tuple[int | None, int] = (None, N_CTX)
+        """(threads, context size) from the `llm-local` settings, read when the model loads."""
 
     def get(self) -> Any:
         with self._lock:
@@ -95,12 +97,13 @@ class _SharedModel:
 
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = N_CTX
+        configured_threads, n_ctx = self.options
+        params.n_ctx = n_ctx
         params.n_batch = N_BATCH
         params.n_ubatch = N_BATCH
         params.n_parallel = 1
         params.n_predict = DEFAULT_MAX_TOKENS
-        threads = int(os.environ.get(THREADS_ENV) or default_threads())
+        threads = int(os.environ.get(THREADS_ENV) or configured_threads or default_threads())
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.ui = False
@@ -200,10 +203,14 @@ def wait_generations_done(timeout: float) -> bool:
 class LocalModelAdapter:
     provider = "local"
     supports_tools = False
-    reasoning_efforts: tuple[str, ...] = ()
 
-    def __init__(self, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+    def __init__(
+        self, max_tokens: int = DEFAULT_MAX_TOKENS, options: tuple[int | None, int] | None = None
+    ) -> None:
+        """`options` = (threads, context size); they apply when the shared model first loads."""
         self.max_tokens = max_tokens
+        if options is not None and _shared._server is None:
+            _shared.options = options
 
     def __repr__(self) -> str:
         return f"LocalModelAdapter(model={MODEL_ID!r})"
@@ -217,18 +224,19 @@ class LocalModelAdapter:
         await loaded_server()
         return _shared.load_seconds or 0.0
 
-    async def list_models(self) -> list[ModelEntry]:
-        return [ModelEntry(model=MODEL_ID, label=MODEL_LABEL)]
+    async def list_models(self) -> list[DiscoveredModelView]:
+        return [DiscoveredModelView(id=MODEL_ID, name=MODEL_LABEL)]
 
     async def aclose(self) -> None:
         """Nothing to close: the model is shared by the process and freed at exit."""
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
         server = await loaded_server()
-        max_tokens = min(request.max_tokens or self.max_tokens, N_CTX // 2)
+        n_ctx = _shared.options[1]
+        max_tokens = min(request.max_tokens or self.max_tokens, n_ctx // 2)
         body = {
             "messages": clean_json(
-                fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens)
+                fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens, n_ctx)
             ),
             "stream": True,
             "stream_options": {"include_usage": True},
@@ -283,29 +291,19 @@ class LocalModelAdapter:
             stop.set()
 
 
-def fit_context(messages: list[dict[str, Any]], max_tokens: int) -> list[dict[str, Any]]:
-    """Drops the oldest turns (and cuts an oversized newest message) so the prompt fits N_CTX.
-
-    Counted in characters at a conservative CHARS_PER_TOKEN; the system prompt is kept.
-    """
-    budget = (N_CTX - max_tokens - 64) * CHARS_PER_TOKEN
-    system = [m for m in messages[:1] if m.get("role") == "system"]
-    rest = messages[len(system) :]
-    budget -= sum(len(str(m.get("content") or "")) for m in system)
-    kept: list[dict[str, Any]] = []
-    for message in reversed(rest):
-        size = len(str(message.get("content") or ""))
-        if size <= budget:
-            kept.append(message)
-            budget -= size
-            continue
-        if not kept and isinstance(message.get("content"), str) and budget > 0:
-            text = message["content"]
-            kept.append({**message, "content": "[… start cut to fit the context …]\n" + text[-budget:]})
-        break
-    if len(kept) < len(rest):
-        log.info("local model: dropped %d old messages to fit the context", len(rest) - len(kept))
-    return system + list(reversed(kept))
+def fit_context(messages: list[dict[str, Any]], max_tokens: int, n_ctx: int = N_CTX) -> list[dict[str, Any]]:
+    """Cuts the start of a single message that alone would not fit `n_ctx` (counted in characters
+    at a conservative CHARS_PER_TOKEN). No message is ever dropped: a long conversation is
+    compacted before it reaches the model (docs/architecture.md, "Compaction")."""
+    budget = (n_ctx - max_tokens - 64) * CHARS_PER_TOKEN
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        text = message.get("content")
+        if isinstance(text, str) and len(text) > budget:
+            log.info("local model: cut a %d-character message to fit the context", len(text))
+            message = {**message, "content": "[… start cut to fit the context …]\n" + text[-budget:]}
+        out.append(message)
+    return out
 
 
 def _is_error(payload: Any) -> bool:

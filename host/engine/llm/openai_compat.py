@@ -4,6 +4,10 @@ Retries 429/5xx/connection failures with exponential backoff (honouring `Retry-A
 once a chunk has been yielded; cancelling the consuming task closes the HTTP stream at once
 (the `async with` around the response exits). The API key travels only in the Authorization
 header: it is never logged and never part of a repr or an exception message.
+
+A provider that sends nothing for `idle_timeout` seconds (no headers, or no byte mid-stream) is
+retried once and then fails the turn with a plain message; a chunk of an unexpected shape ends
+the turn with a message that names what was wrong, never a Python error text.
 """
 
 from __future__ import annotations
@@ -20,36 +24,53 @@ from typing import Any
 
 import httpx
 
-from contract.sessions import ModelEntry
+from contract.llm import DiscoveredModelView
 from host.engine.llm.base import LlmError, LlmRequest
-from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages, to_openai_tools
+from host.engine.llm.openai_format import ChunkAssembler, MalformedChunk, to_openai_messages, to_openai_tools
 from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=180.0, write=30.0, pool=15.0)
+DEFAULT_IDLE_TIMEOUT = 60.0
 RETRY_STATUSES = frozenset({408, 409, 425, 429})
 MAX_RETRY_AFTER = 60.0
+IDLE_RETRIES = 1
+"""A silent provider is asked once more, then the turn fails (not after minutes of retries)."""
+LIST_TIMEOUT = 15.0
+
+
+def timeouts(idle: float) -> httpx.Timeout:
+    """`read` bounds the wait for the response headers and for every later byte of the stream."""
+    return httpx.Timeout(connect=15.0, read=idle, write=30.0, pool=15.0)
 
 
 class _Failure(Exception):
     """One failed attempt: why, whether another attempt may help and how long to wait."""
 
     def __init__(
-        self, reason: str, *, status: int | None = None, retryable: bool, retry_after: float | None = None
+        self,
+        reason: str,
+        *,
+        status: int | None = None,
+        retryable: bool,
+        retry_after: float | None = None,
+        idle: bool = False,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.status = status
         self.retryable = retryable
         self.retry_after = retry_after
+        self.idle = idle
 
     def scrubbed(self, scrub: Callable[[str], str]) -> _Failure:
         """The same failure with the API key (echoed back by some servers) taken out."""
         reason = scrub(self.reason)
         if reason == self.reason:
             return self
-        return _Failure(reason, status=self.status, retryable=self.retryable, retry_after=self.retry_after)
+        return _Failure(
+            reason, status=self.status, retryable=self.retryable, retry_after=self.retry_after, idle=self.idle
+        )
 
 
 class OpenAICompatibleAdapter:
@@ -61,22 +82,26 @@ class OpenAICompatibleAdapter:
         api_key: str | None = None,
         *,
         provider: str = "openai-compatible",
-        reasoning_efforts: tuple[str, ...] = ("low", "medium", "high"),
-        known_models: list[ModelEntry] | None = None,
+        efforts: Callable[[str], tuple[str, ...]] = lambda model: (),
+        default_effort: str | None = None,
+        max_tokens: int | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         max_retries: int = 3,
         retry_base_delay: float = 0.5,
         retry_max_delay: float = 20.0,
-        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
     ) -> None:
+        """`efforts(model)` lists the reasoning efforts a model takes; an effort is sent only then."""
         self.provider = provider
         self.base_url = base_url.rstrip("/")
-        self.reasoning_efforts = reasoning_efforts
-        self.known_models = known_models
+        self.efforts = efforts
+        self.default_effort = default_effort
+        self.max_tokens = max_tokens
+        self.idle_timeout = idle_timeout
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
         self.retry_max_delay = retry_max_delay
         self._api_key = api_key or None
-        self._timeout = timeout
+        self._timeout = timeouts(idle_timeout)
         self._client: httpx.AsyncClient | None = None
         self._active = 0
         self._closing = False
@@ -93,7 +118,7 @@ class OpenAICompatibleAdapter:
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
         body = clean_json(await self._body(request))  # history from before this guard, too
-        attempt = 0
+        attempt = idle_attempts = 0
         self._active += 1
         try:
             while True:
@@ -105,9 +130,16 @@ class OpenAICompatibleAdapter:
                     return
                 except _Failure as raw:
                     failure = raw.scrubbed(self._scrub)  # before a log line or a retry event
-                    if assembler.emitted or not failure.retryable or attempt >= self.max_retries:
+                    out_of_idle = failure.idle and idle_attempts >= IDLE_RETRIES
+                    if (
+                        assembler.emitted
+                        or not failure.retryable
+                        or attempt >= self.max_retries
+                        or out_of_idle
+                    ):
                         raise self._error(failure, attempt, streamed=assembler.emitted > 0) from None
                     attempt += 1
+                    idle_attempts += failure.idle
                     delay = self._delay(attempt, failure.retry_after)
                     log.info("%s: retry %d in %.2fs after %s", self.provider, attempt, delay, failure.reason)
                     if request.on_retry is not None:
@@ -140,10 +172,15 @@ class OpenAICompatibleAdapter:
                                 yield chunk
                     if not done and not assembler.finished:
                         raise _Failure("stream ended before the answer was complete", retryable=True)
+        except httpx.ReadTimeout:
+            silent = f"the provider sent nothing for {self.idle_timeout:g} s"
+            raise _Failure(silent, retryable=True, idle=True) from None
         except httpx.TimeoutException as exc:
             raise _Failure(f"timed out ({type(exc).__name__})", retryable=True) from None
         except httpx.TransportError as exc:
             raise _Failure(f"connection failed ({type(exc).__name__})", retryable=True) from None
+        except MalformedChunk as exc:
+            raise _Failure(f"the provider sent {exc}", retryable=False) from None
         for chunk in assembler.close():
             yield chunk
 
@@ -156,10 +193,11 @@ class OpenAICompatibleAdapter:
         }
         if request.tools:
             body["tools"] = to_openai_tools(request.tools)
-        if request.max_tokens:
-            body["max_tokens"] = request.max_tokens
-        if request.reasoning_effort and request.reasoning_effort in self.reasoning_efforts:
-            body["reasoning_effort"] = request.reasoning_effort
+        if max_tokens := request.max_tokens or self.max_tokens:
+            body["max_tokens"] = max_tokens
+        effort = request.reasoning_effort or self.default_effort
+        if effort and effort in self.efforts(request.model):
+            body["reasoning_effort"] = effort
         return body
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
@@ -178,24 +216,23 @@ class OpenAICompatibleAdapter:
 
     # ---- models ------------------------------------------------------------------------------
 
-    async def list_models(self) -> list[ModelEntry]:
+    async def list_models(self) -> list[DiscoveredModelView]:
+        """The endpoint's `GET /models` (deduplicated by id, first wins); raises LlmError."""
         try:
-            response = await self._http().get(f"{self.base_url}/models", headers=self._headers())
+            response = await self._http().get(
+                f"{self.base_url}/models", headers=self._headers(), timeout=LIST_TIMEOUT
+            )
             if response.status_code != 200:
                 raise _status_failure(response)
-            data = _json(response).get("data") or []
-            models = [ModelEntry(model=str(m["id"])) for m in data if isinstance(m, dict) and m.get("id")]
-        except (_Failure, httpx.TransportError, KeyError, TypeError) as exc:
-            reason = self._scrub(exc.reason) if isinstance(exc, _Failure) else type(exc).__name__
-            if self.known_models:
-                log.warning("%s: listing models failed (%s); using the known list", self.provider, reason)
-                return list(self.known_models)
-            status = exc.status if isinstance(exc, _Failure) else None
-            raise LlmError(f"{self.provider}: listing models failed: {reason}", status=status) from None
-        if self.known_models:
-            labels = {m.model: m for m in self.known_models}
-            models = [labels.get(m.model, m) for m in models]
-        return models
+            return _model_list(_json(response))
+        except _Failure as exc:
+            raise LlmError(self._scrub(exc.reason), status=exc.status) from None
+        except httpx.TimeoutException:
+            raise LlmError(f"{self.base_url} did not answer within {LIST_TIMEOUT:g} s") from None
+        except httpx.TransportError as exc:
+            raise LlmError(f"cannot reach {self.base_url} ({type(exc).__name__})") from None
+        except httpx.InvalidURL:
+            raise LlmError(f"{self.base_url} is not a usable URL") from None
 
     # ---- plumbing ----------------------------------------------------------------------------
 
@@ -255,12 +292,34 @@ def _parse_event(event: str) -> dict[str, Any]:
     return data
 
 
+def _model_list(body: dict[str, Any]) -> list[DiscoveredModelView]:
+    data = body.get("data")
+    if not isinstance(data, list):
+        raise _Failure("the server's model list has no `data` array", retryable=False)
+    seen: dict[str, DiscoveredModelView] = {}
+    for entry in data:
+        if not isinstance(entry, dict):
+            continue
+        model_id = entry.get("id")
+        if not isinstance(model_id, str) or not model_id.strip() or model_id in seen:
+            continue
+        window = entry.get("context_length") or entry.get("context_window")
+        seen[model_id] = DiscoveredModelView(
+            id=model_id,
+            name=entry["name"] if isinstance(entry.get("name"), str) and entry["name"] else None,
+            context_window=window if isinstance(window, int) and window > 0 else None,
+        )
+    return list(seen.values())
+
+
 def _as_chunk(completion: dict[str, Any]) -> dict[str, Any]:
     """A non-streamed completion reshaped as one chunk (tool calls numbered by position)."""
     for choice in completion.get("choices") or []:
-        message = choice.get("message") or {}
-        for index, call in enumerate(message.get("tool_calls") or []):
-            call.setdefault("index", index)
+        message = choice.get("message") if isinstance(choice, dict) else None
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
+        for index, call in enumerate(calls if isinstance(calls, list) else []):
+            if isinstance(call, dict):
+                call.setdefault("index", index)
     return completion
 
 

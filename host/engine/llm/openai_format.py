@@ -153,6 +153,22 @@ class _Block:
         return ToolCallBlock(id=self.call_id, name=self.name, arguments=text)
 
 
+class MalformedChunk(ValueError):
+    """A streamed chunk of a shape this adapter cannot read; the text completes "the provider sent …"."""
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _text(value: Any, what: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise MalformedChunk(f"an answer chunk whose {what} is not text")
+    return value
+
+
 class ChunkAssembler:
     """Turns OpenAI `chat.completion.chunk` dicts into contract stream chunks.
 
@@ -173,25 +189,38 @@ class ChunkAssembler:
     def finished(self) -> bool:
         return self._finish_reason is not None
 
-    def feed(self, chunk: dict[str, Any]) -> list[Any]:
+    def feed(self, chunk: Any) -> list[Any]:
+        """The contract chunks for one OpenAI chunk; raises MalformedChunk on a shape it cannot read."""
+        if not isinstance(chunk, dict):
+            raise MalformedChunk("an answer chunk that is not a JSON object")
         out: list[Any] = []
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self._usage = Usage(
-                input_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
+                input_tokens=_count(usage.get("prompt_tokens")),
+                output_tokens=_count(usage.get("completion_tokens")),
             )
-        for choice in chunk.get("choices") or []:
+        choices = chunk.get("choices") or []
+        if not isinstance(choices, list):
+            raise MalformedChunk("an answer chunk whose `choices` is not a list")
+        for choice in choices:
+            if not isinstance(choice, dict):
+                raise MalformedChunk("an answer chunk whose `choices` entry is not an object")
             if choice.get("index", 0) != 0:
                 continue
             delta = choice.get("delta") or choice.get("message") or {}
+            if not isinstance(delta, dict):
+                raise MalformedChunk("an answer chunk whose `delta` is not an object")
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 out += self._append("reasoning", reasoning)
-            content = delta.get("content")
-            if isinstance(content, str) and content:
+            content = _text(delta.get("content"), "`content`")
+            if content:
                 out += self._append("text", content)
-            for call in delta.get("tool_calls") or []:
+            calls = delta.get("tool_calls") or []
+            if not isinstance(calls, list):
+                raise MalformedChunk("an answer chunk whose `tool_calls` is not a list")
+            for call in calls:
                 out += self._tool_delta(call)
             if choice.get("finish_reason"):
                 self._finish_reason = str(choice["finish_reason"])
@@ -243,13 +272,18 @@ class ChunkAssembler:
             out.append(ReasoningDeltaChunk(index=block.index, text=text))
         return out
 
-    def _tool_delta(self, call: dict[str, Any]) -> list[Any]:
+    def _tool_delta(self, call: Any) -> list[Any]:
         out: list[Any] = []
-        key = int(call.get("index", 0) or 0)
+        if not isinstance(call, dict):
+            raise MalformedChunk("a tool call that is not an object")
+        index = call.get("index", 0)
+        key = index if isinstance(index, int) else 0
         function = call.get("function") or {}
-        call_id = call.get("id") or ""
-        name = function.get("name") or ""
-        arguments = function.get("arguments") or ""
+        if not isinstance(function, dict):
+            raise MalformedChunk("a tool call whose `function` is not an object")
+        call_id = _text(call.get("id"), "tool call id")
+        name = _text(function.get("name"), "tool name")
+        arguments = _text(function.get("arguments"), "tool arguments")
         block = self._tools.get(key)
         new_name: str | None = None
         if block is None:

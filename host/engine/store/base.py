@@ -172,6 +172,14 @@ class Store(Protocol):
         """Every event of the given types, in seq order."""
         ...
 
+    async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
+        """The newest event of the given types (found from the end of the log)."""
+        ...
+
+    async def pending_inbox(self) -> list[str]:
+        """Sessions whose inbox holds next-turn input (resumed when the host starts)."""
+        ...
+
     # ---- approval grants: host-side only, never exported, imported or forked ---------------
 
     async def grants(self, session_id: str) -> list[Grant]:
@@ -182,8 +190,16 @@ class Store(Protocol):
         """Remember a grant (queued like any write)."""
         ...
 
-    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
-        """Forget the session's grants (all, or those of one tool)."""
+    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> None:
+        """Forget one rule, a tool's rules, or (no tool) every permission row of the session."""
+        ...
+
+    async def policy(self, session_id: str) -> str | None:
+        """The permission preset the session is pinned to (None before it is pinned)."""
+        ...
+
+    def set_policy(self, session_id: str, preset: str, created_at: int) -> None:
+        """Pin the session's permission preset (queued like any write)."""
         ...
 
     async def surface_events(self, session_id: str) -> list[SessionEvent]:

@@ -1,9 +1,10 @@
-"""Approval grants ("Allow always"), kept host-side in their own table (docs/threat-model.md).
+"""Approval grants ("Allow always") and permission presets, kept host-side (docs/threat-model.md).
 
-A grant is never derived from a session's event log: the log is portable (export, import, fork)
-and anyone can forge one. The `approval/decided` events stay in the log as an audit for the
-conversation view only. Rows are `(session, tool, scope)`: today every grant has the empty scope
-(the whole tool); scoped rules (a bash leading word, a file tool per workspace) fit the same key.
+Neither is ever derived from a session's event log: the log is portable (export, import, fork)
+and anyone can forge one. The `approval/decided` and `permission/preset` events stay in the log
+as an audit for the conversation view only. Grant rows are `(session, tool, scope)` with a scope
+from `host/engine/permissions/scope.py`; a row with the empty scope (a whole-tool grant of an
+earlier version) is never honoured. `session_policies` pins each session's preset.
 """
 
 from __future__ import annotations
@@ -19,10 +20,15 @@ CREATE TABLE IF NOT EXISTS grants (
     created_at INTEGER NOT NULL,
     PRIMARY KEY (session_id, tool, scope)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_policies (
+    session_id TEXT PRIMARY KEY,
+    preset TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+) WITHOUT ROWID;
 """
 
 WHOLE_TOOL = ""
-"""The scope of a grant that covers every call of its tool."""
+"""The scope of an earlier version's whole-tool grant: kept in the table, never honoured."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +53,28 @@ def write_grant(conn: sqlite3.Connection, session_id: str, grant: Grant) -> None
     )
 
 
-def delete_grants(conn: sqlite3.Connection, session_id: str, tool: str | None = None) -> None:
+def delete_grants(
+    conn: sqlite3.Connection, session_id: str, tool: str | None = None, scope: str | None = None
+) -> None:
+    """One rule, one tool's rules, or (no tool) every row of the session, its preset included."""
     if tool is None:
         conn.execute("DELETE FROM grants WHERE session_id = ?", (session_id,))
-    else:
+        conn.execute("DELETE FROM session_policies WHERE session_id = ?", (session_id,))
+    elif scope is None:
         conn.execute("DELETE FROM grants WHERE session_id = ? AND tool = ?", (session_id, tool))
+    else:
+        conn.execute(
+            "DELETE FROM grants WHERE session_id = ? AND tool = ? AND scope = ?", (session_id, tool, scope)
+        )
+
+
+def read_policy(conn: sqlite3.Connection, session_id: str) -> str | None:
+    row = conn.execute("SELECT preset FROM session_policies WHERE session_id = ?", (session_id,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def write_policy(conn: sqlite3.Connection, session_id: str, preset: str, created_at: int) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO session_policies (session_id, preset, created_at) VALUES (?, ?, ?)",
+        (session_id, preset, created_at),
+    )

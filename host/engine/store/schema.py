@@ -3,7 +3,8 @@
 Besides the raw `events` table, small side tables keep every read O(what it returns):
 `boundaries` (counted message boundaries with their cut seq, for history paging), `turns`
 (start/end seq per turn: open-turn repair and fork anchors), `message_text` + `search` (FTS5
-over visible text) and `session_attachments` (which session references which blob).
+over visible text), `session_attachments` (which session references which blob) and
+`inbox_pending` (how much next-turn input each session's inbox holds: what to resume at start).
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ CREATE INDEX IF NOT EXISTS message_text_session ON message_text (session_id, seq
 CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(
     text, content='message_text', content_rowid='id', tokenize='trigram'
 );
+CREATE TABLE IF NOT EXISTS inbox_pending (
+    session_id TEXT PRIMARY KEY,
+    next_turn INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS attachments (
     id TEXT PRIMARY KEY,
     media_type TEXT NOT NULL,
@@ -187,6 +192,19 @@ def apply_event(
             " AND NOT (? = 'auto' AND COALESCE(title_source, '') = 'user')",
             (data.get("title"), kind, session_id, kind),
         )
+    elif etype == "agent-preset/selected":  # the row holds the preset the session runs
+        conn.execute(
+            "UPDATE sessions SET agent_preset = ? WHERE id = ?", (data.get("agentPreset"), session_id)
+        )
+    elif etype == "agent/inbox/spliced" and data.get("target") == "next-turn":
+        delta = len(data.get("inserted") or []) - int(data.get("removedCount") or 0)
+        conn.execute(
+            "INSERT INTO inbox_pending (session_id, next_turn) VALUES (?, MAX(0, ?))"
+            " ON CONFLICT (session_id) DO UPDATE SET next_turn = MAX(0, next_turn + ?)",
+            (session_id, delta, delta),
+        )
+    elif etype == "session/end-seed":
+        conn.execute("DELETE FROM inbox_pending WHERE session_id = ?", (session_id,))
     elif etype == "request/header":
         model = {k: data[k] for k in ("provider", "model", "reasoningEffort") if data.get(k) is not None}
         conn.execute("UPDATE sessions SET model_json = ? WHERE id = ?", (json.dumps(model), session_id))

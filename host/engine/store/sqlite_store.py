@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from pydantic_core import PydanticSerializationError
 
 from contract.content import AttachmentRef
-from contract.events import SURFACE_TYPES, SessionEvent
+from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
 from host.engine.store import copy, search
 from host.engine.store import grants as grant_rows
@@ -37,6 +37,8 @@ from host.engine.store.writer import Writer
 from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
+TRUSTED = {STORED: True}
+"""History pages skip re-checking each event's data against its model (checked when written)."""
 T = TypeVar("T")
 EXPORT_CHUNK = 500
 
@@ -171,19 +173,47 @@ class SqliteStore:
 
         return await self.call(read)
 
+    async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
+        marks = ",".join("?" * len(types))
+
+        def read(conn: sqlite3.Connection) -> SessionEvent | None:
+            row = conn.execute(
+                f"SELECT json FROM events WHERE session_id = ? AND type IN ({marks})"
+                " ORDER BY seq DESC LIMIT 1",
+                (session_id, *types),
+            ).fetchone()
+            return None if row is None else SessionEvent.model_validate_json(row[0])
+
+        return await self.call(read)
+
+    async def pending_inbox(self) -> list[str]:
+        def read(conn: sqlite3.Connection) -> list[str]:
+            rows = conn.execute("SELECT session_id FROM inbox_pending WHERE next_turn > 0").fetchall()
+            return [r[0] for r in rows]
+
+        return await self.call(read)
+
     async def grants(self, session_id: str) -> list[grant_rows.Grant]:
         return await self.call(lambda conn: grant_rows.read_grants(conn, session_id))
 
     def add_grant(self, session_id: str, grant: grant_rows.Grant) -> None:
         self._writer.write(session_id, lambda conn: grant_rows.write_grant(conn, session_id, grant))
 
-    def revoke_grants(self, session_id: str, tool: str | None = None) -> None:
-        self._writer.write(session_id, lambda conn: grant_rows.delete_grants(conn, session_id, tool))
+    def revoke_grants(self, session_id: str, tool: str | None = None, scope: str | None = None) -> None:
+        self._writer.write(session_id, lambda conn: grant_rows.delete_grants(conn, session_id, tool, scope))
+
+    async def policy(self, session_id: str) -> str | None:
+        return await self.call(lambda conn: grant_rows.read_policy(conn, session_id))
+
+    def set_policy(self, session_id: str, preset: str, created_at: int) -> None:
+        self._writer.write(
+            session_id, lambda conn: grant_rows.write_policy(conn, session_id, preset, created_at)
+        )
 
     async def page(self, session_id: str, before_seq: int | None, max_messages: int) -> Page:
         def read(conn: sqlite3.Connection) -> Page:
             rows, bounds = page_rows(conn, session_id, before_seq, max_messages)
-            events = [SessionEvent.model_validate_json(r) for r in rows]
+            events = [SessionEvent.model_validate_json(r, context=TRUSTED) for r in rows]
             return Page(events=events, has_more=bounds.has_more, cut=bounds.cut)
 
         return await self.call(read)

@@ -7,6 +7,7 @@ from host.engine.tools.bash import BashTool
 from host.engine.tools.common import BaseTool, ToolError
 from host.engine.tools.files import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
 from host.engine.tools.interact import AskUserTool, TodoWriteTool
+from host.engine.tools.jobs import JobOutputTool, JobStopTool
 from host.engine.tools.search import GlobTool, GrepTool
 
 TOOL_CLASSES: tuple[type[BaseTool], ...] = (
@@ -17,6 +18,8 @@ TOOL_CLASSES: tuple[type[BaseTool], ...] = (
     ListDirTool,
     GlobTool,
     GrepTool,
+    JobOutputTool,
+    JobStopTool,
     TodoWriteTool,
     AskUserTool,
 )

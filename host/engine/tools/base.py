@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from contract.jobs import JobOutputValue, JobView
 from contract.questions import AnswerSet, Question
 from host.engine.events import NewEvent
 
@@ -19,9 +20,22 @@ class ToolOutput:
     """A short machine code for errors, e.g. `BAD_ARGUMENTS`, `PATH_ESCAPE`, `TIMEOUT`."""
 
 
+class JobControl(Protocol):
+    """The session's background jobs, as its tools see them (docs/architecture.md,
+    "Background jobs"). Unknown ids raise `host.engine.errors.JobNotFound`."""
+
+    async def start(self, command: str, cwd: Path) -> JobView: ...
+
+    async def read(self, job_id: str, offset: int | None, limit: int) -> JobOutputValue: ...
+
+    async def stop(self, job_id: str) -> JobView: ...
+
+    def view(self, job_id: str) -> JobView: ...
+
+
 @dataclass
 class ToolContext:
-    """What a running tool may touch: its session's cwd and two callbacks into the engine."""
+    """What a running tool may touch: its session's cwd and callbacks into the engine."""
 
     session_id: str
     cwd: Path
@@ -29,6 +43,8 @@ class ToolContext:
     """Publishes a question and waits for the first valid answer; raises CancelledError on cancel."""
     emit: Callable[[NewEvent[Any]], Awaitable[None]]
     """Appends a session event (e.g. `todo/write`) in order with the turn's other events."""
+    jobs: JobControl | None = None
+    """The session's background jobs (None where there are none, e.g. a bare tool test)."""
 
 
 class Tool(Protocol):

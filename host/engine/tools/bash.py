@@ -6,6 +6,9 @@ a small supervisor process (host/procs/supervise.py, a Linux child subreaper): o
 cancel the supervisor kills every descendant, even one that left the process group with
 `setsid`, then exits; if it does not within a bound, its group is killed. Output keeps its head
 and tail and says how much of the middle was cut.
+
+With `run_in_background: true` the command becomes a background job (host/engine/jobs.py): it
+starts the same way, the call returns its job id at once, and its output goes to a file.
 """
 
 from __future__ import annotations
@@ -41,6 +44,24 @@ class BashArgs(Args):
         le=MAX_TIMEOUT,
         description=f"Seconds before it is killed (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}).",
     )
+    run_in_background: bool = Field(
+        default=False,
+        description=(
+            "Start it as a background job and return its job id at once (for servers, watchers,"
+            " long builds). Read its output with job_output; you are told when it ends. No timeout."
+        ),
+    )
+
+
+def command_environment() -> dict[str, str]:
+    """The environment of a command the agent runs: no credentials, no pagers or prompts."""
+    return {**child_environment(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+
+
+def supervised(command: str, end_leftovers: bool = False) -> list[str]:
+    """The argv that runs `command` with bash below the supervisor."""
+    flags = ["--end-leftovers"] if end_leftovers else []
+    return procs.command("supervise", *flags, SHELL, "-c", command)
 
 
 class OutputCapture:
@@ -87,7 +108,7 @@ class OutputCapture:
         )
 
 
-async def _exited(proc: Process) -> int:
+async def exited(proc: Process) -> int:
     """The exit status as soon as bash exits. (`Process.wait()` on Python 3.11 also waits for
     the output pipe to close, which a backgrounded child can hold open for ever.)"""
     while proc.returncode is None:  # noqa: ASYNC110 - the child watcher sets it; no event to await
@@ -107,12 +128,25 @@ def _signal_group(proc: Process, sig: signal.Signals) -> None:
         os.killpg(proc.pid, sig)
 
 
+async def terminate(proc: Process) -> None:
+    """The supervisor kills the whole tree (SIGTERM, a grace, SIGKILL) and exits; if it has not
+    within a bound, it and its group are killed directly."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
+    except TimeoutError:
+        _signal_group(proc, signal.SIGKILL)
+        await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
+
+
 class BashTool(BaseTool):
     name = "bash"
     description = (
         "Run a shell command with bash in the working directory (stdin is closed; stdout and stderr are"
         f" merged; output over {MAX_OUTPUT_CHARS} characters keeps its head and tail). Default timeout"
         f" {DEFAULT_TIMEOUT:g}s, max {MAX_TIMEOUT:g}s; on timeout the command and its children are killed."
+        " Set run_in_background for a server, watcher or long build: it returns a job id at once."
     )
     needs_approval = True
     Arguments = BashArgs
@@ -120,12 +154,13 @@ class BashTool(BaseTool):
     async def execute(self, args: BashArgs, ctx: ToolContext) -> ToolOutput:
         if not ctx.cwd.is_dir():
             raise ToolError(f"The working directory {ctx.cwd} does not exist.", "NOT_FOUND")
+        if args.run_in_background:
+            return await self._background(args.command, ctx)
         timeout = args.timeout or DEFAULT_TIMEOUT
-        env = {**child_environment(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
         proc = await asyncio.create_subprocess_exec(
-            *procs.command("supervise", SHELL, "-c", args.command),
+            *supervised(args.command),
             cwd=ctx.cwd,
-            env=env,
+            env=command_environment(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
@@ -136,7 +171,7 @@ class BashTool(BaseTool):
         reader = asyncio.create_task(capture.read_from(proc.stdout))
         try:
             try:
-                code = await asyncio.wait_for(_exited(proc), timeout)
+                code = await asyncio.wait_for(exited(proc), timeout)
             except TimeoutError:
                 await self._terminate(proc)
                 if not await self._drain(reader, DRAIN_AFTER_EXIT):
@@ -162,15 +197,17 @@ class BashTool(BaseTool):
         return ToolOutput(_join(capture.text(), *notes))
 
     async def _terminate(self, proc: Process) -> None:
-        """The supervisor kills the whole tree (SIGTERM, a grace, SIGKILL) and exits; if it has
-        not within a bound, it and its group are killed directly."""
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        try:
-            await asyncio.wait_for(_exited(proc), SUPERVISOR_BOUND)
-        except TimeoutError:
-            _signal_group(proc, signal.SIGKILL)
-            await asyncio.wait_for(_exited(proc), SUPERVISOR_BOUND)
+        await terminate(proc)
+
+    async def _background(self, command: str, ctx: ToolContext) -> ToolOutput:
+        if ctx.jobs is None:
+            raise ToolError("Background jobs are not available in this session.", "UNAVAILABLE")
+        job = await ctx.jobs.start(command, ctx.cwd)
+        return ToolOutput(
+            f"Started background job {job.id}. It keeps running after this call; its output is"
+            f' captured: read it with job_output {{"jobId": "{job.id}"}}, stop it with job_stop.'
+            " You will be told when it ends."
+        )
 
     async def _drain(self, reader: asyncio.Task[None], seconds: float) -> bool:
         """Waits for the output to reach EOF; False (and stops reading) if it stays open."""

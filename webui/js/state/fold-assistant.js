@@ -143,12 +143,14 @@ export function applyAssistantMessage(fold, ev, d) {
   }
   delete item.toolIndex;
   item.messageId = d.message?.id ?? null;
+  item.msgSeq = ev.seq;
   fold.partials.delete(k);
   for (const b of content) {
     if (b?.type !== "tool-call") continue;
     const tool = ensureTool(fold, ev, b.id, b.name, d.turn, d.step);
     tool.name = b.name ?? tool.name;
     tool.arguments = b.arguments ?? tool.arguments;
+    tool.msgSeq = ev.seq;
     if (tool.status === "streaming") tool.status = "pending";
     fold.touch(tool);
   }

@@ -9,14 +9,21 @@
 //   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval}
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId}
 //   notice     {id, kind, seq, text, tone}
+//   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [rows]}   (compaction)
+//   context    {id, kind, seq, plugin, text}   (context the host gave the agent)
 //   raw        {id, kind, seq, type, data}     (unknown event types)
-//   todos (last todo/write wins), title, model (newest request/header), activeTurn.
+//   command, skill                             (see fold-commands.js)
+//   todos (last todo/write wins), title, model (newest request/header), preset (newest
+//   agent-preset/selected in the window), activeTurn, compacting (a compaction is running).
 // Changes since the last takeOps(): [{op:"add"|"update", id}] or [{op:"reset"}] (after removals).
 
 import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
+import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
+import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "./fold-compact.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end"]);
+const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced"]);
+// (the session's permissions are shown by the shield in the header, from its projection)
 
 export class SessionFold {
   constructor() {
@@ -30,12 +37,16 @@ export class SessionFold {
     this.title = null;
     this.model = null;
     this.activeTurn = null;
+    this.compacting = null;
+    this.pendingSummary = null;
     this.lastSeq = -1;
     this.firstSeq = null;
     this.turns = new Map(); // turn → {userItemId, stepUsage: Map<step, usage>, endItemId}
     this.partials = new Map(); // "turn:step" → assistant item id (still streaming)
     this.toolByCall = new Map(); // callId → item id
     this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
+    this.commands = new Map(); // commandId → item id
+    this.preset = null;
     this.ops = [];
     this.resetPending = false;
   }
@@ -110,17 +121,6 @@ export class SessionFold {
     return { inputTokens, outputTokens };
   }
 
-  /** surfaceOp replace {start, end}: rows whose seq lies in [start, end] give way to `item`. */
-  replaceRange(op, item) {
-    const at = this.items.findIndex((it) => it.seq >= op.start && it.seq <= op.end);
-    const keep = this.items.filter((it) => !(it.seq >= op.start && it.seq <= op.end));
-    for (const it of this.items) if (!keep.includes(it)) this.byId.delete(it.id);
-    this.items = keep;
-    this.byId.set(item.id, item);
-    this.items.splice(at < 0 ? this.items.length : Math.min(at, this.items.length), 0, item);
-    this.resetPending = true;
-  }
-
   // ---- the fold ---------------------------------------------------------------------------
 
   apply(ev) {
@@ -143,9 +143,20 @@ export class SessionFold {
       case "request/retry":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Retrying the model request (attempt ${d.attempt}): ${d.reason}` });
         return;
-      case "user/message":
+      case "user/message": {
+        const shown = userMessageKind(d);
+        if (shown === "hidden") return;
+        if (shown === "skill") return skillRow(this, ev, d);
+        return this.userMessage(ev, d);
+      }
       case "steering/message":
         return this.userMessage(ev, d);
+      case "command/run":
+        return commandRun(this, ev, d);
+      case "command/done":
+        return commandDone(this, ev, d);
+      case "agent-preset/selected":
+        return presetSelected(this, ev, d);
       case "assistant/chunk":
         return applyChunk(this, ev, d);
       case "assistant/message":
@@ -172,6 +183,11 @@ export class SessionFold {
         this.title = d.title;
         this.ops.push({ op: "meta" });
         return;
+      case "compact/start":
+      case "compact/end":
+        return compactBracket(this, ev, d);
+      case "compact/summary":
+        return compactSummary(this, ev, d);
       case "session/end-seed":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: "Forked here — the conversation above was copied from the parent session." });
         return;
@@ -182,6 +198,8 @@ export class SessionFold {
   }
 
   userMessage(ev, d) {
+    if (ev.surfaceOp && typeof ev.surfaceOp === "object" && ev.surfaceOp.op === "replace") return replaceWithSummary(this, ev, d);
+    if (ev.type === "user/message" && d.source?.kind && d.source.kind !== "user") return contextRow(this, ev, d);
     const turn = this.activeTurn;
     const item = {
       id: `u:${ev.seq}`,
@@ -192,11 +210,7 @@ export class SessionFold {
       messageId: d.id,
       content: Array.isArray(d.content) ? d.content : [],
     };
-    if (ev.surfaceOp && typeof ev.surfaceOp === "object" && ev.surfaceOp.op === "replace") {
-      this.replaceRange(ev.surfaceOp, item);
-    } else {
-      this.add(item);
-    }
+    this.add(item);
     if (turn !== null && !item.steering) {
       const t = this.turnState(turn);
       if (!t.userItemId) t.userItemId = item.id;

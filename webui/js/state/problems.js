@@ -15,8 +15,16 @@ export const MESSAGES = {
   "attachment-error": "The image could not be attached.",
   "session-conflict": "A session with this id already exists.",
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
+  "settings-not-exposed": "These settings cannot be changed from here.",
   "settings-rejected": "The host rejected these settings.",
   "credential-rejected": "The host rejected this credential.",
+  "agent-preset-not-found": "That agent preset does not exist.",
+  "agent-preset-invalid": "That agent preset cannot be used.",
+  "agent-preset-read-only": "Shipped presets are read-only: copy one to make your own.",
+  "agent-preset-locked": "This session has already started; start a new session to use another preset.",
+  "agent-preset-conflict": "A session with this id already exists with another preset.",
+  "model-discovery-failed": "The endpoint's models could not be listed.",
+  "job-not-found": "That background job is gone (jobs end when the app closes).",
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",
@@ -27,7 +35,8 @@ export function describeError(err) {
   if (!err) return "";
   if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
-    const extra = err.code === "agent-busy" || err.code === "attachment-error" ? err.details?.reason : null;
+    const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid"];
+    const extra = withReason.includes(err.code) ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];
   }
@@ -51,14 +60,11 @@ export function classifyProblem(err) {
 }
 
 /**
- * Provider configuration check from settings.describe + credentials.describe values: the
- * provider needs a key and its credential is not configured → "provider-not-configured".
+ * Provider configuration check from `llm.providers` and the host's default provider (host.describe):
+ * the route the new sessions start on cannot serve (no key, bad URL) → "provider-not-configured".
  */
-export function providerProblem(settings, credentials) {
-  if (!settings) return null;
-  const provider = settings.values?.provider ?? "local";
-  const info = (settings.providers ?? []).find((p) => p.provider === provider);
-  if (!info?.needsKey) return null;
-  const cred = (credentials?.items ?? []).find((c) => c.ref === provider);
-  return cred?.configured ? null : "provider-not-configured";
+export function providerProblem(providers, provider) {
+  if (!Array.isArray(providers) || !provider) return null;
+  const route = providers.find((p) => p.provider === provider);
+  return route && !route.active ? "provider-not-configured" : null;
 }

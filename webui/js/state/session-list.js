@@ -59,7 +59,8 @@ export function flattenTree(roots) {
 
 /** A blank session to reuse for "New session" (the newest), or null. */
 export function reusableBlank(summaries, cwd = null) {
-  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && (cwd === null || !s.cwd || s.cwd === cwd));
+  // `commandsRun`: the person ran a command there (still blank: no turn), e.g. /plan: not "new".
+  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && !s.commandsRun && (cwd === null || !s.cwd || s.cwd === cwd));
   blanks.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
   return blanks[0] ?? null;
 }

@@ -2,9 +2,10 @@
 // Routes mux and host frames; rebuild() re-lists sessions and reopens open sessions. No DOM.
 //
 // Events: "list" (summaries changed), "active" (active session changed), "pending"
-// (approvals/questions changed; arg {added?: entry}), "queue" (sessionId), "agent-error"
-// ({sessionId, message}), "config" (settings/credentials/models changed), "model-status"
-// ({model, state}: the built-in model loading on the first local turn), "error" (message).
+// (approvals/questions changed; arg {added?: entry}), "queue" (sessionId), "jobs" (sessionId),
+// "agent-error" ({sessionId, message}), "config" (settings/credentials/models changed),
+// "model-status" ({model, state}: the built-in model loading on the first local turn), "error"
+// (message).
 
 import { Emitter } from "./emitter.js";
 import { Session } from "./session.js";
@@ -21,7 +22,8 @@ export class SessionManager extends Emitter {
     this.sessions = new Map(); // open sessions, most recently used last
     this.activeId = null;
     this.pending = new Map(); // rpcId → {rpcId, kind, sessionId, frame, state, error}
-    this.queues = new Map(); // sessionId → queue items
+    this.queues = new Map(); // sessionId → QueuedInboxItem[] (placement queued | steering | context)
+    this.jobs = new Map(); // sessionId → JobView[] (absent: none)
     this.hostInfo = null;
     this.listLoaded = false;
   }
@@ -58,9 +60,22 @@ export class SessionManager extends Emitter {
     this.emit("list");
   }
 
-  /** The connection dropped: pending cards stay visible but must be confirmed by a replay. */
+  /** The connection dropped: pending cards stay visible but must be confirmed by a replay; queues
+   * and jobs come again as baselines when the mux reopens (absent = none). */
   markPendingStale() {
     for (const p of this.pending.values()) p.stale = true;
+    const sessions = new Set([...this.queues.keys(), ...this.jobs.keys()]);
+    this.queues.clear();
+    this.jobs.clear();
+    for (const sid of sessions) {
+      this.emit("queue", sid);
+      this.emit("jobs", sid);
+    }
+  }
+
+  /** The input a person sees waiting (queued and steering; injected context stays hidden). */
+  visibleQueue(sessionId) {
+    return (this.queues.get(sessionId) ?? []).filter((i) => i.placement !== "context");
   }
 
   /** Reconnect = rebuild: list again, reopen every open session. */
@@ -210,6 +225,11 @@ export class SessionManager extends Emitter {
         this.queues.set(f.sessionId, f.items);
         this.emit("queue", f.sessionId);
         return;
+      case "session/jobs":
+        if (f.jobs.length) this.jobs.set(f.sessionId, f.jobs);
+        else this.jobs.delete(f.sessionId);
+        this.emit("jobs", f.sessionId);
+        return;
       case "session/projection": {
         const s = this.sessions.get(f.sessionId);
         const fresh = s ? s.onProjection(f.key, f.value, f.seq) : true;
@@ -233,6 +253,7 @@ export class SessionManager extends Emitter {
             blank: f.blank,
             ...(f.parentSessionId ? { parentSessionId: f.parentSessionId } : {}),
             ...(f.cwd ? { cwd: f.cwd } : {}),
+            ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
           });
           this.emit("list");
         }
@@ -255,6 +276,13 @@ export class SessionManager extends Emitter {
       }
       case "host/agent-error":
         this.emit("agent-error", { sessionId: f.sessionId, message: f.message });
+        return;
+      case "host/session-preset-changed":
+        if (this.summaries.has(f.sessionId)) this.patchSummary(f.sessionId, { agentPreset: f.agentPreset });
+        this.emit("catalogue", f.sessionId);
+        return;
+      case "host/commands-changed":
+        this.emit("catalogue", null);
         return;
       case "host/model-status":
         this.emit("model-status", { model: f.model, state: f.state });

@@ -11,11 +11,18 @@ import { QueueView } from "./queue-view.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
+import { JobsPanel } from "./jobs-panel.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
+import { OnboardingNotice } from "./onboarding.js";
 import { Notifier } from "./notify.js";
 import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
+import { Catalogues } from "../state/catalogue.js";
+import { PresetPicker } from "./preset-picker.js";
+import { PresetViewer } from "./preset-viewer.js";
+import { HelpDialog } from "./help-dialog.js";
+import { runClient, runCommand } from "./commands.js";
 import { transportFailure } from "../client/errors.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,12 +34,15 @@ export class App {
     this.connection = new ConnectionController({ client });
     this.sessionUnsubs = [];
     this.todosOpen = false;
+    this.jobsOpen = false;
+    this.lastStop = { at: 0, sessionId: null };
     const toast = (m, tone) => this.status.toast(m, tone);
     this.status = new StatusView({ banners: $("banners"), overlay: $("overlay"), toasts: $("toasts") }, {
       retryNow: () => this.connection.retryNow(),
       openSettings: () => this.settings.open(),
     });
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
+    this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
     this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
     this.sidebar = new SidebarView($("sidebar-body"), {
       manager: this.manager,
@@ -44,16 +54,31 @@ export class App {
       focusComposer: () => this.composer.focus(),
     });
     this.topbar = new TopBar($("topbar"), {
+      client,
+      toast,
       modelPicker: this.modelPicker,
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
+      toggleJobs: () => this.toggleJobs(),
       exportSession: (id) => this.exportSession(id),
       renameSession: (id) => this.sidebar.startRename(id),
     });
     this.conversation = new ConversationView($("conversation"), { client, tailSlot: $("pending-cards"), onFork: (seq, btn) => this.fork(seq, btn), onRetry: (item, btn) => this.retry(item, btn) });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
-    this.queue = new QueueView($("queue"), { client, toast });
-    this.composer = new ComposerView($("composer"), { send: (mode, content) => this.send(mode, content), stop: () => this.stop(), toast });
+    this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
+    this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
+    this.catalogues = new Catalogues({ client });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: (id) => this.presets.value?.presets.find((p) => p.id === id) });
+    this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
+    this.help = new HelpDialog();
+    this.composer = new ComposerView($("composer"), {
+      send: (mode, content) => this.send(mode, content),
+      stop: () => this.stop(),
+      toast,
+      catalogue: () => this.catalogues.get(this.manager.activeId),
+      runCommand: (line) => runCommand(this, line),
+      runClient: (name) => runClient(this, name),
+    });
     this.notifier = new Notifier();
     this.emptyState = $("empty-state");
     this.wire();
@@ -89,6 +114,7 @@ export class App {
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
+      this.onboarding.check();
       this.renderAll();
     });
     m.on("list", () => {
@@ -107,23 +133,38 @@ export class App {
         this.notifier.attention("HarnessDesk", what, () => this.open(added.sessionId));
       }
     });
-    m.on("queue", (sid) => sid === m.activeId && this.queue.set(sid, m.queues.get(sid)));
+    m.on("queue", (sid) => {
+      if (sid !== m.activeId) return;
+      this.queue.set(sid, m.visibleQueue(sid), this.running());
+      this.composer.setWaiting(m.visibleQueue(sid).length);
+    });
+    m.on("jobs", (sid) => sid === m.activeId && this.renderAll());
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
-    m.on("config", () => {
+    m.on("config", (type) => {
+      if (type === "host/settings-changed") {
+        this.onboarding.check();
+        this.presets.invalidate(); // the default agent preset may have changed
+      }
       this.checkProvider();
       this.modelPicker.refresh();
+      this.settings.changed();
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
     m.on("error", (msg) => this.status.toast(msg));
+    m.on("catalogue", (sid) => {
+      this.catalogues.invalidate(sid);
+      if (sid === null) this.presets.invalidate();
+      else if (sid === m.activeId) this.presets.show(sid, m.summaries.get(sid)?.agentPreset);
+    });
     installShortcuts({
       newSession: () => this.newSession(),
       focusSearch: () => {
         this.toggleSidebar(true);
         this.sidebar.focusSearch();
       },
-      cancelTurn: () => this.running() && this.stop(),
+      cancelTurn: () => this.running() && this.stop({ escape: true }),
       closeSidebar: () => this.toggleSidebar(false),
     });
     $("open-settings").addEventListener("click", () => this.settings.open());
@@ -153,7 +194,8 @@ export class App {
     this.conversation.setSession(session);
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
-    this.queue.set(sid, sid ? this.manager.queues.get(sid) : []);
+    this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
+    this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);
     this.modelPicker.setSession(sid);
     this.status.setProblem("model-unavailable", false);
     if (session) {
@@ -216,11 +258,30 @@ export class App {
     return true;
   }
 
-  async stop() {
+  /**
+   * Stop the running turn. What waits (queued messages, steering) stays and the next item starts;
+   * `clearQueue` (the queue's "Stop all", the toast's action, or Esc pressed again within 3 s)
+   * drops it too.
+   */
+  async stop({ clearQueue = false, escape = false } = {}) {
     const s = this.manager.active;
     if (!s) return;
-    const r = await this.client.call("session.cancel", { sessionId: s.sessionId }).catch(transportFailure);
-    if (!r.ok) this.status.toast(describeError(r.error));
+    const sid = s.sessionId;
+    const again = escape && this.lastStop.sessionId === sid && Date.now() - this.lastStop.at < 3000;
+    const clear = clearQueue || again;
+    const waiting = this.manager.visibleQueue(sid).length;
+    this.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
+    const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
+    const r = await this.client.call("session.cancel", payload).catch(transportFailure);
+    if (!r.ok) {
+      this.status.toast(describeError(r.error));
+      return;
+    }
+    if (clear) this.status.toast("Stopped, and the waiting messages were cleared.", "info");
+    else if (waiting) {
+      const what = waiting === 1 ? "1 waiting message runs" : `${waiting} waiting messages run`;
+      this.status.toast(`Stopped this turn; ${what} next.`, "info", { label: "Stop all", testid: "toast-stop-all", run: () => this.stop({ clearQueue: true }) });
+    }
   }
 
   async fork(atSeq, btn) {
@@ -256,13 +317,14 @@ export class App {
   }
 
   async checkProvider() {
-    const [s, c] = await Promise.all([
-      this.client.call("settings.describe", {}).catch(() => null),
-      this.client.call("credentials.describe", {}).catch(() => null),
+    const [p, d] = await Promise.all([
+      this.client.call("llm.providers", {}).catch(() => null),
+      this.client.call("host.describe", {}).catch(() => null),
     ]);
-    if (!s?.ok) return; // not privileged here, or not offered: rely on error codes instead
-    const problem = providerProblem(s.value, c?.ok ? c.value : null);
-    this.status.setProblem("provider-not-configured", problem === "provider-not-configured");
+    if (!p?.ok || !d?.ok) return; // rely on error codes instead
+    const problem = providerProblem(p.value.providers, d.value.provider);
+    const route = p.value.providers.find((r) => r.provider === d.value.provider);
+    this.status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -285,12 +347,23 @@ export class App {
     this.renderAll();
   }
 
+  toggleJobs() {
+    this.jobsOpen = !this.jobsOpen;
+    this.renderAll();
+  }
+
   renderHeader() {
     const m = this.manager;
     const s = m.active;
     const summary = s ? m.summaries.get(s.sessionId) : null;
     const title = s?.title ?? summary?.title;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen });
+    const preset = summary?.agentPreset ?? s?.fold.preset ?? null;
+    if (preset && !this.presets.value) this.presets.load();
+    const jobs = s ? m.jobs.get(s.sessionId) ?? [] : [];
+    const context = s?.projections.get("context")?.value ?? null;
+    const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen });
+    this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
@@ -309,7 +382,8 @@ export class App {
   renderActivity() {
     const s = this.manager.active;
     const running = this.running();
-    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null);
+    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null, !!s?.fold.compacting);
+    this.queue.setRunning(running);
     return running;
   }
 
@@ -318,6 +392,7 @@ export class App {
     const conv = $("conversation");
     const m = this.manager;
     let content = null;
+    let key = null;
     if (!s && m.listLoaded) {
       const hasSessions = [...m.summaries.values()].some((x) => !x.blank);
       content = [
@@ -328,7 +403,10 @@ export class App {
       ];
       el.dataset.testid = "empty-state";
     } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
-      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter.")];
+      key = `session-empty:${s.sessionId}`;
+      if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
+      const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
+      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), this.presets.show(s.sessionId, preset)];
       el.dataset.testid = "session-empty";
     } else if (s?.error && s.fold.items.length === 0) {
       content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
@@ -337,6 +415,8 @@ export class App {
       content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
       el.dataset.testid = "session-loading";
     }
+    if (key) el.dataset.key = key;
+    else delete el.dataset.key;
     el.hidden = !content;
     conv.classList.toggle("is-empty", !!content);
     if (content) setChildren(el, content);

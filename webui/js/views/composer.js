@@ -1,11 +1,21 @@
 // The composer: Enter sends (mode "queue"), Shift+Enter is a newline, Steer while running
 // (mode "steer"), Stop (session.cancel), image paste/drop/pick as base64 image content.
+// `/` opens the slash menu; a message that starts with a known command runs it instead.
 
 import { h, icon, clear } from "./dom.js";
 import { fileToImageInput } from "./attachments.js";
+import { SlashMenu } from "./slash-menu.js";
+import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
+
+const CLIENT_NAMES = new Set(CLIENT_COMMANDS.map((c) => c.name));
 
 export class ComposerView {
-  /** @param {HTMLElement} root @param {{send(mode, content): Promise<boolean>, stop(): void, toast(msg): void}} actions */
+  /**
+   * @param {HTMLElement} root
+   * @param {{send(mode, content): Promise<boolean>, stop(): void, toast(msg): void,
+   *   catalogue(): Promise<{commands, skills, warnings}>, runCommand(line): Promise<boolean>,
+   *   runClient(name): void}} actions
+   */
   constructor(root, actions) {
     this.actions = actions;
     this.images = []; // {input, url}
@@ -26,7 +36,8 @@ export class ComposerView {
     this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: "Send (Enter)" }, icon("send"), h("span", { class: "btn-label" }, "Send"));
     this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
     this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
-    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · paste or drop images");
+    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · paste or drop images");
+    this.menu = new SlashMenu(this.input, { catalogue: () => actions.catalogue(), runClient: (name) => actions.runClient(name), changed: () => this.refresh() });
     this.box = h(
       "div",
       { class: "composer-box" },
@@ -34,19 +45,30 @@ export class ComposerView {
       this.input,
       h("div", { class: "composer-actions" }, this.attachBtn, this.file, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
     );
-    root.append(this.box, hint);
+    root.append(this.menu.el, this.box, hint);
     this.wire();
     this.refresh();
   }
 
   wire() {
     this.input.addEventListener("keydown", (e) => {
+      if (!e.isComposing && this.menu.onKeyDown(e)) {
+        e.preventDefault();
+        e.stopPropagation(); // Escape closes the menu, not the turn
+        return;
+      }
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
         e.preventDefault();
         this.submit(e.ctrlKey || e.metaKey ? "steer" : "queue");
       }
     });
-    this.input.addEventListener("input", () => this.refresh());
+    this.input.addEventListener("input", () => {
+      this.refresh();
+      this.menu.update();
+    });
+    this.input.addEventListener("click", () => this.menu.update());
+    this.input.addEventListener("keyup", (e) => (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End") && this.menu.update());
+    this.input.addEventListener("blur", () => this.menu.close());
     this.input.addEventListener("paste", (e) => {
       const files = [...(e.clipboardData?.files ?? [])].filter((f) => f.type.startsWith("image/"));
       if (files.length) {
@@ -112,13 +134,33 @@ export class ComposerView {
     return out;
   }
 
+  /** The command a message runs instead of being sent: {name, client} or null. */
+  async command() {
+    const text = this.input.value;
+    if (this.images.length || !/^\/[a-z]/.test(text)) return null;
+    const catalogue = await this.actions.catalogue();
+    const names = new Set([...catalogue.commands.map((c) => c.name), ...CLIENT_NAMES]);
+    const line = commandLine(text, names);
+    return line ? { name: line.name, client: CLIENT_NAMES.has(line.name) && !catalogue.commands.some((c) => c.name === line.name) } : null;
+  }
+
   async submit(mode) {
     const content = this.content();
     if (content.length === 0 || this.busy) return;
     if (mode === "steer" && !this.running) mode = "queue";
+    this.menu.close();
     this.busy = true;
     this.refresh();
-    const ok = await this.actions.send(mode, content);
+    const command = await this.command();
+    let ok;
+    if (command?.client) {
+      this.actions.runClient(command.name);
+      ok = true;
+    } else if (command) {
+      ok = await this.actions.runCommand(this.input.value);
+    } else {
+      ok = await this.actions.send(mode, content);
+    }
     this.busy = false;
     if (ok) {
       this.input.value = "";
@@ -132,6 +174,12 @@ export class ComposerView {
 
   setRunning(running) {
     this.running = running;
+    this.refresh();
+  }
+
+  /** How many messages wait behind the running turn (Stop keeps them; they run next). */
+  setWaiting(count) {
+    this.waiting = count;
     this.refresh();
   }
 
@@ -151,6 +199,9 @@ export class ComposerView {
     this.steerBtn.disabled = !enabled || !has || this.busy;
     this.stopBtn.hidden = !this.running;
     this.stopBtn.disabled = !enabled;
+    this.stopBtn.title = this.waiting
+      ? `Stop this turn (Esc); the ${this.waiting === 1 ? "waiting message runs" : `${this.waiting} waiting messages run`} next. Esc again, or Stop all, clears them.`
+      : "Stop the running turn (Esc)";
   }
 
   focus() {

@@ -11,6 +11,7 @@ const PAGE = 40;
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
 const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
+const COMPACTING_LABEL = "Summarizing the earlier conversation…";
 
 export class ConversationView {
   /** @param {HTMLElement} scroller the role=log element @param ctx {client, onFork, onRetry} */
@@ -59,11 +60,12 @@ export class ConversationView {
     this.unsubs.push(session.on("state", () => this.updateOlder()));
   }
 
-  /** The line under the last row: "Working…", or what the agent waits on ("approval" | "question"). */
-  setActivity(running, waiting = null) {
-    this.working.hidden = !running && !waiting;
-    this.working.dataset.state = waiting ? `waiting-${waiting}` : "working";
-    this.workingLabel.textContent = WAITING_LABEL[waiting] ?? "Working…";
+  /** The line under the last row: "Working…", "Summarizing…", or what the agent waits on
+   * ("approval" | "question"). */
+  setActivity(running, waiting = null, compacting = false) {
+    this.working.hidden = !running && !waiting && !compacting;
+    this.working.dataset.state = waiting ? `waiting-${waiting}` : compacting ? "compacting" : "working";
+    this.workingLabel.textContent = WAITING_LABEL[waiting] ?? (compacting ? COMPACTING_LABEL : "Working…");
   }
 
   isPinned() {

@@ -64,6 +64,12 @@ const ICONS = {
   terminal: "M4 5h16v14H4zM7 9l3 3-3 3M12 15h5",
   file: "M6 3h8l4 4v14H6zM14 3v4h4",
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
+  book: "M5 4h10a3 3 0 0 1 3 3v13H8a3 3 0 0 1-3-3zM5 17a3 3 0 0 1 3-3h10",
+  slash: "M15 4L9 20",
+  shield: "M12 3l7 3v5c0 4.5-3 8.5-7 10-4-1.5-7-5.5-7-10V6z",
+  compress: "M4 7h16M7 12h10M10 17h4",
+  jobs: "M5 6h14v4H5zM5 14h14v4H5zM8 8h.01M8 16h.01",
+  info: "M12 8h.01M11 12h1v5h1M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z",
 };
 
 /** An inline SVG icon (built with createElementNS; decorative, hidden from assistive tech). */

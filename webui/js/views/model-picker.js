@@ -1,5 +1,6 @@
-// Model picker from session.models: groups per provider; the current selection is shown even
-// when the catalog does not list it; choosing calls session.selectModel.
+// Model picker from session.models: the models of every ready route, grouped per provider; the
+// current selection is shown even when the catalog does not list it; a model that takes a
+// reasoning effort offers its efforts as a second choice; choosing calls session.selectModel.
 
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
@@ -51,12 +52,13 @@ export class ModelPicker {
     let listed = false;
     this.entries = new Map();
     for (const g of v.groups) {
-      const og = h("optgroup", { label: g.label ?? g.provider });
+      const og = h("optgroup", { label: g.name });
       for (const m of g.models) {
-        const key = `${g.provider}${SEP}${m.model}`;
-        this.entries.set(key, { provider: g.provider, ...m });
+        const key = `${g.id}${SEP}${m.id}`;
+        const efforts = (m.reasoning?.efforts ?? []).map((e) => e.id);
+        this.entries.set(key, { provider: g.id, model: m.id, reasoningEfforts: efforts, defaultEffort: m.reasoning?.defaultEffort ?? null });
         if (key === curKey) listed = true;
-        og.append(h("option", { value: key }, m.label ?? m.model));
+        og.append(h("option", { value: key }, m.name));
       }
       if (g.models.length) this.select.append(og);
     }
@@ -75,7 +77,8 @@ export class ModelPicker {
     const efforts = entry?.reasoningEfforts ?? [];
     this.effort.hidden = efforts.length === 0;
     if (!efforts.length) return;
-    this.effort.append(h("option", { value: "" }, "default effort"));
+    const fallback = entry?.defaultEffort ? `default (${entry.defaultEffort})` : "default effort";
+    this.effort.append(h("option", { value: "" }, fallback));
     for (const e of efforts) this.effort.append(h("option", { value: e }, e));
     this.effort.value = current && efforts.includes(current) ? current : "";
   }

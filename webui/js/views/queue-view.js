@@ -1,5 +1,7 @@
-// The visible queue of pending next-turn inputs (from session/queue snapshots), each editable,
-// removable or promotable to steer through session.updateQueue.
+// The input waiting for the agent (from session/queue snapshots: queued next-turn input and
+// steering for the next step; injected context is not shown), each editable, removable or
+// promotable to steer through session.updateQueue. While the agent works, "Stop all" ends the
+// turn and clears this list (a plain Stop keeps it: the next item starts).
 
 import { h, icon, clear } from "./dom.js";
 import { contentToPromptInput } from "./attachments.js";
@@ -7,21 +9,29 @@ import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 
 export class QueueView {
-  /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
+  /** @param {HTMLElement} root @param {{client, toast(msg), stopAll(): void}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
     this.sessionId = null;
     this.items = [];
-    this.editing = null; // itemId being edited
+    this.running = false;
+    this.editing = null; // id of the item being edited
   }
 
-  set(sessionId, items) {
+  set(sessionId, items, running = this.running) {
     if (sessionId !== this.sessionId) this.editing = null;
     this.sessionId = sessionId;
     this.items = items ?? [];
-    if (this.editing && !this.items.some((i) => i.itemId === this.editing)) this.editing = null;
+    this.running = running;
+    if (this.editing && !this.items.some((i) => i.id === this.editing)) this.editing = null;
     this.render();
+  }
+
+  setRunning(running) {
+    if (running === this.running) return;
+    this.running = running;
+    if (!this.editing) this.render();
   }
 
   async update(itemId, action) {
@@ -34,27 +44,35 @@ export class QueueView {
     clear(this.root);
     this.root.hidden = this.items.length === 0;
     if (!this.items.length) return;
-    this.root.append(h("h2", { class: "queue-title" }, `Queued (${this.items.length})`));
+    const head = h("div", { class: "queue-head" }, h("h2", { class: "queue-title" }, `Waiting (${this.items.length})`));
+    if (this.running) {
+      const stopAll = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "queue-stop-all", title: "Stop the running turn and clear everything that waits" }, icon("stop"), h("span", {}, "Stop all"));
+      stopAll.addEventListener("click", () => this.ctx.stopAll());
+      head.append(h("span", { class: "spacer" }), stopAll);
+    }
+    this.root.append(head);
     const list = h("ol", { class: "queue-list", role: "list" });
     for (const item of this.items) list.append(this.itemNode(item));
     this.root.append(list);
   }
 
   itemNode(item) {
-    const text = item.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
-    const images = item.content.filter((b) => b.type === "image").length;
-    const li = h("li", { class: ["queue-item", item.mode === "steer" && "is-steer"], testid: "queue-item", dataset: { itemId: item.itemId } });
-    if (this.editing === item.itemId) {
+    const content = item.message?.content ?? [];
+    const steering = item.placement === "steering";
+    const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    const images = content.filter((b) => b.type === "image").length;
+    const li = h("li", { class: ["queue-item", steering && "is-steer"], testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
+    if (this.editing === item.id) {
       const ta = h("textarea", { class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
       ta.value = text;
       const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
       const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
       const doSave = async () => {
-        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, item.content.filter((b) => b.type !== "text"));
+        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, content.filter((b) => b.type !== "text"));
         const content = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...rest];
         if (!content.length) return;
         save.disabled = true;
-        if (await this.update(item.itemId, { kind: "edit", content })) this.editing = null;
+        if (await this.update(item.id, { kind: "edit", content })) this.editing = null;
         this.render();
       };
       save.addEventListener("click", doSave);
@@ -80,14 +98,14 @@ export class QueueView {
     const steer = h("button", { type: "button", class: "btn btn-small", testid: "queue-steer", title: "Deliver now, at the next step" }, icon("steer"), h("span", {}, "Steer"));
     const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-remove", title: "Remove", "aria-label": "Remove queued message" }, icon("trash"));
     edit.addEventListener("click", () => {
-      this.editing = item.itemId;
+      this.editing = item.id;
       this.render();
     });
-    steer.addEventListener("click", () => this.update(item.itemId, { kind: "steer" }));
-    remove.addEventListener("click", () => this.update(item.itemId, { kind: "remove" }));
+    steer.addEventListener("click", () => this.update(item.id, { kind: "steer" }));
+    remove.addEventListener("click", () => this.update(item.id, { kind: "remove" }));
     li.append(
       h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null),
-      h("div", { class: "queue-actions" }, item.mode === "steer" ? h("span", { class: "badge" }, "steer") : steer, edit, remove),
+      h("div", { class: "queue-actions" }, steering ? h("span", { class: "badge", title: "Delivered at the agent's next step" }, "steer") : steer, edit, remove),
     );
     return li;
   }

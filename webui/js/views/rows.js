@@ -29,6 +29,19 @@ export function renderRow(item, ctx) {
     case "notice":
       el = h("div", { class: `row notice tone-${item.tone ?? "info"}`, testid: "notice-row" }, item.text);
       break;
+    case "command":
+      el = h("div", { class: "row command-row", testid: "command-row" });
+      updateCommand(el, item);
+      break;
+    case "skill":
+      el = skillRow(item);
+      break;
+    case "summary":
+      el = summaryRow(item, ctx);
+      break;
+    case "context":
+      el = contextRow(item);
+      break;
     default:
       el = rawRow(item);
   }
@@ -48,6 +61,8 @@ export function updateRow(el, item, ctx) {
     case "notice":
       el.textContent = item.text;
       return;
+    case "command":
+      return updateCommand(el, item);
     default: {
       const fresh = renderRow(item, ctx);
       el.replaceWith(fresh);
@@ -154,6 +169,73 @@ function updateTurnEnd(el, item, ctx) {
     parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
   }
   setChildren(el, parts, meta);
+}
+
+const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed" };
+
+/** A slash command the person ran: `/name args` and, once settled, its result. */
+function updateCommand(el, item) {
+  el.dataset.status = item.status;
+  el.dataset.commandId = item.commandId;
+  const line = item.name ? `/${item.name}${item.args ?? ""}` : "Command";
+  const status = h("span", { class: "command-status", testid: "command-status" }, COMMAND_STATUS[item.status] ?? item.status);
+  setChildren(
+    el,
+    h("div", { class: "command-line" }, icon("terminal"), h("code", { testid: "command-line" }, line), status),
+    item.text ? h("p", { class: "command-result", testid: "command-result" }, item.text) : null,
+  );
+}
+
+/** A skill the person invoked with /name: its instructions went to the model (collapsed here). */
+function skillRow(item) {
+  return h(
+    "details",
+    { class: "row skill-row", testid: "skill-row" },
+    h("summary", {}, icon("book"), h("span", {}, "Skill "), h("code", {}, `/${item.name}`), h("span", { class: "muted" }, " loaded for the agent")),
+    h("pre", { class: "skill-text" }, item.text),
+  );
+}
+
+const CONTEXT_LABEL = { jobs: "Background job", approvals: "Approval notice" };
+
+/** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
+function contextRow(item) {
+  const first = item.text.split("\n", 1)[0];
+  return h(
+    "details",
+    { class: "row context-row", testid: "context-row", dataset: { plugin: item.plugin } },
+    h("summary", { title: "Given to the agent as context" }, icon("info"), h("span", { class: "context-label" }, CONTEXT_LABEL[item.plugin] ?? "Context"), h("span", { class: "context-first" }, first)),
+    h("pre", { class: "context-text" }, item.text),
+  );
+}
+
+/**
+ * "Earlier conversation summarized": the summary the agent now continues from, and (expanded)
+ * the original rows it replaced. Those are rendered only when opened.
+ */
+function summaryRow(item, ctx) {
+  const what = `${fmt.format(item.count)} message${item.count === 1 ? "" : "s"}${item.tokens ? ` · ~${fmt.format(item.tokens)} tokens` : ""}`;
+  const body = h("div", { class: "summary-body" });
+  const details = h(
+    "details",
+    { class: "summary-details" },
+    h("summary", { testid: "summary-toggle" }, icon("compress"), h("strong", {}, "Earlier conversation summarized"), h("span", { class: "summary-meta" }, what, item.manual ? " · /compact" : " · automatically")),
+    body,
+  );
+  details.addEventListener("toggle", () => {
+    if (!details.open || body.childElementCount) return;
+    const text = h("div", { class: "md summary-text", testid: "summary-text" });
+    renderMarkdownInto(text, item.text);
+    const rows = h("div", { class: "shadowed-rows", testid: "shadowed-rows" });
+    for (const child of item.shadowed) rows.append(renderRow(child, ctx));
+    body.append(
+      h("h3", { class: "summary-heading" }, "What the agent remembers"),
+      text,
+      h("h3", { class: "summary-heading" }, "The original messages"),
+      item.shadowed.length ? rows : h("p", { class: "muted small", testid: "shadowed-elsewhere" }, "They are on older pages: use “Load older messages” above, then open this again."),
+    );
+  });
+  return h("section", { class: "row summary-row", testid: "summary-row" }, details);
 }
 
 function rawRow(item) {

@@ -1,76 +1,41 @@
-// Settings: provider, base URL, model, reasoning effort (settings.describe / settings.update)
-// and the provider's API key (credentials.describe / set / unset). The key field is write-only:
-// it is never filled from the host, only its "configured" state is shown.
+// Settings, built from settings.describe: a card per model provider (the built-in model,
+// DeepSeek, each OpenAI-compatible endpoint profile, which can be added, renamed and removed),
+// the default permission preset for new sessions, and any other exposed namespace as a plain form.
+// Keys are write-only: only "configured (environment / file)" ever comes back.
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { RemoteCard, localCard } from "./provider-cards.js";
+import { scalarFields } from "./schema-form.js";
+import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
+
+const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
+const LABELS = { permission: "Permissions", "agent-presets": "Agent presets" };
+const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
   /** ctx: {client, onChanged()} */
   constructor(ctx) {
     this.ctx = ctx;
-    this.settings = null;
-    this.creds = null;
-    this.provider = h("select", { id: "set-provider", testid: "settings-provider" });
-    this.baseUrl = h("input", { id: "set-base-url", type: "url", testid: "settings-base-url", autocomplete: "off", spellcheck: "false" });
-    this.model = h("input", { id: "set-model", type: "text", testid: "settings-model", autocomplete: "off", spellcheck: "false" });
-    this.effort = h("input", { id: "set-effort", type: "text", testid: "settings-effort", autocomplete: "off", placeholder: "provider default" });
-    this.key = h("input", { id: "set-key", type: "password", testid: "settings-api-key", autocomplete: "new-password", spellcheck: "false", placeholder: "Paste a new key" });
-    // Chrome wants a (hidden) username beside a password: the provider the key belongs to.
-    this.keyUser = h("input", { type: "text", name: "username", autocomplete: "username", hidden: true, tabindex: "-1", "aria-hidden": "true" });
-    this.keyStatus = h("span", { class: "key-status", testid: "credential-status" });
+    this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
+    this.cards = [];
+    this.draft = null; // a profile being added, not saved yet
     this.message = h("p", { class: "settings-message", testid: "settings-message", role: "status" });
-    this.saveBtn = h("button", { type: "submit", class: "btn btn-primary", testid: "settings-save" }, "Save settings");
-    this.saveKeyBtn = h("button", { type: "submit", class: "btn", testid: "settings-save-key" }, "Save key");
-    this.removeKeyBtn = h("button", { type: "button", class: "btn btn-danger", testid: "settings-remove-key" }, "Remove key");
-    // A form of its own (a password field outside a form makes Chrome warn): submit = save key.
-    this.keySection = h(
-      "form",
-      { class: "key-form", autocomplete: "off", novalidate: true },
-      h(
-        "fieldset",
-        { class: "key-section" },
-        h("legend", {}, "API key"),
-        h("p", {}, this.keyStatus),
-        h("label", { for: "set-key" }, "New key"),
-        this.keyUser,
-        this.key,
-        h("p", { class: "hint" }, "Stored by the host; it is never shown again."),
-        h("div", { class: "row-actions" }, this.removeKeyBtn, this.saveKeyBtn),
-      ),
-    );
+    this.body = h("div", { class: "settings-body", testid: "settings-body" });
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "settings-close", "aria-label": "Close settings" }, icon("x"));
-    const field = (id, label, input, hint) => h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
-    this.form = h(
-      "form",
-      { class: "settings-form", method: "dialog" },
-      field("set-provider", "Provider", this.provider),
-      field("set-base-url", "Base URL", this.baseUrl, "Leave empty for the provider's default."),
-      field("set-model", "Default model", this.model, "Used by new sessions and after a model change."),
-      field("set-effort", "Reasoning effort", this.effort),
-      h("div", { class: "row-actions" }, this.saveBtn),
-    );
+    this.docBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-document" }, "Open settings.json");
+    this.docBtn.addEventListener("click", () => this.openDocument());
     this.el = h(
       "dialog",
-      { class: "settings-dialog", testid: "settings-dialog", "aria-labelledby": "settings-title" },
+      { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, "Settings"), close),
       this.message,
-      this.form,
-      this.keySection,
+      this.body,
+      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, "Changes apply at once, in every open window."), this.docBtn),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());
-    this.form.addEventListener("submit", (e) => {
-      e.preventDefault();
-      this.save();
-    });
-    this.provider.addEventListener("change", () => this.renderProvider());
-    this.keySection.addEventListener("submit", (e) => {
-      e.preventDefault(); // no navigation: the key goes to the host by credentials.set
-      if (!this.saveKeyBtn.disabled) this.setKey();
-    });
-    this.removeKeyBtn.addEventListener("click", () => this.unsetKey());
   }
 
   say(text, tone = "info") {
@@ -80,9 +45,21 @@ export class SettingsDialog {
 
   async open() {
     this.say("");
+    this.draft = null;
+    this.shown = false;
     if (!this.el.open) this.el.showModal();
     await this.load();
-    this.provider.focus();
+    this.el.querySelector("summary, input, select, button")?.focus();
+  }
+
+  /** A host change (another window, a hand edit): reload unless a card holds unsaved edits. */
+  async changed() {
+    if (!this.el.open) return;
+    if (this.cards.some((c) => c.dirty) || this.draft) {
+      this.say("Settings changed elsewhere; save or close to see the new values.");
+      return;
+    }
+    await this.load();
   }
 
   async call(method, payload) {
@@ -90,101 +67,129 @@ export class SettingsDialog {
   }
 
   async load() {
-    const [s, c] = await Promise.all([this.call("settings.describe", {}), this.call("credentials.describe", {})]);
+    const [s, p, d] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {})]);
     if (!s.ok) {
+      clear(this.body);
       this.say(`Settings are not available here: ${describeError(s.error)}`, "error");
-      this.form.hidden = true;
-      this.keySection.hidden = true;
+      this.docBtn.hidden = true;
       return;
     }
-    this.form.hidden = false;
-    this.settings = s.value;
-    this.creds = c.ok ? c.value : { items: [] };
-    clear(this.provider);
-    for (const p of s.value.providers) this.provider.append(h("option", { value: p.provider }, p.label));
-    const v = s.value.values;
-    this.provider.value = v.provider;
-    this.baseUrl.value = v.baseUrl ?? "";
-    this.model.value = v.model ?? "";
-    this.effort.value = v.reasoningEffort ?? "";
-    this.key.value = "";
-    this.renderProvider();
+    const refs = refsOf(s.value.namespaces);
+    const c = refs.length ? await this.call("credentials.describe", { refs }) : { ok: true, value: { credentials: {} } };
+    this.describe = s.value;
+    this.providers = p.ok ? p.value.providers : [];
+    const current = d.ok ? this.providers.find((r) => r.provider === d.value.provider) : null;
+    if (current && !current.active && !this.shown) this.open_.add(current.provider); // what needs attention
+    this.shown = true;
+    this.creds = c.ok ? c.value.credentials : {};
+    this.docBtn.hidden = !s.value.hasDocument;
+    this.render();
   }
 
-  info() {
-    return this.settings?.providers.find((p) => p.provider === this.provider.value);
-  }
-
-  renderProvider() {
-    const info = this.info();
-    this.baseUrl.placeholder = info?.defaultBaseUrl ?? "";
-    this.model.placeholder = info?.defaultModel ?? "";
-    this.baseUrl.disabled = this.provider.value === "local";
-    this.keyUser.value = this.provider.value;
-    const cred = this.creds?.items.find((c) => c.ref === this.provider.value);
-    this.keySection.hidden = !info?.needsKey && !cred?.configured;
-    const configured = !!cred?.configured;
-    this.keyStatus.textContent = configured ? `Configured${cred.source === "env" ? " (from an environment variable)" : ""}` : "Not configured";
-    this.keyStatus.dataset.configured = String(configured);
-    this.removeKeyBtn.hidden = !configured || cred?.source !== "file";
-    const writable = cred ? cred.writable : true;
-    this.key.disabled = !writable;
-    this.saveKeyBtn.disabled = !writable;
-  }
-
-  async save() {
-    const values = { provider: this.provider.value };
-    const unset = [];
-    for (const [field, input] of [["baseUrl", this.baseUrl], ["model", this.model], ["reasoningEffort", this.effort]]) {
-      const v = input.value.trim();
-      if (v && !input.disabled) values[field] = v;
-      else if (this.settings?.user.includes(field)) unset.push(field);
+  render() {
+    const spaces = new Map(this.describe.namespaces.map((n) => [n.ns, n]));
+    const route = (key) => this.providers.find((r) => r.provider === key) ?? null;
+    const ctx = {
+      call: (m, payload) => this.call(m, payload),
+      say: (t, tone) => this.say(t, tone),
+      reload: () => this.load(),
+      problem: (e) => problemText(e),
+      write: (m, payload, btn, announce = true) => this.write(m, payload, btn, announce),
+      discardDraft: () => {
+        this.draft = null;
+        this.render();
+      },
+    };
+    this.cards = [];
+    const providerCards = [];
+    if (spaces.has("llm-local")) providerCards.push(this.remember(localCard(spaces.get("llm-local"), route("local"), ctx, this.open_.has("local")), "local"));
+    if (spaces.has("llm-deepseek")) {
+      const card = new RemoteCard({ view: spaces.get("llm-deepseek"), route: route("deepseek"), creds: this.creds, ctx, open: this.open_.has("deepseek") });
+      this.cards.push(card);
+      providerCards.push(this.remember(card.el, "deepseek"));
     }
-    this.saveBtn.disabled = true;
-    const r = await this.call("settings.update", { values, unset, expectedRevision: this.settings?.revision });
-    this.saveBtn.disabled = false;
+    const endpoints = spaces.get("llm-openai-compatible");
+    if (endpoints) {
+      const profiles = endpoints.value.profiles ?? [];
+      profiles.forEach((profile, index) => {
+        const card = new RemoteCard({ view: endpoints, route: route(profile.id), profile, index, creds: this.creds, ctx, open: this.open_.has(profile.id) });
+        this.cards.push(card);
+        providerCards.push(this.remember(card.el, profile.id));
+      });
+      if (this.draft) {
+        const card = new RemoteCard({ view: endpoints, route: null, profile: this.draft, index: profiles.length, creds: this.creds, ctx, open: true });
+        card.dirty = true;
+        this.cards.push(card);
+        providerCards.push(card.el);
+      }
+    }
+    const add = h("button", { type: "button", class: "btn add-endpoint", testid: "settings-add-endpoint", hidden: !endpoints || !!this.draft }, icon("plus"), h("span", { class: "btn-label" }, "Add an OpenAI-compatible endpoint"));
+    add.addEventListener("click", () => this.addEndpoint(endpoints));
+    const sections = [
+      h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, "Model providers"), h("p", { class: "hint" }, "Pick a model for a chat from the model menu above the conversation; it lists every provider that is ready."), providerCards, add),
+    ];
+    for (const view of this.describe.namespaces) {
+      if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
+      const form = this.formSection(view);
+      if (form) sections.push(form);
+    }
+    clear(this.body).append(...sections);
+  }
+
+  remember(el, key) {
+    el.addEventListener("toggle", () => (el.open ? this.open_.add(key) : this.open_.delete(key)));
+    return el;
+  }
+
+  addEndpoint(endpoints) {
+    const taken = new Set((endpoints.value.profiles ?? []).map((p) => p.id));
+    const name = "My endpoint";
+    this.draft = { id: profileIdFor(name, taken), name, baseURL: "" };
+    this.render();
+    this.cards.at(-1)?.el.querySelector("input")?.focus();
+  }
+
+  /** A namespace of plain fields (the default permission preset, …) with its own Save. */
+  formSection(view) {
+    const fields = scalarFields(view);
+    if (!fields.length) return null;
+    const id = `set-ns-${view.ns}`;
+    const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, "Save");
+    save.addEventListener("click", async () => {
+      const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
+      await this.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
+    });
+    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
+    return h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id }, h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save));
+  }
+
+  /** One settings write; a conflict reloads, a refusal shows the host's reason. */
+  async write(method, payload, button, announce = true) {
+    if (button) button.disabled = true;
+    const r = await this.call(method, payload);
+    if (button) button.disabled = false;
     if (!r.ok) {
+      this.say(problemText(r.error), "error");
       if (r.error.code === "settings-conflict") await this.load();
-      this.say(describeError(r.error) + (r.error.details?.field ? ` (${r.error.details.field})` : ""), "error");
-      return;
+      return false;
     }
-    this.settings = r.value;
-    this.say("Settings saved.", "ok");
+    this.draft = null;
     this.ctx.onChanged();
+    if (announce) {
+      this.say("Saved.", "ok");
+      await this.load();
+    }
+    return true;
   }
 
-  async setKey() {
-    const value = this.key.value;
-    if (!value.trim()) {
-      this.say("Paste a key first.", "error");
-      return;
-    }
-    this.saveKeyBtn.disabled = true;
-    const r = await this.call("credentials.set", { ref: this.provider.value, value });
-    this.saveKeyBtn.disabled = false;
-    this.key.value = ""; // never keep the secret in the page
-    if (!r.ok) {
-      this.say(describeError(r.error), "error");
-      return;
-    }
-    this.say("Key saved.", "ok");
-    await this.reloadCreds();
+  async openDocument() {
+    const r = await this.call("settings.openDocument", {});
+    this.say(r.ok ? "settings.json is open in your editor; saved edits apply at once." : problemText(r.error), r.ok ? "ok" : "error");
   }
+}
 
-  async unsetKey() {
-    const r = await this.call("credentials.unset", { ref: this.provider.value });
-    if (!r.ok) {
-      this.say(describeError(r.error), "error");
-      return;
-    }
-    this.say("Key removed.", "ok");
-    await this.reloadCreds();
-  }
-
-  async reloadCreds() {
-    const c = await this.call("credentials.describe", {});
-    if (c.ok) this.creds = c.value;
-    this.renderProvider();
-    this.ctx.onChanged();
-  }
+/** The host's own words for a refusal that carries them; the standard sentence otherwise. */
+function problemText(error) {
+  if (["settings-rejected", "credential-rejected", "model-discovery-failed", "internal"].includes(error?.code) && error.message) return error.message;
+  return describeError(error);
 }

@@ -121,7 +121,7 @@ export class StatusView {
       if (this.dismissed.has(kind)) continue;
       const text =
         kind === "provider-not-configured"
-          ? ["The model provider is not configured.", " Add an API key in Settings, or switch back to the bundled local model."]
+          ? ["The model provider is not ready.", detail ? ` ${detail}: fix it in Settings, or pick another model.` : " Add an API key in Settings, or switch back to the bundled local model."]
           : [`The selected model is unavailable${detail ? ` (${detail})` : ""}.`, " Pick another model, or check the provider in Settings."];
       const open = h("button", { type: "button", class: "btn btn-small", testid: "banner-open-settings" }, icon("gear"), h("span", {}, "Settings"));
       open.addEventListener("click", () => this.ctx.openSettings());
@@ -143,9 +143,18 @@ export class StatusView {
     }
   }
 
-  toast(message, tone = "error") {
+  /** A short message; `action` {label, run, testid?} adds a button that runs it and closes the toast. */
+  toast(message, tone = "error", action = null) {
     if (!message) return;
     const t = h("div", { class: `toast tone-${tone}`, testid: "toast", role: tone === "error" ? "alert" : "status" }, h("span", {}, message));
+    if (action) {
+      const act = h("button", { type: "button", class: "btn btn-small", testid: action.testid ?? "toast-action" }, action.label);
+      act.addEventListener("click", () => {
+        t.remove();
+        action.run();
+      });
+      t.append(act);
+    }
     const close = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": "Dismiss" }, icon("x"));
     close.addEventListener("click", () => t.remove());
     t.append(close);

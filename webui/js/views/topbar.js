@@ -1,11 +1,12 @@
 // The header above the conversation: sidebar toggle (narrow screens), title (double-click to
-// rename), cwd, running badge, model picker, todo toggle, export.
+// rename), cwd, running badge, context meter, model picker, jobs and todo toggles, export.
 
-import { h, icon, setChildren } from "./dom.js";
+import { h, icon, fmt, setChildren } from "./dom.js";
 import { displayTitle, shortenPath } from "../state/session-list.js";
+import { PermissionsView } from "./permissions-view.js";
 
 export class TopBar {
-  /** ctx: {toggleSidebar(), toggleTodos(), exportSession(id), renameSession(id), modelPicker} */
+  /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), exportSession(id), renameSession(id), modelPicker} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -15,19 +16,37 @@ export class TopBar {
     this.title.addEventListener("dblclick", () => this.sessionId && ctx.renameSession(this.sessionId));
     this.cwd = h("span", { class: "heading-cwd", testid: "session-cwd-heading" });
     this.running = h("span", { class: "badge badge-running", testid: "session-running-badge", hidden: true }, h("span", { class: "running-dot", "aria-hidden": "true" }), "running");
+    this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: "The agent preset this session runs" });
+    this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: "Plan mode: the agent plans and changes nothing until /plan off" }, "plan mode");
+    this.instructions = h("span", { class: "heading-instructions", testid: "instructions-file", hidden: true });
     this.todoBtn = h("button", { type: "button", class: "btn btn-small todo-toggle", testid: "todo-toggle", hidden: true, "aria-controls": "todo-panel", "aria-expanded": "false" }, icon("list"), h("span", { class: "btn-label" }, "Todos"));
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
+    this.jobsBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle", testid: "jobs-toggle", hidden: true, "aria-controls": "jobs-panel", "aria-expanded": "false" });
+    this.jobsBtn.addEventListener("click", () => ctx.toggleJobs());
+    this.meterFill = h("span", { class: "ctx-fill" });
+    this.meterText = h("span", { class: "ctx-text", testid: "context-meter-text" });
+    this.meter = h("div", { class: "ctx-meter", testid: "context-meter", role: "meter", "aria-label": "Context used", "aria-valuemin": "0", hidden: true }, h("span", { class: "ctx-bar", "aria-hidden": "true" }, this.meterFill), this.meterText);
     this.exportBtn = h("button", { type: "button", class: "btn btn-icon", testid: "export-session", title: "Export as ZIP", "aria-label": "Export session", hidden: true }, icon("download"));
     this.exportBtn.addEventListener("click", () => this.sessionId && ctx.exportSession(this.sessionId));
+    this.permissions = new PermissionsView({ client: ctx.client, toast: ctx.toast });
     root.append(
       menu,
-      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running), this.cwd),
-      h("div", { class: "top-actions" }, ctx.modelPicker.el, this.todoBtn, this.exportBtn),
+      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.cwd, this.instructions)),
+      h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
 
-  update({ sessionId, summary, title, running, home, todos, todosOpen }) {
+  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions, context, jobs, jobsOpen }) {
     this.sessionId = sessionId;
+    this.permissions.update(sessionId, permissions);
+    this.preset.hidden = !sessionId || !preset;
+    this.preset.textContent = preset ?? "";
+    this.plan.hidden = !sessionId || !plan;
+    this.instructions.hidden = !sessionId || !instructions;
+    if (instructions) {
+      this.instructions.textContent = `· ${instructions.name}${instructions.truncated ? " (first 100 KiB)" : ""}`;
+      this.instructions.title = `Project instructions in use: ${instructions.path}`;
+    }
     this.title.textContent = sessionId ? title || displayTitle(summary ?? {}) : "HarnessDesk";
     this.cwd.textContent = sessionId ? shortenPath(summary?.cwd, home) : "";
     this.running.hidden = !running;
@@ -39,8 +58,33 @@ export class TopBar {
       setChildren(this.todoBtn, icon("list"), h("span", { class: "btn-label" }, `Todos ${done}/${count}`));
     }
     this.todoBtn.setAttribute("aria-expanded", String(!!todosOpen));
+    this.updateJobs(sessionId ? jobs ?? [] : [], jobsOpen);
+    this.updateMeter(sessionId ? context : null);
+  }
+
+  updateJobs(jobs, open) {
+    this.jobsBtn.hidden = jobs.length === 0;
+    const live = jobs.filter((j) => j.status === "running" || j.status === "stopping").length;
+    setChildren(this.jobsBtn, icon("jobs"), h("span", { class: "btn-label" }, "Jobs"), h("span", { class: ["count", live && "is-live"], testid: "jobs-count" }, live ? `${live} running` : String(jobs.length)));
+    this.jobsBtn.setAttribute("aria-expanded", String(!!open));
+  }
+
+  /** Tokens the next request would carry, against the model's window (compaction starts at 80 %). */
+  updateMeter(context) {
+    const ok = context && context.window > 0;
+    this.meter.hidden = !ok;
+    if (!ok) return;
+    const share = Math.min(1, context.tokens / context.window);
+    this.meterFill.style.width = `${(share * 100).toFixed(1)}%`;
+    this.meter.dataset.level = share >= 0.8 ? "full" : share >= 0.6 ? "high" : "ok";
+    this.meter.setAttribute("aria-valuemax", String(context.window));
+    this.meter.setAttribute("aria-valuenow", String(context.tokens));
+    this.meterText.textContent = `${compact.format(context.tokens)} / ${compact.format(context.window)}`;
+    this.meter.title = `Context: about ${fmt.format(context.tokens)} of ${fmt.format(context.window)} tokens (${Math.round(share * 100)} %). Older messages are summarized automatically before a request passes 80 %.`;
   }
 }
+
+const compact = new Intl.NumberFormat(undefined, { notation: "compact", maximumFractionDigits: 1 });
 
 /** The todo list panel (last todo/write wins). */
 export function renderTodos(root, todos) {

@@ -1,16 +1,11 @@
-"""`session.fork` (inheritance, anchors, fork-unavailable) and `settings.*` / `credentials.*`."""
+"""`session.fork`: inheritance, anchors, fork-unavailable."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-import stat
 from typing import Any
 
-import pytest
-
-from tests.api.conftest import MODEL, Host
-from tests.api.support import err, event, ftype, ok, prompt, run_turn
+from tests.api.conftest import Host
+from tests.api.support import err, event, ok, prompt, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -38,12 +33,7 @@ async def test_fork_child_inherits_cwd_model_parent_and_history(host: Host, llm:
     parent = await host.create()
     await run_turn(client, mux, parent, "parent question one")
     await run_turn(client, mux, parent, "parent question two")
-    pick = {
-        "sessionId": parent,
-        "provider": "openai-compatible",
-        "model": "model-a",
-        "reasoningEffort": "low",
-    }
+    pick = {"sessionId": parent, "provider": "openai-compatible", "model": "model-a"}
     await ok(client, "session.selectModel", pick)
     other = await host.create(host.data_dir)  # a later choice elsewhere changes the host default
     await ok(
@@ -67,11 +57,7 @@ async def test_fork_child_inherits_cwd_model_parent_and_history(host: Host, llm:
     assert dumps(head) == dumps([e for e in parent_events if e.seq <= anchor])
     assert seed.seq == anchor + 1 and seed.data == {} and own == []  # the title came along
     current = (await ok(client, "session.models", {"sessionId": child})).current
-    assert (current.provider, current.model, current.reasoning_effort) == (
-        "openai-compatible",
-        "model-a",
-        "low",
-    )
+    assert (current.provider, current.model) == ("openai-compatible", "model-a")
     assert (await ok(client, "session.models", {"sessionId": other})).current.model == "model-b"
 
     events = await run_turn(client, mux, child, "child question")
@@ -155,109 +141,3 @@ async def test_fork_inside_an_open_turn_is_unavailable_but_earlier_turns_fork(
     assert [e.data["content"][0]["text"] for e in head if e.type == "user/message"] == ["first"]
     await ok(client, "session.cancel", {"sessionId": sid})
     await mux.next(event("turn/end", sid))
-
-
-# ---- settings and credentials -----------------------------------------------------------------
-
-
-class Recorder:
-    """Every message the client received (server-responses and stream frames), as JSON text."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def __call__(self, batch: Any) -> None:
-        for message in batch:
-            if message.type in ("server-response", "server-request"):
-                self.texts.append(json.dumps(message.dump()))
-
-
-async def test_settings_describe_and_update(host: Host) -> None:
-    client = host.client()
-    hosts = await host.host_stream(client)
-    described = await ok(client, "settings.describe")
-    values = described.values.dump()
-    assert values == {"provider": "openai-compatible", "baseUrl": values["baseUrl"], "model": MODEL}
-    assert described.user == [] and described.revision == 0
-    assert {p.provider for p in described.providers} == {"local", "openai-compatible", "deepseek"}
-    updated = await ok(
-        client,
-        "settings.update",
-        {"values": {"reasoningEffort": "medium", "model": "saved"}, "expectedRevision": 0},
-    )
-    assert updated.revision == 1 and set(updated.user) == {"model", "reasoningEffort"}
-    assert updated.values.reasoning_effort == "medium"
-    assert updated.values.model == MODEL  # the --model override stays on top, unsaved
-    saved = json.loads((host.data_dir / "settings.json").read_text())
-    assert saved == {"revision": 1, "llm": {"reasoningEffort": "medium", "model": "saved"}}
-    await hosts.next(lambda f: f.type == "host/settings-changed" and f.ns == "llm")
-    await hosts.next(ftype("host/models-changed"))
-    stale = {"values": {"model": "x"}, "expectedRevision": 0}
-    error = await err(client, "settings.update", stale, "settings-conflict")
-    assert error.details == {"expectedRevision": 0, "actualRevision": 1}
-    unset = await ok(client, "settings.update", {"values": {}, "unset": ["reasoningEffort"]})
-    assert unset.revision == 2 and unset.user == ["model"]
-    for bad in (
-        {"values": {"baseUrl": "not a url"}},
-        {"values": {"provider": "nope"}},
-        {"values": {}, "unset": ["x"]},
-    ):
-        await err(client, "settings.update", bad, "bad-request")
-    assert (await ok(client, "settings.describe")).revision == 2
-
-
-async def test_credentials_set_describe_unset_never_return_the_secret(host: Host) -> None:
-    secret = "sk-api-secret-ABCDEF-0123456789"
-    client = host.client()
-    seen = Recorder()
-    client.subscribe_envelopes(seen)
-    hosts = await host.host_stream(client)
-    mux = await host.mux(client)
-    before = await ok(client, "credentials.describe")
-    assert [(v.ref, v.configured, v.source) for v in before.items] == [
-        ("openai-compatible", False, "none"),
-        ("deepseek", False, "none"),
-    ]
-    changed = await ok(client, "credentials.set", {"ref": "deepseek", "value": secret})
-    assert changed.dump() == {"ref": "deepseek", "configured": True}
-    await hosts.next(lambda f: f.type == "host/credentials-changed" and f.ref == "deepseek")
-    await hosts.next(ftype("host/models-changed"))
-    views = {v.ref: v for v in (await ok(client, "credentials.describe")).items}
-    assert views["deepseek"].configured and views["deepseek"].source == "file" and views["deepseek"].writable
-    credentials = host.data_dir / "credentials.json"
-    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
-    assert json.loads(credentials.read_text()) == {"deepseek": secret}
-    sid = await host.create()
-    pick = {"sessionId": sid, "provider": "deepseek", "model": "deepseek-chat"}
-    assert (await ok(client, "session.selectModel", pick)).selected.provider == "deepseek"  # keyed now
-    await ok(client, "settings.describe")
-    await ok(client, "settings.update", {"values": {"model": "m2"}})
-    blank = await err(client, "credentials.set", {"ref": "deepseek", "value": "   "}, "credential-rejected")
-    assert blank.details["ref"] == "deepseek"
-    await err(client, "credentials.set", {"ref": "nope", "value": secret}, "bad-request")
-    gone = await ok(client, "credentials.unset", {"ref": "deepseek"})
-    assert gone.dump() == {"ref": "deepseek", "configured": False}
-    assert json.loads(credentials.read_text()) == {}
-    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
-    await asyncio.sleep(0.05)  # the observer batches per tick
-    assert seen.texts and not any(secret in t for t in seen.texts)
-    assert not any(secret in repr(f) for f in mux.frames + hosts.frames)
-    for path in host.data_dir.rglob("*"):
-        if path.is_file():
-            assert secret.encode() not in path.read_bytes(), path
-
-
-async def test_env_key_is_reported_as_configured_but_never_shown(
-    host: Host, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HARNESSDESK_API_KEY", "sk-from-the-environment-42")
-    client = host.client()
-    views = {v.ref: v for v in (await ok(client, "credentials.describe")).items}
-    assert (views["openai-compatible"].configured, views["openai-compatible"].source) == (True, "env")
-    assert (views["deepseek"].configured, views["deepseek"].source) == (False, "none")  # not the selected one
-    seen = Recorder()
-    client.subscribe_envelopes(seen)
-    await ok(client, "credentials.describe")
-    await ok(client, "settings.describe")
-    await asyncio.sleep(0.05)
-    assert seen.texts and not any("sk-from-the-environment-42" in t for t in seen.texts)

@@ -1,0 +1,18 @@
+"""`command.*`: a session's slash commands, run by the host outside the model."""
+
+from __future__ import annotations
+
+from contract import commands as c
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("command.list")
+async def list_commands(engine: Engine, p: c.CommandListRequest) -> c.CommandListValue:
+    return c.CommandListValue(commands=await engine.list_commands(p.session_id))
+
+
+@implements("command.execute")
+async def execute(engine: Engine, p: c.CommandExecuteRequest) -> c.CommandExecuteValue:
+    command_id = await engine.execute_command(p.session_id, p.line)
+    return c.CommandExecuteValue(matched=command_id is not None, command_id=command_id)

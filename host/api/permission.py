@@ -1,0 +1,13 @@
+"""`permission.*`: a session's "Allow always" rules can be revoked (they are listed in the
+session projection `permissions`)."""
+
+from __future__ import annotations
+
+from contract import permissions as pm
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("permission.revoke")
+async def revoke(engine: Engine, p: pm.RevokeRequest) -> pm.RevokeValue:
+    return pm.RevokeValue(revoked=await engine.revoke_permission(p.session_id, p.tool, p.scope))

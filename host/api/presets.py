@@ -1,0 +1,40 @@
+"""`agentPreset.*`: the preset roster and a session's choice among the presets (the engine's
+door for them is `host/engine/doors.py`)."""
+
+from __future__ import annotations
+
+from contract import presets as ap
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("agentPreset.list")
+async def list_presets(engine: Engine, p: ap.PresetListRequest) -> ap.PresetListValue:
+    return await engine.list_presets()
+
+
+@implements("agentPreset.select")
+async def select(engine: Engine, p: ap.PresetSelectRequest) -> ap.PresetRefValue:
+    return ap.PresetRefValue(agent_preset=await engine.select_preset(p.session_id, p.agent_preset))
+
+
+@implements("agentPreset.read")
+async def read(engine: Engine, p: ap.PresetRequest) -> ap.PresetReadValue:
+    return await engine.read_preset(p.agent_preset)
+
+
+@implements("agentPreset.copy")
+async def copy(engine: Engine, p: ap.PresetCopyRequest) -> ap.PresetRefValue:
+    return ap.PresetRefValue(agent_preset=await engine.copy_preset(p.from_, p.agent_preset, p.name))
+
+
+@implements("agentPreset.openDocument")
+async def open_document(engine: Engine, p: ap.PresetRequest) -> ap.PresetOpenValue:
+    opened, path = await engine.open_preset(p.agent_preset)
+    return ap.PresetOpenValue(opened=True) if opened else ap.PresetOpenValue(opened=False, path=str(path))
+
+
+@implements("agentPreset.remove")
+async def remove(engine: Engine, p: ap.PresetRequest) -> ap.PresetRemoved:
+    await engine.remove_preset(p.agent_preset)
+    return ap.PresetRemoved()

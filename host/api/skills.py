@@ -1,0 +1,14 @@
+"""`skill.list`: the skills a person can invoke in a session (there is no invocation method:
+`/name` in a prompt is the gesture)."""
+
+from __future__ import annotations
+
+from contract import skills as sk
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("skill.list")
+async def list_skills(engine: Engine, p: sk.SkillListRequest) -> sk.SkillListValue:
+    skills, warnings = await engine.list_skills(p.session_id)
+    return sk.SkillListValue(skills=skills, warnings=warnings)

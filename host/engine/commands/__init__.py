@@ -1,0 +1,23 @@
+"""Slash commands: a registry any feature adds to, and the built-in ones."""
+
+from host.engine.commands.registry import (
+    Command,
+    CommandContext,
+    CommandRegistry,
+    CommandResult,
+    failure,
+    parse_line,
+    success,
+)
+from host.engine.commands.run import execute
+
+__all__ = [
+    "Command",
+    "CommandContext",
+    "CommandRegistry",
+    "CommandResult",
+    "execute",
+    "failure",
+    "parse_line",
+    "success",
+]

@@ -1,0 +1,47 @@
+"""Running one command line in a session: admission, then `command/run`, the handler,
+`command/done` (docs/architecture.md, "Commands").
+
+Nothing is logged for a line that is not a known command. A handler's `error` result is still a
+match; a handler that raises is logged as an error `command/done` and then propagates (a host
+bug: the carrier answers 500); a cancelled call is logged the same way and stays cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from host.engine import events
+from host.engine.commands.registry import CommandContext, CommandRegistry, parse_line
+
+if TYPE_CHECKING:
+    from host.engine.agent import Agent
+
+log = logging.getLogger(__name__)
+
+
+async def execute(registry: CommandRegistry, agent: Agent, line: str) -> str | None:
+    """The command id when `line` names a command of this session, else None (nothing logged)."""
+    parsed = parse_line(line)
+    if parsed is None:
+        return None
+    name, raw = parsed
+    command = registry.find(agent, name)
+    if command is None:
+        return None
+    command_id = registry.mint_id()
+    journal = agent.journal
+    journal.append(events.command_run(command_id, name, raw if command.record_input else None))
+    try:
+        result = await command.run(CommandContext(agent=agent, input=raw, command_id=command_id))
+    except asyncio.CancelledError:
+        journal.append(events.command_done(command_id, "error", "The command was cancelled."))
+        raise
+    except Exception as exc:
+        log.exception("command /%s failed", name)
+        journal.append(events.command_done(command_id, "error", f"The command failed: {exc}"))
+        raise
+    seq = result.source_event_seq if result.kind == "success" else None
+    journal.append(events.command_done(command_id, result.kind, result.text, seq))
+    return command_id

@@ -1,0 +1,118 @@
+"""The configuration plane's part of the `Engine` facade (a session's model, settings,
+credentials, routes, permission rules): the API layer calls these methods, never the stores
+behind them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from contract.credentials import CredentialView
+from contract.llm import (
+    ConfigurableProviderView,
+    DiscoveredModelView,
+    DiscoverModelsRequest,
+    ModelCatalogFailure,
+    ModelProviderGroup,
+)
+from contract.sessions import ModelSelection, ModelsValue
+from contract.settings import SettingsDescribeValue, SettingsNamespaceView, SettingsPathOp
+from host.engine import models as model_info
+from host.engine.errors import SessionNotFound
+from host.engine.permissions.policy import PermissionService
+from host.engine.settings.plane import ConfigPlane
+from host.engine.store import SessionHeader, Store
+
+if TYPE_CHECKING:
+    from host.engine.journal import Journal
+    from host.engine.llm.registry import AdapterRegistry
+    from host.engine.pool import AgentPool
+    from host.engine.selection import Selections
+
+
+class ConfigurationDoor:
+    _plane: ConfigPlane
+    permissions: PermissionService
+    store: Store
+    registry: AdapterRegistry
+    selections: Selections
+    pool: AgentPool
+
+    async def _header(self, session_id: str) -> SessionHeader:
+        raise NotImplementedError
+
+    def current_selection(
+        self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
+    ) -> ModelSelection:
+        raise NotImplementedError
+
+    # ---- a session's model ----------------------------------------------------------------------
+
+    async def models(self, session_id: str) -> ModelsValue:
+        header = await self._header(session_id)
+        agent = self.pool.get(session_id)
+        current = self.current_selection(session_id, agent.journal if agent else None, header)
+        return await model_info.describe(self.registry, current)
+
+    async def select_model(
+        self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
+    ) -> ModelSelection:
+        """Validate and apply from the next request; also the host default for new sessions."""
+        await self._header(session_id)
+        return await self.selections.select(session_id, provider, model, reasoning_effort)
+
+    # ---- settings.* ---------------------------------------------------------------------------
+
+    def settings(self) -> SettingsDescribeValue:
+        return self._plane.describe()
+
+    async def update_settings(
+        self, ns: str, patch: dict[str, Any], expected: int | None
+    ) -> SettingsNamespaceView:
+        """Deep-merge into the user section; raises SettingsNotExposed/Rejected/Conflict."""
+        return await self._plane.update(ns, patch, expected)
+
+    async def replace_settings(
+        self, ns: str, section: dict[str, Any], expected: int | None
+    ) -> SettingsNamespaceView:
+        return await self._plane.replace(ns, section, expected)
+
+    async def mutate_settings(
+        self, ns: str, ops: list[SettingsPathOp], expected: int | None
+    ) -> SettingsNamespaceView:
+        return await self._plane.mutate(ns, ops, expected)
+
+    async def open_settings_document(self) -> None:
+        """Open settings.json in the user's editor; raises OSError when it cannot."""
+        await self._plane.open_document()
+
+    # ---- credentials.* ------------------------------------------------------------------------
+
+    def credentials(self, refs: list[str]) -> dict[str, CredentialView]:
+        return self._plane.credential_views(refs)
+
+    async def set_credential(self, ref: str, value: str) -> None:
+        """Store a secret under `ref`; raises CredentialRejected. Never returned or announced."""
+        await self._plane.set_credential(ref, value)
+
+    async def unset_credential(self, ref: str) -> None:
+        await self._plane.unset_credential(ref)
+
+    # ---- llm.* --------------------------------------------------------------------------------
+
+    def providers(self) -> list[ConfigurableProviderView]:
+        return self._plane.providers()
+
+    async def catalogue(self) -> tuple[list[ModelProviderGroup], list[ModelCatalogFailure]]:
+        return await self._plane.models()
+
+    async def discover_models(self, request: DiscoverModelsRequest) -> list[DiscoveredModelView]:
+        """Ask a draft endpoint for its models; raises ModelDiscoveryFailed. Stores nothing."""
+        return await self._plane.discover(request)
+
+    # ---- permission.* -------------------------------------------------------------------------
+
+    async def revoke_permission(self, session_id: str, tool: str, scope: str) -> bool:
+        """Drop one "Allow always" rule of a session (False when it had none such)."""
+        if await self.store.header(session_id) is None:
+            raise SessionNotFound(session_id)
+        return await self.permissions.revoke(session_id, tool, scope)

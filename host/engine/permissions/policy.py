@@ -1,0 +1,220 @@
+"""Each session's permission policy, enforced in the engine: its preset and its scoped rules.
+
+A session is pinned to the default preset of the moment it is created (the `permission`
+namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/mode` and
+`approval/policy` when the session is first opened. "Allow always" rules are host-side rows too
+(`host/engine/store/grants.py`); the session projection `permissions` shows both and
+`revoke` drops a rule at once (the next matching call asks again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from contract.frames import SessionProjection
+from contract.permissions import PERMISSIONS_KEY, PermissionRule, PermissionsProjection
+from host.engine import events
+from host.engine.bus import Bus
+from host.engine.journal import Journal, now_ms
+from host.engine.permissions.presets import Preset, capped, options, preset
+from host.engine.permissions.scope import covers, label, scope_for
+from host.engine.store import Store
+from host.engine.store.grants import WHOLE_TOOL, Grant
+from host.engine.tools.base import Tool
+
+Verdict = Literal["allow", "ask", "deny"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    scope: str = ""
+    """For `ask`: what an "Allow always" answer remembers."""
+    message: str = ""
+    """For `deny`: the tool error the model and the user read."""
+
+
+def takes_path(tool: Tool) -> bool:
+    return "path" in tool.parameters.get("properties", {})
+
+
+AgentCap = Callable[[], tuple[str | None, str | None]]
+"""The session's agent preset's (sandbox, approval): it may make the session stricter."""
+
+
+@dataclass
+class SessionPermissions:
+    """An open session's preset and rules; its turns ask `decide` before every tool call."""
+
+    session_id: str
+    cwd: Path
+    pinned: Preset
+    rules: list[Grant] = field(default_factory=list)
+    unlogged: bool = False
+    """Pinned at creation but not logged yet: the first turn logs it (a session stays lazy)."""
+    cap: AgentCap = lambda: (None, None)
+
+    @property
+    def preset(self) -> Preset:
+        """What applies: the pin, made stricter by the agent preset (which is fixed once a turn ran)."""
+        return capped(self.pinned.name, *self.cap())
+
+    def log_pin(self, journal: Journal) -> None:
+        """`permission/preset`, `sandbox/mode`, `approval/policy`, once, before the first turn."""
+        if self.unlogged:
+            self.unlogged = False
+            applied = self.preset
+            journal.append(events.permission_preset(applied.name))
+            journal.append(events.sandbox_mode(applied.sandbox))
+            journal.append(events.approval_policy(applied.approval))
+
+    def decide(self, tool: Tool, name: str, arguments: dict[str, Any]) -> Decision:
+        if not tool.needs_approval:
+            return Decision("allow")
+        if self.preset.sandbox == "read-only":
+            return Decision(
+                "deny",
+                message=(
+                    f"Refused: this session is read-only (permission preset “{self.preset.title}”), so "
+                    f"{name} may not change files or run commands here. Read, list and search instead, "
+                    "or ask the user to start a session with another permission preset."
+                ),
+            )
+        if self.preset.approval == "never":
+            return Decision("allow")
+        path = takes_path(tool)
+        if any(r.tool == name and covers(r.scope, name, arguments, self.cwd, path) for r in self.rules):
+            return Decision("allow")
+        return Decision("ask", scope=scope_for(name, arguments, self.cwd, path))
+
+    def projection(self) -> PermissionsProjection:
+        return PermissionsProjection(
+            options=options(),
+            current_value=self.preset.name,
+            rules=[
+                PermissionRule(
+                    tool=r.tool, scope=r.scope, label=label(r.tool, r.scope), created_at=r.created_at
+                )
+                for r in self.rules
+            ],
+        )
+
+
+CapFor = Callable[[str], Awaitable[tuple[str | None, str | None]]]
+"""A session id → its agent preset's (sandbox, approval), for a session that is not open."""
+
+
+class PermissionService:
+    def __init__(
+        self, store: Store, bus: Bus, default_preset: Callable[[], str], cap_for: CapFor | None = None
+    ) -> None:
+        self._store = store
+        self._bus = bus
+        self._default = default_preset
+        self._cap_for = cap_for
+        self._pinned: dict[str, str] = {}
+        self._open: dict[str, tuple[SessionPermissions, Journal]] = {}
+
+    def pin(self, session_id: str) -> None:
+        """At `session.create`: the session gets the default preset of this moment."""
+        self._pinned[session_id] = preset(self._default()).name
+
+    async def inherit(self, child_id: str, parent_id: str) -> None:
+        """A fork keeps its parent's preset (never its rules: asking again costs one click)."""
+        parent = self._open.get(parent_id)
+        name = parent[0].pinned.name if parent else await self._store.policy(parent_id)
+        self._store.set_policy(child_id, preset(name or self._default()).name, now_ms())
+
+    async def open(self, journal: Journal, cwd: Path, cap: AgentCap | None = None) -> SessionPermissions:
+        """The session's policy when its agent is loaded. A session created by this host is
+        pinned now and logged by its first turn; one from before this version, or imported, is
+        pinned to the default preset of now without a log entry (its log is not rewritten)."""
+        sid = journal.session_id
+        name = await self._store.policy(sid)
+        unlogged = False
+        if name is None:
+            pinned = self._pinned.pop(sid, None)
+            name = preset(pinned or self._default()).name
+            self._store.set_policy(sid, name, now_ms())
+            unlogged = pinned is not None and journal.last_seq < 0
+        rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
+        perms = SessionPermissions(sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)))
+        self._open[sid] = (perms, journal)
+        return perms
+
+    def close(self, session_id: str) -> None:
+        self._open.pop(session_id, None)
+
+    def grant(self, perms: SessionPermissions, tool: str, scope: str) -> None:
+        """Remember "Allow always" for `(tool, scope)` and show it."""
+        if any(r.tool == tool and r.scope == scope for r in perms.rules):
+            return
+        rule = Grant(tool, scope, now_ms())
+        perms.rules.append(rule)
+        self._store.add_grant(perms.session_id, rule)
+        self._publish(perms)
+
+    async def revoke(self, session_id: str, tool: str, scope: str) -> bool:
+        """Drop one rule (False when there was none). The caller checked the session exists."""
+        live = self._open.get(session_id)
+        if live is not None:
+            perms = live[0]
+            before = len(perms.rules)
+            perms.rules = [r for r in perms.rules if not (r.tool == tool and r.scope == scope)]
+            found = len(perms.rules) != before
+        else:
+            found = any(g.tool == tool and g.scope == scope for g in await self._store.grants(session_id))
+        if not found:
+            return False
+        self._store.revoke_grants(session_id, tool, scope)
+        if live is not None:
+            self._publish(live[0])
+        else:
+            header = await self._store.header(session_id)
+            seq = header.last_seq if header is not None else -1
+            self._push(session_id, (await self.projection(session_id)).dump(), seq)
+        return True
+
+    async def projection(self, session_id: str) -> PermissionsProjection:
+        live = self._open.get(session_id)
+        if live is not None:
+            return live[0].projection()
+        name = await self._store.policy(session_id) or self._pinned.get(session_id) or self._default()
+        rules = [g for g in await self._store.grants(session_id) if g.scope != WHOLE_TOOL]
+        cap = await self._cap_for(session_id) if self._cap_for is not None else (None, None)
+        return SessionPermissions(session_id, Path("."), preset(name), rules, cap=lambda: cap).projection()
+
+    def switch(self, session_id: str, name: str) -> tuple[Preset, Preset]:
+        """`/permission <preset>` on an open session: pin `name` from now on. Logs
+        `permission/preset`, then only the knob events whose applied value changed; returns the
+        applied preset (after the agent preset's cap) before and after."""
+        perms, journal = self._open[session_id]
+        perms.log_pin(journal)  # a blank session's creation pin comes first in its log
+        before = perms.preset
+        perms.pinned = preset(name)
+        self._store.set_policy(session_id, perms.pinned.name, now_ms())
+        after = perms.preset
+        journal.append(events.permission_preset(after.name))
+        if after.sandbox != before.sandbox:
+            journal.append(events.sandbox_mode(after.sandbox))
+        if after.approval != before.approval:
+            journal.append(events.approval_policy(after.approval))
+        self._publish(perms)
+        return before, after
+
+    def refresh(self, session_id: str) -> None:
+        """Show an open session's permissions again (its agent preset changed)."""
+        if session_id in self._open:
+            self._publish(self._open[session_id][0])
+
+    def _publish(self, perms: SessionPermissions) -> None:
+        journal = self._open[perms.session_id][1]
+        self._push(perms.session_id, perms.projection().dump(), journal.last_seq)
+
+    def _push(self, session_id: str, value: Any, seq: int) -> None:
+        self._bus.publish(
+            "mux", SessionProjection(session_id=session_id, key=PERMISSIONS_KEY, value=value, seq=max(seq, 0))
+        )

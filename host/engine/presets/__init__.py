@@ -1,0 +1,6 @@
+"""Agent presets: which tools, prompt, model and permission defaults a session runs with."""
+
+from host.engine.presets.roster import FALLBACK_DEFAULT, SHIPPED_ROOT, PresetRoot, PresetRoster
+from host.engine.presets.spec import PresetSpec
+
+__all__ = ["FALLBACK_DEFAULT", "SHIPPED_ROOT", "PresetRoot", "PresetRoster", "PresetSpec"]

@@ -1,0 +1,151 @@
+"""Credentials by reference: the process environment over `<data dir>/credentials.json`.
+
+A reference is an environment-variable name (`DEEPSEEK_API_KEY`). The process environment wins
+and is read-only (set/unset of a ref it supplies is refused: the change could never take
+effect); the file (mode 0600) is the writable layer. An empty value counts as unset. Values are
+never logged, returned or announced: `host/credentials-changed` names the ref only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from contract.credentials import CredentialView
+from host.engine import secret_values
+from host.engine.errors import CredentialRejected
+from host.engine.settings.files import (
+    CREDENTIALS_FILE,
+    FileProblem,
+    credential_values,
+    credentials_document,
+    read_json,
+    signature,
+    writable_dir,
+    write_private,
+)
+from host.engine.settings.watch import POLL_INTERVAL, FileWatch
+
+log = logging.getLogger(__name__)
+
+RefListener = Callable[[str], None]
+
+
+class CredentialStore:
+    def __init__(
+        self,
+        data_dir: Path,
+        environ: Mapping[str, str] | None = None,
+        *,
+        poll_interval: float = POLL_INTERVAL,
+    ) -> None:
+        self.path = Path(data_dir) / CREDENTIALS_FILE
+        self._environ = environ if environ is not None else os.environ
+        self._lock = threading.Lock()
+        self._listeners: list[RefListener] = []
+        self.watch = FileWatch(self.path, self._reload, poll_interval)
+        self._file: dict[str, str] = {}
+        try:
+            self._file = credential_values(read_json(self.path))
+        except FileProblem as exc:
+            log.warning("ignoring credentials: %s", exc)
+        secret_values.remember(*self._file.values())
+
+    def __repr__(self) -> str:
+        return f"CredentialStore(path={str(self.path)!r}, refs={len(self._file)})"
+
+    def on_change(self, listener: RefListener) -> None:
+        self._listeners.append(listener)
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def value(self, ref: str | None) -> str | None:
+        """The secret for `ref` (environment first, then the file). Never log the result."""
+        if not ref:
+            return None
+        env = self._environ.get(ref)
+        if env and env.strip():
+            secret_values.remember(env)
+            return env.strip()
+        stored = self._file.get(ref)
+        return stored.strip() if stored and stored.strip() else None
+
+    def view(self, ref: str) -> CredentialView:
+        env = self._environ.get(ref)
+        if env and env.strip():
+            return CredentialView(configured=True, source="env", writable=False)
+        writable = self._file_writable()
+        if self._file.get(ref, "").strip():
+            return CredentialView(configured=True, source="file", writable=writable)
+        return CredentialView(configured=False, writable=writable)
+
+    def _file_writable(self) -> bool:
+        if self.path.exists():
+            return os.access(self.path, os.W_OK) and writable_dir(self.path.parent)
+        return writable_dir(self.path.parent)
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    async def set(self, ref: str, value: str) -> None:
+        if not value.strip():
+            raise CredentialRejected(ref, "the value is blank")
+        await self._write(ref, value)
+
+    async def unset(self, ref: str) -> None:
+        await self._write(ref, None)
+
+    async def _write(self, ref: str, value: str | None) -> None:
+        if (self._environ.get(ref) or "").strip():
+            raise CredentialRejected(
+                ref, f"{ref} is set in the host's environment, which wins over the stored value"
+            )
+        if value is None and ref not in self._file:
+            return  # unsetting what is not set succeeds and changes nothing
+        try:
+            await asyncio.to_thread(self._persist, ref, value)
+        except OSError as exc:
+            raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
+        self._announce([ref])
+
+    def _persist(self, ref: str, value: str | None) -> None:
+        with self._lock:
+            values = dict(self._file)
+            if value is None:
+                values.pop(ref, None)
+            else:
+                secret_values.remember(value)
+                values[ref] = value
+            self.watch.known = write_private(self.path, credentials_document(values))
+            self._file = values
+
+    def _announce(self, refs: list[str]) -> None:
+        for ref in refs:
+            for listener in list(self._listeners):
+                try:
+                    listener(ref)
+                except Exception:
+                    log.exception("a credentials listener failed")
+
+    # ---- outside edits ------------------------------------------------------------------------
+
+    async def _reload(self) -> None:
+        self._announce(await asyncio.to_thread(self._read_outside_edit))
+
+    def _read_outside_edit(self) -> list[str]:
+        with self._lock:
+            now = signature(self.path)
+            try:
+                fresh = credential_values(read_json(self.path))
+            except FileProblem as exc:
+                self.watch.known = now
+                log.warning("ignoring the edited credentials: %s", exc)
+                return []
+            self.watch.known = now
+            changed = sorted(r for r in {*fresh, *self._file} if fresh.get(r) != self._file.get(r))
+            self._file = fresh
+        secret_values.remember(*fresh.values())
+        return changed

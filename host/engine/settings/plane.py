@@ -1,0 +1,216 @@
+"""The configuration plane as the engine serves it: settings, credentials, routes, catalogue.
+
+Every change is announced on the host stream (docs/architecture.md, "Settings"):
+`host/settings-changed {ns}` for any raw-section change (an RPC write or a hand edit of
+settings.json), then `host/models-changed` when the namespace configures a route or is
+`agent-default-model`; `host/credentials-changed {ref}` (never a value), then
+`host/models-changed` when a route uses that ref.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from contract.credentials import CredentialView
+from contract.frames import HostCredentialsChanged, HostModelsChanged, HostSettingsChanged
+from contract.llm import (
+    ConfigurableProviderView,
+    DiscoveredModelView,
+    DiscoverModelsRequest,
+    ModelCatalogFailure,
+    ModelProviderGroup,
+)
+from contract.namespaces import (
+    AGENT_DEFAULT_MODEL,
+    AGENT_PRESETS,
+    EXPOSED,
+    LLM_DEEPSEEK,
+    LLM_LOCAL,
+    LLM_OPENAI_COMPATIBLE,
+    PERMISSION,
+    AgentPresetsSection,
+    PermissionSection,
+)
+from contract.settings import (
+    SetOp,
+    SettingsDescribeValue,
+    SettingsNamespaceView,
+    SettingsPathOp,
+    UnsetOp,
+)
+from host.engine import models as catalogue
+from host.engine.bus import Bus
+from host.engine.config import LlmSummary, RuntimeOverrides
+from host.engine.errors import ModelUnavailable
+from host.engine.llm.discovery import discover
+from host.engine.llm.registry import AdapterRegistry
+from host.engine.llm.routes import Route, build_routes
+from host.engine.selection import Selections
+from host.engine.settings import registered_namespaces
+from host.engine.settings.credentials import CredentialStore
+from host.engine.settings.migrate import migrate
+from host.engine.settings.sections import deep_merge, set_path, unset_path
+from host.engine.settings.store import SettingsStore
+
+log = logging.getLogger(__name__)
+
+LLM_NAMESPACES = frozenset({LLM_LOCAL, LLM_DEEPSEEK, LLM_OPENAI_COMPATIBLE})
+Opener = Callable[[str], Awaitable[None]]
+"""Opens a host path in the user's editor; raises OSError (or any Exception) when it cannot."""
+
+
+class ConfigPlane:
+    def __init__(
+        self,
+        data_dir: Path,
+        bus: Bus,
+        overrides: RuntimeOverrides | None = None,
+        *,
+        environ: Mapping[str, str] | None = None,
+        poll_interval: float | None = None,
+        adapter_options: dict[str, Any] | None = None,
+        opener: Opener | None = None,
+        migrate_files: bool = True,
+    ) -> None:
+        """`migrate_files=False` reads a version-1 configuration as empty instead of converting."""
+        self.overrides = overrides or RuntimeOverrides()
+        self._bus = bus
+        self._opener = opener
+        if migrate_files:
+            migrate(Path(data_dir))
+        poll = {} if poll_interval is None else {"poll_interval": poll_interval}
+        self.settings = SettingsStore(data_dir, registered_namespaces(), is_exposed=self.is_exposed, **poll)
+        self.credentials = CredentialStore(data_dir, environ, **poll)
+        self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
+        self.settings.on_change(self._settings_changed)
+        self.credentials.on_change(self._credentials_changed)
+
+    def start(self) -> None:
+        """Start watching the files for outside edits (needs the running loop)."""
+        self.settings.watch.start()
+        self.credentials.watch.start()
+
+    async def aclose(self) -> None:
+        await self.settings.watch.stop()
+        await self.credentials.watch.stop()
+        await self.registry.aclose()
+
+    # ---- routes -------------------------------------------------------------------------------
+
+    def routes(self) -> list[Route]:
+        s = self.settings
+        return build_routes(
+            s.section(LLM_LOCAL), s.section(LLM_DEEPSEEK), s.section(LLM_OPENAI_COMPATIBLE), self.overrides
+        )
+
+    def check_overrides(self) -> None:
+        """Refuse a `--provider` that names no route (a typo must not silently run elsewhere)."""
+        wanted = self.overrides.provider
+        keys = [r.key for r in self.routes()]
+        if wanted is not None and wanted not in keys:
+            known = ", ".join([*keys, "openai-compatible (with --base-url)"])
+            raise ModelUnavailable(
+                wanted, self.overrides.model or "", f"unknown provider {wanted!r}; use {known}"
+            )
+
+    def is_exposed(self, ns: str) -> bool:
+        return ns in EXPOSED
+
+    def default_preset(self) -> str:
+        section: PermissionSection = self.settings.section(PERMISSION)
+        return section.default_preset
+
+    def default_agent_preset(self) -> str:
+        """`agent-presets.default`: the agent preset new sessions run (the roster falls back to
+        the shipped default when it names no usable preset)."""
+        section: AgentPresetsSection = self.settings.section(AGENT_PRESETS)
+        return section.default
+
+    async def forget_agent_preset(self, preset_id: str) -> None:
+        """A removed preset stops being the user's default (the shipped one applies again)."""
+        if (self.settings.view(AGENT_PRESETS).user or {}).get("default") == preset_id:
+            await self.mutate(AGENT_PRESETS, [UnsetOp(op="unset", path=["default"])], None)
+
+    # ---- settings.* ---------------------------------------------------------------------------
+
+    def describe(self) -> SettingsDescribeValue:
+        views = [self.settings.view(ns) for ns in self.settings.namespaces() if self.is_exposed(ns)]
+        # hasDocument: settings.json can be opened for the user (this host has an opener)
+        has_document = self._opener is not None
+        return SettingsDescribeValue(
+            writable=self.settings.writable, has_document=has_document, namespaces=views
+        )
+
+    async def update(self, ns: str, patch: dict[str, Any], expected: int | None) -> SettingsNamespaceView:
+        return await self.settings.write(ns, lambda section: deep_merge(section, patch), expected)
+
+    async def replace(self, ns: str, section: dict[str, Any], expected: int | None) -> SettingsNamespaceView:
+        return await self.settings.write(ns, lambda _: dict(section), expected)
+
+    async def mutate(self, ns: str, ops: list[SettingsPathOp], expected: int | None) -> SettingsNamespaceView:
+        def apply(section: dict[str, Any]) -> dict[str, Any]:
+            for op in ops:
+                if isinstance(op, SetOp):
+                    section = set_path(section, op.path, op.value)
+                else:
+                    section = unset_path(section, op.path)
+            return section
+
+        return await self.settings.write(ns, apply, expected)
+
+    async def open_document(self) -> None:
+        """Open settings.json in the user's editor (written first when it does not exist yet)."""
+        if not self.settings.path.exists():
+            await self.settings.ensure_document()
+        if self._opener is None:
+            raise OSError("this host cannot open files in an editor")
+        await self._opener(str(self.settings.path))
+
+    # ---- credentials.* ------------------------------------------------------------------------
+
+    def credential_views(self, refs: list[str]) -> dict[str, CredentialView]:
+        return {ref: self.credentials.view(ref) for ref in refs}
+
+    async def set_credential(self, ref: str, value: str) -> None:
+        await self.credentials.set(ref, value)
+
+    async def unset_credential(self, ref: str) -> None:
+        await self.credentials.unset(ref)
+
+    # ---- llm.* --------------------------------------------------------------------------------
+
+    def providers(self) -> list[ConfigurableProviderView]:
+        return self.registry.views()
+
+    async def models(self) -> tuple[list[ModelProviderGroup], list[ModelCatalogFailure]]:
+        return await catalogue.catalogue(self.registry)
+
+    async def discover(self, req: DiscoverModelsRequest) -> list[DiscoveredModelView]:
+        return await discover(self.registry, self.credentials.value, req)
+
+    # ---- change announcements -----------------------------------------------------------------
+
+    def _settings_changed(self, ns: str) -> None:
+        self._bus.publish("host", HostSettingsChanged(ns=ns))
+        if ns in LLM_NAMESPACES or ns == AGENT_DEFAULT_MODEL:
+            self._bus.publish("host", HostModelsChanged())
+
+    def _credentials_changed(self, ref: str) -> None:
+        self._bus.publish("host", HostCredentialsChanged(ref=ref))
+        if any(r.key_ref == ref for r in self.routes()):
+            self._bus.publish("host", HostModelsChanged())
+
+
+def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> LlmSummary:
+    """The default selection's route and whether it can serve, read without opening the engine or
+    changing a file (for `doctor`: another instance may own the data dir, and a version-1
+    configuration stays as it is until the app starts)."""
+    plane = ConfigPlane(Path(data_dir), Bus(), overrides, migrate_files=False)
+    selection = Selections(plane.settings, plane.registry, plane.overrides).default()
+    route = plane.registry.route(selection.provider)
+    active, problem = plane.registry.status(selection.provider)
+    base_url = route.base_url if route is not None else None
+    return LlmSummary(selection.provider, selection.model, base_url, active, problem)

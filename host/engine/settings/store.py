@@ -1,0 +1,225 @@
+"""The settings store: namespaced user sections of `settings.json`, revisions, ordered writes.
+
+- Each registered namespace resolves as model defaults < shipped base < the user's section.
+- `revision` starts at 0 when the host starts and goes up by exactly 1 whenever the raw user
+  section really changes: an RPC write or an edit of settings.json by hand (watched).
+- Writes to one namespace run in call order (one asyncio lock each); the expected revision is
+  checked when a write reaches the front. A candidate is validated before anything is written;
+  the file is replaced atomically on a worker thread, one writer at a time.
+- A section that does not validate (a bad hand edit) stays in the file untouched; the host
+  resolves that namespace without it and says why in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from contract.settings import NS_PATTERN, SettingsNamespaceView
+from host.engine import secret_values
+from host.engine.errors import SettingsConflict, SettingsNotExposed, SettingsRejected
+from host.engine.settings.files import (
+    SETTINGS_FILE,
+    FileProblem,
+    read_json,
+    settings_document,
+    settings_sections,
+    signature,
+    writable_dir,
+    write_private,
+)
+from host.engine.settings.sections import (
+    Namespace,
+    SectionError,
+    dump,
+    redact,
+    resolve,
+    secrets_of,
+)
+from host.engine.settings.watch import POLL_INTERVAL, FileWatch
+
+log = logging.getLogger(__name__)
+
+SectionOp = Callable[[dict[str, Any]], dict[str, Any]]
+"""A write: the stored user section in, the candidate section out (may raise SectionError)."""
+ChangeListener = Callable[[str], None]
+"""Called on the event loop with the namespace whose raw user section changed."""
+
+
+class SettingsStore:
+    def __init__(
+        self,
+        data_dir: Path,
+        namespaces: list[Namespace],
+        *,
+        is_exposed: Callable[[str], bool],
+        poll_interval: float = POLL_INTERVAL,
+    ) -> None:
+        self.path = Path(data_dir) / SETTINGS_FILE
+        self._spaces = {n.ns: n for n in namespaces}
+        self._is_exposed = is_exposed
+        self._user: dict[str, dict[str, Any]] = {}
+        """Every section of the file, registered or not (unknown ones are kept as they are)."""
+        self._revision: dict[str, int] = dict.fromkeys(self._spaces, 0)
+        self._queues: dict[str, asyncio.Lock] = {}
+        self._file_lock = threading.Lock()
+        self._listeners: list[ChangeListener] = []
+        self._reported: dict[str, str] = {}
+        self.watch = FileWatch(self.path, self._reload, poll_interval)
+        try:
+            self._user = settings_sections(read_json(self.path))
+        except FileProblem as exc:
+            log.warning("ignoring settings: %s", exc)
+        for ns in self._user:
+            self._remember_secrets(ns)
+
+    # ---- reading ------------------------------------------------------------------------------
+
+    def on_change(self, listener: ChangeListener) -> None:
+        self._listeners.append(listener)
+
+    @property
+    def writable(self) -> bool:
+        return writable_dir(self.path.parent) and (not self.path.exists() or _writable(self.path))
+
+    def namespaces(self) -> list[str]:
+        return list(self._spaces)
+
+    def revision(self, ns: str) -> int:
+        return self._revision.get(ns, 0)
+
+    def section(self, ns: str) -> Any:
+        """The resolved section model for engine use (a bad user section falls back to base)."""
+        space = self._spaces[ns]
+        try:
+            return resolve(space, self._user.get(ns))
+        except SectionError as exc:
+            if self._reported.get(ns) != str(exc):
+                self._reported[ns] = str(exc)
+                log.warning("settings.json: ignoring the invalid section %s", exc)
+            return resolve(space, None)
+
+    def view(self, ns: str) -> SettingsNamespaceView:
+        """The redacted wire view of one registered namespace."""
+        space = self._spaces[ns]
+        value, slots = redact(space.model, dump(self.section(ns)))
+        user = self._user.get(ns)
+        base = space.base
+        return SettingsNamespaceView(
+            ns=ns,
+            schema_=space.model.model_json_schema(by_alias=True, mode="validation"),
+            value=value,
+            base=redact(space.model, base)[0] if base is not None else None,
+            user=redact(space.model, user)[0] if user is not None else None,
+            applies=space.applies,
+            secrets=slots,
+            revision=self.revision(ns),
+        )
+
+    # ---- writing ------------------------------------------------------------------------------
+
+    async def write(
+        self, ns: str, op: SectionOp, expected_revision: int | None, *, internal: bool = False
+    ) -> SettingsNamespaceView:
+        """Apply `op` to the user section of `ns`, in call order; returns the new view.
+        `internal` writes (the host's own, e.g. the default model) skip the exposure check."""
+        if not re.match(NS_PATTERN, ns):
+            raise SettingsRejected(ns, f"{ns!r} is not a namespace name (lowercase letters, digits, '-')")
+        if not internal and not self._is_exposed(ns):
+            raise SettingsNotExposed(ns)
+        space = self._spaces.get(ns)
+        if space is None:
+            raise SettingsRejected(ns, f"no settings are registered under {ns!r}")
+        if not self.writable:
+            raise SettingsRejected(ns, f"settings are read-only: {self.path} cannot be written")
+        async with self._queues.setdefault(ns, asyncio.Lock()):
+            actual = self.revision(ns)
+            if expected_revision is not None and expected_revision != actual:
+                raise SettingsConflict(ns, expected_revision, actual)
+            current = copy.deepcopy(self._user.get(ns, {}))
+            try:
+                candidate = op(current)
+                resolve(space, candidate)
+                json.dumps(candidate, allow_nan=False)
+            except SectionError as exc:
+                raise SettingsRejected(ns, str(exc)) from None
+            except (TypeError, ValueError) as exc:
+                raise SettingsRejected(ns, f"{ns}: not a JSON value ({exc})") from None
+            if candidate != self._user.get(ns, {}):
+                try:
+                    await asyncio.to_thread(self._persist, ns, candidate)
+                except OSError as exc:
+                    raise SettingsRejected(
+                        ns, f"could not save {self.path.name}: {exc.strerror or exc}"
+                    ) from None
+                self._bump(ns)
+            return self.view(ns)
+
+    def _persist(self, ns: str, candidate: dict[str, Any]) -> None:
+        """On a worker thread: write the whole document with `candidate`, then commit it."""
+        with self._file_lock:
+            sections = {**self._user, ns: candidate}
+            if not candidate:
+                sections.pop(ns)
+            self.watch.known = write_private(self.path, settings_document(sections))
+            self._user = sections
+        self._reported.pop(ns, None)
+        self._remember_secrets(ns)
+
+    async def ensure_document(self) -> None:
+        """Create settings.json from what the host holds, when it does not exist yet."""
+        await asyncio.to_thread(self._create_document)
+
+    def _create_document(self) -> None:
+        with self._file_lock:
+            if not self.path.exists():
+                self.watch.known = write_private(self.path, settings_document(self._user))
+
+    def _bump(self, ns: str) -> None:
+        self._revision[ns] = self.revision(ns) + 1
+        for listener in list(self._listeners):
+            try:
+                listener(ns)
+            except Exception:
+                log.exception("a settings listener failed for %s", ns)
+
+    def _remember_secrets(self, ns: str) -> None:
+        space = self._spaces.get(ns)
+        if space is not None:
+            secret_values.remember(*secrets_of(space.model, self._user.get(ns, {})))
+
+    # ---- outside edits ------------------------------------------------------------------------
+
+    async def _reload(self) -> None:
+        changed = await asyncio.to_thread(self._read_outside_edit)
+        for ns in changed:
+            self._bump(ns)
+
+    def _read_outside_edit(self) -> list[str]:
+        with self._file_lock:
+            now = signature(self.path)
+            try:
+                data = read_json(self.path)
+            except FileProblem as exc:
+                self.watch.known = now
+                log.warning("ignoring the edited settings: %s", exc)
+                return []
+            self.watch.known = now
+            fresh = settings_sections(data)
+            changed = [ns for ns in {*fresh, *self._user} if fresh.get(ns, {}) != self._user.get(ns, {})]
+            self._user = fresh
+        for ns in changed:
+            self._remember_secrets(ns)
+        return sorted(changed, key=lambda ns: list(self._spaces).index(ns) if ns in self._spaces else 999)
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK)

@@ -1,0 +1,144 @@
+"""Long sessions as a user sees them: Stop keeps the queue (Stop all clears it), the jobs panel,
+the "Earlier conversation summarized" row and the context meter (with screenshots)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import ROOT, HarnessServer, fresh_session, send, tool_call, turn_ends, wait_idle
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "tests" / "screenshots"
+
+
+def shoot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.activeElement?.blur?.()")
+    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled", caret="hide")
+
+
+APPLES = "Apples are pomaceous fruits; there are thousands of varieties. " * 1_600
+"""~104,000 characters: an answer of about 26,000 tokens, most of a 32,768-token window."""
+
+
+def usage(prompt: int, completion: int) -> dict[str, int]:
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def test_stop_keeps_the_queue_and_the_next_message_runs(page: Page, llm: ScriptedLlmServer) -> None:
+    fresh_session(page)
+    llm.enqueue(
+        Reply(text="Working on the first request at length " * 20, chunk_size=8, hang_after=4),
+        Reply(text="Second request done."),
+        Reply(text="Third request done."),
+    )
+    send(page, "First, take your time")
+    expect(page.get_by_test_id("assistant-text")).to_contain_text("Working on the first")
+    send(page, "Second, queued")
+    send(page, "Third, queued")
+    queue = page.get_by_test_id("queue")
+    expect(queue.get_by_test_id("queue-item")).to_have_count(2)
+    expect(queue.get_by_test_id("queue-stop-all")).to_be_visible()
+    shoot(page, "queue-while-running")
+    stop = page.get_by_test_id("composer-stop")
+    expect(stop).to_have_attribute("title", re.compile("2 waiting messages run next"))
+    stop.click()
+    # only the turn stopped: the toast says so, and the queued messages run one after the other
+    expect(page.get_by_test_id("toast").filter(has_text="2 waiting messages run next")).to_be_visible()
+    expect(page.get_by_test_id("assistant-text").filter(has_text="Second request done.")).to_be_visible()
+    expect(page.get_by_test_id("assistant-text").filter(has_text="Third request done.")).to_be_visible()
+    ends = turn_ends(page, 3)
+    expect(ends.nth(0)).to_have_attribute("data-reason", "aborted")
+    expect(ends.nth(1)).to_have_attribute("data-reason", "completed")
+    wait_idle(page)
+    expect(queue).to_be_hidden()
+    assert llm.wait_for_disconnects(1)
+
+    # Stop all: the running turn ends and nothing that waited runs
+    llm.enqueue(Reply(text="Another long answer " * 30, chunk_size=8, hang_after=4))
+    send(page, "Fourth, long")
+    expect(page.get_by_test_id("assistant-text").last).to_contain_text("Another long answer")
+    send(page, "Fifth, never runs")
+    expect(queue.get_by_test_id("queue-item")).to_have_count(1)
+    queue.get_by_test_id("queue-stop-all").click()
+    expect(turn_ends(page, 4).nth(3)).to_have_attribute("data-reason", "aborted")
+    wait_idle(page)
+    expect(queue).to_be_hidden()
+    expect(page.get_by_test_id("msg-user").filter(has_text="Fifth, never runs")).to_have_count(0)
+    assert len(llm.requests) == 4
+
+
+def test_the_jobs_panel_shows_a_running_job_and_stops_it(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    fresh_session(page)
+    command = "echo serving on port 8000; sleep 1000"
+    llm.enqueue(
+        Reply(
+            text="Starting the server.",
+            tool_calls=[tool_call("c-j", "bash", command=command, run_in_background=True)],
+        ),
+        Reply(text="The server runs in the background."),
+    )
+    send(page, "Start the dev server")
+    page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
+    turn_ends(page)
+    toggle = page.get_by_test_id("jobs-toggle")
+    expect(toggle.get_by_test_id("jobs-count")).to_have_text("1 running")
+    toggle.click()
+    panel = page.get_by_test_id("jobs-panel")
+    job = panel.get_by_test_id("job-item")
+    expect(job).to_have_attribute("data-status", "running")
+    expect(job.get_by_test_id("job-label")).to_have_text(command)
+    expect(job.get_by_test_id("job-elapsed")).to_have_text(re.compile(r"^\d+ s$"))
+    job.get_by_test_id("job-output-toggle").click()
+    expect(job.get_by_test_id("job-output")).to_contain_text("serving on port 8000")
+    shoot(page, "jobs-panel")
+    job.get_by_test_id("job-stop").click()
+    expect(job).to_have_attribute("data-status", "killed")
+    expect(job).to_contain_text("stopped by the user")
+    expect(toggle.get_by_test_id("jobs-count")).to_have_text("1")
+    expect(job.get_by_test_id("job-stop")).to_have_count(0)
+
+
+def test_earlier_conversation_summarized_and_the_context_meter(page: Page, llm: ScriptedLlmServer) -> None:
+    fresh_session(page)
+    llm.enqueue(
+        Reply(text=APPLES, chunk_size=8_000, usage=usage(600, 26_000)),
+        Reply(text="- The user asked about apples.\n- The answer named them pomaceous fruits."),
+        Reply(text="Pears are close relatives of apples.", usage=usage(900, 40)),
+    )
+    send(page, "Tell me about apples")
+    turn_ends(page)
+    meter = page.get_by_test_id("context-meter")
+    expect(meter).to_have_attribute("data-level", "full")
+    expect(page.get_by_test_id("context-meter-text")).to_have_text(
+        re.compile(r"26\.6K / 32\.8K", re.IGNORECASE)
+    )
+    shoot(page, "context-meter-full")
+    # past 80 % of the window: the next request is preceded by a summary of what came before
+    send(page, "And pears?")
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("Pears are close relatives of apples.")
+    wait_idle(page)
+    expect(page.get_by_test_id("turn-end")).to_have_count(1)  # the first turn's footer went with it
+    row = page.get_by_test_id("summary-row")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("summary-toggle")).to_contain_text("Earlier conversation summarized")
+    expect(row.get_by_test_id("summary-toggle")).to_contain_text("2 messages")
+    expect(page.get_by_test_id("msg-user").filter(has_text="Tell me about apples")).to_have_count(0)
+    expect(meter).to_have_attribute("data-level", "ok")
+    expect(page.get_by_test_id("context-meter-text")).to_have_text(re.compile(r"940 / 32\.8K", re.IGNORECASE))
+    shoot(page, "summarized-row-collapsed")
+    row.get_by_test_id("summary-toggle").click()
+    expect(row.get_by_test_id("summary-text")).to_contain_text("The user asked about apples.")
+    shadowed = row.get_by_test_id("shadowed-rows")
+    expect(shadowed.get_by_test_id("msg-user")).to_have_text("Tell me about apples")
+    expect(shadowed.get_by_test_id("assistant-text")).to_contain_text("pomaceous")
+    shoot(page, "summarized-row")
+    sent = llm.requests[2]["messages"]
+    assert "Tell me about apples" not in str(sent) and "The user asked about apples." in sent[1]["content"]

@@ -1,0 +1,42 @@
+// What a session offers after a slash: its commands (command.list) and skills (skill.list),
+// fetched once per session and dropped when the host says they changed
+// (host/commands-changed: every session; host/session-preset-changed: that session). Pure.
+
+export class Catalogues {
+  /** @param {{client: {call(method, payload): Promise<any>}}} deps */
+  constructor({ client }) {
+    this.client = client;
+    this.cache = new Map(); // sessionId → Promise<{commands, skills, warnings}>
+  }
+
+  /** {commands, skills, warnings} for the session; a failed fetch is not cached. */
+  get(sessionId) {
+    if (!sessionId) return Promise.resolve({ commands: [], skills: [], warnings: [] });
+    let p = this.cache.get(sessionId);
+    if (!p) {
+      p = this.fetch(sessionId);
+      this.cache.set(sessionId, p);
+      p.then((v) => v.failed && this.cache.get(sessionId) === p && this.cache.delete(sessionId));
+    }
+    return p;
+  }
+
+  async fetch(sessionId) {
+    const [c, s] = await Promise.all([
+      this.client.call("command.list", { sessionId }).catch((e) => ({ ok: false, error: e })),
+      this.client.call("skill.list", { sessionId }).catch((e) => ({ ok: false, error: e })),
+    ]);
+    return {
+      commands: c.ok ? c.value.commands : [],
+      skills: s.ok ? s.value.skills : [],
+      warnings: s.ok ? (s.value.warnings ?? []) : [],
+      failed: !c.ok || !s.ok,
+    };
+  }
+
+  /** Forget one session's catalogue, or every one (null). */
+  invalidate(sessionId = null) {
+    if (sessionId === null) this.cache.clear();
+    else this.cache.delete(sessionId);
+  }
+}

@@ -1,0 +1,90 @@
+// Compaction and injected context in the fold (docs/architecture.md, "Compaction"). PURE.
+//
+// compact/summary names the surface events a summary replaces (shadowedSeqs); the replacing
+// user/message that follows becomes a `summary` row in the place of the rows that show those
+// events. The covered rows (and whatever sits between them: turn footers, notices) move into the
+// summary row's `shadowed` list, so the view can expand them; nothing is lost from the log.
+// A user/message that the host injected (a job's end, an approval notice) is a `context` row.
+
+/** The seqs of the surface events a row shows (user, assistant, tool, summary and context rows). */
+function surfaceSeqs(item) {
+  switch (item.kind) {
+    case "user":
+    case "summary":
+    case "context":
+    case "skill":
+      return [item.seq];
+    case "assistant":
+      return item.msgSeq === undefined ? [] : [item.msgSeq];
+    case "tool":
+      return [item.msgSeq, item.result?.seq].filter((s) => s !== undefined && s !== null);
+    default:
+      return [];
+  }
+}
+
+/** compact/summary: remember what the next replacement shadows. */
+export function compactSummary(fold, ev, d) {
+  fold.pendingSummary = {
+    seq: ev.seq,
+    compactionId: d.compactionId ?? null,
+    shadowed: Array.isArray(d.shadowedSeqs) ? d.shadowedSeqs : [],
+    tokens: d.shadowedTokenCount ?? 0,
+    text: (d.summary ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n"),
+  };
+}
+
+/** compact/start and compact/end: the "summarizing" state, and a notice when it failed. */
+export function compactBracket(fold, ev, d) {
+  if (ev.type === "compact/start") {
+    fold.compacting = { turn: d.turn ?? null, compactionId: d.compactionId ?? null };
+  } else {
+    fold.compacting = null;
+    if (d.error) {
+      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `The earlier conversation could not be summarized (${d.error}); nothing was changed.` });
+    }
+  }
+  fold.ops.push({ op: "meta" });
+}
+
+/** The replacing user/message: a summary row in place of the rows it shadows. */
+export function replaceWithSummary(fold, ev, d) {
+  const pending = fold.pendingSummary && (!d.source?.compactionId || fold.pendingSummary.compactionId === d.source.compactionId) ? fold.pendingSummary : null;
+  fold.pendingSummary = null;
+  const shadowedSeqs = new Set(pending?.shadowed ?? ev.sourceEventSeqs ?? []);
+  const text = (d.content ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
+  const item = {
+    id: `z:${ev.seq}`,
+    kind: "summary",
+    seq: ev.seq,
+    summarySeq: pending?.seq ?? null,
+    count: shadowedSeqs.size,
+    tokens: pending?.tokens ?? 0,
+    text: pending?.text || text,
+    manual: !!d.source?.sourceCommandId,
+    shadowed: [],
+  };
+  const covered = (it) => surfaceSeqs(it).some((s) => shadowedSeqs.has(s));
+  const first = fold.items.findIndex(covered);
+  let last = -1;
+  for (let i = fold.items.length - 1; i >= 0; i--) {
+    if (covered(fold.items[i])) {
+      last = i;
+      break;
+    }
+  }
+  // A shadowed turn's footer (and notices) go with it, up to the first row still on the surface.
+  if (last >= 0) while (last + 1 < fold.items.length && surfaceSeqs(fold.items[last + 1]).length === 0) last++;
+  // Not loaded yet (older pages): the shadowed rows all come before the rest.
+  const at = first < 0 ? 0 : first;
+  item.shadowed = first < 0 ? [] : fold.items.slice(first, last + 1);
+  fold.items.splice(at, first < 0 ? 0 : last - first + 1, item);
+  fold.byId.set(item.id, item);
+  fold.resetPending = true;
+}
+
+/** A user/message the host injected as context for the agent. */
+export function contextRow(fold, ev, d) {
+  const text = (d.content ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
+  fold.add({ id: `x:${ev.seq}`, kind: "context", seq: ev.seq, plugin: d.source?.plugin ?? d.source?.kind ?? "host", text });
+}

@@ -1,0 +1,37 @@
+// Running what the slash menu offers: a session command (command.execute; its result arrives
+// as the session's command row) or one of the client's own, /model, /new and /help.
+
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+/** Run `line` (it starts with a command of the session); false when it did not run. */
+export async function runCommand(app, line) {
+  let s = app.manager.active;
+  if (!s) {
+    s = await app.manager.newSession();
+    if (!s) return false;
+  }
+  const r = await app.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
+  if (!r.ok) {
+    app.status.toast(describeError(r.error));
+    return false;
+  }
+  if (!r.value.matched) {
+    app.status.toast(`${line.split(/\s/, 1)[0]} is not a command here.`);
+    return false;
+  }
+  app.manager.patchSummary(s.sessionId, { commandsRun: true }); // "New session" will not reuse it
+  return true;
+}
+
+/** The client's own commands. */
+export async function runClient(app, name) {
+  if (name === "new") return app.newSession();
+  if (name === "model") {
+    if (!app.manager.active) return app.status.toast("Open or start a session to choose its model.");
+    app.modelPicker.select.focus();
+    app.modelPicker.select.showPicker?.();
+    return;
+  }
+  if (name === "help") app.help.open(await app.catalogues.get(app.manager.activeId));
+}

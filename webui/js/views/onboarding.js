@@ -1,0 +1,47 @@
+// The welcome notice: shown until it is acknowledged, once per notice version, for every window
+// of this host (the `ui-onboarding` settings namespace holds the acknowledged version).
+
+import { h, icon } from "./dom.js";
+import { transportFailure } from "../client/errors.js";
+
+export const NOTICE_VERSION = "2026-11-30.1";
+
+export class OnboardingNotice {
+  /** ctx: {client, openSettings()} — `root` receives the notice. */
+  constructor(root, ctx) {
+    this.ctx = ctx;
+    this.revision = null;
+    const ack = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "onboarding-ack" }, "Got it");
+    ack.addEventListener("click", () => this.acknowledge());
+    const settings = h("button", { type: "button", class: "btn btn-small", testid: "onboarding-settings" }, icon("gear"), h("span", {}, "Settings"));
+    settings.addEventListener("click", () => ctx.openSettings());
+    this.el = h(
+      "section",
+      { class: "onboarding", testid: "onboarding-notice", hidden: true, "aria-label": "Welcome" },
+      h(
+        "div",
+        { class: "onboarding-text" },
+        h("strong", {}, "Welcome to HarnessDesk."),
+        " The agent works on this computer, in the folder of each session. It reads freely but asks before it writes a file or runs a command; “Allow always” remembers one command or one folder, and you can revoke it from the shield above the conversation. It starts on a small offline model: connect DeepSeek or any OpenAI-compatible server in Settings.",
+      ),
+      h("div", { class: "onboarding-actions" }, settings, ack),
+    );
+    root.prepend(this.el);
+  }
+
+  /** Show the notice unless this version was acknowledged (nothing when settings are not offered). */
+  async check() {
+    const r = await this.ctx.client.call("settings.describe", {}).catch(transportFailure);
+    const view = r.ok ? r.value.namespaces.find((n) => n.ns === "ui-onboarding") : null;
+    this.revision = view?.revision ?? null;
+    this.el.hidden = !view || view.value?.welcomeNoticeVersion === NOTICE_VERSION;
+  }
+
+  async acknowledge() {
+    this.el.hidden = true;
+    const ops = [{ op: "set", path: ["welcomeNoticeVersion"], value: NOTICE_VERSION }];
+    const payload = { ns: "ui-onboarding", ops, ...(this.revision !== null ? { expectedRevision: this.revision } : {}) };
+    const r = await this.ctx.client.call("settings.mutate", payload).catch(transportFailure);
+    if (!r.ok) await this.check(); // a conflict: another window changed it; look again
+  }
+}

@@ -1,0 +1,101 @@
+// The agent preset picker, shown while a session is still blank: one radio per preset (name,
+// trust, description); a broken preset is greyed out with its reason. Picking calls
+// agentPreset.select (only a blank session may switch); "Details" opens the preset viewer.
+
+import { h, icon, setChildren } from "./dom.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+export class PresetPicker {
+  /** ctx: {client, toast(msg), view(id), selected(sessionId, presetId), loaded()} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.value = null; // agentPreset.list value
+    this.loading = null;
+    this.sessionId = null;
+    this.current = null;
+    this.busy = false;
+    this.el = h("fieldset", { class: "preset-picker", testid: "preset-picker" });
+  }
+
+  /** The roster (cached until invalidated). */
+  load() {
+    if (this.value) return Promise.resolve(this.value);
+    if (!this.loading) {
+      this.loading = this.ctx.client
+        .call("agentPreset.list", {})
+        .catch(transportFailure)
+        .then((r) => {
+          this.loading = null;
+          if (r.ok) {
+            this.value = r.value;
+            this.ctx.loaded?.();
+          }
+          return this.value;
+        });
+    }
+    return this.loading;
+  }
+
+  invalidate() {
+    this.value = null;
+    if (this.sessionId) this.show(this.sessionId, this.current);
+  }
+
+  name(id) {
+    return this.value?.presets.find((p) => p.id === id)?.name ?? id;
+  }
+
+  /** Render for a blank session running `current`; returns the picker's element. */
+  show(sessionId, current) {
+    this.sessionId = sessionId;
+    this.current = current;
+    this.load().then(() => this.sessionId === sessionId && this.render());
+    return this.el;
+  }
+
+  render() {
+    const presets = this.value?.presets ?? [];
+    const current = this.current ?? presets.find((p) => p.isDefault)?.id;
+    const focused = this.el.contains(document.activeElement) ? document.activeElement.value : null;
+    const rows = presets.map((p) => {
+      const id = `preset-${p.id}`;
+      const radio = h("input", { type: "radio", name: "agent-preset", id, value: p.id, testid: "preset-radio", disabled: !!p.broken || this.busy });
+      radio.checked = p.id === current;
+      radio.addEventListener("change", () => radio.checked && this.pick(p.id));
+      const details = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "preset-details", "aria-label": `Details of ${p.name ?? p.id}` }, "Details");
+      details.addEventListener("click", () => this.ctx.view(p.id));
+      return h(
+        "div",
+        { class: ["preset-option", p.broken && "is-broken", p.id === current && "is-current"], testid: "preset-option", dataset: { presetId: p.id } },
+        radio,
+        h(
+          "label",
+          { for: id },
+          h("span", { class: "preset-name" }, p.name ?? p.id, p.trust === "user" ? h("span", { class: "badge badge-user", title: "Your own preset" }, "yours") : null),
+          p.broken
+            ? h("span", { class: "preset-broken", testid: "preset-broken" }, icon("x"), ` Cannot be used: ${p.broken}`)
+            : h("span", { class: "preset-desc" }, p.description ?? ""),
+        ),
+        details,
+      );
+    });
+    setChildren(this.el, h("legend", {}, "Agent"), presets.length ? rows : h("p", { class: "muted" }, "Loading presets…"));
+    if (focused) this.el.querySelector(`input[value="${CSS.escape(focused)}"]`)?.focus();
+  }
+
+  async pick(presetId) {
+    const sessionId = this.sessionId;
+    if (!sessionId || presetId === this.current) return;
+    this.busy = true;
+    const r = await this.ctx.client.call("agentPreset.select", { sessionId, agentPreset: presetId }).catch(transportFailure);
+    this.busy = false;
+    if (r.ok) {
+      this.current = r.value.agentPreset;
+      this.ctx.selected(sessionId, r.value.agentPreset);
+    } else {
+      this.ctx.toast(describeError(r.error));
+    }
+    if (this.sessionId === sessionId) this.render();
+  }
+}

@@ -1,0 +1,147 @@
+// The preset viewer: a preset's preset.toml (agentPreset.read), with Copy (to a new preset of
+// your own), and for your own presets Open folder and Remove. Shipped presets are read-only.
+
+import { h, icon, clear } from "./dom.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+const ID_PATTERN = "^[a-z0-9][a-z0-9\\-]*$";
+
+export class PresetViewer {
+  /** ctx: {client, toast(msg), changed(), entry(id): AgentPresetEntry | undefined} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.presetId = null;
+    this.title = h("h2", { id: "preset-viewer-title" }, "Preset");
+    this.body = h("div", { class: "preset-viewer-body" });
+    this.message = h("p", { class: "settings-message", testid: "preset-message", role: "status" });
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "preset-viewer-close", "aria-label": "Close" }, icon("x"));
+    close.addEventListener("click", () => this.el.close());
+    this.el = h(
+      "dialog",
+      { class: "settings-dialog preset-viewer", testid: "preset-viewer", "aria-labelledby": "preset-viewer-title" },
+      h("header", { class: "dialog-head" }, this.title, close),
+      this.message,
+      this.body,
+    );
+    document.body.append(this.el);
+  }
+
+  say(text, tone = "info") {
+    this.message.textContent = text;
+    this.message.dataset.tone = tone;
+  }
+
+  async open(presetId) {
+    this.presetId = presetId;
+    this.title.textContent = presetId;
+    this.say("");
+    clear(this.body);
+    this.body.append(h("p", { class: "muted" }, "Loading…"));
+    if (!this.el.open) this.el.showModal();
+    const r = await this.ctx.client.call("agentPreset.read", { agentPreset: presetId }).catch(transportFailure);
+    if (presetId !== this.presetId) return;
+    clear(this.body);
+    if (!r.ok) {
+      this.say(describeError(r.error), "error");
+      return;
+    }
+    this.render(r.value);
+  }
+
+  render(p) {
+    const own = p.trust === "user";
+    this.title.textContent = p.name ?? p.agentPreset;
+    const facts = h(
+      "p",
+      { class: "preset-facts" },
+      h("code", {}, p.agentPreset),
+      " · ",
+      own ? "your own preset" : "shipped with HarnessDesk (read-only)",
+      p.description ? h("span", { class: "preset-desc" }, p.description) : null,
+    );
+    const content = h("pre", { class: "preset-content", testid: "preset-content" }, p.content || "(no preset.toml)");
+    const actions = h("div", { class: "row-actions" });
+    if (own) {
+      const open = h("button", { type: "button", class: "btn", testid: "preset-open-folder" }, "Open folder");
+      open.addEventListener("click", () => this.openFolder(p.agentPreset));
+      const remove = h("button", { type: "button", class: "btn btn-danger", testid: "preset-remove" }, "Remove");
+      remove.addEventListener("click", () => this.remove(p.agentPreset, remove));
+      actions.append(open, remove);
+    }
+    const entry = this.ctx.entry(p.agentPreset);
+    if (entry && !entry.isDefault && !entry.broken) {
+      const def = h("button", { type: "button", class: "btn", testid: "preset-make-default", title: "New sessions start with this preset" }, "Make default");
+      def.addEventListener("click", () => this.makeDefault(p.agentPreset));
+      actions.append(def);
+    } else if (entry?.isDefault) {
+      facts.append(h("span", { class: "badge", testid: "preset-is-default" }, "default"));
+    }
+    const copy = h("button", { type: "button", class: "btn btn-primary", testid: "preset-copy" }, "Copy…");
+    copy.addEventListener("click", () => this.showCopy(p));
+    actions.append(copy);
+    this.body.append(facts, content, actions);
+  }
+
+  showCopy(p) {
+    const existing = this.body.querySelector(".preset-copy-form");
+    if (existing) return existing.querySelector("input").focus();
+    const id = h("input", { id: "preset-copy-id", type: "text", required: true, pattern: ID_PATTERN, maxlength: "100", testid: "preset-copy-id", autocomplete: "off", spellcheck: "false", value: `my-${p.agentPreset}` });
+    const name = h("input", { id: "preset-copy-name", type: "text", maxlength: "200", testid: "preset-copy-name", autocomplete: "off", placeholder: p.name ?? "" });
+    const save = h("button", { type: "submit", class: "btn btn-primary", testid: "preset-copy-save" }, "Make the copy");
+    const form = h(
+      "form",
+      { class: "preset-copy-form settings-form", novalidate: true },
+      h("div", { class: "field" }, h("label", { for: "preset-copy-id" }, "New id"), id, h("p", { class: "hint" }, "Lowercase letters, digits and dashes; it names the folder in your data directory.")),
+      h("div", { class: "field" }, h("label", { for: "preset-copy-name" }, "Name (optional)"), name),
+      h("div", { class: "row-actions" }, save),
+    );
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (!id.checkValidity()) return this.say("The id must be lowercase letters, digits and dashes.", "error");
+      save.disabled = true;
+      const payload = { from: p.agentPreset, agentPreset: id.value, ...(name.value.trim() ? { name: name.value.trim() } : {}) };
+      const r = await this.ctx.client.call("agentPreset.copy", payload).catch(transportFailure);
+      save.disabled = false;
+      if (!r.ok) return this.say(describeError(r.error) + (r.error.details?.reason ? ` (${r.error.details.reason})` : ""), "error");
+      this.ctx.changed();
+      this.ctx.toast(`Copied to “${r.value.agentPreset}”: edit it in its folder.`);
+      this.open(r.value.agentPreset);
+    });
+    this.body.append(form);
+    id.focus();
+    id.select();
+  }
+
+  /** agent-presets.default (a setting: privileged, like every settings write). */
+  async makeDefault(presetId) {
+    const ops = [{ op: "set", path: ["default"], value: presetId }];
+    const r = await this.ctx.client.call("settings.mutate", { ns: "agent-presets", ops }).catch(transportFailure);
+    if (!r.ok) return this.say(describeError(r.error), "error");
+    this.ctx.changed();
+    this.ctx.toast(`New sessions start with “${presetId}”.`);
+    this.el.close();
+  }
+
+  async openFolder(presetId) {
+    const r = await this.ctx.client.call("agentPreset.openDocument", { agentPreset: presetId }).catch(transportFailure);
+    if (!r.ok) return this.say(describeError(r.error), "error");
+    if (r.value.opened) return this.say("Opened the folder.");
+    this.say("");
+    this.body.querySelector(".preset-path")?.remove();
+    this.body.append(h("p", { class: "preset-path", testid: "preset-path" }, "The preset's folder: ", h("code", {}, r.value.path)));
+  }
+
+  async remove(presetId, button) {
+    if (button.dataset.confirm !== "yes") {
+      button.dataset.confirm = "yes";
+      button.textContent = "Really remove?";
+      return;
+    }
+    const r = await this.ctx.client.call("agentPreset.remove", { agentPreset: presetId }).catch(transportFailure);
+    if (!r.ok) return this.say(describeError(r.error), "error");
+    this.ctx.changed();
+    this.ctx.toast(`Removed the preset “${presetId}”.`);
+    this.el.close();
+  }
+}

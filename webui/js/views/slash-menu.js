@@ -1,0 +1,148 @@
+// The composer's slash menu: typing `/` offers the session's commands (with their input hints),
+// the client's own /model /new /help, and its skills (with descriptions). Arrow keys move,
+// Enter or Tab chooses, Escape closes; the textarea stays focused (a combobox with a listbox).
+
+import { h, clear } from "./dom.js";
+import { applyChoice, slashItems, slashToken } from "../state/slash.js";
+
+const KIND_LABEL = { command: "command", client: "app", skill: "skill" };
+const SECTION = { command: "Commands", client: "Commands", skill: "Skills" };
+
+export class SlashMenu {
+  /**
+   * @param {HTMLTextAreaElement} input
+   * @param {{catalogue(): Promise<{commands, skills, warnings}>, runClient(name): void, changed(): void}} ctx
+   */
+  constructor(input, ctx) {
+    this.input = input;
+    this.ctx = ctx;
+    this.items = [];
+    this.active = 0;
+    this.token = null;
+    this.seq = 0;
+    this.el = h("div", { class: "slash-menu", testid: "slash-menu", hidden: true });
+    this.list = h("ul", { id: "slash-menu-list", class: "slash-list", role: "listbox", "aria-label": "Commands and skills" });
+    this.foot = h("p", { class: "slash-foot", testid: "slash-warnings", hidden: true });
+    this.el.append(this.list, this.foot);
+    input.setAttribute("role", "combobox");
+    input.setAttribute("aria-autocomplete", "list");
+    input.setAttribute("aria-controls", "slash-menu-list");
+    input.setAttribute("aria-expanded", "false");
+    this.list.addEventListener("mousedown", (e) => e.preventDefault()); // keep the caret in the textarea
+    this.list.addEventListener("click", (e) => {
+      const li = e.target.closest("[role=option]");
+      if (li) this.choose(Number(li.dataset.index));
+    });
+  }
+
+  get open() {
+    return !this.el.hidden;
+  }
+
+  /** Re-read the token at the caret (after input, a click or a caret move). */
+  async update() {
+    const token = slashToken(this.input.value, this.input.selectionStart ?? 0);
+    if (!token || this.input.selectionStart !== this.input.selectionEnd) return this.close();
+    const seq = ++this.seq;
+    const catalogue = await this.ctx.catalogue();
+    if (seq !== this.seq) return; // typed on meanwhile
+    const sameQuery = this.token && this.token.query === token.query && this.token.atStart === token.atStart;
+    this.token = token;
+    this.items = slashItems(catalogue, token);
+    if (!sameQuery) this.active = 0;
+    this.render(catalogue.warnings ?? []);
+  }
+
+  render(warnings) {
+    clear(this.list);
+    let section = null;
+    this.items.forEach((item, i) => {
+      if (SECTION[item.kind] !== section) {
+        section = SECTION[item.kind];
+        this.list.append(h("li", { class: "slash-section", role: "presentation" }, section));
+      }
+      const li = h(
+        "li",
+        {
+          id: `slash-opt-${i}`,
+          class: ["slash-item", i === this.active && "is-active"],
+          role: "option",
+          testid: "slash-item",
+          "aria-selected": String(i === this.active),
+          dataset: { index: String(i), kind: item.kind, name: item.name },
+        },
+        h("span", { class: "slash-name" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
+        h("span", { class: "slash-desc" }, item.description),
+        h("span", { class: "slash-kind" }, KIND_LABEL[item.kind]),
+      );
+      this.list.append(li);
+    });
+    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "slash-empty" }, "No command or skill matches."));
+    this.foot.hidden = !warnings.length;
+    if (warnings.length) {
+      this.foot.textContent = `${warnings.length} skill file${warnings.length > 1 ? "s" : ""} could not be loaded`;
+      this.foot.title = warnings.map((w) => `${w.source}: ${w.location} — ${w.message}`).join("\n");
+    }
+    this.el.hidden = false;
+    this.input.setAttribute("aria-expanded", "true");
+    this.syncActive();
+  }
+
+  syncActive() {
+    for (const li of this.list.querySelectorAll("[role=option]")) {
+      const on = Number(li.dataset.index) === this.active;
+      li.classList.toggle("is-active", on);
+      li.setAttribute("aria-selected", String(on));
+      if (on) li.scrollIntoView({ block: "nearest" });
+    }
+    if (this.items.length) this.input.setAttribute("aria-activedescendant", `slash-opt-${this.active}`);
+    else this.input.removeAttribute("aria-activedescendant");
+  }
+
+  close() {
+    this.seq++;
+    this.token = null;
+    this.el.hidden = true;
+    this.input.setAttribute("aria-expanded", "false");
+    this.input.removeAttribute("aria-activedescendant");
+  }
+
+  /** Keys while open; true when the menu used the key. */
+  onKeyDown(e) {
+    if (!this.open) return false;
+    if (e.key === "Escape") {
+      this.close();
+      return true;
+    }
+    if (!this.items.length) return false;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      this.active = (this.active + step + this.items.length) % this.items.length;
+      this.syncActive();
+      return true;
+    }
+    if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
+      this.choose(this.active);
+      return true;
+    }
+    return false;
+  }
+
+  choose(index) {
+    const item = this.items[index];
+    const token = this.token;
+    if (!item || !token) return;
+    this.close();
+    if (item.kind === "client") {
+      this.input.value = (this.input.value.slice(0, token.start) + this.input.value.slice(token.end)).trimStart();
+      this.ctx.changed();
+      this.ctx.runClient(item.name);
+      return;
+    }
+    const next = applyChoice(this.input.value, token, item);
+    this.input.value = next.text;
+    this.input.setSelectionRange(next.caret, next.caret);
+    this.input.focus();
+    this.ctx.changed();
+  }
+}
