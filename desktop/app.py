@@ -21,7 +21,7 @@ from pathlib import Path
 from desktop import paths
 from desktop.geometry import Geometry
 from desktop.hostloop import Host, HostFactory, HostLoop
-from desktop.hoststart import StartingHost
+from desktop.hoststart import StartingHost, failure_text
 from desktop.instance import ActivationError, acquire, activate_running
 
 NO_DISPLAY = (
@@ -107,17 +107,16 @@ def run_window(
         from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
 
         shell = Shell(host, loop, webui, Geometry(data_dir / "window.json"), data_dir)
-        host.on_failure(lambda _exc: shell.close_soon() if shell is not None else None)
         if args.serve:
             try:
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
-                raise WindowError(f"the host could not start: {exc}") from exc
+                raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
             shell.start_loopback(args.port)
         primary.listen(shell.activate)
-        shell.run()
+        shell.run()  # a host that failed to build is shown in the window until it is closed
         if (failure := host.failure()) is not None:
-            raise WindowError(f"the host could not start: {failure}") from failure
+            raise WindowError(f"the host could not start: {failure_text(failure)}") from failure
     finally:
         if shell is not None:
             shell.stop_loopback()

@@ -14,7 +14,6 @@ import concurrent.futures
 import contextlib
 import logging
 import os
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -124,18 +123,6 @@ class Shell:
             http_server=not self.qt,
         )
         self.bridge.close()
-
-    def close_soon(self) -> None:
-        """Close the window from any thread once it is shown (the host failed to start).
-
-        pywebview's `destroy` waits for the window to be shown; a thread of its own keeps that
-        wait off the caller (the host loop)."""
-
-        def close() -> None:
-            with contextlib.suppress(Exception):
-                self.window.destroy()
-
-        threading.Thread(target=close, name="harnessdesk-close", daemon=True).start()
 
     def activate(self) -> None:
         """A second launch asked us to come to the front."""

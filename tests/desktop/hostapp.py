@@ -139,17 +139,9 @@ def build_app(data_dir: Path) -> Starlette:
     )
 
 
-FAIL_MARKER = "host-fails"
-"""A file of this name in the data dir makes the test host fail to build (after a pause, so the
-window is already opening: the host is built while Qt starts)."""
-
-
-async def build_test_host(args: argparse.Namespace) -> tuple[Starlette, object]:
+def build_test_host(args: argparse.Namespace) -> tuple[Starlette, object]:
     """The `build_host` seam for tests: (api_app, shutdown)."""
     data_dir = Path(args.data_dir)
-    if (data_dir / FAIL_MARKER).exists():
-        await asyncio.sleep(1.0)
-        raise OSError("the test host was told to fail")
 
     async def shutdown() -> None:
         with (data_dir / "host.log").open("a") as f:

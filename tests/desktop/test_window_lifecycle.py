@@ -11,7 +11,6 @@ import httpx
 import pytest
 
 from tests.desktop import x11
-from tests.desktop.hostapp import FAIL_MARKER
 from tests.desktop.support import ROOT, AppFactory, gui_test
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
@@ -104,19 +103,3 @@ def test_screenshot_of_the_window(apps: AppFactory) -> None:
     assert shot.stat().st_size > 1000
     assert page.evaluate("location.protocol") == "harnessdesk:"
     assert app.close_window() == 0
-
-
-@gui_test
-def test_a_host_that_fails_to_start_closes_the_window_with_one_line_and_exit_2(
-    apps: AppFactory, tmp_path: Path
-) -> None:
-    """The host is built while the window opens; if it cannot be built the window goes away
-    and the user gets the reason in one line, as when it failed before any window existed."""
-    data_dir = tmp_path / "failing"
-    data_dir.mkdir()
-    (data_dir / FAIL_MARKER).write_text("", encoding="utf-8")
-    app = apps.launch(data_dir=data_dir)
-    assert app.wait(60) == 2
-    ours = [line for line in app.stderr().splitlines() if line.startswith("harnessdesk:")]
-    assert ours == ["harnessdesk: the host could not start: the test host was told to fail"]
-    assert "Traceback" not in app.stderr()
