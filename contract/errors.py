@@ -67,6 +67,34 @@ class CredentialDetails(WireModel):
     ref: str
 
 
+class PathDetails(WireModel):
+    path: str
+
+
+class WorkspaceDetails(WireModel):
+    workspace_id: str
+
+
+class NameDetails(WireModel):
+    name: str
+
+
+class WorkspaceMoveDetails(WireModel):
+    workspace_id: str
+    session_id: str
+    before_session_id: str | None = None
+
+
+class WorkspaceAttachDetails(WireModel):
+    session_id: str
+    workspace_id: str
+
+
+class CapabilityDetails(WireModel):
+    capability: str
+    """The picker kind this host does serve (`native` or `browse`)."""
+
+
 class PresetReasonDetails(WireModel):
     agent_preset: str
     reason: str
@@ -117,6 +145,15 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "settings-not-exposed": NamespaceDetails,
     "settings-rejected": NamespaceDetails,
     "credential-rejected": CredentialDetails,
+    "workspace-invalid-path": PathDetails,
+    "workspace-not-found": WorkspaceDetails,
+    "workspace-name-conflict": NameDetails,
+    "workspace-move-invalid": WorkspaceMoveDetails,
+    "workspace-attach-failed": WorkspaceAttachDetails,
+    "directory-picker-unavailable": CapabilityDetails,
+    "directory-unreadable": PathDetails,
+    "directory-exists": PathDetails,
+    "directory-create-failed": PathDetails,
     "agent-preset-not-found": PresetNotFoundDetails,
     "agent-preset-invalid": PresetReasonDetails,
     "agent-preset-read-only": PresetReasonDetails,
@@ -126,8 +163,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "job-not-found": JobDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
-exception (an action on this machine that failed, e.g. opening a file in an editor); every other
-code is a business error the host raises. A request the loopback fence refuses is an HTTP 403."""
+exception (an action on this machine that failed: opening a file in an editor or a folder in the file
+manager, a folder it cannot create); every other code is a business error the host raises. A request
+the loopback fence refuses is an HTTP 403, not an RpcError."""
 
 ErrorCode = Literal[tuple(ERROR_DETAILS)]  # type: ignore[valid-type]
 

@@ -13,6 +13,7 @@ from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
 ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
 """Their rpcId is stable (minted once, reused on replay); every other frame's is fresh."""
@@ -164,6 +165,9 @@ HostFrame = Annotated[
         HostCredentialsChanged,
         HostModelsChanged,
         HostModelStatus,
+        HostWorkspaceChanged,
+        HostWorkspaceRemoved,
+        HostArchivedSessionsChanged,
         HostCommandsChanged,
         HostSessionPresetChanged,
         StreamError,

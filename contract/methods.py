@@ -11,7 +11,19 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from contract import commands, credentials, host, jobs, llm, permissions, presets, sessions, settings, skills
+from contract import (
+    commands,
+    credentials,
+    host,
+    jobs,
+    llm,
+    permissions,
+    presets,
+    sessions,
+    settings,
+    skills,
+    workspaces,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,7 @@ class Method:
 
 _s = sessions
 _p = presets
+_w = workspaces
 _METHODS = (
     Method("session.list", _s.ListRequest, _s.ListValue),
     Method("session.create", _s.CreateRequest, _s.CreateValue),
@@ -53,7 +66,19 @@ _METHODS = (
     Method("session.selectModel", _s.SelectModelRequest, _s.SelectModelValue),
     Method("session.updateQueue", _s.UpdateQueueRequest, _s.Accepted),
     Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
+    Method("session.delete", _s.SessionRef, _s.SessionDeleted, 2, True),
     Method("host.describe", host.DescribeRequest, host.DescribeValue),
+    Method("host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, 2, True, True),
+    Method("host.listDirectory", host.ListDirectoryRequest, host.DirectoryListing, 2),
+    Method("host.createDirectory", host.CreateDirectoryRequest, host.DirectoryPath, 2),
+    Method("host.openPath", host.OpenPathRequest, host.OpenPathValue, 2, True),
+    Method("workspace.list", _w.WorkspaceListRequest, _w.WorkspaceListValue, 2),
+    Method("workspace.create", _w.WorkspaceCreateRequest, _w.WorkspaceCreateValue, 2),
+    Method("workspace.rename", _w.WorkspaceRenameRequest, _w.WorkspaceValue, 2),
+    Method("workspace.delete", _w.WorkspaceRef, _w.WorkspaceDeleted, 2),
+    Method("workspace.insertSessionBefore", _w.InsertSessionBeforeRequest, _w.WorkspaceValue, 2),
+    Method("workspace.archiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
+    Method("workspace.unarchiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
     Method("job.list", jobs.JobListRequest, jobs.JobListValue, 2),
     Method("job.stop", jobs.JobRef, _s.Accepted, 2),
     Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, 2),

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
 from contract.events import SessionEvent
+from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -46,9 +47,26 @@ class ListValue(WireModel):
 
 # session.create
 class CreateRequest(WireModel):
-    cwd: str | None = Field(default=None, min_length=1)
+    """`workspaceId` puts the session in that workspace (its cwd = the workspace path); `cwd`
+    alone leaves it Ungrouped; neither = the host's cwd. Both at once is a bad request."""
+
+    workspace_id: str | None = Field(default=None, min_length=1, max_length=200)
+    cwd: str | None = Field(default=None, min_length=1, max_length=4096)
     session_id: SessionId | None = None
     agent_preset: str | None = None
+
+    @field_validator("cwd")
+    @classmethod
+    def _absolute(cls, v: str | None) -> str | None:
+        if v is not None and not is_fully_qualified(v) and not v.startswith("~"):
+            raise ValueError("cwd must be an absolute path (or start with ~)")
+        return v
+
+    @model_validator(mode="after")
+    def _one_place(self) -> CreateRequest:
+        if self.workspace_id is not None and self.cwd is not None:
+            raise ValueError("send workspaceId or cwd, not both")
+        return self
 
 
 class CreateValue(WireModel):
@@ -126,6 +144,11 @@ class RenameValue(WireModel):
 class ForkRequest(WireModel):
     session_id: SessionId
     at_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
+
+
+# session.delete
+class SessionDeleted(WireModel):
+    deleted: Literal[True] = True
 
 
 # session.search

@@ -18,7 +18,10 @@ import os
 import sys
 from pathlib import Path
 
+from starlette.types import ASGIApp
+
 from desktop import paths
+from desktop.folders import WindowFolderPicker, open_folder
 from desktop.geometry import Geometry
 from desktop.hostloop import Host, HostFactory, HostLoop
 from desktop.hoststart import StartingHost, failure_text
@@ -47,8 +50,9 @@ async def build_host(args: argparse.Namespace) -> Host:
     from host.engine.errors import EngineError
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
+    picker = getattr(args, "folder_picker", None)  # the window's native folder dialog
     try:
-        host = await open_host(Path(args.data_dir), overrides)
+        host = await open_host(Path(args.data_dir), overrides, picker=picker)
     except EngineError as exc:
         raise WindowError(str(exc)) from exc
     return host.app, host.close
@@ -73,6 +77,31 @@ def prepare_qt_env() -> None:
             os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
 
 
+def folder_argument(path: str | None) -> str | None:
+    """`harnessdesk PATH`: PATH as an absolute folder (relative to where we were started)."""
+    if path is None:
+        return None
+    folder = Path(path).expanduser()
+    try:
+        folder = folder.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:
+        raise WindowError(f"cannot open {path}: no such folder") from exc
+    if not folder.is_dir():
+        raise WindowError(f"cannot open {path}: not a folder")
+    return str(folder)
+
+
+def _first_session(loop: HostLoop, app: ASGIApp, folder: str | None) -> str | None:
+    """The session the window opens on for `harnessdesk PATH` (None: the usual start)."""
+    if folder is None:
+        return None
+    try:
+        return loop.call(open_folder(app, folder), timeout=30)
+    except Exception as exc:  # OpenFolderError, or the host failed: the window opens anyway
+        print(f"harnessdesk: could not open {folder}: {exc}", file=sys.stderr)
+        return None
+
+
 # ---- the window ------------------------------------------------------------------------------
 
 
@@ -82,18 +111,24 @@ def run_window(
     webui: Path | None = None,
 ) -> int:
     """Open the window (or focus the running one) and block until it is closed."""
-    if not has_display():
+    folder = folder_argument(getattr(args, "path", None))
+    if not has_display() and folder is None:
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     data_dir = paths.resolve_data_dir(args.data_dir)
     args.data_dir = str(data_dir)  # every factory sees the resolved dir
     primary = acquire(data_dir)
+    if primary is not None and not has_display():  # PATH for a running instance, but none runs
+        primary.close()
+        print(NO_DISPLAY, file=sys.stderr)
+        return 2
     if primary is None:
         try:
-            pid = activate_running(data_dir)
+            pid = activate_running(data_dir, open_path=folder)
         except ActivationError as exc:
             raise WindowError(str(exc)) from exc
-        print(f"HarnessDesk is already running on this data dir (pid {pid}); focused its window.")
+        done = f"handed it {folder}" if folder else "focused its window"
+        print(f"HarnessDesk is already running on this data dir (pid {pid}); {done}.")
         return 0
     prepare_qt_env()
     webui = webui or paths.webui_dir()
@@ -101,19 +136,23 @@ def run_window(
         raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
     loop = HostLoop()
     loop.start()
+    picker = WindowFolderPicker()
+    args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
     host = StartingHost(loop, host_factory, args)  # built on its thread while Qt starts here
     shell = None
     try:
         from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
 
-        shell = Shell(host, loop, webui, Geometry(data_dir / "window.json"), data_dir)
+        first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
+        geometry = Geometry(data_dir / "window.json")
+        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first)
         if args.serve:
             try:
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
                 raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
             shell.start_loopback(args.port)
-        primary.listen(shell.activate)
+        primary.listen(shell.activate, shell.open_folder)
         shell.run()  # a host that failed to build is shown in the window until it is closed
         if (failure := host.failure()) is not None:
             raise WindowError(f"the host could not start: {failure_text(failure)}") from failure

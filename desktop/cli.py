@@ -55,7 +55,12 @@ def _common(p: argparse.ArgumentParser, top: bool = False) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="harnessdesk", description="Run AI coding-agent sessions on your machine.")
+    parser = _Parser(
+        prog="harnessdesk",
+        usage="%(prog)s [options] [PATH | COMMAND ...]",
+        description="Run AI coding-agent sessions on your machine. With PATH, open that folder as "
+        "a workspace with a new session (in the running window, if there is one).",
+    )
     parser.add_argument("--version", action="version", version=f"harnessdesk {contract.__version__}")
     parser.add_argument("--serve", action="store_true", help="also start the loopback server")
     parser.add_argument(
@@ -70,10 +75,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def split_folder(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[list[str], str | None]:
+    """`harnessdesk [options] PATH`: take PATH (the first positional that names no command) out
+    of argv, so that argparse sees only options or a subcommand."""
+    takes_value: set[str] = set()
+    commands: set[str] = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            commands |= set(action.choices)
+        elif action.nargs != 0:
+            takes_value |= set(action.option_strings)
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            rest = args[i + 1 :]
+            return args[:i] + rest[1:], rest[0] if rest else None
+        if token.startswith("-") and token != "-":
+            i += 2 if token in takes_value else 1
+            continue
+        if token in commands:
+            return args, None
+        return args[:i] + args[i + 1 :], token
+    return args, None
+
+
 def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    rest, folder = split_folder(parser, sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(rest)
+    args.path = folder
+    if folder is not None and args.command is not None:
+        parser.error(f"PATH ({folder}) opens the window; it does not go with `{args.command}`")
     try:
         if args.command is None:
             return _window(args, window_options)

@@ -40,6 +40,7 @@ def add_parsers(sub: Any, common: Any) -> None:
     prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
     prompt.add_argument("text")
     prompt.add_argument("--session", help="continue this session (default: a new one)")
+    prompt.add_argument("--cwd", help="the folder a new session works in (default: the current one)")
     prompt.add_argument("--json", action="store_true", help="print the raw frames as JSON lines")
     common(prompt)
     export = sub.add_parser("export", help="write a session archive (.zip)")

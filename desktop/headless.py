@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.rpc import RpcErr, ServerRequest
+from desktop.folders import open_folder
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch one headless command; user-facing failures raise CommandError."""
     data_dir = resolve_data_dir(args.data_dir)
     command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
+    if args.command == "prompt":
+        _prompt_cwd(args)
     try:
         return asyncio.run(command(args, data_dir))
     except EngineError as exc:
@@ -97,7 +100,12 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, server.stop)
     print(f"HarnessDesk listening on {url}", flush=True)
-    instance.listen(lambda: None)
+
+    def open_here(path: str) -> None:
+        """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
+        asyncio.run_coroutine_threadsafe(open_folder(runtime.app, path), loop).result(30)
+
+    instance.listen(lambda: None, open_here)
     link_file = None
     if args.open:
         link_file = write_link_file(data_dir, url)
@@ -120,6 +128,18 @@ LINK_FILE_SECONDS = 120.0
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
+
+
+def _prompt_cwd(args: argparse.Namespace) -> None:
+    """`prompt --cwd PATH`: an existing folder for a new session (Ungrouped, as any cwd alone)."""
+    if args.cwd is None:
+        return
+    if args.session:
+        raise CommandError("--cwd is for a new session; --session continues one where it works")
+    cwd = Path(args.cwd).expanduser().resolve()
+    if not cwd.is_dir():
+        raise CommandError(f"--cwd {args.cwd}: not an existing folder")
+    args.cwd = str(cwd)
 
 
 async def _open_locked(data_dir: Path, args: argparse.Namespace, instance: PrimaryInstance) -> HostRuntime:
@@ -170,7 +190,7 @@ class PromptRun:
         return 1
 
     async def _create(self) -> str:
-        created = await self.client.call("session.create", {"cwd": str(Path.cwd())})
+        created = await self.client.call("session.create", {"cwd": self.args.cwd or str(Path.cwd())})
         if isinstance(created.result, RpcErr):
             raise CommandError(created.result.error.message)
         return str(created.result.value.session_id)

@@ -4,7 +4,7 @@ The first launch takes an exclusive lock on `<data dir>/instance.lock` (held unt
 ends, so a crash or kill -9 frees it) and listens on an activation channel; it writes the
 channel's address and a random auth key into `<data dir>/instance.json` (mode 0600). A later
 launch on the same data dir fails to take the lock, reads that file, asks the first to focus its
-window and exits 0 without starting a host.
+window (and, for `harnessdesk PATH`, to open PATH there) and exits 0 without starting a host.
 
 Channel: `multiprocessing.connection` with an HMAC auth key, so only a process able to read the
 0600 file can talk to it. POSIX: a Unix socket `<data dir>/instance.sock` created 0600 (when the
@@ -75,14 +75,19 @@ class PrimaryInstance:
         self._lock_file = lock_file
         self._listener: Listener | None = None
         self._on_activate: Callable[[], None] = lambda: None
+        self._on_open: Callable[[str], None] = lambda path: None
         self._closed = False
         self._authkey = b""
         self._family = ""
         self._handshake_slots = threading.BoundedSemaphore(8)
 
-    def listen(self, on_activate: Callable[[], None]) -> None:
-        """Open the channel, publish its address and key, and serve it in a daemon thread."""
+    def listen(self, on_activate: Callable[[], None], on_open: Callable[[str], None] | None = None) -> None:
+        """Open the channel, publish its address and key, and serve it in a daemon thread.
+
+        `on_open(path)` answers a later `harnessdesk PATH` (an absolute, existing folder)."""
         self._on_activate = on_activate
+        if on_open is not None:
+            self._on_open = on_open
         family, address = _channel(self.data_dir)
         authkey = secrets.token_bytes(32)
         if family == "AF_UNIX" and not address.startswith("\0"):
@@ -138,7 +143,11 @@ class PrimaryInstance:
 
     def _answer(self, conn: Connection) -> None:
         try:
-            if conn.poll(2) and conn.recv() == {"cmd": "activate"}:
+            request = conn.recv() if conn.poll(2) else None
+            path = _open_path(request)
+            if request == {"cmd": "activate"} or path is not None:
+                if path is not None:
+                    self._on_open(path)
                 self._on_activate()
                 conn.send({"ok": True, "pid": os.getpid()})
         except Exception:
@@ -185,18 +194,27 @@ def acquire(data_dir: Path) -> PrimaryInstance | None:
     return PrimaryInstance(data_dir, lock_file)
 
 
-def activate_running(data_dir: Path, timeout: float = 10.0) -> int:
-    """Ask the running instance to focus its window; returns its pid.
+def _open_path(request: object) -> str | None:
+    """The folder of an `{cmd: "open", path}` request (`harnessdesk PATH`), else None."""
+    if not isinstance(request, dict) or set(request) != {"cmd", "path"} or request["cmd"] != "open":
+        return None
+    path = request["path"]
+    return path if isinstance(path, str) else None
+
+
+def activate_running(data_dir: Path, timeout: float = 10.0, open_path: str | None = None) -> int:
+    """Ask the running instance to focus its window (and open `open_path` there); returns its pid.
 
     Retries while the first instance is still starting (its channel not yet published).
     """
+    request = {"cmd": "activate"} if open_path is None else {"cmd": "open", "path": open_path}
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
             info = json.loads((data_dir / INFO_NAME).read_text())
             with Client(info["address"], info["family"], authkey=bytes.fromhex(info["authkey"])) as c:
-                c.send({"cmd": "activate"})
+                c.send(request)
                 reply = c.recv() if c.poll(5) else {}
             if reply.get("ok"):
                 return int(reply["pid"])

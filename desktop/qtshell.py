@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
+from PyQt6.QtCore import QBuffer, QByteArray, QIODevice, QObject, QUrl, pyqtSignal
 from PyQt6.QtWebEngineCore import (
     QWebEnginePage,
     QWebEngineScript,
@@ -33,6 +33,7 @@ from PyQt6.QtWebEngineCore import (
     QWebEngineUrlScheme,
     QWebEngineUrlSchemeHandler,
 )
+from PyQt6.QtWidgets import QFileDialog
 
 from host.server.csp import CSP
 
@@ -140,6 +141,22 @@ class NavigationFence(QWebEngineUrlRequestInterceptor):
             return
         if self.inner is not None:
             self.inner.interceptRequest(info)
+
+
+class DialogCloser(QObject):
+    """Closes the window's open file dialogs, asked from any thread (create it on the GUI
+    thread): a folder dialog whose caller went away must not stay on screen."""
+
+    close_all = pyqtSignal()
+
+    def __init__(self, window: Any) -> None:
+        super().__init__(window)
+        self._window = window
+        self.close_all.connect(self._close_all)
+
+    def _close_all(self) -> None:
+        for dialog in self._window.findChildren(QFileDialog):
+            dialog.reject()
 
 
 def script(source: str) -> QWebEngineScript:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import json
 import logging
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
 
 import webview
 from starlette.types import ASGIApp
@@ -23,6 +25,7 @@ from webview.guilib import GUIType
 
 from desktop import paths
 from desktop.bridge import Bridge, BridgeApi, Pusher
+from desktop.folders import DIALOG_LOCK, WindowFolderPicker, open_folder
 from desktop.geometry import MIN_SIZE, TITLE, Geometry
 from desktop.hostloop import HostLoop
 
@@ -42,7 +45,15 @@ class Shell:
     """One main window: geometry, bridge, activation, optional loopback server."""
 
     def __init__(
-        self, api_app: ASGIApp, host_loop: HostLoop, webui: Path, geometry: Geometry, data_dir: Path
+        self,
+        api_app: ASGIApp,
+        host_loop: HostLoop,
+        webui: Path,
+        geometry: Geometry,
+        data_dir: Path,
+        *,
+        picker: WindowFolderPicker | None = None,
+        first_session: str | None = None,
     ) -> None:
         self.api_app = api_app
         self.host_loop = host_loop
@@ -78,6 +89,10 @@ class Shell:
         self.bridge = Bridge(api_app, host_loop.loop, self.pusher)
         self.api = BridgeApi(self.bridge, self.ask_save_path)
         self.window._js_api = self.api
+        self.first_session = first_session
+        self._closer: Any = None
+        if picker is not None:
+            picker.bind(self.window, self.close_dialogs)
         events = self.window.events
         events.initialized += self._on_initialized
         events.before_show += self._on_before_show
@@ -92,7 +107,10 @@ class Shell:
         if self.qt:
             from desktop import qtshell
 
-            self.window.real_url = qtshell.START_URL  # type: ignore[assignment]  # inferred None upstream
+            start = qtshell.START_URL
+            if self.first_session:  # the page opens it on connect (`#session=` as on reload)
+                start += "#session=" + quote(self.first_session, safe="")
+            self.window.real_url = start  # type: ignore[assignment]  # inferred None upstream
 
     def _on_before_show(self) -> None:
         if self.qt:
@@ -100,6 +118,7 @@ class Shell:
 
             source = paths.bridge_js().read_text(encoding="utf-8")
             qtshell.install(self.window.native, self.webui, source, self.download_from_navigation)
+            self._closer = qtshell.DialogCloser(self.window.native)
 
     def _on_loaded(self) -> None:
         if not self.qt:  # no DocumentCreation hook here: evaluate once the page has loaded
@@ -130,10 +149,27 @@ class Shell:
             self.window.show()
             self.window.restore()
 
+    def close_dialogs(self) -> None:
+        """Close the window's open file dialog, if any (from any thread): its caller went away."""
+        if self._closer is not None:
+            self._closer.close_all.emit()
+
+    def open_folder(self, path: str) -> None:
+        """`harnessdesk PATH` handed to this window: open PATH's session here."""
+        try:
+            sid = self.host_loop.call(open_folder(self.api_app, path), timeout=30)
+        except Exception as exc:
+            log.warning("could not open %s: %s", path, exc)
+            return
+        script = f"window.harnessdesk && window.harnessdesk.app.openFromShell({json.dumps(sid)})"
+        with contextlib.suppress(Exception):
+            self.window.run_js(script)
+
     def ask_save_path(self, suggested: str) -> str | None:
-        result = self.window.create_file_dialog(
-            webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=suggested
-        )
+        with DIALOG_LOCK:
+            result = self.window.create_file_dialog(
+                webview.FileDialog.SAVE, directory=str(Path.home()), save_filename=suggested
+            )
         if not result:
             return None
         return str(result[0] if isinstance(result, list | tuple) else result)

@@ -37,6 +37,7 @@ ENGINE_DOOR: dict[str, set[str]] = {
         "SessionHeader",
     },
     "host.engine.bus": {"Subscription"},
+    "host.engine.directories": {"NativePicker"},
     "host.engine.llm.local": {"find_model_file"},
 }
 """What `host/api/` and `desktop/` may import from the engine: `Engine` itself, its typed errors,
@@ -45,7 +46,18 @@ stream type and the embedded model's location. Nothing that holds engine state."
 
 DOOR_USERS = ("host/api", "desktop")
 
-ENGINE_INTERNALS = {"store", "config", "bus", "pool", "pending", "registry", "selections", "tools"}
+ENGINE_INTERNALS = {
+    "store",
+    "config",
+    "bus",
+    "pool",
+    "pending",
+    "registry",
+    "selections",
+    "tools",
+    "workspaces",
+    "folders",
+}
 """Engine attributes that only the engine itself may touch."""
 
 

@@ -1,7 +1,9 @@
-"""`host.*`: what this host is (version, folders, default model, attached sessions)."""
+"""`host.*`: what this host is (version, folders, default model, attached sessions), its folder
+picker (native or browse) and open-path."""
 
 from __future__ import annotations
 
+from contract import host as h
 from contract.host import DescribeRequest, DescribeValue
 from host.api.registry import implements
 from host.engine.engine import Engine
@@ -10,3 +12,24 @@ from host.engine.engine import Engine
 @implements("host.describe")
 async def describe(engine: Engine, p: DescribeRequest) -> DescribeValue:
     return engine.describe()
+
+
+@implements("host.pickDirectory")
+async def pick_directory(engine: Engine, p: h.PickDirectoryRequest) -> h.PickDirectoryValue:
+    return h.PickDirectoryValue(path=await engine.pick_directory())
+
+
+@implements("host.listDirectory")
+async def list_directory(engine: Engine, p: h.ListDirectoryRequest) -> h.DirectoryListing:
+    return await engine.list_directory(p.path)
+
+
+@implements("host.createDirectory")
+async def create_directory(engine: Engine, p: h.CreateDirectoryRequest) -> h.DirectoryPath:
+    return h.DirectoryPath(path=await engine.create_directory(p.path, p.name))
+
+
+@implements("host.openPath")
+async def open_path(engine: Engine, p: h.OpenPathRequest) -> h.OpenPathValue:
+    await engine.open_path(p.path)
+    return h.OpenPathValue()

@@ -6,7 +6,19 @@ from types import ModuleType, SimpleNamespace
 
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import ExportQuery
-from host.api import commands, credentials, host, job, llm, permission, presets, session, settings, skills
+from host.api import (
+    commands,
+    credentials,
+    host,
+    job,
+    llm,
+    permission,
+    presets,
+    session,
+    settings,
+    skills,
+    workspace,
+)
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
 from host.api.registry import domains
@@ -17,6 +29,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     host,
     session,
     settings,
+    workspace,
     credentials,
     llm,
     permission,

@@ -10,6 +10,7 @@ from starlette.types import ASGIApp
 
 from host.api.proxy import HostApiProxy
 from host.engine.config import RuntimeOverrides
+from host.engine.directories import NativePicker
 from host.engine.engine import Engine
 from host.fetch.handler import to_fetch_handler
 
@@ -31,8 +32,11 @@ async def open_host(
     *,
     heartbeat: float = 15.0,
     dev_validate: bool = True,
+    picker: NativePicker | None = None,
 ) -> HostRuntime:
-    engine = await Engine.open(data_dir, overrides)
+    """`picker`: the desktop window's native folder dialog; without one the host serves the
+    in-page folder browser (`host.listDirectory` / `host.createDirectory`)."""
+    engine = await Engine.open(data_dir, overrides, picker=picker)
     api = HostApiProxy(engine)
     app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)
     return HostRuntime(engine=engine, api=api, app=app)

@@ -16,8 +16,14 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 @implements("session.create")
 async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
-    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset)
+    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id)
     return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
+
+
+@implements("session.delete")
+async def delete(engine: Engine, p: s.SessionRef) -> s.SessionDeleted:
+    await engine.delete_session(p.session_id)
+    return s.SessionDeleted()
 
 
 @implements("session.history")

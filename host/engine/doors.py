@@ -11,6 +11,7 @@ from contract.commands import CommandDescriptor
 from contract.presets import PresetListValue, PresetReadValue
 from contract.skills import SkillEntry, SkillWarning
 from host.engine.commands import execute
+from host.engine.directories import HostFolders, can_open_path
 from host.engine.presets.roster import FALLBACK_DEFAULT
 from host.engine.project import ProjectInstructions, instructions_view, project_root
 
@@ -30,6 +31,7 @@ class PresetsDoor:
     pool: AgentPool
     store: Store
     default_cwd: str
+    folders: HostFolders
 
     async def attach(self, session_id: str) -> Agent:
         raise NotImplementedError
@@ -42,7 +44,9 @@ class PresetsDoor:
     async def list_presets(self) -> PresetListValue:
         entries = await self.presets.entries()
         return PresetListValue(
-            presets=entries, authorable=self.presets.roster.user_root is not None, has_document=False
+            presets=entries,
+            authorable=self.presets.roster.user_root is not None,
+            has_document=can_open_path(),
         )
 
     async def session_preset(self, session_id: str) -> str | None:
@@ -77,9 +81,13 @@ class PresetsDoor:
         return await asyncio.to_thread(self.presets.roster.copy, source, agent_preset, name)
 
     async def open_preset(self, agent_preset: str) -> tuple[bool, Path]:
-        """(opened natively, the preset's folder); shipped presets are refused."""
+        """(opened in the file manager, the preset's folder); shipped presets are refused. A host
+        that cannot reach a desktop answers the folder for the user to open by hand."""
         spec = await asyncio.to_thread(self.presets.roster.writable_directory, agent_preset)
-        return False, spec.directory
+        if not can_open_path():
+            return False, spec.directory
+        await self.folders.open(str(spec.directory))
+        return True, spec.directory
 
     async def preset_cap(self, session_id: str) -> tuple[str | None, str | None]:
         """The (sandbox, approval) of the agent preset a session records (it can only tighten

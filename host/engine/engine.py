@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
-from contract.frames import HostAgentError, HostSessionAdded, SessionJobs, SessionQueue, SessionSubscribed
+from contract.frames import HostAgentError, SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
@@ -34,23 +34,25 @@ from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.commands.permission import permission_command
 from host.engine.config import RuntimeOverrides
 from host.engine.configuration import ConfigurationDoor
+from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.doors import PresetsDoor
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
     ModelUnavailable,
     SessionConflict,
-    SessionNotFound,
     TitleInvalid,
 )
 from host.engine.fork import fork_session
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, rows_with_cwd
-from host.engine.journal import Journal, now_ms
+from host.engine.journal import Journal
+from host.engine.lifecycle import SessionLifecycle
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
+from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
@@ -61,15 +63,12 @@ from host.engine.titles import normalise
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
 from host.engine.work import AgentWork
+from host.engine.workspaces import WorkspaceRegistry
 
 log = logging.getLogger(__name__)
 
 
-def _expand(path: str) -> str:
-    return os.path.expanduser(path)
-
-
-class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
+class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor, AgentWork):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -112,6 +111,10 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         )
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
+        self.workspaces: WorkspaceRegistry
+        """Registered project folders and the archive set (loaded by `open`)."""
+        self.folders = HostFolders()
+        """The host.* folder service: browse by default, native when `open` gets a picker."""
 
     @classmethod
     async def open(
@@ -121,6 +124,7 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         *,
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
+        picker: NativePicker | None = None,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
@@ -128,6 +132,9 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         data_dir = Path(data_dir)
         data_dir.mkdir(parents=True, exist_ok=True)
         bus = Bus()
+        folders = HostFolders(picker)
+        if "opener" not in plane_options:  # settings.json opens like any host.openPath
+            plane_options.update(opener=folders.open, can_open=can_open_path)
         plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
         plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
@@ -135,6 +142,8 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         plane.start()
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
+        engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        engine.folders = folders
         for session_id in await store.pending_inbox():
             await engine.attach(session_id)  # input queued before a restart or crash runs now
         return engine
@@ -178,45 +187,6 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
             cwd=h.cwd,
             agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
         )
-
-    async def create_session(
-        self, cwd: str | None = None, session_id: str | None = None, agent_preset: str | None = None
-    ) -> str:
-        """A new lazy session (nothing written until its first event) running `agent_preset`
-        (default: the default preset). Idempotent for a preallocated id with the same cwd and
-        preset; SessionConflict / AgentPresetConflict when it exists with another."""
-        self._check_open()
-        cwd = _expand(cwd) if cwd else self.default_cwd
-        if session_id is not None:
-            existing = await self.store.header(session_id)
-            if existing is not None:
-                if existing.cwd != cwd:
-                    raise SessionConflict(session_id, cwd, existing.cwd)
-                self.presets.check_adopt(existing, agent_preset, await self.session_preset(session_id))
-                return session_id
-        preset = await self.presets.resolve(agent_preset)
-        sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
-        self.store.register(header)
-        self.permissions.pin(sid)
-        self._announce(header)
-        return sid
-
-    def _announce(self, header: SessionHeader) -> None:
-        added = HostSessionAdded(
-            session_id=header.id,
-            blank=header.blank,
-            parent_session_id=header.parent_session,
-            cwd=header.cwd,
-            agent_preset=header.agent_preset,
-        )
-        self.bus.publish("host", added)
-
-    async def _header(self, session_id: str) -> SessionHeader:
-        header = await self.store.header(session_id)
-        if header is None:
-            raise SessionNotFound(session_id)
-        return header
 
     async def attach(self, session_id: str) -> Agent:
         """The session's agent, resuming a cold session (concurrent resumes share one load)."""
@@ -302,6 +272,9 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         self.selections.inherit(child.id, selection)
         await self.permissions.inherit(child.id, session_id)
         self._announce(child)
+        workspace_id = self.workspaces.containing(session_id)
+        if workspace_id is not None:  # the child joins its source's workspace
+            await self.workspaces.attach(workspace_id, child.id)
         return child.id
 
     async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
@@ -361,7 +334,8 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
             home=str(Path.home()),
             provider=selection.provider,
             model=selection.model,
-            attached_sessions=self.attached(),
+            attached_sessions=len(self._agents),
+            can_open_path=can_open_path(),
             host_instance_id=self.host_instance_id,
         )
 
@@ -390,7 +364,3 @@ class Engine(PresetsDoor, ConfigurationDoor, AgentWork):
         """A write the store could not apply: the session's log on disk stops short."""
         message = f"saving the session failed: {exc}"
         self.bus.publish("host", HostAgentError(session_id=session_id or "", message=message))
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise AgentBusy("the host is shutting down")

@@ -36,3 +36,8 @@ def tool_call_id() -> str:
 def host_instance_id() -> str:
     """Changes on every start, so a client can tell a restarted host from a reconnect."""
     return f"host-{uuid.uuid4()}"
+
+
+def workspace_id() -> str:
+    """A plain UUID, as the workspace wire names it (never derived from the path)."""
+    return str(uuid.uuid4())

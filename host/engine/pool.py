@@ -19,7 +19,7 @@ from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps
 from host.engine.bus import Bus
 from host.engine.composition import Composition
-from host.engine.errors import SessionNotFound
+from host.engine.errors import AgentBusy, SessionNotFound
 from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -118,6 +118,16 @@ class AgentPool:
         self.agents[session_id] = agent
         agent.start()
         return agent
+
+    async def release(self, session_id: str) -> None:
+        """Unload an idle session's agent (before it is deleted); AgentBusy while it works."""
+        agent = self.agents.get(session_id)
+        if agent is None:
+            return
+        if agent.running or agent.turn_open or agent.queue_items():
+            raise AgentBusy("the session is working; stop it before deleting it")
+        del self.agents[session_id]
+        await agent.dispose()
 
     async def dispose_all(self) -> None:
         await asyncio.gather(*(a.dispose() for a in list(self.agents.values())))

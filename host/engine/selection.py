@@ -55,6 +55,9 @@ class Selections:
     def inherit(self, child_id: str, selection: ModelSelection) -> None:
         self._chosen[child_id] = selection
 
+    def forget(self, session_id: str) -> None:
+        self._chosen.pop(session_id, None)
+
     def check(self, provider: str, model: str, effort: str | None) -> None:
         """Raises ModelUnavailable for a route that cannot serve, or an effort the model does not
         take (the catalogue is advice: any model name is accepted)."""

@@ -84,7 +84,7 @@ class AbstractApiClient(ABC):
         rpc_id = new_rpc_id()
         request = ClientRequest(rpc_id=rpc_id, method=key, payload=_wire(payload))
         self._hub.emit(request)
-        raw = await self._post_json(f"/api/{key}", request.dump())
+        raw = await self._post_json(f"/api/{key}", request.dump(), bounded=not method.user_paced)
         response = self._message(raw, ServerResponse, key)
         self._hub.emit(response)
         if response.rpc_id != rpc_id:
@@ -124,17 +124,20 @@ class AbstractApiClient(ABC):
 
     # ---- plumbing -----------------------------------------------------------------------------
 
-    async def _post_json(self, path: str, body: dict[str, Any]) -> Any:
-        """POST JSON, expect a 200 with JSON; timeouts and HTTP failures are TransportErrors."""
+    async def _post_json(self, path: str, body: dict[str, Any], *, bounded: bool = True) -> Any:
+        """POST JSON, expect a 200 with JSON; timeouts and HTTP failures are TransportErrors.
+
+        Bounded by the client's unary timeout unless the method waits for the user."""
+        timeout = self.timeout if bounded else None
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(timeout):
                 response = await self.do_fetch("POST", path, JSON_HEADERS, json_bytes(body))
                 try:
                     content = await response.read()
                 finally:
                     await response.aclose()
         except TimeoutError as exc:
-            raise TransportError(f"POST {path} timed out after {self.timeout} s") from exc
+            raise TransportError(f"POST {path} timed out after {timeout} s") from exc
         if response.status != 200:
             text = content[:200].decode("utf-8", errors="replace")
             raise TransportError(f"POST {path}: HTTP {response.status}: {text}", status=response.status)

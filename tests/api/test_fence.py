@@ -186,6 +186,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "credentials.set": {"ref": "DEEPSEEK_API_KEY", "value": "sk-should-never-land"},
         "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},
         "llm.discoverModels": {"settingsNs": "llm-deepseek"},
+        "session.delete": {"sessionId": "s-unknown"},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models"):  # the catalogue is not privileged
@@ -336,3 +337,37 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
     for path in data.rglob("*"):
         if path.is_file() and path != credentials:
             assert secret.encode() not in path.read_bytes(), path
+
+
+async def test_folder_and_delete_methods_are_privileged(web: Checked, tmp_path: Path) -> None:
+    """`host.pickDirectory`, `host.openPath` and `session.delete` are privileged (refused here,
+    where a trusted host is configured, to every request); the folder browser and `workspace.*`
+    are not (docs/decisions.md "Workspaces"). Over plain loopback they pass: tests/api/
+    test_host_folders.py and test_session_delete.py run them over HTTP."""
+    trusted = web.bearer(host=f"{TRUSTED}:{web.served.port}")
+
+    async def call(method: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+        return await web.request("POST", f"/api/{method}", content=body, headers=headers)
+
+    created = await call("session.create", {"cwd": str(tmp_path)}, web.bearer())
+    sid = created.json()["result"]["value"]["sessionId"]
+    privileged = {
+        "host.pickDirectory": {},
+        "host.openPath": {"path": str(tmp_path)},
+        "session.delete": {"sessionId": sid},
+    }
+    for method, payload in privileged.items():
+        for headers in (trusted, web.bearer()):
+            refused = await call(method, payload, headers)
+            assert refused.status_code == 403, (method, headers.get("host"))
+    listed = await call("session.list", {}, web.bearer())
+    assert sid in listed.text  # the refused delete did nothing
+    for method, payload in {
+        "host.listDirectory": {"path": str(tmp_path)},
+        "host.createDirectory": {"path": str(tmp_path), "name": "made-through-a-trusted-host"},
+        "workspace.create": {"path": str(tmp_path)},
+        "workspace.list": {},
+    }.items():
+        passed = await call(method, payload, trusted)
+        assert passed.status_code == 200 and passed.json()["result"]["ok"] is True, method

@@ -224,6 +224,18 @@ def test_parsing_the_window_command_line_imports_neither_the_host_nor_pydantic()
     assert out.stdout.strip() == "[]"
 
 
+def test_the_window_modules_leave_pydantic_and_the_engine_to_the_host_thread() -> None:
+    """What the main thread imports before Qt starts (desktop.app, desktop.shell and what they
+    import, e.g. the folder picker) loads neither pydantic nor the engine nor the API."""
+    probe = (
+        "import sys, desktop.app, desktop.shell;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m.startswith(('host.engine', 'host.api', 'contract.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def _starting_host(
     tmp_path: Path, gate: threading.Event, fail: str | None
 ) -> tuple[HostLoop, StartingHost, Bridge, Sink]:

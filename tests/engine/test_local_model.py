@@ -155,7 +155,8 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
         end = next(e for e in events if e.type == "compact/end")
         assert "error" not in end.data and end.data["turn"] == 8
         turn_end = next(e for e in events if e.type == "turn/end" and e.data["turn"] == 8)
-        assert turn_end.data["reason"] == {"kind": "completed"}
+        # the model samples (temperature 0.3): its answer may run to the length cap, never an error
+        assert turn_end.data["reason"]["kind"] in ("completed", "max-tokens")
         first = agent.conversation.history[0]
         count = len(summary.data["shadowedSeqs"])
         assert first.content[0].text.startswith(REPLACEMENT_HEAD.format(count=count))  # type: ignore[union-attr]

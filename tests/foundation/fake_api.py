@@ -15,7 +15,7 @@ from contract.approvals import ApprovalAnswer
 from contract.errors import rpc_error
 from contract.events import SessionEvent
 from contract.frames import HostSessionStatus, SessionSubscribed
-from contract.host import DescribeValue
+from contract.host import DescribeValue, PickDirectoryValue
 from contract.rpc import (
     ClientResponse,
     ReceiptAccepted,
@@ -99,8 +99,15 @@ class SessionDomain:
 
 class HostDomain:
     async def describe(self, request: RpcRequest[Any]) -> RpcResponse[Any]:
-        value = DescribeValue(version="0", cwd="/", home="/", attached_sessions=[], host_instance_id="h")
+        value = DescribeValue(
+            version="0", cwd="/", home="/", attached_sessions=0, can_open_path=False, host_instance_id="h"
+        )
         return ok(request.rpc_id, value)
+
+    async def pick_directory(self, request: RpcRequest[Any]) -> RpcResponse[Any]:
+        """Like a user taking their time in a folder dialog: longer than a short client timeout."""
+        await asyncio.sleep(1.0)
+        return ok(request.rpc_id, PickDirectoryValue(path="/picked"))
 
 
 class Events:

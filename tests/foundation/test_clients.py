@@ -85,6 +85,16 @@ async def test_timeout_raises_and_cancels_the_implementation(
         assert await asyncio.to_thread(fake.signals.cancelled.wait, 5), "the impl never saw CancelledError"
 
 
+async def test_a_user_paced_method_is_not_bound_by_the_unary_timeout(
+    client_for: ClientFactory, app: Any
+) -> None:
+    async with client_for(app, timeout=0.5) as client:
+        picked = await client.call("host.pickDirectory", {})
+        assert picked.result.value.path == "/picked"  # a second in the dialog, past the 0.5 s bound
+        with pytest.raises(TransportError, match="timed out"):
+            await client.call("session.history", {"sessionId": "slow"})
+
+
 async def test_respond_returns_receipts(client: AbstractApiClient, fake: FakeApi) -> None:
     good = {"sessionId": "s-1", "approvalId": "a-1", "outcome": "rejected"}
     assert await client.respond(PENDING, {"ok": True, "value": good}) == ReceiptAccepted()

@@ -49,6 +49,12 @@ from contract.questions import Question, QuestionOption, QuestionRequested, Ques
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
 from contract.schema import frame_name
 from contract.sessions import ListRequest, ListValue
+from contract.workspaces import (
+    HostArchivedSessionsChanged,
+    HostWorkspaceChanged,
+    HostWorkspaceRemoved,
+    WorkspaceView,
+)
 from host.fetch.streams import to_server_request
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,6 +200,13 @@ def _frames() -> list[tuple[str, Any]]:
         HostCredentialsChanged(ref="deepseek"),
         HostModelsChanged(),
         HostModelStatus(model="smollm2-135m-instruct", state="loading"),
+        HostWorkspaceChanged(
+            workspace=WorkspaceView(
+                workspace_id="w", path="/w", title="w", session_ids=["s"], created_at="t", updated_at="t"
+            )
+        ),
+        HostWorkspaceRemoved(workspace_id="w"),
+        HostArchivedSessionsChanged(archived_session_ids=["s"]),
         HostCommandsChanged(),
         HostSessionPresetChanged(session_id="s", agent_preset="read-only"),
         HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),

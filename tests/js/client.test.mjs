@@ -100,6 +100,21 @@ test("call: a method the contract marks userPaced waits for the person (no timeo
   assert.equal(c.requests[0].init.signal, undefined, "no timeout signal reached the carrier");
 });
 
+test("call: the contract marks host.pickDirectory userPaced: the folder dialog outlives the unary timeout", async () => {
+  const later = (value) => (url, init) => new Promise((resolve) => setTimeout(() => resolve(echo(value)(url, init)), 120));
+  const c = new FakeClient(later({ path: "/home/me/project" }), { timeoutMs: 30 });
+  assert.deepEqual(await c.call("host.pickDirectory", {}), { ok: true, value: { path: "/home/me/project" } });
+  const keepAlive = setTimeout(() => {}, 5_000);
+  await assert.rejects(c.call("host.listDirectory", {}), (e) => e.kind === "timeout"); // the others keep the bound
+  clearTimeout(keepAlive);
+  // only the caller (or the connection) ends it
+  const hung = new FakeClient(() => new Promise(() => {}), { timeoutMs: 30 });
+  const ac = new AbortController();
+  const p = hung.call("host.pickDirectory", {}, { signal: ac.signal });
+  setTimeout(() => ac.abort(), 80);
+  assert.equal((await p).error.code, "cancelled");
+});
+
 test("call: the caller's signal merges with the timeout; abort → cancelled result", async () => {
   let seen;
   const c = new FakeClient((u, init) => {

@@ -73,12 +73,16 @@ class ConfigPlane:
         poll_interval: float | None = None,
         adapter_options: dict[str, Any] | None = None,
         opener: Opener | None = None,
+        can_open: Callable[[], bool] | None = None,
         migrate_files: bool = True,
     ) -> None:
-        """`migrate_files=False` reads a version-1 configuration as empty instead of converting."""
+        """`migrate_files=False` reads a version-1 configuration as empty instead of converting.
+        `can_open` says whether the opener can reach a desktop right now (a display may come and
+        go); without it an opener always can."""
         self.overrides = overrides or RuntimeOverrides()
         self._bus = bus
         self._opener = opener
+        self._can_open = can_open
         if migrate_files:
             migrate(Path(data_dir))
         poll = {} if poll_interval is None else {"poll_interval": poll_interval}
@@ -138,8 +142,7 @@ class ConfigPlane:
 
     def describe(self) -> SettingsDescribeValue:
         views = [self.settings.view(ns) for ns in self.settings.namespaces() if self.is_exposed(ns)]
-        # hasDocument: settings.json can be opened for the user (this host has an opener)
-        has_document = self._opener is not None
+        has_document = self.can_open_document()
         return SettingsDescribeValue(
             writable=self.settings.writable, has_document=has_document, namespaces=views
         )
@@ -161,11 +164,15 @@ class ConfigPlane:
 
         return await self.settings.write(ns, apply, expected)
 
+    def can_open_document(self) -> bool:
+        """hasDocument: settings.json can be opened for the user (an opener that reaches a desktop)."""
+        return self._opener is not None and (self._can_open is None or self._can_open())
+
     async def open_document(self) -> None:
         """Open settings.json in the user's editor (written first when it does not exist yet)."""
         if not self.settings.path.exists():
             await self.settings.ensure_document()
-        if self._opener is None:
+        if self._opener is None or not self.can_open_document():
             raise OSError("this host cannot open files in an editor")
         await self._opener(str(self.settings.path))
 

@@ -17,7 +17,7 @@ from pydantic_core import PydanticSerializationError
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
-from host.engine.store import by_type, copy, search
+from host.engine.store import by_type, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
@@ -224,6 +224,12 @@ class SqliteStore:
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         return await self.call(lambda conn: copy.read_attachment(conn, attachment_id, session_id))
+
+    async def delete_session(self, session_id: str) -> None:
+        self._lazy.pop(session_id, None)
+        await self.call(lambda conn: removal.delete_session(conn, session_id))
+        self._next_seq.pop(session_id, None)
+        await self.flush()
 
     # ---- export / import ------------------------------------------------------------------
 

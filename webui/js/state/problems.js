@@ -28,6 +28,15 @@ export const MESSAGES = {
   cancelled: "Cancelled.",
   internal: "The host failed to do this.",
   "bad-request": "The request was malformed.",
+  "workspace-invalid-path": "That folder does not exist (or is not a folder).",
+  "workspace-not-found": "That workspace is no longer registered.",
+  "workspace-name-conflict": "Another workspace already has that name.",
+  "workspace-move-invalid": "That session is not in this workspace any more.",
+  "workspace-attach-failed": "The session was created but could not join the workspace.",
+  "directory-picker-unavailable": "This window cannot show a folder picker.",
+  "directory-unreadable": "That folder cannot be read.",
+  "directory-exists": "A folder with that name already exists.",
+  "directory-create-failed": "The folder could not be created.",
 };
 
 /** A one-line message for an RpcError (or a TransportError / Error). */

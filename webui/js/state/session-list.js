@@ -1,11 +1,12 @@
 // Pure helpers for the sidebar: ordering, nesting of forked children, blank hiding, labels.
 
 /**
- * Build the visible tree: newest activity first, children under their parents (a child whose
- * parent is not listed stands at the top level), blank sessions hidden except `keepId`.
+ * Build the visible tree: newest activity first (or by `order(a, b)` over summaries), children
+ * under their parents (a child whose parent is not listed stands at the top level), blank
+ * sessions hidden except `keepId`.
  * @returns {{summary: object, children: any[], depth: number}[]}
  */
-export function buildTree(summaries, { keepId = null } = {}) {
+export function buildTree(summaries, { keepId = null, order: byOrder = null } = {}) {
   const visible = [...summaries].filter((s) => !s.blank || s.sessionId === keepId);
   const byId = new Map(visible.map((s) => [s.sessionId, { summary: s, children: [], depth: 0 }]));
   const roots = [];
@@ -14,7 +15,8 @@ export function buildTree(summaries, { keepId = null } = {}) {
     if (parent && parent !== node && !isAncestor(byId, node, parent)) parent.children.push(node);
     else roots.push(node);
   }
-  const order = (a, b) => (b.summary.updatedAt ?? 0) - (a.summary.updatedAt ?? 0) || cmp(a.summary.sessionId, b.summary.sessionId);
+  const newest = (a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0) || cmp(a.sessionId, b.sessionId);
+  const order = (a, b) => (byOrder ?? newest)(a.summary, b.summary);
   const walk = (nodes, depth) => {
     nodes.sort(order);
     for (const n of nodes) {
@@ -57,10 +59,10 @@ export function flattenTree(roots) {
   return out;
 }
 
-/** A blank session to reuse for "New session" (the newest), or null. */
-export function reusableBlank(summaries, cwd = null) {
+/** A blank session to reuse for "New session" (the newest), or null; `skip`: ids not to reuse. */
+export function reusableBlank(summaries, cwd = null, skip = new Set()) {
   // `commandsRun`: the person ran a command there (still blank: no turn), e.g. /plan: not "new".
-  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && !s.commandsRun && (cwd === null || !s.cwd || s.cwd === cwd));
+  const blanks = [...summaries].filter((s) => s.blank && !s.running && !s.parentSessionId && !s.commandsRun && !skip.has(s.sessionId) && (cwd === null || !s.cwd || s.cwd === cwd));
   blanks.sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
   return blanks[0] ?? null;
 }

@@ -10,13 +10,15 @@
 import { Emitter } from "./emitter.js";
 import { Session } from "./session.js";
 import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
+import { blankMember } from "./workspaces.js";
 
 const MAX_OPEN = 6;
 
 export class SessionManager extends Emitter {
-  constructor({ client, now = () => Date.now() }) {
+  constructor({ client, workspaces = null, now = () => Date.now() }) {
     super();
     this.client = client;
+    this.workspaces = workspaces; // WorkspaceState, for "New session" in a workspace
     this.now = now;
     this.summaries = new Map();
     this.sessions = new Map(); // open sessions, most recently used last
@@ -136,18 +138,26 @@ export class SessionManager extends Emitter {
     }
   }
 
-  /** "New session": reuse a blank one when there is one, else session.create. */
-  async newSession() {
-    const blank = reusableBlank(this.summaries.values(), this.hostInfo?.cwd ?? null);
+  /**
+   * "New session": reuse a blank one when there is one, else session.create. In a workspace
+   * (`workspaceId`) only that workspace's blank session is reused and the new one joins it;
+   * without one, an Ungrouped blank session in the host's folder.
+   */
+  async newSession(workspaceId = null) {
+    const ws = this.workspaces;
+    const workspace = workspaceId ? ws?.get(workspaceId) : null;
+    const members = new Set(ws ? ws.items.flatMap((w) => w.sessionIds).concat(ws.archived) : []);
+    const blank = workspace ? blankMember(workspace, this.summaries.values(), ws.archived) : reusableBlank(this.summaries.values(), this.hostInfo?.cwd ?? null, members);
     if (blank) return this.open(blank.sessionId);
-    const r = await this.client.call("session.create", {});
+    const r = await this.client.call("session.create", workspace ? { workspaceId } : {});
+    let id = r.ok ? r.value.sessionId : null;
     if (!r.ok) {
       this.emit("error", `Could not create a session: ${r.error.message}`);
-      return null;
+      if (r.error.code !== "workspace-attach-failed") return null;
+      id = r.error.details.sessionId; // it exists, just outside the workspace
     }
-    const id = r.value.sessionId;
     if (!this.summaries.has(id)) {
-      this.summaries.set(id, { sessionId: id, updatedAt: this.now(), running: false, blank: true, cwd: this.hostInfo?.cwd });
+      this.summaries.set(id, { sessionId: id, updatedAt: this.now(), running: false, blank: true, cwd: workspace?.path ?? this.hostInfo?.cwd });
       this.emit("list");
     }
     return this.open(id);

@@ -1,6 +1,6 @@
 // The application shell: wires the connection, the session manager and every view together.
 
-import { h, icon, setChildren } from "./dom.js";
+import { h, setChildren } from "./dom.js";
 import { ConnectionController } from "../state/connection.js";
 import { SessionManager } from "../state/session-manager.js";
 import { classifyProblem, describeError, providerProblem } from "../state/problems.js";
@@ -24,13 +24,17 @@ import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
 import { runClient, runCommand } from "./commands.js";
 import { transportFailure } from "../client/errors.js";
+import { WorkspaceState } from "../state/workspaces.js";
+import { WorkspaceActions } from "./workspace-actions.js";
+import { welcome } from "./welcome.js";
 
 const $ = (id) => document.getElementById(id);
 
 export class App {
   constructor(client) {
     this.client = client;
-    this.manager = new SessionManager({ client });
+    this.workspaces = new WorkspaceState({ client });
+    this.manager = new SessionManager({ client, workspaces: this.workspaces });
     this.connection = new ConnectionController({ client });
     this.sessionUnsubs = [];
     this.todosOpen = false;
@@ -44,13 +48,32 @@ export class App {
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
     this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
     this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
+    this.actions = new WorkspaceActions({
+      client,
+      manager: this.manager,
+      workspaces: this.workspaces,
+      toast,
+      newSession: (wid) => this.newSession(wid),
+      exportSession: (id) => this.exportSession(id),
+    });
+    const a = this.actions;
     this.sidebar = new SidebarView($("sidebar-body"), {
       manager: this.manager,
+      workspaces: this.workspaces,
       client,
       toast,
       openSession: (id) => this.open(id),
       newSession: () => this.newSession(),
+      newSessionIn: (wid) => this.newSession(wid),
+      openFolder: () => a.openFolder(),
       exportSession: (id) => this.exportSession(id),
+      archive: (id) => a.archive(id),
+      unarchive: (id) => a.unarchive(id),
+      deleteSession: (id) => a.deleteSession(id),
+      revealFolder: (path) => a.reveal(path),
+      canOpenPath: () => this.canOpenPath(),
+      removeWorkspace: (w) => a.removeWorkspace(w),
+      moveSession: (wid, sid, before) => a.moveSession(wid, sid, before),
       focusComposer: () => this.composer.focus(),
     });
     this.topbar = new TopBar($("topbar"), {
@@ -63,7 +86,15 @@ export class App {
       exportSession: (id) => this.exportSession(id),
       renameSession: (id) => this.sidebar.startRename(id),
     });
-    this.conversation = new ConversationView($("conversation"), { client, tailSlot: $("pending-cards"), onFork: (seq, btn) => this.fork(seq, btn), onRetry: (item, btn) => this.retry(item, btn) });
+    this.conversation = new ConversationView($("conversation"), {
+      client,
+      tailSlot: $("pending-cards"),
+      onFork: (seq, btn) => this.fork(seq, btn),
+      onRetry: (item, btn) => this.retry(item, btn),
+      openPath: (path) => a.reveal(path),
+      canOpenPath: () => this.canOpenPath(),
+      cwdOf: (sid) => this.manager.summaries.get(sid)?.cwd ?? null,
+    });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
@@ -99,11 +130,11 @@ export class App {
     });
     c.on("lost", () => m.markPendingStale());
     c.on("mux", (msg) => m.handleMux(msg));
-    c.on("host", (msg) => m.handleHost(msg));
+    c.on("host", (msg) => this.workspaces.handleHost(msg.payload) || m.handleHost(msg));
     c.on("connected", async (describe) => {
       const first = !m.listLoaded;
       try {
-        await m.rebuild(describe);
+        await Promise.all([m.rebuild(describe), this.workspaces.load()]);
       } catch (err) {
         // A call failed mid-rebuild (the host blipped): rebuild again rather than stay half-built.
         if (c.status.state === "connected") c.reconnect(`rebuild failed: ${err?.message ?? err}`);
@@ -116,6 +147,10 @@ export class App {
       this.checkProvider();
       this.onboarding.check();
       this.renderAll();
+    });
+    this.workspaces.on("change", () => {
+      this.sidebar.render();
+      this.renderEmpty(this.manager.active);
     });
     m.on("list", () => {
       this.sidebar.render();
@@ -179,11 +214,25 @@ export class App {
     return this.manager.open(sessionId);
   }
 
-  async newSession() {
-    if (this.connection.status.state !== "connected") return;
-    const s = await this.manager.newSession();
+  /** New session: in `workspaceId`, else in the open session's workspace, else Ungrouped. */
+  async newSession(workspaceId) {
+    if (this.connection.status.state !== "connected") return null;
+    const m = this.manager;
+    const wid = workspaceId ?? (m.activeId ? this.workspaces.of(m.activeId)?.workspaceId : null) ?? null;
+    const s = await m.newSession(wid);
     this.toggleSidebar(false);
     if (s) this.composer.focus();
+    return s;
+  }
+
+  /** The desktop shell asks (`harnessdesk PATH` handed to this window): show that session. */
+  openFromShell(sessionId) {
+    this.open(sessionId);
+    this.workspaces.load().catch(() => {});
+  }
+
+  canOpenPath() {
+    return !!this.manager.hostInfo?.canOpenPath;
   }
 
   bindSession(session) {
@@ -394,13 +443,13 @@ export class App {
     let content = null;
     let key = null;
     if (!s && m.listLoaded) {
-      const hasSessions = [...m.summaries.values()].some((x) => !x.blank);
-      content = [
-        h("div", { class: "empty-mark", "aria-hidden": "true" }, icon("terminal", "icon icon-xl")),
-        h("h2", {}, hasSessions ? "Pick a session, or start a new one" : "Welcome to HarnessDesk"),
-        h("p", {}, "Describe a task below and press Enter. The agent works in ", h("code", { testid: "host-cwd" }, m.hostInfo?.cwd ?? "the host's folder"), ", reading files and running commands only with your approval."),
-        h("p", { class: "muted" }, "It starts on the small bundled local model — no account or network needed. Connect DeepSeek or any OpenAI-compatible endpoint in ", this.settingsLink(), "."),
-      ];
+      content = welcome({
+        manager: m,
+        workspaces: this.workspaces,
+        openFolder: () => this.actions.openFolder(),
+        newSessionIn: (wid) => this.newSession(wid),
+        settingsLink: () => this.settingsLink(),
+      });
       el.dataset.testid = "empty-state";
     } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
       key = `session-empty:${s.sessionId}`;

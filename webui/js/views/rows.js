@@ -7,7 +7,7 @@ import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
 import { describeError } from "../state/problems.js";
 
-/** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning()} */
+/** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
   let el;
   switch (item.kind) {
@@ -20,7 +20,7 @@ export function renderRow(item, ctx) {
       updateAssistant(el, item);
       break;
     case "tool":
-      el = renderToolCard(item);
+      el = renderToolCard(item, ctx);
       break;
     case "turn-end":
       el = h("div", { class: "row turn-end", testid: "turn-end" });
@@ -55,7 +55,7 @@ export function updateRow(el, item, ctx) {
     case "assistant":
       return updateAssistant(el, item);
     case "tool":
-      return updateToolCard(el, item);
+      return updateToolCard(el, item, ctx);
     case "turn-end":
       return updateTurnEnd(el, item, ctx);
     case "notice":

@@ -1,28 +1,46 @@
-// The sidebar: session list (newest first, running indicator, cwd, forks nested, blank hidden),
-// search with highlighted snippets, inline rename, export, and the New session button.
+// The sidebar: sessions grouped by workspace (collapsible, manual order, drag or Alt+↑/↓ to
+// reorder), "Ungrouped" last, an "Archived" view; Open folder… and New session; search with
+// highlighted snippets; inline rename.
 
 import { h, icon, clear } from "./dom.js";
-import { buildTree, displayTitle, shortenPath, highlightRuns, relativeTime } from "../state/session-list.js";
+import { displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
+import { groupSessions, dropTarget } from "../state/workspaces.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { sessionItem } from "./session-item.js";
+
+const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 
 export class SidebarView {
-  /** ctx: {manager, client, openSession(id), newSession(), exportSession(id), toast(msg)} */
+  /** ctx: {manager, workspaces, client, toast, openSession, newSession, newSessionIn, openFolder,
+   *        exportSession, archive, unarchive, deleteSession, revealFolder, canOpenPath,
+   *        removeWorkspace, moveSession, focusComposer} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.renaming = null;
     this.searchSeq = 0;
+    this.showArchived = false;
+    this.collapsed = new Set(readCollapsed());
+    this.dragging = null;
     this.newBtn = h("button", { type: "button", class: "btn btn-primary new-session", testid: "new-session", title: "New session (Ctrl+N)" }, icon("plus"), h("span", { class: "btn-label" }, "New session"));
     this.newBtn.addEventListener("click", () => ctx.newSession());
+    this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: "Choose a project folder to work in" }, icon("folder-open"), h("span", { class: "btn-label" }, "Open folder…"));
+    this.folderBtn.addEventListener("click", () => ctx.openFolder());
     this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: "Search (Ctrl+K)", "aria-label": "Search sessions", autocomplete: "off" });
     this.results = h("div", { class: "search-results", testid: "search-results", hidden: true, "aria-live": "polite" });
-    this.list = h("ul", { class: "session-list", testid: "session-list", role: "list", "aria-label": "Sessions" });
+    this.groupsEl = h("div", { class: "ws-groups", testid: "session-list" });
     this.empty = h("p", { class: "list-empty", testid: "session-list-empty", hidden: true }, "No sessions yet.");
+    this.archivedBtn = h("button", { type: "button", class: "archived-toggle", testid: "archived-toggle", "aria-expanded": "false", hidden: true });
+    this.archivedBtn.addEventListener("click", () => {
+      this.showArchived = !this.showArchived;
+      this.render();
+    });
+    this.archivedList = h("ul", { class: "session-list archived-list", testid: "archived-list", role: "list", "aria-label": "Archived sessions", hidden: true });
     root.append(
-      h("div", { class: "sidebar-head" }, h("span", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "HarnessDesk"), this.newBtn),
+      h("div", { class: "sidebar-head" }, h("span", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "HarnessDesk"), h("div", { class: "head-actions" }, this.newBtn, this.folderBtn)),
       h("div", { class: "search" }, icon("search", "icon search-icon"), this.search),
       this.results,
-      h("nav", { class: "session-nav", "aria-label": "Sessions" }, this.list, this.empty),
+      h("nav", { class: "session-nav", "aria-label": "Sessions" }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
     );
     let timer = 0;
     this.search.addEventListener("input", () => {
@@ -36,7 +54,7 @@ export class SidebarView {
         ctx.focusComposer?.();
       }
       if (e.key === "ArrowDown") {
-        const first = this.results.querySelector("button") ?? this.list.querySelector(".session-open");
+        const first = this.results.querySelector("button") ?? this.groupsEl.querySelector(".session-open");
         if (first) {
           e.preventDefault();
           first.focus();
@@ -95,66 +113,148 @@ export class SidebarView {
     this.results.append(ul);
   }
 
+  // ---- the grouped list ---------------------------------------------------------------------
+
   render() {
     const m = this.ctx.manager;
-    const roots = buildTree(m.summaries.values(), { keepId: null });
+    const ws = this.ctx.workspaces;
+    const { groups, archived } = groupSessions(m.summaries.values(), ws.items, ws.archived, { keepId: m.activeId });
     const focusedId = document.activeElement?.closest?.(".session-item")?.dataset.sessionId;
-    clear(this.list);
-    const home = m.hostInfo?.home;
-    const add = (nodes, parentUl) => {
+    clear(this.groupsEl);
+    for (const group of groups) this.groupsEl.append(this.group(group, groups.length));
+    const anything = groups.some((g) => g.workspace || g.roots.length);
+    this.empty.hidden = anything || !m.listLoaded;
+    this.archivedBtn.hidden = archived.length === 0;
+    if (!archived.length) this.showArchived = false;
+    this.archivedBtn.setAttribute("aria-expanded", String(this.showArchived));
+    this.archivedBtn.replaceChildren(icon("chevron", "icon chevron"), icon("archive"), h("span", {}, `Archived (${archived.length})`));
+    clear(this.archivedList);
+    this.archivedList.hidden = !this.showArchived;
+    if (this.showArchived) {
+      const itemCtx = this.itemCtx(null, [], true);
+      for (const s of archived) this.archivedList.append(sessionItem({ summary: s, children: [], depth: 0 }, itemCtx));
+    }
+    if (focusedId) this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`)?.focus();
+  }
+
+  group({ workspace, roots }, count) {
+    const id = workspace?.workspaceId ?? "ungrouped";
+    const collapsed = this.collapsed.has(id);
+    const list = h("ul", { class: "session-list", role: "list", hidden: collapsed, "aria-label": workspace ? `Sessions in ${workspace.title}` : "Ungrouped sessions" });
+    const rootIds = roots.map((n) => n.summary.sessionId);
+    const itemCtx = this.itemCtx(workspace, rootIds, false);
+    const add = (nodes, ul) => {
       for (const n of nodes) {
-        const li = this.item(n, home);
-        parentUl.append(li);
+        const li = sessionItem(n, itemCtx);
+        if (workspace && n.depth === 0) this.draggable(li, workspace, rootIds);
+        ul.append(li);
         if (n.children.length) {
-          const ul = h("ul", { class: "session-children", role: "list" });
-          li.append(ul);
-          add(n.children, ul);
+          const sub = h("ul", { class: "session-children", role: "list" });
+          li.append(sub);
+          add(n.children, sub);
         }
       }
     };
-    add(roots, this.list);
-    this.empty.hidden = roots.length > 0 || !m.listLoaded;
-    if (focusedId) this.list.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`)?.focus();
+    add(roots, list);
+    if (workspace && !roots.length) list.append(h("li", { class: "list-empty ws-empty" }, "No sessions here yet."));
+    const home = this.ctx.manager.hostInfo?.home;
+    if (!workspace && count === 1) return h("section", { class: "ws-group ws-ungrouped is-only", testid: "ungrouped-group" }, list);
+    const toggle = h(
+      "button",
+      { type: "button", class: "ws-toggle", testid: "workspace-toggle", "aria-expanded": String(!collapsed), title: workspace?.path ?? "Sessions outside any workspace" },
+      icon("chevron", "icon chevron"),
+      icon(workspace ? "folder" : "list"),
+      h("span", { class: "ws-title", testid: "workspace-title" }, workspace ? workspace.title : "Ungrouped"),
+      workspace ? h("span", { class: "ws-path" }, h("bdi", { dir: "ltr" }, shortenPath(workspace.path, home))) : null, // long paths: cut at the start
+    );
+    toggle.addEventListener("click", () => {
+      if (this.collapsed.has(id)) this.collapsed.delete(id);
+      else this.collapsed.add(id);
+      writeCollapsed(this.collapsed);
+      this.render();
+    });
+    const tools = workspace ? this.workspaceTools(workspace) : null;
+    const attrs = workspace ? { testid: "workspace-group", dataset: { workspaceId: workspace.workspaceId } } : { testid: "ungrouped-group" };
+    return h("section", { class: ["ws-group", !workspace && "ws-ungrouped", collapsed && "is-collapsed"], ...attrs }, h("div", { class: "ws-head" }, toggle, tools), list);
   }
 
-  item(node, home) {
-    const s = node.summary;
-    const m = this.ctx.manager;
-    const active = s.sessionId === m.activeId;
-    const pending = m.pendingFor(s.sessionId).length;
-    const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running"], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth) } });
-    if (this.renaming === s.sessionId) {
-      li.append(this.renameInput(s));
-      return li;
-    }
-    const open = h(
-      "button",
-      { type: "button", class: "session-open", testid: "session-open", "aria-current": active ? "page" : undefined, title: s.cwd ?? "" },
-      h("span", { class: "session-line" },
-        s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": "running" }) : null,
-        h("span", { class: "session-title", testid: "session-title" }, displayTitle(s)),
-        pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
-      h("span", { class: "session-sub" }, h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, home)), h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+  workspaceTools(workspace) {
+    const tool = (name, testid, label, onClick) => {
+      const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": `${label}: ${workspace.title}` }, icon(name));
+      b.addEventListener("click", onClick);
+      return b;
+    };
+    return h(
+      "div",
+      { class: "ws-tools" },
+      tool("plus", "workspace-new-session", "New session here", () => this.ctx.newSessionIn(workspace.workspaceId)),
+      this.ctx.canOpenPath() ? tool("reveal", "workspace-reveal", "Reveal in file manager", () => this.ctx.revealFolder(workspace.path)) : null,
+      tool("x", "workspace-remove", "Remove from the list", () => this.ctx.removeWorkspace(workspace)),
     );
-    open.addEventListener("click", () => this.ctx.openSession(s.sessionId));
-    open.addEventListener("dblclick", () => this.startRename(s.sessionId));
-    open.addEventListener("keydown", (e) => {
-      if (e.key === "F2") {
-        e.preventDefault();
-        this.startRename(s.sessionId);
-      } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-        e.preventDefault();
-        const all = [...this.list.querySelectorAll(".session-open")];
-        const i = all.indexOf(open);
-        all[Math.max(0, Math.min(all.length - 1, i + (e.key === "ArrowDown" ? 1 : -1)))]?.focus();
-      }
+  }
+
+  itemCtx(workspace, rootIds, archived) {
+    const ctx = this.ctx;
+    return {
+      manager: ctx.manager,
+      home: ctx.manager.hostInfo?.home,
+      renaming: this.renaming,
+      archived,
+      showCwd: !workspace, // a workspace's header already names its folder
+      openSession: ctx.openSession,
+      startRename: (sid) => this.startRename(sid),
+      finishRename: (s, title) => this.finishRename(s, title),
+      exportSession: ctx.exportSession,
+      archive: ctx.archive,
+      unarchive: ctx.unarchive,
+      deleteSession: ctx.deleteSession,
+      onKeyMove: workspace ? (sid, dir) => this.keyMove(workspace, rootIds, sid, dir) : null,
+    };
+  }
+
+  /** Alt+↑/↓ on a session of a workspace: one place up or down (the keyboard's drag). */
+  keyMove(workspace, rootIds, sid, dir) {
+    const i = rootIds.indexOf(sid);
+    if (i < 0 || i + dir < 0 || i + dir >= rootIds.length) return false;
+    const before = dir < 0 ? rootIds[i - 1] : (rootIds[i + 2] ?? null);
+    this.ctx.moveSession(workspace.workspaceId, sid, before);
+    return true;
+  }
+
+  draggable(li, workspace, rootIds) {
+    const sid = li.dataset.sessionId;
+    li.draggable = true;
+    li.addEventListener("dragstart", (e) => {
+      this.dragging = { workspaceId: workspace.workspaceId, sessionId: sid };
+      e.dataTransfer.effectAllowed = "move";
+      e.dataTransfer.setData("text/plain", sid);
+      li.classList.add("is-dragging");
     });
-    const rename = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "session-rename", title: "Rename (F2)", "aria-label": `Rename ${displayTitle(s)}` }, icon("pencil"));
-    rename.addEventListener("click", () => this.startRename(s.sessionId));
-    const exp = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "session-export", title: "Export as ZIP", "aria-label": `Export ${displayTitle(s)}` }, icon("download"));
-    exp.addEventListener("click", () => this.ctx.exportSession(s.sessionId));
-    li.append(h("div", { class: "session-row" }, open, h("div", { class: "session-tools" }, rename, exp)));
-    return li;
+    li.addEventListener("dragend", () => {
+      this.dragging = null;
+      li.classList.remove("is-dragging");
+      for (const el of this.groupsEl.querySelectorAll(".drop-before, .drop-after")) el.classList.remove("drop-before", "drop-after");
+    });
+    li.addEventListener("dragover", (e) => {
+      const d = this.dragging;
+      if (!d || d.workspaceId !== workspace.workspaceId || d.sessionId === sid) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const lower = e.clientY > li.getBoundingClientRect().top + li.offsetHeight / 2;
+      li.classList.toggle("drop-after", lower);
+      li.classList.toggle("drop-before", !lower);
+    });
+    li.addEventListener("dragleave", () => li.classList.remove("drop-before", "drop-after"));
+    li.addEventListener("drop", (e) => {
+      const d = this.dragging;
+      li.classList.remove("drop-before", "drop-after");
+      if (!d || d.workspaceId !== workspace.workspaceId) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const lower = e.clientY > li.getBoundingClientRect().top + li.offsetHeight / 2;
+      const before = dropTarget(rootIds, d.sessionId, sid, lower);
+      if (before !== undefined) this.ctx.moveSession(workspace.workspaceId, d.sessionId, before);
+    });
   }
 
   startRename(sessionId) {
@@ -162,37 +262,30 @@ export class SidebarView {
     this.render();
   }
 
-  renameInput(s) {
-    const input = h("input", { type: "text", class: "rename-input", testid: "rename-input", "aria-label": "Session title", maxlength: 1000 });
-    input.value = s.title ?? "";
-    let done = false;
-    const finish = async (commit) => {
-      if (done) return;
-      done = true;
-      const title = input.value;
-      this.renaming = null;
-      if (commit && title.trim() && title !== (s.title ?? "")) {
-        const r = await this.ctx.manager.rename(s.sessionId, title).catch(transportFailure);
-        if (!r.ok) this.ctx.toast(describeError(r.error));
-      }
-      this.render();
-      this.list.querySelector(`.session-item[data-session-id="${CSS.escape(s.sessionId)}"] .session-open`)?.focus();
-    };
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter") {
-        e.preventDefault();
-        finish(true);
-      } else if (e.key === "Escape") {
-        e.preventDefault();
-        e.stopPropagation();
-        finish(false);
-      }
-    });
-    input.addEventListener("blur", () => finish(true));
-    queueMicrotask(() => {
-      input.focus();
-      input.select();
-    });
-    return input;
+  async finishRename(s, title) {
+    this.renaming = null;
+    if (title !== null) {
+      const r = await this.ctx.manager.rename(s.sessionId, title).catch(transportFailure);
+      if (!r.ok) this.ctx.toast(describeError(r.error));
+    }
+    this.render();
+    this.groupsEl.querySelector(`.session-item[data-session-id="${CSS.escape(s.sessionId)}"] .session-open`)?.focus();
+  }
+}
+
+function readCollapsed() {
+  try {
+    const v = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? "[]");
+    return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function writeCollapsed(set) {
+  try {
+    localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...set]));
+  } catch {
+    /* private mode: collapse state lasts for this page only */
   }
 }

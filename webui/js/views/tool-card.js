@@ -24,8 +24,9 @@ const OUTCOME_LABEL = {
 
 const COLLAPSED_BY_DEFAULT = new Set(["read_file", "list_dir", "glob", "grep", "todo_write"]);
 const MAX_OUTPUT = 20_000;
+const PATH_TOOLS = new Set(["read_file", "list_dir", "write_file", "edit_file"]);
 
-export function renderToolCard(item) {
+export function renderToolCard(item, ctx = {}) {
   const details = h("details", { class: "tool-details" });
   details.open = !COLLAPSED_BY_DEFAULT.has(item.name);
   const summary = h("summary", { class: "tool-summary-row", testid: "tool-toggle" });
@@ -33,11 +34,31 @@ export function renderToolCard(item) {
   details.append(summary, body);
   const el = h("article", { class: "row tool-card", testid: "tool-card", dataset: { callId: item.callId } }, details);
   el._parts = { details, summary, body };
-  updateToolCard(el, item);
+  updateToolCard(el, item, ctx);
   return el;
 }
 
-export function updateToolCard(el, item) {
+/** The absolute path a tool argument names (relative ones are relative to the session's cwd). */
+export function absolutePath(path, cwd) {
+  if (!path || typeof path !== "string") return null;
+  if (path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\")) return path;
+  if (!cwd) return null;
+  const sep = cwd.includes("\\") && !cwd.includes("/") ? "\\" : "/";
+  return `${cwd.replace(/[\\/]+$/, "")}${sep}${path.replace(/^\.[\\/]/, "")}`;
+}
+
+/** "Open" beside a file path, when the host can hand paths to the desktop. */
+function openRow(item, d, ctx) {
+  if (!ctx.canOpenPath?.() || !ctx.openPath) return null;
+  const named = d.path ?? (PATH_TOOLS.has(item.name) ? d.summary : null);
+  const target = absolutePath(named, ctx.cwdOf?.(ctx.sessionId));
+  if (!target) return null;
+  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-open-path", title: `Open ${target}` }, icon("reveal"), h("span", { class: "btn-label" }, "Open"));
+  btn.addEventListener("click", () => ctx.openPath(target));
+  return h("div", { class: "tool-open-row" }, h("code", { class: "tool-open-path" }, target), btn);
+}
+
+export function updateToolCard(el, item, ctx = {}) {
   const { summary, body } = el._parts;
   const d = describeTool(item.name, item.arguments);
   el.dataset.toolName = item.name;
@@ -52,7 +73,7 @@ export function updateToolCard(el, item) {
     d.summary ? h("code", { class: "tool-arg-summary" }, oneLine(d.summary)) : null,
     h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
   );
-  const parts = [];
+  const parts = [openRow(item, d, ctx)];
   // While the approval is open its card shows the reason; the tool card only says so in its
   // status chip, and keeps the reason with the outcome once decided.
   if (item.approval?.reason && item.approval.outcome) {

@@ -1,0 +1,171 @@
+"""Folders in the real window under Xvfb: the native folder dialog driven with xdotool, its
+cancel and its close when the caller gives up, and `harnessdesk PATH` (a new window, and a
+running one handed another folder). The host is the real one; the LLM is the scripted server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.desktop import x11
+from tests.desktop.support import App, AppFactory, gui_test
+from tests.support.scripted_llm import ScriptedLlmServer
+
+ROOT = Path(__file__).resolve().parents[2]
+DIALOG = "^Open folder$"  # pywebview's title for the Qt folder dialog
+
+pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
+
+
+def wait_until(predicate: Any, timeout: float = 30.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := predicate()):
+        assert time.monotonic() < deadline, f"timed out: {what}"
+        time.sleep(0.1)
+    return value
+
+
+def xdotool(display: str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DISPLAY": display}
+    return subprocess.run(
+        ["xdotool", *args], check=check, env=env, timeout=30, capture_output=True, text=True
+    )
+
+
+def keys_to_dialog(app: App, *actions: tuple[str, ...]) -> None:
+    """Type into the folder dialog as a person would, once Qt has given it the keyboard focus
+    (its Directory line edit). Without a window manager the focus must not be moved by hand:
+    Qt focuses the dialog's own focus window, and keys sent elsewhere are lost."""
+    dialog(app)
+    wait_until(
+        lambda: xdotool(app.display, "getwindowfocus", check=False).returncode == 0, what="dialog focus"
+    )
+    time.sleep(0.3)
+    for action in actions:
+        xdotool(app.display, *action)
+
+
+def launch(apps: AppFactory, llm: ScriptedLlmServer, *extra: str, data_dir: Path | None = None) -> App:
+    provider = ["--provider", "openai-compatible", "--base-url", llm.base_url, "--model", "m"]
+    return apps.launch("--webui", str(ROOT / "webui"), "--real-host", *provider, *extra, data_dir=data_dir)
+
+
+def connected(app: App) -> Any:
+    page = app.page()
+    wait_until(
+        lambda: page.evaluate("document.documentElement.dataset.connection === 'connected'"),
+        timeout=60,
+        what="the UI connects",
+    )
+    return page
+
+
+def active(page: Any) -> dict[str, Any] | None:
+    """The open session's summary and its workspace, once both are known."""
+    return page.evaluate(  # type: ignore[no-any-return]
+        """(() => { const {app} = window.harnessdesk; const m = app.manager;
+            const s = m.activeId && m.summaries.get(m.activeId);
+            const w = s && app.workspaces.of(s.sessionId);
+            return s && w ? {sessionId: s.sessionId, cwd: s.cwd, workspace: w.path} : null; })()"""
+    )
+
+
+def dialogs(app: App) -> list[int]:
+    """The folder dialogs on screen. xdotool's name search can also match a window that only had
+    that name for a moment, so each hit is confirmed by the name xwininfo reads now."""
+    found = []
+    for window in x11.find_windows(app.display, DIALOG, app.pid):
+        info = subprocess.run(
+            ["xwininfo", "-id", str(window)],
+            env={**os.environ, "DISPLAY": app.display},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        ).stdout
+        if '"Open folder"' in info and "IsViewable" in info:
+            found.append(window)
+    return found
+
+
+def dialog(app: App) -> int:
+    return wait_until(lambda: dialogs(app), what="the folder dialog")[0]  # type: ignore[no-any-return]
+
+
+@gui_test
+def test_open_folder_uses_the_native_dialog_and_starts_a_session_there(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer, tmp_path: Path
+) -> None:
+    project = tmp_path / "my project"
+    (project / "src").mkdir(parents=True)
+    app = launch(apps, scripted_llm)
+    page = connected(app)
+    page.evaluate("document.querySelector('[data-testid=open-folder]').click()")
+    dialog(app)
+    keys_to_dialog(app, ("type", "--delay", "30", str(project)))
+    x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-folder-dialog.png")
+    xdotool(app.display, "key", "Return")
+    opened = wait_until(lambda: active(page), what="a session in the chosen folder")
+    assert opened["cwd"] == str(project) and opened["workspace"] == str(project)
+    wait_until(lambda: not dialogs(app), what="the dialog goes away")
+    listed = page.evaluate("window.harnessdesk.client.call('workspace.list', {})")
+    assert [w["path"] for w in listed["value"]["items"]] == [str(project)]
+    x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-workspace-sidebar.png")
+    # the window serves `native`: the in-page browser's methods say so
+    browse = page.evaluate("window.harnessdesk.client.call('host.listDirectory', {})")
+    assert browse["error"]["code"] == "directory-picker-unavailable"
+    assert browse["error"]["details"] == {"capability": "native"}
+
+
+@gui_test
+def test_cancel_answers_null_and_a_caller_that_gives_up_closes_the_dialog(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer
+) -> None:
+    app = launch(apps, scripted_llm)
+    page = connected(app)
+    page.evaluate("window.picked = window.harnessdesk.client.call('host.pickDirectory', {}); 1")
+    keys_to_dialog(app, ("key", "Escape"))
+    assert page.evaluate("window.picked") == {"ok": True, "value": {"path": None}}  # null, not left out
+    # more than the 30 s unary bound would allow: a user-paced call waits for the user
+    page.evaluate(
+        "window.ac = new AbortController(); window.picked = window.harnessdesk.client.call("
+        "'host.pickDirectory', {}, {signal: window.ac.signal, timeoutMs: undefined}); 1"
+    )
+    dialog(app)
+    page.evaluate("window.ac.abort(); 1")
+    assert page.evaluate("window.picked.then(r => r.error.code)") == "cancelled"
+    wait_until(lambda: not dialogs(app), what="the dialog closes")
+    # and the next pick works as before
+    page.evaluate("window.picked = window.harnessdesk.client.call('host.pickDirectory', {}); 1")
+    keys_to_dialog(app, ("key", "Escape"))
+    assert page.evaluate("window.picked.then(r => r.value.path)") is None
+
+
+@gui_test
+def test_harnessdesk_path_opens_there_and_hands_a_second_path_to_the_window(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    app = launch(apps, scripted_llm, str(first))
+    page = connected(app)
+    opened = wait_until(lambda: active(page), what="the window opens on PATH's session")
+    assert opened["cwd"] == opened["workspace"] == str(first)
+
+    other = launch(apps, scripted_llm, str(second), data_dir=app.data_dir)
+    assert other.wait(60) == 0
+    assert f"handed it {second}" in other.stdout()
+    moved = wait_until(
+        lambda: (a := active(page)) and a["workspace"] == str(second) and a, what="the window shows PATH"
+    )
+    assert moved["cwd"] == str(second)
+    paths = page.evaluate("window.harnessdesk.client.call('workspace.list', {}).then(r => r.value.items)")
+    assert sorted(w["path"] for w in paths) == sorted([str(first), str(second)])
+    assert json.loads(json.dumps(moved))["sessionId"] != opened["sessionId"]

@@ -1,0 +1,92 @@
+// One session row of the sidebar: title, running dot, pending badge, folder and time; tools to
+// rename, export, archive (or bring back) and delete; inline rename. Forks nest under parents.
+
+import { h, icon } from "./dom.js";
+import { displayTitle, shortenPath, relativeTime } from "../state/session-list.js";
+
+/**
+ * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
+ *       exportSession, archive, unarchive, deleteSession, onKeyMove(sid, dir) → bool}
+ */
+export function sessionItem(node, ctx) {
+  const s = node.summary;
+  const m = ctx.manager;
+  const active = s.sessionId === m.activeId;
+  const pending = m.pendingFor(s.sessionId).length;
+  const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running"], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth) } });
+  if (ctx.renaming === s.sessionId) {
+    li.append(renameInput(s, ctx));
+    return li;
+  }
+  const title = displayTitle(s);
+  const open = h(
+    "button",
+    { type: "button", class: "session-open", testid: "session-open", "aria-current": active ? "page" : undefined, title: s.cwd ?? "" },
+    h("span", { class: "session-line" },
+      s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": "running" }) : null,
+      h("span", { class: "session-title", testid: "session-title" }, title),
+      pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
+    h("span", { class: "session-sub" }, ctx.showCwd ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+  );
+  open.addEventListener("click", () => ctx.openSession(s.sessionId));
+  open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));
+  open.addEventListener("keydown", (e) => {
+    if (e.key === "F2") {
+      e.preventDefault();
+      ctx.startRename(s.sessionId);
+    } else if ((e.key === "ArrowDown" || e.key === "ArrowUp") && e.altKey) {
+      if (ctx.onKeyMove?.(s.sessionId, e.key === "ArrowDown" ? 1 : -1)) e.preventDefault();
+    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      const all = [...li.closest(".session-nav").querySelectorAll(".session-open")];
+      const i = all.indexOf(open);
+      all[Math.max(0, Math.min(all.length - 1, i + (e.key === "ArrowDown" ? 1 : -1)))]?.focus();
+    }
+  });
+  const tool = (name, testid, label, onClick) => {
+    const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": `${label}: ${title}` }, icon(name));
+    b.addEventListener("click", onClick);
+    return b;
+  };
+  const tools = ctx.archived
+    ? [
+        tool("unarchive", "session-unarchive", "Unarchive", () => ctx.unarchive(s.sessionId)),
+        tool("trash", "session-delete", "Delete…", () => ctx.deleteSession(s.sessionId)),
+      ]
+    : [
+        tool("pencil", "session-rename", "Rename (F2)", () => ctx.startRename(s.sessionId)),
+        tool("download", "session-export", "Export as ZIP", () => ctx.exportSession(s.sessionId)),
+        tool("archive", "session-archive", "Archive", () => ctx.archive(s.sessionId)),
+        tool("trash", "session-delete", "Delete…", () => ctx.deleteSession(s.sessionId)),
+      ];
+  li.append(h("div", { class: "session-row" }, open, h("div", { class: "session-tools" }, tools)));
+  return li;
+}
+
+function renameInput(s, ctx) {
+  const input = h("input", { type: "text", class: "rename-input", testid: "rename-input", "aria-label": "Session title", maxlength: 1000 });
+  input.value = s.title ?? "";
+  let done = false;
+  const finish = (commit) => {
+    if (done) return;
+    done = true;
+    const title = input.value;
+    ctx.finishRename(s, commit && title.trim() && title !== (s.title ?? "") ? title : null);
+  };
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      finish(true);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      finish(false);
+    }
+  });
+  input.addEventListener("blur", () => finish(true));
+  queueMicrotask(() => {
+    input.focus();
+    input.select();
+  });
+  return input;
+}

@@ -1,0 +1,105 @@
+// What the user does with folders and sessions beyond the conversation: open a folder (native
+// dialog or in-page browser), new session in a workspace, archive / unarchive, delete (with
+// Export first offered), reveal a folder or open a file through the host, reorder, unregister.
+
+import { h } from "./dom.js";
+import { confirm } from "./confirm.js";
+import { FolderPicker } from "./folder-picker.js";
+import { displayTitle } from "../state/session-list.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+export class WorkspaceActions {
+  /** ctx: {client, manager, workspaces, toast(msg), open(sid), newSession(wid), exportSession(sid), canOpenPath()} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.picker = new FolderPicker({ client: ctx.client, toast: ctx.toast });
+  }
+
+  call(method, payload) {
+    return this.ctx.client.call(method, payload).catch(transportFailure);
+  }
+
+  /** "Open folder…": choose a folder, register it, start (or reuse) its blank session there. */
+  async openFolder() {
+    const path = await this.picker.choose();
+    if (!path) return null;
+    return this.openPath(path);
+  }
+
+  /** Register `path` (or adopt its registration) and show a session there. */
+  async openPath(path) {
+    const r = await this.call("workspace.create", { path });
+    if (!r.ok) {
+      this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
+      return null;
+    }
+    this.ctx.workspaces.upsert(r.value.workspace);
+    return this.ctx.newSession(r.value.workspace.workspaceId);
+  }
+
+  async archive(sessionId) {
+    const r = await this.call("workspace.archiveSession", { sessionId });
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
+    this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
+    const title = displayTitle(this.ctx.manager.summaries.get(sessionId));
+    this.ctx.toast(`Archived “${title}”. Find it under Archived at the bottom of the list.`, "info");
+  }
+
+  async unarchive(sessionId) {
+    const r = await this.call("workspace.unarchiveSession", { sessionId });
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
+    this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
+  }
+
+  /** Delete for good, after a confirmation that offers to export the session first. */
+  async deleteSession(sessionId) {
+    const s = this.ctx.manager.summaries.get(sessionId);
+    const title = displayTitle(s);
+    const choice = await confirm({
+      testid: "delete-dialog",
+      title: `Delete “${title}”?`,
+      body: [
+        "The conversation, its history and its images are removed from HarnessDesk for good. The folder and your files are not touched.",
+        h("p", { class: "hint" }, "Export it first to keep a copy you can import later."),
+      ],
+      actions: [
+        { label: "Export first", value: "export", testid: "delete-export", keepOpen: () => this.ctx.exportSession(sessionId) },
+        { label: "Delete", value: "delete", tone: "danger", testid: "delete-confirm" },
+      ],
+    });
+    if (choice !== "delete") return false;
+    const r = await this.call("session.delete", { sessionId });
+    if (!r.ok) {
+      this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : describeError(r.error));
+      return false;
+    }
+    return true;
+  }
+
+  /** Unregister a workspace: its sessions move to Ungrouped; the folder stays. */
+  async removeWorkspace(workspace) {
+    const choice = await confirm({
+      testid: "remove-workspace-dialog",
+      title: `Remove “${workspace.title}” from the list?`,
+      body: [`Its sessions stay (under Ungrouped) and ${workspace.path} is not touched. Open the folder again to bring it back.`],
+      actions: [{ label: "Remove", value: "remove", tone: "primary", testid: "remove-workspace-confirm" }],
+    });
+    if (choice !== "remove") return;
+    const r = await this.call("workspace.delete", { workspaceId: workspace.workspaceId });
+    if (!r.ok) this.ctx.toast(describeError(r.error));
+  }
+
+  async moveSession(workspaceId, sessionId, beforeSessionId) {
+    const payload = beforeSessionId ? { workspaceId, sessionId, beforeSessionId } : { workspaceId, sessionId };
+    const r = await this.call("workspace.insertSessionBefore", payload);
+    if (!r.ok) return this.ctx.toast(describeError(r.error));
+    this.ctx.workspaces.upsert(r.value.workspace);
+  }
+
+  /** Hand a folder or file to the OS (file manager, default app). */
+  async reveal(path) {
+    const r = await this.call("host.openPath", { path });
+    if (!r.ok) this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
+  }
+}
