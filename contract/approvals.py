@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from contract._base import WireModel
+from contract.filechange import FileChange
+
+MAX_NOTE = 4000
 
 ApprovalOutcome = Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
 
@@ -20,6 +25,8 @@ class ApprovalRequested(WireModel):
     call_id: str | None = None
     reason: str | None = None
     arguments: Any = None
+    preview: FileChange | None = None
+    """A file tool's change against the file as it is now (unified diff)."""
 
 
 class ApprovalResolved(WireModel):
@@ -35,3 +42,5 @@ class ApprovalAnswer(WireModel):
     session_id: str
     approval_id: str
     outcome: Literal["allowed-once", "allowed-always", "rejected"]
+    note: str | None = Field(default=None, max_length=MAX_NOTE)
+    """With `rejected` only: what the agent is told in the tool result."""

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Ty
 from pydantic import Field, TypeAdapter, create_model
 
 from contract._base import WireModel, to_wire
+from contract.filechange import FileConflict
 
 
 class NoDetails(WireModel):
@@ -127,6 +128,17 @@ class JobDetails(WireModel):
     job_id: str
 
 
+class RevertUnavailableDetails(WireModel):
+    session_id: str
+    turn: int
+    reason: str
+
+
+class RevertConflictDetails(WireModel):
+    session_id: str
+    conflicts: list[FileConflict]
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -161,6 +173,8 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "agent-preset-conflict": PresetConflictDetails,
     "model-discovery-failed": DiscoveryDetails,
     "job-not-found": JobDetails,
+    "revert-unavailable": RevertUnavailableDetails,
+    "revert-conflict": RevertConflictDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -21,6 +21,7 @@ from contract._base import OpenModel, WireModel
 from contract.approvals import ApprovalOutcome
 from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import ContentBlock, Message, StreamChunk, Usage
+from contract.filechange import FileChange, FilesRestored
 from contract.presets import AgentPresetSelected
 
 TurnTrigger = Literal["user", "steer", "injection", "queue"]
@@ -91,6 +92,8 @@ class ToolResult(OpenModel):
     step: int = Field(ge=0)
     message: Message
     error: ToolError | None = None
+    change: FileChange | None = None
+    """The file the tool wrote (never sent to the model): the diff and the checkpoint's hashes."""
 
 
 class TodoItem(WireModel):
@@ -107,11 +110,15 @@ class ApprovalAsked(OpenModel):
     tool_name: str
     call_id: str | None = None
     reason: str | None = None
+    preview: FileChange | None = None
+    """What a file tool would write (the diff against the file as it was when asked)."""
 
 
 class ApprovalDecided(OpenModel):
     id: str
     outcome: ApprovalOutcome
+    note: str | None = None
+    """A rejection's note from the person (the agent reads it in the tool result)."""
 
 
 class TitleSource(OpenModel):
@@ -245,6 +252,7 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "compact/summary": CompactSummary,
     "compact/end": CompactEnd,
     "agent/inbox/spliced": InboxSpliced,
+    "files/restored": FilesRestored,
 }
 
 STORED = "stored"

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from contract import (
     commands,
     credentials,
+    files,
     host,
     jobs,
     llm,
@@ -109,6 +110,8 @@ _METHODS = (
     Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue, 2),
     Method("llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, 2, True),
     Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
+    Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
+    Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

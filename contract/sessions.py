@@ -144,6 +144,11 @@ class RenameValue(WireModel):
 class ForkRequest(WireModel):
     session_id: SessionId
     at_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
+    restore_files: bool = Field(
+        default=False,
+        description="also put the files later turns changed back as the fork's last turn left them"
+        " (`files.restorePreview` shows what; refused with `revert-conflict`)",
+    )
 
 
 # session.delete

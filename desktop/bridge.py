@@ -31,7 +31,7 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from starlette.types import ASGIApp
 
@@ -276,10 +276,14 @@ class Bridge:
 
 
 def download_name(headers: list[tuple[str, str]], fallback: str = "harnessdesk-export.zip") -> str:
+    """The name a download suggests: RFC 6266's UTF-8 `filename*` first (a title in any script),
+    else the ASCII `filename`; never a path."""
     disposition = next((v for k, v in headers if k.lower() == "content-disposition"), "")
-    match = re.search(r'filename="?([^";]+)"?', disposition)
-    name = Path(match.group(1)).name if match else ""
-    return name or fallback
+    exact = re.search(r"filename\*=UTF-8''([^;]+)", disposition, re.IGNORECASE)
+    match = exact or re.search(r'filename="?([^";]+)"?', disposition)
+    raw = unquote(match.group(1).strip()) if exact and match else (match.group(1) if match else "")
+    name = Path(raw.replace("\\", "/")).name
+    return name if name not in ("", ".", "..") else fallback
 
 
 class BridgeApi:

@@ -9,6 +9,7 @@ from contract.sessions import ExportQuery
 from host.api import (
     commands,
     credentials,
+    files,
     host,
     job,
     llm,
@@ -37,6 +38,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     skills,
     commands,
     job,
+    files,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""
@@ -69,6 +71,6 @@ class HostApiProxy:
             return None
         engine, sid, deep = self.engine, query.session_id, query.include_descendants
         return ExportArchive(
-            filename=f"harnessdesk-{sid}.zip",
+            filename=await engine.export_file_name(sid),
             chunks=lambda: zip_chunks(engine, sid, deep),
         )

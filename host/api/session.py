@@ -52,7 +52,7 @@ async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
 
 @implements("session.fork")
 async def fork(engine: Engine, p: s.ForkRequest) -> s.SessionRef:
-    return s.SessionRef(session_id=await engine.fork(p.session_id, p.at_seq))
+    return s.SessionRef(session_id=await engine.fork(p.session_id, p.at_seq, p.restore_files))
 
 
 @implements("session.search")

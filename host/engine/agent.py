@@ -31,6 +31,7 @@ from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.bus import Bus
+from host.engine.checkpoints import FileCheckpoints
 from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
@@ -113,6 +114,7 @@ class Agent:
             report_context=self._report_context,
             jobs=deps.jobs,
             notice=self._notice,
+            checkpoint=FileCheckpoints(deps.store, self.session_id).before,
         )
         self._triggers: dict[str, TurnTrigger] = {}
         """Next-turn message id → the trigger its turn records (not durable: `queue` after a load)."""
@@ -123,6 +125,11 @@ class Agent:
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
         self._compaction: asyncio.Task[compaction.CompactOutcome] | None = None
+
+    @property
+    def exclusive(self) -> asyncio.Lock:
+        """Held by a turn, a manual compaction or a revert of files: one at a time."""
+        return self._exclusive
 
     @property
     def journal(self) -> Journal:

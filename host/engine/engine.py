@@ -43,6 +43,7 @@ from host.engine.errors import (
     SessionConflict,
     TitleInvalid,
 )
+from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, rows_with_cwd
@@ -59,7 +60,7 @@ from host.engine.selection import Selections
 from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.timezones import check_time_zone
-from host.engine.titles import normalise
+from host.engine.titles import export_file_name, normalise
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
 from host.engine.work import AgentWork
@@ -68,7 +69,7 @@ from host.engine.workspaces import WorkspaceRegistry
 log = logging.getLogger(__name__)
 
 
-class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor, AgentWork):
+class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -262,8 +263,14 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         event = agent.journal.append(events.session_title(clean, "user"))
         return clean, event.seq
 
-    async def fork(self, session_id: str, at_seq: int | None = None) -> str:
-        """A child session with the history through the anchor turn, then `session/end-seed`."""
+    async def fork(self, session_id: str, at_seq: int | None = None, restore_files: bool = False) -> str:
+        """A child session with the history through the anchor turn, then `session/end-seed`;
+        with `restore_files` the files later turns changed are put back too (FilesDoor)."""
+        if restore_files:
+            return await self.fork_restoring(session_id, at_seq)
+        return await self._fork(session_id, at_seq)
+
+    async def _fork(self, session_id: str, at_seq: int | None) -> str:
         self._check_open()
         header = await self._header(session_id)
         parent = self._agents[session_id].journal if session_id in self._agents else None
@@ -307,6 +314,13 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         if found is None:
             raise AttachmentError("the session does not reference that attachment")
         return found
+
+    async def export_file_name(self, session_id: str) -> str:
+        """The export's file name: the session's title and date."""
+        header = await self._header(session_id)
+        agent = self._agents.get(session_id)
+        title = agent.journal.title if agent is not None else header.title
+        return export_file_name(title, header.updated_at, session_id)
 
     async def export_rows(self, session_id: str) -> AsyncIterator[ExportRow]:
         """Header, events and referenced attachments, streamed (for the ZIP export)."""

@@ -26,6 +26,8 @@ from contract.errors import (
     PresetNotFoundDetails,
     PresetReasonDetails,
     ReasonDetails,
+    RevertConflictDetails,
+    RevertUnavailableDetails,
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
@@ -34,6 +36,7 @@ from contract.errors import (
     WorkspaceDetails,
     WorkspaceMoveDetails,
 )
+from contract.filechange import FileConflict
 
 
 class EngineError(BusinessError[D]):
@@ -302,3 +305,32 @@ class JobNotFound(EngineError[JobDetails]):
 
     def __init__(self, session_id: str, job_id: str) -> None:
         super().__init__(f"no job {job_id} in this session", JobDetails(session_id=session_id, job_id=job_id))
+
+
+class RevertUnavailable(EngineError[RevertUnavailableDetails]):
+    """Nothing to revert: the turn changed no file, is already reverted, or is still running."""
+
+    code = "revert-unavailable"
+
+    def __init__(self, session_id: str, turn: int, reason: str) -> None:
+        details = RevertUnavailableDetails(session_id=session_id, turn=turn, reason=reason)
+        super().__init__(f"Nothing to revert: {reason}.", details)
+
+
+_CONFLICT_TEXT = {
+    "changed": "was changed outside HarnessDesk since",
+    "later-turn": "was changed again by a later turn (revert that turn first)",
+    "not-saved": "has no saved earlier content to go back to",
+}
+
+
+class RevertConflict(EngineError[RevertConflictDetails]):
+    """Files that cannot be put back; nothing was changed (docs/decisions.md, "UX pass")."""
+
+    code = "revert-conflict"
+
+    def __init__(self, session_id: str, conflicts: list[FileConflict]) -> None:
+        text = "; ".join(f"{c.path} {_CONFLICT_TEXT[c.reason]}" for c in conflicts[:5])
+        more = f" (and {len(conflicts) - 5} more)" if len(conflicts) > 5 else ""
+        details = RevertConflictDetails(session_id=session_id, conflicts=conflicts)
+        super().__init__(f"Nothing was restored: {text}{more}.", details)

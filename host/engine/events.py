@@ -49,6 +49,7 @@ from contract.events import (
     TurnStart,
     TurnTrigger,
 )
+from contract.filechange import FileChange, FilesRestored, RestoredFile
 from contract.presets import AgentPresetSelected
 from host.engine import ids
 
@@ -178,25 +179,52 @@ def tool_call(turn: int, step: int, call_id: str, name: str, arguments: str) -> 
 
 
 def tool_result(
-    turn: int, step: int, call_id: str, text: str, error: ToolError | None = None
+    turn: int,
+    step: int,
+    call_id: str,
+    text: str,
+    error: ToolError | None = None,
+    change: FileChange | None = None,
 ) -> NewEvent[ToolResult]:
-    """The tool's answer as a `tool` message; an error result also names the tool and a code."""
+    """The tool's answer as a `tool` message; an error result also names the tool and a code; a
+    file tool's result carries the change it made (the model never sees it)."""
     block = ToolResultBlock(tool_call_id=call_id, content=text, is_error=True if error else None)
     message = new_message("tool", [block], MessageSource(kind="tool", call_id=call_id))
-    return NewEvent("tool/result", ToolResult(turn=turn, step=step, message=message, error=error))
+    result = ToolResult(turn=turn, step=step, message=message, error=error, change=change)
+    return NewEvent("tool/result", result)
 
 
 def todo_write(todos: list[TodoItem]) -> NewEvent[TodoWrite]:
     return NewEvent("todo/write", TodoWrite(todos=todos))
 
 
-def approval_asked(approval_id: str, tool_name: str, call_id: str, reason: str) -> NewEvent[ApprovalAsked]:
-    asked = ApprovalAsked(id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason)
+def approval_asked(
+    approval_id: str, tool_name: str, call_id: str, reason: str, preview: FileChange | None = None
+) -> NewEvent[ApprovalAsked]:
+    asked = ApprovalAsked(
+        id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason, preview=preview
+    )
     return NewEvent("approval/asked", asked)
 
 
-def approval_decided(approval_id: str, outcome: ApprovalOutcome) -> NewEvent[ApprovalDecided]:
-    return NewEvent("approval/decided", ApprovalDecided(id=approval_id, outcome=outcome))
+def approval_decided(
+    approval_id: str, outcome: ApprovalOutcome, note: str | None = None
+) -> NewEvent[ApprovalDecided]:
+    return NewEvent("approval/decided", ApprovalDecided(id=approval_id, outcome=outcome, note=note))
+
+
+# ---- files -------------------------------------------------------------------------------------
+
+
+def files_restored(
+    cause: Literal["revert", "fork"],
+    turn: int,
+    files: list[RestoredFile],
+    other: str | None = None,
+    error: str | None = None,
+) -> NewEvent[FilesRestored]:
+    data = FilesRestored(cause=cause, turn=turn, files=files, fork_session_id=other, error=error)
+    return NewEvent("files/restored", data)
 
 
 # ---- session -----------------------------------------------------------------------------------

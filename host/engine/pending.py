@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from contract._base import FROM_WIRE
 from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved
+from contract.filechange import FileChange
 from contract.questions import (
     AnswerSet,
     Question,
@@ -49,6 +50,8 @@ class PendingTable:
     def __init__(self, bus: Bus) -> None:
         self._bus = bus
         self._items: dict[str, PendingRequest] = {}
+        self._notes: dict[str, str] = {}
+        """rpcId → the note of a rejection, until the asker takes it."""
 
     # ---- asking ---------------------------------------------------------------------------
 
@@ -60,8 +63,10 @@ class PendingTable:
         call_id: str | None = None,
         reason: str | None = None,
         arguments: Any = None,
+        preview: FileChange | None = None,
     ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
-        """Publish `approval/requested`; the future resolves with the outcome."""
+        """Publish `approval/requested`; the future resolves with the outcome (a rejection's
+        note, if any, is then `take_note(rpc_id)`)."""
         frame = ApprovalRequested(
             session_id=session_id,
             approval_id=approval_id,
@@ -69,6 +74,7 @@ class PendingTable:
             call_id=call_id,
             reason=reason,
             arguments=arguments,
+            preview=preview,
         )
         return self._add("approval", session_id, frame)
 
@@ -116,8 +122,16 @@ class PendingTable:
         value = _parse_answer(item, result.value)
         if value is None:
             return ReceiptRefused(reason="bad-response")
+        if isinstance(value, ApprovalAnswer):
+            if value.note:
+                self._notes[item.rpc_id] = value.note
+            value = value.outcome
         self._resolve(item, value)
         return ReceiptAccepted()
+
+    def take_note(self, rpc_id: str) -> str | None:
+        """The note the person gave with a rejection (once)."""
+        return self._notes.pop(rpc_id, None)
 
     def cancel(self, rpc_id: str) -> bool:
         """Resolve one request as cancelled (tool cancellation). False when not pending."""
@@ -171,14 +185,17 @@ class PendingTable:
 
 
 def _parse_answer(item: PendingRequest, value: Any) -> Any:
-    """The accepted value (outcome or AnswerSet), or None when the answer is malformed."""
+    """The accepted value (ApprovalAnswer or AnswerSet), or None when the answer is malformed."""
     try:
         if item.kind == "approval":
             assert isinstance(item.frame, ApprovalRequested)
             answer = ApprovalAnswer.model_validate(value, **FROM_WIRE)
             if answer.session_id != item.session_id or answer.approval_id != item.frame.approval_id:
                 return None
-            return answer.outcome
+            answer.note = (answer.note or "").strip() or None
+            if answer.note is not None and answer.outcome != "rejected":
+                return None  # a note goes with a rejection only
+            return answer
         assert isinstance(item.frame, QuestionRequested)
         q_answer = QuestionAnswer.model_validate(value, **FROM_WIRE)
     except ValidationError:

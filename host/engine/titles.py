@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from datetime import datetime
 
 AUTO_TITLE_MAX = 60
 USER_TITLE_MAX = 200
@@ -31,3 +33,19 @@ def auto_title(first_user_text: str, limit: int = AUTO_TITLE_MAX) -> str | None:
     if space >= limit // 2:
         cut = cut[:space]
     return cut.rstrip(" ,.;:-") + "…"
+
+
+EXPORT_NAME_MAX = 80
+
+
+def export_file_name(title: str | None, when_ms: int, session_id: str) -> str:
+    """An export's file name: the title's words (letters and digits of any script, joined by
+    `-`) and the session's local date; untitled sessions get a short id instead of words
+    (docs/decisions.md, "UX pass")."""
+    day = datetime.fromtimestamp(when_ms / 1000).strftime("%Y-%m-%d")
+    words = re.findall(r"[^\W_]+", normalise(title or "", limit=1000))
+    slug = "-".join(words)[:EXPORT_NAME_MAX].strip("-")
+    if slug:
+        return f"{slug}-{day}.zip"
+    tail = "".join(re.findall(r"[A-Za-z0-9]", session_id))[-8:]
+    return f"untitled-session-{day}-{tail}.zip" if tail else f"untitled-session-{day}.zip"

@@ -15,12 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from contract.approvals import ApprovalOutcome
 from contract.content import (
     STREAM_CHUNK,
     AttachmentRef,
@@ -41,9 +41,10 @@ from contract.content import (
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
-from host.engine import compaction, events, ids
+from host.engine import compaction, events
+from host.engine.asking import Approvals
 from host.engine.composition import StepSetup
-from host.engine.context import approval_notice, parse_arguments
+from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.inbox import is_steering
 from host.engine.journal import Journal
@@ -51,13 +52,10 @@ from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
 from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import SessionPermissions
-from host.engine.permissions.scope import label
 from host.engine.surface import Surface
-from host.engine.tools.base import JobControl, Tool, ToolContext, ToolOutput
+from host.engine.tools.base import JobControl, Snapshot, Tool, ToolContext, ToolOutput
 
 log = logging.getLogger(__name__)
-
-ALLOWED = ("allowed-once", "allowed-always")
 
 
 class NoAdapter(Exception):
@@ -134,6 +132,8 @@ class TurnServices:
     """The session's background jobs, for the tools."""
     notice: Callable[[str], None]
     """Injects a notice as context for the next step (the inject lane)."""
+    checkpoint: Callable[[int, str, Snapshot], Awaitable[None]]
+    """Keeps a file's content before the turn's first change to it (`FileCheckpoints.before`)."""
 
 
 class Turn:
@@ -161,7 +161,9 @@ class Turn:
         self.ended: dict[int, ContentBlock] = {}
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
-        self.approval: tuple[str, str] | None = None
+        self.approvals = Approvals(
+            self.journal, services.pending, services.session_id, services.cwd, services.grant, services.notice
+        )
         self.first: list[Message] = []
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
@@ -355,15 +357,16 @@ class Turn:
         if decision.verdict == "deny":
             return ToolOutput(decision.message, True, "PERMISSION_DENIED")
         if decision.verdict == "ask":
-            outcome = await self._approve(call, args, decision.scope)
-            if outcome not in ALLOWED:
-                return ToolOutput(f"The user did not allow this call ({outcome}).", True, "REJECTED")
+            answer = await self.approvals.ask(call, tool, args, decision.scope)
+            if not answer.allowed:
+                return answer.refusal()
         ctx = ToolContext(
             session_id=services.session_id,
             cwd=services.cwd,
             ask_user=services.ask_user,
             emit=self._emit,
             jobs=services.jobs,
+            checkpoint=partial(services.checkpoint, self.number),
         )
         try:
             return await tool.run(args, ctx)
@@ -374,38 +377,6 @@ class Turn:
         except Exception as exc:
             return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
 
-    async def _approve(self, call: ToolCallBlock, args: dict[str, Any], scope: str) -> str:
-        pending = self.services.pending
-        approval_id = ids.approval_id()
-        reason = f"{call.name} needs your approval. “Allow always” would allow {label(call.name, scope)}"
-        self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason))
-        rpc_id, future = pending.ask_approval(
-            self.services.session_id, approval_id, call.name, call.id, reason, args
-        )
-        self.approval = (approval_id, rpc_id)
-        try:
-            outcome = await asyncio.shield(future)
-        except asyncio.CancelledError:
-            pending.cancel(rpc_id)
-            self._decided("cancelled")
-            raise
-        self._decided(outcome)
-        if outcome == "allowed-always":
-            self.services.grant(call.name, scope)
-        self._approval_notice(call, str(outcome), label(call.name, scope))
-        return str(outcome)
-
-    def _approval_notice(self, call: ToolCallBlock, outcome: str, allowed: str) -> None:
-        """The user's answer, as context for the next step (docs/decisions.md, "Long sessions")."""
-        text = approval_notice(call.name, call.id, outcome, allowed)
-        if text is not None:
-            self.services.notice(text)
-
-    def _decided(self, outcome: ApprovalOutcome) -> None:
-        if self.approval is not None:
-            self.journal.append(events.approval_decided(self.approval[0], outcome))
-            self.approval = None
-
     async def _emit(self, new: NewEvent[Any]) -> None:
         self.journal.append(new)
 
@@ -413,7 +384,7 @@ class Turn:
         error = None
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
-        new = events.tool_result(self.number, self.step, call_id, output.content, error)
+        new = events.tool_result(self.number, self.step, call_id, output.content, error, output.change)
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
@@ -439,7 +410,7 @@ class Turn:
                     )
                 )
                 self.conversation.surface.add(event.seq, message)
-        self._decided("cancelled")
+        self.approvals.decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
             self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
         if self.step_open:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import zipfile
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import Raw, event, image_input, ok, png, raw, run_cli, run_main, run_turn, text
@@ -43,13 +46,47 @@ async def image_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, str, b
     return client, sid, image
 
 
+async def session_day(client: Any, sid: str) -> str:
+    """The session's local date as its export name shows it (its last activity)."""
+    listed = await ok(client, "session.list", {})
+    updated = next(s.updated_at for s in listed.items if s.session_id == sid)
+    return datetime.fromtimestamp(updated / 1000).strftime("%Y-%m-%d")
+
+
+def suggested_name(disposition: str) -> str:
+    """The exact (UTF-8) name of a Content-Disposition, as a browser reads it."""
+    match = re.search(r"filename\*=UTF-8''([^;]+)", disposition)
+    assert match, disposition
+    return unquote(match.group(1))
+
+
+async def test_export_file_is_named_after_the_title_and_date(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="ok"), Reply(text="ok"))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await run_turn(client, mux, sid, "first")
+    await ok(client, "session.rename", {"sessionId": sid, "title": "Fix: the login/bug — 修复 ../etc"})
+    got = await raw(client, "HEAD", export_path(sid))
+    day = await session_day(client, sid)
+    assert suggested_name(got.headers["content-disposition"]) == f"Fix-the-login-bug-修复-etc-{day}.zip"
+    assert f'filename="Fix-the-login-bug-__-etc-{day}.zip"' in got.headers["content-disposition"]
+    untitled = await host.create()
+    await run_turn(client, mux, untitled, "???")  # an auto title with no letters or digits
+    got = await raw(client, "HEAD", export_path(untitled))
+    name = suggested_name(got.headers["content-disposition"])
+    tail = "".join(ch for ch in untitled if ch.isalnum())[-8:]
+    assert name == f"untitled-session-{await session_day(client, untitled)}-{tail}.zip"
+
+
 async def test_get_export_is_a_zip_of_the_session_and_its_media(host: Host, llm: ScriptedLlmServer) -> None:
     client, sid, image = await image_session(host, llm)
     got = await raw(client, "GET", export_path(sid))
     assert got.status == 200
     assert got.headers["content-type"] == "application/zip"
     disposition = got.headers["content-disposition"]
-    assert disposition.startswith("attachment;") and f'filename="harnessdesk-{sid}.zip"' in disposition
+    day = await session_day(client, sid)
+    assert disposition.startswith("attachment;") and f'filename="hello-{day}.zip"' in disposition
     zf = zipfile.ZipFile(io.BytesIO(got.body))
     assert zf.testzip() is None
     names = zf.namelist()

@@ -258,8 +258,10 @@ def test_tool_cards_terminal_diff_and_todos(
     expect(edit).to_have_attribute("data-status", "done")
     diff = edit.get_by_test_id("tool-diff")
     expect(diff).to_be_visible()
-    expect(diff.locator(".diff-del")).to_have_text(["-beta"])
-    expect(diff.locator(".diff-add")).to_have_text(["+BETA"])
+    # the host's diff against the file: line numbers and the lines around the change
+    expect(diff.locator(".diff-del .diff-text")).to_have_text(["beta"])
+    expect(diff.locator(".diff-add .diff-text")).to_have_text(["BETA"])
+    expect(diff.locator(".diff-ctx .diff-text")).to_have_text(["alpha", "gamma"])
     assert (harness.workdir / "notes.txt").read_text() == "alpha\nBETA\ngamma\n"
 
     panel = page.get_by_test_id("todo-panel")

@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from contract.content import AttachmentRef
 from contract.events import SessionEvent
+from host.engine.store.blobs import Checkpoint
 from host.engine.store.grants import Grant
 
 
@@ -145,6 +146,17 @@ class Store(Protocol):
         ...
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None: ...
+
+    async def put_checkpoint(
+        self, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+    ) -> None:
+        """Keep what `path` held before `turn` first changed it (sha256 None: absent); returns
+        once it is committed."""
+        ...
+
+    async def checkpoint(self, session_id: str, turn: int, path: str) -> Checkpoint | None:
+        """That checkpoint (None: none was kept)."""
+        ...
 
     def commit(self) -> None:
         """End the current write batch now (a step boundary)."""

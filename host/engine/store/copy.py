@@ -7,6 +7,7 @@ import sqlite3
 from typing import Any
 
 from contract.content import AttachmentRef
+from host.engine.store import blobs
 from host.engine.store.base import SessionHeader
 from host.engine.store.schema import insert_header
 
@@ -84,6 +85,7 @@ def fork_copy(conn: sqlite3.Connection, source: str, child: SessionHeader, throu
         args,
     )
     conn.execute("INSERT INTO search (rowid, text) SELECT id, text FROM message_text WHERE id > ?", (first,))
+    blobs.copy_checkpoints(conn, source, child.id)
     child.last_seq = through
     return child
 

@@ -2,14 +2,15 @@
 
 Goes: the events and every side row derived from them (paging boundaries, turns, search text and
 its FTS5 entries), the header, its approval grants, its workspace-account and archive entries, and each
-attachment blob no other session references. Blobs are shared by content (forks and repeated
-images reference one row), so a blob another session still uses stays.
+attachment blob and file checkpoint no other session references. Blobs are shared by content (forks
+and repeated images reference one row), so a blob another session still uses stays.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
+from host.engine.store import blobs as file_blobs
 from host.engine.store.workspaces import savepoint
 
 _PER_SESSION = (
@@ -51,4 +52,5 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> int:
                 (blob, blob),
             )
             removed += cur.rowcount
+        file_blobs.drop_checkpoints(conn, session_id)
         return removed

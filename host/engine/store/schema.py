@@ -14,7 +14,7 @@ import json
 import sqlite3
 from typing import Any
 
-from host.engine.store import grants, workspaces
+from host.engine.store import blobs, grants, workspaces
 from host.engine.store.base import SessionHeader
 
 SCHEMA_VERSION = 1
@@ -107,6 +107,7 @@ def connect(path: str) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout=5000")
     conn.executescript(DDL)
     conn.executescript(grants.DDL)
+    conn.executescript(blobs.DDL)
     conn.executescript(workspaces.DDL)
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)

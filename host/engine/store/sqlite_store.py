@@ -17,7 +17,7 @@ from pydantic_core import PydanticSerializationError
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
-from host.engine.store import by_type, copy, removal, search
+from host.engine.store import blobs, by_type, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
@@ -120,6 +120,17 @@ class SqliteStore:
 
     def put_attachment(self, ref: AttachmentRef, data: bytes) -> None:
         self._writer.write(None, lambda conn: copy.write_attachment(conn, ref, data))
+
+    async def put_checkpoint(
+        self, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+    ) -> None:
+        self._writer.write(
+            session_id, lambda conn: blobs.write_checkpoint(conn, session_id, turn, path, sha256, data)
+        )
+        await self._writer.flush()
+
+    async def checkpoint(self, session_id: str, turn: int, path: str) -> blobs.Checkpoint | None:
+        return await self.call(lambda conn: blobs.read_checkpoint(conn, session_id, turn, path))
 
     def commit(self) -> None:
         self._writer.commit()

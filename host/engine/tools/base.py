@@ -7,9 +7,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from contract.filechange import FileChange, FileState
 from contract.jobs import JobOutputValue, JobView
 from contract.questions import AnswerSet, Question
 from host.engine.events import NewEvent
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A file's content at one moment: `state` None means absent; `data` None with a state means
+    too large to keep (only its hash is known). See `host/engine/tools/changes.py`."""
+
+    state: FileState | None
+    data: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -18,6 +28,8 @@ class ToolOutput:
     is_error: bool = False
     error_code: str | None = None
     """A short machine code for errors, e.g. `BAD_ARGUMENTS`, `PATH_ESCAPE`, `TIMEOUT`."""
+    change: FileChange | None = None
+    """The file the tool wrote (logged with the result, never sent to the model)."""
 
 
 class JobControl(Protocol):
@@ -45,6 +57,9 @@ class ToolContext:
     """Appends a session event (e.g. `todo/write`) in order with the turn's other events."""
     jobs: JobControl | None = None
     """The session's background jobs (None where there are none, e.g. a bare tool test)."""
+    checkpoint: Callable[[str, Snapshot], Awaitable[None]] | None = None
+    """Called before a tool changes a file (its path as shown, what it holds now): the turn keeps
+    the content of its first change to each file (docs/architecture.md, "Checkpoints and undo")."""
 
 
 class Tool(Protocol):

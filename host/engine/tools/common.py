@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import stat
 import threading
@@ -71,9 +72,14 @@ def safe_output(output: ToolOutput) -> ToolOutput:
     """What a tool returns, fit for the log, the streams and the model: valid Unicode (a file
     name with a non-UTF-8 byte shows U+FFFD) and no known secret (docs/threat-model.md)."""
     content = secret_values.redact(clean_text(output.content))
-    if content is output.content:
+    change = output.change
+    if change is not None and change.diff is not None:
+        diff = secret_values.redact(change.diff)
+        if diff is not change.diff:
+            change = change.model_copy(update={"diff": diff})
+    if content is output.content and change is output.change:
         return output
-    return ToolOutput(content, output.is_error, output.error_code)
+    return dataclasses.replace(output, content=content, change=change)
 
 
 def bad_arguments(name: str, exc: ValidationError, schema: dict[str, Any]) -> str:

@@ -8,10 +8,13 @@ import io
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
-from host.engine.tools.base import ToolContext, ToolOutput
+from contract.filechange import FileChange
+from host.engine.tools.base import Snapshot, ToolContext, ToolOutput
+from host.engine.tools.changes import describe, snapshot
 from host.engine.tools.common import (
     CLOEXEC,
     Args,
@@ -114,13 +117,22 @@ class WriteFileTool(BaseTool):
 
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
-        if path.is_dir():
-            raise ToolError(f"{display(ctx.cwd, path)} is a directory.", "IS_DIRECTORY")
-        existed = path.exists()
+        shown = display(ctx.cwd, path)
         data = args.content.encode("utf-8")
+        before = await asyncio.to_thread(snapshot, ctx.cwd, path, shown)
+        if ctx.checkpoint is not None:
+            await ctx.checkpoint(shown, before)
         await asyncio.to_thread(write_atomic, ctx.cwd, path, data)
-        verb = "Overwrote" if existed else "Created"
-        return ToolOutput(f"{verb} {display(ctx.cwd, path)} ({len(data)} bytes).")
+        change = await asyncio.to_thread(describe, shown, before, data)
+        verb = "Overwrote" if before.state is not None else "Created"
+        return ToolOutput(f"{verb} {shown} ({len(data)} bytes).", change=change)
+
+    def preview(self, arguments: dict[str, Any], cwd: Path) -> FileChange | None:
+        """The diff this call would write, against the file as it is now (blocking)."""
+        args = self.Arguments.model_validate(arguments)
+        path = resolve_inside(cwd, args.path)
+        shown = display(cwd, path)
+        return describe(shown, snapshot(cwd, path, shown), args.content.encode("utf-8"))
 
 
 def write_atomic(cwd: Path, path: Path, data: bytes) -> None:
@@ -176,34 +188,51 @@ class EditFileTool(BaseTool):
 
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
-        return await asyncio.to_thread(self._edit, ctx.cwd, path, args)
-
-    def _edit(self, cwd: Path, path: Path, args: EditFileArgs) -> ToolOutput:
-        shown = display(cwd, path)
-        if args.old_string == args.new_string:
-            raise ToolError("old_string and new_string are identical; nothing to change.", "BAD_ARGUMENTS")
-        if not path.exists():
-            raise ToolError(f"File not found: {shown}", "NOT_FOUND")
-        with os.fdopen(open_regular(cwd, path, shown), "rb") as fh:
-            if os.fstat(fh.fileno()).st_size > MAX_EDIT_BYTES:
-                raise ToolError(f"{shown} is too large to edit here.", "FILE_TOO_LARGE")
-            content = fh.read()
-        try:
-            text = content.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ToolError(f"{shown} is not UTF-8 text; not edited.", "BINARY_FILE") from None
-        count = text.count(args.old_string)
-        if count == 0:
-            raise ToolError(f"old_string was not found in {shown} (it must match exactly).", "NOT_FOUND")
-        if count > 1 and not args.replace_all:
-            raise ToolError(
-                f"old_string occurs {count} times in {shown}; include more surrounding text to make it"
-                " unique, or set replace_all to true.",
-                "AMBIGUOUS",
-            )
-        write_atomic(cwd, path, text.replace(args.old_string, args.new_string).encode("utf-8"))
+        shown = display(ctx.cwd, path)
+        before = await asyncio.to_thread(snapshot, ctx.cwd, path, shown)
+        data, count = _edited(shown, before, args)
+        if ctx.checkpoint is not None:
+            await ctx.checkpoint(shown, before)
+        await asyncio.to_thread(write_atomic, ctx.cwd, path, data)
+        change = await asyncio.to_thread(describe, shown, before, data)
         plural = "occurrence" if count == 1 else "occurrences"
-        return ToolOutput(f"Replaced {count} {plural} in {shown}.")
+        return ToolOutput(f"Replaced {count} {plural} in {shown}.", change=change)
+
+    def preview(self, arguments: dict[str, Any], cwd: Path) -> FileChange | None:
+        """The diff this call would write, or None when it would fail (blocking)."""
+        args = self.Arguments.model_validate(arguments)
+        path = resolve_inside(cwd, args.path)
+        shown = display(cwd, path)
+        before = snapshot(cwd, path, shown)
+        try:
+            data, _ = _edited(shown, before, args)
+        except ToolError:
+            return None
+        return describe(shown, before, data)
+
+
+def _edited(shown: str, before: Snapshot, args: EditFileArgs) -> tuple[bytes, int]:
+    """The file's new content and how many replacements made it; ToolError when it cannot."""
+    if args.old_string == args.new_string:
+        raise ToolError("old_string and new_string are identical; nothing to change.", "BAD_ARGUMENTS")
+    if before.state is None:
+        raise ToolError(f"File not found: {shown}", "NOT_FOUND")
+    if before.data is None or before.state.size > MAX_EDIT_BYTES:
+        raise ToolError(f"{shown} is too large to edit here.", "FILE_TOO_LARGE")
+    try:
+        text = before.data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{shown} is not UTF-8 text; not edited.", "BINARY_FILE") from None
+    count = text.count(args.old_string)
+    if count == 0:
+        raise ToolError(f"old_string was not found in {shown} (it must match exactly).", "NOT_FOUND")
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            f"old_string occurs {count} times in {shown}; include more surrounding text to make it"
+            " unique, or set replace_all to true.",
+            "AMBIGUOUS",
+        )
+    return text.replace(args.old_string, args.new_string).encode("utf-8"), count
 
 
 class ListDirArgs(Args):

@@ -7,7 +7,8 @@
 //   user       {id, kind, seq, turn, steering, messageId, content}
 //   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
 //   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval}
-//   turn-end   {id, kind, seq, turn, reason, usage, userItemId}
+//   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
+//   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [rows]}   (compaction)
 //   context    {id, kind, seq, plugin, text}   (context the host gave the agent)
@@ -20,6 +21,7 @@
 import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
 import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
 import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "./fold-compact.js";
+import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
 
 /** Known event types that change state but render no row of their own. */
 const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced"]);
@@ -188,6 +190,8 @@ export class SessionFold {
         return compactBracket(this, ev, d);
       case "compact/summary":
         return compactSummary(this, ev, d);
+      case "files/restored":
+        return filesRestored(this, ev, d);
       case "session/end-seed":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: "Forked here — the conversation above was copied from the parent session." });
         return;
@@ -236,6 +240,7 @@ export class SessionFold {
       reason,
       usage: this.turnUsage(d.turn),
       userItemId: t.userItemId,
+      ...turnFiles(this, d.turn),
     });
     t.endItemId = item.id;
     if (reason.kind === "interrupted") {
@@ -261,13 +266,14 @@ export class SessionFold {
       .join("\n");
     const isError = !!(d.error || resultBlock?.isError);
     const tool = ensureTool(this, ev, callId, d.error?.name ?? null, d.turn, d.step);
-    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq };
+    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null };
+    noteTool(this, d.turn, tool.name, d.change);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
     this.touch(tool);
   }
 
   approvalAsked(ev, d) {
-    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq };
+    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
     this.approvals.set(d.id, a);
     const toolId = a.callId && this.toolByCall.get(a.callId);
     if (toolId) {
@@ -287,6 +293,7 @@ export class SessionFold {
       return;
     }
     a.outcome = d.outcome;
+    a.note = d.note ?? null;
     const toolId = a.callId && this.toolByCall.get(a.callId);
     if (toolId) {
       const tool = this.byId.get(toolId);

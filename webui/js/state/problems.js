@@ -37,14 +37,32 @@ export const MESSAGES = {
   "directory-unreadable": "That folder cannot be read.",
   "directory-exists": "A folder with that name already exists.",
   "directory-create-failed": "The folder could not be created.",
+  "revert-unavailable": "There is nothing to revert here.",
+  "revert-conflict": "Nothing was restored: some files changed since.",
 };
+
+/** Why a file could not be put back (FileConflict.reason). */
+const CONFLICT_TEXT = {
+  changed: "was changed outside HarnessDesk since",
+  "later-turn": "was changed again by a later turn (revert that one first)",
+  "not-saved": "has no saved earlier content",
+};
+
+function conflictText(err) {
+  const conflicts = Array.isArray(err.details?.conflicts) ? err.details.conflicts : [];
+  if (!conflicts.length) return MESSAGES[err.code];
+  const parts = conflicts.slice(0, 4).map((c) => `${c.path} ${CONFLICT_TEXT[c.reason] ?? "cannot be restored"}`);
+  const more = conflicts.length > 4 ? ` (and ${conflicts.length - 4} more)` : "";
+  return `Nothing was restored: ${parts.join("; ")}${more}.`;
+}
 
 /** A one-line message for an RpcError (or a TransportError / Error). */
 export function describeError(err) {
   if (!err) return "";
   if ((err.code === "internal" || err.code === "bad-request") && err.message) return err.message;
+  if (err.code === "revert-conflict") return conflictText(err);
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
-    const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid"];
+    const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];

@@ -163,8 +163,10 @@ export class SessionManager extends Emitter {
     return this.open(id);
   }
 
-  async fork(sessionId, atSeq) {
-    const r = await this.client.call("session.fork", atSeq === undefined ? { sessionId } : { sessionId, atSeq });
+  /** Fork (opening the child); `restoreFiles` also puts the files later turns changed back. */
+  async fork(sessionId, atSeq, { restoreFiles = false } = {}) {
+    const payload = atSeq === undefined ? { sessionId } : { sessionId, atSeq };
+    const r = await this.client.call("session.fork", restoreFiles ? { ...payload, restoreFiles } : payload);
     if (!r.ok) return r;
     const child = r.value.sessionId;
     const parent = this.summaries.get(sessionId);
@@ -348,9 +350,11 @@ export class SessionManager extends Emitter {
     return receipt;
   }
 
-  answerApproval(rpcId, outcome) {
+  /** `note` goes with a rejection only: the agent reads it in the tool result. */
+  answerApproval(rpcId, outcome, note = null) {
     const entry = this.pending.get(rpcId);
     if (!entry) return Promise.resolve({ accepted: false, reason: "not-pending" });
-    return this.answer(rpcId, { sessionId: entry.sessionId, approvalId: entry.frame.approvalId, outcome });
+    const value = { sessionId: entry.sessionId, approvalId: entry.frame.approvalId, outcome };
+    return this.answer(rpcId, outcome === "rejected" && note ? { ...value, note } : value);
   }
 }

@@ -24,6 +24,7 @@ import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
 import { runClient, runCommand } from "./commands.js";
 import { transportFailure } from "../client/errors.js";
+import { forkFrom, revertTurn } from "./undo.js";
 import { WorkspaceState } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
 import { welcome } from "./welcome.js";
@@ -91,6 +92,7 @@ export class App {
       tailSlot: $("pending-cards"),
       onFork: (seq, btn) => this.fork(seq, btn),
       onRetry: (item, btn) => this.retry(item, btn),
+      onRevert: (item, btn) => revertTurn(this, item, btn),
       openPath: (path) => a.reveal(path),
       canOpenPath: () => this.canOpenPath(),
       cwdOf: (sid) => this.manager.summaries.get(sid)?.cwd ?? null,
@@ -333,13 +335,9 @@ export class App {
     }
   }
 
-  async fork(atSeq, btn) {
-    const s = this.manager.active;
-    if (!s) return;
-    btn.disabled = true;
-    const r = await this.manager.fork(s.sessionId, atSeq).catch(transportFailure);
-    btn.disabled = false;
-    if (!r.ok) this.status.toast(describeError(r.error));
+  /** Fork at a turn, offering to restore the files later turns changed (views/undo.js). */
+  fork(atSeq, btn) {
+    return forkFrom(this, atSeq, btn);
   }
 
   async retry(turnEnd, btn) {

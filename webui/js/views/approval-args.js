@@ -7,15 +7,18 @@ import { h, icon } from "./dom.js";
 import { ARG_NAMES, describeTool, parseArgs } from "../state/diff.js";
 import { lineCount, otherArgs, prettyText, prettyTokens } from "../state/args-format.js";
 import { diffView } from "./tool-card.js";
+import { fileChangeView } from "./diff.js";
 
 const COLLAPSE_LINES = 14;
 const COLLAPSE_CHARS = 1500;
 
-/** @returns {HTMLElement|null} the `approval-args` block */
-export function renderApprovalArgs(toolName, raw) {
+/** @returns {HTMLElement|null} the `approval-args` block; `preview` is the host's FileChange of a
+ * file tool: over an existing file its unified diff against the file as it is now is shown
+ * instead of the raw content (a new file shows its content as lines). */
+export function renderApprovalArgs(toolName, raw, preview = null) {
   if (raw === undefined || raw === null || raw === "") return null;
   const args = typeof raw === "object" || typeof raw === "string" ? parseArgs(raw) : null;
-  const parts = args === null ? [plain(typeof raw === "string" ? raw : JSON.stringify(raw))] : toolParts(toolName, args);
+  const parts = args === null ? [plain(typeof raw === "string" ? raw : JSON.stringify(raw))] : preview?.before ? previewParts(args, preview) : toolParts(toolName, args);
   if (parts.length === 0) return null;
   return h("div", { class: "card-args", testid: "approval-args" }, parts);
 }
@@ -35,6 +38,10 @@ function toolParts(toolName, args) {
     return [commandView(d.summary), ...rest(args, ARG_NAMES.command)];
   }
   return Object.keys(args).length ? [jsonView(args)] : [];
+}
+
+function previewParts(args, preview) {
+  return [fileChangeView(preview, { testid: "approval-diff", foldRows: 14 }), ...rest(args, ARG_NAMES.path, ARG_NAMES.content, ARG_NAMES.old, ARG_NAMES.new)];
 }
 
 function hasAny(args, ...lists) {

@@ -26,6 +26,21 @@ export function installShortcuts({ newSession, focusSearch, cancelTurn, closeSid
   });
 }
 
+/** The file name a Content-Disposition suggests: the exact UTF-8 `filename*` (the session's title
+ * and date), else the ASCII `filename`, else `fallback`; never a path. */
+export function downloadName(disposition, fallback) {
+  const text = disposition ?? "";
+  const exact = /filename\*=UTF-8''([^;]+)/i.exec(text);
+  let name = "";
+  try {
+    name = exact ? decodeURIComponent(exact[1].trim()) : (/filename="?([^";]+)"?/i.exec(text)?.[1] ?? "");
+  } catch {
+    name = "";
+  }
+  name = name.split(/[\\/]/).pop() ?? "";
+  return name && name !== "." && name !== ".." ? name : fallback;
+}
+
 /** Download a session export: the bridge's save dialog, else a fetched blob (a plain link would
  * carry no token: the web client sends it as a header, never as a cookie). */
 export async function downloadExport(client, sessionId) {
@@ -38,7 +53,7 @@ export async function downloadExport(client, sessionId) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
   a.href = url;
-  a.download = `session-${sessionId}.zip`;
+  a.download = downloadName(res.headers.get("content-disposition"), `session-${sessionId}.zip`);
   document.body.append(a);
   a.click();
   a.remove();

@@ -6,6 +6,7 @@ import { h, icon, clear } from "./dom.js";
 import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } from "../state/answers.js";
 import { renderApprovalArgs } from "./approval-args.js";
 import { guardCard } from "./bidi.js";
+import { rejectNote } from "./reject-note.js";
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
@@ -59,9 +60,11 @@ export class PendingCardsView {
       ["rejected", "Reject", "approval-reject", "btn-danger"],
     ].map(([outcome, label, testid, cls]) => {
       const b = h("button", { type: "button", class: `btn ${cls}`, testid }, label);
-      b.addEventListener("click", () => this.manager.answerApproval(entry.rpcId, outcome));
+      b.addEventListener("click", () => answer(outcome));
       return b;
     });
+    const answer = (outcome) => this.manager.answerApproval(entry.rpcId, outcome, outcome === "rejected" ? reject.value() : null);
+    const reject = rejectNote(buttons[2], () => answer("rejected"));
     const note = h("div", { class: "card-status" });
     const actions = h("div", { class: "card-actions" }, buttons);
     const el = h(
@@ -69,8 +72,9 @@ export class PendingCardsView {
       { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
       h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
       f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
-      renderApprovalArgs(f.toolName, f.arguments),
+      renderApprovalArgs(f.toolName, f.arguments, f.preview),
       actions,
+      reject.el,
       note,
     );
     guardCard(el, el.querySelector(".card-reason, .card-args") ?? actions); // Trojan Source
@@ -79,6 +83,7 @@ export class PendingCardsView {
       update: (e) => {
         el.classList.toggle("is-waiting", e.state === "open");
         for (const b of buttons) b.disabled = e.state !== "open";
+        reject.setDisabled(e.state !== "open");
         clear(note).append(...[this.status(e)].filter(Boolean));
       },
     };

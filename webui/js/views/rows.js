@@ -6,6 +6,7 @@ import { renderMarkdownInto } from "./markdown.js";
 import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
 import { describeError } from "../state/problems.js";
+import { restoredRow, turnFilesLine } from "./undo.js";
 
 /** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
@@ -41,6 +42,9 @@ export function renderRow(item, ctx) {
       break;
     case "context":
       el = contextRow(item);
+      break;
+    case "restored":
+      el = restoredRow(item);
       break;
     default:
       el = rawRow(item);
@@ -168,7 +172,7 @@ function updateTurnEnd(el, item, ctx) {
     retry.addEventListener("click", () => ctx.onRetry(item, retry));
     parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
   }
-  setChildren(el, parts, meta);
+  setChildren(el, parts, turnFilesLine(item, ctx), meta);
 }
 
 const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed" };

@@ -1,9 +1,11 @@
 // Tool cards: call arguments, live status and result. bash → a terminal block; edit_file /
-// write_file → a diff; anything else → pretty JSON arguments and the result text.
+// write_file → the host's unified diff against the file (views/diff.js), or before the host has
+// one a diff of the arguments; anything else → pretty JSON arguments and the result text.
 
 import { h, icon, setChildren } from "./dom.js";
 import { describeTool, lineDiff, withContext } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
+import { fileChangeView } from "./diff.js";
 
 const STATUS_LABEL = {
   streaming: "preparing",
@@ -80,8 +82,13 @@ export function updateToolCard(el, item, ctx = {}) {
     const outcome = OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome;
     parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason} — ${outcome}`));
   }
+  if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, `Your note to the agent: ${item.approval.note}`));
+  const change = item.result?.change ?? item.approval?.preview ?? null; // the host's diff, when known
   if (d.kind === "bash") parts.push(terminal(d.summary, item));
-  else if (d.kind === "diff" && (d.old || d.new)) {
+  else if (change) {
+    parts.push(fileChangeView(change, { testid: "tool-diff" }));
+    if (item.result) parts.push(resultBlock(item));
+  } else if (d.kind === "diff" && (d.old || d.new)) {
     parts.push(diffView(d));
     if (item.result) parts.push(resultBlock(item));
   } else {

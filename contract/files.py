@@ -1,0 +1,44 @@
+"""The `files.*` domain: what the agent's file tools changed, and undoing it.
+
+A file tool's `tool/result` carries a `FileChange` (the unified diff and the content hashes
+before and after); an approval carries the same shape as a preview. Before a turn's first change
+to a file the host checkpoints its content (or absence), content-addressed, so
+`files.revertTurn` can put it back (docs/architecture.md, "Checkpoints and undo").
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from contract._base import WireModel
+from contract.filechange import FileConflict, RestoredFile
+from contract.sessions import MAX_SEQ, SessionId
+
+
+# files.revertTurn
+class RevertTurnRequest(WireModel):
+    session_id: SessionId
+    turn: int = Field(ge=0)
+
+
+class RevertTurnValue(WireModel):
+    turn: int
+    files: list[RestoredFile]
+    seq: int
+    """The seq of the `files/restored` event that records it."""
+
+
+# files.restorePreview
+class RestorePreviewRequest(WireModel):
+    session_id: SessionId
+    at_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
+    """The fork point (as `session.fork`'s `atSeq`): the files changed after that turn."""
+
+
+class RestorePreviewValue(WireModel):
+    turn: int
+    """The turn a fork at `atSeq` ends with: files would be restored to how it left them."""
+    files: list[RestoredFile]
+    """What a fork with `restoreFiles` would do (only entries that are not `unchanged`)."""
+    conflicts: list[FileConflict]
+    """Files that cannot be restored; a fork with `restoreFiles` is refused while there are any."""

@@ -1,0 +1,18 @@
+"""`files.*`: undoing what the agent's file tools changed (docs/architecture.md, "Checkpoints and
+undo")."""
+
+from __future__ import annotations
+
+from contract import files as f
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("files.revertTurn")
+async def revert_turn(engine: Engine, p: f.RevertTurnRequest) -> f.RevertTurnValue:
+    return await engine.revert_turn(p.session_id, p.turn)
+
+
+@implements("files.restorePreview")
+async def restore_preview(engine: Engine, p: f.RestorePreviewRequest) -> f.RestorePreviewValue:
+    return await engine.restore_preview(p.session_id, p.at_seq)

@@ -1,0 +1,111 @@
+"""A turn's approval requests: ask (with a preview of a file change), log, wait, and tell the agent
+(docs/architecture.md, "Approvals and questions")."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.approvals import ApprovalOutcome
+from contract.content import ToolCallBlock
+from contract.filechange import FileChange
+from host.engine import events, ids, secret_values
+from host.engine.context import approval_notice
+from host.engine.journal import Journal
+from host.engine.pending import PendingTable
+from host.engine.permissions.scope import label
+from host.engine.tools.base import Tool, ToolOutput
+
+log = logging.getLogger(__name__)
+
+ALLOWED = ("allowed-once", "allowed-always")
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: ApprovalOutcome
+    note: str | None = None
+    """A rejection's note from the person."""
+
+    @property
+    def allowed(self) -> bool:
+        return self.outcome in ALLOWED
+
+    def refusal(self) -> ToolOutput:
+        """The tool result of a call that was not allowed: the note, when there is one, is what
+        the agent reads (docs/decisions.md, "UX pass")."""
+        if self.outcome == "rejected" and self.note:
+            text = f"The user rejected this call. Their note: {self.note}"
+        else:
+            text = f"The user did not allow this call ({self.outcome})."
+        return ToolOutput(text, True, "REJECTED")
+
+
+class Approvals:
+    """One per turn: at most one approval is open at a time."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        pending: PendingTable,
+        session_id: str,
+        cwd: Path,
+        grant: Callable[[str, str], None],
+        notice: Callable[[str], None],
+    ) -> None:
+        self.journal = journal
+        self.pending = pending
+        self.session_id = session_id
+        self.cwd = cwd
+        self.grant = grant
+        self.notice = notice
+        self.open: tuple[str, str] | None = None
+        """(approval id, rpc id) of the request waiting for an answer."""
+
+    async def ask(self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str) -> Decision:
+        approval_id = ids.approval_id()
+        allowed = label(call.name, scope)
+        reason = f"{call.name} needs your approval. “Allow always” would allow {allowed}"
+        preview = await self._preview(tool, args)
+        self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
+        rpc_id, future = self.pending.ask_approval(
+            self.session_id, approval_id, call.name, call.id, reason, args, preview
+        )
+        self.open = (approval_id, rpc_id)
+        try:
+            outcome = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self.pending.cancel(rpc_id)
+            self.decided("cancelled")
+            raise
+        decision = Decision(outcome, self.pending.take_note(rpc_id))
+        self.decided(outcome, decision.note)
+        if outcome == "allowed-always":
+            self.grant(call.name, scope)
+        text = approval_notice(call.name, call.id, str(outcome), allowed)
+        if text is not None:  # the user's answer, as context for the next step
+            self.notice(text)
+        return decision
+
+    def decided(self, outcome: ApprovalOutcome, note: str | None = None) -> None:
+        if self.open is not None:
+            self.journal.append(events.approval_decided(self.open[0], outcome, note))
+            self.open = None
+
+    async def _preview(self, tool: Tool, args: dict[str, Any]) -> FileChange | None:
+        """What a file tool would change (None for other tools, or when it cannot tell)."""
+        preview = getattr(tool, "preview", None)
+        if preview is None:
+            return None
+        try:
+            change: FileChange | None = await asyncio.to_thread(preview, args, self.cwd)
+        except Exception as exc:  # the call itself will report the problem; ask without a diff
+            log.debug("no preview for %s: %s", tool.name, exc)
+            return None
+        if change is not None and change.diff is not None:
+            change.diff = secret_values.redact(change.diff)
+        return change

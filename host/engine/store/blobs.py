@@ -1,0 +1,92 @@
+"""File checkpoints: what a file held before a turn first changed it, kept host-side.
+
+`file_checkpoints` has one row per (session, turn, path): the content's SHA-256, or NULL when the
+file did not exist. `file_blobs` keeps each content once, by its hash. A revert only trusts these
+rows, never the log alone: a log can come from an archive and be forged (docs/threat-model.md), so
+an imported session has nothing to revert. A fork gets its parent's rows for the turns it copied;
+a deleted session takes its rows and every blob no other row uses
+(docs/architecture.md, "Checkpoints and undo").
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+DDL = """
+CREATE TABLE IF NOT EXISTS file_blobs (
+    sha256 TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS file_checkpoints (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT,
+    PRIMARY KEY (session_id, turn, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS file_checkpoints_sha ON file_checkpoints (sha256);
+"""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    sha256: str | None
+    """None: the file did not exist."""
+    data: bytes | None
+
+
+def write_checkpoint(
+    conn: sqlite3.Connection, session_id: str, turn: int, path: str, sha256: str | None, data: bytes | None
+) -> None:
+    """The first checkpoint of a (session, turn, path) wins."""
+    if sha256 is not None and data is not None:
+        conn.execute(
+            "INSERT OR IGNORE INTO file_blobs (sha256, size, data) VALUES (?, ?, ?)",
+            (sha256, len(data), data),
+        )
+    conn.execute(
+        "INSERT OR IGNORE INTO file_checkpoints (session_id, turn, path, sha256) VALUES (?, ?, ?, ?)",
+        (session_id, turn, path, sha256),
+    )
+
+
+def read_checkpoint(conn: sqlite3.Connection, session_id: str, turn: int, path: str) -> Checkpoint | None:
+    row = conn.execute(
+        "SELECT c.sha256, b.data FROM file_checkpoints c LEFT JOIN file_blobs b ON b.sha256 = c.sha256"
+        " WHERE c.session_id = ? AND c.turn = ? AND c.path = ?",
+        (session_id, turn, path),
+    ).fetchone()
+    if row is None or (row[0] is not None and row[1] is None):
+        return None
+    return Checkpoint(row[0], None if row[1] is None else bytes(row[1]))
+
+
+def copy_checkpoints(conn: sqlite3.Connection, source: str, child: str) -> None:
+    """A fork keeps the checkpoints of the turns it copied (its `turns` rows are in already)."""
+    conn.execute(
+        "INSERT OR IGNORE INTO file_checkpoints (session_id, turn, path, sha256)"
+        " SELECT ?, turn, path, sha256 FROM file_checkpoints"
+        " WHERE session_id = ? AND turn IN (SELECT turn FROM turns WHERE session_id = ?)",
+        (child, source, child),
+    )
+
+
+def drop_checkpoints(conn: sqlite3.Connection, session_id: str) -> int:
+    """Forget a deleted session's checkpoints; returns how many blobs nobody uses any more."""
+    rows = conn.execute(
+        "SELECT DISTINCT sha256 FROM file_checkpoints WHERE session_id = ? AND sha256 IS NOT NULL",
+        (session_id,),
+    )
+    shas = [r[0] for r in rows.fetchall()]
+    conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
+    removed = 0
+    for sha in shas:
+        cur = conn.execute(
+            "DELETE FROM file_blobs WHERE sha256 = ?"
+            " AND NOT EXISTS (SELECT 1 FROM file_checkpoints WHERE sha256 = ?)",
+            (sha, sha),
+        )
+        removed += cur.rowcount
+    return removed

@@ -1,0 +1,235 @@
+"""Diffs, undo, the rejection note and export names as a person sees them (issue 18 items 1, 2, 5
+and 9), with screenshots at 800 and 1600 px in the light and dark themes in tests/screenshots/
+(`undo-<state>-<width>-<theme>.png`, for a person to look at; each state is asserted first)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import (
+    ROOT,
+    HarnessServer,
+    fresh_session,
+    send,
+    tool_call,
+    tool_messages,
+    turn_ends,
+    wait_idle,
+)
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "tests" / "screenshots"
+WIDTHS = (800, 1600)
+THEMES = ("light", "dark")
+
+CONTRAST = """(sel) => {
+  // WCAG contrast of the first `sel` element's text against what is painted under it
+  const parse = (c) => {
+    const n = c.match(/[\\d.]+/g).map(Number);
+    const srgb = c.startsWith("color(");
+    const [r, g, b] = srgb ? n.slice(0, 3).map((v) => v * 255) : n.slice(0, 3);
+    return [r, g, b, n.length > 3 ? n[3] : 1];
+  };
+  const el = document.querySelector(sel);
+  const layers = [];
+  for (let node = el; node; node = node.parentElement) {
+    const bg = parse(getComputedStyle(node).backgroundColor);
+    if (bg[3] > 0) layers.push(bg);
+    if (bg[3] >= 1) break;
+  }
+  let under = [255, 255, 255];
+  for (const [r, g, b, a] of layers.reverse()) {
+    under = [r * a + under[0] * (1 - a), g * a + under[1] * (1 - a), b * a + under[2] * (1 - a)];
+  }
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const [a, b] = [lum(parse(getComputedStyle(el).color)), lum(under)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def shoot_all(page: Page, state: str, readable: tuple[str, ...] = ()) -> None:
+    """Screenshots of `state` at each width and theme; `readable` selectors must keep a text
+    contrast of at least 4.5:1 (WCAG AA) in both themes."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.activeElement?.blur?.()")
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        for theme in THEMES:
+            page.emulate_media(color_scheme=theme)
+            for selector in readable:
+                ratio = page.evaluate(CONTRAST, selector)
+                assert ratio >= 4.5, f"{selector} in {theme}: contrast {ratio:.2f}"
+            path = SHOTS / f"undo-{state}-{width}-{theme}.png"
+            page.screenshot(path=str(path), animations="disabled", caret="hide")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.emulate_media(color_scheme="light")
+
+
+def write(call_id: str, path: str, content: str) -> tuple[str, str, str]:
+    return tool_call(call_id, "write_file", path=path, content=content)
+
+
+def allow(page: Page, which: str = "approval-allow-once") -> None:
+    card = page.get_by_test_id("approval-card")
+    expect(card).to_be_visible()
+    card.get_by_test_id(which).click()
+    expect(card).to_have_count(0)
+
+
+def test_an_overwrite_shows_a_diff_on_the_approval_and_the_tool_card(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    old = [f"line {n}" for n in range(1, 61)]
+    (harness.workdir / "config.txt").write_text("\n".join(old) + "\n")
+    new = [f"LINE {n}" if 20 <= n < 40 else f"line {n}" for n in range(1, 61)]
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("w1", "write_file", path="config.txt", content="\n".join(new) + "\n")]),
+        Reply(text="Upper-cased lines 20 to 39."),
+    )
+    send(page, "Upper-case lines 20 to 39 of config.txt")
+    card = page.get_by_test_id("approval-card")
+    diff = card.get_by_test_id("approval-diff")
+    expect(diff.get_by_test_id("diff-file")).to_have_text("config.txt")
+    expect(diff.get_by_test_id("diff-stat")).to_have_text("+20\u221220")  # a minus sign
+    expect(diff.locator(".diff-del .diff-text").first).to_have_text("line 20")
+    expect(diff.locator(".diff-add .diff-text").first).to_have_text("LINE 20")
+    expect(diff.get_by_test_id("diff-new")).to_have_count(0)
+    expect(card.get_by_test_id("approval-content")).to_have_count(0)  # not the whole file as added
+    toggle = diff.get_by_test_id("diff-toggle")  # 46 rows: folded
+    expect(toggle).to_have_text("Show all 47 lines")
+    shoot_all(
+        page, "approval-diff", (".approval-card .diff-del .diff-text", ".approval-card .diff-add .diff-text")
+    )
+    toggle.click()
+    expect(toggle).to_have_text("Show less")
+    allow(page)
+    turn_ends(page)
+    tool = page.get_by_test_id("tool-card").last
+    expect(tool.get_by_test_id("tool-diff").locator(".diff-add")).to_have_count(20)
+    expect(tool.get_by_test_id("tool-result")).to_contain_text("Overwrote config.txt")
+    shoot_all(page, "tool-diff", (".tool-card .diff-add .diff-text", ".tool-card .diff-hunk .diff-text"))
+    page.reload()  # the diff comes back with the history
+    expect(
+        page.get_by_test_id("tool-card").last.get_by_test_id("tool-diff").locator(".diff-del")
+    ).to_have_count(20)
+
+
+def test_revert_a_turn_then_fork_with_the_files_restored(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    work = harness.workdir
+    (work / "app.py").write_text("print('v0')\n")
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("a", "write_file", path="app.py", content="print('v1')\n")]),
+        Reply(text="v1"),
+    )
+    send(page, "Make it v1")
+    allow(page, "approval-allow-always")  # file tools in this folder stop asking
+    turn_ends(page, 1)
+    calls = [
+        tool_call("b", "write_file", path="app.py", content="print('v2')\n"),
+        tool_call("c", "write_file", path="NOTES.md", content="# notes\n"),
+    ]
+    llm.enqueue(Reply(tool_calls=calls), Reply(text="v2 and notes"))
+    send(page, "Make it v2 and add notes")
+    ends = turn_ends(page, 2)
+    wait_idle(page)
+    line = ends.nth(1).get_by_test_id("turn-files")
+    expect(line).to_contain_text("Changed 2 files:")
+    expect(line).to_contain_text("app.py, NOTES.md")
+    shoot_all(page, "turn-files", (".turn-files .files-list",))
+
+    line.get_by_test_id("revert-turn").click()
+    dialog = page.get_by_test_id("revert-dialog")
+    expect(dialog.get_by_test_id("revert-files").locator("li")).to_have_text(["app.py", "NOTES.md"])
+    shoot_all(page, "revert-dialog")
+    dialog.get_by_test_id("revert-confirm").click()
+    restored = page.get_by_test_id("restored-row")
+    expect(restored).to_contain_text("Reverted this turn's file changes")
+    expect(restored.locator("li")).to_have_text(
+        ["NOTES.md — removed (it did not exist before)", "app.py — restored"]
+    )
+    expect(ends.nth(1).get_by_test_id("turn-files")).to_contain_text("Reverted: 2 files put back")
+    expect(ends.nth(1).get_by_test_id("revert-turn")).to_have_count(0)
+    assert (work / "app.py").read_text() == "print('v1')\n" and not (work / "NOTES.md").exists()
+    shoot_all(page, "reverted", (".restored-row li",))
+
+    # a file changed outside the app since: refused, with the file named, nothing written
+    (work / "app.py").write_text("print('mine')\n")
+    ends.nth(0).get_by_test_id("revert-turn").click()
+    page.get_by_test_id("revert-confirm").click()
+    toast = page.get_by_test_id("toast").last
+    expect(toast).to_contain_text("Nothing was restored: app.py was changed outside HarnessDesk since")
+    shoot_all(page, "revert-refused")
+    assert (work / "app.py").read_text() == "print('mine')\n"
+
+    # a later turn changes it again; forking from the first turn offers to restore it
+    (work / "app.py").write_text("print('v1')\n")
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("d", "write_file", path="app.py", content="print('v3')\n")]),
+        Reply(text="v3"),
+    )
+    send(page, "Make it v3")
+    turn_ends(page, 3)
+    wait_idle(page)
+    parent = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    page.get_by_test_id("turn-end").first.get_by_test_id("fork-turn").click()
+    fork = page.get_by_test_id("fork-dialog")
+    expect(fork.get_by_test_id("fork-files").locator("li")).to_have_text(["app.py — restored"])
+    shoot_all(page, "fork-dialog")
+    fork.get_by_test_id("fork-restore-files").click()
+    page.wait_for_function("(p) => window.harnessdesk.app.manager.activeId !== p", arg=parent)
+    expect(page.get_by_test_id("restored-row")).to_contain_text("Files restored for a fork at this point")
+    assert (work / "app.py").read_text() == "print('v1')\n"
+    page.reload()  # the record is in the history
+    expect(page.get_by_test_id("restored-row")).to_contain_text("app.py — restored")
+
+
+def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, llm: ScriptedLlmServer) -> None:
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("r1", "write_file", path="test_app.py", content="assert True\n")]),
+        Reply(text="Understood, I will leave the tests alone."),
+    )
+    send(page, "Add a test")
+    card = page.get_by_test_id("approval-card")
+    expect(card.get_by_test_id("approval-content")).to_have_text("assert True")  # a new file: its lines
+    pending = page.get_by_test_id("tool-card").last
+    expect(pending.get_by_test_id("tool-diff").get_by_test_id("diff-new")).to_have_text("new file")
+    card.get_by_test_id("approval-note-toggle").click()
+    note = "Don't add tests yet; fix the bug first."
+    card.get_by_test_id("approval-note").fill(note)
+    expect(card.get_by_test_id("approval-reject")).to_have_text("Reject with note")
+    shoot_all(page, "reject-note", ("[data-testid=approval-note]",))
+    card.get_by_test_id("approval-reject").click()
+    turn_ends(page)
+    rejected = page.get_by_test_id("tool-card").last
+    expect(rejected.get_by_test_id("tool-reject-note")).to_have_text(f"Your note to the agent: {note}")
+    shoot_all(page, "rejected-with-note", ("[data-testid=tool-reject-note]",))
+    assert tool_messages(llm.requests[-1])[0]["content"].endswith(f"Their note: {note}")
+    assert not (harness.workdir / "test_app.py").exists()
+
+
+def test_export_is_named_after_the_title_and_date(page: Page, llm: ScriptedLlmServer) -> None:
+    sid = fresh_session(page)
+    llm.enqueue(Reply(text="Looking into it."))
+    send(page, "Fix the login bug: users/admins")
+    turn_ends(page)
+    wait_idle(page)
+    expect(page.get_by_test_id("export-session")).to_be_visible()
+    shoot_all(page, "export")
+    with page.expect_download() as download:
+        page.get_by_test_id("export-session").click()
+    updated = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id).updatedAt", sid)
+    day = datetime.fromtimestamp(updated / 1000).strftime("%Y-%m-%d")
+    assert download.value.suggested_filename == f"Fix-the-login-bug-users-admins-{day}.zip"

@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseUnifiedDiff, changeSummary } from "../../webui/js/state/unified-diff.js";
+import { SessionFold } from "../../webui/js/state/fold.js";
+import { ev } from "./helpers.mjs";
+
+test("a unified diff becomes rows with old and new line numbers; the header is skipped", () => {
+  const diff = ["--- a/x.py", "+++ b/x.py", "@@ -3,4 +3,4 @@", " keep", "-old", "+new", "+more", " end", "\\ No newline at end of file"].join("\n");
+  assert.deepEqual(parseUnifiedDiff(diff), [
+    { kind: "hunk", text: "@@ -3,4 +3,4 @@" },
+    { kind: "ctx", text: "keep", oldNo: 3, newNo: 3 },
+    { kind: "del", text: "old", oldNo: 4, newNo: null },
+    { kind: "add", text: "new", oldNo: null, newNo: 4 },
+    { kind: "add", text: "more", oldNo: null, newNo: 5 },
+    { kind: "ctx", text: "end", oldNo: 5, newNo: 6 },
+    { kind: "meta", text: "\\ No newline at end of file" },
+  ]);
+  assert.deepEqual(parseUnifiedDiff(null), []);
+  assert.deepEqual(parseUnifiedDiff("@@ -0,0 +1 @@\n+only"), [
+    { kind: "hunk", text: "@@ -0,0 +1 @@" },
+    { kind: "add", text: "only", oldNo: null, newNo: 1 },
+  ]);
+});
+
+test("a change's summary: counts with a minus sign, and whether it created the file", () => {
+  assert.deepEqual(changeSummary({ path: "a", before: null, added: 2, removed: 0 }), { created: true, stat: "+2" });
+  assert.deepEqual(changeSummary({ path: "a", before: { sha256: "x", size: 1 }, added: 1, removed: 3 }), { created: false, stat: "+1 −3" });
+});
+
+const change = (path) => ({ path, before: null, after: { sha256: "0".repeat(64), size: 1 }, diff: `@@ -0,0 +1 @@\n+x`, added: 1 });
+const result = (seq, turn, callId, chg) =>
+  ev(seq, "tool/result", { turn, step: 0, message: { id: `m${seq}`, role: "tool", content: [{ type: "tool-result", toolCallId: callId, content: "ok" }], source: { kind: "tool", callId } }, change: chg });
+
+test("a turn-end lists the files its tools changed; a revert marks it and adds a row", () => {
+  const log = [
+    ev(0, "turn/start", { turn: 0, trigger: "user" }),
+    ev(1, "tool/call", { turn: 0, step: 0, callId: "c1", name: "write_file", arguments: "{}" }),
+    result(2, 0, "c1", change("a.txt")),
+    ev(3, "tool/call", { turn: 0, step: 0, callId: "c2", name: "bash", arguments: "{}" }),
+    result(4, 0, "c2", undefined),
+    ev(5, "tool/call", { turn: 0, step: 0, callId: "c3", name: "edit_file", arguments: "{}" }),
+    result(6, 0, "c3", change("a.txt")),
+    ev(7, "turn/end", { turn: 0, reason: { kind: "completed" } }),
+  ];
+  const fold = new SessionFold().applyAll(log);
+  const end = fold.items.find((i) => i.kind === "turn-end");
+  assert.deepEqual([end.files, end.ranBash, end.reverted], [["a.txt"], true, false]);
+  assert.equal(fold.items.find((i) => i.kind === "tool").result.change.path, "a.txt");
+  fold.takeOps();
+  fold.apply(ev(8, "files/restored", { cause: "revert", turn: 0, files: [{ path: "a.txt", action: "removed" }] }));
+  assert.equal(end.reverted, true);
+  assert.deepEqual(fold.takeOps().map((o) => o.op), ["add", "update"]);
+  const row = fold.items.at(-1);
+  assert.deepEqual([row.kind, row.cause, row.files.length], ["restored", "revert", 1]);
+  // a revert that stopped early does not mark the turn (it can be tried again)
+  const again = new SessionFold().applyAll([...log, ev(8, "files/restored", { cause: "revert", turn: 0, files: [], error: "disk full" })]);
+  assert.equal(again.items.find((i) => i.kind === "turn-end").reverted, false);
+});

@@ -1,0 +1,34 @@
+// What the agent's file tools changed, per turn, and the reverts / fork restores of those changes
+// (docs/architecture.md, "Checkpoints and undo"). Part of the pure SessionFold.
+//
+// A turn-end row gets `files` (the paths the turn's tools changed, in order), `ranBash` (its
+// shell commands are not undone) and `reverted`; a `files/restored` event is a row
+//   restored {id, kind: "restored", seq, cause: "revert"|"fork", turn, files, error, forkSessionId}
+
+/** A tool result with a `change` (or any tool call of the turn): remembered for its turn-end. */
+export function noteTool(fold, turn, name, change) {
+  if (typeof turn !== "number") return;
+  const t = fold.turnState(turn);
+  t.files ??= [];
+  if (change?.path && !t.files.includes(change.path)) t.files.push(change.path);
+  if (name === "bash") t.ranBash = true;
+}
+
+/** Fields the turn-end row takes from its turn. */
+export function turnFiles(fold, turn) {
+  const t = fold.turnState(turn);
+  return { files: [...(t.files ?? [])], ranBash: !!t.ranBash, reverted: !!t.reverted };
+}
+
+export function filesRestored(fold, ev, d) {
+  const files = Array.isArray(d.files) ? d.files : [];
+  fold.add({ id: `f:${ev.seq}`, kind: "restored", seq: ev.seq, cause: d.cause, turn: d.turn, files, error: d.error ?? null, forkSessionId: d.forkSessionId ?? null });
+  if (d.cause !== "revert" || d.error || typeof d.turn !== "number") return;
+  const t = fold.turnState(d.turn);
+  t.reverted = true;
+  const end = t.endItemId && fold.get(t.endItemId);
+  if (end) {
+    end.reverted = true;
+    fold.touch(end);
+  }
+}

@@ -1,0 +1,68 @@
+// A file change (FileChange: the host's unified diff of a write_file / edit_file) as a card block:
+// the path with +/− counts, then the hunks with old and new line numbers. Long diffs start folded
+// (a fixed height with a "Show all" toggle); a change without a diff says why (binary, too large).
+// Used by the tool card (the applied change) and the approval card (what the call would write).
+
+import { h, icon } from "./dom.js";
+import { changeSummary, parseUnifiedDiff } from "../state/unified-diff.js";
+
+const FOLD_ROWS = 24;
+
+/** @param {object} change a FileChange @param {{testid?: string, foldRows?: number}} opts */
+export function fileChangeView(change, { testid = "file-change", foldRows = FOLD_ROWS } = {}) {
+  const { created, stat } = changeSummary(change);
+  const head = h(
+    "div",
+    { class: "diff-path" },
+    icon("file"),
+    h("span", { class: "diff-file", testid: "diff-file" }, change.path),
+    created ? h("span", { class: "badge diff-badge", testid: "diff-new" }, "new file") : null,
+    stat ? h("span", { class: "diff-stat", testid: "diff-stat", "aria-label": `${change.added ?? 0} lines added, ${change.removed ?? 0} removed` }, statNodes(change)) : null,
+  );
+  const rows = parseUnifiedDiff(change.diff);
+  const table = rows.length ? h("div", { class: "diff udiff", role: "table", "aria-label": `Changes to ${change.path}` }, rows.map(row)) : null;
+  const note = change.diffNote ? h("p", { class: "diff-note", testid: "diff-note" }, noteText(change)) : null;
+  const wrap = h("div", { class: "diff-wrap file-change", testid, dataset: { path: change.path } }, head, table, note);
+  if (table && rows.length > foldRows) wrap.append(foldToggle(table, rows.length));
+  return wrap;
+}
+
+function statNodes(change) {
+  return [
+    change.added ? h("span", { class: "stat-add" }, `+${change.added}`) : null,
+    change.removed ? h("span", { class: "stat-del" }, `−${change.removed}`) : null,
+  ];
+}
+
+function noteText(change) {
+  if (change.diff) return `Diff ${change.diffNote}.`; // cut: the start is shown
+  return `No diff shown: ${change.diffNote}.`;
+}
+
+const KIND_CLASS = { add: "diff-add", del: "diff-del", ctx: "diff-ctx" };
+const KIND_OP = { add: "+", del: "−", ctx: " " };
+
+function row(r) {
+  if (r.kind === "hunk") return h("div", { class: "diff-line diff-hunk", role: "row" }, h("span", { class: "diff-text" }, r.text));
+  if (r.kind === "meta") return h("div", { class: "diff-line diff-skip", role: "row" }, r.text);
+  return h(
+    "div",
+    { class: `diff-line ${KIND_CLASS[r.kind]}`, role: "row" },
+    h("span", { class: "diff-no", "aria-hidden": "true" }, r.oldNo ?? ""),
+    h("span", { class: "diff-no", "aria-hidden": "true" }, r.newNo ?? ""),
+    h("span", { class: "diff-op", "aria-hidden": "true" }, KIND_OP[r.kind]),
+    h("span", { class: "diff-text" }, r.text || " "),
+  );
+}
+
+function foldToggle(table, count) {
+  table.classList.add("is-folded");
+  const more = `Show all ${count} lines`;
+  const btn = h("button", { type: "button", class: "btn btn-small diff-toggle", testid: "diff-toggle", "aria-expanded": "false" }, more);
+  btn.addEventListener("click", () => {
+    const folded = table.classList.toggle("is-folded");
+    btn.setAttribute("aria-expanded", String(!folded));
+    btn.textContent = folded ? more : "Show less";
+  });
+  return btn;
+}

@@ -1,0 +1,106 @@
+// Undoing the agent's file changes (docs/architecture.md, "Checkpoints and undo"): the line under a
+// turn that changed files ("Changed 2 files · Revert"), the confirmation before a revert, the row a
+// revert or a fork's restore leaves in the conversation, and the fork dialog that offers to restore
+// the files to that point.
+
+import { h, icon } from "./dom.js";
+import { confirm } from "./confirm.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** Under a turn-end: which files the turn changed, and Revert (null when it changed none). */
+export function turnFilesLine(item, ctx) {
+  const files = item.files ?? [];
+  if (!files.length) return null;
+  const shown = files.slice(0, 3).join(", ") + (files.length > 3 ? ` and ${files.length - 3} more` : "");
+  const line = h(
+    "div",
+    { class: ["turn-files", item.reverted && "is-reverted"], testid: "turn-files" },
+    icon("file"),
+    h("span", {}, item.reverted ? `Reverted: ${plural(files.length, "file")} put back` : `Changed ${plural(files.length, "file")}:`),
+    item.reverted ? null : h("span", { class: "files-list" }, shown),
+  );
+  if (!item.reverted && ctx.onRevert) {
+    const btn = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "revert-turn", title: "Put these files back as they were before this turn" }, icon("retry"), h("span", {}, "Revert"));
+    btn.addEventListener("click", () => ctx.onRevert(item, btn));
+    line.append(btn);
+  }
+  return line;
+}
+
+const ACTION_TEXT = { restored: "restored", removed: "removed (it did not exist before)", unchanged: "already as it was" };
+
+/** The row of a `files/restored` event. */
+export function restoredRow(item) {
+  const what = item.cause === "fork" ? (item.forkSessionId ? "Files restored for a fork at this point" : "Files restored to this point") : "Reverted this turn's file changes";
+  const el = h("div", { class: "row restored-row", testid: "restored-row", dataset: { cause: item.cause } }, h("strong", {}, what));
+  el.append(h("ul", {}, item.files.map((f) => h("li", { dataset: { action: f.action } }, `${f.path} — ${ACTION_TEXT[f.action] ?? f.action}`))));
+  if (item.error) el.append(h("p", { class: "restored-error", role: "alert" }, `Stopped early: ${item.error}`));
+  return el;
+}
+
+/** Confirm, then `files.revertTurn`; a refusal becomes a toast that says which files and why. */
+export async function revertTurn(app, item, btn) {
+  const s = app.manager.active;
+  if (!s) return;
+  const body = [
+    "These files will be put back as they were before this turn:",
+    h("ul", { class: "file-list", testid: "revert-files" }, item.files.map((p) => h("li", {}, p))),
+    item.ranBash ? h("p", { class: "dialog-hint" }, "Changes made by shell commands (bash) in this turn are not tracked and stay as they are.") : null,
+  ].filter(Boolean);
+  const choice = await confirm({
+    title: "Revert this turn's changes?",
+    body,
+    testid: "revert-dialog",
+    actions: [{ label: `Revert ${plural(item.files.length, "file")}`, value: "revert", tone: "danger", testid: "revert-confirm" }],
+  });
+  if (choice !== "revert") return;
+  btn.disabled = true;
+  const r = await app.client.call("files.revertTurn", { sessionId: s.sessionId, turn: item.turn }).catch(transportFailure);
+  btn.disabled = false;
+  if (!r.ok) return app.status.toast(describeError(r.error));
+  const changed = r.value.files.filter((f) => f.action !== "unchanged").length;
+  app.status.toast(`Reverted: ${plural(changed, "file")} put back.`, "info");
+}
+
+/** Fork at a turn; when later turns changed files, offer to restore them to that point too. */
+export async function forkFrom(app, atSeq, btn) {
+  const s = app.manager.active;
+  if (!s) return;
+  btn.disabled = true;
+  try {
+    const preview = await app.client.call("files.restorePreview", { sessionId: s.sessionId, atSeq }).catch(transportFailure);
+    let restoreFiles = false;
+    if (preview.ok && (preview.value.files.length || preview.value.conflicts.length)) {
+      const choice = await confirm(forkDialog(preview.value));
+      if (choice === null) return;
+      restoreFiles = choice === "restore";
+    }
+    const r = await app.manager.fork(s.sessionId, atSeq, { restoreFiles }).catch(transportFailure);
+    if (!r.ok) app.status.toast(describeError(r.error));
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+function forkDialog({ files, conflicts }) {
+  const blocked = conflicts.length > 0;
+  const items = [
+    ...files.map((f) => h("li", {}, `${f.path} — ${f.action === "removed" ? "removed (created later)" : "restored"}`)),
+    ...conflicts.map((c) => h("li", { class: "conflict" }, `${c.path} — ${c.reason === "not-saved" ? "no saved copy" : "changed outside HarnessDesk since"}`)),
+  ];
+  const actions = [{ label: "Fork, keep files as they are", value: "keep", testid: "fork-keep-files", tone: blocked ? "primary" : undefined }];
+  if (!blocked) actions.push({ label: "Fork and restore files", value: "restore", tone: "primary", testid: "fork-restore-files" });
+  return {
+    title: "Fork from here",
+    testid: "fork-dialog",
+    body: [
+      `Later turns changed ${plural(files.length + conflicts.length, "file")} in this folder. Restore them to how they were at this point?`,
+      h("ul", { class: "file-list", testid: "fork-files" }, items),
+      blocked ? h("p", { class: "dialog-hint" }, "Files changed outside HarnessDesk cannot be restored; fork without restoring, or undo those edits first.") : null,
+    ].filter(Boolean),
+    actions,
+  };
+}
