@@ -23,7 +23,8 @@ from starlette.types import ASGIApp
 from desktop import paths
 from desktop.folders import WindowFolderPicker, open_folder
 from desktop.geometry import Geometry
-from desktop.hostloop import Host, HostFactory, HostLoop, Shutdown
+from desktop.hostloop import Host, HostFactory, HostLoop
+from desktop.hoststart import StartingHost, failure_text
 from desktop.instance import ActivationError, acquire, activate_running
 
 NO_DISPLAY = (
@@ -133,26 +134,31 @@ def run_window(
     webui = webui or paths.webui_dir()
     if not (webui / "index.html").is_file():
         raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
-    from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
-
     loop = HostLoop()
     loop.start()
-    shutdown: Shutdown = lambda: None  # noqa: E731
-    shell: Shell | None = None
     picker = WindowFolderPicker()
     args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
+    host = StartingHost(loop, host_factory, args)  # built on its thread while Qt starts here
+    shell = None
     try:
-        api_app, shutdown = loop.build(host_factory, args)
-        first = _first_session(loop, api_app, folder)
+        from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
+
+        first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
         geometry = Geometry(data_dir / "window.json")
-        shell = Shell(api_app, loop, webui, geometry, data_dir, picker=picker, first_session=first)
+        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first)
         if args.serve:
+            try:
+                host.wait()  # the printed URL must answer at once
+            except Exception as exc:
+                raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
             shell.start_loopback(args.port)
         primary.listen(shell.activate, shell.open_folder)
-        shell.run()
+        shell.run()  # a host that failed to build is shown in the window until it is closed
+        if (failure := host.failure()) is not None:
+            raise WindowError(f"the host could not start: {failure_text(failure)}") from failure
     finally:
         if shell is not None:
             shell.stop_loopback()
-        loop.stop(shutdown)
+        loop.stop(host.shutdown)
         primary.close()
     return 0

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import contract
-from desktop.headless import add_parsers, port_number
+from desktop.commands import add_parsers, port_number
 
 
 class CliError(Exception):

@@ -19,14 +19,16 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp
 
-from contract.rpc import RpcErr
-from host.engine.errors import HostActionFailed
-from host.fetch.client import AbstractApiClient
-from host.fetch.inprocess import InProcessApiClient
+if TYPE_CHECKING:
+    from host.fetch.client import AbstractApiClient
+
+# The contract and the host are imported where they are used: the window imports this module
+# while it starts, and leaves pydantic and the engine to the host's thread (docs/decisions.md,
+# "Performance and packaging", cold start).
 
 log = logging.getLogger("desktop.folders")
 
@@ -50,6 +52,8 @@ class WindowFolderPicker:
 
     async def pick(self) -> str | None:
         if self._window is None:
+            from host.engine.errors import HostActionFailed
+
             raise HostActionFailed("the window is not open yet")
         if self._busy is None:
             self._busy = asyncio.Lock()
@@ -80,6 +84,8 @@ class OpenFolderError(Exception):
 
 async def open_folder(app: ASGIApp, path: str) -> str:
     """Register `path` as a workspace and return the session to show there (reused or new)."""
+    from host.fetch.inprocess import InProcessApiClient
+
     async with InProcessApiClient(app) as client:
         workspace = (await _value(client, "workspace.create", {"path": path})).workspace
         summaries = {s.session_id: s for s in (await _value(client, "session.list", {})).items}
@@ -94,6 +100,8 @@ async def open_folder(app: ASGIApp, path: str) -> str:
 
 async def _value(client: AbstractApiClient, key: str, payload: dict[str, Any]) -> Any:
     """The method's value, or OpenFolderError with the host's one-line message."""
+    from contract.rpc import RpcErr
+
     response = await client.call(key, payload)
     if isinstance(response.result, RpcErr):
         raise OpenFolderError(response.result.error.message)

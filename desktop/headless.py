@@ -37,53 +37,6 @@ class CommandError(Exception):
     """One line for the user, exit code 2."""
 
 
-def port_number(text: str) -> int:
-    """argparse type: a TCP port, 0 meaning "pick a free one"."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0-65535, not {port}")
-    return port
-
-
-def add_parsers(sub: Any, common: Any) -> None:
-    """Register the headless subcommands on the main parser's subparsers."""
-    serve = sub.add_parser("serve", help="headless host + loopback server; prints a one-time URL")
-    serve.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
-    serve.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="DANGEROUS: allow a non-loopback --host; anyone on the network with the token drives"
-        " the agent, and the token crosses the network unencrypted",
-    )
-    serve.add_argument("--port", type=port_number, default=0, help="port (0 = a free port)")
-    serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
-    serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
-    serve.add_argument("--open", action="store_true", help="open the URL in the default browser")
-    common(serve)
-    prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
-    prompt.add_argument("text")
-    prompt.add_argument("--session", help="continue this session (default: a new one)")
-    prompt.add_argument("--cwd", help="the folder a new session works in (default: the current one)")
-    prompt.add_argument("--json", action="store_true", help="print the raw frames as JSON lines")
-    common(prompt)
-    export = sub.add_parser("export", help="write a session archive (.zip)")
-    export.add_argument("session_id")
-    export.add_argument("-o", "--output", required=True, help="the .zip file to write")
-    export.add_argument("--descendants", action="store_true", help="include forked child sessions")
-    common(export)
-    imp = sub.add_parser("import", help="read a session archive back")
-    imp.add_argument("archive")
-    imp.add_argument(
-        "--cwd",
-        required=True,
-        help="the folder the imported sessions may work in (the archive's own folder is never used)",
-    )
-    common(imp)
-
-
 def overrides_of(args: argparse.Namespace) -> RuntimeOverrides:
     return RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
 

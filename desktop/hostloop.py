@@ -1,7 +1,7 @@
 """The host's asyncio loop on a daemon thread, beside the GUI toolkit that owns the main thread.
 
-`call()` runs a coroutine there from any thread; `build()` creates the host on it and `stop()`
-awaits the host's shutdown hook before the loop ends.
+`call()` runs a coroutine there from any thread; desktop/hoststart.py builds the host on it, and
+`stop()` awaits the host's shutdown hook before the loop ends.
 """
 
 from __future__ import annotations
@@ -41,13 +41,6 @@ class HostLoop:
 
     def call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def build(self, factory: HostFactory, args: argparse.Namespace) -> Host:
-        async def on_loop() -> Host:
-            host = factory(args)
-            return await host if inspect.isawaitable(host) else host
-
-        return self.call(on_loop())
 
     def stop(self, shutdown: Shutdown, timeout: float = 15.0) -> None:
         """Await the host's shutdown hook, cancel what is left, stop the loop."""

@@ -35,7 +35,7 @@ from PyQt6.QtWebEngineCore import (
 )
 from PyQt6.QtWidgets import QFileDialog
 
-from host.server.site import CSP
+from host.server.csp import CSP
 
 log = logging.getLogger("desktop.qt")
 

@@ -176,3 +176,31 @@ def test_api_key_field_sits_in_a_form(contexts: Contexts, keyless: HarnessServer
     expect(dialog).to_be_visible()
     warnings = [m for m in messages if re.search(r"password (field|form)", m, re.I)]
     assert not warnings, warnings
+
+
+@pytest.mark.model
+def test_first_local_turn_shows_the_model_loading(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer]
+) -> None:
+    """The built-in model loads on the first local turn (not at start-up): the window is usable
+    at once, and while the model loads a banner says so; it goes once the answer can start."""
+    server = make_harness(["--provider", "local"], "local")
+    page = contexts.new_page(server.url)
+    expect(page.get_by_test_id("composer-input")).to_be_enabled()
+    expect(page.get_by_test_id("model-loading")).to_be_hidden()
+    # the load can take well under a second: record every time the banner shows
+    page.evaluate(
+        """() => {
+            window.modelBannerShown = [];
+            const banner = document.querySelector("[data-testid=model-loading]");
+            const note = () => { if (!banner.hidden) window.modelBannerShown.push(banner.textContent); };
+            new MutationObserver(note).observe(banner, { attributes: true, attributeFilter: ["hidden"] });
+        }"""
+    )
+    send(page, "Say hello in three words.")
+    # a real model on a shared 2-core machine: the answer may take a minute under load
+    expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=180_000)
+    expect(page.get_by_test_id("model-loading")).to_be_hidden()
+    shown = page.evaluate("window.modelBannerShown")
+    assert shown and "Loading the built-in model" in shown[0]
+    expect(page.get_by_test_id("assistant-text").last).not_to_be_empty()

@@ -139,9 +139,17 @@ def build_app(data_dir: Path) -> Starlette:
     )
 
 
-def build_test_host(args: argparse.Namespace) -> tuple[Starlette, object]:
-    """The `build_host` seam for tests: (api_app, shutdown)."""
+GATE = "host-gate"
+"""While a file of this name is in the data dir, the test host is not built yet: a test can
+hold the build and see the window open without it (the host is built on its own thread)."""
+
+
+async def build_test_host(args: argparse.Namespace) -> tuple[Starlette, object]:
+    """The `build_host` seam for tests: (api_app, shutdown), built on the host loop."""
     data_dir = Path(args.data_dir)
+    async with asyncio.timeout(120):
+        while (data_dir / GATE).exists():  # noqa: ASYNC110 - another process removes the file
+            await asyncio.sleep(0.05)
 
     async def shutdown() -> None:
         with (data_dir / "host.log").open("a") as f:

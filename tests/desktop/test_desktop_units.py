@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
@@ -16,6 +17,8 @@ import pytest
 
 from desktop.bridge import Bridge, BridgeRefused, Pusher, api_target, merge
 from desktop.doctor import debian_package, missing_libraries, qt_binaries
+from desktop.hostloop import HostLoop
+from desktop.hoststart import HOST_FAILED_HEADER, HOST_FAILED_STATUS, StartingHost, failure_text
 from desktop.instance import acquire, activate_running
 from desktop.pusher import PUSH_INTERVAL
 from tests.desktop.hostapp import build_app
@@ -208,3 +211,96 @@ def test_bridge_streams_and_cancels_without_a_window(tmp_path: Path) -> None:
         bridge.close()
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
+
+
+def test_parsing_the_window_command_line_imports_neither_the_host_nor_pydantic() -> None:
+    """The window starts Qt while the host is imported on its own thread; that only helps if
+    the command line itself is parsed without importing the host (docs/decisions.md)."""
+    probe = (
+        "import sys; from desktop.cli import build_parser; build_parser().parse_args(['--data-dir', 'x']);"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'host', 'pydantic', 'PyQt6', 'webview'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_window_modules_leave_pydantic_and_the_engine_to_the_host_thread() -> None:
+    """What the main thread imports before Qt starts (desktop.app, desktop.shell and what they
+    import, e.g. the folder picker) loads neither pydantic nor the engine nor the API."""
+    probe = (
+        "import sys, desktop.app, desktop.shell;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'"
+        " or m.startswith(('host.engine', 'host.api', 'contract.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _starting_host(
+    tmp_path: Path, gate: threading.Event, fail: str | None
+) -> tuple[HostLoop, StartingHost, Bridge, Sink]:
+    """A StartingHost whose factory waits for `gate`, then builds the test host or raises."""
+
+    async def factory(args: argparse.Namespace) -> tuple[object, object]:
+        await asyncio.to_thread(gate.wait, 30)
+        if fail is not None:
+            raise OSError(fail)
+        return build_app(tmp_path), lambda: None
+
+    loop = HostLoop()
+    loop.start()
+    host = StartingHost(loop, factory, argparse.Namespace(), timeout=30)  # type: ignore[arg-type]
+    sink = Sink()
+    return loop, host, Bridge(host, loop.loop, Pusher(sink)), sink
+
+
+def test_a_request_sent_while_the_host_is_built_is_answered_once_it_exists(tmp_path: Path) -> None:
+    gate = threading.Event()
+    loop, host, bridge, _ = _starting_host(tmp_path, gate, None)
+    replies: list[dict[str, object]] = []
+    try:
+        asker = threading.Thread(
+            target=lambda: replies.append(
+                bridge.fetch({"id": "u", "url": "/api/echo", "method": "POST", "headers": [], "body": "hi"})
+            )
+        )
+        asker.start()
+        asker.join(0.3)
+        assert replies == [] and host.failure() is None  # waiting for the host, not refused
+        gate.set()
+        asker.join(30)
+        assert replies[0]["status"] == 200 and json.loads(str(replies[0]["body"]))["body"] == "hi"
+    finally:
+        gate.set()
+        bridge.close()
+        loop.stop(host.shutdown)
+
+
+def test_a_host_that_fails_to_build_answers_every_request_at_once_with_the_reason(tmp_path: Path) -> None:
+    """Waiting requests and later ones get 503 + the marker header + the reason (never a hang,
+    never a 500 the page would retry); streams too."""
+    gate = threading.Event()
+    loop, host, bridge, sink = _starting_host(tmp_path, gate, "disk\nfull")
+    replies: list[dict[str, object]] = []
+    try:
+        asker = threading.Thread(
+            target=lambda: replies.append(bridge.fetch({"id": "a", "url": "/api/echo", "method": "GET"}))
+        )
+        asker.start()
+        asker.join(0.3)
+        gate.set()
+        asker.join(30)
+        later = bridge.fetch({"id": "b", "url": "/api/echo", "method": "GET"})
+        for reply in (replies[0], later):
+            assert reply["status"] == HOST_FAILED_STATUS
+            assert list(HOST_FAILED_HEADER) in [list(h) for h in reply["headers"]]  # type: ignore[union-attr]
+            assert reply["body"] == "disk full"
+        head = bridge.stream({"id": "s", "url": "/api/events.mux", "method": "GET", "headers": []})
+        assert head["status"] == HOST_FAILED_STATUS
+        wait_for(lambda: any(e == ["s", "e"] for b in sink.batches for e in b))
+        assert sink.text("s") == "disk full"
+        assert failure_text(host.failure() or Exception()) == "disk full"
+    finally:
+        gate.set()
+        bridge.close()
+        loop.stop(host.shutdown)

@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.desktop import x11
+from tests.desktop.hostapp import GATE
 from tests.desktop.support import ROOT, AppFactory, gui_test
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
@@ -103,3 +104,31 @@ def test_screenshot_of_the_window(apps: AppFactory) -> None:
     assert shot.stat().st_size > 1000
     assert page.evaluate("location.protocol") == "harnessdesk:"
     assert app.close_window() == 0
+
+
+@gui_test
+def test_the_window_opens_while_the_host_is_built_and_waiting_calls_are_answered_after(
+    apps: AppFactory, tmp_path: Path
+) -> None:
+    """The host is built on its own thread: with its build held, the window appears and the
+    page's bridge is up; a call made meanwhile waits and is answered once the host exists."""
+    data_dir = tmp_path / "gated"
+    data_dir.mkdir()
+    (data_dir / GATE).write_text("", encoding="utf-8")
+    app = apps.launch(data_dir=data_dir)
+    app.window()
+    page = app.page()
+    page.evaluate(
+        """window.early = "waiting"; harnessdeskBridge.fetch("/api/echo", {method: "POST", body: "early",
+             headers: {"content-type": "application/json"}}).then(r => r.json())
+             .then(b => { window.early = b.body; }); 1"""
+    )
+    assert (data_dir / GATE).exists() and page.evaluate("window.early") == "waiting"
+    (data_dir / GATE).unlink()
+    deadline = time.monotonic() + 60
+    while page.evaluate("window.early") == "waiting":
+        assert time.monotonic() < deadline, "the waiting call was never answered"
+        time.sleep(0.05)
+    assert page.evaluate("window.early") == "early"
+    assert app.close_window() == 0
+    assert app.host_log()[-1] == "shutdown"

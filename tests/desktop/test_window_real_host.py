@@ -179,3 +179,26 @@ def test_a_browser_joins_the_windows_sessions_through_serve(
             expect(answer).to_contain_text("answered in the window", timeout=15_000)
         finally:
             browser.close()
+
+
+@gui_test
+def test_a_host_that_cannot_start_shows_one_message_in_the_window(apps: AppFactory) -> None:
+    """The window opens while the host is built; a real host that cannot be built (here an
+    unknown --provider) leaves the window open with one clear message, not a spinner forever and
+    not a retry loop. Closing it ends with that reason in one line and exit 2."""
+    app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", "--provider", "no-such-route")
+    page = app.page()
+    wait_until(lambda: page.evaluate("document.documentElement.dataset.connection === 'failed'"))
+    cards = page.evaluate(
+        "[...document.querySelectorAll('#overlay .state-card')]"
+        ".map(c => c.dataset.testid + ': ' + c.innerText)"
+    )
+    assert len(cards) == 1 and cards[0].startswith("host-failed-state: HarnessDesk could not start"), cards
+    reason = page.evaluate("document.querySelector('[data-testid=host-failed-reason]').textContent")
+    assert reason.startswith("unknown provider 'no-such-route'"), reason
+    x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-host-failed.png")
+    assert page.evaluate("document.documentElement.dataset.connection") == "failed"  # no retry since
+    assert app.close_window() == 2
+    ours = [line for line in app.stderr().splitlines() if line.startswith("harnessdesk:")]
+    assert ours == [f"harnessdesk: the host could not start: {reason}"]
+    assert "Traceback" not in app.stderr()

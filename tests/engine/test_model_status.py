@@ -61,3 +61,25 @@ async def test_first_local_turn_announces_loading_then_ready(tmp_path: Path) -> 
                         break
     finally:
         await runtime.close()
+
+
+def test_opening_the_host_imports_neither_the_model_runtime_nor_a_gui_toolkit(tmp_path: Path) -> None:
+    """`serve` and the window's host start without llama.cpp or Qt (docs/decisions.md,
+    "Performance and packaging"): the model runtime is imported on the first local turn."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import asyncio, sys; from pathlib import Path; from host.api import open_host\n"
+        "from host.engine.config import RuntimeOverrides\n"
+        "async def main():\n"
+        f"    rt = await open_host(Path({str(tmp_path)!r}), RuntimeOverrides(provider='local'))\n"
+        "    await rt.engine.list_sessions(); await rt.close()\n"
+        "asyncio.run(main())\n"
+        "heavy = {'xllamacpp', 'llama_cpp', 'PyQt6', 'webview'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -148,6 +148,19 @@ async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteSt
     assert (await store.search("no such words anywhere")).hits == []
 
 
+async def test_search_lists_sessions_by_their_newest_match_with_that_snippet(store: SqliteStore) -> None:
+    for sid, words in (("old", "lexer alpha"), ("mid", "lexer beta"), ("new", "lexer gamma")):
+        store.register(header(sid))
+        store.append(sid, turn_events(0, 0, f"fix the {words}", "ok"))
+    store.append("old", turn_events(6, 1, "lexer again, newest of all", "ok"))  # written last
+    hits = (await store.search("lexer")).hits
+    assert hits == [
+        ("old", "lexer again, newest of all"),
+        ("new", "fix the lexer gamma"),
+        ("mid", "fix the lexer beta"),
+    ]
+
+
 def test_match_expression_and_snippet_shapes() -> None:
     assert match_expression(['a"b"c', "xy"]) == '"a""b""c"'
     assert match_expression(["ab"]) is None

@@ -53,6 +53,16 @@ test("call: an rpcId that does not echo throws a protocol TransportError", async
   await assert.rejects(c.call("host.describe"), (e) => e instanceof TransportError && e.kind === "protocol" && /rpcId mismatch/.test(e.message));
 });
 
+test("a desktop host that could not start: calls and streams throw hostFailed with the reason", async () => {
+  const failed = () => new Response("unknown provider 'nope'", { status: 503, headers: { "x-harnessdesk-host": "failed" } });
+  const isHostFailed = (e) => e instanceof TransportError && e.hostFailed && e.status === 503 && e.detail === "unknown provider 'nope'";
+  await assert.rejects(new FakeClient(failed).call("host.describe"), isHostFailed);
+  await assert.rejects(new FakeClient(failed).stream("events.mux"), isHostFailed);
+  const plain = () => new Response("busy", { status: 503 });
+  await assert.rejects(new FakeClient(plain).call("host.describe"), (e) => e.status === 503 && !e.hostFailed);
+  await assert.rejects(new FakeClient(plain).stream("events.mux"), (e) => e.status === 503 && !e.hostFailed && e.detail === "");
+});
+
 test("call: HTTP errors, non-JSON and network failures are TransportErrors", async () => {
   await assert.rejects(new FakeClient(() => new Response("nope", { status: 415 })).call("x.y"), (e) => e.kind === "http" && e.status === 415);
   await assert.rejects(new FakeClient(() => new Response("{{", { status: 200 })).call("x.y"), (e) => e.kind === "protocol");

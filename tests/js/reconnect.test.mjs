@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Backoff } from "../../webui/js/state/backoff.js";
 import { ConnectionController } from "../../webui/js/state/connection.js";
+import { TransportError } from "../../webui/js/client/errors.js";
 import { fakeTimers, flush, controlledStream } from "./helpers.mjs";
 
 test("backoff: ceilings 0.5 s ×2 capped at 10 s", () => {
@@ -36,7 +37,11 @@ function fakeClient() {
     opened: [],
     describeOk: true,
     failStreams: false,
+    hostFailed: null, // a reason: every call fails as the desktop carrier answers a host that could not start
+    attempts: 0,
     async stream(key, { signal, onActivity }) {
+      c.attempts++;
+      if (c.hostFailed) throw new TransportError("http", `${key}: HTTP 503 ${c.hostFailed}`, { status: 503, hostFailed: true, detail: c.hostFailed });
       if (c.failStreams) throw new Error("connection refused");
       const s = controlledStream();
       s.key = key;
@@ -205,6 +210,33 @@ test("describe failing keeps it from connecting", async () => {
   await flush();
   assert.equal(conn.status.state, "reconnecting");
   assert.match(conn.status.error, /host\.describe/);
+});
+
+test("a host that could not start is final: one failed state with the reason, no retry", async () => {
+  const { client, conn, timers, states } = setup();
+  client.hostFailed = "unknown provider 'nope'";
+  conn.start();
+  await flush();
+  assert.equal(conn.status.state, "failed");
+  assert.equal(conn.status.error, "unknown provider 'nope'");
+  assert.equal(conn.status.retryAt, null);
+  assert.deepEqual(timers.pendingDelays(), [], "no retry scheduled");
+  const attempts = client.attempts;
+  timers.advance(60_000);
+  conn.retryNow();
+  await flush();
+  assert.equal(client.attempts, attempts, "nothing tried again");
+  assert.deepEqual(states, ["connecting", "failed"]);
+});
+
+test("any other HTTP 503 still retries", async () => {
+  const { client, conn } = setup();
+  client.stream = async () => {
+    throw new TransportError("http", "events.mux: HTTP 503", { status: 503 });
+  };
+  conn.start();
+  await flush();
+  assert.equal(conn.status.state, "reconnecting");
 });
 
 test("frames are forwarded by stream", async () => {

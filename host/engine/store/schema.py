@@ -1,6 +1,7 @@
 """SQLite schema and the per-event index maintenance, run on the store's writer thread.
 
-Besides the raw `events` table, small side tables keep every read O(what it returns):
+Besides the raw `events` table (and its partial `events_by_type` index, see by_type.py), small
+side tables keep every read O(what it returns):
 `boundaries` (counted message boundaries with their cut seq, for history paging), `turns`
 (start/end seq per turn: open-turn repair and fork anchors), `message_text` + `search` (FTS5
 over visible text), `session_attachments` (which session references which blob) and
@@ -47,6 +48,9 @@ BEGIN
     WHERE NEW.seq != COALESCE(
         (SELECT MAX(seq) FROM events WHERE session_id = NEW.session_id), -1) + 1;
 END;
+-- every event but the streamed deltas, by type: host/engine/store/by_type.py
+CREATE INDEX IF NOT EXISTS events_by_type ON events (session_id, type, seq)
+    WHERE type != 'assistant/chunk';
 CREATE TABLE IF NOT EXISTS boundaries (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -236,20 +240,32 @@ HEADER_COLUMNS = (
 )
 
 
+_DERIVED = (
+    "(SELECT MAX(seq) FROM events e WHERE e.session_id = sessions.id),"
+    " (SELECT turn FROM turns t WHERE t.session_id = sessions.id ORDER BY start_seq DESC LIMIT 1),"
+    " (SELECT start_seq FROM turns t WHERE t.session_id = sessions.id AND end_seq IS NULL"
+    " ORDER BY start_seq DESC LIMIT 1)"
+)
+"""last_seq, last_turn, open_turn_start: each an index seek, in the same statement as the row."""
+
+
 def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader:
-    sid = row[0]
-    last = conn.execute("SELECT MAX(seq) FROM events WHERE session_id = ?", (sid,)).fetchone()[0]
-    turn_row = conn.execute(
-        "SELECT turn FROM turns WHERE session_id = ? ORDER BY start_seq DESC LIMIT 1", (sid,)
-    ).fetchone()
-    last_turn = None if turn_row is None else turn_row[0]
-    open_row = conn.execute(
-        "SELECT start_seq FROM turns WHERE session_id = ? AND end_seq IS NULL"
-        " ORDER BY start_seq DESC LIMIT 1",
-        (sid,),
-    ).fetchone()
+    """The header of a `HEADER_COLUMNS` row (its derived values read here)."""
+    derived = conn.execute(f"SELECT {_DERIVED} FROM sessions WHERE id = ?", (row[0],)).fetchone()
+    return _header(row, *(derived or (None, None, None)))
+
+
+def read_headers(conn: sqlite3.Connection) -> list[SessionHeader]:
+    """Every session's header in one statement (not three more per session: `session.list` of
+    2,000 sessions, docs/decisions.md "Performance and packaging")."""
+    width = len(HEADER_COLUMNS.split(","))
+    rows = conn.execute(f"SELECT {HEADER_COLUMNS}, {_DERIVED} FROM sessions").fetchall()
+    return [_header(row[:width], *row[width:]) for row in rows]
+
+
+def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) -> SessionHeader:
     return SessionHeader(
-        id=sid,
+        id=row[0],
         created_at=row[1],
         cwd=row[2],
         parent_session=row[3],
@@ -261,7 +277,7 @@ def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader
         blank=bool(row[9]),
         model=json.loads(row[10]) if row[10] else None,
         last_seq=-1 if last is None else int(last),
-        open_turn_start=None if open_row is None else int(open_row[0]),
+        open_turn_start=None if open_start is None else int(open_start),
         last_turn=-1 if last_turn is None else int(last_turn),
     )
 

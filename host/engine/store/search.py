@@ -2,7 +2,11 @@
 
 User text is never FTS syntax: each whitespace-separated word becomes a quoted literal phrase
 (quotes doubled), words are ANDed. Words shorter than a trigram are checked as substrings.
-One hit per session (its best match), at most `limit`, plus `has_more`.
+One hit per session (its newest match), sessions by their newest match, at most `limit`, plus
+`has_more`. Newest first rather than by FTS rank: ranking must score every match before the first
+row comes back (~300 ms for a common word over 1M events), while FTS5 walks its doclists in rowid
+order and stops at the limit (a few ms); a person looks for recent work first
+(docs/decisions.md, "Store").
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def search(conn: sqlite3.Connection, query: str, limit: int = 20) -> SearchResul
     if expr is not None:
         cursor = conn.execute(
             "SELECT m.session_id, m.text FROM search JOIN message_text m ON m.id = search.rowid"
-            " WHERE search MATCH ? ORDER BY rank LIMIT ?",
+            " WHERE search MATCH ? ORDER BY search.rowid DESC LIMIT ?",
             (expr, SCAN_CAP),
         )
     else:

@@ -20,7 +20,7 @@ from pydantic_core import PydanticSerializationError
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
 from host.engine.paging import page_rows
-from host.engine.store import blobs, copy, removal, search
+from host.engine.store import blobs, by_type, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
     ExportAttachment,
@@ -36,7 +36,7 @@ from host.engine.store.base import (
     StoreError,
     UnknownSession,
 )
-from host.engine.store.schema import HEADER_COLUMNS, apply_event, header_from, insert_header, read_header
+from host.engine.store.schema import apply_event, insert_header, read_header, read_headers
 from host.engine.store.writer import CALL_TIMEOUT, Writer
 from host.textsafe import clean_json
 
@@ -212,8 +212,7 @@ class SqliteStore:
 
     async def headers(self) -> list[SessionHeader]:
         def read(conn: sqlite3.Connection) -> list[SessionHeader]:
-            rows = conn.execute(f"SELECT {HEADER_COLUMNS} FROM sessions").fetchall()
-            return [header_from(conn, row) for row in rows]
+            return read_headers(conn)
 
         found = await self.call(read)
         seen = {f.id for f in found}
@@ -235,27 +234,16 @@ class SqliteStore:
         return await self.events_of_types(session_id, tuple(sorted(SURFACE_TYPES)))
 
     async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
-        marks = ",".join("?" * len(types))
-
         def read(conn: sqlite3.Connection) -> list[SessionEvent]:
-            rows = conn.execute(
-                f"SELECT json FROM events WHERE session_id = ? AND type IN ({marks}) ORDER BY seq",
-                (session_id, *types),
-            ).fetchall()
-            return [SessionEvent.model_validate_json(r[0]) for r in rows]
+            rows = by_type.rows_of_types(conn, session_id, types)
+            return [SessionEvent.model_validate_json(r) for r in rows]
 
         return await self.call(read)
 
     async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
-        marks = ",".join("?" * len(types))
-
         def read(conn: sqlite3.Connection) -> SessionEvent | None:
-            row = conn.execute(
-                f"SELECT json FROM events WHERE session_id = ? AND type IN ({marks})"
-                " ORDER BY seq DESC LIMIT 1",
-                (session_id, *types),
-            ).fetchone()
-            return None if row is None else SessionEvent.model_validate_json(row[0])
+            row = by_type.latest_row_of_types(conn, session_id, types)
+            return None if row is None else SessionEvent.model_validate_json(row)
 
         return await self.call(read)
 

@@ -43,12 +43,30 @@ function raceAbort(value, signal) {
   });
 }
 
-async function shortText(res) {
+async function shortText(res, limit = 200) {
   try {
-    return (await res.text()).slice(0, 200);
+    return (await res.text()).slice(0, limit);
   } catch {
     return "";
   }
+}
+
+/** The header the desktop carrier sets when the host could not start (desktop/hoststart.py). */
+export const HOST_FAILED_HEADER = "x-harnessdesk-host";
+
+/**
+ * A TransportError for an answer whose status is not 200; marks "the host could not start".
+ * A stream's body is read only in that case (it is short and ends); otherwise it is dropped.
+ */
+async function httpError(what, res, { stream = false } = {}) {
+  const hostFailed = res.headers?.get?.(HOST_FAILED_HEADER) === "failed";
+  if (stream && !hostFailed) {
+    res.body?.cancel().catch(() => {});
+    return new TransportError("http", `${what}: HTTP ${res.status}`, { status: res.status });
+  }
+  const text = (await shortText(res, hostFailed ? 2000 : 200)).trim();
+  const message = `${what}: HTTP ${res.status} ${text.slice(0, 200)}`.trim();
+  return new TransportError("http", message, { status: res.status, hostFailed, detail: text });
 }
 
 export class AbstractApiClient {
@@ -99,9 +117,7 @@ export class AbstractApiClient {
         }),
         merged,
       );
-      if (res.status !== 200) {
-        throw new TransportError("http", `${what}: HTTP ${res.status} ${await shortText(res)}`.trim(), { status: res.status });
-      }
+      if (res.status !== 200) throw await httpError(what, res);
       const text = await raceAbort(res.text(), merged);
       try {
         return JSON.parse(text);
@@ -162,7 +178,7 @@ export class AbstractApiClient {
   /** Fetch the export as a Response (used where plain navigation cannot download, e.g. the bridge). */
   async fetchExport(sessionId, includeDescendants = true) {
     const res = await this.doFetch(this.exportUrl(sessionId, includeDescendants), { method: "GET" });
-    if (res.status !== 200) throw new TransportError("http", `export: HTTP ${res.status}`, { status: res.status });
+    if (res.status !== 200) throw await httpError("export", res);
     return res;
   }
 
@@ -182,9 +198,8 @@ export class AbstractApiClient {
       if (merged.aborted) throw new TransportError("aborted", `${key}: closed before it opened`, { cause: err });
       throw new TransportError("network", `${key}: ${err?.message ?? err}`, { cause: err });
     }
-    if (res.status !== 200 || !res.body) {
-      throw new TransportError("http", `${key}: HTTP ${res.status}`, { status: res.status });
-    }
+    if (res.status !== 200) throw await httpError(key, res, { stream: true });
+    if (!res.body) throw new TransportError("http", `${key}: HTTP ${res.status} without a body`, { status: res.status });
     return new FrameStream(this, key, res.body.getReader(), ac, merged, onActivity);
   }
 }

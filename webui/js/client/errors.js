@@ -5,13 +5,16 @@ export class TransportError extends Error {
   /**
    * @param {"network"|"http"|"timeout"|"protocol"|"aborted"} kind
    * @param {string} message
-   * @param {{status?: number, cause?: unknown}} [extra]
+   * @param {{status?: number, cause?: unknown, hostFailed?: boolean, detail?: string}} [extra]
+   *   `hostFailed`: the desktop host could not start (final for this app run); `detail`: why
    */
   constructor(kind, message, extra = {}) {
     super(message, extra.cause !== undefined ? { cause: extra.cause } : undefined);
     this.name = "TransportError";
     this.kind = kind;
     this.status = extra.status;
+    this.hostFailed = extra.hostFailed ?? false;
+    this.detail = extra.detail ?? "";
   }
 }
 

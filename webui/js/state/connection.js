@@ -2,7 +2,8 @@
 // calls host.describe.
 // "connected" only when all three succeeded (or the streams have not failed within a 3 s
 // stream-open timeout after describe succeeded). Any stream end, throw or stream/error →
-// "reconnecting" with jittered exponential backoff and a visible retry time; a heartbeat
+// "reconnecting" with jittered exponential backoff and a visible retry time, except when the
+// desktop host could not start at all ("failed": final, shown once, no retry); a heartbeat
 // watchdog reconnects a stream that sent no bytes for 45 s. Reconnect = rebuild: listeners of
 // "connected" re-list sessions and reopen open sessions. Timers and randomness are injected.
 //
@@ -157,10 +158,16 @@ export class ConnectionController extends Emitter {
   }
 
   fail(gen, err) {
-    if (gen !== this.generation || this.status.state === "idle") return;
+    if (gen !== this.generation || this.status.state === "idle" || this.status.state === "failed") return;
     this.generation++; // later callbacks of this attempt are ignored
     const wasConnected = this.status.state === "connected";
     this.teardown();
+    if (err?.hostFailed) {
+      // The desktop host could not start: final for this run, retrying cannot help.
+      this.setStatus({ state: "failed", retryAt: null, unreachable: false, needsLink: false, error: err.detail || err.message });
+      if (wasConnected) this.emit("lost", err);
+      return;
+    }
     this.failures += 1;
     const delay = this.backoff.next();
     const message = err?.message ?? String(err);

@@ -1,6 +1,6 @@
 // What the user sees about the connection and configuration: a connecting state, a reconnect
-// banner with a live countdown, a host-unreachable state, provider/model banners, the built-in
-// model loading (first local turn), and toasts.
+// banner with a live countdown, a host-unreachable state, a desktop host that could not start,
+// provider/model banners, the built-in model loading (first local turn), and toasts.
 
 import { h, icon, clear } from "./dom.js";
 
@@ -9,6 +9,11 @@ export const NEEDS_LINK =
   "This tab has no valid access key. Open the link that `harnessdesk serve` printed" +
   " (http://127.0.0.1:PORT/?token=…) in this tab: the key then stays in this tab only, and a" +
   " reload keeps it. Another tab needs the link again.";
+
+/** Under the reason when the desktop host could not start (nothing in this window can fix it). */
+export const HOST_FAILED_HELP =
+  "Close this window, fix the cause, and start HarnessDesk again. Running harnessdesk doctor in a" +
+  " terminal checks this machine and the data folder.";
 
 export class StatusView {
   /**
@@ -71,6 +76,19 @@ export class StatusView {
     this.connBanner.hidden = true;
     document.documentElement.dataset.connection = s.state + (s.unreachable ? "-unreachable" : "");
     if (s.state === "connected" || s.state === "idle") return;
+    if (s.state === "failed") {
+      overlay.hidden = false;
+      overlay.append(
+        h(
+          "div",
+          { class: "state-card", testid: "host-failed-state", role: "alert" },
+          h("h2", {}, "HarnessDesk could not start"),
+          h("p", { testid: "host-failed-reason" }, s.error || "The host did not start."),
+          h("p", { class: "muted small" }, HOST_FAILED_HELP),
+        ),
+      );
+      return;
+    }
     if (s.needsLink) {
       overlay.hidden = false;
       overlay.append(h("div", { class: "state-card", testid: "needs-link-state", role: "alert" }, h("h2", {}, "Open HarnessDesk with its link"), h("p", {}, NEEDS_LINK)));
