@@ -14,6 +14,16 @@ from contract.filechange import FileChange
 
 MAX_NOTE = 4000
 
+
+class AskedBy(WireModel):
+    """On a request a subagent made: the child session that asks, and its label (the `task`
+    description). The request's `sessionId` is the parent whose conversation shows it
+    (docs/architecture.md, "Subagents")."""
+
+    session_id: str
+    label: str
+
+
 ApprovalOutcome = Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
 
 
@@ -27,6 +37,7 @@ class ApprovalRequested(WireModel):
     arguments: Any = None
     preview: FileChange | None = None
     """A file tool's change against the file as it is now (unified diff)."""
+    subagent: AskedBy | None = None
 
 
 class ApprovalResolved(WireModel):

@@ -139,6 +139,25 @@ class RevertConflictDetails(WireModel):
     conflicts: list[FileConflict]
 
 
+class SubagentParentDetails(WireModel):
+    parent_session_id: str
+
+
+class SubagentChildDetails(WireModel):
+    parent_session_id: str
+    child_session_id: str
+
+
+class SubagentDiagnosticDetails(WireModel):
+    parent_session_id: str
+    child_session_id: str
+    reason: Literal["corrupt", "unsupported", "unavailable"]
+
+
+class ChildSessionDetails(WireModel):
+    child_session_id: str
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -176,6 +195,12 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "job-not-found": JobDetails,
     "revert-unavailable": RevertUnavailableDetails,
     "revert-conflict": RevertConflictDetails,
+    "subagent-parent-unavailable": SubagentParentDetails,
+    "subagent-not-found": SubagentChildDetails,
+    "subagent-catalog-diagnostic": SubagentDiagnosticDetails,
+    "subagent-not-resumable": ChildSessionDetails,
+    "subagent-unauthorized": ChildSessionDetails,
+    "subagent-delivery-unavailable": ChildSessionDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

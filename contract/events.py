@@ -223,6 +223,47 @@ class InboxSpliced(OpenModel):
     outcome: Literal["canceled"] | None = None
 
 
+# ---- subagents (docs/architecture.md, "Subagents") ---------------------------------------------
+
+SubagentMode = Literal["one-shot", "continuable"]
+
+
+class ToolFilter(WireModel):
+    allow: list[str] | None = None
+    deny: list[str] | None = None
+
+
+class SubagentDescriptor(OpenModel):
+    """`subagent/descriptor`: what a child session is, logged once in its first turn (log-only).
+    `one-shot` children answer once; `continuable` ones (all `task` children) can be messaged
+    again through their parent (`subagent.prompt`). `label` is required for `continuable`."""
+
+    version: Literal[2]
+    mode: SubagentMode
+    provider: str = Field(min_length=1, description="what runs the child: `inprocess` here")
+    label: str | None = None
+    agent_provider: str | None = None
+    agent_model: str | None = None
+    persona: str | None = Field(default=None, description="the agent preset the child runs")
+    tool_filter: ToolFilter | None = None
+
+    @model_validator(mode="after")
+    def _labelled(self) -> SubagentDescriptor:
+        if self.mode == "continuable" and not self.label:
+            raise ValueError("a continuable subagent needs a label")
+        return self
+
+
+class SubagentSpawned(OpenModel):
+    """`subagent/spawned`: in the parent's log, the `task` call `callId` started the child
+    `sessionId` (log-only; the web UI links the tool card to the child's conversation)."""
+
+    call_id: str
+    session_id: str
+    label: str
+    agent_preset: str | None = None
+
+
 EVENT_DATA: dict[str, type[OpenModel]] = {
     "turn/start": TurnStart,
     "turn/end": TurnEnd,
@@ -253,6 +294,8 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "compact/end": CompactEnd,
     "agent/inbox/spliced": InboxSpliced,
     "files/restored": FilesRestored,
+    "subagent/descriptor": SubagentDescriptor,
+    "subagent/spawned": SubagentSpawned,
 }
 
 STORED = "stored"

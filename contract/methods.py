@@ -23,6 +23,7 @@ from contract import (
     sessions,
     settings,
     skills,
+    subagents,
     workspaces,
 )
 
@@ -54,6 +55,7 @@ class Method:
 _s = sessions
 _p = presets
 _w = workspaces
+_a = subagents
 _METHODS = (
     Method("session.list", _s.ListRequest, _s.ListValue),
     Method("session.create", _s.CreateRequest, _s.CreateValue),
@@ -112,6 +114,10 @@ _METHODS = (
     Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
     Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
+    Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
+    Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
+    Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),
+    Method("subagent.interrupt", _a.SubagentInterruptRequest, _s.Accepted, 3),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

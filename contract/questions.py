@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from contract._base import WireModel
+from contract.approvals import AskedBy
 
 
 class QuestionOption(WireModel):
@@ -26,6 +27,7 @@ class QuestionRequested(WireModel):
     type: Literal["question/requested"] = "question/requested"
     session_id: str
     questions: list[Question] = Field(min_length=1)
+    subagent: AskedBy | None = None
 
 
 class QuestionResolved(WireModel):

@@ -14,6 +14,8 @@ from contract.llm import ModelCatalogFailure, ModelProviderGroup
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
+SessionOrigin = Literal["subagent"]
+
 MAX_SEQ = 2**63 - 1
 """Seqs are stored as SQLite integers (64 bits): a larger one is a bad request, not a crash."""
 
@@ -27,6 +29,9 @@ class SessionSummary(WireModel):
     parent_session_id: str | None = None
     cwd: str | None = None
     agent_preset: str | None = None
+    origin: SessionOrigin | None = None
+    """`subagent`: a child a `task` call started (its parent is `parentSessionId`); absent for a
+    session a person started or forked."""
 
 
 class SessionRef(WireModel):

@@ -150,6 +150,8 @@ def _sample(annotation: Any) -> Any:
         return None
     if origin is list:
         return []
+    if origin is typing.Literal:
+        return typing.get_args(annotation)[0]
     return {str: "x", int: 7}[annotation]
 
 

@@ -40,6 +40,12 @@ export const MESSAGES = {
   "directory-create-failed": "The folder could not be created.",
   "revert-unavailable": "There is nothing to revert here.",
   "revert-conflict": "Nothing was restored: some files changed since.",
+  "subagent-parent-unavailable": "The subagent's parent session cannot run right now.",
+  "subagent-not-found": "That subagent is gone (or it is not this session's).",
+  "subagent-catalog-diagnostic": "That subagent's session cannot be read.",
+  "subagent-not-resumable": "That subagent's session cannot be continued.",
+  "subagent-unauthorized": "That subagent belongs to another session.",
+  "subagent-delivery-unavailable": "The subagent cannot take a message right now.",
 };
 
 /** Why a file could not be put back (FileConflict.reason). */
