@@ -123,6 +123,7 @@ class ArchiveHeader(BaseModel):
     title_source: Literal["user", "auto"] | None = Field(default=None, alias="titleSource")
     last_activity: int | None = Field(default=None, alias="lastActivity", ge=0)
     blank: bool = True
+    origin: Literal["subagent"] | None = None
 
 
 def read_archive(path: Path) -> list[list[ExportRow]]:

@@ -18,6 +18,7 @@ from host.api import (
     session,
     settings,
     skills,
+    subagent,
     workspace,
 )
 from host.api.archive import zip_chunks
@@ -39,6 +40,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     commands,
     job,
     files,
+    subagent,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

@@ -34,6 +34,23 @@ from host.fetch.proxy import UnaryImpl
 Handler = Callable[..., Awaitable[BaseModel]]
 H = TypeVar("H", bound=Handler)
 
+SUBAGENT_FENCED = frozenset(
+    {
+        "session.models",
+        "session.selectModel",
+        "session.rename",
+        "session.prompt",
+        "session.updateQueue",
+        "session.cancel",
+        "session.delete",
+        "command.list",
+        "command.execute",
+        "agentPreset.select",
+    }
+)
+"""On a subagent's session these answer `agent-busy`: people message a child through its parent
+(`subagent.prompt`), and it goes with its parent (docs/architecture.md, "Subagents")."""
+
 HANDLERS: dict[str, Handler] = {}
 """Method key → its implementation (filled as the domain modules are imported)."""
 
@@ -63,10 +80,13 @@ def bind(engine: Engine, key: str) -> UnaryImpl:
     """The carrier-facing coroutine for `key`: narrow request in, narrow response out."""
     handler = HANDLERS[key]
     wants_rpc_id = "rpc_id" in inspect.signature(handler).parameters
+    fenced = key in SUBAGENT_FENCED
 
     async def call(request: RpcRequest[Any], /) -> RpcResponse[Any]:
         extra = {"rpc_id": request.rpc_id} if wants_rpc_id else {}
         try:
+            if fenced:
+                await engine.refuse_subagent(request.payload.session_id)
             value = await handler(engine, request.payload, **extra)
         except BusinessError as exc:
             return fail(request.rpc_id, exc.rpc_error())

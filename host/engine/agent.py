@@ -46,12 +46,15 @@ from host.engine.project import Instructions, instructions_view
 from host.engine.store import Store
 from host.engine.surface import Surface
 from host.engine.titles import auto_title
-from host.engine.tools.base import JobControl
+from host.engine.tools.base import JobControl, SubagentControl
 from host.engine.turn import Conversation, NoAdapter, Turn, TurnServices
 
 log = logging.getLogger(__name__)
 
 MAX_QUEUE = 100
+
+TurnEnded = Callable[["Agent", Message, TurnEndReason, "Message | None"], None]
+"""(agent, the message that opened the turn, how it ended, its final answer)."""
 
 
 @dataclass
@@ -65,6 +68,9 @@ class AgentDeps:
     context_window: Callable[[ModelSelection], int]
     jobs: JobControl | None = None
     step_cap: int = 25
+    subagents: SubagentControl | None = None
+    turn_ended: TurnEnded | None = None
+    """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
 
 
 class Agent:
@@ -115,7 +121,10 @@ class Agent:
             jobs=deps.jobs,
             notice=self._notice,
             checkpoint=FileCheckpoints(deps.store, self.session_id).before,
+            subagents=deps.subagents,
         )
+        self.opening: list[NewEvent[Any]] = []
+        """Events the next turn logs right after its `turn/start` (a child's descriptor)."""
         self._triggers: dict[str, TurnTrigger] = {}
         """Next-turn message id → the trigger its turn records (not durable: `queue` after a load)."""
         self._exclusive = asyncio.Lock()
@@ -387,6 +396,11 @@ class Agent:
         if self._task is not None and not self._task.done():
             await asyncio.wait([self._task], timeout=bound)
 
+    async def closed(self) -> None:
+        """Returns once the agent's loop has ended (it was disposed)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
     def _check_open(self) -> None:
         if self._disposed:
             raise AgentBusy("the session is closing")
@@ -429,7 +443,8 @@ class Agent:
         self.next_turn += 1
         self.turn_open = True
         self.cancel_by = None
-        turn.begin(first, claim)
+        turn.begin(first, claim, self.opening)
+        self.opening = []
         self._publish_queue()
         self._turn_task = asyncio.create_task(turn.run())
         await asyncio.wait([self._turn_task])
@@ -438,6 +453,8 @@ class Agent:
         turn.finish(reason)
         self.turn_open = False
         self.cancel_by = None
+        if self.deps.turn_ended is not None:
+            self.deps.turn_ended(self, first, reason, turn.answer)
         if self.inbox.steering():
             self._late_steering()
         await self.deps.store.flush(checkpoint=True)

@@ -21,6 +21,7 @@ from host.engine.project import Instructions, ProjectInstructions, project_root
 from host.engine.skills import SKILL_TOOL, SkillCatalog, SkillRoot, SkillSet, SkillTool, catalogue, render
 from host.engine.skills.invoke import skill_tokens
 from host.engine.tools.base import Tool
+from host.engine.tools.task import TASK_TOOL
 
 CATALOGUE_SOURCE = {"kind": "plugin", "plugin": "skills", "reminder": "catalogue"}
 PLAN_SOURCE = {"kind": "plugin", "plugin": "plan-mode"}
@@ -78,6 +79,7 @@ class Composition:
         *,
         plan_active: bool = False,
         catalogue_sent: str | None = None,
+        delegates: bool = True,
     ) -> None:
         self.preset = preset
         self.cwd = cwd
@@ -90,6 +92,8 @@ class Composition:
         self._catalog = catalog
         self._default_system = default_system
         self._catalogue_sent = catalogue_sent
+        self.delegates = delegates
+        """Whether the session may start subagents (`task`); a subagent may not."""
         self._skill_tool: Tool = SkillTool(lambda: self.skills().skills)  # type: ignore[assignment]
 
     # ---- the preset ------------------------------------------------------------------------
@@ -104,7 +108,11 @@ class Composition:
 
     def preset_tools(self) -> dict[str, Tool]:
         allowed = self.preset.tools
-        return {n: t for n, t in self._all_tools().items() if allowed is None or n in allowed}
+        return {
+            n: t
+            for n, t in self._all_tools().items()
+            if (allowed is None or n in allowed) and (self.delegates or n != TASK_TOOL)
+        }
 
     # ---- plan mode -------------------------------------------------------------------------
 

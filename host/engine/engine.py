@@ -48,7 +48,7 @@ from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
-from host.engine.imported import drop_pending_input, rows_with_cwd
+from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.media import prompt_blocks
@@ -61,6 +61,7 @@ from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
 from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
+from host.engine.subagents.door import SubagentDoor
 from host.engine.timezones import check_time_zone
 from host.engine.titles import export_file_name, normalise
 from host.engine.tools.base import Tool
@@ -71,7 +72,9 @@ from host.engine.workspaces import WorkspaceRegistry
 log = logging.getLogger(__name__)
 
 
-class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor):
+class Engine(
+    SessionLifecycle, WorkspaceMethods, SubagentDoor, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor
+):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
     def __init__(
@@ -113,6 +116,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         )
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled
+        self._open_subagents()
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
         self.workspaces: WorkspaceRegistry
@@ -162,6 +166,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
         self.model_status.close()
         await self.health.close()
         await self.pool.dispose_all(end - time.monotonic())
+        await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         self.pending.cancel_all()
         await self.store.close(None if bound is None else max(0.1, end - time.monotonic()))
@@ -197,6 +202,7 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
             parent_session_id=h.parent_session,
             cwd=h.cwd,
             agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
+            origin=h.origin,
         )
 
     async def attach(self, session_id: str) -> Agent:
@@ -347,9 +353,13 @@ class Engine(SessionLifecycle, WorkspaceMethods, PresetsDoor, ConfigurationDoor,
 
     async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
-        archive's own cwd is never used); SessionConflict when its id exists."""
+        archive's own cwd is never used); SessionConflict when its id exists. A subagent whose
+        parent is not here becomes a session of its own (nothing could message it otherwise)."""
+        rows = list(rows)
+        parent = parent_of(rows)
+        has_parent = parent is not None and await self.store.header(parent) is not None
         try:
-            sid = await self.store.import_rows(rows_with_cwd(rows, cwd))
+            sid = await self.store.import_rows(rows_with_cwd(rows, cwd, has_parent))
         except SessionExists as exc:
             existing = await self.store.header(exc.session_id)
             raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc

@@ -11,6 +11,7 @@ from contract.errors import (
     AgentBusyDetails,
     BusinessError,
     CapabilityDetails,
+    ChildSessionDetails,
     CredentialDetails,
     D,
     DiscoveryDetails,
@@ -31,6 +32,9 @@ from contract.errors import (
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
+    SubagentChildDetails,
+    SubagentDiagnosticDetails,
+    SubagentParentDetails,
     TimeZoneDetails,
     WorkspaceAttachDetails,
     WorkspaceDetails,
@@ -334,3 +338,64 @@ class RevertConflict(EngineError[RevertConflictDetails]):
         more = f" (and {len(conflicts) - 5} more)" if len(conflicts) > 5 else ""
         details = RevertConflictDetails(session_id=session_id, conflicts=conflicts)
         super().__init__(f"Nothing was restored: {text}{more}.", details)
+
+
+# ---- subagents (docs/architecture.md, "Subagents") ---------------------------------------------
+
+
+class SubagentParentUnavailable(EngineError[SubagentParentDetails]):
+    """`subagent.prompt`: the parent cannot run an agent here (gone, or the host is closing)."""
+
+    code = "subagent-parent-unavailable"
+
+    def __init__(self, parent_id: str, message: str) -> None:
+        super().__init__(message, SubagentParentDetails(parent_session_id=parent_id))
+
+
+class SubagentNotFound(EngineError[SubagentChildDetails]):
+    """The child is not a subagent of that mode (or it is gone)."""
+
+    code = "subagent-not-found"
+
+    def __init__(self, parent_id: str, child_id: str, message: str) -> None:
+        super().__init__(
+            message, SubagentChildDetails(parent_session_id=parent_id, child_session_id=child_id)
+        )
+
+
+class SubagentCatalogDiagnostic(EngineError[SubagentDiagnosticDetails]):
+    """The addressed child is a diagnostic row of `subagent.list` (its log cannot say what it is)."""
+
+    code = "subagent-catalog-diagnostic"
+
+    def __init__(self, parent_id: str, child_id: str, reason: str) -> None:
+        details = SubagentDiagnosticDetails.model_validate(
+            {"parent_session_id": parent_id, "child_session_id": child_id, "reason": reason}
+        )
+        super().__init__(f"the subagent {child_id} cannot be used ({reason})", details)
+
+
+class SubagentNotResumable(EngineError[ChildSessionDetails]):
+    code = "subagent-not-resumable"
+
+    def __init__(self, child_id: str, message: str) -> None:
+        super().__init__(message, ChildSessionDetails(child_session_id=child_id))
+
+
+class SubagentUnauthorized(EngineError[ChildSessionDetails]):
+    """The child belongs to another parent."""
+
+    code = "subagent-unauthorized"
+
+    def __init__(self, child_id: str) -> None:
+        message = f"the subagent {child_id} belongs to another session"
+        super().__init__(message, ChildSessionDetails(child_session_id=child_id))
+
+
+class SubagentDeliveryUnavailable(EngineError[ChildSessionDetails]):
+    """The child cannot take input now (closing, or its queue is full)."""
+
+    code = "subagent-delivery-unavailable"
+
+    def __init__(self, child_id: str, message: str) -> None:
+        super().__init__(message, ChildSessionDetails(child_session_id=child_id))

@@ -38,11 +38,14 @@ from contract.events import (
     SessionTitle,
     ShadowedRange,
     StepMark,
+    SubagentDescriptor,
+    SubagentSpawned,
     TitleSource,
     TodoItem,
     TodoWrite,
     ToolCall,
     ToolError,
+    ToolFilter,
     ToolResult,
     TurnEnd,
     TurnEndReason,
@@ -341,3 +344,34 @@ def inbox_spliced(
         outcome="canceled" if canceled else None,
     )
     return NewEvent("agent/inbox/spliced", data)
+
+
+# ---- subagents ---------------------------------------------------------------------------------
+
+
+def subagent_descriptor(
+    label: str, agent_provider: str, agent_model: str, persona: str, allow: list[str] | None
+) -> NewEvent[SubagentDescriptor]:
+    """A `task` child: continuable (its parent may message it again), run in this process."""
+    return NewEvent(
+        "subagent/descriptor",
+        SubagentDescriptor(
+            version=2,
+            mode="continuable",
+            provider="inprocess",
+            label=label,
+            agent_provider=agent_provider,
+            agent_model=agent_model,
+            persona=persona,
+            tool_filter=ToolFilter(allow=allow) if allow is not None else None,
+        ),
+    )
+
+
+def subagent_spawned(
+    call_id: str, session_id: str, label: str, agent_preset: str
+) -> NewEvent[SubagentSpawned]:
+    return NewEvent(
+        "subagent/spawned",
+        SubagentSpawned(call_id=call_id, session_id=session_id, label=label, agent_preset=agent_preset),
+    )

@@ -12,9 +12,20 @@ from host.engine.inbox import REPLAYED, replay
 from host.engine.store import ExportHeader, ExportRow, Store
 
 
-def rows_with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
+def parent_of(rows: Iterable[ExportRow]) -> str | None:
+    """The `parentSession` the rows' header names."""
+    for row in rows:
+        if isinstance(row, ExportHeader):
+            parent = json.loads(row.json).get("parentSession")
+            return str(parent) if parent else None
+    return None
+
+
+def rows_with_cwd(rows: Iterable[ExportRow], cwd: str, has_parent: bool = True) -> list[ExportRow]:
     """The rows with the header's cwd replaced by `cwd` (an existing directory, resolved): the
-    archive's own cwd is never used. ValueError when `cwd` is not a directory."""
+    archive's own cwd is never used. Without its parent a subagent's header loses `origin`:
+    nothing could message it (docs/decisions.md, "Subagents"). ValueError when `cwd` is not a
+    directory."""
     chosen = os.path.realpath(os.path.expanduser(cwd))
     if not os.path.isdir(chosen):
         raise ValueError(f"{chosen} is not a directory")
@@ -23,6 +34,8 @@ def rows_with_cwd(rows: Iterable[ExportRow], cwd: str) -> list[ExportRow]:
         if isinstance(row, ExportHeader):
             header = json.loads(row.json)
             header["cwd"] = chosen
+            if not has_parent:
+                header.pop("origin", None)
             row = ExportHeader(json.dumps(header, ensure_ascii=False, separators=(",", ":")))
         out.append(row)
     return out

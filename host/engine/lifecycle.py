@@ -48,6 +48,8 @@ class SessionLifecycle:
 
         async def session_preset(self, session_id: str) -> str | None: ...
 
+        async def subagent_tree(self, session_id: str) -> list[str]: ...
+
     async def create_session(
         self,
         cwd: str | None = None,
@@ -89,8 +91,18 @@ class SessionLifecycle:
 
     async def delete_session(self, session_id: str) -> None:
         """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
-        archive entries); `agent-busy` while it works. Other sessions forked from it stay."""
+        archive entries) with its subagents; `agent-busy` while any of them works. Other sessions
+        forked from it stay."""
         await self._header(session_id)
+        children = await self.subagent_tree(session_id)
+        for sid in [session_id, *children]:
+            if self.pool.busy(sid):
+                raise AgentBusy("the session or one of its subagents is working; stop it before deleting it")
+        for child in reversed(children):
+            await self._delete(child)
+        await self._delete(session_id)
+
+    async def _delete(self, session_id: str) -> None:
         await self.pool.release(session_id)
         self.pool.forget(session_id)
         await self.jobs.dispose_session(session_id)  # its background jobs end with it
@@ -106,6 +118,7 @@ class SessionLifecycle:
             parent_session_id=header.parent_session,
             cwd=header.cwd,
             agent_preset=header.agent_preset,
+            origin=header.origin,
         )
         self.bus.publish("host", added)
 

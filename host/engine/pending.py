@@ -9,13 +9,14 @@ pending. Tool cancellation, session cancel and shutdown resolve requests as `can
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
 from contract._base import FROM_WIRE
-from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved
+from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved, AskedBy
 from contract.filechange import FileChange
 from contract.questions import (
     AnswerSet,
@@ -40,8 +41,15 @@ class PendingRequest:
     rpc_id: str
     kind: Kind
     session_id: str
+    """Where it is shown and answered: the asking session, or a subagent's parent."""
     frame: ApprovalRequested | QuestionRequested
     future: asyncio.Future[Any] = field(repr=False)
+    owner: str = ""
+    """The session that asks (a subagent's own id when it is shown in its parent)."""
+
+
+Route = Callable[[str], "tuple[str, AskedBy] | None"]
+"""A subagent's id → (the session that shows its requests, the label naming the child)."""
 
 
 class PendingTable:
@@ -52,6 +60,9 @@ class PendingTable:
         self._items: dict[str, PendingRequest] = {}
         self._notes: dict[str, str] = {}
         """rpcId → the note of a rejection, until the asker takes it."""
+        self.route: Route = lambda session_id: None
+        """Set by the subagent service: a child's requests appear in its parent's conversation
+        (docs/architecture.md, "Subagents")."""
 
     # ---- asking ---------------------------------------------------------------------------
 
@@ -67,14 +78,16 @@ class PendingTable:
     ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
         """Publish `approval/requested`; the future resolves with the outcome (a rejection's
         note, if any, is then `take_note(rpc_id)`)."""
+        shown, asked_by = self._shown(session_id)
         frame = ApprovalRequested(
-            session_id=session_id,
+            session_id=shown,
             approval_id=approval_id,
             tool_name=tool_name,
             call_id=call_id,
             reason=reason,
             arguments=arguments,
             preview=preview,
+            subagent=asked_by,
         )
         return self._add("approval", session_id, frame)
 
@@ -82,8 +95,13 @@ class PendingTable:
         self, session_id: str, questions: list[Question]
     ) -> tuple[str, asyncio.Future[AnswerSet | None]]:
         """Publish `question/requested`; the future resolves with the answer, None if cancelled."""
-        frame = QuestionRequested(session_id=session_id, questions=questions)
+        shown, asked_by = self._shown(session_id)
+        frame = QuestionRequested(session_id=shown, questions=questions, subagent=asked_by)
         return self._add("question", session_id, frame)
+
+    def _shown(self, session_id: str) -> tuple[str, AskedBy | None]:
+        routed = self.route(session_id)
+        return routed if routed is not None else (session_id, None)
 
     async def question(self, session_id: str, questions: list[Question]) -> AnswerSet:
         """Ask and wait; cancelling the waiter cancels the request. Raises QuestionCancelled."""
@@ -98,11 +116,11 @@ class PendingTable:
         return answer
 
     def _add(
-        self, kind: Kind, session_id: str, frame: ApprovalRequested | QuestionRequested
+        self, kind: Kind, owner: str, frame: ApprovalRequested | QuestionRequested
     ) -> tuple[str, asyncio.Future[Any]]:
         rpc_id = new_rpc_id()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._items[rpc_id] = PendingRequest(rpc_id, kind, session_id, frame, future)
+        self._items[rpc_id] = PendingRequest(rpc_id, kind, frame.session_id, frame, future, owner)
         self._bus.publish("mux", frame, rpc_id=rpc_id)
         return rpc_id, future
 
@@ -142,8 +160,8 @@ class PendingTable:
         return True
 
     def cancel_session(self, session_id: str) -> int:
-        """Cancel every pending request of a session (session cancel)."""
-        items = [i for i in self._items.values() if i.session_id == session_id]
+        """Cancel every pending request a session asked or shows (session cancel)."""
+        items = [i for i in self._items.values() if session_id in (i.session_id, i.owner)]
         for item in items:
             self._resolve(item, None)
         return len(items)
@@ -158,8 +176,9 @@ class PendingTable:
     # ---- replay ---------------------------------------------------------------------------
 
     def requests_for(self, session_id: str) -> list[tuple[str, BaseModel]]:
-        """Still-pending `*/requested` frames of a session with their stable rpcIds."""
-        return [(i.rpc_id, i.frame) for i in self._items.values() if i.session_id == session_id]
+        """Still-pending `*/requested` frames a session shows or asked, with their stable rpcIds
+        (a subagent's are replayed with its parent's and its own: clients keep one per rpcId)."""
+        return [(i.rpc_id, i.frame) for i in self._items.values() if session_id in (i.session_id, i.owner)]
 
     def _resolve(self, item: PendingRequest, value: Any) -> None:
         """`value` None means cancelled. Removes the entry, publishes the resolution."""

@@ -17,7 +17,7 @@ from contract.content import Message
 from contract.events import SessionEvent, TurnEndReason
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
-from host.engine.agent import Agent, AgentDeps
+from host.engine.agent import Agent, AgentDeps, TurnEnded
 from host.engine.bus import Bus
 from host.engine.composition import Composition
 from host.engine.errors import AgentBusy, SessionNotFound
@@ -29,7 +29,7 @@ from host.engine.permissions.policy import PermissionService
 from host.engine.repair import repair_events
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
-from host.engine.tools.base import JobControl
+from host.engine.tools.base import JobControl, SubagentControl
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,11 @@ class AgentPool:
         self.failed: dict[str, TurnEndReason] = {}
         """Session → the turn/end reason its open turn gets on the next load (a store failure)."""
         self._abandoned: dict[str, Agent] = {}
+        self.subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None
+        """A loading session's way to start subagents (the engine sets it; None: it may not)."""
+        self.turn_ended: TurnEnded | None = None
+        self.loaded: list[Callable[[SessionHeader], None]] = []
+        """Called with each header as its session loads (before its agent starts)."""
 
     def get(self, session_id: str) -> Agent | None:
         return self.agents.get(session_id)
@@ -141,22 +146,31 @@ class AgentPool:
             context_window=self._context_window,
             jobs=self._job_control(session_id) if self._job_control is not None else None,
             step_cap=self._step_cap,
+            subagents=self.subagents(header),
+            turn_ended=self.turn_ended,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)
         spec = lambda: (composition.preset.sandbox, composition.preset.approval)  # noqa: E731
         policy = await self._permissions.open(journal, cwd, spec)
         agent = Agent(journal, cwd, deps, surface, header.last_turn + 1, composition, policy, inbox)
+        for listener in self.loaded:
+            listener(header)
         self.agents[session_id] = agent
         agent.start()
         return agent
+
+    def busy(self, session_id: str) -> bool:
+        """The session's agent works or holds input (it cannot be unloaded)."""
+        agent = self.agents.get(session_id)
+        return agent is not None and bool(agent.running or agent.turn_open or agent.queue_items())
 
     async def release(self, session_id: str) -> None:
         """Unload an idle session's agent (before it is deleted); AgentBusy while it works."""
         agent = self.agents.get(session_id)
         if agent is None:
             return
-        if agent.running or agent.turn_open or agent.queue_items():
+        if self.busy(session_id):
             raise AgentBusy("the session is working; stop it before deleting it")
         del self.agents[session_id]
         await agent.dispose()

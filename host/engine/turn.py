@@ -51,10 +51,11 @@ from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
 from host.engine.llm.windows import chars_per_token
+from host.engine.parallel import run_calls
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import SessionPermissions
 from host.engine.surface import Surface
-from host.engine.tools.base import JobControl, Snapshot, Tool, ToolContext, ToolOutput
+from host.engine.tools.base import JobControl, Snapshot, SubagentControl, Tool, ToolContext, ToolOutput
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,8 @@ class TurnServices:
     """Injects a notice as context for the next step (the inject lane)."""
     checkpoint: Callable[[int, str, Snapshot], Awaitable[None]]
     """Keeps a file's content before the turn's first change to it (`FileCheckpoints.before`)."""
+    subagents: SubagentControl | None = None
+    """Starts child sessions for the `task` tool (None in a subagent)."""
 
 
 class Turn:
@@ -169,14 +172,18 @@ class Turn:
             self.journal, services.pending, services.session_id, services.cwd, services.grant, services.notice
         )
         self.first: list[Message] = []
+        self.answer: Message | None = None
+        """The newest assistant message: when the turn ends, its final answer."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
 
     # ---- the turn -------------------------------------------------------------------------
 
-    def begin(self, first: Message, claim: NewEvent[Any]) -> None:
-        """The inbox claim, `turn/start` and the message that opened the turn, as one write."""
-        news = [claim, events.turn_start(self.number, self.trigger), events.user_message(first)]
+    def begin(self, first: Message, claim: NewEvent[Any], opening: list[NewEvent[Any]] | None = None) -> None:
+        """The inbox claim, `turn/start`, `opening` (a child's `subagent/descriptor`) and the
+        message that opened the turn, as one write."""
+        start = events.turn_start(self.number, self.trigger)
+        news = [claim, start, *(opening or []), events.user_message(first)]
         stamped = self.journal.append_all(news)
         self.conversation.surface.add(stamped[-1].seq, first)
         self.first = [first]
@@ -245,8 +252,7 @@ class Turn:
             )
             message, finish = await self._stream(adapter, request, selection.provider)
             calls = [b for b in message.content if isinstance(b, ToolCallBlock)]
-            for call in calls:
-                await self._tool(call)
+            await run_calls(calls, self.tools, self._tool)
             self.journal.append(events.step_end(self.number, step))
             self.step_open = False
             services.commit()
@@ -334,6 +340,7 @@ class Turn:
             events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
         )
         self.conversation.surface.add(event.seq, message, usage)
+        self.answer = message
         if usage is not None:
             self.services.report_context(
                 usage.input_tokens + usage.output_tokens,
@@ -375,6 +382,8 @@ class Turn:
             emit=self._emit,
             jobs=services.jobs,
             checkpoint=partial(services.checkpoint, self.number),
+            subagents=services.subagents,
+            call_id=call.id,
         )
         try:
             return await tool.run(args, ctx)

@@ -12,7 +12,8 @@ from tests.api.conftest import MODEL, Host, open_test_host
 from tests.api.support import err, event, events_of, ftype, ok, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
-READ_TOOLS = {"read_file", "list_dir", "glob", "grep", "todo_write", "ask_user"}
+READ_TOOLS = {"read_file", "list_dir", "glob", "grep", "todo_write", "ask_user", "task"}
+"""`task` too: its subagents inherit the read-only permissions (docs/decisions.md, "Subagents")."""
 WRITE_TOOLS = {"write_file", "edit_file", "bash"}
 SHIPPED = ["standard", "read-only", "chat"]
 SHIPPED_ROOT = Path(__file__).resolve().parents[2] / "host/engine/presets/shipped"

@@ -48,6 +48,7 @@ def test_tool_set_and_approval_flags() -> None:
         "job_stop",
         "todo_write",
         "ask_user",
+        "task",
     ]
     assert {n for n, t in TOOLS.items() if t.needs_approval} == {"bash", "write_file", "edit_file"}
     for tool in TOOLS.values():

@@ -74,6 +74,10 @@ class Reply:
     raw: list[Any] | None = None
     """Streamed instead of the scripted deltas, one `data:` event each (objects as JSON, strings
     verbatim), then `[DONE]`: for chunks of a shape no real provider should send."""
+    when: str | None = None
+    """Answer only a request whose first user message contains this text (the first such reply
+    in the queue); replies without it answer any request. Lets concurrent conversations
+    (subagents) get their own script whatever order their requests arrive in."""
 
 
 _STAMP: dict[str, Any] = {"content": "<stamp>"}
@@ -196,6 +200,14 @@ class ScriptedLlmServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _take(self, messages: str) -> Reply:
+        """The first queued reply this request may have (the caller holds the lock)."""
+        for index, reply in enumerate(self._queue):
+            if reply.when is None or reply.when in messages:
+                del self._queue[index]
+                return reply
+        return Reply(text=DEFAULT_TEXT)
+
     # ---- the ASGI app ----------------------------------------------------------------------
 
     async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -223,7 +235,7 @@ class ScriptedLlmServer:
             with self._lock:
                 self.requests.append(request)
                 self.request_headers.append(headers)
-                reply = self._queue.popleft() if self._queue else Reply(text=DEFAULT_TEXT)
+                reply = self._take(_first_user_text(request))
             await self._chat(request, reply, receive, send)
             return
         await _json(send, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}})
@@ -352,6 +364,13 @@ class ScriptedLlmServer:
         finally:
             for w in waiters:
                 w.cancel()
+
+
+def _first_user_text(request: dict[str, Any]) -> str:
+    for message in request.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            return json.dumps(message.get("content"), ensure_ascii=False)
+    return ""
 
 
 def _deltas(reply: Reply) -> Iterator[dict[str, Any]]:

@@ -128,6 +128,13 @@ class PermissionService:
         name = parent[0].pinned.name if parent else await self._store.policy(parent_id)
         self._store.set_policy(child_id, preset(name or self._default()).name, now_ms())
 
+    def pin_child(self, child_id: str, parent: SessionPermissions) -> None:
+        """A subagent runs with what applies to its parent (never more: the parent's agent preset
+        caps it too) and starts with the parent's "Allow always" rules."""
+        self._pinned[child_id] = parent.preset.name
+        for rule in parent.rules:
+            self._store.add_grant(child_id, rule)
+
     async def open(self, journal: Journal, cwd: Path, cap: AgentCap | None = None) -> SessionPermissions:
         """The session's policy when its agent is loaded. A session created by this host is
         pinned now and logged by its first turn; one from before this version, or imported, is

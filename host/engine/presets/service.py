@@ -117,6 +117,7 @@ class PresetService:
             DEFAULT_SYSTEM,
             plan_active=plan_active,
             catalogue_sent=last_catalogue(history),
+            delegates=header.origin != "subagent",
         )
 
     async def select(self, agent: Agent, requested: str) -> str:

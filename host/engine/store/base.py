@@ -105,6 +105,8 @@ class SessionHeader:
     title_source: Literal["user", "auto"] | None = None
     last_activity: int | None = None
     blank: bool = True
+    origin: Literal["subagent"] | None = None
+    """`subagent`: started by its parent's `task` call (docs/architecture.md, "Subagents")."""
     model: dict[str, Any] | None = None
     """The newest `request/header` data (provider, model, reasoningEffort)."""
     last_seq: int = -1
@@ -118,8 +120,8 @@ class SessionHeader:
         return self.last_activity if self.last_activity is not None else self.created_at
 
     def to_row(self) -> dict[str, Any]:
-        """The export line (camelCase, derived fields left out)."""
-        return {
+        """The export line (camelCase, derived fields left out; `origin` only on a subagent)."""
+        row = {
             "id": self.id,
             "createdAt": self.created_at,
             "cwd": self.cwd,
@@ -131,6 +133,9 @@ class SessionHeader:
             "lastActivity": self.last_activity,
             "blank": self.blank,
         }
+        if self.origin is not None:
+            row["origin"] = self.origin
+        return row
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SessionHeader:
@@ -145,6 +150,7 @@ class SessionHeader:
             title_source=row.get("titleSource"),
             last_activity=row.get("lastActivity"),
             blank=bool(row.get("blank", True)),
+            origin="subagent" if row.get("origin") == "subagent" else None,
         )
 
 

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     title_source TEXT,
     last_activity INTEGER,
     blank INTEGER NOT NULL DEFAULT 1,
-    model_json TEXT
+    model_json TEXT,
+    origin TEXT
 );
 CREATE TABLE IF NOT EXISTS events (
     session_id TEXT NOT NULL,
@@ -115,6 +116,7 @@ def open_connection(path: str) -> sqlite3.Connection:
 
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
+    add_missing_columns(conn)
     conn.executescript(grants.DDL)
     conn.executescript(blobs.DDL)
     conn.executescript(workspaces.DDL)
@@ -133,11 +135,22 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+ADDED_COLUMNS = (("sessions", "origin", "TEXT"),)
+"""Columns added after a table first shipped: a data dir from before gets them on open."""
+
+
+def add_missing_columns(conn: sqlite3.Connection) -> None:
+    for table, column, kind in ADDED_COLUMNS:
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
 def insert_header(conn: sqlite3.Connection, h: SessionHeader) -> None:
     conn.execute(
         "INSERT INTO sessions (id, created_at, cwd, parent_session, seed_length, agent_preset,"
-        " title, title_source, last_activity, blank, model_json)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " title, title_source, last_activity, blank, model_json, origin)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             h.id,
             h.created_at,
@@ -150,6 +163,7 @@ def insert_header(conn: sqlite3.Connection, h: SessionHeader) -> None:
             h.last_activity,
             1 if h.blank else 0,
             json.dumps(h.model) if h.model else None,
+            h.origin,
         ),
     )
 
@@ -236,7 +250,7 @@ def apply_event(
 
 HEADER_COLUMNS = (
     "id, created_at, cwd, parent_session, seed_length, agent_preset, title, title_source,"
-    " last_activity, blank, model_json"
+    " last_activity, blank, model_json, origin"
 )
 
 
@@ -276,6 +290,7 @@ def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) ->
         last_activity=row[8],
         blank=bool(row[9]),
         model=json.loads(row[10]) if row[10] else None,
+        origin="subagent" if row[11] == "subagent" else None,
         last_seq=-1 if last is None else int(last),
         open_turn_start=None if open_start is None else int(open_start),
         last_turn=-1 if last_turn is None else int(last_turn),

@@ -9,6 +9,7 @@ from host.engine.tools.files import EditFileTool, ListDirTool, ReadFileTool, Wri
 from host.engine.tools.interact import AskUserTool, TodoWriteTool
 from host.engine.tools.jobs import JobOutputTool, JobStopTool
 from host.engine.tools.search import GlobTool, GrepTool
+from host.engine.tools.task import TaskTool
 
 TOOL_CLASSES: tuple[type[BaseTool], ...] = (
     BashTool,
@@ -22,6 +23,7 @@ TOOL_CLASSES: tuple[type[BaseTool], ...] = (
     JobStopTool,
     TodoWriteTool,
     AskUserTool,
+    TaskTool,
 )
 
 

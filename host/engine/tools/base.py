@@ -45,6 +45,22 @@ class JobControl(Protocol):
     def view(self, job_id: str) -> JobView: ...
 
 
+class SubagentControl(Protocol):
+    """The `task` tool's way into the engine (docs/architecture.md, "Subagents")."""
+
+    async def run_task(
+        self,
+        call_id: str,
+        description: str,
+        prompt: str,
+        preset: str | None,
+        emit: Callable[[NewEvent[Any]], Awaitable[None]],
+    ) -> ToolOutput:
+        """Start a child session, run the prompt to its final answer and return that answer;
+        cancelling the caller cancels the child."""
+        ...
+
+
 @dataclass
 class ToolContext:
     """What a running tool may touch: its session's cwd and callbacks into the engine."""
@@ -60,6 +76,10 @@ class ToolContext:
     checkpoint: Callable[[str, Snapshot], Awaitable[None]] | None = None
     """Called before a tool changes a file (its path as shown, what it holds now): the turn keeps
     the content of its first change to each file (docs/architecture.md, "Checkpoints and undo")."""
+    subagents: SubagentControl | None = None
+    """Starts child sessions (None where a session may not delegate, e.g. in a subagent)."""
+    call_id: str | None = None
+    """The id of the tool call being run."""
 
 
 class Tool(Protocol):

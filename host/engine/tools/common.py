@@ -44,6 +44,8 @@ class BaseTool:
     name: ClassVar[str]
     description: ClassVar[str]
     needs_approval: ClassVar[bool] = False
+    parallel: ClassVar[bool] = False
+    """Calls of this tool in one step run at the same time (they bound themselves)."""
     Arguments: ClassVar[type[Args]]
 
     def __init__(self) -> None:

@@ -1,0 +1,297 @@
+"""The `Engine`'s subagent methods (the door `host/api` and the `task` tool use), kept in a module
+of their own: starting a child for a `task` call and running it to its answer, and
+`subagent.list / history / prompt / interrupt` (docs/architecture.md, "Subagents")."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from contract.content import MessageSource, TextBlock
+from contract.events import SessionEvent, SubagentDescriptor
+from contract.sessions import ModelSelection, Projections, PromptContent
+from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
+from host.engine import events, ids
+from host.engine.agent import Agent
+from host.engine.errors import (
+    AgentBusy,
+    EngineError,
+    SubagentCatalogDiagnostic,
+    SubagentDeliveryUnavailable,
+    SubagentNotFound,
+    SubagentNotResumable,
+    SubagentParentUnavailable,
+    SubagentUnauthorized,
+)
+from host.engine.events import NewEvent
+from host.engine.journal import Journal, now_ms
+from host.engine.pending import PendingTable
+from host.engine.permissions.policy import PermissionService
+from host.engine.pool import AgentPool
+from host.engine.presets.service import PresetService
+from host.engine.selection import Selections
+from host.engine.store import SessionHeader, Store
+from host.engine.subagents.tracker import SubagentTracker, task_output
+from host.engine.titles import normalise
+from host.engine.tools.base import SubagentControl, ToolOutput
+
+log = logging.getLogger(__name__)
+
+LABEL_MAX = 120
+REFUSED = "this is a subagent's session: message it through its parent (subagent.prompt)"
+DESCRIPTOR = ("subagent/descriptor",)
+
+
+class ParentControl:
+    """A parent session's `SubagentControl` (what its `task` calls reach)."""
+
+    def __init__(self, door: SubagentDoor, parent_id: str) -> None:
+        self._door = door
+        self._parent_id = parent_id
+
+    async def run_task(
+        self,
+        call_id: str,
+        description: str,
+        prompt: str,
+        preset: str | None,
+        emit: Callable[[NewEvent[Any]], Awaitable[None]],
+    ) -> ToolOutput:
+        return await self._door.run_task(self._parent_id, call_id, description, prompt, preset, emit)
+
+
+class SubagentDoor:
+    """Mixed into `Engine`, which sets these attributes."""
+
+    store: Store
+    pool: AgentPool
+    pending: PendingTable
+    presets: PresetService
+    permissions: PermissionService
+    selections: Selections
+    subagents: SubagentTracker
+
+    if TYPE_CHECKING:  # provided by Engine and its other parts
+
+        async def attach(self, session_id: str) -> Agent: ...
+
+        async def _header(self, session_id: str) -> SessionHeader: ...
+
+        def _announce(self, header: SessionHeader) -> None: ...
+
+        def _check_open(self) -> None: ...
+
+        def _blocks(self, content: list[Any]) -> list[Any]: ...
+
+        def current_selection(
+            self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
+        ) -> ModelSelection: ...
+
+        async def history(
+            self, session_id: str, before_seq: int | None = None, max_messages: int = 50
+        ) -> tuple[list[SessionEvent], bool, Projections | None]: ...
+
+    def _open_subagents(self) -> None:
+        self.subagents = SubagentTracker(self._deliver_answer)
+        self.pending.route = self.subagents.route
+        self.pool.loaded.append(self.subagents.loaded)
+        self.pool.turn_ended = self.subagents.turn_ended
+        self.pool.subagents = self._control_for
+
+    def _control_for(self, header: SessionHeader) -> SubagentControl | None:
+        return None if header.origin == "subagent" else ParentControl(self, header.id)
+
+    # ---- the `task` tool ------------------------------------------------------------------
+
+    async def run_task(
+        self,
+        parent_id: str,
+        call_id: str,
+        description: str,
+        prompt: str,
+        preset: str | None,
+        emit: Callable[[NewEvent[Any]], Awaitable[None]],
+    ) -> ToolOutput:
+        """Start a child of `parent_id` (once a slot is free), run `prompt` to its final answer
+        and return that answer; cancelling this cancels the child."""
+        async with self.subagents.slot(parent_id):
+            try:
+                child = await self._spawn(parent_id, description, preset)
+            except EngineError as exc:
+                return ToolOutput(f"The subagent could not start: {exc}", True, "SUBAGENT_UNAVAILABLE")
+            label = self.subagents.lineage[child.session_id].label
+            await emit(events.subagent_spawned(call_id, child.session_id, label, child.composition.preset.id))
+            source = MessageSource.model_validate(
+                {
+                    "kind": "plugin",
+                    "plugin": "task",
+                    "meta": {"parentSessionId": parent_id, "callId": call_id},
+                }
+            )
+            message_id = child.queue([TextBlock(text=prompt)], source)
+            return task_output(await self.subagents.wait(child, message_id))
+
+    async def _spawn(self, parent_id: str, description: str, preset: str | None) -> Agent:
+        self._check_open()
+        parent = self.pool.get(parent_id)
+        if parent is None:
+            raise AgentBusy("the parent session is not running")
+        preset_id = await self.presets.resolve(preset or parent.composition.preset.id)
+        label = normalise(description, LABEL_MAX) or "Subagent"
+        child_id = ids.session_id()
+        header = SessionHeader(
+            id=child_id,
+            created_at=now_ms(),
+            cwd=str(parent.cwd),
+            parent_session=parent_id,
+            agent_preset=preset_id,
+            title=label,
+            title_source="auto",
+            origin="subagent",
+        )
+        self.store.register(header)
+        self.permissions.pin_child(child_id, parent.policy)
+        spec = await asyncio.to_thread(self.presets.roster.runnable, preset_id)
+        if spec.model is None:  # the preset names no model: the parent's
+            self.selections.inherit(child_id, self.current_selection(parent_id, parent.journal))
+        self.subagents.loaded(header)
+        self._announce(header)
+        child = await self.attach(child_id)
+        if parent.composition.plan_active and child.composition.set_plan(True):
+            child.journal.append(events.plan_mode(True))  # a planning parent's children plan too
+        selection = self.current_selection(child_id, child.journal)
+        allow = list(spec.tools) if spec.tools is not None else None
+        descriptor = events.subagent_descriptor(label, selection.provider, selection.model, preset_id, allow)
+        self.subagents.descriptors[child_id] = descriptor.data
+        child.opening.append(descriptor)
+        return child
+
+    async def _deliver_answer(self, parent_id: str, child_id: str, text: str) -> None:
+        try:
+            parent = await self.attach(parent_id)
+            parent.inject([TextBlock(text=text)], "subagent", {"childSessionId": child_id})
+        except AgentBusy:
+            pass  # the host is closing: the answer stays in the child's conversation
+
+    # ---- the fence ------------------------------------------------------------------------
+
+    async def refuse_subagent(self, session_id: str) -> None:
+        """`agent-busy` for a subagent's session: people message it through its parent."""
+        agent = self.pool.get(session_id)
+        header = agent.journal.header if agent is not None else await self.store.header(session_id)
+        if header is not None and header.origin == "subagent":
+            raise AgentBusy(REFUSED)
+
+    async def subagent_tree(self, session_id: str) -> list[str]:
+        """Every subagent below `session_id`, children before their own children."""
+        headers = await self.store.headers()
+        out, frontier = [], [session_id]
+        while frontier:
+            current = frontier.pop(0)
+            for h in headers:
+                if h.parent_session == current and h.origin == "subagent" and h.id not in out:
+                    out.append(h.id)
+                    frontier.append(h.id)
+        return out
+
+    # ---- subagent.* -----------------------------------------------------------------------
+
+    async def list_subagents(self, parent_id: str) -> tuple[list[SubagentListEntry], bool]:
+        """(the parent's direct children, whether the parent has a live agent)."""
+        headers = await self.store.headers()
+        parents = {h.parent_session for h in headers if h.origin == "subagent"}
+        entries: list[SubagentListEntry] = []
+        for h in sorted(headers, key=lambda h: (h.created_at, h.id)):
+            if h.origin != "subagent" or h.parent_session != parent_id:
+                continue
+            found = await self._descriptor(h.id)
+            if isinstance(found, str):
+                entries.append(DiagnosticChild(id=h.id, reason=found))  # type: ignore[arg-type]
+                continue
+            agent = self.pool.get(h.id)
+            activity: Activity = "running" if agent is not None and agent.running else "inactive"
+            nested = h.id in parents
+            if found.mode == "continuable":
+                label = found.label or h.title or h.id
+                entries.append(ContinuableChild(id=h.id, activity=activity, has_children=nested, label=label))
+            else:
+                entries.append(
+                    OneShotChild(id=h.id, activity=activity, has_children=nested, label=found.label)
+                )
+        return entries, self.pool.get(parent_id) is not None
+
+    async def _descriptor(self, child_id: str) -> SubagentDescriptor | str:
+        """The child's descriptor, or the diagnostic reason it has none."""
+        known = self.subagents.descriptors.get(child_id)
+        if known is not None:
+            return known
+        try:
+            event = await self.store.latest_of_types(child_id, DESCRIPTOR)
+        except Exception:
+            log.exception("reading subagent %s's descriptor failed", child_id)
+            return "unavailable"
+        if event is None:
+            return "corrupt"
+        try:
+            return SubagentDescriptor.model_validate(event.data)
+        except ValidationError:
+            known_shape = event.data.get("version") == 2 and event.data.get("mode") in (
+                "one-shot",
+                "continuable",
+            )
+            return "corrupt" if known_shape else "unsupported"
+
+    async def _child(self, parent_id: str, child_id: str, mode: str) -> SessionHeader:
+        header = await self.store.header(child_id)
+        if header is None or header.origin != "subagent":
+            raise SubagentNotFound(parent_id, child_id, f"{child_id} is not a subagent session")
+        if header.parent_session != parent_id:
+            raise SubagentUnauthorized(child_id)
+        found = await self._descriptor(child_id)
+        if isinstance(found, str):
+            raise SubagentCatalogDiagnostic(parent_id, child_id, found)
+        if found.mode != mode:
+            raise SubagentNotFound(parent_id, child_id, f"{child_id} is a {found.mode} subagent, not {mode}")
+        return header
+
+    async def subagent_history(
+        self, parent_id: str, child_id: str, mode: str, before_seq: int | None, max_messages: int | None
+    ) -> tuple[list[SessionEvent], bool, Projections | None]:
+        await self._child(parent_id, child_id, mode)
+        return await self.history(child_id, before_seq, max_messages or 50)
+
+    async def prompt_subagent(
+        self, parent_id: str, child_id: str, content: list[PromptContent], rpc_id: str
+    ) -> str:
+        """Queue a person's input in a continuable child; its answer reaches the parent as
+        context. Returns the message id."""
+        await self._child(parent_id, child_id, "continuable")
+        try:
+            await self.attach(parent_id)
+        except EngineError as exc:
+            raise SubagentParentUnavailable(parent_id, f"the parent session cannot run here: {exc}") from exc
+        try:
+            child = await self.attach(child_id)
+        except AgentBusy as exc:
+            raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
+        except (EngineError, ValueError) as exc:
+            raise SubagentNotResumable(child_id, f"the subagent's session cannot be loaded: {exc}") from exc
+        try:
+            return child.queue(self._blocks(content), MessageSource(kind="user", rpc_id=rpc_id))
+        except AgentBusy as exc:
+            raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
+
+    async def interrupt_subagent(self, parent_id: str, child_id: str) -> None:
+        """Stop the child's running turn; accepted for a child that is idle or gone."""
+        header = await self.store.header(child_id)
+        if header is None or header.origin != "subagent":
+            return
+        if header.parent_session != parent_id:
+            raise SubagentUnauthorized(child_id)
+        agent = self.pool.get(child_id)
+        if agent is not None:
+            agent.cancel("user")
