@@ -114,6 +114,8 @@ export function describeTool(name, rawArgs) {
     case "read_file":
     case "list_dir":
       return { kind: "generic", summary: path ?? pick(args, ["dir", "directory"]) ?? "", args };
+    case "task":
+      return { kind: "task", summary: pick(args, ["description"]) ?? "", args };
     case "glob":
     case "grep":
       return { kind: "generic", summary: pick(args, ["pattern", "query"]) ?? "", args };

@@ -6,7 +6,7 @@
 // The tree is a flat, ordered list of rows (`items`) plus session-level state:
 //   user       {id, kind, seq, turn, steering, messageId, content}
 //   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
-//   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval}
+//   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval, subagent?}
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
@@ -22,9 +22,10 @@ import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./
 import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
 import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "./fold-compact.js";
 import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
+import { isTaskPrompt, subagentSpawned } from "./fold-subagents.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced"]);
+const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor"]);
 // (the session's permissions are shown by the shield in the header, from its projection)
 
 export class SessionFold {
@@ -173,6 +174,8 @@ export class SessionFold {
       }
       case "tool/result":
         return this.toolResult(ev, d);
+      case "subagent/spawned":
+        return subagentSpawned(this, ev, d);
       case "todo/write":
         this.todos = Array.isArray(d.todos) ? d.todos.map((t) => ({ content: t.content, status: t.status })) : [];
         this.ops.push({ op: "meta" });
@@ -203,7 +206,8 @@ export class SessionFold {
 
   userMessage(ev, d) {
     if (ev.surfaceOp && typeof ev.surfaceOp === "object" && ev.surfaceOp.op === "replace") return replaceWithSummary(this, ev, d);
-    if (ev.type === "user/message" && d.source?.kind && d.source.kind !== "user") return contextRow(this, ev, d);
+    const fromParent = isTaskPrompt(d);
+    if (ev.type === "user/message" && d.source?.kind && d.source.kind !== "user" && !fromParent) return contextRow(this, ev, d);
     const turn = this.activeTurn;
     const item = {
       id: `u:${ev.seq}`,
@@ -213,6 +217,7 @@ export class SessionFold {
       steering: ev.type === "steering/message",
       messageId: d.id,
       content: Array.isArray(d.content) ? d.content : [],
+      ...(fromParent ? { fromParent: true } : {}),
     };
     this.add(item);
     if (turn !== null && !item.steering) {

@@ -211,7 +211,7 @@ export class SessionManager extends Emitter {
       }
       case "session/subscribed":
         // The host re-sends this session's still-pending requests right after this frame.
-        for (const [id, p] of this.pending) if (p.sessionId === f.sessionId) this.pending.delete(id);
+        for (const [id, p] of this.pending) if (concerns(p, f.sessionId)) this.pending.delete(id);
         this.emit("pending", {});
         this.sessions.get(f.sessionId)?.onSubscribed(f.lastSeq);
         return;
@@ -266,8 +266,10 @@ export class SessionManager extends Emitter {
             ...(f.parentSessionId ? { parentSessionId: f.parentSessionId } : {}),
             ...(f.cwd ? { cwd: f.cwd } : {}),
             ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
+            ...(f.origin ? { origin: f.origin } : {}),
           });
           this.emit("list");
+          if (f.origin) this.refreshList(); // a subagent is titled from its start (its task)
         }
         return;
       case "host/session-removed":
@@ -306,8 +308,10 @@ export class SessionManager extends Emitter {
 
   // ---- answers ----------------------------------------------------------------------------
 
+  /** The approvals and questions a session shows: its own, and those its subagents ask (they
+   * are answered in the parent; a subagent's own conversation shows its own too). */
   pendingFor(sessionId) {
-    return [...this.pending.values()].filter((p) => p.sessionId === sessionId);
+    return [...this.pending.values()].filter((p) => concerns(p, sessionId));
   }
 
   /**
@@ -317,7 +321,7 @@ export class SessionManager extends Emitter {
   waitingFor(sessionId) {
     let waiting = null;
     for (const p of this.pending.values()) {
-      if (p.sessionId !== sessionId || p.state !== "open") continue;
+      if (!concerns(p, sessionId) || p.state !== "open") continue;
       if (p.kind === "approval") return "approval";
       waiting = "question";
     }
@@ -357,4 +361,9 @@ export class SessionManager extends Emitter {
     const value = { sessionId: entry.sessionId, approvalId: entry.frame.approvalId, outcome };
     return this.answer(rpcId, outcome === "rejected" && note ? { ...value, note } : value);
   }
+}
+
+/** Whether a pending request is shown in `sessionId`: asked there, or by it as a subagent. */
+function concerns(entry, sessionId) {
+  return entry.sessionId === sessionId || entry.frame?.subagent?.sessionId === sessionId;
 }

@@ -79,13 +79,33 @@ export class WorkspaceState extends Emitter {
 export function groupSessions(summaries, workspaces, archivedIds, { keepId = null } = {}) {
   const byId = new Map([...summaries].map((s) => [s.sessionId, s]));
   const hidden = new Set(archivedIds);
+  // A subagent stands with its parent (in its group, archived with it): the top of its line.
+  const top = (s) => {
+    const seen = new Set();
+    while (s.origin === "subagent" && byId.has(s.parentSessionId) && !seen.has(s.sessionId)) {
+      seen.add(s.sessionId);
+      s = byId.get(s.parentSessionId);
+    }
+    return s.sessionId;
+  };
+  const line = new Map();
+  for (const s of byId.values()) if (s.origin === "subagent") line.set(s.sessionId, top(s));
+  for (const [child, parent] of line) if (hidden.has(parent)) hidden.add(child);
   const placed = new Set();
   const groups = [];
   for (const workspace of workspaces) {
-    const members = workspace.sessionIds.map((id) => byId.get(id)).filter((s) => s && !hidden.has(s.sessionId));
+    const ids = new Set(workspace.sessionIds);
+    const children = [...line].filter(([child, parent]) => ids.has(parent) && !ids.has(child)).map(([child]) => child);
+    const members = [...workspace.sessionIds, ...children].map((id) => byId.get(id)).filter((s) => s && !hidden.has(s.sessionId));
     for (const s of members) placed.add(s.sessionId);
     const rank = new Map(workspace.sessionIds.map((id, i) => [id, i]));
-    const roots = buildTree(members, { keepId, order: (a, b) => rank.get(a.sessionId) - rank.get(b.sessionId) });
+    const order = (a, b) => {
+      const ra = rank.get(a.sessionId);
+      const rb = rank.get(b.sessionId);
+      if (ra !== undefined && rb !== undefined) return ra - rb;
+      return (ra === undefined) - (rb === undefined) || (b.updatedAt ?? 0) - (a.updatedAt ?? 0);
+    };
+    const roots = buildTree(members, { keepId, order });
     groups.push({ workspace, roots });
   }
   const loose = [...byId.values()].filter((s) => !placed.has(s.sessionId) && !hidden.has(s.sessionId));

@@ -28,6 +28,7 @@ import { forkFrom, revertTurn } from "./undo.js";
 import { WorkspaceState } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
 import { welcome } from "./welcome.js";
+import { interruptSubagent, messageSubagent, parentLine, subagentOf } from "./subagents.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -96,8 +97,10 @@ export class App {
       openPath: (path) => a.reveal(path),
       canOpenPath: () => this.canOpenPath(),
       cwdOf: (sid) => this.manager.summaries.get(sid)?.cwd ?? null,
+      openSession: (id) => this.open(id),
     });
     this.cards = new PendingCardsView($("pending-cards"), this.manager);
+    this.cards.openSession = (id) => this.open(id);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
     this.catalogues = new Catalogues({ client });
@@ -108,7 +111,7 @@ export class App {
       send: (mode, content) => this.send(mode, content),
       stop: () => this.stop(),
       toast,
-      catalogue: () => this.catalogues.get(this.manager.activeId),
+      catalogue: () => this.catalogues.get(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
       runCommand: (line) => runCommand(this, line),
       runClient: (name) => runClient(this, name),
     });
@@ -247,7 +250,7 @@ export class App {
     this.conversation.jumpToLatest();
     this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
     this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);
-    this.modelPicker.setSession(sid);
+    this.modelPicker.setSession(subagentOf(this.manager, sid) ? null : sid); // a subagent runs its parent's choice
     this.status.setProblem("model-unavailable", false);
     if (session) {
       this.sessionUnsubs.push(
@@ -288,6 +291,8 @@ export class App {
       if (!s) return false;
     }
     this.notifier.requestPermission();
+    const child = subagentOf(this.manager, s.sessionId);
+    if (child) return messageSubagent(this.client, child, content, (m) => this.status.toast(m));
     const payload = { sessionId: s.sessionId, mode, content };
     try {
       payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -318,6 +323,8 @@ export class App {
     const s = this.manager.active;
     if (!s) return;
     const sid = s.sessionId;
+    const child = subagentOf(this.manager, sid);
+    if (child) return interruptSubagent(this.client, child, (m) => this.status.toast(m));
     const again = escape && this.lastStop.sessionId === sid && Date.now() - this.lastStop.at < 3000;
     const clear = clearQueue || again;
     const waiting = this.manager.visibleQueue(sid).length;
@@ -409,7 +416,9 @@ export class App {
     const jobs = s ? m.jobs.get(s.sessionId) ?? [] : [];
     const context = s?.projections.get("context")?.value ?? null;
     const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen });
+    const child = subagentOf(m, s?.sessionId);
+    const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }

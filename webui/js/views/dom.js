@@ -65,6 +65,7 @@ const ICONS = {
   file: "M6 3h8l4 4v14H6zM14 3v4h4",
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
   folder: "M3 6h6l2 2h10v11H3z",
+  subagent: "M6 4v7a4 4 0 0 0 4 4h9M15 11l4 4-4 4M6 4h.01",
   "folder-open": "M3 6h6l2 2h8v3M3 19l3-8h16l-3 8z",
   archive: "M4 5h16v4H4zM5 9v10h14V9M10 13h4",
   unarchive: "M4 5h16v4H4zM5 9v10h14V9M12 17v-5M9.5 14.5 12 12l2.5 2.5",

@@ -7,6 +7,7 @@ import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } fr
 import { renderApprovalArgs } from "./approval-args.js";
 import { guardCard } from "./bidi.js";
 import { rejectNote } from "./reject-note.js";
+import { askedByLine } from "./subagents.js";
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
@@ -16,6 +17,7 @@ export class PendingCardsView {
     this.sessionId = null;
     this.cards = new Map(); // rpcId → {el, entry, update()}
     this.forms = new Map(); // rpcId → question form state
+    this.openSession = null; // (sessionId) → void: "Open" on a card a subagent asked
   }
 
   setSession(sessionId) {
@@ -71,6 +73,7 @@ export class PendingCardsView {
       "section",
       { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
       h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
+      askedByLine(f, this.openSession),
       f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
       renderApprovalArgs(f.toolName, f.arguments, f.preview),
       actions,
@@ -115,6 +118,7 @@ export class PendingCardsView {
       "section",
       { class: "card question-card", testid: "question-card", role: "group", "aria-label": "The agent asks", dataset: { rpcId: entry.rpcId } },
       h("header", { class: "card-head" }, h("h3", {}, "The agent asks")),
+      askedByLine(entry.frame, this.openSession),
       fields.map((f) => f.el),
       h("div", { class: "card-actions" }, dismiss, submit),
       note,

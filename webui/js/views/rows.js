@@ -85,6 +85,7 @@ function userRow(item, ctx) {
       "div",
       { class: "bubble" },
       item.steering ? h("span", { class: "steer-tag", title: "Sent while the agent was working" }, "steer") : null,
+      item.fromParent ? h("span", { class: "steer-tag", testid: "from-parent", title: "The parent session's agent gave this subagent its task" }, "task from the parent") : null,
       images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.client, ctx.sessionId, b.attachment))) : null,
       texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
     ),

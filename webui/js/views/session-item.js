@@ -13,7 +13,8 @@ export function sessionItem(node, ctx) {
   const m = ctx.manager;
   const active = s.sessionId === m.activeId;
   const pending = m.pendingFor(s.sessionId).length;
-  const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running"], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth) } });
+  const subagent = s.origin === "subagent";
+  const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running", subagent && "is-subagent"], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth), ...(subagent ? { origin: "subagent" } : {}) } });
   if (ctx.renaming === s.sessionId) {
     li.append(renameInput(s, ctx));
     return li;
@@ -24,14 +25,15 @@ export function sessionItem(node, ctx) {
     { type: "button", class: "session-open", testid: "session-open", "aria-current": active ? "page" : undefined, title: s.cwd ?? "" },
     h("span", { class: "session-line" },
       s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": "running" }) : null,
+      subagent ? h("span", { class: "subagent-mark", testid: "session-subagent", title: "A subagent: its parent's task started it" }, icon("subagent")) : null,
       h("span", { class: "session-title", testid: "session-title" }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
-  open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));
+  if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));
   open.addEventListener("keydown", (e) => {
-    if (e.key === "F2") {
+    if (e.key === "F2" && !subagent) {
       e.preventDefault();
       ctx.startRename(s.sessionId);
     } else if ((e.key === "ArrowDown" || e.key === "ArrowUp") && e.altKey) {
@@ -48,7 +50,10 @@ export function sessionItem(node, ctx) {
     b.addEventListener("click", onClick);
     return b;
   };
-  const tools = ctx.archived
+  // A subagent goes with its parent (rename, archive and delete are the parent's).
+  const tools = subagent
+    ? [tool("download", "session-export", "Export as ZIP", () => ctx.exportSession(s.sessionId))]
+    : ctx.archived
     ? [
         tool("unarchive", "session-unarchive", "Unarchive", () => ctx.unarchive(s.sessionId)),
         tool("trash", "session-delete", "Delete…", () => ctx.deleteSession(s.sessionId)),

@@ -6,6 +6,7 @@ import { h, icon, setChildren } from "./dom.js";
 import { describeTool, lineDiff, withContext } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
 import { fileChangeView } from "./diff.js";
+import { taskChildRow } from "./subagents.js";
 
 const STATUS_LABEL = {
   streaming: "preparing",
@@ -66,7 +67,7 @@ export function updateToolCard(el, item, ctx = {}) {
   el.dataset.toolName = item.name;
   el.dataset.status = item.status;
   el.className = `row tool-card status-${item.status}`;
-  const kindIcon = d.kind === "bash" ? "terminal" : d.kind === "diff" ? "file" : "tool";
+  const kindIcon = d.kind === "bash" ? "terminal" : d.kind === "diff" ? "file" : d.kind === "task" ? "subagent" : "tool";
   setChildren(
     summary,
     icon("chevron", "icon chevron"),
@@ -75,7 +76,7 @@ export function updateToolCard(el, item, ctx = {}) {
     d.summary ? h("code", { class: "tool-arg-summary" }, oneLine(d.summary)) : null,
     h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
   );
-  const parts = [openRow(item, d, ctx)];
+  const parts = [openRow(item, d, ctx), taskChildRow(item, ctx)];
   // While the approval is open its card shows the reason; the tool card only says so in its
   // status chip, and keeps the reason with the outcome once decided.
   if (item.approval?.reason && item.approval.outcome) {

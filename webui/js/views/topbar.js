@@ -19,6 +19,7 @@ export class TopBar {
     this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: "The agent preset this session runs" });
     this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: "Plan mode: the agent plans and changes nothing until /plan off" }, "plan mode");
     this.instructions = h("span", { class: "heading-instructions", testid: "instructions-file", hidden: true });
+    this.subagent = h("span", { class: "heading-subagent-slot", hidden: true });
     this.todoBtn = h("button", { type: "button", class: "btn btn-small todo-toggle", testid: "todo-toggle", hidden: true, "aria-controls": "todo-panel", "aria-expanded": "false" }, icon("list"), h("span", { class: "btn-label" }, "Todos"));
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
     this.jobsBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle", testid: "jobs-toggle", hidden: true, "aria-controls": "jobs-panel", "aria-expanded": "false" });
@@ -31,13 +32,15 @@ export class TopBar {
     this.permissions = new PermissionsView({ client: ctx.client, toast: ctx.toast });
     root.append(
       menu,
-      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.cwd, this.instructions)),
+      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.instructions)),
       h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
 
-  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions, context, jobs, jobsOpen }) {
+  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions, context, jobs, jobsOpen, subagentLine = null }) {
     this.sessionId = sessionId;
+    this.subagent.hidden = !subagentLine;
+    setChildren(this.subagent, subagentLine);
     this.permissions.update(sessionId, permissions);
     this.preset.hidden = !sessionId || !preset;
     this.preset.textContent = preset ?? "";

@@ -1,0 +1,73 @@
+// Subagents in the web UI (docs/architecture.md, "Subagents"). A subagent is a session its
+// parent's `task` call started: read like any session, messaged only through its parent
+// (`subagent.prompt`, `subagent.interrupt`), nested under the parent in the sidebar. Its
+// approvals and questions are answered in the parent, labelled with it.
+
+import { h, icon } from "./dom.js";
+import { displayTitle } from "../state/session-list.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+/** The session's summary when it is a subagent, else null. */
+export function subagentOf(manager, sessionId) {
+  const s = sessionId ? manager.summaries.get(sessionId) : null;
+  return s?.origin === "subagent" && s.parentSessionId ? s : null;
+}
+
+function childRef(summary) {
+  return { parentSessionId: summary.parentSessionId, childSessionId: summary.sessionId, mode: "continuable" };
+}
+
+/** The composer of a subagent's conversation: its answer reaches the parent as context. */
+export async function messageSubagent(client, summary, content, toast) {
+  const r = await client.call("subagent.prompt", { ...childRef(summary), content }).catch(transportFailure);
+  if (!r.ok) toast(describeError(r.error));
+  return r.ok;
+}
+
+/** Stop in a subagent's conversation: its running turn ends (what waits stays). */
+export async function interruptSubagent(client, summary, toast) {
+  const r = await client.call("subagent.interrupt", childRef(summary)).catch(transportFailure);
+  if (!r.ok) toast(describeError(r.error));
+}
+
+function openButton(testid, label, sessionId, open) {
+  const b = h("button", { type: "button", class: "btn btn-small", testid, dataset: { sessionId } }, icon("subagent"), h("span", { class: "btn-label" }, label));
+  b.addEventListener("click", () => open(sessionId));
+  return b;
+}
+
+/** On a `task` tool card: the child it started, with a way into its conversation. */
+export function taskChildRow(item, ctx) {
+  const child = item.subagent;
+  if (!child || !ctx.openSession) return null;
+  return h(
+    "div",
+    { class: "task-child", testid: "task-child" },
+    h("span", { class: "task-child-label" }, "Subagent ", h("strong", {}, child.label || "task"), child.agentPreset ? h("span", { class: "muted" }, ` · ${child.agentPreset}`) : null),
+    openButton("task-open-child", "Open conversation", child.sessionId, ctx.openSession),
+  );
+}
+
+/** On an approval or question card that a subagent asked: which one, and a way to look at it. */
+export function askedByLine(frame, open) {
+  const by = frame.subagent;
+  if (!by) return null;
+  return h(
+    "p",
+    { class: "card-asked-by", testid: "pending-subagent", dataset: { sessionId: by.sessionId } },
+    icon("subagent"),
+    h("span", {}, "Asked by subagent "),
+    h("strong", {}, `“${by.label}”`),
+    open ? openButton("pending-subagent-open", "Open", by.sessionId, open) : null,
+  );
+}
+
+/** Under a subagent's title: whose it is (a link to the parent) and how it is messaged. */
+export function parentLine(manager, summary, open) {
+  const parent = manager.summaries.get(summary.parentSessionId);
+  const link = h("button", { type: "button", class: "link", testid: "subagent-parent-link" }, displayTitle(parent ?? {}));
+  link.addEventListener("click", () => open(summary.parentSessionId));
+  const why = "A subagent: its parent's task started it. What you send here goes to it through the parent, and its answer is given to the parent.";
+  return h("span", { class: "heading-subagent", testid: "subagent-of", title: why }, icon("subagent"), "Subagent of ", link);
+}
