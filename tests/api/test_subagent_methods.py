@@ -32,8 +32,29 @@ async def family(
     parent = await host.create()
     await prompt(client, parent, "PARENT: delegate")
     await mux.next(event("turn/end", parent))
+    await mux.seen(event("session/title", parent))  # the auto title follows the first turn
     spawned = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned")
     return parent, str(spawned.data["sessionId"])
+
+
+async def exported_family(
+    tmp_path: Path, llm_server: ScriptedLlmServer
+) -> tuple[str, str, bytes, dict[str, list[dict[str, Any]]], str]:
+    """A family run on a host of its own, then exported with descendants: (parent, child, the
+    archive, every event of each, the folder it worked in)."""
+    llm_server.reset()
+    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
+    try:
+        client = source.client()
+        parent, child = await family(source, llm_server, client, await source.mux(client))
+        before = {}
+        for sid in (parent, child):
+            page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 1000})
+            before[sid] = [e.dump() for e in page.events]
+        got = await raw(client, "GET", f"/api/session.export?sessionId={parent}&includeDescendants=true")
+        return parent, child, got.body, before, str(source.workdir)
+    finally:
+        await source.close()
 
 
 async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm: ScriptedLlmServer) -> None:
@@ -161,29 +182,13 @@ async def test_deleting_a_parent_deletes_its_subagents(host: Host, llm: Scripted
 async def test_export_with_descendants_and_import_restore_subagents(
     tmp_path: Path, llm_server: ScriptedLlmServer
 ) -> None:
-    llm_server.reset()
-    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
-    try:
-        client = source.client()
-        mux = await source.mux(client)
-        parent, child = await family(source, llm_server, client, mux)
-        before = {
-            s: [
-                e.dump()
-                for e in (await ok(client, "session.history", {"sessionId": s, "maxMessages": 1000})).events
-            ]
-            for s in (parent, child)
-        }
-        got = await raw(client, "GET", f"/api/session.export?sessionId={parent}&includeDescendants=true")
-        cwd = str(source.workdir)
-    finally:
-        await source.close()
-    zf = zipfile.ZipFile(io.BytesIO(got.body))
+    parent, child, body, before, cwd = await exported_family(tmp_path, llm_server)
+    zf = zipfile.ZipFile(io.BytesIO(body))
     header = json.loads(zf.read(f"subagents/{child}/session.jsonl").decode().splitlines()[0])
     assert header["origin"] == "subagent" and header["parentSession"] == parent
     assert "origin" not in json.loads(zf.read("session.jsonl").decode().splitlines()[0])
     archive = tmp_path / "family.zip"
-    archive.write_bytes(got.body)
+    archive.write_bytes(body)
     fresh = tmp_path / "b" / "data"
     imported = run_main("import", str(archive), "--cwd", cwd, "--data-dir", str(fresh))
     assert imported.returncode == 0, imported.stderr
@@ -224,16 +229,8 @@ async def test_export_with_descendants_and_import_restore_subagents(
 async def test_a_child_without_a_readable_descriptor_is_a_diagnostic_row(
     tmp_path: Path, llm_server: ScriptedLlmServer
 ) -> None:
-    llm_server.reset()
-    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
-    try:
-        client = source.client()
-        parent, child = await family(source, llm_server, client, await source.mux(client))
-        got = await raw(client, "GET", f"/api/session.export?sessionId={parent}&includeDescendants=true")
-        cwd = str(source.workdir)
-    finally:
-        await source.close()
-    original = zipfile.ZipFile(io.BytesIO(got.body))
+    parent, child, body, _, cwd = await exported_family(tmp_path, llm_server)
+    original = zipfile.ZipFile(io.BytesIO(body))
     archive = tmp_path / "damaged.zip"
     with zipfile.ZipFile(archive, "w") as damaged:  # the child's descriptor lost (a newer type)
         for name in original.namelist():

@@ -49,7 +49,7 @@ async def test_a_task_runs_a_child_to_its_answer(host: Host, llm: ScriptedLlmSer
     added = await child_added(hosts, parent)
     child = added.session_id
     assert added.cwd == str(host.workdir) and added.agent_preset == "standard"
-    await mux.next(event("turn/end", parent))
+    _, end = await mux.next(event("turn/end", parent))
     parent_events = events_of(mux.frames, parent)
     spawned = next(e for e in parent_events if e.type == "subagent/spawned")
     assert spawned.data == {
@@ -60,7 +60,7 @@ async def test_a_task_runs_a_child_to_its_answer(host: Host, llm: ScriptedLlmSer
     }
     result = next(e for e in parent_events if e.type == "tool/result")
     assert tool_text(result) == "There are 3 files." and result.data.get("error") is None
-    assert parent_events[-1].data["reason"] == {"kind": "completed"}
+    assert end.event.data["reason"] == {"kind": "completed"}
 
     child_events = [e.dump() for e in (await ok(client, "session.history", {"sessionId": child})).events]
     types = [e["type"] for e in child_events]

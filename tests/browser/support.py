@@ -221,3 +221,11 @@ def tool_call(call_id: str, name: str, **arguments: Any) -> tuple[str, str, str]
 def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
     """The `role: tool` messages of one recorded chat request."""
     return [m for m in request.get("messages", []) if m.get("role") == "tool"]
+
+
+def shoot(page: Page, name: str) -> None:
+    """A screenshot in tests/screenshots/ (focus blurred, no caret, animations off)."""
+    shots = ROOT / "tests" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.activeElement?.blur?.()")
+    page.screenshot(path=str(shots / f"{name}.png"), animations="disabled", caret="hide")

@@ -10,18 +10,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, fresh_session, send, tool_call, turn_ends
+from tests.browser.support import fresh_session, send, shoot, tool_call, turn_ends
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
-
-SHOTS = ROOT / "tests" / "screenshots"
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled", caret="hide")
 
 
 def test_open_a_child_from_its_task_card(page: Page, llm: ScriptedLlmServer) -> None:
