@@ -184,3 +184,49 @@ async def test_a_child_question_is_asked_in_the_parent(host: Host, llm: Scripted
     assert "blue" in tool_text(child_result)
     parent_result = next(e for e in events_of(mux.frames, parent) if e.type == "tool/result")
     assert tool_text(parent_result) == "The user likes blue."
+
+
+async def test_a_child_never_has_more_rights_than_its_parent(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(
+        Reply(when="PARENT", tool_calls=[task("c1", "Write a file", "CHILD-w: write it", preset="standard")]),
+        Reply(
+            when="CHILD-w", tool_calls=[("w1", "write_file", json.dumps({"path": "x.txt", "content": "x"}))]
+        ),
+        Reply(when="CHILD-w", text="I could not write."),
+        Reply(when="PARENT", text="ok"),
+    )
+    client = host.client()
+    mux = await host.mux(client)
+    created = await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "read-only"})
+    parent = created.session_id
+    await prompt(client, parent, "PARENT: delegate a write")
+    await mux.next(event("turn/end", parent))
+    spawned = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned")
+    child = spawned.data["sessionId"]
+    assert spawned.data["agentPreset"] == "standard"  # the preset it asked for...
+    child_events = (await ok(client, "session.history", {"sessionId": child})).events
+    denied = next(e for e in child_events if e.type == "tool/result")
+    assert denied.data["error"] == {"name": "write_file", "code": "PERMISSION_DENIED"}  # ...not its rights
+    assert [e.data["preset"] for e in child_events if e.type == "permission/preset"] == ["read-only"]
+    assert not (host.workdir / "x.txt").exists()
+    assert not any(e.type == "approval/asked" for e in child_events)
+
+
+async def test_a_planning_parent_s_children_plan_too(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(
+        Reply(when="PARENT", tool_calls=[task("c1", "Plan it", "CHILD-plan: look")]),
+        Reply(when="CHILD-plan", text="Here is a plan."),
+        Reply(when="PARENT", text="ok"),
+    )
+    client = host.client()
+    mux = await host.mux(client)
+    parent = await host.create()
+    assert (await ok(client, "command.execute", {"sessionId": parent, "line": "/plan"})).matched
+    await prompt(client, parent, "PARENT: plan with a subagent")
+    await mux.next(event("turn/end", parent))
+    child_request = next(r for r in llm.requests if "CHILD-plan" in json.dumps(r["messages"][1:2]))
+    offered = {t["function"]["name"] for t in child_request.get("tools", [])}
+    assert offered and not offered & {"bash", "write_file", "edit_file"}
+    child = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned").data["sessionId"]
+    child_events = (await ok(client, "session.history", {"sessionId": child})).events
+    assert [e.data["active"] for e in child_events if e.type == "plan/mode"] == [True]
