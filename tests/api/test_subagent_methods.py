@@ -254,3 +254,20 @@ async def test_a_child_without_a_readable_descriptor_is_a_diagnostic_row(
         await err(client, "subagent.prompt", {**ref, "content": text("hi")}, "subagent-catalog-diagnostic")
     finally:
         await target.close()
+
+
+async def test_a_child_with_a_full_queue_refuses_delivery(host: Host, llm: ScriptedLlmServer) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    parent, child = await family(host, llm, client, mux)
+    llm.enqueue(Reply(when="CHILD", text="busy busy", chunk_size=2, hang_after=1))
+    ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
+    await ok(client, "subagent.prompt", {**ref, "content": text("start")})
+    await mux.next(event("assistant/chunk", child))  # its turn runs; what follows waits
+    for n in range(100):
+        await ok(client, "subagent.prompt", {**ref, "content": text(f"more {n}")})
+    full = await err(
+        client, "subagent.prompt", {**ref, "content": text("one too many")}, "subagent-delivery-unavailable"
+    )
+    assert full.details == {"childSessionId": child} and "queue is full" in full.message
+    await ok(client, "subagent.interrupt", ref)
