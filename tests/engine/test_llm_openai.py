@@ -390,3 +390,20 @@ async def test_a_malformed_chunk_ends_with_a_readable_error(
     message = str(caught.value)
     assert says in message and "object has no attribute" not in message and not caught.value.retryable
     assert len(scripted_llm.requests) == 1  # never retried
+
+
+async def test_a_reused_tool_call_id_in_one_answer_gets_a_fresh_id(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    """Two calls with one id would pair both results with the first call: the second is renamed."""
+    calls = [("dup", "read_file", '{"path": "a"}'), ("dup", "read_file", '{"path": "b"}')]
+    scripted_llm.enqueue(Reply(tool_calls=calls, repeat_tool_identity=True, chunk_size=4))
+    chunks = await collect(adapter, request())
+    ends = [c.block for c in chunks if c.type == "block-end"]
+    assert [(b.name, b.arguments) for b in ends] == [
+        ("read_file", '{"path": "a"}'),
+        ("read_file", '{"path": "b"}'),
+    ]
+    assert ends[0].id == "dup" and ends[1].id not in ("", "dup")
+    deltas = [c for c in chunks if c.type == "tool-call-delta"]
+    assert {c.id for c in deltas if c.index == 1} == {ends[1].id}

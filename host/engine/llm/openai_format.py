@@ -143,6 +143,8 @@ class _Block:
     parts: list[str] = field(default_factory=list)
     call_id: str = ""
     name: str = ""
+    key: int | None = None
+    """The provider's tool-call index (tool-call blocks only)."""
 
     def final(self) -> ContentBlock:
         text = "".join(self.parts)
@@ -287,13 +289,20 @@ class ChunkAssembler:
         block = self._tools.get(key)
         new_name: str | None = None
         if block is None:
-            if any(b.kind == "tool-call" and b.call_id and b.call_id == call_id for b in self.blocks):
+            same = [b for b in self.blocks if b.kind == "tool-call" and call_id and b.call_id == call_id]
+            if any(b.key == key for b in same):
                 log.warning("dropping a late delta for closed tool call %s", call_id)
                 return out
+            if same:
+                # Another call of this answer already has the id (a provider reusing one id):
+                # a fresh id keeps each call paired with its own result (docs/decisions.md, "UX pass").
+                log.debug("tool call id %s reused at index %s; giving it a fresh id", call_id, key)
+                call_id = ""
             out += self._close_current()
             block, started = self._new_block("tool-call")
             out += started
             self._tools[key] = block
+            block.key = key
             block.call_id = call_id or ids.tool_call_id()
             block.name = name
             new_name = name or None

@@ -1,33 +1,11 @@
 // The assistant half of the fold: streamed chunks accumulate by block index (text, reasoning,
 // tool-call argument deltas); block-end replaces one partial block, assistant/message replaces
-// the whole partial message. Tool calls become their own `tool` rows, keyed by callId.
+// the whole partial message. Tool calls become their own `tool` rows, keyed by their step and
+// position (fold-tools.js).
+
+import { toolAt, toolForBlock } from "./fold-tools.js";
 
 const key = (turn, step) => `${turn}:${step}`;
-
-/** The tool row for `callId`, created (after the rows so far) when it does not exist yet. */
-export function ensureTool(fold, ev, callId, name, turn, step) {
-  const id = fold.toolByCall.get(callId);
-  if (id) {
-    const tool = fold.byId.get(id);
-    if (name && !tool.name) tool.name = name;
-    return tool;
-  }
-  const tool = fold.add({
-    id: `t:${callId}`,
-    kind: "tool",
-    seq: ev.seq,
-    turn: turn ?? null,
-    step: step ?? null,
-    callId,
-    name: name ?? "",
-    arguments: "",
-    status: "streaming",
-    result: null,
-    approval: null,
-  });
-  fold.toolByCall.set(callId, tool.id);
-  return tool;
-}
 
 function partialFor(fold, ev, d) {
   const k = key(d.turn, d.step);
@@ -44,7 +22,7 @@ function partialFor(fold, ev, d) {
     interrupted: false,
     usage: null,
   });
-  item.toolIndex = {}; // block index → callId (tool-call blocks live in tool rows)
+  item.toolIndex = {}; // block index → position of the tool row (tool-call blocks live in tool rows)
   fold.partials.set(k, item.id);
   return item;
 }
@@ -79,10 +57,7 @@ export function applyChunk(fold, ev, d) {
       blockAt(item, c.index, "reasoning").text += c.text ?? "";
       break;
     case "tool-call-delta": {
-      const callId = c.id ?? item.toolIndex[c.index];
-      if (!callId) return;
-      item.toolIndex[c.index] = callId;
-      const tool = ensureTool(fold, ev, callId, c.name ?? null, d.turn, d.step);
+      const tool = toolForBlock(fold, ev, item, c.index, c.id ?? null, c.name ?? null);
       if (c.name && tool.name !== c.name) tool.name = c.name;
       tool.arguments += c.argumentsDelta ?? "";
       fold.touch(tool);
@@ -91,8 +66,8 @@ export function applyChunk(fold, ev, d) {
     case "block-end": {
       const b = c.block ?? {};
       if (b.type === "tool-call") {
-        item.toolIndex[c.index] = b.id;
-        const tool = ensureTool(fold, ev, b.id, b.name, d.turn, d.step);
+        const tool = toolForBlock(fold, ev, item, c.index, b.id ?? null, b.name ?? null);
+        if (b.id) tool.callId = b.id;
         tool.name = b.name ?? tool.name;
         tool.arguments = b.arguments ?? tool.arguments;
         if (tool.status === "streaming") tool.status = "pending";
@@ -145,9 +120,11 @@ export function applyAssistantMessage(fold, ev, d) {
   item.messageId = d.message?.id ?? null;
   item.msgSeq = ev.seq;
   fold.partials.delete(k);
+  let position = 0;
   for (const b of content) {
     if (b?.type !== "tool-call") continue;
-    const tool = ensureTool(fold, ev, b.id, b.name, d.turn, d.step);
+    const tool = toolAt(fold, ev, d.turn, d.step, position++, b.id ?? null, b.name ?? null);
+    if (b.id) tool.callId = b.id;
     tool.name = b.name ?? tool.name;
     tool.arguments = b.arguments ?? tool.arguments;
     tool.msgSeq = ev.seq;

@@ -2,10 +2,11 @@
 //   command  {id, kind, seq, commandId, name, args, status: "running"|"success"|"error", text}
 //   skill    {id, kind, seq, name, text}      (a /name skill the host added to the conversation)
 // Context the host adds for the model alone (the skills catalogue, plan-mode notices) renders
-// no row: it is not something the person said or needs to read.
+// no row: it is not something the person said or needs to read. Approval notices repeat the
+// person's own answer, which the tool card already shows (docs/decisions.md, "UX pass").
 
 /** Plugins whose user-role messages are model context, never shown as the person's words. */
-const MODEL_CONTEXT = new Set(["skills", "plan-mode"]);
+const MODEL_CONTEXT = new Set(["skills", "plan-mode", "approvals"]);
 
 /** How a user/message is shown: "user" (a bubble), "skill" (a compact row) or "hidden". */
 export function userMessageKind(data) {

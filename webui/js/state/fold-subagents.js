@@ -5,10 +5,10 @@
 //     `fromParent`: the parent agent wrote it, not the person;
 //   - `subagent/descriptor` in a child renders nothing (the header says whose subagent it is).
 
-import { ensureTool } from "./fold-assistant.js";
+import { toolRunningOrNew } from "./fold-tools.js";
 
 export function subagentSpawned(fold, ev, d) {
-  const tool = ensureTool(fold, ev, d.callId, "task", null, null);
+  const tool = toolRunningOrNew(fold, ev, d.callId, "task");
   tool.subagent = { sessionId: d.sessionId, label: d.label ?? "", agentPreset: d.agentPreset ?? null };
   fold.touch(tool);
 }

@@ -18,7 +18,8 @@
 //   agent-preset/selected in the window), activeTurn, compacting (a compaction is running).
 // Changes since the last takeOps(): [{op:"add"|"update", id}] or [{op:"reset"}] (after removals).
 
-import { applyChunk, applyAssistantMessage, closePartials, ensureTool } from "./fold-assistant.js";
+import { applyChunk, applyAssistantMessage, closePartials } from "./fold-assistant.js";
+import { toolRunning, toolForCall, toolForResult, toolsOfTurn } from "./fold-tools.js";
 import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } from "./fold-commands.js";
 import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "./fold-compact.js";
 import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
@@ -46,7 +47,9 @@ export class SessionFold {
     this.firstSeq = null;
     this.turns = new Map(); // turn → {userItemId, stepUsage: Map<step, usage>, endItemId}
     this.partials = new Map(); // "turn:step" → assistant item id (still streaming)
-    this.toolByCall = new Map(); // callId → item id
+    this.stepTools = new Map(); // "turn:step" → tool row ids by position (fold-tools.js)
+    this.toolRows = []; // every tool row id, in order
+    this.approvalTools = new Map(); // approval id → tool row id
     this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
     this.commands = new Map(); // commandId → item id
     this.preset = null;
@@ -165,7 +168,7 @@ export class SessionFold {
       case "assistant/message":
         return applyAssistantMessage(this, ev, d);
       case "tool/call": {
-        const tool = ensureTool(this, ev, d.callId, d.name, d.turn, d.step);
+        const tool = toolForCall(this, ev, d);
         tool.arguments = d.arguments ?? tool.arguments;
         tool.name = d.name ?? tool.name;
         if (tool.status === "streaming" || tool.status === "pending") tool.status = "running";
@@ -229,9 +232,8 @@ export class SessionFold {
   turnEnd(ev, d) {
     closePartials(this, d.turn);
     const reason = d.reason ?? { kind: "completed" };
-    for (const id of this.toolByCall.values()) {
-      const tool = this.byId.get(id);
-      if (tool && tool.turn === d.turn && ["streaming", "pending", "running", "awaiting-approval"].includes(tool.status)) {
+    for (const tool of toolsOfTurn(this, d.turn)) {
+      if (["streaming", "pending", "running", "awaiting-approval"].includes(tool.status)) {
         tool.status = "cancelled";
         this.touch(tool);
       }
@@ -270,7 +272,7 @@ export class SessionFold {
       .filter(Boolean)
       .join("\n");
     const isError = !!(d.error || resultBlock?.isError);
-    const tool = ensureTool(this, ev, callId, d.error?.name ?? null, d.turn, d.step);
+    const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
     tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null };
     noteTool(this, d.turn, tool.name, d.change);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
@@ -280,9 +282,9 @@ export class SessionFold {
   approvalAsked(ev, d) {
     const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
     this.approvals.set(d.id, a);
-    const toolId = a.callId && this.toolByCall.get(a.callId);
-    if (toolId) {
-      const tool = this.byId.get(toolId);
+    const tool = toolRunning(this, a.callId);
+    if (tool) {
+      this.approvalTools.set(d.id, tool.id);
       tool.approval = a;
       if (!tool.result) tool.status = "awaiting-approval";
       this.touch(tool);
@@ -299,9 +301,8 @@ export class SessionFold {
     }
     a.outcome = d.outcome;
     a.note = d.note ?? null;
-    const toolId = a.callId && this.toolByCall.get(a.callId);
-    if (toolId) {
-      const tool = this.byId.get(toolId);
+    const tool = this.byId.get(this.approvalTools.get(d.id));
+    if (tool) {
       if (!tool.result) tool.status = d.outcome.startsWith("allowed") ? "running" : d.outcome === "rejected" ? "rejected" : "cancelled";
       this.touch(tool);
       return;

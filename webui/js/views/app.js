@@ -8,6 +8,7 @@ import { SidebarView } from "./sidebar.js";
 import { ConversationView } from "./conversation.js";
 import { ComposerView } from "./composer.js";
 import { QueueView } from "./queue-view.js";
+import { SteerChips } from "./steer-chips.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
@@ -115,6 +116,7 @@ export class App {
       runCommand: (line) => runCommand(this, line),
       runClient: (name) => runClient(this, name),
     });
+    this.steerChips = new SteerChips(this.composer.chips, { client, toast });
     this.notifier = new Notifier();
     this.emptyState = $("empty-state");
     this.wire();
@@ -176,6 +178,7 @@ export class App {
     m.on("queue", (sid) => {
       if (sid !== m.activeId) return;
       this.queue.set(sid, m.visibleQueue(sid), this.running());
+      this.steerChips.set(sid, m.visibleQueue(sid));
       this.composer.setWaiting(m.visibleQueue(sid).length);
     });
     m.on("jobs", (sid) => sid === m.activeId && this.renderAll());
@@ -249,6 +252,7 @@ export class App {
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
     this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
+    this.steerChips.set(sid, sid ? this.manager.visibleQueue(sid) : []);
     this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);
     this.modelPicker.setSession(subagentOf(this.manager, sid) ? null : sid); // a subagent runs its parent's choice
     this.status.setProblem("model-unavailable", false);

@@ -45,7 +45,8 @@ export class ComposerView {
       this.input,
       h("div", { class: "composer-actions" }, this.attachBtn, this.file, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
     );
-    root.append(this.menu.el, this.box, hint);
+    this.chips = h("div", { class: "steer-chips", testid: "steer-chips", hidden: true, "aria-live": "polite" }); // views/steer-chips.js
+    root.append(this.menu.el, this.box, this.chips, hint);
     this.wire();
     this.refresh();
   }

@@ -1,6 +1,6 @@
-// The input waiting for the agent (from session/queue snapshots: queued next-turn input and
-// steering for the next step; injected context is not shown), each editable, removable or
-// promotable to steer through session.updateQueue. While the agent works, "Stop all" ends the
+// The input waiting for the agent's next turn (from session/queue snapshots; steering for the
+// next step shows as chips under the composer, injected context not at all), each editable,
+// removable or promotable to steer through session.updateQueue. While the agent works, "Stop all" ends the
 // turn and clears this list (a plain Stop keeps it: the next item starts).
 
 import { h, icon, clear } from "./dom.js";
@@ -22,7 +22,7 @@ export class QueueView {
   set(sessionId, items, running = this.running) {
     if (sessionId !== this.sessionId) this.editing = null;
     this.sessionId = sessionId;
-    this.items = items ?? [];
+    this.items = (items ?? []).filter((i) => i.placement !== "steering"); // steering: chips under the composer
     this.running = running;
     if (this.editing && !this.items.some((i) => i.id === this.editing)) this.editing = null;
     this.render();
@@ -58,10 +58,9 @@ export class QueueView {
 
   itemNode(item) {
     const content = item.message?.content ?? [];
-    const steering = item.placement === "steering";
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
     const images = content.filter((b) => b.type === "image").length;
-    const li = h("li", { class: ["queue-item", steering && "is-steer"], testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
+    const li = h("li", { class: "queue-item", testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
     if (this.editing === item.id) {
       const ta = h("textarea", { class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
       ta.value = text;
@@ -105,7 +104,7 @@ export class QueueView {
     remove.addEventListener("click", () => this.update(item.id, { kind: "remove" }));
     li.append(
       h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null),
-      h("div", { class: "queue-actions" }, steering ? h("span", { class: "badge", title: "Delivered at the agent's next step" }, "steer") : steer, edit, remove),
+      h("div", { class: "queue-actions" }, steer, edit, remove),
     );
     return li;
   }

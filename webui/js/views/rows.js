@@ -201,7 +201,7 @@ function skillRow(item) {
   );
 }
 
-const CONTEXT_LABEL = { jobs: "Background job", approvals: "Approval notice", subagent: "Subagent's answer" };
+const CONTEXT_LABEL = { jobs: "Background job", subagent: "Subagent's answer" };
 
 /** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
 function contextRow(item) {

@@ -7,6 +7,7 @@ import { describeTool, lineDiff, withContext } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
 import { fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
+import { askUserBody, askUserSummary } from "./ask-user-card.js";
 
 const STATUS_LABEL = {
   streaming: "preparing",
@@ -73,28 +74,32 @@ export function updateToolCard(el, item, ctx = {}) {
     icon("chevron", "icon chevron"),
     icon(kindIcon),
     h("span", { class: "tool-name" }, item.name || "tool"),
+    item.name === "ask_user" ? h("span", { class: "tool-arg-summary tool-question" }, oneLine(askUserSummary(item))) : null,
     d.summary ? h("code", { class: "tool-arg-summary" }, oneLine(d.summary)) : null,
-    h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, STATUS_LABEL[item.status] ?? item.status),
+    h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, item.name === "ask_user" && item.status === "done" ? "answered" : STATUS_LABEL[item.status] ?? item.status),
   );
   const parts = [openRow(item, d, ctx), taskChildRow(item, ctx)];
   // While the approval is open its card shows the reason; the tool card only says so in its
   // status chip, and keeps the reason with the outcome once decided.
-  if (item.approval?.reason && item.approval.outcome) {
+  // A rejection is stated once: the status chip (the tool result and the reason would repeat it).
+  const rejected = item.status === "rejected";
+  if (item.approval?.reason && item.approval.outcome && !rejected) {
     const outcome = OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome;
     parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason} — ${outcome}`));
   }
   if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, `Your note to the agent: ${item.approval.note}`));
   const change = item.result?.change ?? item.approval?.preview ?? null; // the host's diff, when known
-  if (d.kind === "bash") parts.push(terminal(d.summary, item));
+  if (item.name === "ask_user") parts.push(askUserBody(item));
+  else if (d.kind === "bash") parts.push(terminal(d.summary, rejected ? { ...item, result: null } : item));
   else if (change) {
     parts.push(fileChangeView(change, { testid: "tool-diff" }));
-    if (item.result) parts.push(resultBlock(item));
+    if (item.result && !rejected) parts.push(resultBlock(item));
   } else if (d.kind === "diff" && (d.old || d.new)) {
     parts.push(diffView(d));
-    if (item.result) parts.push(resultBlock(item));
+    if (item.result && !rejected) parts.push(resultBlock(item));
   } else {
     parts.push(argsBlock(item.arguments, d.args));
-    if (item.result) parts.push(resultBlock(item));
+    if (item.result && !rejected) parts.push(resultBlock(item));
   }
   setChildren(body, parts);
   el.classList.toggle("has-bidi", guardCard(el._parts.details, body)); // Trojan Source

@@ -1,0 +1,50 @@
+// Steering that waits for the agent's next step, as chips under the composer (from the
+// `session/queue` snapshots: placement "steering"). A chip goes when the host delivers it (the
+// steering message then shows in the conversation); × takes it back (session.updateQueue remove).
+
+import { h, icon, clear } from "./dom.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+export class SteerChips {
+  /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.sessionId = null;
+  }
+
+  /** `items`: the session's visible queue; only the steering ones are shown here. */
+  set(sessionId, items) {
+    this.sessionId = sessionId;
+    const steering = (items ?? []).filter((i) => i.placement === "steering");
+    clear(this.root);
+    this.root.hidden = steering.length === 0;
+    for (const item of steering) this.root.append(this.chip(item));
+  }
+
+  chip(item) {
+    const content = item.message?.content ?? [];
+    const text = content.filter((b) => b.type === "text").map((b) => b.text).join(" ").replace(/\s+/g, " ").trim();
+    const images = content.filter((b) => b.type === "image").length;
+    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "steer-chip-remove", title: "Take back", "aria-label": "Take back this steering message" }, icon("x"));
+    remove.addEventListener("click", async () => {
+      remove.disabled = true;
+      const payload = { sessionId: this.sessionId, itemId: item.id, action: { kind: "remove" } };
+      const r = await this.ctx.client.call("session.updateQueue", payload).catch(transportFailure);
+      if (!r.ok) {
+        remove.disabled = false;
+        this.ctx.toast(describeError(r.error));
+      }
+    });
+    return h(
+      "div",
+      { class: "steer-chip", testid: "steer-chip", role: "status", dataset: { itemId: item.id }, title: "Delivered to the agent at its next step" },
+      icon("steer"),
+      h("span", { class: "steer-chip-label" }, "Steering"),
+      h("span", { class: "steer-chip-text", testid: "steer-chip-text" }, text || "(image)", images && text ? ` + ${images} image${images > 1 ? "s" : ""}` : ""),
+      h("span", { class: "steer-chip-when" }, "at the next step"),
+      remove,
+    );
+  }
+}
