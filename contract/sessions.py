@@ -179,6 +179,7 @@ class SearchRequest(WireModel):
 class SearchHit(WireModel):
     session_id: SessionId
     snippet: str = Field(max_length=240)
+    seq: int = Field(ge=0, description="the event (a user or assistant message) the snippet is from")
 
 
 class SearchValue(WireModel):

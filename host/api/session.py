@@ -58,7 +58,7 @@ async def fork(engine: Engine, p: s.ForkRequest) -> s.SessionRef:
 @implements("session.search")
 async def search(engine: Engine, p: s.SearchRequest) -> s.SearchValue:
     hits, has_more = await engine.search(p.query)
-    items = [s.SearchHit(session_id=sid, snippet=snippet) for sid, snippet in hits]
+    items = [s.SearchHit(session_id=sid, snippet=snippet, seq=seq) for sid, snippet, seq in hits]
     return s.SearchValue(items=items, has_more=has_more)
 
 

@@ -307,8 +307,8 @@ class Engine(
             await self.workspaces.attach(workspace_id, child.id)
         return child.id
 
-    async def search(self, query: str) -> tuple[list[tuple[str, str]], bool]:
-        """(hits as (sessionId, snippet), hasMore); the query is literal text, never syntax."""
+    async def search(self, query: str) -> tuple[list[tuple[str, str, int]], bool]:
+        """(hits as (sessionId, snippet, seq), hasMore); the query is literal text, never syntax."""
         result = await self.store.search(query.strip(), 20)
         return result.hits, result.has_more
 

@@ -161,6 +161,9 @@ async def test_search_finds_sessions_with_bounds(host: Host, llm: ScriptedLlmSer
     one = await ok(client, "session.search", {"query": "   item07 \t\n"})
     assert [h.session_id for h in one.items] == [sids[7]] and one.has_more is False
     assert "item07" in one.items[0].snippet
+    history = await ok(client, "session.history", {"sessionId": sids[7]})
+    hit = next(e for e in history.events if e.seq == one.items[0].seq)  # the message it matched
+    assert hit.type == "user/message" and "item07" in hit.data["content"][0]["text"]
     both = await ok(client, "session.search", {"query": "haystack item13"})
     assert [h.session_id for h in both.items] == [sids[13]]
     assert (await ok(client, "session.search", {"query": "item13 nowhere-to-be-found"})).items == []

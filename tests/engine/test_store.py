@@ -134,17 +134,17 @@ async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteSt
     store.append("odd", [ev(0, "user/message", user_msg(text))])
     result = await store.search("parser")
     assert len(result.hits) == 20 and result.has_more
-    assert len({sid for sid, _ in result.hits}) == 20
+    assert len({sid for sid, _, _ in result.hits}) == 20
     for query in ['"quotes"', "AND OR NOT", "(parens)", "col:on", "*", '"', "NEAR(a b)"]:
         res = await store.search(query)  # never an FTS syntax error
         assert isinstance(res.hits, list)
     res = await store.search('"quotes" (parens)')
-    assert [sid for sid, _ in res.hits] == ["odd"]
-    assert all(len(snip) <= 240 for _, snip in res.hits)
+    assert [sid for sid, _, _ in res.hits] == ["odd"]
+    assert all(len(snip) <= 240 for _, snip, _ in res.hits)
     res = await store.search("refactored")  # assistant text is indexed too
     assert len(res.hits) == 20 and res.hits[0][1] == "done: parser refactored"
     res = await store.search("x")  # shorter than a trigram: substring fallback
-    assert "odd" in [sid for sid, _ in res.hits]
+    assert "odd" in [sid for sid, _, _ in res.hits]
     assert (await store.search("no such words anywhere")).hits == []
 
 
@@ -207,7 +207,7 @@ async def test_fork_copies_prefix_with_side_tables(store: SqliteStore) -> None:
     page = await store.page("child", None, 1)
     assert [e.seq for e in page.events] == [10, 11, 12]
     hits = await store.search("beta question")
-    assert {sid for sid, _ in hits.hits} == {"src", "child"}
+    assert {sid for sid, _, _ in hits.hits} == {"src", "child"}
     with pytest.raises(SeqGapError):
         store.append("child", [ev(12, "x")])
     store.append("child", [ev(13, "session/end-seed")])

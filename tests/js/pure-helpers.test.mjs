@@ -107,3 +107,19 @@ test("approval arguments: pretty JSON with strings verbatim, multi-line strings 
   assert.deepEqual(otherArgs({ path: "p", content: "c", mode: "x" }, ["path", "content"]), { mode: "x" });
   assert.deepEqual([lineCount(""), lineCount("a"), lineCount("a\n"), lineCount("a\nb\r\nc")], [0, 1, 1, 3]);
 });
+
+test("rowIndexForSeq: the row showing an event, else the last row before it", async () => {
+  const { rowIndexForSeq } = await import("../../webui/js/state/find-row.js");
+  const items = [
+    { kind: "user", seq: 1 },
+    { kind: "assistant", seq: 3, msgSeq: 9 },
+    { kind: "summary", seq: 20, shadowed: [{ kind: "user", seq: 12 }] },
+    { kind: "tool", seq: 22, result: { seq: 25 } },
+  ];
+  assert.equal(rowIndexForSeq(items, 1), 0);
+  assert.equal(rowIndexForSeq(items, 9), 1, "an assistant message finalised at seq 9");
+  assert.equal(rowIndexForSeq(items, 12), 2, "a message a summary replaced");
+  assert.equal(rowIndexForSeq(items, 25), 3);
+  assert.equal(rowIndexForSeq(items, 15), 1, "no row shows it: the last one before");
+  assert.equal(rowIndexForSeq(items, 0), -1);
+});

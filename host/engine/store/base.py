@@ -163,8 +163,8 @@ class Page:
 
 @dataclass
 class SearchResult:
-    hits: list[tuple[str, str]] = field(default_factory=list)
-    """(sessionId, snippet ≤ 240 code points), one per session, best first."""
+    hits: list[tuple[str, str, int]] = field(default_factory=list)
+    """(sessionId, snippet ≤ 240 code points, seq of the message), one per session, best first."""
     has_more: bool = False
 
 

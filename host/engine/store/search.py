@@ -57,22 +57,22 @@ def search(conn: sqlite3.Connection, query: str, limit: int = 20) -> SearchResul
     expr = match_expression(words)
     if expr is not None:
         cursor = conn.execute(
-            "SELECT m.session_id, m.text FROM search JOIN message_text m ON m.id = search.rowid"
+            "SELECT m.session_id, m.text, m.seq FROM search JOIN message_text m ON m.id = search.rowid"
             " WHERE search MATCH ? ORDER BY search.rowid DESC LIMIT ?",
             (expr, SCAN_CAP),
         )
     else:
         cursor = conn.execute(
-            "SELECT session_id, text FROM message_text ORDER BY id DESC LIMIT ?", (SCAN_CAP * 4,)
+            "SELECT session_id, text, seq FROM message_text ORDER BY id DESC LIMIT ?", (SCAN_CAP * 4,)
         )
     result = SearchResult()
     seen: set[str] = set()
-    for session_id, text in cursor:
+    for session_id, text, seq in cursor:
         if session_id in seen or not _contains_all(text, words):
             continue
         if len(result.hits) == limit:
             result.has_more = True
             break
         seen.add(session_id)
-        result.hits.append((session_id, snippet(text, words)))
+        result.hits.append((session_id, snippet(text, words), int(seq)))
     return result

@@ -65,7 +65,7 @@ export class App {
       workspaces: this.workspaces,
       client,
       toast,
-      openSession: (id) => this.open(id),
+      openSession: (id, atSeq) => this.open(id, atSeq),
       newSession: () => this.newSession(),
       newSessionIn: (wid) => this.newSession(wid),
       openFolder: () => a.openFolder(),
@@ -216,10 +216,12 @@ export class App {
 
   // ---- sessions ---------------------------------------------------------------------------
 
-  open(sessionId) {
+  /** Show a session; with `atSeq` (a search hit), scrolled to and marking that message. */
+  open(sessionId, atSeq) {
     this.toggleSidebar(false);
-    if (this.manager.activeId === sessionId) return this.manager.active;
-    return this.manager.open(sessionId);
+    const s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
+    if (atSeq !== undefined) this.conversation.reveal(atSeq);
+    return s;
   }
 
   /** New session: in `workspaceId`, else in the open session's workspace, else Ungrouped. */
@@ -294,6 +296,7 @@ export class App {
       s = await this.manager.newSession();
       if (!s) return false;
     }
+    this.conversation.jumpToLatest(); // sending always shows the newest message
     this.notifier.requestPermission();
     const child = subagentOf(this.manager, s.sessionId);
     if (child) return messageSubagent(this.client, child, content, (m) => this.status.toast(m));

@@ -3,15 +3,35 @@
 // the fold has none); near the bottom renders newer ones; the window is trimmed on the far side
 // beyond MAX_DOM rows. Fold changes are batched per animation frame and patch only the rows that
 // changed; live rows are appended only while the window follows the tail.
+//
+// Following the stream is the person's choice, not a measurement (docs/decisions.md, "UX
+// pass"): the view follows until they scroll up, and follows again when they scroll back to the
+// bottom, press "Latest" or send. While it follows, any change of size (a long message, a card,
+// the composer growing) keeps the bottom in view.
 
 import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
+import { rowIndexForSeq } from "../state/find-row.js";
 
 const PAGE = 40;
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
 const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
 const COMPACTING_LABEL = "Summarizing the earlier conversation…";
+
+const MAX_PAGES = 500; // a search hit's page is at most this many older pages away
+
+/** Resolves when `ok()` holds, checked on each of the session's "state" changes. */
+function until(session, ok) {
+  if (ok()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = session.on("state", () => {
+      if (!ok()) return;
+      off();
+      resolve();
+    });
+  });
+}
 
 export class ConversationView {
   /** @param {HTMLElement} scroller the role=log element @param ctx {client, onFork, onRetry} */
@@ -26,6 +46,8 @@ export class ConversationView {
     this.needsAppend = false;
     this.frame = 0;
     this.unsubs = [];
+    this.follow = true;
+    this.lastTop = 0;
     this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, "Load older messages");
     this.olderBtn.addEventListener("click", () => this.showOlder());
     this.top = h("div", { class: "sentinel", "aria-hidden": "true" });
@@ -43,7 +65,10 @@ export class ConversationView {
     this.observer = new IntersectionObserver((entries) => this.onIntersect(entries), { root: scroller, rootMargin: "600px 0px" });
     this.observer.observe(this.top);
     this.observer.observe(this.bottom);
-    scroller.addEventListener("scroll", () => this.updateJump(), { passive: true });
+    scroller.addEventListener("scroll", () => this.onScroll(), { passive: true });
+    this.resizer = new ResizeObserver(() => this.stick());
+    this.resizer.observe(this.inner);
+    this.resizer.observe(scroller);
   }
 
   get items() {
@@ -54,6 +79,8 @@ export class ConversationView {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
+    this.follow = true;
+    this.hit = null;
     this.renderTail();
     if (!session) return;
     this.unsubs.push(session.on("ops", (ops) => this.onOps(ops)));
@@ -68,9 +95,36 @@ export class ConversationView {
     this.workingLabel.textContent = WAITING_LABEL[waiting] ?? (compacting ? COMPACTING_LABEL : "Working…");
   }
 
+  /** The view follows the stream (the person has not scrolled up). */
   isPinned() {
+    return this.follow && this.following;
+  }
+
+  /** Pixels below the visible part of the log. */
+  gap() {
     const s = this.scroller;
-    return s.scrollHeight - s.scrollTop - s.clientHeight < PIN_SLACK;
+    return s.scrollHeight - s.scrollTop - s.clientHeight;
+  }
+
+  /**
+   * A scroll, by the person or by the browser: going up stops following; coming down to the
+   * bottom resumes it. Content that shrinks at the bottom also moves scrollTop up, but leaves
+   * no gap, so it never counts as the person scrolling away.
+   */
+  onScroll() {
+    const top = this.scroller.scrollTop;
+    const gap = this.gap();
+    if (top < this.lastTop - 1 && gap > 2) this.follow = false;
+    else if (top >= this.lastTop && gap < PIN_SLACK && this.following) this.follow = true;
+    this.lastTop = top;
+    this.updateJump();
+  }
+
+  /** Keep the bottom in view while following (after any change of size). */
+  stick() {
+    if (!this.follow || !this.following) return;
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.lastTop = this.scroller.scrollTop;
   }
 
   get following() {
@@ -101,7 +155,7 @@ export class ConversationView {
   }
 
   flush() {
-    const pinned = this.isPinned();
+    const pinned = this.follow;
     if (this.resetPending) {
       this.resetPending = false;
       this.dirty.clear();
@@ -125,7 +179,7 @@ export class ConversationView {
     this.lastLength = this.items.length;
     if (pinned && this.following) {
       this.trim("start");
-      this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.stick();
     }
     this.updateJump();
     this.updateOlder();
@@ -146,6 +200,7 @@ export class ConversationView {
     this.renderRange(this.start, n, "end");
     this.lastLength = n;
     this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.lastTop = this.scroller.scrollTop;
     this.updateOlder();
     this.updateJump();
   }
@@ -239,14 +294,68 @@ export class ConversationView {
     if (this.session.hasMore && !this.session.loadingOlder) await this.session.loadOlder();
   }
 
+  // ---- search hits ----------------------------------------------------------------------------
+
+  /**
+   * Scroll to the row showing event `seq` (a search hit) and mark it, paging older history in
+   * until the fold holds it. Stops following, so the stream does not pull the view away.
+   */
+  async reveal(seq) {
+    const s = this.session;
+    if (!s) return false;
+    this.follow = false;
+    await until(s, () => !s.loading);
+    for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
+      if (s.loadingOlder) await until(s, () => !s.loadingOlder);
+      else if (!(await s.loadOlder()) && s.error) break;
+    }
+    if (s !== this.session) return false;
+    const idx = rowIndexForSeq(this.items, seq);
+    if (idx < 0) return false;
+    if (this.frame) cancelAnimationFrame(this.frame); // the window is rebuilt here
+    this.frame = 0;
+    this.resetPending = this.needsAppend = false;
+    this.dirty.clear();
+    clear(this.rows);
+    this.nodes.clear();
+    this.start = this.end = Math.max(0, idx - PAGE);
+    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE), "end");
+    this.lastLength = this.items.length;
+    const node = this.nodes.get(this.items[idx].id);
+    this.follow = false;
+    this.markHit(node);
+    node.scrollIntoView({ block: "center" });
+    this.lastTop = this.scroller.scrollTop;
+    this.updateOlder();
+    this.updateJump();
+    return true;
+  }
+
+  markHit(node) {
+    this.clearHit();
+    this.hit = node;
+    node.classList.add("is-search-hit");
+    node.dataset.searchHit = "true";
+  }
+
+  clearHit() {
+    if (!this.hit) return;
+    this.hit.classList.remove("is-search-hit");
+    delete this.hit.dataset.searchHit;
+    this.hit = null;
+  }
+
+  /** Back to the newest row, following again ("Latest", sending, opening a session). */
   jumpToLatest() {
+    this.follow = true;
+    this.clearHit();
     if (!this.following) this.renderTail();
-    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.stick();
     this.updateJump();
   }
 
   updateJump() {
-    this.jump.hidden = this.following && this.isPinned();
+    this.jump.hidden = this.follow && this.following;
   }
 
   updateOlder() {

@@ -104,7 +104,7 @@ export class SidebarView {
         h("span", { class: "snippet" }, highlightRuns(hit.snippet, query).map((run) => (run.match ? h("mark", {}, run.text) : run.text))),
       );
       btn.addEventListener("click", () => {
-        this.ctx.openSession(hit.sessionId);
+        this.ctx.openSession(hit.sessionId, hit.seq); // scrolls to the matching message
         this.clearSearch();
       });
       ul.append(h("li", {}, btn));
