@@ -18,12 +18,13 @@ WIDTHS = (800, 1600)
 THEMES = ("light", "dark")
 
 
-def shoot_all(page: Page, name: str, height: int = 900) -> list[Path]:
+def shoot_all(page: Page, name: str, height: int = 900, blur: bool = True) -> list[Path]:
     """`ux-<name>-<width>-<theme>.png` for each width and theme; the page is left at its
-    original size and the light scheme."""
+    original size and the light scheme (and, with `blur`, without the focus)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
-    page.evaluate("() => document.activeElement?.blur?.()")
+    if blur:
+        page.evaluate("() => document.activeElement?.blur?.()")
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": height})
         for theme in THEMES:

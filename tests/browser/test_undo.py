@@ -209,7 +209,7 @@ def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, ll
     card.get_by_test_id("approval-note-toggle").click()
     note = "Don't add tests yet; fix the bug first."
     card.get_by_test_id("approval-note").fill(note)
-    expect(card.get_by_test_id("approval-reject")).to_have_text("Reject with note")
+    expect(card.get_by_test_id("approval-reject")).to_have_text("Reject with noteN")  # N: its hotkey
     shoot_all(page, "reject-note", ("[data-testid=approval-note]",))
     card.get_by_test_id("approval-reject").click()
     turn_ends(page)

@@ -9,6 +9,8 @@ import { ConversationView } from "./conversation.js";
 import { ComposerView } from "./composer.js";
 import { QueueView } from "./queue-view.js";
 import { SteerChips } from "./steer-chips.js";
+import { editAndResend } from "./edit-resend.js";
+import { sentTexts } from "../state/recall.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
@@ -95,12 +97,13 @@ export class App {
       onFork: (seq, btn) => this.fork(seq, btn),
       onRetry: (item, btn) => this.retry(item, btn),
       onRevert: (item, btn) => revertTurn(this, item, btn),
+      onEditResend: (item, btn) => editAndResend(this, item, btn),
       openPath: (path) => a.reveal(path),
       canOpenPath: () => this.canOpenPath(),
       cwdOf: (sid) => this.manager.summaries.get(sid)?.cwd ?? null,
       openSession: (id) => this.open(id),
     });
-    this.cards = new PendingCardsView($("pending-cards"), this.manager);
+    this.cards = new PendingCardsView($("pending-cards"), this.manager, { focusComposer: () => this.composer.focus() });
     this.cards.openSession = (id) => this.open(id);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
@@ -115,6 +118,7 @@ export class App {
       catalogue: () => this.catalogues.get(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
       runCommand: (line) => runCommand(this, line),
       runClient: (name) => runClient(this, name),
+      sentTexts: () => sentTexts(this.manager.active?.fold.items ?? []),
     });
     this.steerChips = new SteerChips(this.composer.chips, { client, toast });
     this.notifier = new Notifier();
@@ -251,6 +255,7 @@ export class App {
     const sid = session?.sessionId ?? null;
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
     this.conversation.setSession(session);
+    this.composer.recall.reset();
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
     this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());

@@ -1,11 +1,14 @@
 // The composer: Enter sends (mode "queue"), Shift+Enter is a newline, Steer while running
 // (mode "steer"), Stop (session.cancel), image paste/drop/pick as base64 image content.
 // `/` opens the slash menu; a message that starts with a known command runs it instead.
+// ArrowUp in an empty box recalls what was sent before (state/recall.js); setDraft() fills the
+// box (and its images) for "Edit and resend".
 
 import { h, icon, clear } from "./dom.js";
 import { fileToImageInput } from "./attachments.js";
 import { SlashMenu } from "./slash-menu.js";
 import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
+import { Recall } from "../state/recall.js";
 
 const CLIENT_NAMES = new Set(CLIENT_COMMANDS.map((c) => c.name));
 
@@ -14,13 +17,14 @@ export class ComposerView {
    * @param {HTMLElement} root
    * @param {{send(mode, content): Promise<boolean>, stop(): void, toast(msg): void,
    *   catalogue(): Promise<{commands, skills, warnings}>, runCommand(line): Promise<boolean>,
-   *   runClient(name): void}} actions
+   *   runClient(name): void, sentTexts(): string[]}} actions
    */
   constructor(root, actions) {
     this.actions = actions;
     this.images = []; // {input, url}
     this.running = false;
     this.busy = false;
+    this.recall = new Recall(() => actions.sentTexts?.() ?? []);
     this.input = h("textarea", {
       id: "composer-input",
       class: "composer-input",
@@ -61,6 +65,8 @@ export class ComposerView {
       if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.keyCode !== 229) {
         e.preventDefault();
         this.submit(e.ctrlKey || e.metaKey ? "steer" : "queue");
+      } else if ((e.key === "ArrowUp" || e.key === "ArrowDown") && !e.isComposing && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        if (this.recallKey(e.key === "ArrowUp")) e.preventDefault();
       }
     });
     this.input.addEventListener("input", () => {
@@ -100,6 +106,33 @@ export class ComposerView {
     this.sendBtn.addEventListener("click", () => this.submit("queue"));
     this.steerBtn.addEventListener("click", () => this.submit("steer"));
     this.stopBtn.addEventListener("click", () => this.actions.stop());
+  }
+
+  /** ArrowUp/Down over what was sent: only in an empty box, or one showing a recall whose
+   * caret is at the edge the key moves past (inside a multi-line recall it moves the caret). */
+  recallKey(up) {
+    if (this.images.length) return false;
+    const { value, selectionStart: a, selectionEnd: b } = this.input;
+    const edge = !value.includes("\n") || (up ? a === 0 && b === 0 : a === value.length);
+    if (!edge) return false;
+    const text = up ? this.recall.up(value) : this.recall.down(value);
+    if (text === null) return false;
+    this.input.value = text;
+    this.input.setSelectionRange(text.length, text.length);
+    this.refresh();
+    return true;
+  }
+
+  /** Put `text` (and images: [{input, url}]) in the box, replacing what was there, and focus it. */
+  setDraft(text, images = []) {
+    for (const img of this.images) URL.revokeObjectURL(img.url);
+    this.images = images;
+    this.renderThumbs();
+    this.input.value = text;
+    this.recall.reset();
+    this.refresh();
+    this.input.focus();
+    this.input.setSelectionRange(text.length, text.length);
   }
 
   async addFiles(files) {
@@ -151,6 +184,7 @@ export class ComposerView {
     if (mode === "steer" && !this.running) mode = "queue";
     this.menu.close();
     this.busy = true;
+    this.input.dataset.sending = "true"; // what is being sent is no draft (views/approval-keys.js)
     this.refresh();
     const command = await this.command();
     let ok;
@@ -163,14 +197,18 @@ export class ComposerView {
       ok = await this.actions.send(mode, content);
     }
     this.busy = false;
+    delete this.input.dataset.sending;
     if (ok) {
       this.input.value = "";
+      this.recall.reset();
       for (const img of this.images) URL.revokeObjectURL(img.url);
       this.images = [];
       this.renderThumbs();
     }
     this.refresh();
-    this.input.focus();
+    // back to the box, unless an approval card took the focus meanwhile
+    const at = document.activeElement;
+    if (!at || at === document.body || this.box.parentElement.contains(at)) this.input.focus();
   }
 
   setRunning(running) {

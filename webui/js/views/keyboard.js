@@ -20,7 +20,7 @@ export function installShortcuts({ newSession, focusSearch, cancelTurn, closeSid
       if (document.querySelector("dialog[open]")) return; // the dialog closes itself
       if (closeSidebar()) return;
       const t = document.activeElement;
-      const neutral = !t || t === document.body || t.id === "composer-input" || t.id === "conversation";
+      const neutral = !t || t === document.body || t.id === "composer-input" || t.id === "conversation" || t.classList.contains("approval-card");
       if (neutral) cancelTurn();
     }
   });

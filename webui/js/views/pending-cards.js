@@ -8,12 +8,14 @@ import { renderApprovalArgs } from "./approval-args.js";
 import { guardCard } from "./bidi.js";
 import { rejectNote } from "./reject-note.js";
 import { askedByLine } from "./subagents.js";
+import { hasDraft, installApprovalKeys, keyHint, mayTakeFocus } from "./approval-keys.js";
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
-  constructor(root, manager) {
+  constructor(root, manager, { focusComposer = () => {} } = {}) {
     this.root = root;
     this.manager = manager;
+    this.focusComposer = focusComposer;
     this.sessionId = null;
     this.cards = new Map(); // rpcId → {el, entry, update()}
     this.forms = new Map(); // rpcId → question form state
@@ -28,8 +30,11 @@ export class PendingCardsView {
   render() {
     const entries = this.sessionId ? this.manager.pendingFor(this.sessionId) : [];
     const live = new Set(entries.map((e) => e.rpcId));
+    let refocus = false;
+    let fresh = null;
     for (const [id, card] of this.cards) {
       if (!live.has(id)) {
+        refocus ||= card.el.contains(document.activeElement);
         card.el.remove();
         this.cards.delete(id);
         this.forms.delete(id);
@@ -41,10 +46,28 @@ export class PendingCardsView {
         card = entry.kind === "approval" ? this.approvalCard(entry) : this.questionCard(entry);
         this.cards.set(entry.rpcId, card);
         this.root.append(card.el);
+        if (entry.kind === "approval" && entry.state === "open") fresh ??= card;
       }
       card.update(entry);
     }
     this.root.hidden = entries.length === 0;
+    this.moveFocus(fresh, refocus);
+  }
+
+  /** A new approval takes the focus (its hotkeys then work), also from a card just answered;
+   * when the answered card goes, the focus goes to the next open approval or the composer.
+   * While the composer holds a draft, answering a card always gives the focus back to it. */
+  moveFocus(fresh, removedFocus) {
+    const holder = [...this.cards.values()].find((c) => c.el.contains(document.activeElement));
+    const answered = removedFocus || (holder && !holder.open);
+    if (hasDraft()) {
+      if (answered) this.focusComposer();
+    } else if (fresh && (answered || mayTakeFocus())) fresh.el.focus();
+    else if (removedFocus) {
+      const open = [...this.cards.values()].find((c) => c.open && c.el.classList.contains("approval-card"));
+      if (open) open.el.focus();
+      else this.focusComposer();
+    }
   }
 
   status(entry) {
@@ -61,7 +84,7 @@ export class PendingCardsView {
       ["allowed-always", "Allow always", "approval-allow-always", ""],
       ["rejected", "Reject", "approval-reject", "btn-danger"],
     ].map(([outcome, label, testid, cls]) => {
-      const b = h("button", { type: "button", class: `btn ${cls}`, testid }, label);
+      const b = h("button", { type: "button", class: `btn ${cls}`, testid, dataset: { outcome } }, label, keyHint(outcome));
       b.addEventListener("click", () => answer(outcome));
       return b;
     });
@@ -81,15 +104,19 @@ export class PendingCardsView {
       note,
     );
     guardCard(el, el.querySelector(".card-reason, .card-args") ?? actions); // Trojan Source
-    return {
+    installApprovalKeys(el, buttons);
+    const card = {
       el,
+      open: entry.state === "open",
       update: (e) => {
+        card.open = e.state === "open";
         el.classList.toggle("is-waiting", e.state === "open");
         for (const b of buttons) b.disabled = e.state !== "open";
         reject.setDisabled(e.state !== "open");
         clear(note).append(...[this.status(e)].filter(Boolean));
       },
     };
+    return card;
   }
 
   questionCard(entry) {

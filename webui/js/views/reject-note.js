@@ -9,7 +9,8 @@ import { h } from "./dom.js";
  * @param {() => void} reject sends the rejection (reads `value()`)
  */
 export function rejectNote(rejectButton, reject) {
-  const label = rejectButton.textContent;
+  const labelNode = rejectButton.firstChild; // the label's text (its hotkey hint follows it)
+  const label = labelNode.textContent;
   const id = `reject-note-${Math.random().toString(36).slice(2)}`;
   const field = h("textarea", { id, testid: "approval-note", rows: 2, maxlength: 4000, placeholder: "e.g. Don't touch the tests; put it in src/ instead." });
   const box = h("div", { class: "reject-note", hidden: true }, h("label", { for: id }, "Note to the agent (sent with Reject)"), field);
@@ -21,7 +22,7 @@ export function rejectNote(rejectButton, reject) {
     field.focus();
   });
   field.addEventListener("input", () => {
-    rejectButton.textContent = field.value.trim() ? "Reject with note" : label;
+    labelNode.textContent = field.value.trim() ? "Reject with note" : label;
   });
   field.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {

@@ -7,6 +7,7 @@ import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
 import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine } from "./undo.js";
+import { editResendButton } from "./edit-resend.js";
 
 /** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
@@ -81,6 +82,7 @@ function userRow(item, ctx) {
   return h(
     "article",
     { class: ["row msg msg-user", item.steering && "is-steering"], testid: "msg-user" },
+    !item.steering && ctx.onEditResend ? editResendButton(item, ctx) : null,
     h(
       "div",
       { class: "bubble" },

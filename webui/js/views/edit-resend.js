@@ -1,0 +1,48 @@
+// "Edit and resend" on a user message: fork the session just before that message (after the
+// previous turn; a message of the first turn starts a new session in the same folder) and put
+// its text and images in the composer, so the person edits and sends it there.
+
+import { h, icon } from "./dom.js";
+import { base64ToBytes, contentToPromptInput } from "./attachments.js";
+import { forkPointBefore } from "../state/recall.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+
+const MAX_PAGES = 200; // older pages read to find the turn before a message
+
+/** The button on a user row (ctx.onEditResend(item, button)). */
+export function editResendButton(item, ctx) {
+  const b = h("button", { type: "button", class: "btn btn-ghost btn-icon btn-small edit-resend", testid: "edit-resend", "aria-label": "Edit and resend", title: "Edit and resend: a new session from just before this message, with its text in the message box" }, icon("pencil"));
+  b.addEventListener("click", () => ctx.onEditResend(item, b));
+  return b;
+}
+
+/** @param app the App (manager, composer, newSession, status) @param item a user row */
+export async function editAndResend(app, item, button) {
+  const m = app.manager;
+  const s = m.active;
+  if (!s) return;
+  button.disabled = true;
+  try {
+    let point = forkPointBefore(s.events, item.seq, s.hasMore);
+    for (let i = 0; point.more && i < MAX_PAGES; i++) {
+      if (!(await s.loadOlder()) && s.error) break;
+      point = forkPointBefore(s.events, item.seq, s.hasMore);
+    }
+    if (point.more) throw new Error("the turn before this message could not be loaded");
+    const content = await contentToPromptInput(app.client, s.sessionId, item.content);
+    const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    const images = content.filter((b) => b.type === "image").map((input) => ({ input, url: URL.createObjectURL(new Blob([base64ToBytes(input.data)], { type: input.mediaType })) }));
+    if (point.at === null) {
+      if (!(await app.newSession())) throw new Error("no new session could be started");
+    } else {
+      const r = await m.fork(s.sessionId, point.at).catch(transportFailure);
+      if (!r.ok) throw new Error(describeError(r.error));
+    }
+    app.composer.setDraft(text, images);
+  } catch (e) {
+    app.status.toast(`Could not edit this message: ${e.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
