@@ -27,6 +27,9 @@ class ConfigurableProviderView(WireModel):
     """True when only configuration declares the route (an endpoint profile)."""
     problem: str | None = None
     """Why an inactive route cannot serve (never a secret)."""
+    supports_tools: bool
+    """False when the route's model only talks: it is offered no tools (it cannot read files or
+    run commands), and the UI says so where the user types."""
 
 
 # llm.providers

@@ -9,7 +9,7 @@ not settings at all: a section names a credential reference (`apiKeyEnv`), see
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, field_validator
@@ -23,11 +23,20 @@ LLM_DEEPSEEK = "llm-deepseek"
 LLM_OPENAI_COMPATIBLE = "llm-openai-compatible"
 PERMISSION = "permission"
 UI_ONBOARDING = "ui-onboarding"
+UI_APPEARANCE = "ui-appearance"
 AGENT_PRESETS = "agent-presets"
 AGENT_DEFAULT_MODEL = "agent-default-model"
 """Registered but not exposed: only `session.selectModel` writes it."""
 
-EXPOSED = (LLM_LOCAL, LLM_DEEPSEEK, LLM_OPENAI_COMPATIBLE, PERMISSION, UI_ONBOARDING, AGENT_PRESETS)
+EXPOSED = (
+    LLM_LOCAL,
+    LLM_DEEPSEEK,
+    LLM_OPENAI_COMPATIBLE,
+    PERMISSION,
+    UI_APPEARANCE,
+    UI_ONBOARDING,
+    AGENT_PRESETS,
+)
 """The namespaces `settings.*` serves, in the order `settings.describe` lists them."""
 
 PROFILE_ID = r"^[a-z0-9][a-z0-9-]*$"
@@ -160,6 +169,25 @@ class PermissionSection(WireModel):
     )
 
 
+THEMES = {
+    "system": ("System", "Follow the light or dark setting of this computer."),
+    "light": ("Light", "Always light."),
+    "dark": ("Dark", "Always dark."),
+}
+
+
+class AppearanceSection(WireModel):
+    """`ui-appearance`: how the window looks, for every window of this host."""
+
+    theme: Literal["system", "light", "dark"] = Field(
+        default="system",
+        title="Theme",
+        json_schema_extra={
+            "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in THEMES.items()]
+        },
+    )
+
+
 class OnboardingSection(WireModel):
     welcome_notice_version: str | None = Field(default=None, max_length=100)
 
@@ -203,6 +231,7 @@ SECTIONS: dict[str, type[WireModel]] = {
     LLM_DEEPSEEK: DeepSeekSection,
     LLM_OPENAI_COMPATIBLE: OpenAICompatibleSection,
     PERMISSION: PermissionSection,
+    UI_APPEARANCE: AppearanceSection,
     UI_ONBOARDING: OnboardingSection,
     AGENT_PRESETS: AgentPresetsSection,
     AGENT_DEFAULT_MODEL: DefaultModelSection,

@@ -40,6 +40,9 @@ async def test_providers_lists_declared_routes_then_live_ones(host: Host, llm: S
     assert providers[3].problem == "Cloud needs an API key (CLOUD_KEY)"
     raw = (await client.call("llm.providers", {})).dump()["result"]["value"]["providers"][4]
     assert "declared" not in raw and raw["settingsNs"] == ""
+    # only the built-in model is chat-only (the UI labels it where the user types)
+    assert [p.supports_tools for p in providers] == [False, True, True, True, True]
+    assert raw["supportsTools"] is True
 
 
 async def test_models_groups_every_active_route_and_reports_failures(

@@ -3,6 +3,9 @@
 import { createClient } from "./client/bridge-client.js";
 import { App } from "./views/app.js";
 import { NEEDS_LINK } from "./views/status.js";
+import { applyCachedTheme } from "./views/theme.js";
+
+applyCachedTheme(); // before anything paints
 
 function stateCard(testid, title, text) {
   const overlay = document.getElementById("overlay");

@@ -87,6 +87,7 @@ class AdapterRegistry:
                     active=active,
                     declared=route.declared,
                     problem=problem,
+                    supports_tools=route_supports_tools(route),
                 )
             )
         return out
@@ -162,6 +163,12 @@ class AdapterRegistry:
                 await adapter.aclose()
             except Exception:
                 log.exception("closing adapter %r failed", adapter)
+
+
+def route_supports_tools(route: Route) -> bool:
+    """Whether the route's adapter offers the model tools (the built-in model's does not)."""
+    adapter = LocalModelAdapter if route.kind == "local" else OpenAICompatibleAdapter
+    return adapter.supports_tools
 
 
 def build_http_adapter(route: Route, key: str | None, options: dict[str, Any]) -> OpenAICompatibleAdapter:

@@ -1,9 +1,9 @@
 // The application shell: wires the connection, the session manager and every view together.
 
-import { h, setChildren } from "./dom.js";
+import { h } from "./dom.js";
 import { ConnectionController } from "../state/connection.js";
 import { SessionManager } from "../state/session-manager.js";
-import { classifyProblem, describeError, providerProblem } from "../state/problems.js";
+import { classifyProblem, describeError } from "../state/problems.js";
 import { SidebarView } from "./sidebar.js";
 import { ConversationView } from "./conversation.js";
 import { ComposerView } from "./composer.js";
@@ -30,7 +30,9 @@ import { transportFailure } from "../client/errors.js";
 import { forkFrom, revertTurn } from "./undo.js";
 import { WorkspaceState } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
-import { welcome } from "./welcome.js";
+import { renderEmpty } from "./welcome.js";
+import { ProviderState } from "./provider-state.js";
+import { applyTheme, themeOf } from "./theme.js";
 import { interruptSubagent, messageSubagent, parentLine, subagentOf } from "./subagents.js";
 
 const $ = (id) => document.getElementById(id);
@@ -50,9 +52,10 @@ export class App {
       retryNow: () => this.connection.retryNow(),
       openSettings: () => this.settings.open(),
     });
+    this.providers = new ProviderState({ client, status: this.status, changed: () => this.renderModelNotes() });
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
     this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
-    this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail) });
+    this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => this.renderModelNotes() });
     this.actions = new WorkspaceActions({
       client,
       manager: this.manager,
@@ -156,7 +159,7 @@ export class App {
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
-      this.onboarding.check();
+      this.checkUiSettings();
       this.renderAll();
     });
     this.workspaces.on("change", () => {
@@ -191,7 +194,7 @@ export class App {
     });
     m.on("config", (type) => {
       if (type === "host/settings-changed") {
-        this.onboarding.check();
+        this.checkUiSettings();
         this.presets.invalidate(); // the default agent preset may have changed
       }
       this.checkProvider();
@@ -262,6 +265,7 @@ export class App {
     this.steerChips.set(sid, sid ? this.manager.visibleQueue(sid) : []);
     this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);
     this.modelPicker.setSession(subagentOf(this.manager, sid) ? null : sid); // a subagent runs its parent's choice
+    this.renderModelNotes();
     this.status.setProblem("model-unavailable", false);
     if (session) {
       this.sessionUnsubs.push(
@@ -382,15 +386,17 @@ export class App {
     }
   }
 
-  async checkProvider() {
-    const [p, d] = await Promise.all([
-      this.client.call("llm.providers", {}).catch(() => null),
-      this.client.call("host.describe", {}).catch(() => null),
-    ]);
-    if (!p?.ok || !d?.ok) return; // rely on error codes instead
-    const problem = providerProblem(p.value.providers, d.value.provider);
-    const route = p.value.providers.find((r) => r.provider === d.value.provider);
-    this.status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");
+  checkProvider() {
+    return this.providers.refresh();
+  }
+
+  /** The window's own settings: the welcome notice and the theme (`ui-*` namespaces). */
+  async checkUiSettings() {
+    const r = await this.client.call("settings.describe", {}).catch(transportFailure);
+    const describe = r.ok ? r.value : null;
+    const theme = themeOf(describe);
+    if (theme) applyTheme(theme);
+    await this.onboarding.check(describe);
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -456,38 +462,17 @@ export class App {
   }
 
   renderEmpty(s) {
-    const el = this.emptyState;
-    const conv = $("conversation");
-    const m = this.manager;
-    let content = null;
-    let key = null;
-    if (!s && m.listLoaded) {
-      content = welcome({
-        manager: m,
-        workspaces: this.workspaces,
-        openFolder: () => this.actions.openFolder(),
-        newSessionIn: (wid) => this.newSession(wid),
-        settingsLink: () => this.settingsLink(),
-      });
-      el.dataset.testid = "empty-state";
-    } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
-      key = `session-empty:${s.sessionId}`;
-      if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
-      const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
-      content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), this.presets.show(s.sessionId, preset)];
-      el.dataset.testid = "session-empty";
-    } else if (s?.error && s.fold.items.length === 0) {
-      content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
-      el.dataset.testid = "session-error";
-    } else if (s?.loading && s.fold.items.length === 0) {
-      content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
-      el.dataset.testid = "session-loading";
-    }
-    if (key) el.dataset.key = key;
-    else delete el.dataset.key;
-    el.hidden = !content;
-    conv.classList.toggle("is-empty", !!content);
-    if (content) setChildren(el, content);
+    renderEmpty(this, s);
+  }
+
+  /** Name the model new sessions start on (welcome, notice) and say when the model the composer
+   * sends to is chat-only. */
+  renderModelNotes() {
+    const s = this.manager.active;
+    const provider = (s && this.modelPicker.value?.current?.provider) || this.providers.defaultSelection?.provider;
+    this.composer.setChatOnly(this.providers.chatOnly(provider));
+    this.onboarding.setStartsOn(this.providers.startsOn());
+    if (!s) this.renderEmpty(s);
   }
 
   settingsLink() {

@@ -34,6 +34,7 @@ export class ComposerView {
       "aria-label": "Message",
       "aria-describedby": "composer-hint",
     });
+    this.chatOnly = h("span", { class: "chat-only", testid: "chat-only", hidden: true, role: "note" });
     this.thumbs = h("div", { class: "composer-attachments", testid: "composer-attachments", hidden: true });
     this.file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", multiple: true, class: "offscreen", tabindex: "-1", "aria-hidden": "true" });
     this.attachBtn = h("button", { type: "button", class: "btn btn-icon", testid: "composer-attach", title: "Attach images", "aria-label": "Attach images" }, icon("image"));
@@ -47,7 +48,7 @@ export class ComposerView {
       { class: "composer-box" },
       this.thumbs,
       this.input,
-      h("div", { class: "composer-actions" }, this.attachBtn, this.file, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
+      h("div", { class: "composer-actions" }, this.attachBtn, this.file, this.chatOnly, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
     );
     this.chips = h("div", { class: "steer-chips", testid: "steer-chips", hidden: true, "aria-live": "polite" }); // views/steer-chips.js
     root.append(this.menu.el, this.box, this.chips, hint);
@@ -121,6 +122,14 @@ export class ComposerView {
     this.input.setSelectionRange(text.length, text.length);
     this.refresh();
     return true;
+  }
+
+  /** `name` of the chat-only model the box sends to (it gets no tools), or null. */
+  setChatOnly(name) {
+    this.chatOnly.hidden = !name;
+    this.chatOnly.replaceChildren(...(name ? [icon("info"), h("span", {}, `${name}: chat only, no tools`)] : []));
+    this.chatOnly.title = name ? `${name} cannot read files, run commands or change anything: it only answers. Pick another model above the conversation, or connect one in Settings.` : "";
+    this.input.placeholder = name ? "Ask a question (this model only chats: no files, no commands)…" : "Ask the agent to do something…";
   }
 
   /** Put `text` (and images: [{input, url}]) in the box, replacing what was there, and focus it. */

@@ -9,7 +9,7 @@ import { transportFailure } from "../client/errors.js";
 const SEP = "\u0001";
 
 export class ModelPicker {
-  /** ctx: {client, toast(msg), onProblem(kind|null, detail)} */
+  /** ctx: {client, toast(msg), onProblem(kind|null, detail), changed?()} (after each render) */
   constructor(ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -27,6 +27,7 @@ export class ModelPicker {
     this.el.hidden = !sessionId;
     clear(this.select);
     this.value = null;
+    this.ctx.changed?.();
     if (sessionId) this.refresh();
   }
 
@@ -70,6 +71,7 @@ export class ModelPicker {
     this.renderEffort(this.entries.get(curKey), cur.reasoningEffort);
     this.select.title = v.routable ? `${cur.provider} · ${cur.model}` : `${cur.provider} is not available`;
     this.ctx.onProblem(v.routable ? null : "model-unavailable", `${cur.provider}/${cur.model}`);
+    this.ctx.changed?.();
   }
 
   renderEffort(entry, current) {

@@ -22,17 +22,31 @@ export class OnboardingNotice {
         "div",
         { class: "onboarding-text" },
         h("strong", {}, "Welcome to HarnessDesk."),
-        " The agent works on this computer, in the folder of each session. It reads freely but asks before it writes a file or runs a command; “Allow always” remembers one command or one folder, and you can revoke it from the shield above the conversation. It starts on a small offline model: connect DeepSeek or any OpenAI-compatible server in Settings.",
+        " The agent works on this computer, in the folder of each session. It reads freely but asks before it writes a file or runs a command; “Allow always” remembers one command or one folder, and you can revoke it from the shield above the conversation. ",
+        (this.startsOn = h("span", { testid: "onboarding-model" })),
       ),
       h("div", { class: "onboarding-actions" }, settings, ack),
     );
     root.prepend(this.el);
   }
 
-  /** Show the notice unless this version was acknowledged (nothing when settings are not offered). */
-  async check() {
-    const r = await this.ctx.client.call("settings.describe", {}).catch(transportFailure);
-    const view = r.ok ? r.value.namespaces.find((n) => n.ns === "ui-onboarding") : null;
+  /** Name the model new sessions start on ({name, model, tools} from views/provider-state.js). */
+  setStartsOn(on) {
+    if (!on) return this.startsOn.replaceChildren();
+    const which = `${on.name}${on.model ? ` (${on.model})` : ""}`;
+    this.startsOn.textContent = on.tools
+      ? `New sessions start on ${which}; add DeepSeek or any OpenAI-compatible server in Settings.`
+      : `New sessions start on ${which}, which only chats (no files, no commands): connect DeepSeek or any OpenAI-compatible server in Settings to let the agent work.`;
+  }
+
+  /** Show the notice unless this version was acknowledged (nothing when settings are not
+   * offered); `describe`: a `settings.describe` value already fetched (else it is fetched). */
+  async check(describe) {
+    if (describe === undefined) {
+      const r = await this.ctx.client.call("settings.describe", {}).catch(transportFailure);
+      describe = r.ok ? r.value : null;
+    }
+    const view = describe ? describe.namespaces.find((n) => n.ns === "ui-onboarding") : null;
     this.revision = view?.revision ?? null;
     this.el.hidden = !view || view.value?.welcomeNoticeVersion === NOTICE_VERSION;
   }

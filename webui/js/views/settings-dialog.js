@@ -11,7 +11,7 @@ import { scalarFields } from "./schema-form.js";
 import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
-const LABELS = { permission: "Permissions", "agent-presets": "Agent presets" };
+const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {

@@ -1,11 +1,12 @@
 // The first-run welcome (and the "no session open" page): asks for the project folder to work
 // in, lists recent ones, and still lets a user simply type to start in the host's folder.
 
-import { h, icon } from "./dom.js";
+import { h, icon, setChildren } from "./dom.js";
+import { describeError } from "../state/problems.js";
 import { shortenPath } from "../state/session-list.js";
 import { recentWorkspaces } from "../state/workspaces.js";
 
-/** ctx: {manager, workspaces, openFolder(), newSessionIn(wid), settingsLink()} */
+/** ctx: {manager, workspaces, openFolder(), newSessionIn(wid), settingsLink(), startsOn} */
 export function welcome(ctx) {
   const m = ctx.manager;
   const home = m.hostInfo?.home;
@@ -33,6 +34,7 @@ export function welcome(ctx) {
       list,
       h("div", { class: "welcome-actions" }, openBtn),
       typeHere,
+      startsOnNote(ctx.startsOn, ctx.settingsLink),
     ];
   }
   return [
@@ -41,6 +43,54 @@ export function welcome(ctx) {
     h("p", {}, "Choose the folder of a project: the agent works there, reading files and running commands only with your approval."),
     h("div", { class: "welcome-actions" }, openBtn),
     typeHere,
-    h("p", { class: "muted" }, "It starts on the small bundled local model — no account or network needed. Connect DeepSeek or any OpenAI-compatible endpoint in ", ctx.settingsLink(), "."),
+    startsOnNote(ctx.startsOn, ctx.settingsLink),
   ];
+}
+
+/** "New sessions start on <route> · <model>", and for a chat-only model what that means. */
+export function startsOnNote(on, settingsLink) {
+  if (!on) return null;
+  const which = [h("strong", {}, on.name), on.model ? [" · ", h("code", {}, on.model)] : null];
+  if (!on.tools) {
+    return h("p", { class: "muted", testid: "welcome-model" }, "New sessions start on the ", ...which, ": chat only — it cannot read files or run commands. Connect DeepSeek or any OpenAI-compatible endpoint in ", settingsLink(), " to let the agent work on files.");
+  }
+  return h("p", { class: "muted", testid: "welcome-model" }, "New sessions start on ", ...which, ". Pick another model above a conversation, or add endpoints in ", settingsLink(), ".");
+}
+
+/** The page under the header when there is no conversation to show (welcome, a new session's
+ * preset picker, loading, a session that could not be loaded). */
+export function renderEmpty(app, s) {
+  const el = app.emptyState;
+  const conv = document.getElementById("conversation");
+  const m = app.manager;
+  let content = null;
+  let key = null;
+  if (!s && m.listLoaded) {
+    content = welcome({
+      manager: m,
+      workspaces: app.workspaces,
+      openFolder: () => app.actions.openFolder(),
+      newSessionIn: (wid) => app.newSession(wid),
+      settingsLink: () => app.settingsLink(),
+      startsOn: app.providers.startsOn(),
+    });
+    el.dataset.testid = "empty-state";
+  } else if (s && !s.loading && s.fold.items.length === 0 && !s.error) {
+    key = `session-empty:${s.sessionId}`;
+    if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
+    const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
+    content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), app.presets.show(s.sessionId, preset)];
+    el.dataset.testid = "session-empty";
+  } else if (s?.error && s.fold.items.length === 0) {
+    content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];
+    el.dataset.testid = "session-error";
+  } else if (s?.loading && s.fold.items.length === 0) {
+    content = [h("span", { class: "spinner", "aria-hidden": "true" }), h("p", {}, "Loading the conversation…")];
+    el.dataset.testid = "session-loading";
+  }
+  if (key) el.dataset.key = key;
+  else delete el.dataset.key;
+  el.hidden = !content;
+  conv.classList.toggle("is-empty", !!content);
+  if (content) setChildren(el, content);
 }

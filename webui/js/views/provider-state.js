@@ -1,0 +1,46 @@
+// What the person is told about the model they type to (docs/decisions.md, "UX pass"): the
+// host's default model (new sessions start on it) and, per route, its name and whether it can
+// use tools (`llm.providers`, `supportsTools`). The welcome and the onboarding notice name the
+// default; the composer says when the model it sends to is chat-only. Also raises the
+// "provider not configured" banner when the default route cannot serve.
+
+import { providerProblem } from "../state/problems.js";
+
+export class ProviderState {
+  /** ctx: {client, status (StatusView), changed()} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.routes = [];
+    this.defaultSelection = null; // {provider, model} from host.describe
+  }
+
+  async refresh() {
+    const { client, status } = this.ctx;
+    const [p, d] = await Promise.all([client.call("llm.providers", {}).catch(() => null), client.call("host.describe", {}).catch(() => null)]);
+    if (!p?.ok || !d?.ok) return; // rely on error codes instead
+    this.routes = p.value.providers;
+    this.defaultSelection = d.value.provider ? { provider: d.value.provider, model: d.value.model ?? null } : null;
+    const problem = providerProblem(this.routes, d.value.provider);
+    const route = this.route(d.value.provider);
+    status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");
+    this.ctx.changed();
+  }
+
+  route(provider) {
+    return this.routes.find((r) => r.provider === provider) ?? null;
+  }
+
+  /** The display name of a chat-only route, else null (unknown routes are not labelled). */
+  chatOnly(provider) {
+    const r = this.route(provider);
+    return r && r.supportsTools === false ? r.displayName : null;
+  }
+
+  /** What new sessions start on: {name, model, tools} or null before the host said. */
+  startsOn() {
+    const sel = this.defaultSelection;
+    if (!sel) return null;
+    const r = this.route(sel.provider);
+    return { name: r?.displayName ?? sel.provider, model: sel.model, tools: r ? r.supportsTools !== false : true };
+  }
+}

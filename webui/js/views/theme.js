@@ -1,0 +1,34 @@
+// The theme (docs/decisions.md, "UX pass"): the `ui-appearance` setting (system | light | dark)
+// sets <html data-theme>; the CSS tokens are light-dark() pairs resolved by `color-scheme`, so
+// "system" follows the computer live. The last theme is kept in localStorage, so a reload paints
+// in it before the host answers.
+
+const KEY = "harnessdesk.theme";
+const THEMES = new Set(["system", "light", "dark"]);
+
+export function applyTheme(theme) {
+  const t = THEMES.has(theme) ? theme : "system";
+  document.documentElement.dataset.theme = t;
+  try {
+    localStorage.setItem(KEY, t);
+  } catch {
+    /* storage refused (private mode): the host still has it */
+  }
+}
+
+/** At start-up, before the first answer: the theme this browser last used. */
+export function applyCachedTheme() {
+  let t = null;
+  try {
+    t = localStorage.getItem(KEY);
+  } catch {
+    /* no storage */
+  }
+  applyTheme(t);
+}
+
+/** The theme a `settings.describe` value holds (null: settings not offered to this page). */
+export function themeOf(describe) {
+  const view = describe?.namespaces?.find((n) => n.ns === "ui-appearance");
+  return view ? view.value?.theme ?? "system" : null;
+}
