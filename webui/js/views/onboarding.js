@@ -33,7 +33,7 @@ export class OnboardingNotice {
   /** Name the model new sessions start on ({name, model, tools} from views/provider-state.js). */
   setStartsOn(on) {
     if (!on) return this.startsOn.replaceChildren();
-    const which = `${on.name}${on.model ? ` (${on.model})` : ""}`;
+    const which = `${on.name}${on.model ? ` · ${on.model}` : ""}`;
     this.startsOn.textContent = on.tools
       ? `New sessions start on ${which}; add DeepSeek or any OpenAI-compatible server in Settings.`
       : `New sessions start on ${which}, which only chats (no files, no commands): connect DeepSeek or any OpenAI-compatible server in Settings to let the agent work.`;
