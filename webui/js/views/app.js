@@ -1,15 +1,15 @@
 // The application shell: wires the connection, the session manager and every view together.
 
-import { h } from "./dom.js";
 import { ConnectionController } from "../state/connection.js";
 import { SessionManager } from "../state/session-manager.js";
-import { classifyProblem, describeError } from "../state/problems.js";
+import { classifyProblem } from "../state/problems.js";
 import { SidebarView } from "./sidebar.js";
 import { ConversationView } from "./conversation.js";
 import { ComposerView } from "./composer.js";
 import { QueueView } from "./queue-view.js";
 import { SteerChips } from "./steer-chips.js";
 import { editAndResend } from "./edit-resend.js";
+import { retryTurn, sendPrompt, stopTurn } from "./turn-actions.js";
 import { sentTexts } from "../state/recall.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
@@ -19,21 +19,19 @@ import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
 import { OnboardingNotice } from "./onboarding.js";
 import { Notifier } from "./notify.js";
-import { contentToPromptInput } from "./attachments.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
 import { Catalogues } from "../state/catalogue.js";
 import { PresetPicker } from "./preset-picker.js";
 import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
 import { runClient, runCommand } from "./commands.js";
-import { transportFailure } from "../client/errors.js";
 import { forkFrom, revertTurn } from "./undo.js";
 import { WorkspaceState } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
 import { renderEmpty } from "./welcome.js";
 import { ProviderState } from "./provider-state.js";
-import { applyTheme, themeOf } from "./theme.js";
-import { interruptSubagent, messageSubagent, parentLine, subagentOf } from "./subagents.js";
+import { checkUiSettings } from "./theme.js";
+import { parentLine, subagentOf } from "./subagents.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -299,63 +297,14 @@ export class App {
 
   // ---- actions ----------------------------------------------------------------------------
 
-  async send(mode, content) {
-    let s = this.manager.active;
-    if (!s) {
-      s = await this.manager.newSession();
-      if (!s) return false;
-    }
-    this.conversation.jumpToLatest(); // sending always shows the newest message
-    this.notifier.requestPermission();
-    const child = subagentOf(this.manager, s.sessionId);
-    if (child) return messageSubagent(this.client, child, content, (m) => this.status.toast(m));
-    const payload = { sessionId: s.sessionId, mode, content };
-    try {
-      payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    } catch {
-      /* no time zone: the host uses its own */
-    }
-    let r = await this.client.call("session.prompt", payload).catch(transportFailure);
-    if (!r.ok && r.error.code === "invalid-time-zone") {
-      delete payload.clientTimeZone;
-      r = await this.client.call("session.prompt", payload).catch(transportFailure);
-    }
-    if (!r.ok) {
-      this.status.toast(describeError(r.error));
-      const kind = classifyProblem(r.error);
-      if (kind) this.status.setProblem(kind, true, r.error.details?.model ? `${r.error.details.provider}/${r.error.details.model}` : "");
-      return false;
-    }
-    this.manager.patchSummary(s.sessionId, { blank: false });
-    return true;
+  /** Send a prompt to the open session (a new one when none is open); false when refused. */
+  send(mode, content) {
+    return sendPrompt(this, mode, content);
   }
 
-  /**
-   * Stop the running turn. What waits (queued messages, steering) stays and the next item starts;
-   * `clearQueue` (the queue's "Stop all", the toast's action, or Esc pressed again within 3 s)
-   * drops it too.
-   */
-  async stop({ clearQueue = false, escape = false } = {}) {
-    const s = this.manager.active;
-    if (!s) return;
-    const sid = s.sessionId;
-    const child = subagentOf(this.manager, sid);
-    if (child) return interruptSubagent(this.client, child, (m) => this.status.toast(m));
-    const again = escape && this.lastStop.sessionId === sid && Date.now() - this.lastStop.at < 3000;
-    const clear = clearQueue || again;
-    const waiting = this.manager.visibleQueue(sid).length;
-    this.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
-    const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
-    const r = await this.client.call("session.cancel", payload).catch(transportFailure);
-    if (!r.ok) {
-      this.status.toast(describeError(r.error));
-      return;
-    }
-    if (clear) this.status.toast("Stopped, and the waiting messages were cleared.", "info");
-    else if (waiting) {
-      const what = waiting === 1 ? "1 waiting message runs" : `${waiting} waiting messages run`;
-      this.status.toast(`Stopped this turn; ${what} next.`, "info", { label: "Stop all", testid: "toast-stop-all", run: () => this.stop({ clearQueue: true }) });
-    }
+  /** Stop the running turn (views/turn-actions.js). */
+  stop(options) {
+    return stopTurn(this, options);
   }
 
   /** Fork at a turn, offering to restore the files later turns changed (views/undo.js). */
@@ -363,19 +312,8 @@ export class App {
     return forkFrom(this, atSeq, btn);
   }
 
-  async retry(turnEnd, btn) {
-    const s = this.manager.active;
-    const user = s?.fold.get(turnEnd.userItemId);
-    if (!user) return;
-    btn.disabled = true;
-    try {
-      const content = await contentToPromptInput(this.client, s.sessionId, user.content);
-      if (content.length) await this.send("queue", content);
-    } catch (e) {
-      this.status.toast(`Could not retry: ${e.message}`);
-    } finally {
-      btn.disabled = false;
-    }
+  retry(turnEnd, btn) {
+    return retryTurn(this, turnEnd, btn);
   }
 
   async exportSession(sessionId) {
@@ -390,13 +328,9 @@ export class App {
     return this.providers.refresh();
   }
 
-  /** The window's own settings: the welcome notice and the theme (`ui-*` namespaces). */
-  async checkUiSettings() {
-    const r = await this.client.call("settings.describe", {}).catch(transportFailure);
-    const describe = r.ok ? r.value : null;
-    const theme = themeOf(describe);
-    if (theme) applyTheme(theme);
-    await this.onboarding.check(describe);
+  /** The window's own settings: the theme and the welcome notice (views/theme.js). */
+  checkUiSettings() {
+    return checkUiSettings(this.client, this.onboarding);
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -473,11 +407,5 @@ export class App {
     this.composer.setChatOnly(this.providers.chatOnly(provider));
     this.onboarding.setStartsOn(this.providers.startsOn());
     if (!s) this.renderEmpty(s);
-  }
-
-  settingsLink() {
-    const b = h("button", { type: "button", class: "link", testid: "empty-open-settings" }, "Settings");
-    b.addEventListener("click", () => this.settings.open());
-    return b;
   }
 }

@@ -1,12 +1,12 @@
 // "Edit and resend" on a user message: fork the session just before that message (after the
-// previous turn; a message of the first turn starts a new session in the same folder) and put
-// its text and images in the composer, so the person edits and sends it there.
+// previous turn, offering to restore the files later turns changed, views/undo.js; a message of
+// the first turn starts a new session in the same folder) and put its text and images in the
+// composer, so the person edits and sends it there.
 
 import { h, icon } from "./dom.js";
 import { base64ToBytes, contentToPromptInput } from "./attachments.js";
 import { forkPointBefore } from "../state/recall.js";
-import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
+import { forkFrom } from "./undo.js";
 
 const MAX_PAGES = 200; // older pages read to find the turn before a message
 
@@ -19,8 +19,7 @@ export function editResendButton(item, ctx) {
 
 /** @param app the App (manager, composer, newSession, status) @param item a user row */
 export async function editAndResend(app, item, button) {
-  const m = app.manager;
-  const s = m.active;
+  const s = app.manager.active;
   if (!s) return;
   button.disabled = true;
   try {
@@ -32,13 +31,12 @@ export async function editAndResend(app, item, button) {
     if (point.more) throw new Error("the turn before this message could not be loaded");
     const content = await contentToPromptInput(app.client, s.sessionId, item.content);
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
-    const images = content.filter((b) => b.type === "image").map((input) => ({ input, url: URL.createObjectURL(new Blob([base64ToBytes(input.data)], { type: input.mediaType })) }));
     if (point.at === null) {
       if (!(await app.newSession())) throw new Error("no new session could be started");
-    } else {
-      const r = await m.fork(s.sessionId, point.at).catch(transportFailure);
-      if (!r.ok) throw new Error(describeError(r.error));
+    } else if (!(await forkFrom(app, point.at, button))) {
+      return; // cancelled in the restore-files dialog, or refused (it said why)
     }
+    const images = content.filter((b) => b.type === "image").map((input) => ({ input, url: URL.createObjectURL(new Blob([base64ToBytes(input.data)], { type: input.mediaType })) }));
     app.composer.setDraft(text, images);
   } catch (e) {
     app.status.toast(`Could not edit this message: ${e.message}`);

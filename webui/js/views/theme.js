@@ -3,6 +3,8 @@
 // "system" follows the computer live. The last theme is kept in localStorage, so a reload paints
 // in it before the host answers.
 
+import { transportFailure } from "../client/errors.js";
+
 const KEY = "harnessdesk.theme";
 const THEMES = new Set(["system", "light", "dark"]);
 
@@ -31,4 +33,14 @@ export function applyCachedTheme() {
 export function themeOf(describe) {
   const view = describe?.namespaces?.find((n) => n.ns === "ui-appearance");
   return view ? view.value?.theme ?? "system" : null;
+}
+
+/** One `settings.describe` for the window's own namespaces: apply the theme, and let the
+ * welcome notice (views/onboarding.js) decide whether it shows. */
+export async function checkUiSettings(client, onboarding) {
+  const r = await client.call("settings.describe", {}).catch(transportFailure);
+  const describe = r.ok ? r.value : null;
+  const theme = themeOf(describe);
+  if (theme) applyTheme(theme);
+  await onboarding.check(describe);
 }

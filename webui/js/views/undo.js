@@ -66,20 +66,22 @@ export async function revertTurn(app, item, btn) {
 }
 
 /** Fork at a turn; when later turns changed files, offer to restore them to that point too. */
+/** @returns {Promise<boolean>} whether the fork was made (and is now open) */
 export async function forkFrom(app, atSeq, btn) {
   const s = app.manager.active;
-  if (!s) return;
+  if (!s) return false;
   btn.disabled = true;
   try {
     const preview = await app.client.call("files.restorePreview", { sessionId: s.sessionId, atSeq }).catch(transportFailure);
     let restoreFiles = false;
     if (preview.ok && (preview.value.files.length || preview.value.conflicts.length)) {
       const choice = await confirm(forkDialog(preview.value));
-      if (choice === null) return;
+      if (choice === null) return false;
       restoreFiles = choice === "restore";
     }
     const r = await app.manager.fork(s.sessionId, atSeq, { restoreFiles }).catch(transportFailure);
     if (!r.ok) app.status.toast(describeError(r.error));
+    return r.ok;
   } finally {
     btn.disabled = false;
   }

@@ -71,7 +71,7 @@ export function renderEmpty(app, s) {
       workspaces: app.workspaces,
       openFolder: () => app.actions.openFolder(),
       newSessionIn: (wid) => app.newSession(wid),
-      settingsLink: () => app.settingsLink(),
+      settingsLink: () => settingsLink(app),
       startsOn: app.providers.startsOn(),
     });
     el.dataset.testid = "empty-state";
@@ -93,4 +93,10 @@ export function renderEmpty(app, s) {
   el.hidden = !content;
   conv.classList.toggle("is-empty", !!content);
   if (content) setChildren(el, content);
+}
+
+function settingsLink(app) {
+  const b = h("button", { type: "button", class: "link", testid: "empty-open-settings" }, "Settings");
+  b.addEventListener("click", () => app.settings.open());
+  return b;
 }

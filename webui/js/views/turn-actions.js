@@ -1,0 +1,80 @@
+// Actions on the open session's turns: send a prompt, stop the running turn, retry a failed one.
+
+import { classifyProblem, describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+import { contentToPromptInput } from "./attachments.js";
+import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
+
+export async function sendPrompt(app, mode, content) {
+  let s = app.manager.active;
+  if (!s) {
+    s = await app.manager.newSession();
+    if (!s) return false;
+  }
+  app.conversation.jumpToLatest(); // sending always shows the newest message
+  app.notifier.requestPermission();
+  const child = subagentOf(app.manager, s.sessionId);
+  if (child) return messageSubagent(app.client, child, content, (m) => app.status.toast(m));
+  const payload = { sessionId: s.sessionId, mode, content };
+  try {
+    payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    /* no time zone: the host uses its own */
+  }
+  let r = await app.client.call("session.prompt", payload).catch(transportFailure);
+  if (!r.ok && r.error.code === "invalid-time-zone") {
+    delete payload.clientTimeZone;
+    r = await app.client.call("session.prompt", payload).catch(transportFailure);
+  }
+  if (!r.ok) {
+    app.status.toast(describeError(r.error));
+    const kind = classifyProblem(r.error);
+    if (kind) app.status.setProblem(kind, true, r.error.details?.model ? `${r.error.details.provider}/${r.error.details.model}` : "");
+    return false;
+  }
+  app.manager.patchSummary(s.sessionId, { blank: false });
+  return true;
+}
+
+/**
+ * Stop the running turn. What waits (queued messages, steering) stays and the next item starts;
+ * `clearQueue` (the queue's "Stop all", the toast's action, or Esc pressed again within 3 s)
+ * drops it too.
+ */
+export async function stopTurn(app, { clearQueue = false, escape = false } = {}) {
+  const s = app.manager.active;
+  if (!s) return;
+  const sid = s.sessionId;
+  const child = subagentOf(app.manager, sid);
+  if (child) return interruptSubagent(app.client, child, (m) => app.status.toast(m));
+  const again = escape && app.lastStop.sessionId === sid && Date.now() - app.lastStop.at < 3000;
+  const clear = clearQueue || again;
+  const waiting = app.manager.visibleQueue(sid).length;
+  app.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
+  const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
+  const r = await app.client.call("session.cancel", payload).catch(transportFailure);
+  if (!r.ok) {
+    app.status.toast(describeError(r.error));
+    return;
+  }
+  if (clear) app.status.toast("Stopped, and the waiting messages were cleared.", "info");
+  else if (waiting) {
+    const what = waiting === 1 ? "1 waiting message runs" : `${waiting} waiting messages run`;
+    app.status.toast(`Stopped this turn; ${what} next.`, "info", { label: "Stop all", testid: "toast-stop-all", run: () => stopTurn(app, { clearQueue: true }) });
+  }
+}
+
+export async function retryTurn(app, turnEnd, btn) {
+  const s = app.manager.active;
+  const user = s?.fold.get(turnEnd.userItemId);
+  if (!user) return;
+  btn.disabled = true;
+  try {
+    const content = await contentToPromptInput(app.client, s.sessionId, user.content);
+    if (content.length) await sendPrompt(app, "queue", content);
+  } catch (e) {
+    app.status.toast(`Could not retry: ${e.message}`);
+  } finally {
+    btn.disabled = false;
+  }
+}
