@@ -155,9 +155,9 @@ async def test_search_lists_sessions_by_their_newest_match_with_that_snippet(sto
     store.append("old", turn_events(6, 1, "lexer again, newest of all", "ok"))  # written last
     hits = (await store.search("lexer")).hits
     assert hits == [
-        ("old", "lexer again, newest of all"),
-        ("new", "fix the lexer gamma"),
-        ("mid", "fix the lexer beta"),
+        ("old", "lexer again, newest of all", 7),  # the seq of the message the snippet is from
+        ("new", "fix the lexer gamma", 1),
+        ("mid", "fix the lexer beta", 1),
     ]
 
 
