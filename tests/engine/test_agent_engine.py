@@ -237,7 +237,9 @@ async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, 
     await engine.attach(sid)
     await wait_quiet(agent_of(engine, sid))
     hits, more = await engine.search("  flux CAPACITOR ")
-    assert hits == [(sid, "The flux capacitor is charged.")] and not more
+    assert [(s, text) for s, text, _ in hits] == [(sid, "The flux capacitor is charged.")] and not more
+    events, _, _ = await engine.history(sid)
+    assert next(e for e in events if e.seq == hits[0][2]).type == "assistant/message"  # the hit's message
     rows = [row async for row in engine.export_rows(sid)]
     other = await engine_factory(tmp_path / "other", tools={})
     assert await other.import_rows(rows, "/tmp") == sid

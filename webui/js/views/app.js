@@ -109,7 +109,7 @@ export class App {
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
     this.catalogues = new Catalogues({ client });
-    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: (id) => this.presets.value?.presets.find((p) => p.id === id) });
+    this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: async (id) => (await this.presets.load())?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
     this.help = new HelpDialog();
     this.composer = new ComposerView($("composer"), {

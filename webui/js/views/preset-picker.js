@@ -18,14 +18,17 @@ export class PresetPicker {
     this.el = h("fieldset", { class: "preset-picker", testid: "preset-picker" });
   }
 
-  /** The roster (cached until invalidated). */
+  /** The roster (cached until invalidated; a list asked for before an invalidation is dropped,
+   * so a preset just copied is never missing from it). */
   load() {
     if (this.value) return Promise.resolve(this.value);
     if (!this.loading) {
+      const gen = (this.gen = (this.gen ?? 0) + 1);
       this.loading = this.ctx.client
         .call("agentPreset.list", {})
         .catch(transportFailure)
         .then((r) => {
+          if (gen !== this.gen) return this.load(); // invalidated meanwhile: ask again
           this.loading = null;
           if (r.ok) {
             this.value = r.value;
@@ -39,6 +42,8 @@ export class PresetPicker {
 
   invalidate() {
     this.value = null;
+    this.loading = null;
+    this.gen = (this.gen ?? 0) + 1;
     if (this.sessionId) this.show(this.sessionId, this.current);
   }
 

@@ -46,10 +46,12 @@ export class PresetViewer {
       this.say(describeError(r.error), "error");
       return;
     }
-    this.render(r.value);
+    const entry = await this.ctx.entry(presetId); // the roster's view: default? broken?
+    if (presetId !== this.presetId) return;
+    this.render(r.value, entry);
   }
 
-  render(p) {
+  render(p, entry) {
     const own = p.trust === "user";
     this.title.textContent = p.name ?? p.agentPreset;
     const facts = h(
@@ -69,7 +71,6 @@ export class PresetViewer {
       remove.addEventListener("click", () => this.remove(p.agentPreset, remove));
       actions.append(open, remove);
     }
-    const entry = this.ctx.entry(p.agentPreset);
     if (entry && !entry.isDefault && !entry.broken) {
       const def = h("button", { type: "button", class: "btn", testid: "preset-make-default", title: "New sessions start with this preset" }, "Make default");
       def.addEventListener("click", () => this.makeDefault(p.agentPreset));
