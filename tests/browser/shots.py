@@ -7,6 +7,7 @@ the UI follows while its theme setting is "system" (the default).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from playwright.sync_api import Page
@@ -18,9 +19,17 @@ WIDTHS = (800, 1600)
 THEMES = ("light", "dark")
 
 
-def shoot_all(page: Page, name: str, height: int = 900, blur: bool = True) -> list[Path]:
-    """`ux-<name>-<width>-<theme>.png` for each width and theme; the page is left at its
-    original size and the light scheme (and, with `blur`, without the focus)."""
+def shoot_all(
+    page: Page,
+    name: str,
+    height: int = 900,
+    blur: bool = True,
+    prefix: str = "ux",
+    check: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """`<prefix>-<name>-<width>-<theme>.png` for each width and theme; `check(theme)` runs before
+    each shot (e.g. a contrast assertion). The page is left at its original size and the light
+    scheme (and, with `blur`, without the focus)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     if blur:
@@ -29,7 +38,9 @@ def shoot_all(page: Page, name: str, height: int = 900, blur: bool = True) -> li
         page.set_viewport_size({"width": width, "height": height})
         for theme in THEMES:
             page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
-            path = SHOTS / f"ux-{name}-{width}-{theme}.png"
+            if check is not None:
+                check(theme)
+            path = SHOTS / f"{prefix}-{name}-{width}-{theme}.png"
             page.screenshot(path=str(path), animations="disabled", caret="hide")
             paths.append(path)
     page.set_viewport_size(VIEWPORT)

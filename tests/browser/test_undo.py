@@ -9,8 +9,8 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser import shots
 from tests.browser.support import (
-    ROOT,
     HarnessServer,
     fresh_session,
     send,
@@ -23,9 +23,6 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "tests" / "screenshots"
-WIDTHS = (800, 1600)
-THEMES = ("light", "dark")
 
 CONTRAST = """(sel) => {
   // WCAG contrast of the first `sel` element's text against what is painted under it
@@ -58,19 +55,13 @@ CONTRAST = """(sel) => {
 def shoot_all(page: Page, state: str, readable: tuple[str, ...] = ()) -> None:
     """Screenshots of `state` at each width and theme; `readable` selectors must keep a text
     contrast of at least 4.5:1 (WCAG AA) in both themes."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => document.activeElement?.blur?.()")
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": 900})
-        for theme in THEMES:
-            page.emulate_media(color_scheme=theme)
-            for selector in readable:
-                ratio = page.evaluate(CONTRAST, selector)
-                assert ratio >= 4.5, f"{selector} in {theme}: contrast {ratio:.2f}"
-            path = SHOTS / f"undo-{state}-{width}-{theme}.png"
-            page.screenshot(path=str(path), animations="disabled", caret="hide")
-    page.set_viewport_size({"width": 1280, "height": 800})
-    page.emulate_media(color_scheme="light")
+
+    def contrast(theme: str) -> None:
+        for selector in readable:
+            ratio = page.evaluate(CONTRAST, selector)
+            assert ratio >= 4.5, f"{selector} in {theme}: contrast {ratio:.2f}"
+
+    shots.shoot_all(page, state, prefix="undo", check=contrast)
 
 
 def write(call_id: str, path: str, content: str) -> tuple[str, str, str]:
