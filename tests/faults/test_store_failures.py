@@ -226,3 +226,41 @@ async def test_a_checkpoint_that_cannot_be_saved_is_an_error_not_a_silent_loss(t
         assert found is not None and found.data == big  # and it works again once there is room
     finally:
         await store.close()
+
+
+async def test_wal_checkpoints_never_run_on_the_writer(tmp_path: Path) -> None:
+    """The writer's connection has automatic checkpoints off; the WAL is still checkpointed, by
+    the checkpointer's own thread, when a turn ends and when the log grows past its threshold."""
+    store = SqliteStore.in_dir(tmp_path)
+    await store.open()
+    wal = store._writer.wal
+    wal.threshold = 256 * 1024
+    try:
+        autocheckpoint = await store.call(lambda conn: conn.execute("PRAGMA wal_autocheckpoint").fetchone())
+        assert autocheckpoint == (0,)
+        store.register(SessionHeader(id="s1", created_at=0))
+        big = {"text": "y" * 2000}
+        for seq in range(400):  # ~1 MB of log, past the threshold: checkpointed without asking
+            store.append("s1", [SessionEvent(type="x", seq=seq, time=0, data=big)])
+        await store.flush()
+        for _ in range(int(WAIT / 0.05)):
+            if wal.done:
+                break
+            await asyncio.sleep(0.05)
+        assert wal.done >= 1
+        grown = wal.done
+        store.append("s1", [SessionEvent(type="x", seq=400, time=0, data={})])
+        await store.flush(checkpoint=True)  # a turn ended: asked for, never waited for
+        for _ in range(int(WAIT / 0.05)):
+            if wal.done > grown:
+                break
+            await asyncio.sleep(0.05)
+        assert wal.done > grown
+        other = sqlite3.connect(tmp_path / DB_FILE)
+        try:  # what was checkpointed is in the database file proper, and complete
+            assert other.execute("SELECT COUNT(*) FROM events").fetchone() == (401,)
+        finally:
+            other.close()
+    finally:
+        await store.close()
+    assert wal._thread is not None and not wal._thread.is_alive()

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from host.engine.store.base import Settled, StoreClosed, StoreError, StoreTimeout
 from host.engine.store.faults import classify, damaged, quick_check
 from host.engine.store.schema import create_schema, open_connection
+from host.engine.store.wal import WalCheckpointer
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,8 @@ class Writer:
         """Operations the thread has finished (progress, for bounded waits that allow a backlog)."""
         self.fully_checked = False
         """Whether the start-up integrity check covered the whole file within its budget."""
+        self.wal = WalCheckpointer(path)
+        """Checkpoints off the writer's thread (its connection has automatic ones off)."""
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -113,6 +116,7 @@ class Writer:
         )
         self._thread.start()
         await ready
+        self.wal.start()
 
     async def stop(self, bound: float | None = None) -> None:
         """Commit what is queued, checkpoint and close. Gives up after `bound` seconds, or by
@@ -121,6 +125,7 @@ class Writer:
             return
         self.closed = True
         loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.wal.stop, 5.0 if bound is None else min(5.0, bound / 2))
         fut: asyncio.Future[None] = loop.create_future()
         self._queue.put((_STOP, fut, loop))
         end = None if bound is None else loop.time() + bound
@@ -213,7 +218,7 @@ class Writer:
                     _, fut, floop, checkpoint = op
                     self._end_batch(conn)
                     if checkpoint:
-                        self._checkpoint(conn, "PASSIVE")
+                        self.wal.request()  # on its own thread: the writer never waits for it
                     if fut is not None:
                         self._reply(floop, fut, None, None)
                 elif kind == "reset":
@@ -234,6 +239,7 @@ class Writer:
     def _open(self) -> sqlite3.Connection:
         """Connect, check the file within the start-up budget, then create the schema."""
         conn = open_connection(str(self.path))
+        conn.execute("PRAGMA wal_autocheckpoint=0")  # host/engine/store/wal.py does them
         try:
             if self._check_budget is not None:
                 problems = quick_check(conn, self._check_budget)
