@@ -264,3 +264,31 @@ async def test_wal_checkpoints_never_run_on_the_writer(tmp_path: Path) -> None:
     finally:
         await store.close()
     assert wal._thread is not None and not wal._thread.is_alive()
+
+
+async def test_opening_the_store_is_bounded_with_one_clear_message(tmp_path: Path) -> None:
+    """A file another program holds (SQLite would wait, as it would on a stuck disk): the open
+    gives up after its bound with one sentence naming the file, and the thread it left behind
+    closes the file and ends once the file answers again."""
+    other = sqlite3.connect(tmp_path / DB_FILE, isolation_level=None)
+    other.execute("CREATE TABLE held (x)")
+    other.execute("BEGIN EXCLUSIVE")  # readers wait for this lock (SQLite's 5 s busy wait)
+    other.execute("INSERT INTO held VALUES (1)")
+    store = SqliteStore.in_dir(tmp_path, open_timeout=0.5)
+    try:
+        with pytest.raises(StoreTimeout) as caught:
+            await asyncio.wait_for(store.open(), WAIT)
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    message = str(caught.value)
+    assert message.startswith(f"the database {tmp_path / DB_FILE} did not open within 0.5s")
+    assert "\n" not in message and caught.value.kind == "timeout"
+    thread = store._writer._thread
+    assert thread is not None
+    await asyncio.to_thread(thread.join, WAIT)
+    assert not thread.is_alive()
+    await store.close()  # a no-op: it never opened
+    again = SqliteStore.in_dir(tmp_path)
+    await again.open()  # nothing was left locked or half-open
+    await again.close()

@@ -37,7 +37,7 @@ from host.engine.store.base import (
     UnknownSession,
 )
 from host.engine.store.schema import apply_event, insert_header, read_header, read_headers
-from host.engine.store.writer import CALL_TIMEOUT, Writer
+from host.engine.store.writer import CALL_TIMEOUT, OPEN_TIMEOUT, Writer
 from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
@@ -61,11 +61,17 @@ class SqliteStore:
         *,
         call_timeout: float = CALL_TIMEOUT,
         check_budget: float | None = CHECK_BUDGET,
+        open_timeout: float = OPEN_TIMEOUT,
     ) -> None:
         self.path = Path(path)
         self.on_settled: Callable[[Settled], None] | None = None
         self._writer = Writer(
-            self.path, linger_ms, self._settled, call_timeout=call_timeout, check_budget=check_budget
+            self.path,
+            linger_ms,
+            self._settled,
+            call_timeout=call_timeout,
+            check_budget=check_budget,
+            open_timeout=open_timeout,
         )
         self._next_seq: dict[str, int] = {}
         self._lazy: dict[str, SessionHeader] = {}

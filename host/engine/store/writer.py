@@ -40,6 +40,9 @@ _STOP = "stop"
 
 CALL_TIMEOUT = 30.0
 """Bound on one read or flush (a stuck disk or a lock held by another process)."""
+OPEN_TIMEOUT = 15.0
+"""Bound on opening the file: connect, the start-up check (0.5 s), the schema. Above SQLite's
+own 5 s lock wait, so a file locked by another program gets that more precise message."""
 STALL_TIMEOUT = 30.0
 """Closing gives up after this long without the writer finishing a single operation (a stuck
 disk); while it keeps working through a backlog it is waited for. A SIGTERM shutdown passes a
@@ -77,12 +80,14 @@ class Writer:
         *,
         call_timeout: float = CALL_TIMEOUT,
         check_budget: float | None = None,
+        open_timeout: float = OPEN_TIMEOUT,
     ) -> None:
         self.path = path
         self._linger = linger_ms / 1000.0
         self._on_settled = on_settled
         """Called on the event loop after each transaction with the tickets it settled."""
         self.call_timeout = call_timeout
+        self.open_timeout = open_timeout
         self._check_budget = check_budget
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -107,7 +112,7 @@ class Writer:
     # ---- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Open the file on the thread; a stuck disk fails this after `open_timeout` seconds."""
         loop = asyncio.get_running_loop()
         self._loop = loop
         ready: asyncio.Future[None] = loop.create_future()
@@ -115,7 +120,17 @@ class Writer:
             target=self._run, args=(loop, ready), name="harnessdesk-store", daemon=True
         )
         self._thread.start()
-        await ready
+        try:
+            await asyncio.wait_for(asyncio.shield(ready), self.open_timeout)
+        except TimeoutError:
+            # The thread is stuck in the OS. Should it ever return, it closes the file and ends.
+            self.closed = True
+            ready.add_done_callback(lambda f: f.cancelled() or f.exception())
+            self._queue.put((_STOP, loop.create_future(), loop))
+            raise StoreTimeout(
+                f"the database {self.path} did not open within {self.open_timeout:g}s;"
+                " the disk may be stuck or another program holds the file"
+            ) from None
         self.wal.start()
 
     async def stop(self, bound: float | None = None) -> None:
@@ -238,6 +253,7 @@ class Writer:
 
     def _open(self) -> sqlite3.Connection:
         """Connect, check the file within the start-up budget, then create the schema."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = open_connection(str(self.path))
         conn.execute("PRAGMA wal_autocheckpoint=0")  # host/engine/store/wal.py does them
         try:
