@@ -21,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,8 @@ class Agent:
         self.cwd = cwd
         self.next_turn = next_turn
         self.inbox = inbox or InboxLists()
+        self._shown_queue = self.inbox.items()
+        """The last `session/queue` released to subscribers (the inbox as replayed is on disk)."""
         self.running = False
         self.turn_open = False
         self.cancel_by: AbortedBy | None = None
@@ -219,6 +222,11 @@ class Agent:
 
     def queue_items(self) -> list[QueuedInboxItem]:
         return self.inbox.items()
+
+    def shown_queue(self) -> list[QueuedInboxItem]:
+        """The queue as subscribers were last shown it: only committed input (a late client's
+        snapshot must not show a prompt a crash could still take back)."""
+        return self._shown_queue
 
     def update_queue(self, item_id: str, kind: str, content: list[ContentBlock] | None = None) -> None:
         """Edit, remove or promote to steering one queued (or steering) item, by message id."""
@@ -378,7 +386,7 @@ class Agent:
         self.journal.detach()
         if self.inbox.next_turn or self.inbox.next_step:
             self.inbox = InboxLists()
-            self._publish_queue()
+            self._publish_queue(durable=False)
         self.deps.pending.cancel_session(self.session_id)
         self._end_work()
 
@@ -407,8 +415,16 @@ class Agent:
         if len(self.inbox.next_turn) >= MAX_QUEUE:
             raise AgentBusy(f"the queue is full ({MAX_QUEUE} items)")
 
-    def _publish_queue(self) -> None:
-        self.deps.bus.publish("mux", SessionQueue(session_id=self.session_id, items=self.inbox.items()))
+    def _publish_queue(self, durable: bool = True) -> None:
+        """Publish the queue once the splice that changed it is committed (durable before
+        visible); a splice whose write failed is never shown. Disposal shows the emptied queue."""
+        items = self.inbox.items()
+        after = self.journal.last_ticket if durable else None
+        frame = SessionQueue(session_id=self.session_id, items=items)
+        self.deps.bus.publish("mux", frame, after=after, then=partial(self._queue_shown, items))
+
+    def _queue_shown(self, items: list[QueuedInboxItem]) -> None:
+        self._shown_queue = items
 
     def _set_running(self, running: bool) -> None:
         if running == self.running:

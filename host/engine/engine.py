@@ -390,7 +390,7 @@ class Engine(
         for sid, agent in self._agents.items():
             yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.visible_seq))
             yield from self.pending.requests_for(sid)
-            yield push(SessionQueue(session_id=sid, items=agent.queue_items()))
+            yield push(SessionQueue(session_id=sid, items=agent.shown_queue()))
         for sid in self.jobs.sessions():
             yield push(SessionJobs(session_id=sid, jobs=self.jobs.views(sid)))
 

@@ -46,6 +46,8 @@ class Journal:
         """The last seq whose frame subscribers were shown (it is durable)."""
         self.detached = False
         """Set when a store failure cut this log off from the disk: appends go nowhere."""
+        self.last_ticket = 0
+        """The store ticket of the newest append (what a frame about it waits for)."""
 
     def detach(self) -> None:
         """Stop writing and publishing (the agent is abandoned; the store rewound the session)."""
@@ -73,6 +75,7 @@ class Journal:
             self.last_seq = events[-1].seq
             return
         ticket = self._store.append(self.session_id, events)
+        self.last_ticket = ticket
         for event in events:
             self.last_seq = event.seq
             self.last_time = max(self.last_time, event.time)

@@ -1,7 +1,7 @@
-"""An answer never gets ahead of the disk: an accepted prompt, a rename, a fork and an "Allow
-always" rule are committed before the client hears of them (durable before visible). The writer
-thread is held inside a read to make "queued but not yet committed" last as long as the test
-needs — no timing is assumed."""
+"""An answer never gets ahead of the disk: an accepted prompt, a rename, a fork, an "Allow
+always" rule and the queue a late client is shown are committed before the client hears of
+them (durable before visible). The writer thread is held inside a read to make "queued but not
+yet committed" last as long as the test needs — no timing is assumed."""
 
 from __future__ import annotations
 
@@ -145,3 +145,38 @@ async def test_an_allow_always_rule_is_shown_only_once_it_is_on_disk(attached: A
     assert await asyncio.wait_for(revoking, WAIT)
     assert rows(db, "SELECT tool FROM grants WHERE session_id = ?", sid) == []
     assert rule_frames()[-1].value["rules"] == []
+
+
+def texts(items: list[Any]) -> list[str]:
+    return [block.text for item in items for block in item.message.content if block.type == "text"]
+
+
+def queued_texts(frames: list[Any], sid: str) -> list[list[str]]:
+    """The texts of each `session/queue` frame of `sid`, in order."""
+    queues = [f for f in frames if getattr(f, "type", None) == "session/queue" and f.session_id == sid]
+    return [texts(f.items) for f in queues]
+
+
+async def test_a_late_client_is_shown_only_the_committed_queue(attached: Attached, scripted_llm: Any) -> None:
+    engine, mux, sid, agent = attached.engine, attached.mux, attached.sid, attached.agent
+    scripted_llm.enqueue(Reply(text="busy " * 4, hang_after=1))  # a turn that keeps running
+    await engine.prompt(sid, "queue", [TextInput(text="keep busy")], "r-busy")
+    await frames_until(mux, is_event("assistant/chunk", turn=1), WAIT)
+    async with writer_held(engine):
+        answer = asyncio.ensure_future(engine.prompt(sid, "queue", [TextInput(text="not yet")], "r2"))
+        for _ in range(int(WAIT / 0.01)):  # the prompt is queued in memory, its splice not committed
+            if "not yet" in texts(agent.queue_items()):
+                break
+            await asyncio.sleep(0.01)
+        late = engine.subscribe_mux()
+        snapshot = []
+        while (item := late.get_nowait()) is not None:
+            snapshot.append(item[1])
+        assert queued_texts(snapshot, sid) == [[]]  # committed state only: no "not yet"
+        assert not answer.done()
+    await asyncio.wait_for(answer, WAIT)
+    shown = await frames_until(late, lambda f: ["not yet"] in queued_texts([f], sid), WAIT)
+    assert queued_texts(shown, sid)[-1] == ["not yet"]  # shown once it is on disk
+    assert any("not yet" in t for t in spliced_texts(attached.db, sid))
+    late.close()
+    assert agent.cancel(clear_queue=True)
