@@ -75,9 +75,10 @@ class Api:
         assert response.status_code == 200, response.text
         return dict(response.json()["result"])
 
-    async def frames(self, key: str, sink: list[dict[str, Any]]) -> None:
+    async def frames(self, key: str, sink: list[dict[str, Any]], subscribed: asyncio.Event) -> None:
         with contextlib.suppress(httpx.HTTPError):
             async with self.http.stream("GET", f"/api/events.{key}", timeout=None) as response:
+                subscribed.set()  # the host subscribes before it sends the response head
                 async for line in response.aiter_lines():
                     if line.startswith("data: "):
                         sink.append(json.loads(line[6:])["payload"])
@@ -91,6 +92,14 @@ async def until(sink: list[dict[str, Any]], pred: Any, start: int = 0) -> dict[s
                 return frame
         await asyncio.sleep(0.05)
     raise AssertionError(f"not seen within {WAIT}s: {[f.get('type') for f in sink[-20:]]}")
+
+
+def chunk_of(sid: str, turn: int) -> Any:
+    def pred(f: dict[str, Any]) -> bool:
+        e = f.get("event") or {}
+        return f.get("sessionId") == sid and e.get("type") == "assistant/chunk" and e["data"]["turn"] == turn
+
+    return pred
 
 
 def turn_end(sid: str, turn: int) -> Any:
@@ -107,21 +116,30 @@ async def test_a_full_disk_under_serve(small_disk: Path, tmp_path: Path, scripte
     api = Api(served.base_url, served.token)
     mux: list[dict[str, Any]] = []
     hosts: list[dict[str, Any]] = []
-    readers = [asyncio.create_task(api.frames("mux", mux)), asyncio.create_task(api.frames("host", hosts))]
+    subscribed = [asyncio.Event(), asyncio.Event()]
+    readers = [
+        asyncio.create_task(api.frames("mux", mux, subscribed[0])),
+        asyncio.create_task(api.frames("host", hosts, subscribed[1])),
+    ]
     try:
-        await asyncio.sleep(0.3)
+        for event in subscribed:  # no frame of the test may go out before the readers listen
+            await asyncio.wait_for(event.wait(), WAIT)
         sid = (await api.call("session.create", {"cwd": str(tmp_path)}))["value"]["sessionId"]
         prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "hello"}]}
         scripted_llm.enqueue(Reply(text="a short first answer"))
         assert (await api.call("session.prompt", prompt))["ok"]
         await until(mux, turn_end(sid, 0))
 
-        filler = fill_up(small_disk)
-        scripted_llm.enqueue(Reply(text="z" * 400_000, chunk_size=400, delay=0.001))
+        # The disk fills mid-turn. (Filled before the prompt, whether the prompt itself fits
+        # depends on how much room the log file still has allocated: either answer is right.)
+        seen_mux, seen_hosts = len(mux), len(hosts)
+        scripted_llm.enqueue(Reply(text="z" * 400_000, chunk_size=400, delay=0.01))
         assert (await api.call("session.prompt", prompt))["ok"]
-        error = await until(hosts, lambda f: f["type"] == "host/agent-error")
+        await until(mux, chunk_of(sid, 1), seen_mux)  # streaming, its chunks committed
+        filler = fill_up(small_disk)
+        error = await until(hosts, lambda f: f["type"] == "host/agent-error", seen_hosts)
         assert error["sessionId"] == sid and error["message"].startswith("the disk is full")
-        await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"])
+        await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"], seen_hosts)
 
         listed = await api.call("session.list", {})
         assert listed["ok"] and [s["sessionId"] for s in listed["value"]["items"]] == [sid]
@@ -136,12 +154,10 @@ async def test_a_full_disk_under_serve(small_disk: Path, tmp_path: Path, scripte
         assert end["event"]["data"]["reason"]["kind"] == "error"
         assert end["event"]["data"]["reason"]["error"]["message"].startswith("the disk is full")
         scripted_llm.enqueue(Reply(text="and on we go"))
-        for _ in range(100):
-            answer = await api.call("session.prompt", prompt)
-            if answer["ok"]:
-                break
-            await asyncio.sleep(0.1)  # the recovery probe may not have run yet
-        assert answer["ok"], answer
+        deadline = time.monotonic() + WAIT
+        while not (answer := await api.call("session.prompt", prompt))["ok"]:
+            assert time.monotonic() < deadline, answer  # the recovery probe has not run yet
+            await asyncio.sleep(0.1)
         end = await until(mux, turn_end(sid, 2))
         assert end["event"]["data"]["reason"] == {"kind": "completed"}
     finally:
