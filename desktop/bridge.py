@@ -45,6 +45,8 @@ T = TypeVar("T")
 
 WINDOW_EXTENSION = {"harnessdesk": {"client": "window", "carrier": "bridge"}}
 HIGH_WATER_BYTES = 8 * 1024 * 1024
+CLOSE_BOUND = 2.0
+"""Seconds a closing window waits for the host's handlers of its open exchanges to end."""
 _TEXTUAL = re.compile(r"^(text/|application/(json|[\w.+-]*\+json|javascript|xml))", re.I)
 
 
@@ -235,12 +237,15 @@ class Bridge:
 
         async def disconnect_all() -> None:
             self._closed = True
-            for exchange in list(self._live.values()):
+            live = list(self._live.values())
+            for exchange in live:
                 exchange.disconnect()
             self._live.clear()
+            # The host's stream and request handlers end before the host is shut down (bounded).
+            await asyncio.gather(*(exchange.finished(CLOSE_BOUND) for exchange in live))
 
         with contextlib.suppress(Exception):
-            asyncio.run_coroutine_threadsafe(disconnect_all(), self.loop).result(timeout=5)
+            asyncio.run_coroutine_threadsafe(disconnect_all(), self.loop).result(timeout=CLOSE_BOUND + 3)
 
     # ---- downloads ---------------------------------------------------------------------------
 

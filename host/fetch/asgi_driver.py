@@ -170,6 +170,14 @@ class AsgiExchange:
         self._ended.set()
         self._changed.set()
 
+    async def finished(self, bound: float) -> bool:
+        """Wait at most `bound` seconds for the app to end (after `disconnect()`); whether it did."""
+        task = self._task
+        if task is None or task.done():
+            return True
+        await asyncio.wait({task}, timeout=bound)
+        return task.done()
+
     async def aclose(self) -> None:
         """Disconnect if still open, give the app `close_grace` seconds to finish, then cancel."""
         if not self._complete:

@@ -142,7 +142,7 @@ class App:
         path = self.data_dir / "host.log"
         return path.read_text().splitlines() if path.exists() else []
 
-    def wait_log(self, line: str, timeout: float = 10.0) -> list[str]:
+    def wait_log(self, line: str, timeout: float = 30.0) -> list[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if line in self.host_log():
