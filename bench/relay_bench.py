@@ -152,11 +152,11 @@ class Serve:
                 await self.rpc(
                     http, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
                 )
-                chunks, cut_off = 0, False
+                chunks, cut_off, why = 0, True, "the stream ended before turn/end"
                 async for data in sse_frames(mux):
                     frame = json.loads(data)["payload"]
                     if frame["type"] == "stream/error":
-                        cut_off = True
+                        why = f"stream/error: {frame['error']['message']}"
                         break
                     if frame["type"] != "session/event" or frame["sessionId"] != sid:
                         continue
@@ -164,9 +164,10 @@ class Serve:
                     if kind == "assistant/chunk":
                         chunks += 1
                     elif kind == "turn/end":
+                        cut_off, why = False, ""
                         break
                 secs = time.perf_counter() - started
-        return {"chunks": chunks, "secs": secs, "cutOff": cut_off}
+        return {"chunks": chunks, "secs": secs, "cutOff": cut_off, "why": why}
 
     def close(self) -> None:
         stop(self.proc)
@@ -310,6 +311,8 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
             row["raw/bridge"] = med["raw"] / med["bridge"]
             row["bridge/window-sse"] = med["window-sse"] / med["bridge"]
             row["bridge/sse"] = med["sse"] / med["bridge"]
+        row["why"] = sorted({f"{kind}: {r.get('why') or 'short'}" for kind, rows in kinds.items()
+                             for r in rows if r["cutOff"] or r["chunks"] < int(n)})  # fmt: skip
         out[n] = row
     return out
 
@@ -324,14 +327,18 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
         cells = "".join(f"{row['median_s'][k]:12.3f}" for k in kinds)
         bad = [k for k, ok in row["complete"].items() if not ok]
         print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / SHORT: ' + ', '.join(bad)}")
-    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9)")
+    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9; n/a: a reader")
+    print("was cut off or short, so its time is not a relay time)")
     for n, row in figures.items():
+        # The time of a reader that was cut off or read short says nothing about the relay.
         parts = [
-            f"{k} {row[k]:.2f}"
+            f"{k} {f'{row[k]:.2f}' if all(row['complete'][kind] for kind in k.split('/')) else 'n/a'}"
             for k in ("raw/sse", "raw/bridge", "bridge/window-sse", "bridge/sse")
             if k in row
         ]
         print(f"{int(n):>7}  " + "   ".join(parts))
+        for why in row["why"]:
+            print(f"{'':>9}incomplete — {why}")
 
 
 def main() -> int:

@@ -28,7 +28,6 @@ function readTurn(reader, sessionId, started) {
   let buffer = "";
   let chunks = 0;
   let reads = 0;
-  let cutOff = false;
   return (async () => {
     for (;;) {
       const { value, done } = await reader.read();
@@ -43,15 +42,16 @@ function readTurn(reader, sessionId, started) {
         if (!line) continue;
         const frame = JSON.parse(line.slice(6)).payload;
         if (frame.type === "stream/error") {
-          cutOff = true;
-          return { chunks, reads, cutOff, secs: (performance.now() - started()) / 1000 };
+          const why = `stream/error: ${frame.error && frame.error.message}`;
+          return { chunks, reads, cutOff: true, why, secs: (performance.now() - started()) / 1000 };
         }
         if (frame.type !== "session/event" || frame.sessionId !== sessionId) continue;
         if (frame.event.type === "assistant/chunk") chunks++;
-        else if (frame.event.type === "turn/end") return { chunks, reads, cutOff, secs: (performance.now() - started()) / 1000 };
+        else if (frame.event.type === "turn/end") return { chunks, reads, cutOff: false, secs: (performance.now() - started()) / 1000 };
       }
     }
-    return { chunks, reads, cutOff: true, secs: (performance.now() - started()) / 1000 };
+    const why = "the stream ended before turn/end";
+    return { chunks, reads, cutOff: true, why, secs: (performance.now() - started()) / 1000 };
   })();
 }
 
