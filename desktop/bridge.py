@@ -106,6 +106,8 @@ class Bridge:
         self.loop = loop
         self.pusher = pusher
         self._live: dict[str, AsgiExchange] = {}  # touched on the loop thread only
+        self._ending: list[AsgiExchange] = []
+        """Disconnected by `close(wait=False)`; the next `close()` waits for their handlers."""
         self._cancelled: set[str] = set()
         self._pumps: set[asyncio.Task[None]] = set()
         self._drained = asyncio.Event()
@@ -229,20 +231,25 @@ class Bridge:
         else:
             exchange.disconnect()
 
-    def close(self) -> None:
-        """The window is closing: stop pushing and disconnect every open exchange."""
+    def close(self, wait: bool = True) -> None:
+        """The window is closing: stop pushing and disconnect every open exchange. With `wait`,
+        also wait (at most `CLOSE_BOUND` s) until the host's handlers of every exchange
+        disconnected so far have ended, so they finish before the host shuts down. The window's
+        own closing handler must not wait: a handler ending then answers its page call through
+        the GUI thread, which would be blocked here while the window goes away."""
         self.pusher.close()
         if self.loop.is_closed():
             return
 
         async def disconnect_all() -> None:
             self._closed = True
-            live = list(self._live.values())
-            for exchange in live:
+            for exchange in self._live.values():
                 exchange.disconnect()
+                self._ending.append(exchange)
             self._live.clear()
-            # The host's stream and request handlers end before the host is shut down (bounded).
-            await asyncio.gather(*(exchange.finished(CLOSE_BOUND) for exchange in live))
+            if wait:
+                ending, self._ending = self._ending, []
+                await asyncio.gather(*(exchange.finished(CLOSE_BOUND) for exchange in ending))
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(disconnect_all(), self.loop).result(timeout=CLOSE_BOUND + 3)

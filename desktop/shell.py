@@ -127,7 +127,7 @@ class Shell:
     def _on_closing(self) -> None:
         with contextlib.suppress(OSError):
             self.geometry.save()
-        self.bridge.close()
+        self.bridge.close(wait=False)  # `run` waits for the host's handlers, once the window is gone
 
     # ---- actions -----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ the page. A rare, unexplained Qt abort (SIGABRT, exit 134) gets one retry via `g
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -68,6 +69,7 @@ class App:
             "DISPLAY": display,
             "QTWEBENGINE_REMOTE_DEBUGGING": str(self.devtools),
             "PYTHONUNBUFFERED": "1",
+            "PYTHONFAULTHANDLER": "1",  # a hung app's threads are dumped (see `wait`)
             **env,
         }
         self.proc = subprocess.Popen(
@@ -120,7 +122,10 @@ class App:
         try:
             code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired as exc:
-            raise AssertionError(f"app still running after {timeout}s") from exc
+            self.proc.send_signal(signal.SIGABRT)  # faulthandler prints every thread's stack
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(10)
+            raise AssertionError(f"app still running after {timeout}s:\n{self.stderr()[-6000:]}") from exc
         if code in ABORT_CODES:
             raise QtAbort("app aborted while exiting")
         return code
