@@ -11,7 +11,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar, Union
 
 from pydantic import Field, TypeAdapter
 
-from contract._base import WireModel
+from contract._base import DEFERRED, WireModel
 from contract.errors import RpcError
 
 RpcId = Annotated[str, Field(min_length=1, max_length=200)]
@@ -95,7 +95,7 @@ RpcMessage = Annotated[
     Union[ClientRequest, ServerResponse, ServerRequest, ClientResponse],
     Field(discriminator="type"),
 ]
-RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(RpcMessage)
+RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(RpcMessage, config=DEFERRED)
 
 
 class ReceiptAccepted(WireModel):
@@ -108,7 +108,7 @@ class ReceiptRefused(WireModel):
 
 
 RpcReceipt = Annotated[Union[ReceiptAccepted, ReceiptRefused], Field(discriminator="accepted")]
-RPC_RECEIPT: TypeAdapter[Any] = TypeAdapter(RpcReceipt)
+RPC_RECEIPT: TypeAdapter[Any] = TypeAdapter(RpcReceipt, config=DEFERRED)
 
 
 @functools.cache

@@ -73,6 +73,7 @@ async def _open_locked(
 
 
 async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
+    from host.fetch.warm import warm_contract
     from host.server import build_site
     from host.server.run import (
         LoopbackServer,
@@ -121,6 +122,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
     print(f"HarnessDesk listening on {url}", flush=True)
+    warming = asyncio.create_task(warm_contract())  # while the browser starts
 
     def open_here(path: str) -> None:
         """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
@@ -135,6 +137,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     try:
         await server.serve()
     finally:
+        warming.cancel()
         if link_file is not None:
             _remove(link_file)
         await runtime.close(bound=CLOSE_BOUND)

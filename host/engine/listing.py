@@ -9,12 +9,13 @@ from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 
+from contract._base import DEFERRED
 from contract.sessions import SessionSummary
 from host.engine.store.base import ListedSession
 
 log = logging.getLogger(__name__)
 
-_SUMMARIES = TypeAdapter(list[SessionSummary])
+_SUMMARIES = TypeAdapter(list[SessionSummary], config=DEFERRED)
 """One validator call for the whole list: a model built per session from Python costs several
 times more than pydantic-core building all of them at once."""
 
