@@ -13,7 +13,6 @@ import contextlib
 import json
 import signal
 import sys
-import webbrowser
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +131,8 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     link_file = None
     if args.open:
         link_file = write_link_file(data_dir, url)
+        import webbrowser  # only for --open: it is not free to import
+
         webbrowser.open(link_file.as_uri())
         loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
     try:
