@@ -9,7 +9,7 @@ process of its own, streaming N deltas of 4 characters as fast as loopback allow
   reads `events.mux` over loopback SSE from the prompt until the session's `turn/end`;
 - bridge / window-sse (unless --no-window): the desktop app (real host, `--serve`, a bench
   page) under Xvfb; its window's page reads the turn through the fetch bridge, and a second,
-  plain Qt window reads the same host's loopback SSE with `fetch` (same engine, same host).
+  plain WebKitGTK window reads the same host's loopback SSE with `fetch` (same engine, same host).
 Every reader parses each frame (one JSON parse per frame, as the web client does). Kinds are
 interleaved per run so machine load hits them alike; medians are reported.
 Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
@@ -186,11 +186,10 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 
 
 def plain_window_child(url: str) -> int:
-    """Child mode: a plain pywebview Qt window on `url` (no bridge): the SSE reader's page."""
-    import webview
+    """Child mode: a plain pywebview GTK window on `url` (no bridge): the SSE reader's page."""
+    from tests.desktop import driver
 
-    webview.create_window("relay-baseline", url=url, width=900, height=600)
-    webview.start(gui="qt")
+    driver.plain_window("relay-baseline", url)
     return 0
 
 
@@ -198,25 +197,18 @@ class Window:
     """The desktop app (real host, bench page, `--serve`) plus a plain window on its site."""
 
     def __init__(self, provider: Provider, data_dir: Path, display: str) -> None:
-        from tests.desktop import cdp
-        from tests.desktop.support import free_port
+        from tests.desktop import driver
 
         self.provider = provider
-        devtools, plain_devtools = free_port(), free_port()
-        env = {
-            **os.environ,
-            "DISPLAY": display,
-            "HARNESSDESK_API_KEY": "bench",
-            "PYTHONUNBUFFERED": "1",
-            "QTWEBENGINE_CHROMIUM_FLAGS": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox"),
-        }
+        sock, plain_sock = data_dir.parent / "bridge.sock", data_dir.parent / "plain.sock"
+        env = {**os.environ, "HARNESSDESK_API_KEY": "bench"}
         cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(PAGE), "--real-host", "--serve"]
         cmd += ["--data-dir", str(data_dir), "--provider", "openai-compatible"]
         cmd += ["--base-url", provider.base_url, "--model", MODEL]
         self.app = subprocess.Popen(
             cmd,
             cwd=ROOT,
-            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(devtools)},
+            env={**env, **driver.window_env(display, sock)},
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -229,16 +221,17 @@ class Window:
             raise RuntimeError(f"the window app printed {line!r}")
         url = line[len(LISTENING) :].strip()
         ready = "new Promise(r => { const t = () => window.relayBench ? r(true) : setTimeout(t, 20); t(); })"
-        self.bridge_page = cdp.connect_ready(devtools, f"{cdp.BRIDGE_READY}.then(() => {ready})", timeout=90)
+        bridge_ready = f"{driver.BRIDGE_READY}.then(() => {ready})"
+        self.bridge_page = driver.connect_ready(sock, bridge_ready, timeout=90)
         self.plain = subprocess.Popen(
             [sys.executable, __file__, "--plain-window", url],
             cwd=ROOT,
-            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(plain_devtools)},
+            env={**env, **driver.window_env(display, plain_sock)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        self.sse_page = cdp.connect_ready(plain_devtools, ready, url_prefix="http://127.0.0.1", timeout=90)
+        self.sse_page = driver.connect_ready(plain_sock, ready, url_prefix="http://127.0.0.1", timeout=90)
 
     def turn(self, n: int, via_bridge: bool) -> dict[str, Any]:
         self.provider.queue(n)

@@ -18,9 +18,9 @@ def display() -> Iterator[str]:
     if not shutil.which("Xvfb") or not shutil.which("xdotool"):
         pytest.skip("Xvfb and xdotool are needed for the window tests")
     try:
-        import PyQt6.QtWebEngineWidgets  # noqa: F401
+        import desktop.gtkshell  # noqa: F401  (GTK 3 and WebKitGTK 4.1 through GObject introspection)
     except ImportError as exc:
-        pytest.skip(f"Qt WebEngine is not importable: {exc}")
+        pytest.skip(f"WebKitGTK is not importable: {exc}")
     proc, name = start_xvfb()
     yield name
     proc.terminate()
