@@ -160,7 +160,7 @@ def run_window(
     loop.start()
     picker = WindowFolderPicker()
     args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
-    host = StartingHost(loop, host_factory, args)  # built on its thread while Qt starts here
+    host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
     shell = None
     try:
         require_webkit()  # while the host is built on its thread

@@ -23,6 +23,9 @@ from typing import Any
 ENV = "HARNESSDESK_AUTOMATION"
 EVAL_TIMEOUT = 120.0
 _BODY = "return await (0, eval)(expr);"
+_CSP_REFUSED = "EvalError"
+"""A page whose CSP forbids eval (the loopback site in a plain window) gets the expression
+compiled as the function's own body instead; statements then need a comma or an IIFE."""
 
 log = logging.getLogger("desktop.automation")
 
@@ -34,6 +37,13 @@ def requested() -> Path | None:
 
 def evaluate(window: Any, expr: str, timeout: float = EVAL_TIMEOUT) -> dict[str, Any]:
     """Evaluate `expr` in the page of a pywebview GTK window (from any thread but GTK's)."""
+    outcome = _call(window, _BODY, expr, timeout)
+    if outcome.get("error", "").startswith(_CSP_REFUSED):
+        outcome = _call(window, f"return await ({expr}\n);", expr, timeout)
+    return outcome
+
+
+def _call(window: Any, body: str, expr: str, timeout: float) -> dict[str, Any]:
     import gi
 
     gi.require_version("WebKit2", "4.1")
@@ -59,7 +69,7 @@ def evaluate(window: Any, expr: str, timeout: float = EVAL_TIMEOUT) -> dict[str,
         try:
             webview = browser_view(window).webview
             args = GLib.Variant("a{sv}", {"expr": GLib.Variant("s", expr)})
-            webview.call_async_javascript_function(_BODY, -1, args, None, None, None, finished)
+            webview.call_async_javascript_function(body, -1, args, None, None, None, finished)
         except Exception as exc:
             outcome["error"] = repr(exc)
             done.set()

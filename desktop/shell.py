@@ -116,7 +116,7 @@ class Shell:
                 automation.serve(self.window, socket_path)
 
     def _on_loaded(self) -> None:
-        if not self.gtk:  # no DocumentCreation hook here: evaluate once the page has loaded
+        if not self.gtk:  # no document-start script here: evaluate once the page has loaded
             self.window.run_js(paths.bridge_js().read_text(encoding="utf-8"))
 
     def _on_closing(self) -> None:
