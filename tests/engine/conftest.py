@@ -45,6 +45,19 @@ def assistant_data(
     }
 
 
+def answered_turn(turn: int, base: int) -> list[SessionEvent]:
+    """One turn's opening at seq `base`: start, question, two streamed deltas and the answer that
+    joins them (the caller adds the turn's other events and its end)."""
+    chunk = {"turn": turn, "step": 0, "chunk": {"type": "text-delta", "index": 0, "text": "a"}}
+    return [
+        ev(base, "turn/start", {"turn": turn, "trigger": "user"}),
+        ev(base + 1, "user/message", user_msg("q", f"u{turn}")),
+        ev(base + 2, "assistant/chunk", chunk),
+        ev(base + 3, "assistant/chunk", chunk),
+        ev(base + 4, "assistant/message", assistant_data("aa", turn), source_event_seqs=[base + 2, base + 3]),
+    ]
+
+
 def header(sid: str = "s1", cwd: str = "/tmp") -> SessionHeader:
     return SessionHeader(id=sid, created_at=int(time.time() * 1000), cwd=cwd)
 

@@ -10,7 +10,7 @@ import pytest
 
 from contract.content import Message, MessageSource, TextBlock, ToolCallBlock, ToolResultBlock
 from host.engine.llm import LlmRequest, LocalModelAdapter
-from host.engine.llm.local import MODEL_ID, active_generations, wait_generations_done
+from host.engine.llm.local import MODEL_ID, active_generations, local_model_context, wait_generations_done
 
 pytestmark = pytest.mark.model
 
@@ -113,9 +113,11 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
     try:
         sid = "local-long"
         engine.store.register(SessionHeader(id=sid, created_at=1, cwd=str(tmp_path)))
-        story = "The garden has tomatoes, beans and a small pond with three goldfish. " * 40
+        # A 2,048-token window (set live: the model reloads with it) keeps the model's work small.
+        await engine.update_settings("llm-local", {"contextSize": 2048}, None)
+        story = "The garden has tomatoes, beans and a small pond with three goldfish. " * 10
         log: list[SessionEvent] = []
-        for turn in range(8):  # ~24,000 characters: past 80 % of 8,192 tokens at 3 characters each
+        for turn in range(8):  # ~5,900 characters: past 80 % of 2,048 tokens at 3 characters each
             base = len(log)
             ask = {
                 "id": f"u{turn}",
@@ -150,6 +152,7 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
         agent = agent_of(engine, sid)
         await wait_quiet(agent, within=600)
         events, _, _ = await engine.history(sid, max_messages=1000)
+        assert local_model_context() == 2048  # reloaded with the new setting, no restart
         summary = next(e for e in events if e.type == "compact/summary")
         assert summary.data["provider"] == "local" and summary.data["summary"][0]["text"].strip()
         end = next(e for e in events if e.type == "compact/end")

@@ -120,7 +120,7 @@ async def test_layers_defaults_base_and_user(tmp_path: Path) -> None:
     assert view.user is None and view.revision == 0
     assert view.schema_["properties"]["baseURL"]["type"] == "string"
     assert s.view("permission").value == {"defaultPreset": "workspace-write"}
-    assert s.view("llm-local").applies == "restart" and s.view("permission").applies == "live"
+    assert s.view("llm-local").applies == "live" and s.view("permission").applies == "live"
     new = await s.write("llm-deepseek", lambda sec: deep_merge(sec, {"baseURL": "http://127.0.0.1:9"}), 0)
     assert new.revision == 1 and new.user == {"baseURL": "http://127.0.0.1:9"}
     assert new.value["models"] == view.value["models"]  # base still under the user layer

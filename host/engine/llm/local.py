@@ -83,8 +83,16 @@ class _SharedModel:
         self.options: tuple[int | None, int] = (None, N_CTX)
         """(threads, context size) from the `llm-local` settings, read when the model loads."""
 
-    def get(self) -> Any:
+    def get(self, options: tuple[int | None, int] | None = None) -> Any:
+        """The loaded server; `options` that differ from the loaded ones (the user changed the
+        threads or context size in settings) reload the model, once no generation is running."""
         with self._lock:
+            if options is not None and options != self.options:
+                if self._server is not None and active_generations() == 0:
+                    log.info("local model: settings changed %s -> %s, reloading", self.options, options)
+                    self._server = None
+                if self._server is None:
+                    self.options = options
             if self._server is None:
                 self._server = self._load()
             return self._server
@@ -165,13 +173,14 @@ def _announce(state: ModelState) -> None:
             log.exception("model state listener failed")
 
 
-async def loaded_server() -> Any:
-    """The shared llama.cpp server, loaded off the event loop on first use (announced)."""
-    if _shared._server is not None:
+async def loaded_server(options: tuple[int | None, int] | None = None) -> Any:
+    """The shared llama.cpp server, loaded off the event loop on first use or when `options`
+    changed (announced)."""
+    if _shared._server is not None and options in (None, _shared.options):
         return _shared._server
     _announce("loading")
     try:
-        server = await asyncio.to_thread(_shared.get)
+        server = await asyncio.to_thread(_shared.get, options)
     except BaseException:
         _announce("failed")
         raise
@@ -181,6 +190,11 @@ async def loaded_server() -> Any:
 
 def local_model_loaded() -> bool:
     return _shared._server is not None
+
+
+def local_model_context() -> int | None:
+    """The context size (tokens) the shared model is loaded with, None when it is not loaded."""
+    return _shared.options[1] if _shared._server is not None else None
 
 
 def local_model_load_seconds() -> float | None:
@@ -207,10 +221,10 @@ class LocalModelAdapter:
     def __init__(
         self, max_tokens: int = DEFAULT_MAX_TOKENS, options: tuple[int | None, int] | None = None
     ) -> None:
-        """`options` = (threads, context size); they apply when the shared model first loads."""
+        """`options` = (threads, context size) from settings; the shared model is (re)loaded with
+        them on this adapter's next use. None keeps whatever the shared model has."""
         self.max_tokens = max_tokens
-        if options is not None and _shared._server is None:
-            _shared.options = options
+        self.options = options
 
     def __repr__(self) -> str:
         return f"LocalModelAdapter(model={MODEL_ID!r})"
@@ -221,7 +235,7 @@ class LocalModelAdapter:
 
     async def preload(self) -> float:
         """Loads the shared model now (off the event loop); returns the load time in seconds."""
-        await loaded_server()
+        await loaded_server(self.options)
         return _shared.load_seconds or 0.0
 
     async def list_models(self) -> list[DiscoveredModelView]:
@@ -231,7 +245,7 @@ class LocalModelAdapter:
         """Nothing to close: the model is shared by the process and freed at exit."""
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
-        server = await loaded_server()
+        server = await loaded_server(self.options)
         n_ctx = _shared.options[1]
         max_tokens = min(request.max_tokens or self.max_tokens, n_ctx // 2)
         body = {

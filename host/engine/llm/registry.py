@@ -119,7 +119,7 @@ class AdapterRegistry:
             log.debug("provider %s is not routable: %s", key, reason)
             return None
         if route.kind == "local":
-            if self._local is None:
+            if self._local is None or self._local.options != route.local_options:
                 self._local = LocalModelAdapter(options=route.local_options)
             return self._local
         secret = self._key(route)

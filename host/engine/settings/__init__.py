@@ -6,7 +6,6 @@ from __future__ import annotations
 from contract.namespaces import (
     AGENT_PRESETS,
     EXPOSED,
-    LLM_LOCAL,
     PERMISSION,
     SECTIONS,
 )
@@ -25,6 +24,6 @@ BASES = {
 def registered_namespaces() -> list[Namespace]:
     """Every namespace the host registers, in registration order (exposed ones first)."""
     ordered = [*EXPOSED, *(ns for ns in SECTIONS if ns not in EXPOSED)]
-    return [
-        Namespace(ns, SECTIONS[ns], BASES.get(ns), "restart" if ns == LLM_LOCAL else "live") for ns in ordered
-    ]
+    # Every namespace applies live: even `llm-local` (threads, context size) reloads the built-in
+    # model on its next turn (docs/decisions.md, "The built-in model's settings apply live").
+    return [Namespace(ns, SECTIONS[ns], BASES.get(ns), "live") for ns in ordered]

@@ -44,7 +44,7 @@ function shortProblem(text) {
   return "Not available";
 }
 
-/** The built-in model: threads and context size (they apply after a restart). */
+/** The built-in model: threads and context size (the model reloads with them on its next turn). */
 export function localCard(view, route, ctx, open) {
   const fields = scalarFields(view, ["threads", "contextSize"]);
   const save = h("button", { type: "submit", class: "btn btn-primary", testid: "provider-save" }, "Save");
@@ -55,7 +55,7 @@ export function localCard(view, route, ctx, open) {
   const body = [
     h("p", { class: "hint" }, "Runs offline on this computer. Small and quick, but often wrong, and it cannot use tools."),
     fields.map((f) => f.el),
-    h("p", { class: "hint" }, "These apply the next time HarnessDesk starts."),
+    h("p", { class: "hint" }, "The model reloads with these on its next answer."),
     h("div", { class: "row-actions" }, save),
   ];
   return card(route?.displayName ?? "Built-in model", statusOf(route), "provider-card-local", open, body, submit);
