@@ -10,11 +10,14 @@ process of its own, streaming N deltas of 4 characters as fast as loopback allow
 - bridge / window-sse (unless --no-window): the desktop app (real host, `--serve`, a bench
   page) under Xvfb; its window's page reads the turn through the fetch bridge, and a second,
   plain WebKitGTK window reads the same host's loopback SSE with `fetch` (same engine, same host).
-Every reader parses each frame (one JSON parse per frame, as the web client does). Kinds are
-interleaved per run so machine load hits them alike; medians are reported.
+Every reader parses each frame (one JSON parse per frame, as the web client does) and joins the
+streamed text. Kinds are interleaved per run so machine load hits them alike; medians are reported.
 Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
-bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader that got
-`stream/error` (cut off) or fewer chunks than N is reported. No assertions.
+bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader is complete
+when it was not cut off (`stream/error`) and the text it joined equals what the provider sent,
+every character in order; a burst reaches the product's readers as fewer `assistant/chunk` events
+than deltas (merged under back-pressure, docs/decisions.md "Coalescing deltas"), so the number of
+events each reader got is printed beside it, and so is the time to the first text. No assertions.
 """
 
 from __future__ import annotations
@@ -98,10 +101,21 @@ async def sse_frames(response: httpx.Response) -> Any:
                     yield line[6:]
 
 
+def expected(n: int) -> str:
+    """The text the provider streams for a burst of `n` deltas."""
+    return "abcd" * n
+
+
+def checked(result: dict[str, Any], n: int) -> dict[str, Any]:
+    """A reader's result with its joined text replaced by whether it is exactly what was sent."""
+    text = result.pop("text")
+    return {**result, "textOk": text == expected(n), "chars": len(text)}
+
+
 async def raw_turn(base_url: str, provider: Provider, n: int) -> dict[str, Any]:
     provider.queue(n)
     body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stream"}]}
-    deltas = 0
+    deltas, text, first = 0, [], None
     async with httpx.AsyncClient(timeout=None, trust_env=False) as http:
         started = time.perf_counter()
         async with http.stream("POST", f"{base_url}/chat/completions", json=body) as response:
@@ -109,10 +123,14 @@ async def raw_turn(base_url: str, provider: Provider, n: int) -> dict[str, Any]:
                 if data == b"[DONE]":
                     break
                 chunk = json.loads(data)
-                if chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                content = chunk["choices"][0]["delta"].get("content") if chunk["choices"] else None
+                if content:
+                    first = first if first is not None else time.perf_counter() - started
                     deltas += 1
+                    text.append(content)
         secs = time.perf_counter() - started
-    return {"chunks": deltas, "secs": secs, "cutOff": False}
+    result = {"events": deltas, "text": "".join(text), "first": first, "secs": secs, "cutOff": False}
+    return checked(result, n)
 
 
 class Serve:
@@ -152,7 +170,7 @@ class Serve:
                 await self.rpc(
                     http, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
                 )
-                chunks, cut_off = 0, False
+                chunks, text, first, cut_off = 0, [], None, False
                 async for data in sse_frames(mux):
                     frame = json.loads(data)["payload"]
                     if frame["type"] == "stream/error":
@@ -163,10 +181,15 @@ class Serve:
                     kind = frame["event"]["type"]
                     if kind == "assistant/chunk":
                         chunks += 1
+                        chunk = frame["event"]["data"]["chunk"]
+                        if chunk["type"] == "text-delta":
+                            first = first if first is not None else time.perf_counter() - started
+                            text.append(chunk["text"])
                     elif kind == "turn/end":
                         break
                 secs = time.perf_counter() - started
-        return {"chunks": chunks, "secs": secs, "cutOff": cut_off}
+        result = {"events": chunks, "text": "".join(text), "first": first, "secs": secs, "cutOff": cut_off}
+        return checked(result, n)
 
     def close(self) -> None:
         stop(self.proc)
@@ -236,7 +259,8 @@ class Window:
     def turn(self, n: int, via_bridge: bool) -> dict[str, Any]:
         self.provider.queue(n)
         page = self.bridge_page if via_bridge else self.sse_page
-        return dict(page.evaluate(f"window.relayBench.runTurn({str(via_bridge).lower()})", timeout=600))
+        result = dict(page.evaluate(f"window.relayBench.runTurn({str(via_bridge).lower()})", timeout=600))
+        return checked(result, n)
 
     def close(self) -> None:
         for page in (self.bridge_page, self.sse_page):
@@ -289,15 +313,21 @@ def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
     return results
 
 
+def _median_ms(seconds: list[float | None]) -> float | None:
+    """Median in ms of the readers that got any text (None when none did)."""
+    got = [s * 1000 for s in seconds if s is not None]
+    return statistics.median(got) if got else None
+
+
 def summary(results: dict[str, Any]) -> dict[str, Any]:
     """Medians per kind and the ratios the goals are stated in."""
     out: dict[str, Any] = {}
     for n, kinds in results.items():
         med = {kind: statistics.median(r["secs"] for r in rows) for kind, rows in kinds.items()}
-        complete = {
-            kind: all(not r["cutOff"] and r["chunks"] >= int(n) for r in rows) for kind, rows in kinds.items()
-        }
-        row: dict[str, Any] = {"median_s": med, "complete": complete}
+        complete = {kind: all(not r["cutOff"] and r["textOk"] for r in rows) for kind, rows in kinds.items()}
+        events = {kind: statistics.median(r["events"] for r in rows) for kind, rows in kinds.items()}
+        first = {kind: _median_ms([r["first"] for r in rows]) for kind, rows in kinds.items()}
+        row: dict[str, Any] = {"median_s": med, "complete": complete, "events": events, "first_ms": first}
         row["raw/sse"] = med["raw"] / med["sse"]
         if "bridge" in med:
             row["raw/bridge"] = med["raw"] / med["bridge"]
@@ -316,7 +346,14 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
         row = figures[n]
         cells = "".join(f"{row['median_s'][k]:12.3f}" for k in kinds)
         bad = [k for k, ok in row["complete"].items() if not ok]
-        print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / SHORT: ' + ', '.join(bad)}")
+        print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / WRONG TEXT: ' + ', '.join(bad)}")
+    print("\nchunk events each reader got (median; raw: the provider's deltas)")
+    for n in results:
+        print(f"{int(n):>7} " + "".join(f"{figures[n]['events'][k]:12.0f}" for k in kinds))
+    print("\nms from the request to the first text at the reader (median)")
+    for n in results:
+        cells = (figures[n]["first_ms"][k] for k in kinds)
+        print(f"{int(n):>7} " + "".join(f"{ms:12.1f}" if ms is not None else f"{'-':>12}" for ms in cells))
     print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9)")
     for n, row in figures.items():
         parts = [

@@ -23,6 +23,10 @@ def to_wire(value: Any) -> Any:
     return value
 
 
+DEFERRED = ConfigDict(defer_build=True)
+"""For module-level `TypeAdapter`s: built on first use, like every `WireModel`."""
+
+
 class WireModel(BaseModel):
     """A strict wire shape: camelCase JSON, unknown fields rejected.
 
@@ -34,7 +38,13 @@ class WireModel(BaseModel):
         populate_by_name=True,
         extra="forbid",
         frozen=False,
+        defer_build=True,
     )
+    """`defer_build`: a model's validator and serializer are built when it is first used, not
+    when its module is imported. `serve` and the window import the whole contract at start
+    and use a small part of it in their first second (docs/decisions.md, "Performance and
+    packaging"); `tests/foundation/test_contract_builds.py` builds every model, so a broken one
+    still fails CI instead of a user's first request."""
 
     def dump(self) -> dict[str, Any]:
         """The wire JSON object (camelCase, optional fields that are unset left out)."""

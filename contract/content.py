@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter
 
-from contract._base import OpenModel, WireModel
+from contract._base import DEFERRED, OpenModel, WireModel
 
 MediaType = Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
 
@@ -57,7 +57,7 @@ ContentBlock = Annotated[
     Union[TextBlock, ReasoningBlock, ImageBlock, ToolCallBlock, ToolResultBlock],
     Field(discriminator="type"),
 ]
-CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock)
+CONTENT_BLOCK: TypeAdapter[Any] = TypeAdapter(ContentBlock, config=DEFERRED)
 
 
 class MessageSource(OpenModel):
@@ -144,4 +144,4 @@ StreamChunk = Annotated[
     ],
     Field(discriminator="type"),
 ]
-STREAM_CHUNK: TypeAdapter[Any] = TypeAdapter(StreamChunk)
+STREAM_CHUNK: TypeAdapter[Any] = TypeAdapter(StreamChunk, config=DEFERRED)

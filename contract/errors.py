@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, Ty
 
 from pydantic import Field, TypeAdapter, create_model
 
-from contract._base import WireModel, to_wire
+from contract._base import DEFERRED, WireModel, to_wire
 from contract.filechange import FileConflict
 
 
@@ -236,7 +236,7 @@ if TYPE_CHECKING:
     RpcError: TypeAlias = RpcErrorBase
 else:
     RpcError = Annotated[Union[tuple(ERROR_MODELS.values())], Field(discriminator="code")]
-RPC_ERROR: TypeAdapter[Any] = TypeAdapter(RpcError)
+RPC_ERROR: TypeAdapter[Any] = TypeAdapter(RpcError, config=DEFERRED)
 
 
 def rpc_error(code: str, message: str, **details: Any) -> RpcErrorBase:

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter
 
-from contract._base import WireModel
+from contract._base import DEFERRED, WireModel
 from contract.approvals import ApprovalRequested, ApprovalResolved
 from contract.content import Message
 from contract.errors import RpcError
@@ -89,7 +89,7 @@ MuxFrame = Annotated[
     ],
     Field(discriminator="type"),
 ]
-MUX_FRAME: TypeAdapter[Any] = TypeAdapter(MuxFrame)
+MUX_FRAME: TypeAdapter[Any] = TypeAdapter(MuxFrame, config=DEFERRED)
 
 
 class HostSessionAdded(WireModel):
@@ -175,7 +175,7 @@ HostFrame = Annotated[
     ],
     Field(discriminator="type"),
 ]
-HOST_FRAME: TypeAdapter[Any] = TypeAdapter(HostFrame)
+HOST_FRAME: TypeAdapter[Any] = TypeAdapter(HostFrame, config=DEFERRED)
 
 STREAMS: dict[str, TypeAdapter[Any]] = {"events.mux": MUX_FRAME, "events.host": HOST_FRAME}
 """Carrier-level streams, `GET /api/<key>`, and the frame schema each one carries."""

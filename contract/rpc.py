@@ -5,12 +5,13 @@ See docs/architecture.md, "Four-quadrant messages".
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Annotated, Any, Generic, Literal, TypeVar, Union
 
 from pydantic import Field, TypeAdapter
 
-from contract._base import WireModel
+from contract._base import DEFERRED, WireModel
 from contract.errors import RpcError
 
 RpcId = Annotated[str, Field(min_length=1, max_length=200)]
@@ -94,7 +95,7 @@ RpcMessage = Annotated[
     Union[ClientRequest, ServerResponse, ServerRequest, ClientResponse],
     Field(discriminator="type"),
 ]
-RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(RpcMessage)
+RPC_MESSAGE: TypeAdapter[Any] = TypeAdapter(RpcMessage, config=DEFERRED)
 
 
 class ReceiptAccepted(WireModel):
@@ -107,14 +108,33 @@ class ReceiptRefused(WireModel):
 
 
 RpcReceipt = Annotated[Union[ReceiptAccepted, ReceiptRefused], Field(discriminator="accepted")]
-RPC_RECEIPT: TypeAdapter[Any] = TypeAdapter(RpcReceipt)
+RPC_RECEIPT: TypeAdapter[Any] = TypeAdapter(RpcReceipt, config=DEFERRED)
+
+
+@functools.cache
+def request_model(payload: Any) -> type[RpcRequest[Any]]:
+    """`RpcRequest[payload]`, built once. pydantic caches a parametrised model only while
+    something else holds it, so an unheld `RpcRequest[X]` is rebuilt (several ms of schema
+    generation) after each garbage collection: every call paid it (docs/decisions.md)."""
+    return RpcRequest[payload]
+
+
+@functools.cache
+def response_model(value: Any) -> type[RpcResponse[Any]]:
+    """`RpcResponse[value]`, built once (see `request_model`)."""
+    return RpcResponse[value]
+
+
+_AnyOk = RpcOk[Any]
+_AnyResponse = response_model(Any)
+request_model(Any)  # held: the streams wrap each frame in an `RpcRequest[Any]`
 
 
 def ok(rpc_id: str, value: Any) -> RpcResponse[Any]:
     """Build a successful narrow response echoing `rpc_id`."""
-    return RpcResponse[Any](rpc_id=rpc_id, result=RpcOk[Any](value=value))
+    return _AnyResponse(rpc_id=rpc_id, result=_AnyOk(value=value))
 
 
 def fail(rpc_id: str, error: RpcError) -> RpcResponse[Any]:
     """Build a failed narrow response echoing `rpc_id`."""
-    return RpcResponse[Any](rpc_id=rpc_id, result=RpcErr(error=error))
+    return _AnyResponse(rpc_id=rpc_id, result=RpcErr(error=error))

@@ -13,7 +13,6 @@ import contextlib
 import json
 import signal
 import sys
-import webbrowser
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +72,7 @@ async def _open_locked(
 
 
 async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
+    from host.fetch.warm import warm_contract
     from host.server import build_site
     from host.server.run import (
         LoopbackServer,
@@ -121,6 +121,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
     print(f"HarnessDesk listening on {url}", flush=True)
+    warming = asyncio.create_task(warm_contract())  # while the browser starts
 
     def open_here(path: str) -> None:
         """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
@@ -130,11 +131,14 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     link_file = None
     if args.open:
         link_file = write_link_file(data_dir, url)
+        import webbrowser  # only for --open: it is not free to import
+
         webbrowser.open(link_file.as_uri())
         loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
     try:
         await server.serve()
     finally:
+        warming.cancel()
         if link_file is not None:
             _remove(link_file)
         await runtime.close(bound=CLOSE_BOUND)

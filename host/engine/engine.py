@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
@@ -51,6 +49,7 @@ from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
+from host.engine.listing import Live, summaries
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
@@ -180,30 +179,12 @@ class Engine(
     # ---- sessions -------------------------------------------------------------------------
 
     async def list_sessions(self) -> list[SessionSummary]:
-        """Every session; a header that breaks the contract (an old unchecked import) is skipped."""
-        out = []
-        for h in await self.store.headers():
-            try:
-                out.append(self._summary(h))
-            except ValidationError:
-                log.warning("session.list: skipping session %r (its stored header is invalid)", h.id[:80])
-        out.sort(key=lambda s: s.updated_at, reverse=True)
-        return out
-
-    def _summary(self, h: SessionHeader) -> SessionSummary:
-        agent = self._agents.get(h.id)
-        title = agent.journal.title if agent is not None else h.title
-        return SessionSummary(
-            session_id=h.id,
-            updated_at=h.updated_at,
-            running=agent.running if agent is not None else False,
-            blank=h.blank,
-            title=title,
-            parent_session_id=h.parent_session,
-            cwd=h.cwd,
-            agent_preset=agent.composition.preset.id if agent is not None else h.agent_preset,
-            origin=h.origin,
-        )
+        """Every session, newest activity first; a header that breaks the contract is skipped."""
+        live = {
+            sid: Live(agent.running, agent.journal.title, agent.composition.preset.id)
+            for sid, agent in self._agents.items()
+        }
+        return summaries(await self.store.sessions(), live)
 
     async def attach(self, session_id: str) -> Agent:
         """The session's agent, resuming a cold session (concurrent resumes share one load)."""

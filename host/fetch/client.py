@@ -30,6 +30,7 @@ from contract.rpc import (
     RpcResponse,
     ServerResponse,
     new_rpc_id,
+    response_model,
 )
 from host.fetch.errors import ProtocolError, TransportError
 from host.fetch.fetch_response import FetchResponse
@@ -90,9 +91,7 @@ class AbstractApiClient(ABC):
         if response.rpc_id != rpc_id:
             raise ProtocolError(f"{key}: sent rpcId {rpc_id!r}, the answer echoes {response.rpc_id!r}")
         try:
-            typed: RpcResponse[Any] = RpcResponse[method.value].model_validate(  # type: ignore[name-defined]
-                {"rpcId": rpc_id, "result": raw["result"]}
-            )
+            typed = response_model(method.value).model_validate({"rpcId": rpc_id, "result": raw["result"]})
         except ValidationError as exc:
             raise ProtocolError(f"{key}: the answer fails {method.value.__name__}: {exc}") from exc
         return typed

@@ -24,9 +24,9 @@ from contract.rpc import (
     ClientResponse,
     ReceiptRefused,
     RpcOk,
-    RpcRequest,
     RpcResponse,
     ServerResponse,
+    request_model,
 )
 from host.fetch.connection import run_unless_disconnected
 from host.fetch.inbound import ClientGone, Reject
@@ -100,7 +100,7 @@ async def call_unary(
     impl = resolve(api, m)
     if impl is None:
         raise Reject(501, f"{m.key} is not implemented by this host")
-    request = RpcRequest[m.request](rpc_id=rpc_id, payload=payload)  # type: ignore[name-defined]
+    request = request_model(m.request)(rpc_id=rpc_id, payload=payload)
     try:
         response = await run_unless_disconnected(receive, impl(request))
     except ClientGone:

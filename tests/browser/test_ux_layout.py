@@ -89,6 +89,13 @@ def test_the_theme_is_chosen_in_settings_and_kept(
     expect(section).to_contain_text("Appearance")
     expect(section.get_by_test_id("setting-ui-appearance-theme-system")).to_be_checked()
     section.get_by_test_id("setting-ui-appearance-theme-dark").check()
+    expect(html).to_have_attribute("data-theme", "dark")  # previewed before Save
+    page.get_by_test_id("settings-close").click()  # closed without saving: back to the saved one
+    expect(html).to_have_attribute("data-theme", "system")
+    assert luminance(page) > 0.8
+    page.get_by_test_id("open-settings").click()
+    expect(section.get_by_test_id("setting-ui-appearance-theme-system")).to_be_checked()
+    section.get_by_test_id("setting-ui-appearance-theme-dark").check()
     section.get_by_test_id("settings-save-ui-appearance").click()
     expect(html).to_have_attribute("data-theme", "dark")
     assert luminance(page) < 0.3, "dark although the computer is light"

@@ -102,6 +102,23 @@ async def test_persists_across_reopen_with_header_fields(tmp_path: Path) -> None
     await s2.close()
 
 
+async def test_sessions_lists_written_and_queued_rows_newest_first(store: SqliteStore) -> None:
+    old, new = header("s-old", cwd="/a"), header("s-new", cwd="/b")
+    old.created_at, new.created_at = 1, 2
+    store.register(old)
+    store.register(new)
+    store.append("s-old", turn_events(0, 0, "hi", "hello"))  # its activity (1_005) is the newest
+    store.append("s-old", [ev(6, "session/title", {"title": "Greeting", "source": {"kind": "auto"}})])
+    await store.flush()
+    queued = header("s-queued")
+    queued.created_at = 3
+    store.register(queued)  # no event yet: only registered, not in the file
+    listed = await store.sessions()
+    assert [(s.id, s.updated_at) for s in listed] == [("s-old", 1_005), ("s-queued", 3), ("s-new", 2)]
+    assert (listed[0].title, listed[0].blank, listed[0].cwd) == ("Greeting", False, "/a")
+    assert (listed[2].title, listed[2].blank, listed[2].cwd) == (None, True, "/b")
+
+
 async def test_updated_at_ignores_interrupted_turn_end_and_plugin_messages(store: SqliteStore) -> None:
     store.register(header("s1"))
     store.append("s1", turn_events(0, 0, "hi", "hello"))

@@ -36,7 +36,7 @@ async def read_all(data: Path) -> dict[str, list[Any]]:
     store = SqliteStore.in_dir(data)
     await store.open()
     try:
-        return {h.id: await store.events(h.id) for h in await store.headers()}
+        return {h.id: await store.events(h.id) for h in await store.sessions()}
     finally:
         await store.close()
 

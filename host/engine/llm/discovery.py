@@ -12,7 +12,6 @@ from contract.namespaces import LLM_DEEPSEEK, LLM_LOCAL, LLM_OPENAI_COMPATIBLE, 
 from host.engine.errors import ModelDiscoveryFailed
 from host.engine.llm.base import LlmError
 from host.engine.llm.local import MODEL_ID, MODEL_LABEL
-from host.engine.llm.openai_compat import OpenAICompatibleAdapter
 from host.engine.llm.registry import AdapterRegistry, SecretFor
 from host.engine.llm.routes import url_problem
 
@@ -48,6 +47,8 @@ async def discover(
     key = req.api_key
     if key is None and route is not None and base_url == (route.base_url or "").rstrip("/"):
         key = secret(route.key_ref)
+    from host.engine.llm.openai_compat import OpenAICompatibleAdapter  # httpx: only when asked
+
     adapter = OpenAICompatibleAdapter(base_url, key, provider=req.provider or ns)
     try:
         return await adapter.list_models()

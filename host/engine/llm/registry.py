@@ -11,13 +11,15 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contract.llm import ConfigurableProviderView
 from host.engine.llm.base import LlmAdapter
 from host.engine.llm.local import LocalModelAdapter
-from host.engine.llm.openai_compat import OpenAICompatibleAdapter
 from host.engine.llm.routes import Route, url_problem
+
+if TYPE_CHECKING:  # imported when the first HTTP adapter is built: httpx is ~10% of a cold start
+    from host.engine.llm.openai_compat import OpenAICompatibleAdapter
 
 log = logging.getLogger(__name__)
 
@@ -167,12 +169,17 @@ class AdapterRegistry:
 
 def route_supports_tools(route: Route) -> bool:
     """Whether the route's adapter offers the model tools (the built-in model's does not)."""
-    adapter = LocalModelAdapter if route.kind == "local" else OpenAICompatibleAdapter
-    return adapter.supports_tools
+    if route.kind == "local":
+        return LocalModelAdapter.supports_tools
+    from host.engine.llm.openai_compat import OpenAICompatibleAdapter
+
+    return OpenAICompatibleAdapter.supports_tools
 
 
 def build_http_adapter(route: Route, key: str | None, options: dict[str, Any]) -> OpenAICompatibleAdapter:
     """The HTTP adapter for an `openai` route (DeepSeek included: the same wire)."""
+    from host.engine.llm.openai_compat import OpenAICompatibleAdapter
+
     assert route.base_url is not None
     return OpenAICompatibleAdapter(
         route.base_url,

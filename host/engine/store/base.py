@@ -137,6 +137,19 @@ class SessionHeader:
             row["origin"] = self.origin
         return row
 
+    def listed(self) -> ListedSession:
+        return ListedSession(
+            id=self.id,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            cwd=self.cwd,
+            parent_session=self.parent_session,
+            agent_preset=self.agent_preset,
+            title=self.title,
+            blank=self.blank,
+            origin=self.origin,
+        )
+
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> SessionHeader:
         return cls(
@@ -152,6 +165,22 @@ class SessionHeader:
             blank=bool(row.get("blank", True)),
             origin="subagent" if row.get("origin") == "subagent" else None,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ListedSession:
+    """A session's row as `session.list` and the subagent tree read it: the header's own
+    columns, none of its derived values (those cost a query per session)."""
+
+    id: str
+    created_at: int
+    updated_at: int
+    cwd: str | None
+    parent_session: str | None
+    agent_preset: str | None
+    title: str | None
+    blank: bool
+    origin: Literal["subagent"] | None
 
 
 @dataclass
@@ -251,7 +280,9 @@ class Store(Protocol):
 
     async def header(self, session_id: str) -> SessionHeader | None: ...
 
-    async def headers(self) -> list[SessionHeader]: ...
+    async def sessions(self) -> list[ListedSession]:
+        """Every session (written or only registered), newest activity first."""
+        ...
 
     async def events(self, session_id: str, start: int = 0, end: int | None = None) -> list[SessionEvent]:
         """Events with start ≤ seq < end, in order."""

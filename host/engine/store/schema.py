@@ -15,7 +15,7 @@ import sqlite3
 from typing import Any
 
 from host.engine.store import blobs, grants, workspaces
-from host.engine.store.base import SessionHeader
+from host.engine.store.base import ListedSession, SessionHeader
 
 SCHEMA_VERSION = 1
 
@@ -269,12 +269,28 @@ def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader
     return _header(row, *(derived or (None, None, None)))
 
 
-def read_headers(conn: sqlite3.Connection) -> list[SessionHeader]:
-    """Every session's header in one statement (not three more per session: `session.list` of
-    2,000 sessions, docs/decisions.md "Performance and packaging")."""
-    width = len(HEADER_COLUMNS.split(","))
-    rows = conn.execute(f"SELECT {HEADER_COLUMNS}, {_DERIVED} FROM sessions").fetchall()
-    return [_header(row[:width], *row[width:]) for row in rows]
+def read_sessions(conn: sqlite3.Connection) -> list[ListedSession]:
+    """Every session's listing columns in one statement, newest activity first: no derived
+    value, so no per-session subquery (`session.list` of 2,000 sessions, docs/decisions.md
+    "Performance and packaging")."""
+    rows = conn.execute(
+        "SELECT id, created_at, COALESCE(last_activity, created_at) AS updated, cwd, parent_session,"
+        " agent_preset, title, blank, origin FROM sessions ORDER BY updated DESC, id"
+    ).fetchall()
+    return [
+        ListedSession(
+            id=r[0],
+            created_at=r[1],
+            updated_at=r[2],
+            cwd=r[3],
+            parent_session=r[4],
+            agent_preset=r[5],
+            title=r[6],
+            blank=bool(r[7]),
+            origin="subagent" if r[8] == "subagent" else None,
+        )
+        for r in rows
+    ]
 
 
 def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) -> SessionHeader:

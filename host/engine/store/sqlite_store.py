@@ -27,6 +27,7 @@ from host.engine.store.base import (
     ExportEvent,
     ExportHeader,
     ExportRow,
+    ListedSession,
     Page,
     SearchResult,
     SeqGapError,
@@ -36,7 +37,7 @@ from host.engine.store.base import (
     StoreError,
     UnknownSession,
 )
-from host.engine.store.schema import apply_event, insert_header, read_header, read_headers
+from host.engine.store.schema import apply_event, insert_header, read_header, read_sessions
 from host.engine.store.writer import CALL_TIMEOUT, Writer
 from host.textsafe import clean_json
 
@@ -210,13 +211,13 @@ class SqliteStore:
             self._durable_next[session_id] = found.last_seq + 1
         return found
 
-    async def headers(self) -> list[SessionHeader]:
-        def read(conn: sqlite3.Connection) -> list[SessionHeader]:
-            return read_headers(conn)
-
-        found = await self.call(read)
+    async def sessions(self) -> list[ListedSession]:
+        found = await self.call(read_sessions)
         seen = {f.id for f in found}
-        return found + [h for h in self._registered.values() if h.id not in seen]
+        queued = [h.listed() for h in self._registered.values() if h.id not in seen]
+        if not queued:  # their inserts are behind this read: rare, and then a few
+            return found
+        return sorted(found + queued, key=lambda s: (-s.updated_at, s.id))
 
     async def events(self, session_id: str, start: int = 0, end: int | None = None) -> list[SessionEvent]:
         stop = end if end is not None else 1 << 62

@@ -188,7 +188,7 @@ class SubagentDoor:
 
     async def subagent_tree(self, session_id: str) -> list[str]:
         """Every subagent below `session_id`, children before their own children."""
-        headers = await self.store.headers()
+        headers = await self.store.sessions()
         out, frontier = [], [session_id]
         while frontier:
             current = frontier.pop(0)
@@ -202,7 +202,7 @@ class SubagentDoor:
 
     async def list_subagents(self, parent_id: str) -> tuple[list[SubagentListEntry], bool]:
         """(the parent's direct children, whether the parent has a live agent)."""
-        headers = await self.store.headers()
+        headers = await self.store.sessions()
         parents = {h.parent_session for h in headers if h.origin == "subagent"}
         entries: list[SubagentListEntry] = []
         for h in sorted(headers, key=lambda h: (h.created_at, h.id)):

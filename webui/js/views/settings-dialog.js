@@ -3,12 +3,13 @@
 // the default permission preset for new sessions, and any other exposed namespace as a plain form.
 // Keys are write-only: only "configured (environment / file)" ever comes back.
 
-import { h, icon, clear } from "./dom.js";
+import { append, h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
 import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
+import { previewTheme, themeOf } from "./theme.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
@@ -36,6 +37,11 @@ export class SettingsDialog {
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());
+    // A previewed theme that was not saved goes back to the saved one when Settings closes.
+    this.el.addEventListener("close", () => {
+      const saved = themeOf(this.describe);
+      if (saved) previewTheme(saved);
+    });
   }
 
   say(text, tone = "info") {
@@ -159,8 +165,13 @@ export class SettingsDialog {
       const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
       await this.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
     });
+    const section = h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id });
+    if (view.ns === "ui-appearance") {
+      // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
+      section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
+    }
     const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
-    return h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id }, h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save));
+    return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 
   /** One settings write; a conflict reloads, a refusal shows the host's reason. */

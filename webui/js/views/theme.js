@@ -8,9 +8,15 @@ import { transportFailure } from "../client/errors.js";
 const KEY = "harnessdesk.theme";
 const THEMES = new Set(["system", "light", "dark"]);
 
-export function applyTheme(theme) {
+/** Paints the page in `theme` without remembering it (Settings previews a choice before Save). */
+export function previewTheme(theme) {
   const t = THEMES.has(theme) ? theme : "system";
   document.documentElement.dataset.theme = t;
+  return t;
+}
+
+export function applyTheme(theme) {
+  const t = previewTheme(theme);
   try {
     localStorage.setItem(KEY, t);
   } catch {
