@@ -12,6 +12,7 @@ packaging") and tests/desktop/driver.py for the client.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -47,7 +48,9 @@ def _call(window: Any, body: str, expr: str, timeout: float) -> dict[str, Any]:
     import gi
 
     gi.require_version("WebKit2", "4.1")
-    from gi.repository import GLib, WebKit2
+    from gi.repository import GLib
+
+    importlib.import_module("gi.repository.WebKit2")  # the namespace call_async_javascript_function needs
 
     from desktop.gtkshell import browser_view
 
@@ -75,7 +78,6 @@ def _call(window: Any, body: str, expr: str, timeout: float) -> dict[str, Any]:
             done.set()
         return False
 
-    _ = WebKit2  # the GI namespace must be loaded before the call above
     GLib.idle_add(start)
     if not done.wait(timeout):
         return {"error": f"no answer within {timeout} s"}

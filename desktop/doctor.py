@@ -16,6 +16,7 @@ import platform
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 import contract
 from desktop import paths
@@ -33,11 +34,13 @@ def check_gtk() -> tuple[bool, list[str]]:
     try:
         gi.require_version("Gtk", "3.0")
         gi.require_version("WebKit2", "4.1")
-        from gi.repository import Gtk, WebKit2
+        from gi.repository import Gtk
+
+        webkit2: Any = importlib.import_module("gi.repository.WebKit2")  # PyGObject-stubs have none
     except (ImportError, ValueError) as exc:
         return False, [*lines, f"{exc}", f"fix: {WEBKIT_FIX}"]
     gtk = f"{Gtk.get_major_version()}.{Gtk.get_minor_version()}.{Gtk.get_micro_version()}"
-    webkit = f"{WebKit2.get_major_version()}.{WebKit2.get_minor_version()}.{WebKit2.get_micro_version()}"
+    webkit = f"{webkit2.get_major_version()}.{webkit2.get_minor_version()}.{webkit2.get_micro_version()}"
     return True, [*lines, f"GTK {gtk}, WebKitGTK {webkit}"]
 
 

@@ -16,6 +16,7 @@ pywebview imports GTK and WebKit itself; this module is imported only once it ha
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 import time
@@ -29,7 +30,9 @@ import gi
 gi.require_version("Gtk", "3.0")
 gi.require_version("WebKit2", "4.1")
 gi.require_version("Soup", "3.0")
-from gi.repository import Gio, GLib, Gtk, Soup, WebKit2  # noqa: E402
+from gi.repository import Gio, GLib, Gtk, Soup  # noqa: E402
+
+WebKit2: Any = importlib.import_module("gi.repository.WebKit2")  # PyGObject-stubs have none
 
 from desktop import appscheme  # noqa: E402
 
