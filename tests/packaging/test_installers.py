@@ -11,9 +11,10 @@ import tarfile
 from pathlib import Path
 
 import linux
-import pytest
 
-needs_dpkg = pytest.mark.skipif(shutil.which("dpkg-deb") is None, reason="needs dpkg-deb")
+from tests.support.machine import needs
+
+needs_dpkg = needs(shutil.which("dpkg-deb") is not None, "needs dpkg-deb")
 
 
 def fake_bundle(tmp_path: Path) -> Path:
