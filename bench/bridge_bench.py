@@ -2,8 +2,8 @@
 
     python bench/bridge_bench.py [--flood 20000] [--paced 400]
 
-Bridge: the real app (`tests.desktop.launch`, the test host) in a Qt window under Xvfb; the
-page reads SSE through `harnessdeskBridge.fetch`. Baseline: the same Qt/QtWebEngine, a plain
+Bridge: the real app (`tests.desktop.launch`, the test host) in a WebKitGTK window under Xvfb;
+the page reads SSE through `harnessdeskBridge.fetch`. Baseline: the same WebKitGTK, a plain
 pywebview window whose page reads the same SSE route with `fetch` from loopback uvicorn.
 Two runs each: a flood (events/s, and how many reads the page needed: pushes are batched) and
 a paced stream (per-event latency from the host's send time to the page's parse, p50/p99).
@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.desktop import cdp, x11  # noqa: E402
+from tests.desktop import driver, x11  # noqa: E402
 from tests.desktop.support import free_port  # noqa: E402
 
 MEASURE = """
@@ -57,7 +57,7 @@ MEASURE = """
 """
 
 
-def run_case(page: cdp.Page, url: str, via_bridge: bool) -> dict[str, float]:
+def run_case(page: driver.Page, url: str, via_bridge: bool) -> dict[str, float]:
     return dict(page.evaluate(f"{MEASURE}({url!r}, {str(via_bridge).lower()})", timeout=300))
 
 
@@ -82,20 +82,12 @@ def baseline_server(port: int, data_dir: Path) -> threading.Thread:
 
 
 def baseline_window(url: str) -> None:
-    """Child mode: a plain pywebview Qt window on `url` (no bridge)."""
-    import webview
-
-    webview.create_window("baseline", url=url, width=900, height=600)
-    webview.start(gui="qt")
+    """Child mode: a plain pywebview GTK window on `url` (no bridge), driven like the app's."""
+    driver.plain_window("baseline", url)
 
 
-def launch(display: str, args: list[str], devtools: int) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DISPLAY": display,
-        "QTWEBENGINE_REMOTE_DEBUGGING": str(devtools),
-        "QTWEBENGINE_CHROMIUM_FLAGS": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox"),
-    }
+def launch(display: str, args: list[str], sock: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **driver.window_env(display, sock)}
     return subprocess.Popen(
         [sys.executable, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -105,10 +97,10 @@ def measure(display: str, flood: int, paced: int, tmp: Path) -> dict[str, dict[s
     results: dict[str, dict[str, dict[str, float]]] = {}
     flood_q, paced_q = f"?n={flood}&pause=0", f"?n={paced}&pause=0.005"
     # the bridge: the real app with the test host
-    devtools = free_port()
-    app = launch(display, ["-m", "tests.desktop.launch", "--data-dir", str(tmp / "bridge")], devtools)
+    sock = tmp / "bridge.sock"
+    app = launch(display, ["-m", "tests.desktop.launch", "--data-dir", str(tmp / "bridge")], sock)
     try:
-        page = cdp.connect_ready(devtools, timeout=60)
+        page = driver.connect_ready(sock, timeout=60)
         run_case(page, "/api/events.bench?n=200&pause=0", True)  # warm-up
         results["bridge"] = {
             "flood": run_case(page, "/api/events.bench" + flood_q, True),
@@ -118,15 +110,15 @@ def measure(display: str, flood: int, paced: int, tmp: Path) -> dict[str, dict[s
         app.terminate()
         app.wait(20)
     # the baseline: same engine, loopback uvicorn, plain fetch
-    port, devtools = free_port(), free_port()
+    port, sock = free_port(), tmp / "baseline.sock"
     (tmp / "baseline").mkdir()
     baseline_server(port, tmp / "baseline")
     url = f"http://127.0.0.1:{port}/index.html"
-    child = launch(display, [__file__, "--baseline-window", url], devtools)
+    child = launch(display, [__file__, "--baseline-window", url], sock)
     try:
         loaded = "new Promise(r => { const t = () => location.protocol === 'http:' && "
         loaded += "document.readyState === 'complete' ? r(true) : setTimeout(t, 20); t(); })"
-        page = cdp.connect_ready(devtools, loaded, url_prefix="http://127.0.0.1", timeout=60)
+        page = driver.connect_ready(sock, loaded, url_prefix="http://127.0.0.1", timeout=60)
         run_case(page, "/api/events.bench?n=200&pause=0", False)
         results["baseline"] = {
             "flood": run_case(page, "/api/events.bench" + flood_q, False),

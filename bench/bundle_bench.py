@@ -6,13 +6,14 @@ Sizes: dist/harnessdesk/ (symlinks counted as links), the .deb and .tar.gz next 
 the build trimmed (dist/harnessdesk-report.json). Timings, each in a fresh data dir, frozen and
 source runs interleaved so machine load hits both alike:
 - window: spawn → a visible "HarnessDesk" window under Xvfb (xdotool) → the page's pywebview
-  API present (the bridge is ready; DevTools `Runtime.evaluate`) → the host's first answer
-  through the bridge (`host.describe`: the app is usable);
+  API present (the bridge is ready; asked through the app's automation socket,
+  `HARNESSDESK_AUTOMATION`) → the host's first answer through the bridge (`host.describe`:
+  the app is usable);
 - serve: spawn → the first stdout line `HarnessDesk listening on …`;
 - self-test: `doctor --self-test` end to end (model load + one streamed turn).
 The page cache is warm (dropping it would slow every process on the machine); the first run of
 each kind is the coldest and is reported as well. Each milestone also records the CPU seconds
-the app's processes (its session: QtWebEngine's helpers included) had used by then: on a
+the app's processes (its session: WebKit's web and network processes included) had used by then: on a
 shared machine that figure moves far less with other people's load than the wall clock does.
 Prints figures and frozen/source ratios.
 """
@@ -34,8 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.desktop import cdp, x11  # noqa: E402
-from tests.desktop.support import free_port  # noqa: E402
+from tests.desktop import driver, x11  # noqa: E402
 
 MB = 1024 * 1024
 LISTENING = "HarnessDesk listening on "
@@ -85,7 +85,7 @@ def sizes(bundle: Path) -> dict[str, float]:
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the process group we created (QtWebEngineProcess children included)."""
+    """SIGTERM to the process group we created (WebKit's helper processes included)."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
@@ -110,8 +110,8 @@ def time_window(cmd: list[str], display: str, scratch: Path) -> list[float]:
     """Seconds to a visible window, to the bridge ready, to the host's first answer through it,
     then the CPU seconds used by each of those three moments."""
     data = Path(tempfile.mkdtemp(dir=scratch))
-    port = free_port()
-    env = {"DISPLAY": display, "QTWEBENGINE_REMOTE_DEBUGGING": str(port)}
+    sock = data.with_suffix(".sock")
+    env = driver.window_env(display, sock)
     start = time.monotonic()
     proc = _spawn([*cmd, "--data-dir", str(data)], env, data.with_suffix(".log"))
     try:
@@ -127,7 +127,7 @@ def time_window(cmd: list[str], display: str, scratch: Path) -> list[float]:
                 time.sleep(0.03)
         if mapped is None:
             raise RuntimeError("no window within 60 s")
-        page = cdp.connect_ready(port, timeout=60)
+        page = driver.connect_ready(sock, timeout=60)
         ready, ready_cpu = time.monotonic() - start, session_cpu(proc.pid)
         if page.evaluate(DESCRIBE, timeout=60) is not True:
             raise RuntimeError("host.describe through the bridge failed")

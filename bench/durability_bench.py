@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -85,10 +86,13 @@ asyncio.run(main())
 TOKEN = "bench-token-0123456789abcdef"
 
 
-def stamp_latency_ms(text: str, now_ns: int) -> float | None:
-    if text.startswith("<") and text.endswith(">"):
-        return (now_ns - int(text[1:-1])) / 1e6
-    return None
+STAMP = re.compile(r"<(\d+)>")
+
+
+def stamp_latencies_ms(text: str, now_ns: int) -> list[float]:
+    """The latency of each stamp in `text` (the host merges stamps that arrive in a burst into
+    one chunk, docs/decisions.md "Coalescing deltas": each is as late as the chunk carrying it)."""
+    return [(now_ns - int(stamp)) / 1e6 for stamp in STAMP.findall(text)]
 
 
 async def sse_data(response: httpx.Response) -> Any:
@@ -109,9 +113,8 @@ async def measure_raw(llm: ScriptedLlmServer, chunks: int, rate: float) -> list[
         async with client.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
             async for data in sse_data(response):
                 for choice in data.get("choices", []):
-                    got = stamp_latency_ms((choice.get("delta") or {}).get("content") or "", time.time_ns())
-                    if got is not None:
-                        lat.append(got)
+                    content = (choice.get("delta") or {}).get("content") or ""
+                    lat += stamp_latencies_ms(content, time.time_ns())
     return lat
 
 
@@ -152,9 +155,7 @@ async def _drive(base: str, llm: ScriptedLlmServer, chunks: int, rate: float) ->
                     event = frame.get("event") or {}
                     if event.get("type") == "assistant/chunk":
                         chunk = event["data"]["chunk"]
-                        got = stamp_latency_ms(chunk.get("text") or "", time.time_ns())
-                        if got is not None:
-                            lat.append(got)
+                        lat += stamp_latencies_ms(chunk.get("text") or "", time.time_ns())
                     elif event.get("type") == "turn/end":
                         break
     finally:

@@ -9,12 +9,15 @@ process of its own, streaming N deltas of 4 characters as fast as loopback allow
   reads `events.mux` over loopback SSE from the prompt until the session's `turn/end`;
 - bridge / window-sse (unless --no-window): the desktop app (real host, `--serve`, a bench
   page) under Xvfb; its window's page reads the turn through the fetch bridge, and a second,
-  plain Qt window reads the same host's loopback SSE with `fetch` (same engine, same host).
-Every reader parses each frame (one JSON parse per frame, as the web client does). Kinds are
-interleaved per run so machine load hits them alike; medians are reported.
+  plain WebKitGTK window reads the same host's loopback SSE with `fetch` (same engine, same host).
+Every reader parses each frame (one JSON parse per frame, as the web client does) and joins the
+streamed text. Kinds are interleaved per run so machine load hits them alike; medians are reported.
 Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
-bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader that got
-`stream/error` (cut off) or fewer chunks than N is reported. No assertions.
+bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader is complete
+when it was not cut off (`stream/error`) and the text it joined equals what the provider sent,
+every character in order; a burst reaches the product's readers as fewer `assistant/chunk` events
+than deltas (merged under back-pressure, docs/decisions.md "Coalescing deltas"), so the number of
+events each reader got is printed beside it, and so is the time to the first text. No assertions.
 """
 
 from __future__ import annotations
@@ -98,10 +101,21 @@ async def sse_frames(response: httpx.Response) -> Any:
                     yield line[6:]
 
 
+def expected(n: int) -> str:
+    """The text the provider streams for a burst of `n` deltas."""
+    return "abcd" * n
+
+
+def checked(result: dict[str, Any], n: int) -> dict[str, Any]:
+    """A reader's result with its joined text replaced by whether it is exactly what was sent."""
+    text = result.pop("text")
+    return {**result, "textOk": text == expected(n), "chars": len(text)}
+
+
 async def raw_turn(base_url: str, provider: Provider, n: int) -> dict[str, Any]:
     provider.queue(n)
     body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stream"}]}
-    deltas = 0
+    deltas, text, first = 0, [], None
     async with httpx.AsyncClient(timeout=None, trust_env=False) as http:
         started = time.perf_counter()
         async with http.stream("POST", f"{base_url}/chat/completions", json=body) as response:
@@ -109,10 +123,14 @@ async def raw_turn(base_url: str, provider: Provider, n: int) -> dict[str, Any]:
                 if data == b"[DONE]":
                     break
                 chunk = json.loads(data)
-                if chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                content = chunk["choices"][0]["delta"].get("content") if chunk["choices"] else None
+                if content:
+                    first = first if first is not None else time.perf_counter() - started
                     deltas += 1
+                    text.append(content)
         secs = time.perf_counter() - started
-    return {"chunks": deltas, "secs": secs, "cutOff": False}
+    result = {"events": deltas, "text": "".join(text), "first": first, "secs": secs, "cutOff": False}
+    return checked(result, n)
 
 
 class Serve:
@@ -152,22 +170,26 @@ class Serve:
                 await self.rpc(
                     http, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
                 )
-                chunks, cut_off, why = 0, True, "the stream ended before turn/end"
+                chunks, text, first, cut_off = 0, [], None, False
                 async for data in sse_frames(mux):
                     frame = json.loads(data)["payload"]
                     if frame["type"] == "stream/error":
-                        why = f"stream/error: {frame['error']['message']}"
+                        cut_off = True
                         break
                     if frame["type"] != "session/event" or frame["sessionId"] != sid:
                         continue
                     kind = frame["event"]["type"]
                     if kind == "assistant/chunk":
                         chunks += 1
+                        chunk = frame["event"]["data"]["chunk"]
+                        if chunk["type"] == "text-delta":
+                            first = first if first is not None else time.perf_counter() - started
+                            text.append(chunk["text"])
                     elif kind == "turn/end":
-                        cut_off, why = False, ""
                         break
                 secs = time.perf_counter() - started
-        return {"chunks": chunks, "secs": secs, "cutOff": cut_off, "why": why}
+        result = {"events": chunks, "text": "".join(text), "first": first, "secs": secs, "cutOff": cut_off}
+        return checked(result, n)
 
     def close(self) -> None:
         stop(self.proc)
@@ -187,11 +209,10 @@ def stop(proc: subprocess.Popen[Any]) -> None:
 
 
 def plain_window_child(url: str) -> int:
-    """Child mode: a plain pywebview Qt window on `url` (no bridge): the SSE reader's page."""
-    import webview
+    """Child mode: a plain pywebview GTK window on `url` (no bridge): the SSE reader's page."""
+    from tests.desktop import driver
 
-    webview.create_window("relay-baseline", url=url, width=900, height=600)
-    webview.start(gui="qt")
+    driver.plain_window("relay-baseline", url)
     return 0
 
 
@@ -199,25 +220,18 @@ class Window:
     """The desktop app (real host, bench page, `--serve`) plus a plain window on its site."""
 
     def __init__(self, provider: Provider, data_dir: Path, display: str) -> None:
-        from tests.desktop import cdp
-        from tests.desktop.support import free_port
+        from tests.desktop import driver
 
         self.provider = provider
-        devtools, plain_devtools = free_port(), free_port()
-        env = {
-            **os.environ,
-            "DISPLAY": display,
-            "HARNESSDESK_API_KEY": "bench",
-            "PYTHONUNBUFFERED": "1",
-            "QTWEBENGINE_CHROMIUM_FLAGS": os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "--no-sandbox"),
-        }
+        sock, plain_sock = data_dir.parent / "bridge.sock", data_dir.parent / "plain.sock"
+        env = {**os.environ, "HARNESSDESK_API_KEY": "bench"}
         cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(PAGE), "--real-host", "--serve"]
         cmd += ["--data-dir", str(data_dir), "--provider", "openai-compatible"]
         cmd += ["--base-url", provider.base_url, "--model", MODEL]
         self.app = subprocess.Popen(
             cmd,
             cwd=ROOT,
-            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(devtools)},
+            env={**env, **driver.window_env(display, sock)},
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
@@ -230,21 +244,23 @@ class Window:
             raise RuntimeError(f"the window app printed {line!r}")
         url = line[len(LISTENING) :].strip()
         ready = "new Promise(r => { const t = () => window.relayBench ? r(true) : setTimeout(t, 20); t(); })"
-        self.bridge_page = cdp.connect_ready(devtools, f"{cdp.BRIDGE_READY}.then(() => {ready})", timeout=90)
+        bridge_ready = f"{driver.BRIDGE_READY}.then(() => {ready})"
+        self.bridge_page = driver.connect_ready(sock, bridge_ready, timeout=90)
         self.plain = subprocess.Popen(
             [sys.executable, __file__, "--plain-window", url],
             cwd=ROOT,
-            env={**env, "QTWEBENGINE_REMOTE_DEBUGGING": str(plain_devtools)},
+            env={**env, **driver.window_env(display, plain_sock)},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        self.sse_page = cdp.connect_ready(plain_devtools, ready, url_prefix="http://127.0.0.1", timeout=90)
+        self.sse_page = driver.connect_ready(plain_sock, ready, url_prefix="http://127.0.0.1", timeout=90)
 
     def turn(self, n: int, via_bridge: bool) -> dict[str, Any]:
         self.provider.queue(n)
         page = self.bridge_page if via_bridge else self.sse_page
-        return dict(page.evaluate(f"window.relayBench.runTurn({str(via_bridge).lower()})", timeout=600))
+        result = dict(page.evaluate(f"window.relayBench.runTurn({str(via_bridge).lower()})", timeout=600))
+        return checked(result, n)
 
     def close(self) -> None:
         for page in (self.bridge_page, self.sse_page):
@@ -297,22 +313,26 @@ def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
     return results
 
 
+def _median_ms(seconds: list[float | None]) -> float | None:
+    """Median in ms of the readers that got any text (None when none did)."""
+    got = [s * 1000 for s in seconds if s is not None]
+    return statistics.median(got) if got else None
+
+
 def summary(results: dict[str, Any]) -> dict[str, Any]:
     """Medians per kind and the ratios the goals are stated in."""
     out: dict[str, Any] = {}
     for n, kinds in results.items():
         med = {kind: statistics.median(r["secs"] for r in rows) for kind, rows in kinds.items()}
-        complete = {
-            kind: all(not r["cutOff"] and r["chunks"] >= int(n) for r in rows) for kind, rows in kinds.items()
-        }
-        row: dict[str, Any] = {"median_s": med, "complete": complete}
+        complete = {kind: all(not r["cutOff"] and r["textOk"] for r in rows) for kind, rows in kinds.items()}
+        events = {kind: statistics.median(r["events"] for r in rows) for kind, rows in kinds.items()}
+        first = {kind: _median_ms([r["first"] for r in rows]) for kind, rows in kinds.items()}
+        row: dict[str, Any] = {"median_s": med, "complete": complete, "events": events, "first_ms": first}
         row["raw/sse"] = med["raw"] / med["sse"]
         if "bridge" in med:
             row["raw/bridge"] = med["raw"] / med["bridge"]
             row["bridge/window-sse"] = med["window-sse"] / med["bridge"]
             row["bridge/sse"] = med["sse"] / med["bridge"]
-        row["why"] = sorted({f"{kind}: {r.get('why') or 'short'}" for kind, rows in kinds.items()
-                             for r in rows if r["cutOff"] or r["chunks"] < int(n)})  # fmt: skip
         out[n] = row
     return out
 
@@ -326,19 +346,22 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
         row = figures[n]
         cells = "".join(f"{row['median_s'][k]:12.3f}" for k in kinds)
         bad = [k for k, ok in row["complete"].items() if not ok]
-        print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / SHORT: ' + ', '.join(bad)}")
-    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9; n/a: a reader")
-    print("was cut off or short, so its time is not a relay time)")
+        print(f"{int(n):>7} {cells}   {'all' if not bad else 'CUT OFF / WRONG TEXT: ' + ', '.join(bad)}")
+    print("\nchunk events each reader got (median; raw: the provider's deltas)")
+    for n in results:
+        print(f"{int(n):>7} " + "".join(f"{figures[n]['events'][k]:12.0f}" for k in kinds))
+    print("\nms from the request to the first text at the reader (median)")
+    for n in results:
+        cells = (figures[n]["first_ms"][k] for k in kinds)
+        print(f"{int(n):>7} " + "".join(f"{ms:12.1f}" if ms is not None else f"{'-':>12}" for ms in cells))
+    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9)")
     for n, row in figures.items():
-        # The time of a reader that was cut off or read short says nothing about the relay.
         parts = [
-            f"{k} {f'{row[k]:.2f}' if all(row['complete'][kind] for kind in k.split('/')) else 'n/a'}"
+            f"{k} {row[k]:.2f}"
             for k in ("raw/sse", "raw/bridge", "bridge/window-sse", "bridge/sse")
             if k in row
         ]
         print(f"{int(n):>7}  " + "   ".join(parts))
-        for why in row["why"]:
-            print(f"{'':>9}incomplete — {why}")
 
 
 def main() -> int:

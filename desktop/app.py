@@ -1,7 +1,7 @@
 """`harnessdesk` with no subcommand: one pywebview window over the in-process host
 (docs/architecture.md, "Desktop, command line and data").
 
-Threads: Qt owns the main thread (`webview.start()`); the host runs on an asyncio loop in a
+Threads: GTK owns the main thread (`webview.start()`); the host runs on an asyncio loop in a
 background thread started with the window; pywebview runs each js_api call on a thread of its
 own; the bridge's pusher has one more. Closing the window disconnects every bridge exchange,
 stops the optional loopback server, then awaits the host's shutdown hook (the real engine ends
@@ -14,6 +14,7 @@ real builder (`host.api.open_host`) plugs in; tests pass their own factory to `r
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 import sys
 from pathlib import Path
@@ -29,6 +30,13 @@ from desktop.instance import ActivationError, acquire, activate_running
 
 NO_DISPLAY = (
     "harnessdesk: no display found (DISPLAY / WAYLAND_DISPLAY unset); run `harnessdesk serve` instead"
+)
+
+
+WEBKIT_FIX = "sudo apt-get install gir1.2-webkit2-4.1 gir1.2-gtk-3.0 (Debian/Ubuntu)"
+WEBKIT_MISSING = (
+    "the window needs GTK 3 and WebKitGTK 4.1, which this system lacks ({reason}); install them: "
+    f"{WEBKIT_FIX} — or run `harnessdesk serve` and use a browser"
 )
 
 
@@ -67,14 +75,28 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def prepare_qt_env() -> None:
-    """Qt by default on Linux; QtWebEngine needs --no-sandbox when run as root."""
-    if sys.platform.startswith("linux"):
-        os.environ.setdefault("PYWEBVIEW_GUI", "qt")
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        flags = os.environ.get("QTWEBENGINE_CHROMIUM_FLAGS", "")
-        if "--no-sandbox" not in flags.split():
-            os.environ["QTWEBENGINE_CHROMIUM_FLAGS"] = f"{flags} --no-sandbox".strip()
+def prepare_gui_env() -> None:
+    """WebKitGTK by default on Linux (docs/decisions.md, "Performance and packaging").
+
+    Without a GPU render node (a VM, Xvfb, a remote X session) WebKitGTK's DMA-BUF renderer
+    shows a blank window: it is turned off there unless the user chose otherwise.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    os.environ.setdefault("PYWEBVIEW_GUI", "gtk")
+    if not glob.glob("/dev/dri/renderD*"):
+        os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
+
+
+def require_webkit() -> None:
+    """The Linux window's engine is the system's WebKitGTK: say so in one line when it is missing
+    (instead of pywebview's traceback naming every backend it tried)."""
+    if os.environ.get("PYWEBVIEW_GUI") != "gtk":
+        return
+    try:
+        import desktop.gtkshell  # noqa: F401  (loads GTK 3 and WebKit2 4.1 through introspection)
+    except (ImportError, ValueError) as exc:
+        raise WindowError(WEBKIT_MISSING.format(reason=str(exc).strip() or type(exc).__name__)) from exc
 
 
 def folder_argument(path: str | None) -> str | None:
@@ -130,7 +152,7 @@ def run_window(
         done = f"handed it {folder}" if folder else "focused its window"
         print(f"HarnessDesk is already running on this data dir (pid {pid}); {done}.")
         return 0
-    prepare_qt_env()
+    prepare_gui_env()
     webui = webui or paths.webui_dir()
     if not (webui / "index.html").is_file():
         raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
@@ -138,9 +160,10 @@ def run_window(
     loop.start()
     picker = WindowFolderPicker()
     args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
-    host = StartingHost(loop, host_factory, args)  # built on its thread while Qt starts here
+    host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
     shell = None
     try:
+        require_webkit()  # while the host is built on its thread
         from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
 
         first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
@@ -160,5 +183,7 @@ def run_window(
         if shell is not None:
             shell.stop_loopback()
         loop.stop(host.shutdown)
+        if shell is not None:
+            shell.settle()
         primary.close()
     return 0

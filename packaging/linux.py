@@ -45,7 +45,7 @@ def strip_debug(bundle: Path) -> list[tuple[str, int]]:
     """Remove DWARF debug info and static symbol tables (xllamacpp: 106 MB -> 25 MB).
 
     `--strip-unneeded` keeps every dynamic symbol (what the loader and Python's PyInit_* need).
-    Only files under `_internal/` that carry such sections are rewritten: Qt's already-stripped
+    Only files under `_internal/` that carry such sections are rewritten: already-stripped
     libraries stay as they are, and so does the bootloader next to `_internal/`, whose appended
     archive a strip would cut off.
     """
@@ -59,17 +59,44 @@ def strip_debug(bundle: Path) -> list[tuple[str, int]]:
     return saved
 
 
-def shrink_icu(bundle: Path) -> list[tuple[str, int]]:
-    """Qt's ICU data library cut to the root and English locales (packaging/icu.py)."""
-    import icu
+# The system libraries the window's stack grows from: WebKitGTK (which loads GTK, GLib, Soup,
+# JavaScriptCore, cairo, …) and libgirepository (PyGObject's link to GObject introspection).
+STACK_ROOTS: tuple[str, ...] = ("libwebkit2gtk-4.1.so.0", "libgirepository-1.0.so.1")
+STACK_FIX = "apt-get install libwebkit2gtk-4.1-0 gir1.2-webkit2-4.1 libgirepository-1.0-1"
 
-    saved = []
-    for lib in sorted((bundle / "_internal").rglob("libicudata.so.*")):
-        if lib.is_symlink():
-            continue
-        before, after, _ = icu.shrink(lib)
-        saved.append((str(lib.relative_to(bundle)), before - after))
-    return saved
+
+def system_library(soname: str) -> Path | None:
+    """Where the dynamic loader finds `soname` on this system (`ldconfig -p`), or None."""
+    out = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True, check=False).stdout
+    for line in out.splitlines():
+        name, _, target = line.strip().partition(" => ")
+        if name.split(" (", 1)[0] == soname:
+            return Path(target.strip())
+    return None
+
+
+def ldd(path: Path) -> dict[str, str]:
+    """soname -> resolved path for everything `path` loads (transitively), per ldd."""
+    out = subprocess.run(["ldd", str(path)], capture_output=True, text=True, check=False).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[1] == "=>" and parts[2] != "not":
+            found[parts[0]] = parts[2]
+    return found
+
+
+def gtk_system_stack() -> frozenset[str]:
+    """The sonames of the system's GTK/WebKitGTK stack: never bundled (packaging/trim.py)."""
+    import trim
+
+    paths: dict[str, Path] = {}
+    for soname in STACK_ROOTS:
+        found = system_library(soname)
+        if found is None:
+            raise SystemExit(f"{soname} is not installed; the Linux build needs it: {STACK_FIX}")
+        paths[soname] = found
+    return trim.system_stack(STACK_ROOTS, lambda name: ldd(paths[name]))
 
 
 @dataclass

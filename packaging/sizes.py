@@ -15,21 +15,13 @@ MB = 1024 * 1024
 
 # (group, glob patterns on the path below the bundle): the first group that matches wins.
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("Chromium engine: libQt6WebEngineCore", ("*/libQt6WebEngineCore.so*",)),
-    ("Chromium ICU data (icudtl.dat)", ("*/icudtl.dat",)),
-    ("Chromium resources (paks, V8 snapshot, en-US locale)", ("*/resources/*", "*/qtwebengine_locales/*")),
-    ("QtWebEngineProcess (renderer/GPU helper)", ("*/libexec/*",)),
     ("embedded model (SmolLM2-135M .gguf)", ("*.gguf",)),
     ("llama.cpp runtime (xllamacpp)", ("*/xllamacpp/*",)),
-    ("Qt's ICU (libicu*; QtCore only)", ("*/libicu*",)),
-    ("Qt Quick/QML (linked by QtWebEngineCore)", ("*/libQt6Qml*", "*/libQt6Quick*")),
-    ("Qt core, GUI, widgets, network, other Qt libraries", ("*/Qt6/lib/libQt6*",)),
-    ("Qt plugins (platforms, image formats, input, TLS)", ("*/Qt6/plugins/*",)),
-    ("PyQt6 bindings (*.abi3.so)", ("*/PyQt6/*.so",)),
     ("Python runtime (libpython, stdlib)", ("*/libpython3*", "*/lib-dynload/*", "*/base_library*")),
     ("bootloader + compiled Python code (PYZ)", ("harnessdesk", "harnessdesk.exe", "harnessdesk-cli.exe")),
+    ("PyGObject + pycairo bindings (GTK/WebKitGTK: the system's)", ("*/gi/*", "*/cairo/*")),
     ("Python packages with native code (pydantic-core, …)", ("*.cpython-*.so", "*.abi3.so")),
-    ("system libraries bundled (NSS, X11/xcb, OpenSSL, …)", ("_internal/lib*.so*",)),
+    ("system libraries bundled (OpenSSL, …)", ("_internal/lib*.so*",)),
     ("web UI, bridge, icons, pywebview JS", ("*/webui/*", "*/desktop/*", "*/webview/*", "*/packaging/*")),
 )
 OTHER = "everything else"

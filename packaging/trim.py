@@ -1,10 +1,13 @@
 """What the bundle leaves out: pure rules shared by the spec, `build.py --dry-run` and the tests.
 
-The app only uses pywebview's Qt backend (QtWidgets + QtWebEngineWidgets). PyInstaller's Qt
-hooks follow shared-library links, so they pull in far more than that (QtQuick/QML are genuine
-link dependencies of QtWebEngineCore and must stay, but their QML files, most plugins and all
-translations are not needed). Keeping the rules here, free of PyInstaller imports, lets them be
-unit-tested and listed without a build.
+On Linux the window is the system's WebKitGTK (docs/decisions.md, "Performance and packaging"):
+the bundle carries PyGObject's and pycairo's bindings but no library of the GTK/WebKitGTK
+stack. PyInstaller's GI hooks would collect that stack (GTK, GLib, WebKit, their typelibs, GTK
+data) and point GTK at the bundle through runtime hooks, so the `gi.repository` namespaces stay
+out of the analysis, and every library the system's WebKitGTK or libgirepository loads is
+dropped by name (`system_stack`, computed at build time): one GLib in the process, the system's.
+Keeping the rules here, free of PyInstaller imports, lets them be unit-tested and listed
+without a build.
 """
 
 from __future__ import annotations
@@ -29,12 +32,12 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "shiboken2",
     "shiboken6",
     "PyQt5",
-    "gi",
-    "cairo",
+    "PyQt6",
+    "qtpy",
     "cefpython3",
     "android",
     "jnius",
-    "webview.platforms.gtk",
+    "webview.platforms.qt",
     "webview.platforms.cef",
     "webview.platforms.mshtml",
     "webview.platforms.android",
@@ -60,43 +63,6 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "httpx._main",
     "pygments",
     "rich",
-    # PyQt6 bindings the app never imports (their libraries would follow). QtQml/QtQuick/
-    # QtPositioning/QtDBus libraries stay (QtWebEngineCore links them); only the bindings go.
-    "PyQt6.Qt3DAnimation",
-    "PyQt6.Qt3DCore",
-    "PyQt6.Qt3DExtras",
-    "PyQt6.Qt3DInput",
-    "PyQt6.Qt3DLogic",
-    "PyQt6.Qt3DRender",
-    "PyQt6.QtBluetooth",
-    "PyQt6.QtDBus",
-    "PyQt6.QtDesigner",
-    "PyQt6.QtHelp",
-    "PyQt6.QtMultimedia",
-    "PyQt6.QtMultimediaWidgets",
-    "PyQt6.QtNfc",
-    "PyQt6.QtPdf",
-    "PyQt6.QtPdfWidgets",
-    "PyQt6.QtPositioning",
-    "PyQt6.QtQml",
-    "PyQt6.QtQuick",
-    "PyQt6.QtQuick3D",
-    "PyQt6.QtQuickWidgets",
-    "PyQt6.QtRemoteObjects",
-    "PyQt6.QtSensors",
-    "PyQt6.QtSerialPort",
-    "PyQt6.QtSpatialAudio",
-    "PyQt6.QtSql",
-    "PyQt6.QtStateMachine",
-    "PyQt6.QtSvgWidgets",
-    "PyQt6.QtTest",
-    "PyQt6.QtTextToSpeech",
-    "PyQt6.QtWebEngineQuick",
-    "PyQt6.QtWebSockets",
-    "PyQt6.QtXml",
-    "PyQt6.uic",
-    "PyQt6.lupdate",
-    "qtpy.tests",
 )
 
 # Each platform ships one pywebview backend; the others' modules stay out.
@@ -109,11 +75,21 @@ _WINDOWS_BACKEND = (
     "webview.platforms.win32",
 )
 _MAC_BACKEND = ("objc", "AppKit", "Foundation", "WebKit", "Quartz", "webview.platforms.cocoa")
-_QT_BACKEND = ("PyQt6", "qtpy", "webview.platforms.qt")
+_GTK_BACKEND = ("gi", "cairo", "webview.platforms.gtk")
+# The GI namespaces the window loads (pywebview's GTK backend and desktop/gtkshell.py): resolved
+# from the system's typelibs at run time, never analysed (their hooks would bundle the stack).
+GI_NAMESPACES: tuple[str, ...] = tuple(
+    f"gi.repository.{name}"
+    for name in (
+        "GLib", "GObject", "Gio", "GModule", "Gtk", "Gdk", "GdkPixbuf", "Pango", "PangoCairo",
+        "HarfBuzz", "Atk", "cairo", "WebKit2", "JavaScriptCore", "Soup", "GIRepository",
+        "freetype2", "xlib", "GioUnix", "GLibUnix", "GioWin32", "GLibWin32",
+    )
+)  # fmt: skip
 BACKEND_EXCLUDES: dict[str, tuple[str, ...]] = {
-    "linux": _WINDOWS_BACKEND + _MAC_BACKEND,
-    "win32": _MAC_BACKEND + _QT_BACKEND,
-    "darwin": _WINDOWS_BACKEND + _QT_BACKEND,
+    "linux": _WINDOWS_BACKEND + _MAC_BACKEND + GI_NAMESPACES,
+    "win32": _MAC_BACKEND + _GTK_BACKEND,
+    "darwin": _WINDOWS_BACKEND + _GTK_BACKEND,
 }
 
 
@@ -132,63 +108,14 @@ def excluded_modules(platform: str) -> list[str]:
 # Python packages whose test sub-packages are dropped (any dotted component named like this).
 TEST_COMPONENTS: frozenset[str] = frozenset({"tests", "testing_support"})
 
-QT_PREFIX = "PyQt6/Qt6/"
-
-# Qt plugins kept, per plugin directory; a directory not listed here is dropped entirely.
-QT_PLUGINS_KEPT: dict[str, tuple[str, ...]] = {
-    "platforms": ("libqxcb.so", "libqwayland*.so", "libqoffscreen.so", "qwindows.dll", "libqcocoa.dylib"),
-    "xcbglintegrations": ("*",),
-    "wayland-decoration-client": ("*",),
-    "wayland-graphics-integration-client": ("*",),
-    "wayland-shell-integration": ("*",),
-    "platformthemes": ("libqxdgdesktopportal.so",),  # not libqgtk3: it would drag GTK in
-    "platforminputcontexts": ("*",),  # ibus / compose: typing non-ASCII text
-    "imageformats": ("*qgif*", "*qico*", "*qjpeg*", "*qsvg*", "*qwebp*"),
-    "iconengines": ("*",),
-    "tls": ("*",),
-    "styles": ("*",),  # Windows/macOS native widget styles
-}
-
-# Qt libraries the app never loads even when a hook lists them (link deps of nothing we keep).
-QT_LIBS_DROPPED: tuple[str, ...] = (
-    "*Qt6Qt3D*",
-    "*Qt63D*",
-    "*Qt6Quick3D*",
-    "*Qt6Multimedia*",
-    "*Qt6FFmpeg*",
-    "*Qt6SpatialAudio*",
-    "*Qt6Designer*",
-    "*Qt6Help*",
-    "*Qt6Pdf*",
-    "*Qt6QuickControls2*",
-    "*Qt6QuickDialogs2*",
-    "*Qt6QuickTemplates2*",
-    "*Qt6QuickTest*",
-    "*Qt6Test*",
-    "*Qt6Labs*",
-    "*Qt6Sensors*",
-    "*Qt6Bluetooth*",
-    "*Qt6Nfc*",
-    "*Qt6SerialPort*",
-    "*Qt6TextToSpeech*",
-    "*Qt6RemoteObjects*",
-    "*Qt6Sql*",
-    "*Qt6StateMachine*",
-    "*Qt6ShaderTools*",
-    "*Qt6WebEngineQuick*",
-    "*Qt6WebChannelQuick*",
-    "*Qt6PositioningQuick*",
-)
-
-WEBENGINE_LOCALES = QT_PREFIX + "translations/qtwebengine_locales/"
-KEPT_LOCALES: tuple[str, ...] = ("en-US.pak",)
-
-# Other files never shipped: Chromium devtools (only for pywebview debug mode), QML sources
-# (QtWebEngineWidgets needs none), debug symbols, caches.
+# Other files never shipped: GI data a hook may still add (typelibs, GTK data, loaders: the
+# system's are used), debug symbols, caches.
 DROPPED_PATTERNS: tuple[str, ...] = (
-    QT_PREFIX + "resources/qtwebengine_devtools_resources.pak",
-    QT_PREFIX + "qml/*",
-    QT_PREFIX + "qsci/*",
+    "gi_typelibs/*",
+    "gio_modules/*",
+    "share/*",
+    "lib/gdk-pixbuf*",
+    "etc/*",
     "*/__pycache__/*",
     "*.pyc",
     "*.pyi",
@@ -205,26 +132,13 @@ def _norm(dest: str) -> str:
     return dest.replace("\\", "/").lstrip("./")
 
 
-def drop_reason(dest: str) -> str | None:
-    """Why a file at bundle path `dest` is left out ("category: detail"), or None when it ships."""
+def drop_reason(dest: str, system: frozenset[str] = frozenset()) -> str | None:
+    """Why a file at bundle path `dest` is left out ("category: detail"), or None when it ships.
+    `system`: the sonames of the system's GTK/WebKitGTK stack (`system_stack` at build time)."""
     path = _norm(dest)
-    if path.startswith(QT_PREFIX + "translations/"):
-        if path.startswith(WEBENGINE_LOCALES):
-            name = path[len(WEBENGINE_LOCALES) :]
-            return None if name in KEPT_LOCALES else f"webengine-locale: {name} (only en-US ships)"
-        return "qt-translation: the UI is the web page, in English"
-    if path.startswith(QT_PREFIX + "plugins/"):
-        rest = path[len(QT_PREFIX + "plugins/") :]
-        kind, _, name = rest.partition("/")
-        patterns = QT_PLUGINS_KEPT.get(kind)
-        if patterns is None:
-            return f"qt-plugin-group: {kind} unused"
-        if not any(fnmatch.fnmatch(name, p) for p in patterns):
-            return f"qt-plugin: {kind}/{name} unused"
-        return None
     base = path.rsplit("/", 1)[-1]
-    if any(fnmatch.fnmatch(base, p) for p in QT_LIBS_DROPPED):
-        return f"qt-library: {base} (module not used)"
+    if base in system:
+        return f"system-library: {base} (the system's GTK/WebKitGTK stack: one GLib in the process)"
     for pattern in DROPPED_PATTERNS:
         if fnmatch.fnmatch(path, pattern):
             return f"pattern: {pattern}"
@@ -239,12 +153,14 @@ def keep_module(name: str, platform: str = "linux") -> bool:
     return not any(name == ex or name.startswith(ex + ".") for ex in excluded_modules(platform))
 
 
-def split(dests: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
+def split(
+    dests: Iterable[str], system: frozenset[str] = frozenset()
+) -> tuple[list[str], list[tuple[str, str]]]:
     """Partition bundle paths into (kept, [(dropped, reason)])."""
     kept: list[str] = []
     dropped: list[tuple[str, str]] = []
     for dest in dests:
-        reason = drop_reason(dest)
+        reason = drop_reason(dest, system)
         if reason is None:
             kept.append(dest)
         else:
@@ -252,22 +168,15 @@ def split(dests: Iterable[str]) -> tuple[list[str], list[tuple[str, str]]]:
     return kept, dropped
 
 
-# Libraries loaded with dlopen, never linked: NSS's modules (QtWebEngine's certificate store) and
-# libpython (the bootloader loads it). Orphan pruning must not take them for dead weight.
-DLOPENED: tuple[str, ...] = (
-    "libsoftokn3.so",
-    "libfreebl3.so",
-    "libfreeblpriv3.so",
-    "libnssckbi.so",
-    "libnssdbm3.so",
-    "libpython3*.so*",
-)
+# Libraries loaded with dlopen, never linked: libpython (the bootloader loads it). Orphan
+# pruning must not take them for dead weight.
+DLOPENED: tuple[str, ...] = ("libpython3*.so*",)
 TocEntry = tuple[str, str, str]
 
 
 def is_linked_library(dest: str) -> bool:
     """A shared library that is only there because something links it (a pruning candidate);
-    Python extensions, Qt plugins, executables and dlopen'ed libraries are roots instead."""
+    Python extensions, plugins, executables and dlopen'ed libraries are roots instead."""
     path = _norm(dest)
     base = path.rsplit("/", 1)[-1]
     if "/plugins/" in f"/{path}" or any(fnmatch.fnmatch(base, p) for p in DLOPENED):
@@ -278,7 +187,7 @@ def is_linked_library(dest: str) -> bool:
 def prune_orphans(
     entries: Sequence[TocEntry], needed: Callable[[str], list[str]]
 ) -> tuple[list[TocEntry], list[TocEntry]]:
-    """Drop linked libraries nothing kept still links (they came in for files trimmed above).
+    """Drop linked libraries nothing kept still links (they came in for libraries dropped above).
 
     `needed(source_path)` returns an ELF's DT_NEEDED names. Returns (kept, dropped).
     """
@@ -299,3 +208,17 @@ def prune_orphans(
         base = _norm(entry[0]).rsplit("/", 1)[-1]
         (kept if not is_linked_library(entry[0]) or base in reached else dropped).append(entry)
     return kept, dropped
+
+
+def system_stack(roots: Iterable[str], resolve: Callable[[str], dict[str, str]]) -> frozenset[str]:
+    """The sonames `roots` (system libraries, e.g. libwebkit2gtk-4.1.so.0) load, themselves
+    included. `resolve(soname)` maps a library to what it loads (`ldd`: soname -> path). glibc's
+    own libraries are never bundled anyway and stay out of the set."""
+    out: set[str] = set()
+    for root in roots:
+        out.add(root)
+        out.update(resolve(root))
+    return frozenset(n for n in out if not n.startswith(GLIBC_PREFIXES))
+
+
+GLIBC_PREFIXES = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libdl.so", "libpthread.so", "librt.so")

@@ -9,11 +9,14 @@ cd "$(dirname "$0")/.."
 dev=0
 [[ "${1:-}" == "--dev" ]] && dev=1
 
-# Libraries the Qt xcb plugin and QtWebEngine need (ENVIRONMENT.md); the window needs them.
-qt_libs=(libnss3 libnspr4 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
-  libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xkb1
-  libxcomposite1 libxdamage1 libxrandr2 libxtst6 libxkbfile1 libasound2 libegl1 libgl1 libgbm1
-  libfontconfig1 libdbus-1-3 fonts-dejavu-core)
+# The Linux window is the system's WebKitGTK (GTK 3, WebKit2 4.1 through GObject introspection);
+# PyGObject (pywebview[gtk]) compiles against the -dev packages (~75 s, once).
+window_libs=(gir1.2-webkit2-4.1 libwebkit2gtk-4.1-0 gir1.2-gtk-3.0 fonts-dejavu-core)
+build_deps=(libgirepository1.0-dev libcairo2-dev pkg-config gcc)
+python="${PYTHON:-python3}"
+# A Debian python3 has no C headers without python3-dev (pyenv/python.org builds have them).
+"$python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' \
+  || build_deps+=(python3-dev)
 test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool nodejs desktop-file-utils)
 
 apt_install() {
@@ -28,12 +31,16 @@ apt_install() {
 }
 
 if command -v apt-get >/dev/null 2>&1; then
-  if [[ $dev -eq 1 ]]; then apt_install "${qt_libs[@]}" "${test_tools[@]}"; else apt_install "${qt_libs[@]}"; fi
+  if [[ $dev -eq 1 ]]; then
+    apt_install "${window_libs[@]}" "${build_deps[@]}" "${test_tools[@]}"
+  else
+    apt_install "${window_libs[@]}" "${build_deps[@]}"
+  fi
 else
-  echo "Not a Debian-like system: install the Qt WebEngine libraries yourself (see README)." >&2
+  echo "Not a Debian-like system: install GTK 3, WebKitGTK 4.1 and the GObject introspection" \
+    "development files yourself (see README)." >&2
 fi
 
-python="${PYTHON:-python3}"
 [[ -x .venv/bin/python ]] || "$python" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 extras="desktop"

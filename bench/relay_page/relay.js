@@ -22,12 +22,17 @@ async function rpc(fetchFn, method, payload) {
   return answer.result.value;
 }
 
-/** Reads the mux until `sessionId`'s turn ends; resolves {chunks, reads, cutOff, secs}. */
+/** Reads the mux until `sessionId`'s turn ends; resolves {events, text, first, reads, cutOff, secs}:
+ * the `assistant/chunk` events read, the streamed text joined, seconds to its first piece. */
 function readTurn(reader, sessionId, started) {
   const decoder = new TextDecoder();
   let buffer = "";
-  let chunks = 0;
+  let events = 0;
+  const text = [];
+  let first = null;
   let reads = 0;
+  let cutOff = false;
+  const result = () => ({ events, text: text.join(""), first, reads, cutOff, secs: (performance.now() - started()) / 1000 });
   return (async () => {
     for (;;) {
       const { value, done } = await reader.read();
@@ -42,16 +47,22 @@ function readTurn(reader, sessionId, started) {
         if (!line) continue;
         const frame = JSON.parse(line.slice(6)).payload;
         if (frame.type === "stream/error") {
-          const why = `stream/error: ${frame.error && frame.error.message}`;
-          return { chunks, reads, cutOff: true, why, secs: (performance.now() - started()) / 1000 };
+          cutOff = true;
+          return result();
         }
         if (frame.type !== "session/event" || frame.sessionId !== sessionId) continue;
-        if (frame.event.type === "assistant/chunk") chunks++;
-        else if (frame.event.type === "turn/end") return { chunks, reads, cutOff: false, secs: (performance.now() - started()) / 1000 };
+        if (frame.event.type === "assistant/chunk") {
+          events++;
+          const chunk = frame.event.data.chunk;
+          if (chunk.type === "text-delta") {
+            if (first === null) first = (performance.now() - started()) / 1000;
+            text.push(chunk.text);
+          }
+        } else if (frame.event.type === "turn/end") return result();
       }
     }
-    const why = "the stream ended before turn/end";
-    return { chunks, reads, cutOff: true, why, secs: (performance.now() - started()) / 1000 };
+    cutOff = true;
+    return result();
   })();
 }
 

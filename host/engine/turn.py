@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -20,30 +19,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
-
 from contract.content import (
-    STREAM_CHUNK,
     AttachmentRef,
-    BlockEndChunk,
-    BlockStartChunk,
-    ContentBlock,
-    FinishChunk,
     Message,
     MessageSource,
-    ReasoningBlock,
-    ReasoningDeltaChunk,
-    TextBlock,
-    TextDeltaChunk,
     ToolCallBlock,
-    Usage,
-    UsageChunk,
 )
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.asking import Approvals
+from host.engine.coalesce import coalesced
 from host.engine.composition import StepSetup
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
@@ -54,13 +41,12 @@ from host.engine.llm.windows import chars_per_token
 from host.engine.parallel import run_calls
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import SessionPermissions
+from host.engine.store import StoreError
+from host.engine.streamed import Streamed
 from host.engine.surface import Surface
 from host.engine.tools.base import JobControl, Snapshot, SubagentControl, Tool, ToolContext, ToolOutput
 
 log = logging.getLogger(__name__)
-
-YIELD_EVERY = 0.005
-"""Seconds a burst of chunks may hold the event loop before the turn yields to stream writers."""
 
 
 class NoAdapter(Exception):
@@ -163,9 +149,7 @@ class Turn:
         self.step = -1
         self.step_open = False
         self.streaming = False
-        self.chunk_seqs: list[int] = []
-        self.partial: dict[int, list[str]] = {}
-        self.ended: dict[int, ContentBlock] = {}
+        self.streamed = Streamed()
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
         self.approvals = Approvals(
@@ -307,37 +291,21 @@ class Turn:
     # ---- streaming ------------------------------------------------------------------------
 
     async def _stream(self, adapter: LlmAdapter, request: LlmRequest, provider: str) -> tuple[Message, str]:
-        self.chunk_seqs, self.partial, self.ended = [], {}, {}
+        self.streamed = streamed = Streamed()
         self.streaming = True
-        usage: Usage | None = None
-        finish = "stop"
-        paced = time.monotonic()
-        async with aclosing(adapter.stream(request)) as chunks:  # type: ignore[type-var]
-            async for raw in chunks:
-                if time.monotonic() - paced > YIELD_EVERY:  # a burst: let the writers send
-                    await asyncio.sleep(0)
-                    paced = time.monotonic()
-                chunk: Any = raw if isinstance(raw, BaseModel) else STREAM_CHUNK.validate_python(raw)
-                event = self.journal.append(events.assistant_chunk(self.number, self.step, chunk))
-                self.chunk_seqs.append(event.seq)
-                if isinstance(chunk, BlockStartChunk) and chunk.block_type != "tool-call":
-                    self.partial[chunk.index] = [chunk.block_type]
-                elif isinstance(chunk, TextDeltaChunk | ReasoningDeltaChunk) and chunk.index in self.partial:
-                    self.partial[chunk.index].append(chunk.text)
-                elif isinstance(chunk, BlockEndChunk):
-                    self.ended[chunk.index] = chunk.block
-                    self.partial.pop(chunk.index, None)
-                elif isinstance(chunk, UsageChunk):
-                    usage = chunk.usage
-                elif isinstance(chunk, FinishChunk):
-                    finish = chunk.reason
+        # a burst's deltas are merged while the previous batch commits (docs/decisions.md)
+        async with aclosing(coalesced(adapter.stream(request), self._committed)) as batches:
+            async for batch in batches:
+                news = [events.assistant_chunk(self.number, self.step, chunk) for chunk in batch]
+                for chunk, event in zip(batch, self.journal.append_all(news), strict=True):
+                    streamed.track(chunk, event.seq)
                 self._check_cancel()
         self.streaming = False
-        content = [self.ended[i] for i in sorted(self.ended)]
+        content, usage = streamed.content(), streamed.usage
         source = MessageSource(kind="model", provider=provider, model=request.model)
         message = events.new_message("assistant", content, source)
         event = self.journal.append(
-            events.assistant_message(self.number, self.step, message, self.chunk_seqs, usage=usage)
+            events.assistant_message(self.number, self.step, message, streamed.seqs, usage=usage)
         )
         self.conversation.surface.add(event.seq, message, usage)
         self.answer = message
@@ -349,7 +317,15 @@ class Turn:
         for call in content:
             if isinstance(call, ToolCallBlock):
                 self.open_calls[call.id] = (call.name, False)
-        return message, finish
+        return message, streamed.finish
+
+    async def _committed(self) -> None:
+        """Until the chunks appended so far are durable and shown (a store failure is the
+        journal's to report; the stream goes on)."""
+        try:
+            await self.journal.saved(self.journal.last_seq)
+        except StoreError:
+            pass
 
     # ---- tools ----------------------------------------------------------------------------
 
@@ -411,20 +387,11 @@ class Turn:
     def _close_open(self, code: str, text: str) -> None:
         if self.streaming:
             self.streaming = False
-            blocks: dict[int, ContentBlock] = {
-                i: b for i, b in self.ended.items() if not isinstance(b, ToolCallBlock)
-            }
-            for index, (kind, *parts) in self.partial.items():
-                joined = "".join(parts)
-                if joined:
-                    blocks[index] = TextBlock(text=joined) if kind == "text" else ReasoningBlock(text=joined)
-            if blocks or self.chunk_seqs:
-                content = [blocks[i] for i in sorted(blocks)]
+            content, seqs = self.streamed.interrupted(), self.streamed.seqs
+            if content or seqs:
                 message = events.new_message("assistant", content, MessageSource(kind="model"))
                 event = self.journal.append(
-                    events.assistant_message(
-                        self.number, self.step, message, self.chunk_seqs, interrupted=True
-                    )
+                    events.assistant_message(self.number, self.step, message, seqs, interrupted=True)
                 )
                 self.conversation.surface.add(event.seq, message)
         self.approvals.decided("cancelled")

@@ -1,14 +1,14 @@
 """Render harnessdesk.svg into the PNG set, the Windows .ico and the macOS .icns.
 
 The outputs are checked in, so builds never need this; run it after editing the SVG:
-    QT_QPA_PLATFORM=offscreen python packaging/icons/make_icons.py
-Qt (already a dependency) renders the SVG; the .ico and .icns containers are written by hand
-with PNG payloads, which every supported Windows (Vista+) and macOS (10.7+) version reads.
+    python packaging/icons/make_icons.py
+GdkPixbuf (PyGObject, already a dependency on Linux; librsvg's loader) renders the SVG; the .ico
+and .icns containers are written by hand with PNG payloads, which every supported Windows
+(Vista+) and macOS (10.7+) version reads.
 """
 
 from __future__ import annotations
 
-import os
 import struct
 import sys
 from pathlib import Path
@@ -35,20 +35,16 @@ ICNS_TYPES: tuple[tuple[bytes, int], ...] = (
 
 def render(size: int) -> bytes:
     """The SVG drawn at size x size, as PNG bytes."""
-    from PyQt6.QtCore import QBuffer, QIODevice, Qt
-    from PyQt6.QtGui import QImage, QPainter
-    from PyQt6.QtSvg import QSvgRenderer
+    import gi
 
-    image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    QSvgRenderer(str(SVG)).render(painter)
-    painter.end()
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buf, "PNG")
-    return bytes(buf.data().data())
+    gi.require_version("GdkPixbuf", "2.0")
+    from gi.repository import GdkPixbuf
+
+    pixbuf = GdkPixbuf.Pixbuf.new_from_file_at_scale(str(SVG), size, size, False)
+    ok, data = pixbuf.save_to_bufferv("png", [], [])
+    if not ok:
+        raise RuntimeError(f"could not encode the {size} px icon")
+    return bytes(data)
 
 
 def ico(pngs: dict[int, bytes]) -> bytes:
@@ -70,10 +66,6 @@ def icns(pngs: dict[int, bytes]) -> bytes:
 
 
 def main() -> int:
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PyQt6.QtGui import QGuiApplication
-
-    app = QGuiApplication(sys.argv[:1])  # fonts and image plugins need an application object
     sizes = sorted({*PNG_SIZES, *ICO_SIZES, *(s for _, s in ICNS_TYPES)})
     pngs = {size: render(size) for size in sizes}
     out = HERE / "png"
@@ -83,7 +75,6 @@ def main() -> int:
     (HERE / "harnessdesk.png").write_bytes(pngs[256])  # the window icon (desktop.paths.icon_file)
     (HERE / "harnessdesk.ico").write_bytes(ico({s: pngs[s] for s in ICO_SIZES}))
     (HERE / "harnessdesk.icns").write_bytes(icns(pngs))
-    del app
     print(f"wrote {len(PNG_SIZES)} PNGs, harnessdesk.ico, harnessdesk.icns in {HERE}")
     return 0
 

@@ -126,10 +126,12 @@ async def test_tail_page_carries_the_chunks_of_a_message_still_streaming(
     sid = await host.create()
     await run_turn(client, mux, sid, "before")
     await prompt(client, sid, "streaming now")
-    for _ in range(4):
-        await mux.next(
+    shown = ""  # four deltas of two characters, then the provider hangs
+    while shown != "abcdefgh":
+        _, chunk = await mux.next(
             lambda f: event("assistant/chunk", sid)(f) and f.event.data["chunk"]["type"] == "text-delta"
         )
+        shown += chunk.event.data["chunk"]["text"]
     # no wait needed: store reads run after every write submitted so far
     page = await history(client, sid, maxMessages=1)
     types = [e.type for e in page.events]

@@ -17,6 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Contexts, HarnessServer, openai_args
+from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
 expect.set_options(timeout=10_000)
@@ -73,8 +74,7 @@ def playwright_driver() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="module")
 def browser(playwright_driver: Playwright) -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is not installed")
+    need(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed")
     b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield b
     b.close()

@@ -10,17 +10,20 @@ import pytest
 
 from tests.desktop.support import AppFactory
 from tests.desktop.x11 import start_xvfb
+from tests.support.machine import need
 
 
 @pytest.fixture(scope="session")
 def display() -> Iterator[str]:
     """A private X display (Xvfb 1280x800x24, no TCP) for every GUI test of the session."""
-    if not shutil.which("Xvfb") or not shutil.which("xdotool"):
-        pytest.skip("Xvfb and xdotool are needed for the window tests")
+    need(
+        bool(shutil.which("Xvfb") and shutil.which("xdotool")),
+        "Xvfb and xdotool are needed for the window tests",
+    )
     try:
-        import PyQt6.QtWebEngineWidgets  # noqa: F401
+        import desktop.gtkshell  # noqa: F401  (GTK 3 and WebKitGTK 4.1 through GObject introspection)
     except ImportError as exc:
-        pytest.skip(f"Qt WebEngine is not importable: {exc}")
+        need(False, f"WebKitGTK is not importable: {exc}")
     proc, name = start_xvfb()
     yield name
     proc.terminate()

@@ -1,9 +1,10 @@
-"""Launching the desktop app under Xvfb for tests: a subprocess, DevTools, sockets, retries.
+"""Launching the desktop app under Xvfb for tests: a subprocess, the page driver, sockets, retries.
 
 `webview.start()` must own its process's main thread, so the app always runs as a subprocess
-(`python -m tests.desktop.launch`: the real CLI with the test host). QtWebEngine exposes the
-Chrome DevTools Protocol on `QTWEBENGINE_REMOTE_DEBUGGING=<port>`, which is how tests drive
-the page. A rare, unexplained Qt abort (SIGABRT, exit 134) gets one retry via `gui_test`.
+(`python -m tests.desktop.launch`: the real CLI with the test host). The app evaluates the
+tests' JavaScript in its page through the Unix socket named by `HARNESSDESK_AUTOMATION`
+(desktop/automation.py, tests/desktop/driver.py). An app that dies of SIGABRT gets one retry
+via `gui_test` (a rare abort was seen with the former Qt backend; kept as a guard).
 """
 
 from __future__ import annotations
@@ -16,20 +17,21 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tests.desktop import cdp, x11
+from tests.desktop import driver, x11
 
 ROOT = Path(__file__).resolve().parents[2]
 F = TypeVar("F", bound=Callable[..., Any])
 ABORT_CODES = {134, -signal.SIGABRT}
 
 
-class QtAbort(Exception):
-    """The app died of SIGABRT: the known rare Qt abort; the test is retried once."""
+class AppAbort(Exception):
+    """The app died of SIGABRT: the test is retried once."""
 
 
 def free_port() -> int:
@@ -39,13 +41,13 @@ def free_port() -> int:
 
 
 def gui_test(fn: F) -> F:
-    """Run a GUI test; on a Qt abort stop its apps and run it once more."""
+    """Run a GUI test; on an abort stop its apps and run it once more."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except QtAbort:
+        except AppAbort:
             apps: AppFactory = kwargs["apps"]
             apps.stop_all()
             return fn(*args, **kwargs)
@@ -59,7 +61,7 @@ class App:
     def __init__(self, display: str, data_dir: Path, args: list[str], env: dict[str, str]) -> None:
         self.display = display
         self.data_dir = data_dir
-        self.devtools = free_port()
+        self.automation = Path(tempfile.mkdtemp(prefix="hd-auto-")) / "page.sock"  # short: AF_UNIX limit
         self.log_dir = data_dir.parent / f"{data_dir.name}-logs"
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.stdout_path = self.log_dir / f"stdout-{time.monotonic_ns()}.txt"
@@ -67,7 +69,7 @@ class App:
         full_env = {
             **os.environ,
             "DISPLAY": display,
-            "QTWEBENGINE_REMOTE_DEBUGGING": str(self.devtools),
+            driver.ENV: str(self.automation),
             "PYTHONUNBUFFERED": "1",
             "PYTHONFAULTHANDLER": "1",  # a hung app's threads are dumped (see `wait`)
             **env,
@@ -93,18 +95,18 @@ class App:
     def _check_alive(self, what: str) -> None:
         code = self.proc.poll()
         if code in ABORT_CODES:
-            raise QtAbort(f"app aborted while {what}")
+            raise AppAbort(f"app aborted while {what}")
         if code is not None:
             raise AssertionError(f"app exited {code} while {what}:\n{self.stderr()[-3000:]}")
 
-    def page(self, timeout: float = 45.0) -> cdp.Page:
+    def page(self, timeout: float = 45.0) -> driver.Page:
         """The window's page, once pywebview's API (and so the bridge) is ready in it."""
         deadline = time.monotonic() + timeout
         while True:
             self._check_alive("waiting for its page")
             try:
-                return cdp.connect_ready(self.devtools, timeout=3)
-            except (cdp.CdpError, OSError):
+                return driver.connect_ready(self.automation, timeout=3)
+            except (driver.DriverError, OSError):
                 if time.monotonic() > deadline:
                     raise
 
@@ -127,7 +129,7 @@ class App:
                 self.proc.wait(10)
             raise AssertionError(f"app still running after {timeout}s:\n{self.stderr()[-6000:]}") from exc
         if code in ABORT_CODES:
-            raise QtAbort("app aborted while exiting")
+            raise AppAbort("app aborted while exiting")
         return code
 
     def close_window(self, timeout: float = 30.0) -> int:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from desktop.bridge import Bridge, BridgeRefused, Pusher, api_target, merge
-from desktop.doctor import debian_package, missing_libraries, qt_binaries
 from desktop.hostloop import HostLoop
 from desktop.hoststart import HOST_FAILED_HEADER, HOST_FAILED_STATUS, StartingHost, failure_text
 from desktop.instance import acquire, activate_running
@@ -56,20 +55,45 @@ def test_doctor_reports_versions_data_dir_backend_and_display(tmp_path: Path) ->
     ):
         assert needle in out, out
     assert "display: none" in out and result.returncode == 1  # no display here: cannot open a window
-    assert "GUI backend: qt (QtWebEngine)" in out
-    assert "PyQt6.QtWebEngineWidgets imports" in out
+    assert "GUI backend: gtk (WebKitGTK 4.1)" in out
+    assert "gtk: GTK 3." in out and ", WebKitGTK 2." in out
     shown = run_cli("doctor", env={"DISPLAY": ":99"})
     assert "display: DISPLAY=:99" in shown.stdout and shown.returncode == 0
 
 
-def test_doctor_names_missing_libraries_and_their_packages() -> None:
-    assert debian_package("libxcb-icccm.so.4") == "libxcb-icccm4"
-    assert debian_package("libxkbcommon-x11.so.0") == "libxkbcommon-x11-0"
-    assert debian_package("libnss3.so") == "libnss3"
-    assert "apt-file search libnope.so.1" in debian_package("libnope.so.1")
-    binaries = qt_binaries()
-    assert any(b.name == "libqxcb.so" for b in binaries)
-    assert missing_libraries(binaries) == []  # this machine has them all
+WITHOUT_GI = (
+    "import sys; sys.modules['gi'] = None;"  # as on a system without PyGObject's typelibs/bindings
+    "from desktop.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_a_missing_webkitgtk_is_named_with_its_fix_in_one_line(tmp_path: Path) -> None:
+    """The window and the doctor both say what to install; no traceback listing backends."""
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY",)}
+    env["DISPLAY"] = ":99"  # never reached: the check comes before any connection to a display
+    window = subprocess.run(
+        [sys.executable, "-c", WITHOUT_GI, "--data-dir", str(tmp_path / "d")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert window.returncode == 2, window.stderr
+    lines = window.stderr.strip().splitlines()
+    assert len(lines) == 1, window.stderr
+    assert "GTK 3 and WebKitGTK 4.1" in lines[0] and "apt-get install gir1.2-webkit2-4.1" in lines[0]
+    assert "harnessdesk serve" in lines[0]
+    doctor = subprocess.run(
+        [sys.executable, "-c", WITHOUT_GI, "doctor", "--data-dir", str(tmp_path / "d")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert doctor.returncode == 1
+    assert "PyGObject not importable" in doctor.stdout and "GUI backend: none usable" in doctor.stdout
 
 
 def test_single_instance_lock_and_activation_channel(tmp_path: Path) -> None:
@@ -214,18 +238,18 @@ def test_bridge_streams_and_cancels_without_a_window(tmp_path: Path) -> None:
 
 
 def test_parsing_the_window_command_line_imports_neither_the_host_nor_pydantic() -> None:
-    """The window starts Qt while the host is imported on its own thread; that only helps if
+    """The window starts GTK while the host is imported on its own thread; that only helps if
     the command line itself is parsed without importing the host (docs/decisions.md)."""
     probe = (
         "import sys; from desktop.cli import build_parser; build_parser().parse_args(['--data-dir', 'x']);"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'host', 'pydantic', 'PyQt6', 'webview'}))"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'host', 'pydantic', 'gi', 'webview'}))"
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_the_window_modules_leave_pydantic_and_the_engine_to_the_host_thread() -> None:
-    """What the main thread imports before Qt starts (desktop.app, desktop.shell and what they
+    """What the main thread imports before GTK starts (desktop.app, desktop.shell and what they
     import, e.g. the folder picker) loads neither pydantic nor the engine nor the API."""
     probe = (
         "import sys, desktop.app, desktop.shell;"

@@ -1,7 +1,7 @@
 """X11 helpers for the window tests: a free Xvfb display, finding and politely closing windows.
 
-Closing like a user means the window manager's WM_DELETE_WINDOW client message (Qt turns it
-into closeEvent). Xvfb has no window manager and this xdotool has no `windowquit`, so we send
+Closing like a user means the window manager's WM_DELETE_WINDOW client message (GTK turns it
+into delete-event). Xvfb has no window manager and this xdotool has no `windowquit`, so we send
 the message with libX11 through ctypes.
 """
 
@@ -116,3 +116,8 @@ def screenshot(display: str, path: Path) -> Path:
         timeout=30,
     )
     return path
+
+
+def xdotool(display: str, *args: str) -> None:
+    """Real X input (keys, focus) on `display`, as a person's keyboard would send it."""
+    subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display}, check=True, timeout=60)

@@ -8,6 +8,7 @@ import socket
 import time
 from typing import Any
 
+import httpx
 import pytest
 
 from contract.content import (
@@ -407,3 +408,31 @@ async def test_a_reused_tool_call_id_in_one_answer_gets_a_fresh_id(
     assert ends[0].id == "dup" and ends[1].id not in ("", "dup")
     deltas = [c for c in chunks if c.type == "tool-call-delta"]
     assert {c.id for c in deltas if c.index == 1} == {ends[1].id}
+
+
+async def test_stream_lines_end_only_at_cr_lf_or_crlf_even_split_across_reads() -> None:
+    from host.engine.llm.openai_compat import _sse_events
+
+    async def reads() -> Any:
+        for piece in [
+            b'data: {"a": 1}\r',
+            b"\n\r\n: a comment\r\ndata: x\rdata: y\r",
+            b"\r",
+            'data: {"t": "a\u2028b\u0085c"}\n\n'.encode(),
+            b"event: ignored\ndata: tail",
+        ]:
+            yield piece
+
+    response = httpx.Response(200, content=reads())
+    events = [e async for e in _sse_events(response)]
+    assert events == ['{"a": 1}', "x\ny", '{"t": "a\u2028b\u0085c"}', "tail"]
+
+
+async def test_a_raw_line_separator_inside_a_delta_stays_in_the_text(
+    scripted_llm: ScriptedLlmServer, adapter: OpenAICompatibleAdapter
+) -> None:
+    text = "one\u2028two\u2029three\x1cfour"
+    delta = {"choices": [{"index": 0, "delta": {"content": text}}]}
+    scripted_llm.enqueue(Reply(raw=[json.dumps(delta, ensure_ascii=False)]))
+    chunks = await collect(adapter, request())
+    assert text_of(chunks) == text

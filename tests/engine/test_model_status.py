@@ -76,7 +76,7 @@ def test_opening_the_host_imports_neither_the_model_runtime_nor_a_gui_toolkit(tm
         f"    rt = await open_host(Path({str(tmp_path)!r}), RuntimeOverrides(provider='local'))\n"
         "    await rt.engine.list_sessions(); await rt.close()\n"
         "asyncio.run(main())\n"
-        "heavy = {'xllamacpp', 'llama_cpp', 'PyQt6', 'webview'}\n"
+        "heavy = {'xllamacpp', 'llama_cpp', 'gi', 'webview'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))"
     )
     root = Path(__file__).resolve().parents[2]

@@ -26,6 +26,7 @@ from host.fetch.asgi_driver import drive
 from host.fetch.sse import encode_event
 from host.fetch.sse_parser import SseParser, SseTooLong
 from tests.api.support import ROOT
+from tests.support.machine import needs
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -231,7 +232,7 @@ def js_parse(cases: list[list[bytes]]) -> list[list[list[str]]]:
     return list(json.loads(done.stdout))
 
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+needs_node = needs(shutil.which("node") is not None, "node is not installed")
 
 
 @needs_node

