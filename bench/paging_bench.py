@@ -154,16 +154,21 @@ async def write_session(store: Any, sid: str, turns: int) -> None:
         store.append(sid, batch)
 
 
-async def timed_pages(client: InProcessApiClient, sid: str, before: int | None, repeat: int) -> list[float]:
-    payload: dict[str, Any] = {"sessionId": sid, "maxMessages": PAGE_MESSAGES}
-    if before is not None:
-        payload["beforeSeq"] = before
-    samples = []
+async def timed_pages(
+    client: InProcessApiClient, pages: list[tuple[str, int | None]], repeat: int
+) -> list[list[float]]:
+    """Seconds per call of each (session, beforeSeq) page, the pages called in turn `repeat`
+    times, so the baseline and the big session meet the same moments of a shared machine."""
+    samples: list[list[float]] = [[] for _ in pages]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        answer = await client.call("session.history", payload)
-        samples.append(time.perf_counter() - t0)
-        assert answer.ok and answer.result.value.events
+        for index, (sid, before) in enumerate(pages):
+            payload: dict[str, Any] = {"sessionId": sid, "maxMessages": PAGE_MESSAGES}
+            if before is not None:
+                payload["beforeSeq"] = before
+            t0 = time.perf_counter()
+            answer = await client.call("session.history", payload)
+            samples[index].append(time.perf_counter() - t0)
+            assert answer.ok and answer.result.value.events
     return samples
 
 
@@ -185,8 +190,7 @@ async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
             ("compacted, summary", "compacted", summaries[1] + 30, 60),
         )
         for label, big_sid, big_before, small_before in cases:
-            small = await timed_pages(client, "small", small_before, repeat)
-            big = await timed_pages(client, big_sid, big_before, repeat)
+            small, big = await timed_pages(client, [("small", small_before), (big_sid, big_before)], repeat)
             rows.append((label, statistics.median(small), statistics.median(big)))
         await runtime.close()
     print(f"session.history, {PAGE_MESSAGES} messages (50 events) per page, median of {repeat} calls")

@@ -35,7 +35,7 @@ BENCHES: dict[str, list[str]] = {
     "paging": ["paging_bench.py"],
     "compaction": ["compaction_bench.py"],
     "history": ["history_bench.py"],
-    "relay": ["relay_bench.py", "--runs", "3"],
+    "relay": ["relay_bench.py", "--runs", "7"],
     "bridge": ["bridge_bench.py"],
     "model": ["model_bench.py", "--runs", "3"],
     "startup": ["bundle_bench.py", "--runs", "5"],
