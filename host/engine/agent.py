@@ -12,7 +12,8 @@
 Both pending lists change only through logged `agent/inbox/spliced` events (host/engine/inbox.py),
 so they survive a crash or a restart. `running` covers the whole drain interval (turn close,
 checkpoint, back-to-back queued turns, a manual compaction); `host/session-status` is published
-exactly on its edges.
+exactly on its edges. The input methods (queue, steer, inject, queue edits, what a turn claims)
+are in host/engine/agent_input.py, a base class of `Agent`.
 """
 
 from __future__ import annotations
@@ -21,23 +22,23 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from contract.content import AttachmentRef, ContentBlock, Message, MessageSource, TextBlock
-from contract.events import AbortedBy, TurnEndReason, TurnTrigger
-from contract.frames import HostAgentError, HostSessionStatus, QueuedInboxItem, SessionQueue
+from contract.content import AttachmentRef, Message, TextBlock
+from contract.events import AbortedBy, TurnEndReason
+from contract.frames import HostAgentError, HostSessionStatus
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
+from host.engine.agent_input import AgentInput
 from host.engine.bus import Bus
 from host.engine.checkpoints import FileCheckpoints
 from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
-from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
+from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
-from host.engine.inbox import InboxLists, is_steering
+from host.engine.inbox import InboxLists
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.llm.windows import chars_per_token
@@ -51,8 +52,6 @@ from host.engine.tools.base import JobControl, SubagentControl
 from host.engine.turn import Conversation, NoAdapter, Turn, TurnServices
 
 log = logging.getLogger(__name__)
-
-MAX_QUEUE = 100
 
 TurnEnded = Callable[["Agent", Message, TurnEndReason, "Message | None"], None]
 """(agent, the message that opened the turn, how it ended, its final answer)."""
@@ -74,7 +73,7 @@ class AgentDeps:
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
 
 
-class Agent:
+class Agent(AgentInput):
     def __init__(
         self,
         journal: Journal,
@@ -96,11 +95,11 @@ class Agent:
         """The newest step's system prompt and tool descriptions, in characters (for estimates)."""
         self.session_id = journal.session_id
         self.deps = deps
+        self._bus = deps.bus
         self.cwd = cwd
         self.next_turn = next_turn
         self.inbox = inbox or InboxLists()
         self._shown_queue = self.inbox.items()
-        """The last `session/queue` released to subscribers (the inbox as replayed is on disk)."""
         self.running = False
         self.turn_open = False
         self.cancel_by: AbortedBy | None = None
@@ -128,8 +127,7 @@ class Agent:
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""
-        self._triggers: dict[str, TurnTrigger] = {}
-        """Next-turn message id → the trigger its turn records (not durable: `queue` after a load)."""
+        self._triggers = {}
         self._exclusive = asyncio.Lock()
         """Held by a turn, or by a manual compaction: never both."""
         self._wake = asyncio.Event()
@@ -160,39 +158,7 @@ class Agent:
         if self.inbox.next_turn:
             self._wake.set()
 
-    # ---- input ----------------------------------------------------------------------------
-
-    def queue(self, content: list[ContentBlock], source: MessageSource) -> str:
-        """Next-turn input; wakes an idle agent. Returns the message id (the queue item's id)."""
-        self._check_open()
-        message = events.new_message("user", list(content), source)
-        self._triggers[message.id] = "queue" if self.running else "user"
-        self._splice(self.inbox.append("next-turn", message))
-        self._wake.set()
-        return message.id
-
-    def steer(self, content: list[ContentBlock], source: MessageSource) -> str:
-        """Next-step input for the running turn; with no turn open, next-turn input."""
-        self._check_open()
-        message = events.new_message("user", list(content), source)
-        if self.turn_open:
-            self._splice(self.inbox.append("next-step", message))
-        else:
-            self._triggers[message.id] = "queue" if self.running else "steer"
-            self._splice(self.inbox.append("next-turn", message))
-            self._wake.set()
-        return message.id
-
-    def inject(self, content: list[ContentBlock], plugin: str, meta: dict[str, Any] | None = None) -> str:
-        """Context the next step sees (placement `context`); it never wakes the agent."""
-        if self._disposed:
-            raise AgentBusy("the session is closing")
-        origin: dict[str, Any] = {"kind": "plugin", "plugin": plugin}
-        if meta:
-            origin["meta"] = meta
-        message = events.new_message("user", list(content), MessageSource.model_validate(origin))
-        self._splice(self.inbox.append("next-step", message))
-        return message.id
+    # ---- input (queue, steer, inject, update_queue: host/engine/agent_input.py) ----------------
 
     def cancel(self, by: AbortedBy = "user", clear_queue: bool = False) -> bool:
         """Abort the running turn (or manual compaction) and cancel pending requests; queued input
@@ -209,67 +175,7 @@ class Agent:
             self._compaction.cancel()
         return True
 
-    def _clear_person_input(self) -> bool:
-        news: list[NewEvent[Any]] = []
-        if self.inbox.next_turn:
-            news.append(self.inbox.splice("next-turn", 0, len(self.inbox.next_turn), canceled=True))
-        for index in reversed(range(len(self.inbox.next_step))):
-            if is_steering(self.inbox.next_step[index]):
-                news.append(self.inbox.splice("next-step", index, 1, canceled=True))
-        if news:
-            self._splice(*news)
-        return bool(news)
-
-    def queue_items(self) -> list[QueuedInboxItem]:
-        return self.inbox.items()
-
-    def shown_queue(self) -> list[QueuedInboxItem]:
-        """The queue as subscribers were last shown it: only committed input (a late client's
-        snapshot must not show a prompt a crash could still take back)."""
-        return self._shown_queue
-
-    def update_queue(self, item_id: str, kind: str, content: list[ContentBlock] | None = None) -> None:
-        """Edit, remove or promote to steering one queued (or steering) item, by message id."""
-        found = self.inbox.find(item_id)
-        if found is None or not is_steering(self.inbox.of(found[0])[found[1]]):
-            raise QueueItemNotFound(item_id, "the item was already claimed or removed")
-        target, index = found
-        message = self.inbox.of(target)[index]
-        if kind == "edit":
-            edited = message.model_copy(update={"content": list(content or [])})
-            self._splice(self.inbox.splice(target, index, 1, [edited]))
-        elif kind == "remove":
-            self._splice(self.inbox.splice(target, index, 1, canceled=True))
-        elif kind == "steer":
-            if target == "next-step":
-                return  # already steering
-            if not self.turn_open:
-                raise SteerUnavailable(item_id, "no turn is running to steer")
-            self._splice(self.inbox.splice(target, index, 1), self.inbox.append("next-step", message))
-        else:
-            raise ValueError(f"unknown queue action {kind!r}")
-
-    def _splice(self, *news: NewEvent[Any]) -> None:
-        """Log inbox splices (already applied to the lists) and publish the queue."""
-        self.journal.append_all(list(news))
-        self._publish_queue()
-
-    # ---- what turns consume (the turn's `Inbox`) --------------------------------------------
-
-    def claim_step(self) -> tuple[NewEvent[Any], list[Message]] | None:
-        messages = list(self.inbox.next_step)
-        if not messages:
-            return None
-        return self.inbox.splice("next-step", 0, len(messages)), messages
-
-    def claimed(self) -> None:
-        self._publish_queue()
-
-    def has_steering(self) -> bool:
-        return bool(self.inbox.steering())
-
-    def has_checkpoint_input(self) -> bool:
-        return bool(self.inbox.next_step)
+    # ---- what turns consume (claiming input: host/engine/agent_input.py) --------------------
 
     async def _prepare(self, claimed: list[Message]) -> StepSetup:
         setup = await self.composition.prepare(claimed)
@@ -409,23 +315,6 @@ class Agent:
         if self._task is not None:
             await asyncio.shield(self._task)
 
-    def _check_open(self) -> None:
-        if self._disposed:
-            raise AgentBusy("the session is closing")
-        if len(self.inbox.next_turn) >= MAX_QUEUE:
-            raise AgentBusy(f"the queue is full ({MAX_QUEUE} items)")
-
-    def _publish_queue(self, durable: bool = True) -> None:
-        """Publish the queue once the splice that changed it is committed (durable before
-        visible); a splice whose write failed is never shown. Disposal shows the emptied queue."""
-        items = self.inbox.items()
-        after = self.journal.last_ticket if durable else None
-        frame = SessionQueue(session_id=self.session_id, items=items)
-        self.deps.bus.publish("mux", frame, after=after, then=partial(self._queue_shown, items))
-
-    def _queue_shown(self, items: list[QueuedInboxItem]) -> None:
-        self._shown_queue = items
-
     def _set_running(self, running: bool) -> None:
         if running == self.running:
             return
@@ -479,15 +368,3 @@ class Agent:
             title = auto_title(text) if text else None
             if title:
                 self.journal.append(events.session_title(title, "auto"))
-
-    def _late_steering(self) -> None:
-        """Steering that missed its turn becomes next-turn input (context stays for the next step)."""
-        moved: list[Message] = []
-        news: list[NewEvent[Any]] = []
-        for index in reversed(range(len(self.inbox.next_step))):
-            message = self.inbox.next_step[index]
-            if is_steering(message):
-                news.append(self.inbox.splice("next-step", index, 1))
-                moved.insert(0, message)
-        news.append(self.inbox.splice("next-turn", len(self.inbox.next_turn), 0, moved))
-        self._splice(*news)
