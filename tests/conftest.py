@@ -1,3 +1,9 @@
 """Root fixtures: shared plugins live in tests/support/ (each suite keeps its own conftest)."""
 
+import os
+
+# Every host the tests open, in this process or in one they start, checks each value and frame it
+# sends against the contract (host/fetch/handler.py; off in the product).
+os.environ.setdefault("HARNESSDESK_DEV_VALIDATE", "1")
+
 pytest_plugins = ["tests.support.scripted_llm"]

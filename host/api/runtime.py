@@ -31,11 +31,12 @@ async def open_host(
     overrides: RuntimeOverrides | None = None,
     *,
     heartbeat: float = 15.0,
-    dev_validate: bool = True,
+    dev_validate: bool | None = None,
     picker: NativePicker | None = None,
 ) -> HostRuntime:
     """`picker`: the desktop window's native folder dialog; without one the host serves the
-    in-page folder browser (`host.listDirectory` / `host.createDirectory`)."""
+    in-page folder browser (`host.listDirectory` / `host.createDirectory`). `dev_validate`: see
+    `to_fetch_handler` (None: on when `$HARNESSDESK_DEV_VALIDATE` is `1`)."""
     engine = await Engine.open(data_dir, overrides, picker=picker)
     api = HostApiProxy(engine)
     app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)

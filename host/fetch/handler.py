@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from typing import Any
 
 from starlette.applications import Starlette
@@ -129,18 +130,31 @@ class ApiDispatcher:
         return json_response(envelope)
 
 
+DEV_VALIDATE_ENV = "HARNESSDESK_DEV_VALIDATE"
+"""`1`: check every value and frame the host sends against the contract (tests/conftest.py sets
+it for the test suite and every process it starts; docs/decisions.md, "Output validation")."""
+
+
+def dev_validate_default() -> bool:
+    return os.environ.get(DEV_VALIDATE_ENV) == "1"
+
+
 def to_fetch_handler(
     api: ApiProxy,
     *,
     heartbeat_interval: float = HEARTBEAT_INTERVAL,
-    dev_validate: bool = True,
+    dev_validate: bool | None = None,
     max_body: int = MAX_BODY,
 ) -> Starlette:
     """The HTTP face of `api`: unary methods, respond, both streams, export and the OpenAPI doc.
 
-    `dev_validate` checks every value and frame the api produces against the contract (on in
-    development and tests); `heartbeat_interval` is the SSE quiet-time comment period.
+    `dev_validate` checks every value and frame the api produces against the contract (a host
+    bug fails loudly instead of reaching clients); None = `$HARNESSDESK_DEV_VALIDATE` is `1`,
+    on in development and tests, off in the product (it costs ~12 % of a history call).
+    `heartbeat_interval` is the SSE quiet-time comment period.
     """
+    if dev_validate is None:
+        dev_validate = dev_validate_default()
     dispatcher = ApiDispatcher(
         api, heartbeat_interval=heartbeat_interval, dev_validate=dev_validate, max_body=max_body
     )

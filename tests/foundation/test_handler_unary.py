@@ -249,6 +249,20 @@ async def test_value_validation_can_be_switched_off(fake: FakeApi) -> None:
     assert answer["result"]["value"] == {"events": "not a list", "hasMore": True}
 
 
+@pytest.mark.parametrize(("env", "status"), [(None, 200), ("0", 200), ("1", 500)])
+async def test_value_validation_follows_the_environment_by_default(
+    fake: FakeApi, monkeypatch: pytest.MonkeyPatch, env: str | None, status: int
+) -> None:
+    """The product (no variable) sends values unchecked; development and tests check them."""
+    if env is None:
+        monkeypatch.delenv("HARNESSDESK_DEV_VALIDATE", raising=False)
+    else:
+        monkeypatch.setenv("HARNESSDESK_DEV_VALIDATE", env)
+    app = to_fetch_handler(fake)
+    body = envelope("session.history", {"sessionId": "bad-value"})
+    assert (await exchange(app, "POST", "/api/session.history", body)).status == status
+
+
 async def test_unimplemented_method_is_501(app: ASGIApp) -> None:
     reply = await exchange(app, "POST", "/api/settings.describe", envelope("settings.describe", {}))
     assert reply.status == 501
