@@ -153,7 +153,8 @@ class OpenAICompatibleAdapter:
     async def _attempt(self, body: dict[str, Any], assembler: ChunkAssembler) -> AsyncGenerator[Any, None]:
         url = f"{self.base_url}/chat/completions"
         try:
-            async with self._http().stream("POST", url, json=body, headers=self._headers()) as response:
+            client = await self._http()
+            async with client.stream("POST", url, json=body, headers=self._headers()) as response:
                 if response.status_code != 200:
                     await response.aread()
                     raise _status_failure(response)
@@ -219,7 +220,7 @@ class OpenAICompatibleAdapter:
     async def list_models(self) -> list[DiscoveredModelView]:
         """The endpoint's `GET /models` (deduplicated by id, first wins); raises LlmError."""
         try:
-            response = await self._http().get(
+            response = await (await self._http()).get(
                 f"{self.base_url}/models", headers=self._headers(), timeout=LIST_TIMEOUT
             )
             if response.status_code != 200:
@@ -242,9 +243,16 @@ class OpenAICompatibleAdapter:
             headers["Authorization"] = f"Bearer {self._api_key}"
         return headers
 
-    def _http(self) -> httpx.AsyncClient:
+    async def _http(self) -> httpx.AsyncClient:
+        """The adapter's client, built off the event loop on first use: building one loads the
+        CA bundle (~30 ms on a quiet machine, 100 to 375 ms under load), which on the loop froze
+        every open stream at a session's first remote request."""
         if self._client is None or self._client.is_closed:
-            self._client = httpx.AsyncClient(timeout=self._timeout, follow_redirects=False)
+            client = await asyncio.to_thread(httpx.AsyncClient, timeout=self._timeout, follow_redirects=False)
+            if self._client is None or self._client.is_closed:
+                self._client = client
+            else:  # another request built one meanwhile
+                await client.aclose()
         return self._client
 
     def _scrub(self, text: str) -> str:
