@@ -58,6 +58,7 @@ from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
+from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.subagents.door import SubagentDoor
@@ -132,17 +133,18 @@ class Engine(
         tools: dict[str, Tool] | None = None,
         step_cap: int = 25,
         picker: NativePicker | None = None,
+        settings_timeout: float = SETTINGS_OPEN_TIMEOUT,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
-        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened."""
+        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened;
+        settings files that cannot be read within `settings_timeout` s raise StoreTimeout."""
         data_dir = Path(data_dir)
-        data_dir.mkdir(parents=True, exist_ok=True)
         bus = Bus()
         folders = HostFolders(picker)
         if "opener" not in plane_options:  # settings.json opens like any host.openPath
             plane_options.update(opener=folders.open, can_open=can_open_path)
-        plane = ConfigPlane(data_dir, bus, overrides, **plane_options)
+        plane = await ConfigPlane.open(data_dir, bus, overrides, bound=settings_timeout, **plane_options)
         plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
         await store.open()

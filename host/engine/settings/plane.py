@@ -9,6 +9,7 @@ settings.json), then `host/models-changed` when the namespace configures a route
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -54,8 +55,16 @@ from host.engine.settings.credentials import CredentialStore
 from host.engine.settings.migrate import migrate
 from host.engine.settings.sections import deep_merge, set_path, unset_path
 from host.engine.settings.store import SettingsStore
+from host.engine.store import StoreTimeout
+from host.engine.workers import WorkerPool
 
 log = logging.getLogger(__name__)
+
+OPEN_TIMEOUT = 15.0
+"""Bound on creating the data dir and reading settings.json and credentials.json at start (a
+stuck disk, a FIFO put in a file's place), as for the database (docs/decisions.md, "Reliability")."""
+_OPENING = WorkerPool("harnessdesk-settings-open", workers=1, spares=2)
+"""Daemon threads: a read stuck in the OS never holds up the process's exit."""
 
 LLM_NAMESPACES = frozenset({LLM_LOCAL, LLM_DEEPSEEK, LLM_OPENAI_COMPATIBLE})
 Opener = Callable[[str], Awaitable[None]]
@@ -91,6 +100,31 @@ class ConfigPlane:
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
         self.settings.on_change(self._settings_changed)
         self.credentials.on_change(self._credentials_changed)
+
+    @classmethod
+    async def open(
+        cls,
+        data_dir: Path,
+        bus: Bus,
+        overrides: RuntimeOverrides | None = None,
+        *,
+        bound: float = OPEN_TIMEOUT,
+        **options: Any,
+    ) -> ConfigPlane:
+        """Create `data_dir` and read the files off the event loop; StoreTimeout (one sentence
+        naming the folder) when that takes more than `bound` seconds."""
+
+        def build() -> ConfigPlane:
+            data_dir.mkdir(parents=True, exist_ok=True)
+            return cls(data_dir, bus, overrides, **options)
+
+        try:
+            return await asyncio.wait_for(_OPENING.run(build), bound)
+        except TimeoutError:
+            raise StoreTimeout(
+                f"the settings in {data_dir} were not read within {bound:g}s; the disk may be"
+                " stuck or settings.json or credentials.json there is not a regular file"
+            ) from None
 
     def start(self) -> None:
         """Start watching the files for outside edits (needs the running loop)."""
