@@ -8,7 +8,7 @@ host's ASGI app in-process through `host.fetch.asgi_driver` on the host's asynci
   one js_api round trip (the cheapest path: most calls are small JSON).
 - Streams (SSE, `/api/events.*`): `bridge_stream(request)` returns the head; a `Pusher` thread
   sends body chunks with `window.run_js("window.harnessdeskBridge._push([...])")`, at most one
-  push per ~16 ms unless 64 KiB are waiting, chunks of one stream merged, bytes text-safe
+  push per 4 ms unless 256 KiB are waiting (desktop/pusher.py), chunks of one stream merged, bytes text-safe
   (incrementally decoded UTF-8 for textual types, else base64), then an end or error marker.
 - `bridge_cancel(id)` delivers `http.disconnect` into that exchange, which cancels the host
   task; `close()` (window closing) does so for every open exchange.
