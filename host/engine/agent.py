@@ -74,6 +74,8 @@ class AgentDeps:
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
     gates: PromptGates | None = None
     """The engine's prompt gates (host/engine/gates.py)."""
+    idle: Callable[[Agent], None] | None = None
+    """Told each time the loop drained its inbox (the goal driver may queue the next round)."""
 
 
 class Agent(AgentInput):
@@ -340,7 +342,13 @@ class Agent(AgentInput):
                 log.exception("agent %s failed outside a turn", self.session_id)
                 message = f"{type(exc).__name__}: {exc}"
                 self.deps.bus.publish("host", HostAgentError(session_id=self.session_id, message=message))
-            self._set_running(False)
+            if not self._disposed and self.deps.idle is not None:
+                try:
+                    self.deps.idle(self)  # may queue a goal round (which wakes the loop again)
+                except Exception:
+                    log.exception("the idle hook of %s failed", self.session_id)
+            if not self.inbox.next_turn:
+                self._set_running(False)
         self._set_running(False)
 
     async def _one_turn(self) -> None:

@@ -77,6 +77,8 @@ class AgentPool:
         self.subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None
         """A loading session's way to start subagents (the engine sets it; None: it may not)."""
         self.turn_ended: TurnEnded | None = None
+        self.idle: Callable[[Agent], None] | None = None
+        """Told when an agent's loop drained its inbox (the goal driver)."""
         self.loaded: list[Callable[[SessionHeader], None]] = []
         """Called with each header as its session loads (before its agent starts)."""
 
@@ -152,6 +154,7 @@ class AgentPool:
             subagents=self.subagents(header),
             turn_ended=self.turn_ended,
             gates=self.gates,
+            idle=self.idle,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)

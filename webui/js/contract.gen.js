@@ -61,6 +61,12 @@ export const METHODS = {
   "subagent.history": {"version":3,"privileged":false,"userPaced":false},
   "subagent.prompt": {"version":3,"privileged":false,"userPaced":false},
   "subagent.interrupt": {"version":3,"privileged":false,"userPaced":false},
+  "goal.create": {"version":3,"privileged":false,"userPaced":false},
+  "goal.edit": {"version":3,"privileged":false,"userPaced":false},
+  "goal.pause": {"version":3,"privileged":false,"userPaced":false},
+  "goal.resume": {"version":3,"privileged":false,"userPaced":false},
+  "goal.complete": {"version":3,"privileged":false,"userPaced":false},
+  "goal.clear": {"version":3,"privileged":false,"userPaced":false},
 };
 
 /** error code → its details schema (in DEFS) and the detail field names. */
