@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import sys
@@ -19,6 +20,9 @@ from asyncio.streams import FlowControlMixin
 from typing import IO, Any
 
 from desktop.paths import resolve_data_dir
+
+LINE_LIMIT = 64 * 1024 * 1024
+"""The longest protocol line read (images travel inline as base64)."""
 
 
 def run_acp(args: argparse.Namespace) -> int:
@@ -41,13 +45,60 @@ def _take_stdout() -> IO[bytes]:
     return protocol
 
 
-async def _streams(out: IO[bytes]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def _streams(out: IO[bytes]) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, asyncio.Task[None]]:
+    """The SDK's reader (fed only well-formed JSON-RPC objects), its writer, and the feeding
+    task: a line that is not JSON, or not an object, is answered here with JSON-RPC's own
+    error (the SDK would only log it), so a client always hears back."""
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    stdin = asyncio.StreamReader(limit=LINE_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
     protocol = FlowControlMixin()
     transport, _ = await loop.connect_write_pipe(lambda: protocol, out)
-    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    checked = asyncio.StreamReader(limit=LINE_LIMIT)
+
+    async def feed() -> None:
+        try:
+            while line := await _line(stdin):
+                if not line.strip():
+                    continue
+                problem = _malformed(line)
+                if problem is None:
+                    checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
+                else:
+                    writer.write(problem)
+        finally:
+            checked.feed_eof()
+
+    return checked, writer, asyncio.create_task(feed(), name="acp-stdin")
+
+
+async def _line(reader: asyncio.StreamReader) -> bytes:
+    """The next line; an over-long one is skipped whole and comes back as a non-JSON line."""
+    too_long = False
+    while True:
+        try:
+            line = await reader.readuntil(b"\n")
+            return b"{the line was too long}\n" if too_long else line
+        except asyncio.IncompleteReadError as exc:
+            return b"" if too_long else exc.partial
+        except asyncio.LimitOverrunError as exc:
+            too_long = True
+            await reader.readexactly(exc.consumed)
+
+
+def _malformed(line: bytes) -> bytes | None:
+    """JSON-RPC's answer to a line that is not a message object, or None when it is one."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        code, text = -32700, "Parse error: the line is not JSON"
+    else:
+        if isinstance(message, dict):
+            return None
+        code, text = -32600, "Invalid Request: a message must be a JSON object"
+    error = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": text}}
+    return json.dumps(error).encode() + b"\n"
 
 
 async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
@@ -58,7 +109,7 @@ async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
     data_dir = resolve_data_dir(args.data_dir)
     async with _host_client(args, data_dir) as client:
         agent = HarnessAcpAgent(client)
-        reader, writer = await _streams(out)
+        reader, writer, feeding = await _streams(out)
         try:
             conn = acp.core.AgentSideConnection(agent, writer, reader, listening=False)  # type: ignore[arg-type]
             try:
@@ -66,6 +117,7 @@ async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
             finally:
                 await asyncio.shield(conn.close())
         finally:
+            feeding.cancel()
             await agent.close()
     return 0
 

@@ -93,7 +93,7 @@ class UpdateMapper:
         data = event.data
         kind = event.type
         if kind in ("user/message", "steering/message"):
-            return [acp.update_user_message_text(t) for t in _texts(data.get("message"), "text")]
+            return [acp.update_user_message_text(t) for t in _texts(data, "text")]  # data is the message
         if kind == "assistant/message":
             message = data.get("message")
             thoughts = [acp.update_agent_thought_text(t) for t in _texts(message, "reasoning")]

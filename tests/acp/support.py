@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import acp
-from acp.schema import AllowedOutcome, ClientCapabilities, DeniedOutcome, Implementation, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    Implementation,
+    RequestPermissionResponse,
+)
 
 from tests.api.support import cli_env, harnessdesk
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -89,7 +95,10 @@ async def acp_agent(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """A connected, initialized SDK client on a fresh `harnessdesk acp` process."""
     command = acp_command(data_dir, llm)
-    async with acp.spawn_agent_process(client, command[0], *command[1:], cwd=cwd, env=cli_env()) as (conn, proc):
+    async with acp.spawn_agent_process(client, command[0], *command[1:], cwd=cwd, env=cli_env()) as (
+        conn,
+        proc,
+    ):
         init = await asyncio.wait_for(
             conn.initialize(
                 protocol_version=acp.PROTOCOL_VERSION,

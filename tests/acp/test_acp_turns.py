@@ -63,7 +63,9 @@ async def test_a_tool_call_asks_permission_once_then_always(
         assert first.stop_reason == "end_turn"
         assert (project / "one").is_dir()
         starts = [u for s, u in client.updates if u.session_update == "tool_call"]
-        assert starts[0].tool_call_id == "c1" and starts[0].kind == "execute" and starts[0].status == "pending"
+        assert (
+            starts[0].tool_call_id == "c1" and starts[0].kind == "execute" and starts[0].status == "pending"
+        )
         assert client.permissions[0].tool_call_id == "c1"
         updates = [u for s, u in client.updates if u.session_update == "tool_call_update"]
         assert [u.status for u in updates if u.tool_call_id == "c1"] == ["in_progress", "completed"]
@@ -76,7 +78,9 @@ async def test_a_tool_call_asks_permission_once_then_always(
         assert len(client.permissions) == asked  # "Always allow" covered `mkdir -p …`: not asked again
 
 
-async def test_a_rejected_call_fails_and_writes_nothing(tmp_path: Path, project: Path, llm: ScriptedLlmServer) -> None:
+async def test_a_rejected_call_fails_and_writes_nothing(
+    tmp_path: Path, project: Path, llm: ScriptedLlmServer
+) -> None:
     llm.enqueue(
         Reply(tool_calls=[("c1", "write_file", '{"path": "notes.txt", "content": "replaced\\n"}')]),
         Reply(text="could not write"),
@@ -87,7 +91,9 @@ async def test_a_rejected_call_fails_and_writes_nothing(tmp_path: Path, project:
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("write")]), WAIT)
         start = next(u for s, u in client.updates if u.session_update == "tool_call")
         assert start.kind == "edit" and start.locations[0].path == str(project / "notes.txt")
-        done = [u for s, u in client.updates if u.session_update == "tool_call_update" and u.tool_call_id == "c1"]
+        done = [
+            u for s, u in client.updates if u.session_update == "tool_call_update" and u.tool_call_id == "c1"
+        ]
         assert done[-1].status == "failed"
         assert (project / "notes.txt").read_text() == "first line\n"
 
@@ -100,7 +106,9 @@ async def test_an_edit_carries_its_diff(tmp_path: Path, project: Path, llm: Scri
         sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("edit")]), WAIT)
         assert (project / "notes.txt").read_text() == "second line\n"
-        done = [u for s, u in client.updates if u.session_update == "tool_call_update" and u.status == "completed"]
+        done = [
+            u for s, u in client.updates if u.session_update == "tool_call_update" and u.status == "completed"
+        ]
         diffs = [c for c in done[-1].content if c.type == "diff"]
         assert diffs[0].path == str(project / "notes.txt")
         assert (diffs[0].old_text, diffs[0].new_text) == ("first line", "second line")
@@ -133,7 +141,9 @@ async def test_cancel_mid_stream(tmp_path: Path, project: Path, llm: ScriptedLlm
         assert len(client.text(session_id=sid)) < len("slow " * 400)
 
 
-async def test_bad_requests_are_json_rpc_errors(tmp_path: Path, project: Path, llm: ScriptedLlmServer) -> None:
+async def test_bad_requests_are_json_rpc_errors(
+    tmp_path: Path, project: Path, llm: ScriptedLlmServer
+) -> None:
     llm.enqueue(Reply(text="slow " * 200, chunk_size=5, delay=0.05))
     client = RecordingClient()
     async with acp_agent(client, tmp_path / "data", llm, project) as (conn, proc):
