@@ -44,8 +44,12 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch one headless command; user-facing failures raise CommandError."""
     if args.command == "acp":
         from desktop.acp import run_acp
+        from host.fetch.errors import TransportError
 
-        return run_acp(args)
+        try:
+            return run_acp(args)
+        except (EngineError, TransportError) as exc:
+            raise CommandError(str(exc)) from exc
     data_dir = resolve_data_dir(args.data_dir)
     command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
     if args.command == "prompt":

@@ -126,9 +126,9 @@ async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
 async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
     """A client of the running instance's host, or of a host opened here under the lock."""
     from desktop.acp.relay import RelayApiClient, serve_relay
-    from desktop.headless import CommandError, overrides_of
     from desktop.instance import acquire
     from host.api import open_host
+    from host.engine.config import RuntimeOverrides
     from host.fetch.inprocess import InProcessApiClient
 
     instance = acquire(data_dir)
@@ -140,14 +140,13 @@ async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
             await client.aclose()
         return
     try:
-        runtime = await open_host(data_dir, overrides_of(args))
+        overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
+        runtime = await open_host(data_dir, overrides)
     except BaseException:
         instance.close()
         raise
     loop = asyncio.get_running_loop()
     try:
-        if runtime is None:  # pragma: no cover - open_host raises instead
-            raise CommandError("the host could not start")
         instance.listen(lambda: None, None, on_api=lambda conn: serve_relay(conn, runtime.app, loop))
         yield InProcessApiClient(runtime.app)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import acp
@@ -161,3 +162,31 @@ async def test_bad_requests_are_json_rpc_errors(
         await conn.cancel(session_id=sid)
         await asyncio.wait_for(running, WAIT)
         assert proc.returncode is None  # still serving
+
+
+async def test_todos_become_a_plan_and_the_title_an_info_update(
+    tmp_path: Path, project: Path, llm: ScriptedLlmServer
+) -> None:
+    todos = json.dumps(
+        {
+            "todos": [
+                {"content": "Read the code", "status": "completed"},
+                {"content": "Fix it", "status": "in_progress"},
+            ]
+        }
+    )
+    llm.enqueue(Reply(tool_calls=[("t1", "todo_write", todos)]), Reply(text="planned"))
+    client = RecordingClient()
+    async with acp_agent(client, tmp_path / "data", llm, project) as (conn, _proc):
+        sid = (await conn.new_session(cwd=str(project), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("Plan the fix")]), WAIT)
+        plan = next(u for s, u in client.updates if u.session_update == "plan")
+        assert [(e.content, e.status) for e in plan.entries] == [
+            ("Read the code", "completed"),
+            ("Fix it", "in_progress"),
+        ]
+        start = next(u for s, u in client.updates if u.session_update == "tool_call")
+        assert start.kind == "think"
+        await client.wait_for(lambda: "session_info_update" in client.kinds(sid))
+        info = next(u for s, u in client.updates if u.session_update == "session_info_update")
+        assert info.title == "Plan the fix"
