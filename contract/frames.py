@@ -99,7 +99,7 @@ class HostSessionAdded(WireModel):
     parent_session_id: str | None = None
     cwd: str | None = None
     agent_preset: str | None = None
-    origin: Literal["subagent"] | None = None
+    origin: Literal["subagent", "acp"] | None = None
 
 
 class HostSessionRemoved(WireModel):

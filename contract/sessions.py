@@ -14,7 +14,8 @@ from contract.llm import ModelCatalogFailure, ModelProviderGroup
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
-SessionOrigin = Literal["subagent"]
+SessionOrigin = Literal["subagent", "acp"]
+ORIGINS: frozenset[str] = frozenset({"subagent", "acp"})
 
 MAX_SEQ = 2**63 - 1
 """Seqs are stored as SQLite integers (64 bits): a larger one is a bad request, not a crash."""
@@ -59,6 +60,9 @@ class CreateRequest(WireModel):
     cwd: str | None = Field(default=None, min_length=1, max_length=4096)
     session_id: SessionId | None = None
     agent_preset: str | None = None
+    origin: Literal["acp"] | None = Field(
+        default=None, description="`acp`: an editor drives the session over ACP (its sidebar row says so)"
+    )
 
     @field_validator("cwd")
     @classmethod

@@ -175,7 +175,11 @@ def run_window(
             except Exception as exc:
                 raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
             shell.start_loopback(args.port)
-        primary.listen(shell.activate, shell.open_folder)
+        from desktop.acp.relay import serve_relay
+
+        primary.listen(
+            shell.activate, shell.open_folder, on_api=lambda conn: serve_relay(conn, host, loop.loop)
+        )
         shell.run()  # a host that failed to build is shown in the window until it is closed
         if (failure := host.failure()) is not None:
             raise WindowError(f"the host could not start: {failure_text(failure)}") from failure

@@ -1,4 +1,4 @@
-"""The headless subcommands' arguments (`serve`, `prompt`, `export`, `import`).
+"""The headless subcommands' arguments (`serve`, `prompt`, `export`, `import`, `acp`).
 
 Apart from desktop/headless.py, which runs them, because building the parser must stay cheap:
 the window path parses its arguments first and starts GTK while the host (pydantic, the engine)
@@ -56,3 +56,7 @@ def add_parsers(sub: Any, common: Any) -> None:
         help="the folder the imported sessions may work in (the archive's own folder is never used)",
     )
     common(imp)
+    acp = sub.add_parser(
+        "acp", help="speak the Agent Client Protocol on stdin/stdout (for an editor such as Zed)"
+    )
+    common(acp)

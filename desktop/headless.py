@@ -42,6 +42,14 @@ def overrides_of(args: argparse.Namespace) -> RuntimeOverrides:
 
 def run(args: argparse.Namespace) -> int:
     """Dispatch one headless command; user-facing failures raise CommandError."""
+    if args.command == "acp":
+        from desktop.acp import run_acp
+        from host.fetch.errors import TransportError
+
+        try:
+            return run_acp(args)
+        except (EngineError, TransportError) as exc:
+            raise CommandError(str(exc)) from exc
     data_dir = resolve_data_dir(args.data_dir)
     command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
     if args.command == "prompt":
@@ -127,7 +135,9 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
         asyncio.run_coroutine_threadsafe(open_folder(runtime.app, path), loop).result(30)
 
-    instance.listen(lambda: None, open_here)
+    from desktop.acp.relay import serve_relay
+
+    instance.listen(lambda: None, open_here, on_api=lambda conn: serve_relay(conn, runtime.app, loop))
     link_file = None
     if args.open:
         link_file = write_link_file(data_dir, url)

@@ -76,18 +76,28 @@ class PrimaryInstance:
         self._listener: Listener | None = None
         self._on_activate: Callable[[], None] = lambda: None
         self._on_open: Callable[[str], None] = lambda path: None
+        self._on_api: Callable[[Connection], None] | None = None
         self._closed = False
         self._authkey = b""
         self._family = ""
         self._handshake_slots = threading.BoundedSemaphore(8)
 
-    def listen(self, on_activate: Callable[[], None], on_open: Callable[[str], None] | None = None) -> None:
+    def listen(
+        self,
+        on_activate: Callable[[], None],
+        on_open: Callable[[str], None] | None = None,
+        *,
+        on_api: Callable[[Connection], None] | None = None,
+    ) -> None:
         """Open the channel, publish its address and key, and serve it in a daemon thread.
 
-        `on_open(path)` answers a later `harnessdesk PATH` (an absolute, existing folder)."""
+        `on_open(path)` answers a later `harnessdesk PATH` (an absolute, existing folder);
+        `on_api(conn)` carries an API relay (`harnessdesk acp`) on that connection until it
+        closes (desktop/acp/relay.py)."""
         self._on_activate = on_activate
         if on_open is not None:
             self._on_open = on_open
+        self._on_api = on_api
         family, address = _channel(self.data_dir)
         authkey = secrets.token_bytes(32)
         if family == "AF_UNIX" and not address.startswith("\0"):
@@ -122,9 +132,12 @@ class PrimaryInstance:
                 continue
             if self._family == "AF_UNIX":  # the listener has no authkey: handshake per connection
                 threading.Thread(target=self._handshake, args=(conn,), daemon=True).start()
-            else:
-                with conn:
-                    self._answer(conn)
+            else:  # authenticated by the listener; a relay may hold its connection for long
+                threading.Thread(target=self._answer_closing, args=(conn,), daemon=True).start()
+
+    def _answer_closing(self, conn: Connection) -> None:
+        with conn:
+            self._answer(conn)
 
     def _handshake(self, conn: Connection) -> None:
         """Authenticate one connection under a receive timeout, then answer it."""
@@ -144,6 +157,12 @@ class PrimaryInstance:
     def _answer(self, conn: Connection) -> None:
         try:
             request = conn.recv() if conn.poll(2) else None
+            if request == {"cmd": "api"}:
+                if self._on_api is None:
+                    conn.send({"ok": False})
+                else:
+                    self._on_api(conn)  # the relay answers, then owns the connection until it ends
+                return
             path = _open_path(request)
             if request == {"cmd": "activate"} or path is not None:
                 if path is not None:

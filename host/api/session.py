@@ -16,7 +16,7 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 @implements("session.create")
 async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
-    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id)
+    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin)
     return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
 
 

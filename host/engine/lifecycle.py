@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from contract.frames import HostSessionAdded, HostSessionRemoved
 from host.engine import ids
@@ -56,12 +56,14 @@ class SessionLifecycle:
         session_id: str | None = None,
         agent_preset: str | None = None,
         workspace_id: str | None = None,
+        origin: Literal["acp"] | None = None,
     ) -> str:
         """A new lazy session (nothing written until its first event), its cwd created if
         missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
         exists with another (AgentPresetConflict: another preset). `agent_preset` defaults to the
         default preset. With `workspace_id` the cwd is the workspace's path and the
-        published session is then attached to it (WorkspaceAttachFailed: it exists anyway)."""
+        published session is then attached to it (WorkspaceAttachFailed: it exists anyway).
+        `origin="acp"` marks a session an editor started (a new session only)."""
         self._check_open()
         if workspace_id is not None:
             cwd = self.workspaces.get(workspace_id).path
@@ -71,19 +73,25 @@ class SessionLifecycle:
             if existing.cwd != cwd:
                 raise SessionConflict(existing.id, cwd, existing.cwd)
             self.presets.check_adopt(existing, agent_preset, await self.session_preset(existing.id))
-        sid = existing.id if existing is not None else await self._new_session(cwd, session_id, agent_preset)
+        sid = (
+            existing.id
+            if existing is not None
+            else await self._new_session(cwd, session_id, agent_preset, origin)
+        )
         if workspace_id is not None:
             await self.workspaces.attach(workspace_id, sid)
         return sid
 
-    async def _new_session(self, cwd: str, session_id: str | None, agent_preset: str | None) -> str:
+    async def _new_session(
+        self, cwd: str, session_id: str | None, agent_preset: str | None, origin: Literal["acp"] | None = None
+    ) -> str:
         try:
             await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
         except OSError as exc:
             raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
         preset = await self.presets.resolve(agent_preset)
         sid = session_id or ids.session_id()
-        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset)
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset, origin=origin)
         self.store.register(header)
         self.permissions.pin(sid)
         self._announce(header)

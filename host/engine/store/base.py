@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal, Protocol
 from contract.content import AttachmentRef
 from contract.errors import ReasonDetails
 from contract.events import SessionEvent
+from contract.sessions import ORIGINS, SessionOrigin
 from host.engine.errors import EngineError
 from host.engine.store.blobs import Checkpoint
 from host.engine.store.grants import Grant
@@ -105,8 +106,9 @@ class SessionHeader:
     title_source: Literal["user", "auto"] | None = None
     last_activity: int | None = None
     blank: bool = True
-    origin: Literal["subagent"] | None = None
-    """`subagent`: started by its parent's `task` call (docs/architecture.md, "Subagents")."""
+    origin: SessionOrigin | None = None
+    """`subagent`: started by its parent's `task` call (docs/architecture.md, "Subagents");
+    `acp`: started by an editor over ACP (docs/decisions.md, "ACP bridge")."""
     model: dict[str, Any] | None = None
     """The newest `request/header` data (provider, model, reasoningEffort)."""
     last_seq: int = -1
@@ -120,7 +122,7 @@ class SessionHeader:
         return self.last_activity if self.last_activity is not None else self.created_at
 
     def to_row(self) -> dict[str, Any]:
-        """The export line (camelCase, derived fields left out; `origin` only on a subagent)."""
+        """The export line (camelCase, derived fields left out; `origin` only when set)."""
         row = {
             "id": self.id,
             "createdAt": self.created_at,
@@ -163,7 +165,7 @@ class SessionHeader:
             title_source=row.get("titleSource"),
             last_activity=row.get("lastActivity"),
             blank=bool(row.get("blank", True)),
-            origin="subagent" if row.get("origin") == "subagent" else None,
+            origin=origin_of(row.get("origin")),
         )
 
 
@@ -180,7 +182,12 @@ class ListedSession:
     agent_preset: str | None
     title: str | None
     blank: bool
-    origin: Literal["subagent"] | None
+    origin: SessionOrigin | None
+
+
+def origin_of(value: Any) -> SessionOrigin | None:
+    """A stored origin, or None for anything this version does not know."""
+    return value if value in ORIGINS else None
 
 
 @dataclass

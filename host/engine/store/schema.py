@@ -15,7 +15,7 @@ import sqlite3
 from typing import Any
 
 from host.engine.store import blobs, grants, workspaces
-from host.engine.store.base import ListedSession, SessionHeader
+from host.engine.store.base import ListedSession, SessionHeader, origin_of
 
 SCHEMA_VERSION = 1
 
@@ -287,7 +287,7 @@ def read_sessions(conn: sqlite3.Connection) -> list[ListedSession]:
             agent_preset=r[5],
             title=r[6],
             blank=bool(r[7]),
-            origin="subagent" if r[8] == "subagent" else None,
+            origin=origin_of(r[8]),
         )
         for r in rows
     ]
@@ -306,7 +306,7 @@ def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) ->
         last_activity=row[8],
         blank=bool(row[9]),
         model=json.loads(row[10]) if row[10] else None,
-        origin="subagent" if row[11] == "subagent" else None,
+        origin=origin_of(row[11]),
         last_seq=-1 if last is None else int(last),
         open_turn_start=None if open_start is None else int(open_start),
         last_turn=-1 if last_turn is None else int(last_turn),

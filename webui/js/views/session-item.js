@@ -26,6 +26,7 @@ export function sessionItem(node, ctx) {
     h("span", { class: "session-line" },
       s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": "running" }) : null,
       subagent ? h("span", { class: "subagent-mark", testid: "session-subagent", title: "A subagent: its parent's task started it" }, icon("subagent")) : null,
+      s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: "Started from an editor over ACP (harnessdesk acp)" }, "editor") : null,
       h("span", { class: "session-title", testid: "session-title" }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
     h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
