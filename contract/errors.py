@@ -158,6 +158,13 @@ class ChildSessionDetails(WireModel):
     child_session_id: str
 
 
+class PrivilegeDetails(WireModel):
+    """`privilege-required`: the method that carried the change, and the change in words."""
+
+    method: str
+    change: str
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": NoDetails,
@@ -201,6 +208,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "subagent-not-resumable": ChildSessionDetails,
     "subagent-unauthorized": ChildSessionDetails,
     "subagent-delivery-unavailable": ChildSessionDetails,
+    "privilege-required": PrivilegeDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file
