@@ -3,9 +3,9 @@
 A scoped grant is only as narrow as our reading of the command is faithful to bash's
 (docs/decisions.md, "Grants cannot widen"). So we read a deliberately small language: words,
 single and double quotes, backslash escapes. Everything bash would change after we read it —
-chaining, pipes, redirections, substitutions, parameter and brace expansion, comments, a glob
-that could expand to a word starting with `-` — makes the command "not simple": its only rule
-is the exact command.
+chaining, pipes, redirections, substitutions, parameter, tilde and brace expansion, comments, a
+glob that could expand to a word starting with `-` — makes the command "not simple": its only
+rule is the exact command.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def simple_words(command: str) -> list[str] | None:
             continue
         if c in METACHARACTERS or c in BRACES or (c == "#" and not started):
             return None
+        if c == "~" and (not started or (word and word[-1] in "=:")):
+            return None  # tilde expansion (`~`, `--dir=~`): bash would pass another word
         if c == "\\":
             if i + 1 >= n or command[i + 1] in "\n\r":
                 return None  # a line continuation joins lines: not one plain line
