@@ -70,7 +70,7 @@ class Approvals:
     async def ask(self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str) -> Decision:
         approval_id = ids.approval_id()
         allowed = label(call.name, scope)
-        reason = f"{call.name} needs your approval. “Allow always” would allow {allowed}"
+        reason = f"{call.name} needs your approval."  # what "Allow always" keeps: `always`
         always = always_words(call.name, scope)
         preview = await self._preview(tool, args)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))

@@ -1,15 +1,17 @@
 """How much a permission preset lets run without asking, in one order (docs/decisions.md,
 "Loosening is privileged").
 
-read-only < workspace-write < auto < danger-full-access. `auto` (sandboxed writes without asking)
-is named here before its preset exists, so it slots in where it belongs. A name this order does
+read-only < workspace-write < auto < danger-full-access (`contract.permissions.LOOSENESS_ORDER`,
+which the web UI gets as `PERMISSION_LOOSENESS`). `auto` (sandboxed writes without asking) is
+named before its preset exists, so it slots in where it belongs. A name this order does
 not know counts as the loosest (a change to it is loosening); a preset whose approval is `never`
 is at least `auto`, whatever its name.
 """
 
 from __future__ import annotations
 
-ORDER = ("read-only", "workspace-write", "auto", "danger-full-access")
+from contract.permissions import LOOSENESS_ORDER as ORDER
+
 NEVER_ASKS = ORDER.index("auto")
 
 
