@@ -135,6 +135,8 @@ RUNNERS = [
     "perl -e 'system q(touch M)'",
     'python -c \'open("M","w")\'',
     'python3 -c \'open("M","w")\'',
+    "python -W ignore script.py",
+    "python -X dev script.py",
     'ruby -e \'File.write("M","")\'',
     'node -e \'require("fs").writeFileSync("M","")\'',
     "bash -c 'touch M'",

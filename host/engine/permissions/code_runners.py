@@ -34,7 +34,9 @@ INTERPRETER = re.compile(
     r"^(python|pypy|perl|ruby|node|nodejs|php|lua|luajit|pwsh|powershell|osascript|Rscript|R|tclsh|wish|julia|guile|racket|irb|jshell)[0-9.]*$"
 )
 """Languages: only `python script.py …` (a file, no option before it) gets a prefix."""
-SAFE_INTERPRETER_FLAGS = frozenset({"-u", "-B", "-O", "-OO", "-q", "-W", "-s", "-S", "-E", "-I"})
+SAFE_INTERPRETER_FLAGS = frozenset({"-u", "-B", "-O", "-OO", "-q", "-s", "-S", "-E", "-I"})
+"""Flags that take no value and run nothing (`-W x`/`-X x` take one: the value would pass for the
+script, and `python -W ignore a.py` would cover `python -W ignore b.py`)."""
 
 FIND_CODE = frozenset(
     {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
