@@ -22,6 +22,8 @@ class AskedBy(WireModel):
 
     session_id: str
     label: str
+    """The parent model's words, never a name the app vouches for: clients quote it after
+    "Subagent:" (docs/decisions.md, "Subagent labels")."""
 
 
 class AllowAlways(WireModel):
