@@ -22,6 +22,20 @@ class AskedBy(WireModel):
 
     session_id: str
     label: str
+    """The parent model's words, never a name the app vouches for: clients quote it after
+    "Subagent:" (docs/decisions.md, "Subagent labels")."""
+
+
+class AllowAlways(WireModel):
+    """What "Allow always" would remember, in the host's words, so every client names the scope
+    the same way before the click (docs/decisions.md, "Grants cannot widen")."""
+
+    button: str
+    """The button's text: "Allow always", or "Allow this exact command always"."""
+    text: str
+    """The scope: "Always allow `npm test …` in this session", "Always allow exactly this command"."""
+    exact: bool
+    """Only this very call would be remembered (a command that runs code, a compound one)."""
 
 
 ApprovalOutcome = Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
@@ -38,6 +52,8 @@ class ApprovalRequested(WireModel):
     preview: FileChange | None = None
     """A file tool's change against the file as it is now (unified diff)."""
     subagent: AskedBy | None = None
+    always: AllowAlways | None = None
+    """What answering `allowed-always` would remember."""
 
 
 class ApprovalResolved(WireModel):

@@ -178,6 +178,13 @@ class ChildSessionDetails(WireModel):
     child_session_id: str
 
 
+class PrivilegeDetails(WireModel):
+    """`privilege-required`: the method that carried the change, and the change in words."""
+
+    method: str
+    change: str
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": InternalDetails,
@@ -223,6 +230,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "subagent-delivery-unavailable": ChildSessionDetails,
     "command-error": NoDetails,
     "unknown-command": NoDetails,
+    "privilege-required": PrivilegeDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

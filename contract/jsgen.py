@@ -27,6 +27,7 @@ from contract.errors import ERROR_DETAILS, RPC_ERROR
 from contract.events import EVENT_DATA
 from contract.frames import ANSWERABLE_FRAMES, STREAMS
 from contract.methods import METHODS
+from contract.permissions import LOOSENESS_ORDER
 from contract.rpc import RPC_RECEIPT, ServerRequest, ServerResponse
 from contract.schema import frame_name
 
@@ -194,6 +195,11 @@ def render() -> str:
             "FRAME_TYPES", "Every frame type.", "[...new Set(Object.values(STREAMS).flatMap((s) => s.types))]"
         ),
         *_const("ANSWERABLE_FRAMES", "Frames answered through `respond`.", _json(sorted(ANSWERABLE_FRAMES))),
+        *_const(
+            "PERMISSION_LOOSENESS",
+            "Permission presets from strictest to loosest: a move right lets more run unasked.",
+            _json(list(LOOSENESS_ORDER)),
+        ),
         *_const(
             "EVENT_TYPES",
             "Session event types with a data model (others are valid too).",

@@ -28,6 +28,11 @@ PRESET_TEXT: dict[str, tuple[str, str]] = {
 }
 """Each preset's display name and description, as the Settings page and the session show them."""
 
+LOOSENESS_ORDER = ("read-only", "workspace-write", "auto", "danger-full-access")
+"""From strictest to loosest: a move right lets more run without asking, so it is privileged
+(docs/decisions.md, "Loosening is privileged"). `auto` (sandboxed writes that never ask) is
+named before its preset exists so it slots in; the host reads this in `looseness()` only."""
+
 PERMISSIONS_KEY = "permissions"
 """The session projection key (`session/projection`, `session.history` projections)."""
 

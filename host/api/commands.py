@@ -5,6 +5,7 @@ from __future__ import annotations
 from contract import commands as c
 from host.api.registry import implements
 from host.engine.engine import Engine
+from host.fetch.caller import caller_privileged
 
 
 @implements("command.list")
@@ -14,5 +15,5 @@ async def list_commands(engine: Engine, p: c.CommandListRequest) -> c.CommandLis
 
 @implements("command.execute")
 async def execute(engine: Engine, p: c.CommandExecuteRequest) -> c.CommandExecuteValue:
-    command_id = await engine.execute_command(p.session_id, p.line)
+    command_id = await engine.execute_command(p.session_id, p.line, privileged=caller_privileged())
     return c.CommandExecuteValue(matched=command_id is not None, command_id=command_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from contract import presets as ap
 from host.api.registry import implements
 from host.engine.engine import Engine
+from host.fetch.caller import caller_privileged
 
 
 @implements("agentPreset.list")
@@ -15,7 +16,8 @@ async def list_presets(engine: Engine, p: ap.PresetListRequest) -> ap.PresetList
 
 @implements("agentPreset.select")
 async def select(engine: Engine, p: ap.PresetSelectRequest) -> ap.PresetRefValue:
-    return ap.PresetRefValue(agent_preset=await engine.select_preset(p.session_id, p.agent_preset))
+    chosen = await engine.select_preset(p.session_id, p.agent_preset, privileged=caller_privileged())
+    return ap.PresetRefValue(agent_preset=chosen)
 
 
 @implements("agentPreset.read")

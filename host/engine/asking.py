@@ -17,7 +17,7 @@ from host.engine import events, ids, secret_values
 from host.engine.context import approval_notice
 from host.engine.journal import Journal
 from host.engine.pending import PendingTable
-from host.engine.permissions.scope import label
+from host.engine.permissions.scope import always_words, label
 from host.engine.tools.base import Tool, ToolOutput
 from host.engine.workers import TOOL_WORKERS
 
@@ -70,11 +70,12 @@ class Approvals:
     async def ask(self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str) -> Decision:
         approval_id = ids.approval_id()
         allowed = label(call.name, scope)
-        reason = f"{call.name} needs your approval. “Allow always” would allow {allowed}"
+        reason = f"{call.name} needs your approval."  # what "Allow always" keeps: `always`
+        always = always_words(call.name, scope)
         preview = await self._preview(tool, args)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
         rpc_id, future = self.pending.ask_approval(
-            self.session_id, approval_id, call.name, call.id, reason, args, preview
+            self.session_id, approval_id, call.name, call.id, reason, args, preview, always
         )
         self.open = (approval_id, rpc_id)
         try:

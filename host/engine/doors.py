@@ -12,6 +12,9 @@ from contract.presets import PresetListValue, PresetReadValue
 from contract.skills import SkillEntry, SkillWarning
 from host.engine.commands import execute
 from host.engine.directories import HostFolders, can_open_path
+from host.engine.errors import PrivilegeRequired
+from host.engine.permissions.looseness import loosens
+from host.engine.permissions.presets import capped
 from host.engine.presets.roster import FALLBACK_DEFAULT
 from host.engine.project import ProjectInstructions, instructions_view, project_root
 
@@ -62,8 +65,19 @@ class PresetsDoor:
         model = agent.composition.preset.model if agent is not None else None
         return model.model_dump(by_alias=True) if model is not None else None
 
-    async def select_preset(self, session_id: str, agent_preset: str) -> str:
-        chosen = await self.presets.select(await self.attach(session_id), agent_preset)
+    async def select_preset(self, session_id: str, agent_preset: str, privileged: bool = True) -> str:
+        """`privileged`: whether the caller may loosen permissions — an agent preset that caps
+        less than the current one lets more run unasked (`PrivilegeRequired` if not)."""
+        agent = await self.attach(session_id)
+        if not privileged:
+            spec = await asyncio.to_thread(self.presets.roster.get, agent_preset)
+            if spec is not None:
+                before = agent.policy.preset
+                after = capped(agent.policy.pinned.name, spec.sandbox, spec.approval)
+                if loosens((before.name, before.approval), (after.name, after.approval)):
+                    change = f"the agent preset {agent_preset} runs with {after.name}, not {before.name}"
+                    raise PrivilegeRequired("agentPreset.select", change)
+        chosen = await self.presets.select(agent, agent_preset)
         self.permissions.refresh(session_id)  # a preset may make the session stricter
         return chosen
 
@@ -143,6 +157,7 @@ class PresetsDoor:
         agent = await self.attach(session_id)
         return [c.descriptor() for c in self.presets.commands.catalogue(agent)]
 
-    async def execute_command(self, session_id: str, line: str) -> str | None:
-        """The command id when `line` runs a command of the session, else None (nothing logged)."""
-        return await execute(self.presets.commands, await self.attach(session_id), line)
+    async def execute_command(self, session_id: str, line: str, privileged: bool = True) -> str | None:
+        """The command id when `line` runs a command of the session, else None (nothing logged).
+        `privileged`: whether the caller may loosen permissions (`PrivilegeRequired` if not)."""
+        return await execute(self.presets.commands, await self.attach(session_id), line, privileged)

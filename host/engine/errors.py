@@ -26,6 +26,7 @@ from contract.errors import (
     PresetLockedDetails,
     PresetNotFoundDetails,
     PresetReasonDetails,
+    PrivilegeDetails,
     ReasonDetails,
     RevertConflictDetails,
     RevertUnavailableDetails,
@@ -399,3 +400,14 @@ class SubagentDeliveryUnavailable(EngineError[ChildSessionDetails]):
 
     def __init__(self, child_id: str, message: str) -> None:
         super().__init__(message, ChildSessionDetails(child_session_id=child_id))
+
+
+class PrivilegeRequired(EngineError[PrivilegeDetails]):
+    """A change that lets more run without asking, from a caller refused privileged methods (a
+    `--trusted-host` browser): nothing changed (docs/decisions.md, "Loosening is privileged")."""
+
+    code = "privilege-required"
+
+    def __init__(self, method: str, change: str) -> None:
+        message = f"{change}: only the app's window or a browser on this machine may do that"
+        super().__init__(message, PrivilegeDetails(method=method, change=change))

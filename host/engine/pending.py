@@ -16,7 +16,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from contract._base import FROM_WIRE
-from contract.approvals import ApprovalAnswer, ApprovalOutcome, ApprovalRequested, ApprovalResolved, AskedBy
+from contract.approvals import (
+    AllowAlways,
+    ApprovalAnswer,
+    ApprovalOutcome,
+    ApprovalRequested,
+    ApprovalResolved,
+    AskedBy,
+)
 from contract.filechange import FileChange
 from contract.questions import (
     AnswerSet,
@@ -75,6 +82,7 @@ class PendingTable:
         reason: str | None = None,
         arguments: Any = None,
         preview: FileChange | None = None,
+        always: AllowAlways | None = None,
     ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
         """Publish `approval/requested`; the future resolves with the outcome (a rejection's
         note, if any, is then `take_note(rpc_id)`)."""
@@ -88,6 +96,7 @@ class PendingTable:
             arguments=arguments,
             preview=preview,
             subagent=asked_by,
+            always=always,
         )
         return self._add("approval", session_id, frame)
 

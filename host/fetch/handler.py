@@ -21,6 +21,7 @@ from starlette.types import Message, Receive, Scope, Send
 from contract.frames import STREAMS
 from contract.methods import METHODS
 from contract.schema import openapi_document
+from host.fetch.caller import scope_privileged
 from host.fetch.export import serve_export
 from host.fetch.inbound import (
     MAX_BODY,
@@ -92,7 +93,7 @@ class ApiDispatcher:
         name: str = scope["path_params"]["name"]
         method: str = scope["method"]
         if method == "POST":
-            response = await self.post(name, Headers(scope=scope), receive)
+            response = await self.post(name, Headers(scope=scope), receive, scope_privileged(scope))
             await response(scope, receive, send)
         elif method == "GET" and name in STREAMS:
             source = resolve_stream(self.api, name)
@@ -114,7 +115,7 @@ class ApiDispatcher:
         else:
             raise Reject(404, "not found")
 
-    async def post(self, name: str, headers: Headers, receive: Receive) -> Response:
+    async def post(self, name: str, headers: Headers, receive: Receive, privileged: bool) -> Response:
         """Rules 1-4 (415, 413, 404, 400), then the unary call or the respond route."""
         if not is_json_media(headers):
             raise Reject(415, "expected application/json")
@@ -126,7 +127,9 @@ class ApiDispatcher:
         parsed = parse_json(body)
         if method is None:
             return json_response(await call_respond(self.api, parsed, dev_validate=self.dev_validate))
-        envelope = await call_unary(self.api, method, parsed, receive, dev_validate=self.dev_validate)
+        envelope = await call_unary(
+            self.api, method, parsed, receive, dev_validate=self.dev_validate, privileged=privileged
+        )
         return json_response(envelope)
 
 

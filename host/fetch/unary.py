@@ -28,6 +28,7 @@ from contract.rpc import (
     ServerResponse,
     request_model,
 )
+from host.fetch.caller import reset_caller, set_caller
 from host.fetch.connection import run_unless_disconnected
 from host.fetch.inbound import ClientGone, Reject
 from host.fetch.proxy import ApiProxy, resolve
@@ -80,10 +81,10 @@ def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) 
 
 
 async def call_unary(
-    api: ApiProxy, m: Method, body: Any, receive: Receive, *, dev_validate: bool
+    api: ApiProxy, m: Method, body: Any, receive: Receive, *, dev_validate: bool, privileged: bool = True
 ) -> dict[str, Any]:
     """Rules 5-10 of docs/architecture.md ("The handler"): envelope, path match, payload, call,
-    echo, value, cancel."""
+    echo, value, cancel. `privileged`: the fence's verdict on the caller (`host/fetch/caller.py`)."""
     try:
         message = RPC_MESSAGE.validate_python(body, **FROM_WIRE)
     except ValidationError as exc:
@@ -101,6 +102,7 @@ async def call_unary(
     if impl is None:
         raise Reject(501, f"{m.key} is not implemented by this host")
     request = request_model(m.request)(rpc_id=rpc_id, payload=payload)
+    caller = set_caller(privileged)  # the call's task copies this context when it starts
     try:
         response = await run_unless_disconnected(receive, impl(request))
     except ClientGone:
@@ -112,6 +114,8 @@ async def call_unary(
     except Exception as exc:
         log.exception("%s raised", m.key)
         raise Reject(500, "internal error") from exc
+    finally:
+        reset_caller(caller)
     try:
         return checked_envelope(m, rpc_id, response, dev_validate)
     except HostBug as exc:

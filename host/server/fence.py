@@ -7,6 +7,8 @@ checks in order.
    port-scoped, so one set for 127.0.0.1 reaches every other loopback server the user browses.
 4. Privileged methods only when the Host names loopback, the peer address is loopback and no
    `--trusted-host` is configured (a proxy could forward anyone's `Host: localhost`) → 403.
+   The verdict travels on with the request (`host/fetch/caller.py`): a method whose payload
+   decides (`command.execute` of a loosening `/permission`) refuses a caller without it.
 The 415/413 rules follow inside the fetch handler itself.
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Iterable
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from contract.methods import METHODS
+from host.fetch.caller import marked
 
 
 def split_host(host_header: str) -> str:
@@ -125,7 +128,9 @@ class LoopbackFence:
             return
         refused = self.refusal(scope)
         if refused is None:
-            await self.app(scope, receive, send)
+            kind = self.host_kind(scope)
+            privileged = kind is not None and self.privileged_allowed(scope, kind)
+            await self.app(marked(scope, privileged), receive, send)
             return
         status, text = refused
         body = text.encode()

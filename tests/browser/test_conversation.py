@@ -72,8 +72,10 @@ def test_write_file_approval_allow_once(page: Page, llm: ScriptedLlmServer, harn
     tool = page.locator('[data-testid="tool-card"][data-call-id="call-w1"]')
     expect(tool).to_have_attribute("data-status", "awaiting-approval")
     # the reason is shown once, on the approval card (the tool card only says "needs approval")
-    why = r"^write_file needs your approval\. “Allow always” would allow write_file: anywhere in /"
+    why = r"^write_file needs your approval\.$"
     expect(card.get_by_test_id("approval-reason")).to_have_text(re.compile(why))
+    scope = r"^Always allow write_file anywhere in /.+ in this session$"  # named before the click
+    expect(card.get_by_test_id("approval-scope")).to_have_text(re.compile(scope))
     expect(page.get_by_text("write_file needs your approval")).to_have_count(1)
     expect(tool.locator(".tool-reason")).to_have_count(0)
     expect(tool.get_by_test_id("tool-status")).to_have_text("needs approval")

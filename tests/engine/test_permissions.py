@@ -11,7 +11,7 @@ import pytest
 
 from contract.rpc import ClientResponse, RpcOk
 from contract.sessions import TextInput
-from host.engine.permissions.scope import bash_words, covers, label, scope_for
+from host.engine.permissions.scope import Shape, bash_shape, covers, label, scope_for
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply
 
@@ -53,13 +53,15 @@ def tool_results(events: list[Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize(
-    ("command", "words"),
+    ("command", "shape"),
     [
-        ("npm test", ["npm", "test"]),
-        ("npm test -- --watch", ["npm", "test"]),
-        ("git status", ["git", "status"]),
-        ("ls -la src", ["ls"]),
-        ("python script.py", ["python", "script.py"]),
+        ("npm test", (("npm", "test"), ())),
+        ("npm test -- --watch", (("npm", "test"), ("--",))),
+        ("git status", (("git", "status"), ())),
+        ("git --no-pager log -1", (("git", "--no-pager", "log"), ("-1",))),
+        ("ls -la src", (("ls",), ("-la",))),
+        ("python script.py", (("python", "script.py"), ())),
+        ("python -m pytest -q", (("python", "-m", "pytest"), ("-q",))),
         ("python -c 'import os'", None),
         ("python", None),
         ("npm test && rm -rf x", None),
@@ -68,27 +70,31 @@ def tool_results(events: list[Any]) -> list[Any]:
         ("npm test > out.txt", None),
         ('npm test "$(rm -rf x)"', None),
         ("npm test `rm -rf x`", None),
+        ("npm test $HOME", None),
         ("sudo npm test", None),
         ("bash -c 'npm test'", None),
         ("FOO=1 npm test", None),
         ("npm test\nrm -rf x", None),
         ("echo 'unterminated", None),
+        ("npm --prefix x test", None),
     ],
 )
-def test_bash_leading_words(command: str, words: list[str] | None) -> None:
-    assert bash_words(command) == words
+def test_bash_shapes(command: str, shape: tuple[tuple[str, ...], tuple[str, ...]] | None) -> None:
+    assert bash_shape(command) == (Shape(*shape) if shape is not None else None)
 
 
 def test_rules_cover_only_their_scope(tmp_path: Path) -> None:
     npm = scope_for("bash", {"command": "npm test"}, tmp_path, False)
-    assert npm == "words:npm test" and label("bash", npm) == "bash: npm test …"
+    assert npm == 'shape:{"prefix":["npm","test"],"options":[]}' and label("bash", npm) == "bash: npm test …"
 
     def bash_ok(command: str) -> bool:
         return covers(npm, "bash", {"command": command}, tmp_path, False)
 
-    assert bash_ok("npm test") and bash_ok("npm test --watch")
-    for other in ("rm -rf x", "npm install", "npm test-all", "npm test && rm -rf x", "npm", "sudo npm test"):
+    assert bash_ok("npm test") and bash_ok("npm test unit")
+    others = ("rm -rf x", "npm install", "npm test-all", "npm test && rm -rf x", "npm", "sudo npm test")
+    for other in (*others, "npm test --watch"):  # another option is another shape
         assert not bash_ok(other), other
+    assert not covers("words:npm test", "bash", {"command": "npm test"}, tmp_path, False)  # an old rule
     exact = scope_for("bash", {"command": "cd sub && make"}, tmp_path, False)
     assert exact == "exact:cd sub && make" and label("bash", exact) == "bash: exactly `cd sub && make`"
     assert covers(exact, "bash", {"command": " cd sub && make "}, tmp_path, False)
@@ -157,13 +163,13 @@ async def test_allow_always_npm_test_does_not_cover_rm_and_revoking_asks_again(
     asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "allowed-always"))
     events = await turn(engine, mux, sid)
     frame = await asker
-    assert "“Allow always” would allow bash: npm test …" in frame.reason
+    assert frame.reason == "bash needs your approval."
+    assert frame.always.text == "Always allow `npm test …` in this session" and not frame.always.exact
+    npm = 'shape:{"prefix":["npm","test"],"options":[]}'
     projection = await engine.permissions.projection(sid)
-    assert [(r.tool, r.scope, r.label) for r in projection.rules] == [
-        ("bash", "words:npm test", "bash: npm test …")
-    ]
+    assert [(r.tool, r.scope, r.label) for r in projection.rules] == [("bash", npm, "bash: npm test …")]
 
-    scripted_llm.enqueue(bash("b2", "npm test -- --ci"), Reply(text="ok"))
+    scripted_llm.enqueue(bash("b2", "npm test unit"), Reply(text="ok"))
     events = await turn(engine, mux, sid)
     assert not any(e.type == "approval/asked" for e in events)  # covered by the rule
 
@@ -173,8 +179,8 @@ async def test_allow_always_npm_test_does_not_cover_rm_and_revoking_asks_again(
     assert (await asker).arguments == {"command": "rm -rf x"}  # not covered: asked
     assert tool_results(events)[0]["error"]["code"] == "REJECTED"
 
-    assert await engine.revoke_permission(sid, "bash", "words:npm test") is True
-    assert await engine.revoke_permission(sid, "bash", "words:npm test") is False
+    assert await engine.revoke_permission(sid, "bash", npm) is True
+    assert await engine.revoke_permission(sid, "bash", npm) is False
     assert (await engine.permissions.projection(sid)).rules == []
     scripted_llm.enqueue(bash("b4", "npm test"), Reply(text="ok"))
     asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "rejected"))

@@ -57,6 +57,12 @@ class CommandContext:
 
 
 Handler = Callable[[CommandContext], Awaitable[CommandResult]]
+Loosening = Callable[[CommandContext], str | None]
+"""The change in words when this run would let more run without asking, else None."""
+
+
+def _never_loosens(ctx: CommandContext) -> str | None:
+    return None
 
 
 def _always(agent: Agent) -> bool:
@@ -73,6 +79,9 @@ class Command:
     available: Callable[[Agent], bool] = _always
     record_input: bool = True
     """False: `command/run` leaves the input out of the log."""
+    loosens: Loosening = _never_loosens
+    """A run that loosens is refused to a caller without privilege, before anything is logged
+    (docs/decisions.md, "Loosening is privileged")."""
 
     def descriptor(self) -> CommandDescriptor:
         hint = CommandInput(hint=self.hint) if self.hint is not None else None

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from host.engine import events
 from host.engine.commands.registry import CommandContext, CommandRegistry, parse_line
+from host.engine.errors import PrivilegeRequired
 
 if TYPE_CHECKING:
     from host.engine.agent import Agent
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-async def execute(registry: CommandRegistry, agent: Agent, line: str) -> str | None:
-    """The command id when `line` names a command of this session, else None (nothing logged)."""
+async def execute(registry: CommandRegistry, agent: Agent, line: str, privileged: bool = True) -> str | None:
+    """The command id when `line` names a command of this session, else None (nothing logged).
+    A run that would loosen the session's permissions raises PrivilegeRequired unless the caller
+    is `privileged` (nothing logged either)."""
     parsed = parse_line(line)
     if parsed is None:
         return None
@@ -30,6 +33,10 @@ async def execute(registry: CommandRegistry, agent: Agent, line: str) -> str | N
     command = registry.find(agent, name)
     if command is None:
         return None
+    if not privileged:
+        change = command.loosens(CommandContext(agent=agent, input=raw))
+        if change is not None:
+            raise PrivilegeRequired("command.execute", change)
     command_id = registry.mint_id()
     journal = agent.journal
     journal.append(events.command_run(command_id, name, raw if command.record_input else None))

@@ -1,12 +1,19 @@
-"""What "Allow always" remembers: a scope per call, never every call of a tool.
+"""What "Allow always" remembers: a scope per call, never every call of a tool, and never wider
+than the call the person saw (docs/decisions.md, "Grants cannot widen").
 
-- `bash`: the command's leading words (`words:npm test` covers `npm test --watch`, never
-  `npm install` or `npm test && rm -rf x`). A command that chains, pipes, redirects, substitutes
-  or goes through a wrapper (`sudo`, `bash -c`, `xargs`, `python -c` …) cannot be summed up by
-  its first words: its rule is the exact command (`exact:…`).
+- `bash`: the command's *shape* (`shape:{…}`): its program, its subcommand and the set of its
+  options. A later command is covered only if it has the very same shape (other operands are
+  fine: `sed -n 1p a.txt` covers `sed -n 5p b.txt`, never `sed -i …` nor `sed -n '1e …'`).
+  A command that is not one simple command (chains, pipes, redirections, substitutions,
+  expansions) or that runs its arguments as code (`code_runners.runs_code`) gets the exact
+  command (`exact:…`), and is never covered by a shape.
 - file tools (`write_file`, `edit_file`, any tool with a `path`): the workspace, i.e. the
   session's folder (`workspace:/home/me/project`).
 - any other tool: its exact arguments (`args:{…}`).
+
+`words:` rules of an earlier version (a command's first words, which let `find -name` cover
+`find -exec`) are never honoured, like the whole-tool rules before them: `covers` is False for
+them and the list says so, so the person can revoke them.
 """
 
 from __future__ import annotations
@@ -15,51 +22,100 @@ import json
 import os
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-WORDS, EXACT, WORKSPACE, ARGS = "words:", "exact:", "workspace:", "args:"
+from contract.approvals import AllowAlways
+from host.engine.permissions.code_runners import INTERPRETER, program_name, runs_code
+from host.engine.permissions.shellwords import simple_words
 
-COMPOUND = re.compile(r"[;&|<>`\n\r()]|\$\(|\$\{")
-"""Shell syntax that makes a command more than one program with arguments."""
+SHAPE, EXACT, WORKSPACE, ARGS = "shape:", "exact:", "workspace:", "args:"
+LEGACY_WORDS = "words:"
+
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 SUBCOMMAND = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
-WRAPPERS = frozenset(
-    "sudo doas su env bash sh zsh dash fish ksh xargs timeout nice nohup time exec eval command builtin"
-    " ssh watch strace stdbuf chroot unshare setsid parallel script".split()
+SUBCOMMAND_TOOLS = frozenset(
+    "git npm pnpm yarn cargo go uv pip pip3 poetry gh dotnet bundle gem composer mvn gradle make"
+    " rustup conda mamba brew apt apt-get".split()
 )
-"""Programs that run another command taken from their arguments."""
-INTERPRETERS = frozenset("python python3 node perl ruby php lua deno bun pwsh powershell osascript".split())
-"""Programs whose options run code (`python -c`): only `python script.py` gets a words rule."""
+"""Programs whose leading options may take a value that looks like a subcommand (`npm --prefix
+x test`, `make -C dir`): with such options only the exact command is remembered (git's own
+value-less leading flags are the exception, `code_runners.GIT_FLAG_GLOBALS`)."""
 
 
-def bash_words(command: str) -> list[str] | None:
-    """The words a rule for `command` remembers, or None when only the exact command can be."""
-    text = command.strip()
-    if not text or COMPOUND.search(text):
+@dataclass(frozen=True)
+class Shape:
+    """What a bash grant compares: `prefix` (the program and its subcommand, literally) and the
+    set of option words anywhere after it (`--opt=value` counts as `--opt=`)."""
+
+    prefix: tuple[str, ...]
+    options: tuple[str, ...]
+
+    def scope(self) -> str:
+        return SHAPE + json.dumps({"prefix": self.prefix, "options": self.options}, separators=(",", ":"))
+
+    def words(self) -> str:
+        return " ".join(shlex.quote(w) for w in (*self.prefix, *self.options))
+
+
+def is_option(word: str) -> bool:
+    return word.startswith("-") and word != "-"
+
+
+def option_key(word: str) -> str:
+    return word.split("=", 1)[0] + "=" if word.startswith("--") and "=" in word else word
+
+
+def bash_shape(command: str) -> Shape | None:
+    """The shape a rule for `command` remembers, or None when only the exact command can be."""
+    words = simple_words(command.strip())
+    if not words or ASSIGNMENT.match(words[0]) or runs_code(words):
         return None
+    program = program_name(words[0])
+    rest = words[1:]
+    prefix = [words[0]]
+    i = 0
+    if program == "git":
+        while i < len(rest) and is_option(rest[i]):  # value-less flags (runs_code checked them)
+            prefix.append(rest[i])
+            i += 1
+    elif program in SUBCOMMAND_TOOLS and rest and is_option(rest[0]):
+        return None
+    if INTERPRETER.match(program):
+        while i < len(rest) and is_option(rest[i]):  # `-m module` / safe flags, then the script
+            prefix.append(rest[i])
+            i += 1
+        if i < len(rest):
+            prefix.append(rest[i])
+            i += 1
+    elif i < len(rest) and SUBCOMMAND.match(rest[i]):
+        prefix.append(rest[i])
+        i += 1
+    options: set[str] = set()
+    for w in rest[i:]:
+        if w == "--":
+            options.add(w)
+            break
+        if is_option(w):
+            options.add(option_key(w))
+    return Shape(tuple(prefix), tuple(sorted(options)))
+
+
+def _stored_shape(scope: str) -> Shape | None:
     try:
-        words = shlex.split(text, posix=True)
-    except ValueError:
+        data = json.loads(scope[len(SHAPE) :])
+        return Shape(tuple(data["prefix"]), tuple(data["options"]))
+    except (ValueError, KeyError, TypeError):
         return None
-    program = os.path.basename(words[0]) if words else ""
-    if not words or ASSIGNMENT.match(words[0]) or program in WRAPPERS:
-        return None
-    head = [words[0]]
-    second = words[1] if len(words) > 1 else None
-    if second is not None and SUBCOMMAND.match(second):
-        head.append(second)
-    if program in INTERPRETERS and len(head) < 2:
-        return None  # `python -c …` or a bare REPL: nothing narrower than the exact command
-    return head
 
 
 def scope_for(tool: str, arguments: dict[str, Any], cwd: Path, has_path: bool) -> str:
     """The scope an "Allow always" answer to this call remembers."""
     if tool == "bash":
         command = str(arguments.get("command", ""))
-        words = bash_words(command)
-        return WORDS + " ".join(words) if words is not None else EXACT + command.strip()
+        shape = bash_shape(command)
+        return shape.scope() if shape is not None else EXACT + command.strip()
     if has_path:
         return WORKSPACE + os.path.realpath(cwd)
     return ARGS + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
@@ -69,10 +125,9 @@ def covers(scope: str, tool: str, arguments: dict[str, Any], cwd: Path, has_path
     """Whether a rule with `scope` (for `tool`) allows this call."""
     if tool == "bash":
         command = str(arguments.get("command", ""))
-        if scope.startswith(WORDS):
-            words = bash_words(command)
-            rule = scope[len(WORDS) :].split(" ")
-            return words is not None and shlex.split(command)[: len(rule)] == rule
+        if scope.startswith(SHAPE):
+            stored = _stored_shape(scope)
+            return stored is not None and bash_shape(command) == stored
         return scope.startswith(EXACT) and scope[len(EXACT) :] == command.strip()
     if scope.startswith(WORKSPACE):
         if not has_path:
@@ -85,12 +140,37 @@ def covers(scope: str, tool: str, arguments: dict[str, Any], cwd: Path, has_path
 
 def label(tool: str, scope: str) -> str:
     """The rule in words, for the permissions list."""
-    if scope.startswith(WORDS):
-        return f"{tool}: {scope[len(WORDS) :]} …"
+    if scope.startswith(SHAPE):
+        stored = _stored_shape(scope)
+        return f"{tool}: {stored.words() if stored else '?'} …"
     if scope.startswith(EXACT):
         return f"{tool}: exactly `{scope[len(EXACT) :]}`"
+    if scope.startswith(LEGACY_WORDS):
+        return (
+            f"{tool}: {scope[len(LEGACY_WORDS) :]} … (an earlier version's rule: no longer used, asks again)"
+        )
     if scope.startswith(WORKSPACE):
         return f"{tool}: anywhere in {scope[len(WORKSPACE) :]}"
     if scope.startswith(ARGS):
         return f"{tool}: these exact arguments {scope[len(ARGS) :]}"
     return f"{tool}: every call"
+
+
+def always_words(tool: str, scope: str) -> AllowAlways:
+    """The button and the sentence naming what an "Allow always" answer would remember, as the
+    approval request carries them (every client shows the same words before the click)."""
+    if scope.startswith(SHAPE):
+        stored = _stored_shape(scope)
+        shown = stored.words() if stored else "?"
+        return _always("Allow always", f"Always allow `{shown} …` in this session", False)
+    if scope.startswith(EXACT):
+        return _always("Allow this exact command always", "Always allow exactly this command", True)
+    if scope.startswith(WORKSPACE):
+        where = scope[len(WORKSPACE) :]
+        return _always("Allow always", f"Always allow {tool} anywhere in {where} in this session", False)
+    exactly = f"Always allow {tool} with exactly these arguments"
+    return _always("Allow these exact arguments always", exactly, True)
+
+
+def _always(button: str, text: str, exact: bool) -> AllowAlways:
+    return AllowAlways(button=button, text=text, exact=exact)

@@ -39,6 +39,7 @@ export const MESSAGES = {
   "directory-exists": "A folder with that name already exists.",
   "directory-create-failed": "The folder could not be created.",
   "revert-unavailable": "There is nothing to revert here.",
+  "privilege-required": "Only the app's window or a browser on this machine can let the agent do more without asking.",
   "revert-conflict": "Nothing was restored: some files changed since.",
   "subagent-parent-unavailable": "The subagent's parent session cannot run right now.",
   "subagent-not-found": "That subagent is gone (or it is not this session's).",
@@ -73,7 +74,7 @@ export function describeError(err) {
   if (err.code === "revert-conflict") return conflictText(err);
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid", "revert-unavailable"];
-    const extra = withReason.includes(err.code) ? err.details?.reason : null;
+    const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];
   }

@@ -3,6 +3,8 @@
 
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { permissionTarget } from "../state/looseness.js";
+import { confirmLoosening } from "./loosen-confirm.js";
 
 /** Run `line` (it starts with a command of the session); false when it did not run. */
 export async function runCommand(app, line) {
@@ -11,6 +13,7 @@ export async function runCommand(app, line) {
     s = await app.manager.newSession();
     if (!s) return false;
   }
+  if (!(await mayLoosen(s, line))) return false; // the line stays in the box
   const r = await app.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
   if (!r.ok) {
     app.status.toast(describeError(r.error));
@@ -22,6 +25,16 @@ export async function runCommand(app, line) {
   }
   app.manager.patchSummary(s.sessionId, { commandsRun: true }); // "New session" will not reuse it
   return true;
+}
+
+/** `/permission <preset>` that lets more run unasked waits for the person's confirmation. */
+async function mayLoosen(session, line) {
+  const to = permissionTarget(line);
+  if (to === null) return true;
+  const perms = session.projections.get("permissions")?.value;
+  const options = perms?.options ?? [];
+  if (options.length && !options.some((o) => o.value === to)) return true; // the host names the mistake
+  return confirmLoosening({ from: perms?.currentValue ?? "read-only", to, options, where: "This session" });
 }
 
 /** The client's own commands. */

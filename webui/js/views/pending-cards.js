@@ -10,6 +10,12 @@ import { rejectNote } from "./reject-note.js";
 import { askedByLine } from "./subagents.js";
 import { hasDraft, installApprovalKeys, keyHint, mayTakeFocus } from "./approval-keys.js";
 
+/** What "Allow always" would remember, named before the click: `code` spans stay code. */
+function scopeLine(always) {
+  const parts = always.text.split("`").map((piece, i) => (i % 2 ? h("code", {}, piece) : piece));
+  return h("p", { class: ["card-scope", always.exact && "is-exact"], testid: "approval-scope", dataset: { exact: String(!!always.exact) } }, ...parts);
+}
+
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
   constructor(root, manager, { focusComposer = () => {} } = {}) {
@@ -79,9 +85,10 @@ export class PendingCardsView {
 
   approvalCard(entry) {
     const f = entry.frame;
+    const always = f.always ?? null; // the host's words for what "Allow always" remembers
     const buttons = [
       ["allowed-once", "Allow once", "approval-allow-once", "btn-primary"],
-      ["allowed-always", "Allow always", "approval-allow-always", ""],
+      ["allowed-always", always?.button ?? "Allow always", "approval-allow-always", ""],
       ["rejected", "Reject", "approval-reject", "btn-danger"],
     ].map(([outcome, label, testid, cls]) => {
       const b = h("button", { type: "button", class: `btn ${cls}`, testid, dataset: { outcome } }, label, keyHint(outcome));
@@ -99,6 +106,7 @@ export class PendingCardsView {
       askedByLine(f, this.openSession),
       f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
       renderApprovalArgs(f.toolName, f.arguments, f.preview),
+      always ? scopeLine(always) : null,
       actions,
       reject.el,
       note,

@@ -8,7 +8,8 @@ import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
-import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
+import { choicesOf, fallbackOf, fieldOps, fieldsOf, profileIdFor, refsOf } from "../state/settings-model.js";
+import { confirmLoosening } from "./loosen-confirm.js";
 import { previewTheme, themeOf } from "./theme.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
@@ -163,6 +164,7 @@ export class SettingsDialog {
     const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, "Save");
     save.addEventListener("click", async () => {
       const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
+      if (view.ns === "permission" && !(await this.mayLoosen(view, values))) return;
       await this.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
     });
     const section = h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id });
@@ -172,6 +174,14 @@ export class SettingsDialog {
     }
     const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+  }
+
+  /** A looser default preset waits for the person's confirmation (the form keeps the choice). */
+  mayLoosen(view, values) {
+    const from = view.value?.defaultPreset ?? fallbackOf(view).defaultPreset;
+    const field = fieldsOf(view.schema).find((f) => f.name === "defaultPreset");
+    const options = choicesOf(field?.schema).map((c) => ({ value: c.value, name: c.title, description: c.description }));
+    return confirmLoosening({ from, to: values.defaultPreset, options, where: "The default for new sessions" });
   }
 
   /** One settings write; a conflict reloads, a refusal shows the host's reason. */

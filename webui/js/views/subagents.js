@@ -7,6 +7,7 @@ import { h, icon } from "./dom.js";
 import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { modelWords } from "../state/model-words.js";
 
 /** The session's summary when it is a subagent, else null. */
 export function subagentOf(manager, sessionId) {
@@ -44,9 +45,15 @@ export function taskChildRow(item, ctx) {
   return h(
     "div",
     { class: "task-child", testid: "task-child" },
-    h("span", { class: "task-child-label" }, "Subagent ", h("strong", {}, child.label || "task"), child.agentPreset ? h("span", { class: "muted" }, ` · ${child.agentPreset}`) : null),
+    h("span", { class: "task-child-label" }, "Subagent: ", quotedLabel(child.label), child.agentPreset ? h("span", { class: "muted" }, ` · ${child.agentPreset}`) : null),
     openButton("task-open-child", "Open conversation", child.sessionId, ctx.openSession),
   );
+}
+
+/** The label in its place: after "Subagent:", quoted, marked as the model's words — never where
+ * the app names who is asking (a label "Your own terminal (trusted)" stays a quotation). */
+function quotedLabel(label) {
+  return h("q", { class: "model-words", testid: "subagent-label", title: "The subagent's description, as the model wrote it" }, modelWords(label));
 }
 
 /** On an approval or question card that a subagent asked: which one, and a way to look at it. */
@@ -57,8 +64,9 @@ export function askedByLine(frame, open) {
     "p",
     { class: "card-asked-by", testid: "pending-subagent", dataset: { sessionId: by.sessionId } },
     icon("subagent"),
-    h("span", {}, "Asked by subagent "),
-    h("strong", {}, `“${by.label}”`),
+    h("span", { class: "asked-by-kind" }, "Subagent: "),
+    quotedLabel(by.label),
+    h("span", { class: "muted" }, " (the model's words)"),
     open ? openButton("pending-subagent-open", "Open", by.sessionId, open) : null,
   );
 }
