@@ -55,6 +55,9 @@ def signature(path: Path) -> Signature | None:
 class FileProblem(Exception):
     """The file exists but cannot be used; `str()` is one sentence naming the file."""
 
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence if sentence.endswith(".") else f"{sentence}.")
+
 
 def read_json(path: Path) -> dict[str, Any] | None:
     """The file's object, None when absent; raises FileProblem when it is unusable. A FIFO or a
