@@ -10,7 +10,10 @@ import asyncio
 import errno
 import json
 import os
+import shutil
 import stat
+import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from host.engine.errors import CredentialRejected
 from host.engine.settings.credentials import CredentialStore
 from host.fetch import AbstractApiClient, HttpApiClient
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import Frames, err, ftype, ok, start_serve
+from tests.api.support import LISTENING, Frames, cli_env, err, ftype, harnessdesk, ok, start_serve
 from tests.faults.test_disk_full import small_disk
 
 __all__ = ["small_disk"]  # the fixture, imported for the full-disk case
@@ -28,6 +31,7 @@ __all__ = ["small_disk"]  # the fixture, imported for the full-disk case
 NO_LLM = "http://127.0.0.1:9/v1"  # never called: no turn runs in these tests
 WAIT = 30.0
 KEY = "DEEPSEEK_API_KEY"
+NOBODY = 65534
 
 SETTINGS_CONTENT = {
     "latin-1": (
@@ -273,3 +277,61 @@ async def test_a_write_that_fails_leaves_the_old_file_and_no_temp_file(small_dis
     await store.set("OTHER_API_KEY", "sk-after-space-returned")
     assert json.loads(creds.read_text())["credentials"]["OTHER_API_KEY"] == "sk-after-space-returned"
     await asyncio.sleep(0)
+
+
+def root_only_settings() -> Path:
+    """A data dir nobody owns under a folder anyone may enter, holding a settings.json that only
+    root may read (tmp_path's parents are root-only)."""
+    top = Path(tempfile.mkdtemp(prefix="hd-unreadable-"))
+    top.chmod(0o755)
+    data = top / "data"
+    data.mkdir()
+    os.chown(data, NOBODY, NOBODY)
+    settings = data / "settings.json"
+    settings.write_text('{"version": 2, "namespaces": {"permission": {"defaultPreset": "read-only"}}}\n')
+    settings.chmod(0o000)
+    return data
+
+
+def serve_as_nobody(data: Path) -> subprocess.Popen[str]:
+    drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    return subprocess.Popen(
+        [*drop, *harnessdesk(), "serve", "--data-dir", str(data)],
+        cwd=data.parent,
+        env=cli_env({"HOME": str(data.parent)}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def test_a_file_the_host_user_may_not_read_is_reported_and_kept() -> None:
+    """Mode 000 means nothing to root, so `serve` runs as nobody (setpriv) on a data dir nobody
+    owns, with a settings.json only root may read: it could replace the file, but must not."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run the host as another user")
+    data = root_only_settings()
+    settings = data / "settings.json"
+    try:
+        before = settings.read_bytes()
+        proc = serve_as_nobody(data)
+        try:
+            assert proc.stdout is not None
+            first = await asyncio.to_thread(proc.stdout.readline)
+            match = LISTENING.match(first.strip())
+            assert match, first
+            async with HttpApiClient(match.group(1), match.group(3)) as client:
+                shown = await describe_file(client, "settings.json")
+                assert shown["problem"] == "settings.json cannot be read: permission denied."
+                refused = await err(client, *_write_call("settings.json"), "settings-rejected")
+                assert "permission denied" in refused.message
+                await ok(client, *_write_call("credentials.json"))  # the other file is the host's own
+        finally:
+            proc.terminate()
+            await asyncio.to_thread(proc.communicate, None, 30)
+        assert proc.returncode == 0
+        assert settings.read_bytes() == before and stat.S_IMODE(settings.stat().st_mode) == 0
+        assert settings.stat().st_uid == 0 and leftovers(data) == []
+    finally:
+        shutil.rmtree(data.parent, ignore_errors=True)
