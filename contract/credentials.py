@@ -12,6 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from contract._base import WireModel
+from contract.settings import ConfigFileView
 
 REF_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 CredentialRef = Annotated[str, Field(min_length=1, max_length=128, pattern=REF_PATTERN)]
@@ -33,6 +34,8 @@ class CredentialsDescribeRequest(WireModel):
 
 class CredentialsDescribeValue(WireModel):
     credentials: dict[str, CredentialView]
+    file: ConfigFileView
+    """credentials.json (`problem` when it cannot be used; never a value)."""
 
 
 # credentials.set / unset

@@ -129,6 +129,14 @@ class HostCredentialsChanged(WireModel):
     ref: str
 
 
+class HostConfigFileChanged(WireModel):
+    """settings.json or credentials.json became unusable, or usable again (fixed or reset)."""
+
+    type: Literal["host/config-file-changed"] = "host/config-file-changed"
+    file: Literal["settings.json", "credentials.json"]
+    problem: str | None = None
+
+
 class HostModelsChanged(WireModel):
     type: Literal["host/models-changed"] = "host/models-changed"
 
@@ -164,6 +172,7 @@ HostFrame = Annotated[
         HostAgentError,
         HostSettingsChanged,
         HostCredentialsChanged,
+        HostConfigFileChanged,
         HostModelsChanged,
         HostModelStatus,
         HostWorkspaceChanged,

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from contract._base import WireModel
+from contract.paths import HostPath, PathSegment
 
 PickerCapability = Literal["native", "browse"]
 
@@ -70,7 +71,7 @@ class DirectoryEntry(WireModel):
 
 
 class ListDirectoryRequest(WireModel):
-    path: str | None = Field(default=None, max_length=4096, description="absent = the host's home")
+    path: HostPath | None = Field(default=None, description="absent = the host's home")
 
 
 class DirectoryListing(WireModel):
@@ -83,8 +84,8 @@ class DirectoryListing(WireModel):
 
 # host.createDirectory
 class CreateDirectoryRequest(WireModel):
-    path: str = Field(max_length=4096, description="the existing parent directory")
-    name: str = Field(max_length=255)
+    path: HostPath = Field(description="the existing parent directory")
+    name: PathSegment
 
     @field_validator("name")
     @classmethod
@@ -107,7 +108,7 @@ class DirectoryPath(WireModel):
 
 # host.openPath
 class OpenPathRequest(WireModel):
-    path: str = Field(min_length=1, max_length=4096)
+    path: HostPath = Field(min_length=1)
 
 
 class OpenPathValue(WireModel):

@@ -100,6 +100,7 @@ _METHODS = (
     Method("settings.update", settings.UpdateRequest, settings.SettingsNamespaceView, 2, True),
     Method("settings.replace", settings.ReplaceRequest, settings.SettingsNamespaceView, 2, True),
     Method("settings.mutate", settings.MutateRequest, settings.SettingsNamespaceView, 2, True),
+    Method("settings.resetDocument", settings.ResetDocumentRequest, settings.ResetDocumentValue, 2, True),
     Method(
         "credentials.describe",
         credentials.CredentialsDescribeRequest,

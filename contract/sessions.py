@@ -11,6 +11,7 @@ from contract.content import AttachmentRef, MediaType
 from contract.events import SessionEvent
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
+from contract.paths import HostPath
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -57,7 +58,7 @@ class CreateRequest(WireModel):
     alone leaves it Ungrouped; neither = the host's cwd. Both at once is a bad request."""
 
     workspace_id: str | None = Field(default=None, min_length=1, max_length=200)
-    cwd: str | None = Field(default=None, min_length=1, max_length=4096)
+    cwd: HostPath | None = Field(default=None, min_length=1)
     session_id: SessionId | None = None
     agent_preset: str | None = None
     origin: Literal["acp"] | None = Field(

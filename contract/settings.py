@@ -19,6 +19,20 @@ NS_PATTERN = r"^[a-z][a-z0-9-]*$"
 SettingsPath = list[str]
 """A path from a section's root: object keys, or decimal indexes into a list."""
 
+ConfigFile = Literal["settings.json", "credentials.json"]
+"""The host's two configuration files in its data dir (never a path from the wire)."""
+
+
+class ConfigFileView(WireModel):
+    """One configuration file as the host read it (docs/decisions.md, "Configuration files that
+    cannot be read")."""
+
+    file: ConfigFile
+    path: str = Field(description="where it is on the host")
+    problem: str | None = None
+    """Why the host cannot use it (one sentence naming the file); while set, the host runs
+    without it and refuses every write to it until it is fixed by hand or reset."""
+
 
 class SecretSlot(WireModel):
     path: SettingsPath
@@ -49,11 +63,28 @@ class SettingsDescribeValue(WireModel):
     writable: bool
     has_document: bool
     namespaces: list[SettingsNamespaceView]
+    file: ConfigFileView
+    """settings.json (`problem` when it cannot be used)."""
 
 
 # settings.openDocument
 class OpenDocumentRequest(WireModel):
-    """Never a path: the host opens its own settings.json."""
+    """Never a path: the host opens its own settings.json (or credentials.json)."""
+
+    file: ConfigFile = "settings.json"
+
+
+# settings.resetDocument
+class ResetDocumentRequest(WireModel):
+    """Set a file the host cannot use aside as `<name>.broken-<time>` and start it afresh."""
+
+    file: ConfigFile
+
+
+class ResetDocumentValue(WireModel):
+    kept_as: str | None = None
+    """The name the old file now has beside the new one; absent when it was usable (nothing
+    was done: a hand fix may have landed before the person chose Reset)."""
 
 
 class Opened(WireModel):

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from contract._base import WireModel
+from contract.paths import HostPath
 from contract.sessions import SessionId
 
 WorkspaceId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -43,7 +44,7 @@ class WorkspaceListValue(WireModel):
 
 # workspace.create
 class WorkspaceCreateRequest(WireModel):
-    path: str = Field(min_length=1, max_length=4096)
+    path: HostPath = Field(min_length=1)
 
 
 class WorkspaceCreateValue(WireModel):

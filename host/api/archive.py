@@ -11,8 +11,12 @@ import contextlib
 import hashlib
 import io
 import json
+import lzma
+import re
 import zipfile
+import zlib
 from collections.abc import AsyncIterator, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Literal
 
@@ -105,6 +109,12 @@ MAX_RATIO = 100
 RATIO_FLOOR = 1024 * 1024
 """Entries below this size are never refused for their ratio."""
 MAX_ENTRIES = 100_000
+MAX_DEPTH = 64
+"""Nesting of one JSON value (a header, an event, an image's reference). The app's own events
+nest a dozen levels; the parsers give up somewhere past 200 (pydantic) or 1,000 (Python's json,
+with a RecursionError), and the code that reads a stored event back recurses too."""
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class ArchiveHeader(BaseModel):
@@ -138,7 +148,11 @@ def read_archive(path: Path) -> list[list[ExportRow]]:
             _check_entries(zf)
             return _read_sessions(zf)
     except zipfile.BadZipFile as exc:
-        raise ArchiveError("not a zip archive") from exc
+        raise ArchiveError(f"not a readable zip archive ({_first_line(exc)})") from exc
+    except (zlib.error, lzma.LZMAError, EOFError) as exc:
+        raise ArchiveError(f"an entry's compressed data is damaged ({_first_line(exc)})") from exc
+    except (NotImplementedError, RuntimeError) as exc:  # unsupported method, encrypted entry
+        raise ArchiveError(f"an entry cannot be read: {_first_line(exc)}") from exc
 
 
 def _check_entries(zf: zipfile.ZipFile) -> None:
@@ -163,8 +177,11 @@ def _check_entries(zf: zipfile.ZipFile) -> None:
 
 def _read(zf: zipfile.ZipFile, name: str) -> bytes:
     """An entry's bytes, never more than its checked size (zipfile stops at the declared size)."""
-    with zf.open(name) as entry:
-        data = entry.read(MAX_ENTRY_BYTES + 1)
+    try:
+        with zf.open(name) as entry:
+            data = entry.read(MAX_ENTRY_BYTES + 1)
+    except OSError as exc:  # bz2 says "Invalid data stream" with an OSError
+        raise ArchiveError(f"the compressed data is damaged ({_first_line(exc)})") from exc
     if len(data) > MAX_ENTRY_BYTES:
         raise ArchiveError("too large")
     return data
@@ -178,7 +195,7 @@ def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
     for name in names:
         if name.startswith("media/") and name.endswith(".json"):
             with _entry(name):
-                ref = AttachmentRef.model_validate_json(_read(zf, name))
+                ref = AttachmentRef.model_validate_json(_bounded(_read(zf, name).decode("utf-8")))
                 data = _read(zf, f"media/{ref.attachment_id}.{EXTENSIONS[ref.media_type]}")
                 if ref.attachment_id != "sha256-" + hashlib.sha256(data).hexdigest():
                     raise ArchiveError("the image's id is not the hash of its bytes")
@@ -191,13 +208,14 @@ def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
             lines = _read(zf, name).decode("utf-8").splitlines()
             if not lines:
                 raise ArchiveError("it is empty")
-            header = ArchiveHeader.model_validate_json(lines[0])
+            first = _checked_line(lines[0])
+            header = ArchiveHeader.model_validate_json(first)
             if header.id in ids:
                 raise ArchiveError(f"session {header.id} appears twice")
             if name != "session.jsonl" and name != f"subagents/{header.id}/session.jsonl":
                 raise ArchiveError(f"holds session {header.id}")
             ids.add(header.id)
-        rows: list[ExportRow] = [ExportHeader(_checked_line(lines[0]))]
+        rows: list[ExportRow] = [ExportHeader(first)]
         for number, line in enumerate(_non_empty(lines[1:])):
             with _entry(f"{name}, event {number}"):
                 line = _checked_line(line)
@@ -222,15 +240,34 @@ def _entry(where: str) -> Iterator[None]:
         raise ArchiveError(f"{where}: {loc + ': ' if loc else ''}{first['msg']}") from exc
     except KeyError as exc:
         raise ArchiveError(f"{where}: {exc.args[0]!r} is missing") from exc
+    except RecursionError as exc:  # a parser's own limit, should a value pass the depth check
+        raise ArchiveError(f"{where}: a JSON value nests too deeply") from exc
     except (ValueError, TypeError, AttributeError) as exc:
-        lines = str(exc).strip().splitlines() or [type(exc).__name__]
-        raise ArchiveError(f"{where}: {lines[0]}") from exc
+        raise ArchiveError(f"{where}: {_first_line(exc)}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    return lines[0][:300]
+
+
+def _bounded(text: str) -> str:
+    """`text` when no JSON value in it nests deeper than MAX_DEPTH; ArchiveError otherwise.
+    Counted before any parser recurses: brackets inside strings do not count, and a line with
+    fewer brackets than the bound is passed at once."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return text
+    brackets = _NOT_BRACKET.sub("", _STRING.sub('""', text))
+    depth = max(accumulate(1 if b in "[{" else -1 for b in brackets), default=0)
+    if depth > MAX_DEPTH:
+        raise ArchiveError(f"a JSON value nests {depth} levels deep (at most {MAX_DEPTH})")
+    return text
 
 
 def _checked_line(line: str) -> str:
     """A JSON line with every integer within SQLite's 64 bits, re-encoded with U+FFFD in place
     of any lone surrogate its escapes spell (either would fail the write mid-import)."""
-    data = json.loads(line, parse_int=_int64)
+    data = json.loads(_bounded(line), parse_int=_int64)
     if "\\u" not in line:
         return line
     cleaned = clean_json(data)

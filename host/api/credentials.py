@@ -9,7 +9,9 @@ from host.engine.engine import Engine
 
 @implements("credentials.describe")
 async def describe(engine: Engine, p: cr.CredentialsDescribeRequest) -> cr.CredentialsDescribeValue:
-    return cr.CredentialsDescribeValue(credentials=engine.credentials(p.refs))
+    return cr.CredentialsDescribeValue(
+        credentials=engine.credentials(p.refs), file=engine.config_file("credentials.json")
+    )
 
 
 @implements("credentials.set")

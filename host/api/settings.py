@@ -19,10 +19,19 @@ async def describe(engine: Engine, p: st.SettingsDescribeRequest) -> st.Settings
 @implements("settings.openDocument")
 async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
     try:
-        await engine.open_settings_document()
+        await engine.open_settings_document(p.file)
     except OSError as exc:
-        raise HostActionFailed(f"cannot open settings.json: {exc.strerror or exc}") from None
+        raise HostActionFailed(f"cannot open {p.file}: {exc.strerror or exc}") from None
     return st.Opened()
+
+
+@implements("settings.resetDocument")
+async def reset_document(engine: Engine, p: st.ResetDocumentRequest) -> st.ResetDocumentValue:
+    try:
+        kept = await engine.reset_settings_document(p.file)
+    except OSError as exc:
+        raise HostActionFailed(f"cannot reset {p.file}: {exc.strerror or exc}") from None
+    return st.ResetDocumentValue(kept_as=kept)
 
 
 @implements("settings.update")

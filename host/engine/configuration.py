@@ -15,7 +15,13 @@ from contract.llm import (
     ModelProviderGroup,
 )
 from contract.sessions import ModelSelection, ModelsValue
-from contract.settings import SettingsDescribeValue, SettingsNamespaceView, SettingsPathOp
+from contract.settings import (
+    ConfigFile,
+    ConfigFileView,
+    SettingsDescribeValue,
+    SettingsNamespaceView,
+    SettingsPathOp,
+)
 from host.engine import models as model_info
 from host.engine.errors import SessionNotFound
 from host.engine.permissions.policy import PermissionService
@@ -81,9 +87,19 @@ class ConfigurationDoor:
     ) -> SettingsNamespaceView:
         return await self._plane.mutate(ns, ops, expected)
 
-    async def open_settings_document(self) -> None:
-        """Open settings.json in the user's editor; raises OSError when it cannot."""
-        await self._plane.open_document()
+    async def open_settings_document(self, file: ConfigFile = "settings.json") -> None:
+        """Open settings.json (or credentials.json) in the user's editor; raises OSError when it
+        cannot."""
+        await self._plane.open_document(file)
+
+    async def reset_settings_document(self, file: ConfigFile) -> str | None:
+        """Set a configuration file the host cannot use aside (`<name>.broken-<time>`, returned)
+        and start it afresh; None when the file was usable. Raises OSError."""
+        return await self._plane.reset_document(file)
+
+    def config_file(self, file: ConfigFile) -> ConfigFileView:
+        """How the host read settings.json or credentials.json (its problem, if any)."""
+        return self._plane.file_view(file)
 
     # ---- credentials.* ------------------------------------------------------------------------
 

@@ -182,6 +182,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "settings.update": {"ns": "permission", "patch": {"defaultPreset": "read-only"}},
         "settings.replace": {"ns": "permission", "section": {}},
         "settings.mutate": {"ns": "permission", "ops": []},
+        "settings.resetDocument": {"file": "settings.json"},
         "credentials.describe": {"refs": ["DEEPSEEK_API_KEY"]},
         "credentials.set": {"ref": "DEEPSEEK_API_KEY", "value": "sk-should-never-land"},
         "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},

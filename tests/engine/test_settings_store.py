@@ -197,6 +197,10 @@ async def test_hand_edits_raise_the_revision_and_call_listeners(tmp_path: Path) 
         (tmp_path / "settings.json").write_text("{ not json")
         await asyncio.sleep(0.3)
         assert s.view("permission").value == {"defaultPreset": "danger-full-access"}  # kept
+        with pytest.raises(SettingsRejected, match="not valid JSON"):  # never written over
+            await s.write("agent-presets", lambda _: {"default": "chat"}, None)
+        assert (tmp_path / "settings.json").read_text() == "{ not json"
+        (tmp_path / "settings.json").write_text(json.dumps(doc))  # fixed by hand: writes again
         await s.write("agent-presets", lambda _: {"default": "chat"}, None)
         assert on_disk(tmp_path)["namespaces"]["someone-elses"] == {"kept": True}  # never dropped
     finally:

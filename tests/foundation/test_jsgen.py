@@ -27,6 +27,7 @@ from contract.frames import (
     STREAMS,
     HostAgentError,
     HostCommandsChanged,
+    HostConfigFileChanged,
     HostCredentialsChanged,
     HostModelsChanged,
     HostModelStatus,
@@ -200,6 +201,8 @@ def _frames() -> list[tuple[str, Any]]:
         HostAgentError(session_id="s", message="m"),
         HostSettingsChanged(ns="llm"),
         HostCredentialsChanged(ref="deepseek"),
+        HostConfigFileChanged(file="settings.json", problem="settings.json is not valid JSON."),
+        HostConfigFileChanged(file="credentials.json"),
         HostModelsChanged(),
         HostModelStatus(model="smollm2-135m-instruct", state="loading"),
         HostWorkspaceChanged(

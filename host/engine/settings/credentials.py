@@ -4,6 +4,11 @@ A reference is an environment-variable name (`DEEPSEEK_API_KEY`). The process en
 and is read-only (set/unset of a ref it supplies is refused: the change could never take
 effect); the file (mode 0600) is the writable layer. An empty value counts as unset. Values are
 never logged, returned or announced: `host/credentials-changed` names the ref only.
+
+A file that cannot be used (not UTF-8, not JSON, the wrong shape, not a regular file) is never
+written over: `problem` names it and `set`/`unset` answer `credential-rejected` with that
+sentence until it is fixed by hand (watched) or `reset()` sets it aside
+(docs/decisions.md, "Configuration files that cannot be read").
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from host.engine.settings.files import (
     credential_values,
     credentials_document,
     read_json,
+    set_aside,
     signature,
     writable_dir,
     write_private,
@@ -33,6 +39,7 @@ from host.engine.settings.watch import POLL_INTERVAL, FileWatch
 log = logging.getLogger(__name__)
 
 RefListener = Callable[[str], None]
+FileListener = Callable[[str | None], None]
 
 
 class CredentialStore:
@@ -47,19 +54,26 @@ class CredentialStore:
         self._environ = environ if environ is not None else os.environ
         self._lock = threading.Lock()
         self._listeners: list[RefListener] = []
+        self._file_listeners: list[FileListener] = []
         self.watch = FileWatch(self.path, self._reload, poll_interval)
         self._file: dict[str, str] = {}
+        self.problem: str | None = None
+        """Why credentials.json cannot be used (one sentence naming it); None when it can."""
         try:
             self._file = credential_values(read_json(self.path))
         except FileProblem as exc:
-            log.warning("ignoring credentials: %s", exc)
-        secret_values.remember(*self._file.values())
+            self.problem = str(exc)
+            log.warning("not using credentials: %s", exc)
+        secret_values.remember(*(v for v in self._file.values() if v))
 
     def __repr__(self) -> str:
         return f"CredentialStore(path={str(self.path)!r}, refs={len(self._file)})"
 
     def on_change(self, listener: RefListener) -> None:
         self._listeners.append(listener)
+
+    def on_file_change(self, listener: FileListener) -> None:
+        self._file_listeners.append(listener)
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -84,6 +98,8 @@ class CredentialStore:
         return CredentialView(configured=False, writable=writable)
 
     def _file_writable(self) -> bool:
+        if self.problem is not None:
+            return False
         if self.path.exists():
             return os.access(self.path, os.W_OK) and writable_dir(self.path.parent)
         return writable_dir(self.path.parent)
@@ -103,16 +119,27 @@ class CredentialStore:
             raise CredentialRejected(
                 ref, f"{ref} is set in the host's environment, which wins over the stored value"
             )
+        await self._reload()  # a hand edit the poll has not seen yet is never written over
+        if self.problem is not None:
+            raise CredentialRejected(
+                ref, f"{self.problem} Nothing is written to it until it is fixed (Open file) or reset."
+            )
         if value is None and ref not in self._file:
             return  # unsetting what is not set succeeds and changes nothing
         try:
             await asyncio.to_thread(self._persist, ref, value)
+        except _EditedMeanwhile:
+            raise CredentialRejected(
+                ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
+            ) from None
         except OSError as exc:
             raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
         self._announce([ref])
 
     def _persist(self, ref: str, value: str | None) -> None:
         with self._lock:
+            if signature(self.path) != self.watch.known:
+                raise _EditedMeanwhile
             values = dict(self._file)
             if value is None:
                 values.pop(ref, None)
@@ -133,7 +160,13 @@ class CredentialStore:
     # ---- outside edits ------------------------------------------------------------------------
 
     async def _reload(self) -> None:
+        """Re-read the file when its signature differs from the one last read or written."""
+        if signature(self.path) == self.watch.known:
+            return
+        before = self.problem
         self._announce(await asyncio.to_thread(self._read_outside_edit))
+        if self.problem != before:
+            self._file_changed()
 
     def _read_outside_edit(self) -> list[str]:
         with self._lock:
@@ -142,10 +175,46 @@ class CredentialStore:
                 fresh = credential_values(read_json(self.path))
             except FileProblem as exc:
                 self.watch.known = now
-                log.warning("ignoring the edited credentials: %s", exc)
+                if self.problem != str(exc):
+                    log.warning("not using the edited credentials: %s", exc)
+                self.problem = str(exc)  # the host keeps what it had; nothing is written
                 return []
             self.watch.known = now
+            self.problem = None
             changed = sorted(r for r in {*fresh, *self._file} if fresh.get(r) != self._file.get(r))
             self._file = fresh
-        secret_values.remember(*fresh.values())
+        secret_values.remember(*(v for v in fresh.values() if v))
         return changed
+
+    # ---- reset --------------------------------------------------------------------------------
+
+    async def reset(self) -> str | None:
+        """Set an unusable credentials.json aside (`credentials.json.broken-<time>`) and write
+        the keys the host holds now in its place; the kept file's name, or None when the file
+        was usable (nothing done)."""
+        await self._reload()
+        kept = await asyncio.to_thread(self._reset)
+        if kept is not None:
+            self._file_changed()
+        return kept
+
+    def _reset(self) -> str | None:
+        with self._lock:
+            if self.problem is None:
+                return None
+            kept = set_aside(self.path)
+            self.watch.known = write_private(self.path, credentials_document(self._file))
+            self.problem = None
+            log.warning("credentials.json could not be used; kept it as %s and started afresh", kept.name)
+            return kept.name
+
+    def _file_changed(self) -> None:
+        for listener in list(self._file_listeners):
+            try:
+                listener(self.problem)
+            except Exception:
+                log.exception("a credentials file listener failed")
+
+
+class _EditedMeanwhile(Exception):
+    """The file changed on disk between the re-read and the write: nothing was written."""

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from contract.credentials import CredentialView
-from contract.frames import HostCredentialsChanged, HostModelsChanged, HostSettingsChanged
+from contract.frames import (
+    HostConfigFileChanged,
+    HostCredentialsChanged,
+    HostModelsChanged,
+    HostSettingsChanged,
+)
 from contract.llm import (
     ConfigurableProviderView,
     DiscoveredModelView,
@@ -36,6 +41,8 @@ from contract.namespaces import (
     PermissionSection,
 )
 from contract.settings import (
+    ConfigFile,
+    ConfigFileView,
     SetOp,
     SettingsDescribeValue,
     SettingsNamespaceView,
@@ -100,6 +107,8 @@ class ConfigPlane:
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
         self.settings.on_change(self._settings_changed)
         self.credentials.on_change(self._credentials_changed)
+        self.settings.on_file_change(lambda problem: self._file_changed("settings.json", problem))
+        self.credentials.on_file_change(lambda problem: self._file_changed("credentials.json", problem))
 
     @classmethod
     async def open(
@@ -178,8 +187,20 @@ class ConfigPlane:
         views = [self.settings.view(ns) for ns in self.settings.namespaces() if self.is_exposed(ns)]
         has_document = self.can_open_document()
         return SettingsDescribeValue(
-            writable=self.settings.writable, has_document=has_document, namespaces=views
+            writable=self.settings.writable,
+            has_document=has_document,
+            namespaces=views,
+            file=self.file_view("settings.json"),
         )
+
+    def file_view(self, file: ConfigFile) -> ConfigFileView:
+        store = self.settings if file == "settings.json" else self.credentials
+        return ConfigFileView(file=file, path=str(store.path), problem=store.problem)
+
+    async def reset_document(self, file: ConfigFile) -> str | None:
+        """Set `file` aside when it cannot be used and start it afresh; the kept name or None."""
+        store = self.settings if file == "settings.json" else self.credentials
+        return await store.reset()
 
     async def update(self, ns: str, patch: dict[str, Any], expected: int | None) -> SettingsNamespaceView:
         return await self.settings.write(ns, lambda section: deep_merge(section, patch), expected)
@@ -202,13 +223,17 @@ class ConfigPlane:
         """hasDocument: settings.json can be opened for the user (an opener that reaches a desktop)."""
         return self._opener is not None and (self._can_open is None or self._can_open())
 
-    async def open_document(self) -> None:
-        """Open settings.json in the user's editor (written first when it does not exist yet)."""
-        if not self.settings.path.exists():
+    async def open_document(self, file: ConfigFile = "settings.json") -> None:
+        """Open settings.json (or credentials.json) in the user's editor; settings.json is
+        written first when it does not exist yet (never over a file that cannot be read)."""
+        path = self.settings.path if file == "settings.json" else self.credentials.path
+        if file == "settings.json" and not path.exists():
             await self.settings.ensure_document()
         if self._opener is None or not self.can_open_document():
             raise OSError("this host cannot open files in an editor")
-        await self._opener(str(self.settings.path))
+        if not path.exists():
+            raise OSError(f"{file} does not exist yet")
+        await self._opener(str(path))
 
     # ---- credentials.* ------------------------------------------------------------------------
 
@@ -238,6 +263,9 @@ class ConfigPlane:
         self._bus.publish("host", HostSettingsChanged(ns=ns))
         if ns in LLM_NAMESPACES or ns == AGENT_DEFAULT_MODEL:
             self._bus.publish("host", HostModelsChanged())
+
+    def _file_changed(self, file: ConfigFile, problem: str | None) -> None:
+        self._bus.publish("host", HostConfigFileChanged(file=file, problem=problem))
 
     def _credentials_changed(self, ref: str) -> None:
         self._bus.publish("host", HostCredentialsChanged(ref=ref))

@@ -8,6 +8,10 @@
   the file is replaced atomically on a worker thread, one writer at a time.
 - A section that does not validate (a bad hand edit) stays in the file untouched; the host
   resolves that namespace without it and says why in the log.
+- A file that cannot be used at all (`FileProblem`: not UTF-8, not JSON, the wrong shape, not a
+  regular file) is never written over: `problem` names it, every write answers
+  `settings-rejected` with that sentence until a hand edit fixes the file (the watcher re-reads
+  it) or `reset()` sets it aside as `settings.json.broken-<time>`.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from host.engine.settings.files import (
     SETTINGS_FILE,
     FileProblem,
     read_json,
+    set_aside,
     settings_document,
     settings_sections,
     signature,
@@ -52,6 +57,12 @@ SectionOp = Callable[[dict[str, Any]], dict[str, Any]]
 """A write: the stored user section in, the candidate section out (may raise SectionError)."""
 ChangeListener = Callable[[str], None]
 """Called on the event loop with the namespace whose raw user section changed."""
+FileListener = Callable[[str | None], None]
+"""Called on the event loop with the file's new problem (None: usable again) when it changes."""
+
+
+class EditedMeanwhile(Exception):
+    """The file changed on disk between the re-read and the write: nothing was written."""
 
 
 class SettingsStore:
@@ -73,11 +84,15 @@ class SettingsStore:
         self._file_lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
         self._reported: dict[str, str] = {}
+        self._file_listeners: list[FileListener] = []
+        self.problem: str | None = None
+        """Why settings.json cannot be used (one sentence naming it); None when it can."""
         self.watch = FileWatch(self.path, self._reload, poll_interval)
         try:
             self._user = settings_sections(read_json(self.path))
         except FileProblem as exc:
-            log.warning("ignoring settings: %s", exc)
+            self.problem = str(exc)
+            log.warning("not using settings: %s", exc)
         for ns in self._user:
             self._remember_secrets(ns)
 
@@ -86,9 +101,18 @@ class SettingsStore:
     def on_change(self, listener: ChangeListener) -> None:
         self._listeners.append(listener)
 
+    def on_file_change(self, listener: FileListener) -> None:
+        self._file_listeners.append(listener)
+
     @property
     def writable(self) -> bool:
+        if self.problem is not None:
+            return False
         return writable_dir(self.path.parent) and (not self.path.exists() or _writable(self.path))
+
+    def refusal(self) -> str:
+        """The answer to a write while the file cannot be used."""
+        return f"{self.problem} Nothing is written to it until it is fixed (Open file) or reset."
 
     def namespaces(self) -> list[str]:
         return list(self._spaces)
@@ -138,9 +162,12 @@ class SettingsStore:
         space = self._spaces.get(ns)
         if space is None:
             raise SettingsRejected(ns, f"no settings are registered under {ns!r}")
-        if not self.writable:
-            raise SettingsRejected(ns, f"settings are read-only: {self.path} cannot be written")
         async with self._queues.setdefault(ns, asyncio.Lock()):
+            await self._reload()  # a hand edit the poll has not seen yet is never written over
+            if self.problem is not None:
+                raise SettingsRejected(ns, self.refusal())
+            if not self.writable:
+                raise SettingsRejected(ns, f"settings are read-only: {self.path} cannot be written")
             actual = self.revision(ns)
             if expected_revision is not None and expected_revision != actual:
                 raise SettingsConflict(ns, expected_revision, actual)
@@ -156,6 +183,11 @@ class SettingsStore:
             if candidate != self._user.get(ns, {}):
                 try:
                     await asyncio.to_thread(self._persist, ns, candidate)
+                except EditedMeanwhile:
+                    raise SettingsRejected(
+                        ns,
+                        f"{self.path.name} was changed on disk while saving; nothing was written, try again",
+                    ) from None
                 except OSError as exc:
                     raise SettingsRejected(
                         ns, f"could not save {self.path.name}: {exc.strerror or exc}"
@@ -166,6 +198,8 @@ class SettingsStore:
     def _persist(self, ns: str, candidate: dict[str, Any]) -> None:
         """On a worker thread: write the whole document with `candidate`, then commit it."""
         with self._file_lock:
+            if signature(self.path) != self.watch.known:
+                raise EditedMeanwhile
             sections = {**self._user, ns: candidate}
             if not candidate:
                 sections.pop(ns)
@@ -180,8 +214,35 @@ class SettingsStore:
 
     def _create_document(self) -> None:
         with self._file_lock:
-            if not self.path.exists():
+            if self.problem is None and not os.path.lexists(self.path):
                 self.watch.known = write_private(self.path, settings_document(self._user))
+
+    async def reset(self) -> str | None:
+        """Set an unusable settings.json aside (`settings.json.broken-<time>`) and write what
+        the host runs with now in its place; the kept file's name, or None when the file was
+        usable (nothing done: a fix may have landed since the person chose Reset)."""
+        await self._reload()
+        kept = await asyncio.to_thread(self._reset)
+        if kept is not None:
+            self._file_changed()
+        return kept
+
+    def _reset(self) -> str | None:
+        with self._file_lock:
+            if self.problem is None:
+                return None
+            kept = set_aside(self.path)
+            self.watch.known = write_private(self.path, settings_document(self._user))
+            self.problem = None
+            log.warning("settings.json could not be used; kept it as %s and started afresh", kept.name)
+            return kept.name
+
+    def _file_changed(self) -> None:
+        for listener in list(self._file_listeners):
+            try:
+                listener(self.problem)
+            except Exception:
+                log.exception("a settings file listener failed")
 
     def _bump(self, ns: str) -> None:
         self._revision[ns] = self.revision(ns) + 1
@@ -199,21 +260,29 @@ class SettingsStore:
     # ---- outside edits ------------------------------------------------------------------------
 
     async def _reload(self) -> None:
+        """Re-read the file when its signature differs from the one last read or written."""
+        if signature(self.path) == self.watch.known:
+            return
+        before = self.problem
         changed = await asyncio.to_thread(self._read_outside_edit)
         for ns in changed:
             self._bump(ns)
+        if self.problem != before:
+            self._file_changed()
 
     def _read_outside_edit(self) -> list[str]:
         with self._file_lock:
             now = signature(self.path)
             try:
-                data = read_json(self.path)
+                fresh = settings_sections(read_json(self.path))
             except FileProblem as exc:
                 self.watch.known = now
-                log.warning("ignoring the edited settings: %s", exc)
+                if self.problem != str(exc):
+                    log.warning("not using the edited settings: %s", exc)
+                self.problem = str(exc)  # the host keeps what it had; nothing is written
                 return []
             self.watch.known = now
-            fresh = settings_sections(data)
+            self.problem = None
             changed = [ns for ns in {*fresh, *self._user} if fresh.get(ns, {}) != self._user.get(ns, {})]
             self._user = fresh
         for ns in changed:

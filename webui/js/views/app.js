@@ -31,6 +31,7 @@ import { WorkspaceActions } from "./workspace-actions.js";
 import { renderEmpty } from "./welcome.js";
 import { ProviderState } from "./provider-state.js";
 import { checkUiSettings } from "./theme.js";
+import { ConfigFileNotice } from "./config-notice.js";
 import { parentLine, subagentOf } from "./subagents.js";
 
 const $ = (id) => document.getElementById(id);
@@ -53,6 +54,7 @@ export class App {
     this.providers = new ProviderState({ client, status: this.status, changed: () => this.renderModelNotes() });
     this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
     this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
+    this.configNotice = new ConfigFileNotice($("banners"), { client, toast });
     this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => this.renderModelNotes() });
     this.actions = new WorkspaceActions({
       client,
@@ -191,6 +193,7 @@ export class App {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
     m.on("config", (type) => {
+      if (type === "host/config-file-changed") this.configNotice.check();
       if (type === "host/settings-changed") {
         this.checkUiSettings();
         this.presets.invalidate(); // the default agent preset may have changed
@@ -330,6 +333,7 @@ export class App {
 
   /** The window's own settings: the theme and the welcome notice (views/theme.js). */
   checkUiSettings() {
+    this.configNotice.check();
     return checkUiSettings(this.client, this.onboarding);
   }
 

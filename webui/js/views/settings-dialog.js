@@ -90,6 +90,8 @@ export class SettingsDialog {
     this.shown = true;
     this.creds = c.ok ? c.value.credentials : {};
     this.docBtn.hidden = !s.value.hasDocument;
+    const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
+    if (broken.length) this.say(`${broken.map((f) => f.problem).join(" ")} Changes cannot be saved there until it is fixed or reset (the notice above the conversation).`, "error");
     this.render();
   }
 

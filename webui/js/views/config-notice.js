@@ -1,0 +1,68 @@
+// The notice for a configuration file the host cannot use (settings.json, credentials.json: not
+// UTF-8, not JSON, the wrong shape, a folder in its place). It names the file and what is wrong;
+// the host runs without the file and writes nothing to it until it is fixed by hand ("Open file",
+// the host notices the edit) or reset ("Reset" keeps the old file as <name>.broken-<time>).
+// Nothing shows when settings are not offered to this page (a non-privileged caller).
+
+import { h } from "./dom.js";
+import { confirm } from "./confirm.js";
+import { transportFailure } from "../client/errors.js";
+
+export class ConfigFileNotice {
+  /** ctx: {client, toast(text, tone)} — `root` receives the notice. */
+  constructor(root, ctx) {
+    this.ctx = ctx;
+    this.list = h("div", { class: "config-notice-files" });
+    this.el = h("section", { class: "banner banner-error config-notice", testid: "config-file-notice", hidden: true, role: "alert", "aria-label": "A configuration file cannot be used" }, this.list);
+    root.prepend(this.el);
+    this.seq = 0;
+  }
+
+  async call(method, payload) {
+    return this.ctx.client.call(method, payload).catch(transportFailure);
+  }
+
+  /** Ask the host how it read both files and show the ones it cannot use. */
+  async check() {
+    const seq = ++this.seq;
+    const [s, c] = await Promise.all([this.call("settings.describe", {}), this.call("credentials.describe", { refs: [] })]);
+    if (seq !== this.seq) return; // a newer check is on its way
+    const canOpen = s.ok && s.value.hasDocument;
+    const broken = [s.ok ? s.value.file : null, c.ok ? c.value.file : null].filter((f) => f?.problem);
+    this.list.replaceChildren(...broken.map((f) => this.row(f, canOpen)));
+    this.el.hidden = broken.length === 0;
+  }
+
+  row(file, canOpen) {
+    const open = h("button", { type: "button", class: "btn btn-small", testid: "config-file-open" }, "Open file");
+    open.addEventListener("click", () => this.open(file));
+    const reset = h("button", { type: "button", class: "btn btn-small", testid: "config-file-reset" }, "Reset…");
+    reset.addEventListener("click", () => this.reset(file));
+    const where = canOpen ? "" : ` It is at ${file.path}.`;
+    return h(
+      "div",
+      { class: "config-notice-file", testid: "config-file-problem", "data-file": file.file },
+      h("p", { class: "config-notice-text" }, h("strong", {}, file.problem), ` HarnessDesk runs without this file and changes nothing in it until it is fixed; a saved fix applies at once.${where}`),
+      h("div", { class: "config-notice-actions" }, canOpen ? open : null, reset),
+    );
+  }
+
+  async open(file) {
+    const r = await this.call("settings.openDocument", { file: file.file });
+    if (!r.ok) this.ctx.toast(r.error.message || `Cannot open ${file.file}.`, "error");
+  }
+
+  async reset(file) {
+    const choice = await confirm({
+      title: `Reset ${file.file}?`,
+      testid: "config-file-reset-confirm",
+      body: [`The file is kept beside the new one as ${file.file}.broken-<date and time>, unchanged; HarnessDesk starts a fresh ${file.file} with what it runs with now.`],
+      actions: [{ label: "Reset", value: "reset", tone: "primary", testid: "config-file-reset-confirm-ok" }],
+    });
+    if (choice !== "reset") return;
+    const r = await this.call("settings.resetDocument", { file: file.file });
+    if (!r.ok) this.ctx.toast(r.error.message || `Cannot reset ${file.file}.`, "error");
+    else if (r.value.keptAs) this.ctx.toast(`${file.file} was reset; the old file is kept as ${r.value.keptAs}.`, "info");
+    await this.check();
+  }
+}
