@@ -98,7 +98,7 @@ class Engine(
         self.default_cwd = os.getcwd()
         self.selections = Selections(plane.settings, plane.registry, plane.overrides)
         self.presets = PresetService(self.data_dir, store, self.bus, tools, plane.default_agent_preset)
-        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
+        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap, self.data_dir)
         self.presets.commands.register(permission_command(self.permissions))
         self.jobs = self._open_jobs()
         self.pool = AgentPool(

@@ -15,14 +15,25 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.sandbox import SandboxPolicy, support, wrap
+from host.engine.sandbox import SandboxPolicy, reset_support, wrap
+from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 SECRET = "PRIVATE-KEY-MATERIAL-7d1c"
 PY = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 """A Python nobody can run (stdlib only): the scripts run inside need nothing else."""
 
-needs_sandbox = pytest.mark.skipif(not support().available, reason="no sandbox on this machine")
+needs_sandbox = pytest.mark.skipif(not probe_bwrap().available, reason="no bubblewrap on this machine")
+
+
+@pytest.fixture
+def sandbox_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """This process's sandbox as the machine offers it (the suite turns it off: tests/conftest.py)."""
+    monkeypatch.delenv(FORCE_ENV, raising=False)
+    reset_support()
+    yield
+    monkeypatch.undo()
+    reset_support()
 
 
 @dataclass

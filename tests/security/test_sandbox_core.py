@@ -23,9 +23,9 @@ from host.engine.sandbox import (
     wrap,
 )
 from host.engine.sandbox.probe import FORCE_ENV
-from tests.security.sandboxing import PY, SECRET, Box, needs_sandbox, open_box, users
+from tests.security.sandboxing import PY, SECRET, Box, needs_sandbox, open_box, sandbox_on, users
 
-pytestmark = needs_sandbox
+pytestmark = [needs_sandbox, pytest.mark.usefixtures("sandbox_on")]
 
 
 @pytest.fixture(params=users())
@@ -261,3 +261,6 @@ def test_support_names_bubblewrap_and_a_turned_off_sandbox_refuses_to_wrap(
         monkeypatch.delenv(FORCE_ENV)
         reset_support()
     assert support().kind == "bwrap"
+
+
+__all__ = ["sandbox_on"]  # the fixture, imported for this module
