@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Locator, Page, expect
 
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 from tests.browser.support import (
@@ -20,6 +20,14 @@ from tests.browser.support import (
     turn_ends,
 )
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+
+def open_settings(page: Page) -> Locator:
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    expect(dialog).to_be_visible()
+    return dialog
+
 
 pytestmark = pytest.mark.skipif(not probe_bwrap().available, reason="no bubblewrap here")
 AUTO = "Auto — runs inside this folder, asks before anything else."
@@ -85,3 +93,22 @@ def test_auto_runs_without_a_click_and_the_picker_switches_modes(
     page.get_by_test_id("permissions-dialog").screenshot(path=str(tmp_path / "modes.png"))
     page.get_by_test_id("permissions-close").click()
     page.screenshot(path=str(tmp_path / "header.png"))  # looked at by a person (docs/decisions.md)
+
+
+def test_full_access_as_the_default_shows_its_consequence_before_it_is_saved(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
+) -> None:
+    server = make_harness(openai_args(llm.base_url), "full-default")
+    page = contexts.new_page(server.url)
+    dialog = open_settings(page)
+    section = dialog.get_by_test_id("settings-ns-permission")
+    section.get_by_test_id("setting-permission-defaultPreset-danger-full-access").check()
+    save = section.get_by_test_id("settings-save-permission")
+    save.click()
+    expect(section.get_by_test_id("settings-full-access-warning")).to_contain_text("turns the sandbox off")
+    expect(dialog.get_by_test_id("settings-message")).not_to_have_text("Saved.")
+    stored = server.data_dir / "settings.json"
+    assert not stored.exists() or "danger-full-access" not in stored.read_text()  # nothing saved yet
+    save.click()  # the second click confirms
+    expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
+    assert "danger-full-access" in stored.read_text()

@@ -248,9 +248,11 @@ async def test_going_outside_asks_and_the_approval_lets_out_that_one_command(
     )
     sid = await setup.host.create(cwd=box.workspace)
     await prompt(setup.client, sid, "go")
-    await answer(setup, sid, "allowed-once")
-    await answer(setup, sid, "allowed-once")
+    network = await answer(setup, sid, "allowed-once")
+    outside = await answer(setup, sid, "allowed-once")
     await answer(setup, sid, "rejected")
+    assert "in the sandbox WITH network access" in network.reason
+    assert "WITHOUT the sandbox" in outside.reason
     await setup.mux.next(event("turn/end", sid))
     done = results(events_of(setup.mux.frames, sid))
     assert "REACHED" in text(done["n1"])  # with network, still in the sandbox

@@ -37,6 +37,17 @@ def escalation(name: str, arguments: dict[str, Any], network_on: bool) -> Escala
     return None
 
 
+def leaving_text(name: str, arguments: dict[str, Any]) -> str | None:
+    """What an approval lets out of the sandbox, in words (None: nothing)."""
+    if name != "bash":
+        return None
+    if arguments.get("outside_sandbox") is True:
+        return "bash asks to run this one command WITHOUT the sandbox, with all your rights."
+    if arguments.get("network") is True:
+        return "bash asks to run this one command in the sandbox WITH network access."
+    return None
+
+
 def protected_hit(cwd: Path, raw: str) -> str | None:
     """The protected entry (`.git/hooks`, …) a file tool's path lands in, or None. By name, so a
     protected file that does not exist yet is protected too, and through symlinks."""

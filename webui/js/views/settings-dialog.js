@@ -12,6 +12,7 @@ import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-mo
 import { previewTheme, themeOf } from "./theme.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
+const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
 const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
@@ -161,8 +162,14 @@ export class SettingsDialog {
     if (!fields.length) return null;
     const id = `set-ns-${view.ns}`;
     const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, "Save");
+    const warn = h("p", { class: "perm-confirm", role: "alert", testid: "settings-full-access-warning", hidden: true }, FULL_ACCESS);
     save.addEventListener("click", async () => {
       const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
+      if (view.ns === "permission" && values.defaultPreset === "danger-full-access" && view.value?.defaultPreset !== "danger-full-access" && warn.hidden) {
+        warn.hidden = false;  // the consequence first; the second click confirms
+        save.textContent = "Confirm: new sessions get Full access";
+        return;
+      }
       await this.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
     });
     const section = h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id });
@@ -170,8 +177,8 @@ export class SettingsDialog {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
     }
-    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
-    return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.") : null;
+    return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, view.ns === "permission" ? warn : null, h("div", { class: "row-actions" }, save)]);
   }
 
   /** One settings write; a conflict reloads, a refusal shows the host's reason. */
