@@ -39,6 +39,7 @@ BENCHES: dict[str, list[str]] = {
     "bridge": ["bridge_bench.py"],
     "model": ["model_bench.py", "--runs", "3"],
     "startup": ["bundle_bench.py", "--runs", "5"],
+    "sandbox": ["sandbox_bench.py", "--runs", "60"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -84,7 +85,25 @@ def _complete(f: Any) -> bool:
     return all(all(row["complete"].values()) for row in f["summary"].values())
 
 
+def _sandbox_valid(f: Any) -> str | None:
+    return f"no sandbox on this machine: {f['skipped']}" if "skipped" in f else None
+
+
+def _sandbox_goal(label: str, key: str) -> Goal:
+    return Goal(
+        label,
+        "sandbox",
+        lambda f: float(f[key]["added_p50_ms"]),
+        "≤ 15",
+        lambda x: x <= 15,
+        " ms",
+        valid=_sandbox_valid,
+    )
+
+
 GOALS = [
+    _sandbox_goal("sandbox: added p50 of `true` (bubblewrap vs bare, same run)", "true"),
+    _sandbox_goal("sandbox: added p50 of `ls -R`, 2,000 files", "ls_R_2000"),
     _relay_goal("relay raw/sse, N=5,000", "5000", "raw/sse", 0.5),
     _relay_goal("relay raw/sse, N=20,000", "20000", "raw/sse", 0.5),
     _relay_goal("relay raw/bridge, N=5,000", "5000", "raw/bridge", 0.5),

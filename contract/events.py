@@ -152,7 +152,13 @@ class PermissionPresetSet(OpenModel):
 
 
 class SandboxModeSet(OpenModel):
+    """`sandbox/mode`: what the session's commands really run under."""
+
     mode: str
+    mechanism: str | None = None
+    """`bwrap`, `landlock`, or `none` (no sandbox here: Auto runs as Ask, Read-only runs no command)."""
+    network: bool | None = None
+    """The session's "Allow network" switch."""
 
 
 class ApprovalPolicySet(OpenModel):

@@ -114,6 +114,7 @@ _METHODS = (
     Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue, 2),
     Method("llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, 2, True),
     Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
+    Method("permission.set", permissions.SetRequest, permissions.SetValue, 2, True),
     Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
     Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),

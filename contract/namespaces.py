@@ -160,9 +160,12 @@ class OpenAICompatibleSection(WireModel):
 
 class PermissionSection(WireModel):
     default_preset: PermissionPreset = Field(
-        default="workspace-write",
+        default="auto",
         title="Default for new sessions",
-        description="Sessions created from now on start with this preset; a session keeps its own.",
+        description=(
+            "Sessions created from now on start in this mode; a session keeps its own. Auto needs the"
+            " sandbox: where there is none, a session in Auto asks like Ask."
+        ),
         json_schema_extra={
             "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in PRESET_TEXT.items()]
         },

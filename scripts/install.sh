@@ -12,6 +12,8 @@ dev=0
 # The Linux window is the system's WebKitGTK (GTK 3, WebKit2 4.1 through GObject introspection);
 # PyGObject (pywebview[gtk]) compiles against the -dev packages (~75 s, once).
 window_libs=(gir1.2-webkit2-4.1 libwebkit2gtk-4.1-0 gir1.2-gtk-3.0 fonts-dejavu-core)
+# The sandbox around every command the agent runs is the system's bubblewrap (/usr/bin/bwrap).
+sandbox_tools=(bubblewrap)
 build_deps=(libgirepository1.0-dev libcairo2-dev pkg-config gcc)
 python="${PYTHON:-python3}"
 # A Debian python3 has no C headers without python3-dev (pyenv/python.org builds have them).
@@ -32,13 +34,13 @@ apt_install() {
 
 if command -v apt-get >/dev/null 2>&1; then
   if [[ $dev -eq 1 ]]; then
-    apt_install "${window_libs[@]}" "${build_deps[@]}" "${test_tools[@]}"
+    apt_install "${window_libs[@]}" "${sandbox_tools[@]}" "${build_deps[@]}" "${test_tools[@]}"
   else
-    apt_install "${window_libs[@]}" "${build_deps[@]}"
+    apt_install "${window_libs[@]}" "${sandbox_tools[@]}" "${build_deps[@]}"
   fi
 else
-  echo "Not a Debian-like system: install GTK 3, WebKitGTK 4.1 and the GObject introspection" \
-    "development files yourself (see README)." >&2
+  echo "Not a Debian-like system: install GTK 3, WebKitGTK 4.1, the GObject introspection" \
+    "development files and bubblewrap (the sandbox) yourself (see README)." >&2
 fi
 
 [[ -x .venv/bin/python ]] || "$python" -m venv .venv

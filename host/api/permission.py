@@ -1,5 +1,5 @@
 """`permission.*`: a session's "Allow always" rules can be revoked (they are listed in the
-session projection `permissions`)."""
+session projection `permissions`); `permission.set` switches its mode or its network switch."""
 
 from __future__ import annotations
 
@@ -11,3 +11,8 @@ from host.engine.engine import Engine
 @implements("permission.revoke")
 async def revoke(engine: Engine, p: pm.RevokeRequest) -> pm.RevokeValue:
     return pm.RevokeValue(revoked=await engine.revoke_permission(p.session_id, p.tool, p.scope))
+
+
+@implements("permission.set")
+async def set(engine: Engine, p: pm.SetRequest) -> pm.SetValue:
+    return pm.SetValue(permissions=await engine.set_permission(p.session_id, p.preset, p.network))

@@ -17,6 +17,7 @@ from host.engine import events, ids, secret_values
 from host.engine.context import approval_notice
 from host.engine.journal import Journal
 from host.engine.pending import PendingTable
+from host.engine.permissions.sandboxing import leaving_text
 from host.engine.permissions.scope import always_words, label
 from host.engine.tools.base import Tool, ToolOutput
 from host.engine.workers import TOOL_WORKERS
@@ -72,6 +73,9 @@ class Approvals:
         allowed = label(call.name, scope)
         reason = f"{call.name} needs your approval."  # what "Allow always" keeps: `always`
         always = always_words(call.name, scope)
+        leaving = leaving_text(call.name, args)
+        if leaving:  # asks every time: a rule never lets a command out (docs/decisions.md)
+            reason = f"{leaving} “Allow always” would allow {allowed} inside the sandbox only"
         preview = await self._preview(tool, args)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
         rpc_id, future = self.pending.ask_approval(

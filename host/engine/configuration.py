@@ -14,6 +14,7 @@ from contract.llm import (
     ModelCatalogFailure,
     ModelProviderGroup,
 )
+from contract.permissions import PermissionsProjection
 from contract.sessions import ModelSelection, ModelsValue
 from contract.settings import (
     ConfigFile,
@@ -132,3 +133,17 @@ class ConfigurationDoor:
         if await self.store.header(session_id) is None:
             raise SessionNotFound(session_id)
         return await self.permissions.revoke(session_id, tool, scope)
+
+    async def set_permission(
+        self, session_id: str, preset: str | None, network: bool | None
+    ) -> PermissionsProjection:
+        """Switch a session's mode and/or its "Allow network" switch (the request checked that
+        Full access was confirmed). The session is attached so that its log records it."""
+        await self._header(session_id)
+        await self.pool.attach(session_id)
+        if preset is not None:
+            self.permissions.switch(session_id, preset)
+        if network is not None:
+            self.permissions.set_network(session_id, network)
+        await self.store.flush()  # the answer says it applies: it is on disk
+        return await self.permissions.projection(session_id)

@@ -7,6 +7,7 @@ store's writer thread.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import time
@@ -61,6 +62,7 @@ from host.engine.permissions.policy import PermissionService
 from host.engine.places import WorkspaceMethods
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
@@ -109,7 +111,7 @@ class Engine(
         self.default_cwd = os.getcwd()
         self.selections = Selections(plane.settings, plane.registry, plane.overrides)
         self.presets = PresetService(self.data_dir, store, self.bus, tools, plane.default_agent_preset)
-        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
+        self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap, self.data_dir)
         self.presets.commands.register(permission_command(self.permissions))
         self.jobs = self._open_jobs()
         self.prompt_gates = PromptGates()
@@ -169,6 +171,7 @@ class Engine(
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
+        await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         return engine
 

@@ -317,8 +317,10 @@ def permission_preset(preset: str) -> NewEvent[PermissionPresetSet]:
     return NewEvent("permission/preset", PermissionPresetSet(preset=preset))
 
 
-def sandbox_mode(mode: str) -> NewEvent[SandboxModeSet]:
-    return NewEvent("sandbox/mode", SandboxModeSet(mode=mode))
+def sandbox_mode(
+    mode: str, mechanism: str | None = None, network: bool | None = None
+) -> NewEvent[SandboxModeSet]:
+    return NewEvent("sandbox/mode", SandboxModeSet(mode=mode, mechanism=mechanism, network=network))
 
 
 def approval_policy(policy: str) -> NewEvent[ApprovalPolicySet]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from contract.jobs import JobOutputValue, JobStatus, JobView
 from host.engine.errors import AgentBusy, JobNotFound
 from host.engine.journal import now_ms
+from host.engine.sandbox import SandboxPolicy
 from host.engine.tools.bash import command_environment, supervised, terminate
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,9 @@ class JobRegistry:
 
     # ---- starting and stopping ------------------------------------------------------------
 
-    async def start(self, session_id: str, command: str, cwd: Path) -> Job:
+    async def start(
+        self, session_id: str, command: str, cwd: Path, sandbox: SandboxPolicy | None = None
+    ) -> Job:
         if self._closed:
             raise AgentBusy("the host is shutting down")
         jobs = self._jobs.setdefault(session_id, {})
@@ -192,7 +195,7 @@ class JobRegistry:
         read_end, write_end = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                *supervised(command, end_leftovers=True),
+                *supervised(command, end_leftovers=True, sandbox=sandbox),
                 cwd=cwd,
                 env=command_environment(),
                 stdin=asyncio.subprocess.DEVNULL,
@@ -295,8 +298,8 @@ class SessionJobs:
         self._registry = registry
         self._session_id = session_id
 
-    async def start(self, command: str, cwd: Path) -> JobView:
-        return (await self._registry.start(self._session_id, command, cwd)).view()
+    async def start(self, command: str, cwd: Path, sandbox: SandboxPolicy | None = None) -> JobView:
+        return (await self._registry.start(self._session_id, command, cwd, sandbox)).view()
 
     async def read(self, job_id: str, offset: int | None, limit: int) -> JobOutputValue:
         return await self._registry.read(self._session_id, job_id, offset, limit)

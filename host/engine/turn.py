@@ -413,6 +413,7 @@ class Turn:
             checkpoint=partial(services.checkpoint, self.number),
             subagents=services.subagents,
             call_id=call.id,
+            sandbox=services.policy.sandbox_for(call.name, args),
         )
         try:
             return await tool.run(args, ctx)

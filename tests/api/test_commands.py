@@ -198,10 +198,10 @@ async def test_permission_shows_and_switches_the_session_preset(host: Host, llm:
             },
         ),
         ("permission/preset", {"preset": "workspace-write"}),  # the creation pin, logged first
-        ("sandbox/mode", {"mode": "workspace-write"}),
+        ("sandbox/mode", {"mode": "workspace-write", "mechanism": "none", "network": False}),
         ("approval/policy", {"policy": "ask"}),
         ("permission/preset", {"preset": "read-only"}),
-        ("sandbox/mode", {"mode": "read-only"}),  # only the knob that changed
+        ("sandbox/mode", {"mode": "read-only", "mechanism": "none", "network": False}),  # only what changed
         logged[-1],
     ]
     _, projected = await mux.seen(lambda f: f.type == "session/projection" and f.key == "permissions")

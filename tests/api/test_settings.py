@@ -47,9 +47,9 @@ async def test_describe_lists_the_exposed_namespaces_redacted(host: Host) -> Non
     schema = deepseek.schema_
     assert schema["type"] == "object" and "baseURL" in schema["properties"]
     assert schema["properties"]["apiKeyEnv"]["role"] == "credential-ref"
-    assert views["permission"].value == {"defaultPreset": "workspace-write"}
+    assert views["permission"].value == {"defaultPreset": "auto"}
     preset_schema = views["permission"].schema_["properties"]["defaultPreset"]
-    assert preset_schema["enum"] == ["workspace-write", "read-only", "danger-full-access"]
+    assert preset_schema["enum"] == ["read-only", "auto", "workspace-write", "danger-full-access"]
     assert views["llm-local"].applies == "live" and views["ui-onboarding"].applies == "live"
     assert views["ui-appearance"].value == {"theme": "system"} and views["ui-appearance"].applies == "live"
     raw = (await client.call("settings.describe", {})).dump()["result"]["value"]
@@ -94,7 +94,7 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
     assert preset.revision == 1 and preset.value == {"defaultPreset": "read-only"}
     await hosts.next(changed("permission"))
     reset = await ok(client, "settings.replace", {"ns": "permission", "section": {}})
-    assert reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "workspace-write"}
+    assert reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto"}
     await hosts.next(changed("permission"))
     assert not any(f.type == "host/models-changed" for f in hosts.since(start))  # permission: settings only
     assert "permission" not in settings_file(host)["namespaces"]

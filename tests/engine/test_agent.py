@@ -47,7 +47,7 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
     assert types[:4] == ["agent/inbox/spliced", "permission/preset", "sandbox/mode", "approval/policy"]
     assert [e.data for e in events_of(frames)[1:4]] == [
         {"preset": "workspace-write"},
-        {"mode": "workspace-write"},
+        {"mode": "workspace-write", "mechanism": "none", "network": False},  # Auto, no sandbox: Ask
         {"policy": "ask"},
     ]
     types = types[4:]

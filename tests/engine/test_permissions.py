@@ -121,7 +121,11 @@ async def test_read_only_refuses_writes_and_commands_without_asking(
     scripted_llm.enqueue(write("w1", "a.txt"), edit, bash("b1", "touch pwned"), read, Reply(text="done"))
     mux = engine.subscribe_mux()
     events = await turn(engine, mux, sid)
-    assert [e.data for e in events[:3]] == [{"preset": "read-only"}, {"mode": "read-only"}, {"policy": "ask"}]
+    assert [e.data for e in events[:3]] == [
+        {"preset": "read-only"},
+        {"mode": "read-only", "mechanism": "none", "network": False},
+        {"policy": "ask"},
+    ]
     results = tool_results(events)
     assert [r.get("error", {}).get("code") for r in results] == [
         "PERMISSION_DENIED",
@@ -135,7 +139,8 @@ async def test_read_only_refuses_writes_and_commands_without_asking(
     assert not (tmp_path / "a.txt").exists() and not (tmp_path / "pwned").exists()
     projection = await engine.permissions.projection(sid)
     assert projection.current_value == "read-only"
-    assert [o.value for o in projection.options] == ["workspace-write", "read-only", "danger-full-access"]
+    # no sandbox in the suite (tests/conftest.py): Auto is not offered
+    assert [o.value for o in projection.options] == ["read-only", "workspace-write", "danger-full-access"]
 
 
 async def test_full_access_never_asks(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
@@ -255,7 +260,11 @@ async def test_an_agent_preset_can_only_make_a_session_stricter(
     assert (await engine.permissions.projection(loose)).current_value == "danger-full-access"
     scripted_llm.enqueue(Reply(text="looked"))
     events = await turn(engine, engine.subscribe_mux(), strict)
-    assert [e.data for e in events[:3]] == [{"preset": "read-only"}, {"mode": "read-only"}, {"policy": "ask"}]
+    assert [e.data for e in events[:3]] == [
+        {"preset": "read-only"},
+        {"mode": "read-only", "mechanism": "none", "network": False},
+        {"policy": "ask"},
+    ]
     await engine.update_settings("permission", {"defaultPreset": "read-only"}, None)
     blank = await engine.create_session(str(tmp_path))
     await engine.select_preset(blank, "chat")

@@ -119,7 +119,7 @@ async def test_layers_defaults_base_and_user(tmp_path: Path) -> None:
     ]
     assert view.user is None and view.revision == 0
     assert view.schema_["properties"]["baseURL"]["type"] == "string"
-    assert s.view("permission").value == {"defaultPreset": "workspace-write"}
+    assert s.view("permission").value == {"defaultPreset": "auto"}
     assert s.view("llm-local").applies == "live" and s.view("permission").applies == "live"
     new = await s.write("llm-deepseek", lambda sec: deep_merge(sec, {"baseURL": "http://127.0.0.1:9"}), 0)
     assert new.revision == 1 and new.user == {"baseURL": "http://127.0.0.1:9"}
@@ -213,7 +213,7 @@ async def test_an_invalid_hand_edit_is_ignored_for_resolution_but_kept(
     doc = {"version": 2, "namespaces": {"permission": {"defaultPreset": "nonsense"}}}
     (tmp_path / "settings.json").write_text(json.dumps(doc))
     s = store(tmp_path)
-    assert s.section("permission").default_preset == "workspace-write"
+    assert s.section("permission").default_preset == "auto"
     assert "ignoring the invalid section" in caplog.text
     assert s.view("permission").user == {"defaultPreset": "nonsense"}
     with pytest.raises(SettingsRejected):  # an update merges into the bad section: still invalid

@@ -56,6 +56,7 @@ export const METHODS = {
   "llm.models": {"version":2,"privileged":false,"userPaced":false},
   "llm.discoverModels": {"version":2,"privileged":true,"userPaced":false},
   "permission.revoke": {"version":2,"privileged":false,"userPaced":false},
+  "permission.set": {"version":2,"privileged":true,"userPaced":false},
   "files.revertTurn": {"version":2,"privileged":false,"userPaced":false},
   "files.restorePreview": {"version":2,"privileged":false,"userPaced":false},
   "subagent.list": {"version":3,"privileged":false,"userPaced":false},

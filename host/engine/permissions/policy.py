@@ -1,4 +1,6 @@
-"""Each session's permission policy, enforced in the engine: its preset and its scoped rules.
+"""Each session's permission policy, enforced in the engine: its mode, its network switch and
+its scoped rules. `decide` runs before every tool call; `sandbox_for` says what the call then
+runs under (docs/decisions.md, "Sandbox and the four modes").
 
 A session is pinned to the default preset of the moment it is created (the `permission`
 namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/mode` and
@@ -19,8 +21,19 @@ from contract.permissions import PERMISSIONS_KEY, PermissionRule, PermissionsPro
 from host.engine import events
 from host.engine.bus import Bus
 from host.engine.journal import Journal, now_ms
-from host.engine.permissions.presets import Preset, capped, options, preset
+from host.engine.permissions.presets import Preset, applied, capped, options, preset
+from host.engine.permissions.sandboxing import (
+    Escalation,
+    badge,
+    blocked_write,
+    escalation,
+    read_only_refusal,
+    sandbox_status,
+    stored_policy,
+    stored_value,
+)
 from host.engine.permissions.scope import covers, label, scope_for
+from host.engine.sandbox import SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
 from host.engine.tools.base import Tool
@@ -44,6 +57,9 @@ def takes_path(tool: Tool) -> bool:
 AgentCap = Callable[[], tuple[str | None, str | None]]
 """The session's agent preset's (sandbox, approval): it may make the session stricter."""
 
+SANDBOXED_TOOLS = frozenset({"bash", "write_file", "edit_file"})
+"""What Auto runs without asking: commands in the sandbox and file edits inside the folder."""
+
 
 @dataclass
 class SessionPermissions:
@@ -56,44 +72,83 @@ class SessionPermissions:
     unlogged: bool = False
     """Pinned at creation but not logged yet: the first turn logs it (a session stays lazy)."""
     cap: AgentCap = lambda: (None, None)
+    network: bool = False
+    """The session's "Allow network" switch: sandboxed commands reach the network unasked."""
+    data_dir: Path | None = None
+    """HarnessDesk's data folder, masked inside the sandbox."""
 
     @property
     def preset(self) -> Preset:
-        """What applies: the pin, made stricter by the agent preset (which is fixed once a turn ran)."""
-        return capped(self.pinned.name, *self.cap())
+        """What applies: the pin, made stricter by the agent preset (which is fixed once a turn
+        ran); Auto runs as Ask where there is no sandbox."""
+        return applied(capped(self.pinned.name, *self.cap()), support().available)
+
+    @property
+    def sandboxed(self) -> bool:
+        """Commands run inside the sandbox (a sandboxed mode on a machine that has one)."""
+        return self.preset.sandboxed and support().available
 
     def log_pin(self, journal: Journal) -> None:
         """`permission/preset`, `sandbox/mode`, `approval/policy`, once, before the first turn."""
         if self.unlogged:
             self.unlogged = False
-            applied = self.preset
-            journal.append(events.permission_preset(applied.name))
-            journal.append(events.sandbox_mode(applied.sandbox))
-            journal.append(events.approval_policy(applied.approval))
+            self.log_modes(journal, preset_too=True)
+
+    def log_modes(self, journal: Journal, preset_too: bool = False) -> None:
+        """What really applies now: the mode, the sandbox (mechanism and network), the asking."""
+        now = self.preset
+        if preset_too:
+            journal.append(events.permission_preset(now.name))
+        mechanism = support().kind if now.sandboxed else "none"
+        journal.append(events.sandbox_mode(now.sandbox, mechanism, self.network))
+        journal.append(events.approval_policy(now.approval))
 
     def decide(self, tool: Tool, name: str, arguments: dict[str, Any]) -> Decision:
         if not tool.needs_approval:
             return Decision("allow")
-        if self.preset.sandbox == "read-only":
-            return Decision(
-                "deny",
-                message=(
-                    f"Refused: this session is read-only (permission preset “{self.preset.title}”), so "
-                    f"{name} may not change files or run commands here. Read, list and search instead, "
-                    "or ask the user to start a session with another permission preset."
-                ),
-            )
-        if self.preset.approval == "never":
+        mode = self.preset
+        if mode.sandboxed:
+            blocked = blocked_write(name, arguments, self.cwd)
+            if blocked:
+                return Decision("deny", message=blocked)
+        wants = escalation(name, arguments, self.network) if self.sandboxed else None
+        if mode.sandbox == "read-only":
+            if name == "bash" and self.sandboxed and wants is None:
+                return Decision("allow")  # runs in the read-only sandbox
+            return Decision("deny", message=read_only_refusal(name, mode.title, self.sandboxed))
+        if mode.approval == "never":
             return Decision("allow")
         path = takes_path(tool)
+        scope = scope_for(name, arguments, self.cwd, path)
+        if wants is not None:
+            return Decision("ask", scope=scope)  # leaving the sandbox asks every time
+        if mode.approval == "on-request" and name in SANDBOXED_TOOLS:
+            return Decision("allow")
         if any(r.tool == name and covers(r.scope, name, arguments, self.cwd, path) for r in self.rules):
             return Decision("allow")
-        return Decision("ask", scope=scope_for(name, arguments, self.cwd, path))
+        return Decision("ask", scope=scope)
+
+    def sandbox_for(self, name: str, arguments: dict[str, Any]) -> SandboxPolicy | None:
+        """What an allowed call runs under: None is no sandbox (Full access, a machine without
+        one in Ask, or an approved request to run one command outside it)."""
+        if not self.sandboxed:
+            return None
+        wants = escalation(name, arguments, self.network)
+        if wants is Escalation.OUTSIDE:
+            return None
+        write = self.preset.sandbox != "read-only"
+        network = self.network or wants is Escalation.NETWORK
+        return SandboxPolicy(self.cwd, write=write, network=network, data_dir=self.data_dir)
 
     def projection(self) -> PermissionsProjection:
+        now = self.preset
+        found = support()
         return PermissionsProjection(
-            options=options(),
-            current_value=self.preset.name,
+            options=options(found.available),
+            current_value=now.name,
+            badge=badge(now, found.available, self.network),
+            network=self.network,
+            sandbox=sandbox_status(found),
             rules=[
                 PermissionRule(
                     tool=r.tool, scope=r.scope, label=label(r.tool, r.scope), created_at=r.created_at
@@ -109,8 +164,14 @@ CapFor = Callable[[str], Awaitable[tuple[str | None, str | None]]]
 
 class PermissionService:
     def __init__(
-        self, store: Store, bus: Bus, default_preset: Callable[[], str], cap_for: CapFor | None = None
+        self,
+        store: Store,
+        bus: Bus,
+        default_preset: Callable[[], str],
+        cap_for: CapFor | None = None,
+        data_dir: Path | None = None,
     ) -> None:
+        self._data_dir = data_dir
         self._store = store
         self._bus = bus
         self._default = default_preset
@@ -125,13 +186,18 @@ class PermissionService:
     async def inherit(self, child_id: str, parent_id: str) -> None:
         """A fork keeps its parent's preset (never its rules: asking again costs one click)."""
         parent = self._open.get(parent_id)
-        name = parent[0].pinned.name if parent else await self._store.policy(parent_id)
-        self._store.set_policy(child_id, preset(name or self._default()).name, now_ms())
+        name: str | None
+        if parent is not None:
+            name, network = parent[0].pinned.name, parent[0].network
+        else:
+            name, network = stored_value(await self._store.policy(parent_id))
+        kept = stored_policy(preset(name or self._default()).name, network)
+        self._store.set_policy(child_id, kept, now_ms())
 
     def pin_child(self, child_id: str, parent: SessionPermissions) -> None:
         """A subagent runs with what applies to its parent (never more: the parent's agent preset
         caps it too) and starts with the parent's "Allow always" rules."""
-        self._pinned[child_id] = parent.preset.name
+        self._pinned[child_id] = stored_policy(parent.preset.name, parent.network)
         for rule in parent.rules:
             self._store.add_grant(child_id, rule)
 
@@ -140,15 +206,18 @@ class PermissionService:
         pinned now and logged by its first turn; one from before this version, or imported, is
         pinned to the default preset of now without a log entry (its log is not rewritten)."""
         sid = journal.session_id
-        name = await self._store.policy(sid)
+        name, network = stored_value(await self._store.policy(sid))
         unlogged = False
         if name is None:
             pinned = self._pinned.pop(sid, None)
-            name = preset(pinned or self._default()).name
-            self._store.set_policy(sid, name, now_ms())
+            name, network = stored_value(pinned)
+            name = preset(name or self._default()).name
+            self._store.set_policy(sid, stored_policy(name, network), now_ms())
             unlogged = pinned is not None and journal.last_seq < 0
         rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
-        perms = SessionPermissions(sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)))
+        perms = SessionPermissions(
+            sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)), network, self._data_dir
+        )
         self._open[sid] = (perms, journal)
         return perms
 
@@ -190,10 +259,13 @@ class PermissionService:
         live = self._open.get(session_id)
         if live is not None:
             return live[0].projection()
-        name = await self._store.policy(session_id) or self._pinned.get(session_id) or self._default()
+        name, network = stored_value(await self._store.policy(session_id) or self._pinned.get(session_id))
         rules = [g for g in await self._store.grants(session_id) if g.scope != WHOLE_TOOL]
         cap = await self._cap_for(session_id) if self._cap_for is not None else (None, None)
-        return SessionPermissions(session_id, Path("."), preset(name), rules, cap=lambda: cap).projection()
+        perms = SessionPermissions(
+            session_id, Path("."), preset(name or self._default()), rules, cap=lambda: cap, network=network
+        )
+        return perms.projection()
 
     def switch(self, session_id: str, name: str) -> tuple[Preset, Preset]:
         """`/permission <preset>` on an open session: pin `name` from now on. Logs
@@ -203,15 +275,48 @@ class PermissionService:
         perms.log_pin(journal)  # a blank session's creation pin comes first in its log
         before = perms.preset
         perms.pinned = preset(name)
-        self._store.set_policy(session_id, perms.pinned.name, now_ms())
+        self._store.set_policy(session_id, stored_policy(perms.pinned.name, perms.network), now_ms())
         after = perms.preset
         journal.append(events.permission_preset(after.name))
         if after.sandbox != before.sandbox:
-            journal.append(events.sandbox_mode(after.sandbox))
+            journal.append(events.sandbox_mode(after.sandbox, self._mechanism(after), perms.network))
         if after.approval != before.approval:
             journal.append(events.approval_policy(after.approval))
         self._publish(perms)
         return before, after
+
+    def set_network(self, session_id: str, allow: bool) -> bool:
+        """The open session's "Allow network" switch; logs `sandbox/mode` when it changes.
+        Returns whether it changed."""
+        perms, journal = self._open[session_id]
+        if perms.network == allow:
+            return False
+        perms.log_pin(journal)
+        perms.network = allow
+        self._store.set_policy(session_id, stored_policy(perms.pinned.name, allow), now_ms())
+        now = perms.preset
+        journal.append(events.sandbox_mode(now.sandbox, self._mechanism(now), allow))
+        self._publish(perms)
+        return True
+
+    async def set_stored(self, session_id: str, name: str | None, network: bool | None) -> None:
+        """A session that is not open: change its stored row (logged when it next opens? no: a
+        stored session's log is not written behind its back; its pin row says what applies)."""
+        old, old_network = stored_value(await self._store.policy(session_id) or self._pinned.get(session_id))
+        new_name = preset(name or old or self._default()).name
+        new_network = old_network if network is None else network
+        if session_id in self._pinned:
+            self._pinned[session_id] = stored_policy(new_name, new_network)
+        else:
+            self._store.set_policy(session_id, stored_policy(new_name, new_network), now_ms())
+        await self._store.flush()
+
+    def is_open(self, session_id: str) -> bool:
+        return session_id in self._open
+
+    @staticmethod
+    def _mechanism(mode: Preset) -> str:
+        return support().kind if mode.sandboxed else "none"
 
     def refresh(self, session_id: str) -> None:
         """Show an open session's permissions again (its agent preset changed)."""

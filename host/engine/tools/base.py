@@ -11,6 +11,7 @@ from contract.filechange import FileChange, FileState
 from contract.jobs import JobOutputValue, JobView
 from contract.questions import AnswerSet, Question
 from host.engine.events import NewEvent
+from host.engine.sandbox import SandboxPolicy
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class JobControl(Protocol):
     """The session's background jobs, as its tools see them (docs/architecture.md,
     "Background jobs"). Unknown ids raise `host.engine.errors.JobNotFound`."""
 
-    async def start(self, command: str, cwd: Path) -> JobView: ...
+    async def start(self, command: str, cwd: Path, sandbox: SandboxPolicy | None = None) -> JobView: ...
 
     async def read(self, job_id: str, offset: int | None, limit: int) -> JobOutputValue: ...
 
@@ -80,6 +81,9 @@ class ToolContext:
     """Starts child sessions (None where a session may not delegate, e.g. in a subagent)."""
     call_id: str | None = None
     """The id of the tool call being run."""
+    sandbox: SandboxPolicy | None = None
+    """What a command of this call runs under (None: no sandbox — Full access, an approved run
+    outside it, or a machine without one where every command asked)."""
 
 
 class Tool(Protocol):

@@ -9,6 +9,11 @@ and tail and says how much of the middle was cut.
 
 With `run_in_background: true` the command becomes a background job (host/engine/jobs.py): it
 starts the same way, the call returns its job id at once, and its output goes to a file.
+
+When the session runs sandboxed, `ctx.sandbox` is the policy and bash runs inside bubblewrap
+(host/engine/sandbox/); a command the sandbox stopped gets a note the model can act on ("blocked
+by the sandbox: …"), and `network` / `outside_sandbox` ask the user to let one command out
+(docs/decisions.md, "Sandbox and the four modes").
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from asyncio.subprocess import Process
 from pydantic import Field
 
 from host import procs
+from host.engine.permissions.sandboxing import blocked_hint
+from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, wrap
 from host.engine.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
@@ -51,6 +58,20 @@ class BashArgs(Args):
             " long builds). Read its output with job_output; you are told when it ends. No timeout."
         ),
     )
+    network: bool = Field(
+        default=False,
+        description=(
+            "The command needs the network (a download, an install): asks the user, then runs this one"
+            " command in the sandbox with network. Only where the session has no network."
+        ),
+    )
+    outside_sandbox: bool = Field(
+        default=False,
+        description=(
+            "The command must write outside the folder or reach what the sandbox hides: asks the user,"
+            " then runs this one command without the sandbox. Only after it failed inside."
+        ),
+    )
 
 
 def command_environment() -> dict[str, str]:
@@ -58,10 +79,13 @@ def command_environment() -> dict[str, str]:
     return {**child_environment(), "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 
 
-def supervised(command: str, end_leftovers: bool = False) -> list[str]:
-    """The argv that runs `command` with bash below the supervisor."""
+def supervised(command: str, end_leftovers: bool = False, sandbox: SandboxPolicy | None = None) -> list[str]:
+    """The argv that runs `command` with bash below the supervisor, inside the sandbox when a
+    policy is given (the supervisor stays outside: it signals every process of the sandbox on
+    timeout or cancel). Raises SandboxUnavailable rather than running it bare."""
     flags = ["--end-leftovers"] if end_leftovers else []
-    return procs.command("supervise", *flags, SHELL, "-c", command)
+    shell = [SHELL, "-c", command]
+    return procs.command("supervise", *flags, *(wrap(shell, sandbox) if sandbox is not None else shell))
 
 
 class OutputCapture:
@@ -157,8 +181,12 @@ class BashTool(BaseTool):
         if args.run_in_background:
             return await self._background(args.command, ctx)
         timeout = args.timeout or DEFAULT_TIMEOUT
+        try:
+            argv = supervised(args.command, sandbox=ctx.sandbox)
+        except SandboxUnavailable as exc:
+            raise ToolError(f"{exc} The command did not run.", "SANDBOX_UNAVAILABLE") from exc
         proc = await asyncio.create_subprocess_exec(
-            *supervised(args.command),
+            *argv,
             cwd=ctx.cwd,
             env=command_environment(),
             stdin=asyncio.subprocess.DEVNULL,
@@ -190,6 +218,10 @@ class BashTool(BaseTool):
         notes = []
         if code != 0:
             notes.append(f"[exit code: {code}]")
+        sandbox = ctx.sandbox
+        hint = blocked_hint(capture.text(), ctx.cwd, sandbox.write, sandbox.network) if sandbox else None
+        if hint and code != 0:
+            notes.append(hint)
         if lingering:
             notes.append(
                 "[background processes still hold the output open; their later output is not captured]"
@@ -202,7 +234,10 @@ class BashTool(BaseTool):
     async def _background(self, command: str, ctx: ToolContext) -> ToolOutput:
         if ctx.jobs is None:
             raise ToolError("Background jobs are not available in this session.", "UNAVAILABLE")
-        job = await ctx.jobs.start(command, ctx.cwd)
+        try:
+            job = await ctx.jobs.start(command, ctx.cwd, ctx.sandbox)
+        except SandboxUnavailable as exc:
+            raise ToolError(f"{exc} The command did not run.", "SANDBOX_UNAVAILABLE") from exc
         return ToolOutput(
             f"Started background job {job.id}. It keeps running after this call; its output is"
             f' captured: read it with job_output {{"jobId": "{job.id}"}}, stop it with job_stop.'

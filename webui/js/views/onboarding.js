@@ -22,7 +22,7 @@ export class OnboardingNotice {
         "div",
         { class: "onboarding-text" },
         h("strong", {}, "Welcome to HarnessDesk."),
-        " The agent works on this computer, in the folder of each session. It reads freely but asks before it writes a file or runs a command; “Allow always” remembers one command or one folder, and you can revoke it from the shield above the conversation. ",
+        " The agent works on this computer, in the folder of each session. In Auto it edits files and runs commands inside that folder without asking, in a sandbox that keeps it there, and asks before anything else; the shield above the conversation shows what it may do and switches between Read-only, Auto, Ask and Full access. ",
         (this.startsOn = h("span", { testid: "onboarding-model" })),
       ),
       h("div", { class: "onboarding-actions" }, settings, ack),

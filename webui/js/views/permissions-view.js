@@ -1,12 +1,14 @@
-// The session's permissions, from its projection `permissions`: a shield in the header names the
-// preset the session was created with and counts its "Allow always" rules; it opens a list of
-// those rules, each revocable (permission.revoke). A revoked rule asks again on its next use.
+// The session's permissions, from its projection `permissions`: one badge in the header says
+// what will happen ("Auto — runs inside this folder, asks before anything else"); it opens the
+// one mode picker (Read-only / Auto / Ask / Full access, permission.set), the session's "Allow
+// network" switch, what sandbox this machine offers, and the "Allow always" rules, each
+// revocable (permission.revoke). Full access shows its consequence and asks to confirm first.
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 
-const SHORT = { "workspace-write": "Asks first", "read-only": "Read-only", "danger-full-access": "Full access" };
+const FULL = "danger-full-access";
 
 export class PermissionsView {
   /** ctx: {client, toast(message, tone)} */
@@ -14,9 +16,17 @@ export class PermissionsView {
     this.ctx = ctx;
     this.sessionId = null;
     this.value = null;
-    this.label = h("span", { class: "btn-label" }, "");
+    this.confirming = false;
+    this.busy = false;
+    this.label = h("span", { class: "btn-label perm-badge", testid: "permission-badge" }, "");
     this.button = h("button", { type: "button", class: "btn btn-small perm-toggle", testid: "permissions-toggle", hidden: true, "aria-haspopup": "dialog" }, icon("shield"), this.label);
     this.button.addEventListener("click", () => this.open());
+    this.modes = h("div", { class: "perm-modes", role: "radiogroup", "aria-labelledby": "perm-modes-head", testid: "permission-modes" });
+    this.confirmBox = h("div", { class: "perm-confirm", testid: "full-access-confirm", hidden: true });
+    this.network = h("input", { type: "checkbox", testid: "permission-network" });
+    this.network.addEventListener("change", () => this.set({ network: this.network.checked }));
+    this.networkRow = h("label", { class: "perm-network" }, this.network, h("span", {}, h("strong", {}, "Allow network"), " — commands in this session reach the network without asking."));
+    this.sandboxLine = h("p", { class: "hint perm-sandbox", testid: "permission-sandbox" });
     this.list = h("div", { class: "perm-list", testid: "permission-rules" });
     this.summary = h("p", { class: "perm-summary", testid: "permission-preset" });
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "permissions-close", "aria-label": "Close" }, icon("x"));
@@ -25,22 +35,40 @@ export class PermissionsView {
       "dialog",
       { class: "dialog perm-dialog", testid: "permissions-dialog", "aria-labelledby": "perm-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "perm-title" }, "Permissions in this session"), close),
-      h("div", { class: "dialog-body" }, this.summary, h("h3", { class: "perm-head" }, "“Allow always” rules"), this.list),
+      h(
+        "div",
+        { class: "dialog-body" },
+        this.summary,
+        h("h3", { class: "perm-head", id: "perm-modes-head" }, "What the agent may do"),
+        this.modes,
+        this.confirmBox,
+        this.networkRow,
+        this.sandboxLine,
+        h("h3", { class: "perm-head" }, "“Allow always” rules"),
+        this.list,
+      ),
     );
+    this.dialog.addEventListener("close", () => { this.confirming = false; });
     document.body.append(this.dialog);
   }
 
   /** The active session and its `permissions` projection value (null: none known yet). */
   update(sessionId, value) {
+    if (sessionId !== this.sessionId) this.confirming = false;
     this.sessionId = sessionId;
     this.value = value ?? null;
     this.button.hidden = !sessionId || !this.value;
     if (!this.value) return;
     const rules = this.value.rules ?? [];
-    this.label.textContent = `${SHORT[this.value.currentValue] ?? this.value.currentValue}${rules.length ? ` · ${rules.length} rule${rules.length === 1 ? "" : "s"}` : ""}`;
-    const option = (this.value.options ?? []).find((o) => o.value === this.value.currentValue);
-    this.button.title = option ? `${option.name}: ${option.description ?? ""}` : "Permissions";
+    const badge = this.value.badge || this.title(this.value.currentValue);
+    this.label.textContent = `${badge}${rules.length ? ` · ${rules.length} rule${rules.length === 1 ? "" : "s"}` : ""}`;
+    this.button.title = `${badge} Open to change what the agent may do.`;
+    this.button.dataset.mode = this.value.currentValue;
     if (this.dialog.open) this.render();
+  }
+
+  title(mode) {
+    return (this.value?.options ?? []).find((o) => o.value === mode)?.name ?? mode ?? "";
   }
 
   open() {
@@ -50,10 +78,65 @@ export class PermissionsView {
 
   render() {
     const v = this.value ?? { rules: [], options: [] };
-    const option = (v.options ?? []).find((o) => o.value === v.currentValue);
-    clear(this.summary).append(h("strong", {}, option?.name ?? v.currentValue ?? ""), option?.description ? ` — ${option.description}` : "");
+    clear(this.summary).append(h("strong", {}, v.badge || this.title(v.currentValue)));
+    this.renderModes(v);
+    this.renderConfirm(v);
+    const sandboxed = v.currentValue !== FULL && v.sandbox?.kind && v.sandbox.kind !== "none";
+    this.network.checked = !!v.network;
+    this.network.disabled = this.busy || !sandboxed;
+    this.networkRow.classList.toggle("is-off", !sandboxed);
+    this.sandboxLine.textContent = v.sandbox?.kind === "none"
+      ? `No sandbox is available on this machine: ${v.sandbox.reason} Auto is not offered; in Ask every command asks and runs with your rights.`
+      : v.sandbox ? `Sandbox: ${v.sandbox.reason}.` : "";
+    this.renderRules(v.rules ?? []);
+  }
+
+  renderModes(v) {
+    clear(this.modes);
+    for (const option of v.options ?? []) {
+      const input = h("input", { type: "radio", name: "perm-mode", value: option.value, checked: option.value === v.currentValue, disabled: this.busy });
+      input.addEventListener("change", () => this.choose(option.value));
+      this.modes.append(
+        h("label", { class: ["perm-mode", option.value === FULL && "is-danger"], testid: "permission-mode", dataset: { mode: option.value } }, input, h("span", { class: "perm-mode-text" }, h("strong", {}, option.name), h("span", { class: "hint" }, option.description ?? ""))),
+      );
+    }
+  }
+
+  renderConfirm(v) {
+    this.confirmBox.hidden = !this.confirming;
+    clear(this.confirmBox);
+    if (!this.confirming) return;
+    const yes = h("button", { type: "button", class: "btn btn-small btn-danger", testid: "full-access-yes" }, "Turn on Full access");
+    const no = h("button", { type: "button", class: "btn btn-small", testid: "full-access-no" }, "Keep the sandbox");
+    yes.addEventListener("click", () => { this.confirming = false; this.set({ preset: FULL, confirmFullAccess: true }); });
+    no.addEventListener("click", () => { this.confirming = false; this.render(); });
+    this.confirmBox.append(h("p", { role: "alert" }, v.fullAccessWarning ?? ""), h("div", { class: "perm-confirm-actions" }, no, yes));
+  }
+
+  choose(mode) {
+    if (mode === this.value?.currentValue) return;
+    if (mode === FULL) {
+      this.confirming = true;
+      this.render();
+      return;
+    }
+    this.confirming = false;
+    this.set({ preset: mode });
+  }
+
+  async set(change) {
+    this.busy = true;  // the controls wait for the answer (they keep what the person just chose)
+    for (const input of this.dialog.querySelectorAll("input")) input.disabled = true;
+    const r = await this.ctx.client.call("permission.set", { sessionId: this.sessionId, ...change }).catch(transportFailure);
+    this.busy = false;
+    if (r.ok) this.value = r.value.permissions;  // the projection frame brings the same value
+    else this.ctx.toast(describeError(r.error));
+    this.update(this.sessionId, this.value);
+    this.render();
+  }
+
+  renderRules(rules) {
     clear(this.list);
-    const rules = v.rules ?? [];
     if (!rules.length) {
       this.list.append(h("p", { class: "hint", testid: "permission-rules-empty" }, "None. “Allow always” on an approval adds a rule for that command or this folder, never for every call of a tool."));
       return;

@@ -13,6 +13,7 @@ import { confirmLoosening } from "./loosen-confirm.js";
 import { previewTheme, themeOf } from "./theme.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
+const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
 const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
@@ -174,7 +175,7 @@ export class SettingsDialog {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
     }
-    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
+    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.") : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 
@@ -182,7 +183,8 @@ export class SettingsDialog {
   mayLoosen(view, values) {
     const from = view.value?.defaultPreset ?? fallbackOf(view).defaultPreset;
     const field = fieldsOf(view.schema).find((f) => f.name === "defaultPreset");
-    const options = choicesOf(field?.schema).map((c) => ({ value: c.value, name: c.title, description: c.description }));
+    // Full access says its consequence in plain words before the person confirms it.
+    const options = choicesOf(field?.schema).map((c) => ({ value: c.value, name: c.title, description: c.value === "danger-full-access" ? FULL_ACCESS : c.description }));
     return confirmLoosening({ from, to: values.defaultPreset, options, where: "The default for new sessions" });
   }
 
