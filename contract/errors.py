@@ -48,6 +48,11 @@ class ReasonDetails(WireModel):
     reason: str
 
 
+class McpServerDetails(WireModel):
+    name: str
+    reason: str
+
+
 class SessionConflictDetails(WireModel):
     session_id: str
     requested_cwd: str
@@ -201,6 +206,8 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "subagent-not-resumable": ChildSessionDetails,
     "subagent-unauthorized": ChildSessionDetails,
     "subagent-delivery-unavailable": ChildSessionDetails,
+    "mcp-server-not-found": McpServerDetails,
+    "mcp-server-changed": McpServerDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

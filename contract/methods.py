@@ -18,6 +18,7 @@ from contract import (
     host,
     jobs,
     llm,
+    mcp,
     permissions,
     presets,
     sessions,
@@ -118,6 +119,12 @@ _METHODS = (
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),
     Method("subagent.interrupt", _a.SubagentInterruptRequest, _s.Accepted, 3),
+    # MCP servers and folder trust (docs/decisions.md, "MCP servers")
+    Method("workspace.setTrust", _w.SetTrustRequest, _w.WorkspaceValue, 3, True),
+    Method("mcp.list", mcp.McpListRequest, mcp.McpListValue, 3),
+    Method("mcp.restart", mcp.McpServerRef, mcp.McpServerValue, 3),
+    Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
+    Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

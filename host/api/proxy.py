@@ -13,6 +13,7 @@ from host.api import (
     host,
     job,
     llm,
+    mcp,
     permission,
     presets,
     session,
@@ -41,6 +42,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     job,
     files,
     subagent,
+    mcp,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

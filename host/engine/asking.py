@@ -71,6 +71,9 @@ class Approvals:
         approval_id = ids.approval_id()
         allowed = label(call.name, scope)
         reason = f"{call.name} needs your approval. “Allow always” would allow {allowed}"
+        note = getattr(tool, "approval_note", None)  # an MCP tool says whose it is (docs/decisions.md)
+        if isinstance(note, str) and note:
+            reason = f"{note} {reason}"
         preview = await self._preview(tool, args)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
         rpc_id, future = self.pending.ask_approval(

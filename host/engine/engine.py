@@ -50,6 +50,8 @@ from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.listing import Live, summaries
+from host.engine.mcp.door import McpDoor
+from host.engine.mcp.service import McpService
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
@@ -73,7 +75,14 @@ log = logging.getLogger(__name__)
 
 
 class Engine(
-    SessionLifecycle, WorkspaceMethods, SubagentDoor, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor
+    SessionLifecycle,
+    WorkspaceMethods,
+    SubagentDoor,
+    PresetsDoor,
+    ConfigurationDoor,
+    AgentWork,
+    FilesDoor,
+    McpDoor,
 ):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
@@ -123,6 +132,15 @@ class Engine(
         """Registered project folders and the archive set (loaded by `open`)."""
         self.folders = HostFolders()
         """The host.* folder service: browse by default, native when `open` gets a picker."""
+        self._mcp_approvals = {}
+        self.mcp = McpService(
+            self.data_dir,
+            self.bus,
+            trusted=self.project_trusted,
+            approvals=lambda: self._mcp_approvals,
+            credential=plane.credentials.value,
+        )
+        self.presets.mcp_tools = self.mcp_session_tools
 
     @classmethod
     async def open(
@@ -152,6 +170,8 @@ class Engine(
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        engine._mcp_store = store
+        await engine._load_mcp_approvals()
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
@@ -167,6 +187,7 @@ class Engine(
         self.model_status.close()
         await self.health.close()
         await self.pool.dispose_all(end - time.monotonic())
+        await self.mcp.close()
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         self.pending.cancel_all()

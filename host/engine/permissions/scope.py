@@ -6,6 +6,8 @@
   its first words: its rule is the exact command (`exact:…`).
 - file tools (`write_file`, `edit_file`, any tool with a `path`): the workspace, i.e. the
   session's folder (`workspace:/home/me/project`).
+- an MCP tool (`mcp__server__tool`): that one tool in the session's project
+  (`project:/home/me/project`), never the whole server (docs/decisions.md, "MCP servers").
 - any other tool: its exact arguments (`args:{…}`).
 """
 
@@ -18,7 +20,10 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-WORDS, EXACT, WORKSPACE, ARGS = "words:", "exact:", "workspace:", "args:"
+from host.engine.project import project_root
+
+WORDS, EXACT, WORKSPACE, ARGS, PROJECT = "words:", "exact:", "workspace:", "args:", "project:"
+MCP_PREFIX = "mcp__"
 
 COMPOUND = re.compile(r"[;&|<>`\n\r()]|\$\(|\$\{")
 """Shell syntax that makes a command more than one program with arguments."""
@@ -60,6 +65,8 @@ def scope_for(tool: str, arguments: dict[str, Any], cwd: Path, has_path: bool) -
         command = str(arguments.get("command", ""))
         words = bash_words(command)
         return WORDS + " ".join(words) if words is not None else EXACT + command.strip()
+    if tool.startswith(MCP_PREFIX):
+        return PROJECT + str(project_root(Path(os.path.realpath(cwd))))
     if has_path:
         return WORKSPACE + os.path.realpath(cwd)
     return ARGS + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
@@ -74,6 +81,9 @@ def covers(scope: str, tool: str, arguments: dict[str, Any], cwd: Path, has_path
             rule = scope[len(WORDS) :].split(" ")
             return words is not None and shlex.split(command)[: len(rule)] == rule
         return scope.startswith(EXACT) and scope[len(EXACT) :] == command.strip()
+    if scope.startswith(PROJECT):
+        here = str(project_root(Path(os.path.realpath(cwd))))
+        return tool.startswith(MCP_PREFIX) and scope[len(PROJECT) :] == here
     if scope.startswith(WORKSPACE):
         if not has_path:
             return False
@@ -91,6 +101,8 @@ def label(tool: str, scope: str) -> str:
         return f"{tool}: exactly `{scope[len(EXACT) :]}`"
     if scope.startswith(WORKSPACE):
         return f"{tool}: anywhere in {scope[len(WORKSPACE) :]}"
+    if scope.startswith(PROJECT):
+        return f"{tool}: every call in the project {scope[len(PROJECT) :]}"
     if scope.startswith(ARGS):
         return f"{tool}: these exact arguments {scope[len(ARGS) :]}"
     return f"{tool}: every call"

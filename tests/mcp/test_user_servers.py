@@ -1,0 +1,47 @@
+"""User MCP servers (the data folder's `mcp.json`) end to end: discovery, the model calling a
+tool with the same approval as a writing tool, results and status (docs/decisions.md, "MCP
+servers")."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.api.conftest import Host
+from tests.api.support import event, ftype, ok, prompt
+from tests.mcp.conftest import time_server
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+WAIT = 60.0
+
+
+def call(call_id: str, name: str, args: dict[str, Any]) -> Reply:
+    return Reply(tool_calls=[(call_id, name, json.dumps(args))])
+
+
+async def test_the_agent_calls_a_user_server_tool_after_approval(
+    host: Host, llm: ScriptedLlmServer, user_servers: Any
+) -> None:
+    user_servers({"time": time_server()})
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    llm.enqueue(call("c1", "mcp__time__get_current_time", {"timezone": "UTC"}), Reply(text="done"))
+    await prompt(client, sid, "what time is it")
+    rpc_id, asked = await mux.next(ftype("approval/requested", sid), within=WAIT)
+    assert asked.tool_name == "mcp__time__get_current_time"
+    assert "read-only" in (asked.reason or "")  # the hint changes the wording, never skips the ask
+    answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
+    assert (await client.respond(rpc_id, {"ok": True, "value": answer})).accepted
+    _, result = await mux.next(event("tool/result", sid), within=WAIT)
+    text = result.event.data["message"]["content"][0]["content"]
+    assert json.loads(text)["timezone"] == "UTC", text
+    assert result.event.data.get("error") is None
+    await mux.next(event("turn/end", sid), within=WAIT)
+    offered = [t["function"]["name"] for t in llm.requests[0]["tools"]]
+    assert "mcp__time__get_current_time" in offered and "mcp__time__convert_time" in offered
+    listed = await ok(client, "mcp.list", {"sessionId": sid})
+    (server,) = listed.servers
+    assert (server.name, server.scope, server.transport, server.state) == ("time", "user", "stdio", "ready")
+    assert {t.name for t in server.tools} >= {"mcp__time__get_current_time"}
+    assert all(t.read_only_hint for t in server.tools)
