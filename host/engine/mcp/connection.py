@@ -112,6 +112,8 @@ class McpConnection:
         self._gone = False
         self._settled = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._problem: str | None = None
+        """The last transport-level problem (a line that is not JSON-RPC …), for the error."""
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -194,13 +196,15 @@ class McpConnection:
                 self._settled.set()
                 self._changed()
                 await self._serve(session)
-        except TimeoutError:
-            self._fail(f"did not start within {entry.startup_timeout:g} s")
         except asyncio.CancelledError:
-            self._fail("stopped while starting") if self.state == "starting" else None
+            if self.state == "starting":
+                self._fail("stopped while starting")
             raise
         except BaseException as exc:  # one clear error; the host keeps answering
-            if self.state != "failed":
+            if isinstance(leaf(exc), TimeoutError) and self.state == "starting":
+                why = f" (the last problem: {self._problem})" if self._problem else ""
+                self._fail(f"did not start within {entry.startup_timeout:g} s{why}")
+            elif self.state != "failed":
                 self._fail(describe(exc))
         finally:
             self._session = None
@@ -292,7 +296,8 @@ class McpConnection:
             self._refresh = True
             self._wake.set()
         elif isinstance(message, Exception):
-            log.info("mcp %s: %s", self.entry.name, describe(message))
+            self._problem = describe(message)
+            log.info("mcp %s: %s", self.entry.name, self._problem)
 
     def _fail(self, why: str) -> None:
         self.state = "failed"
@@ -313,10 +318,16 @@ class McpConnection:
             return await session.call_tool(raw_name, arguments)
 
 
-def describe(exc: BaseException) -> str:
-    """One sentence for an exception (an exception group: its first leaf)."""
+def leaf(exc: BaseException) -> BaseException:
+    """An exception group's first leaf (the SDK's task groups wrap what went wrong)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    """One sentence for an exception (an exception group: its first leaf)."""
+    exc = leaf(exc)
     text = str(exc).strip() or exc.__class__.__name__
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or text}"
