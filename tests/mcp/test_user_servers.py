@@ -5,11 +5,12 @@ servers")."""
 from __future__ import annotations
 
 import json
+import subprocess
 from typing import Any
 
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
-from tests.mcp.conftest import time_server
+from tests.mcp.conftest import BIN, time_server
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 WAIT = 60.0
@@ -45,3 +46,32 @@ async def test_the_agent_calls_a_user_server_tool_after_approval(
     assert (server.name, server.scope, server.transport, server.state) == ("time", "user", "stdio", "ready")
     assert {t.name for t in server.tools} >= {"mcp__time__get_current_time"}
     assert all(t.read_only_hint for t in server.tools)
+
+
+async def test_allow_always_covers_one_git_tool_not_its_neighbours(
+    host: Host, llm: ScriptedLlmServer, user_servers: Any, carrier: str
+) -> None:
+    repo = host.workdir
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    user_servers({"git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(repo)]}})
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    status = call("c1", "mcp__git__git_status", {"repo_path": str(repo)})
+    llm.enqueue(status, Reply(text="one"))
+    await prompt(client, sid, "status")
+    rpc_id, asked = await mux.next(ftype("approval/requested", sid), within=WAIT)
+    answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-always"}
+    await client.respond(rpc_id, {"ok": True, "value": answer})
+    _, first = await mux.next(event("tool/result", sid), within=WAIT)
+    assert "branch" in first.event.data["message"]["content"][0]["content"].lower()
+    await mux.next(event("turn/end", sid), within=WAIT)
+    # the same tool again: no ask; another tool of the same server: asks
+    llm.enqueue(status, call("c2", "mcp__git__git_log", {"repo_path": str(repo)}), Reply(text="two"))
+    await prompt(client, sid, "again")
+    _, second = await mux.next(event("tool/result", sid), within=WAIT)
+    assert second.event.data.get("error") is None
+    _, log_ask = await mux.next(ftype("approval/requested", sid), within=WAIT)
+    assert log_ask.tool_name == "mcp__git__git_log"
+    await ok(client, "session.cancel", {"sessionId": sid})
+    await mux.next(event("turn/end", sid), within=WAIT)
