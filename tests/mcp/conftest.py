@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,11 @@ def time_server() -> dict[str, Any]:
 def needs_everything() -> None:
     if not EVERYTHING.exists() or shutil.which("node") is None:
         pytest.skip("server-everything is not installed (scripts/install.sh --dev puts it in .cache/npm)")
+
+
+def git_init(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
 
 
 def write_servers(path: Path, servers: dict[str, Any]) -> None:

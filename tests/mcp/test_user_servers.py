@@ -5,12 +5,11 @@ servers")."""
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
-from tests.mcp.conftest import BIN, time_server
+from tests.mcp.conftest import BIN, git_init, time_server
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 WAIT = 60.0
@@ -51,8 +50,7 @@ async def test_the_agent_calls_a_user_server_tool_after_approval(
 async def test_allow_always_covers_one_git_tool_not_its_neighbours(
     host: Host, llm: ScriptedLlmServer, user_servers: Any, carrier: str
 ) -> None:
-    repo = host.workdir
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = git_init(host.workdir)
     user_servers({"git": {"command": str(BIN / "mcp-server-git"), "args": ["--repository", str(repo)]}})
     client = host.client()
     mux = await host.mux(client)
