@@ -84,7 +84,7 @@ def test_trust_prompt_approve_tools_and_a_failed_server(
     expect(clock_row.get_by_test_id("mcp-tools")).to_contain_text("convert_time")
     shoot(page, "mcp-servers-panel")
 
-    time_row.get_by_test_id("mcp-toggle").click()
+    time_row.get_by_test_id("mcp-enable").click()
     expect(time_row).to_have_attribute("data-state", "disabled")
-    time_row.get_by_test_id("mcp-toggle").click()
+    time_row.get_by_test_id("mcp-enable").click()
     expect(time_row).to_have_attribute("data-state", "ready")

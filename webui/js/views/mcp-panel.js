@@ -100,7 +100,7 @@ export class McpPanel {
       restart.addEventListener("click", () => this.act("mcp.restart", { sessionId: this.sessionId, name: s.name }, restart));
       actions.push(restart);
     }
-    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-toggle" }, h("span", {}, s.enabled ? "Disable" : "Enable"));
+    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-enable" }, h("span", {}, s.enabled ? "Disable" : "Enable"));
     toggle.addEventListener("click", () => this.act("mcp.setEnabled", { sessionId: this.sessionId, name: s.name, enabled: !s.enabled }, toggle));
     actions.push(toggle);
     const failed = s.state === "failed";
