@@ -1,0 +1,78 @@
+"""The bubblewrap command line for a policy (docs/decisions.md, "Sandbox").
+
+The order of the mounts is the design: the whole root read-only, a fresh /dev, /proc of the
+sandbox's own PID namespace, a private /tmp and /run (the host's sockets live there); then the
+masks; then the folder, writable or not; then the protected entries read-only over themselves;
+then the masks that lie inside the folder once more (a folder that contains `~/.ssh` must not
+show it again). `.git` is bound over itself so that it is a mount point: renaming it away and
+planting a new `.git/config` fails with EBUSY.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from host.engine.sandbox.policy import SandboxPolicy, inside, protected_paths, real, secret_paths
+
+BWRAP = "/usr/bin/bwrap"
+
+ISOLATION = (
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+)
+"""Its own user (no nested namespaces), PID, IPC, UTS and cgroup namespaces; it dies with the
+host; `--new-session` takes the controlling terminal away (no TIOCSTI); no capabilities. bwrap
+always sets no-new-privileges, so a setuid binary inside gains nothing."""
+
+
+def mask(path: Path) -> list[str]:
+    """An empty directory over a directory, /dev/null over a file."""
+    if path.is_dir():
+        return ["--tmpfs", str(path)]
+    return ["--ro-bind", "/dev/null", str(path)]
+
+
+def masks(policy: SandboxPolicy, home: Path | None = None) -> list[Path]:
+    found = secret_paths(home)
+    if policy.data_dir is not None and policy.data_dir.exists():
+        data = real(policy.data_dir)
+        if data not in found:
+            found.append(data)
+    tmp = Path("/tmp")
+    return [p for p in found if not inside(p, tmp)]  # /tmp is private already
+
+
+def bwrap_argv(
+    argv: Sequence[str], policy: SandboxPolicy, home: Path | None = None, bwrap: str = BWRAP
+) -> list[str]:
+    """The argv that runs `argv` under bubblewrap with `policy` (the caller keeps cwd and env:
+    bwrap enters the same directory inside when it exists there)."""
+    workspace = real(policy.workspace)
+    hidden = masks(policy, home)
+    out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    out += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
+    if policy.network:
+        for resolver in (Path("/run/systemd/resolve"), Path("/run/resolvconf")):
+            if resolver.is_dir():  # /etc/resolv.conf often points here
+                out += ["--ro-bind", str(resolver), str(resolver)]
+    out += [arg for p in hidden for arg in mask(p)]
+    out += ["--bind" if policy.write else "--ro-bind", str(workspace), str(workspace)]
+    git = workspace / ".git"
+    if policy.write and git.is_dir() and not git.is_symlink():
+        out += ["--bind", str(git), str(git)]
+    for path in protected_paths(workspace):
+        out += ["--ro-bind", str(path), str(path)]
+    out += [arg for p in hidden if inside(p, workspace) for arg in mask(p)]
+    out += list(ISOLATION)
+    if not policy.network:
+        out.append("--unshare-net")
+    return [*out, "--", *argv]
