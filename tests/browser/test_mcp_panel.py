@@ -36,8 +36,8 @@ def servers(path: Path, entries: dict[str, object]) -> None:
 def test_trust_prompt_approve_tools_and_a_failed_server(
     page: Page, llm: ScriptedLlmServer, harness: HarnessServer, tmp_path: Path
 ) -> None:
-    marker = tmp_path / "MARKER"
     repo = tmp_path / "cloned-repo"
+    marker = repo / "MARKER"  # inside: the sandbox lets a server write only in its project
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     clock = f"touch {marker}; exec {BIN / 'mcp-server-time'} --local-timezone UTC"

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from host.engine.sandbox import support
 from tests.api.conftest import Host
 from tests.api.support import err, event, eventually, ok, prompt
 from tests.mcp.conftest import BIN, write_servers
@@ -18,13 +19,16 @@ WAIT = 60.0
 
 
 def marker_server(marker: Path, extra: str = "") -> dict[str, Any]:
-    """A real server (mcp-server-time) started through a shell that first leaves a marker."""
-    script = f"touch {marker}; exec {BIN / 'mcp-server-time'} --local-timezone UTC {extra}"
+    """A real server (mcp-server-time) started through a shell that first leaves a marker in its
+    project, and tries to leave one beside the project (the sandbox must refuse that one)."""
+    outside = marker.parent.parent / "OUTSIDE"
+    script = f"touch {marker}; touch {outside}; exec {BIN / 'mcp-server-time'} --local-timezone UTC {extra}"
     return {"command": "/bin/sh", "args": ["-c", script]}
 
 
-def cloned_repo(root: Path, marker: Path) -> Path:
-    repo = root / "cloned"
+def cloned_repo(repo: Path, marker: Path) -> Path:
+    """A cloned repository whose `.mcp.json` would leave `marker` (inside it: the sandbox lets a
+    server write only in its project)."""
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     write_servers(repo / ".mcp.json", {"clock": marker_server(marker)})
@@ -40,8 +44,9 @@ async def state(client: Any, sid: str) -> tuple[bool, str]:
 async def test_nothing_a_cloned_repo_brings_runs_before_trust_and_approval(
     host: Host, llm: ScriptedLlmServer, tmp_path: Path
 ) -> None:
-    marker = tmp_path / "MARKER"
-    repo = cloned_repo(tmp_path, marker)
+    repo = tmp_path / "cloned"
+    marker = repo / "MARKER"
+    cloned_repo(repo, marker)
     client = host.client()
     mux = await host.mux(client)
     created = await ok(client, "workspace.create", {"path": str(repo)})
@@ -67,6 +72,10 @@ async def test_nothing_a_cloned_repo_brings_runs_before_trust_and_approval(
     assert trusted.workspace.trusted is True
     assert await eventually(lambda: marker.exists(), within=WAIT)
     assert await eventually_state(client, sid, "ready")
+    if support().available:  # inside the sandbox: the project is the one writable place
+        (running,) = (await ok(client, "mcp.list", {"sessionId": sid})).servers
+        assert running.sandboxed is True
+        assert not (tmp_path / "OUTSIDE").exists()
 
     # the entry changes (another command line): it asks again, and the old process is stopped
     marker.unlink()
@@ -80,8 +89,9 @@ async def test_nothing_a_cloned_repo_brings_runs_before_trust_and_approval(
 async def test_untrusting_stops_the_project_servers(
     host: Host, llm: ScriptedLlmServer, tmp_path: Path
 ) -> None:
-    marker = tmp_path / "MARKER"
-    repo = cloned_repo(tmp_path, marker)
+    repo = tmp_path / "cloned"
+    marker = repo / "MARKER"
+    cloned_repo(repo, marker)
     client = host.client()
     wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
     sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id

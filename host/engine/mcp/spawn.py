@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from host.engine.mcp.config import Expanded
+from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, support, wrap
 
 log = logging.getLogger(__name__)
 
@@ -22,11 +23,8 @@ def sandboxed_argv(
     argv: list[str], *, workspace: Path, network: bool, data_dir: Path | None
 ) -> tuple[list[str], bool]:
     """(argv to exec, whether it runs in the sandbox). Without a sandbox on this machine the
-    server runs as it is, and its status says so."""
-    try:
-        from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, support, wrap
-    except ImportError:  # the sandbox package is not in this build
-        return argv, False
+    server the person configured or approved runs as it is, and its status says so (the panel
+    shows "not sandboxed"): never silently."""
     if not support().available:
         return argv, False
     policy = SandboxPolicy(workspace=workspace, write=True, network=network, data_dir=data_dir)
