@@ -112,7 +112,7 @@ export class McpPanel {
         { class: "job-head" },
         h("strong", { class: "mcp-name" }, s.name),
         h("span", { class: ["badge", "mcp-state", s.state === "ready" && "badge-running"], testid: "mcp-state" }, STATE_TEXT[s.state] ?? s.state),
-        h("span", { class: "job-id" }, `${s.scope} · ${s.transport}${s.transport === "stdio" ? (s.network ? " · network" : " · no network") : ""}`),
+        h("span", { class: "job-id" }, `${s.scope} · ${s.transport}${s.transport === "stdio" ? (s.network ? " · network" : " · no network") : ""}${s.transport === "stdio" && s.state === "ready" && !s.sandboxed ? " · not sandboxed" : ""}`),
       ),
       h("code", { class: "job-label mcp-command", testid: "mcp-command", title: s.commandLine }, s.commandLine),
       s.error ? h("div", { class: "mcp-error", testid: "mcp-error" }, s.error) : null,
