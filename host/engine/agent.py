@@ -38,6 +38,7 @@ from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
+from host.engine.gates import PromptGates
 from host.engine.inbox import InboxLists
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -71,6 +72,8 @@ class AgentDeps:
     subagents: SubagentControl | None = None
     turn_ended: TurnEnded | None = None
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
+    gates: PromptGates | None = None
+    """The engine's prompt gates (host/engine/gates.py)."""
 
 
 class Agent(AgentInput):
@@ -124,6 +127,7 @@ class Agent(AgentInput):
             notice=self._notice,
             checkpoint=FileCheckpoints(deps.store, self.session_id).before,
             subagents=deps.subagents,
+            gates=deps.gates,
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""

@@ -44,6 +44,7 @@ from host.engine.errors import (
 )
 from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
+from host.engine.gates import PromptGates
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
@@ -110,6 +111,8 @@ class Engine(
         self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
         self.presets.commands.register(permission_command(self.permissions))
         self.jobs = self._open_jobs()
+        self.prompt_gates = PromptGates()
+        """Asked before a turn accepts its opening prompt (the veto seam, host/engine/gates.py)."""
         self.pool = AgentPool(
             store,
             self.bus,
@@ -122,6 +125,7 @@ class Engine(
             self.default_cwd,
             step_cap,
             self.job_control,
+            self.prompt_gates,
         )
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled

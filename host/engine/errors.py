@@ -15,13 +15,13 @@ from contract.errors import (
     CredentialDetails,
     D,
     DiscoveryDetails,
+    InternalDetails,
     ItemDetails,
     JobDetails,
     McpServerDetails,
     ModelUnavailableDetails,
     NameDetails,
     NamespaceDetails,
-    NoDetails,
     PathDetails,
     PresetConflictDetails,
     PresetLockedDetails,
@@ -232,7 +232,7 @@ class DirectoryCreateFailed(EngineError[PathDetails]):
         super().__init__(message, PathDetails(path=path))
 
 
-class HostActionFailed(EngineError[NoDetails]):
+class HostActionFailed(EngineError[InternalDetails]):
     """Something the host does for the user on this machine failed (the OS opener, creating a
     session's folder, opening settings.json in an editor): `internal {}` with a one-line message.
     The one business use of `internal`; a host bug is still a 500 (docs/decisions.md
@@ -241,7 +241,7 @@ class HostActionFailed(EngineError[NoDetails]):
     code = "internal"
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, NoDetails())
+        super().__init__(message, InternalDetails())
 
 
 class AgentPresetNotFound(EngineError[PresetNotFoundDetails]):

@@ -21,6 +21,7 @@ from host.engine.agent import Agent, AgentDeps, TurnEnded
 from host.engine.bus import Bus
 from host.engine.composition import Composition
 from host.engine.errors import AgentBusy, SessionNotFound
+from host.engine.gates import PromptGates
 from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -52,6 +53,7 @@ class AgentPool:
         default_cwd: str,
         step_cap: int,
         job_control: Callable[[str], JobControl] | None = None,
+        gates: PromptGates | None = None,
     ) -> None:
         self._store = store
         self._bus = bus
@@ -64,6 +66,7 @@ class AgentPool:
         self._default_cwd = default_cwd
         self._step_cap = step_cap
         self._job_control = job_control
+        self.gates = gates
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -148,6 +151,7 @@ class AgentPool:
             step_cap=self._step_cap,
             subagents=self.subagents(header),
             turn_ended=self.turn_ended,
+            gates=self.gates,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)
