@@ -39,6 +39,7 @@ from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
 from host.engine.gates import PromptGates
+from host.engine.hooks.service import HookService
 from host.engine.inbox import InboxLists
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -74,6 +75,8 @@ class AgentDeps:
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
     gates: PromptGates | None = None
     """The engine's prompt gates (host/engine/gates.py)."""
+    hooks: HookService | None = None
+    """The engine's hooks (host/engine/hooks/)."""
 
 
 class Agent(AgentInput):
@@ -128,6 +131,7 @@ class Agent(AgentInput):
             checkpoint=FileCheckpoints(deps.store, self.session_id).before,
             subagents=deps.subagents,
             gates=deps.gates,
+            hooks=deps.hooks,
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""

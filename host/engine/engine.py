@@ -47,6 +47,8 @@ from host.engine.fork import fork_session
 from host.engine.gates import PromptGates
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
+from host.engine.hooks.prompt import prompt_gate
+from host.engine.hooks.service import HookService
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
@@ -145,6 +147,9 @@ class Engine(
             credential=plane.credentials.value,
         )
         self.presets.mcp_tools = self.mcp_session_tools
+        self.hooks = HookService(self.data_dir, self.project_trusted)
+        self.pool.hooks = self.hooks
+        self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}))
 
     @classmethod
     async def open(

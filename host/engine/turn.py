@@ -35,6 +35,8 @@ from host.engine.composition import StepSetup
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.gates import PromptCheck, PromptGates
+from host.engine.hooks import tools as tool_hooks
+from host.engine.hooks.service import HookService
 from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
@@ -130,6 +132,8 @@ class TurnServices:
     """Starts child sessions for the `task` tool (None in a subagent)."""
     gates: PromptGates | None = None
     """The prompt gates asked before the opening prompt is accepted (host/engine/gates.py)."""
+    hooks: HookService | None = None
+    """PreToolUse / PostToolUse hooks around every tool call (host/engine/hooks/)."""
 
 
 class Turn:
@@ -387,6 +391,12 @@ class Turn:
         self.open_calls[call.id] = (call.name, True)
         output = await self._execute(call)
         self._check_cancel()
+        s = self.services
+        args = tool_hooks.parsed(call.arguments)
+        output = await tool_hooks.after(
+            s.hooks, s.session_id, s.cwd, self.number, self.journal.append, call.id, call.name, args, output
+        )
+        self._check_cancel()
         self._result(call.id, call.name, output)
 
     async def _execute(self, call: ToolCallBlock) -> ToolOutput:
@@ -397,11 +407,25 @@ class Turn:
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
+        hooked = await tool_hooks.before(
+            services.hooks,
+            services.session_id,
+            services.cwd,
+            self.number,
+            self.journal.append,
+            call.id,
+            call.name,
+            args,
+        )
+        if hooked.verdict == "deny":
+            return tool_hooks.denied(hooked)
         decision = services.policy.decide(tool, call.name, args)
+        decision = tool_hooks.forced(hooked, decision, tool, call.name, args, services.cwd)
         if decision.verdict == "deny":
             return ToolOutput(decision.message, True, "PERMISSION_DENIED")
         if decision.verdict == "ask":
-            answer = await self.approvals.ask(call, tool, args, decision.scope)
+            why = hooked.reason if hooked.verdict == "ask" else None
+            answer = await self.approvals.ask(call, tool, args, decision.scope, why)
             if not answer.allowed:
                 return answer.refusal()
         ctx = ToolContext(
