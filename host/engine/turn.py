@@ -165,6 +165,8 @@ class Turn:
         self.first: list[Message] = []
         self.answer: Message | None = None
         """The newest assistant message: when the turn ends, its final answer."""
+        self.stop_forced = 0
+        """Continuations a Stop hook forced in this turn (capped)."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
         self.opening_message: Message | None = None
@@ -302,8 +304,22 @@ class Turn:
                     return events.max_tokens()
                 if self.inbox.has_steering():
                     continue
+                if await self._stop_hooks():
+                    continue
                 return events.completed()
         return events.failed(f"step limit ({services.step_cap}) reached")
+
+    async def _stop_hooks(self) -> bool:
+        """A Stop hook that blocks steers its reason into another step, at most 3 times a turn
+        (docs/decisions.md, "Hooks"); True when the turn goes on."""
+        s = self.services
+        forced = self.stop_forced
+        reason = await tool_hooks.stop(s.hooks, s.session_id, s.cwd, self.number, self.journal.append, forced)
+        if reason is None or forced >= tool_hooks.STOP_CAP:
+            return False
+        self.stop_forced += 1
+        self._message(events.user_message(tool_hooks.continuation(reason)))
+        return True
 
     def _message(self, new: NewEvent[Message]) -> None:
         event = self.journal.append(new)

@@ -220,3 +220,25 @@ async def test_project_hooks_run_only_in_a_trusted_folder(
     await prompt(client, sid, "second")
     await mux.next(event("turn/end", sid), within=WAIT)
     assert marker.exists()
+
+
+async def test_a_stop_hook_that_always_blocks_ends_after_3_continuations(
+    host: Host, llm: ScriptedLlmServer, carrier: str
+) -> None:
+    if carrier != "inprocess":
+        pytest.skip("one carrier is enough")
+    log = host.workdir / "stop-payloads.jsonl"
+    block = f"cat >> {log}; echo >> {log}; echo keep going >&2; exit 2"
+    hooks_file(host.data_dir / "hooks.json", {"Stop": [group(block)]})
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    llm.enqueue(*(Reply(text=f"answer {n}") for n in range(4)))
+    await prompt(client, sid, "work")
+    _, end = await mux.next(event("turn/end", sid), within=WAIT)
+    assert end.event.data["reason"] == {"kind": "completed"}
+    assert len(llm.requests) == 4  # the first answer and 3 forced continuations
+    last = llm.requests[-1]["messages"][-1]
+    assert "A Stop hook asks you to continue: keep going" in json.dumps(last)
+    payloads = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert [p["stop_hook_active"] for p in payloads] == [False, True, True, True]

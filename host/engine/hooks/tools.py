@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from contract.content import Message, MessageSource, TextBlock
+from host.engine import events
 from host.engine.hooks.config import ALIASES
 from host.engine.hooks.decode import Merged
 from host.engine.hooks.service import Firing, HookService, Record, tool_fields
@@ -83,3 +85,26 @@ async def after(
     if merged.contexts:
         return dataclasses.replace(output, content="\n\n".join([output.content, *merged.contexts]))
     return output
+
+
+STOP_CAP = 3
+"""Forced continuations from Stop hooks per turn (then the turn ends normally)."""
+HOOK_SOURCE = {"kind": "plugin", "plugin": "hooks"}
+
+
+async def stop(
+    hooks: HookService | None, session_id: str, cwd: Path, turn: int, record: Record, forced: int
+) -> str | None:
+    """The reason a Stop hook gives to go on (None: let the turn end)."""
+    if hooks is None:
+        return None
+    firing = Firing("Stop", session_id, cwd, turn, record, fields={"stop_hook_active": forced > 0})
+    merged = await hooks.fire(firing)
+    if merged.verdict != "deny":
+        return None
+    return merged.reason or "blocked by Stop hook"
+
+
+def continuation(reason: str) -> Message:
+    text = f"A Stop hook asks you to continue: {reason}"
+    return events.new_message("user", [TextBlock(text=text)], MessageSource.model_validate(HOOK_SOURCE))
