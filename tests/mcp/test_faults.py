@@ -99,3 +99,32 @@ async def test_disable_and_enable(host: Host, user_servers: Any) -> None:
     on = await ok(client, "mcp.setEnabled", {"sessionId": sid, "name": "time", "enabled": True})
     assert on.server.enabled is True
     await server_in(client, sid, "time", {"ready"})
+
+
+async def test_list_changed_swaps_the_tool_set(
+    host: Host, llm: ScriptedLlmServer, user_servers: Any, carrier: str
+) -> None:
+    if carrier != "inprocess":
+        pytest.skip("one carrier is enough")
+    user_servers({"grow": faulty("grow")})
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    before = await server_in(client, sid, "grow", {"ready"})
+    assert [t.raw_name for t in before.tools] == ["poke"]
+    llm.enqueue(Reply(tool_calls=[("c1", "mcp__grow__poke", "{}")]), Reply(text="ok"), Reply(text="two"))
+    await prompt(client, sid, "grow it")
+    rpc_id, asked = await mux.next(ftype("approval/requested", sid), within=WAIT)
+    answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
+    await client.respond(rpc_id, {"ok": True, "value": answer})
+    await mux.next(event("turn/end", sid), within=WAIT)
+    for _ in range(600):
+        listed = await ok(client, "mcp.list", {"sessionId": sid})
+        if len(listed.servers[0].tools) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert [t.raw_name for t in listed.servers[0].tools] == ["poke", "extra"]
+    await prompt(client, sid, "again")
+    await mux.next(event("turn/end", sid), within=WAIT)
+    offered = [t["function"]["name"] for t in llm.requests[-1]["tools"]]
+    assert "mcp__grow__extra" in offered

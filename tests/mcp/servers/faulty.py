@@ -22,6 +22,7 @@ def send(obj: dict) -> None:
 
 
 def main() -> None:
+    tools = [TOOL]
     if MODE == "flood":
         chunk = "x" * 1023 + "\n"
         for _ in range(4096):
@@ -47,7 +48,18 @@ def main() -> None:
                 "serverInfo": {"name": "faulty", "version": "1"},
             }
         elif method == "tools/list":
-            result = {"tools": [TOOL]}
+            result = {"tools": tools}
+        elif method == "tools/call" and MODE == "grow":
+            tools.append({**TOOL, "name": "extra", "description": "appeared later"})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": msg["id"],
+                    "result": {"content": [{"type": "text", "text": "grown"}]},
+                }
+            )
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            continue
         elif method == "tools/call":
             sys.stderr.write("faulty: boom, going down\n")
             sys.stderr.flush()
