@@ -270,6 +270,13 @@ class Turn:
             setup = await services.prepare(claimed)
             for added in setup.messages:
                 self._message(events.user_message(added))
+            if step == 0:
+                sid, record = services.session_id, self.journal.append
+                opening = await tool_hooks.opening_context(
+                    services.hooks, sid, services.cwd, self.number, record
+                )
+                for added in opening:
+                    self._message(events.user_message(added))
             self.tools = setup.tools
             selection = services.selection()
             adapter = services.adapter_for(selection.provider)

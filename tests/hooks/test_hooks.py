@@ -242,3 +242,37 @@ async def test_a_stop_hook_that_always_blocks_ends_after_3_continuations(
     assert "A Stop hook asks you to continue: keep going" in json.dumps(last)
     payloads = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     assert [p["stop_hook_active"] for p in payloads] == [False, True, True, True]
+
+
+async def test_prompt_and_session_start_context_reach_the_first_request(
+    host: Host, llm: ScriptedLlmServer, carrier: str
+) -> None:
+    if carrier != "inprocess":
+        pytest.skip("one carrier is enough")
+    start = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "start-ctx-7"}}
+    hooks_file(
+        host.data_dir / "hooks.json",
+        {
+            "UserPromptSubmit": [group("echo ctx-42")],
+            "SessionStart": [group(f"echo '{json.dumps(start)}'", "startup")],
+        },
+    )
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    llm.enqueue(Reply(text="one"), Reply(text="two"))
+    await prompt(client, sid, "first")
+    await mux.next(event("turn/end", sid), within=WAIT)
+    await prompt(client, sid, "second")
+    await mux.next(event("turn/end", sid), within=WAIT)
+
+    def texts(request: dict[str, Any]) -> list[str]:
+        out = []
+        for m in request["messages"]:
+            if m["role"] == "user":
+                c = m["content"]
+                out.append(c if isinstance(c, str) else " ".join(p.get("text", "") for p in c))
+        return out
+
+    assert texts(llm.requests[0]) == ["first", "start-ctx-7", "ctx-42"]
+    assert texts(llm.requests[1]) == ["first", "start-ctx-7", "ctx-42", "second", "ctx-42"]

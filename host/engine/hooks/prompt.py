@@ -18,6 +18,8 @@ def prompt_gate(hooks: HookService) -> PromptGate:
         merged = await hooks.fire(firing)
         if merged.verdict == "deny":
             return Veto(merged.reason or "blocked by a UserPromptSubmit hook")
+        if merged.contexts:
+            hooks.contexts[(check.session_id, check.turn)] = merged.contexts
         return None
 
     return gate

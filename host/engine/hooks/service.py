@@ -42,6 +42,8 @@ class HookService:
     def __init__(self, data_dir: Path, trusted: Callable[[Path], bool]) -> None:
         self.data_dir = Path(data_dir)
         self._trusted = trusted
+        self.contexts: dict[tuple[str, int], list[str]] = {}
+        """(session, turn) → context a UserPromptSubmit hook gave, for that turn's first request."""
 
     async def fire(self, f: Firing) -> Merged:
         root = await asyncio.to_thread(project_root, f.cwd)

@@ -108,3 +108,19 @@ async def stop(
 def continuation(reason: str) -> Message:
     text = f"A Stop hook asks you to continue: {reason}"
     return events.new_message("user", [TextBlock(text=text)], MessageSource.model_validate(HOOK_SOURCE))
+
+
+async def opening_context(
+    hooks: HookService | None, session_id: str, cwd: Path, turn: int, record: Record
+) -> list[Message]:
+    """Before a turn's first request: SessionStart's context (turn 0, source `startup`) and what
+    the turn's UserPromptSubmit hooks added, as separate messages (source plugin `hooks`)."""
+    if hooks is None:
+        return []
+    texts: list[str] = []
+    if turn == 0:
+        firing = Firing("SessionStart", session_id, cwd, turn, record, "startup", None, {"source": "startup"})
+        texts += (await hooks.fire(firing)).contexts
+    texts += hooks.contexts.pop((session_id, turn), [])
+    source = MessageSource.model_validate(HOOK_SOURCE)
+    return [events.new_message("user", [TextBlock(text=t)], source) for t in texts]
