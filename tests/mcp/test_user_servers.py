@@ -7,8 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
+from tests.api.test_subagents import task
 from tests.mcp.conftest import BIN, git_init, time_server
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -73,3 +76,29 @@ async def test_allow_always_covers_one_git_tool_not_its_neighbours(
     assert log_ask.tool_name == "mcp__git__git_log"
     await ok(client, "session.cancel", {"sessionId": sid})
     await mux.next(event("turn/end", sid), within=WAIT)
+
+
+async def test_a_subagent_gets_its_parents_servers_with_the_same_approvals(
+    host: Host, llm: ScriptedLlmServer, user_servers: Any, carrier: str
+) -> None:
+    if carrier != "inprocess":
+        pytest.skip("one carrier is enough")
+    user_servers({"time": time_server()})
+    client = host.client()
+    mux = await host.mux(client)
+    parent = await host.create()
+    llm.enqueue(
+        Reply(when="PARENT", tool_calls=[task("c1", "Tell the time", "CHILD: tell the time")]),
+        Reply(when="CHILD", tool_calls=[("t1", "mcp__time__get_current_time", '{"timezone": "UTC"}')]),
+        Reply(when="CHILD", text="It is now."),
+        Reply(when="PARENT", text="done"),
+    )
+    await prompt(client, parent, "PARENT: what time is it")
+    rpc_id, asked = await mux.next(ftype("approval/requested", parent), within=WAIT)
+    assert asked.tool_name == "mcp__time__get_current_time" and asked.subagent is not None
+    answer = {"sessionId": parent, "approvalId": asked.approval_id, "outcome": "allowed-once"}
+    assert (await client.respond(rpc_id, {"ok": True, "value": answer})).accepted
+    _, end = await mux.next(event("turn/end", parent), within=WAIT)
+    assert end.event.data["reason"] == {"kind": "completed"}
+    child_request = next(r for r in llm.requests if "CHILD: tell the time" in json.dumps(r["messages"]))
+    assert "mcp__time__get_current_time" in [t["function"]["name"] for t in child_request["tools"]]
