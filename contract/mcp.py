@@ -94,6 +94,15 @@ class McpApproved(WireModel):
     digest: str
 
 
+# mcp.openUserFile (privileged)
+class McpOpenUserFileRequest(WireModel):
+    """Never a path: the host opens its own `<data dir>/mcp.json` (written first when missing)."""
+
+
+class McpOpened(WireModel):
+    path: str
+
+
 class HostMcpChanged(WireModel):
     """A project's MCP servers changed (state, tools, trust, approval): re-fetch `mcp.list`."""
 

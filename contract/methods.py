@@ -125,6 +125,7 @@ _METHODS = (
     Method("mcp.restart", mcp.McpServerRef, mcp.McpServerValue, 3),
     Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
     Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
+    Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -23,6 +23,11 @@ async def set_enabled(engine: Engine, p: m.McpSetEnabledRequest) -> m.McpServerV
     return m.McpServerValue(server=await engine.mcp_set_enabled(p.session_id, p.name, p.enabled))
 
 
+@implements("mcp.openUserFile")
+async def open_user_file(engine: Engine, p: m.McpOpenUserFileRequest) -> m.McpOpened:
+    return m.McpOpened(path=await engine.mcp_open_user_file())
+
+
 @implements("mcp.approve")
 async def approve(engine: Engine, p: m.McpApproveRequest) -> m.McpApproved:
     return m.McpApproved(name=p.name, digest=await engine.mcp_approve(p.workspace_id, p.name, p.digest))

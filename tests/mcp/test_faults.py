@@ -128,3 +128,18 @@ async def test_list_changed_swaps_the_tool_set(
     await mux.next(event("turn/end", sid), within=WAIT)
     offered = [t["function"]["name"] for t in llm.requests[-1]["tools"]]
     assert "mcp__grow__extra" in offered
+
+
+async def test_open_user_file_writes_an_empty_one_first(host: Host) -> None:
+    client = host.client()
+    path = host.data_dir / "mcp.json"
+    assert not path.exists()
+    response = await client.call("mcp.openUserFile", {})
+    assert json.loads(path.read_text()) == {"mcpServers": {}}
+    if response.result.ok:  # a desktop opener exists here
+        assert response.result.value.path == str(path)
+    else:  # no opener on a headless machine: one sentence, nothing else changed
+        assert response.result.error.code == "internal"
+    path.write_text('{"mcpServers": {"mine": {"command": "x"}}}')
+    await client.call("mcp.openUserFile", {})
+    assert "mine" in path.read_text()  # an existing file is never touched

@@ -241,6 +241,21 @@ def load(data_dir: Path, project: Path, *, include_project: bool = True) -> McpC
     return config
 
 
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def ensure_user_file(path: Path) -> None:
+    """An empty `{"mcpServers": {}}` where there is none yet (an existing file is never touched)."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, '{\n  "mcpServers": {}\n}\n')
+
+
 def write_disabled(data_dir: Path, project: str, name: str, enabled: bool) -> None:
     """Record enable/disable for one server in one project (atomic replace of the file)."""
     path = data_dir / OVERRIDES_FILE
@@ -254,11 +269,7 @@ def write_disabled(data_dir: Path, project: str, name: str, enabled: bool) -> No
     if not enabled:
         disabled.append(name)
     section["disabled"] = sorted(disabled)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    with open(tmp, "rb") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    _atomic_write(path, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
 
 # ---- expansion (at start only) -------------------------------------------------------------

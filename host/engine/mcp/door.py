@@ -14,7 +14,9 @@ from pathlib import Path
 
 from contract.mcp import McpListValue, McpServerView
 from contract.workspaces import WorkspaceView
+from host.engine.directories import HostFolders
 from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
+from host.engine.mcp import config as cfg
 from host.engine.mcp.service import McpService, Project
 from host.engine.project import project_root
 from host.engine.store import Store
@@ -34,6 +36,7 @@ class McpDoor:
     _mcp_store: RegistryStore
     workspaces: WorkspaceRegistry
     mcp: McpService
+    folders: HostFolders
     _mcp_approvals: dict[tuple[str, str], str]
 
     def project_trusted(self, root: Path) -> bool:
@@ -108,6 +111,13 @@ class McpDoor:
         self._mcp_approvals[key] = chosen
         await self.mcp.sync(root, Path(row.path), wait=False)
         return chosen
+
+    async def mcp_open_user_file(self) -> str:
+        """The person's own servers: `<data dir>/mcp.json` in their editor (created empty first)."""
+        path = self.mcp.data_dir / cfg.USER_FILE
+        await asyncio.to_thread(cfg.ensure_user_file, path)
+        await self.folders.open(str(path))
+        return str(path)
 
     async def set_workspace_trust(self, workspace_id: str, trusted: bool) -> WorkspaceView:
         view = await self.workspaces.set_trust(workspace_id, trusted)

@@ -74,6 +74,9 @@ export class McpPanel {
     for (const server of v.servers) list.append(this.serverNode(v, server));
     this.root.append(list);
     for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem" }, p));
+    const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: "Your own servers, used in every folder" }, h("span", {}, "Edit your servers (mcp.json)"));
+    edit.addEventListener("click", () => openUserFile(this.ctx, edit));
+    this.root.append(h("div", { class: "job-actions" }, edit));
   }
 
   trustPrompt(v, servers) {
@@ -139,4 +142,13 @@ export class McpPanel {
     if (!v.workspaceId) return this.ctx.toast("Open this folder as a workspace to approve its servers.");
     return this.act("mcp.approve", { workspaceId: v.workspaceId, name: s.name, digest: s.digest }, button);
   }
+}
+
+/** Open `<data dir>/mcp.json` (the person's own servers) in their editor; shared with Settings. */
+export async function openUserFile(ctx, button) {
+  if (button) button.disabled = true;
+  const r = await ctx.client.call("mcp.openUserFile", {}).catch(transportFailure);
+  if (button) button.disabled = false;
+  ctx.toast(r.ok ? `${r.value.path} is open in your editor; saved edits apply at the next request.` : describeError(r.error));
+  return r;
 }
