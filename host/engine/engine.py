@@ -149,7 +149,7 @@ class Engine(
         self.presets.mcp_tools = self.mcp_session_tools
         self.hooks = HookService(self.data_dir, self.project_trusted)
         self.pool.hooks = self.hooks
-        self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}))
+        self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}), self._hook_files_present)
 
     @classmethod
     async def open(

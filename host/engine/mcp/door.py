@@ -16,6 +16,8 @@ from contract.mcp import McpListValue, McpServerView
 from contract.workspaces import WorkspaceView
 from host.engine.directories import HostFolders
 from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
+from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
+from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
 from host.engine.mcp import config as cfg
 from host.engine.mcp.service import McpService, Project
 from host.engine.project import project_root
@@ -38,6 +40,14 @@ class McpDoor:
     mcp: McpService
     folders: HostFolders
     _mcp_approvals: dict[tuple[str, str], str]
+
+    def _hook_files_present(self) -> bool:
+        """Whether any hook file could apply (the user's, or a trusted workspace's): a few stats."""
+        if (self.mcp.data_dir / HOOKS_USER_FILE).exists():
+            return True
+        return any(
+            os.path.exists(os.path.join(t, HOOKS_PROJECT_FILE)) for t in self.workspaces.trusted_paths()
+        )
 
     def project_trusted(self, root: Path) -> bool:
         here = str(root)
