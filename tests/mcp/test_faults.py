@@ -143,3 +143,21 @@ async def test_open_user_file_writes_an_empty_one_first(host: Host) -> None:
     path.write_text('{"mcpServers": {"mine": {"command": "x"}}}')
     await client.call("mcp.openUserFile", {})
     assert "mine" in path.read_text()  # an existing file is never touched
+
+
+async def test_a_credential_a_server_prints_is_redacted_from_its_stderr_tail(
+    host: Host, user_servers: Any
+) -> None:
+    client = host.client()
+    secret = "sk-probe-5c1e7a9b3d"
+    await ok(client, "credentials.set", {"ref": "PROBE_MCP_TOKEN", "value": secret})
+    leaky = {
+        "command": "/bin/sh",
+        "args": ["-c", "echo token=$TOKEN >&2; exit 1"],
+        "env": {"TOKEN": "${cred:PROBE_MCP_TOKEN}"},
+    }
+    user_servers({"leaky": leaky})
+    sid = await host.create()
+    failed = await server_in(client, sid, "leaky", {"failed"})
+    assert failed.stderr_tail is not None and "token=[redacted]" in failed.stderr_tail
+    assert secret not in failed.stderr_tail and secret not in (failed.error or "")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.mcp import HostMcpChanged, McpServerView, McpToolView
+from host.engine import secret_values
 from host.engine.bus import Bus
 from host.engine.mcp import config as cfg
 from host.engine.mcp.config import McpConfig, MissingValue, ServerEntry
@@ -58,7 +59,7 @@ class McpService:
         self._bus = bus
         self._trusted = trusted
         self._approvals = approvals
-        self._credential = credential
+        self._credential = _remembering(credential)
         self._environ = environ if environ is not None else os.environ
         self._projects: dict[str, Project] = {}
         self._closed = False
@@ -199,8 +200,8 @@ class McpService:
                     network=entry.network if entry.transport == "stdio" else True,
                     sandboxed=bool(live and live.sandboxed),
                     tools=tools,
-                    error=error,
-                    stderr_tail=tail[-STDERR_SHOWN:] if tail else None,
+                    error=secret_values.redact(error) if error else None,
+                    stderr_tail=secret_values.redact(tail[-STDERR_SHOWN:]) if tail else None,
                     server_info=live.server_info if live is not None else None,
                     warnings=list(entry.warnings),
                 )
@@ -249,3 +250,14 @@ class McpService:
 
     def describe(self) -> dict[str, Any]:
         return {k: list(p.connections) for k, p in self._projects.items()}
+
+
+def _remembering(credential: Callable[[str], str | None]) -> Callable[[str], str | None]:
+    """A credential that reaches a server is a known secret: redacted from its stderr and errors."""
+
+    def value(ref: str) -> str | None:
+        found = credential(ref)
+        secret_values.remember(found)
+        return found
+
+    return value
