@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from contract.mcp import HostMcpChanged, McpServerView, McpToolView
 from host.engine import secret_values
@@ -247,9 +246,6 @@ class McpService:
 
     def entry(self, project: Project, name: str) -> ServerEntry | None:
         return project.config.servers.get(name)
-
-    def describe(self) -> dict[str, Any]:
-        return {k: list(p.connections) for k, p in self._projects.items()}
 
 
 def _remembering(credential: Callable[[str], str | None]) -> Callable[[str], str | None]:
