@@ -68,6 +68,11 @@ class ReasonDetails(WireModel):
     reason: str
 
 
+class McpServerDetails(WireModel):
+    name: str
+    reason: str
+
+
 class SessionConflictDetails(WireModel):
     session_id: str
     requested_cwd: str
@@ -228,6 +233,8 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "subagent-not-resumable": ChildSessionDetails,
     "subagent-unauthorized": ChildSessionDetails,
     "subagent-delivery-unavailable": ChildSessionDetails,
+    "mcp-server-not-found": McpServerDetails,
+    "mcp-server-changed": McpServerDetails,
     "command-error": NoDetails,
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,

@@ -12,6 +12,7 @@ from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
+from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
@@ -180,6 +181,7 @@ HostFrame = Annotated[
         HostArchivedSessionsChanged,
         HostCommandsChanged,
         HostSessionPresetChanged,
+        HostMcpChanged,
         StreamError,
     ],
     Field(discriminator="type"),

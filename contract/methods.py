@@ -19,6 +19,7 @@ from contract import (
     host,
     jobs,
     llm,
+    mcp,
     permissions,
     presets,
     sessions,
@@ -128,6 +129,13 @@ _METHODS = (
     Method("goal.resume", goals.GoalRefRequest, goals.GoalRefValue, 3),
     Method("goal.complete", goals.GoalRefRequest, goals.GoalRefValue, 3),
     Method("goal.clear", goals.GoalRefRequest, goals.GoalCleared, 3),
+    # MCP servers and folder trust (docs/decisions.md, "MCP servers")
+    Method("workspace.setTrust", _w.SetTrustRequest, _w.WorkspaceValue, 3, True),
+    Method("mcp.list", mcp.McpListRequest, mcp.McpListValue, 3),
+    Method("mcp.restart", mcp.McpServerRef, mcp.McpServerValue, 3),
+    Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
+    Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
+    Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -30,6 +30,10 @@ class WorkspaceView(WireModel):
     session_ids: list[Id] = Field(description="manual order; attach prepends")
     created_at: str = Field(description="ISO-8601")
     updated_at: str = Field(description="ISO-8601 time of the last durable change to the record")
+    trusted: bool = Field(
+        default=False,
+        description="folder trust: what the project brings (.mcp.json, hooks) runs only when true",
+    )
 
 
 # workspace.list
@@ -67,6 +71,12 @@ class WorkspaceRenameRequest(WireModel):
 
 class WorkspaceValue(WireModel):
     workspace: WorkspaceView
+
+
+# workspace.setTrust (privileged)
+class SetTrustRequest(WireModel):
+    workspace_id: WorkspaceId
+    trusted: bool
 
 
 # workspace.delete

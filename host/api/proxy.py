@@ -14,6 +14,7 @@ from host.api import (
     host,
     job,
     llm,
+    mcp,
     permission,
     presets,
     session,
@@ -43,6 +44,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     files,
     subagent,
     goal,
+    mcp,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

@@ -45,3 +45,8 @@ async def archive_session(engine: Engine, p: w.ArchiveRequest) -> w.ArchivedValu
 @implements("workspace.unarchiveSession")
 async def unarchive_session(engine: Engine, p: w.ArchiveRequest) -> w.ArchivedValue:
     return w.ArchivedValue(archived_session_ids=await engine.unarchive_session(p.session_id))
+
+
+@implements("workspace.setTrust")
+async def set_trust(engine: Engine, p: w.SetTrustRequest) -> w.WorkspaceValue:
+    return w.WorkspaceValue(workspace=await engine.set_workspace_trust(p.workspace_id, p.trusted))

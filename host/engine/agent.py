@@ -39,6 +39,7 @@ from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
 from host.engine.gates import PromptGates
+from host.engine.hooks.service import HookService
 from host.engine.inbox import InboxLists
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -76,6 +77,8 @@ class AgentDeps:
     """The engine's prompt gates (host/engine/gates.py)."""
     idle: Callable[[Agent], None] | None = None
     """Told each time the loop drained its inbox (the goal driver may queue the next round)."""
+    hooks: HookService | None = None
+    """The engine's hooks (host/engine/hooks/)."""
 
 
 class Agent(AgentInput):
@@ -130,6 +133,7 @@ class Agent(AgentInput):
             checkpoint=FileCheckpoints(deps.store, self.session_id).before,
             subagents=deps.subagents,
             gates=deps.gates,
+            hooks=deps.hooks,
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""

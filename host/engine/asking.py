@@ -68,7 +68,10 @@ class Approvals:
         self.open: tuple[str, str] | None = None
         """(approval id, rpc id) of the request waiting for an answer."""
 
-    async def ask(self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str) -> Decision:
+    async def ask(
+        self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str, why: str | None = None
+    ) -> Decision:
+        """`why`: a PreToolUse hook's reason for asking (shown first on the card)."""
         approval_id = ids.approval_id()
         allowed = label(call.name, scope)
         reason = f"{call.name} needs your approval."  # what "Allow always" keeps: `always`
@@ -76,6 +79,11 @@ class Approvals:
         leaving = leaving_text(call.name, args)
         if leaving:  # asks every time: a rule never lets a command out (docs/decisions.md)
             reason = f"{leaving} “Allow always” would allow {allowed} inside the sandbox only"
+        note = getattr(tool, "approval_note", None)  # an MCP tool says whose it is (docs/decisions.md)
+        if isinstance(note, str) and note:
+            reason = f"{note} {reason}"
+        if why:
+            reason = f"A hook asks: {why}. {reason}"
         preview = await self._preview(tool, args)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
         rpc_id, future = self.pending.ask_approval(

@@ -9,7 +9,8 @@ instructions".
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import fnmatch
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ PLAN_OFF = (
 
 SkillRoots = Callable[[PresetSpec, Path], list[SkillRoot]]
 """The skill roots for a preset and a project root, lowest rank first."""
+
+McpTools = Callable[[Path, Path], Awaitable[dict[str, Tool]]]
+"""(project root, cwd) → the tools of the project's ready MCP servers (waits for start-up)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class Composition:
         plan_active: bool = False,
         catalogue_sent: str | None = None,
         delegates: bool = True,
+        mcp_tools: McpTools | None = None,
     ) -> None:
         self.preset = preset
         self.cwd = cwd
@@ -94,6 +99,7 @@ class Composition:
         self._catalogue_sent = catalogue_sent
         self.delegates = delegates
         """Whether the session may start subagents (`task`); a subagent may not."""
+        self._mcp_tools = mcp_tools
         self._skill_tool: Tool = SkillTool(lambda: self.skills().skills)  # type: ignore[assignment]
 
     # ---- the preset ------------------------------------------------------------------------
@@ -113,6 +119,11 @@ class Composition:
             for n, t in self._all_tools().items()
             if (allowed is None or n in allowed) and (self.delegates or n != TASK_TOOL)
         }
+
+    def _mcp_allowed(self, name: str) -> bool:
+        """A preset's allow-list names MCP tools by glob (`mcp__git__*`); no list allows all."""
+        allowed = self.preset.tools
+        return allowed is None or any(fnmatch.fnmatchcase(name, pattern) for pattern in allowed)
 
     # ---- plan mode -------------------------------------------------------------------------
 
@@ -139,6 +150,9 @@ class Composition:
     async def prepare(self, claimed: list[Message]) -> StepSetup:
         """This step's setup; `claimed` are the messages the step takes in (for `/name`)."""
         setup = await asyncio.to_thread(self._prepare, claimed)
+        if self._mcp_tools is not None and not self.plan_active:  # MCP tools all need approval
+            offered = await self._mcp_tools(self.root, self.cwd)
+            setup.tools.update({n: t for n, t in offered.items() if self._mcp_allowed(n)})
         context: list[Message] = []  # background first, the material to act on last
         if setup.catalogue is not None:
             context.append(_message(setup.catalogue, CATALOGUE_SOURCE))

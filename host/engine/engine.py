@@ -51,10 +51,14 @@ from host.engine.goals.door import GoalsDoor
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
+from host.engine.hooks.prompt import prompt_gate
+from host.engine.hooks.service import HookService
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.listing import Live, summaries
+from host.engine.mcp.door import McpDoor
+from host.engine.mcp.service import McpService
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
@@ -87,6 +91,7 @@ class Engine(
     AgentWork,
     FilesDoor,
     GoalsDoor,
+    McpDoor,
 ):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
@@ -140,6 +145,18 @@ class Engine(
         """Registered project folders and the archive set (loaded by `open`)."""
         self.folders = HostFolders()
         """The host.* folder service: browse by default, native when `open` gets a picker."""
+        self._mcp_approvals = {}
+        self.mcp = McpService(
+            self.data_dir,
+            self.bus,
+            trusted=self.project_trusted,
+            approvals=lambda: self._mcp_approvals,
+            credential=plane.credentials.value,
+        )
+        self.presets.mcp_tools = self.mcp_session_tools
+        self.hooks = HookService(self.data_dir, self.project_trusted)
+        self.pool.hooks = self.hooks
+        self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}), self._hook_files_present)
 
     @classmethod
     async def open(
@@ -169,6 +186,8 @@ class Engine(
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        engine._mcp_store = store
+        await engine._load_mcp_approvals()
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
@@ -193,6 +212,7 @@ class Engine(
         self.model_status.close()
         await self.health.close()
         await self.pool.dispose_all(end - time.monotonic())
+        await self.mcp.close()
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         self.pending.cancel_all()

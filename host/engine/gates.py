@@ -63,12 +63,22 @@ class PromptGates:
     def __init__(self) -> None:
         self._gates: list[tuple[PromptGate, frozenset[str]]] = []
         self._admitted: list[Admitted] = []
+        self._active: dict[PromptGate, Callable[[], bool]] = {}
+        """A gate's cheap "anything to check?" (the hooks' gate: is a UserPromptSubmit file there):
+        an idle gate keeps the one-write opening."""
 
-    def add(self, gate: PromptGate, sources: frozenset[str] = CHECKED_SOURCES) -> Callable[[], None]:
-        """Append a gate asked for messages of these source kinds (a subset of `user`, `goal`);
-        returns the function that removes it again."""
+    def add(
+        self,
+        gate: PromptGate,
+        sources: frozenset[str] = CHECKED_SOURCES,
+        active: Callable[[], bool] | None = None,
+    ) -> Callable[[], None]:
+        """Append a gate asked for messages of these source kinds (a subset of `user`, `goal`),
+        only while `active()` says so (default: always); returns the function that removes it."""
         entry = (gate, frozenset(sources) & CHECKED_SOURCES)
         self._gates.append(entry)
+        if active is not None:
+            self._active[gate] = active
 
         def remove() -> None:
             if entry in self._gates:
@@ -86,12 +96,16 @@ class PromptGates:
 
     def applies(self, message: Message) -> bool:
         kind = message.source.kind
-        return any(kind in sources for _, sources in self._gates)
+        return any(kind in sources and self._on(gate) for gate, sources in self._gates)
+
+    def _on(self, gate: PromptGate) -> bool:
+        active = self._active.get(gate)
+        return active is None or active()
 
     async def check(self, check: PromptCheck) -> Veto | None:
         kind = check.message.source.kind
         for gate, sources in list(self._gates):
-            if kind not in sources:
+            if kind not in sources or not self._on(gate):
                 continue
             try:
                 veto = await gate(check)

@@ -22,6 +22,7 @@ from host.engine.bus import Bus
 from host.engine.composition import Composition
 from host.engine.errors import AgentBusy, SessionNotFound
 from host.engine.gates import PromptGates
+from host.engine.hooks.service import HookService
 from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -67,6 +68,8 @@ class AgentPool:
         self._step_cap = step_cap
         self._job_control = job_control
         self.gates = gates
+        self.hooks: HookService | None = None
+        """Set by the engine: the hooks every session's tool calls pass (host/engine/hooks/)."""
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -155,6 +158,7 @@ class AgentPool:
             turn_ended=self.turn_ended,
             gates=self.gates,
             idle=self.idle,
+            hooks=self.hooks,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)

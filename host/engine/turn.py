@@ -35,6 +35,8 @@ from host.engine.composition import StepSetup
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.gates import PromptCheck, PromptGates
+from host.engine.hooks import tools as tool_hooks
+from host.engine.hooks.service import HookService
 from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
@@ -130,6 +132,8 @@ class TurnServices:
     """Starts child sessions for the `task` tool (None in a subagent)."""
     gates: PromptGates | None = None
     """The prompt gates asked before the opening prompt is accepted (host/engine/gates.py)."""
+    hooks: HookService | None = None
+    """PreToolUse / PostToolUse hooks around every tool call (host/engine/hooks/)."""
 
 
 class Turn:
@@ -161,6 +165,8 @@ class Turn:
         self.first: list[Message] = []
         self.answer: Message | None = None
         """The newest assistant message: when the turn ends, its final answer."""
+        self.stop_forced = 0
+        """Continuations a Stop hook forced in this turn (capped)."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
         self.opening_message: Message | None = None
@@ -264,6 +270,13 @@ class Turn:
             setup = await services.prepare(claimed)
             for added in setup.messages:
                 self._message(events.user_message(added))
+            if step == 0:
+                sid, record = services.session_id, self.journal.append
+                opening = await tool_hooks.opening_context(
+                    services.hooks, sid, services.cwd, self.number, record
+                )
+                for added in opening:
+                    self._message(events.user_message(added))
             self.tools = setup.tools
             selection = services.selection()
             adapter = services.adapter_for(selection.provider)
@@ -298,8 +311,22 @@ class Turn:
                     return events.max_tokens()
                 if self.inbox.has_steering():
                     continue
+                if await self._stop_hooks():
+                    continue
                 return events.completed()
         return events.failed(f"step limit ({services.step_cap}) reached")
+
+    async def _stop_hooks(self) -> bool:
+        """A Stop hook that blocks steers its reason into another step, at most 3 times a turn
+        (docs/decisions.md, "Hooks"); True when the turn goes on."""
+        s = self.services
+        forced = self.stop_forced
+        reason = await tool_hooks.stop(s.hooks, s.session_id, s.cwd, self.number, self.journal.append, forced)
+        if reason is None or forced >= tool_hooks.STOP_CAP:
+            return False
+        self.stop_forced += 1
+        self._message(events.user_message(tool_hooks.continuation(reason)))
+        return True
 
     def _message(self, new: NewEvent[Message]) -> None:
         event = self.journal.append(new)
@@ -387,6 +414,12 @@ class Turn:
         self.open_calls[call.id] = (call.name, True)
         output = await self._execute(call)
         self._check_cancel()
+        s = self.services
+        args = tool_hooks.parsed(call.arguments)
+        output = await tool_hooks.after(
+            s.hooks, s.session_id, s.cwd, self.number, self.journal.append, call.id, call.name, args, output
+        )
+        self._check_cancel()
         self._result(call.id, call.name, output)
 
     async def _execute(self, call: ToolCallBlock) -> ToolOutput:
@@ -397,11 +430,25 @@ class Turn:
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
+        hooked = await tool_hooks.before(
+            services.hooks,
+            services.session_id,
+            services.cwd,
+            self.number,
+            self.journal.append,
+            call.id,
+            call.name,
+            args,
+        )
+        if hooked.verdict == "deny":
+            return tool_hooks.denied(hooked)
         decision = services.policy.decide(tool, call.name, args)
+        decision = tool_hooks.forced(hooked, decision, tool, call.name, args, services.cwd)
         if decision.verdict == "deny":
             return ToolOutput(decision.message, True, "PERMISSION_DENIED")
         if decision.verdict == "ask":
-            answer = await self.approvals.ask(call, tool, args, decision.scope)
+            why = hooked.reason if hooked.verdict == "ask" else None
+            answer = await self.approvals.ask(call, tool, args, decision.scope, why)
             if not answer.allowed:
                 return answer.refusal()
         ctx = ToolContext(

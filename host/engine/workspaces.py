@@ -134,6 +134,7 @@ class WorkspaceRegistry:
             session_ids=self._members(row),
             created_at=row.created_at,
             updated_at=row.updated_at,
+            trusted=row.trusted,
         )
 
     def snapshot(self) -> tuple[list[WorkspaceView], list[str]]:
@@ -184,6 +185,20 @@ class WorkspaceRegistry:
             if any(other.title == clean for other in self._order if other.id != workspace_id):
                 raise WorkspaceNameConflict(clean)
             return await self._update(row, title=clean)
+
+    async def set_trust(self, workspace_id: str, trusted: bool) -> WorkspaceView:
+        """Folder trust (docs/decisions.md, "MCP servers"): durable, then announced."""
+        async with self._lock:
+            row = self.get(workspace_id)
+            if row.trusted == trusted:
+                return self.view(row)
+            stamp = now_iso()
+            await self._write(lambda conn: tables.set_trusted(conn, workspace_id, trusted, stamp))
+            row.trusted, row.updated_at = trusted, stamp
+            return self._changed(row)
+
+    def trusted_paths(self) -> list[str]:
+        return [row.path for row in self._order if row.trusted]
 
     async def delete(self, workspace_id: str) -> None:
         """Rule 4: unregister only; the directory, sessions and logs stay (they become Ungrouped)."""
@@ -278,7 +293,9 @@ class WorkspaceRegistry:
     ) -> WorkspaceView:
         """Write a changed record (members that stopped qualifying are pruned), then announce it."""
         members = list(session_ids) if session_ids is not None else self._members(row)
-        new = WorkspaceRow(row.id, row.path, title or row.title, row.created_at, now_iso(), members)
+        new = WorkspaceRow(
+            row.id, row.path, title or row.title, row.created_at, now_iso(), members, row.trusted
+        )
         await self._write(lambda conn: tables.update_workspace(conn, new))
         row.title, row.updated_at, row.session_ids = new.title, new.updated_at, new.session_ids
         return self._changed(row)

@@ -45,6 +45,7 @@ from contract.frames import (
     StreamError,
 )
 from contract.jobs import JobView
+from contract.mcp import HostMcpChanged
 from contract.methods import METHODS, Method
 from contract.questions import Question, QuestionOption, QuestionRequested, QuestionResolved
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
@@ -214,6 +215,7 @@ def _frames() -> list[tuple[str, Any]]:
         HostArchivedSessionsChanged(archived_session_ids=["s"]),
         HostCommandsChanged(),
         HostSessionPresetChanged(session_id="s", agent_preset="read-only"),
+        HostMcpChanged(project="/w"),
         HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),
         StreamError(error=rpc_error("internal", "boom")),
     ]

@@ -9,6 +9,8 @@ than the call the person saw (docs/decisions.md, "Grants cannot widen").
   command (`exact:…`), and is never covered by a shape.
 - file tools (`write_file`, `edit_file`, any tool with a `path`): the workspace, i.e. the
   session's folder (`workspace:/home/me/project`).
+- an MCP tool (`mcp__server__tool`): that one tool in the session's project
+  (`project:/home/me/project`), never the whole server (docs/decisions.md, "MCP servers").
 - any other tool: its exact arguments (`args:{…}`).
 
 `words:` rules of an earlier version (a command's first words, which let `find -name` cover
@@ -29,9 +31,11 @@ from typing import Any
 from contract.approvals import AllowAlways
 from host.engine.permissions.code_runners import INTERPRETER, program_name, runs_code
 from host.engine.permissions.shellwords import simple_words
+from host.engine.project import project_root
 
-SHAPE, EXACT, WORKSPACE, ARGS = "shape:", "exact:", "workspace:", "args:"
+SHAPE, EXACT, WORKSPACE, ARGS, PROJECT = "shape:", "exact:", "workspace:", "args:", "project:"
 LEGACY_WORDS = "words:"
+MCP_PREFIX = "mcp__"
 
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 SUBCOMMAND = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$")
@@ -116,6 +120,8 @@ def scope_for(tool: str, arguments: dict[str, Any], cwd: Path, has_path: bool) -
         command = str(arguments.get("command", ""))
         shape = bash_shape(command)
         return shape.scope() if shape is not None else EXACT + command.strip()
+    if tool.startswith(MCP_PREFIX):
+        return PROJECT + str(project_root(Path(os.path.realpath(cwd))))
     if has_path:
         return WORKSPACE + os.path.realpath(cwd)
     return ARGS + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
@@ -129,6 +135,9 @@ def covers(scope: str, tool: str, arguments: dict[str, Any], cwd: Path, has_path
             stored = _stored_shape(scope)
             return stored is not None and bash_shape(command) == stored
         return scope.startswith(EXACT) and scope[len(EXACT) :] == command.strip()
+    if scope.startswith(PROJECT):
+        here = str(project_root(Path(os.path.realpath(cwd))))
+        return tool.startswith(MCP_PREFIX) and scope[len(PROJECT) :] == here
     if scope.startswith(WORKSPACE):
         if not has_path:
             return False
@@ -151,6 +160,8 @@ def label(tool: str, scope: str) -> str:
         )
     if scope.startswith(WORKSPACE):
         return f"{tool}: anywhere in {scope[len(WORKSPACE) :]}"
+    if scope.startswith(PROJECT):
+        return f"{tool}: every call in the project {scope[len(PROJECT) :]}"
     if scope.startswith(ARGS):
         return f"{tool}: these exact arguments {scope[len(ARGS) :]}"
     return f"{tool}: every call"

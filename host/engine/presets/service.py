@@ -20,7 +20,7 @@ from host.engine.bus import Bus
 from host.engine.commands import CommandRegistry
 from host.engine.commands.compact import COMPACT
 from host.engine.commands.plan import PLAN
-from host.engine.composition import Composition, last_catalogue
+from host.engine.composition import Composition, McpTools, last_catalogue
 from host.engine.context import DEFAULT_SYSTEM
 from host.engine.errors import AgentPresetConflict, AgentPresetLocked
 from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
@@ -58,6 +58,8 @@ class PresetService:
         self.commands.register(PLAN)
         self.commands.register(COMPACT)
         self._locks: dict[str, asyncio.Lock] = {}
+        self.mcp_tools: McpTools | None = None
+        """Set by the engine: the MCP tools a session's project offers."""
 
     def _commands_changed(self) -> None:
         self._bus.publish("host", HostCommandsChanged())
@@ -118,6 +120,7 @@ class PresetService:
             plan_active=plan_active,
             catalogue_sent=last_catalogue(history),
             delegates=header.origin != "subagent",
+            mcp_tools=self.mcp_tools,
         )
 
     async def select(self, agent: Agent, requested: str) -> str:

@@ -118,7 +118,9 @@ def read_preset(directory: Path, trust: Trust, known_tools: Collection[str]) -> 
     except ValidationError as exc:
         return broken(_issues(exc))
     if parsed.tools is not None:
-        unknown = [t for t in parsed.tools if t not in known_tools]
+        unknown = [
+            t for t in parsed.tools if t not in known_tools and not t.startswith("mcp__")
+        ]  # MCP: globs
         if unknown:
             return broken(
                 f"preset.toml: tools: unknown tool {unknown[0]!r} (known: {', '.join(sorted(known_tools))})"

@@ -14,7 +14,7 @@ import json
 import sqlite3
 from typing import Any
 
-from host.engine.store import blobs, grants, workspaces
+from host.engine.store import blobs, grants, mcp, workspaces
 from host.engine.store.base import ListedSession, SessionHeader, origin_of
 
 SCHEMA_VERSION = 1
@@ -116,10 +116,11 @@ def open_connection(path: str) -> sqlite3.Connection:
 
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(DDL)
-    add_missing_columns(conn)
     conn.executescript(grants.DDL)
     conn.executescript(blobs.DDL)
     conn.executescript(workspaces.DDL)
+    conn.executescript(mcp.DDL)
+    add_missing_columns(conn)
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
     )
@@ -135,7 +136,10 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-ADDED_COLUMNS = (("sessions", "origin", "TEXT"),)
+ADDED_COLUMNS = (
+    ("sessions", "origin", "TEXT"),
+    ("workspaces", "trusted", "INTEGER NOT NULL DEFAULT 0"),
+)
 """Columns added after a table first shipped: a data dir from before gets them on open."""
 
 

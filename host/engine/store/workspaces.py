@@ -51,6 +51,8 @@ class WorkspaceRow:
     updated_at: str
     session_ids: list[str] = field(default_factory=list)
     """The account in manual order, as stored (members that stopped qualifying included)."""
+    trusted: bool = False
+    """Folder trust: whether what the project brings (MCP servers, hooks) may run at all."""
 
 
 @dataclass
@@ -79,9 +81,9 @@ def savepoint(conn: sqlite3.Connection) -> Iterator[None]:
 
 def load(conn: sqlite3.Connection) -> Registry:
     rows = conn.execute(
-        "SELECT id, path, title, created_at, updated_at FROM workspaces ORDER BY position, id"
+        "SELECT id, path, title, created_at, updated_at, trusted FROM workspaces ORDER BY position, id"
     ).fetchall()
-    order = [WorkspaceRow(*row) for row in rows]
+    order = [WorkspaceRow(r[0], r[1], r[2], r[3], r[4], trusted=bool(r[5])) for r in rows]
     by_id = {w.id: w for w in order}
     for workspace_id, session_id in conn.execute(
         "SELECT workspace_id, session_id FROM workspace_sessions ORDER BY workspace_id, position"
@@ -122,6 +124,13 @@ def update_workspace(conn: sqlite3.Connection, row: WorkspaceRow) -> None:
             (row.title, row.updated_at, row.id),
         )
         _write_account(conn, row.id, row.session_ids)
+
+
+def set_trusted(conn: sqlite3.Connection, workspace_id: str, trusted: bool, updated_at: str) -> None:
+    conn.execute(
+        "UPDATE workspaces SET trusted = ?, updated_at = ? WHERE id = ?",
+        (int(trusted), updated_at, workspace_id),
+    )
 
 
 def delete_workspace(conn: sqlite3.Connection, workspace_id: str) -> None:

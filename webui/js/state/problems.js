@@ -47,6 +47,8 @@ export const MESSAGES = {
   "subagent-not-resumable": "That subagent's session cannot be continued.",
   "subagent-unauthorized": "That subagent belongs to another session.",
   "subagent-delivery-unavailable": "The subagent cannot take a message right now.",
+  "mcp-server-not-found": "That MCP server is not configured for this project (or needs no approval).",
+  "mcp-server-changed": "That MCP server's entry changed since it was shown: read its command again.",
   "command-error": "The command could not run as written.",
   "unknown-command": "There is no such command.",
 };

@@ -301,6 +301,9 @@ export class SessionManager extends Emitter {
       case "host/model-status":
         this.emit("model-status", { model: f.model, state: f.state });
         return;
+      case "host/mcp-changed":
+        this.emit("mcp", f.project);
+        return;
       default:
         this.emit("config", f.type);
     }

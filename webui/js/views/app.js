@@ -15,6 +15,7 @@ import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
 import { JobsPanel } from "./jobs-panel.js";
+import { McpPanel } from "./mcp-panel.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
 import { OnboardingNotice } from "./onboarding.js";
@@ -45,6 +46,7 @@ export class App {
     this.sessionUnsubs = [];
     this.todosOpen = false;
     this.jobsOpen = false;
+    this.mcpOpen = false;
     this.lastStop = { at: 0, sessionId: null };
     const toast = (m, tone) => this.status.toast(m, tone);
     this.status = new StatusView({ banners: $("banners"), overlay: $("overlay"), toasts: $("toasts") }, {
@@ -91,6 +93,7 @@ export class App {
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
       toggleJobs: () => this.toggleJobs(),
+      toggleMcp: () => this.toggleMcp(),
       exportSession: (id) => this.exportSession(id),
       renameSession: (id) => this.sidebar.startRename(id),
     });
@@ -110,6 +113,7 @@ export class App {
     this.cards.openSession = (id) => this.open(id);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
+    this.mcpPanel = new McpPanel($("mcp-panel"), { client, toast, changed: (v) => this.topbar.updateMcp(v, this.mcpOpen) });
     this.catalogues = new Catalogues({ client });
     this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: async (id) => (await this.presets.load())?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
@@ -189,6 +193,7 @@ export class App {
       this.composer.setWaiting(m.visibleQueue(sid).length);
     });
     m.on("jobs", (sid) => sid === m.activeId && this.renderAll());
+    m.on("mcp", (project) => this.mcpPanel.changed(project));
     m.on("agent-error", ({ sessionId, message }) => {
       this.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
     });
@@ -362,6 +367,11 @@ export class App {
     this.renderAll();
   }
 
+  toggleMcp() {
+    this.mcpOpen = !this.mcpOpen;
+    this.renderAll();
+  }
+
   renderHeader() {
     const m = this.manager;
     const s = m.active;
@@ -376,6 +386,8 @@ export class App {
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
+    this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);
+    this.topbar.updateMcp(s ? this.mcpPanel.value : null, this.mcpOpen);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 

@@ -11,6 +11,7 @@ import { scalarFields } from "./schema-form.js";
 import { choicesOf, fallbackOf, fieldOps, fieldsOf, profileIdFor, refsOf } from "../state/settings-model.js";
 import { confirmLoosening } from "./loosen-confirm.js";
 import { previewTheme, themeOf } from "./theme.js";
+import { openUserFile } from "./mcp-panel.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
@@ -29,13 +30,15 @@ export class SettingsDialog {
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "settings-close", "aria-label": "Close settings" }, icon("x"));
     this.docBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-document" }, "Open settings.json");
     this.docBtn.addEventListener("click", () => this.openDocument());
+    this.mcpBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-mcp", title: "MCP tool servers you use in every folder" }, "Open mcp.json (MCP servers)");
+    this.mcpBtn.addEventListener("click", () => openUserFile({ client: this.ctx.client, toast: (m) => this.say(m) }, this.mcpBtn));
     this.el = h(
       "dialog",
       { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, "Settings"), close),
       this.message,
       this.body,
-      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, "Changes apply at once, in every open window."), this.docBtn),
+      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, "Changes apply at once, in every open window."), this.mcpBtn, this.docBtn),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());

@@ -24,6 +24,8 @@ export class TopBar {
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
     this.jobsBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle", testid: "jobs-toggle", hidden: true, "aria-controls": "jobs-panel", "aria-expanded": "false" });
     this.jobsBtn.addEventListener("click", () => ctx.toggleJobs());
+    this.mcpBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle mcp-toggle", testid: "mcp-toggle", hidden: true, "aria-controls": "mcp-panel", "aria-expanded": "false", title: "MCP tool servers" });
+    this.mcpBtn.addEventListener("click", () => ctx.toggleMcp());
     this.meterFill = h("span", { class: "ctx-fill" });
     this.meterText = h("span", { class: "ctx-text", testid: "context-meter-text" });
     this.meter = h("div", { class: "ctx-meter", testid: "context-meter", role: "meter", "aria-label": "Context used", "aria-valuemin": "0", hidden: true }, h("span", { class: "ctx-bar", "aria-hidden": "true" }, this.meterFill), this.meterText);
@@ -33,7 +35,7 @@ export class TopBar {
     root.append(
       menu,
       h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.instructions)),
-      h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.jobsBtn, this.todoBtn, this.exportBtn),
+      h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.mcpBtn, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
 
@@ -63,6 +65,16 @@ export class TopBar {
     this.todoBtn.setAttribute("aria-expanded", String(!!todosOpen));
     this.updateJobs(sessionId ? jobs ?? [] : [], jobsOpen);
     this.updateMeter(sessionId ? context : null);
+  }
+
+  /** The MCP button: how many servers are ready, and whether one waits on the person or failed. */
+  updateMcp(value, open) {
+    const servers = value?.servers ?? [];
+    this.mcpBtn.hidden = !value || (servers.length === 0 && !open);
+    const ready = servers.filter((s) => s.state === "ready").length;
+    const attention = servers.some((s) => ["needs-trust", "needs-approval", "failed"].includes(s.state));
+    setChildren(this.mcpBtn, icon("terminal"), h("span", { class: "btn-label" }, "MCP"), h("span", { class: ["count", attention && "is-attention"], testid: "mcp-count" }, `${ready}/${servers.length}`));
+    this.mcpBtn.setAttribute("aria-expanded", String(!!open));
   }
 
   updateJobs(jobs, open) {

@@ -1,0 +1,33 @@
+"""`mcp.*`: a session's MCP servers, restart, enable/disable, and approving a project's server
+(docs/decisions.md, "MCP servers"). The engine announces changes as `host/mcp-changed`."""
+
+from __future__ import annotations
+
+from contract import mcp as m
+from host.api.registry import implements
+from host.engine.engine import Engine
+
+
+@implements("mcp.list")
+async def list_servers(engine: Engine, p: m.McpListRequest) -> m.McpListValue:
+    return await engine.mcp_list(p.session_id)
+
+
+@implements("mcp.restart")
+async def restart(engine: Engine, p: m.McpServerRef) -> m.McpServerValue:
+    return m.McpServerValue(server=await engine.mcp_restart(p.session_id, p.name))
+
+
+@implements("mcp.setEnabled")
+async def set_enabled(engine: Engine, p: m.McpSetEnabledRequest) -> m.McpServerValue:
+    return m.McpServerValue(server=await engine.mcp_set_enabled(p.session_id, p.name, p.enabled))
+
+
+@implements("mcp.openUserFile")
+async def open_user_file(engine: Engine, p: m.McpOpenUserFileRequest) -> m.McpOpened:
+    return m.McpOpened(path=await engine.mcp_open_user_file())
+
+
+@implements("mcp.approve")
+async def approve(engine: Engine, p: m.McpApproveRequest) -> m.McpApproved:
+    return m.McpApproved(name=p.name, digest=await engine.mcp_approve(p.workspace_id, p.name, p.digest))

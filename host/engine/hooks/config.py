@@ -1,0 +1,137 @@
+"""Hook files in the Claude shape (docs/decisions.md, "Hooks"): `<data dir>/hooks.json` (the
+person's) and `<project>/.harnessdesk/hooks.json` (read only in a trusted folder), all loaded and
+concatenated in that order. `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command",
+"command", "timeout"?}]}]}}`; other events and handler types are skipped with a warning, a bad
+regex or a broken file is a problem of that file and registers nothing from it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from host.engine.mcp.config import read_json
+
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+MATCHED = frozenset({"PreToolUse", "PostToolUse", "SessionStart"})
+USER_FILE = "hooks.json"
+PROJECT_FILE = ".harnessdesk/hooks.json"
+DEFAULT_TIMEOUT = 600.0
+PROMPT_TIMEOUT = 30.0
+_LITERAL = re.compile(r"^[A-Za-z0-9_|]+$")
+
+ALIASES = {
+    "bash": "Bash",
+    "read_file": "Read",
+    "write_file": "Write",
+    "edit_file": "Edit",
+    "glob": "Glob",
+    "grep": "Grep",
+    "list_dir": "LS",
+    "todo_write": "TodoWrite",
+}
+"""Claude's tool names for ours: a matcher is tested against both."""
+
+
+@dataclass(frozen=True)
+class Handler:
+    event: str
+    command: str
+    timeout: float
+    handler_id: str
+    matcher: str | None = None
+    source: str = ""
+
+    def matches(self, subject: str | None, native: str | None = None) -> bool:
+        m = self.matcher
+        if self.event not in MATCHED or m in (None, "", "*") or subject is None:
+            return True
+        names = {subject} | ({native} if native else set())
+        if _LITERAL.match(m):
+            return bool(names & set(m.split("|")))
+        return any(re.search(m, n) for n in names)
+
+
+@dataclass
+class HookConfig:
+    handlers: list[Handler] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def for_event(self, event: str, subject: str | None = None, native: str | None = None) -> list[Handler]:
+        """Matching handlers in config order, exact duplicate commands dropped."""
+        seen: set[str] = set()
+        out = []
+        for h in self.handlers:
+            if h.event == event and h.matches(subject, native) and h.command not in seen:
+                seen.add(h.command)
+                out.append(h)
+        return out
+
+
+def parse(doc: object, source: str, start: int) -> tuple[list[Handler], list[str]]:
+    if doc is None:
+        return [], []
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    if not isinstance(hooks, dict):
+        return [], [f'{source}: no "hooks" object']
+    found: list[Handler] = []
+    problems: list[str] = []
+    n = start
+    for event, groups in hooks.items():
+        if event not in EVENTS:
+            problems.append(f"{source}: event {event!r} is not supported yet, ignored")
+            continue
+        if not isinstance(groups, list):
+            return [], [f"{source}: {event} must be a list"]
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                return [], [f'{source}: {event}: each entry needs a "hooks" list']
+            matcher = group.get("matcher")
+            if matcher is not None and not isinstance(matcher, str):
+                return [], [f"{source}: {event}: matcher must be a string"]
+            if matcher and not _LITERAL.match(matcher):
+                try:
+                    re.compile(matcher)
+                except re.error as exc:
+                    return [], [f"{source}: {event}: bad matcher {matcher!r} ({exc})"]
+            for hook in group["hooks"]:
+                if not isinstance(hook, dict) or hook.get("type", "command") != "command":
+                    problems.append(f"{source}: {event}: only command hooks run, one skipped")
+                    continue
+                command = hook.get("command")
+                timeout = hook.get("timeout", hook.get("timeoutSec"))
+                if not isinstance(command, str) or not command.strip():
+                    return [], [f"{source}: {event}: a hook needs a command"]
+                default = PROMPT_TIMEOUT if event == "UserPromptSubmit" else DEFAULT_TIMEOUT
+                if timeout is not None and (
+                    isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                ):
+                    return [], [f"{source}: {event}: timeout must be a number of seconds"]
+                n += 1
+                found.append(
+                    Handler(
+                        event=event,
+                        command=command,
+                        timeout=float(timeout) if timeout else default,
+                        handler_id=f"claude:{event}:{n}",
+                        matcher=matcher or None,
+                        source=source,
+                    )
+                )
+    return found, problems
+
+
+def load(data_dir: Path, project: Path, trusted: bool) -> HookConfig:
+    """Blocking (call off the loop)."""
+    config = HookConfig()
+    paths = [data_dir / USER_FILE] + ([project / PROJECT_FILE] if trusted else [])
+    for path in paths:
+        doc, problem = read_json(path)
+        if problem:
+            config.problems.append(problem)
+            continue
+        found, problems = parse(doc, str(path), len(config.handlers))
+        config.handlers += found
+        config.problems += problems
+    return config

@@ -1,0 +1,85 @@
+"""Firing hooks at the five points of a turn (docs/decisions.md, "Hooks").
+
+Matching handlers run concurrently; each logs `hook/invoked` before and `hook/result` after it
+ran, inside the open turn; the outcomes merge deny > ask > allow. A hook's allow is "no
+objection": it never skips the session's approval policy or the sandbox. Project hooks are read
+only when the folder is trusted; the files are read again at every firing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contract.vetoes import stderr_summary
+from host.engine import events
+from host.engine.events import NewEvent
+from host.engine.hooks import config as cfg
+from host.engine.hooks.decode import Merged, decode, merge
+from host.engine.hooks.run import run_hook
+from host.engine.project import project_root
+
+Record = Callable[[NewEvent[Any]], object]
+
+
+@dataclass(frozen=True)
+class Firing:
+    event: str
+    session_id: str
+    cwd: Path
+    turn: int
+    record: Record
+    subject: str | None = None
+    native: str | None = None
+    fields: dict[str, Any] | None = None
+
+
+class HookService:
+    def __init__(self, data_dir: Path, trusted: Callable[[Path], bool]) -> None:
+        self.data_dir = Path(data_dir)
+        self._trusted = trusted
+        self.contexts: dict[tuple[str, int], list[str]] = {}
+        """(session, turn) → context a UserPromptSubmit hook gave, for that turn's first request."""
+
+    async def fire(self, f: Firing) -> Merged:
+        root = await asyncio.to_thread(project_root, f.cwd)
+        config = await asyncio.to_thread(cfg.load, self.data_dir, root, self._trusted(root))
+        handlers = config.for_event(f.event, f.subject, f.native)
+        if not handlers:
+            return Merged()
+        payload = {
+            "session_id": f.session_id,
+            "transcript_path": "",
+            "cwd": str(f.cwd),
+            "hook_event_name": f.event,
+            **(f.fields or {}),
+        }
+        data = (json.dumps(payload, ensure_ascii=False) + "\n").encode()
+        for h in handlers:
+            f.record(events.hook_invoked(f.turn, f.event, "claude", h.handler_id, h.matcher))
+        runs = await asyncio.gather(
+            *(run_hook(h.command, data, f.cwd, root, h.timeout, self.data_dir) for h in handlers)
+        )
+        outcomes = []
+        for h, ran in zip(handlers, runs, strict=True):
+            outcome = decode(f.event, ran.exit_code, ran.stdout, ran.stderr)
+            outcomes.append(outcome)
+            summary = stderr_summary(ran.stderr)
+            f.record(
+                events.hook_result(
+                    f.turn, f.event, h.handler_id, outcome.decision, ran.exit_code, summary, ran.duration_ms
+                )
+            )
+        return merge(outcomes)
+
+
+def tool_fields(name: str, call_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The tool part of a Pre/PostToolUse payload: Claude's names, our arguments plus theirs."""
+    tool_input = dict(arguments)
+    if "path" in arguments:
+        tool_input.setdefault("file_path", arguments["path"])
+    return {"tool_name": cfg.ALIASES.get(name, name), "tool_input": tool_input, "tool_use_id": call_id}

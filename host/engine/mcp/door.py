@@ -1,0 +1,135 @@
+"""The `Engine`'s MCP and folder-trust methods (the door `host/api` uses); the work is done by
+`McpService` and the workspace registry (docs/decisions.md, "MCP servers").
+
+Folder trust: a project folder P is trusted when a workspace the person trusted is P, holds P,
+or lies inside P (a workspace in a subfolder of a repository trusts that repository's files,
+which is what its sessions read). Approvals are `(project, name, digest)` rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+from contract.mcp import McpListValue, McpServerView
+from contract.workspaces import WorkspaceView
+from host.engine.directories import HostFolders
+from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
+from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
+from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
+from host.engine.mcp import config as cfg
+from host.engine.mcp.service import McpService, Project
+from host.engine.project import project_root
+from host.engine.store import Store
+from host.engine.store import mcp as mcp_tables
+from host.engine.tools.base import Tool
+from host.engine.workspaces import RegistryStore, WorkspaceRegistry, now_iso
+
+
+def inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+class McpDoor:
+    """Mixed into `Engine`, which sets these attributes and calls `_open_mcp` once."""
+
+    store: Store
+    _mcp_store: RegistryStore
+    workspaces: WorkspaceRegistry
+    mcp: McpService
+    folders: HostFolders
+    _mcp_approvals: dict[tuple[str, str], str]
+
+    def _hook_files_present(self) -> bool:
+        """Whether any hook file could apply (the user's, or a trusted workspace's): a few stats."""
+        if (self.mcp.data_dir / HOOKS_USER_FILE).exists():
+            return True
+        return any(
+            os.path.exists(os.path.join(t, HOOKS_PROJECT_FILE)) for t in self.workspaces.trusted_paths()
+        )
+
+    def project_trusted(self, root: Path) -> bool:
+        here = str(root)
+        return any(inside(here, t) or inside(t, here) for t in self.workspaces.trusted_paths())
+
+    async def _load_mcp_approvals(self) -> None:
+        self._mcp_approvals = await self._mcp_store.call(mcp_tables.read_approvals)
+
+    async def mcp_session_tools(self, root: Path, cwd: Path) -> dict[str, Tool]:
+        """Before a model request: sync the project's servers (waiting for those starting)."""
+        await self.mcp.sync(root, cwd)
+        return self.mcp.tools(root)
+
+    async def _place(self, session_id: str) -> tuple[Path, Path, str | None]:
+        header = await self.store.header(session_id)
+        if header is None or not header.cwd:
+            raise SessionNotFound(session_id)
+        cwd = Path(await asyncio.to_thread(os.path.realpath, header.cwd))
+        root = await asyncio.to_thread(project_root, cwd)
+        return cwd, root, self.workspaces.containing(session_id)
+
+    def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
+        return McpListValue(
+            project=str(project.root),
+            workspace_id=workspace_id,
+            trusted=self.project_trusted(project.root),
+            servers=self.mcp.views(project),
+            problems=list(project.config.problems),
+        )
+
+    async def mcp_list(self, session_id: str) -> McpListValue:
+        cwd, root, workspace_id = await self._place(session_id)
+        project = await self.mcp.sync(root, cwd, wait=False)
+        return self._value(project, workspace_id)
+
+    def _view(self, project: Project, name: str) -> McpServerView:
+        for view in self.mcp.views(project):
+            if view.name == name:
+                return view
+        raise McpServerNotFound(name, "no such server for this session's project")
+
+    async def mcp_restart(self, session_id: str, name: str) -> McpServerView:
+        cwd, root, _ = await self._place(session_id)
+        project = await self.mcp.sync(root, cwd, wait=False)
+        self._view(project, name)
+        return self._view(await self.mcp.restart(root, cwd, name), name)
+
+    async def mcp_set_enabled(self, session_id: str, name: str, enabled: bool) -> McpServerView:
+        cwd, root, _ = await self._place(session_id)
+        project = await self.mcp.sync(root, cwd, wait=False)
+        self._view(project, name)
+        return self._view(await self.mcp.set_enabled(root, cwd, name, enabled), name)
+
+    async def mcp_approve(self, workspace_id: str, name: str, digest: str | None) -> str:
+        """Approve a project server as its entry is now (or as `digest` says the person saw it)."""
+        row = self.workspaces.get(workspace_id)
+        root = await asyncio.to_thread(project_root, Path(row.path))
+        project = await self.mcp.sync(root, Path(row.path), wait=False)
+        entry = self.mcp.entry(project, name)
+        if entry is None:
+            raise McpServerNotFound(name, f"no such server in {root}")
+        if entry.scope != "project":
+            raise McpServerNotFound(name, f"a {entry.scope} server needs no approval")
+        if digest is not None and digest != entry.digest:
+            raise McpServerChanged(name)
+        key, chosen = (str(root), name), entry.digest
+        await self._mcp_store.call(
+            lambda conn: mcp_tables.write_approval(conn, key[0], name, chosen, now_iso())
+        )
+        await self._mcp_store.flush()
+        self._mcp_approvals[key] = chosen
+        await self.mcp.sync(root, Path(row.path), wait=False)
+        return chosen
+
+    async def mcp_open_user_file(self) -> str:
+        """The person's own servers: `<data dir>/mcp.json` in their editor (created empty first)."""
+        path = self.mcp.data_dir / cfg.USER_FILE
+        await asyncio.to_thread(cfg.ensure_user_file, path)
+        await self.folders.open(str(path))
+        return str(path)
+
+    async def set_workspace_trust(self, workspace_id: str, trusted: bool) -> WorkspaceView:
+        view = await self.workspaces.set_trust(workspace_id, trusted)
+        await self.mcp.refresh_all()
+        return view
