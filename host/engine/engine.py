@@ -155,6 +155,7 @@ class Engine(
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
+        await engine.record_lost_jobs()
         return engine
 
     async def close(self, bound: float | None = None) -> None:
