@@ -237,7 +237,7 @@ class Engine(
         """Queue or steer user input; returns the inbox item id."""
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
-        self.health.check()
+        await self.health.admit()  # while writes fail: probes now, no waiting out the backoff
         agent = await self.attach(session_id)
         selection = self.current_selection(session_id, agent.journal)
         if self.registry.get(selection.provider) is None:
