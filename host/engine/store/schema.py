@@ -104,6 +104,12 @@ COUNTED = frozenset({"user/message", "assistant/message"})
 SEARCHED = frozenset({"user/message", "assistant/message", "steering/message"})
 
 
+CACHE_KIB = 1024
+"""SQLite's page cache per connection (its default is 2,000 KiB). An appending writer rereads
+little and the OS caches the file anyway; the default's second MiB was half of a long session's
+RSS growth per turn until it filled (docs/decisions.md "Crash windows", memory)."""
+
+
 def open_connection(path: str) -> sqlite3.Connection:
     """The connection settings every user of the file shares (WAL, NORMAL sync, 5 s busy wait)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -112,6 +118,7 @@ def open_connection(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
+        conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     except BaseException:
         conn.close()
         raise
