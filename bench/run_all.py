@@ -40,6 +40,7 @@ BENCHES: dict[str, list[str]] = {
     "model": ["model_bench.py", "--runs", "3"],
     "startup": ["bundle_bench.py", "--runs", "5"],
     "sandbox": ["sandbox_bench.py", "--runs", "60"],
+    "memory": ["memory_bench.py"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -183,6 +184,21 @@ GOALS = [
         "< 100",
         lambda x: x < 100,
         " ms",
+    ),
+    Goal(
+        "host RSS per turn, 1,000 turns of one session (after 100 warm-up)",
+        "memory",
+        lambda f: f["kb_per_turn"],
+        "≤ 10",
+        lambda x: x <= 10,
+        " KB",
+    ),
+    Goal(
+        "host RSS comes back after 50 sessions opened and closed",
+        "memory",
+        lambda f: f["comes_back"],
+        "within 2 MB",
+        bool,
     ),
     Goal(
         "search over 1M events (slowest query)",

@@ -72,12 +72,16 @@ class CommandRun(OpenModel):
     source: CommandSource
 
 
+CommandOutcome = Literal["success", "error", "interrupted"]
+"""`interrupted`: written by crash repair for a command the host died running."""
+
+
 class CommandDone(OpenModel):
-    """`command/done`: appended when the handler settles; `sourceEventSeq` (success only) points
-    at an earlier event with a richer presentation."""
+    """`command/done`: appended when the handler settles (or by crash repair, `interrupted`);
+    `sourceEventSeq` (success only) points at an earlier event with a richer presentation."""
 
     command_id: str = Field(min_length=1)
-    kind: Literal["success", "error"]
+    kind: CommandOutcome
     text: str | None = None
     source_event_seq: int | None = Field(default=None, ge=0)
 

@@ -209,12 +209,14 @@ class CompactSummary(OpenModel):
 
 
 class CompactEnd(_KeepsTurn):
-    """Closes the bracket; `error` says why nothing changed."""
+    """Closes the bracket; `error` says why nothing changed. `interrupted` (with an `error`):
+    written by crash repair for a compaction the host died running."""
 
     compaction_id: str = Field(min_length=1)
     source_command_id: str | None = None
     turn: int | None = Field(ge=0)
     error: str | None = None
+    interrupted: Literal[True] | None = None
 
 
 # ---- the durable inbox (docs/architecture.md, "Agents") ---------------------------------------
@@ -273,6 +275,16 @@ class SubagentSpawned(OpenModel):
     agent_preset: str | None = None
 
 
+class JobLost(OpenModel):
+    """`job/lost`: a background job of this session was running when the host crashed; the next
+    start records it (log-only; docs/architecture.md, "Background jobs")."""
+
+    job_id: str = Field(min_length=1)
+    label: str
+    started_at: int = Field(ge=0)
+    detail: str
+
+
 EVENT_DATA: dict[str, type[OpenModel]] = {
     "turn/start": TurnStart,
     "turn/end": TurnEnd,
@@ -309,6 +321,7 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "hook/invoked": HookInvoked,
     "hook/result": HookResult,
     "goal/change": GoalChange,  # type: ignore[dict-item]
+    "job/lost": JobLost,
 }
 
 STORED = "stored"

@@ -9,6 +9,7 @@ a lone surrogate becomes U+FFFD (surrogate pairs are joined into their character
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 REPLACEMENT = "\ufffd"
@@ -26,13 +27,30 @@ def clean_text(text: str) -> str:
 
 
 def clean_json(value: Any) -> Any:
-    """A JSON-like value (dicts, lists, strings, numbers) with every string cleaned."""
+    """A JSON-like value (dicts, lists, strings, numbers) with every string cleaned. Copy on
+    write: a container none of whose strings changed comes back as the same object, so cleaning
+    a model request (the whole conversation) costs no second copy of it."""
     if isinstance(value, str):
         return clean_text(value)
     if isinstance(value, dict):
-        return {clean_text(k) if isinstance(k, str) else k: clean_json(v) for k, v in value.items()}
+        changed: dict[Any, Any] | None = None
+        for i, (k, v) in enumerate(value.items()):
+            ck = clean_text(k) if isinstance(k, str) else k
+            cv = clean_json(v)
+            if changed is None and (ck is not k or cv is not v):
+                changed = dict(itertools.islice(value.items(), i))
+            if changed is not None:
+                changed[ck] = cv
+        return value if changed is None else changed
     if isinstance(value, list):
-        return [clean_json(v) for v in value]
+        out: list[Any] | None = None
+        for i, v in enumerate(value):
+            cv = clean_json(v)
+            if out is None and cv is not v:
+                out = value[:i]
+            if out is not None:
+                out.append(cv)
+        return value if out is None else out
     return value
 
 

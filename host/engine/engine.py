@@ -192,6 +192,7 @@ class Engine(
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
+        await engine.record_lost_jobs()
         return engine
 
     def _open_goals(self) -> None:
@@ -283,7 +284,7 @@ class Engine(
         """Queue or steer user input; returns the inbox item id."""
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
-        self.health.check()
+        await self.health.admit()  # while writes fail: probes now, no waiting out the backoff
         agent = await self.attach(session_id)
         selection = self.current_selection(session_id, agent.journal)
         if self.registry.get(selection.provider) is None:

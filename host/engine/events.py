@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from contract._base import to_wire
 from contract.approvals import ApprovalOutcome
-from contract.commands import CommandDone, CommandRun, CommandSource, PlanMode
+from contract.commands import CommandDone, CommandOutcome, CommandRun, CommandSource, PlanMode
 from contract.content import ContentBlock, Message, MessageSource, StreamChunk, ToolResultBlock, Usage
 from contract.events import (
     AbortedBy,
@@ -29,6 +29,7 @@ from contract.events import (
     EndSeed,
     InboxSpliced,
     InboxTarget,
+    JobLost,
     PermissionPresetSet,
     ReplaceOp,
     RequestHeader,
@@ -300,7 +301,7 @@ def command_run(command_id: str, name: str, args: str | None) -> NewEvent[Comman
 
 
 def command_done(
-    command_id: str, kind: Literal["success", "error"], text: str | None, source_event_seq: int | None = None
+    command_id: str, kind: CommandOutcome, text: str | None, source_event_seq: int | None = None
 ) -> NewEvent[CommandDone]:
     done = CommandDone(command_id=command_id, kind=kind, text=text, source_event_seq=source_event_seq)
     return NewEvent("command/done", done)
@@ -371,10 +372,24 @@ def replacement(message: Message, start: int, end: int, shadowed_seqs: list[int]
     return replace(user_message(message), source_event_seqs=list(shadowed_seqs), surface_op=op)
 
 
+def job_lost(job_id: str, label: str, started_at: int, detail: str) -> NewEvent[JobLost]:
+    return NewEvent("job/lost", JobLost(job_id=job_id, label=label, started_at=started_at, detail=detail))
+
+
 def compact_end(
-    compaction_id: str, turn: int | None, command_id: str | None, error: str | None = None
+    compaction_id: str,
+    turn: int | None,
+    command_id: str | None,
+    error: str | None = None,
+    interrupted: bool = False,
 ) -> NewEvent[CompactEnd]:
-    data = CompactEnd(compaction_id=compaction_id, source_command_id=command_id, turn=turn, error=error)
+    data = CompactEnd(
+        compaction_id=compaction_id,
+        source_command_id=command_id,
+        turn=turn,
+        error=error,
+        interrupted=True if interrupted else None,
+    )
     return NewEvent("compact/end", data)
 
 

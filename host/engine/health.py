@@ -7,7 +7,9 @@ are released on the bus. When a transaction failed (a full disk, a damaged file)
   turn is closed with `turn/end {kind: "error"}` carrying that sentence when the session is
   next loaded — which a recovery task does as soon as a probe write succeeds again;
 - until then new prompts are refused with the same typed `storage-error`, so nobody waits on a
-  turn that cannot be saved (docs/decisions.md "Reliability").
+  turn that cannot be saved (docs/decisions.md "Reliability"); a prompt probes the store
+  itself first (`admit`), so one sent as soon as space is back is accepted without waiting out
+  the recovery task's backoff (docs/decisions.md "Crash windows").
 It also runs the daily backups, and refuses new turns for good once the file is found damaged.
 """
 
@@ -42,6 +44,8 @@ class StorageHealth:
         self.damage: StoreCorrupt | None = None
         """Set for good once the database file is known to be damaged (it does not heal)."""
         self._recovery: asyncio.Task[None] | None = None
+        self._probing = asyncio.Lock()
+        """One probe (and the repairs after it) at a time: the recovery task's or a prompt's."""
         self._closed = False
         self._told: set[str] = set()
         """Sessions already told about the current failure."""
@@ -78,6 +82,18 @@ class StorageHealth:
         if self.error is not None:
             raise self.error
 
+    async def admit(self) -> None:
+        """Before new work: while writes are failing, probe the store now (a write that needs
+        fresh pages) instead of waiting for the next recovery round; still failing (or damaged)
+        raises the typed store error."""
+        if self.damage is not None:
+            raise self.damage
+        if self.error is None:
+            return
+        if not await self._recovered():
+            self.check()
+            raise StoreError("the store cannot write yet; try again")  # a recovery round raced
+
     async def saved(self, journal: Journal, seq: int) -> None:
         """Return once the event at `seq` is on disk, so an RPC that reports it (an accepted
         prompt, a rename) is never taken back by a crash; a failed write is the typed store error."""
@@ -110,6 +126,12 @@ class StorageHealth:
                 log.exception("store recovery round failed")
 
     async def _recovered(self) -> bool:
+        async with self._probing:
+            if self.error is None and not self._pool.failed:
+                return True  # a concurrent probe (a prompt's, or a recovery round's) got there first
+            return await self._probe_and_close()
+
+    async def _probe_and_close(self) -> bool:
         try:
             await self._store.probe()
         except StoreError as exc:

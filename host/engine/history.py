@@ -11,7 +11,7 @@ from typing import Any
 
 from contract.events import SessionEvent, TurnEndReason
 from contract.sessions import Projections
-from host.engine.repair import repair_events
+from host.engine.repair import crash_repair
 from host.engine.store import SessionHeader, Store
 
 
@@ -29,11 +29,9 @@ async def history_page(
     a repaired turn instead of `interrupted` (a turn a store failure cut short)."""
     page = await store.page(session_id, before_seq, max_messages)
     events = page.events
-    if cold is not None and cold.open_turn_start is not None:
-        if before_seq is None or before_seq > cold.last_seq:
-            open_turn = await store.events(session_id, cold.open_turn_start)
-            extra = repair_events(open_turn, reason)
-            events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
+    if cold is not None and (before_seq is None or before_seq > cold.last_seq):
+        extra = await crash_repair(store, cold, reason)
+        events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
     projections = None
     if before_seq is None:
         as_of = events[-1].seq if events else -1

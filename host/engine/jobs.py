@@ -29,6 +29,7 @@ from pathlib import Path
 from contract.jobs import JobOutputValue, JobStatus, JobView
 from host.engine.errors import AgentBusy, JobNotFound
 from host.engine.journal import now_ms
+from host.engine.lost_jobs import LostJob, find_lost, read_output, remove_manifest, write_manifest
 from host.engine.sandbox import SandboxPolicy
 from host.engine.tools.bash import command_environment, supervised, terminate
 
@@ -146,21 +147,38 @@ class JobRegistry:
         self._publish = publish
         self._on_end = on_end
         self._jobs: dict[str, dict[str, Job]] = {}
+        self._lost: dict[str, dict[str, LostJob]] = {}
+        """Jobs the previous run lost in a crash, per session (listed until the session closes)."""
         self._numbers = itertools.count(1)
         self._watchers: set[asyncio.Task[None]] = set()
         self._closed = False
 
-    def clear_leftovers(self) -> None:
-        """Files of a run that did not end cleanly (its jobs died with it)."""
-        shutil.rmtree(self.directory, ignore_errors=True)
+    def clear_leftovers(self) -> list[LostJob]:
+        """Files of a run that did not end cleanly (its jobs died with it): the jobs it lost are
+        kept listed with their output; every other file goes. Returns the lost jobs."""
+        lost = find_lost(self.directory)
+        keep = {job.output for job in lost}
+        if self.directory.is_dir():
+            for entry in self.directory.iterdir():
+                if entry not in keep:
+                    with contextlib.suppress(OSError):
+                        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+        highest = 0
+        for job in lost:
+            self._lost.setdefault(job.session_id, {})[job.view.id] = job
+            number = job.view.id.rpartition("-")[2]
+            highest = max(highest, int(number) if number.isdigit() else 0)
+        self._numbers = itertools.count(highest + 1)  # a new job never takes a lost one's id
+        return lost
 
     # ---- reading --------------------------------------------------------------------------
 
     def sessions(self) -> list[str]:
-        return [sid for sid, jobs in self._jobs.items() if jobs]
+        return [sid for sid in {**self._lost, **self._jobs} if self._jobs.get(sid) or self._lost.get(sid)]
 
     def views(self, session_id: str) -> list[JobView]:
-        return [job.view() for job in self._jobs.get(session_id, {}).values()]
+        lost = [job.view for job in self._lost.get(session_id, {}).values()]
+        return lost + [job.view() for job in self._jobs.get(session_id, {}).values()]
 
     def get(self, session_id: str, job_id: str) -> Job:
         job = self._jobs.get(session_id, {}).get(job_id)
@@ -169,6 +187,13 @@ class JobRegistry:
         return job
 
     async def read(self, session_id: str, job_id: str, offset: int | None, limit: int) -> JobOutputValue:
+        lost = self._lost.get(session_id, {}).get(job_id)
+        if lost is not None:
+            data, start, size = await asyncio.to_thread(read_output, lost.output, offset, limit)
+            text = data.decode("utf-8", errors="replace")
+            return JobOutputValue(
+                text=text, offset=start, next_offset=start + len(data), size=size, dropped=0
+            )
         job = self.get(session_id, job_id)
         data, start = await asyncio.to_thread(job.out.read, offset, limit)
         return JobOutputValue(
@@ -192,8 +217,10 @@ class JobRegistry:
         job_id = f"bash-{next(self._numbers)}"
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         out = OutputFile(self.directory / f"{job_id}-{secrets.token_hex(4)}.log")
+        started_at = now_ms()
         read_end, write_end = os.pipe()
         try:
+            write_manifest(out.path, session_id, job_id, _label(command), started_at)
             proc = await asyncio.create_subprocess_exec(
                 *supervised(command, end_leftovers=True, sandbox=sandbox),
                 cwd=cwd,
@@ -207,12 +234,13 @@ class JobRegistry:
             os.close(read_end)
             out.close()
             out.path.unlink(missing_ok=True)
+            remove_manifest(out.path)
             raise
         finally:
             os.close(write_end)
         copier = threading.Thread(target=_copy, args=(read_end, out), name=f"job-{job_id}", daemon=True)
         copier.start()
-        job = Job(job_id, session_id, _label(command), out, proc, copier)
+        job = Job(job_id, session_id, _label(command), out, proc, copier, started_at)
         jobs[job_id] = job
         watcher = asyncio.create_task(self._watch(job), name=f"job-{job_id}")
         self._watchers.add(watcher)
@@ -235,8 +263,13 @@ class JobRegistry:
 
     async def dispose_session(self, session_id: str) -> None:
         """Every job of the session ends; the session's list becomes empty."""
+        lost = self._lost.pop(session_id, {})
+        for gone in lost.values():
+            gone.output.unlink(missing_ok=True)
         jobs = self._jobs.get(session_id)
         if not jobs:
+            if lost:
+                self._publish(session_id, [])
             return
         await asyncio.gather(
             *(self.stop(session_id, j.id, "the session closing") for j in list(jobs.values())),
@@ -253,6 +286,7 @@ class JobRegistry:
         stop signal): a supervisor still killing its tree is signalled again when the host
         exits (PDEATHSIG), so nothing outlives the app."""
         self._closed = True
+        self._lost.clear()
         ending = [asyncio.ensure_future(self.dispose_session(sid)) for sid in list(self._jobs)]
         if ending:
             done, late = await asyncio.wait(ending, timeout=None if bound is None else max(0.0, bound))
@@ -261,13 +295,14 @@ class JobRegistry:
                     log.error("ending a session's jobs failed: %s", task.exception())
             if late:
                 log.warning("%d session(s) still ending their jobs at shutdown", len(late))
-        self.clear_leftovers()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
     # ---- the watcher ----------------------------------------------------------------------
 
     async def _watch(self, job: Job) -> None:
         code = await job.proc.wait()
         await asyncio.to_thread(job.copier.join, DRAIN_BOUND)
+        remove_manifest(job.out.path)  # it ended while the app ran: not lost to a crash
         job.exit_code = code
         job.finished_at = now_ms()
         job.status = "killed" if job.stopped_by is not None else "completed" if code == 0 else "failed"

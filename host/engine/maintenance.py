@@ -18,7 +18,7 @@ from pathlib import Path
 
 from host.engine.store import DB_FILE
 from host.engine.store.backup import backups, full_check
-from host.engine.store.faults import quick_check
+from host.engine.store.faults import header_problem, one_line, quick_check
 from host.engine.store.salvage import salvage
 
 SIDE_FILES = ("-wal", "-shm")
@@ -38,18 +38,22 @@ def database_status(data_dir: Path) -> str:
     if not db.exists():
         return f"database: {db} (not created yet){tail}"
     size = db.stat().st_size / 1e6
+    problem = header_problem(db)
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2.0)
-        try:
-            problems = quick_check(conn, STATUS_BUDGET)
-        finally:
-            conn.close()
+        if problem is not None:
+            problems: list[str] | None = [problem]
+        else:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2.0)
+            try:
+                problems = quick_check(conn, STATUS_BUDGET)
+            finally:
+                conn.close()
     except sqlite3.Error as exc:
         problems = [str(exc)]
     if problems is None:
         verdict = f"integrity not fully checked within {STATUS_BUDGET:g}s"
     elif problems:
-        verdict = f"DAMAGED ({problems[0]}) — run `harnessdesk doctor --repair`"
+        verdict = f"DAMAGED ({one_line(problems[0])}) — run `harnessdesk doctor --repair`"
     else:
         verdict = "integrity ok"
     return f"database: {db} ({size:.1f} MB), {verdict}{tail}"
@@ -82,7 +86,8 @@ def repair_database(data_dir: Path, *, force: bool = False) -> list[str]:
         return [f"no database at {db}: nothing to repair"]
     if not force:
         try:
-            problems = full_check(db)
+            problem = header_problem(db)
+            problems = [problem] if problem is not None else full_check(db)
         except sqlite3.Error as exc:
             problems = [str(exc)]
         if not problems:

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 
 from contract.content import Message
-from contract.events import SessionEvent, TurnEndReason
+from contract.events import TurnEndReason
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps, TurnEnded
@@ -28,7 +28,7 @@ from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
-from host.engine.repair import repair_events
+from host.engine.repair import crash_repair
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
 from host.engine.tools.base import JobControl, SubagentControl
@@ -134,11 +134,7 @@ class AgentPool:
         if header is None:
             raise SessionNotFound(session_id)
         self.resumes += 1
-        repairs: list[SessionEvent] = []
-        reason = self.failed.pop(session_id, None)
-        if header.open_turn_start is not None:
-            opened = await self._store.events(session_id, header.open_turn_start)
-            repairs = repair_events(opened, reason)
+        repairs = await crash_repair(self._store, header, self.failed.pop(session_id, None))
         journal = Journal(header, self._store, self._bus)
         self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
         journal.extend(repairs)

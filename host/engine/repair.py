@@ -2,21 +2,27 @@
 
 If the log ends inside an open turn, append in order: an error `tool/result` for every tool call
 without a result (`TOOL_OUTCOME_UNKNOWN` if its `tool/call` was logged, else `TOOL_NOT_STARTED`),
-`step/end` if a step is open, and `turn/end {reason: {kind: "interrupted"}}`. Seqs continue and
-every repair event takes the last event's time. The input is only the open turn's events (from
-its `turn/start` to the end of the log), so repair costs O(turn).
+`compact/end {interrupted}` for a compaction still open, `command/done {interrupted}` for a
+command still running, `step/end` if a step is open, and `turn/end {reason: {kind:
+"interrupted"}}`. A compaction or command open outside a turn (`/compact`) is closed the same
+way. Seqs continue and every repair event takes the last event's time. The input is only the
+open turn's events (from its `turn/start` to the end of the log) and the newest bracket event of
+each kind, so repair costs O(turn).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from contract.commands import CommandRun
 from contract.content import ToolCallBlock
 from contract.events import (
     AssistantMessage,
+    CompactStart,
     SessionEvent,
+    StepMark,
     ToolCall,
     ToolError,
     ToolResult,
@@ -25,9 +31,12 @@ from contract.events import (
 )
 from host.engine import events
 from host.engine.events import NewEvent
+from host.engine.store import SessionHeader, Store
 
 OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 NOT_STARTED = "TOOL_NOT_STARTED"
+COMPACTION_INTERRUPTED = "interrupted: the app closed before the summary was saved"
+COMMAND_INTERRUPTED = "Interrupted: the app closed before the command finished."
 
 
 @dataclass
@@ -48,25 +57,107 @@ def needs_repair(open_turn: Sequence[SessionEvent]) -> bool:
     )
 
 
-def repair_events(
-    open_turn: Sequence[SessionEvent], reason: TurnEndReason | None = None
-) -> list[SessionEvent]:
-    """The events closing an interrupted turn; [] when the turn is not open.
+@dataclass(frozen=True)
+class Brackets:
+    """The newest `compact/start|end` and `command/run|done` of a session (None: none logged)."""
 
+    compaction: SessionEvent | None = None
+    command: SessionEvent | None = None
+
+    @property
+    def open(self) -> bool:
+        return bool(
+            (self.compaction is not None and self.compaction.type == "compact/start")
+            or (self.command is not None and self.command.type == "command/run")
+        )
+
+
+async def crash_repair(
+    store: Store, header: SessionHeader, reason: TurnEndReason | None
+) -> list[SessionEvent]:
+    """The events closing whatever the log of a session without an agent left open."""
+    sid = header.id
+    if header.last_seq < 0:
+        return []
+    brackets = Brackets(
+        await store.latest_of_types(sid, ("compact/start", "compact/end")),
+        await store.latest_of_types(sid, ("command/run", "command/done")),
+    )
+    opened: Sequence[SessionEvent] = []
+    if header.open_turn_start is not None:
+        opened = await store.events(sid, header.open_turn_start)
+    elif brackets.open:
+        opened = await store.events(sid, header.last_seq)
+    return repair_events(opened, reason, brackets)
+
+
+def repair_events(
+    tail: Sequence[SessionEvent], reason: TurnEndReason | None = None, brackets: Brackets | None = None
+) -> list[SessionEvent]:
+    """The events closing an interrupted turn, compaction or command; [] when none is open.
+
+    `tail` is the open turn's events (or, with no turn open, at least the log's last event).
     `reason` replaces `{kind: "interrupted"}` when the host knows why the turn stopped (a store
     failure ends it as `{kind: "error", error: {message}}`)."""
-    if not needs_repair(open_turn):
+    brackets = brackets or Brackets()
+    turn_open = needs_repair(tail)
+    if not tail or not (turn_open or brackets.open):
         return []
-    turn = TurnStart.model_validate(open_turn[0].data).turn
-    calls: dict[str, _Call] = {}
+    last = tail[-1]
+    seq, time = last.seq, last.time
+    out: list[SessionEvent] = []
+
+    def add(new: NewEvent[Any]) -> None:
+        nonlocal seq
+        seq += 1
+        out.append(new.stamp(seq, time))
+
+    if turn_open:
+        _close_calls(tail, add)
+    bracket = brackets.compaction
+    if bracket is not None and bracket.type == "compact/start":
+        start = CompactStart.model_validate(bracket.data)
+        add(
+            events.compact_end(
+                start.compaction_id,
+                start.turn,
+                start.source_command_id,
+                COMPACTION_INTERRUPTED,
+                interrupted=True,
+            )
+        )
+    command = brackets.command
+    if command is not None and command.type == "command/run":
+        run = CommandRun.model_validate(command.data)
+        add(events.command_done(run.command_id, "interrupted", COMMAND_INTERRUPTED))
+    if turn_open:
+        turn = TurnStart.model_validate(tail[0].data).turn
+        open_step = _open_step(tail)
+        if open_step is not None:
+            add(events.step_end(turn, open_step))
+        add(events.turn_end(turn, reason or events.interrupted()))
+    return out
+
+
+def _open_step(open_turn: Sequence[SessionEvent]) -> int | None:
     open_step: int | None = None
     for event in open_turn:
-        data = event.typed_data()
         if event.type == "step/start":
-            open_step = data.step
+            open_step = StepMark.model_validate(event.data).step
         elif event.type == "step/end":
             open_step = None
-        elif isinstance(data, AssistantMessage):
+    return open_step
+
+
+def _close_calls(open_turn: Sequence[SessionEvent], add: Callable[[NewEvent[Any]], None]) -> None:
+    """An error `tool/result` for every call of the open turn without one."""
+    turn = TurnStart.model_validate(open_turn[0].data).turn
+    calls: dict[str, _Call] = {}
+    for event in open_turn:
+        if event.type not in ("assistant/message", "tool/call", "tool/result"):
+            continue
+        data = event.typed_data()
+        if isinstance(data, AssistantMessage):
             for block in data.message.content:
                 if isinstance(block, ToolCallBlock) and block.id not in calls:
                     calls[block.id] = _Call(block.id, block.name, turn, data.step)
@@ -79,15 +170,6 @@ def repair_events(
                 calls[cid].done = True
             else:
                 calls[cid] = _Call(cid, "", turn, data.step, True, True)
-    last = open_turn[-1]
-    seq, time = last.seq, last.time
-    out: list[SessionEvent] = []
-
-    def add(new: NewEvent[Any]) -> None:
-        nonlocal seq
-        seq += 1
-        out.append(new.stamp(seq, time))
-
     for call in calls.values():
         if call.done:
             continue
@@ -99,7 +181,3 @@ def repair_events(
         )
         error = ToolError(name=call.name, code=code)
         add(events.tool_result(call.turn, call.step, call.call_id, text, error))
-    if open_step is not None:
-        add(events.step_end(turn, open_step))
-    add(events.turn_end(turn, reason or events.interrupted()))
-    return out

@@ -5,6 +5,7 @@ giving it context, compacting its conversation, its context meter, and its backg
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,7 @@ from contract.content import ContentBlock, TextBlock
 from contract.frames import SessionJobs as SessionJobsFrame
 from contract.jobs import JobOutputValue, JobView
 from contract.sessions import ModelSelection
-from host.engine import compaction
+from host.engine import compaction, events
 from host.engine.agent import Agent
 from host.engine.bus import Bus
 from host.engine.errors import QueueItemNotFound
@@ -20,8 +21,11 @@ from host.engine.jobs import Job, JobRegistry, SessionJobs, ended_text
 from host.engine.journal import Journal
 from host.engine.llm.registry import AdapterRegistry
 from host.engine.llm.windows import default_window
+from host.engine.lost_jobs import APP_CLOSED, LostJob, lost_text
 from host.engine.pool import AgentPool
 from host.engine.store import SessionHeader, Store
+
+log = logging.getLogger(__name__)
 
 JOBS_DIR = "jobs"
 ENDED_TAIL_BYTES = 2_000
@@ -37,6 +41,7 @@ class AgentWork:
     pool: AgentPool
     registry: AdapterRegistry
     jobs: JobRegistry
+    _lost_jobs: list[LostJob]
 
     if TYPE_CHECKING:  # provided by Engine
 
@@ -52,8 +57,23 @@ class AgentWork:
 
     def _open_jobs(self) -> JobRegistry:
         registry = JobRegistry(self.data_dir / JOBS_DIR, self._publish_jobs, self._job_ended)
-        registry.clear_leftovers()
+        self._lost_jobs = registry.clear_leftovers()
         return registry
+
+    async def record_lost_jobs(self) -> None:
+        """At start: each job the previous run lost in a crash gets a `job/lost` in its session
+        (shown in its log) and its agent is told as context. A session that cannot be loaded is
+        logged in one line and never stops the start."""
+        lost, self._lost_jobs = self._lost_jobs, []
+        for job in lost:
+            try:
+                agent = await self.attach(job.session_id)
+            except Exception as exc:
+                log.error("session %s could not record its lost job %s: %s", job.session_id, job.view.id, exc)
+                continue
+            view = job.view
+            agent.journal.append(events.job_lost(view.id, view.label, view.started_at, APP_CLOSED))
+            agent.inject([TextBlock(text=lost_text(job))], "jobs", {"jobId": view.id})
 
     # ---- input control --------------------------------------------------------------------
 

@@ -56,15 +56,23 @@ MAX_WRITE = 256 * 1024
 """Bytes gathered into one body write before it is sent."""
 
 
+WIRE_CACHE_SIZE = 256
+"""Recently sent frames whose encoding is kept (about one burst of chunks)."""
+
+
 class WireCache:
     """The encoded bytes of recently sent frames, so N subscribers cost one encoding.
 
     Keyed by the frame object's identity and its rpcId; an entry holds the frame itself, so the
     identity cannot be reused while the entry lives. A subscriber far behind the others may
     miss the cache and encode again: correct, only slower.
+
+    Small on purpose: subscribers that keep up encode a frame within one batch of each other,
+    and every entry keeps its frame alive — 8,192 of them held ~25 MB of old frames, the growth
+    per turn of a long session (docs/decisions.md "Crash windows", memory).
     """
 
-    def __init__(self, key: str, dev_validate: bool, size: int = 8192) -> None:
+    def __init__(self, key: str, dev_validate: bool, size: int = WIRE_CACHE_SIZE) -> None:
         self.key = key
         self.dev_validate = dev_validate
         self._size = size

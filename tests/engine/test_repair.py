@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from contract.events import SessionEvent
-from host.engine.repair import NOT_STARTED, OUTCOME_UNKNOWN, repair_events
+from host.engine.repair import NOT_STARTED, OUTCOME_UNKNOWN, Brackets, repair_events
 from host.engine.store import DB_FILE, SqliteStore
 from tests.engine.conftest import assistant_data, ev, header, user_msg
 
@@ -70,6 +70,33 @@ def test_repair_skips_finished_calls_and_closed_steps() -> None:
     ]
     closed_step = [*open_turn_with_calls()[:3], ev(13, "step/end", {"turn": 3, "step": 0})]
     assert [e.type for e in repair_events(closed_step)] == ["turn/end"]
+
+
+def test_an_automatic_compaction_open_in_the_turn_is_closed_before_the_turn() -> None:
+    """fit() compacts inside a step before the model request: the bracket closes first."""
+    start = ev(13, "compact/start", {"compactionId": "cmp-1", "turn": 3})
+    events = [*open_turn_with_calls()[:3], start]
+    out = repair_events(events, None, Brackets(compaction=start))
+    assert [(e.type, e.seq) for e in out] == [("compact/end", 14), ("step/end", 15), ("turn/end", 16)]
+    assert out[0].data == {
+        "compactionId": "cmp-1",
+        "turn": 3,
+        "error": "interrupted: the app closed before the summary was saved",
+        "interrupted": True,
+    }
+    ended = ev(14, "compact/end", {"compactionId": "cmp-1", "turn": 3})
+    assert [e.type for e in repair_events([*events, ended], None, Brackets(compaction=ended))] == [
+        "step/end",
+        "turn/end",
+    ]
+
+
+def test_a_command_open_outside_a_turn_is_closed_as_interrupted() -> None:
+    run = ev(4, "command/run", {"commandId": "cmd-1", "name": "permission", "source": {"kind": "user"}})
+    out = repair_events([run], None, Brackets(command=run))
+    assert [(e.type, e.seq, e.data["kind"]) for e in out] == [("command/done", 5, "interrupted")]
+    done = ev(5, "command/done", {"commandId": "cmd-1", "kind": "success"})
+    assert repair_events([done], None, Brackets(command=done)) == []
 
 
 def test_no_repair_for_closed_turns_or_mid_stream_without_calls() -> None:

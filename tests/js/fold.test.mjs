@@ -228,3 +228,25 @@ test("the summarizing state, a failed compaction's notice, and injected context 
   assert.match(notice.text, /could not be summarized \(summary: boom\)/);
   assert.deepEqual([context.kind, context.plugin, context.text], ["context", "jobs", "Background job bash-1 ended: completed"]);
 });
+
+test("crash repair's interrupted compaction and command, and a lost job, fold to notices, never a spinner", () => {
+  const f = foldAll([
+    ev(0, "command/run", { commandId: "c", name: "compact", source: { kind: "user" } }),
+    ev(1, "compact/start", { compactionId: "k", sourceCommandId: "c", turn: null }),
+  ]);
+  assert.ok(f.compacting, "a compaction that is still open shows as running");
+  f.applyAll([
+    ev(2, "compact/end", { compactionId: "k", sourceCommandId: "c", turn: null, error: "interrupted: the app closed before the summary was saved", interrupted: true }),
+    ev(3, "command/done", { commandId: "c", kind: "interrupted", text: "Interrupted: the app closed before the command finished." }),
+    ev(4, "job/lost", { jobId: "bash-1", label: "sleep 9", startedAt: 5, detail: "stopped: the app closed" }),
+  ]);
+  assert.equal(f.compacting, null);
+  const notices = f.items.filter((i) => i.kind === "notice").map((i) => i.text);
+  assert.deepEqual(notices, [
+    "Compaction interrupted: the app closed before the summary was saved; nothing was changed.",
+    "Background job bash-1 (sleep 9): stopped: the app closed",
+  ]);
+  const command = f.items.find((i) => i.kind === "command");
+  assert.equal(command.status, "interrupted");
+  assert.ok(!f.items.some((i) => i.kind === "raw"));
+});

@@ -15,10 +15,20 @@ from pathlib import Path
 from contract.events import SessionEvent
 from host.engine.store import SessionHeader, SqliteStore
 from host.fetch.inbound import json_bytes, parse_json
-from host.textsafe import clean_text
+from host.textsafe import clean_json, clean_text
 from tests.api.conftest import open_test_host
 from tests.api.support import event, ok, prompt, raw
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+
+def test_clean_json_copies_only_what_it_changes() -> None:
+    sound = {"messages": [{"role": "user", "content": [{"type": "text", "text": "héllo"}]}], "n": 1}
+    assert clean_json(sound) is sound  # a whole model request: no second copy
+    poisoned = {"a": [1, "ok", "x\udce9"], "b": {"k\ud800": "v"}, "c": sound}
+    cleaned = clean_json(poisoned)
+    assert cleaned == {"a": [1, "ok", "x\ufffd"], "b": {"k\ufffd": "v"}, "c": sound}
+    assert cleaned["c"] is sound and list(cleaned) == ["a", "b", "c"]
+    assert poisoned["a"][2] == "x\udce9"  # the input is left as it was
 
 
 def test_clean_text_replaces_lone_surrogates_and_joins_pairs() -> None:

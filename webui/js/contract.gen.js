@@ -147,7 +147,7 @@ export const ANSWERABLE_FRAMES = ["approval/requested","question/requested"];
 export const PERMISSION_LOOSENESS = ["read-only","workspace-write","auto","danger-full-access"];
 
 /** Session event types with a data model (others are valid too). */
-export const EVENT_TYPES = ["turn/start","turn/end","step/start","step/end","request/header","request/retry","user/message","steering/message","assistant/chunk","assistant/message","tool/call","tool/result","todo/write","approval/asked","approval/decided","session/title","session/end-seed","agent-preset/selected","command/run","command/done","plan/mode","permission/preset","sandbox/mode","approval/policy","compact/start","compact/summary","compact/end","agent/inbox/spliced","files/restored","subagent/descriptor","subagent/spawned","prompt/blocked","hook/invoked","hook/result","goal/change"];
+export const EVENT_TYPES = ["turn/start","turn/end","step/start","step/end","request/header","request/retry","user/message","steering/message","assistant/chunk","assistant/message","tool/call","tool/result","todo/write","approval/asked","approval/decided","session/title","session/end-seed","agent-preset/selected","command/run","command/done","plan/mode","permission/preset","sandbox/mode","approval/policy","compact/start","compact/summary","compact/end","agent/inbox/spliced","files/restored","subagent/descriptor","subagent/spawned","prompt/blocked","hook/invoked","hook/result","goal/change","job/lost"];
 
 /** JSON Schema of what the client reads, by name; `$ref` is `#/$defs/<name>`. */
 export const DEFS = {

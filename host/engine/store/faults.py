@@ -36,8 +36,30 @@ class StoreReadOnly(StoreError):
     kind = "read-only"
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""The first 16 bytes of every SQLite database file (its 100-byte header follows)."""
+
+
+def one_line(text: str) -> str:
+    """SQLite's own words (a quick_check report, a multi-line error) folded onto one line."""
+    return " ".join(text.split())
+
+
 def damaged(path: Path | str, detail: str) -> StoreCorrupt:
-    return StoreCorrupt(f"the database {path} is damaged ({detail}); {REPAIR_HINT}")
+    return StoreCorrupt(f"the database {path} is damaged ({one_line(detail)}); {REPAIR_HINT}")
+
+
+def header_problem(path: Path) -> str | None:
+    """Why an existing file cannot be this app's database, or None. The app never leaves an empty
+    or headerless file at the database's path (`create_fresh`), so such a file was truncated or
+    replaced: SQLite would silently open it as an empty store (docs/decisions.md "Crash windows")."""
+    with path.open("rb") as fh:
+        head = fh.read(100)
+    if not head:
+        return "the file is empty (0 bytes)"
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        return "the file has no SQLite header"
+    return None
 
 
 def classify(
@@ -46,7 +68,7 @@ def classify(
     """The typed store error for `exc` (already typed errors pass through)."""
     if isinstance(exc, StoreError):
         return exc
-    detail = str(exc) or type(exc).__name__
+    detail = one_line(str(exc)) or type(exc).__name__
     if isinstance(exc, sqlite3.Error):
         code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
         if code == SQLITE_FULL or "disk is full" in detail:
@@ -67,7 +89,7 @@ def classify(
             return StoreFull(f"the disk is full: cannot save to {path} ({exc.strerror}); free some space")
         return StoreError(f"cannot use the database {path} ({exc.strerror or detail})")
     if reading and isinstance(exc, ValidationError | ValueError | UnicodeError):
-        return damaged(path, f"a stored event cannot be read: {detail.splitlines()[0]}")
+        return damaged(path, f"a stored event cannot be read: {(str(exc).splitlines() or [detail])[0]}")
     return StoreError(f"the database {path} failed: {type(exc).__name__}: {detail}")
 
 

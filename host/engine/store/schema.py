@@ -10,8 +10,12 @@ over visible text), `session_attachments` (which session references which blob) 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import secrets
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from host.engine.store import blobs, grants, mcp, workspaces
@@ -100,6 +104,12 @@ COUNTED = frozenset({"user/message", "assistant/message"})
 SEARCHED = frozenset({"user/message", "assistant/message", "steering/message"})
 
 
+CACHE_KIB = 1024
+"""SQLite's page cache per connection (its default is 2,000 KiB). An appending writer rereads
+little and the OS caches the file anyway; the default's second MiB was half of a long session's
+RSS growth per turn until it filled (docs/decisions.md "Crash windows", memory)."""
+
+
 def open_connection(path: str) -> sqlite3.Connection:
     """The connection settings every user of the file shares (WAL, NORMAL sync, 5 s busy wait)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -108,6 +118,7 @@ def open_connection(path: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=OFF")
+        conn.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
     except BaseException:
         conn.close()
         raise
@@ -124,6 +135,34 @@ def create_schema(conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
     )
+
+
+def create_fresh(path: Path) -> None:
+    """A new database file with its header and schema, built beside `path` and linked into place
+    whole: an empty or headerless file at `path` is then never this app's own (see
+    `faults.header_problem`). A file that appeared at `path` meanwhile is left as it is."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        conn = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            create_schema(conn)
+        finally:
+            conn.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + "-journal")):
+            leftover.unlink(missing_ok=True)
 
 
 def connect(path: str) -> sqlite3.Connection:

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from host.engine.store.base import Settled, StoreClosed, StoreError, StoreTimeout
-from host.engine.store.faults import classify, damaged, quick_check
-from host.engine.store.schema import create_schema, open_connection
+from host.engine.store.faults import classify, damaged, header_problem, quick_check
+from host.engine.store.schema import create_fresh, create_schema, open_connection
 from host.engine.store.wal import WalCheckpointer
 
 log = logging.getLogger(__name__)
@@ -254,6 +254,11 @@ class Writer:
     def _open(self) -> sqlite3.Connection:
         """Connect, check the file within the start-up budget, then create the schema."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            create_fresh(self.path)
+        problem = header_problem(self.path)
+        if problem is not None:
+            raise damaged(self.path, problem)
         conn = open_connection(str(self.path))
         conn.execute("PRAGMA wal_autocheckpoint=0")  # host/engine/store/wal.py does them
         try:

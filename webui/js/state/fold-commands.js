@@ -1,5 +1,5 @@
 // Fold rows for presets, skills and commands (PURE, used by SessionFold):
-//   command  {id, kind, seq, commandId, name, args, status: "running"|"success"|"error", text}
+//   command  {id, kind, seq, commandId, name, args, status: "running"|"success"|"error"|"interrupted", text}
 //   skill    {id, kind, seq, name, text}      (a /name skill the host added to the conversation)
 // Context the host adds for the model alone (the skills catalogue, plan-mode notices) renders
 // no row: it is not something the person said or needs to read. Approval notices repeat the
@@ -34,7 +34,7 @@ export function commandDone(fold, ev, d) {
     fold.add({ id: `c:${d.commandId}@${ev.seq}`, kind: "command", seq: ev.seq, commandId: d.commandId, name: null, args: null, status: d.kind, text: d.text ?? null });
     return;
   }
-  item.status = d.kind === "error" ? "error" : "success";
+  item.status = d.kind === "error" || d.kind === "interrupted" ? d.kind : "success";
   item.text = d.text ?? null;
   fold.touch(item);
 }

@@ -36,13 +36,16 @@ export function compactSummary(fold, ev, d) {
   };
 }
 
-/** compact/start and compact/end: the "summarizing" state, and a notice when it failed. */
+/** compact/start and compact/end: the "summarizing" state, and a notice when it failed or crash
+ * repair closed it (`interrupted`: never a spinner after a restart). */
 export function compactBracket(fold, ev, d) {
   if (ev.type === "compact/start") {
     fold.compacting = { turn: d.turn ?? null, compactionId: d.compactionId ?? null };
   } else {
     fold.compacting = null;
-    if (d.error) {
+    if (d.interrupted) {
+      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: "Compaction interrupted: the app closed before the summary was saved; nothing was changed." });
+    } else if (d.error) {
       fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `The earlier conversation could not be summarized (${d.error}); nothing was changed.` });
     }
   }

@@ -202,6 +202,9 @@ export class SessionFold {
         return compactSummary(this, ev, d);
       case "files/restored":
         return filesRestored(this, ev, d);
+      case "job/lost":
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Background job ${d.jobId} (${d.label}): ${d.detail ?? "stopped: the app closed"}` });
+        return;
       case "session/end-seed":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: "Forked here — the conversation above was copied from the parent session." });
         return;

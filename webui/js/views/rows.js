@@ -183,7 +183,7 @@ function updateTurnEnd(el, item, ctx) {
   setChildren(el, parts, turnFilesLine(item, ctx), meta);
 }
 
-const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed" };
+const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed", interrupted: "Interrupted" };
 
 /** A slash command the person ran: `/name args` and, once settled, its result. */
 function updateCommand(el, item) {
