@@ -299,21 +299,6 @@ class PermissionService:
         self._publish(perms)
         return True
 
-    async def set_stored(self, session_id: str, name: str | None, network: bool | None) -> None:
-        """A session that is not open: change its stored row (logged when it next opens? no: a
-        stored session's log is not written behind its back; its pin row says what applies)."""
-        old, old_network = stored_value(await self._store.policy(session_id) or self._pinned.get(session_id))
-        new_name = preset(name or old or self._default()).name
-        new_network = old_network if network is None else network
-        if session_id in self._pinned:
-            self._pinned[session_id] = stored_policy(new_name, new_network)
-        else:
-            self._store.set_policy(session_id, stored_policy(new_name, new_network), now_ms())
-        await self._store.flush()
-
-    def is_open(self, session_id: str) -> bool:
-        return session_id in self._open
-
     @staticmethod
     def _mechanism(mode: Preset) -> str:
         return support().kind if mode.sandboxed else "none"
