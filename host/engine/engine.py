@@ -60,6 +60,7 @@ from host.engine.presets.service import PresetService
 from host.engine.selection import Selections
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
+from host.engine.snapshots import Snapshotter
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.subagents.door import SubagentDoor
 from host.engine.timezones import check_time_zone
@@ -114,6 +115,8 @@ class Engine(
             step_cap,
             self.job_control,
         )
+        self.snapshots = Snapshotter(self.data_dir / "snapshots", store, self._snapshot_limits)
+        self.pool.snapshots = self.snapshots
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled
         self._open_subagents()
@@ -154,6 +157,7 @@ class Engine(
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
+        await engine.recover_reverts()  # a revert a crash interrupted: completed or rolled back
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         return engine
 

@@ -27,6 +27,7 @@ from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.repair import repair_events
+from host.engine.snapshots import Snapshotter
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
 from host.engine.tools.base import JobControl, SubagentControl
@@ -64,6 +65,9 @@ class AgentPool:
         self._default_cwd = default_cwd
         self._step_cap = step_cap
         self._job_control = job_control
+        self.snapshots: Snapshotter | None = None
+        """Set by the engine: the folder's snapshots around changing steps (docs/architecture.md,
+        "Snapshots")."""
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -148,6 +152,7 @@ class AgentPool:
             step_cap=self._step_cap,
             subagents=self.subagents(header),
             turn_ended=self.turn_ended,
+            snapshots=self.snapshots,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)

@@ -127,6 +127,9 @@ class TurnServices:
     """Keeps a file's content before the turn's first change to it (`FileCheckpoints.before`)."""
     subagents: SubagentControl | None = None
     """Starts child sessions for the `task` tool (None in a subagent)."""
+    watch: Callable[[int, Tool, Callable[[], Awaitable[ToolOutput]]], Awaitable[ToolOutput]] | None = None
+    """Runs a tool call between the folder's snapshots when it may change files (`Snapshotter.step`:
+    docs/architecture.md, "Snapshots")."""
 
 
 class Turn:
@@ -361,8 +364,11 @@ class Turn:
             subagents=services.subagents,
             call_id=call.id,
         )
+        run = partial(tool.run, args, ctx)
         try:
-            return await tool.run(args, ctx)
+            if services.watch is not None:
+                return await services.watch(self.number, tool, run)
+            return await run()
         except asyncio.CancelledError:
             if self.inbox.cancel_by is not None:
                 raise
@@ -377,7 +383,9 @@ class Turn:
         error = None
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
-        new = events.tool_result(self.number, self.step, call_id, output.content, error, output.change)
+        new = events.tool_result(
+            self.number, self.step, call_id, output.content, error, output.change, output.changes
+        )
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
