@@ -1,7 +1,8 @@
 """Checkpoints before a turn changes a file (docs/architecture.md, "Checkpoints and undo").
 
 Before a turn's first change to a file, what the file held (or that it did not exist) is kept in
-the store, the content by its hash, with the folder's real path for that turn. The write waits for the commit, so a file is never changed
+the store, the content by its hash, with the folder's real path for that turn. The write waits
+for the commit, so a file is never changed
 before its earlier content is safe. A file too large to keep gets no checkpoint at all.
 """
 

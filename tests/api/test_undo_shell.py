@@ -25,7 +25,9 @@ def bash(call_id: str, command: str) -> tuple[str, str, str]:
     return (call_id, "bash", json.dumps({"command": command}))
 
 
-async def shell_turn(host: Host, llm: ScriptedLlmServer, client: Any, mux: Any, sid: str, *commands: str) -> int:
+async def shell_turn(
+    host: Host, llm: ScriptedLlmServer, client: Any, mux: Any, sid: str, *commands: str
+) -> int:
     calls = [bash(f"b{i}", c) for i, c in enumerate(commands)]
     llm.enqueue(*[Reply(tool_calls=[c]) for c in calls], Reply(text="done"))
     await prompt(client, sid, "tidy up with the shell")
@@ -78,7 +80,9 @@ async def test_sed_rm_and_a_formatter_run_by_bash_are_listed_and_reverted(
     changes = {c["path"]: c for r in results for c in r.data.get("changes") or []}
     assert sorted(changes) == ["new.txt", "notes.txt", "old.txt", "src/a.py", "src/b.py"]
     assert "-colour again\n+color\n+color again" in changes["notes.txt"]["diff"]
-    assert changes["old.txt"].get("after") is None and changes["old.txt"]["before"]["sha256"] == sha("keep me\n")
+    assert changes["old.txt"].get("after") is None and changes["old.txt"]["before"]["sha256"] == sha(
+        "keep me\n"
+    )
     assert changes["new.txt"].get("before") is None and "+made" in changes["new.txt"]["diff"]
     assert "+# formatted" in changes["src/a.py"]["diff"]
     tool_messages = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
@@ -111,14 +115,18 @@ async def test_a_file_the_shell_changed_and_someone_edited_since_is_refused_by_n
     client = host.client()
     mux = await host.mux(client)
     sid = await host.create()
-    turn = await shell_turn(host, llm, client, mux, sid, "sed -i 's/colour/color/' notes.txt src/a.py; rm old.txt")
+    turn = await shell_turn(
+        host, llm, client, mux, sid, "sed -i 's/colour/color/' notes.txt src/a.py; rm old.txt"
+    )
     (work / "notes.txt").write_text("edited by hand\n")
     error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert [(c["path"], c["reason"]) for c in error.details["conflicts"]] == [("notes.txt", "changed")]
     assert (work / "notes.txt").read_text() == "edited by hand\n" and not (work / "old.txt").exists()
 
 
-async def test_a_later_shell_turn_blocks_and_then_both_revert_in_order(host: Host, llm: ScriptedLlmServer) -> None:
+async def test_a_later_shell_turn_blocks_and_then_both_revert_in_order(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
     seed(host)
     work = host.workdir
     client = host.client()
@@ -145,7 +153,10 @@ async def test_a_fork_restores_what_later_shell_turns_changed(host: Host, llm: S
     events = await history(client, sid)
     anchor = next(e.seq for e in events if e.type == "turn/end")
     preview = await ok(client, "files.restorePreview", {"sessionId": sid, "atSeq": anchor})
-    assert sorted((f.path, f.action) for f in preview.files) == [("later.txt", "removed"), ("notes.txt", "restored")]
+    assert sorted((f.path, f.action) for f in preview.files) == [
+        ("later.txt", "removed"),
+        ("notes.txt", "restored"),
+    ]
     await ok(client, "session.fork", {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
     assert not (work / "later.txt").exists() and (work / "kept.txt").read_text() == "kept\n"
