@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from contract.filechange import FileConflict, RestoredFile
-from contract.files import RestorePreviewValue, RevertTurnValue
+from contract.files import FolderSpace, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
 from contract.namespaces import UNDO, UndoSection
 from host.engine import events, undo_journal
 from host.engine.agent import Agent
@@ -111,6 +111,28 @@ class FilesDoor:
         if error is not None:
             raise HostActionFailed(f"The fork was made, but restoring its files stopped: {error}")
         return child_id
+
+    async def snapshot_space(self) -> SpaceUsedValue:
+        """What the snapshots take per folder, against the budget (Settings shows it)."""
+        limits = self._snapshot_limits()
+        folders = [
+            FolderSpace(path=u.path, bytes=u.bytes, turns=u.turns) for u in await self.snapshots.usage()
+        ]
+        return SpaceUsedValue(
+            folders=folders,
+            total_bytes=sum(f.bytes for f in folders),
+            folder_budget_bytes=limits.workspace_bytes,
+            total_budget_bytes=limits.total_bytes,
+            unavailable=self.snapshots.unavailable,
+        )
+
+    async def free_snapshot_space(self, path: str | None) -> int:
+        """Delete the snapshots of one folder (a path `snapshot_space` listed) or of all; an
+        unknown path frees nothing."""
+        if path is None:
+            return await self.snapshots.free()
+        key = next((u.key for u in await self.snapshots.usage() if u.path == path), None)
+        return 0 if key is None else await self.snapshots.free(key)
 
     # ---- the parts ------------------------------------------------------------------------
 

@@ -187,6 +187,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},
         "llm.discoverModels": {"settingsNs": "llm-deepseek"},
         "session.delete": {"sessionId": "s-unknown"},
+        "files.freeSpace": {},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models"):  # the catalogue is not privileged

@@ -5,12 +5,14 @@ outside the app since is refused, naming it; ignored and build-output files are 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
-from tests.api.conftest import Host
-from tests.api.support import err, event, ok
+from tests.api.conftest import Host, open_test_host
+from tests.api.support import err, event, ok, run_cli
 from tests.api.test_undo import answer_approvals, history, prompt, sha
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -160,3 +162,35 @@ async def test_a_fork_restores_what_later_shell_turns_changed(host: Host, llm: S
     await ok(client, "session.fork", {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
     assert not (work / "later.txt").exists() and (work / "kept.txt").read_text() == "kept\n"
+
+
+async def test_harnessdesk_revert_in_the_terminal_does_the_same(
+    tmp_path: Path, llm_server: ScriptedLlmServer
+) -> None:
+    """`harnessdesk revert SESSION TURN`: the same operation without the window (one line per
+    file), a refusal is one line and exit code 1 with nothing written, bad input exit code 2."""
+    data = tmp_path / "data"
+    host = await open_test_host("inprocess", tmp_path, llm_server.base_url, data_dir=data)
+    try:
+        seed(host)
+        client = host.client()
+        mux = await host.mux(client)
+        sid = await host.create()
+        first = await shell_turn(host, llm_server, client, mux, sid, "rm old.txt")
+        second = await shell_turn(host, llm_server, client, mux, sid, "sed -i 's/colour/color/' notes.txt")
+    finally:
+        await host.close()
+    work = host.workdir
+    (work / "notes.txt").write_text("mine\n")
+    refused = await asyncio.to_thread(run_cli, "revert", sid, str(second), "--data-dir", str(data))
+    assert refused.returncode == 1 and "notes.txt" in refused.stderr and "Traceback" not in refused.stderr
+    assert (work / "notes.txt").read_text() == "mine\n"
+    done = await asyncio.to_thread(run_cli, "revert", sid, str(first), "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["restored\told.txt"]
+    assert (work / "old.txt").read_text() == "keep me\n"
+    again = await asyncio.to_thread(run_cli, "revert", sid, str(first), "--data-dir", str(data))
+    assert again.returncode == 1 and "already reverted" in again.stderr
+    for bad in (["revert", sid, "-3"], ["revert", "s-nope", "0"]):
+        ran = await asyncio.to_thread(run_cli, *bad, "--data-dir", str(data))
+        assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr

@@ -142,7 +142,9 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
 
     line.get_by_test_id("revert-turn").click()
     dialog = page.get_by_test_id("revert-dialog")
-    expect(dialog.get_by_test_id("revert-files").locator("li")).to_have_text(["app.py", "NOTES.md"])
+    expect(dialog.get_by_test_id("revert-files").get_by_test_id("diff-file")).to_have_text(
+        ["app.py", "NOTES.md"]
+    )
     shoot_all(page, "revert-dialog")
     dialog.get_by_test_id("revert-confirm").click()
     restored = page.get_by_test_id("restored-row")
@@ -184,6 +186,47 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
     assert (work / "app.py").read_text() == "print('v1')\n"
     page.reload()  # the record is in the history
     expect(page.get_by_test_id("restored-row")).to_contain_text("app.py — restored")
+
+
+def test_the_revert_dialog_lists_what_shell_commands_changed_with_diffs_and_puts_it_back(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    work = harness.workdir
+    (work / "notes.txt").write_text("colour\n")
+    (work / "old.txt").write_text("keep me\n")
+    (work / "fmt.py").write_text(
+        "import pathlib\np = pathlib.Path('app.py')\np.write_text(p.read_text().replace('  ', '    '))\n"
+    )
+    (work / "app.py").write_text("if x:\n  y()\n")
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("s1", "bash", command="sed -i 's/colour/color/' notes.txt")]),
+        Reply(tool_calls=[tool_call("s2", "bash", command="rm old.txt")]),
+        Reply(tool_calls=[tool_call("s3", "bash", command="python3 fmt.py")]),
+        Reply(text="Tidied."),
+    )
+    send(page, "Tidy up with sed, rm and the formatter")
+    allow(page)
+    allow(page)
+    allow(page)
+    ends = turn_ends(page, 1)
+    wait_idle(page)
+    line = ends.nth(0).get_by_test_id("turn-files")
+    expect(line).to_contain_text("Changed 3 files:")
+    line.get_by_test_id("revert-turn").click()
+    dialog = page.get_by_test_id("revert-dialog")
+    files = dialog.get_by_test_id("revert-files")
+    expect(files.get_by_test_id("diff-file")).to_have_text(["notes.txt", "old.txt", "app.py"])
+    notes = files.locator("[data-path='notes.txt']")
+    expect(notes.locator(".diff-del .diff-text")).to_have_text(["colour"])
+    expect(notes.locator(".diff-add .diff-text")).to_have_text(["color"])
+    expect(files.locator("[data-path='old.txt'] .diff-del .diff-text")).to_have_text(["keep me"])
+    expect(files.locator("[data-path='app.py'] .diff-add .diff-text")).to_have_text(["    y()"])
+    shoot_all(page, "revert-dialog-shell", (".revert-files .diff-del .diff-text",))
+    dialog.get_by_test_id("revert-confirm").click()
+    expect(page.get_by_test_id("restored-row").locator("li")).to_have_count(3)
+    assert (work / "notes.txt").read_text() == "colour\n" and (work / "old.txt").read_text() == "keep me\n"
+    assert (work / "app.py").read_text() == "if x:\n  y()\n"
 
 
 def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, llm: ScriptedLlmServer) -> None:

@@ -121,6 +121,7 @@ class ShadowRepo:
             ("core.fsmonitor", "false"),
             ("core.logAllRefUpdates", "false"),
             ("core.hooksPath", os.devnull),
+            ("core.looseCompression", "1"),  # fast: a snapshot runs before every command
         ):
             self._git(["config", key, value])
         (self.git_dir / "info").mkdir(exist_ok=True)
@@ -176,7 +177,7 @@ class ShadowRepo:
         before = self.lookup(paths)
         self.update(paths)
         after = self.lookup(paths)
-        return [(p, before[p], after[p]) for p in paths if before[p] != after[p] or after[p] is None]
+        return [(p, before[p], after[p]) for p in paths if before[p] != after[p]]
 
     # ---- objects --------------------------------------------------------------------------
 
@@ -197,6 +198,20 @@ class ShadowRepo:
             size = int(header[2])
             found[oid] = out[pos : pos + size]
             pos += size + 1
+        return found
+
+    def sizes(self, oids: Iterable[str]) -> dict[str, int]:
+        """Blob sizes by id (ids that are gone are left out)."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        data = "".join(f"{o}\n" for o in wanted).encode()
+        out = self._git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], data).decode()
+        found: dict[str, int] = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                found[parts[0]] = int(parts[1])
         return found
 
     def has(self, oid: str) -> bool:

@@ -30,11 +30,13 @@ from host.engine.snapshots.repo import ShadowRepo, SnapshotError
 from host.engine.store import Store
 from host.engine.store import blobs as store_blobs
 from host.engine.tools.base import Snapshot, ToolOutput
-from host.engine.tools.changes import ABSENT, describe, snapshot, state_of
+from host.engine.tools.changes import ABSENT, MAX_DIFF_BYTES, describe, snapshot, state_of
 from host.engine.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 
+STATE_CACHE = 50_000
+"""Blob ids whose SHA-256 is remembered (a few MB)."""
 REPORTS_OWN_CHANGE = frozenset({"write_file", "edit_file"})
 """File tools: their result carries the change they made (`host/engine/tools/changes.py`)."""
 
@@ -76,6 +78,7 @@ class Snapshotter:
         self._repos: dict[str, ShadowRepo] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._usage: dict[str, int] = {}
+        self._states: dict[str, FileState] = {}
 
     # ---- the step hook (the one call a tool runner makes) ---------------------------------
 
@@ -106,7 +109,7 @@ class Snapshotter:
         key, repo = opened
         try:
             async with self._lock(key):
-                found = await TOOL_WORKERS.run(_after, repo, cwd, self.limits().max_file_bytes)
+                found = await TOOL_WORKERS.run(_after, repo, cwd, self.limits().max_file_bytes, self._states)
                 if found:
                     await self._keep(session_id, turn, key, cwd, found)
         except SnapshotError as exc:
@@ -281,33 +284,48 @@ def _used(repo: ShadowRepo) -> int:
     return sum(repo.objects().values())
 
 
-def _after(repo: ShadowRepo, cwd: Path, max_file_bytes: int) -> list[Found]:
-    """The snapshot after a step: each changed file with its diff (blocking)."""
+def _after(repo: ShadowRepo, cwd: Path, max_file_bytes: int, states: dict[str, FileState]) -> list[Found]:
+    """The snapshot after a step: each changed file with its diff (blocking). `states` caches
+    each blob's SHA-256, so a large file's earlier content is never read back just to hash it."""
     repo.max_file_bytes = max_file_bytes
     diff = repo.step()
     if not diff:
         return []
-    contents = repo.read(o for _, b, a in diff for o in (b, a) if o)
+    sizes = repo.sizes(o for _, b, a in diff for o in (b, a) if o)
+    wanted = [o for o, n in sizes.items() if n <= MAX_DIFF_BYTES or o not in states]
+    contents = repo.read(wanted)
+    for oid, data in contents.items():
+        states[oid] = state_of(data)
+    while len(states) > STATE_CACHE:
+        states.pop(next(iter(states)))
     found: list[Found] = []
     for path, b, a in diff:
-        if b is not None and b not in contents:
+        if b is not None and b not in states:
             continue  # the earlier content is unreadable: nothing to put back
-        before = Snapshot(state_of(contents[b]), contents[b]) if b is not None else ABSENT
+        before_state = states[b] if b is not None else None
+        after_state: FileState | None
         if a is not None:
-            change = describe(path, before, contents[a])
+            after_state, readable = states[a], a in contents
         else:
-            state = _on_disk(cwd, path)
-            if isinstance(state, bool):
+            disk = _on_disk(cwd, path)  # dropped from the index: gone, or too large now
+            if isinstance(disk, bool):
                 continue  # now a symlink, a device…: not a kind of file undo puts back
-            if state is None:
-                change = describe(path, before, None)
-            else:
-                note = f"too large to compare ({state.size:,} bytes after)"
-                change = FileChange(path=path, before=before.state, after=state, diff_note=note)
+            after_state, readable = disk, disk is None
+        if readable and (b is None or b in contents):
+            before = Snapshot(before_state, contents[b]) if b is not None else ABSENT
+            change = describe(path, before, contents[a] if a is not None else None)
+        else:
+            change = _large(path, before_state, after_state)
         if change.diff is not None:
             change.diff = secret_values.redact(change.diff)
         found.append(Found(path, b, change, (a,) if a else ()))
     return found
+
+
+def _large(path: str, before: FileState | None, after: FileState | None) -> FileChange:
+    size = max(before.size if before else 0, after.size if after else 0)
+    note = f"too large to compare ({size:,} bytes)"
+    return FileChange(path=path, before=before, after=after, diff_note=note)
 
 
 def _on_disk(cwd: Path, path: str) -> FileState | bool | None:

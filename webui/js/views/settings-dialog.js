@@ -10,9 +10,10 @@ import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
 import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
 import { previewTheme, themeOf } from "./theme.js";
+import { spaceBlock } from "./undo-space.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
-const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
+const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance", undo: "Undo" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
@@ -170,7 +171,12 @@ export class SettingsDialog {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
     }
-    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.") : null;
+    const note =
+      view.ns === "permission"
+        ? h("p", { class: "hint" }, "A session keeps the preset it was created with. “Allow always” answers are listed, and can be revoked, from the shield above each conversation.")
+        : view.ns === "undo"
+          ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
+          : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 
