@@ -39,6 +39,7 @@ BENCHES: dict[str, list[str]] = {
     "bridge": ["bridge_bench.py"],
     "model": ["model_bench.py", "--runs", "3"],
     "startup": ["bundle_bench.py", "--runs", "5"],
+    "snapshot": ["snapshot_bench.py", "--runs", "21"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -85,6 +86,14 @@ def _complete(f: Any) -> bool:
 
 
 GOALS = [
+    Goal(
+        "snapshot before a command, 10,000 files / 20 changed (p50)",
+        "snapshot",
+        lambda f: f["ms"]["snapshot"]["p50"],
+        "≤ 150",
+        lambda x: x <= 150,
+        " ms",
+    ),
     _relay_goal("relay raw/sse, N=5,000", "5000", "raw/sse", 0.5),
     _relay_goal("relay raw/sse, N=20,000", "20000", "raw/sse", 0.5),
     _relay_goal("relay raw/bridge, N=5,000", "5000", "raw/bridge", 0.5),
