@@ -229,6 +229,32 @@ def test_the_revert_dialog_lists_what_shell_commands_changed_with_diffs_and_puts
     assert (work / "app.py").read_text() == "if x:\n  y()\n"
 
 
+def test_settings_shows_the_space_undo_uses_and_frees_it(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    (harness.workdir / "data.txt").write_text("x" * 200_000)
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("s1", "bash", command="echo short > data.txt")]), Reply(text="ok")
+    )
+    send(page, "Shorten data.txt")
+    allow(page)
+    turn_ends(page, 1)
+    wait_idle(page)
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    space = dialog.get_by_test_id("settings-ns-undo").get_by_test_id("undo-space")
+    expect(space.get_by_test_id("undo-space-total")).to_contain_text("of 5.0 GB in 1 folder")
+    expect(space.get_by_test_id("undo-space-folders").locator("li")).to_contain_text(["1 turn revertable"])
+    space.scroll_into_view_if_needed()
+    shoot_all(page, "settings-space", ("[data-testid=undo-space-total]",))
+    space.get_by_test_id("undo-free-space").click()
+    page.get_by_test_id("undo-free-confirm").click()
+    expect(dialog.get_by_test_id("settings-message")).to_contain_text("Freed ")
+    expect(space.get_by_test_id("undo-space-total")).to_have_text("Space used: 0 KB of 5.0 GB")
+    expect(space.get_by_test_id("undo-free-space")).to_be_disabled()
+
+
 def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, llm: ScriptedLlmServer) -> None:
     fresh_session(page)
     llm.enqueue(
