@@ -26,6 +26,7 @@ from contract.content import (
     ToolCallBlock,
 )
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
+from contract.filechange import FileChange
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
@@ -127,8 +128,9 @@ class TurnServices:
     """Keeps a file's content before the turn's first change to it (`FileCheckpoints.before`)."""
     subagents: SubagentControl | None = None
     """Starts child sessions for the `task` tool (None in a subagent)."""
-    watch: Callable[[int, Tool, Callable[[], Awaitable[ToolOutput]]], Awaitable[ToolOutput]] | None = None
-    """Runs a tool call between the folder's snapshots when it may change files (`Snapshotter.step`:
+    watch: Callable[..., Awaitable[ToolOutput]] | None = None
+    """`(turn, tool, run, interrupted)`: runs a tool call between the folder's snapshots when it may
+    change files; `interrupted(changes)` gets what a cancelled call had changed (`Snapshotter.step`:
     docs/architecture.md, "Snapshots")."""
 
 
@@ -163,6 +165,8 @@ class Turn:
         """The newest assistant message: when the turn ends, its final answer."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
+        self.unfinished_changes: dict[str, list[FileChange]] = {}
+        """callId → what a call cancelled mid-run had changed (its error result records it)."""
 
     # ---- the turn -------------------------------------------------------------------------
 
@@ -367,7 +371,8 @@ class Turn:
         run = partial(tool.run, args, ctx)
         try:
             if services.watch is not None:
-                return await services.watch(self.number, tool, run)
+                keep = partial(self.unfinished_changes.__setitem__, call.id)
+                return await services.watch(self.number, tool, run, keep)
             return await run()
         except asyncio.CancelledError:
             if self.inbox.cancel_by is not None:
@@ -404,7 +409,9 @@ class Turn:
                 self.conversation.surface.add(event.seq, message)
         self.approvals.decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
-            self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
+            changes = self.unfinished_changes.pop(call_id, None)
+            output = ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED", changes=changes)
+            self._result(call_id, name, output)
         if self.step_open:
             self.journal.append(events.step_end(self.number, self.step))
             self.step_open = False

@@ -194,3 +194,28 @@ async def test_harnessdesk_revert_in_the_terminal_does_the_same(
     for bad in (["revert", sid, "-3"], ["revert", "s-nope", "0"]):
         ran = await asyncio.to_thread(run_cli, *bad, "--data-dir", str(data))
         assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+
+
+async def test_what_a_command_stopped_mid_run_had_changed_is_reverted_too(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    seed(host)
+    work = host.workdir
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    llm.enqueue(Reply(tool_calls=[bash("b1", "echo stopped > notes.txt; rm old.txt; sleep 60")]))
+    await prompt(client, sid, "change and hang")
+    await answer_approvals(client, mux, sid, 1)
+    for _ in range(600):
+        if not (work / "old.txt").exists():
+            break
+        await asyncio.sleep(0.05)
+    await ok(client, "session.cancel", {"sessionId": sid})
+    _, end = await mux.next(event("turn/end", sid))
+    assert end.event.data["reason"]["kind"] == "aborted"
+    [result] = [e for e in await history(client, sid) if e.type == "tool/result"]
+    assert sorted(c["path"] for c in result.data["changes"]) == ["notes.txt", "old.txt"]
+    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": int(end.event.data["turn"])})
+    assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
+    assert (work / "old.txt").read_text() == "keep me\n"

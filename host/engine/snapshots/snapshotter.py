@@ -83,13 +83,19 @@ class Snapshotter:
     # ---- the step hook (the one call a tool runner makes) ---------------------------------
 
     async def step(
-        self, session_id: str, cwd: Path, turn: int, tool: object, run: Callable[[], Awaitable[ToolOutput]]
+        self,
+        session_id: str,
+        cwd: Path,
+        turn: int,
+        tool: object,
+        run: Callable[[], Awaitable[ToolOutput]],
+        interrupted: Callable[[list[FileChange]], None] | None = None,
     ) -> ToolOutput:
         """Where the engine runs a tool: the snapshots around it when it may change files."""
         if not may_change_files(tool):
             return await run()
         record = getattr(tool, "name", "") not in REPORTS_OWN_CHANGE
-        return await self.around(session_id, cwd, turn, run, record=record)
+        return await self.around(session_id, cwd, turn, run, record=record, interrupted=interrupted)
 
     async def around(
         self,
@@ -99,26 +105,38 @@ class Snapshotter:
         run: Callable[[], Awaitable[ToolOutput]],
         *,
         record: bool = True,
+        interrupted: Callable[[list[FileChange]], None] | None = None,
     ) -> ToolOutput:
         """Run a step that may change files between two snapshots. `record` False: the tool
-        reports its change itself (a file tool), only the snapshot before it is taken."""
+        reports its change itself (a file tool), only the snapshot before it is taken. A step
+        cancelled mid-run (Stop) still gets the snapshot after it: `interrupted(changes)`."""
         opened = await self._before(cwd)
         if opened is None or not record:
             return await run()
-        output = await run()
-        key, repo = opened
+        try:
+            output = await run()
+        except asyncio.CancelledError:
+            changes = await asyncio.shield(self._after_step(session_id, turn, cwd, *opened))
+            if changes and interrupted is not None:
+                interrupted(changes)
+            raise
+        changes = await self._after_step(session_id, turn, cwd, *opened)
+        return replace(output, changes=changes) if changes else output
+
+    async def _after_step(
+        self, session_id: str, turn: int, cwd: Path, key: str, repo: ShadowRepo
+    ) -> list[FileChange]:
         try:
             async with self._lock(key):
                 found = await TOOL_WORKERS.run(_after, repo, cwd, self.limits().max_file_bytes, self._states)
                 if found:
                     await self._keep(session_id, turn, key, cwd, found)
-        except SnapshotError as exc:
+        except (SnapshotError, OSError) as exc:
             log.warning("snapshot after a step failed (its changes are not kept): %s", exc)
-            return output
-        if not found:
-            return output
-        await self.enforce(key)
-        return replace(output, changes=[f.change for f in found])
+            return []
+        if found:
+            await self.enforce(key)
+        return [f.change for f in found]
 
     async def before_step(self, cwd: Path) -> None:
         """Only the snapshot before a step (for callers that run the step themselves)."""
