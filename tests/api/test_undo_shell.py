@@ -219,3 +219,34 @@ async def test_what_a_command_stopped_mid_run_had_changed_is_reverted_too(
     await ok(client, "files.revertTurn", {"sessionId": sid, "turn": int(end.event.data["turn"])})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
     assert (work / "old.txt").read_text() == "keep me\n"
+
+
+async def test_over_the_budget_the_oldest_turns_go_and_the_newest_still_revert(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    work = host.workdir
+    client = host.client()
+    await ok(client, "settings.update", {"ns": "undo", "patch": {"workspaceBudgetMb": 2}})
+    mux = await host.mux(client)
+    sid = await host.create()
+    write = f"{sys.executable} -c \"import os; open('big.bin', 'wb').write(os.urandom(1 << 19))\""
+    contents = []
+    turns = []
+    for _ in range(8):
+        turns.append(await shell_turn(host, llm, client, mux, sid, write))
+        contents.append((work / "big.bin").read_bytes())
+        used = await ok(client, "files.spaceUsed", {})
+        assert used.total_bytes <= 2 << 20 and used.folder_budget_bytes == 2 << 20
+    [folder] = used.folders
+    assert folder.turns < len(turns)  # the oldest were pruned
+    reverted = 0
+    for n in range(len(turns) - 1, 0, -1):  # newest first, until a pruned turn
+        payload = {"sessionId": sid, "turn": turns[n]}
+        if n < len(turns) - folder.turns:
+            error = await err(client, "files.revertTurn", payload, "revert-conflict")
+            assert error.details["conflicts"] == [{"path": "big.bin", "reason": "not-saved"}]
+            break
+        await ok(client, "files.revertTurn", payload)
+        assert (work / "big.bin").read_bytes() == contents[n - 1]
+        reverted += 1
+    assert reverted == folder.turns >= 2
