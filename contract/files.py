@@ -57,6 +57,8 @@ class FolderSpace(WireModel):
     bytes: int = Field(ge=0)
     turns: int = Field(ge=0)
     """How many turns' shell changes can still be reverted from these snapshots."""
+    note: str | None = None
+    """Why this folder's shell changes are not kept (too many files, or larger than its budget)."""
 
 
 class SpaceUsedValue(WireModel):

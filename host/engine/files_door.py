@@ -116,7 +116,8 @@ class FilesDoor:
         """What the snapshots take per folder, against the budget (Settings shows it)."""
         limits = self._snapshot_limits()
         folders = [
-            FolderSpace(path=u.path, bytes=u.bytes, turns=u.turns) for u in await self.snapshots.usage()
+            FolderSpace(path=u.path, bytes=u.bytes, turns=u.turns, note=u.note)
+            for u in await self.snapshots.usage()
         ]
         return SpaceUsedValue(
             folders=folders,

@@ -123,3 +123,33 @@ async def test_free_space_deletes_every_snapshot_and_the_next_step_starts_afresh
     assert await engine.snapshots.kept("s", 0, "a.txt") is None
     out = await engine.snapshots.around("s", work, 1, writer(work / "a.txt", b"again\n"))
     assert [c.path for c in out.changes] == ["a.txt"]
+
+
+async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_so(
+    engine_factory: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from host.engine.snapshots import repo as shadow
+
+    engine = await engine_factory()
+    many = tmp_path / "many"
+    many.mkdir()
+    for n in range(8):
+        (many / f"f{n}.txt").write_text(f"{n}\n")
+    monkeypatch.setattr(shadow, "MAX_PATHS", 5)
+    out = await engine.snapshots.around("s", many, 0, writer(many / "f0.txt", b"changed\n"))
+    assert out.changes is None  # the step ran, without snapshots
+    await engine.update_settings("undo", {"workspaceBudgetMb": 1}, None)
+    big = tmp_path / "big"
+    big.mkdir()
+    (big / "data.bin").write_bytes(random.Random(2).randbytes(2 * MIB))
+    out = await engine.snapshots.around("s", big, 0, writer(big / "other.txt", b"x\n"))
+    assert out.changes is None
+    notes = {u.path: u.note for u in await engine.snapshots.usage()}
+    assert notes == {
+        str(many.resolve()): "shell changes are not kept: more than 5 files to snapshot at once",
+        str(big.resolve()): "shell changes are not kept: its files alone take more than the space per folder",
+    }
+    assert not any((engine.data_dir / "snapshots").iterdir())  # nothing of theirs is kept
+    await engine.update_settings("undo", {"workspaceBudgetMb": 8}, None)  # more room: on again
+    out = await engine.snapshots.around("s", big, 1, writer(big / "other.txt", b"y\n"))
+    assert [c.path for c in out.changes] == ["other.txt"]

@@ -45,10 +45,17 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 """Default size cap: a larger file is not kept (undo says `not-saved` for it)."""
 
 GIT_TIMEOUT = 120.0
+MAX_PATHS = 50_000
+"""More changed files than this in one snapshot (a first look at a huge folder): snapshots of
+that folder are turned off rather than making every command wait."""
 
 
 class SnapshotError(Exception):
     """git failed or is missing: the step runs without a snapshot (said in the log)."""
+
+
+class TooLarge(SnapshotError):
+    """The folder is too large to snapshot (too many files, or more than its budget)."""
 
 
 @dataclass(frozen=True)
@@ -174,6 +181,8 @@ class ShadowRepo:
         paths = self.changed()
         if not paths:
             return []
+        if len(paths) > MAX_PATHS:
+            raise TooLarge(f"more than {MAX_PATHS:,} files to snapshot at once")
         before = self.lookup(paths)
         self.update(paths)
         after = self.lookup(paths)

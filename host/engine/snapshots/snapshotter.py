@@ -26,7 +26,7 @@ from contract.filechange import FileChange, FileState
 from host.engine import secret_values
 from host.engine.snapshots import budget, rows
 from host.engine.snapshots.budget import Limits, Survey
-from host.engine.snapshots.repo import ShadowRepo, SnapshotError
+from host.engine.snapshots.repo import ShadowRepo, SnapshotError, TooLarge
 from host.engine.store import Store
 from host.engine.store import blobs as store_blobs
 from host.engine.tools.base import Snapshot, ToolOutput
@@ -64,6 +64,8 @@ class RepoUsage:
     path: str
     bytes: int
     turns: int
+    note: str | None = None
+    """Why this folder's shell changes are not kept (it is too large)."""
 
 
 class Snapshotter:
@@ -79,6 +81,9 @@ class Snapshotter:
         self._locks: dict[str, asyncio.Lock] = {}
         self._usage: dict[str, int] = {}
         self._states: dict[str, FileState] = {}
+        self.off: dict[str, tuple[str, str, int]] = {}
+        """Folders whose snapshots are off: key → (path, why, the folder budget then); a larger
+        budget turns them on again."""
 
     # ---- the step hook (the one call a tool runner makes) ---------------------------------
 
@@ -145,11 +150,26 @@ class Snapshotter:
     async def _before(self, cwd: Path) -> tuple[str, ShadowRepo] | None:
         if self.unavailable is not None:
             return None
+        key = _key(await TOOL_WORKERS.run(os.path.realpath, cwd))
+        if key in self.off:
+            if self.off[key][2] >= self.limits().workspace_bytes:
+                return None
+            del self.off[key]  # the budget grew since: try again
         try:
             key, repo = await TOOL_WORKERS.run(self._open, cwd)
             async with self._lock(key):
                 repo.max_file_bytes = self.limits().max_file_bytes
-                await TOOL_WORKERS.run(repo.step)
+                taken = await TOOL_WORKERS.run(repo.step)  # outside changes, or the first look
+                if taken:
+                    stored = await TOOL_WORKERS.run(repo.size_of, [a for _, _, a in taken if a])
+                    self._usage[key] = self._usage.get(key, 0) + stored
+            if taken:
+                await self.enforce(key)
+            if key in self.off:
+                return None
+        except TooLarge as exc:
+            await self._turn_off(key, str(cwd), str(exc))
+            return None
         except (SnapshotError, OSError) as exc:
             log.warning("snapshot before a step failed (the step runs without one): %s", exc)
             return None
@@ -162,7 +182,7 @@ class Snapshotter:
         real = os.path.realpath(cwd)
         if not os.path.isdir(real):
             raise SnapshotError(f"{cwd} is not a folder")
-        key = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
+        key = _key(real)
         repo = self._repos.get(key)
         if repo is None or not (repo.git_dir / "HEAD").exists():
             repo = ShadowRepo(self.root / key / "git", Path(real), self.limits().max_file_bytes)
@@ -234,6 +254,10 @@ class Snapshotter:
         limits = self.limits()
         if self._usage.get(key, 0) > limits.workspace_bytes:
             await self._prune([key], int(limits.workspace_bytes * budget.HEADROOM))
+            if self._usage.get(key, 0) > limits.workspace_bytes:  # the files alone: nothing to prune
+                repo = self._repos.get(key)
+                where = str(repo.work) if repo is not None else key
+                await self._turn_off(key, where, "its files alone take more than the space per folder")
         keys = self.keys()
         for other in keys:
             if other not in self._usage:
@@ -266,6 +290,11 @@ class Snapshotter:
             for lock in locks:
                 lock.release()
 
+    async def _turn_off(self, key: str, path: str, why: str) -> None:
+        log.warning("snapshots of %s are off: %s", path, why)
+        await self.free(key)
+        self.off[key] = (path, why, self.limits().workspace_bytes)
+
     async def usage(self) -> list[RepoUsage]:
         keys = self.keys()
         units = await self.store.call(lambda conn: rows.units(conn, keys)) if keys else []
@@ -278,6 +307,10 @@ class Snapshotter:
             self._usage[key] = used
             turns = sum(1 for u in units if u.repo == key)
             out.append(RepoUsage(key, str(repo.work), used, turns))
+        limit = self.limits().workspace_bytes
+        for key, (path, why, then) in self.off.items():
+            if then >= limit and key not in keys:
+                out.append(RepoUsage(key, path, 0, 0, f"shell changes are not kept: {why}"))
         return out
 
     async def free(self, key: str | None = None) -> int:
@@ -296,6 +329,11 @@ class Snapshotter:
                 self._usage.pop(k, None)
                 freed += used
         return freed
+
+
+def _key(real: str) -> str:
+    """A folder's repository name: its real path, hashed."""
+    return hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
 
 
 def _used(repo: ShadowRepo) -> int:

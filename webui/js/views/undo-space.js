@@ -18,7 +18,7 @@ export function spaceBlock(ctx) {
     if (v.unavailable) el.append(h("p", { class: "hint", role: "note" }, `Shell commands cannot be undone on this computer: ${v.unavailable}.`));
     el.append(h("p", { testid: "undo-space-total" }, `Space used: ${size(v.totalBytes)} of ${size(v.totalBudgetBytes)}`, v.folders.length ? ` in ${v.folders.length === 1 ? "1 folder" : `${v.folders.length} folders`}` : ""));
     if (v.folders.length) {
-      el.append(h("ul", { class: "file-list", testid: "undo-space-folders" }, v.folders.map((f) => h("li", {}, `${f.path} — ${size(f.bytes)}, ${f.turns === 1 ? "1 turn" : `${f.turns} turns`} revertable`))));
+      el.append(h("ul", { class: "file-list", testid: "undo-space-folders" }, v.folders.map((f) => h("li", {}, f.note ? `${f.path} — ${f.note}` : `${f.path} — ${size(f.bytes)}, ${f.turns === 1 ? "1 turn" : `${f.turns} turns`} revertable`))));
     }
     const free = h("button", { type: "button", class: "btn", testid: "undo-free-space", disabled: !v.totalBytes }, "Free space");
     free.addEventListener("click", async () => {
