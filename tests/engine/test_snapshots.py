@@ -94,6 +94,7 @@ async def test_gitignored_build_output_large_and_nested_repository_files_are_nev
     out = await engine.snapshots.around("s", work, 0, run)
     assert [c.path for c in out.changes] == ["app.py"]
     assert not (work / ".git").exists()  # the person's folder gets no repository of ours
+    assert (engine.data_dir / "snapshots").stat().st_mode & 0o077 == 0  # copies: the owner's only
 
 
 async def test_changes_made_outside_a_step_are_not_the_steps(engine_factory: Any, tmp_path: Path) -> None:

@@ -185,6 +185,7 @@ class Snapshotter:
         key = _key(real)
         repo = self._repos.get(key)
         if repo is None or not (repo.git_dir / "HEAD").exists():
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)  # copies of the person's files
             repo = ShadowRepo(self.root / key / "git", Path(real), self.limits().max_file_bytes)
             repo.ensure()
             (self.root / key / "where").write_text(real)
