@@ -26,6 +26,7 @@ from host.engine.errors import (
     HostActionFailed,
     RevertConflict,
     RevertUnavailable,
+    SessionNotFound,
 )
 from host.engine.settings.plane import ConfigPlane
 from host.engine.snapshots import Limits, SnapshotError, Snapshotter
@@ -255,6 +256,8 @@ class FilesDoor:
                     agent = await self.attach(sid)
                     agent.journal.append(events.files_restored(cause, journal.turn, files, other, error))
                 await self.store.flush()
+            except SessionNotFound:
+                pass  # the session is gone: nothing to log it in
             except EngineError as exc:
                 log.warning("an interrupted revert was finished but could not be logged yet: %s", exc)
                 continue
