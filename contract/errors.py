@@ -19,6 +19,26 @@ class NoDetails(WireModel):
     """`details` is required for every code; `{}` when there is nothing structured."""
 
 
+GoalErrorCode = Literal[
+    "GOAL_AGENT_NOT_LIVE",
+    "GOAL_NOT_FOUND",
+    "GOAL_ALREADY_EXISTS",
+    "GOAL_STALE_REVISION",
+    "GOAL_INVALID_OBJECTIVE",
+    "GOAL_INVALID_MAX_ROUNDS",
+    "GOAL_INVALID_BLOCK_REASON",
+    "GOAL_INVALID_EDIT",
+    "GOAL_INVALID_TRANSITION",
+]
+
+
+class InternalDetails(WireModel):
+    """`internal` carries `{}`, or `{goalCode}` for a goal-domain rejection (docs/decisions.md,
+    "Goals"): the reference's shape, kept so that its clients read ours."""
+
+    goal_code: GoalErrorCode | None = None
+
+
 class BadRequestDetails(WireModel):
     issues: list[dict[str, Any]]
 
@@ -160,7 +180,7 @@ class ChildSessionDetails(WireModel):
 
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
-    "internal": NoDetails,
+    "internal": InternalDetails,
     "cancelled": NoDetails,
     "session-not-found": SessionDetails,
     "agent-busy": AgentBusyDetails,
@@ -201,6 +221,8 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "subagent-not-resumable": ChildSessionDetails,
     "subagent-unauthorized": ChildSessionDetails,
     "subagent-delivery-unavailable": ChildSessionDetails,
+    "command-error": NoDetails,
+    "unknown-command": NoDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -22,11 +22,13 @@ from contract.approvals import ApprovalOutcome
 from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import ContentBlock, Message, StreamChunk, Usage
 from contract.filechange import FileChange, FilesRestored
+from contract.goals import GoalChange
 from contract.presets import AgentPresetSelected
+from contract.vetoes import HookInvoked, HookResult, PromptBlocked
 
 TurnTrigger = Literal["user", "steer", "injection", "queue"]
 AbortedBy = Literal["user", "parent", "disposed"]
-TurnEndKind = Literal["completed", "aborted", "error", "max-tokens", "interrupted"]
+TurnEndKind = Literal["completed", "aborted", "error", "max-tokens", "interrupted", "blocked"]
 
 
 class TurnStart(OpenModel):
@@ -35,7 +37,8 @@ class TurnStart(OpenModel):
 
 
 class TurnEndReason(OpenModel):
-    """`completed`, `aborted {by}`, `error {error}`, `max-tokens`, `interrupted` (crash repair)."""
+    """`completed`, `aborted {by}`, `error {error}`, `max-tokens`, `interrupted` (crash repair),
+    `blocked` (a prompt gate vetoed the prompt, or a goal round went stale: zero steps)."""
 
     kind: TurnEndKind
     by: AbortedBy | None = None
@@ -299,6 +302,10 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "files/restored": FilesRestored,
     "subagent/descriptor": SubagentDescriptor,
     "subagent/spawned": SubagentSpawned,
+    "prompt/blocked": PromptBlocked,
+    "hook/invoked": HookInvoked,
+    "hook/result": HookResult,
+    "goal/change": GoalChange,  # type: ignore[dict-item]
 }
 
 STORED = "stored"

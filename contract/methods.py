@@ -15,6 +15,7 @@ from contract import (
     commands,
     credentials,
     files,
+    goals,
     host,
     jobs,
     llm,
@@ -120,6 +121,13 @@ _METHODS = (
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),
     Method("subagent.interrupt", _a.SubagentInterruptRequest, _s.Accepted, 3),
+    # goals (docs/architecture.md, "Goals")
+    Method("goal.create", goals.GoalCreateRequest, goals.GoalRefValue, 3),
+    Method("goal.edit", goals.GoalEditRequest, goals.GoalRefValue, 3),
+    Method("goal.pause", goals.GoalRefRequest, goals.GoalRefValue, 3),
+    Method("goal.resume", goals.GoalRefRequest, goals.GoalRefValue, 3),
+    Method("goal.complete", goals.GoalRefRequest, goals.GoalRefValue, 3),
+    Method("goal.clear", goals.GoalRefRequest, goals.GoalCleared, 3),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -10,6 +10,7 @@ from host.api import (
     commands,
     credentials,
     files,
+    goal,
     host,
     job,
     llm,
@@ -41,6 +42,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     job,
     files,
     subagent,
+    goal,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

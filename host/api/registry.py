@@ -46,6 +46,12 @@ SUBAGENT_FENCED = frozenset(
         "command.list",
         "command.execute",
         "agentPreset.select",
+        "goal.create",
+        "goal.edit",
+        "goal.pause",
+        "goal.resume",
+        "goal.complete",
+        "goal.clear",
     }
 )
 """On a subagent's session these answer `agent-busy`: people message a child through its parent

@@ -39,6 +39,7 @@ from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
 from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
+from host.engine.gates import PromptGates
 from host.engine.inbox import InboxLists
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -75,6 +76,10 @@ class AgentDeps:
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
     snapshots: Snapshotter | None = None
     """The folder's snapshots around the steps that may change files (undo of shell commands)."""
+    gates: PromptGates | None = None
+    """The engine's prompt gates (host/engine/gates.py)."""
+    idle: Callable[[Agent], None] | None = None
+    """Told each time the loop drained its inbox (the goal driver may queue the next round)."""
 
 
 class Agent(AgentInput):
@@ -129,6 +134,7 @@ class Agent(AgentInput):
             checkpoint=FileCheckpoints(deps.store, self.session_id, cwd).before,
             subagents=deps.subagents,
             watch=partial(deps.snapshots.step, self.session_id, cwd) if deps.snapshots else None,
+            gates=deps.gates,
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""
@@ -341,7 +347,13 @@ class Agent(AgentInput):
                 log.exception("agent %s failed outside a turn", self.session_id)
                 message = f"{type(exc).__name__}: {exc}"
                 self.deps.bus.publish("host", HostAgentError(session_id=self.session_id, message=message))
-            self._set_running(False)
+            if not self._disposed and self.deps.idle is not None:
+                try:
+                    self.deps.idle(self)  # may queue a goal round (which wakes the loop again)
+                except Exception:
+                    log.exception("the idle hook of %s failed", self.session_id)
+            if not self.inbox.next_turn:
+                self._set_running(False)
         self._set_running(False)
 
     async def _one_turn(self) -> None:

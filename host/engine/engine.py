@@ -44,6 +44,10 @@ from host.engine.errors import (
 )
 from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
+from host.engine.gates import PromptGates
+from host.engine.goals.command import goal_command
+from host.engine.goals.door import GoalsDoor
+from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
@@ -74,7 +78,14 @@ log = logging.getLogger(__name__)
 
 
 class Engine(
-    SessionLifecycle, WorkspaceMethods, SubagentDoor, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor
+    SessionLifecycle,
+    WorkspaceMethods,
+    SubagentDoor,
+    PresetsDoor,
+    ConfigurationDoor,
+    AgentWork,
+    FilesDoor,
+    GoalsDoor,
 ):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
@@ -102,6 +113,8 @@ class Engine(
         self.permissions = PermissionService(store, bus, plane.default_preset, self.preset_cap)
         self.presets.commands.register(permission_command(self.permissions))
         self.jobs = self._open_jobs()
+        self.prompt_gates = PromptGates()
+        """Asked before a turn accepts its opening prompt (the veto seam, host/engine/gates.py)."""
         self.pool = AgentPool(
             store,
             self.bus,
@@ -114,12 +127,14 @@ class Engine(
             self.default_cwd,
             step_cap,
             self.job_control,
+            self.prompt_gates,
         )
         self.snapshots = Snapshotter(self.data_dir / "snapshots", store, self._snapshot_limits)
         self.pool.snapshots = self.snapshots
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled
         self._open_subagents()
+        self._open_goals()
         self._closed = False
         self.model_status = ModelStatusRelay(self.bus)
         self.workspaces: WorkspaceRegistry
@@ -160,6 +175,14 @@ class Engine(
         await engine.recover_reverts()  # a revert a crash interrupted: completed or rolled back
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         return engine
+
+    def _open_goals(self) -> None:
+        """The goal stack: the continuation driver (idle and turn-end hooks) and `/goal`."""
+        self.goals = GoalDriver(self.store, self.prompt_gates, self.pool.get)
+        self.pool.idle = self.goals.idle
+        earlier = self.pool.turn_ended
+        self.pool.turn_ended = chain_turn_ended(earlier, self.goals.turn_ended)
+        self.presets.commands.register(goal_command(self.goals))
 
     async def close(self, bound: float | None = None) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close;
@@ -224,6 +247,7 @@ class Engine(
         )
         if projections is not None:
             projections.values.update(await self.preset_projections(session_id, cold))
+            projections.values.update(await self.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
         return events, has_more, projections
 

@@ -15,12 +15,12 @@ from contract.errors import (
     CredentialDetails,
     D,
     DiscoveryDetails,
+    InternalDetails,
     ItemDetails,
     JobDetails,
     ModelUnavailableDetails,
     NameDetails,
     NamespaceDetails,
-    NoDetails,
     PathDetails,
     PresetConflictDetails,
     PresetLockedDetails,
@@ -231,7 +231,7 @@ class DirectoryCreateFailed(EngineError[PathDetails]):
         super().__init__(message, PathDetails(path=path))
 
 
-class HostActionFailed(EngineError[NoDetails]):
+class HostActionFailed(EngineError[InternalDetails]):
     """Something the host does for the user on this machine failed (the OS opener, creating a
     session's folder, opening settings.json in an editor): `internal {}` with a one-line message.
     The one business use of `internal`; a host bug is still a 500 (docs/decisions.md
@@ -240,7 +240,7 @@ class HostActionFailed(EngineError[NoDetails]):
     code = "internal"
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, NoDetails())
+        super().__init__(message, InternalDetails())
 
 
 class AgentPresetNotFound(EngineError[PresetNotFoundDetails]):

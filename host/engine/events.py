@@ -53,7 +53,9 @@ from contract.events import (
     TurnTrigger,
 )
 from contract.filechange import FileChange, FilesRestored, RestoredFile
+from contract.goals import GoalChange
 from contract.presets import AgentPresetSelected
+from contract.vetoes import HookDialect, HookInvoked, HookResult, PromptBlocked
 from host.engine import ids
 
 D = TypeVar("D", bound=BaseModel)
@@ -134,6 +136,50 @@ def failed(message: str, status: int | None = None) -> TurnEndReason:
 
 def interrupted() -> TurnEndReason:
     return TurnEndReason(kind="interrupted")
+
+
+def blocked() -> TurnEndReason:
+    """A prompt gate vetoed the opening prompt, or a goal round went stale (zero steps)."""
+    return TurnEndReason(kind="blocked")
+
+
+def goal_change(change: GoalChange) -> NewEvent[GoalChange]:
+    """One accepted goal mutation (a snapshot, or the clear tombstone): log-only."""
+    return NewEvent("goal/change", change)
+
+
+def hook_invoked(
+    turn: int, point: str, dialect: HookDialect, handler_id: str, matcher: str | None = None
+) -> NewEvent[HookInvoked]:
+    data = HookInvoked(turn=turn, point=point, dialect=dialect, matcher=matcher, handler_id=handler_id)
+    return NewEvent("hook/invoked", data)
+
+
+def hook_result(
+    turn: int,
+    point: str,
+    handler_id: str,
+    decision: str,
+    exit_code: int | None,
+    stderr_summary: str | None,
+    duration_ms: float,
+) -> NewEvent[HookResult]:
+    data = HookResult(
+        turn=turn,
+        point=point,
+        handler_id=handler_id,
+        decision=decision,
+        exit_code=exit_code,
+        stderr_summary=stderr_summary,
+        duration_ms=duration_ms,
+    )
+    return NewEvent("hook/result", data)
+
+
+def prompt_blocked(
+    content: list[ContentBlock], source: MessageSource, reason: str
+) -> NewEvent[PromptBlocked]:
+    return NewEvent("prompt/blocked", PromptBlocked(content=content, source=source, reason=reason))
 
 
 # ---- messages ----------------------------------------------------------------------------------

@@ -41,3 +41,8 @@ def host_instance_id() -> str:
 def workspace_id() -> str:
     """A plain UUID, as the workspace wire names it (never derived from the path)."""
     return str(uuid.uuid4())
+
+
+def goal_id() -> str:
+    """`goal-<uuid4>` (the reference's form; clients treat it as opaque)."""
+    return f"goal-{uuid.uuid4()}"

@@ -21,6 +21,7 @@ from host.engine.agent import Agent, AgentDeps, TurnEnded
 from host.engine.bus import Bus
 from host.engine.composition import Composition
 from host.engine.errors import AgentBusy, SessionNotFound
+from host.engine.gates import PromptGates
 from host.engine.inbox import REPLAYED, replay
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
@@ -53,6 +54,7 @@ class AgentPool:
         default_cwd: str,
         step_cap: int,
         job_control: Callable[[str], JobControl] | None = None,
+        gates: PromptGates | None = None,
     ) -> None:
         self._store = store
         self._bus = bus
@@ -68,6 +70,7 @@ class AgentPool:
         self.snapshots: Snapshotter | None = None
         """Set by the engine: the folder's snapshots around changing steps (docs/architecture.md,
         "Snapshots")."""
+        self.gates = gates
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -78,6 +81,8 @@ class AgentPool:
         self.subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None
         """A loading session's way to start subagents (the engine sets it; None: it may not)."""
         self.turn_ended: TurnEnded | None = None
+        self.idle: Callable[[Agent], None] | None = None
+        """Told when an agent's loop drained its inbox (the goal driver)."""
         self.loaded: list[Callable[[SessionHeader], None]] = []
         """Called with each header as its session loads (before its agent starts)."""
 
@@ -153,6 +158,8 @@ class AgentPool:
             subagents=self.subagents(header),
             turn_ended=self.turn_ended,
             snapshots=self.snapshots,
+            gates=self.gates,
+            idle=self.idle,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)

@@ -35,6 +35,7 @@ from host.engine.coalesce import coalesced
 from host.engine.composition import StepSetup
 from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
+from host.engine.gates import PromptCheck, PromptGates
 from host.engine.inbox import is_steering
 from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
@@ -132,6 +133,8 @@ class TurnServices:
     """`(turn, tool, run, interrupted)`: runs a tool call between the folder's snapshots when it may
     change files; `interrupted(changes)` gets what a cancelled call had changed (`Snapshotter.step`:
     docs/architecture.md, "Snapshots")."""
+    gates: PromptGates | None = None
+    """The prompt gates asked before the opening prompt is accepted (host/engine/gates.py)."""
 
 
 class Turn:
@@ -167,21 +170,70 @@ class Turn:
         """The tools offered in the current step (what the model may call)."""
         self.unfinished_changes: dict[str, list[FileChange]] = {}
         """callId → what a call cancelled mid-run had changed (its error result records it)."""
+        self.opening_message: Message | None = None
+        self._unclaimed: NewEvent[Any] | None = None
+        """The inbox claim, logged only once the prompt gates have answered."""
+        self.veto: str | None = None
+        """Why a prompt gate refused the opening prompt (the turn then ends `blocked`)."""
 
     # ---- the turn -------------------------------------------------------------------------
 
     def begin(self, first: Message, claim: NewEvent[Any], opening: list[NewEvent[Any]] | None = None) -> None:
         """The inbox claim, `turn/start`, `opening` (a child's `subagent/descriptor`) and the
-        message that opened the turn, as one write."""
+        message that opened the turn, as one write. When prompt gates apply, only `turn/start`
+        and `opening` now: the claim waits for the gates' answer (`run`), so a crash while they
+        think leaves the prompt queued."""
         start = events.turn_start(self.number, self.trigger)
+        self.opening_message = first
+        gates = self.services.gates
+        if gates is not None and gates.applies(first):
+            self._unclaimed = claim
+            self.journal.append_all([start, *(opening or [])])
+            return
         news = [claim, start, *(opening or []), events.user_message(first)]
         stamped = self.journal.append_all(news)
         self.conversation.surface.add(stamped[-1].seq, first)
         self.first = [first]
+        if gates is not None:
+            gates.admitted(self.services.session_id, first)
+
+    def _accept(self) -> None:
+        """Log the waiting claim with the opening message (the gates passed, or a cancel)."""
+        claim, self._unclaimed = self._unclaimed, None
+        first = self.opening_message
+        if claim is None or first is None:
+            return
+        stamped = self.journal.append_all([claim, events.user_message(first)])
+        self.conversation.surface.add(stamped[-1].seq, first)
+        self.first = [first]
+        if self.services.gates is not None:
+            self.services.gates.admitted(self.services.session_id, first)
+
+    async def _gate(self) -> bool:
+        """Ask the prompt gates; True when one vetoed (`prompt/blocked` is logged for a person's
+        prompt, with the claim, right before the turn's end)."""
+        first, gates = self.opening_message, self.services.gates
+        assert first is not None and gates is not None
+        check = PromptCheck(
+            self.services.session_id, self.services.cwd, self.number, first, self.journal.append
+        )
+        veto = await gates.check(check)
+        if veto is None:
+            self._accept()
+            return False
+        claim, self._unclaimed = self._unclaimed, None
+        news: list[NewEvent[Any]] = [claim] if claim is not None else []
+        if check.human:
+            news.append(events.prompt_blocked(first.content, first.source, veto.reason))
+        self.journal.append_all(news)
+        self.veto = veto.reason
+        return True
 
     async def run(self) -> TurnEndReason:
         """The steps; returns the turn/end reason after closing whatever was left open."""
         try:
+            if self._unclaimed is not None and await self._gate():
+                return events.blocked()
             return await self._steps()
         except asyncio.CancelledError:
             task = asyncio.current_task()
@@ -194,6 +246,7 @@ class Turn:
             return events.failed(readable(exc), status)
 
     def aborted(self) -> TurnEndReason:
+        self._accept()  # cancelled while the gates thought: the prompt is kept, as asked
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
         return events.aborted(self.inbox.cancel_by or "user")
 

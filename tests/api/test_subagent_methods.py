@@ -72,6 +72,8 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
         "command.list": {"sessionId": child},
         "command.execute": {"sessionId": child, "line": "/plan"},
         "agentPreset.select": {"sessionId": child, "agentPreset": "read-only"},
+        "goal.create": {"sessionId": child, "objective": "x"},
+        "goal.pause": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
     }
     for key, payload in refused.items():
         error = await err(client, key, payload, "agent-busy")

@@ -1,5 +1,6 @@
 """Slash commands: a registry any feature adds to, and the built-in ones."""
 
+from host.engine.commands.errors import CommandError, UnknownCommand
 from host.engine.commands.registry import (
     Command,
     CommandContext,
@@ -14,8 +15,10 @@ from host.engine.commands.run import execute
 __all__ = [
     "Command",
     "CommandContext",
+    "CommandError",
     "CommandRegistry",
     "CommandResult",
+    "UnknownCommand",
     "execute",
     "failure",
     "parse_line",

@@ -6,6 +6,8 @@
 // summary row's `shadowed` list, so the view can expand them; nothing is lost from the log.
 // A user/message that the host injected (a job's end, an approval notice) is a `context` row.
 
+import { goalRoundOf } from "./fold-goals.js";
+
 /** The seqs of the surface events a row shows (user, assistant, tool, summary and context rows). */
 function surfaceSeqs(item) {
   switch (item.kind) {
@@ -86,5 +88,6 @@ export function replaceWithSummary(fold, ev, d) {
 /** A user/message the host injected as context for the agent. */
 export function contextRow(fold, ev, d) {
   const text = (d.content ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
-  fold.add({ id: `x:${ev.seq}`, kind: "context", seq: ev.seq, plugin: d.source?.plugin ?? d.source?.kind ?? "host", text });
+  const goalRound = goalRoundOf(d.source, text);
+  fold.add({ id: `x:${ev.seq}`, kind: "context", seq: ev.seq, plugin: d.source?.plugin ?? d.source?.kind ?? "host", text, ...(goalRound ? { goalRound } : {}) });
 }

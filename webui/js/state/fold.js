@@ -13,6 +13,7 @@
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [rows]}   (compaction)
 //   context    {id, kind, seq, plugin, text}   (context the host gave the agent)
 //   raw        {id, kind, seq, type, data}     (unknown event types)
+//   blocked    {id, kind, seq, turn, content, reason}   (a prompt a prompt gate refused: fold-goals.js)
 //   command, skill                             (see fold-commands.js)
 //   todos (last todo/write wins), title, model (newest request/header), preset (newest
 //   agent-preset/selected in the window), activeTurn, compacting (a compaction is running).
@@ -24,9 +25,10 @@ import { commandDone, commandRun, presetSelected, skillRow, userMessageKind } fr
 import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "./fold-compact.js";
 import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
 import { isTaskPrompt, subagentSpawned } from "./fold-subagents.js";
+import { GOAL_SILENT, promptBlocked } from "./fold-goals.js";
 
 /** Known event types that change state but render no row of their own. */
-const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor"]);
+const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor", ...GOAL_SILENT]);
 // (the session's permissions are shown by the shield in the header, from its projection)
 
 export class SessionFold {
@@ -179,6 +181,8 @@ export class SessionFold {
         return this.toolResult(ev, d);
       case "subagent/spawned":
         return subagentSpawned(this, ev, d);
+      case "prompt/blocked":
+        return promptBlocked(this, ev, d);
       case "todo/write":
         this.todos = Array.isArray(d.todos) ? d.todos.map((t) => ({ content: t.content, status: t.status })) : [];
         this.ops.push({ op: "meta" });

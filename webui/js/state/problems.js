@@ -46,6 +46,8 @@ export const MESSAGES = {
   "subagent-not-resumable": "That subagent's session cannot be continued.",
   "subagent-unauthorized": "That subagent belongs to another session.",
   "subagent-delivery-unavailable": "The subagent cannot take a message right now.",
+  "command-error": "The command could not run as written.",
+  "unknown-command": "There is no such command.",
 };
 
 /** Why a file could not be put back (FileConflict.reason). */
@@ -67,7 +69,7 @@ function conflictText(err) {
 export function describeError(err) {
   if (!err) return "";
   // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
-  if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error") && err.message) return err.message;
+  if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
   if (err.code === "revert-conflict") return conflictText(err);
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid", "revert-unavailable"];

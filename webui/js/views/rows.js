@@ -8,6 +8,7 @@ import { attachmentThumb } from "./attachments.js";
 import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
+import { goalRoundLabel } from "../state/fold-goals.js";
 
 /** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
@@ -46,6 +47,9 @@ export function renderRow(item, ctx) {
       break;
     case "restored":
       el = restoredRow(item);
+      break;
+    case "blocked":
+      el = blockedRow(item);
       break;
     default:
       el = rawRow(item);
@@ -148,6 +152,7 @@ const REASON_TEXT = {
   aborted: (r) => (r.by === "user" ? "Stopped" : r.by === "parent" ? "Stopped by the parent session" : "Stopped (session closed)"),
   "max-tokens": () => "Stopped: the output limit was reached",
   interrupted: () => "Interrupted — the app closed while this turn was running",
+  blocked: () => "Not sent: a prompt check refused it",
 };
 
 function updateTurnEnd(el, item, ctx) {
@@ -203,7 +208,23 @@ function skillRow(item) {
   );
 }
 
-const CONTEXT_LABEL = { jobs: "Background job", subagent: "Subagent's answer" };
+const CONTEXT_LABEL = { jobs: "Background job", subagent: "Subagent's answer", "tool-goal": "Goal wrap-up" };
+
+/** A prompt a prompt gate refused: greyed out, with the reason; it never reached the model. */
+function blockedRow(item) {
+  const texts = item.content.filter((b) => b.type === "text").map((b) => b.text);
+  return h(
+    "article",
+    { class: "row msg msg-user msg-blocked", testid: "prompt-blocked" },
+    h(
+      "div",
+      { class: "bubble" },
+      h("span", { class: "steer-tag blocked-tag" }, "not sent"),
+      texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
+      h("p", { class: "blocked-reason", testid: "blocked-reason" }, item.reason || "A prompt check refused this prompt."),
+    ),
+  );
+}
 
 /** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
 function contextRow(item) {
@@ -211,7 +232,7 @@ function contextRow(item) {
   return h(
     "details",
     { class: "row context-row", testid: "context-row", dataset: { plugin: item.plugin } },
-    h("summary", { title: "Given to the agent as context" }, icon("info"), h("span", { class: "context-label" }, CONTEXT_LABEL[item.plugin] ?? "Context"), h("span", { class: "context-first" }, first)),
+    h("summary", { title: "Given to the agent as context" }, icon("info"), h("span", { class: "context-label", testid: item.goalRound ? "goal-round-label" : null }, item.plugin === "goal" ? goalRoundLabel(item.goalRound) : CONTEXT_LABEL[item.plugin] ?? "Context"), h("span", { class: "context-first" }, first)),
     h("pre", { class: "context-text" }, item.text),
   );
 }

@@ -1,0 +1,180 @@
+"""`goal.*` over both carriers (spec 07 §1, §6 items 1-11, 14, 15): CAS refs, every error, the
+`goal/change` records, the `goal` projection on the mux and the history tail, subagent and
+preset refusals, Stop pausing a round, and `/goal`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.api.conftest import Host
+from tests.api.support import err, event, events_of, ftype, ok, raw
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+SNAPSHOT_KEYS = {"kind", "version", "operation", "goal", "roundsStarted", "createdAt", "updatedAt"}
+TOMBSTONE_KEYS = {"kind", "version", "operation", "cleared", "clearedAt"}
+
+
+def ref_of(value: Any) -> dict[str, Any]:
+    return {"id": value.ref.id, "revision": value.ref.revision}
+
+
+async def goal_err(client: Any, key: str, payload: dict[str, Any], goal_code: str) -> None:
+    error = await err(client, key, payload, "internal")
+    assert error.details == {"goalCode": goal_code}, error
+
+
+async def test_mutations_are_compare_and_set_with_one_goal_change_each(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    llm.enqueue(Reply(text="on it", hang_after=1))  # round 1 holds the agent: no more rounds start
+    client = host.client()
+    mux = await host.mux()
+    sid = await host.create()
+    created = await ok(client, "goal.create", {"sessionId": sid, "objective": "Port the parser"})
+    assert created.ref.id.startswith("goal-") and created.ref.revision == 1
+    ref1 = ref_of(created)
+    await goal_err(client, "goal.create", {"sessionId": sid, "objective": "again"}, "GOAL_ALREADY_EXISTS")
+
+    # schema failures are bad requests; a blank objective is the domain's
+    for payload in (
+        {"sessionId": sid, "ref": ref1},
+        {"sessionId": sid, "ref": ref1, "objective": ""},
+        {"sessionId": sid, "ref": ref1, "maxGoalRounds": 0},
+        {"sessionId": sid, "ref": ref1, "maxGoalRounds": "5"},
+        {"sessionId": sid, "ref": {"id": ref1["id"], "revision": 0}, "objective": "x"},
+    ):
+        await err(client, "goal.edit", payload, "bad-request")
+    await err(client, "goal.create", {"sessionId": sid, "objective": ""}, "bad-request")
+    await goal_err(
+        client, "goal.edit", {"sessionId": sid, "ref": ref1, "objective": "  "}, "GOAL_INVALID_OBJECTIVE"
+    )
+    stale = {"id": ref1["id"], "revision": 7}
+    await goal_err(
+        client, "goal.edit", {"sessionId": sid, "ref": stale, "objective": "x"}, "GOAL_STALE_REVISION"
+    )
+
+    ref2 = ref_of(await ok(client, "goal.edit", {"sessionId": sid, "ref": ref1, "maxGoalRounds": 40}))
+    assert ref2 == {"id": ref1["id"], "revision": 2}
+    await goal_err(client, "goal.resume", {"sessionId": sid, "ref": ref2}, "GOAL_INVALID_TRANSITION")  # armed
+    ref3 = ref_of(await ok(client, "goal.pause", {"sessionId": sid, "ref": ref2}))
+    await goal_err(client, "goal.pause", {"sessionId": sid, "ref": ref3}, "GOAL_INVALID_TRANSITION")
+    ref4 = ref_of(await ok(client, "goal.resume", {"sessionId": sid, "ref": ref3}))
+    ref5 = ref_of(await ok(client, "goal.complete", {"sessionId": sid, "ref": ref4}))
+    await goal_err(client, "goal.complete", {"sessionId": sid, "ref": ref5}, "GOAL_INVALID_TRANSITION")
+    assert [r["revision"] for r in (ref3, ref4, ref5)] == [3, 4, 5]
+
+    fresh = ref_of(await ok(client, "goal.create", {"sessionId": sid, "objective": "Next one"}))
+    assert fresh["id"] != ref1["id"] and fresh["revision"] == 1
+    assert (await ok(client, "goal.clear", {"sessionId": sid, "ref": fresh})).cleared is True
+    await goal_err(client, "goal.clear", {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
+    await goal_err(client, "goal.pause", {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
+    await err(client, "goal.create", {"sessionId": "s-nope", "objective": "x"}, "session-not-found")
+
+    # exactly one goal/change per accepted mutation, with exactly the spec's keys
+    _, last = await mux.seen(event("goal/change", sid, operation="clear"))
+    changes = [e for e in events_of(mux.frames, sid) if e.type == "goal/change"]
+    ops = [c.data["operation"] for c in changes]
+    assert ops == ["create", "edit", "pause", "resume", "complete", "create", "clear"]
+    for change in changes[:-1]:
+        assert set(change.data) == SNAPSHOT_KEYS and change.data["version"] == 1
+        assert "activation" not in change.data and "blockedReason" not in change.data["goal"]
+    assert set(last.event.data) == TOMBSTONE_KEYS
+    assert last.event.data["cleared"] == {"id": fresh["id"], "revision": 2}
+    assert [c.data["goal"]["revision"] for c in changes[:5]] == [1, 2, 3, 4, 5]
+
+    # each goal/change is followed by session/projection {key: goal, seq: that event's seq}
+    _, final = await mux.seen(
+        lambda f: getattr(f, "type", None) == "session/projection" and f.seq == last.event.seq
+    )
+    frames = [f for f in mux.frames if getattr(f, "type", None) == "session/projection" and f.key == "goal"]
+    assert [f.seq for f in frames] == [c.seq for c in changes]
+    assert final.value is None and frames[0].value["goal"]["phase"] == "active"
+    assert "activation" not in frames[0].value
+
+    # the tail page carries the projection; an older page carries no projections at all
+    tail = await ok(client, "session.history", {"sessionId": sid})
+    assert tail.projections.values["goal"] is None
+    first_seq = tail.events[0].event.seq if hasattr(tail.events[0], "event") else tail.events[0].seq
+    if first_seq > 0:
+        older = await ok(client, "session.history", {"sessionId": sid, "beforeSeq": first_seq})
+        assert older.projections is None
+    await ok(client, "session.cancel", {"sessionId": sid})
+
+
+async def test_subagents_and_presets_without_the_goal_stack_are_refused(host: Host) -> None:
+    client = host.client()
+    chat = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
+    error = await err(client, "goal.create", {"sessionId": chat, "objective": "x"}, "internal")
+    assert not error.details.get("goalCode") and "goal" in error.message
+    body = json.dumps(
+        {
+            "type": "client-request",
+            "rpcId": "r-1",
+            "method": "goal.create",
+            "payload": {"sessionId": chat, "objective": "x"},
+        }
+    )
+    answer = await raw(
+        client, "POST", "/api/goal.create", {"content-type": "application/json"}, body.encode()
+    )
+    assert json.loads(answer.body)["result"]["error"]["details"] == {}  # `internal {}` on the wire
+    tail = await ok(client, "session.history", {"sessionId": chat})
+    assert "goal" not in tail.projections.values  # not mounted: the key is absent
+    names = [c.name for c in (await ok(client, "command.list", {"sessionId": chat})).commands]
+    assert "goal" not in names
+
+
+async def test_stop_during_a_goal_round_pauses_the_goal(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="round one", hang_after=1))
+    client = host.client()
+    mux = await host.mux()
+    sid = await host.create()
+    await ok(client, "goal.create", {"sessionId": sid, "objective": "Refactor", "maxGoalRounds": 5})
+    _, round_message = await mux.next(event("user/message", sid))
+    assert (
+        round_message.event.data["source"]["kind"] == "goal"
+        and round_message.event.data["source"]["round"] == 1
+    )
+    await mux.next(event("assistant/chunk", sid))
+    await ok(client, "session.cancel", {"sessionId": sid})
+    _, paused = await mux.next(event("goal/change", sid, operation="pause"))
+    assert paused.event.data["goal"]["phase"] == "paused" and paused.event.data["roundsStarted"] == 1
+    _, frame = await mux.next(ftype("session/projection", sid))
+    assert frame.key == "goal" and frame.value["goal"]["phase"] == "paused"
+
+
+async def test_the_goal_command(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="working", hang_after=1))
+    client = host.client()
+    mux = await host.mux()
+    sid = await host.create()
+    listed = (await ok(client, "command.list", {"sessionId": sid})).commands
+    goal = next(c for c in listed if c.name == "goal")
+    assert goal.input.hint == "[<objective>|clear|edit <objective>|pause|resume]"
+
+    async def run(line: str) -> Any:
+        started = await ok(client, "command.execute", {"sessionId": sid, "line": line})
+        _, done = await mux.next(event("command/done", sid, commandId=started.command_id))
+        return done.event.data
+
+    empty = await run("/goal")
+    assert empty["kind"] == "success" and "No goal is currently set" in empty["text"]
+    created = await run("/goal pause later")
+    assert created["kind"] == "success" and created["text"].startswith("Goal created\nStatus: active\n")
+    assert "Objective: pause later" in created["text"] and "Activation: armed" in created["text"]
+    again = await run("/goal something else")
+    assert again["kind"] == "error"
+    edit_alone = await run("/goal edit")
+    assert edit_alone["kind"] == "error" and "replacement objective" in edit_alone["text"]
+    paused = await run("/goal PAUSE")
+    assert paused["kind"] == "success" and paused["text"].startswith("Goal paused\nStatus: paused")
+    assert "/goal resume" in paused["text"]
+    repeat = await run("/goal pause")
+    assert repeat["kind"] == "error" and "goal-" not in repeat["text"]
+    edited = await run("/goal edit  Ship the parser ")
+    assert "Objective: Ship the parser" in edited["text"] and edited["text"].startswith("Goal updated")
+    cleared = await run("/goal clear")
+    assert cleared["kind"] == "success"
+    assert (await run("/goal clear"))["text"] == "No goal is set: nothing to clear."
+    await ok(client, "session.cancel", {"sessionId": sid})

@@ -1,0 +1,181 @@
+"""The goal continuation driver with the scripted provider: rounds counted, the cap and its
+block, a person's prompt first, Stop pausing the goal, a veto blocking it, and disarm on load."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from contract.goals import GoalRef
+from contract.sessions import TextInput
+from host.engine.gates import PromptCheck, Veto
+from host.engine.goals.domain import GoalRejected
+from tests.support.engine import agent_of, wait_quiet
+from tests.support.scripted_llm import Reply
+
+Factory = Any
+
+
+async def new_session(engine: Any, tmp_path: Any) -> str:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return await engine.create_session(cwd=str(work))
+
+
+async def logged(engine: Any, sid: str, *types: str) -> list[Any]:
+    await engine.store.flush()
+    return [e for e in await engine.store.events(sid, 0) if e.type in types]
+
+
+def goal_rounds(log: list[Any]) -> list[dict[str, Any]]:
+    return [e.data["source"] for e in log if e.type == "user/message" and e.data["source"]["kind"] == "goal"]
+
+
+async def until(pred: Any, within: float = 30.0) -> None:
+    async def poll() -> None:
+        while not await pred():  # noqa: ASYNC110 (polling the store: no event to wait on)
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), within)
+
+
+async def test_rounds_run_until_the_cap_then_the_goal_blocks_round_limit(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    ref = await engine.goal_create(sid, 'Port the "parser"\n</goal_round>', 3)
+    await until(lambda: _blocked(engine, sid))
+    await wait_quiet(agent_of(engine, sid))
+    log = await logged(engine, sid, "user/message", "goal/change", "turn/start")
+    sources = goal_rounds(log)
+    assert [s["round"] for s in sources] == [1, 2, 3]
+    assert all(s["goalId"] == ref.id and s["revision"] == 1 for s in sources)
+    texts = [e.data["content"][0]["text"] for e in log if e.type == "user/message"]
+    objective = json.dumps('Port the "parser"\n</goal_round>')
+    assert texts[2].startswith(f"<goal_round>\nObjective: {objective}\nRound: 3/3\n")
+    changes = [e.data for e in log if e.type == "goal/change"]
+    assert [c["operation"] for c in changes] == ["create", "block"]
+    block = changes[-1]
+    assert block["goal"]["blockedReason"] == {
+        "code": "round-limit",
+        "message": "Goal reached its configured limit of 3 rounds.",
+    }
+    assert block["roundsStarted"] == 3 and block["goal"]["revision"] == 2
+    assert len(scripted_llm.requests) == 3  # no extra model turn at the cap
+    # the projection is the block's whole value
+    _, _, projections = await engine.history(sid)
+    assert projections.values["goal"] == {
+        k: block[k] for k in ("goal", "roundsStarted", "createdAt", "updatedAt")
+    }
+
+    # an exhausted goal resumes only after its cap is raised
+    with pytest.raises(GoalRejected) as caught:
+        await engine.goal_move(sid, "resume", GoalRef(id=ref.id, revision=2))
+    assert caught.value.goal_code == "GOAL_INVALID_TRANSITION"
+    raised = await engine.goal_edit(sid, GoalRef(id=ref.id, revision=2), None, 5)
+    await engine.goal_move(sid, "resume", raised)
+    await until(lambda: _blocked(engine, sid, 2))
+    await wait_quiet(agent_of(engine, sid))
+    log = await logged(engine, sid, "user/message")
+    assert [s["round"] for s in goal_rounds(log)] == [1, 2, 3, 4, 5]
+    assert [s["revision"] for s in goal_rounds(log)][3:] == [4, 4]
+
+
+async def _blocked(engine: Any, sid: str, times: int = 1) -> bool:
+    log = await logged(engine, sid, "goal/change")
+    return sum(1 for e in log if e.data["operation"] == "block") >= times
+
+
+async def test_a_person_s_prompt_runs_first_and_does_not_count(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    gate = threading.Semaphore(0)
+    scripted_llm.enqueue(Reply(text="working on round one", chunk_size=4, paced=gate))
+    await engine.goal_create(sid, "Keep the tests green", 2)
+    await until(lambda: _has(engine, sid, "assistant/chunk"))
+    await engine.prompt(sid, "queue", [TextInput(text="also, what time is it?")], "rpc-h")
+    for _ in range(10):
+        gate.release()
+    await until(lambda: _blocked(engine, sid))
+    await wait_quiet(agent_of(engine, sid))
+    log = await logged(engine, sid, "user/message")
+    kinds = [(e.data["source"]["kind"], e.data["source"].get("round")) for e in log]
+    assert kinds == [("goal", 1), ("user", None), ("goal", 2)]
+
+
+async def _has(engine: Any, sid: str, etype: str) -> bool:
+    return bool(await logged(engine, sid, etype))
+
+
+async def test_stop_during_a_goal_round_pauses_the_goal(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    scripted_llm.enqueue(Reply(text="thinking hard", hang_after=1))
+    await engine.goal_create(sid, "Refactor the store", 10)
+    await until(lambda: _has(engine, sid, "assistant/chunk"))
+    assert await engine.cancel(sid)
+    await until(lambda: _op(engine, sid, "pause"))
+    await wait_quiet(agent_of(engine, sid))
+    changes = [e.data for e in await logged(engine, sid, "goal/change")]
+    assert [c["operation"] for c in changes] == ["create", "pause"]
+    assert changes[-1]["goal"]["phase"] == "paused" and changes[-1]["roundsStarted"] == 1
+    assert len(goal_rounds(await logged(engine, sid, "user/message"))) == 1  # nothing more ran
+
+
+async def _op(engine: Any, sid: str, operation: str) -> bool:
+    return any(e.data["operation"] == operation for e in await logged(engine, sid, "goal/change"))
+
+
+async def test_another_gate_refusing_a_round_blocks_the_goal_without_prompt_blocked(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+
+    async def no_rounds(check: PromptCheck) -> Veto | None:
+        return Veto("no automatic rounds here")
+
+    engine.prompt_gates.add(no_rounds, frozenset({"goal"}))
+    await engine.goal_create(sid, "Anything", 4)
+    await until(lambda: _op(engine, sid, "block"))
+    await wait_quiet(agent_of(engine, sid))
+    log = await logged(engine, sid, "goal/change", "prompt/blocked", "turn/end", "user/message")
+    assert [e.type for e in log if e.type != "goal/change"] == ["turn/end"]
+    assert (
+        log[-1].type == "goal/change" and log[-1].data["goal"]["blockedReason"]["code"] == "prompt-rejected"
+    )
+    assert scripted_llm.requests == []
+
+
+async def test_a_reloaded_session_keeps_its_goal_active_but_disarmed(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    data = tmp_path / "data"
+    engine = await engine_factory(data_dir=data)
+    sid = await new_session(engine, tmp_path)
+    scripted_llm.enqueue(Reply(text="round one", hang_after=1))
+    ref = await engine.goal_create(sid, "Survive restarts", 10)
+    await until(lambda: _has(engine, sid, "assistant/chunk"))
+    await engine.close()
+    again = await engine_factory(data_dir=data)
+    goals = await again.goals.of(await again.attach(sid))
+    assert goals.ledger.current is not None and goals.ledger.current.phase == "active"
+    assert goals.ledger.armed is False and goals.ledger.current.rounds_started == 1
+    await wait_quiet(agent_of(again, sid))
+    assert len(goal_rounds(await logged(again, sid, "user/message"))) == 1  # nothing started
+    # an edit keeps it disarmed; a resume re-arms it and the next round is round 2
+    edited = await again.goal_edit(sid, ref, None, 2)
+    assert goals.ledger.armed is False
+    await again.goal_move(sid, "resume", edited)
+    await until(lambda: _blocked(again, sid))
+    log = await logged(again, sid, "user/message")
+    assert [s["round"] for s in goal_rounds(log)] == [1, 2]

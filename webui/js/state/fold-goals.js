@@ -1,0 +1,38 @@
+// Goal and veto rows of the SessionFold (docs/architecture.md, "Goals", "Prompt gates").
+// PURE: no DOM, no I/O.
+//   blocked  {id, kind, seq, turn, content, reason}   a person's prompt a prompt gate refused
+//   context rows of a goal round carry goalRound {round, max} ("working toward the goal — round
+//   3 of 10"); the wrap-up notice (plugin tool-goal) is a context row too.
+
+/** Log-only events that render no row: hook records and goal changes (the goal bar shows the
+ *  goal from its projection). */
+export const GOAL_SILENT = ["hook/invoked", "hook/result", "goal/change"];
+
+export function promptBlocked(fold, ev, d) {
+  fold.add({
+    id: `b:${ev.seq}`,
+    kind: "blocked",
+    seq: ev.seq,
+    turn: fold.activeTurn,
+    content: Array.isArray(d.content) ? d.content : [],
+    reason: typeof d.reason === "string" ? d.reason : "",
+  });
+}
+
+const ROUND_LINE = /^Round: (\d+)\/(\d+)\s*$/m;
+
+/** {round, max} of a goal round's message, from its source and its `Round: n/N` line. */
+export function goalRoundOf(source, text) {
+  if (source?.kind !== "goal") return null;
+  const m = ROUND_LINE.exec(text ?? "");
+  const round = Number.isInteger(source.round) ? source.round : m ? Number(m[1]) : null;
+  const max = m ? Number(m[2]) : null;
+  return round === null ? null : { round, max };
+}
+
+/** "Working toward the goal — round 3 of 10". */
+export function goalRoundLabel(goalRound) {
+  if (!goalRound) return "Working toward the goal";
+  const of = goalRound.max ? ` of ${goalRound.max}` : "";
+  return `Working toward the goal — round ${goalRound.round}${of}`;
+}
