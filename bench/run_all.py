@@ -41,6 +41,7 @@ BENCHES: dict[str, list[str]] = {
     "startup": ["bundle_bench.py", "--runs", "5"],
     "sandbox": ["sandbox_bench.py", "--runs", "60"],
     "memory": ["memory_bench.py"],
+    "snapshot": ["snapshot_bench.py", "--runs", "21"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -105,6 +106,14 @@ def _sandbox_goal(label: str, key: str) -> Goal:
 GOALS = [
     _sandbox_goal("sandbox: added p50 of `true` (bubblewrap vs bare, same run)", "true"),
     _sandbox_goal("sandbox: added p50 of `ls -R`, 2,000 files", "ls_R_2000"),
+    Goal(
+        "snapshot before a command, 10,000 files / 20 changed (p50)",
+        "snapshot",
+        lambda f: f["ms"]["snapshot"]["p50"],
+        "≤ 150",
+        lambda x: x <= 150,
+        " ms",
+    ),
     _relay_goal("relay raw/sse, N=5,000", "5000", "raw/sse", 0.5),
     _relay_goal("relay raw/sse, N=20,000", "20000", "raw/sse", 0.5),
     _relay_goal("relay raw/bridge, N=5,000", "5000", "raw/bridge", 0.5),

@@ -97,6 +97,9 @@ class ToolResult(OpenModel):
     error: ToolError | None = None
     change: FileChange | None = None
     """The file the tool wrote (never sent to the model): the diff and the checkpoint's hashes."""
+    changes: list[FileChange] | None = None
+    """What any other step changed in the folder (a shell command…), found by the snapshots
+    around it (never sent to the model)."""
 
 
 class TodoItem(WireModel):

@@ -42,3 +42,38 @@ class RestorePreviewValue(WireModel):
     """What a fork with `restoreFiles` would do (only entries that are not `unchanged`)."""
     conflicts: list[FileConflict]
     """Files that cannot be restored; a fork with `restoreFiles` is refused while there are any."""
+
+
+# files.spaceUsed / files.freeSpace
+class SpaceUsedRequest(WireModel):
+    pass
+
+
+class FolderSpace(WireModel):
+    """The snapshots of one folder (docs/architecture.md, "Snapshots")."""
+
+    path: str
+    """The folder's real path."""
+    bytes: int = Field(ge=0)
+    turns: int = Field(ge=0)
+    """How many turns' shell changes can still be reverted from these snapshots."""
+    note: str | None = None
+    """Why this folder's shell changes are not kept (too many files, or larger than its budget)."""
+
+
+class SpaceUsedValue(WireModel):
+    folders: list[FolderSpace]
+    total_bytes: int = Field(ge=0)
+    folder_budget_bytes: int = Field(ge=0)
+    total_budget_bytes: int = Field(ge=0)
+    unavailable: str | None = None
+    """Why snapshots are off on this machine (git missing); null when they are on."""
+
+
+class FreeSpaceRequest(WireModel):
+    path: str | None = Field(default=None, min_length=1, max_length=4096)
+    """One folder (a `path` of `files.spaceUsed`); absent: every folder."""
+
+
+class FreeSpaceValue(WireModel):
+    freed_bytes: int = Field(ge=0)

@@ -118,6 +118,8 @@ _METHODS = (
     Method("permission.set", permissions.SetRequest, permissions.SetValue, 2, True),
     Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
+    Method("files.spaceUsed", files.SpaceUsedRequest, files.SpaceUsedValue, 2),
+    Method("files.freeSpace", files.FreeSpaceRequest, files.FreeSpaceValue, 2, True),
     Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),

@@ -25,6 +25,7 @@ PERMISSION = "permission"
 UI_ONBOARDING = "ui-onboarding"
 UI_APPEARANCE = "ui-appearance"
 AGENT_PRESETS = "agent-presets"
+UNDO = "undo"
 AGENT_DEFAULT_MODEL = "agent-default-model"
 """Registered but not exposed: only `session.selectModel` writes it."""
 
@@ -36,6 +37,7 @@ EXPOSED = (
     UI_APPEARANCE,
     UI_ONBOARDING,
     AGENT_PRESETS,
+    UNDO,
 )
 """The namespaces `settings.*` serves, in the order `settings.describe` lists them."""
 
@@ -205,6 +207,32 @@ class AgentPresetsSection(WireModel):
     )
 
 
+class UndoSection(WireModel):
+    """`undo`: how much disk the snapshots that make shell commands undoable may take."""
+
+    workspace_budget_mb: int = Field(
+        default=1024,
+        ge=1,
+        le=10_000_000,
+        title="Space per folder (MiB)",
+        description="The oldest turns of a folder stop being revertable when its snapshots pass this.",
+    )
+    total_budget_mb: int = Field(
+        default=5120,
+        ge=1,
+        le=10_000_000,
+        title="Space for all folders (MiB)",
+        description="The oldest turns of any folder go first when all snapshots together pass this.",
+    )
+    max_file_mb: int = Field(
+        default=10,
+        ge=1,
+        le=4096,
+        title="Largest file kept (MiB)",
+        description="A larger file is not kept, so a change to it cannot be reverted.",
+    )
+
+
 class DefaultModelSection(WireModel):
     """`agent-default-model`: the model new sessions start on (written by `session.selectModel`)."""
 
@@ -237,6 +265,7 @@ SECTIONS: dict[str, type[WireModel]] = {
     UI_APPEARANCE: AppearanceSection,
     UI_ONBOARDING: OnboardingSection,
     AGENT_PRESETS: AgentPresetsSection,
+    UNDO: UndoSection,
     AGENT_DEFAULT_MODEL: DefaultModelSection,
 }
 """Every registered namespace's model, in registration order."""

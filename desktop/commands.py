@@ -1,4 +1,4 @@
-"""The headless subcommands' arguments (`serve`, `prompt`, `export`, `import`, `acp`).
+"""The headless subcommands' arguments (`serve`, `prompt`, `export`, `import`, `revert`, `acp`).
 
 Apart from desktop/headless.py, which runs them, because building the parser must stay cheap:
 the window path parses its arguments first and starts GTK while the host (pydantic, the engine)
@@ -20,6 +20,16 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"port must be 0-65535, not {port}")
     return port
+
+
+def turn_number(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number (0, 1, 2, …)")
+    return value
 
 
 def add_parsers(sub: Any, common: Any) -> None:
@@ -48,6 +58,10 @@ def add_parsers(sub: Any, common: Any) -> None:
     export.add_argument("-o", "--output", required=True, help="the .zip file to write")
     export.add_argument("--descendants", action="store_true", help="include forked child sessions")
     common(export)
+    revert = sub.add_parser("revert", help="put back the files a turn changed (any tool, shell included)")
+    revert.add_argument("session_id")
+    revert.add_argument("turn", type=turn_number, help="the turn's number (0 is the first)")
+    common(revert)
     imp = sub.add_parser("import", help="read a session archive back")
     imp.add_argument("archive")
     imp.add_argument(

@@ -1,4 +1,4 @@
-"""Headless commands: `serve`, `prompt`, `export`, `import` (docs/architecture.md, "Desktop,
+"""Headless commands: `serve`, `prompt`, `export`, `import`, `revert` (docs/architecture.md, "Desktop,
 command line and data").
 
 Each runs the same host as the window (`host.api.open_host`); only one process may own a data
@@ -23,7 +23,7 @@ from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
 from host.api.archive import ArchiveError, read_archive, zip_chunks
 from host.engine.config import RuntimeOverrides
-from host.engine.errors import EngineError
+from host.engine.errors import EngineError, RevertConflict, RevertUnavailable
 from host.engine.store.base import ExportHeader
 from host.fetch.inprocess import InProcessApiClient
 
@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         except (EngineError, TransportError) as exc:
             raise CommandError(str(exc)) from exc
     data_dir = resolve_data_dir(args.data_dir)
-    command = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import}[args.command]
+    commands = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import, "revert": _revert}
+    command = commands[args.command]
     if args.command == "prompt":
         _prompt_cwd(args)
     try:
@@ -306,6 +307,27 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
             raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
         for rows in sessions:
             print(await runtime.engine.import_rows(rows, cwd))
+    finally:
+        await runtime.close()
+        instance.close()
+    return 0
+
+
+async def _revert(args: argparse.Namespace, data_dir: Path) -> int:
+    """`files.revertTurn` without the window: one line per file put back; a refusal (a file
+    changed since, nothing to revert) is one line on stderr and exit code 1, nothing written."""
+    instance = _lock(data_dir)
+    runtime = await _open_locked(data_dir, instance, None)
+    try:
+        if not await runtime.engine.has_session(args.session_id):
+            raise CommandError(f"no session {args.session_id} in {data_dir}")
+        try:
+            value = await runtime.engine.revert_turn(args.session_id, args.turn)
+        except (RevertConflict, RevertUnavailable) as exc:
+            print(f"harnessdesk: {exc}", file=sys.stderr)
+            return 1
+        for f in value.files:
+            print(f"{f.action}\t{f.path}")
     finally:
         await runtime.close()
         instance.close()

@@ -1,5 +1,5 @@
-"""`files.*`: undoing what the agent's file tools changed (docs/architecture.md, "Checkpoints and
-undo")."""
+"""`files.*`: undoing what the agent changed, and the disk its snapshots take (docs/architecture.md,
+"Checkpoints and undo", "Snapshots")."""
 
 from __future__ import annotations
 
@@ -16,3 +16,13 @@ async def revert_turn(engine: Engine, p: f.RevertTurnRequest) -> f.RevertTurnVal
 @implements("files.restorePreview")
 async def restore_preview(engine: Engine, p: f.RestorePreviewRequest) -> f.RestorePreviewValue:
     return await engine.restore_preview(p.session_id, p.at_seq)
+
+
+@implements("files.spaceUsed")
+async def space_used(engine: Engine, p: f.SpaceUsedRequest) -> f.SpaceUsedValue:
+    return await engine.snapshot_space()
+
+
+@implements("files.freeSpace")
+async def free_space(engine: Engine, p: f.FreeSpaceRequest) -> f.FreeSpaceValue:
+    return f.FreeSpaceValue(freed_bytes=await engine.free_snapshot_space(p.path))

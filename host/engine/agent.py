@@ -22,6 +22,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable, QuestionCancelled
 from host.engine.permissions.policy import PermissionService, SessionPermissions
 from host.engine.project import Instructions, instructions_view
+from host.engine.snapshots import Snapshotter
 from host.engine.store import Store
 from host.engine.surface import Surface
 from host.engine.titles import auto_title
@@ -73,6 +75,8 @@ class AgentDeps:
     subagents: SubagentControl | None = None
     turn_ended: TurnEnded | None = None
     """Told after every turn/end (the subagent service: a child's answer goes to its parent)."""
+    snapshots: Snapshotter | None = None
+    """The folder's snapshots around the steps that may change files (undo of shell commands)."""
     gates: PromptGates | None = None
     """The engine's prompt gates (host/engine/gates.py)."""
     idle: Callable[[Agent], None] | None = None
@@ -130,8 +134,9 @@ class Agent(AgentInput):
             report_context=self._report_context,
             jobs=deps.jobs,
             notice=self._notice,
-            checkpoint=FileCheckpoints(deps.store, self.session_id).before,
+            checkpoint=FileCheckpoints(deps.store, self.session_id, cwd).before,
             subagents=deps.subagents,
+            watch=partial(deps.snapshots.step, self.session_id, cwd) if deps.snapshots else None,
             gates=deps.gates,
             hooks=deps.hooks,
         )

@@ -70,6 +70,7 @@ from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
+from host.engine.snapshots import Snapshotter
 from host.engine.store import ExportRow, SessionExists, SessionHeader, SqliteStore, Store
 from host.engine.subagents.door import SubagentDoor
 from host.engine.timezones import check_time_zone
@@ -135,6 +136,8 @@ class Engine(
             self.job_control,
             self.prompt_gates,
         )
+        self.snapshots = Snapshotter(self.data_dir / "snapshots", store, self._snapshot_limits)
+        self.pool.snapshots = self.snapshots
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled
         self._open_subagents()
@@ -191,6 +194,7 @@ class Engine(
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
+        await engine.recover_reverts()  # a revert a crash interrupted: completed or rolled back
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         await engine.record_lost_jobs()
         return engine

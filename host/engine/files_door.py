@@ -3,23 +3,39 @@ fork leaves behind (docs/architecture.md, "Checkpoints and undo"). A mixin of th
 
 Both run with the session's agent held between turns (its turn lock), so no tool writes while
 files are put back; a session that is working is refused. Either everything planned is written
-or, when a file blocks it, nothing (`revert-conflict`).
+or, when a file blocks it, nothing (`revert-conflict`); the writes go through a journal
+(`host/engine/undo_journal.py`) so a crash cannot leave half of them.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from contract.filechange import RestoredFile
-from contract.files import RestorePreviewValue, RevertTurnValue
-from host.engine import events
+from contract.filechange import FileConflict, RestoredFile
+from contract.files import FolderSpace, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
+from contract.namespaces import UNDO, UndoSection
+from host.engine import events, undo_journal
 from host.engine.agent import Agent
-from host.engine.errors import ForkUnavailable, HostActionFailed, RevertConflict, RevertUnavailable
+from host.engine.errors import (
+    EngineError,
+    ForkUnavailable,
+    HostActionFailed,
+    RevertConflict,
+    RevertUnavailable,
+    SessionNotFound,
+)
+from host.engine.settings.plane import ConfigPlane
+from host.engine.snapshots import Limits, SnapshotError, Snapshotter
 from host.engine.store import SessionHeader, Store
-from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, apply, plan
+from host.engine.store.blobs import read_roots
+from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
 from host.engine.workers import TOOL_WORKERS
+
+log = logging.getLogger(__name__)
 
 
 class FilesDoor:
@@ -27,6 +43,9 @@ class FilesDoor:
 
     store: Store
     default_cwd: str
+    data_dir: Path
+    snapshots: Snapshotter
+    _plane: ConfigPlane
 
     if TYPE_CHECKING:  # provided by Engine
 
@@ -50,9 +69,11 @@ class FilesDoor:
             if turn in ledger.reverted:
                 raise RevertUnavailable(session_id, turn, "that turn's changes were already reverted")
             todo = await self._plan(header, ledger, wanted)
-            files, error = await self._write_back(session_id, header, todo)
+            journal = await self._write_back(session_id, header, todo, "revert", turn, None)
+            files, error = _outcome(journal)
             event = agent.journal.append(events.files_restored("revert", turn, files, error=error))
             await self.store.flush()
+            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
         if error is not None:
             raise HostActionFailed(f"Reverting stopped: {error} (what was restored is listed in the session)")
         return RevertTurnValue(turn=turn, files=files, seq=event.seq)
@@ -62,12 +83,9 @@ class FilesDoor:
         header = await self._header(session_id)
         anchor, turn = await self._anchor(session_id, at_seq)
         ledger = await self._ledger(session_id)
-        todo = await plan(
-            Path(header.cwd or self.default_cwd),
-            ledger.restore_to(anchor),
-            ledger,
-            self._kept(session_id),
-        )
+        wanted = ledger.restore_to(anchor)
+        todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._kept(session_id))
+        todo.conflicts[:0] = await self._moved(header, wanted)
         return RestorePreviewValue(turn=turn, files=todo.preview(), conflicts=todo.conflicts)
 
     async def fork_restoring(self, session_id: str, at_seq: int | None) -> str:
@@ -84,16 +102,50 @@ class FilesDoor:
             child_id = await self._fork(session_id, at_seq)
             if not todo.targets and not todo.unchanged:
                 return child_id  # no later turn changed a file: a plain fork
-            files, error = await self._write_back(session_id, header, todo)
+            journal = await self._write_back(session_id, header, todo, "fork", turn, child_id)
+            files, error = _outcome(journal)
             parent.journal.append(events.files_restored("fork", turn, files, child_id, error))
             child = await self.attach(child_id)
             child.journal.append(events.files_restored("fork", turn, files, session_id, error))
             await self.store.flush()
+            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
         if error is not None:
             raise HostActionFailed(f"The fork was made, but restoring its files stopped: {error}")
         return child_id
 
+    async def snapshot_space(self) -> SpaceUsedValue:
+        """What the snapshots take per folder, against the budget (Settings shows it)."""
+        limits = self._snapshot_limits()
+        folders = [
+            FolderSpace(path=u.path, bytes=u.bytes, turns=u.turns, note=u.note)
+            for u in await self.snapshots.usage()
+        ]
+        return SpaceUsedValue(
+            folders=folders,
+            total_bytes=sum(f.bytes for f in folders),
+            folder_budget_bytes=limits.workspace_bytes,
+            total_budget_bytes=limits.total_bytes,
+            unavailable=self.snapshots.unavailable,
+        )
+
+    async def free_snapshot_space(self, path: str | None) -> int:
+        """Delete the snapshots of one folder (a path `snapshot_space` listed) or of all; an
+        unknown path frees nothing."""
+        if path is None:
+            return await self.snapshots.free()
+        key = next((u.key for u in await self.snapshots.usage() if u.path == path), None)
+        return 0 if key is None else await self.snapshots.free(key)
+
     # ---- the parts ------------------------------------------------------------------------
+
+    def _snapshot_limits(self) -> Limits:
+        """The `undo` settings: the snapshots' disk budget and size cap (docs/architecture.md,
+        "Snapshots")."""
+        section: UndoSection = self._plane.settings.section(UNDO)
+        mib = 1 << 20
+        return Limits(
+            section.workspace_budget_mb * mib, section.total_budget_mb * mib, section.max_file_mb * mib
+        )
 
     async def _ledger(self, session_id: str) -> Ledger:
         return Ledger.read(await self.store.events_of_types(session_id, LEDGER_TYPES))
@@ -108,33 +160,124 @@ class FilesDoor:
 
     def _kept(self, session_id: str) -> Callable[[str, Want], Awaitable[bool]]:
         async def kept(path: str, want: Want) -> bool:
-            found = await self.store.checkpoint(session_id, want.turn, path)
-            target = want.target.sha256 if want.target is not None else None
-            return found is not None and found.sha256 == target
+            return await self._content_of(session_id, path, want) is not None
 
         return kept
 
+    async def _content_of(self, session_id: str, path: str, want: Want) -> tuple[bytes | None] | None:
+        """The kept content of `want.target` (in a 1-tuple; None inside: absent), from a file
+        tool's checkpoint or a step's snapshot; None when neither kept it."""
+        target = want.target.sha256 if want.target is not None else None
+        found = await self.store.checkpoint(session_id, want.turn, path)
+        if found is not None and found.sha256 == target:
+            return (found.data,)
+        row = await self.snapshots.kept(session_id, want.turn, path)
+        if row is None or row.sha256 != target:
+            return None
+        try:
+            return (await self.snapshots.content(row),)
+        except SnapshotError:
+            return None
+
+    async def _moved(self, header: SessionHeader, wanted: dict[str, Want]) -> list[FileConflict]:
+        """The folder itself, when it (or a folder above it) is not where it was when those turns
+        changed files: it became a symlink, or was moved behind one (docs/threat-model.md)."""
+        cwd = header.cwd or self.default_cwd
+        turns = sorted({w.turn for w in wanted.values()})
+        roots = await self.store.call(lambda conn: read_roots(conn, header.id, turns)) if turns else set()
+        real, plain = await TOOL_WORKERS.run(_real_and_plain, cwd)
+        moved = real not in roots if roots else real != plain
+        return [FileConflict(path=cwd, reason="changed")] if moved and wanted else []
+
     async def _plan(self, header: SessionHeader, ledger: Ledger, wanted: dict[str, Want]) -> Plan:
         todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._kept(header.id))
+        todo.conflicts[:0] = await self._moved(header, wanted)
         if todo.conflicts:
             raise RevertConflict(header.id, todo.conflicts)
         return todo
 
     async def _write_back(
-        self, session_id: str, header: SessionHeader, todo: Plan
-    ) -> tuple[list[RestoredFile], str | None]:
+        self, session_id: str, header: SessionHeader, todo: Plan, cause: str, turn: int, other: str | None
+    ) -> undo_journal.Journal:
+        """Stage every file, commit the journal, rename them all; the journal says what was done.
+        HostActionFailed (nothing changed) when staging fails."""
         contents: list[tuple[str, bytes | None]] = []
         for path, want in todo.targets:
-            kept = await self.store.checkpoint(session_id, want.turn, path)
-            contents.append((path, kept.data if kept is not None else None))
-        done, failure = await TOOL_WORKERS.run(apply, Path(header.cwd or self.default_cwd), contents)
-        states = {p: w.target for p, w in todo.targets}
+            kept = await self._content_of(session_id, path, want)
+            if kept is None:
+                raise RevertConflict(session_id, [FileConflict(path=path, reason="not-saved")])
+            contents.append((path, kept[0]))
         files = [
-            RestoredFile(path=p, action="restored" if states[p] is not None else "removed", state=states[p])
-            for p in done
-        ]
-        files += [RestoredFile(path=p, action="unchanged", state=t) for p, t in todo.unchanged]
-        return files, None if failure is None else f"{failure.strerror or failure}"
+            RestoredFile(path=p, action="restored" if w.target is not None else "removed", state=w.target)
+            for p, w in todo.targets
+        ] + [RestoredFile(path=p, action="unchanged", state=t) for p, t in todo.unchanged]
+        at = {session_id: self.store.next_seq(session_id)}
+        if other is not None:
+            at[other] = self.store.next_seq(other)
+        journal = undo_journal.Journal(
+            id=undo_journal.new_id(),
+            session_id=session_id,
+            turn=turn,
+            cause=cause,
+            root=await TOOL_WORKERS.run(os.path.realpath, header.cwd or self.default_cwd),
+            entries=[],
+            at_seq=at,
+            fork_session_id=other,
+            files=[f.model_dump(mode="json", by_alias=True) for f in files],
+        )
+        try:
+            await TOOL_WORKERS.run(undo_journal.stage, self.data_dir, journal, contents)
+        except undo_journal.Escaped as exc:
+            raise RevertConflict(session_id, [FileConflict(path=journal.root, reason="changed")]) from exc
+        except OSError as exc:
+            raise HostActionFailed(f"Reverting failed, nothing was changed: {exc.strerror or exc}") from exc
+        failure = await TOOL_WORKERS.run(undo_journal.commit, self.data_dir, journal)
+        journal.error = None if failure is None else f"{failure.strerror or failure}"
+        return journal
+
+    async def recover_reverts(self) -> None:
+        """At start: finish each revert a crash interrupted after its commit point (and log it),
+        roll back each one that was still staging (docs/architecture.md, "Checkpoints and undo")."""
+        for journal in await TOOL_WORKERS.run(undo_journal.pending, self.data_dir):
+            if journal.state != "commit":
+                await TOOL_WORKERS.run(undo_journal.rollback, self.data_dir, journal)
+                continue
+            failure = await TOOL_WORKERS.run(undo_journal.commit, self.data_dir, journal)
+            journal.error = None if failure is None else f"{failure.strerror or failure}"
+            files, error = _outcome(journal)
+            pairs = [(journal.session_id, journal.fork_session_id)]
+            if journal.fork_session_id is not None:
+                pairs.append((journal.fork_session_id, journal.session_id))
+            try:
+                for sid, other in pairs:
+                    if await self._logged(sid, journal):
+                        continue
+                    cause: Literal["revert", "fork"] = "fork" if journal.cause == "fork" else "revert"
+                    agent = await self.attach(sid)
+                    agent.journal.append(events.files_restored(cause, journal.turn, files, other, error))
+                await self.store.flush()
+            except SessionNotFound:
+                pass  # the session is gone: nothing to log it in
+            except EngineError as exc:
+                log.warning("an interrupted revert was finished but could not be logged yet: %s", exc)
+                continue
+            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
+
+    async def _logged(self, session_id: str, journal: undo_journal.Journal) -> bool:
+        since = journal.at_seq.get(session_id, 0)
+        found = await self.store.events_of_types(session_id, ("files/restored",))
+        return any(e.seq >= since and e.data.get("turn") == journal.turn for e in found)
+
+
+def _real_and_plain(cwd: str) -> tuple[str, str]:
+    return os.path.realpath(cwd), os.path.normpath(os.path.abspath(cwd))
+
+
+def _outcome(journal: undo_journal.Journal) -> tuple[list[RestoredFile], str | None]:
+    """What the journal put back (every file when nothing failed), for `files/restored`."""
+    done = set(journal.done)
+    files = [RestoredFile.model_validate(f) for f in journal.files]
+    return [f for f in files if f.action == "unchanged" or f.path in done], journal.error
 
 
 def _idle(agent: Agent, session_id: str, turn: int) -> None:

@@ -29,6 +29,7 @@ from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.repair import crash_repair
+from host.engine.snapshots import Snapshotter
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
 from host.engine.tools.base import JobControl, SubagentControl
@@ -67,6 +68,9 @@ class AgentPool:
         self._default_cwd = default_cwd
         self._step_cap = step_cap
         self._job_control = job_control
+        self.snapshots: Snapshotter | None = None
+        """Set by the engine: the folder's snapshots around changing steps (docs/architecture.md,
+        "Snapshots")."""
         self.gates = gates
         self.hooks: HookService | None = None
         """Set by the engine: the hooks every session's tool calls pass (host/engine/hooks/)."""
@@ -152,6 +156,7 @@ class AgentPool:
             step_cap=self._step_cap,
             subagents=self.subagents(header),
             turn_ended=self.turn_ended,
+            snapshots=self.snapshots,
             gates=self.gates,
             idle=self.idle,
             hooks=self.hooks,

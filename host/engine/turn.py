@@ -26,6 +26,7 @@ from contract.content import (
     ToolCallBlock,
 )
 from contract.events import AbortedBy, RequestHeader, ToolError, TurnEndReason, TurnTrigger
+from contract.filechange import FileChange
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
@@ -130,6 +131,10 @@ class TurnServices:
     """Keeps a file's content before the turn's first change to it (`FileCheckpoints.before`)."""
     subagents: SubagentControl | None = None
     """Starts child sessions for the `task` tool (None in a subagent)."""
+    watch: Callable[..., Awaitable[ToolOutput]] | None = None
+    """`(turn, tool, run, interrupted)`: runs a tool call between the folder's snapshots when it may
+    change files; `interrupted(changes)` gets what a cancelled call had changed (`Snapshotter.step`:
+    docs/architecture.md, "Snapshots")."""
     gates: PromptGates | None = None
     """The prompt gates asked before the opening prompt is accepted (host/engine/gates.py)."""
     hooks: HookService | None = None
@@ -169,6 +174,8 @@ class Turn:
         """Continuations a Stop hook forced in this turn (capped)."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
+        self.unfinished_changes: dict[str, list[FileChange]] = {}
+        """callId → what a call cancelled mid-run had changed (its error result records it)."""
         self.opening_message: Message | None = None
         self._unclaimed: NewEvent[Any] | None = None
         """The inbox claim, logged only once the prompt gates have answered."""
@@ -462,8 +469,12 @@ class Turn:
             call_id=call.id,
             sandbox=services.policy.sandbox_for(call.name, args),
         )
+        run = partial(tool.run, args, ctx)
         try:
-            return await tool.run(args, ctx)
+            if services.watch is not None:
+                keep = partial(self.unfinished_changes.__setitem__, call.id)
+                return await services.watch(self.number, tool, run, keep)
+            return await run()
         except asyncio.CancelledError:
             if self.inbox.cancel_by is not None:
                 raise
@@ -478,7 +489,9 @@ class Turn:
         error = None
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
-        new = events.tool_result(self.number, self.step, call_id, output.content, error, output.change)
+        new = events.tool_result(
+            self.number, self.step, call_id, output.content, error, output.change, output.changes
+        )
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
@@ -497,7 +510,9 @@ class Turn:
                 self.conversation.surface.add(event.seq, message)
         self.approvals.decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
-            self._result(call_id, name, ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED"))
+            changes = self.unfinished_changes.pop(call_id, None)
+            output = ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED", changes=changes)
+            self._result(call_id, name, output)
         if self.step_open:
             self.journal.append(events.step_end(self.number, self.step))
             self.step_open = False

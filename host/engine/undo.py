@@ -2,14 +2,14 @@
 and the writes (docs/architecture.md, "Checkpoints and undo").
 
 The record is the log: each file tool's `tool/result` carries its `change` (the content hash
-before and after), each revert or fork restore a `files/restored` event. A file is put back only
+before and after), any other step's the `changes` its snapshots found (a shell command's), each
+revert or fork restore a `files/restored` event. A file is put back only
 when it still holds what the app last left there; anything else is a conflict and nothing at all
 is written. The content to put back is the checkpoint kept before the turn's first change.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,12 +17,10 @@ from pathlib import Path
 from contract.events import SessionEvent
 from contract.filechange import FileChange, FileConflict, FilesRestored, FileState, RestoredFile
 from host.engine.tools.changes import snapshot
-from host.engine.tools.common import ToolError, open_inside, resolve_inside
-from host.engine.tools.files import write_atomic
+from host.engine.tools.common import ToolError, resolve_inside
 from host.engine.workers import TOOL_WORKERS
 
 LEDGER_TYPES = ("tool/result", "files/restored")
-DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 
 
 @dataclass(frozen=True)
@@ -51,10 +49,12 @@ class Ledger:
         ledger = cls()
         for event in events:
             data = event.data
-            if event.type == "tool/result" and data.get("change"):
-                change = FileChange.model_validate(data["change"])
+            if event.type == "tool/result":
                 turn = int(data.get("turn", 0))
-                ledger.records.append(Record(event.seq, turn, change.path, change.before, change.after))
+                found = ([data["change"]] if data.get("change") else []) + list(data.get("changes") or [])
+                for raw in found:  # a file tool's own change, or what the snapshots saw a step do
+                    change = FileChange.model_validate(raw)
+                    ledger.records.append(Record(event.seq, turn, change.path, change.before, change.after))
             elif event.type == "files/restored":
                 restored = FilesRestored.model_validate(data)
                 if restored.cause == "revert" and restored.error is None:
@@ -144,35 +144,3 @@ async def plan(
         else:
             out.targets.append((path, want))
     return out
-
-
-def apply(cwd: Path, targets: list[tuple[str, bytes | None]]) -> tuple[list[str], OSError | None]:
-    """Write each file back (None: delete it), confined to `cwd` like the tools (blocking).
-    Returns the paths done, and the failure that stopped it (the rest is not attempted)."""
-    done: list[str] = []
-    for shown, data in targets:
-        try:
-            _put_back(cwd, shown, data)
-        except ToolError as exc:
-            return done, OSError(str(exc))
-        except OSError as exc:
-            return done, exc
-        done.append(shown)
-    return done, None
-
-
-def _put_back(cwd: Path, shown: str, data: bytes | None) -> None:
-    path = resolve_inside(cwd, shown)
-    if data is not None:
-        write_atomic(cwd, path, data)
-        return
-    try:
-        parent = open_inside(cwd, path.parent, os.O_RDONLY | DIRECTORY)
-    except FileNotFoundError:
-        return
-    try:
-        os.unlink(path.name, dir_fd=parent)
-    except FileNotFoundError:
-        pass
-    finally:
-        os.close(parent)

@@ -197,6 +197,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "mcp.approve": {"workspaceId": "w-unknown", "name": "evil"},
         "mcp.setEnabled": {"sessionId": "s-unknown", "name": "evil", "enabled": True},
         "mcp.openUserFile": {},
+        "files.freeSpace": {},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models"):  # the catalogue is not privileged

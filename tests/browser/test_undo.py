@@ -4,6 +4,7 @@ and 9), with screenshots at 800 and 1600 px in the light and dark themes in test
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 import pytest
@@ -142,7 +143,9 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
 
     line.get_by_test_id("revert-turn").click()
     dialog = page.get_by_test_id("revert-dialog")
-    expect(dialog.get_by_test_id("revert-files").locator("li")).to_have_text(["app.py", "NOTES.md"])
+    expect(dialog.get_by_test_id("revert-files").get_by_test_id("diff-file")).to_have_text(
+        ["app.py", "NOTES.md"]
+    )
     shoot_all(page, "revert-dialog")
     dialog.get_by_test_id("revert-confirm").click()
     restored = page.get_by_test_id("restored-row")
@@ -184,6 +187,77 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
     assert (work / "app.py").read_text() == "print('v1')\n"
     page.reload()  # the record is in the history
     expect(page.get_by_test_id("restored-row")).to_contain_text("app.py — restored")
+
+
+def test_the_revert_dialog_lists_what_shell_commands_changed_with_diffs_and_puts_it_back(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    work = harness.workdir
+    (work / "notes.txt").write_text("colour\n")
+    (work / "old.txt").write_text("keep me\n")
+    (work / "fmt.py").write_text(
+        "import pathlib\np = pathlib.Path('app.py')\np.write_text(p.read_text().replace('  ', '    '))\n"
+    )
+    (work / "app.py").write_text("if x:\n  y()\n")
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("s1", "bash", command="sed -i 's/colour/color/' notes.txt")]),
+        Reply(tool_calls=[tool_call("s2", "bash", command="rm old.txt")]),
+        Reply(tool_calls=[tool_call("s3", "bash", command="python3 fmt.py")]),
+        Reply(text="Tidied."),
+    )
+    send(page, "Tidy up with sed, rm and the formatter")
+    for call_id in ("s1", "s2", "s3"):  # the next card can appear the moment one is answered
+        expect(page.locator(f'[data-testid="tool-card"][data-call-id="{call_id}"]')).to_be_visible()
+        page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
+        expect(page.locator(f'[data-testid="tool-card"][data-call-id="{call_id}"]')).to_contain_text("done")
+    ends = turn_ends(page, 1)
+    wait_idle(page)
+    line = ends.nth(0).get_by_test_id("turn-files")
+    expect(line).to_contain_text("Changed 3 files:")
+    line.get_by_test_id("revert-turn").click()
+    dialog = page.get_by_test_id("revert-dialog")
+    files = dialog.get_by_test_id("revert-files")
+    expect(files.get_by_test_id("diff-file")).to_have_text(["notes.txt", "old.txt", "app.py"])
+    notes = files.locator("[data-path='notes.txt']")
+    expect(notes.locator(".diff-del .diff-text")).to_have_text(["colour"])
+    expect(notes.locator(".diff-add .diff-text")).to_have_text(["color"])
+    expect(files.locator("[data-path='old.txt'] .diff-del .diff-text")).to_have_text(["keep me"])
+    expect(files.locator("[data-path='app.py'] .diff-add .diff-text")).to_have_text(["    y()"])
+    shoot_all(page, "revert-dialog-shell", (".revert-files .diff-del .diff-text",))
+    dialog.get_by_test_id("revert-confirm").click()
+    expect(page.get_by_test_id("restored-row").locator("li")).to_have_count(3)
+    assert (work / "notes.txt").read_text() == "colour\n" and (work / "old.txt").read_text() == "keep me\n"
+    assert (work / "app.py").read_text() == "if x:\n  y()\n"
+
+
+def test_settings_shows_the_space_undo_uses_and_frees_it(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    (harness.workdir / "data.txt").write_text("x" * 200_000)
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("s1", "bash", command="echo short > data.txt")]), Reply(text="ok")
+    )
+    send(page, "Shorten data.txt")
+    allow(page)
+    turn_ends(page, 1)
+    wait_idle(page)
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    space = dialog.get_by_test_id("settings-ns-undo").get_by_test_id("undo-space")
+    expect(space.get_by_test_id("undo-space-total")).to_contain_text("of 5.0 GB in 1 folder")
+    folders = space.get_by_test_id("undo-space-folders").locator(
+        "li"
+    )  # the module's host: earlier tests' turns too
+    expect(folders).to_contain_text([re.compile(r"^.*/work — [\d.]+ [KMG]B, [1-9]\d* turns? revertable$")])
+    space.scroll_into_view_if_needed()
+    shoot_all(page, "settings-space", ("[data-testid=undo-space-total]",))
+    space.get_by_test_id("undo-free-space").click()
+    page.get_by_test_id("undo-free-confirm").click()
+    expect(dialog.get_by_test_id("settings-message")).to_contain_text("Freed ")
+    expect(space.get_by_test_id("undo-space-total")).to_have_text("Space used: 0 KB of 5.0 GB")
+    expect(space.get_by_test_id("undo-free-space")).to_be_disabled()
 
 
 def test_reject_with_a_note_for_the_agent(page: Page, harness: HarnessServer, llm: ScriptedLlmServer) -> None:

@@ -56,3 +56,18 @@ test("a turn-end lists the files its tools changed; a revert marks it and adds a
   const again = new SessionFold().applyAll([...log, ev(8, "files/restored", { cause: "revert", turn: 0, files: [], error: "disk full" })]);
   assert.equal(again.items.find((i) => i.kind === "turn-end").reverted, false);
 });
+
+test("a shell command's changes (found by the snapshots) count for its turn, each with its diff", () => {
+  const shell = (seq, changes) => ev(seq, "tool/result", { turn: 0, step: 0, message: { id: `m${seq}`, role: "tool", content: [{ type: "tool-result", toolCallId: "b1", content: "ok" }], source: { kind: "tool", callId: "b1" } }, changes });
+  const fold = new SessionFold().applyAll([
+    ev(0, "turn/start", { turn: 0, trigger: "user" }),
+    ev(1, "tool/call", { turn: 0, step: 0, callId: "w1", name: "write_file", arguments: "{}" }),
+    result(2, 0, "w1", change("a.txt")),
+    ev(3, "tool/call", { turn: 0, step: 0, callId: "b1", name: "bash", arguments: "{}" }),
+    shell(4, [change("notes.txt"), { path: "old.txt", before: { sha256: "1".repeat(64), size: 3 }, diff: "@@ -1 +0,0 @@\n-old", removed: 1 }]),
+    ev(5, "turn/end", { turn: 0, reason: { kind: "completed" } }),
+  ]);
+  const end = fold.items.find((i) => i.kind === "turn-end");
+  assert.deepEqual(end.files, ["a.txt", "notes.txt", "old.txt"]);
+  assert.deepEqual(end.changes.map((c) => [c.path, c.diff.split("\n")[1]]), [["a.txt", "+x"], ["notes.txt", "+x"], ["old.txt", "-old"]]);
+});

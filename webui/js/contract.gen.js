@@ -59,6 +59,8 @@ export const METHODS = {
   "permission.set": {"version":2,"privileged":true,"userPaced":false},
   "files.revertTurn": {"version":2,"privileged":false,"userPaced":false},
   "files.restorePreview": {"version":2,"privileged":false,"userPaced":false},
+  "files.spaceUsed": {"version":2,"privileged":false,"userPaced":false},
+  "files.freeSpace": {"version":2,"privileged":true,"userPaced":false},
   "subagent.list": {"version":3,"privileged":false,"userPaced":false},
   "subagent.history": {"version":3,"privileged":false,"userPaced":false},
   "subagent.prompt": {"version":3,"privileged":false,"userPaced":false},

@@ -7,9 +7,10 @@ always observe every write submitted before them.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from contract.content import AttachmentRef
 from contract.errors import ReasonDetails
@@ -18,6 +19,8 @@ from contract.sessions import ORIGINS, SessionOrigin
 from host.engine.errors import EngineError
 from host.engine.store.blobs import Checkpoint
 from host.engine.store.grants import Grant
+
+T = TypeVar("T")
 
 
 class StoreError(EngineError[ReasonDetails]):
@@ -263,6 +266,11 @@ class Store(Protocol):
 
     async def checkpoint(self, session_id: str, turn: int, path: str) -> Checkpoint | None:
         """That checkpoint (None: none was kept)."""
+        ...
+
+    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn(conn)` in its own transaction after every write submitted so far: the side
+        tables of undo (`host/engine/snapshots/rows.py`), committed on return."""
         ...
 
     def commit(self) -> None:

@@ -27,6 +27,27 @@ CREATE TABLE IF NOT EXISTS file_checkpoints (
     PRIMARY KEY (session_id, turn, path)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS file_checkpoints_sha ON file_checkpoints (sha256);
+-- what a shell command (any step) changed: the earlier content is a blob of the workspace's
+-- shadow repository (host/engine/snapshots/); `oid` NULL: the file did not exist
+CREATE TABLE IF NOT EXISTS snapshot_checkpoints (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT,
+    oid TEXT,
+    repo TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    PRIMARY KEY (session_id, turn, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS snapshot_checkpoints_age ON snapshot_checkpoints (repo, created);
+-- the real path of the session's folder when a turn first changed a file in it: a revert
+-- refuses to write through a folder that has since become (or moved behind) a symlink
+CREATE TABLE IF NOT EXISTS checkpoint_roots (
+    session_id TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    root TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn)
+) WITHOUT ROWID;
 """
 
 
@@ -52,6 +73,19 @@ def write_checkpoint(
     )
 
 
+def write_root(conn: sqlite3.Connection, session_id: str, turn: int, root: str) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO checkpoint_roots (session_id, turn, root) VALUES (?, ?, ?)",
+        (session_id, turn, root),
+    )
+
+
+def read_roots(conn: sqlite3.Connection, session_id: str, turns: list[int]) -> set[str]:
+    marks = ",".join("?" * len(turns))
+    sql = f"SELECT DISTINCT root FROM checkpoint_roots WHERE session_id = ? AND turn IN ({marks})"
+    return {r[0] for r in conn.execute(sql, (session_id, *turns)).fetchall()}
+
+
 def read_checkpoint(conn: sqlite3.Connection, session_id: str, turn: int, path: str) -> Checkpoint | None:
     row = conn.execute(
         "SELECT c.sha256, b.data FROM file_checkpoints c LEFT JOIN file_blobs b ON b.sha256 = c.sha256"
@@ -71,6 +105,15 @@ def copy_checkpoints(conn: sqlite3.Connection, source: str, child: str) -> None:
         " WHERE session_id = ? AND turn IN (SELECT turn FROM turns WHERE session_id = ?)",
         (child, source, child),
     )
+    for table, cols in (
+        ("snapshot_checkpoints", "turn, path, sha256, oid, repo, created"),
+        ("checkpoint_roots", "turn, root"),
+    ):
+        conn.execute(
+            f"INSERT OR IGNORE INTO {table} (session_id, {cols}) SELECT ?, {cols} FROM {table}"
+            " WHERE session_id = ? AND turn IN (SELECT turn FROM turns WHERE session_id = ?)",
+            (child, source, child),
+        )
 
 
 def drop_checkpoints(conn: sqlite3.Connection, session_id: str) -> int:
@@ -81,6 +124,8 @@ def drop_checkpoints(conn: sqlite3.Connection, session_id: str) -> int:
     )
     shas = [r[0] for r in rows.fetchall()]
     conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
+    conn.execute("DELETE FROM snapshot_checkpoints WHERE session_id = ?", (session_id,))
+    conn.execute("DELETE FROM checkpoint_roots WHERE session_id = ?", (session_id,))
     removed = 0
     for sha in shas:
         cur = conn.execute(

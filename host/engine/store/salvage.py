@@ -12,6 +12,7 @@ file itself is never modified (docs/decisions.md "Reliability").
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -268,3 +269,16 @@ def _copy_checkpoints(src: sqlite3.Connection, dst: sqlite3.Connection, sid: str
             blobs.write_checkpoint(dst, sid, int(turn), str(path), sha, data)
         except (TypeError, ValueError):
             continue
+    # a shell step's rows (their content is in the snapshot repositories, checked when reverting)
+    snaps = "SELECT turn, path, sha256, oid, repo, created FROM snapshot_checkpoints WHERE session_id = ?"
+    roots = "SELECT turn, root FROM checkpoint_roots WHERE session_id = ?"
+    for row in _rows(src, snaps, (sid,)):
+        with contextlib.suppress(sqlite3.Error):
+            dst.execute(
+                "INSERT OR IGNORE INTO snapshot_checkpoints"
+                " (session_id, turn, path, sha256, oid, repo, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (sid, *row),
+            )
+    for turn, root in _rows(src, roots, (sid,)):
+        with contextlib.suppress(sqlite3.Error, TypeError, ValueError):
+            blobs.write_root(dst, sid, int(turn), str(root))

@@ -31,6 +31,8 @@ class ToolOutput:
     """A short machine code for errors, e.g. `BAD_ARGUMENTS`, `PATH_ESCAPE`, `TIMEOUT`."""
     change: FileChange | None = None
     """The file the tool wrote (logged with the result, never sent to the model)."""
+    changes: list[FileChange] | None = None
+    """Files the step changed otherwise (a shell command), found by the snapshots around it."""
 
 
 class JobControl(Protocol):

@@ -1,23 +1,29 @@
 // What the agent's file tools changed, per turn, and the reverts / fork restores of those changes
 // (docs/architecture.md, "Checkpoints and undo"). Part of the pure SessionFold.
 //
-// A turn-end row gets `files` (the paths the turn's tools changed, in order), `ranBash` (its
-// shell commands are not undone) and `reverted`; a `files/restored` event is a row
+// A turn-end row gets `files` (the paths the turn changed, by any tool, in order), `changes`
+// (every FileChange with its diff: a file tool's own `change`, and the `changes` the snapshots
+// found around a shell command), `ranBash` and `reverted`; a `files/restored` event is a row
 //   restored {id, kind: "restored", seq, cause: "revert"|"fork", turn, files, error, forkSessionId}
 
-/** A tool result with a `change` (or any tool call of the turn): remembered for its turn-end. */
-export function noteTool(fold, turn, name, change) {
+/** A tool result's `change` and `changes` (or any tool call of the turn): remembered for its turn-end. */
+export function noteTool(fold, turn, name, change, changes) {
   if (typeof turn !== "number") return;
   const t = fold.turnState(turn);
   t.files ??= [];
-  if (change?.path && !t.files.includes(change.path)) t.files.push(change.path);
+  t.changes ??= [];
+  for (const c of [change, ...(Array.isArray(changes) ? changes : [])]) {
+    if (!c?.path) continue;
+    t.changes.push(c);
+    if (!t.files.includes(c.path)) t.files.push(c.path);
+  }
   if (name === "bash") t.ranBash = true;
 }
 
 /** Fields the turn-end row takes from its turn. */
 export function turnFiles(fold, turn) {
   const t = fold.turnState(turn);
-  return { files: [...(t.files ?? [])], ranBash: !!t.ranBash, reverted: !!t.reverted };
+  return { files: [...(t.files ?? [])], changes: [...(t.changes ?? [])], ranBash: !!t.ranBash, reverted: !!t.reverted };
 }
 
 export function filesRestored(fold, ev, d) {

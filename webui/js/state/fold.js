@@ -280,8 +280,8 @@ export class SessionFold {
       .join("\n");
     const isError = !!(d.error || resultBlock?.isError);
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
-    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null };
-    noteTool(this, d.turn, tool.name, d.change);
+    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
+    noteTool(this, d.turn, tool.name, d.change, d.changes);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
     this.touch(tool);
   }

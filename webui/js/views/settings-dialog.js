@@ -12,10 +12,11 @@ import { choicesOf, fallbackOf, fieldOps, fieldsOf, profileIdFor, refsOf } from 
 import { confirmLoosening } from "./loosen-confirm.js";
 import { previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
+import { spaceBlock } from "./undo-space.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
-const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
+const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance", undo: "Undo" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
@@ -178,7 +179,12 @@ export class SettingsDialog {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
     }
-    const note = view.ns === "permission" ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.") : null;
+    const note =
+      view.ns === "permission"
+        ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.")
+        : view.ns === "undo"
+          ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
+          : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 

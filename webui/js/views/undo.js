@@ -7,6 +7,7 @@ import { h, icon } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { fileChangeView } from "./diff.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -45,11 +46,15 @@ export function restoredRow(item) {
 export async function revertTurn(app, item, btn) {
   const s = app.manager.active;
   if (!s) return;
+  const changes = item.changes ?? [];
   const body = [
-    "These files will be put back as they were before this turn:",
-    h("ul", { class: "file-list", testid: "revert-files" }, item.files.map((p) => h("li", {}, p))),
-    item.ranBash ? h("p", { class: "dialog-hint" }, "Changes made by shell commands (bash) in this turn are not tracked and stay as they are.") : null,
-  ].filter(Boolean);
+    "These files will be put back as they were before this turn (what its file tools and shell commands changed):",
+    h(
+      "ul",
+      { class: "file-list revert-files", testid: "revert-files" },
+      item.files.map((p) => h("li", { dataset: { path: p } }, changes.filter((c) => c.path === p).map((c) => fileChangeView(c, { testid: "revert-diff", foldRows: 12 })).concat(changes.some((c) => c.path === p) ? [] : [p]))),
+    ),
+  ];
   const choice = await confirm({
     title: "Revert this turn's changes?",
     body,

@@ -1,0 +1,287 @@
+"""A workspace's shadow git repository: the folder's state, content-addressed, kept under the
+data folder (docs/architecture.md, "Snapshots").
+
+Only git plumbing runs, with `GIT_DIR` (ours, under the data folder) and `GIT_WORK_TREE` (the
+person's folder): `ls-files` lists what changed since the index last saw the folder (git's stat
+cache makes an unchanged file one `lstat`), `update-index` stores the changed files as blobs and
+`cat-file` reads them back. The person's own `.git` is never read or written; their
+`.gitignore` files are honoured, and so is our `info/exclude` (known build output folders). Objects
+stay loose (automatic gc is off), so a blob nobody needs any more is one file to delete.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+SKIPPED_FOLDERS = (
+    "node_modules/",
+    "target/",
+    "dist/",
+    "build/",
+    ".venv/",
+    "venv/",
+    "__pycache__/",
+    ".tox/",
+    ".nox/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".next/",
+    ".nuxt/",
+    ".gradle/",
+    ".parcel-cache/",
+    ".turbo/",
+    ".cache/",
+    "*.pyc",
+)
+"""Build output and caches: regenerated, large, never worth a snapshot."""
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Default size cap: a larger file is not kept (undo says `not-saved` for it)."""
+
+GIT_TIMEOUT = 120.0
+MAX_PATHS = 50_000
+"""More changed files than this in one snapshot (a first look at a huge folder): snapshots of
+that folder are turned off rather than making every command wait."""
+
+
+class SnapshotError(Exception):
+    """git failed or is missing: the step runs without a snapshot (said in the log)."""
+
+
+class TooLarge(SnapshotError):
+    """The folder is too large to snapshot (too many files, or more than its budget)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One path as the index holds it: the blob's id, or None when the index has no such file."""
+
+    path: str
+    oid: str | None
+
+
+def _env(git_dir: Path, work: Path) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    return {
+        **keep,
+        "GIT_DIR": str(git_dir),
+        "GIT_WORK_TREE": str(work),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_LITERAL_PATHSPECS": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "HOME": str(git_dir),
+    }
+
+
+class ShadowRepo:
+    """Blocking; one caller at a time (the `Snapshotter` holds a lock per repository)."""
+
+    def __init__(self, git_dir: Path, work: Path, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self.git_dir = git_dir
+        self.work = work
+        self.max_file_bytes = max_file_bytes
+        self._env = _env(git_dir, work)
+
+    # ---- git ------------------------------------------------------------------------------
+
+    def _git(self, args: Sequence[str], data: bytes | None = None) -> bytes:
+        try:
+            done = subprocess.run(
+                ["git", "-c", "safe.directory=*", *args],
+                input=data,
+                capture_output=True,
+                cwd=self.work,
+                env=self._env,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SnapshotError(f"git {args[0]}: {exc}") from exc
+        if done.returncode != 0:
+            words = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise SnapshotError(f"git {args[0]}: {words[-1] if words else done.returncode}")
+        return done.stdout
+
+    def ensure(self) -> None:
+        """Create the repository on first use (idempotent)."""
+        if (self.git_dir / "HEAD").exists():
+            return
+        self.git_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["git", "init", "-q", "--bare", str(self.git_dir)],
+            capture_output=True,
+            env={k: v for k, v in self._env.items() if k not in ("GIT_WORK_TREE", "GIT_DIR")},
+            timeout=GIT_TIMEOUT,
+            check=True,
+        )
+        for key, value in (
+            ("core.bare", "false"),
+            ("gc.auto", "0"),
+            ("core.autocrlf", "false"),
+            ("core.fsmonitor", "false"),
+            ("core.logAllRefUpdates", "false"),
+            ("core.hooksPath", os.devnull),
+            ("core.looseCompression", "1"),  # fast: a snapshot runs before every command
+        ):
+            self._git(["config", key, value])
+        (self.git_dir / "info").mkdir(exist_ok=True)
+        (self.git_dir / "info" / "exclude").write_text("\n".join(SKIPPED_FOLDERS) + "\n")
+
+    # ---- scanning -------------------------------------------------------------------------
+
+    def changed(self) -> list[str]:
+        """Paths whose content may differ from the index: modified, deleted, new (not ignored)."""
+        out = self._git(["ls-files", "-z", "-m", "-o", "-d", "--exclude-standard"])
+        seen: dict[str, None] = {}
+        for raw in out.split(b"\0"):
+            if raw and not raw.endswith(b"/"):  # `dir/`: a nested repository, never entered
+                seen[os.fsdecode(raw)] = None
+        return list(seen)
+
+    def lookup(self, paths: Sequence[str]) -> dict[str, str | None]:
+        """The index's blob id for each path (None: not in the index)."""
+        if not paths:
+            return {}
+        data = b"".join(b":" + os.fsencode(p) + b"\0" for p in paths)
+        out = self._git(["cat-file", "--batch-check=%(objectname)", "-z"], data).split(b"\n")
+        found: dict[str, str | None] = {}
+        for path, line in zip(paths, out, strict=False):
+            text = line.decode()
+            found[path] = None if text.endswith(" missing") or not text else text
+        return found
+
+    def _keepable(self, path: str) -> bool:
+        """A regular file within the size cap (symlinks, devices and large files are skipped)."""
+        try:
+            info = os.lstat(self.work / path)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_size <= self.max_file_bytes
+
+    def update(self, paths: Sequence[str]) -> None:
+        """Bring the index to the folder's state for `paths`: keepable files stored, the rest
+        (gone, too large, not a regular file) dropped from the index."""
+        keep = [p for p in paths if self._keepable(p)]
+        drop = [p for p in paths if p not in set(keep)]
+        if keep:
+            self._git(["update-index", "-z", "--add", "--remove", "--stdin"], _z(keep))
+        if drop:
+            self._git(["update-index", "-z", "--force-remove", "--stdin"], _z(drop))
+
+    def step(self) -> list[tuple[str, str | None, str | None]]:
+        """One snapshot: what changed since the last one, as (path, blob before, blob after);
+        the index then holds the folder's state. Cheap when little changed."""
+        paths = self.changed()
+        if not paths:
+            return []
+        if len(paths) > MAX_PATHS:
+            raise TooLarge(f"more than {MAX_PATHS:,} files to snapshot at once")
+        before = self.lookup(paths)
+        self.update(paths)
+        after = self.lookup(paths)
+        return [(p, before[p], after[p]) for p in paths if before[p] != after[p]]
+
+    # ---- objects --------------------------------------------------------------------------
+
+    def read(self, oids: Iterable[str]) -> dict[str, bytes]:
+        """Blob contents by id (ids that are gone are left out)."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        out = self._git(["cat-file", "--batch"], "".join(f"{o}\n" for o in wanted).encode())
+        found: dict[str, bytes] = {}
+        pos = 0
+        for oid in wanted:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].decode().split()
+            pos = end + 1
+            if len(header) < 3 or header[1] == "missing":
+                continue
+            size = int(header[2])
+            found[oid] = out[pos : pos + size]
+            pos += size + 1
+        return found
+
+    def sizes(self, oids: Iterable[str]) -> dict[str, int]:
+        """Blob sizes by id (ids that are gone are left out)."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        data = "".join(f"{o}\n" for o in wanted).encode()
+        out = self._git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], data).decode()
+        found: dict[str, int] = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                found[parts[0]] = int(parts[1])
+        return found
+
+    def has(self, oid: str) -> bool:
+        return self._object(oid).is_file()
+
+    def _object(self, oid: str) -> Path:
+        return self.git_dir / "objects" / oid[:2] / oid[2:]
+
+    def indexed(self) -> set[str]:
+        """Blob ids the index refers to (the folder's last seen state)."""
+        out = self._git(["ls-files", "-s", "-z"])
+        return {rec.split(b" ", 2)[1].decode() for rec in out.split(b"\0") if rec}
+
+    def objects(self) -> dict[str, int]:
+        """Every loose object and its size on disk."""
+        found: dict[str, int] = {}
+        root = self.git_dir / "objects"
+        try:
+            folders = list(os.scandir(root))
+        except FileNotFoundError:
+            return found
+        for folder in folders:
+            if len(folder.name) != 2 or not folder.is_dir():
+                continue
+            for entry in os.scandir(folder.path):
+                try:
+                    found[folder.name + entry.name] = entry.stat().st_size
+                except FileNotFoundError:
+                    continue
+        return found
+
+    def size_of(self, oids: Iterable[str]) -> int:
+        total = 0
+        for oid in oids:
+            try:
+                total += self._object(oid).stat().st_size
+            except FileNotFoundError:
+                continue
+        return total
+
+    def delete(self, oids: Iterable[str]) -> int:
+        """Remove loose objects; returns the bytes freed."""
+        freed = 0
+        for oid in oids:
+            path = self._object(oid)
+            try:
+                size = path.stat().st_size
+                path.unlink()
+            except FileNotFoundError:
+                continue
+            freed += size
+        return freed
+
+    def forget(self) -> None:
+        """Drop the index, so the next snapshot stores the folder afresh (after `Free space`)."""
+        for name in ("index", "index.lock"):
+            try:
+                (self.git_dir / name).unlink()
+            except FileNotFoundError:
+                pass
+
+
+def _z(paths: Sequence[str]) -> bytes:
+    return b"".join(os.fsencode(p) + b"\0" for p in paths)
