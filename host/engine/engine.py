@@ -48,8 +48,10 @@ from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
+from host.engine.library_door import ModelLibraryDoor
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.listing import Live, summaries
+from host.engine.llm.local_servers import Probe
 from host.engine.media import prompt_blocks
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
@@ -73,7 +75,14 @@ log = logging.getLogger(__name__)
 
 
 class Engine(
-    SessionLifecycle, WorkspaceMethods, SubagentDoor, PresetsDoor, ConfigurationDoor, AgentWork, FilesDoor
+    SessionLifecycle,
+    WorkspaceMethods,
+    SubagentDoor,
+    PresetsDoor,
+    ConfigurationDoor,
+    ModelLibraryDoor,
+    AgentWork,
+    FilesDoor,
 ):
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
@@ -134,11 +143,15 @@ class Engine(
         step_cap: int = 25,
         picker: NativePicker | None = None,
         settings_timeout: float = SETTINGS_OPEN_TIMEOUT,
+        local_probes: tuple[Probe, ...] | None = None,
+        download_options: dict[str, Any] | None = None,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
-        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened;
-        settings files that cannot be read within `settings_timeout` s raise StoreTimeout."""
+        `opener`); `local_probes` replace the well-known ports `llm.discoverLocal` asks, and
+        `download_options` go to the downloads' HTTP client (tests). An unknown `--provider`
+        raises ModelUnavailable before anything is opened; settings files that cannot be read
+        within `settings_timeout` s raise StoreTimeout."""
         data_dir = Path(data_dir)
         bus = Bus()
         folders = HostFolders(picker)
@@ -152,6 +165,7 @@ class Engine(
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        await engine._open_library(local_probes, download_options or {})
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
@@ -165,6 +179,8 @@ class Engine(
         self._closed = True
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         self.model_status.close()
+        if hasattr(self, "downloads"):
+            await self.downloads.close()
         await self.health.close()
         await self.pool.dispose_all(end - time.monotonic())
         await self.subagents.close()

@@ -41,3 +41,8 @@ def host_instance_id() -> str:
 def workspace_id() -> str:
     """A plain UUID, as the workspace wire names it (never derived from the path)."""
     return str(uuid.uuid4())
+
+
+def download_id() -> str:
+    """A model download (also the name of its partial file under `models/.downloads/`)."""
+    return _mint("dl")
