@@ -259,12 +259,15 @@ class LocalModelAdapter:
         *,
         model: InstalledFile | None = None,
         tool_choice: str | None = None,
+        sampling: dict[str, float] | None = None,
     ) -> None:
         """`options` = (threads, context size) from settings; the shared model is (re)loaded with
         them on this adapter's next use. None keeps whatever the shared model has. `model`: an
         installed GGUF (None: the built-in model); it is offered tools when its template declares
-        them. `tool_choice` is sent with tools (None: the runtime's `auto`)."""
+        them. `tool_choice` is sent with tools (None: the runtime's `auto`); `sampling` replaces
+        SAMPLING's values it names."""
         self.max_tokens = max_tokens
+        self.sampling = {**SAMPLING, **(sampling or {})}
         self.options = options
         self.model = model
         self.tool_choice = tool_choice
@@ -310,7 +313,7 @@ class LocalModelAdapter:
             "stream_options": {"include_usage": True},
             "return_progress": True,
             "max_tokens": max_tokens,
-            **SAMPLING,
+            **self.sampling,
         }
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

@@ -40,7 +40,8 @@ class AdapterRegistry:
         self._secret = secret
         self._options = dict(adapter_options or {})
         self._local_tool_choice: str | None = self._options.pop("local_tool_choice", None)
-        """`tool_choice` for installed models (tests force a call with `required`)."""
+        self._local_sampling: dict[str, float] | None = self._options.pop("local_sampling", None)
+        """`tool_choice` and sampling for installed models (tests: `required`, temperature 0)."""
         self._cache: dict[str, tuple[Route, str | None, LlmAdapter]] = {}
         self._retired: list[LlmAdapter] = []
         self._closing: set[asyncio.Task[None]] = set()
@@ -130,7 +131,10 @@ class AdapterRegistry:
             local = self._local.get(key)
             if local is None or local.options != route.local_options or local.model != route.installed:
                 local = LocalModelAdapter(
-                    options=route.local_options, model=route.installed, tool_choice=self._local_tool_choice
+                    options=route.local_options,
+                    model=route.installed,
+                    tool_choice=self._local_tool_choice,
+                    sampling=self._local_sampling,
                 )
                 self._local[key] = local
             return local
