@@ -44,9 +44,9 @@ def tool_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
     template = root / "template.jinja"
     template.write_text(TOOLS_TEMPLATE, encoding="utf-8")
     out = root / "SmolLM2-tools.gguf"
+    rewrite = ["gguf.scripts.gguf_new_metadata", "--chat-template-file", str(template), "--force"]
     subprocess.run(
-        [sys.executable, "-m", "gguf.scripts.gguf_new_metadata", "--chat-template-file", str(template)]
-        + ["--force", str(GGUF), str(out)],
+        [sys.executable, "-m", *rewrite, str(GGUF), str(out)],
         check=True,
         capture_output=True,
         timeout=300,
