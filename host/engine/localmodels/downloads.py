@@ -94,6 +94,7 @@ class DownloadManager:
         self._http = {"timeout": 30.0, **http}
         self._downloads: dict[str, Download] = {}
         self._last_progress: dict[str, float] = {}
+        self._trailing: set[str] = set()
         self._closing = False
 
     # ---- the door ---------------------------------------------------------------------------
@@ -393,8 +394,18 @@ class DownloadManager:
         )
 
     def _progress(self, d: Download) -> None:
-        now = time.monotonic()
-        if now - self._last_progress.get(d.download_id, 0.0) >= PROGRESS_EVERY:
+        """At most one frame per PROGRESS_EVERY; the bytes of a throttled window still go out at
+        its end (a transfer that stalls right after a burst must not show the old count)."""
+        wait = self._last_progress.get(d.download_id, 0.0) + PROGRESS_EVERY - time.monotonic()
+        if wait <= 0:
+            self._announce(d)
+        elif d.download_id not in self._trailing:
+            self._trailing.add(d.download_id)
+            asyncio.get_running_loop().call_later(wait, self._trail, d)
+
+    def _trail(self, d: Download) -> None:
+        self._trailing.discard(d.download_id)
+        if d.state == "running":
             self._announce(d)
 
     def _announce(self, d: Download) -> None:

@@ -301,6 +301,9 @@ export class SessionManager extends Emitter {
       case "host/model-status":
         this.emit("model-status", { model: f.model, state: f.state });
         return;
+      case "host/model-download": // progress: only the model library redraws (an install also sends host/models-changed)
+        this.emit("model-download", f);
+        return;
       default:
         this.emit("config", f.type);
     }

@@ -10,15 +10,23 @@ import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
 import { fallbackOf, fieldOps, profileIdFor, refsOf } from "../state/settings-model.js";
 import { previewTheme, themeOf } from "./theme.js";
+import { ModelLibrary } from "./model-library.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {client, onChanged()} */
+  /** ctx: {client, onChanged(), servers(), lookForServers()} */
   constructor(ctx) {
     this.ctx = ctx;
+    this.library = new ModelLibrary({
+      call: (m, payload) => this.call(m, payload),
+      say: (t, tone) => this.say(t, tone),
+      onChanged: () => ctx.onChanged(),
+      servers: () => ctx.servers?.() ?? [],
+      lookForServers: () => ctx.lookForServers?.(),
+    });
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
     this.draft = null; // a profile being added, not saved yet
@@ -90,6 +98,7 @@ export class SettingsDialog {
     this.creds = c.ok ? c.value.credentials : {};
     this.docBtn.hidden = !s.value.hasDocument;
     this.render();
+    await this.library.load();
   }
 
   render() {
@@ -133,6 +142,7 @@ export class SettingsDialog {
     add.addEventListener("click", () => this.addEndpoint(endpoints));
     const sections = [
       h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, "Model providers"), h("p", { class: "hint" }, "Pick a model for a chat from the model menu above the conversation; it lists every provider that is ready."), providerCards, add),
+      this.library.el,
     ];
     for (const view of this.describe.namespaces) {
       if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
