@@ -26,7 +26,7 @@ from contract.namespaces import LLM_OPENAI_COMPATIBLE, OpenAICompatibleSection
 from host.engine.bus import Bus
 from host.engine.errors import LocalModelNotFound, ModelDownloadRefused
 from host.engine.llm.local import InstalledFile
-from host.engine.llm.local_servers import WELL_KNOWN, Probe, discover_servers
+from host.engine.llm.local_servers import WELL_KNOWN, Probe, discover_servers, probes_from_env
 from host.engine.llm.routes import INSTALLED_PREFIX
 from host.engine.localmodels import catalogue
 from host.engine.localmodels.downloads import DownloadManager
@@ -44,8 +44,7 @@ class ModelLibraryDoor:
 
     async def _open_library(self, probes: tuple[Probe, ...] | None, download_options: dict[str, Any]) -> None:
         """Read the installed models, make them routes, pick up interrupted downloads."""
-        if probes is not None:
-            self.local_probes = probes
+        self.local_probes = probes if probes is not None else (probes_from_env() or WELL_KNOWN)
         self.library = ModelLibrary(self.data_dir)
         await asyncio.to_thread(self.library.open)
         self._plane.installed = self._installed_files

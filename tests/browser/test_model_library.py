@@ -70,3 +70,45 @@ def test_download_a_model_with_progress_pause_and_resume(
     expect(picker.locator("optgroup")).to_have_count(2)
     labels = picker.locator("optgroup").evaluate_all("(gs) => gs.map((g) => g.label)")
     assert labels == ["Built-in model (offline)", "SmolLM2-again (downloaded, offline)"]
+
+
+def test_servers_found_on_this_machine_become_providers_in_one_click(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ollama, studio = FileServer(), FileServer()
+    ollama.json_routes["/api/tags"] = {"models": [{"name": "qwen2.5-coder:1.5b"}]}
+    ollama.json_routes["/v1/models"] = {"object": "list", "data": [{"id": "qwen2.5-coder:1.5b"}]}
+    studio.json_routes["/v1/models"] = {"object": "list", "data": [{"id": "qwen3-4b"}]}
+    with ollama, studio:
+        ports = f"ollama={ollama.port},lm-studio={studio.port}"
+        monkeypatch.setenv("HARNESSDESK_LOCAL_SERVER_PORTS", ports)
+        harness = make_harness([], name="servers")
+        page = contexts.new_page(harness.url)
+        note = page.get_by_test_id("welcome-model")
+        expect(note).to_contain_text("use Ollama found on this machine")
+
+        page.get_by_test_id("empty-open-settings").click()
+        library = page.get_by_test_id("model-library")
+        servers = library.get_by_test_id("local-server")
+        expect(servers).to_have_count(2)
+        expect(servers.first).to_contain_text(f"http://127.0.0.1:{ollama.port}/v1")
+        expect(servers.first).to_contain_text("qwen2.5-coder:1.5b")
+        servers.first.get_by_test_id("server-use").click()
+        expect(servers.first.get_by_test_id("server-added")).to_have_text("added as “ollama”")
+        expect(page.get_by_test_id("provider-card-ollama")).to_be_visible()
+        library.get_by_test_id("library-servers").scroll_into_view_if_needed()
+        shoot(page, "model-library-servers")
+        page.get_by_test_id("settings-close").click()
+
+        new_session(page)
+        picker = page.get_by_test_id("model-picker")
+        labels = "(gs) => gs.map((g) => g.label)"
+        expect(picker.locator("optgroup")).to_have_count(3)
+        assert picker.locator("optgroup").evaluate_all(labels) == [
+            "Built-in model (offline)",
+            "Ollama",
+            "LM Studio (found on this machine)",
+        ]
+        picker.select_option(f"found:{studio.port}\u0001qwen3-4b")  # choosing it adds the profile
+        expect(picker).to_have_value("lm-studio\u0001qwen3-4b")
+        expect(page.get_by_test_id("chat-only")).to_be_hidden()

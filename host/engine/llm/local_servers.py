@@ -9,6 +9,8 @@ so tests use stand-ins on free ports (docs/decisions.md, "Offline agent").
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +34,25 @@ WELL_KNOWN: tuple[Probe, ...] = (
     Probe("vllm", "vLLM", 8000),
     Probe("jan", "Jan", 1337),
 )
+
+
+PORTS_ENV = "HARNESSDESK_LOCAL_SERVER_PORTS"
+"""`ollama=11434,jan=1337`: the ports to probe instead of the well-known ones (a server moved to
+another port; tests of the whole app use stand-ins)."""
+
+
+def probes_from_env(environ: Mapping[str, str] = os.environ) -> tuple[Probe, ...] | None:
+    """The probes `$HARNESSDESK_LOCAL_SERVER_PORTS` names (None when unset; bad items skipped)."""
+    raw = environ.get(PORTS_ENV)
+    if not raw:
+        return None
+    names = {p.kind: p.name for p in WELL_KNOWN}
+    out = []
+    for item in raw.split(","):
+        kind, _, port = item.strip().partition("=")
+        if kind in names and port.isdigit() and 0 < int(port) < 65536:
+            out.append(Probe(kind, names[kind], int(port)))  # type: ignore[arg-type]
+    return tuple(out)
 
 
 async def discover_servers(

@@ -94,6 +94,7 @@ export class ModelLibrary {
     }
     this.ctx.say(`${server.name} is now a provider: pick its models from the model menu.`, "ok");
     await this.ctx.lookForServers();
+    if (this.value) this.render();
     this.ctx.onChanged();
   }
 

@@ -34,10 +34,18 @@ export class ModelPicker {
 
   async refresh() {
     const sid = this.sessionId;
-    if (!sid || this.loading) return;
+    if (!sid) return;
+    if (this.loading) {
+      this.stale = true; // asked while a listing was on its way: list again once it is back
+      return;
+    }
     this.loading = true;
     const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch(transportFailure);
     this.loading = false;
+    if (this.stale) {
+      this.stale = false;
+      return this.refresh();
+    }
     if (sid !== this.sessionId) return;
     if (!r.ok) {
       if (!this.select.options.length) this.select.append(h("option", { value: "" }, "Model unavailable"));
