@@ -51,7 +51,7 @@ def probes_from_env(environ: Mapping[str, str] = os.environ) -> tuple[Probe, ...
     for item in raw.split(","):
         kind, _, port = item.strip().partition("=")
         if kind in names and port.isdigit() and 0 < int(port) < 65536:
-            out.append(Probe(kind, names[kind], int(port)))  # type: ignore[arg-type]
+            out.append(Probe(kind, names[kind], int(port)))
     return tuple(out)
 
 
