@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import hashlib
 import json
 import logging
-import os
 import shutil
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -32,10 +30,18 @@ from host.engine import ids
 from host.engine.errors import ModelDownloadNotFound, ModelDownloadRefused
 from host.engine.localmodels.gguf_meta import NotGguf, read_info
 from host.engine.localmodels.library import ModelLibrary, write_atomic
+from host.engine.localmodels.transfer import (
+    DownloadFailed,
+    describe_error,
+    disk_sentence,
+    file_size,
+    flush,
+    human_size,
+    open_source,
+)
 
 log = logging.getLogger(__name__)
 
-CHUNK = 256 * 1024
 PROGRESS_EVERY = 0.25
 """Seconds between progress frames of one download (state changes always go out)."""
 RETRIES = 5
@@ -43,10 +49,6 @@ RETRIES = 5
 RETRY_DELAYS = (0.2, 0.5, 1.0, 2.0, 4.0)
 SPACE_MARGIN = 16 * 1024 * 1024
 """Kept free beyond the file itself (the record, the database's next writes)."""
-
-
-class DownloadFailed(Exception):
-    """A download cannot go on; the message is the sentence the person reads."""
 
 
 @dataclass
@@ -124,7 +126,7 @@ class DownloadManager:
             raise ModelDownloadRefused(f"{source!r} is not an http(s):// or file:// address")
         if parts.scheme == "file":
             path = Path(unquote(parts.path))
-            size = await asyncio.to_thread(_file_size, path)
+            size = await asyncio.to_thread(file_size, path)
             if size is None:
                 raise ModelDownloadRefused(f"there is no file {path}")
         for d in self._downloads.values():
@@ -231,7 +233,7 @@ class DownloadManager:
             await self._fail(d, str(exc))
             return
         except OSError as exc:
-            await self._fail(d, _disk_sentence(exc))
+            await self._fail(d, disk_sentence(exc))
             return
         except Exception as exc:  # a bug must not leave a half-done download behind
             log.exception("model download %s failed", d.download_id)
@@ -267,7 +269,7 @@ class DownloadManager:
                 if stalls >= RETRIES:
                     raise DownloadFailed(
                         f"the connection kept dropping at {d.received_bytes} of "
-                        f"{d.total_bytes or 'unknown'} bytes ({_describe(exc)})"
+                        f"{d.total_bytes or 'unknown'} bytes ({describe_error(exc)})"
                     ) from None
                 await asyncio.sleep(RETRY_DELAYS[min(stalls - 1, len(RETRY_DELAYS) - 1)])
                 continue
@@ -277,7 +279,7 @@ class DownloadManager:
     async def _attempt(self, d: Download, part: Path) -> bool:
         """One connection; True when the file is complete."""
         offset = d.received_bytes
-        async with self._open(d, offset) as (start, total, chunks):
+        async with open_source(d.source, offset, d.total_bytes, self._http) as (start, total, chunks):
             if total is not None:
                 if d.total_bytes is not None and d.total_bytes != total and d.catalog_id is None:
                     raise DownloadFailed(
@@ -299,42 +301,13 @@ class DownloadManager:
                     await asyncio.to_thread(f.write, data)
                     d.received_bytes += len(data)
                     self._progress(d)
-                await asyncio.to_thread(_flush, f)
+                await asyncio.to_thread(flush, f)
         if d.total_bytes is None:
             d.total_bytes = d.received_bytes
             return True
         if d.received_bytes < d.total_bytes:
             raise ConnectionError(f"the connection ended at {d.received_bytes} of {d.total_bytes} bytes")
         return True
-
-    @contextlib.asynccontextmanager
-    async def _open(
-        self, d: Download, offset: int
-    ) -> AsyncIterator[tuple[int, int | None, AsyncIterator[bytes]]]:
-        """(first byte offset, total size or None, the chunks) of one request."""
-        parts = urlsplit(d.source)
-        if parts.scheme == "file":
-            path = Path(unquote(parts.path))
-            yield offset, await asyncio.to_thread(_file_size, path), _file_chunks(path, offset)
-            return
-        import httpx  # only when something is downloaded
-
-        headers = {"Range": f"bytes={offset}-"} if offset else {}
-        async with (
-            httpx.AsyncClient(follow_redirects=True, **self._http) as client,
-            client.stream("GET", d.source, headers=headers) as response,
-        ):
-            if response.status_code == 416 and d.total_bytes is not None and offset >= d.total_bytes:
-                yield offset, d.total_bytes, _empty()
-                return
-            if response.status_code not in (200, 206):
-                raise DownloadFailed(f"the server answered HTTP {response.status_code}")
-            start, total = 0, None
-            if response.status_code == 206:
-                start, total = _content_range(response.headers.get("content-range"), offset)
-            elif length := response.headers.get("content-length"):
-                total = int(length) if length.isdigit() else None
-            yield start, total, response.aiter_bytes(CHUNK)
 
     def _verify_and_install(self, d: Download) -> str:
         part = self._part(d)
@@ -389,7 +362,7 @@ class DownloadManager:
         if needed + SPACE_MARGIN <= free:
             return None
         return (
-            f"not enough free space: the model needs {_size(needed)} more, {_size(free)} is free"
+            f"not enough free space: the model needs {human_size(needed)} more, {human_size(free)} is free"
             f" in {self.library.root}"
         )
 
@@ -424,55 +397,3 @@ class DownloadManager:
                 model_id=v.model_id,
             )
         )
-
-
-def _content_range(header: str | None, offset: int) -> tuple[int, int | None]:
-    """`bytes START-END/TOTAL` → (START, TOTAL); a range that is not where we asked fails."""
-    try:
-        unit, _, spec = (header or "").partition(" ")
-        span, _, total = spec.partition("/")
-        start = int(span.split("-")[0])
-    except ValueError:
-        raise DownloadFailed(f"the server sent an unreadable Content-Range {header!r}") from None
-    if unit != "bytes" or start != offset:
-        raise DownloadFailed(f"the server resumed at the wrong place ({header!r}, asked for {offset})")
-    return start, int(total) if total.isdigit() else None
-
-
-def _file_size(path: Path) -> int | None:
-    return path.stat().st_size if path.is_file() else None
-
-
-async def _file_chunks(path: Path, offset: int) -> AsyncIterator[bytes]:
-    with await asyncio.to_thread(open, path, "rb") as f:
-        f.seek(offset)
-        while data := await asyncio.to_thread(f.read, CHUNK):
-            yield data
-
-
-async def _empty() -> AsyncIterator[bytes]:
-    return
-    yield b""
-
-
-def _flush(f: Any) -> None:
-    f.flush()
-    os.fsync(f.fileno())
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1000  # type: ignore[assignment]
-    return f"{n} bytes"
-
-
-def _disk_sentence(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "the disk is full: the download was stopped and its partial file removed"
-    return f"the model file could not be written: {exc.strerror or exc}"
-
-
-def _describe(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
