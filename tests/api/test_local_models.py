@@ -24,6 +24,17 @@ need_model = pytest.mark.skipif(GGUF is None, reason="the built-in model (llm-sm
 
 
 @pytest.fixture
+def silent_port() -> Iterator[int]:
+    """A port that accepts connections and never answers (a hung server)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield int(s.getsockname()[1])
+
+
+@pytest.fixture
 def servers() -> Iterator[tuple[FileServer, FileServer, FileServer]]:
     """Stand-ins: an Ollama model list, an OpenAI-compatible one, and a port that answers 404."""
     ollama, openai, other = FileServer(GGUF), FileServer(), FileServer()
@@ -35,14 +46,16 @@ def servers() -> Iterator[tuple[FileServer, FileServer, FileServer]]:
 
 @pytest.fixture
 async def host(
-    carrier: str, tmp_path: Path, servers: tuple[FileServer, FileServer, FileServer]
+    carrier: str, tmp_path: Path, servers: tuple[FileServer, FileServer, FileServer], silent_port: int
 ) -> AsyncIterator[Host]:
-    """A host on the built-in model only (no provider flags), probing the stand-ins."""
+    """A host on the built-in model only (no provider flags), probing the stand-ins, a port that
+    answers 404, one that never answers and one nobody listens on."""
     ollama, openai, other = servers
     probes = (
         Probe("ollama", "Ollama", ollama.port),
         Probe("lm-studio", "LM Studio", openai.port),
         Probe("vllm", "vLLM", other.port),
+        Probe("llama.cpp", "llama.cpp server", silent_port),
         Probe("jan", "Jan", _closed_port()),
     )
     data, work = tmp_path / "data", tmp_path / "work"

@@ -238,3 +238,19 @@ async def _until_received(rig: Rig, download_id: str, at_least: int) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"{download_id} never received {at_least} bytes")
+
+
+def test_a_model_file_without_its_record_is_never_listed(tmp_path: Path) -> None:
+    """A crash between moving the GGUF in and writing its record: the next start removes the
+    file; a record whose file is gone is not listed either."""
+    library = ModelLibrary(tmp_path)
+    library.open()
+    (library.root / "half.gguf").write_bytes(b"GGUF" + b"\0" * 64)
+    (library.root / "ghost.json").write_text(
+        '{"id": "ghost", "name": "Ghost", "file": "ghost.gguf", "size_bytes": 1, "sha256": "0",'
+        ' "supports_tools": false}'
+    )
+    again = ModelLibrary(tmp_path)
+    again.open()
+    assert again.list() == []
+    assert not (library.root / "half.gguf").exists()
