@@ -105,6 +105,8 @@ async def test_a_tool_template_model_reads_a_file_through_the_app(host: Host, to
         pytest.fail(f"the turn ended without a tool call: {said}")
     assert call.event.data["name"] in header.event.data["tools"]
     _, result = await mux.next(event("tool/result", sid), 120)
+    _, loaded = await events.seen(lambda f: ftype("host/model-status")(f) and f.state == "ready")
+    assert loaded.model == model.id  # the banner names the model that loads, not the built-in one
     await client.call("session.cancel", {"sessionId": sid, "clearQueue": True})
     if call.event.data["name"] == "read_file":
         body = str(result.event.data["message"])

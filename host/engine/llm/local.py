@@ -180,6 +180,8 @@ atexit.register(_shared.shutdown)
 
 ModelState = Literal["idle", "loading", "ready", "failed"]
 _state: ModelState = "idle"
+_state_model: str = MODEL_ID
+"""The model the last load-state change was about (an installed model's file is `<id>.gguf`)."""
 _listeners: list[Callable[[ModelState], None]] = []
 
 
@@ -188,6 +190,11 @@ def model_state() -> ModelState:
     if _shared._server is not None:
         return "ready"
     return "idle" if _state == "ready" else _state  # freed since (tests, shutdown)
+
+
+def state_model() -> str:
+    """The id of the model that is (or was last) loading: what `host/model-status` names."""
+    return _state_model
 
 
 def watch_model(listener: Callable[[ModelState], None]) -> Callable[[], None]:
@@ -210,8 +217,10 @@ def _announce(state: ModelState) -> None:
 async def loaded_server(options: tuple[int | None, int] | None = None, model: Path | None = None) -> Any:
     """The shared llama.cpp server, loaded off the event loop on first use or when `options` or
     the `model` file (None: the built-in one) changed (announced)."""
+    global _state_model
     if _shared._server is not None and options in (None, _shared.options) and model == _shared.model:
         return _shared._server
+    _state_model = model.stem if model is not None else MODEL_ID
     _announce("loading")
     try:
         server = await asyncio.to_thread(_shared.get, options, model)
