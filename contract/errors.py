@@ -148,6 +148,14 @@ class DiscoveryDetails(WireModel):
     """The request's draft URL, echoed; the draft key never is."""
 
 
+class DownloadDetails(WireModel):
+    download_id: str
+
+
+class LocalModelDetails(WireModel):
+    model_id: str
+
+
 class JobDetails(WireModel):
     session_id: str
     job_id: str
@@ -224,6 +232,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "agent-preset-locked": PresetLockedDetails,
     "agent-preset-conflict": PresetConflictDetails,
     "model-discovery-failed": DiscoveryDetails,
+    "model-download-not-found": DownloadDetails,
+    "model-download-refused": ReasonDetails,
+    "local-model-not-found": LocalModelDetails,
     "job-not-found": JobDetails,
     "revert-unavailable": RevertUnavailableDetails,
     "revert-conflict": RevertConflictDetails,

@@ -12,6 +12,7 @@ from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
+from contract.llm import DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
@@ -151,6 +152,19 @@ class HostModelStatus(WireModel):
     state: Literal["loading", "ready", "failed"]
 
 
+class HostModelDownload(WireModel):
+    """A model download's progress (throttled) and every change of its state."""
+
+    type: Literal["host/model-download"] = "host/model-download"
+    download_id: str
+    state: DownloadState
+    received_bytes: int
+    total_bytes: int | None = None
+    error: str | None = None
+    name: str | None = None
+    model_id: str | None = None
+
+
 class HostCommandsChanged(WireModel):
     """A command was registered or unregistered: re-fetch `command.list`."""
 
@@ -176,6 +190,7 @@ HostFrame = Annotated[
         HostConfigFileChanged,
         HostModelsChanged,
         HostModelStatus,
+        HostModelDownload,
         HostWorkspaceChanged,
         HostWorkspaceRemoved,
         HostArchivedSessionsChanged,

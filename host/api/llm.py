@@ -1,4 +1,5 @@
-"""`llm.*`: the routes, their catalogue, and model discovery for a draft endpoint."""
+"""`llm.*`: the routes, their catalogue, model discovery for a draft endpoint, the model library
+(installed models, downloads) and the model servers found on this machine."""
 
 from __future__ import annotations
 
@@ -21,3 +22,38 @@ async def models(engine: Engine, p: llm.LlmModelsRequest) -> llm.LlmModelsValue:
 @implements("llm.discoverModels")
 async def discover_models(engine: Engine, p: llm.DiscoverModelsRequest) -> llm.DiscoverModelsValue:
     return llm.DiscoverModelsValue(models=await engine.discover_models(p))
+
+
+@implements("llm.localModels")
+async def local_models(engine: Engine, p: llm.LocalModelsRequest) -> llm.LocalModelsValue:
+    return engine.local_models()
+
+
+@implements("llm.downloadModel")
+async def download_model(engine: Engine, p: llm.DownloadModelRequest) -> llm.DownloadModelValue:
+    return llm.DownloadModelValue(download_id=await engine.download_model(p))
+
+
+@implements("llm.pauseDownload")
+async def pause_download(engine: Engine, p: llm.DownloadRequest) -> llm.DownloadValue:
+    return llm.DownloadValue(download=await engine.pause_download(p.download_id))
+
+
+@implements("llm.resumeDownload")
+async def resume_download(engine: Engine, p: llm.DownloadRequest) -> llm.DownloadValue:
+    return llm.DownloadValue(download=await engine.resume_download(p.download_id))
+
+
+@implements("llm.cancelDownload")
+async def cancel_download(engine: Engine, p: llm.DownloadRequest) -> llm.DownloadValue:
+    return llm.DownloadValue(download=await engine.cancel_download(p.download_id))
+
+
+@implements("llm.removeModel")
+async def remove_model(engine: Engine, p: llm.RemoveModelRequest) -> llm.RemoveModelValue:
+    return llm.RemoveModelValue(removed=await engine.remove_model(p.model_id))
+
+
+@implements("llm.discoverLocal")
+async def discover_local(engine: Engine, p: llm.DiscoverLocalRequest) -> llm.DiscoverLocalValue:
+    return llm.DiscoverLocalValue(servers=await engine.discover_local())

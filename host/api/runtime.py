@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from starlette.types import ASGIApp
 
@@ -33,11 +34,13 @@ async def open_host(
     heartbeat: float = 15.0,
     dev_validate: bool | None = None,
     picker: NativePicker | None = None,
+    **engine_options: Any,
 ) -> HostRuntime:
     """`picker`: the desktop window's native folder dialog; without one the host serves the
     in-page folder browser (`host.listDirectory` / `host.createDirectory`). `dev_validate`: see
-    `to_fetch_handler` (None: on when `$HARNESSDESK_DEV_VALIDATE` is `1`)."""
-    engine = await Engine.open(data_dir, overrides, picker=picker)
+    `to_fetch_handler` (None: on when `$HARNESSDESK_DEV_VALIDATE` is `1`). `engine_options` go
+    to `Engine.open` (tests: `local_probes`, `adapter_options`, …)."""
+    engine = await Engine.open(data_dir, overrides, picker=picker, **engine_options)
     api = HostApiProxy(engine)
     app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)
     return HostRuntime(engine=engine, api=api, app=app)

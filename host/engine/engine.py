@@ -55,8 +55,10 @@ from host.engine.hooks.prompt import prompt_gate
 from host.engine.hooks.service import HookService
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.journal import Journal
+from host.engine.library_door import ModelLibraryDoor
 from host.engine.lifecycle import SessionLifecycle
 from host.engine.listing import Live, summaries
+from host.engine.llm.local_servers import Probe
 from host.engine.mcp.door import McpDoor
 from host.engine.mcp.service import McpService
 from host.engine.media import prompt_blocks
@@ -89,6 +91,7 @@ class Engine(
     SubagentDoor,
     PresetsDoor,
     ConfigurationDoor,
+    ModelLibraryDoor,
     AgentWork,
     FilesDoor,
     GoalsDoor,
@@ -171,11 +174,15 @@ class Engine(
         step_cap: int = 25,
         picker: NativePicker | None = None,
         settings_timeout: float = SETTINGS_OPEN_TIMEOUT,
+        local_probes: tuple[Probe, ...] | None = None,
+        download_options: dict[str, Any] | None = None,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
-        `opener`). An unknown `--provider` raises ModelUnavailable before anything is opened;
-        settings files that cannot be read within `settings_timeout` s raise StoreTimeout."""
+        `opener`); `local_probes` replace the well-known ports `llm.discoverLocal` asks, and
+        `download_options` go to the downloads' HTTP client (tests). An unknown `--provider`
+        raises ModelUnavailable before anything is opened; settings files that cannot be read
+        within `settings_timeout` s raise StoreTimeout."""
         data_dir = Path(data_dir)
         bus = Bus()
         folders = HostFolders(picker)
@@ -191,6 +198,7 @@ class Engine(
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
         engine._mcp_store = store
         await engine._load_mcp_approvals()
+        await engine._open_library(local_probes, download_options or {})
         engine.folders = folders
         engine.health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
@@ -215,6 +223,8 @@ class Engine(
         self._closed = True
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         self.model_status.close()
+        if hasattr(self, "downloads"):
+            await self.downloads.close()
         await self.health.close()
         await self.pool.dispose_all(end - time.monotonic())
         await self.mcp.close()

@@ -15,9 +15,11 @@ from contract.errors import (
     CredentialDetails,
     D,
     DiscoveryDetails,
+    DownloadDetails,
     InternalDetails,
     ItemDetails,
     JobDetails,
+    LocalModelDetails,
     McpServerDetails,
     ModelUnavailableDetails,
     NameDetails,
@@ -302,6 +304,31 @@ class ModelDiscoveryFailed(EngineError[DiscoveryDetails]):
 
     def __init__(self, settings_ns: str, base_url: str | None, message: str) -> None:
         super().__init__(message, DiscoveryDetails(settings_ns=settings_ns, base_url=base_url))
+
+
+class ModelDownloadNotFound(EngineError[DownloadDetails]):
+    """No download of that id (it finished and was dismissed, or never existed)."""
+
+    code = "model-download-not-found"
+
+    def __init__(self, download_id: str) -> None:
+        super().__init__(f"no model download {download_id!r}", DownloadDetails(download_id=download_id))
+
+
+class ModelDownloadRefused(EngineError[ReasonDetails]):
+    """A download that cannot start: not enough free space, a bad source, already running."""
+
+    code = "model-download-refused"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, ReasonDetails(reason=reason))
+
+
+class LocalModelNotFound(EngineError[LocalModelDetails]):
+    code = "local-model-not-found"
+
+    def __init__(self, model_id: str) -> None:
+        super().__init__(f"no installed model {model_id!r}", LocalModelDetails(model_id=model_id))
 
 
 class JobNotFound(EngineError[JobDetails]):

@@ -46,3 +46,8 @@ def workspace_id() -> str:
 def goal_id() -> str:
     """`goal-<uuid4>` (the reference's form; clients treat it as opaque)."""
     return f"goal-{uuid.uuid4()}"
+
+
+def download_id() -> str:
+    """A model download (also the name of its partial file under `models/.downloads/`)."""
+    return _mint("dl")

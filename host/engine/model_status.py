@@ -27,14 +27,14 @@ class ModelStatusRelay:
 
     def snapshot(self) -> Iterable[Item]:
         if local.model_state() == "loading":
-            yield push(HostModelStatus(model=local.MODEL_ID, state="loading"))
+            yield push(HostModelStatus(model=local.state_model(), state="loading"))
 
     def _changed(self, state: local.ModelState) -> None:
         """Called on the loop of whichever engine's turn loads the model (one process, one
         model): another engine's bus is only touched from its own loop."""
         if state == "idle":
             return
-        frame = HostModelStatus(model=local.MODEL_ID, state=state)
+        frame = HostModelStatus(model=local.state_model(), state=state)
         running = None
         with contextlib.suppress(RuntimeError):
             running = asyncio.get_running_loop()

@@ -187,6 +187,12 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "credentials.set": {"ref": "DEEPSEEK_API_KEY", "value": "sk-should-never-land"},
         "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},
         "llm.discoverModels": {"settingsNs": "llm-deepseek"},
+        "llm.downloadModel": {"url": "file:///etc/hostname"},
+        "llm.pauseDownload": {"downloadId": "dl-x"},
+        "llm.resumeDownload": {"downloadId": "dl-x"},
+        "llm.cancelDownload": {"downloadId": "dl-x"},
+        "llm.removeModel": {"modelId": "m"},
+        "llm.discoverLocal": {},
         "session.delete": {"sessionId": "s-unknown"},
         "permission.set": {
             "sessionId": "s-unknown",
@@ -200,7 +206,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "files.freeSpace": {},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
-    for method in ("llm.providers", "llm.models"):  # the catalogue is not privileged
+    for method in ("llm.providers", "llm.models", "llm.localModels"):  # the catalogue is not privileged
         body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": {}})
         assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
     for method, payload in privileged.items():

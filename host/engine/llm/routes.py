@@ -2,6 +2,8 @@
 
 A route is what a model selection's `provider` names:
 - `local`, the built-in model (namespace `llm-local`);
+- `local:<model id>`, one per model installed in the model library (configured by `llm-local`
+  too: threads and context size; listed after `local`);
 - `deepseek`, DeepSeek's API (namespace `llm-deepseek`);
 - one route per OpenAI-compatible endpoint profile, keyed by the profile's id (namespace
   `llm-openai-compatible`, path `["profiles", i]`);
@@ -15,6 +17,7 @@ Everything is read from the settings store on each call, so a settings change ap
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
@@ -30,11 +33,13 @@ from contract.namespaces import (
 )
 from host.engine.config import RuntimeOverrides
 from host.engine.llm.deepseek import DEEPSEEK_DEFAULT_MODEL
-from host.engine.llm.local import MODEL_ID, MODEL_LABEL
+from host.engine.llm.local import MODEL_ID, MODEL_LABEL, InstalledFile
 
 RouteKind = Literal["local", "openai"]
 LOCAL = "local"
 DEEPSEEK = "deepseek"
+INSTALLED_PREFIX = "local:"
+"""Route keys of installed models; a profile id cannot contain `:`, so none collides."""
 CLI_ROUTE = "openai-compatible"
 CLI_KEY_REF = "HARNESSDESK_API_KEY"
 """The key of the run-only command-line route (the variable earlier versions read)."""
@@ -82,6 +87,8 @@ class Route:
     declared: bool | None = None
     local_options: tuple[int | None, int] = (None, 8192)
     """(threads, context size) of the built-in model."""
+    installed: InstalledFile | None = None
+    """The model file of an installed-model route."""
 
     @property
     def default_model(self) -> str:
@@ -105,6 +112,7 @@ def build_routes(
     deepseek: DeepSeekSection,
     endpoints: OpenAICompatibleSection,
     overrides: RuntimeOverrides,
+    installed: Sequence[InstalledFile] = (),
 ) -> list[Route]:
     """Every route in declaration order, command-line overrides applied for this run."""
     flag_url = overrides.base_url.rstrip("/") if overrides.base_url else None
@@ -121,6 +129,19 @@ def build_routes(
             models=(ModelSpec(id=MODEL_ID, name=MODEL_LABEL),),
             declared=False,
             local_options=(local.threads, local.context_size),
+        ),
+        *(
+            Route(
+                m.route,
+                f"{m.name} (downloaded, offline)",
+                "local",
+                LLM_LOCAL,
+                models=(ModelSpec(id=m.model_id, name=m.name),),
+                declared=False,
+                local_options=(local.threads, local.context_size),
+                installed=m,
+            )
+            for m in installed
         ),
         Route(
             DEEPSEEK,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,8 @@ from host.engine.bus import Bus
 from host.engine.config import LlmSummary, RuntimeOverrides
 from host.engine.errors import ModelUnavailable
 from host.engine.llm.discovery import discover
-from host.engine.llm.registry import AdapterRegistry
+from host.engine.llm.local import InstalledFile
+from host.engine.llm.registry import AdapterRegistry, route_supports_tools
 from host.engine.llm.routes import Route, build_routes
 from host.engine.selection import Selections
 from host.engine.settings import registered_namespaces
@@ -73,6 +74,8 @@ stuck disk, a FIFO put in a file's place), as for the database (docs/decisions.m
 _OPENING = WorkerPool("harnessdesk-settings-open", workers=1, spares=2)
 """Daemon threads: a read stuck in the OS never holds up the process's exit."""
 
+CHAT_PRESET = "chat"
+"""The shipped preset that offers no tools (host/engine/presets/shipped/chat)."""
 LLM_NAMESPACES = frozenset({LLM_LOCAL, LLM_DEEPSEEK, LLM_OPENAI_COMPATIBLE})
 Opener = Callable[[str], Awaitable[None]]
 """Opens a host path in the user's editor; raises OSError (or any Exception) when it cannot."""
@@ -105,6 +108,8 @@ class ConfigPlane:
         self.settings = SettingsStore(data_dir, registered_namespaces(), is_exposed=self.is_exposed, **poll)
         self.credentials = CredentialStore(data_dir, environ, **poll)
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
+        self.installed: Callable[[], Sequence[InstalledFile]] = tuple
+        """The installed models (the engine's model library sets it once it is read)."""
         self.settings.on_change(self._settings_changed)
         self.credentials.on_change(self._credentials_changed)
         self.settings.on_file_change(lambda problem: self._file_changed("settings.json", problem))
@@ -150,7 +155,11 @@ class ConfigPlane:
     def routes(self) -> list[Route]:
         s = self.settings
         return build_routes(
-            s.section(LLM_LOCAL), s.section(LLM_DEEPSEEK), s.section(LLM_OPENAI_COMPATIBLE), self.overrides
+            s.section(LLM_LOCAL),
+            s.section(LLM_DEEPSEEK),
+            s.section(LLM_OPENAI_COMPATIBLE),
+            self.overrides,
+            self.installed(),
         )
 
     def check_overrides(self) -> None:
@@ -172,9 +181,20 @@ class ConfigPlane:
 
     def default_agent_preset(self) -> str:
         """`agent-presets.default`: the agent preset new sessions run (the roster falls back to
-        the shipped default when it names no usable preset)."""
+        the shipped default when it names no usable preset). Until the person picks one, a
+        default model that cannot use tools (the built-in chat model) starts sessions on the
+        Chat preset: an agent it cannot be must not be offered (docs/decisions.md, "Offline
+        agent")."""
         section: AgentPresetsSection = self.settings.section(AGENT_PRESETS)
+        if "default" not in (self.settings.view(AGENT_PRESETS).user or {}) and not self.default_model_acts():
+            return CHAT_PRESET
         return section.default
+
+    def default_model_acts(self) -> bool:
+        """Whether the model new sessions start on is offered tools."""
+        selection = Selections(self.settings, self.registry, self.overrides).default()
+        route = self.registry.route(selection.provider)
+        return route is None or route_supports_tools(route)
 
     async def forget_agent_preset(self, preset_id: str) -> None:
         """A removed preset stops being the user's default (the shipped one applies again)."""

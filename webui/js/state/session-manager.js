@@ -303,6 +303,8 @@ export class SessionManager extends Emitter {
         return;
       case "host/mcp-changed":
         this.emit("mcp", f.project);
+      case "host/model-download": // progress: only the model library redraws (an install also sends host/models-changed)
+        this.emit("model-download", f);
         return;
       default:
         this.emit("config", f.type);

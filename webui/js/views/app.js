@@ -54,10 +54,10 @@ export class App {
       openSettings: () => this.settings.open(),
     });
     this.providers = new ProviderState({ client, status: this.status, changed: () => this.renderModelNotes() });
-    this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider() });
+    this.settings = new SettingsDialog({ client, onChanged: () => this.checkProvider(), servers: () => this.providers.servers, lookForServers: () => this.providers.lookForServers() });
     this.onboarding = new OnboardingNotice($("banners"), { client, openSettings: () => this.settings.open() });
     this.configNotice = new ConfigFileNotice($("banners"), { client, toast });
-    this.modelPicker = new ModelPicker({ client, toast, onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => this.renderModelNotes() });
+    this.modelPicker = new ModelPicker({ client, toast, servers: () => this.providers.servers, serverAdded: () => this.providers.lookForServers(), onProblem: (kind, detail) => this.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => this.renderModelNotes() });
     this.actions = new WorkspaceActions({
       client,
       manager: this.manager,
@@ -163,6 +163,7 @@ export class App {
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
+      if (first) this.providers.lookForServers().then(() => this.modelPicker.refresh());
       this.checkUiSettings();
       this.renderAll();
     });
@@ -208,6 +209,7 @@ export class App {
       this.settings.changed();
     });
     m.on("model-status", (s) => this.status.setModelStatus(s));
+    m.on("model-download", (f) => this.settings.library.onFrame(f));
     m.on("error", (msg) => this.status.toast(msg));
     m.on("catalogue", (sid) => {
       this.catalogues.invalidate(sid);

@@ -5,6 +5,7 @@
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { addServerProfile } from "./model-library.js";
 
 const SEP = "\u0001";
 
@@ -33,10 +34,18 @@ export class ModelPicker {
 
   async refresh() {
     const sid = this.sessionId;
-    if (!sid || this.loading) return;
+    if (!sid) return;
+    if (this.loading) {
+      this.stale = true; // asked while a listing was on its way: list again once it is back
+      return;
+    }
     this.loading = true;
     const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch(transportFailure);
     this.loading = false;
+    if (this.stale) {
+      this.stale = false;
+      return this.refresh();
+    }
     if (sid !== this.sessionId) return;
     if (!r.ok) {
       if (!this.select.options.length) this.select.append(h("option", { value: "" }, "Model unavailable"));
@@ -63,6 +72,17 @@ export class ModelPicker {
       }
       if (g.models.length) this.select.append(og);
     }
+    const found = (this.ctx.servers?.() ?? []).filter((s) => !s.profileId && s.models.length);
+    for (const s of found) {
+      // a server on this machine not yet a provider: choosing one of its models adds it
+      const og = h("optgroup", { label: `${s.name} (found on this machine)`, testid: "model-found-server" });
+      for (const m of s.models) {
+        const key = `found:${s.port}${SEP}${m.id}`;
+        this.entries.set(key, { addServer: s, model: m.id });
+        og.append(h("option", { value: key }, m.id));
+      }
+      this.select.append(og);
+    }
     if (!listed) {
       this.entries.set(curKey, { provider: cur.provider, model: cur.model });
       this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted" }, `${cur.model} (${cur.provider})`));
@@ -86,8 +106,14 @@ export class ModelPicker {
   }
 
   async choose() {
-    const entry = this.entries?.get(this.select.value);
+    let entry = this.entries?.get(this.select.value);
     if (!entry || !this.sessionId) return;
+    if (entry.addServer) {
+      const added = await addServerProfile((m, p) => this.ctx.client.call(m, p).catch(transportFailure), entry.addServer);
+      if (!added.ok) return this.ctx.toast(describeError(added.error));
+      entry = { provider: added.value.id, model: entry.model };
+      this.ctx.serverAdded?.();
+    }
     if (!(entry.reasoningEfforts ?? []).includes(this.effort.value)) this.renderEffort(entry, null);
     const payload = { sessionId: this.sessionId, provider: entry.provider, model: entry.model };
     if (this.effort.value) payload.reasoningEffort = this.effort.value;

@@ -12,6 +12,16 @@ export class ProviderState {
     this.ctx = ctx;
     this.routes = [];
     this.defaultSelection = null; // {provider, model} from host.describe
+    this.servers = []; // model servers found on this machine (llm.discoverLocal)
+  }
+
+  /** Probe this machine's usual model-server ports (at start and on "Look for local servers");
+   * a window that may not ask (a trusted-host browser) simply finds none. */
+  async lookForServers() {
+    const r = await this.ctx.client.call("llm.discoverLocal", {}).catch(() => null);
+    this.servers = r?.ok ? r.value.servers : [];
+    this.ctx.changed();
+    return this.servers;
   }
 
   async refresh() {
@@ -41,6 +51,7 @@ export class ProviderState {
     const sel = this.defaultSelection;
     if (!sel) return null;
     const r = this.route(sel.provider);
-    return { name: r?.displayName ?? sel.provider, model: sel.model, tools: r ? r.supportsTools !== false : true };
+    const acts = this.routes.some((x) => x.active && x.supportsTools !== false && x.provider !== "local");
+    return { name: r?.displayName ?? sel.provider, model: sel.model, tools: r ? r.supportsTools !== false : true, servers: this.servers, acts };
   }
 }

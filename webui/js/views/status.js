@@ -4,6 +4,8 @@
 
 import { h, icon, clear } from "./dom.js";
 
+const BUILT_IN_MODEL = "smollm2-135m-instruct";
+
 /** Shown when this tab holds no access token, or the host refuses the one it holds. */
 export const NEEDS_LINK =
   "This tab has no valid access key. Open the link that `harnessdesk serve` printed" +
@@ -34,14 +36,16 @@ export class StatusView {
   }
 
   /** `host/model-status`: a banner while the built-in model loads; gone once it is ready or failed. */
-  setModelStatus({ state }) {
+  setModelStatus({ model, state }) {
     const loading = state === "loading";
     this.modelBanner.hidden = !loading;
     document.documentElement.dataset.modelLoading = String(loading);
-    if (loading && !this.modelBanner.firstChild) {
-      this.modelBanner.append(
+    if (loading) {
+      // the built-in model, or a downloaded one (docs/decisions.md, "Offline agent")
+      const what = !model || model === BUILT_IN_MODEL ? "Loading the built-in model…" : `Loading ${model}…`;
+      this.modelBanner.replaceChildren(
         h("span", { class: "spinner spinner-small", "aria-hidden": "true" }),
-        h("span", {}, h("strong", {}, "Loading the built-in model…"), h("span", { class: "banner-more" }, " The answer starts as soon as it is ready.")),
+        h("span", {}, h("strong", {}, what), h("span", { class: "banner-more" }, " The answer starts as soon as it is ready.")),
       );
     }
   }

@@ -52,7 +52,13 @@ export function startsOnNote(on, settingsLink) {
   if (!on) return null;
   const which = [h("strong", {}, on.name), on.model ? [" · ", h("code", {}, on.model)] : null];
   if (!on.tools) {
-    return h("p", { class: "muted", testid: "welcome-model" }, "New sessions start on the ", ...which, ": chat only — it cannot read files or run commands. Connect DeepSeek or any OpenAI-compatible endpoint in ", settingsLink(), " to let the agent work on files.");
+    const found = (on.servers ?? []).find((s) => !s.profileId);
+    const how = on.acts
+      ? ["Pick a model that can use tools above the conversation to let the agent work on files."]
+      : found
+        ? ["For an agent that reads and edits files, use ", h("strong", {}, found.name), " found on this machine, or download a model, in ", settingsLink(), "."]
+        : ["For an agent that reads and edits files, download a model (or connect a server) in ", settingsLink(), "."];
+    return h("p", { class: "muted", testid: "welcome-model" }, "New sessions start on the ", ...which, ": chat only — it cannot read files or run commands. ", ...how);
   }
   return h("p", { class: "muted", testid: "welcome-model" }, "New sessions start on ", ...which, ". Pick another model above a conversation, or add endpoints in ", settingsLink(), ".");
 }

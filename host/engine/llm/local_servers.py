@@ -1,0 +1,98 @@
+"""Finds model servers already running on this machine (`llm.discoverLocal`).
+
+Probes the well-known loopback ports in parallel, each bounded at `PROBE_TIMEOUT`: Ollama's
+`/api/tags`, and `/v1/models` for the OpenAI-compatible ones (LM Studio, llama.cpp's server,
+vLLM, Jan). Only 127.0.0.1 is ever asked, never another address; the port list is a parameter
+so tests use stand-ins on free ports (docs/decisions.md, "Offline agent").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from contract.llm import DiscoveredModelView, LocalServerKind, LocalServerView
+
+PROBE_TIMEOUT = 0.3
+LOOPBACK = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Probe:
+    kind: LocalServerKind
+    name: str
+    port: int
+
+
+WELL_KNOWN: tuple[Probe, ...] = (
+    Probe("ollama", "Ollama", 11434),
+    Probe("lm-studio", "LM Studio", 1234),
+    Probe("llama.cpp", "llama.cpp server", 8080),
+    Probe("vllm", "vLLM", 8000),
+    Probe("jan", "Jan", 1337),
+)
+
+
+PORTS_ENV = "HARNESSDESK_LOCAL_SERVER_PORTS"
+"""`ollama=11434,jan=1337`: the ports to probe instead of the well-known ones (a server moved to
+another port; tests of the whole app use stand-ins)."""
+
+
+def probes_from_env(environ: Mapping[str, str] = os.environ) -> tuple[Probe, ...] | None:
+    """The probes `$HARNESSDESK_LOCAL_SERVER_PORTS` names (None when unset; bad items skipped)."""
+    raw = environ.get(PORTS_ENV)
+    if not raw:
+        return None
+    names = {p.kind: p.name for p in WELL_KNOWN}
+    out = []
+    for item in raw.split(","):
+        kind, _, port = item.strip().partition("=")
+        if kind in names and port.isdigit() and 0 < int(port) < 65536:
+            out.append(Probe(kind, names[kind], int(port)))
+    return tuple(out)
+
+
+async def discover_servers(
+    probes: tuple[Probe, ...] = WELL_KNOWN, bound: float = PROBE_TIMEOUT
+) -> list[LocalServerView]:
+    """Every probe that answered with a model list within `bound` seconds, in the probes' order."""
+    import httpx  # only when asked
+
+    async with httpx.AsyncClient(timeout=bound, trust_env=False, follow_redirects=False) as client:
+        found = await asyncio.gather(*(_probe(client, p, bound) for p in probes))
+    return [s for s in found if s is not None]
+
+
+async def _probe(client: Any, probe: Probe, bound: float) -> LocalServerView | None:
+    base = f"http://{LOOPBACK}:{probe.port}"
+    path = "/api/tags" if probe.kind == "ollama" else "/v1/models"
+    try:
+        response = await asyncio.wait_for(client.get(base + path), bound)
+        if response.status_code != 200:
+            return None
+        body = response.json()
+    except Exception:  # nothing there, not HTTP, not JSON, too slow: not a server we know
+        return None
+    models = _ollama_models(body) if probe.kind == "ollama" else _openai_models(body)
+    if models is None:
+        return None
+    return LocalServerView(
+        kind=probe.kind, name=probe.name, base_url=f"{base}/v1", port=probe.port, models=models
+    )
+
+
+def _ollama_models(body: Any) -> list[DiscoveredModelView] | None:
+    if not isinstance(body, dict) or not isinstance(body.get("models"), list):
+        return None
+    names = [m.get("name") or m.get("model") for m in body["models"] if isinstance(m, dict)]
+    return [DiscoveredModelView(id=n) for n in names if isinstance(n, str) and n]
+
+
+def _openai_models(body: Any) -> list[DiscoveredModelView] | None:
+    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
+        return None
+    ids = [m.get("id") for m in body["data"] if isinstance(m, dict)]
+    return [DiscoveredModelView(id=i) for i in ids if isinstance(i, str) and i]
