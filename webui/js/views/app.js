@@ -32,6 +32,8 @@ import { renderEmpty } from "./welcome.js";
 import { ProviderState } from "./provider-state.js";
 import { checkUiSettings } from "./theme.js";
 import { parentLine, subagentOf } from "./subagents.js";
+import { GoalBar } from "./goal-bar.js";
+import { liveRound } from "../state/fold-goals.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -108,6 +110,7 @@ export class App {
     this.cards.openSession = (id) => this.open(id);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
+    this.goalBar = new GoalBar($("goal-bar"), { client });
     this.catalogues = new Catalogues({ client });
     this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: async (id) => (await this.presets.load())?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
@@ -372,6 +375,8 @@ export class App {
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
+    const goal = s?.projections.get("goal")?.value;
+    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 
