@@ -20,6 +20,14 @@ MAX_SEQ = 2**63 - 1
 """Seqs are stored as SQLite integers (64 bits): a larger one is a bad request, not a crash."""
 
 
+class Projections(WireModel):
+    """A projection baseline: `values` by key as of the event `asOfSeq` (-1: an empty log, or a
+    cached value whose seq is not known). A key absent from `values` is not mounted there."""
+
+    as_of_seq: int = Field(ge=-1)
+    values: dict[str, Any]
+
+
 class SessionSummary(WireModel):
     session_id: SessionId
     updated_at: int = Field(ge=0, description="ms since epoch of the last real activity")
@@ -32,6 +40,9 @@ class SessionSummary(WireModel):
     origin: SessionOrigin | None = None
     """`subagent`: a child a `task` call started (its parent is `parentSessionId`); absent for a
     session a person started or forked."""
+    projections: Projections | None = None
+    """The row's projection baseline (`title`, and `goal` for an attached session with goals);
+    absent when there is nothing to say. `title` above mirrors `values.title`."""
 
 
 class SessionRef(WireModel):
@@ -85,11 +96,6 @@ class HistoryRequest(WireModel):
     session_id: SessionId
     before_seq: int | None = Field(default=None, ge=0, le=MAX_SEQ)
     max_messages: int = Field(default=50, gt=0, le=10_000)
-
-
-class Projections(WireModel):
-    as_of_seq: int
-    values: dict[str, Any]
 
 
 class HistoryValue(WireModel):

@@ -206,7 +206,13 @@ class Engine(
     async def list_sessions(self) -> list[SessionSummary]:
         """Every session, newest activity first; a header that breaks the contract is skipped."""
         live = {
-            sid: Live(agent.running, agent.journal.title, agent.composition.preset.id)
+            sid: Live(
+                agent.running,
+                agent.journal.title,
+                agent.composition.preset.id,
+                agent.journal.last_seq,
+                self.goals.live_values(agent),
+            )
             for sid, agent in self._agents.items()
         }
         return summaries(await self.store.sessions(), live)

@@ -26,7 +26,7 @@ from contract.goals import GOAL_KEY, GoalChange
 from host.engine import events
 from host.engine.errors import AgentBusy
 from host.engine.gates import PromptCheck, PromptGates, Veto
-from host.engine.goals.domain import GoalLedger, GoalRejected
+from host.engine.goals.domain import GoalLedger, GoalRejected, fold_projection
 from host.engine.journal import now_ms
 from host.engine.store import Store
 
@@ -82,6 +82,8 @@ class SessionGoals:
     """The admitted round whose turn is running."""
     stale: bool = False
     """Our own gate dropped the claimed round (it went stale): reserve again at idle."""
+    projected: Any = None
+    """The `goal` projection's value: the newest logged `goal/change`'s (never a round's)."""
 
 
 class GoalDriver:
@@ -105,12 +107,14 @@ class GoalDriver:
         if found is not None and found.agent is agent:
             return found  # a concurrent call loaded it meanwhile
         ledger = GoalLedger()
+        changes = []
         for event in logged:
             if event.type == "goal/change":
                 ledger.replay(event.data)
+                changes.append(event.data)
             elif event.data.get("source", {}).get("kind") == "goal":
                 ledger.admit(event.data["source"])
-        found = SessionGoals(agent, ledger)
+        found = SessionGoals(agent, ledger, projected=fold_projection(changes))
         self.sessions[agent.session_id] = found
         return found
 
@@ -122,9 +126,8 @@ class GoalDriver:
         journal = goals.agent.journal
         event = journal.append(events.goal_change(change))
         projection = change.projection()
-        journal.project(
-            GOAL_KEY, projection.dump() if projection else None, event.seq, after=journal.last_ticket
-        )
+        goals.projected = projection.dump() if projection else None
+        journal.project(GOAL_KEY, goals.projected, event.seq, after=journal.last_ticket)
         self.check(goals.agent)
         return change
 
@@ -227,6 +230,13 @@ class GoalDriver:
                     ledger.armed = False
         elif reason.kind in ("error", "max-tokens", "interrupted", "aborted"):
             ledger.armed = False
+
+    def live_values(self, agent: Agent) -> dict[str, Any]:
+        """`{goal: value}` for a list row of an attached session whose goals are loaded."""
+        goals = self.sessions.get(agent.session_id)
+        if goals is None or goals.agent is not agent:
+            return {}
+        return {GOAL_KEY: goals.projected}
 
     def forget(self, session_id: str) -> None:
         self.sessions.pop(session_id, None)

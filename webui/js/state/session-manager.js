@@ -45,7 +45,7 @@ export class SessionManager extends Emitter {
     const next = new Map();
     for (const s of r.value.items) {
       const open = this.sessions.get(s.sessionId);
-      const title = open?.projections.get("title")?.value ?? s.title;
+      const title = open?.projections.get("title")?.value ?? s.projections?.values?.title ?? s.title;
       const provisional = this.summaries.get(s.sessionId)?.provisionalTitle;
       next.set(s.sessionId, { ...s, ...(title ? { title } : {}), ...(!title && provisional ? { provisionalTitle: provisional } : {}) });
     }
