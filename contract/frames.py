@@ -13,6 +13,7 @@ from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
 ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
@@ -23,6 +24,8 @@ class SessionEventFrame(WireModel):
     type: Literal["session/event"] = "session/event"
     session_id: str
     event: SessionEvent
+    view: ToolEventView | None = None
+    """Only on `tool/call` / `tool/result` with a presenter (contract/views.py)."""
 
 
 class SessionSubscribed(WireModel):

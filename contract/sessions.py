@@ -8,9 +8,9 @@ from pydantic import Field, field_validator, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
-from contract.events import SessionEvent
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
+from contract.views import HistoryEntry
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -99,7 +99,7 @@ class HistoryRequest(WireModel):
 
 
 class HistoryValue(WireModel):
-    events: list[SessionEvent]
+    events: list[HistoryEntry]
     has_more: bool
     projections: Projections | None = None
 

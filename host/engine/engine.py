@@ -27,6 +27,7 @@ from contract.sessions import (
     PromptContent,
     SessionSummary,
 )
+from contract.views import HistoryEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
@@ -69,6 +70,7 @@ from host.engine.subagents.door import SubagentDoor
 from host.engine.timezones import check_time_zone
 from host.engine.titles import export_file_name, normalise
 from host.engine.tools.base import Tool
+from host.engine.views import page_views
 from host.engine.wiring import default_tools
 from host.engine.work import AgentWork
 from host.engine.workspaces import WorkspaceRegistry
@@ -252,6 +254,11 @@ class Engine(
             projections.values.update(await self.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
         return events, has_more, projections
+
+    def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:
+        """A page's events as history entries, each tool call and result with its view
+        (host/engine/views.py: a result finds its call on the same page only)."""
+        return [HistoryEntry(event=e, view=v) for e, v in zip(events, page_views(events), strict=True)]
 
     # ---- input ----------------------------------------------------------------------------
 

@@ -13,7 +13,19 @@ from typing import Any
 from urllib.parse import unquote
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import Raw, event, image_input, ok, png, raw, run_cli, run_main, run_turn, text
+from tests.api.support import (
+    Raw,
+    event,
+    image_input,
+    ok,
+    page_events,
+    png,
+    raw,
+    run_cli,
+    run_main,
+    run_turn,
+    text,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -28,7 +40,7 @@ def lines(zf: zipfile.ZipFile, name: str) -> list[dict[str, Any]]:
 
 async def all_events(client: Any, sid: str) -> list[dict[str, Any]]:
     page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
-    return [e.dump() for e in page.events]
+    return [e.dump() for e in page_events(page)]
 
 
 async def image_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, str, bytes]:

@@ -95,7 +95,7 @@ async def test_mutations_are_compare_and_set_with_one_goal_change_each(
     # the tail page carries the projection; an older page carries no projections at all
     tail = await ok(client, "session.history", {"sessionId": sid})
     assert tail.projections.values["goal"] is None
-    first_seq = tail.events[0].event.seq if hasattr(tail.events[0], "event") else tail.events[0].seq
+    first_seq = tail.events[0].event.seq
     if first_seq > 0:
         older = await ok(client, "session.history", {"sessionId": sid, "beforeSeq": first_seq})
         assert older.projections is None

@@ -8,7 +8,7 @@ import threading
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, send, tool_call, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -79,3 +79,28 @@ def test_the_goal_bar_drives_a_goal(page: Page, llm: ScriptedLlmServer, harness:
     bar.get_by_test_id("goal-clear").click()
     expect(bar).to_be_hidden()
     expect(page.get_by_test_id("goal-round-label")).to_have_count(2)  # the rounds stay in the log
+
+
+def test_a_bash_card_is_drawn_from_the_host_s_view(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    fresh_session(page)
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("c1", "bash", command="echo three failed; exit 2")]),
+        Reply(text="The tests fail."),
+    )
+    send(page, "run the tests")
+    page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("The tests fail.")
+    wait_idle(page)
+    card = page.get_by_test_id("tool-card").last
+    expect(card).to_have_attribute("data-card", "terminal")
+    expect(card.get_by_test_id("tool-exit-code")).to_have_text("exit code 2")
+    expect(card.get_by_test_id("tool-result")).to_have_text("three failed")  # the marker moved out
+    page.screenshot(path="/tmp/goals-view-card.png")
+    # a reload draws the same card from the history entries
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    card = page.get_by_test_id("tool-card").last
+    expect(card).to_have_attribute("data-card", "terminal")
+    expect(card.get_by_test_id("tool-exit-code")).to_have_text("exit code 2")

@@ -8,7 +8,7 @@
 // (message).
 
 import { Emitter } from "./emitter.js";
-import { Session } from "./session.js";
+import { Session, withView } from "./session.js";
 import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
 
@@ -201,7 +201,7 @@ export class SessionManager extends Emitter {
     const f = msg.payload;
     switch (f.type) {
       case "session/event": {
-        this.sessions.get(f.sessionId)?.acceptLive(f.event);
+        this.sessions.get(f.sessionId)?.acceptLive(withView(f.event, f.view));
         const t = f.event.type;
         if (t === "user/message" || t === "turn/end") {
           const cur = this.summaries.get(f.sessionId);
