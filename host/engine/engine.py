@@ -47,8 +47,9 @@ from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
 from host.engine.gates import PromptGates
 from host.engine.goals.command import goal_command
-from host.engine.goals.door import GoalsDoor
+from host.engine.goals.door import GoalsDoor, mounted
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
+from host.engine.goals.tools import goal_tools
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
@@ -120,7 +121,7 @@ class Engine(
             store,
             self.bus,
             self.pending,
-            self.presets.compose,
+            self.compose,
             self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
             self.permissions,
@@ -174,6 +175,14 @@ class Engine(
         await engine.pool.resume(await store.pending_inbox())  # queued input runs now
         return engine
 
+    async def compose(self, header: SessionHeader, messages: list[Any], cwd: Path) -> Any:
+        """A session's composition, with the goal tools where the goal stack is mounted (an engine
+        built with no tools at all offers the model none, goal tools included)."""
+        composition = await self.presets.compose(header, messages, cwd)
+        if self.tools and header.origin is None and mounted(composition.preset.id):
+            composition.extra_tools = self.goal_tools
+        return composition
+
     def _open_goals(self) -> None:
         """The goal stack: the continuation driver (idle and turn-end hooks) and `/goal`."""
         self.goals = GoalDriver(self.store, self.prompt_gates, self.pool.get)
@@ -181,6 +190,7 @@ class Engine(
         earlier = self.pool.turn_ended
         self.pool.turn_ended = chain_turn_ended(earlier, self.goals.turn_ended)
         self.presets.commands.register(goal_command(self.goals))
+        self.goal_tools = goal_tools(self.goals)
 
     async def close(self, bound: float | None = None) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close;

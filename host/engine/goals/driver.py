@@ -90,7 +90,10 @@ class GoalDriver:
     def __init__(self, store: Store, gates: PromptGates, live: Callable[[str], Agent | None]) -> None:
         self._store = store
         self._live = live
+        self.live = live
         self.sessions: dict[str, SessionGoals] = {}
+        self.turn_sources: dict[str, str] = {}
+        """Session → the source kind of the running turn's opening message (goal tools' authority)."""
         gates.add(self._gate, frozenset({"goal"}))
         gates.on_admitted(self._admitted)
 
@@ -198,6 +201,7 @@ class GoalDriver:
         return Veto("the goal round is stale")
 
     def _admitted(self, session_id: str, message: Message) -> None:
+        self.turn_sources[session_id] = message.source.kind
         source = goal_source(message)
         goals = self.sessions.get(session_id)
         if source is None or goals is None:
@@ -206,6 +210,7 @@ class GoalDriver:
             goals.running_round = source.get("round")
 
     def turn_ended(self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None) -> None:
+        self.turn_sources.pop(agent.session_id, None)
         goals = self.sessions.get(agent.session_id)
         if goals is None or goals.agent is not agent:
             return
