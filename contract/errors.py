@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Generic, Literal, TypeAlias, TypeVar, Union
 
-from pydantic import Field, TypeAdapter, create_model
+from pydantic import Field, SerializerFunctionWrapHandler, TypeAdapter, create_model, model_serializer
 
 from contract._base import DEFERRED, WireModel, to_wire
 from contract.filechange import FileConflict
@@ -37,6 +37,15 @@ class InternalDetails(WireModel):
     "Goals"): the reference's shape, kept so that its clients read ours."""
 
     goal_code: GoalErrorCode | None = None
+
+    @model_serializer(mode="wrap")
+    def _absent_when_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`{}` however it is dumped: the key is absent, never `null`, outside goal rejections."""
+        out: dict[str, Any] = handler(self)
+        if self.goal_code is None:
+            out.pop("goalCode", None)
+            out.pop("goal_code", None)
+        return out
 
 
 class BadRequestDetails(WireModel):

@@ -15,6 +15,7 @@ from contract.jobs import JobView
 from contract.llm import DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
 ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
@@ -25,6 +26,8 @@ class SessionEventFrame(WireModel):
     type: Literal["session/event"] = "session/event"
     session_id: str
     event: SessionEvent
+    view: ToolEventView | None = None
+    """Only on `tool/call` / `tool/result` with a presenter (contract/views.py)."""
 
 
 class SessionSubscribed(WireModel):

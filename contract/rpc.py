@@ -17,6 +17,10 @@ from contract.errors import RpcError
 RpcId = Annotated[str, Field(min_length=1, max_length=200)]
 """Opaque id; whoever starts an exchange mints it, a response echoes it."""
 
+UnaryRpcId = Annotated[str, Field(max_length=200)]
+"""A unary call's rpcId: the client's, echoed as sent — an empty string included, as the
+reference's handler accepts it (docs/decisions.md, "Goals, vetoes, views and export")."""
+
 T = TypeVar("T")
 P = TypeVar("P")
 
@@ -39,14 +43,14 @@ class RpcErr(WireModel):
 class RpcRequest(WireModel, Generic[P]):
     """The narrow request a domain method receives: the carrier strips `type` and `method`."""
 
-    rpc_id: RpcId
+    rpc_id: UnaryRpcId
     payload: P
 
 
 class RpcResponse(WireModel, Generic[T]):
     """The narrow response a domain method returns; `rpcId` must echo the request's."""
 
-    rpc_id: RpcId
+    rpc_id: UnaryRpcId
     result: Annotated[Union[RpcOk[T], RpcErr], Field(discriminator="ok")]
 
     @property
@@ -61,7 +65,7 @@ class ClientRequest(WireModel):
     """Body of `POST /api/<method>`; the payload is checked against the method's model later."""
 
     type: Literal["client-request"] = "client-request"
-    rpc_id: RpcId
+    rpc_id: UnaryRpcId
     method: str
     payload: dict[str, Any]
 
@@ -70,7 +74,7 @@ class ServerResponse(WireModel):
     """Body of the HTTP 200 answering a client-request."""
 
     type: Literal["server-response"] = "server-response"
-    rpc_id: RpcId
+    rpc_id: UnaryRpcId
     result: Annotated[Union[RpcOk[Any], RpcErr], Field(discriminator="ok")]
 
 

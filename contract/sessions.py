@@ -8,10 +8,10 @@ from pydantic import Field, field_validator, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
-from contract.events import SessionEvent
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
+from contract.views import HistoryEntry
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -20,6 +20,14 @@ ORIGINS: frozenset[str] = frozenset({"subagent", "acp"})
 
 MAX_SEQ = 2**63 - 1
 """Seqs are stored as SQLite integers (64 bits): a larger one is a bad request, not a crash."""
+
+
+class Projections(WireModel):
+    """A projection baseline: `values` by key as of the event `asOfSeq` (-1: an empty log, or a
+    cached value whose seq is not known). A key absent from `values` is not mounted there."""
+
+    as_of_seq: int = Field(ge=-1)
+    values: dict[str, Any]
 
 
 class SessionSummary(WireModel):
@@ -34,6 +42,9 @@ class SessionSummary(WireModel):
     origin: SessionOrigin | None = None
     """`subagent`: a child a `task` call started (its parent is `parentSessionId`); absent for a
     session a person started or forked."""
+    projections: Projections | None = None
+    """The row's projection baseline (`title`, and `goal` for an attached session with goals);
+    absent when there is nothing to say. `title` above mirrors `values.title`."""
 
 
 class SessionRef(WireModel):
@@ -92,13 +103,8 @@ class HistoryRequest(WireModel):
     max_messages: int = Field(default=50, gt=0, le=10_000)
 
 
-class Projections(WireModel):
-    as_of_seq: int
-    values: dict[str, Any]
-
-
 class HistoryValue(WireModel):
-    events: list[SessionEvent]
+    events: list[HistoryEntry]
     has_more: bool
     projections: Projections | None = None
 

@@ -53,28 +53,38 @@ class _Sink(io.RawIOBase):
 
 
 async def descendants(engine: Engine, session_id: str) -> list[str]:
-    """Every session forked (transitively) from `session_id`, parents before children."""
+    """Every session below `session_id` in its lineage, depth first (a child, then its own
+    children, then the next child), each once."""
     children: dict[str, list[str]] = {}
     for summary in await engine.list_sessions():
         if summary.parent_session_id:
             children.setdefault(summary.parent_session_id, []).append(summary.session_id)
     out: list[str] = []
-    frontier = [session_id]
-    while frontier:
-        current = frontier.pop(0)
+    seen = {session_id}
+
+    def walk(current: str) -> None:
         for child in children.get(current, []):
-            out.append(child)
-            frontier.append(child)
+            if child not in seen:
+                seen.add(child)
+                out.append(child)
+                walk(child)
+
+    walk(session_id)
     return out
+
+
+def entry_name(session_id: str) -> str:
+    """`subagents/<safeId>/session.jsonl`: every descendant flat under `subagents/`."""
+    return f"subagents/{re.sub(r'[^A-Za-z0-9._-]', '_', session_id)}/session.jsonl"
 
 
 async def zip_chunks(engine: Engine, session_id: str, include_descendants: bool) -> AsyncIterator[bytes]:
     sink = _Sink()
     seen_media: set[str] = set()
     ids = [session_id] + (await descendants(engine, session_id) if include_descendants else [])
-    with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(sink, mode="w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for index, sid in enumerate(ids):
-            name = "session.jsonl" if index == 0 else f"subagents/{sid}/session.jsonl"
+            name = "session.jsonl" if index == 0 else entry_name(sid)
             media: list[ExportAttachment] = []
             with zf.open(name, mode="w") as entry:
                 async for row in engine.export_rows(sid):
@@ -212,7 +222,7 @@ def _read_sessions(zf: zipfile.ZipFile) -> list[list[ExportRow]]:
             header = ArchiveHeader.model_validate_json(first)
             if header.id in ids:
                 raise ArchiveError(f"session {header.id} appears twice")
-            if name != "session.jsonl" and name != f"subagents/{header.id}/session.jsonl":
+            if name != "session.jsonl" and name != entry_name(header.id):
                 raise ArchiveError(f"holds session {header.id}")
             ids.add(header.id)
         rows: list[ExportRow] = [ExportHeader(first)]

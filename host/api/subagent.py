@@ -19,7 +19,7 @@ async def history(engine: Engine, p: a.SubagentHistoryRequest) -> HistoryValue:
     events, has_more, projections = await engine.subagent_history(
         p.parent_session_id, p.child_session_id, p.mode, p.before_seq, p.max_messages
     )
-    return HistoryValue(events=events, has_more=has_more, projections=projections)
+    return HistoryValue(events=engine.history_entries(events), has_more=has_more, projections=projections)
 
 
 @implements("subagent.prompt")

@@ -104,6 +104,9 @@ class Composition:
 
     # ---- the preset ------------------------------------------------------------------------
 
+    extra_tools: dict[str, Tool] = {}
+    """Tools a mounted package adds for this session (the goal tools: docs/architecture.md, "Goals")."""
+
     def swap(self, preset: PresetSpec) -> None:
         """Run another preset from the next request on (a blank session's `agentPreset.select`)."""
         self.preset = preset
@@ -170,6 +173,7 @@ class Composition:
         model_skills = skills.model_invocable() if offered else []
         if model_skills:
             tools[SKILL_TOOL] = self._skill_tool
+        tools.update(self.extra_tools)
         if self.plan_active:
             tools = {n: t for n, t in tools.items() if not t.needs_approval}
         text = None

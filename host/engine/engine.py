@@ -28,6 +28,7 @@ from contract.sessions import (
     PromptContent,
     SessionSummary,
 )
+from contract.views import HistoryEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
@@ -47,8 +48,9 @@ from host.engine.files_door import FilesDoor
 from host.engine.fork import fork_session
 from host.engine.gates import PromptGates
 from host.engine.goals.command import goal_command
-from host.engine.goals.door import GoalsDoor
+from host.engine.goals.door import GoalsDoor, mounted
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
+from host.engine.goals.tools import goal_tools
 from host.engine.health import StorageHealth
 from host.engine.history import history_page
 from host.engine.hooks.prompt import prompt_gate
@@ -78,6 +80,7 @@ from host.engine.subagents.door import SubagentDoor
 from host.engine.timezones import check_time_zone
 from host.engine.titles import export_file_name, normalise
 from host.engine.tools.base import Tool
+from host.engine.views import page_views
 from host.engine.wiring import default_tools
 from host.engine.work import AgentWork
 from host.engine.workspaces import WorkspaceRegistry
@@ -129,7 +132,7 @@ class Engine(
             store,
             self.bus,
             self.pending,
-            self.presets.compose,
+            self.compose,
             self.registry.get,
             lambda sid, journal: self.current_selection(sid, journal),
             self.permissions,
@@ -207,6 +210,14 @@ class Engine(
         await engine.record_lost_jobs()
         return engine
 
+    async def compose(self, header: SessionHeader, messages: list[Any], cwd: Path) -> Any:
+        """A session's composition, with the goal tools where the goal stack is mounted (an engine
+        built with no tools at all offers the model none, goal tools included)."""
+        composition = await self.presets.compose(header, messages, cwd)
+        if self.tools and header.origin is None and mounted(composition.preset.id):
+            composition.extra_tools = self.goal_tools
+        return composition
+
     def _open_goals(self) -> None:
         """The goal stack: the continuation driver (idle and turn-end hooks) and `/goal`."""
         self.goals = GoalDriver(self.store, self.prompt_gates, self.pool.get)
@@ -214,6 +225,7 @@ class Engine(
         earlier = self.pool.turn_ended
         self.pool.turn_ended = chain_turn_ended(earlier, self.goals.turn_ended)
         self.presets.commands.register(goal_command(self.goals))
+        self.goal_tools = goal_tools(self.goals)
 
     async def close(self, bound: float | None = None) -> None:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close;
@@ -244,7 +256,13 @@ class Engine(
     async def list_sessions(self) -> list[SessionSummary]:
         """Every session, newest activity first; a header that breaks the contract is skipped."""
         live = {
-            sid: Live(agent.running, agent.journal.title, agent.composition.preset.id)
+            sid: Live(
+                agent.running,
+                agent.journal.title,
+                agent.composition.preset.id,
+                agent.journal.last_seq,
+                self.goals.live_values(agent),
+            )
             for sid, agent in self._agents.items()
         }
         return summaries(await self.store.sessions(), live)
@@ -284,6 +302,11 @@ class Engine(
             projections.values.update(await self.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
         return events, has_more, projections
+
+    def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:
+        """A page's events as history entries, each tool call and result with its view
+        (host/engine/views.py: a result finds its call on the same page only)."""
+        return [HistoryEntry(event=e, view=v) for e, v in zip(events, page_views(events), strict=True)]
 
     # ---- input ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from contract.frames import SessionEventFrame, SessionProjection
 from host.engine.bus import Bus
 from host.engine.events import NewEvent
 from host.engine.store import SessionHeader, Store
+from host.engine.views import LiveViews
 
 MODEL_FIELDS = {"provider", "model", "reasoning_effort"}
 """The part of a `request/header` that says which model answered."""
@@ -48,6 +49,8 @@ class Journal:
         """Set when a store failure cut this log off from the disk: appends go nowhere."""
         self.last_ticket = 0
         """The store ticket of the newest append (what a frame about it waits for)."""
+        self._views = LiveViews()
+        """Open calls, for the views of live `tool/call` / `tool/result` frames."""
 
     def detach(self) -> None:
         """Stop writing and publishing (the agent is abandoned; the store rewound the session)."""
@@ -79,7 +82,7 @@ class Journal:
         for event in events:
             self.last_seq = event.seq
             self.last_time = max(self.last_time, event.time)
-            frame = SessionEventFrame(session_id=self.session_id, event=event)
+            frame = SessionEventFrame(session_id=self.session_id, event=event, view=self._views.view(event))
             self._bus.publish("mux", frame, after=ticket, then=partial(self._shown, event.seq))
             self._observe(event, ticket)
 

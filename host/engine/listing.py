@@ -26,6 +26,9 @@ class Live(NamedTuple):
     running: bool
     title: str | None
     agent_preset: str | None
+    as_of_seq: int = -1
+    values: Mapping[str, Any] | None = None
+    """Live projection values (the title is added from `title`)."""
 
 
 def summaries(rows: list[ListedSession], live: Mapping[str, Live]) -> list[SessionSummary]:
@@ -52,4 +55,19 @@ def _item(row: ListedSession, live: Live | None) -> dict[str, Any]:
         "cwd": row.cwd,
         "agent_preset": live.agent_preset if live is not None else row.agent_preset,
         "origin": row.origin,
+        **_projections(row, live),
     }
+
+
+def _projections(row: ListedSession, live: Live | None) -> dict[str, Any]:
+    """The row's `projections` block: live values for an attached session; for a cold one the
+    stored title only (a cache read, no log load: `asOfSeq` -1). Omitted when empty."""
+    if live is not None:
+        values: dict[str, Any] = dict(live.values or {})
+        if live.title is not None:
+            values["title"] = live.title
+        as_of = live.as_of_seq
+    else:
+        values = {"title": row.title} if row.title is not None else {}
+        as_of = -1
+    return {"projections": {"as_of_seq": as_of, "values": values}} if values else {}

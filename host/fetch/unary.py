@@ -46,7 +46,7 @@ class HostBug(Exception):
 def salvage_rpc_id(body: Any) -> str:
     """The request's rpcId if it is a usable string, else `invalid-request`."""
     rpc_id = body.get("rpcId") if isinstance(body, dict) else None
-    if isinstance(rpc_id, str) and 1 <= len(rpc_id) <= 200:
+    if isinstance(rpc_id, str) and len(rpc_id) <= 200:
         return rpc_id
     return INVALID_REQUEST
 

@@ -401,3 +401,9 @@ def start_serve(data_dir: Path, *extra: str, cwd: Path | None = None) -> Served:
         t.start()
         served.threads.append(t)
     return served
+
+
+def page_events(value: Any) -> list[Any]:
+    """The events of a `session.history` / `subagent.history` value (its entries are
+    `{event, view?}`)."""
+    return [entry.event for entry in value.events]

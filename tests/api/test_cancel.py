@@ -8,7 +8,18 @@ import time
 from pathlib import Path
 
 from tests.api.conftest import Host
-from tests.api.support import event, events_of, eventually, ftype, ok, process_gone, prompt, run_turn, text
+from tests.api.support import (
+    event,
+    events_of,
+    eventually,
+    ftype,
+    ok,
+    page_events,
+    process_gone,
+    prompt,
+    run_turn,
+    text,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 BOUND = 5.0
@@ -59,9 +70,9 @@ async def test_cancel_during_a_streaming_reply_keeps_the_queue(host: Host, llm: 
     await mux.next(event("turn/end", sid))
     await hosts.seen(lambda f: f.type == "host/session-status" and f.session_id == sid and not f.running)
     history = await ok(client, "session.history", {"sessionId": sid})
-    ends = [e.data["reason"]["kind"] for e in history.events if e.type == "turn/end"]
+    ends = [e.data["reason"]["kind"] for e in page_events(history) if e.type == "turn/end"]
     assert ends == ["aborted", "completed"]
-    first = [e for e in history.events if e.type == "assistant/message" and e.data["turn"] == 0]
+    first = [e for e in page_events(history) if e.type == "assistant/message" and e.data["turn"] == 0]
     assert first and all(m.data.get("interrupted") is True for m in first)
     # the session is usable again
     llm.enqueue(Reply(text="fresh start"))
@@ -132,6 +143,6 @@ async def test_cancel_keeps_waiting_steering_as_the_next_turn_and_clear_queue_dr
     _, cleared = await mux.seen(lambda f: f.type == "session/queue" and not f.items)
     assert cleared.items == []
     history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 100})
-    types = [e.type for e in history.events]
+    types = [e.type for e in page_events(history)]
     assert types.count("turn/start") == 3 and "steering/message" not in types
-    assert history.events[-1].type == "turn/end"
+    assert page_events(history)[-1].type == "turn/end"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import open_test_host
-from tests.api.support import ok, run_cli, run_main, start_serve
+from tests.api.support import ok, page_events, run_cli, run_main, start_serve
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -91,7 +91,7 @@ async def test_prompt_continued_session_is_one_session_on_disk(
         client = host.client()
         listed = (await ok(client, "session.list")).items
         assert [s.session_id for s in listed] == [sid] and listed[0].cwd == str(tmp_path)
-        events = (await ok(client, "session.history", {"sessionId": sid})).events
+        events = page_events(await ok(client, "session.history", {"sessionId": sid}))
         ends = [e for e in events if e.type == "turn/end"]
         assert [e.data["turn"] for e in ends] == [0, 1]
         assert all(e.data["reason"] == {"kind": "completed"} for e in ends)

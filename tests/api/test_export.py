@@ -13,7 +13,19 @@ from typing import Any
 from urllib.parse import unquote
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import Raw, event, image_input, ok, png, raw, run_cli, run_main, run_turn, text
+from tests.api.support import (
+    Raw,
+    event,
+    image_input,
+    ok,
+    page_events,
+    png,
+    raw,
+    run_cli,
+    run_main,
+    run_turn,
+    text,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -28,7 +40,7 @@ def lines(zf: zipfile.ZipFile, name: str) -> list[dict[str, Any]]:
 
 async def all_events(client: Any, sid: str) -> list[dict[str, Any]]:
     page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
-    return [e.dump() for e in page.events]
+    return [e.dump() for e in page_events(page)]
 
 
 async def image_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, str, bytes]:
@@ -70,7 +82,7 @@ async def test_export_file_is_named_after_the_title_and_date(host: Host, llm: Sc
     got = await raw(client, "HEAD", export_path(sid))
     day = await session_day(client, sid)
     assert suggested_name(got.headers["content-disposition"]) == f"Fix-the-login-bug-修复-etc-{day}.zip"
-    assert f'filename="Fix-the-login-bug-__-etc-{day}.zip"' in got.headers["content-disposition"]
+    assert f'filename="dsh-session-{sid}.zip"' in got.headers["content-disposition"]  # the reference's name
     untitled = await host.create()
     await run_turn(client, mux, untitled, "???")  # an auto title with no letters or digits
     got = await raw(client, "HEAD", export_path(untitled))
@@ -86,7 +98,8 @@ async def test_get_export_is_a_zip_of_the_session_and_its_media(host: Host, llm:
     assert got.headers["content-type"] == "application/zip"
     disposition = got.headers["content-disposition"]
     day = await session_day(client, sid)
-    assert disposition.startswith("attachment;") and f'filename="hello-{day}.zip"' in disposition
+    assert disposition.startswith("attachment;") and f'filename="dsh-session-{sid}.zip"' in disposition
+    assert suggested_name(disposition) == f"hello-{day}.zip"  # what a person's browser saves
     zf = zipfile.ZipFile(io.BytesIO(got.body))
     assert zf.testzip() is None
     names = zf.namelist()
@@ -122,10 +135,7 @@ async def test_export_errors(host: Host) -> None:
         "/api/session.export": 400,
         "/api/session.export?sessionId=": 400,
         "/api/session.export?includeDescendants=true": 400,
-        export_path(sid, "maybe"): 400,
-        export_path(sid, "TRUE"): 400,
-        export_path(sid, ""): 400,
-        "/api/session.export?sessionId=../../etc": 400,
+        "/api/session.export?sessionId=../../etc": 404,  # no session can have that id
         export_path("s-unknown"): 404,
         export_path("s-unknown", "true"): 404,
     }
@@ -159,8 +169,18 @@ async def test_include_descendants_adds_forked_children(host: Host, llm: Scripte
         rows = lines(deep, f"subagents/{sid}/session.jsonl")
         assert rows[0]["id"] == sid and rows[1:] == await all_events(client, sid)
     assert lines(deep, f"subagents/{child}/session.jsonl")[0]["parentSession"] == parent
-    shallow = zipfile.ZipFile(io.BytesIO((await raw(client, "GET", export_path(parent, "false"))).body))
-    assert not [n for n in shallow.namelist() if n.startswith("subagents/")]
+    for flag in ("false", "1", "TRUE", "maybe", ""):  # only the exact `true` includes descendants
+        shallow = zipfile.ZipFile(io.BytesIO((await raw(client, "GET", export_path(parent, flag))).body))
+        assert not [n for n in shallow.namelist() if n.startswith("subagents/")], flag
+    # depth first, each once: the child, then the grandchild under it
+    assert [n for n in deep.namelist() if n.startswith("subagents/")] == [
+        f"subagents/{child}/session.jsonl",
+        f"subagents/{grandchild}/session.jsonl",
+    ]
+    # unknown parameters are ignored; a repeated one's last value wins
+    repeated = f"/api/session.export?sessionId=s-nope&sessionId={parent}&x=1&includeDescendants=true"
+    last = zipfile.ZipFile(io.BytesIO((await raw(client, "GET", repeated)).body))
+    assert len(last.namelist()) == len(deep.namelist())
     from_child = zipfile.ZipFile(io.BytesIO((await raw(client, "GET", export_path(child, "true"))).body))
     assert [n for n in from_child.namelist() if n.startswith("subagents/")] == [
         f"subagents/{grandchild}/session.jsonl"
@@ -214,7 +234,12 @@ async def test_cli_export_then_import_round_trips_exactly(
         for s, events in before.items():
             assert await all_events(client, s) == events
         after = {s.session_id: s.dump() for s in (await ok(client, "session.list")).items}
-        assert after == {k: {**v, "running": False} for k, v in summaries.items() if k in after}
+        # a cold row's projections are its stored title as of an unknown seq (-1); the rest is equal
+        blocks = {k: after[k].pop("projections", None) for k in after}
+        live = {k: {key: v for key, v in row.items() if key != "projections"} for k, row in summaries.items()}
+        assert after == {k: {**v, "running": False} for k, v in live.items() if k in after}
+        for k, block in blocks.items():
+            assert block is None or block == {"asOfSeq": -1, "values": {"title": after[k]["title"]}}
         assert set(after) == {sid, child}
         image_event = next(
             e for e in before[sid] if e["type"] == "user/message" and len(e["data"]["content"]) == 2
@@ -243,3 +268,34 @@ async def test_cli_export_then_import_round_trips_exactly(
         assert listed == [child]  # the parent was not half-imported before the clash
     finally:
         await target.close()
+
+
+async def test_export_answers_and_bytes_as_the_reference_sends_them(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    """Spec 07 §4 (§6 items 22-24): plain-text refusals decided before any ZIP byte, the
+    reference's file name, and the stored event text verbatim."""
+    import sqlite3
+
+    llm.enqueue(Reply(text="Stored exactly — ünïcode and all."))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await run_turn(client, mux, sid, "keep my bytes: “quotes”")
+    missing = await raw(client, "GET", "/api/session.export")
+    assert missing.status == 400 and missing.headers["content-type"].startswith("text/plain")
+    assert not missing.body.startswith(b"PK")
+    unknown = await raw(client, "GET", export_path("s-unknown"))
+    assert unknown.status == 404 and unknown.body == b"session not found"
+    got = await raw(client, "GET", export_path(sid, "1"))  # `1` is not `true`: root only
+    assert got.status == 200 and got.headers["content-type"] == "application/zip"
+    assert f'filename="dsh-session-{sid}.zip"' in got.headers["content-disposition"]
+    zf = zipfile.ZipFile(io.BytesIO(got.body))
+    assert zf.namelist()[0] == "session.jsonl" and zf.infolist()[0].compress_type == zipfile.ZIP_DEFLATED
+    entry = zf.read("session.jsonl").decode("utf-8").split("\n")
+    await host.engine.store.flush()
+    with sqlite3.connect(host.data_dir / "harnessdesk.sqlite3") as db:
+        stored = [
+            row[0] for row in db.execute("SELECT json FROM events WHERE session_id = ? ORDER BY seq", (sid,))
+        ]
+    assert entry[1:-1] == stored and entry[-1] == ""  # each event line is the stored text, byte for byte

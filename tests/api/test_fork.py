@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.api.conftest import Host
-from tests.api.support import err, event, ok, prompt, run_turn
+from tests.api.support import err, event, ok, page_events, prompt, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -22,7 +22,7 @@ def split_seed(events: list[Any]) -> tuple[list[Any], Any, list[Any]]:
 async def all_events(client: Any, sid: str) -> list[Any]:
     page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
     assert page.has_more is False
-    return list(page.events)
+    return page_events(page)
 
 
 async def test_fork_child_inherits_cwd_model_parent_and_history(host: Host, llm: ScriptedLlmServer) -> None:

@@ -95,7 +95,7 @@ async def test_mutations_are_compare_and_set_with_one_goal_change_each(
     # the tail page carries the projection; an older page carries no projections at all
     tail = await ok(client, "session.history", {"sessionId": sid})
     assert tail.projections.values["goal"] is None
-    first_seq = tail.events[0].event.seq if hasattr(tail.events[0], "event") else tail.events[0].seq
+    first_seq = tail.events[0].event.seq
     if first_seq > 0:
         older = await ok(client, "session.history", {"sessionId": sid, "beforeSeq": first_seq})
         assert older.projections is None
@@ -178,3 +178,23 @@ async def test_the_goal_command(host: Host, llm: ScriptedLlmServer) -> None:
     assert cleared["kind"] == "success"
     assert (await run("/goal clear"))["text"] == "No goal is set: nothing to clear."
     await ok(client, "session.cancel", {"sessionId": sid})
+
+
+async def test_list_rows_carry_their_projections_block(host: Host, llm: ScriptedLlmServer) -> None:
+    llm.enqueue(Reply(text="on it", hang_after=1))
+    client = host.client()
+    mux = await host.mux()
+    blank = await host.create()
+    sid = await host.create()
+    await ok(client, "session.rename", {"sessionId": sid, "title": "Parser port"})
+    created = await ok(client, "goal.create", {"sessionId": sid, "objective": "Port it", "maxGoalRounds": 3})
+    await mux.next(event("assistant/chunk", sid))
+    rows = {r.session_id: r.dump() for r in (await ok(client, "session.list", {})).items}
+    assert "projections" not in rows[blank]  # nothing to say: no block
+    block = rows[sid]["projections"]
+    assert block["values"]["title"] == "Parser port" == rows[sid]["title"]
+    goal = block["values"]["goal"]
+    assert goal["goal"]["id"] == created.ref.id and goal["roundsStarted"] == 0  # as of the create
+    assert block["asOfSeq"] >= 0
+    await ok(client, "session.cancel", {"sessionId": sid})
+    await mux.next(event("goal/change", sid, operation="pause"))

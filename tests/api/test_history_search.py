@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 from contract.events import SessionEvent
 from tests.api.conftest import Host
-from tests.api.support import Frames, err, event, ok, prompt, run_turn
+from tests.api.support import Frames, err, event, ok, page_events, prompt, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -33,7 +34,10 @@ def dumps(events: list[SessionEvent]) -> list[dict[str, Any]]:
 
 
 async def history(client: Any, sid: str, **extra: Any) -> Any:
-    return await ok(client, "session.history", {"sessionId": sid, **extra})
+    """A page with its entries unwrapped to events (this file tests the paging of events)."""
+    value = await ok(client, "session.history", {"sessionId": sid, **extra})
+    assert all(set(e.dump()) <= {"event", "view"} for e in value.events)
+    return SimpleNamespace(events=page_events(value), has_more=value.has_more, projections=value.projections)
 
 
 async def varied_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, Frames, str]:
@@ -164,7 +168,7 @@ async def test_search_finds_sessions_with_bounds(host: Host, llm: ScriptedLlmSer
     assert [h.session_id for h in one.items] == [sids[7]] and one.has_more is False
     assert "item07" in one.items[0].snippet
     history = await ok(client, "session.history", {"sessionId": sids[7]})
-    hit = next(e for e in history.events if e.seq == one.items[0].seq)  # the message it matched
+    hit = next(e for e in page_events(history) if e.seq == one.items[0].seq)  # the message it matched
     assert hit.type == "user/message" and "item07" in hit.data["content"][0]["text"]
     both = await ok(client, "session.search", {"query": "haystack item13"})
     assert [h.session_id for h in both.items] == [sids[13]]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import err, event, ftype, image_input, ok, png, run_turn, text
+from tests.api.support import err, event, ftype, image_input, ok, page_events, png, run_turn, text
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -61,7 +61,7 @@ async def test_delete_removes_the_session_and_what_only_it_used(host: Host, llm:
     archived = [f for f in hosts.frames if f.type == "host/archived-sessions-changed"]
     assert archived[-1].archived_session_ids == []
     # another session is untouched, and deleting again is session-not-found
-    assert (await ok(client, "session.history", {"sessionId": other})).events
+    assert page_events(await ok(client, "session.history", {"sessionId": other}))
     error = await err(client, "session.delete", {"sessionId": sid}, "session-not-found")
     assert error.details == {"sessionId": sid}
 

@@ -14,7 +14,19 @@ import pytest
 
 from contract import __version__
 from tests.api.conftest import MODEL, Host
-from tests.api.support import b64, err, event, events_of, image_input, ok, png, prompt, run_turn, text
+from tests.api.support import (
+    b64,
+    err,
+    event,
+    events_of,
+    image_input,
+    ok,
+    page_events,
+    png,
+    prompt,
+    run_turn,
+    text,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 UNKNOWN = "s-does-not-exist"
@@ -141,7 +153,7 @@ async def test_bad_payloads_are_bad_request_with_issues(host: Host) -> None:
         filled = json.loads(json.dumps(payload).replace('"SID"', json.dumps(sid)))
         error = await err(client, key, filled, "bad-request")
         assert isinstance(error.details["issues"], list) and error.details["issues"], (key, payload)
-    events = (await ok(client, "session.history", {"sessionId": sid})).events
+    events = page_events(await ok(client, "session.history", {"sessionId": sid}))
     assert events == []  # no bad request reached the engine
 
 
@@ -182,7 +194,7 @@ async def test_rename_normalises_pins_and_projects(host: Host, llm: ScriptedLlmS
     assert history.projections.values["title"] == "My title"
     assert history.projections.values["permissions"]["currentValue"] == "workspace-write"
     assert set(history.projections.values["context"]) == {"tokens", "window"}
-    assert history.projections.as_of_seq == history.events[-1].seq == renamed.seq
+    assert history.projections.as_of_seq == page_events(history)[-1].seq == renamed.seq
     assert (await ok(client, "session.list")).items[0].title == "My title"
     await run_turn(client, mux, sid, "a second turn must not replace a user title")
     assert (await ok(client, "session.list")).items[0].title == "My title"
@@ -203,7 +215,7 @@ async def test_cancel_of_an_idle_session_is_a_no_op(host: Host) -> None:
     client = host.client()
     sid = await host.create()
     assert (await ok(client, "session.cancel", {"sessionId": sid})).accepted is True
-    assert (await ok(client, "session.history", {"sessionId": sid})).events == []
+    assert page_events(await ok(client, "session.history", {"sessionId": sid})) == []
 
 
 async def test_models_and_select_model(host: Host, llm: ScriptedLlmServer) -> None:
@@ -376,7 +388,7 @@ async def test_bad_images_are_attachment_errors(host: Host) -> None:
         payload = {"sessionId": sid, "mode": "queue", "content": [*text("look"), image]}
         error = await err(client, "session.prompt", payload, "attachment-error")
         assert set(error.details) == {"reason"} and error.details["reason"]
-    assert (await ok(client, "session.history", {"sessionId": sid})).events == []
+    assert page_events(await ok(client, "session.history", {"sessionId": sid})) == []
 
 
 async def test_too_large_image_is_an_attachment_error(host: Host) -> None:

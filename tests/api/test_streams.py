@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from tests.api.conftest import Host, tiny_queue_app
-from tests.api.support import Frames, event, events_of, ftype, ok, prompt, run_turn, text
+from tests.api.support import Frames, event, events_of, ftype, ok, page_events, prompt, run_turn, text
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 QUESTION = {
@@ -61,7 +61,7 @@ async def test_fresh_mux_replays_pending_requests_with_their_original_rpc_ids(
     assert [f.session_id for f in snapshot] == [approving] * 3 + [asking] * 3 + [idle] * 2
     for sid, subscribed in ((approving, snapshot[0]), (asking, snapshot[3]), (idle, snapshot[6])):
         tail = await ok(other, "session.history", {"sessionId": sid})
-        assert subscribed.last_seq == tail.events[-1].seq
+        assert subscribed.last_seq == page_events(tail)[-1].seq
     assert fresh.items[1] == (approval_rpc, approval)  # the same stable rpcId and payload
     assert fresh.items[4] == (question_rpc, question)
     assert all(f.items == [] for f in (snapshot[2], snapshot[5], snapshot[7]))
@@ -109,7 +109,7 @@ async def test_mux_carries_every_frame_of_a_turn_in_log_order(host: Host, llm: S
     sid = await host.create()
     await run_turn(client, mux, sid, "order please")
     streamed = events_of(mux.frames, sid)
-    stored = (await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})).events
+    stored = page_events(await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000}))
     assert [e.dump() for e in streamed] == [e.dump() for e in stored[: len(streamed)]]
     assert [e.seq for e in streamed] == list(range(len(streamed)))
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from host.fetch import AbstractApiClient
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import Frames, err, event, events_of, ok, prompt, raw, run_main, text
+from tests.api.support import Frames, err, event, events_of, ok, page_events, prompt, raw, run_main, text
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -50,7 +50,7 @@ async def exported_family(
         before = {}
         for sid in (parent, child):
             page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 1000})
-            before[sid] = [e.dump() for e in page.events]
+            before[sid] = [e.dump() for e in page_events(page)]
         got = await raw(client, "GET", f"/api/session.export?sessionId={parent}&includeDescendants=true")
         return parent, child, got.body, before, str(source.workdir)
     finally:
@@ -78,7 +78,7 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
     for key, payload in refused.items():
         error = await err(client, key, payload, "agent-busy")
         assert "subagent" in error.details["reason"], key
-    events = (await ok(client, "session.history", {"sessionId": child})).events
+    events = page_events(await ok(client, "session.history", {"sessionId": child}))
     assert [e.type for e in events if e.type == "turn/end"] == ["turn/end"]  # nothing new ran
     assert (await ok(client, "job.list", {"sessionId": child})).jobs == []
     assert (await ok(client, "skill.list", {"sessionId": child})).skills == []
@@ -108,8 +108,8 @@ async def test_subagent_methods_and_their_errors(host: Host, llm: ScriptedLlmSer
     assert (await ok(client, "subagent.list", {"parentSessionId": other})).entries == []
     ref = {"parentSessionId": parent, "childSessionId": child}
     page = await ok(client, "subagent.history", {**ref, "mode": "continuable"})
-    assert [e.type for e in page.events] == [
-        e.type for e in (await ok(client, "session.history", {"sessionId": child})).events
+    assert [e.type for e in page_events(page)] == [
+        e.type for e in page_events(await ok(client, "session.history", {"sessionId": child}))
     ]
     await err(client, "subagent.history", {**ref, "mode": "one-shot"}, "subagent-not-found")
     missing = await err(
@@ -209,7 +209,7 @@ async def test_export_with_descendants_and_import_restore_subagents(
         assert rows[parent].origin is None
         for s, events in before.items():
             page = await ok(client, "session.history", {"sessionId": s, "maxMessages": 1000})
-            assert [e.dump() for e in page.events] == events
+            assert [e.dump() for e in page_events(page)] == events
         listed = await ok(client, "subagent.list", {"parentSessionId": parent})
         assert [(e.id, e.mode, e.label) for e in listed.entries] == [(child, "continuable", "Look around")]
         await err(

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from tests.api.conftest import Host
-from tests.api.support import Frames, event, events_of, ftype, ok, prompt
+from tests.api.support import Frames, event, events_of, ftype, ok, page_events, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -62,7 +62,7 @@ async def test_a_task_runs_a_child_to_its_answer(host: Host, llm: ScriptedLlmSer
     assert tool_text(result) == "There are 3 files." and result.data.get("error") is None
     assert end.event.data["reason"] == {"kind": "completed"}
 
-    child_events = [e.dump() for e in (await ok(client, "session.history", {"sessionId": child})).events]
+    child_events = [e.dump() for e in page_events(await ok(client, "session.history", {"sessionId": child}))]
     types = [e["type"] for e in child_events]
     start, end = types.index("turn/start"), types.index("turn/end")
     assert start < types.index("subagent/descriptor") < end  # logged in the child's first turn
@@ -127,7 +127,7 @@ async def test_three_children_at_once_their_approvals_asked_in_the_parent(
     added = [f for f in hosts.frames if getattr(f, "type", None) == "host/session-added" and f.origin]
     assert len(added) == 4
     for frame in added:  # each child logged its own audit of the approval
-        child_events = (await ok(client, "session.history", {"sessionId": frame.session_id})).events
+        child_events = page_events(await ok(client, "session.history", {"sessionId": frame.session_id}))
         assert [e.data["outcome"] for e in child_events if e.type == "approval/decided"] == ["allowed-once"]
 
 
@@ -204,7 +204,7 @@ async def test_a_child_never_has_more_rights_than_its_parent(host: Host, llm: Sc
     spawned = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned")
     child = spawned.data["sessionId"]
     assert spawned.data["agentPreset"] == "standard"  # the preset it asked for...
-    child_events = (await ok(client, "session.history", {"sessionId": child})).events
+    child_events = page_events(await ok(client, "session.history", {"sessionId": child}))
     denied = next(e for e in child_events if e.type == "tool/result")
     assert denied.data["error"] == {"name": "write_file", "code": "PERMISSION_DENIED"}  # ...not its rights
     assert [e.data["preset"] for e in child_events if e.type == "permission/preset"] == ["read-only"]
@@ -228,5 +228,5 @@ async def test_a_planning_parent_s_children_plan_too(host: Host, llm: ScriptedLl
     offered = {t["function"]["name"] for t in child_request.get("tools", [])}
     assert offered and not offered & {"bash", "write_file", "edit_file"}
     child = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned").data["sessionId"]
-    child_events = (await ok(client, "session.history", {"sessionId": child})).events
+    child_events = page_events(await ok(client, "session.history", {"sessionId": child}))
     assert [e.data["active"] for e in child_events if e.type == "plan/mode"] == [True]

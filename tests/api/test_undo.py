@@ -14,7 +14,7 @@ from typing import Any
 from contract.rpc import ReceiptRefused
 from host.engine.store.sqlite_store import DB_FILE
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import Frames, err, event, ftype, ok, prompt, raw, run_main
+from tests.api.support import Frames, err, event, ftype, ok, page_events, prompt, raw, run_main
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -55,7 +55,7 @@ async def turn_writing(
 
 
 async def history(client: Any, sid: str) -> list[Any]:
-    return list((await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})).events)
+    return page_events(await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000}))
 
 
 async def test_overwriting_a_file_shows_a_unified_diff_on_the_approval_and_the_result(

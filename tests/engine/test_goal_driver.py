@@ -179,3 +179,58 @@ async def test_a_reloaded_session_keeps_its_goal_active_but_disarmed(
     await until(lambda: _blocked(again, sid))
     log = await logged(again, sid, "user/message")
     assert [s["round"] for s in goal_rounds(log)] == [1, 2]
+
+
+async def test_the_model_completes_the_goal_in_a_round_and_wraps_up(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    # the goal id is minted at create: the round's first request reads it with get_goal
+    scripted_llm.enqueue(Reply(tool_calls=[("g1", "get_goal", "{}")]))
+    ref = await engine.goal_create(sid, "Make the tests pass", 5)
+    update = {"goal_id": ref.id, "revision": 1, "action": "blocked", "blocked_reason": "no idea"}
+    done = {"goal_id": ref.id, "revision": 1, "action": "complete"}
+    scripted_llm.enqueue(
+        Reply(tool_calls=[("u0", "update_goal", json.dumps(update))]),  # refused: too early to block
+        Reply(tool_calls=[("u1", "update_goal", json.dumps({**done, "action": "pause"}))]),  # not a person
+        Reply(tool_calls=[("u2", "update_goal", json.dumps(done))]),
+        Reply(text="Done: the suite passes (see the last run)."),
+    )
+    await until(lambda: _op(engine, sid, "complete"))
+    await wait_quiet(agent_of(engine, sid))
+    log = await logged(engine, sid, "tool/result", "user/message", "goal/change", "turn/end")
+    results = [e.data for e in log if e.type == "tool/result"]
+    first = json.loads(results[0]["message"]["content"][0]["content"])
+    assert first["goal"]["id"] == ref.id and first["activation"] == "armed"
+    assert [r.get("error", {}).get("code") for r in results] == [
+        None,
+        "GOAL_TOOL_BLOCK_THRESHOLD",
+        "GOAL_TOOL_AUTHORITY_REQUIRED",
+        None,
+    ]
+    wrap = [e.data for e in log if e.type == "user/message" and e.data["source"].get("plugin") == "tool-goal"]
+    assert len(wrap) == 1 and wrap[0]["content"][0]["text"].startswith(
+        '<goal_complete>\nObjective: "Make the tests pass"'
+    )
+    last_request = json.dumps(scripted_llm.requests[-1]["messages"])
+    assert "<goal_complete>" in last_request  # the same turn's next step saw it
+    assert [e.data["reason"]["kind"] for e in log if e.type == "turn/end"] == ["completed"]
+    assert len(goal_rounds(log)) == 1  # no further round after completion
+
+
+async def test_a_person_s_turn_may_create_a_goal_with_the_tool(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    create = {"objective": "Port the parser", "max_goal_rounds": 1}
+    scripted_llm.enqueue(
+        Reply(tool_calls=[("c1", "create_goal", json.dumps(create))]), Reply(text="Goal set.")
+    )
+    await engine.prompt(sid, "queue", [TextInput(text="set a goal to port the parser")], "rpc-1")
+    await until(lambda: _blocked(engine, sid))  # its one round ran, then the cap blocked it
+    await wait_quiet(agent_of(engine, sid))
+    changes = [e.data["operation"] for e in await logged(engine, sid, "goal/change")]
+    assert changes == ["create", "block"]
+    assert [s["round"] for s in goal_rounds(await logged(engine, sid, "user/message"))] == [1]

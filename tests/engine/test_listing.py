@@ -42,3 +42,17 @@ def test_a_row_that_breaks_the_contract_is_skipped_and_logged(caplog: pytest.Log
     assert [s.session_id for s in got] == ["s-3", "s-1"]
     logged = " ".join(r.getMessage() for r in caplog.records)
     assert "'bad id with spaces'" in logged and "'s-2'" in logged
+
+
+def test_rows_carry_a_projections_block_only_when_it_says_something() -> None:
+    cold_titled, cold_blank, live = row("a", 3, title="Parser port"), row("b", 2, title=None), row("c", 1)
+    values = {"goal": None}
+    items = summaries(
+        [cold_titled, cold_blank, live], {"c": Live(True, "Live title", "standard", 41, values)}
+    )
+    by_id = {i.session_id: i.dump() for i in items}
+    # a cold row reads the stored title only (no log load), as of an unknown seq
+    assert by_id["a"]["projections"] == {"asOfSeq": -1, "values": {"title": "Parser port"}}
+    assert "projections" not in by_id["b"]
+    assert by_id["c"]["projections"] == {"asOfSeq": 41, "values": {"goal": None, "title": "Live title"}}
+    assert by_id["c"]["title"] == "Live title"  # the mirror

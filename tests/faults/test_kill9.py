@@ -110,7 +110,7 @@ class Client:
     async def history(self, sid: str) -> list[dict[str, Any]]:
         page = await self.call("session.history", {"sessionId": sid, "maxMessages": 10_000})
         assert not page["hasMore"]
-        return list(page["events"])
+        return [entry["event"] for entry in page["events"]]
 
 
 def fingerprint(event: dict[str, Any]) -> str:

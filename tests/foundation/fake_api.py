@@ -35,6 +35,7 @@ from contract.sessions import (
     SessionRef,
     SessionSummary,
 )
+from contract.views import HistoryEntry
 from host.fetch.proxy import ExportArchive
 
 PENDING = "pending-1"
@@ -94,7 +95,7 @@ class SessionDomain:
         if trick == "missing" or not self.fake.tricks:
             return fail(rid, rpc_error("session-not-found", f"no session {sid}", session_id=sid))
         event = SessionEvent(type="turn/start", seq=0, time=5, data={"turn": 0, "trigger": "user"})
-        return ok(rid, HistoryValue(events=[event], has_more=False))
+        return ok(rid, HistoryValue(events=[HistoryEntry(event=event)], has_more=False))
 
 
 class HostDomain:

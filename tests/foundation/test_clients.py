@@ -42,7 +42,7 @@ async def test_payload_may_be_a_model_and_access_may_be_by_attribute(client: Abs
     history = await client.api.session.history({"sessionId": "s-1"})
     assert isinstance(history.result, RpcOk)
     assert isinstance(history.result.value, HistoryValue)
-    assert history.result.value.events[0].type == "turn/start"
+    assert history.result.value.events[0].event.type == "turn/start"
 
 
 async def test_unknown_methods_and_domains_are_programming_errors(client: AbstractApiClient) -> None:

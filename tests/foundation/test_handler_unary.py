@@ -141,7 +141,7 @@ async def test_invalid_envelope_salvages_a_string_rpc_id(app: ASGIApp) -> None:
     "body",
     [
         {"type": "client-request", "rpcId": 7, "method": "session.list", "payload": {}},
-        {"type": "client-request", "rpcId": "", "method": "session.list", "payload": {}},
+        {"type": "client-request", "rpcId": "x" * 201, "method": "session.list", "payload": {}},
         {"rpcId": ["x"], "payload": {}},
         [1, 2],
         "client-request",
@@ -153,6 +153,16 @@ async def test_unsalvageable_rpc_id_answers_invalid_request(app: ASGIApp, body: 
     assert reply.status == 200
     assert reply.json()["rpcId"] == "invalid-request"
     assert reply.json()["result"]["error"]["code"] == "bad-request"
+
+
+async def test_an_empty_rpc_id_is_accepted_and_echoed(app: ASGIApp) -> None:
+    """As the reference's handler does: the id is the client's, echoed as sent."""
+    body = json.dumps({"type": "client-request", "rpcId": "", "method": "session.list", "payload": {}})
+    answer = (await exchange(app, "POST", "/api/session.list", body.encode())).json()
+    assert answer["type"] == "server-response" and answer["rpcId"] == "" and answer["result"]["ok"] is True
+    bad = json.dumps({"type": "client-request", "rpcId": "", "method": "session.list", "payload": {"x": 1}})
+    answer = (await exchange(app, "POST", "/api/session.list", bad.encode())).json()
+    assert answer["rpcId"] == "" and answer["result"]["error"]["code"] == "bad-request"
 
 
 async def test_envelope_needs_its_type_discriminant(app: ASGIApp) -> None:

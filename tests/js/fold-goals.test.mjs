@@ -33,3 +33,17 @@ test("a goal round is a context row labelled with its round; goal/change renders
   assert.equal(goalRoundLabel(f.items[0].goalRound), "Working toward the goal — round 3 of 10");
   assert.equal(goalRoundOf({ kind: "user" }, text), null);
 });
+
+test("tool views ride on the tool row; an unknown card falls back to the default card", async () => {
+  const { viewParts } = await import("../../webui/js/views/tool-views.js");
+  seq = 0;
+  const f = new SessionFold();
+  f.apply(at("turn/start", { turn: 0, trigger: "user" }));
+  const callEv = at("tool/call", { turn: 0, step: 0, callId: "c1", name: "bash", arguments: '{"command":"ls"}' });
+  f.apply({ ...callEv, view: { for: "call", view: { card: "unknown-x", title: "ls", extra: [1] } } });
+  const tool = f.items.find((i) => i.kind === "tool");
+  assert.deepEqual(tool.callView, { card: "unknown-x", title: "ls", extra: [1] });
+  assert.equal(viewParts(tool), null); // the generic default, no error
+  assert.equal(viewParts({ ...tool, callView: { card: "terminal" } }), null); // malformed: no title
+  assert.equal(viewParts({ ...tool, callView: undefined }), null);
+});

@@ -146,7 +146,7 @@ test("a tail page folds to the end of the full fold (same last rows)", () => {
   const log = sampleLog();
   const page = historyPage(log, { maxMessages: 2 });
   assert.equal(page.hasMore, true);
-  const tail = foldAll(page.events).snapshot();
+  const tail = foldAll(page.events.map((entry) => entry.event)).snapshot();
   const full = foldAll(log).snapshot();
   assert.deepEqual(tail.items.slice(-3), full.items.slice(-3));
 });

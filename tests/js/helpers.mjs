@@ -93,8 +93,9 @@ export function historyPage(log, { beforeSeq, maxMessages = 50 } = {}) {
       break;
     }
   }
-  if (cut === null) return { events: log.slice(0, end), hasMore: false };
-  return { events: log.slice(cut, end), hasMore: cut > 0 };
+  const entries = (events) => events.map((event) => ({ event }));
+  if (cut === null) return { events: entries(log.slice(0, end)), hasMore: false };
+  return { events: entries(log.slice(cut, end)), hasMore: cut > 0 };
 }
 
 /** Fake timers with a manual clock. */

@@ -105,8 +105,8 @@ test("an older page that does not join is refused", async () => {
     sessionId: "s1",
     client: {
       call(_m, p) {
-        if (p.beforeSeq === undefined) return Promise.resolve({ ok: true, value: { events: log.slice(20), hasMore: true } });
-        return Promise.resolve({ ok: true, value: { events: log.slice(5, 18), hasMore: true } }); // 18,19 missing
+        if (p.beforeSeq === undefined) return Promise.resolve({ ok: true, value: { events: log.slice(20).map((event) => ({ event })), hasMore: true } });
+        return Promise.resolve({ ok: true, value: { events: log.slice(5, 18).map((event) => ({ event })), hasMore: true } }); // 18,19 missing
       },
     },
   });

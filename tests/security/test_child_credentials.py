@@ -12,7 +12,7 @@ import pytest
 
 from host.engine import secret_values
 from tests.api.conftest import open_test_host
-from tests.api.support import event, ftype, ok, prompt
+from tests.api.support import event, ftype, ok, page_events, prompt
 from tests.security.tools import run
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -64,7 +64,7 @@ async def test_end_to_end_the_key_never_reaches_log_stream_or_provider(
         assert "PATH=" in json.dumps(result.event.data)
         await mux.next(event("turn/end", sid))
         history = await ok(client, "session.history", {"sessionId": sid})
-        assert KEY not in json.dumps([e.dump() for e in history.events])
+        assert KEY not in json.dumps([e.dump() for e in page_events(history)])
         assert all(KEY not in json.dumps(r) for r in llm.requests)
         await host.engine.store.flush()
         stored = list(host.data_dir.glob("harnessdesk.sqlite3*"))

@@ -17,7 +17,7 @@ from host.engine.store import SessionHeader, SqliteStore
 from host.fetch.inbound import json_bytes, parse_json
 from host.textsafe import clean_json, clean_text
 from tests.api.conftest import open_test_host
-from tests.api.support import event, ok, prompt, raw
+from tests.api.support import event, ok, page_events, prompt, raw
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -105,9 +105,9 @@ async def test_a_non_utf8_name_a_model_escape_and_a_prompt_leave_the_session_who
     again = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=host.data_dir)
     try:
         history = await ok(again.client(), "session.history", {"sessionId": sid})
-        texts = json.dumps([e.dump() for e in history.events], ensure_ascii=False)
+        texts = json.dumps([e.dump() for e in page_events(history)], ensure_ascii=False)
         assert "hi \ufffd" in texts and "model says \ufffd here" in texts and "second turn fine" in texts
-        assert [e.type for e in history.events].count("turn/end") == 2  # nothing lost at restart
+        assert [e.type for e in page_events(history)].count("turn/end") == 2  # nothing lost at restart
     finally:
         await again.close()
 

@@ -309,3 +309,17 @@ class GoalLedger:
         ):
             return f"a {op} changed the objective or the round cap"
         return None
+
+
+def fold_projection(changes: list[dict[str, Any]]) -> Any:
+    """The `goal` projection from logged `goal/change` data only: the latest snapshot's whole
+    value, `None` after a clear; a malformed change leaves the previous value."""
+    value: Any = None
+    for data in changes:
+        try:
+            change = GoalChange.model_validate(data)
+        except ValidationError:
+            continue
+        projection = change.projection()
+        value = projection.dump() if projection is not None else None
+    return value

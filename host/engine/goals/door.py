@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from contract.goals import GOAL_KEY, GoalChange, GoalRef
+from contract.goals import GOAL_KEY, GoalRef
 from host.engine.errors import HostActionFailed
+from host.engine.goals.domain import fold_projection
 from host.engine.goals.driver import GoalDriver, SessionGoals
 from host.engine.store import SessionHeader, Store
 
@@ -20,20 +21,6 @@ GOAL_PRESETS = frozenset({"standard"})
 
 def mounted(preset_id: str | None) -> bool:
     return (preset_id or "standard") in GOAL_PRESETS
-
-
-def fold_projection(changes: list[dict[str, Any]]) -> Any:
-    """The `goal` projection from logged `goal/change` data only: the latest snapshot's whole
-    value, `None` after a clear; a malformed change leaves the previous value."""
-    value: Any = None
-    for data in changes:
-        try:
-            change = GoalChange.model_validate(data)
-        except ValueError:
-            continue
-        projection = change.projection()
-        value = projection.dump() if projection is not None else None
-    return value
 
 
 class GoalsDoor:

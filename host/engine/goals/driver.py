@@ -26,7 +26,7 @@ from contract.goals import GOAL_KEY, GoalChange
 from host.engine import events
 from host.engine.errors import AgentBusy
 from host.engine.gates import PromptCheck, PromptGates, Veto
-from host.engine.goals.domain import GoalLedger, GoalRejected
+from host.engine.goals.domain import GoalLedger, GoalRejected, fold_projection
 from host.engine.journal import now_ms
 from host.engine.store import Store
 
@@ -82,13 +82,18 @@ class SessionGoals:
     """The admitted round whose turn is running."""
     stale: bool = False
     """Our own gate dropped the claimed round (it went stale): reserve again at idle."""
+    projected: Any = None
+    """The `goal` projection's value: the newest logged `goal/change`'s (never a round's)."""
 
 
 class GoalDriver:
     def __init__(self, store: Store, gates: PromptGates, live: Callable[[str], Agent | None]) -> None:
         self._store = store
         self._live = live
+        self.live = live
         self.sessions: dict[str, SessionGoals] = {}
+        self.turn_sources: dict[str, str] = {}
+        """Session → the source kind of the running turn's opening message (goal tools' authority)."""
         gates.add(self._gate, frozenset({"goal"}))
         gates.on_admitted(self._admitted)
 
@@ -105,12 +110,14 @@ class GoalDriver:
         if found is not None and found.agent is agent:
             return found  # a concurrent call loaded it meanwhile
         ledger = GoalLedger()
+        changes = []
         for event in logged:
             if event.type == "goal/change":
                 ledger.replay(event.data)
+                changes.append(event.data)
             elif event.data.get("source", {}).get("kind") == "goal":
                 ledger.admit(event.data["source"])
-        found = SessionGoals(agent, ledger)
+        found = SessionGoals(agent, ledger, projected=fold_projection(changes))
         self.sessions[agent.session_id] = found
         return found
 
@@ -122,9 +129,8 @@ class GoalDriver:
         journal = goals.agent.journal
         event = journal.append(events.goal_change(change))
         projection = change.projection()
-        journal.project(
-            GOAL_KEY, projection.dump() if projection else None, event.seq, after=journal.last_ticket
-        )
+        goals.projected = projection.dump() if projection else None
+        journal.project(GOAL_KEY, goals.projected, event.seq, after=journal.last_ticket)
         self.check(goals.agent)
         return change
 
@@ -195,6 +201,7 @@ class GoalDriver:
         return Veto("the goal round is stale")
 
     def _admitted(self, session_id: str, message: Message) -> None:
+        self.turn_sources[session_id] = message.source.kind
         source = goal_source(message)
         goals = self.sessions.get(session_id)
         if source is None or goals is None:
@@ -203,6 +210,7 @@ class GoalDriver:
             goals.running_round = source.get("round")
 
     def turn_ended(self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None) -> None:
+        self.turn_sources.pop(agent.session_id, None)
         goals = self.sessions.get(agent.session_id)
         if goals is None or goals.agent is not agent:
             return
@@ -227,6 +235,13 @@ class GoalDriver:
                     ledger.armed = False
         elif reason.kind in ("error", "max-tokens", "interrupted", "aborted"):
             ledger.armed = False
+
+    def live_values(self, agent: Agent) -> dict[str, Any]:
+        """`{goal: value}` for a list row of an attached session whose goals are loaded."""
+        goals = self.sessions.get(agent.session_id)
+        if goals is None or goals.agent is not agent:
+            return {}
+        return {GOAL_KEY: goals.projected}
 
     def forget(self, session_id: str) -> None:
         self.sessions.pop(session_id, None)

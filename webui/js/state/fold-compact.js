@@ -92,5 +92,5 @@ export function replaceWithSummary(fold, ev, d) {
 export function contextRow(fold, ev, d) {
   const text = (d.content ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
   const goalRound = goalRoundOf(d.source, text);
-  fold.add({ id: `x:${ev.seq}`, kind: "context", seq: ev.seq, plugin: d.source?.plugin ?? d.source?.kind ?? "host", text, ...(goalRound ? { goalRound } : {}) });
+  fold.add({ id: `x:${ev.seq}`, kind: "context", seq: ev.seq, plugin: d.source?.plugin ?? d.source?.kind ?? "host", text, ...(goalRound ? { goalRound, goalId: d.source.goalId } : {}) });
 }

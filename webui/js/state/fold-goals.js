@@ -36,3 +36,28 @@ export function goalRoundLabel(goalRound) {
   const of = goalRound.max ? ` of ${goalRound.max}` : "";
   return `Working toward the goal — round ${goalRound.round}${of}`;
 }
+
+/** The round of the newest goal round's context row of `goalId` in the fold (null: none seen). */
+export function liveRound(items, goalId) {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i];
+    if (it.kind === "context" && it.goalRound && (!goalId || it.goalId === goalId)) return it.goalRound.round;
+  }
+  return null;
+}
+
+/** What the goal bar shows for a `goal` projection value (null: nothing; complete hides it). */
+export function goalBarModel(value, round, hiddenId) {
+  const goal = value?.goal;
+  if (!goal || goal.phase === "complete" || goal.id === hiddenId) return null;
+  const used = Math.max(value.roundsStarted ?? 0, round ?? 0);
+  return {
+    ref: { id: goal.id, revision: goal.revision },
+    objective: goal.objective,
+    phase: goal.phase,
+    reason: goal.blockedReason?.message ?? null,
+    rounds: `${Math.min(used, goal.maxGoalRounds)} of ${goal.maxGoalRounds} rounds`,
+    canPause: goal.phase === "active",
+    canResume: true, // also on active: after a restart an active goal may be disarmed
+  };
+}

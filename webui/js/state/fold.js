@@ -6,7 +6,8 @@
 // The tree is a flat, ordered list of rows (`items`) plus session-level state:
 //   user       {id, kind, seq, turn, steering, messageId, content}
 //   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
-//   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval, subagent?}
+//   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval, subagent?,
+//               callView?, resultView?}   (the host's views, when it sent them)
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
@@ -173,6 +174,7 @@ export class SessionFold {
         const tool = toolForCall(this, ev, d);
         tool.arguments = d.arguments ?? tool.arguments;
         tool.name = d.name ?? tool.name;
+        if (ev.view?.for === "call") tool.callView = ev.view.view; // the host's card (tool-views.js)
         if (tool.status === "streaming" || tool.status === "pending") tool.status = "running";
         this.touch(tool);
         return;
@@ -281,6 +283,7 @@ export class SessionFold {
     const isError = !!(d.error || resultBlock?.isError);
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
     tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
+    if (ev.view?.for === "result") tool.resultView = ev.view.view;
     noteTool(this, d.turn, tool.name, d.change, d.changes);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
     this.touch(tool);

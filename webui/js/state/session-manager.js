@@ -8,7 +8,7 @@
 // (message).
 
 import { Emitter } from "./emitter.js";
-import { Session } from "./session.js";
+import { Session, withView } from "./session.js";
 import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
 
@@ -45,7 +45,7 @@ export class SessionManager extends Emitter {
     const next = new Map();
     for (const s of r.value.items) {
       const open = this.sessions.get(s.sessionId);
-      const title = open?.projections.get("title")?.value ?? s.title;
+      const title = open?.projections.get("title")?.value ?? s.projections?.values?.title ?? s.title;
       const provisional = this.summaries.get(s.sessionId)?.provisionalTitle;
       next.set(s.sessionId, { ...s, ...(title ? { title } : {}), ...(!title && provisional ? { provisionalTitle: provisional } : {}) });
     }
@@ -201,7 +201,7 @@ export class SessionManager extends Emitter {
     const f = msg.payload;
     switch (f.type) {
       case "session/event": {
-        this.sessions.get(f.sessionId)?.acceptLive(f.event);
+        this.sessions.get(f.sessionId)?.acceptLive(withView(f.event, f.view));
         const t = f.event.type;
         if (t === "user/message" || t === "turn/end") {
           const cur = this.summaries.get(f.sessionId);

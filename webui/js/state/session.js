@@ -186,7 +186,7 @@ export class Session extends Emitter {
   }
 
   installTail(value) {
-    const tail = value.events ?? [];
+    const tail = entryEvents(value.events);
     if (value.projections) {
       for (const [k, v] of Object.entries(value.projections.values ?? {})) this.onProjection(k, v, value.projections.asOfSeq);
     }
@@ -223,7 +223,7 @@ export class Session extends Emitter {
         this.error = r.error;
         return false;
       }
-      const page = r.value.events ?? [];
+      const page = entryEvents(r.value.events);
       if (page.length === 0) {
         this.hasMore = false;
         return false;
@@ -245,6 +245,17 @@ export class Session extends Emitter {
       this.emitState();
     }
   }
+}
+
+/** History entries `{event, view?}` as events; a tool view rides on its event as `view` (the
+ *  fold decorates the tool card with it; the event stays the source of truth). */
+export function entryEvents(entries) {
+  return (entries ?? []).map((entry) => withView(entry.event, entry.view));
+}
+
+/** An event with the view the host sent beside it (history entry or `session/event` frame). */
+export function withView(event, view) {
+  return view && typeof view === "object" ? { ...event, view } : event;
 }
 
 export function isContiguous(events) {

@@ -34,6 +34,8 @@ import { ProviderState } from "./provider-state.js";
 import { checkUiSettings } from "./theme.js";
 import { ConfigFileNotice } from "./config-notice.js";
 import { parentLine, subagentOf } from "./subagents.js";
+import { GoalBar } from "./goal-bar.js";
+import { liveRound } from "../state/fold-goals.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -114,6 +116,7 @@ export class App {
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
     this.mcpPanel = new McpPanel($("mcp-panel"), { client, toast, changed: (v) => this.topbar.updateMcp(v, this.mcpOpen) });
+    this.goalBar = new GoalBar($("goal-bar"), { client });
     this.catalogues = new Catalogues({ client });
     this.presetViewer = new PresetViewer({ client, toast, changed: () => this.presets.invalidate(), entry: async (id) => (await this.presets.load())?.presets.find((p) => p.id === id) });
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
@@ -390,6 +393,8 @@ export class App {
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);
     this.topbar.updateMcp(s ? this.mcpPanel.value : null, this.mcpOpen);
+    const goal = s?.projections.get("goal")?.value;
+    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null);
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 

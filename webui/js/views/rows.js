@@ -228,7 +228,8 @@ function blockedRow(item) {
 
 /** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
 function contextRow(item) {
-  const first = item.text.split("\n", 1)[0];
+  const objective = item.goalRound ? /^Objective: (.*)$/m.exec(item.text)?.[1] : null;
+  const first = objective ?? item.text.split("\n", 1)[0];
   return h(
     "details",
     { class: "row context-row", testid: "context-row", dataset: { plugin: item.plugin } },

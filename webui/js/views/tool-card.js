@@ -8,6 +8,7 @@ import { guardCard } from "./bidi.js";
 import { fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
 import { askUserBody, askUserSummary } from "./ask-user-card.js";
+import { viewParts } from "./tool-views.js";
 
 const STATUS_LABEL = {
   streaming: "preparing",
@@ -89,7 +90,10 @@ export function updateToolCard(el, item, ctx = {}) {
   }
   if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, `Your note to the agent: ${item.approval.note}`));
   const change = item.result?.change ?? item.approval?.preview ?? null; // the host's diff, when known
+  const viewed = item.name !== "ask_user" && !rejected && !change ? viewParts(item) : null; // tool-views.js
+  el.dataset.card = viewed ? item.callView.card : "default";
   if (item.name === "ask_user") parts.push(askUserBody(item));
+  else if (viewed) parts.push(...viewed);
   else if (d.kind === "bash") parts.push(terminal(d.summary, rejected ? { ...item, result: null } : item));
   else if (change) {
     parts.push(fileChangeView(change, { testid: "tool-diff" }));

@@ -1,0 +1,117 @@
+// The goal bar above the composer (docs/architecture.md, "Goals"): the session's goal from its
+// `goal` projection — phase, objective, rounds used of the cap, the blocker as a tooltip — and
+// Pause / Resume / Complete / Clear / Edit. Each action sends goal.* with the ref read from the
+// projection at click time, one at a time; a rejection shows inline. There is no create button:
+// goals are set with /goal <objective> (the slash menu) or by asking the agent.
+
+import { h, clear, append } from "./dom.js";
+import { describeError } from "../state/problems.js";
+import { transportFailure } from "../client/errors.js";
+import { goalBarModel } from "../state/fold-goals.js";
+
+const PHASE = { active: "Active", paused: "Paused", blocked: "Blocked" };
+
+export class GoalBar {
+  /** el: the bar's element; ctx: {client} */
+  constructor(el, ctx) {
+    this.el = el;
+    this.ctx = ctx;
+    this.sessionId = null;
+    this.model = null;
+    this.busy = false;
+    this.editing = false;
+    this.error = null;
+    this.hiddenId = null; // a cleared goal, hidden until its `null` arrives
+  }
+
+  /** The active session, its `goal` projection value and the newest round seen live. */
+  set(sessionId, value, round) {
+    if (sessionId !== this.sessionId) {
+      this.editing = false;
+      this.error = null;
+      this.hiddenId = null;
+    }
+    if (value === null) this.hiddenId = null;
+    this.sessionId = sessionId;
+    const next = sessionId ? goalBarModel(value, round, this.hiddenId) : null;
+    if (this.editing && next && this.model && next.ref.revision === this.model.ref.revision) {
+      this.model = next;
+      return; // keep the half-typed edit
+    }
+    this.model = next;
+    this.render();
+  }
+
+  render() {
+    const m = this.model;
+    this.el.hidden = !m;
+    clear(this.el);
+    if (!m) return;
+    this.el.dataset.phase = m.phase;
+    const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE[m.phase] ?? m.phase);
+    const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective }, m.objective);
+    const rounds = h("span", { class: "goal-rounds", testid: "goal-rounds" }, m.rounds);
+    const actions = h("span", { class: "goal-actions" });
+    const button = (label, testid, run) => {
+      const b = h("button", { type: "button", class: "btn btn-small", testid, disabled: this.busy }, label);
+      b.addEventListener("click", run);
+      actions.append(b);
+    };
+    if (!this.editing) {
+      if (m.canPause) button("Pause", "goal-pause", () => this.act("goal.pause"));
+      if (m.canResume) button("Resume", "goal-resume", () => this.act("goal.resume"));
+      button("Complete", "goal-complete", () => this.act("goal.complete"));
+      button("Edit", "goal-edit", () => this.startEdit());
+      button("Clear", "goal-clear", () => this.act("goal.clear"));
+    }
+    append(this.el, [
+      h("div", { class: "goal-line" }, h("span", { class: "goal-label" }, "Goal"), phase, main, rounds, actions),
+      m.phase === "blocked" && m.reason ? h("p", { class: "goal-reason", testid: "goal-reason" }, m.reason) : null,
+      this.error ? h("p", { class: "goal-error", role: "alert", testid: "goal-error" }, this.error) : null,
+    ]);
+  }
+
+  editor(m) {
+    const input = h("input", { type: "text", class: "goal-input", testid: "goal-edit-input", value: m.objective, "aria-label": "Goal objective" });
+    const save = h("button", { type: "submit", class: "btn btn-small btn-primary", testid: "goal-edit-save", disabled: this.busy }, "Save");
+    const cancel = h("button", { type: "button", class: "btn btn-small", testid: "goal-edit-cancel" }, "Cancel");
+    cancel.addEventListener("click", () => {
+      this.editing = false;
+      this.render();
+    });
+    const form = h("form", { class: "goal-edit" }, input, save, cancel);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const objective = input.value.trim();
+      if (objective) this.act("goal.edit", { objective });
+    });
+    queueMicrotask(() => input.focus());
+    return form;
+  }
+
+  startEdit() {
+    this.editing = true;
+    this.error = null;
+    this.render();
+  }
+
+  async act(key, extra = {}) {
+    const m = this.model;
+    if (!m || this.busy) return; // single-flight
+    this.busy = true;
+    this.error = null;
+    this.render();
+    const sessionId = this.sessionId;
+    const r = await this.ctx.client.call(key, { sessionId, ref: m.ref, ...extra }).catch(transportFailure);
+    this.busy = false;
+    if (sessionId !== this.sessionId) return;
+    if (r.ok) {
+      this.editing = false;
+      if (key === "goal.clear") this.hiddenId = m.ref.id;
+      if (key === "goal.clear") this.model = null;
+    } else {
+      this.error = describeError(r.error);
+    }
+    this.render();
+  }
+}
