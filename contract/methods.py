@@ -122,7 +122,7 @@ _METHODS = (
     Method("llm.removeModel", llm.RemoveModelRequest, llm.RemoveModelValue, 1, True),
     Method("llm.discoverLocal", llm.DiscoverLocalRequest, llm.DiscoverLocalValue, 1, True),
     Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
-    Method("permission.set", permissions.SetRequest, permissions.SetValue, 2, True),
+    Method("permission.set", permissions.PermissionSetRequest, permissions.PermissionSetValue, 2, True),
     Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
     Method("files.spaceUsed", files.SpaceUsedRequest, files.SpaceUsedValue, 2),

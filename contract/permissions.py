@@ -85,7 +85,7 @@ class PermissionsProjection(WireModel):
 
 
 # permission.set
-class SetRequest(WireModel):
+class PermissionSetRequest(WireModel):
     """Switch an open or stored session's mode and/or its "Allow network" switch (privileged: it
     can loosen what runs unasked). Absent fields stay as they are."""
 
@@ -96,13 +96,13 @@ class SetRequest(WireModel):
     """Must be true to switch to Full access: the person saw FULL_ACCESS_WARNING and confirmed."""
 
     @model_validator(mode="after")
-    def _full_access_confirmed(self) -> SetRequest:
+    def _full_access_confirmed(self) -> PermissionSetRequest:
         if self.preset == "danger-full-access" and not self.confirm_full_access:
             raise ValueError("switching to Full access needs confirmFullAccess: true (the person confirmed)")
         return self
 
 
-class SetValue(WireModel):
+class PermissionSetValue(WireModel):
     permissions: PermissionsProjection
 
 

@@ -14,5 +14,5 @@ async def revoke(engine: Engine, p: pm.RevokeRequest) -> pm.RevokeValue:
 
 
 @implements("permission.set")
-async def set(engine: Engine, p: pm.SetRequest) -> pm.SetValue:
-    return pm.SetValue(permissions=await engine.set_permission(p.session_id, p.preset, p.network))
+async def set(engine: Engine, p: pm.PermissionSetRequest) -> pm.PermissionSetValue:
+    return pm.PermissionSetValue(permissions=await engine.set_permission(p.session_id, p.preset, p.network))

@@ -29,6 +29,7 @@ from contract.frames import (
     HostCommandsChanged,
     HostConfigFileChanged,
     HostCredentialsChanged,
+    HostModelDownload,
     HostModelsChanged,
     HostModelStatus,
     HostSessionAdded,
@@ -216,6 +217,7 @@ def _frames() -> list[tuple[str, Any]]:
         HostCommandsChanged(),
         HostSessionPresetChanged(session_id="s", agent_preset="read-only"),
         HostMcpChanged(project="/w"),
+        HostModelDownload(download_id="dl-1", state="running", received_bytes=10, total_bytes=100),
         HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),
         StreamError(error=rpc_error("internal", "boom")),
     ]

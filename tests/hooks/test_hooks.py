@@ -88,9 +88,9 @@ async def test_pre_tool_use_exit_2_blocks_rm_and_lets_ls_through(host: Host, llm
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"] == {"kind": "completed"}
     history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
-    results = [e.data for e in history.events if e.type == "hook/result"]
+    results = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert [(r["decision"], r.get("exitCode")) for r in results] == [("block", 2), ("pass", 0)]
-    invoked = [e.data for e in history.events if e.type == "hook/invoked"]
+    invoked = [e.data for e in (h.event for h in history.events) if e.type == "hook/invoked"]
     assert invoked[0]["handlerId"] == "claude:PreToolUse:1" and invoked[0]["matcher"] == "Bash"
 
 
@@ -177,8 +177,8 @@ async def test_user_prompt_submit_exit_2_blocks_the_prompt(host: Host, llm: Scri
     assert end.event.data["reason"]["kind"] == "blocked"
     assert llm.requests == []  # the model never saw it
     history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
-    assert not [e for e in history.events if e.type == "user/message"]
-    results = [e.data for e in history.events if e.type == "hook/result"]
+    assert not [e for e in (h.event for h in history.events) if e.type == "user/message"]
+    results = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert [(r["point"], r["decision"], r["exitCode"]) for r in results] == [("UserPromptSubmit", "block", 2)]
 
 
@@ -196,7 +196,7 @@ async def test_a_hook_that_times_out_is_a_non_blocking_error(
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"] == {"kind": "completed"}
     history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
-    (result,) = [e.data for e in history.events if e.type == "hook/result"]
+    (result,) = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert result["decision"] == "error" and "timed out after 1 s" in result["stderrSummary"]
 
 

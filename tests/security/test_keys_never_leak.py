@@ -53,10 +53,11 @@ async def test_a_key_never_leaves_credentials_json(tmp_path: Path, llm: Scripted
                 await call(
                     "settings.replace", {"ns": "llm-openai-compatible", "section": {"profiles": [profile]}}
                 )
-                await call(
+                full = await call(
                     "settings.replace",
                     {"ns": "permission", "section": {"defaultPreset": "danger-full-access"}},
                 )
+                assert full.ok, full
                 assert (await call("credentials.set", {"ref": "BOX_KEY", "value": STORED})).ok
                 llm.require_key, llm.echo_rejected_key = STORED, True
                 await call("credentials.describe", {"refs": ["BOX_KEY"]})
@@ -75,7 +76,9 @@ async def test_a_key_never_leaves_credentials_json(tmp_path: Path, llm: Scripted
                 assert (await call("llm.discoverModels", {**draft, "apiKey": DRAFT})).ok
                 llm.require_key = STORED
 
-                sid = (await call("session.create", {"cwd": str(work)})).value.session_id
+                sid = (
+                    await call("session.create", {"cwd": str(work), "agentPreset": "standard"})
+                ).value.session_id
                 assert (
                     await call("session.selectModel", {"sessionId": sid, "provider": "box", "model": "m"})
                 ).ok

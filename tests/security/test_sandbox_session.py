@@ -213,9 +213,10 @@ async def test_a_background_job_a_subagent_and_a_forked_session_stay_inside(
     output = (await setup.host.engine.jobs.read(sid, job_id, 0, 100_000)).text
     assert "job-done" in output and "REACHED" not in output and "Read-only file system" in output
     spawned = next(e for e in events if e.type == "subagent/spawned")
-    child_events = (
-        await ok(setup.client, "session.history", {"sessionId": spawned.data["sessionId"]})
-    ).events
+    child_events = [
+        h.event
+        for h in (await ok(setup.client, "session.history", {"sessionId": spawned.data["sessionId"]})).events
+    ]
     child_result = next(e.data for e in child_events if e.type == "tool/result")
     assert "blocked by the sandbox" in text(child_result)
     assert [e.data["preset"] for e in child_events if e.type == "permission/preset"] == ["auto"]
@@ -287,7 +288,7 @@ async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(
     llm.enqueue(call("b2", "bash", command=reach(setup.port)), Reply(text="online"))
     online = await setup.turn(sid)
     assert "REACHED" in text(results(online)["b2"]) and not [e for e in online if e.type in ASKED]
-    history = (await ok(setup.client, "session.history", {"sessionId": sid})).events
+    history = [h.event for h in (await ok(setup.client, "session.history", {"sessionId": sid})).events]
     modes = [e.data for e in history if e.type == "sandbox/mode"]
     assert modes[-1] == {"mode": "workspace-write", "mechanism": "bwrap", "network": True}
     assert (await setup.host.engine.permissions.projection(sid)).badge.endswith("Network allowed.")
