@@ -42,3 +42,20 @@ class RestorePreviewValue(WireModel):
     """What a fork with `restoreFiles` would do (only entries that are not `unchanged`)."""
     conflicts: list[FileConflict]
     """Files that cannot be restored; a fork with `restoreFiles` is refused while there are any."""
+
+
+# files.gitStatus
+class GitStatusRequest(WireModel):
+    session_id: SessionId
+
+
+class GitStatusValue(WireModel):
+    """The session folder's git state, for the header (docs/architecture.md, "Workspaces and
+    host folders"); `repo` false when the folder is not in a git work tree (or git did not
+    answer in time)."""
+
+    repo: bool
+    branch: str | None = Field(default=None, max_length=1000)
+    """The checked-out branch; null when detached (or not a repo)."""
+    changed: int = Field(default=0, ge=0)
+    """Entries `git status --porcelain` lists: modified, added, deleted and untracked files."""

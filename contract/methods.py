@@ -115,6 +115,8 @@ _METHODS = (
     Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
     Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
+    # review and context (docs/decisions.md, "Review and context"): read-only, not privileged
+    Method("files.gitStatus", files.GitStatusRequest, files.GitStatusValue, 3),
     Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),

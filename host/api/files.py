@@ -16,3 +16,8 @@ async def revert_turn(engine: Engine, p: f.RevertTurnRequest) -> f.RevertTurnVal
 @implements("files.restorePreview")
 async def restore_preview(engine: Engine, p: f.RestorePreviewRequest) -> f.RestorePreviewValue:
     return await engine.restore_preview(p.session_id, p.at_seq)
+
+
+@implements("files.gitStatus")
+async def git_status(engine: Engine, p: f.GitStatusRequest) -> f.GitStatusValue:
+    return await engine.git_status(p.session_id)

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from contract.filechange import RestoredFile
-from contract.files import RestorePreviewValue, RevertTurnValue
+from contract.files import GitStatusValue, RestorePreviewValue, RevertTurnValue
 from host.engine import events
 from host.engine.agent import Agent
 from host.engine.errors import ForkUnavailable, HostActionFailed, RevertConflict, RevertUnavailable
+from host.engine.git_status import git_status
 from host.engine.store import SessionHeader, Store
 from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, apply, plan
 from host.engine.workers import TOOL_WORKERS
@@ -56,6 +57,11 @@ class FilesDoor:
         if error is not None:
             raise HostActionFailed(f"Reverting stopped: {error} (what was restored is listed in the session)")
         return RevertTurnValue(turn=turn, files=files, seq=event.seq)
+
+    async def git_status(self, session_id: str) -> GitStatusValue:
+        """The session folder's branch and changed files (read-only, bounded: git_status.py)."""
+        header = await self._header(session_id)
+        return await git_status(Path(header.cwd or self.default_cwd))
 
     async def restore_preview(self, session_id: str, at_seq: int | None) -> RestorePreviewValue:
         """What a fork at `at_seq` with `restoreFiles` would put back, and what would block it."""

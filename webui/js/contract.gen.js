@@ -57,6 +57,7 @@ export const METHODS = {
   "permission.revoke": {"version":2,"privileged":false,"userPaced":false},
   "files.revertTurn": {"version":2,"privileged":false,"userPaced":false},
   "files.restorePreview": {"version":2,"privileged":false,"userPaced":false},
+  "files.gitStatus": {"version":3,"privileged":false,"userPaced":false},
   "subagent.list": {"version":3,"privileged":false,"userPaced":false},
   "subagent.history": {"version":3,"privileged":false,"userPaced":false},
   "subagent.prompt": {"version":3,"privileged":false,"userPaced":false},

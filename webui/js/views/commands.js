@@ -8,7 +8,7 @@ import { transportFailure } from "../client/errors.js";
 export async function runCommand(app, line) {
   let s = app.manager.active;
   if (!s) {
-    s = await app.manager.newSession();
+    s = await app.newSession(); // a folder the person chose (docs/decisions.md)
     if (!s) return false;
   }
   const r = await app.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
