@@ -306,3 +306,27 @@ def test_header_shows_the_branch_and_changed_files_after_each_turn(
     page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", other["workspaceId"])  # type: ignore[index]
     expect(page.get_by_test_id("session-empty")).to_be_visible()
     expect(header).to_be_hidden()
+
+
+def test_retry_replaces_the_failed_message_instead_of_a_second_bubble(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    fresh_session(page)
+    llm.enqueue(Reply(status=400, error_message="the model refused the request"))
+    send(page, "Sketch the greenhouse")
+    expect(page.get_by_test_id("turn-error")).to_be_visible()
+    wait_idle(page)
+    llm.enqueue(Reply(text="A lean-to greenhouse."))
+    page.get_by_test_id("retry-turn").click()
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("A lean-to greenhouse.")
+    turn_ends(page, 2)
+    wait_idle(page)
+    expect(page.get_by_test_id("msg-user")).to_have_count(1)  # one bubble, not two
+    expect(page.get_by_test_id("msg-user")).to_have_text("Sketch the greenhouse")
+    expect(page.get_by_test_id("retried-attempt")).to_have_count(1)
+    expect(page.get_by_test_id("turn-error")).to_have_count(0)
+    expect(page.get_by_test_id("turn-error-retried")).to_contain_text("it was retried below")
+    shoot(page, "retried")
+    page.reload()  # derived from the history: the same after a reload
+    expect(page.get_by_test_id("msg-user")).to_have_count(1)
+    expect(page.get_by_test_id("retried-attempt")).to_have_count(1)

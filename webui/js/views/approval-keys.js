@@ -1,9 +1,9 @@
 // Approval hotkeys (docs/decisions.md, "UX pass" and "Review and context"): Y allows once, A
 // allows always, N rejects, shown on the buttons. The rule that keeps a key both out of the
 // message and never lost:
-// - a new card takes the focus only when nothing typed is in the way: the message box is empty
-//   and the person has not typed in it for ARM ms (someone typing keeps the focus, and their
-//   letters stay text);
+// - a card takes the focus only when nothing typed is in the way: the message box is empty and
+//   the person has not typed in it for ARM ms (someone typing keeps the focus, and their letters
+//   stay text); a card that could not take it at once takes it when the box falls quiet;
 // - a card answers a bare key only once it has been on screen for ARM ms (it is "armed": its
 //   key hints light up); a letter that reaches it earlier was meant for the message, so it goes
 //   into the message box (with the focus) instead of answering or vanishing;
@@ -37,15 +37,28 @@ export function installApprovalKeys(card, buttons) {
     const key = APPROVAL_KEYS[button.dataset.outcome];
     if (!key) continue;
     byKey.set(key, button);
-    button.setAttribute("aria-keyshortcuts", `${key.toUpperCase()} Alt+${key.toUpperCase()}`);
+    const k = key.toUpperCase();
+    button.setAttribute("aria-keyshortcuts", `${k} Alt+${k}`);
+    button.title = `${k} while this card has the focus, Alt+${k} from the message box`;
   }
   const armed = () => {
     const on = performance.now() - shownAt >= approvalTiming.armMs;
     if (on) card.dataset.armed = "true"; // its key hints light up
     return on;
   };
-  const arm = () => armed() || setTimeout(arm, Math.min(250, approvalTiming.armMs));
-  arm();
+  // until it is answered or gone: armed, it takes the focus once the message box is quiet and
+  // empty (right after a message was sent, say), as the first waiting approval
+  const settle = () => {
+    if (!card.isConnected && performance.now() - shownAt > 1000) return;
+    const open = !card.querySelector("button[data-outcome]:disabled");
+    if (!open) return;
+    const first = document.querySelector("#pending-cards .approval-card.is-waiting") === card;
+    const from = document.activeElement;
+    const idle = !from || from === document.body || from.id === "composer-input";
+    if (armed() && first && idle && mayTakeFocus()) card.focus();
+    setTimeout(settle, Math.min(250, Math.max(50, approvalTiming.armMs)));
+  };
+  settle();
   card.addEventListener("focusin", armed);
   card.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing || editable(e.target)) return;
