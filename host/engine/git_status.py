@@ -24,6 +24,8 @@ async def git_status(folder: Path) -> GitStatusValue:
     """`git rev-parse --abbrev-ref HEAD` and `git status --porcelain` in `folder` (a missing
     folder fails like a plain one: not a repo)."""
     head = await _git(folder, "rev-parse", "--abbrev-ref", "HEAD")
+    if head is None:  # a repository without a commit yet: its branch is only a name in HEAD
+        head = await _git(folder, "symbolic-ref", "--short", "-q", "HEAD")
     if head is None:
         return _NOT_A_REPO
     status = await _git(folder, "status", "--porcelain", "-z", "--untracked-files=normal")
@@ -39,7 +41,7 @@ async def git_status(folder: Path) -> GitStatusValue:
             skip = False
             continue
         changed += 1
-        skip = entry[:1] in ("R", "C")
+        skip = any(c in entry[:2] for c in "RC")
     return GitStatusValue(repo=True, branch=None if branch == "HEAD" else branch, changed=changed)
 
 

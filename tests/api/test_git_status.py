@@ -49,6 +49,15 @@ async def test_branch_and_changed_files_follow_the_work_tree(host: Host, tmp_pat
     assert (detached.repo, detached.branch, detached.changed) == (True, None, 3)
 
 
+async def test_a_repository_without_commits_shows_its_branch(host: Host, tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q", "-b", "main")
+    (fresh / "first.txt").write_text("1\n")
+    value = await ok(host.client(), "files.gitStatus", {"sessionId": await host.create(fresh)})
+    assert (value.repo, value.branch, value.changed) == (True, "main", 1)
+
+
 async def test_a_plain_folder_is_not_a_repo_and_bad_input_is_refused(host: Host, tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

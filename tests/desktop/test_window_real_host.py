@@ -131,7 +131,8 @@ def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
     page.evaluate(
         "(async () => { const {client, app} = window.harnessdesk;"
         " const r = await client.call('workspace.create', {path: app.manager.hostInfo.cwd});"
-        " if (!r.ok) throw new Error(r.error.message); app.workspaces.upsert(r.value.workspace); return true; })()"
+        " if (!r.ok) throw new Error(r.error.message);"
+        " app.workspaces.upsert(r.value.workspace); return true; })()"
     )
     x11.xdotool(app.display, "windowfocus", "--sync", str(app.window()))  # no window manager: as a click
     page.evaluate("document.querySelector('[data-testid=composer-input]').focus()")
