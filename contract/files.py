@@ -77,3 +77,20 @@ class FreeSpaceRequest(WireModel):
 
 class FreeSpaceValue(WireModel):
     freed_bytes: int = Field(ge=0)
+
+
+# files.gitStatus
+class GitStatusRequest(WireModel):
+    session_id: SessionId
+
+
+class GitStatusValue(WireModel):
+    """The session folder's git state, for the header (docs/architecture.md, "Workspaces and
+    host folders"); `repo` false when the folder is not in a git work tree (or git did not
+    answer in time)."""
+
+    repo: bool
+    branch: str | None = Field(default=None, max_length=1000)
+    """The checked-out branch; null when detached (or not a repo)."""
+    changed: int = Field(default=0, ge=0)
+    """Entries `git status --porcelain` lists: modified, added, deleted and untracked files."""

@@ -127,6 +127,8 @@ _METHODS = (
     Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
     Method("files.spaceUsed", files.SpaceUsedRequest, files.SpaceUsedValue, 2),
     Method("files.freeSpace", files.FreeSpaceRequest, files.FreeSpaceValue, 2, True),
+    # review and context (docs/decisions.md, "Review and context"): read-only, not privileged
+    Method("files.gitStatus", files.GitStatusRequest, files.GitStatusValue, 3),
     Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),

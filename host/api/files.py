@@ -26,3 +26,8 @@ async def space_used(engine: Engine, p: f.SpaceUsedRequest) -> f.SpaceUsedValue:
 @implements("files.freeSpace")
 async def free_space(engine: Engine, p: f.FreeSpaceRequest) -> f.FreeSpaceValue:
     return f.FreeSpaceValue(freed_bytes=await engine.free_snapshot_space(p.path))
+
+
+@implements("files.gitStatus")
+async def git_status(engine: Engine, p: f.GitStatusRequest) -> f.GitStatusValue:
+    return await engine.git_status(p.session_id)

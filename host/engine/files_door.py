@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from contract.filechange import FileConflict, RestoredFile
-from contract.files import FolderSpace, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
+from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
 from contract.namespaces import UNDO, UndoSection
 from host.engine import events, undo_journal
 from host.engine.agent import Agent
@@ -28,6 +28,7 @@ from host.engine.errors import (
     RevertUnavailable,
     SessionNotFound,
 )
+from host.engine.git_status import git_status
 from host.engine.settings.plane import ConfigPlane
 from host.engine.snapshots import Limits, SnapshotError, Snapshotter
 from host.engine.store import SessionHeader, Store
@@ -77,6 +78,11 @@ class FilesDoor:
         if error is not None:
             raise HostActionFailed(f"Reverting stopped: {error} (what was restored is listed in the session)")
         return RevertTurnValue(turn=turn, files=files, seq=event.seq)
+
+    async def git_status(self, session_id: str) -> GitStatusValue:
+        """The session folder's branch and changed files (read-only, bounded: git_status.py)."""
+        header = await self._header(session_id)
+        return await git_status(Path(header.cwd or self.default_cwd))
 
     async def restore_preview(self, session_id: str, at_seq: int | None) -> RestorePreviewValue:
         """What a fork at `at_seq` with `restoreFiles` would put back, and what would block it."""

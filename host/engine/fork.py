@@ -1,5 +1,6 @@
 """Forking a session: a child with the parent's history through a completed turn, then
-`session/end-seed` (and the parent's title, carried over as an auto title)."""
+`session/end-seed` (and the parent's title with " (fork)" appended, as an auto title, so a
+fork never has exactly its parent's title: docs/decisions.md, "Review and context")."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from host.engine import events, ids
 from host.engine.errors import ForkUnavailable
 from host.engine.journal import Journal, now_ms
 from host.engine.store import SessionHeader, Store
+
+FORK_TITLE_ROOM = 993  # the title's 1000 characters (contract/sessions.py) less " (fork)"
 
 
 async def fork_session(
@@ -28,9 +31,12 @@ async def fork_session(
     seed = [events.end_seed().stamp(anchor + 1, stamp)]
     copied = await store.header(child.id)
     parent_title = parent_journal.title if parent_journal is not None else header.title
-    if parent_title and not (copied and copied.title):
+    # the parent's current title (what its row shows), else the one copied with the history
+    base = parent_title or (copied.title if copied else None)
+    if base:
         # The first turn's auto title lands after its turn/end, past the anchor: carry it over
         # as an auto title, so the child's own first completed turn can still replace it.
-        seed.append(events.session_title(parent_title, "auto").stamp(anchor + 2, stamp))
+        title = f"{base[:FORK_TITLE_ROOM]} (fork)"
+        seed.append(events.session_title(title, "auto").stamp(anchor + 2, stamp))
     store.append(child.id, seed)
     return child

@@ -49,19 +49,21 @@ async def test_fork_child_inherits_cwd_model_parent_and_history(host: Host, llm:
     summaries = {s.session_id: s for s in (await ok(client, "session.list")).items}
     assert summaries[child].parent_session_id == parent
     assert summaries[child].cwd == str(host.workdir) and summaries[child].blank is False
-    assert summaries[child].title == "parent question one"
+    assert summaries[child].title == "parent question one (fork)"  # never exactly its parent's
     _, added = await hosts.next(lambda f: f.type == "host/session-added" and f.session_id == child)
     assert (added.parent_session_id, added.cwd, added.blank) == (parent, str(host.workdir), False)
 
     head, seed, own = split_seed(await all_events(client, child))
     assert dumps(head) == dumps([e for e in parent_events if e.seq <= anchor])
-    assert seed.seq == anchor + 1 and seed.data == {} and own == []  # the title came along
+    assert seed.seq == anchor + 1 and seed.data == {}
+    fork_title = {"title": "parent question one (fork)", "source": {"kind": "auto"}}
+    assert [(e.type, e.seq, e.data) for e in own] == [("session/title", anchor + 2, fork_title)]
     current = (await ok(client, "session.models", {"sessionId": child})).current
     assert (current.provider, current.model) == ("openai-compatible", "model-a")
     assert (await ok(client, "session.models", {"sessionId": other})).current.model == "model-b"
 
     events = await run_turn(client, mux, child, "child question")
-    assert events[0].seq == anchor + 2  # the child's own log continues after the seed
+    assert events[0].seq == anchor + 3  # the child's own log continues after the seed and title
     sent = llm.requests[-1]
     assert sent["model"] == "model-a"
     said = [m.get("content") for m in sent["messages"]]
@@ -85,19 +87,14 @@ async def test_fork_at_seq_anchors_on_the_first_turn_end_at_or_after_it(
         head, seed, own = split_seed(copied)
         assert dumps(head) == dumps(events[: anchor + 1]), at_seq
         assert seed.seq == anchor + 1 and seed.data == {}
-        # the first turn's auto title lies past its turn/end: the child gets it as its own auto title
-        title_copied = any(e.type == "session/title" for e in head)
-        expected = (
-            []
-            if title_copied
-            else [("session/title", anchor + 2, {"title": "one", "source": {"kind": "auto"}})]
-        )
+        # the first turn's auto title (copied or lying past its turn/end) comes along, marked
+        expected = [("session/title", anchor + 2, {"title": "one (fork)", "source": {"kind": "auto"}})]
         assert [(e.type, e.seq, e.data) for e in own] == expected, at_seq
         summary = next(s for s in (await ok(client, "session.list")).items if s.session_id == child)
-        assert summary.title == "one"
+        assert summary.title == "one (fork)"
     grandchild = (await ok(client, "session.fork", {"sessionId": child})).session_id
     summary = next(s for s in (await ok(client, "session.list")).items if s.session_id == grandchild)
-    assert summary.parent_session_id == child and summary.title == "one"
+    assert summary.parent_session_id == child and summary.title == "one (fork) (fork)"
     head, seed, _ = split_seed(await all_events(client, grandchild))
     child_anchor = max(e.seq for e in copied if e.type == "turn/end")
     assert dumps(head) == dumps(copied[: child_anchor + 1]) and seed.seq == child_anchor + 1

@@ -166,8 +166,24 @@ def open_app(page: Page, url: str) -> Page:
     return page
 
 
+def ensure_folder(page: Page) -> None:
+    """With no session open and no workspace yet, New session and Enter ask for a folder
+    (docs/decisions.md, "Review and context"): register the host's folder first, as a person who
+    opened it before would have."""
+    page.evaluate(
+        """async () => {
+            const {client, app} = window.harnessdesk;
+            if (app.manager.activeId || app.workspaces.items.length) return;
+            const r = await client.call("workspace.create", {path: app.manager.hostInfo.cwd});
+            if (!r.ok) throw new Error(r.error.message);
+            app.workspaces.upsert(r.value.workspace);
+        }"""
+    )
+
+
 def new_session(page: Page) -> str:
     """Click New session; returns the id of the (blank, active) session."""
+    ensure_folder(page)
     before = page.evaluate("() => window.harnessdesk.app.manager.activeId")
     page.get_by_test_id("new-session").click()
     page.wait_for_function(
@@ -194,6 +210,7 @@ def fresh_session(page: Page) -> str:
 
 
 def send(page: Page, text: str) -> None:
+    ensure_folder(page)
     box = page.get_by_test_id("composer-input")
     box.fill(text)
     box.press("Enter")

@@ -37,7 +37,7 @@ def test_approval_card_resolves_in_both_windows(
     second = contexts.new_page(harness.url)
     row = second.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
     expect(row.get_by_test_id("session-pending-badge")).to_have_text("1")
-    row.get_by_test_id("session-open").click()
+    row.get_by_test_id("session-open").click(position={"x": 12, "y": 10})  # on its title (hover tools)
     cards = [p.get_by_test_id("approval-card") for p in (first, second)]
     for card in cards:
         expect(card).to_have_count(1)

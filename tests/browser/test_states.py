@@ -41,7 +41,8 @@ def test_first_run_empty_state(
     empty = page.get_by_test_id("empty-state")
     expect(empty).to_be_visible()
     expect(empty.get_by_role("heading")).to_have_text("Welcome to HarnessDesk")
-    expect(empty.get_by_test_id("host-cwd")).to_have_text(str(server.workdir))
+    expect(empty.get_by_test_id("welcome-type-here")).to_contain_text("you choose its folder first")
+    expect(empty).not_to_contain_text(str(server.workdir))  # never the launch folder
     expect(empty.get_by_test_id("empty-open-settings")).to_be_visible()
     expect(page.get_by_test_id("session-list-empty")).to_be_visible()
     expect(page.get_by_test_id("session-item")).to_have_count(0)

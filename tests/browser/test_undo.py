@@ -146,6 +146,7 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
     expect(dialog.get_by_test_id("revert-files").get_by_test_id("diff-file")).to_have_text(
         ["app.py", "NOTES.md"]
     )
+    expect(dialog.get_by_test_id("revert-dialog-cancel")).to_be_focused()  # destructive: Cancel first
     shoot_all(page, "revert-dialog")
     dialog.get_by_test_id("revert-confirm").click()
     restored = page.get_by_test_id("restored-row")
@@ -180,6 +181,7 @@ def test_revert_a_turn_then_fork_with_the_files_restored(
     page.get_by_test_id("turn-end").first.get_by_test_id("fork-turn").click()
     fork = page.get_by_test_id("fork-dialog")
     expect(fork.get_by_test_id("fork-files").locator("li")).to_have_text(["app.py — restored"])
+    expect(fork.get_by_test_id("fork-keep-files")).to_be_focused()  # keeping the files is the default
     shoot_all(page, "fork-dialog")
     fork.get_by_test_id("fork-restore-files").click()
     page.wait_for_function("(p) => window.harnessdesk.app.manager.activeId !== p", arg=parent)

@@ -35,6 +35,7 @@ def test_approval_hotkeys_and_focus(page: Page, llm: ScriptedLlmServer, harness:
     expect(card.get_by_test_id("approval-allow-always")).to_have_text("Allow alwaysA")
     expect(card.get_by_test_id("approval-reject")).to_have_text("RejectN")
     page.wait_for_function(f"() => ({FOCUSED})() === 'approval-card'")  # the new card took the focus
+    expect(card).to_have_attribute("data-armed", "true")  # on screen for a moment: bare keys answer
     shoot_all(page, "approval-keys", blur=False)
     page.keyboard.press("y")  # allow once
     expect(card.get_by_test_id("approval-command")).to_contain_text("echo two")
@@ -51,6 +52,7 @@ def test_approval_hotkeys_and_focus(page: Page, llm: ScriptedLlmServer, harness:
     expect(box).to_have_value("no thanksn")
     expect(card).to_have_attribute("data-tool-name", "write_file")
     card.locator(".card-head").click()
+    expect(card).to_have_attribute("data-armed", "true")
     page.keyboard.press("n")  # reject
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Finished.")
     turn_ends(page, 1)

@@ -126,6 +126,14 @@ def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
     app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", *provider)
     page = app.page()
     wait_until(lambda: page.evaluate("document.documentElement.dataset.connection === 'connected'"))
+    # with no folder yet Enter asks for one (docs/decisions.md, "Review and context"): this person
+    # opened the launch folder before
+    page.evaluate(
+        "(async () => { const {client, app} = window.harnessdesk;"
+        " const r = await client.call('workspace.create', {path: app.manager.hostInfo.cwd});"
+        " if (!r.ok) throw new Error(r.error.message);"
+        " app.workspaces.upsert(r.value.workspace); return true; })()"
+    )
     x11.xdotool(app.display, "windowfocus", "--sync", str(app.window()))  # no window manager: as a click
     page.evaluate("document.querySelector('[data-testid=composer-input]').focus()")
     x11.xdotool(app.display, "type", "--delay", "20", "What is the capital of France?")

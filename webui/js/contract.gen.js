@@ -68,6 +68,7 @@ export const METHODS = {
   "files.restorePreview": {"version":2,"privileged":false,"userPaced":false},
   "files.spaceUsed": {"version":2,"privileged":false,"userPaced":false},
   "files.freeSpace": {"version":2,"privileged":true,"userPaced":false},
+  "files.gitStatus": {"version":3,"privileged":false,"userPaced":false},
   "subagent.list": {"version":3,"privileged":false,"userPaced":false},
   "subagent.history": {"version":3,"privileged":false,"userPaced":false},
   "subagent.prompt": {"version":3,"privileged":false,"userPaced":false},

@@ -27,6 +27,7 @@ import { compactBracket, compactSummary, contextRow, replaceWithSummary } from "
 import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
 import { isTaskPrompt, subagentSpawned } from "./fold-subagents.js";
 import { GOAL_SILENT, promptBlocked } from "./fold-goals.js";
+import { markRetry } from "./fold-retry.js";
 
 /** Known event types that change state but render no row of their own. */
 const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor", ...GOAL_SILENT]);
@@ -232,6 +233,7 @@ export class SessionFold {
       ...(fromParent ? { fromParent: true } : {}),
     };
     this.add(item);
+    if (!item.steering && !fromParent) markRetry(this, item);
     if (turn !== null && !item.steering) {
       const t = this.turnState(turn);
       if (!t.userItemId) t.userItemId = item.id;

@@ -27,9 +27,10 @@ import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
 import { runClient, runCommand } from "./commands.js";
 import { forkFrom, revertTurn } from "./undo.js";
-import { WorkspaceState } from "../state/workspaces.js";
+import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
 import { renderEmpty } from "./welcome.js";
+import { ArchivedNote } from "./archived-note.js";
 import { ProviderState } from "./provider-state.js";
 import { checkUiSettings } from "./theme.js";
 import { ConfigFileNotice } from "./config-notice.js";
@@ -50,7 +51,7 @@ export class App {
     this.jobsOpen = false;
     this.mcpOpen = false;
     this.lastStop = { at: 0, sessionId: null };
-    const toast = (m, tone) => this.status.toast(m, tone);
+    const toast = (m, tone, action) => this.status.toast(m, tone, action);
     this.status = new StatusView({ banners: $("banners"), overlay: $("overlay"), toasts: $("toasts") }, {
       retryNow: () => this.connection.retryNow(),
       openSettings: () => this.settings.open(),
@@ -69,6 +70,7 @@ export class App {
       exportSession: (id) => this.exportSession(id),
     });
     const a = this.actions;
+    this.archivedNote = new ArchivedNote($("banners"), { unarchive: (id) => a.unarchive(id) });
     this.sidebar = new SidebarView($("sidebar-body"), {
       manager: this.manager,
       workspaces: this.workspaces,
@@ -172,6 +174,7 @@ export class App {
     });
     this.workspaces.on("change", () => {
       this.sidebar.render();
+      this.renderArchived();
       this.renderEmpty(this.manager.active);
     });
     m.on("list", () => {
@@ -242,11 +245,18 @@ export class App {
     return s;
   }
 
-  /** New session: in `workspaceId`, else in the open session's workspace, else Ungrouped. */
+  /** New session: in `workspaceId`, else in the open session's workspace (Ungrouped when it is
+   * not in one); with none open, in the last workspace used, else in a folder the person picks
+   * now: never in the folder the app was launched from (docs/decisions.md, "Review and context"). */
   async newSession(workspaceId) {
     if (this.connection.status.state !== "connected") return null;
     const m = this.manager;
-    const wid = workspaceId ?? (m.activeId ? this.workspaces.of(m.activeId)?.workspaceId : null) ?? null;
+    let wid = workspaceId ?? (m.activeId ? this.workspaces.of(m.activeId)?.workspaceId : null) ?? null;
+    if (!wid && !m.activeId) {
+      const last = recentWorkspaces(this.workspaces.items, m.summaries.values(), 1)[0];
+      if (!last) return this.actions.openFolder(); // it comes back here with the chosen folder
+      wid = last.workspaceId;
+    }
     const s = await m.newSession(wid);
     this.toggleSidebar(false);
     if (s) this.composer.focus();
@@ -297,6 +307,7 @@ export class App {
         if (kind) this.status.setProblem(kind, true, item.reason.error?.details?.model ?? "");
       }
       if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
+      if (item?.kind === "turn-end") this.topbar.git.refresh(); // the turn may have changed files
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
   }
@@ -401,6 +412,7 @@ export class App {
   renderAll() {
     const s = this.manager.active;
     this.renderHeader();
+    this.renderArchived();
     this.composer.setRunning(this.renderActivity());
     const todos = s?.fold.todos ?? null;
     const panel = $("todo-panel");
@@ -420,6 +432,11 @@ export class App {
 
   renderEmpty(s) {
     renderEmpty(this, s);
+  }
+
+  renderArchived() {
+    const sid = this.manager.activeId;
+    this.archivedNote.set(sid, !!sid && this.workspaces.isArchived(sid));
   }
 
   /** Name the model new sessions start on (welcome, notice) and say when the model the composer

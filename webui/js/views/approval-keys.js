@@ -1,11 +1,25 @@
-// Approval hotkeys (docs/decisions.md, "UX pass"): Y allows once, A allows always, N rejects,
-// shown on the buttons and active while the focus is in the card. A new approval card of the
-// open session takes the focus, unless the person is typing somewhere: a letter meant for the
-// message box must never answer an approval.
+// Approval hotkeys (docs/decisions.md, "UX pass" and "Review and context"): Y allows once, A
+// allows always, N rejects, shown on the buttons. The rule that keeps a key both out of the
+// message and never lost:
+// - a card takes the focus only when nothing typed is in the way: the message box is empty and
+//   the person has not typed in it for ARM ms (someone typing keeps the focus, and their letters
+//   stay text); a card that could not take it at once takes it when the box falls quiet;
+// - a card answers a bare key only once it has been on screen for ARM ms (it is "armed": its
+//   key hints light up); a letter that reaches it earlier was meant for the message, so it goes
+//   into the message box (with the focus) instead of answering or vanishing;
+// - Alt+Y / Alt+A / Alt+N answer the newest open approval from anywhere, the message box
+//   included: a key with Alt is never text.
 
 import { h } from "./dom.js";
 
 export const APPROVAL_KEYS = { "allowed-once": "y", "allowed-always": "a", rejected: "n" };
+
+/** How long a card must be on screen (and the box be quiet) before bare keys answer it. */
+export const approvalTiming = { armMs: 700 };
+
+let lastTyped = -Infinity; // performance.now() of the last key pressed in the message box
+document.addEventListener("keydown", (e) => e.target?.id === "composer-input" && (lastTyped = performance.now()), true);
+document.addEventListener("keydown", answerNewestWithAlt);
 
 /** The key's label inside a button. */
 export function keyHint(outcome) {
@@ -17,20 +31,72 @@ export function keyHint(outcome) {
  * button names its outcome in `data-outcome`. */
 export function installApprovalKeys(card, buttons) {
   card.tabIndex = -1;
+  const shownAt = performance.now();
   const byKey = new Map();
   for (const button of buttons) {
     const key = APPROVAL_KEYS[button.dataset.outcome];
     if (!key) continue;
     byKey.set(key, button);
-    button.setAttribute("aria-keyshortcuts", key.toUpperCase());
+    const k = key.toUpperCase();
+    button.setAttribute("aria-keyshortcuts", `${k} Alt+${k}`);
+    button.title = `${k} while this card has the focus, Alt+${k} from the message box`;
   }
+  const armed = () => {
+    const on = performance.now() - shownAt >= approvalTiming.armMs;
+    if (on) card.dataset.armed = "true"; // its key hints light up
+    return on;
+  };
+  // until it is answered or gone: armed, it takes the focus once the message box is quiet and
+  // empty (right after a message was sent, say), as the first waiting approval
+  const settle = () => {
+    if (!card.isConnected && performance.now() - shownAt > 1000) return;
+    const open = !card.querySelector("button[data-outcome]:disabled");
+    if (!open) return;
+    const first = document.querySelector("#pending-cards .approval-card.is-waiting") === card;
+    const from = document.activeElement;
+    const idle = !from || from === document.body || from.id === "composer-input";
+    if (armed() && first && idle && mayTakeFocus()) card.focus();
+    setTimeout(settle, Math.min(250, Math.max(50, approvalTiming.armMs)));
+  };
+  settle();
+  card.addEventListener("focusin", armed);
   card.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || e.isComposing || editable(e.target)) return;
+    if (!armed()) {
+      if (e.key.length === 1) {
+        e.preventDefault();
+        typeIntoComposer(e.key);
+      }
+      return;
+    }
     const button = byKey.get(e.key.toLowerCase());
     if (!button || button.disabled) return;
     e.preventDefault();
     button.click();
   });
+}
+
+/** Alt+Y/A/N: the newest open approval card answers (e.code: Alt changes e.key on a Mac). */
+function answerNewestWithAlt(e) {
+  if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.defaultPrevented) return;
+  const key = { KeyY: "y", KeyA: "a", KeyN: "n" }[e.code];
+  if (!key || document.querySelector("dialog[open]")) return;
+  const outcome = Object.keys(APPROVAL_KEYS).find((o) => APPROVAL_KEYS[o] === key);
+  const cards = [...document.querySelectorAll("#pending-cards .approval-card")];
+  const button = cards.map((c) => c.querySelector(`button[data-outcome="${outcome}"]`)).filter((b) => b && !b.disabled).pop();
+  if (!button) return;
+  e.preventDefault();
+  button.click();
+}
+
+/** A letter that reached a card before it was armed: into the message, where it was meant. */
+function typeIntoComposer(text) {
+  const box = document.getElementById("composer-input");
+  if (!box || box.disabled) return;
+  box.focus();
+  box.setRangeText(text, box.selectionStart, box.selectionEnd, "end");
+  box.dispatchEvent(new Event("input", { bubbles: true }));
+  lastTyped = performance.now();
 }
 
 function editable(el) {
@@ -47,7 +113,7 @@ export function hasDraft() {
 export function mayTakeFocus() {
   const a = document.activeElement;
   if (!a || a === document.body || a.id === "conversation") return true;
-  if (a.id === "composer-input") return !hasDraft();
+  if (a.id === "composer-input") return !hasDraft() && performance.now() - lastTyped >= approvalTiming.armMs;
   if (a.closest?.(".approval-card")) return false; // another card is being answered
   return !editable(a);
 }

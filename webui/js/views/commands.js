@@ -10,7 +10,7 @@ import { confirmLoosening } from "./loosen-confirm.js";
 export async function runCommand(app, line) {
   let s = app.manager.active;
   if (!s) {
-    s = await app.manager.newSession();
+    s = await app.newSession(); // a folder the person chose (docs/decisions.md)
     if (!s) return false;
   }
   if (!(await mayLoosen(s, line))) return false; // the line stays in the box

@@ -1,5 +1,7 @@
 // A small modal question: confirm(…) resolves to the chosen action's value, or null on Cancel,
-// Esc or the close button. Actions are buttons; the last one is the default (primary or danger).
+// Esc or the close button. Actions are buttons; the last one is the default (primary or danger),
+// focused, except a destructive (danger) one: then Cancel has the focus, so Enter never deletes
+// (docs/decisions.md, "Review and context").
 
 import { h, icon } from "./dom.js";
 
@@ -48,6 +50,7 @@ export function confirm(spec) {
     });
     document.body.append(el);
     el.showModal();
-    buttons[buttons.length - 1]?.focus();
+    const last = spec.actions.length - 1;
+    (spec.actions[last]?.tone === "danger" ? cancel : buttons[last])?.focus();
   });
 }

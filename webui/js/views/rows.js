@@ -81,6 +81,7 @@ export function updateRow(el, item, ctx) {
 }
 
 function userRow(item, ctx) {
+  if (item.retried) return h("div", { class: "row notice tone-info retried-attempt", testid: "retried-attempt" }, "The message below was retried after this attempt failed.");
   const texts = item.content.filter((b) => b.type === "text").map((b) => b.text);
   const images = item.content.filter((b) => b.type === "image" && b.attachment);
   return h(
@@ -174,7 +175,9 @@ function updateTurnEnd(el, item, ctx) {
   fork.addEventListener("click", () => ctx.onFork(item.seq, fork));
   meta.append(h("span", { class: "spacer" }), fork);
   const parts = [];
-  if (r.kind === "error") {
+  if (r.kind === "error" && item.retried) {
+    parts.push(h("p", { class: "turn-retried", testid: "turn-error-retried" }, `That attempt failed (${describeError(r.error) || "the turn failed"}); it was retried below.`));
+  } else if (r.kind === "error") {
     const message = describeError(r.error) || "The turn failed.";
     const retry = h("button", { type: "button", class: "btn btn-small", testid: "retry-turn" }, icon("retry"), h("span", {}, "Retry"));
     retry.addEventListener("click", () => ctx.onRetry(item, retry));

@@ -4,6 +4,7 @@
 import { h, icon, fmt, setChildren } from "./dom.js";
 import { displayTitle, shortenPath } from "../state/session-list.js";
 import { PermissionsView } from "./permissions-view.js";
+import { GitStatus } from "./git-status.js";
 
 export class TopBar {
   /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), exportSession(id), renameSession(id), modelPicker} */
@@ -15,6 +16,7 @@ export class TopBar {
     this.title = h("h1", { class: "session-heading", testid: "session-heading", tabindex: "-1" }, "HarnessDesk");
     this.title.addEventListener("dblclick", () => this.sessionId && ctx.renameSession(this.sessionId));
     this.cwd = h("span", { class: "heading-cwd", testid: "session-cwd-heading" });
+    this.git = new GitStatus(ctx.client); // branch and changed files of a git folder
     this.running = h("span", { class: "badge badge-running", testid: "session-running-badge", hidden: true }, h("span", { class: "running-dot", "aria-hidden": "true" }), "running");
     this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: "The agent preset this session runs" });
     this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: "Plan mode: the agent plans and changes nothing until /plan off" }, "plan mode");
@@ -34,7 +36,7 @@ export class TopBar {
     this.permissions = new PermissionsView({ client: ctx.client, toast: ctx.toast });
     root.append(
       menu,
-      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.instructions)),
+      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.git.el, this.instructions)),
       h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.mcpBtn, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
@@ -54,6 +56,7 @@ export class TopBar {
     }
     this.title.textContent = sessionId ? title || displayTitle(summary ?? {}) : "HarnessDesk";
     this.cwd.textContent = sessionId ? shortenPath(summary?.cwd, home) : "";
+    this.git.set(sessionId);
     this.running.hidden = !running;
     this.exportBtn.hidden = !sessionId || !!summary?.blank;
     const count = todos?.length ?? 0;

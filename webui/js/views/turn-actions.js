@@ -8,7 +8,7 @@ import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 export async function sendPrompt(app, mode, content) {
   let s = app.manager.active;
   if (!s) {
-    s = await app.manager.newSession();
+    s = await app.newSession(); // a folder the person chose (docs/decisions.md)
     if (!s) return false;
   }
   app.conversation.jumpToLatest(); // sending always shows the newest message

@@ -98,13 +98,14 @@ function forkDialog({ files, conflicts }) {
     ...files.map((f) => h("li", {}, `${f.path} — ${f.action === "removed" ? "removed (created later)" : "restored"}`)),
     ...conflicts.map((c) => h("li", { class: "conflict" }, `${c.path} — ${c.reason === "not-saved" ? "no saved copy" : "changed outside HarnessDesk since"}`)),
   ];
-  const actions = [{ label: "Fork, keep files as they are", value: "keep", testid: "fork-keep-files", tone: blocked ? "primary" : undefined }];
-  if (!blocked) actions.push({ label: "Fork and restore files", value: "restore", tone: "primary", testid: "fork-restore-files" });
+  // keeping the files is the default (last, focused): restoring rewrites files, so it is asked for
+  const actions = blocked ? [] : [{ label: "Fork and restore files", value: "restore", testid: "fork-restore-files" }];
+  actions.push({ label: "Fork, keep files as they are", value: "keep", testid: "fork-keep-files", tone: "primary" });
   return {
     title: "Fork from here",
     testid: "fork-dialog",
     body: [
-      `Later turns changed ${plural(files.length + conflicts.length, "file")} in this folder. Restore them to how they were at this point?`,
+      `Later turns changed ${plural(files.length + conflicts.length, "file")} in this folder. The fork keeps them as they are unless you ask to restore them to how they were at this point.`,
       h("ul", { class: "file-list", testid: "fork-files" }, items),
       blocked ? h("p", { class: "dialog-hint" }, "Files changed outside HarnessDesk cannot be restored; fork without restoring, or undo those edits first.") : null,
     ].filter(Boolean),

@@ -1,5 +1,6 @@
 // The first-run welcome (and the "no session open" page): asks for the project folder to work
-// in, lists recent ones, and still lets a user simply type to start in the host's folder.
+// in, lists recent ones, and lets a user simply type to start in the last one used (or, with
+// none yet, be asked for a folder): never in the folder the app was launched from.
 
 import { h, icon, setChildren } from "./dom.js";
 import { describeError } from "../state/problems.js";
@@ -25,7 +26,9 @@ export function welcome(ctx) {
         }),
       )
     : null;
-  const typeHere = h("p", { class: "muted" }, "Or describe a task below and press Enter to start in ", h("code", { testid: "host-cwd" }, m.hostInfo?.cwd ?? "the host's folder"), ".");
+  const typeHere = recent.length
+    ? h("p", { class: "muted", testid: "welcome-type-here" }, "Or describe a task below and press Enter to start in ", h("code", { testid: "welcome-last-folder", title: recent[0].path }, shortenPath(recent[0].path, home)), ".")
+    : h("p", { class: "muted", testid: "welcome-type-here" }, "Or describe a task below and press Enter: you choose its folder first.");
   if (recent.length || hasSessions) {
     openBtn.classList.remove("btn-primary");
     return [

@@ -43,7 +43,8 @@ export class WorkspaceActions {
     if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
     const title = displayTitle(this.ctx.manager.summaries.get(sessionId));
-    this.ctx.toast(`Archived “${title}”. Find it under Archived at the bottom of the list.`, "info");
+    const undo = { label: "Undo", testid: "toast-undo-archive", run: () => this.unarchive(sessionId) };
+    this.ctx.toast(`Archived “${title}”. Find it under Archived at the bottom of the list.`, "info", undo);
   }
 
   async unarchive(sessionId) {

@@ -1,0 +1,42 @@
+// The header's git line: the branch of the session's folder and how many files are changed
+// (files.gitStatus), fetched when the session changes and after each of its turns.
+
+import { h, icon } from "./dom.js";
+import { transportFailure } from "../client/errors.js";
+
+export class GitStatus {
+  constructor(client) {
+    this.client = client;
+    this.sessionId = null;
+    this.seq = 0;
+    this.el = h("span", { class: "heading-git", testid: "git-status", hidden: true });
+  }
+
+  /** Show `sessionId`'s folder (null: nothing); fetched again only when the session changes. */
+  set(sessionId) {
+    if (sessionId === this.sessionId) return;
+    this.sessionId = sessionId;
+    this.el.hidden = true;
+    this.refresh();
+  }
+
+  async refresh() {
+    const sid = this.sessionId;
+    const seq = ++this.seq;
+    if (!sid) return;
+    const r = await this.client.call("files.gitStatus", { sessionId: sid }).catch(transportFailure);
+    if (seq !== this.seq) return; // a newer answer is on its way
+    if (!r.ok || !r.value.repo) {
+      this.el.hidden = true;
+      return;
+    }
+    const { branch, changed } = r.value;
+    const label = branch ?? "detached HEAD";
+    const what = changed === 0 ? "no changes" : changed === 1 ? "1 changed file" : `${changed} changed files`;
+    this.el.dataset.branch = branch ?? "";
+    this.el.dataset.changed = String(changed);
+    this.el.title = `Git: on ${label}, ${what}`;
+    this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
+    this.el.hidden = false;
+  }
+}
