@@ -8,7 +8,7 @@ MCP is what it records about any tool (`request/header.tools`, `tool/call`, `too
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Any, Annotated, Literal
 
 from pydantic import Field
 
@@ -16,7 +16,7 @@ from contract._base import WireModel
 from contract.sessions import SessionId
 from contract.workspaces import WorkspaceId
 
-McpScope = Literal["user", "project", "override"]
+McpScope = Literal["user", "project", "override", "editor"]
 McpTransport = Literal["stdio", "http", "sse"]
 McpState = Literal["disabled", "needs-trust", "needs-approval", "starting", "ready", "failed", "stopped"]
 ServerName = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
@@ -59,6 +59,15 @@ class McpListValue(WireModel):
     trusted: bool
     servers: list[McpServerView]
     problems: list[str] = Field(default_factory=list, description="files that could not be read")
+
+
+# mcp.addEditorServers
+class McpAddEditorServersRequest(WireModel):
+    """Servers an editor passes over ACP (`session/new`, `session/load`), in the `.mcp.json`
+    entry shape; they join the session's project as `editor` servers for the host's life."""
+
+    session_id: SessionId
+    mcp_servers: dict[str, dict[str, Any]] = Field(max_length=64)
 
 
 # mcp.restart

@@ -143,6 +143,7 @@ _METHODS = (
     # MCP servers and folder trust (docs/decisions.md, "MCP servers")
     Method("workspace.setTrust", _w.SetTrustRequest, _w.WorkspaceValue, 3, True),
     Method("mcp.list", mcp.McpListRequest, mcp.McpListValue, 3),
+    Method("mcp.addEditorServers", mcp.McpAddEditorServersRequest, mcp.McpListValue, 3, True),
     Method("mcp.restart", mcp.McpServerRef, mcp.McpServerValue, 3),
     Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
     Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),

@@ -38,7 +38,7 @@ from acp.schema import (
 
 from contract import __version__
 from contract.rpc import RpcErr
-from desktop.acp.options import config_options, mode_state, model_value, parse_model_value
+from desktop.acp.options import config_options, editor_servers, mode_state, model_value, parse_model_value
 from desktop.acp.prompt import prompt_content
 from desktop.acp.session import AcpSession, iso_time
 from host.fetch.client import AbstractApiClient
@@ -178,7 +178,7 @@ class HarnessAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True, audio=False),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(), close=SessionCloseCapabilities()
                 ),
@@ -196,14 +196,12 @@ class HarnessAcpAgent:
         folder = _absolute(cwd)
         if additional_directories:
             raise acp.RequestError.invalid_params({"detail": "additionalDirectories is not supported"})
-        if mcp_servers:
-            raise acp.RequestError.invalid_params(
-                {"detail": "MCP servers from the editor are not supported yet"}
-            )
+        servers = editor_servers(mcp_servers)
         await self._ensure_mux()
         workspace = await self._workspace_for(folder)
         created = await self._checked("session.create", {"workspaceId": workspace, "origin": "acp"})
         session = self._adopt(created["sessionId"], folder, last_turn=-1)
+        await self._add_servers(session.id, servers)
         modes, options = await self._modes_and_options(session.id)
         self._spawn(self._announce_commands(session))
         return NewSessionResponse(session_id=session.id, modes=modes, config_options=options)
@@ -212,10 +210,7 @@ class HarnessAcpAgent:
         self, cwd: str, session_id: str, mcp_servers: Any = None, **_: Any
     ) -> LoadSessionResponse:
         folder = _absolute(cwd)
-        if mcp_servers:
-            raise acp.RequestError.invalid_params(
-                {"detail": "MCP servers from the editor are not supported yet"}
-            )
+        servers = editor_servers(mcp_servers)
         await self._ensure_mux()
         row = await self._summary(session_id)
         if row is None:
@@ -223,6 +218,7 @@ class HarnessAcpAgent:
         if row.get("cwd") and Path(row["cwd"]) != Path(folder):
             raise acp.RequestError.invalid_params({"detail": f"session {session_id} works in {row['cwd']}"})
         session = self.sessions.get(session_id) or self._adopt(session_id, folder, last_turn=-1)
+        await self._add_servers(session_id, servers)
         events = await self._whole_history(session_id)
         session.replay(events)
         await session.flushed()
@@ -330,6 +326,12 @@ class HarnessAcpAgent:
 
     async def _send_update(self, session_id: str, update: Any) -> None:
         await self.conn.session_update(session_id=session_id, update=update)
+
+    async def _add_servers(self, session_id: str, servers: dict[str, dict[str, Any]]) -> None:
+        """The editor's MCP servers join the session's project (started now; a failed one shows
+        its error in the app's MCP panel and gives no tools, as any server)."""
+        if servers:
+            await self._checked("mcp.addEditorServers", {"sessionId": session_id, "mcpServers": servers})
 
     async def _workspace_for(self, folder: str) -> str:
         """The workspace of that folder (`workspace.create` answers the existing one too)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import acp
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
 
 from contract.permissions import PRESET_TEXT
@@ -71,4 +72,21 @@ def config_options(permissions: dict[str, Any], catalogue: Any) -> list[Any]:
                 options=models,
             )
         )
+    return out
+
+
+def editor_servers(specs: Any) -> dict[str, dict[str, Any]]:
+    """MCP servers an editor passed (`McpServerStdio`, `HttpMcpServer`) in the `.mcp.json`
+    entry shape the host reads; an SSE server is refused (not advertised)."""
+    out: dict[str, dict[str, Any]] = {}
+    for spec in specs or []:
+        kind = getattr(spec, "type", None)
+        if kind == "http":
+            headers = {h.name: h.value for h in spec.headers or []}
+            out[spec.name] = {"type": "http", "url": spec.url, "headers": headers}
+        elif kind == "sse":
+            raise acp.RequestError.invalid_params({"detail": f"MCP server {spec.name}: SSE is not supported"})
+        else:
+            env = {e.name: e.value for e in spec.env or []}
+            out[spec.name] = {"command": spec.command, "args": list(spec.args or []), "env": env}
     return out

@@ -13,6 +13,11 @@ async def list_servers(engine: Engine, p: m.McpListRequest) -> m.McpListValue:
     return await engine.mcp_list(p.session_id)
 
 
+@implements("mcp.addEditorServers")
+async def add_editor_servers(engine: Engine, p: m.McpAddEditorServersRequest) -> m.McpListValue:
+    return await engine.mcp_add_editor_servers(p.session_id, p.mcp_servers)
+
+
 @implements("mcp.restart")
 async def restart(engine: Engine, p: m.McpServerRef) -> m.McpServerValue:
     return m.McpServerValue(server=await engine.mcp_restart(p.session_id, p.name))

@@ -6,10 +6,12 @@ import asyncio
 import base64
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import acp
 import pytest
+from acp.schema import McpServerStdio, SseMcpServer
 
 from tests.acp.support import WAIT, RecordingClient, acp_agent, acp_command
 from tests.api.support import cli_env, start_serve
@@ -221,3 +223,34 @@ def test_stdout_carries_frames_only_and_bad_frames_get_errors(tmp_path: Path, ll
     assert by_id[3]["error"]["code"] == -32601
     assert any(f.get("error", {}).get("code") == -32700 for f in frames)  # the unparsable line
     assert done.returncode == 0
+
+
+async def test_mcp_servers_the_editor_passes_become_tools(
+    tmp_path: Path, project: Path, llm: ScriptedLlmServer
+) -> None:
+    """A stdio server from `session/new` (the real `mcp-server-time`) gives the model its tools,
+    called through the same approval as any tool."""
+    server = Path(sys.executable).parent / "mcp-server-time"
+    llm.enqueue(
+        Reply(tool_calls=[("m1", "mcp__time__get_current_time", '{"timezone": "UTC"}')]),
+        Reply(text="it is now"),
+    )
+    client = RecordingClient(answers=["allow_once"])
+    async with acp_agent(client, tmp_path / "data", llm, project) as (conn, _proc):
+        assert conn.init.agent_capabilities.mcp_capabilities.http is True
+        spec = McpServerStdio(name="time", command=str(server), args=[], env=[])
+        sid = (
+            await asyncio.wait_for(conn.new_session(cwd=str(project), mcp_servers=[spec]), WAIT)
+        ).session_id
+        answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("time?")]), WAIT)
+        assert answer.stop_reason == "end_turn"
+        offered = {t["function"]["name"] for t in llm.requests[0]["tools"]}
+        assert "mcp__time__get_current_time" in offered
+        assert client.permissions[0].tool_call_id == "m1"
+        done = [
+            u for s, u in client.updates if u.session_update == "tool_call_update" and u.tool_call_id == "m1"
+        ]
+        assert done[-1].status == "completed" and "UTC" in done[-1].raw_output
+        with pytest.raises(acp.RequestError):
+            sse = SseMcpServer(type="sse", name="old", url="http://127.0.0.1:9/sse", headers=[])
+            await conn.new_session(cwd=str(project), mcp_servers=[sse])

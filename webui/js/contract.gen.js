@@ -81,6 +81,7 @@ export const METHODS = {
   "goal.clear": {"version":3,"privileged":false,"userPaced":false},
   "workspace.setTrust": {"version":3,"privileged":true,"userPaced":false},
   "mcp.list": {"version":3,"privileged":false,"userPaced":false},
+  "mcp.addEditorServers": {"version":3,"privileged":true,"userPaced":false},
   "mcp.restart": {"version":3,"privileged":false,"userPaced":false},
   "mcp.setEnabled": {"version":3,"privileged":true,"userPaced":false},
   "mcp.approve": {"version":3,"privileged":true,"userPaced":false},

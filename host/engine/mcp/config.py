@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from host.engine.mcp.names import SERVER_NAME
 
-Scope = Literal["user", "project", "override"]
+Scope = Literal["user", "project", "override", "editor"]
 Transport = Literal["stdio", "http", "sse"]
 
 USER_FILE = "mcp.json"

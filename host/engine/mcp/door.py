@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 from contract.mcp import McpListValue, McpServerView
 from contract.workspaces import WorkspaceView
@@ -81,6 +82,13 @@ class McpDoor:
     async def mcp_list(self, session_id: str) -> McpListValue:
         cwd, root, workspace_id = await self._place(session_id)
         project = await self.mcp.sync(root, cwd, wait=False)
+        return self._value(project, workspace_id)
+
+    async def mcp_add_editor_servers(self, session_id: str, servers: dict[str, Any]) -> McpListValue:
+        """Servers an editor passed for this session (ACP): started now, like the user's own."""
+        cwd, root, workspace_id = await self._place(session_id)
+        self.mcp.add_editor_servers(root, servers, "an editor over ACP")
+        project = await self.mcp.sync(root, cwd)
         return self._value(project, workspace_id)
 
     def _view(self, project: Project, name: str) -> McpServerView:

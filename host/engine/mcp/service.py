@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from contract.mcp import HostMcpChanged, McpServerView, McpToolView
 from host.engine import secret_values
@@ -61,6 +62,8 @@ class McpService:
         self._credential = _remembering(credential)
         self._environ = environ if environ is not None else os.environ
         self._projects: dict[str, Project] = {}
+        self._editor: dict[str, dict[str, ServerEntry]] = {}
+        """Servers editors passed over ACP, per project root (the person's own, like user ones)."""
         self._closed = False
 
     # ---- what a session sees ----------------------------------------------------------------
@@ -93,6 +96,7 @@ class McpService:
         project = self._project(root)
         async with project.lock:
             project.config = await asyncio.to_thread(cfg.load, self.data_dir, root)
+            project.config.servers.update(self._editor.get(str(root), {}))
             changed = False
             for name, live in list(project.connections.items()):
                 entry = project.config.servers.get(name)
@@ -208,6 +212,11 @@ class McpService:
         return sorted(views, key=lambda v: (v.scope != "project", v.name))
 
     # ---- the person's actions ---------------------------------------------------------------
+
+    def add_editor_servers(self, root: Path, raw: dict[str, Any], source: str) -> None:
+        """An editor's servers for this project (a name already taken by an editor is replaced)."""
+        parsed = {name: cfg.parse_entry(name, entry, "editor", source) for name, entry in raw.items()}
+        self._editor.setdefault(str(root), {}).update(parsed)
 
     async def restart(self, root: Path, cwd: Path, name: str) -> Project:
         project = self._project(root)
