@@ -348,7 +348,7 @@ async def test_a_failed_write_surfaces_as_agent_error(
     assert frames[-1].session_id == sid and "seq gap" in frames[-1].message
 
 
-async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
+async def test_a_fork_of_the_first_turn_keeps_the_parent_title_marked_as_a_fork(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     scripted_llm.enqueue(Reply(text="an answer"))
@@ -359,8 +359,8 @@ async def test_a_fork_of_the_first_turn_keeps_the_parent_title(
     await frames_until(mux, lambda f: f.type == "session/projection" and f.key == "title")
     child = await engine.fork(sid, at_seq=0)  # the first (and only) turn
     summary = next(s for s in await engine.list_sessions() if s.session_id == child)
-    assert summary.title == "Plan the garden shed"
+    assert summary.title == "Plan the garden shed (fork)"  # two rows never read the same
     events, _, projections = await engine.history(child)
     assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
-    assert projections is not None and projections.values["title"] == "Plan the garden shed"
+    assert projections is not None and projections.values["title"] == "Plan the garden shed (fork)"
     assert {"title", "context"} <= set(projections.values)  # context: the copied answer's usage, cold
