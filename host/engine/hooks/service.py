@@ -60,7 +60,7 @@ class HookService:
         }
         data = (json.dumps(payload, ensure_ascii=False) + "\n").encode()
         for h in handlers:
-            f.record(events.hook_invoked(f.turn, f.event, "claude", h.handler_id, h.matcher))
+            f.record(events.hook_invoked(f.turn, f.event, "claude", h.handler_id, h.matcher, h.command))
         runs = await asyncio.gather(
             *(run_hook(h.command, data, f.cwd, root, h.timeout, self.data_dir) for h in handlers)
         )
