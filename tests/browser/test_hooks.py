@@ -1,0 +1,71 @@
+"""Hook records in the conversation (issue 29, item 4; docs/decisions.md, "Hook rows"): a real
+hook script in the person's hooks file denies the model's `rm` and lets `echo` through; both
+firings show as compact rows with the event, the command, the decision, exit code, reason."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import HarnessServer, fresh_session, send, tool_call, wait_idle
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+GUARD = """import json, sys
+d = json.load(sys.stdin)
+if "rm " in d["tool_input"].get("command", ""):
+    print("rm is not allowed here: use the trash", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def test_a_hook_that_denies_a_bash_call_shows_as_a_row(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    script = harness.root / "hook-scripts" / "deny_rm.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(GUARD, encoding="utf-8")
+    command = f"{sys.executable} {script}"
+    doc = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}]}}
+    (harness.data_dir / "hooks.json").write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        fresh_session(page)
+        llm.enqueue(
+            Reply(tool_calls=[tool_call("c1", "bash", command="rm -rf build")]),
+            Reply(tool_calls=[tool_call("c2", "bash", command="echo kept")]),
+            Reply(text="Kept the build folder."),
+        )
+        send(page, "clean up the build folder")
+        page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
+        expect(page.get_by_test_id("assistant-text").last).to_have_text("Kept the build folder.")
+        wait_idle(page)
+
+        rows = page.get_by_test_id("hook-row")
+        expect(rows).to_have_count(2)
+        denied, passed = rows.nth(0), rows.nth(1)
+        expect(denied).to_have_attribute("data-decision", "block")
+        expect(denied.get_by_test_id("hook-point")).to_have_text("PreToolUse hook")
+        expect(denied.get_by_test_id("hook-command")).to_have_text(command)
+        expect(denied.get_by_test_id("hook-outcome")).to_contain_text("block · exit 2 · ")
+        expect(denied.get_by_test_id("hook-reason")).to_have_text("rm is not allowed here: use the trash")
+        expect(passed).to_have_attribute("data-decision", "pass")
+        expect(passed.get_by_test_id("hook-outcome")).to_contain_text("pass · exit 0 · ")
+        # the denied call never ran: its card carries the hook's reason
+        expect(page.get_by_test_id("tool-card").first).to_contain_text("rm is not allowed here")
+        denied.locator("summary").click()
+        expect(denied.locator(".hook-reason")).to_be_visible()
+        page.screenshot(path="/tmp/hooks-rows.png")
+
+        # a reload draws the same rows from the history entries
+        page.reload()
+        expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+        expect(page.get_by_test_id("hook-row")).to_have_count(2)
+        expect(page.get_by_test_id("hook-row").first.get_by_test_id("hook-reason")).to_have_text(
+            "rm is not allowed here: use the trash"
+        )
+    finally:
+        (harness.data_dir / "hooks.json").unlink(missing_ok=True)
