@@ -7,11 +7,14 @@ regex or a broken file is a problem of that file and registers nothing from it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from host.engine.mcp.config import read_json
+from host.engine.mcp.config import MAX_FILE, read_json
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 MATCHED = frozenset({"PreToolUse", "PostToolUse", "SessionStart"})
@@ -122,12 +125,27 @@ def parse(doc: object, source: str, start: int) -> tuple[list[Handler], list[str
     return found, problems
 
 
-def load(data_dir: Path, project: Path, trusted: bool) -> HookConfig:
-    """Blocking (call off the loop)."""
+def load(
+    data_dir: Path, project: Path, trusted: bool, approved: Callable[[str, str], bool] | None = None
+) -> HookConfig:
+    """Blocking (call off the loop). A project file runs only when `approved(file, digest)` says
+    the person approved those exact bytes (docs/decisions.md, "Hook approval")."""
     config = HookConfig()
-    paths = [data_dir / USER_FILE] + ([project / PROJECT_FILE] if trusted else [])
-    for path in paths:
-        doc, problem = read_json(path)
+    paths: list[tuple[Path, str | None]] = [(data_dir / USER_FILE, None)]
+    if trusted:
+        paths.append((project / PROJECT_FILE, PROJECT_FILE))
+    for path, relative in paths:
+        if relative is not None:
+            raw = _read(path)
+            if raw is None:
+                continue
+            digest = hashlib.sha256(raw).hexdigest()
+            if approved is None or not approved(relative, digest):
+                config.problems.append(f"{path}: not approved as it is now, inert until approved")
+                continue
+            doc, problem = _decode(path, raw)
+        else:
+            doc, problem = read_json(path)
         if problem:
             config.problems.append(problem)
             continue
@@ -135,3 +153,21 @@ def load(data_dir: Path, project: Path, trusted: bool) -> HookConfig:
         config.handlers += found
         config.problems += problems
     return config
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _decode(path: Path, raw: bytes) -> tuple[object, str | None]:
+    try:
+        return json.loads(raw.decode("utf-8")), None
+    except UnicodeDecodeError:
+        return None, f"{path}: cannot be read (not UTF-8)"
+    except json.JSONDecodeError as exc:
+        return None, f"{path}: not JSON ({exc.msg} at line {exc.lineno})"

@@ -3,7 +3,8 @@
 Matching handlers run concurrently; each logs `hook/invoked` before and `hook/result` after it
 ran, inside the open turn; the outcomes merge deny > ask > allow. A hook's allow is "no
 objection": it never skips the session's approval policy or the sandbox. Project hooks are read
-only when the folder is trusted; the files are read again at every firing.
+only when the folder is trusted and that file's content approved ("Hook approval"); the files
+are read again at every firing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from contract.vetoes import stderr_summary
 from host.engine import events
 from host.engine.events import NewEvent
 from host.engine.hooks import config as cfg
+from host.engine.hooks.approval import approval_name
 from host.engine.hooks.decode import Merged, decode, merge
 from host.engine.hooks.run import run_hook
 from host.engine.project import project_root
@@ -39,15 +41,25 @@ class Firing:
 
 
 class HookService:
-    def __init__(self, data_dir: Path, trusted: Callable[[Path], bool]) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        trusted: Callable[[Path], bool],
+        approved: Callable[[Path, str, str], bool] = lambda root, name, digest: False,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self._trusted = trusted
+        self._approved = approved
         self.contexts: dict[tuple[str, int], list[str]] = {}
         """(session, turn) → context a UserPromptSubmit hook gave, for that turn's first request."""
 
     async def fire(self, f: Firing) -> Merged:
         root = await asyncio.to_thread(project_root, f.cwd)
-        config = await asyncio.to_thread(cfg.load, self.data_dir, root, self._trusted(root))
+
+        def approved(relative: str, digest: str) -> bool:
+            return self._approved(root, approval_name(relative), digest)
+
+        config = await asyncio.to_thread(cfg.load, self.data_dir, root, self._trusted(root), approved)
         handlers = config.for_event(f.event, f.subject, f.native)
         if not handlers:
             return Merged()

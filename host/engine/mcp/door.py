@@ -17,6 +17,7 @@ from contract.mcp import McpListValue, McpServerView
 from contract.workspaces import WorkspaceView
 from host.engine.directories import HostFolders
 from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
+from host.engine.hooks import approval as hook_approval
 from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
 from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
 from host.engine.mcp import config as cfg
@@ -70,26 +71,56 @@ class McpDoor:
         root = await asyncio.to_thread(project_root, cwd)
         return cwd, root, self.workspaces.containing(session_id)
 
-    def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
+    def hook_file_approved(self, root: Path, name: str, digest: str) -> bool:
+        return self._mcp_approvals.get((str(root), name)) == digest
+
+    async def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
+        trusted = self.project_trusted(project.root)
+        hook_file = (
+            await asyncio.to_thread(
+                hook_approval.view, project.root, HOOKS_PROJECT_FILE, self.hook_file_approved
+            )
+            if trusted
+            else None
+        )
         return McpListValue(
             project=str(project.root),
             workspace_id=workspace_id,
-            trusted=self.project_trusted(project.root),
+            trusted=trusted,
             servers=self.mcp.views(project),
             problems=list(project.config.problems),
+            hook_files=[hook_file] if hook_file else [],
         )
+
+    async def hooks_approve(self, workspace_id: str, digest: str) -> tuple[str, str]:
+        """Approve the workspace's project hook file as the person saw it (its sha256)."""
+        row = self.workspaces.get(workspace_id)
+        root = await asyncio.to_thread(project_root, Path(row.path))
+        name = hook_approval.approval_name(HOOKS_PROJECT_FILE)
+        path = root / HOOKS_PROJECT_FILE
+        now = await asyncio.to_thread(hook_approval.file_digest, path)
+        if now is None:
+            raise McpServerNotFound(name, f"no hook file in {root}")
+        if now != digest:
+            raise McpServerChanged(name)
+        await self._mcp_store.call(
+            lambda conn: mcp_tables.write_approval(conn, str(root), name, digest, now_iso())
+        )
+        await self._mcp_store.flush()
+        self._mcp_approvals[(str(root), name)] = digest
+        return str(path), digest
 
     async def mcp_list(self, session_id: str) -> McpListValue:
         cwd, root, workspace_id = await self._place(session_id)
         project = await self.mcp.sync(root, cwd, wait=False)
-        return self._value(project, workspace_id)
+        return await self._value(project, workspace_id)
 
     async def mcp_add_editor_servers(self, session_id: str, servers: dict[str, Any]) -> McpListValue:
         """Servers an editor passed for this session (ACP): started now, like the user's own."""
         cwd, root, workspace_id = await self._place(session_id)
         self.mcp.add_editor_servers(root, servers, "an editor over ACP")
         project = await self.mcp.sync(root, cwd)
-        return self._value(project, workspace_id)
+        return await self._value(project, workspace_id)
 
     def _view(self, project: Project, name: str) -> McpServerView:
         for view in self.mcp.views(project):
