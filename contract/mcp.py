@@ -61,7 +61,8 @@ class McpListValue(WireModel):
     servers: list[McpServerView]
     problems: list[str] = Field(default_factory=list, description="files that could not be read")
     hook_files: list[HookFileView] = Field(
-        default_factory=list, description="the trusted project's hook files, each approved or not"
+        default_factory=list,
+        description="the project's hook files, each approved or not (they run once trusted and approved)",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -69,3 +70,68 @@ def test_a_hook_that_denies_a_bash_call_shows_as_a_row(
         )
     finally:
         (harness.data_dir / "hooks.json").unlink(missing_ok=True)
+
+
+def test_a_project_hook_file_runs_only_after_trust_and_approval_and_asks_again_when_changed(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "cloned-with-hooks"
+    marker = repo / "HOOK-MARKER"
+    hooks = repo / ".harnessdesk" / "hooks.json"
+    hooks.parent.mkdir(parents=True)
+
+    def write(command: str) -> None:
+        doc = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": command}]}]}}
+        hooks.write_text(json.dumps(doc), encoding="utf-8")
+
+    def turn(text: str) -> None:
+        llm.enqueue(Reply(text=f"answered: {text}"))
+        send(page, text)
+        expect(page.get_by_test_id("assistant-text").last).to_have_text(f"answered: {text}")
+        wait_idle(page)
+
+    first = f"touch {marker}"
+    write(first)
+    page.evaluate(
+        """async (path) => {
+            const {client, app} = window.harnessdesk;
+            const w = await client.call("workspace.create", {path});
+            const s = await client.call("session.create", {workspaceId: w.value.workspace.workspaceId});
+            await app.open(s.value.sessionId);
+        }""",
+        str(repo),
+    )
+    turn("before trust")
+    assert not marker.exists()
+    toggle = page.get_by_test_id("mcp-toggle")
+    expect(toggle).to_be_visible()
+    toggle.click()
+    panel = page.get_by_test_id("mcp-panel")
+    prompt = panel.get_by_test_id("mcp-trust-prompt")
+    expect(prompt.get_by_test_id("hook-file-command")).to_have_text(first)
+    row = panel.get_by_test_id("hook-file")
+    expect(row.get_by_test_id("hook-file-state")).to_have_text("needs trust")
+    page.screenshot(path="/tmp/hooks-trust-prompt.png")
+    prompt.get_by_test_id("mcp-trust").click()
+    expect(row.get_by_test_id("hook-file-state")).to_have_text("needs approval")
+    turn("trusted, not approved")
+    assert not marker.exists()
+    row.get_by_test_id("hook-file-approve").click()
+    expect(row.get_by_test_id("hook-file-state")).to_have_text("approved")
+    turn("approved")
+    assert marker.exists()
+
+    second = repo / "CHANGED-MARKER"
+    write(f"touch {second}")
+    turn("changed")
+    assert not second.exists()
+    toggle.click()
+    expect(panel).to_be_hidden()
+    toggle.click()  # opening the panel reads the files again
+    expect(row.get_by_test_id("hook-file-state")).to_have_text("needs approval")
+    expect(row.get_by_test_id("hook-file-command")).to_have_text(f"touch {second}")
+    page.screenshot(path="/tmp/hooks-changed.png")
+    row.get_by_test_id("hook-file-approve").click()
+    expect(row.get_by_test_id("hook-file-state")).to_have_text("approved")
+    turn("approved again")
+    assert second.exists()

@@ -221,8 +221,8 @@ async def test_project_hooks_run_only_in_a_trusted_folder_once_their_content_is_
 
     await turn("untrusted")
     assert not marker.exists()
-    listed = await ok(client, "mcp.list", {"sessionId": sid})
-    assert listed.hook_files == []  # an untrusted folder's files are not even read
+    (listed,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files  # for the trust prompt
+    assert not listed.approved and listed.commands[0].command == f"touch {marker}"
     await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
     await turn("trusted, not approved")
     assert not marker.exists()

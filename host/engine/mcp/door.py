@@ -76,12 +76,9 @@ class McpDoor:
 
     async def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
         trusted = self.project_trusted(project.root)
-        hook_file = (
-            await asyncio.to_thread(
-                hook_approval.view, project.root, HOOKS_PROJECT_FILE, self.hook_file_approved
-            )
-            if trusted
-            else None
+        # shown even before trust (reading is not running), so the trust prompt lists its commands
+        hook_file = await asyncio.to_thread(
+            hook_approval.view, project.root, HOOKS_PROJECT_FILE, self.hook_file_approved
         )
         return McpListValue(
             project=str(project.root),
