@@ -163,7 +163,9 @@ class Engine(
             credential=plane.credentials.value,
         )
         self.presets.mcp_tools = self.mcp_session_tools
-        self.hooks = HookService(self.data_dir, self.project_trusted, self.hook_file_approved)
+        self.hooks = HookService(
+            self.data_dir, self.project_trusted, self.hook_file_approved, self.hook_dialects
+        )
         self.pool.hooks = self.hooks
         self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}), self._hook_files_present)
 

@@ -33,18 +33,37 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
-def view(root: Path, relative: str, approved: Approved) -> HookFileView | None:
-    """What the trust prompt shows for one project hook file (blocking: call off the loop)."""
-    path = root / relative
-    digest = file_digest(path)
-    if digest is None:
-        return None
-    doc, problem = read_json(path)
-    handlers, problems = cfg.parse(doc, str(path), 0) if problem is None else ([], [problem])
-    return HookFileView(
-        path=str(path),
-        digest=digest,
-        approved=approved(root, approval_name(relative), digest),
-        commands=[HookCommandView(event=h.event, matcher=h.matcher, command=h.command) for h in handlers],
-        problems=problems,
-    )
+def views(root: Path, compat: frozenset[str], approved: Approved) -> list[HookFileView]:
+    """What the trust prompt shows for each project hook file (blocking: call off the loop)."""
+    out = []
+    for f in cfg.files(compat, trusted=True):
+        if not f.project:
+            continue
+        path = root / f.relative
+        digest = file_digest(path)
+        if digest is None:
+            continue
+        doc, problem = read_json(path)
+        if f.settings and problem is None and not (isinstance(doc, dict) and "hooks" in doc):
+            continue
+        found, problems = cfg.parse(doc, str(path), 0, f.dialect) if problem is None else ([], [problem])
+        out.append(
+            HookFileView(
+                path=str(path),
+                digest=digest,
+                approved=approved(root, approval_name(f.relative), digest),
+                commands=[
+                    HookCommandView(event=h.event, matcher=h.matcher, command=h.command) for h in found
+                ],
+                problems=problems,
+            )
+        )
+    return out
+
+
+def matching(root: Path, compat: frozenset[str], digest: str) -> str | None:
+    """The project hook file (relative) whose content now has `digest`, if one does."""
+    for f in cfg.files(compat, trusted=True):
+        if f.project and file_digest(root / f.relative) == digest:
+            return f.relative
+    return None
