@@ -135,3 +135,56 @@ def test_a_project_hook_file_runs_only_after_trust_and_approval_and_asks_again_w
     expect(row.get_by_test_id("hook-file-state")).to_have_text("approved")
     turn("approved again")
     assert second.exists()
+
+
+def test_claude_code_hooks_are_turned_on_in_settings_and_then_listed_for_approval(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer, tmp_path: Path
+) -> None:
+    repo = tmp_path / "claude-repo"
+    marker = repo / "CLAUDE-HOOK-RAN"
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    doc = {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
+    settings.write_text(json.dumps(doc), encoding="utf-8")
+    page.evaluate(
+        """async (path) => {
+            const {client, app} = window.harnessdesk;
+            const w = await client.call("workspace.create", {path});
+            const workspaceId = w.value.workspace.workspaceId;
+            await client.call("workspace.setTrust", {workspaceId, trusted: true});
+            const s = await client.call("session.create", {workspaceId});
+            await app.open(s.value.sessionId);
+        }""",
+        str(repo),
+    )
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    section = dialog.get_by_test_id("settings-ns-hooks")
+    box = section.get_by_test_id("setting-hooks-claudeCode")
+    expect(box).not_to_be_checked()  # off by default
+    box.check()
+    section.get_by_test_id("settings-save-hooks").click()
+    expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
+    expect(
+        dialog.get_by_test_id("settings-ns-hooks").get_by_test_id("setting-hooks-claudeCode")
+    ).to_be_checked()
+    page.screenshot(path="/tmp/hooks-settings.png")
+    dialog.get_by_test_id("settings-close").click()
+    try:
+        toggle = page.get_by_test_id("mcp-toggle")
+        expect(toggle).to_be_visible()
+        toggle.click()
+        row = page.get_by_test_id("mcp-panel").get_by_test_id("hook-file")
+        expect(row.get_by_test_id("hook-file-state")).to_have_text("needs approval")
+        expect(row.get_by_test_id("hook-file-command")).to_have_text(f"touch {marker}")
+        assert not marker.exists()
+        row.get_by_test_id("hook-file-approve").click()
+        expect(row.get_by_test_id("hook-file-state")).to_have_text("approved")
+        llm.enqueue(Reply(text="ran"))
+        send(page, "go")
+        expect(page.get_by_test_id("assistant-text").last).to_have_text("ran")
+        wait_idle(page)
+        assert marker.exists()
+    finally:
+        off = {"ns": "hooks", "patch": {"claudeCode": False}}
+        page.evaluate("(p) => window.harnessdesk.client.call('settings.update', p)", off)
