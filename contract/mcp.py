@@ -8,11 +8,12 @@ MCP is what it records about any tool (`request/header.tools`, `tool/call`, `too
 
 from __future__ import annotations
 
-from typing import Any, Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from contract._base import WireModel
+from contract.hooks import HookFileView
 from contract.sessions import SessionId
 from contract.workspaces import WorkspaceId
 
@@ -59,6 +60,10 @@ class McpListValue(WireModel):
     trusted: bool
     servers: list[McpServerView]
     problems: list[str] = Field(default_factory=list, description="files that could not be read")
+    hook_files: list[HookFileView] = Field(
+        default_factory=list,
+        description="the project's hook files, each approved or not (they run once trusted and approved)",
+    )
 
 
 # mcp.addEditorServers

@@ -16,6 +16,7 @@ from contract import (
     credentials,
     files,
     goals,
+    hooks,
     host,
     jobs,
     llm,
@@ -148,6 +149,7 @@ _METHODS = (
     Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
     Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
     Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
+    Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

@@ -26,6 +26,7 @@ UI_ONBOARDING = "ui-onboarding"
 UI_APPEARANCE = "ui-appearance"
 AGENT_PRESETS = "agent-presets"
 UNDO = "undo"
+HOOKS = "hooks"
 AGENT_DEFAULT_MODEL = "agent-default-model"
 """Registered but not exposed: only `session.selectModel` writes it."""
 
@@ -38,6 +39,7 @@ EXPOSED = (
     UI_ONBOARDING,
     AGENT_PRESETS,
     UNDO,
+    HOOKS,
 )
 """The namespaces `settings.*` serves, in the order `settings.describe` lists them."""
 
@@ -207,6 +209,22 @@ class AgentPresetsSection(WireModel):
     )
 
 
+class HooksSection(WireModel):
+    """`hooks`: the opt-in hook files of other tools (docs/decisions.md, "Hook rows and hook
+    approval"). A project's files still run only in a trusted folder, once approved."""
+
+    claude_code: bool = Field(
+        default=False,
+        title="Use Claude Code hooks",
+        description="Also run the hooks in ~/.claude/settings.json and a project's .claude/settings.json.",
+    )
+    codex: bool = Field(
+        default=False,
+        title="Use Codex hooks",
+        description="Also run the hooks in ~/.codex/hooks.json and a project's .codex/hooks.json.",
+    )
+
+
 class UndoSection(WireModel):
     """`undo`: how much disk the snapshots that make shell commands undoable may take."""
 
@@ -266,6 +284,7 @@ SECTIONS: dict[str, type[WireModel]] = {
     UI_ONBOARDING: OnboardingSection,
     AGENT_PRESETS: AgentPresetsSection,
     UNDO: UndoSection,
+    HOOKS: HooksSection,
     AGENT_DEFAULT_MODEL: DefaultModelSection,
 }
 """Every registered namespace's model, in registration order."""

@@ -36,6 +36,9 @@ class HookInvoked(OpenModel):
     matcher: str | None = None
     """Omitted for match-all groups."""
     handler_id: str = Field(min_length=1)
+    command: str | None = None
+    """The hook's command line, shown in the conversation's hook row (HarnessDesk's addition to
+    the reference shape; docs/decisions.md, "Hook rows")."""
 
 
 class HookResult(OpenModel):

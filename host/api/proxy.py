@@ -11,6 +11,7 @@ from host.api import (
     credentials,
     files,
     goal,
+    hooks,
     host,
     job,
     llm,
@@ -45,6 +46,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

@@ -20,6 +20,7 @@ from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
 from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
+from contract.namespaces import HOOKS
 from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
@@ -163,8 +164,12 @@ class Engine(
             credential=plane.credentials.value,
         )
         self.presets.mcp_tools = self.mcp_session_tools
-        self.hooks = HookService(self.data_dir, self.project_trusted)
+        self.hooks = HookService(
+            self.data_dir, self.project_trusted, self.hook_file_approved, self.hook_dialects
+        )
         self.pool.hooks = self.hooks
+        # turning a hook dialect on or off changes the hook files mcp.list shows (host/mcp-changed)
+        plane.settings.on_change(lambda ns: self.mcp.announce_all() if ns == HOOKS else None)
         self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}), self._hook_files_present)
 
     @classmethod

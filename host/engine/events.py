@@ -150,9 +150,16 @@ def goal_change(change: GoalChange) -> NewEvent[GoalChange]:
 
 
 def hook_invoked(
-    turn: int, point: str, dialect: HookDialect, handler_id: str, matcher: str | None = None
+    turn: int,
+    point: str,
+    dialect: HookDialect,
+    handler_id: str,
+    matcher: str | None = None,
+    command: str | None = None,
 ) -> NewEvent[HookInvoked]:
-    data = HookInvoked(turn=turn, point=point, dialect=dialect, matcher=matcher, handler_id=handler_id)
+    data = HookInvoked(
+        turn=turn, point=point, dialect=dialect, matcher=matcher, handler_id=handler_id, command=command
+    )
     return NewEvent("hook/invoked", data)
 
 

@@ -203,6 +203,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "mcp.approve": {"workspaceId": "w-unknown", "name": "evil"},
         "mcp.setEnabled": {"sessionId": "s-unknown", "name": "evil", "enabled": True},
         "mcp.openUserFile": {},
+        "hooks.approve": {"workspaceId": "w-unknown", "digest": "0" * 64},
         "mcp.addEditorServers": {"sessionId": "s-unknown", "mcpServers": {}},
         "files.freeSpace": {},
     }

@@ -21,6 +21,7 @@ EXPOSED = [
     "ui-onboarding",
     "agent-presets",
     "undo",
+    "hooks",
 ]
 
 

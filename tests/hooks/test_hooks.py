@@ -1,7 +1,8 @@
 """Hooks with real processes (own tiny scripts), driven by the scripted provider
 (docs/decisions.md, "Hooks"): PreToolUse deny by exit code and by JSON (and the event-name
 guard), ask forcing an approval past "Allow always", deny beating ask, PostToolUse block,
-UserPromptSubmit blocking a prompt, a timeout, and project hooks inert before trust."""
+UserPromptSubmit blocking a prompt, a timeout, and project hooks inert before trust
+and before the person approved the file's exact content (again after a change)."""
 
 from __future__ import annotations
 
@@ -200,7 +201,7 @@ async def test_a_hook_that_times_out_is_a_non_blocking_error(
     assert result["decision"] == "error" and "timed out after 1 s" in result["stderrSummary"]
 
 
-async def test_project_hooks_run_only_in_a_trusted_folder(
+async def test_project_hooks_run_only_in_a_trusted_folder_once_their_content_is_approved(
     host: Host, llm: ScriptedLlmServer, tmp_path: Path, carrier: str
 ) -> None:
     if carrier != "inprocess":
@@ -212,14 +213,44 @@ async def test_project_hooks_run_only_in_a_trusted_folder(
     mux = await host.mux(client)
     wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
     sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id
-    llm.enqueue(Reply(text="one"), Reply(text="two"))
-    await prompt(client, sid, "first")
-    await mux.next(event("turn/end", sid), within=WAIT)
+
+    async def turn(text: str) -> None:
+        llm.enqueue(Reply(text="ok"))
+        await prompt(client, sid, text)
+        await mux.next(event("turn/end", sid), within=WAIT)
+
+    await turn("untrusted")
     assert not marker.exists()
+    (listed,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files  # for the trust prompt
+    assert not listed.approved and listed.commands[0].command == f"touch {marker}"
     await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
-    await prompt(client, sid, "second")
-    await mux.next(event("turn/end", sid), within=WAIT)
+    await turn("trusted, not approved")
+    assert not marker.exists()
+
+    (shown,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files
+    assert not shown.approved
+    assert [(c.event, c.command) for c in shown.commands] == [("UserPromptSubmit", f"touch {marker}")]
+    bad = await client.call("hooks.approve", {"workspaceId": wid, "digest": "0" * 64})
+    assert not bad.result.ok and bad.result.error.code == "mcp-server-changed"
+    await turn("a wrong digest approves nothing")
+    assert not marker.exists()
+    await ok(client, "hooks.approve", {"workspaceId": wid, "digest": shown.digest})
+    assert (await ok(client, "mcp.list", {"sessionId": sid})).hook_files[0].approved
+    await turn("approved")
     assert marker.exists()
+
+    # the file changes: inert until the person approves the new content
+    second = repo / "CHANGED-HOOK-RAN"
+    hooks_file(repo / ".harnessdesk" / "hooks.json", {"UserPromptSubmit": [group(f"touch {second}")]})
+    await turn("changed")
+    assert not second.exists()
+    (changed,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files
+    assert not changed.approved and changed.digest != shown.digest
+    stale = await client.call("hooks.approve", {"workspaceId": wid, "digest": shown.digest})
+    assert not stale.result.ok and stale.result.error.code == "mcp-server-changed"
+    await ok(client, "hooks.approve", {"workspaceId": wid, "digest": changed.digest})
+    await turn("approved again")
+    assert second.exists()
 
 
 async def test_a_stop_hook_that_always_blocks_ends_after_3_continuations(

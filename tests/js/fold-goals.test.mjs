@@ -6,7 +6,7 @@ import { goalRoundLabel, goalRoundOf } from "../../webui/js/state/fold-goals.js"
 let seq = 0;
 const at = (type, data) => ({ type, seq: seq++, time: 1000 + seq, data });
 
-test("a vetoed prompt folds to a blocked row with its reason; hook records render nothing", () => {
+test("a vetoed prompt folds to a blocked row with its reason, after the hook row that blocked it", () => {
   seq = 0;
   const f = new SessionFold();
   f.apply(at("turn/start", { turn: 0, trigger: "user" }));
@@ -15,10 +15,11 @@ test("a vetoed prompt folds to a blocked row with its reason; hook records rende
   const content = [{ type: "text", text: "rm -rf the build dir" }];
   f.apply(at("prompt/blocked", { content, source: { kind: "user", rpcId: "r" }, reason: "Destructive requests need a ticket number." }));
   f.apply(at("turn/end", { turn: 0, reason: { kind: "blocked" } }));
-  assert.deepEqual(f.items.map((i) => i.kind), ["blocked", "turn-end"]);
-  assert.equal(f.items[0].reason, "Destructive requests need a ticket number.");
-  assert.deepEqual(f.items[0].content, content);
-  assert.equal(f.items[1].reason.kind, "blocked");
+  assert.deepEqual(f.items.map((i) => i.kind), ["hook", "blocked", "turn-end"]);
+  assert.equal(f.items[0].decision, "block");
+  assert.equal(f.items[1].reason, "Destructive requests need a ticket number.");
+  assert.deepEqual(f.items[1].content, content);
+  assert.equal(f.items[2].reason.kind, "blocked");
 });
 
 test("a goal round is a context row labelled with its round; goal/change renders nothing", () => {

@@ -86,6 +86,7 @@ export const METHODS = {
   "mcp.setEnabled": {"version":3,"privileged":true,"userPaced":false},
   "mcp.approve": {"version":3,"privileged":true,"userPaced":false},
   "mcp.openUserFile": {"version":3,"privileged":true,"userPaced":false},
+  "hooks.approve": {"version":3,"privileged":true,"userPaced":false},
 };
 
 /** error code → its details schema (in DEFS) and the detail field names. */

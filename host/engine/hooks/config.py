@@ -7,11 +7,15 @@ regex or a broken file is a problem of that file and registers nothing from it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from host.engine.mcp.config import read_json
+from contract.vetoes import HookDialect
+from host.engine.mcp.config import MAX_FILE
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 MATCHED = frozenset({"PreToolUse", "PostToolUse", "SessionStart"})
@@ -32,6 +36,8 @@ ALIASES = {
     "todo_write": "TodoWrite",
 }
 """Claude's tool names for ours: a matcher is tested against both."""
+CODEX_ALIASES = {"bash": "Bash"}
+"""Codex's (only `bash` has one); a Codex matcher is always a regex."""
 
 
 @dataclass(frozen=True)
@@ -42,13 +48,16 @@ class Handler:
     handler_id: str
     matcher: str | None = None
     source: str = ""
+    dialect: HookDialect = "claude"
 
     def matches(self, subject: str | None, native: str | None = None) -> bool:
         m = self.matcher
         if self.event not in MATCHED or m in (None, "", "*") or subject is None:
             return True
+        if self.dialect == "codex" and native is not None:
+            subject = CODEX_ALIASES.get(native, native)
         names = {subject} | ({native} if native else set())
-        if _LITERAL.match(m):
+        if self.dialect == "claude" and _LITERAL.match(m):
             return bool(names & set(m.split("|")))
         return any(re.search(m, n) for n in names)
 
@@ -69,7 +78,9 @@ class HookConfig:
         return out
 
 
-def parse(doc: object, source: str, start: int) -> tuple[list[Handler], list[str]]:
+def parse(
+    doc: object, source: str, start: int, dialect: HookDialect = "claude"
+) -> tuple[list[Handler], list[str]]:
     if doc is None:
         return [], []
     hooks = doc.get("hooks") if isinstance(doc, dict) else None
@@ -90,7 +101,7 @@ def parse(doc: object, source: str, start: int) -> tuple[list[Handler], list[str
             matcher = group.get("matcher")
             if matcher is not None and not isinstance(matcher, str):
                 return [], [f"{source}: {event}: matcher must be a string"]
-            if matcher and not _LITERAL.match(matcher):
+            if matcher and (dialect == "codex" or not _LITERAL.match(matcher)):
                 try:
                     re.compile(matcher)
                 except re.error as exc:
@@ -114,24 +125,88 @@ def parse(doc: object, source: str, start: int) -> tuple[list[Handler], list[str
                         event=event,
                         command=command,
                         timeout=float(timeout) if timeout else default,
-                        handler_id=f"claude:{event}:{n}",
+                        handler_id=f"{dialect}:{event}:{n}",
                         matcher=matcher or None,
                         source=source,
+                        dialect=dialect,
                     )
                 )
     return found, problems
 
 
-def load(data_dir: Path, project: Path, trusted: bool) -> HookConfig:
-    """Blocking (call off the loop)."""
+def load(
+    data_dir: Path,
+    project: Path,
+    trusted: bool,
+    approved: Callable[[str, str], bool] | None = None,
+    compat: frozenset[str] = frozenset(),
+    home: Path | None = None,
+) -> HookConfig:
+    """Blocking (call off the loop). A project file runs only when `approved(file, digest)` says
+    the person approved those exact bytes (docs/decisions.md, "Hook approval"); `compat` names
+    the opt-in dialects whose files are read too ("claude", "codex")."""
     config = HookConfig()
-    paths = [data_dir / USER_FILE] + ([project / PROJECT_FILE] if trusted else [])
-    for path in paths:
-        doc, problem = read_json(path)
+    user = home if home is not None else Path.home()
+    for f in files(compat, trusted):
+        path = (project if f.project else (data_dir if f.relative == USER_FILE else user)) / f.relative
+        raw = _read(path)
+        if raw is None:
+            continue
+        digest = hashlib.sha256(raw).hexdigest()
+        if f.project and (approved is None or not approved(f.relative, digest)):
+            config.problems.append(f"{path}: not approved as it is now, inert until approved")
+            continue
+        doc, problem = _decode(path, raw)
         if problem:
             config.problems.append(problem)
             continue
-        found, problems = parse(doc, str(path), len(config.handlers))
+        if f.settings and not (isinstance(doc, dict) and "hooks" in doc):
+            continue  # a Claude settings file without hooks
+        found, problems = parse(doc, str(path), len(config.handlers), f.dialect)
         config.handlers += found
         config.problems += problems
     return config
+
+
+@dataclass(frozen=True)
+class HookFile:
+    relative: str
+    dialect: HookDialect
+    project: bool
+    settings: bool = False
+    """A settings file whose `hooks` key holds them (Claude Code's); no key is no hooks."""
+
+
+def files(compat: frozenset[str], trusted: bool) -> list[HookFile]:
+    """Every hook file that applies, in load order: user files, then the project's."""
+    out = [HookFile(USER_FILE, "claude", False)]
+    if "claude" in compat:
+        out.append(HookFile(".claude/settings.json", "claude", False, True))
+    if "codex" in compat:
+        out.append(HookFile(".codex/hooks.json", "codex", False))
+    if trusted:
+        out.append(HookFile(PROJECT_FILE, "claude", True))
+        if "claude" in compat:
+            out.append(HookFile(".claude/settings.json", "claude", True, True))
+            out.append(HookFile(".claude/settings.local.json", "claude", True, True))
+        if "codex" in compat:
+            out.append(HookFile(".codex/hooks.json", "codex", True))
+    return out
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE:
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _decode(path: Path, raw: bytes) -> tuple[object, str | None]:
+    try:
+        return json.loads(raw.decode("utf-8")), None
+    except UnicodeDecodeError:
+        return None, f"{path}: cannot be read (not UTF-8)"
+    except json.JSONDecodeError as exc:
+        return None, f"{path}: not JSON ({exc.msg} at line {exc.lineno})"

@@ -14,14 +14,18 @@ from pathlib import Path
 from typing import Any
 
 from contract.mcp import McpListValue, McpServerView
+from contract.namespaces import HOOKS, HooksSection
 from contract.workspaces import WorkspaceView
 from host.engine.directories import HostFolders
 from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
+from host.engine.hooks import approval as hook_approval
+from host.engine.hooks import config as hook_config
 from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
 from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
 from host.engine.mcp import config as cfg
 from host.engine.mcp.service import McpService, Project
 from host.engine.project import project_root
+from host.engine.settings.plane import ConfigPlane
 from host.engine.store import Store
 from host.engine.store import mcp as mcp_tables
 from host.engine.tools.base import Tool
@@ -41,14 +45,19 @@ class McpDoor:
     mcp: McpService
     folders: HostFolders
     _mcp_approvals: dict[tuple[str, str], str]
+    _plane: ConfigPlane
 
     def _hook_files_present(self) -> bool:
         """Whether any hook file could apply (the user's, or a trusted workspace's): a few stats."""
-        if (self.mcp.data_dir / HOOKS_USER_FILE).exists():
-            return True
-        return any(
-            os.path.exists(os.path.join(t, HOOKS_PROJECT_FILE)) for t in self.workspaces.trusted_paths()
-        )
+        dialects = self.hook_dialects()
+        for f in hook_config.files(dialects, trusted=True):
+            if not f.project:
+                base = self.mcp.data_dir if f.relative == HOOKS_USER_FILE else Path.home()
+                if (base / f.relative).exists():
+                    return True
+            elif any(os.path.exists(os.path.join(t, f.relative)) for t in self.workspaces.trusted_paths()):
+                return True
+        return False
 
     def project_trusted(self, root: Path) -> bool:
         here = str(root)
@@ -70,26 +79,57 @@ class McpDoor:
         root = await asyncio.to_thread(project_root, cwd)
         return cwd, root, self.workspaces.containing(session_id)
 
-    def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
+    def hook_file_approved(self, root: Path, name: str, digest: str) -> bool:
+        return self._mcp_approvals.get((str(root), name)) == digest
+
+    def hook_dialects(self) -> frozenset[str]:
+        """The opt-in hook dialects the person turned on (settings `hooks`)."""
+        section: HooksSection = self._plane.settings.section(HOOKS)
+        return frozenset({"claude"} if section.claude_code else set()) | (
+            {"codex"} if section.codex else set()
+        )
+
+    async def _value(self, project: Project, workspace_id: str | None) -> McpListValue:
+        trusted = self.project_trusted(project.root)
+        # shown even before trust (reading is not running), so the trust prompt lists its commands
+        hook_files = await asyncio.to_thread(
+            hook_approval.views, project.root, self.hook_dialects(), self.hook_file_approved
+        )
         return McpListValue(
             project=str(project.root),
             workspace_id=workspace_id,
-            trusted=self.project_trusted(project.root),
+            trusted=trusted,
             servers=self.mcp.views(project),
             problems=list(project.config.problems),
+            hook_files=hook_files,
         )
+
+    async def hooks_approve(self, workspace_id: str, digest: str) -> tuple[str, str]:
+        """Approve the workspace's project hook file whose content the person saw (its sha256)."""
+        row = self.workspaces.get(workspace_id)
+        root = await asyncio.to_thread(project_root, Path(row.path))
+        relative = await asyncio.to_thread(hook_approval.matching, root, self.hook_dialects(), digest)
+        if relative is None:
+            raise McpServerChanged(hook_approval.approval_name(HOOKS_PROJECT_FILE))
+        name = hook_approval.approval_name(relative)
+        await self._mcp_store.call(
+            lambda conn: mcp_tables.write_approval(conn, str(root), name, digest, now_iso())
+        )
+        await self._mcp_store.flush()
+        self._mcp_approvals[(str(root), name)] = digest
+        return str(root / relative), digest
 
     async def mcp_list(self, session_id: str) -> McpListValue:
         cwd, root, workspace_id = await self._place(session_id)
         project = await self.mcp.sync(root, cwd, wait=False)
-        return self._value(project, workspace_id)
+        return await self._value(project, workspace_id)
 
     async def mcp_add_editor_servers(self, session_id: str, servers: dict[str, Any]) -> McpListValue:
         """Servers an editor passed for this session (ACP): started now, like the user's own."""
         cwd, root, workspace_id = await self._place(session_id)
         self.mcp.add_editor_servers(root, servers, "an editor over ACP")
         project = await self.mcp.sync(root, cwd)
-        return self._value(project, workspace_id)
+        return await self._value(project, workspace_id)
 
     def _view(self, project: Project, name: str) -> McpServerView:
         for view in self.mcp.views(project):

@@ -238,6 +238,11 @@ class McpService:
             await self.sync(project.root, project.root, wait=False)
             self._announce(project)
 
+    def announce_all(self) -> None:
+        """Something shown beside the servers changed (the hook dialects): every project re-lists."""
+        for project in list(self._projects.values()):
+            self._announce(project)
+
     def _changed(self, live: McpConnection) -> None:
         for project in self._projects.values():
             if project.connections.get(live.entry.name) is live:

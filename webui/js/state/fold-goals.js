@@ -4,9 +4,9 @@
 //   context rows of a goal round carry goalRound {round, max} ("working toward the goal — round
 //   3 of 10"); the wrap-up notice (plugin tool-goal) is a context row too.
 
-/** Log-only events that render no row: hook records and goal changes (the goal bar shows the
- *  goal from its projection). */
-export const GOAL_SILENT = ["hook/invoked", "hook/result", "goal/change"];
+/** Log-only events that render no row: goal changes (the goal bar shows the goal from its
+ *  projection). Hook records are rows of their own (fold-hooks.js). */
+export const GOAL_SILENT = ["goal/change"];
 
 export function promptBlocked(fold, ev, d) {
   fold.add({

@@ -15,6 +15,7 @@
 //   context    {id, kind, seq, plugin, text}   (context the host gave the agent)
 //   raw        {id, kind, seq, type, data}     (unknown event types)
 //   blocked    {id, kind, seq, turn, content, reason}   (a prompt a prompt gate refused: fold-goals.js)
+//   hook       {id, kind, seq, turn, point, command, decision, exitCode, reason, durationMs} (fold-hooks.js)
 //   command, skill                             (see fold-commands.js)
 //   todos (last todo/write wins), title, model (newest request/header), preset (newest
 //   agent-preset/selected in the window), activeTurn, compacting (a compaction is running).
@@ -28,6 +29,7 @@ import { filesRestored, noteTool, turnFiles } from "./fold-files.js";
 import { isTaskPrompt, subagentSpawned } from "./fold-subagents.js";
 import { GOAL_SILENT, promptBlocked } from "./fold-goals.js";
 import { markRetry } from "./fold-retry.js";
+import { hookInvoked, hookResult } from "./fold-hooks.js";
 
 /** Known event types that change state but render no row of their own. */
 const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor", ...GOAL_SILENT]);
@@ -56,6 +58,7 @@ export class SessionFold {
     this.approvalTools = new Map(); // approval id → tool row id
     this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
     this.commands = new Map(); // commandId → item id
+    this.openHooks = new Map(); // "turn:handlerId" → hook row ids still waiting for their result
     this.preset = null;
     this.ops = [];
     this.resetPending = false;
@@ -186,6 +189,10 @@ export class SessionFold {
         return subagentSpawned(this, ev, d);
       case "prompt/blocked":
         return promptBlocked(this, ev, d);
+      case "hook/invoked":
+        return hookInvoked(this, ev, d);
+      case "hook/result":
+        return hookResult(this, ev, d);
       case "todo/write":
         this.todos = Array.isArray(d.todos) ? d.todos.map((t) => ({ content: t.content, status: t.status })) : [];
         this.ops.push({ op: "meta" });

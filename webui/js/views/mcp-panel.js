@@ -6,6 +6,7 @@
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
+import { hookCommandList, hookFileNode } from "./hook-files.js";
 
 const STATE_TEXT = {
   disabled: "disabled",
@@ -30,10 +31,11 @@ export class McpPanel {
 
   set(sessionId, open) {
     const moved = sessionId !== this.sessionId;
+    const opened = open && !this.open; // opening re-reads: a project file may have changed since
     this.sessionId = sessionId;
     this.open = open && !!sessionId;
     if (moved) this.value = null;
-    if (moved || (this.open && !this.value)) this.refresh();
+    if (moved || (this.open && (!this.value || opened))) this.refresh();
     else this.render();
   }
 
@@ -66,12 +68,14 @@ export class McpPanel {
       return;
     }
     const project = v.servers.filter((s) => s.scope === "project");
-    if (project.length && !v.trusted) this.root.append(this.trustPrompt(v, project));
+    const hookFiles = v.hookFiles ?? [];
+    if ((project.length || hookFiles.length) && !v.trusted) this.root.append(this.trustPrompt(v, project, hookFiles));
     if (!v.servers.length) {
       this.root.append(h("p", { class: "mcp-empty", testid: "mcp-empty" }, "No MCP servers. Add them to mcp.json in the data folder, or to the project's .mcp.json."));
     }
     const list = h("ul", { class: "job-list mcp-list", role: "list" });
     for (const server of v.servers) list.append(this.serverNode(v, server));
+    for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act("hooks.approve", { workspaceId: v.workspaceId, digest: f.digest }, b) }));
     this.root.append(list);
     for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem" }, p));
     const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: "Your own servers, used in every folder" }, h("span", {}, "Edit your servers (mcp.json)"));
@@ -79,14 +83,15 @@ export class McpPanel {
     this.root.append(h("div", { class: "job-actions" }, edit));
   }
 
-  trustPrompt(v, servers) {
+  trustPrompt(v, servers, hookFiles) {
     const trust = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "mcp-trust", disabled: !v.workspaceId }, icon("check"), h("span", {}, "Trust this folder"));
     trust.addEventListener("click", () => this.trust(v, trust));
     return h(
       "section",
       { class: "mcp-trust", testid: "mcp-trust-prompt", role: "group", "aria-label": "Trust this folder?" },
-      h("p", { class: "mcp-trust-text" }, "This folder brings its own MCP servers. Nothing of it runs until you trust ", h("code", {}, v.project), " and approve each server after reading its command:"),
-      h("ul", { class: "mcp-trust-commands" }, ...servers.map((s) => h("li", {}, h("strong", {}, s.name), " ", h("code", { testid: "mcp-trust-command" }, s.commandLine)))),
+      h("p", { class: "mcp-trust-text" }, `This folder brings its own ${servers.length ? "MCP servers" : ""}${servers.length && hookFiles.length ? " and " : ""}${hookFiles.length ? "hooks" : ""}. Nothing of it runs until you trust `, h("code", {}, v.project), " and approve each server and hook file after reading its commands:"),
+      servers.length ? h("ul", { class: "mcp-trust-commands" }, ...servers.map((s) => h("li", {}, h("strong", {}, s.name), " ", h("code", { testid: "mcp-trust-command" }, s.commandLine)))) : null,
+      ...hookFiles.map(hookCommandList),
       v.workspaceId ? trust : h("p", { class: "mcp-problem" }, "Open this folder as a workspace to trust it."),
     );
   }

@@ -9,6 +9,7 @@ import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
 import { goalRoundLabel } from "../state/fold-goals.js";
+import { hookRow } from "./hook-row.js";
 
 /** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
@@ -50,6 +51,9 @@ export function renderRow(item, ctx) {
       break;
     case "blocked":
       el = blockedRow(item);
+      break;
+    case "hook":
+      el = hookRow(item);
       break;
     default:
       el = rawRow(item);

@@ -17,7 +17,7 @@ import { ModelLibrary } from "./model-library.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
-const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance", undo: "Undo" };
+const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance", undo: "Undo", hooks: "Hooks" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
@@ -194,7 +194,9 @@ export class SettingsDialog {
         ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.")
         : view.ns === "undo"
           ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
-          : null;
+          : view.ns === "hooks"
+            ? h("p", { class: "hint" }, "Your own hooks live in hooks.json in the data folder. A project's hook files run only in a folder you trust, once you approved them in the MCP panel; a changed file asks again.")
+            : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 

@@ -73,9 +73,10 @@ export class TopBar {
   /** The MCP button: how many servers are ready, and whether one waits on the person or failed. */
   updateMcp(value, open) {
     const servers = value?.servers ?? [];
-    this.mcpBtn.hidden = !value || (servers.length === 0 && !open);
+    const hookFiles = value?.hookFiles ?? []; // a project hook file waiting for approval (hook-files.js)
+    this.mcpBtn.hidden = !value || (servers.length === 0 && hookFiles.length === 0 && !open);
     const ready = servers.filter((s) => s.state === "ready").length;
-    const attention = servers.some((s) => ["needs-trust", "needs-approval", "failed"].includes(s.state));
+    const attention = servers.some((s) => ["needs-trust", "needs-approval", "failed"].includes(s.state)) || hookFiles.some((f) => !f.approved);
     setChildren(this.mcpBtn, icon("terminal"), h("span", { class: "btn-label" }, "MCP"), h("span", { class: ["count", attention && "is-attention"], testid: "mcp-count" }, `${ready}/${servers.length}`));
     this.mcpBtn.setAttribute("aria-expanded", String(!!open));
   }
