@@ -195,7 +195,7 @@ GOALS = [
         " ms",
     ),
     Goal(
-        "host RSS per turn, 1,000 turns of one session (after warm-up: 100 turns, longer until the first daily backup has run)",
+        "host RSS per turn, 1,000 turns of one session (after warm-up and the first backup)",
         "memory",
         lambda f: f["kb_per_turn"],
         "≤ 10",
