@@ -128,6 +128,7 @@ export class App {
       stop: () => this.stop(),
       toast,
       catalogue: () => this.catalogues.get(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
+      refreshCatalogue: () => this.catalogues.refresh(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
       runCommand: (line) => runCommand(this, line),
       runClient: (name) => runClient(this, name),
       sentTexts: () => sentTexts(this.manager.active?.fold.items ?? []),
