@@ -74,6 +74,7 @@ class Shell:
             height=geometry.height,
             x=geometry.x,
             y=geometry.y,
+            maximized=geometry.maximized,
             min_size=MIN_SIZE,
             background_color="#1e1e1e",
         )
@@ -94,6 +95,8 @@ class Shell:
         events.loaded += self._on_loaded
         events.resized += geometry.resized
         events.moved += geometry.moved
+        events.maximized += geometry.maximize
+        events.restored += geometry.restore
         events.closing += self._on_closing
 
     # ---- pywebview events --------------------------------------------------------------------

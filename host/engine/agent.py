@@ -244,6 +244,7 @@ class Agent(AgentInput):
                     raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
                 window = self.deps.context_window(selection)
                 budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
+                before = self._estimate(selection)
                 self._compaction = asyncio.create_task(
                     compaction.compact(
                         self.journal, self.conversation.surface, budget, turn=None, command_id=command_id
@@ -257,7 +258,7 @@ class Agent(AgentInput):
                         raise  # our caller went away (the compaction was cancelled with it)
                     return compaction.CompactionFailed("cancelled", "the compaction was cancelled")
                 if isinstance(outcome, compaction.Compacted):
-                    self._report_context(self._estimate(selection), window)
+                    self._report_context(self._after_compaction(before, self._estimate(selection)), window)
                 return outcome
             finally:
                 self._compaction = None
@@ -267,6 +268,14 @@ class Agent(AgentInput):
 
     def _estimate(self, selection: ModelSelection) -> int:
         return self.conversation.surface.estimate(self._fixed_chars, chars_per_token(selection.provider))
+
+    def _after_compaction(self, estimate_before: int, estimate_after: int) -> int:
+        """The meter after `/compact`: the last measured prompt scaled by how much the estimate
+        shrank, so it drops from what the person saw (a raw estimate can exceed a provider's
+        count: docs/decisions.md, "Review and context, part 2")."""
+        if self.context is None or estimate_before <= 0:
+            return estimate_after
+        return min(estimate_after, self.context[0] * estimate_after // estimate_before)
 
     def context_view(self) -> dict[str, int]:
         """`{tokens, window}` for the `context` projection (an estimate before the first answer)."""

@@ -125,20 +125,72 @@ def test_earlier_conversation_summarized_and_the_context_meter(page: Page, llm: 
     send(page, "And pears?")
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Pears are close relatives of apples.")
     wait_idle(page)
-    expect(page.get_by_test_id("turn-end")).to_have_count(1)  # the first turn's footer went with it
     row = page.get_by_test_id("summary-row")
     expect(row).to_have_count(1)
     expect(row.get_by_test_id("summary-toggle")).to_contain_text("Earlier conversation summarized")
     expect(row.get_by_test_id("summary-toggle")).to_contain_text("2 messages")
-    expect(page.get_by_test_id("msg-user").filter(has_text="Tell me about apples")).to_have_count(0)
+    # the summarized turn stays readable in place, marked as out of the model's context
+    first = page.get_by_test_id("msg-user").filter(has_text="Tell me about apples")
+    expect(first).to_have_attribute("data-out-of-context", "true")
+    expect(page.get_by_test_id("msg-user").filter(has_text="And pears?")).not_to_have_attribute(
+        "data-out-of-context", "true"
+    )
+    expect(page.locator("[data-out-of-context=true]")).to_have_count(3)  # question, answer, footer
     expect(meter).to_have_attribute("data-level", "ok")
     expect(page.get_by_test_id("context-meter-text")).to_have_text(re.compile(r"940 / 32\.8K", re.IGNORECASE))
     shoot(page, "summarized-row-collapsed")
     row.get_by_test_id("summary-toggle").click()
     expect(row.get_by_test_id("summary-text")).to_contain_text("The user asked about apples.")
-    shadowed = row.get_by_test_id("shadowed-rows")
-    expect(shadowed.get_by_test_id("msg-user")).to_have_text("Tell me about apples")
-    expect(shadowed.get_by_test_id("assistant-text")).to_contain_text("pomaceous")
     shoot(page, "summarized-row")
     sent = llm.requests[2]["messages"]
     assert "Tell me about apples" not in str(sent) and "The user asked about apples." in sent[1]["content"]
+
+
+def test_compact_keeps_the_history_readable_and_the_meter_drops(page: Page, llm: ScriptedLlmServer) -> None:
+    """`/compact`: the summary sits after the turns it covers, which stay visible (marked out of
+    context), before the next turn; the meter falls from what it showed."""
+    fresh_session(page)
+    llm.enqueue(
+        Reply(text="Plums are stone fruits. " * 400, usage=usage(9_000, 2_400)),
+        Reply(text="Cherries are stone fruits too.", usage=usage(12_000, 30)),
+        Reply(text="- Plums and cherries are stone fruits."),
+        Reply(text="Peaches as well.", usage=usage(800, 10)),
+    )
+    send(page, "Tell me about plums")
+    turn_ends(page)
+    send(page, "And cherries?")
+    turn_ends(page, 2)
+    wait_idle(page)
+    meter_text = page.get_by_test_id("context-meter-text")
+    expect(meter_text).to_have_text(re.compile(r"^12K / "))
+    box = page.get_by_test_id("composer-input")
+    box.fill("/compact")
+    box.press("Enter")  # the slash menu completes the name
+    expect(box).to_have_value("/compact ")
+    box.press("Enter")
+    row = page.get_by_test_id("summary-row")
+    expect(row).to_have_count(1)
+    expect(row.get_by_test_id("summary-toggle")).to_contain_text("/compact")
+    wait_idle(page)
+    expect(page.locator("[data-out-of-context=true][data-testid=msg-user]")).to_have_count(2)
+    for text in ("Tell me about plums", "And cherries?"):
+        expect(page.get_by_test_id("msg-user").filter(has_text=text)).to_be_visible()
+    expect(row.get_by_test_id("summary-note")).to_contain_text("no longer in the model's context")
+    # the meter dropped below what it showed before /compact
+    shown = meter_text.inner_text().split(" / ")[0]
+    assert not shown.endswith("K") or float(shown[:-1]) < 12, shown
+    # the summary sits where it happened: after the covered rows, before the next turn
+    send(page, "And peaches?")
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("Peaches as well.")
+    wait_idle(page)
+    order = page.locator("[data-testid=msg-user], [data-testid=summary-row]").evaluate_all(
+        "els => els.map(e => e.dataset.testid === 'summary-row' ? 'summary' : e.textContent.trim())"
+    )
+    assert [o[:12] for o in order] == ["Tell me abou", "And cherries", "summary", "And peaches?"], order
+    expect(page.get_by_test_id("msg-user").filter(has_text="And peaches?")).not_to_have_attribute(
+        "data-out-of-context", "true"
+    )
+    page.get_by_test_id("msg-user").filter(has_text="And cherries?").scroll_into_view_if_needed()
+    shoot(page, "compact-history-readable")
+    sent = llm.requests[3]["messages"]
+    assert "Tell me about plums" not in str(sent) and "Plums and cherries are stone fruits." in str(sent)

@@ -128,6 +128,29 @@ def test_a_broken_preset_is_greyed_and_the_viewer_copies_and_removes(
     )  # the removed preset stopped being the default
 
 
+def test_a_new_or_edited_skill_shows_in_the_slash_menu_without_switching_sessions(
+    page: Page, harness: HarnessServer
+) -> None:
+    skills = harness.workdir / ".agents" / "skills"
+    skill(skills, "pdf-forms", "Fill and flatten PDF forms with pdftk", "Always flatten the form last.")
+    fresh_session(page)
+    box = page.get_by_test_id("composer-input")
+    items = page.get_by_test_id("slash-item")
+    box.press_sequentially("/")
+    expect(items.filter(has_text="pdf-forms")).to_have_count(1)
+    expect(items.filter(has_text="changelog")).to_have_count(0)
+    box.fill("")
+    expect(page.get_by_test_id("slash-menu")).to_be_hidden()
+    # written while the session stays open: the next `/` lists it, and an edit shows too
+    skill(skills, "changelog", "Keep a changelog in the project's style", "Newest first.")
+    skill(skills, "pdf-forms", "Fill PDF forms and keep them editable", "Never flatten.")
+    box.press_sequentially("/")
+    expect(items.filter(has_text="changelog")).to_contain_text("Keep a changelog")
+    expect(items.filter(has_text="pdf-forms")).to_contain_text("keep them editable")
+    page.screenshot(path=str(SHOTS / "slash-menu-new-skill.png"))
+    box.fill("")
+
+
 # (last in the module: a session where only commands ran stays blank, and a new page's "New
 # session" would reuse it)
 def test_the_slash_menu_lists_commands_at_the_start_and_runs_them(page: Page, llm: ScriptedLlmServer) -> None:

@@ -110,8 +110,12 @@ def test_enter_and_new_session_use_a_chosen_folder_never_the_launch_folder(
     first = active(page)
     assert page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id).cwd", first) == alpha
 
-    # with no session selected, the welcome offers the last folder used, and New session uses it
-    page.evaluate("() => history.replaceState(null, '', location.pathname + location.search)")
+    # with no session selected (none in the URL, none remembered as open last), the welcome
+    # offers the last folder used, and New session uses it
+    page.evaluate(
+        "() => { history.replaceState(null, '', location.pathname + location.search);"
+        " localStorage.removeItem('harnessdesk.lastSession'); }"
+    )
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-connection", "connected")
     expect(empty.get_by_test_id("welcome-last-folder")).to_have_text("~/projects/alpha")

@@ -10,7 +10,8 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from host.engine.titles import auto_title
-from tests.browser.support import fresh_session, new_session, send, turn_ends, wait_idle
+from tests.browser.shots import SHOTS
+from tests.browser.support import HarnessServer, fresh_session, new_session, send, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -196,3 +197,32 @@ def test_provisional_title_until_the_host_titles_the_session(page: Page, llm: Sc
     expect(turn_ends(page).first).to_have_attribute("data-reason", "aborted")
     wait_idle(page)
     expect(heading).to_have_text("Holiday photos")
+
+
+def test_the_last_open_session_opens_again_on_the_next_start(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    """Issue 31, item 6: a start without a session in the URL opens the one open last."""
+    fresh_session(page)
+    llm.enqueue(Reply(text="First answer."))
+    send(page, "The session to come back to")
+    turn_ends(page)
+    wait_idle(page)
+    kept = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    fresh_session(page)  # another session was open in between
+    llm.enqueue(Reply(text="Second answer."))
+    send(page, "Another session")
+    turn_ends(page)
+    wait_idle(page)
+    page.locator(f'[data-testid="session-item"][data-session-id="{kept}"] .session-title').first.click(
+        position={"x": 8, "y": 8}
+    )
+    page.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=kept)
+    again = page.context.new_page()
+    again.goto(harness.url)  # a fresh start: the URL names no session
+    expect(again.locator("html")).to_have_attribute("data-connection", "connected")
+    again.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=kept)
+    expect(again.get_by_test_id("msg-user")).to_have_text("The session to come back to")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    again.screenshot(path=str(SHOTS / "last-session-reopened.png"))
+    again.close()

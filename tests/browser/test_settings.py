@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.support import (
+    ROOT,
     Contexts,
     HarnessServer,
     fresh_session,
@@ -95,6 +96,44 @@ def test_add_an_endpoint_test_it_pick_a_model_and_run_a_turn(
 
     # remove the profile again (the module's other tests start from the same settings)
     dialog = open_settings(page)
+    dialog.locator('[data-testid^="provider-card-my-endpoint"] summary').click()
+    dialog.locator('[data-testid^="provider-card-my-endpoint"]').get_by_test_id("provider-remove").click()
+    expect(dialog.locator('[data-testid^="provider-card-my-endpoint"]')).to_have_count(0)
+    dialog.get_by_test_id("settings-close").click()
+
+
+def test_an_endpoints_error_names_it_as_the_person_named_it(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    """Issue 31, item 8: a failed request says "Scripted box: …", never the route id."""
+    llm.models = ["coder-7b"]
+    dialog = open_settings(page)
+    dialog.get_by_test_id("settings-add-endpoint").click()
+    card = dialog.locator('[data-testid^="provider-card-my-endpoint"]')
+    card.get_by_test_id("provider-name-input").fill("Scripted box")
+    card.get_by_test_id("provider-base-url").fill(llm.base_url)
+    card.get_by_test_id("provider-test").click()
+    expect(card.get_by_test_id("provider-test-result")).to_have_text("Connected: 1 model available.")
+    card.get_by_test_id("provider-discovered").select_option("coder-7b")
+    card.get_by_test_id("provider-save").click()
+    expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
+    route = json.loads((harness.data_dir / "settings.json").read_text())["namespaces"][
+        "llm-openai-compatible"
+    ]["profiles"][0]["id"]
+    dialog.get_by_test_id("settings-close").click()
+    fresh_session(page)
+    page.get_by_test_id("model-picker").select_option(f"{route}{SEP}coder-7b")
+    page.wait_for_function(
+        "(want) => window.harnessdesk.app.modelPicker.value?.current?.provider === want", arg=route
+    )
+    llm.enqueue(Reply(status=400, error_message="the model is not loaded"))
+    send(page, "Which model are you?")
+    error = page.get_by_test_id("turn-error")
+    expect(error).to_contain_text("Scripted box:")
+    expect(error).not_to_contain_text(f"{route}:")
+    page.screenshot(path=str(ROOT / "tests" / "screenshots" / "error-names-the-endpoint.png"))
+    wait_idle(page)
+    dialog = open_settings(page)  # the module's other tests start from the same settings
     dialog.locator('[data-testid^="provider-card-my-endpoint"] summary').click()
     dialog.locator('[data-testid^="provider-card-my-endpoint"]').get_by_test_id("provider-remove").click()
     expect(dialog.locator('[data-testid^="provider-card-my-endpoint"]')).to_have_count(0)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.shots import shoot_all
+from tests.browser.shots import SHOTS, shoot_all
 from tests.browser.support import (
     Contexts,
     HarnessServer,
@@ -124,3 +124,60 @@ def test_the_theme_is_chosen_in_settings_and_kept(
     expect(other.locator("html")).to_have_attribute("data-theme", "light")  # announced to every window
     settings = (server.data_dir / "settings.json").read_text()
     assert '"ui-appearance"' in settings and '"light"' in settings, settings
+
+
+def not_cut(page: Page, selector: str) -> None:
+    """The element shows all of its text: nothing clipped by an ellipsis or a narrow box."""
+    cut = page.locator(selector).first.evaluate(
+        "(el) => { const r = el.getBoundingClientRect();"
+        " return {scroll: el.scrollWidth, client: el.clientWidth, w: r.width,"
+        " right: r.right, vw: document.documentElement.clientWidth}; }"
+    )
+    assert cut["w"] > 0, (selector, cut)
+    assert cut["scroll"] <= cut["client"] + 1 and cut["right"] <= cut["vw"] + 1, (selector, cut)
+
+
+@pytest.mark.parametrize("width", [800, 1100, 1600])
+def test_the_header_shows_title_mode_and_model_in_full(
+    page: Page, llm: ScriptedLlmServer, width: int
+) -> None:
+    """Issue 31, item 6: at 800, 1100 and 1600 px the title, the mode badge and the model picker
+    are never shortened (the actions wrap below the title instead)."""
+    fresh_session(page)
+    llm.enqueue(Reply(text="Looked."))
+    send(page, "Look at the payment form")
+    turn_ends(page)
+    wait_idle(page)
+    title = "Fix the login form validation and its tests"
+    sid = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    page.evaluate("([sid, t]) => window.harnessdesk.app.manager.rename(sid, t)", [sid, title])
+    heading = page.get_by_test_id("session-heading")
+    expect(heading).to_have_text(title)
+    page.set_viewport_size({"width": width, "height": 740})
+    expect(page.get_by_test_id("permission-mode-name")).to_be_visible()
+    for selector in (
+        '[data-testid="session-heading"]',
+        '[data-testid="permission-mode-name"]',
+        '[data-testid="session-preset"]',
+        ".model-select",
+    ):
+        not_cut(page, selector)
+    # the select shows its chosen model's whole name
+    fits = page.locator(".model-select").first.evaluate(
+        "(el) => { const c = document.createElement('canvas').getContext('2d');"
+        " c.font = getComputedStyle(el).font;"
+        " return c.measureText(el.selectedOptions[0].text).width <= el.clientWidth; }"
+    )
+    assert fits, "the model's name is cut off"
+    overflow = page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow == 0
+    page.evaluate("() => document.activeElement?.blur?.()")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+        page.screenshot(
+            path=str(SHOTS / f"ux-header-{width}-{theme}.png"), animations="disabled", caret="hide"
+        )
+    page.emulate_media(color_scheme="light")

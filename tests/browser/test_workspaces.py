@@ -214,3 +214,29 @@ def test_welcome_offers_recent_folders_and_reorder_by_keyboard(
     assert sid not in made
     summary = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id)", sid)
     assert summary["cwd"] == beta
+
+
+def test_the_folder_picker_takes_a_typed_path(
+    contexts: Contexts, served: HarnessServer, home: Path, tmp_path: Path
+) -> None:
+    """Issue 31, item 8: type or paste a path (with `~`), Enter, and open it: no clicking down."""
+    page = contexts.new_page(served.url)
+    page.get_by_test_id("open-folder").click()
+    dialog = page.get_by_test_id("folder-dialog")
+    expect(dialog).to_be_visible()
+    path = dialog.get_by_test_id("folder-path-input")
+    expect(path).to_have_value(str(home))
+    path.fill("~/projects/beta")
+    path.press("Enter")
+    expect(dialog.get_by_test_id("folder-crumb").last).to_have_text("beta")
+    expect(path).to_have_value(str(home / "projects" / "beta"))
+    path.fill(str(home / "projects" / "nowhere"))
+    path.press("Enter")
+    expect(dialog.get_by_test_id("folder-note")).not_to_be_empty()
+    expect(dialog.get_by_test_id("folder-crumb").last).to_have_text("beta")  # unchanged
+    dialog.screenshot(path=str(shots(tmp_path) / "folder-typed-path.png"))
+    dialog.get_by_test_id("folder-open").click()
+    expect(dialog).to_be_hidden()
+    sid = active_id(page)
+    cwd = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id)?.cwd", sid)
+    assert cwd == str(home / "projects" / "beta")

@@ -328,3 +328,23 @@ def test_a_host_that_fails_to_build_answers_every_request_at_once_with_the_reaso
         gate.set()
         bridge.close()
         loop.stop(host.shutdown)
+
+
+def test_geometry_keeps_the_normal_size_while_maximized_and_the_state_across_starts(tmp_path: Path) -> None:
+    from desktop.geometry import Geometry
+
+    file = tmp_path / "window.json"
+    g = Geometry(file)
+    g.resized(900, 640)
+    g.moved(40, 50)
+    g.resized(1920, 1080)  # the toolkit's resize to the screen, then its maximized event
+    g.maximize()
+    g.resized(1920, 1040)  # while maximized: not the window's own size
+    g.save()
+    again = Geometry(file)
+    assert (again.width, again.height, again.x, again.y, again.maximized) == (900, 640, 40, 50, True)
+    again.restore()
+    again.resized(1000, 700)
+    again.save()
+    third = Geometry(file)
+    assert (third.width, third.height, third.maximized) == (1000, 700, False)

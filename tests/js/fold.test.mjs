@@ -186,17 +186,18 @@ function compactedLog() {
   ];
 }
 
-test("a compaction's summary row takes the place of the rows it shadows, which it keeps", () => {
+test("a compaction's summary row sits after the rows it covers, which stay, out of context", () => {
   const f = foldAll(compactedLog());
   assert.deepEqual(f.takeOps(), [{ op: "reset" }]);
   const items = f.snapshot().items;
-  assert.deepEqual(items.map((i) => i.kind), ["summary", "user", "assistant", "turn-end"]);
-  const summary = items[0];
+  assert.deepEqual(items.map((i) => i.kind), ["user", "assistant", "tool", "turn-end", "summary", "user", "assistant", "turn-end"]);
+  assert.deepEqual(items.map((i) => !!i.outOfContext), [true, true, true, true, false, false, false, false]);
+  const summary = items[4];
   assert.equal(summary.seq, 11);
   assert.equal(summary.count, 3);
   assert.equal(summary.tokens, 12);
   assert.equal(summary.text, "- one, two");
-  assert.deepEqual(summary.shadowed.map((i) => [i.kind, i.seq]), [["user", 1], ["assistant", 2], ["tool", 2], ["turn-end", 5]]);
+  assert.deepEqual(summary.shadowed, items.slice(0, 4).map((i) => i.id));
   assert.equal(f.compacting, null);
   assert.ok(!items.some((i) => i.kind === "raw"), "splices and compact/* render no raw rows");
 });

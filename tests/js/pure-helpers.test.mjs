@@ -113,13 +113,14 @@ test("rowIndexForSeq: the row showing an event, else the last row before it", as
   const items = [
     { kind: "user", seq: 1 },
     { kind: "assistant", seq: 3, msgSeq: 9 },
-    { kind: "summary", seq: 20, shadowed: [{ kind: "user", seq: 12 }] },
+    { kind: "user", seq: 12, outOfContext: true },
+    { kind: "summary", seq: 20, shadowed: [] },
     { kind: "tool", seq: 22, result: { seq: 25 } },
   ];
   assert.equal(rowIndexForSeq(items, 1), 0);
   assert.equal(rowIndexForSeq(items, 9), 1, "an assistant message finalised at seq 9");
-  assert.equal(rowIndexForSeq(items, 12), 2, "a message a summary replaced");
-  assert.equal(rowIndexForSeq(items, 25), 3);
-  assert.equal(rowIndexForSeq(items, 15), 1, "no row shows it: the last one before");
+  assert.equal(rowIndexForSeq(items, 12), 2, "a message a summary replaced stays in place");
+  assert.equal(rowIndexForSeq(items, 25), 4);
+  assert.equal(rowIndexForSeq(items, 15), 2, "no row shows it: the last one before");
   assert.equal(rowIndexForSeq(items, 0), -1);
 });

@@ -82,6 +82,7 @@ class OpenAICompatibleAdapter:
         api_key: str | None = None,
         *,
         provider: str = "openai-compatible",
+        display_name: str | None = None,
         efforts: Callable[[str], tuple[str, ...]] = lambda model: (),
         default_effort: str | None = None,
         max_tokens: int | None = None,
@@ -92,6 +93,8 @@ class OpenAICompatibleAdapter:
     ) -> None:
         """`efforts(model)` lists the reasoning efforts a model takes; an effort is sent only then."""
         self.provider = provider
+        self.display_name = display_name or provider
+        """What errors call the endpoint: the person's name for it, not its id (issue 31, item 8)."""
         self.base_url = base_url.rstrip("/")
         self.efforts = efforts
         self.default_effort = default_effort
@@ -208,7 +211,7 @@ class OpenAICompatibleAdapter:
         return backoff * (1 + random.uniform(0, 0.2))
 
     def _error(self, failure: _Failure, attempt: int, *, streamed: bool) -> LlmError:
-        message = f"{self.provider}: {failure.reason}"
+        message = f"{self.display_name}: {failure.reason}"
         if attempt:
             message += f" (after {attempt} {'retry' if attempt == 1 else 'retries'})"
         if streamed:

@@ -203,6 +203,7 @@ def build_http_adapter(route: Route, key: str | None, options: dict[str, Any]) -
         route.base_url,
         key,
         provider=route.key,
+        display_name=route.display_name,
         efforts=route.efforts,
         default_effort=route.reasoning_effort,
         max_tokens=route.max_tokens,

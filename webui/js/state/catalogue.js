@@ -34,6 +34,14 @@ export class Catalogues {
     };
   }
 
+  /** Read the session's catalogue again; a good answer replaces the cached one (a failed one
+   * keeps it). */
+  async refresh(sessionId) {
+    if (!sessionId) return;
+    const v = await this.fetch(sessionId);
+    if (!v.failed) this.cache.set(sessionId, Promise.resolve(v));
+  }
+
   /** Forget one session's catalogue, or every one (null). */
   invalidate(sessionId = null) {
     if (sessionId === null) this.cache.clear();

@@ -1,10 +1,9 @@
 // Which fold row shows a given event (a search hit's message). PURE.
 
 /** The seqs of the events a row shows: its own, the assistant message it finalised, a tool's
- * result, and for a summary the rows it replaced. */
+ * result (a summarized row stays in the list, marked out of context). */
 function shows(item, seq) {
-  if (item.seq === seq || item.msgSeq === seq || item.result?.seq === seq) return true;
-  return item.kind === "summary" && (item.shadowed ?? []).some((it) => shows(it, seq));
+  return item.seq === seq || item.msgSeq === seq || item.result?.seq === seq;
 }
 
 /** Index of the row showing event `seq`; else the last row that starts before it; else -1. */

@@ -1,9 +1,9 @@
 // Compaction and injected context in the fold (docs/architecture.md, "Compaction"). PURE.
 //
 // compact/summary names the surface events a summary replaces (shadowedSeqs); the replacing
-// user/message that follows becomes a `summary` row in the place of the rows that show those
-// events. The covered rows (and whatever sits between them: turn footers, notices) move into the
-// summary row's `shadowed` list, so the view can expand them; nothing is lost from the log.
+// user/message that follows becomes a `summary` row right after the rows that show those events.
+// The covered rows (and whatever sits between them: turn footers, notices) stay visible, marked
+// `outOfContext`; the summary row lists their ids in `shadowed`. Nothing is lost from the log.
 // A user/message that the host injected (a job's end, an approval notice) is a `context` row.
 
 import { goalRoundOf } from "./fold-goals.js";
@@ -52,7 +52,9 @@ export function compactBracket(fold, ev, d) {
   fold.ops.push({ op: "meta" });
 }
 
-/** The replacing user/message: a summary row in place of the rows it shadows. */
+/** The replacing user/message: a summary row where the compaction happened (after the rows it
+ * covers); the covered rows stay in place, marked `outOfContext` (no longer sent to the model),
+ * so the history stays readable (docs/decisions.md, "Review and context, part 2"). */
 export function replaceWithSummary(fold, ev, d) {
   const pending = fold.pendingSummary && (!d.source?.compactionId || fold.pendingSummary.compactionId === d.source.compactionId) ? fold.pendingSummary : null;
   fold.pendingSummary = null;
@@ -78,12 +80,18 @@ export function replaceWithSummary(fold, ev, d) {
       break;
     }
   }
-  // A shadowed turn's footer (and notices) go with it, up to the first row still on the surface.
+  // A covered turn's footer (and notices) are out of context with it, up to the first row still
+  // on the surface.
   if (last >= 0) while (last + 1 < fold.items.length && surfaceSeqs(fold.items[last + 1]).length === 0) last++;
-  // Not loaded yet (older pages): the shadowed rows all come before the rest.
-  const at = first < 0 ? 0 : first;
-  item.shadowed = first < 0 ? [] : fold.items.slice(first, last + 1);
-  fold.items.splice(at, first < 0 ? 0 : last - first + 1, item);
+  if (first >= 0) {
+    for (let i = first; i <= last; i++) {
+      const row = fold.items[i];
+      row.outOfContext = true;
+      item.shadowed.push(row.id);
+    }
+  }
+  // Not loaded yet (older pages): the summary opens what is loaded.
+  fold.items.splice(first < 0 ? 0 : last + 1, 0, item);
   fold.byId.set(item.id, item);
   fold.resetPending = true;
 }

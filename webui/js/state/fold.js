@@ -11,7 +11,8 @@
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
-//   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [rows]}   (compaction)
+//   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [row ids]}   (compaction;
+//              the covered rows stay, with outOfContext: true)
 //   context    {id, kind, seq, plugin, text}   (context the host gave the agent)
 //   raw        {id, kind, seq, type, data}     (unknown event types)
 //   blocked    {id, kind, seq, turn, content, reason}   (a prompt a prompt gate refused: fold-goals.js)

@@ -22,6 +22,7 @@ import { OnboardingNotice } from "./onboarding.js";
 import { Notifier } from "./notify.js";
 import { installShortcuts, downloadExport } from "./keyboard.js";
 import { Catalogues } from "../state/catalogue.js";
+import { lastSession, rememberSession } from "../state/last-session.js";
 import { PresetPicker } from "./preset-picker.js";
 import { PresetViewer } from "./preset-viewer.js";
 import { HelpDialog } from "./help-dialog.js";
@@ -128,6 +129,7 @@ export class App {
       stop: () => this.stop(),
       toast,
       catalogue: () => this.catalogues.get(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
+      refreshCatalogue: () => this.catalogues.refresh(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
       runCommand: (line) => runCommand(this, line),
       runClient: (name) => runClient(this, name),
       sentTexts: () => sentTexts(this.manager.active?.fold.items ?? []),
@@ -164,7 +166,9 @@ export class App {
         return;
       }
       if (first) {
-        const wanted = new URLSearchParams(location.hash.slice(1)).get("session");
+        // the URL's session (a reload, `harnessdesk PATH`), else the one open when the app last
+        // closed (docs/decisions.md, "Review and context, part 2")
+        const wanted = new URLSearchParams(location.hash.slice(1)).get("session") ?? lastSession();
         if (wanted && m.summaries.has(wanted)) this.open(wanted);
       }
       this.checkProvider();
@@ -278,6 +282,7 @@ export class App {
     this.sessionUnsubs = [];
     const sid = session?.sessionId ?? null;
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
+    if (sid) rememberSession(sid);
     this.conversation.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);

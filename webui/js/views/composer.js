@@ -16,7 +16,7 @@ export class ComposerView {
   /**
    * @param {HTMLElement} root
    * @param {{send(mode, content): Promise<boolean>, stop(): void, toast(msg): void,
-   *   catalogue(): Promise<{commands, skills, warnings}>, runCommand(line): Promise<boolean>,
+   *   catalogue(): Promise<{commands, skills, warnings}>, refreshCatalogue?(): Promise<void>, runCommand(line): Promise<boolean>,
    *   runClient(name): void, sentTexts(): string[]}} actions
    */
   constructor(root, actions) {
@@ -42,7 +42,7 @@ export class ComposerView {
     this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
     this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
     const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · paste or drop images");
-    this.menu = new SlashMenu(this.input, { catalogue: () => actions.catalogue(), runClient: (name) => actions.runClient(name), changed: () => this.refresh() });
+    this.menu = new SlashMenu(this.input, { catalogue: () => actions.catalogue(), refresh: () => actions.refreshCatalogue?.() ?? Promise.resolve(), runClient: (name) => actions.runClient(name), changed: () => this.refresh() });
     this.box = h(
       "div",
       { class: "composer-box" },

@@ -63,6 +63,9 @@ export class FolderPicker {
     this.nameInput = h("input", { type: "text", class: "fp-name", testid: "folder-new-name", "aria-label": "New folder name", placeholder: "New folder name", autocomplete: "off", spellcheck: "false" });
     this.newForm = h("form", { class: "fp-new", testid: "folder-new-form", hidden: true }, this.nameInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-new-create" }, "Create"));
     this.choosePath = h("code", { class: "fp-current", testid: "folder-current" });
+    // a typed or pasted path goes straight there (`~` is the home folder): no clicking down a tree
+    this.pathInput = h("input", { type: "text", class: "fp-path", testid: "folder-path-input", "aria-label": "Folder path", placeholder: "Type a path, then Enter", autocomplete: "off", spellcheck: "false" });
+    this.pathForm = h("form", { class: "fp-path-form", testid: "folder-path-form" }, this.pathInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-path-go" }, "Go"));
     this.openBtn = h("button", { type: "button", class: "btn btn-primary", testid: "folder-open" }, "Open this folder");
     const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, "Home");
     const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, "New folder"));
@@ -73,6 +76,7 @@ export class FolderPicker {
       { class: "dialog folder-dialog", testid: "folder-dialog", "aria-labelledby": "fp-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "fp-title" }, "Open folder"), close),
       h("div", { class: "fp-bar" }, this.crumbs),
+      this.pathForm,
       h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, "Show hidden")),
       this.newForm,
       this.entries,
@@ -91,6 +95,13 @@ export class FolderPicker {
     newFolder.addEventListener("click", () => {
       this.newForm.hidden = !this.newForm.hidden;
       if (!this.newForm.hidden) this.nameInput.focus();
+    });
+    this.pathForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const typed = this.pathInput.value.trim();
+      if (!typed) return;
+      const home = this.listing?.home;
+      this.go(home && (typed === "~" || typed.startsWith("~/")) ? home + typed.slice(1) : typed);
     });
     this.newForm.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -152,6 +163,7 @@ export class FolderPicker {
     this.newForm.hidden = true;
     this.choosePath.textContent = shortenPath(listing.path, listing.home);
     this.choosePath.title = listing.path;
+    this.pathInput.value = listing.path;
     clear(this.crumbs);
     listing.crumbs.forEach((c, i) => {
       const after = listing.crumbs[i - 1]?.name ?? "";

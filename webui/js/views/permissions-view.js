@@ -18,7 +18,11 @@ export class PermissionsView {
     this.value = null;
     this.confirming = false;
     this.busy = false;
-    this.label = h("span", { class: "btn-label perm-badge", testid: "permission-badge" }, "");
+    // The mode's name always shows in full; the rest of the line may shorten, and is only for
+    // assistive tech at narrow widths (docs/decisions.md, "Review and context, part 2").
+    this.modeName = h("strong", { class: "perm-mode-name", testid: "permission-mode-name" });
+    this.rest = h("span", { class: "btn-label perm-badge-rest" });
+    this.label = h("span", { class: "perm-badge", testid: "permission-badge" }, this.modeName, this.rest);
     this.button = h("button", { type: "button", class: "btn btn-small perm-toggle", testid: "permissions-toggle", hidden: true, "aria-haspopup": "dialog" }, icon("shield"), this.label);
     this.button.addEventListener("click", () => this.open());
     this.modes = h("div", { class: "perm-modes", role: "radiogroup", "aria-labelledby": "perm-modes-head", testid: "permission-modes" });
@@ -61,7 +65,9 @@ export class PermissionsView {
     if (!this.value) return;
     const rules = this.value.rules ?? [];
     const badge = this.value.badge || this.title(this.value.currentValue);
-    this.label.textContent = `${badge}${rules.length ? ` · ${rules.length} rule${rules.length === 1 ? "" : "s"}` : ""}`;
+    const cut = badge.indexOf(" — ");
+    this.modeName.textContent = cut > 0 ? badge.slice(0, cut) : badge;
+    this.rest.textContent = `${cut > 0 ? badge.slice(cut) : ""}${rules.length ? ` · ${rules.length} rule${rules.length === 1 ? "" : "s"}` : ""}`;
     this.button.title = `${badge} Open to change what the agent may do.`;
     this.button.dataset.mode = this.value.currentValue;
     if (this.dialog.open) this.render();

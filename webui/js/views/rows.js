@@ -41,7 +41,7 @@ export function renderRow(item, ctx) {
       el = skillRow(item);
       break;
     case "summary":
-      el = summaryRow(item, ctx);
+      el = summaryRow(item);
       break;
     case "context":
       el = contextRow(item);
@@ -60,15 +60,26 @@ export function renderRow(item, ctx) {
   }
   el.dataset.itemId = item.id;
   el.dataset.seq = String(item.seq);
+  if (item.outOfContext) markOutOfContext(el);
   return el;
+}
+
+/** A row a compaction summarized: still readable, dimmed, and saying why (its summary follows). */
+function markOutOfContext(el) {
+  el.classList.add("out-of-context");
+  el.dataset.outOfContext = "true";
+  el.title = "Summarized: no longer in the model's context (the summary below replaces it)";
 }
 
 export function updateRow(el, item, ctx) {
   switch (item.kind) {
     case "assistant":
       return updateAssistant(el, item);
-    case "tool":
-      return updateToolCard(el, item, ctx);
+    case "tool": {
+      const out = updateToolCard(el, item, ctx);
+      if (item.outOfContext) markOutOfContext(out ?? el);
+      return out;
+    }
     case "turn-end":
       return updateTurnEnd(el, item, ctx);
     case "notice":
@@ -246,10 +257,10 @@ function contextRow(item) {
 }
 
 /**
- * "Earlier conversation summarized": the summary the agent now continues from, and (expanded)
- * the original rows it replaced. Those are rendered only when opened.
+ * "Conversation summarized": sits where the compaction happened, after the rows it covers (they
+ * stay visible, marked out of context); expands to what the agent now continues from.
  */
-function summaryRow(item, ctx) {
+function summaryRow(item) {
   const what = `${fmt.format(item.count)} message${item.count === 1 ? "" : "s"}${item.tokens ? ` · ~${fmt.format(item.tokens)} tokens` : ""}`;
   const body = h("div", { class: "summary-body" });
   const details = h(
@@ -258,20 +269,16 @@ function summaryRow(item, ctx) {
     h("summary", { testid: "summary-toggle" }, icon("compress"), h("strong", {}, "Earlier conversation summarized"), h("span", { class: "summary-meta" }, what, item.manual ? " · /compact" : " · automatically")),
     body,
   );
+  const where = item.shadowed.length
+    ? "The messages above are no longer in the model's context: it continues from this summary."
+    : "The summarized messages are on older pages (“Load older messages” above); the model continues from this summary.";
   details.addEventListener("toggle", () => {
     if (!details.open || body.childElementCount) return;
     const text = h("div", { class: "md summary-text", testid: "summary-text" });
     renderMarkdownInto(text, item.text);
-    const rows = h("div", { class: "shadowed-rows", testid: "shadowed-rows" });
-    for (const child of item.shadowed) rows.append(renderRow(child, ctx));
-    body.append(
-      h("h3", { class: "summary-heading" }, "What the agent remembers"),
-      text,
-      h("h3", { class: "summary-heading" }, "The original messages"),
-      item.shadowed.length ? rows : h("p", { class: "muted small", testid: "shadowed-elsewhere" }, "They are on older pages: use “Load older messages” above, then open this again."),
-    );
+    body.append(h("h3", { class: "summary-heading" }, "What the agent remembers"), text);
   });
-  return h("section", { class: "row summary-row", testid: "summary-row" }, details);
+  return h("section", { class: "row summary-row", testid: "summary-row" }, details, h("p", { class: "summary-note muted small", testid: "summary-note" }, where));
 }
 
 function rawRow(item) {

@@ -11,7 +11,7 @@ const SECTION = { command: "Commands", client: "Commands", skill: "Skills" };
 export class SlashMenu {
   /**
    * @param {HTMLTextAreaElement} input
-   * @param {{catalogue(): Promise<{commands, skills, warnings}>, runClient(name): void, changed(): void}} ctx
+   * @param {{catalogue(): Promise<{commands, skills, warnings}>, refresh?(): Promise<void>, runClient(name): void, changed(): void}} ctx
    */
   constructor(input, ctx) {
     this.input = input;
@@ -20,6 +20,7 @@ export class SlashMenu {
     this.active = 0;
     this.token = null;
     this.seq = 0;
+    this.refreshing = false;
     this.el = h("div", { class: "slash-menu", testid: "slash-menu", hidden: true });
     this.list = h("ul", { id: "slash-menu-list", class: "slash-list", role: "listbox", "aria-label": "Commands and skills" });
     this.foot = h("p", { class: "slash-foot", testid: "slash-warnings", hidden: true });
@@ -44,6 +45,16 @@ export class SlashMenu {
     const token = slashToken(this.input.value, this.input.selectionStart ?? 0);
     if (!token || this.input.selectionStart !== this.input.selectionEnd) return this.close();
     const seq = ++this.seq;
+    // Opening the menu reads the catalogue again in the background (the cached one shows at
+    // once): a skill or command written since shows without switching sessions
+    // (docs/decisions.md, "Review and context, part 2").
+    if (this.token === null && !this.refreshing && this.ctx.refresh) {
+      this.refreshing = true;
+      this.ctx.refresh().finally(() => {
+        this.refreshing = false;
+        if (this.open) this.update();
+      });
+    }
     const catalogue = await this.ctx.catalogue();
     if (seq !== this.seq) return; // typed on meanwhile
     const sameQuery = this.token && this.token.query === token.query && this.token.atStart === token.atStart;
