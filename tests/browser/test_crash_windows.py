@@ -69,7 +69,7 @@ def test_a_job_the_host_died_with_is_listed_as_stopped_by_the_app_closing(
 ) -> None:
     server = make_harness(openai_args(llm.base_url))
     page = contexts.new_page(server.url)
-    fresh_session(page)
+    sid = fresh_session(page)
     command = "echo watching files; sleep 1000"
     llm.enqueue(
         Reply(
@@ -82,6 +82,14 @@ def test_a_job_the_host_died_with_is_listed_as_stopped_by_the_app_closing(
     page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
     turn_ends(page)
     expect(page.get_by_test_id("jobs-toggle").get_by_test_id("jobs-count")).to_have_text("1 running")
+    page.wait_for_function(  # the job has printed before the host dies (a loaded machine is slow)
+        """async (sid) => {
+            const r = await window.harnessdesk.client.call("job.output", {sessionId: sid, jobId: "bash-1"});
+            return r.ok && r.value.text.includes("watching files");
+        }""",
+        arg=sid,
+        polling=200,
+    )
 
     server.kill()
     expect_reconnecting(page)
