@@ -38,7 +38,9 @@ async def test_a_silent_provider_is_retried_then_ends_the_turn(
     assert [r["reason"] for r in retries] == ["the provider sent nothing for 1 s"]
     reason = events[-1].data["reason"]
     assert reason["kind"] == "error"
-    assert reason["error"]["message"] == "box: the provider sent nothing for 1 s (after 1 retry)"
+    assert (
+        reason["error"]["message"] == "Box: the provider sent nothing for 1 s (after 1 retry)"
+    )  # the endpoint by its display name
     assert len(scripted_llm.requests) == 2
 
 
@@ -48,5 +50,5 @@ async def test_a_malformed_chunk_ends_the_turn_in_words(engine_factory: Factory,
     scripted_llm.enqueue(Reply(raw=[{"choices": ["not an object"]}]))
     events = await turn_end(engine, sid)
     message = events[-1].data["reason"]["error"]["message"]
-    assert message == "box: the provider sent an answer chunk whose `choices` entry is not an object"
+    assert message == "Box: the provider sent an answer chunk whose `choices` entry is not an object"
     assert "attribute" not in message and len(scripted_llm.requests) == 1  # not retried
