@@ -39,9 +39,7 @@ def test_a_compaction_the_host_died_in_reads_interrupted_after_the_restart(
 
     llm.enqueue(Reply(text="A summary that never finishes", hang_after=1))
     box = page.get_by_test_id("composer-input")
-    box.fill("/compact")
-    box.press("Enter")  # the slash menu completes the name
-    expect(box).to_have_value("/compact ")
+    box.fill("/compact ")  # typed whole: the slash menu's completion is tested elsewhere
     box.press("Enter")  # command.execute answers when /compact ends: it never does here
     expect(box).to_have_attribute("data-sending", "true")
     working = page.get_by_test_id("working-indicator")
