@@ -165,6 +165,8 @@ def test_compact_keeps_the_history_readable_and_the_meter_drops(page: Page, llm:
     expect(meter_text).to_have_text(re.compile(r"^12K / "))
     box = page.get_by_test_id("composer-input")
     box.fill("/compact")
+    # the menu opens after an async catalogue read: Enter completes the name only once it shows
+    expect(page.get_by_test_id("slash-item").filter(has_text="/compact")).to_be_visible()
     box.press("Enter")  # the slash menu completes the name
     expect(box).to_have_value("/compact ")
     box.press("Enter")
