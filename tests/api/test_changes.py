@@ -1,0 +1,192 @@
+"""The Changes view over both carriers (docs/architecture.md, "The Changes view"): one diff per
+file from the session's start to now across several turns and a shell command; reverting one
+hunk or a whole file writes exactly that, is logged as `files/restored`, and a stale view (the
+file or the hunk changed since) is refused with `revert-conflict` reason `stale`, writing
+nothing."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from tests.api.conftest import Host
+from tests.api.support import err, ok
+from tests.api.test_undo import edit, history, turn_writing, write
+from tests.api.test_undo_shell import shell_turn
+from tests.support.scripted_llm import ScriptedLlmServer
+
+LINES = "".join(f"line {i}\n" for i in range(1, 21))
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+async def three_turns(host: Host, llm: ScriptedLlmServer, client: object, mux: object, sid: str) -> list[int]:
+    """Turn 1 edits the top of big.txt and writes new.txt; turn 2 edits its bottom; turn 3 (a
+    shell command) changes notes.txt and deletes gone.txt."""
+    t1 = await turn_writing(
+        host,
+        llm,
+        client,
+        mux,
+        sid,
+        edit("e1", "big.txt", "line 2\n", "line two\n"),
+        write("w1", "new.txt", "fresh\n"),
+    )
+    t2 = await turn_writing(
+        host, llm, client, mux, sid, edit("e2", "big.txt", "line 19\n", "line nineteen\n")
+    )
+    t3 = await shell_turn(host, llm, client, mux, sid, "sed -i 's/colour/color/' notes.txt && rm gone.txt")
+    return [t1, t2, t3]
+
+
+def seed(work: Path) -> None:
+    (work / "big.txt").write_text(LINES)
+    (work / "notes.txt").write_text("colour\n")
+    (work / "gone.txt").write_text("bye\n")
+    (work / "same.txt").write_text("untouched\n")
+
+
+async def test_one_combined_diff_per_file_across_turns_and_a_shell_command(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    work = host.workdir
+    seed(work)
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    t1, t2, t3 = await three_turns(host, llm, client, mux, sid)
+    value = await ok(client, "files.sessionChanges", {"sessionId": sid})
+    files = {f.path: f for f in value.files}
+    assert sorted(files) == ["big.txt", "gone.txt", "new.txt", "notes.txt"]
+    big = files["big.txt"]
+    assert big.status == "modified" and big.turns == [t1, t2] and big.revertable
+    assert big.before.sha256 == sha(LINES.encode()) and big.after.sha256 == sha(
+        (work / "big.txt").read_bytes()
+    )
+    assert [h.diff.splitlines()[0] for h in big.hunks] == ["@@ -1,5 +1,5 @@", "@@ -16,5 +16,5 @@"]
+    assert "-line 2\n+line two" in big.hunks[0].diff and "-line 19\n+line nineteen" in big.hunks[1].diff
+    assert (big.added, big.removed) == (2, 2)
+    assert files["new.txt"].status == "added" and files["new.txt"].before is None
+    assert files["new.txt"].hunks[0].diff.splitlines() == ["@@ -0,0 +1 @@", "+fresh"]
+    assert (
+        files["gone.txt"].status == "deleted"
+        and files["gone.txt"].after is None
+        and files["gone.txt"].turns == [t3]
+    )
+    assert files["notes.txt"].hunks[0].diff.splitlines() == ["@@ -1 +1 @@", "-colour", "+color"]
+
+
+async def test_reverting_one_hunk_keeps_the_other_and_is_recorded(host: Host, llm: ScriptedLlmServer) -> None:
+    work = host.workdir
+    seed(work)
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    t1, _, _ = await three_turns(host, llm, client, mux, sid)
+    [big] = [
+        f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files if f.path == "big.txt"
+    ]
+    value = await ok(
+        client,
+        "files.revertHunk",
+        {"sessionId": sid, "path": "big.txt", "hunkId": big.hunks[1].id, "current": big.after.sha256},
+    )
+    expected = LINES.replace("line 2\n", "line two\n")
+    assert (work / "big.txt").read_text() == expected
+    assert value.file.action == "restored" and value.file.state.sha256 == sha(expected.encode())
+    restored = [e for e in await history(client, sid) if e.type == "files/restored"]
+    assert [(e.seq, e.data["cause"], e.data["turn"], e.data["files"][0]["path"]) for e in restored] == [
+        (value.seq, "revert-hunk", t1, "big.txt")
+    ]
+    [after] = [
+        f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files if f.path == "big.txt"
+    ]
+    assert [h.diff for h in after.hunks] == [big.hunks[0].diff]
+    # the last hunk: the file is as the session found it, and leaves the list
+    await ok(
+        client,
+        "files.revertHunk",
+        {"sessionId": sid, "path": "big.txt", "hunkId": after.hunks[0].id, "current": after.after.sha256},
+    )
+    assert (work / "big.txt").read_text() == LINES
+    assert "big.txt" not in [
+        f.path for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
+    ]
+    assert not [p for p in work.rglob("*") if ".hd-revert-" in p.name]
+    assert not list((host.data_dir / "undo-journal").glob("*.json"))
+
+
+async def test_a_stale_view_cannot_revert_and_writes_nothing(host: Host, llm: ScriptedLlmServer) -> None:
+    work = host.workdir
+    seed(work)
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await three_turns(host, llm, client, mux, sid)
+    [big] = [
+        f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files if f.path == "big.txt"
+    ]
+    edited = (work / "big.txt").read_text().replace("line 10\n", "line ten, by hand\n")
+    (work / "big.txt").write_text(edited)
+    for key, extra in (("files.revertHunk", {"hunkId": big.hunks[0].id}), ("files.revertFile", {})):
+        payload = {"sessionId": sid, "path": "big.txt", "current": big.after.sha256, **extra}
+        error = await err(client, key, payload, "revert-conflict")
+        assert error.details["conflicts"] == [{"path": "big.txt", "reason": "stale"}]
+    # the right file hash but a hunk that is not in the diff any more
+    error = await err(
+        client,
+        "files.revertHunk",
+        {
+            "sessionId": sid,
+            "path": "big.txt",
+            "hunkId": big.hunks[0].id.replace(big.hunks[0].id[0], "0"),
+            "current": sha(edited.encode()),
+        },
+        "revert-conflict",
+    )
+    assert error.details["conflicts"][0]["reason"] == "stale"
+    assert (work / "big.txt").read_text() == edited
+    assert not [e for e in await history(client, sid) if e.type == "files/restored"]
+    # a path the session never changed, and bad input
+    await err(
+        client,
+        "files.revertFile",
+        {"sessionId": sid, "path": "same.txt", "current": None},
+        "revert-unavailable",
+    )
+    await err(
+        client,
+        "files.revertHunk",
+        {"sessionId": sid, "path": "big.txt", "hunkId": "nope", "current": None},
+        "bad-request",
+    )
+    await err(
+        client, "files.revertFile", {"sessionId": sid, "path": "big.txt", "current": "ABC"}, "bad-request"
+    )
+    error = await err(client, "files.revertFile", {"sessionId": sid, "path": "big.txt"}, "revert-conflict")
+    assert error.details["conflicts"] == [{"path": "big.txt", "reason": "stale"}]  # it is not absent
+    assert (work / "big.txt").read_text() == edited and (work / "same.txt").read_text() == "untouched\n"
+
+
+async def test_reverting_whole_files_puts_back_added_deleted_and_edited(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    work = host.workdir
+    seed(work)
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await three_turns(host, llm, client, mux, sid)
+    (work / "big.txt").write_text((work / "big.txt").read_text() + "a line by hand\n")  # the view sees it
+    files = {f.path: f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files}
+    for path, f in files.items():
+        current = f.after.sha256 if f.after else None
+        value = await ok(client, "files.revertFile", {"sessionId": sid, "path": path, "current": current})
+        assert value.file.action == ("removed" if path == "new.txt" else "restored"), path
+    assert (work / "big.txt").read_text() == LINES and (work / "notes.txt").read_text() == "colour\n"
+    assert (work / "gone.txt").read_text() == "bye\n" and not (work / "new.txt").exists()
+    assert (await ok(client, "files.sessionChanges", {"sessionId": sid})).files == []
+    causes = [e.data["cause"] for e in await history(client, sid) if e.type == "files/restored"]
+    assert causes == ["revert-file"] * 4
