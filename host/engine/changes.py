@@ -91,15 +91,18 @@ class SessionChanges:
         return bases(Ledger.read(await self.store.events_of_types(session_id, LEDGER_TYPES)))
 
     async def _content(self, session_id: str, path: str, base: Base) -> tuple[bytes | None] | None:
-        """The kept content of `base.state` (in a 1-tuple; None inside: absent); None when not kept."""
-        if base.state is None:
-            return (None,)
+        """The kept content of `base.state` (in a 1-tuple; None inside: absent), from a file tool's
+        checkpoint or a step's snapshot; None when this host kept neither (an absent start too:
+        the log alone is never trusted, docs/architecture.md "Checkpoints and undo")."""
+        target = base.state.sha256 if base.state is not None else None
         found = await self.store.checkpoint(session_id, base.turn, path)
-        if found is not None and found.sha256 == base.state.sha256 and found.data is not None:
+        if found is not None and found.sha256 == target and (target is None or found.data is not None):
             return (found.data,)
         row = await self.snapshots.kept(session_id, base.turn, path)
-        if row is None or row.sha256 != base.state.sha256:
+        if row is None or row.sha256 != target:
             return None
+        if target is None:
+            return (None,)
         try:
             data = await self.snapshots.content(row)
         except SnapshotError:

@@ -7,13 +7,15 @@ nothing."""
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
-from tests.api.conftest import Host
-from tests.api.support import err, ok
+from host.engine import undo_journal
+from tests.api.conftest import Host, open_test_host
+from tests.api.support import err, ftype, ok, prompt, raw, run_main
 from tests.api.test_undo import edit, history, turn_writing, write
 from tests.api.test_undo_shell import shell_turn
-from tests.support.scripted_llm import ScriptedLlmServer
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))
 
@@ -190,3 +192,90 @@ async def test_reverting_whole_files_puts_back_added_deleted_and_edited(
     assert (await ok(client, "files.sessionChanges", {"sessionId": sid})).files == []
     causes = [e.data["cause"] for e in await history(client, sid) if e.type == "files/restored"]
     assert causes == ["revert-file"] * 4
+
+
+async def test_a_revert_waits_for_a_working_agent(host: Host, llm: ScriptedLlmServer) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
+    [a] = (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
+    llm.enqueue(Reply(tool_calls=[write("w2", "b.txt", "b\n")]), Reply(text="done"))
+    await prompt(client, sid, "more")
+    await mux.next(ftype("approval/requested", sid))  # the next turn is open, waiting for us
+    payload = {"sessionId": sid, "path": "a.txt", "current": a.after.sha256}
+    busy = await err(client, "files.revertFile", payload, "revert-unavailable")
+    assert "working" in busy.details["reason"]
+    assert (host.workdir / "a.txt").read_text() == "v1\n"
+
+
+async def test_an_imported_session_lists_its_files_but_reverts_none(
+    tmp_path: Path, llm_server: ScriptedLlmServer
+) -> None:
+    """The log can be forged: only content this host kept is ever written back."""
+    llm_server.reset()
+    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
+    try:
+        client = source.client()
+        mux = await source.mux(client)
+        sid = await source.create()
+        await turn_writing(source, llm_server, client, mux, sid, write("w1", "made.txt", "by the agent\n"))
+        archive = (await raw(client, "GET", f"/api/session.export?sessionId={sid}")).body
+    finally:
+        await source.close()
+    (tmp_path / "s.zip").write_bytes(archive)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    (work / "made.txt").write_text("by the agent\n")
+    data = tmp_path / "b" / "data"
+    imported = run_main("import", str(tmp_path / "s.zip"), "--cwd", str(work), "--data-dir", str(data))
+    assert imported.returncode == 0, imported.stderr
+    host = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=data)
+    try:
+        client = host.client()
+        [made] = (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
+        assert (
+            made.status == "added"
+            and not made.revertable
+            and made.hunks == []
+            and "no saved copy" in made.note
+        )
+        # its start ("absent") needs no copy, but only this host's own record is trusted
+        payload = {"sessionId": sid, "path": "made.txt", "current": made.after.sha256}
+        refused = await err(client, "files.revertFile", payload, "revert-conflict")
+        assert refused.details["conflicts"] == [{"path": "made.txt", "reason": "not-saved"}]
+        assert (work / "made.txt").read_text() == "by the agent\n"
+    finally:
+        await host.close()
+
+
+async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_and_logged(
+    tmp_path: Path, llm_server: ScriptedLlmServer
+) -> None:
+    llm_server.reset()
+    first = await open_test_host("inprocess", tmp_path, llm_server.base_url)
+    try:
+        client = first.client()
+        mux = await first.mux(client)
+        sid = await first.create()
+        (first.workdir / "f.txt").write_text("a\n")
+        await turn_writing(first, llm_server, client, mux, sid, write("w1", "f.txt", "b\n"))
+        seq = first.engine.store.next_seq(sid)
+    finally:
+        await first.close()
+    # what a revert leaves when killed right after its commit point: staged and committed, not renamed
+    journal = undo_journal.Journal(
+        id=undo_journal.new_id(), session_id=sid, turn=0, cause="revert-hunk",
+        root=os.path.realpath(tmp_path / "work"), entries=[], at_seq={sid: seq},
+        files=[{"path": "f.txt", "action": "restored", "state": {"sha256": sha(b"a\n"), "size": 2}}],
+    )  # fmt: skip
+    undo_journal.stage(tmp_path / "data", journal, [("f.txt", b"a\n")])
+    assert (tmp_path / "work" / "f.txt").read_text() == "b\n"
+    again = await open_test_host("inprocess", tmp_path, llm_server.base_url)
+    try:
+        assert (again.workdir / "f.txt").read_text() == "a\n"
+        restored = [e for e in await history(again.client(), sid) if e.type == "files/restored"]
+        assert [(e.data["cause"], e.data["files"][0]["path"]) for e in restored] == [("revert-hunk", "f.txt")]
+        assert (await ok(again.client(), "files.sessionChanges", {"sessionId": sid})).files == []
+    finally:
+        await again.close()
