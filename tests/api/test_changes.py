@@ -6,6 +6,7 @@ nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 from pathlib import Path
@@ -265,10 +266,15 @@ async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_an
         await first.close()
     # what a revert leaves when killed right after its commit point: staged and committed, not renamed
     journal = undo_journal.Journal(
-        id=undo_journal.new_id(), session_id=sid, turn=0, cause="revert-hunk",
-        root=os.path.realpath(tmp_path / "work"), entries=[], at_seq={sid: seq},
+        id=undo_journal.new_id(),
+        session_id=sid,
+        turn=0,
+        cause="revert-hunk",
+        root=await asyncio.to_thread(os.path.realpath, tmp_path / "work"),
+        entries=[],
+        at_seq={sid: seq},
         files=[{"path": "f.txt", "action": "restored", "state": {"sha256": sha(b"a\n"), "size": 2}}],
-    )  # fmt: skip
+    )
     undo_journal.stage(tmp_path / "data", journal, [("f.txt", b"a\n")])
     assert (tmp_path / "work" / "f.txt").read_text() == "b\n"
     again = await open_test_host("inprocess", tmp_path, llm_server.base_url)
