@@ -56,6 +56,7 @@ def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(
     (work / "big.txt").write_text(LINES)
     (work / "notes.txt").write_text("colour\n")
     fresh_session(page)
+    expect(page.get_by_test_id("changes-toggle")).to_be_hidden()  # nothing changed yet
     llm.enqueue(
         Reply(
             tool_calls=[

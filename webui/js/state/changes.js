@@ -14,6 +14,7 @@ export class ChangesState extends Emitter {
     this.files = null; // null: not read yet (or no session)
     this.error = null;
     this.seq = 0;
+    this.loading = false; // a read is on its way (the view waits for it before it scrolls)
   }
 
   /** Follow `sessionId` (null: none); reads again only when it changes. */
@@ -31,10 +32,13 @@ export class ChangesState extends Emitter {
     const sid = this.sessionId;
     const seq = ++this.seq;
     if (!sid) return;
+    this.loading = true;
     const r = await this.client.call("files.sessionChanges", { sessionId: sid }).catch(transportFailure);
     if (seq !== this.seq || sid !== this.sessionId) return; // a newer answer is on its way
-    this.files = r.ok ? r.value.files : this.files;
-    this.error = r.ok ? null : r.error;
+    this.loading = false;
+    const blank = !r.ok && r.error?.code === "session-not-found"; // nothing written yet: no changes
+    this.files = r.ok ? r.value.files : blank ? [] : this.files;
+    this.error = r.ok || blank ? null : r.error;
     this.emit("change");
   }
 

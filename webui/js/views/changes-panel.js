@@ -17,7 +17,8 @@ export class ChangesPanel {
     this.root = root;
     this.ctx = ctx;
     this.open = false;
-    this.pending = null; // a path to scroll to once the list is there
+    this.pending = null; // a path to scroll to once the list is read
+    this.target = null; // the path a turn's link opened, highlighted until the view closes
     ctx.state.on("change", () => this.open && this.render());
   }
 
@@ -25,19 +26,21 @@ export class ChangesPanel {
     const was = this.open;
     this.open = open;
     this.root.hidden = !open;
+    if (!open) this.target = this.pending = null;
     if (open && !was) this.ctx.state.refresh();
     if (open) this.render();
   }
 
   /** Open at `path` (from a turn's file list). */
   reveal(path) {
-    this.pending = path;
+    this.pending = this.target = path;
     this.render();
   }
 
   render() {
     if (!this.open) return;
-    const { files, error } = this.ctx.state;
+    const { files, error, loading } = this.ctx.state;
+    const top = this.root.scrollTop; // a re-read keeps the place the person was reading
     clear(this.root);
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": "Close changes" }, icon("x"));
     close.addEventListener("click", () => this.ctx.close());
@@ -47,14 +50,13 @@ export class ChangesPanel {
     if (!files) return this.root.append(h("p", { class: "list-empty" }, "Reading the changes…"));
     if (!files.length) return this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, "This session has not changed any file (or every change was put back)."));
     this.root.append(h("ul", { class: "changes-list", role: "list" }, files.map((f) => this.fileNode(f))));
-    if (this.pending) {
-      const target = [...this.root.querySelectorAll("[data-testid=changes-file]")].find((el) => el.dataset.path === this.pending);
+    this.root.scrollTop = top;
+    const target = [...this.root.querySelectorAll("[data-testid=changes-file]")].find((el) => el.dataset.path === this.target);
+    target?.classList.add("is-target");
+    if (this.pending && !loading) {
       this.pending = null;
-      if (target) {
-        target.scrollIntoView({ block: "start" });
-        target.classList.add("is-target");
-        target.querySelector("[data-testid=changes-file-name]")?.focus();
-      }
+      target?.scrollIntoView({ block: "start" });
+      target?.querySelector("[data-testid=changes-file-name]")?.focus();
     }
   }
 

@@ -87,6 +87,7 @@ export class TopBar {
   updateChanges(count, open) {
     this.changesBtn.hidden = !this.sessionId || (count === 0 && !open);
     setChildren(this.changesBtn, icon("file"), h("span", { class: "btn-label" }, "Changes"), h("span", { class: "count", testid: "changes-count" }, String(count)));
+    this.changesBtn.setAttribute("aria-label", `Changes: ${count} ${count === 1 ? "file" : "files"}`);
     this.changesBtn.setAttribute("aria-expanded", String(!!open));
   }
 
