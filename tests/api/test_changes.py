@@ -285,3 +285,20 @@ async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_an
         assert (await ok(again.client(), "files.sessionChanges", {"sessionId": sid})).files == []
     finally:
         await again.close()
+
+
+async def test_a_path_that_cannot_be_read_as_a_file_is_never_written_over(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
+    (host.workdir / "a.txt").unlink()
+    (host.workdir / "a.txt").mkdir()  # a folder where the file was
+    (host.workdir / "a.txt" / "mine").write_text("kept\n")
+    [a] = (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
+    assert not a.revertable and a.hunks == [] and "cannot be read" in a.note
+    error = await err(client, "files.revertFile", {"sessionId": sid, "path": "a.txt"}, "revert-conflict")
+    assert error.details["conflicts"] == [{"path": "a.txt", "reason": "changed"}]
+    assert (host.workdir / "a.txt" / "mine").read_text() == "kept\n"
