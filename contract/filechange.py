@@ -52,9 +52,10 @@ class RestoredFile(WireModel):
 class FilesRestored(OpenModel):
     """`files/restored`: files put back, by a revert of `turn` or by a fork at `turn`."""
 
-    cause: Literal["revert", "fork"]
+    cause: Literal["revert", "fork", "revert-file", "revert-hunk"]
     turn: int = Field(ge=0)
-    """The reverted turn, or (fork) the last turn the files were restored to."""
+    """The reverted turn, or (fork) the last turn the files were restored to; `revert-file` /
+    `revert-hunk` (the Changes view): the session's first turn that changed the file."""
     files: list[RestoredFile]
     fork_session_id: str | None = None
     """cause fork: the other session (in the parent, the child; in the child, the parent)."""
@@ -63,7 +64,7 @@ class FilesRestored(OpenModel):
     the revert can be tried again."""
 
 
-ConflictReason = Literal["changed", "later-turn", "not-saved"]
+ConflictReason = Literal["changed", "later-turn", "not-saved", "stale"]
 
 
 class FileConflict(WireModel):
@@ -71,4 +72,5 @@ class FileConflict(WireModel):
     reason: ConflictReason
     """`changed`: the file was changed outside the app since; `later-turn`: a later turn changed
     it (revert that turn first); `not-saved`: its earlier content was not checkpointed (too
-    large, or the session was imported)."""
+    large, or the session was imported); `stale`: the file (or the hunk) is not what the Changes
+    view showed, so nothing was written (refresh the view)."""

@@ -8,10 +8,12 @@ to a file the host checkpoints its content (or absence), content-addressed, so
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from contract._base import WireModel
-from contract.filechange import FileConflict, RestoredFile
+from contract.filechange import FileConflict, FileState, RestoredFile
 from contract.sessions import MAX_SEQ, SessionId
 
 
@@ -94,3 +96,72 @@ class GitStatusValue(WireModel):
     """The checked-out branch; null when detached (or not a repo)."""
     changed: int = Field(default=0, ge=0)
     """Entries `git status --porcelain` lists: modified, added, deleted and untracked files."""
+
+
+# files.sessionChanges / files.revertFile / files.revertHunk: the Changes view
+# (docs/architecture.md, "The Changes view")
+HEX64 = r"^[0-9a-f]{64}$"
+
+
+class SessionChangesRequest(WireModel):
+    session_id: SessionId
+
+
+class ChangeHunk(WireModel):
+    """One hunk of a file's combined diff; `id` (SHA-256 of its text) names it to `revertHunk`."""
+
+    id: str = Field(pattern=HEX64)
+    diff: str
+    """The `@@` line and its lines (3 lines of context)."""
+    added: int = Field(ge=0)
+    removed: int = Field(ge=0)
+
+
+class SessionFileChange(WireModel):
+    """A file the session changed: its content before the session's first change to it, against
+    what it holds now (edits made outside the app included)."""
+
+    path: str
+    status: Literal["added", "modified", "deleted"]
+    before: FileState | None = None
+    """At the session's start (absent or null: the file did not exist)."""
+    after: FileState | None = None
+    """Now (absent or null: the file is gone)."""
+    turns: list[int]
+    """The turns that changed it (file tools and shell commands), in order."""
+    hunks: list[ChangeHunk]
+    added: int = Field(default=0, ge=0)
+    removed: int = Field(default=0, ge=0)
+    binary: bool = False
+    too_big: bool = False
+    note: str | None = None
+    """Why there are no hunks (binary, too large, no saved copy)."""
+    revertable: bool
+    """Its session-start content is kept (a file tool's checkpoint or a snapshot)."""
+
+
+class SessionChangesValue(WireModel):
+    files: list[SessionFileChange]
+    """Files whose content now differs from the session's start, by path."""
+
+
+class RevertFileRequest(WireModel):
+    session_id: SessionId
+    path: str = Field(min_length=1, max_length=4096)
+    current: str | None = Field(default=None, pattern=HEX64)
+    """The SHA-256 the view showed as `after` (absent or null: the file was absent); the file
+    holding anything else is `stale`."""
+
+
+class RevertHunkRequest(WireModel):
+    session_id: SessionId
+    path: str = Field(min_length=1, max_length=4096)
+    hunk_id: str = Field(pattern=HEX64)
+    current: str | None = Field(default=None, pattern=HEX64)
+    """As `revertFile`: the hunk is looked up in the diff against exactly that content."""
+
+
+class RevertChangeValue(WireModel):
+    file: RestoredFile
+    seq: int
+    """The seq of the `files/restored` event that records it."""

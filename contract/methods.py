@@ -130,6 +130,11 @@ _METHODS = (
     Method("files.freeSpace", files.FreeSpaceRequest, files.FreeSpaceValue, 2, True),
     # review and context (docs/decisions.md, "Review and context"): read-only, not privileged
     Method("files.gitStatus", files.GitStatusRequest, files.GitStatusValue, 3),
+    # the Changes view (docs/decisions.md, "The Changes view"): a revert puts back the person's own
+    # earlier content and loosens nothing, so it is not privileged
+    Method("files.sessionChanges", files.SessionChangesRequest, files.SessionChangesValue, 3),
+    Method("files.revertFile", files.RevertFileRequest, files.RevertChangeValue, 3),
+    Method("files.revertHunk", files.RevertHunkRequest, files.RevertChangeValue, 3),
     Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
     Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
     Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),

@@ -31,3 +31,19 @@ async def free_space(engine: Engine, p: f.FreeSpaceRequest) -> f.FreeSpaceValue:
 @implements("files.gitStatus")
 async def git_status(engine: Engine, p: f.GitStatusRequest) -> f.GitStatusValue:
     return await engine.git_status(p.session_id)
+
+
+# the Changes view (docs/architecture.md, "The Changes view")
+@implements("files.sessionChanges")
+async def session_changes(engine: Engine, p: f.SessionChangesRequest) -> f.SessionChangesValue:
+    return await engine.changes.list(p.session_id)
+
+
+@implements("files.revertFile")
+async def revert_file(engine: Engine, p: f.RevertFileRequest) -> f.RevertChangeValue:
+    return await engine.changes.revert(p.session_id, p.path, p.current, None)
+
+
+@implements("files.revertHunk")
+async def revert_hunk(engine: Engine, p: f.RevertHunkRequest) -> f.RevertChangeValue:
+    return await engine.changes.revert(p.session_id, p.path, p.current, p.hunk_id)

@@ -33,6 +33,7 @@ from contract.views import HistoryEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
 from host.engine.bus import Bus, Item, Subscription, push
+from host.engine.changes import SessionChanges
 from host.engine.commands.permission import permission_command
 from host.engine.config import RuntimeOverrides
 from host.engine.configuration import ConfigurationDoor
@@ -145,6 +146,10 @@ class Engine(
         )
         self.snapshots = Snapshotter(self.data_dir / "snapshots", store, self._snapshot_limits)
         self.pool.snapshots = self.snapshots
+        self.changes = SessionChanges(
+            store, self.snapshots, self.data_dir, self._header, self.attach, lambda: self.default_cwd
+        )
+        """The Changes view: files.sessionChanges / revertFile / revertHunk (host/engine/changes.py)."""
         self.health = StorageHealth(store, self.bus, self.pool)
         store.on_settled = self.health.settled
         self._open_subagents()

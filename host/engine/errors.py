@@ -354,6 +354,7 @@ _CONFLICT_TEXT = {
     "changed": "was changed outside HarnessDesk since",
     "later-turn": "was changed again by a later turn (revert that turn first)",
     "not-saved": "has no saved earlier content to go back to",
+    "stale": "is not what the Changes view showed (it changed since; look again)",
 }
 
 

@@ -275,7 +275,7 @@ def approval_decided(
 
 
 def files_restored(
-    cause: Literal["revert", "fork"],
+    cause: Literal["revert", "fork", "revert-file", "revert-hunk"],
     turn: int,
     files: list[RestoredFile],
     other: str | None = None,

@@ -13,7 +13,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 from contract.filechange import FileConflict, RestoredFile
 from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
@@ -37,6 +37,10 @@ from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
 from host.engine.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
+
+Cause = Literal["revert", "fork", "revert-file", "revert-hunk"]
+CAUSES = ("revert", "fork", "revert-file", "revert-hunk")
+"""A journal's cause as `files/restored` logs it (the Changes view's reverts too)."""
 
 
 class FilesDoor:
@@ -258,7 +262,7 @@ class FilesDoor:
                 for sid, other in pairs:
                     if await self._logged(sid, journal):
                         continue
-                    cause: Literal["revert", "fork"] = "fork" if journal.cause == "fork" else "revert"
+                    cause = cast(Cause, journal.cause) if journal.cause in CAUSES else "revert"
                     agent = await self.attach(sid)
                     agent.journal.append(events.files_restored(cause, journal.turn, files, other, error))
                 await self.store.flush()

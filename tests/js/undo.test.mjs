@@ -55,6 +55,12 @@ test("a turn-end lists the files its tools changed; a revert marks it and adds a
   // a revert that stopped early does not mark the turn (it can be tried again)
   const again = new SessionFold().applyAll([...log, ev(8, "files/restored", { cause: "revert", turn: 0, files: [], error: "disk full" })]);
   assert.equal(again.items.find((i) => i.kind === "turn-end").reverted, false);
+  // a revert in the Changes view is a row of its own and never marks the turn reverted
+  for (const cause of ["revert-file", "revert-hunk"]) {
+    const viewed = new SessionFold().applyAll([...log, ev(8, "files/restored", { cause, turn: 0, files: [{ path: "a.txt", action: "restored" }] })]);
+    assert.equal(viewed.items.find((i) => i.kind === "turn-end").reverted, false);
+    assert.deepEqual([viewed.items.at(-1).kind, viewed.items.at(-1).cause], ["restored", cause]);
+  }
 });
 
 test("a shell command's changes (found by the snapshots) count for its turn, each with its diff", () => {

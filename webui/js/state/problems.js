@@ -61,6 +61,7 @@ const CONFLICT_TEXT = {
   changed: "was changed outside HarnessDesk since",
   "later-turn": "was changed again by a later turn (revert that one first)",
   "not-saved": "has no saved earlier content",
+  stale: "is not what the Changes view showed (it changed since; look again)",
 };
 
 function conflictText(err) {

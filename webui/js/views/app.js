@@ -15,6 +15,8 @@ import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
 import { JobsPanel } from "./jobs-panel.js";
+import { ChangesPanel } from "./changes-panel.js";
+import { ChangesState } from "../state/changes.js";
 import { McpPanel } from "./mcp-panel.js";
 import { StatusView } from "./status.js";
 import { SettingsDialog } from "./settings-dialog.js";
@@ -50,6 +52,7 @@ export class App {
     this.sessionUnsubs = [];
     this.todosOpen = false;
     this.jobsOpen = false;
+    this.changesOpen = false;
     this.mcpOpen = false;
     this.lastStop = { at: 0, sessionId: null };
     const toast = (m, tone, action) => this.status.toast(m, tone, action);
@@ -98,6 +101,7 @@ export class App {
       toggleSidebar: () => this.toggleSidebar(),
       toggleTodos: () => this.toggleTodos(),
       toggleJobs: () => this.toggleJobs(),
+      toggleChanges: () => this.toggleChanges(),
       toggleMcp: () => this.toggleMcp(),
       exportSession: (id) => this.exportSession(id),
       renameSession: (id) => this.sidebar.startRename(id),
@@ -108,6 +112,7 @@ export class App {
       onFork: (seq, btn) => this.fork(seq, btn),
       onRetry: (item, btn) => this.retry(item, btn),
       onRevert: (item, btn) => revertTurn(this, item, btn),
+      openChanges: (path) => this.showChanges(path),
       onEditResend: (item, btn) => editAndResend(this, item, btn),
       openPath: (path) => a.reveal(path),
       canOpenPath: () => this.canOpenPath(),
@@ -118,6 +123,9 @@ export class App {
     this.cards.openSession = (id) => this.open(id);
     this.queue = new QueueView($("queue"), { client, toast, stopAll: () => this.stop({ clearQueue: true }) });
     this.jobsPanel = new JobsPanel($("jobs-panel"), { client, toast });
+    this.changes = new ChangesState({ client }); // the Changes view (docs/architecture.md, "The Changes view")
+    this.changesPanel = new ChangesPanel($("changes-panel"), { state: this.changes, toast, close: () => this.toggleChanges(false) });
+    this.changes.on("change", () => this.topbar.updateChanges(this.changes.count, this.changesOpen));
     this.mcpPanel = new McpPanel($("mcp-panel"), { client, toast, changed: (v) => this.topbar.updateMcp(v, this.mcpOpen) });
     this.goalBar = new GoalBar($("goal-bar"), { client });
     this.catalogues = new Catalogues({ client });
@@ -313,6 +321,7 @@ export class App {
       }
       if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
       if (item?.kind === "turn-end") this.topbar.git.refresh(); // the turn may have changed files
+      if (item?.kind === "turn-end" || item?.kind === "restored") this.changes.refresh();
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
   }
@@ -388,6 +397,18 @@ export class App {
     this.renderAll();
   }
 
+  toggleChanges(force) {
+    this.changesOpen = force === undefined ? !this.changesOpen : force;
+    this.renderAll();
+  }
+
+  /** Open the Changes view at `path` (a turn's file list links here). */
+  showChanges(path) {
+    this.changesOpen = true;
+    this.renderAll();
+    if (path) this.changesPanel.reveal(path);
+  }
+
   toggleMcp() {
     this.mcpOpen = !this.mcpOpen;
     this.renderAll();
@@ -407,6 +428,9 @@ export class App {
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
+    this.changes.set(s?.sessionId ?? null);
+    this.topbar.updateChanges(this.changes.count, this.changesOpen && !!s);
+    this.changesPanel.set(this.changesOpen && !!s);
     this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);
     this.topbar.updateMcp(s ? this.mcpPanel.value : null, this.mcpOpen);
     const goal = s?.projections.get("goal")?.value;

@@ -27,7 +27,13 @@ export function fileChangeView(change, { testid = "file-change", foldRows = FOLD
   return wrap;
 }
 
-function statNodes(change) {
+/** The rows of one unified diff (or a single hunk of one) as a table; null when it has none. */
+export function diffTable(text, label) {
+  const rows = parseUnifiedDiff(text);
+  return rows.length ? h("div", { class: "diff udiff", role: "table", "aria-label": label }, rows.map(row)) : null;
+}
+
+export function statNodes(change) {
   return [
     change.added ? h("span", { class: "stat-add" }, `+${change.added}`) : null,
     change.removed ? h("span", { class: "stat-del" }, `−${change.removed}`) : null,

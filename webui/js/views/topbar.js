@@ -7,7 +7,7 @@ import { PermissionsView } from "./permissions-view.js";
 import { GitStatus } from "./git-status.js";
 
 export class TopBar {
-  /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), exportSession(id), renameSession(id), modelPicker} */
+  /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), toggleChanges(), exportSession(id), renameSession(id), modelPicker} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -26,6 +26,8 @@ export class TopBar {
     this.todoBtn.addEventListener("click", () => ctx.toggleTodos());
     this.jobsBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle", testid: "jobs-toggle", hidden: true, "aria-controls": "jobs-panel", "aria-expanded": "false" });
     this.jobsBtn.addEventListener("click", () => ctx.toggleJobs());
+    this.changesBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle changes-toggle", testid: "changes-toggle", hidden: true, "aria-controls": "changes-panel", "aria-expanded": "false", title: "Every file this session changed, with its diff" });
+    this.changesBtn.addEventListener("click", () => ctx.toggleChanges());
     this.mcpBtn = h("button", { type: "button", class: "btn btn-small jobs-toggle mcp-toggle", testid: "mcp-toggle", hidden: true, "aria-controls": "mcp-panel", "aria-expanded": "false", title: "MCP tool servers" });
     this.mcpBtn.addEventListener("click", () => ctx.toggleMcp());
     this.meterFill = h("span", { class: "ctx-fill" });
@@ -37,7 +39,7 @@ export class TopBar {
     root.append(
       menu,
       h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.git.el, this.instructions)),
-      h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.mcpBtn, this.jobsBtn, this.todoBtn, this.exportBtn),
+      h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.changesBtn, this.mcpBtn, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
 
@@ -79,6 +81,14 @@ export class TopBar {
     const attention = servers.some((s) => ["needs-trust", "needs-approval", "failed"].includes(s.state)) || hookFiles.some((f) => !f.approved);
     setChildren(this.mcpBtn, icon("terminal"), h("span", { class: "btn-label" }, "MCP"), h("span", { class: ["count", attention && "is-attention"], testid: "mcp-count" }, `${ready}/${servers.length}`));
     this.mcpBtn.setAttribute("aria-expanded", String(!!open));
+  }
+
+  /** The Changes button: how many files differ from the session's start (hidden at none, unless open). */
+  updateChanges(count, open) {
+    this.changesBtn.hidden = !this.sessionId || (count === 0 && !open);
+    setChildren(this.changesBtn, icon("file"), h("span", { class: "btn-label" }, "Changes"), h("span", { class: "count", testid: "changes-count" }, String(count)));
+    this.changesBtn.setAttribute("aria-label", `Changes: ${count} ${count === 1 ? "file" : "files"}`);
+    this.changesBtn.setAttribute("aria-expanded", String(!!open));
   }
 
   updateJobs(jobs, open) {

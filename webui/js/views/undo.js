@@ -11,11 +11,32 @@ import { fileChangeView } from "./diff.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** The first three paths, each a link into the Changes view when there is one. */
+function fileLinks(files, ctx) {
+  const out = [];
+  files.slice(0, 3).forEach((p, i) => {
+    if (i) out.push(", ");
+    if (!ctx.openChanges) return out.push(p);
+    const a = h("button", { type: "button", class: "link-button", testid: "turn-file-link", dataset: { path: p }, title: "Show this file's changes since the session started" }, p);
+    a.addEventListener("click", () => ctx.openChanges(p));
+    out.push(a);
+  });
+  if (files.length > 3) {
+    if (!ctx.openChanges) out.push(` and ${files.length - 3} more`);
+    else {
+      const more = h("button", { type: "button", class: "link-button", testid: "turn-file-link" }, `and ${files.length - 3} more`);
+      more.addEventListener("click", () => ctx.openChanges(null));
+      out.push(" ", more);
+    }
+  }
+  return out;
+}
+
 /** Under a turn-end: which files the turn changed, and Revert (null when it changed none). */
 export function turnFilesLine(item, ctx) {
   const files = item.files ?? [];
   if (!files.length) return null;
-  const shown = files.slice(0, 3).join(", ") + (files.length > 3 ? ` and ${files.length - 3} more` : "");
+  const shown = fileLinks(files, ctx);
   const line = h(
     "div",
     { class: ["turn-files", item.reverted && "is-reverted"], testid: "turn-files" },
@@ -33,9 +54,11 @@ export function turnFilesLine(item, ctx) {
 
 const ACTION_TEXT = { restored: "restored", removed: "removed (it did not exist before)", unchanged: "already as it was" };
 
+const CAUSE_TEXT = { "revert-file": "Reverted a file in the Changes view", "revert-hunk": "Undid one change in the Changes view" };
+
 /** The row of a `files/restored` event. */
 export function restoredRow(item) {
-  const what = item.cause === "fork" ? (item.forkSessionId ? "Files restored for a fork at this point" : "Files restored to this point") : "Reverted this turn's file changes";
+  const what = CAUSE_TEXT[item.cause] ?? (item.cause === "fork" ? (item.forkSessionId ? "Files restored for a fork at this point" : "Files restored to this point") : "Reverted this turn's file changes");
   const el = h("div", { class: "row restored-row", testid: "restored-row", dataset: { cause: item.cause } }, h("strong", {}, what));
   el.append(h("ul", {}, item.files.map((f) => h("li", { dataset: { action: f.action } }, `${f.path} — ${ACTION_TEXT[f.action] ?? f.action}`))));
   if (item.error) el.append(h("p", { class: "restored-error", role: "alert" }, `Stopped early: ${item.error}`));

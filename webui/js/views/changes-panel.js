@@ -1,0 +1,110 @@
+// The Changes view (docs/architecture.md, "The Changes view"): every file the open session changed,
+// by any tool, with its combined diff from the session's start to now; Revert a whole file (asked
+// first) or one hunk. A turn's "Changed N files" line opens it at a file (`reveal`). The data and
+// the calls are state/changes.js; the diff rows are the tool cards' (views/diff.js).
+
+import { h, icon, clear } from "./dom.js";
+import { confirm } from "./confirm.js";
+import { diffTable, statNodes } from "./diff.js";
+import { describeError } from "../state/problems.js";
+
+const STATUS = { added: "new file", modified: "modified", deleted: "deleted" };
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export class ChangesPanel {
+  /** @param {HTMLElement} root @param {{state, toast(msg, tone?), close()}} ctx */
+  constructor(root, ctx) {
+    this.root = root;
+    this.ctx = ctx;
+    this.open = false;
+    this.pending = null; // a path to scroll to once the list is read
+    this.target = null; // the path a turn's link opened, highlighted until the view closes
+    ctx.state.on("change", () => this.open && this.render());
+  }
+
+  set(open) {
+    const was = this.open;
+    this.open = open;
+    this.root.hidden = !open;
+    if (!open) this.target = this.pending = null;
+    if (open && !was) this.ctx.state.refresh();
+    if (open) this.render();
+  }
+
+  /** Open at `path` (from a turn's file list). */
+  reveal(path) {
+    this.pending = this.target = path;
+    this.render();
+  }
+
+  render() {
+    if (!this.open) return;
+    const { files, error, loading } = this.ctx.state;
+    const top = this.root.scrollTop; // a re-read keeps the place the person was reading
+    clear(this.root);
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": "Close changes" }, icon("x"));
+    close.addEventListener("click", () => this.ctx.close());
+    const count = files ? h("span", { class: "changes-count", testid: "changes-summary" }, files.length ? `${plural(files.length, "file")} changed since the session started` : "") : null;
+    this.root.append(h("div", { class: "changes-head" }, h("h2", { class: "panel-title" }, "Changes"), count, close));
+    if (error) this.root.append(h("p", { class: "list-empty", role: "alert" }, describeError(error)));
+    if (!files) return this.root.append(h("p", { class: "list-empty" }, "Reading the changes…"));
+    if (!files.length) return this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, "This session has not changed any file (or every change was put back)."));
+    this.root.append(h("ul", { class: "changes-list", role: "list" }, files.map((f) => this.fileNode(f))));
+    this.root.scrollTop = top;
+    const target = [...this.root.querySelectorAll("[data-testid=changes-file]")].find((el) => el.dataset.path === this.target);
+    target?.classList.add("is-target");
+    if (this.pending && !loading) {
+      this.pending = null;
+      target?.scrollIntoView({ block: "start" });
+      target?.querySelector("[data-testid=changes-file-name]")?.focus();
+    }
+  }
+
+  fileNode(file) {
+    const revert = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "changes-revert-file", disabled: !file.revertable, title: file.revertable ? "Put this file back as it was when the session started" : file.note ?? "" }, icon("retry"), h("span", {}, "Revert file"));
+    revert.addEventListener("click", () => this.revertFile(file, revert));
+    const turns = file.turns.length ? h("span", { class: "changes-turns" }, `turn${file.turns.length > 1 ? "s" : ""} ${file.turns.map((t) => t + 1).join(", ")}`) : null;
+    const head = h(
+      "div",
+      { class: "diff-path changes-file-head" },
+      icon("file"),
+      h("span", { class: "diff-file", testid: "changes-file-name", tabindex: "-1" }, file.path),
+      h("span", { class: ["badge", "diff-badge", `is-${file.status}`], testid: "changes-status" }, STATUS[file.status] ?? file.status),
+      file.added || file.removed ? h("span", { class: "diff-stat", "aria-label": `${file.added} lines added, ${file.removed} removed` }, statNodes(file)) : null,
+      turns,
+      h("span", { class: "changes-spacer" }),
+      revert,
+    );
+    const hunks = file.hunks.map((hunk) => this.hunkNode(file, hunk));
+    const note = file.note ? h("p", { class: "diff-note", testid: "changes-note" }, `No diff shown: ${file.note}.`) : null;
+    return h("li", { class: "diff-wrap file-change changes-file", testid: "changes-file", dataset: { path: file.path, status: file.status } }, head, ...hunks, note);
+  }
+
+  hunkNode(file, hunk) {
+    const btn = h("button", { type: "button", class: "btn btn-small btn-ghost", testid: "changes-revert-hunk", disabled: !file.revertable, title: "Undo only this change" }, icon("retry"), h("span", {}, "Revert hunk"));
+    btn.addEventListener("click", () => this.revertHunk(file, hunk, btn));
+    return h("div", { class: "changes-hunk", testid: "changes-hunk", dataset: { hunkId: hunk.id } }, h("div", { class: "changes-hunk-bar" }, btn), diffTable(hunk.diff, `A change to ${file.path}`));
+  }
+
+  async revertHunk(file, hunk, btn) {
+    btn.disabled = true;
+    const r = await this.ctx.state.revertHunk(file, hunk);
+    if (!r.ok) this.ctx.toast(describeError(r.error));
+    else this.ctx.toast(`Undid one change in ${file.path}.`, "info");
+  }
+
+  async revertFile(file, btn) {
+    const what = file.status === "added" ? "It did not exist when the session started, so it will be deleted." : "It will hold what it held when the session started; every change since is undone (edits made outside HarnessDesk included).";
+    const choice = await confirm({
+      title: `Revert ${file.path}?`,
+      body: [what],
+      testid: "changes-revert-dialog",
+      actions: [{ label: "Revert file", value: "revert", tone: "danger", testid: "changes-revert-confirm" }],
+    });
+    if (choice !== "revert") return;
+    btn.disabled = true;
+    const r = await this.ctx.state.revertFile(file);
+    if (!r.ok) this.ctx.toast(describeError(r.error));
+    else this.ctx.toast(`Reverted ${file.path}.`, "info");
+  }
+}
