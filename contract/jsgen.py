@@ -170,10 +170,7 @@ HEADER = """\
 def render() -> str:
     """The whole module's text; the same contract always gives the same bytes."""
     defs = client_schemas()
-    methods = {
-        m.key: {"version": m.version, "privileged": m.privileged, "userPaced": m.user_paced}
-        for m in METHODS.values()
-    }
+    methods = {m.key: {"privileged": m.privileged, "userPaced": m.user_paced} for m in METHODS.values()}
     errors = {
         code: {"details": model.__name__, "fields": [f.alias or n for n, f in model.model_fields.items()]}
         for code, model in ERROR_DETAILS.items()

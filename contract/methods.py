@@ -1,13 +1,17 @@
-"""The method map: each unary method registered once; carriers, clients and schemas derive from it.
+"""The method map: each unary method registered once, with every per-method policy in its row.
 
 A method `"<domain>.<verb>"` is served at `POST /api/<domain>.<verb>` and implemented by
-`api.<domain>.<snake_case(verb)>(RpcRequest[request]) -> RpcResponse[value]`.
+`api.<domain>.<snake_case(verb)>(RpcRequest[request]) -> RpcResponse[value]`. Each row is a
+typed handle, `Method[Request, Value]`, bound to a constant named after its key
+(`session.selectModel` → `SESSION_SELECT_MODEL`): `client.call(SESSION_LIST, ...)` returns
+`RpcResponse[ListValue]` (docs/architecture.md, "Method map").
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,19 +34,35 @@ from contract import (
     workspaces,
 )
 
+Req = TypeVar("Req", bound=BaseModel, covariant=True)
+Val = TypeVar("Val", bound=BaseModel, covariant=True)
+
+SessionUse = Literal["reads", "changes"]
+"""What a method does to the session its request names (`sessionId`): `reads` changes nothing
+in it (it may find the session's folder through it), `changes` changes its log, its agent or
+what it runs."""
+
 
 @dataclass(frozen=True)
-class Method:
+class Method(Generic[Req, Val]):
+    """One row of the map; the policies are keywords (docs/architecture.md, "Method map")."""
+
     key: str
-    request: type[BaseModel]
-    value: type[BaseModel]
-    version: int = 1
+    request: type[Req]
+    value: type[Val]
+    _: KW_ONLY
     privileged: bool = False
-    """Privileged methods are served only to the local window or loopback hosts
-    (docs/architecture.md, "Method map")."""
+    """Served only to the local window or loopback hosts, never to a `--trusted-host` name."""
     user_paced: bool = False
     """The answer waits for the person (a folder picker, a command they run): clients exempt
     such calls from the unary timeout."""
+    session: SessionUse | None = None
+    """Required exactly when the request carries `sessionId` (see `policy_problems`)."""
+    subagent_fenced: bool = False
+    """On a subagent's session it answers `agent-busy`: people message a child through its
+    parent (`subagent.prompt`), and it goes with its parent (docs/architecture.md, "Subagents")."""
+    unfenced_because: str = ""
+    """Why a method that `changes` a session stays open on a subagent's session."""
 
     @property
     def domain(self) -> str:
@@ -54,107 +74,297 @@ class Method:
         verb = self.key.split(".", 1)[1]
         return re.sub(r"(?<!^)(?=[A-Z])", "_", verb).lower()
 
+    @property
+    def constant(self) -> str:
+        """The name of its handle in this module: `session.selectModel` → `SESSION_SELECT_MODEL`."""
+        return "_".join(re.sub(r"(?<!^)(?=[A-Z])", "_", part).upper() for part in self.key.split(".", 1))
+
+
+AnyMethod = Method[BaseModel, BaseModel]
+"""Any row: what the carrier, the schemas and the clients hold when the models do not matter
+(a row's models are read-only, so `Method[ListRequest, ListValue]` is one)."""
+
+
+def policy_problems(m: AnyMethod) -> list[str]:
+    """What is wrong with a row's session policy ([] when nothing): a method whose request names
+    a session says what it does to it, and one that changes it is fenced or says why not."""
+    names_session = "session_id" in m.request.model_fields
+    problems = []
+    if names_session and m.session is None:
+        problems.append(f"{m.key}: its request carries sessionId: say session='reads' or 'changes'")
+    if not names_session and (m.session is not None or m.subagent_fenced):
+        problems.append(f"{m.key}: its request carries no sessionId: no session policy applies")
+    if m.session == "changes" and not m.subagent_fenced and not m.unfenced_because.strip():
+        problems.append(f"{m.key}: changes a session: subagent_fenced=True, or unfenced_because='why'")
+    if m.unfenced_because and (m.subagent_fenced or m.session != "changes"):
+        problems.append(f"{m.key}: unfenced_because is only for a method that changes a session unfenced")
+    return problems
+
 
 _s = sessions
 _p = presets
 _w = workspaces
 _a = subagents
-_METHODS = (
-    Method("session.list", _s.ListRequest, _s.ListValue),
-    Method("session.create", _s.CreateRequest, _s.CreateValue),
-    Method("session.history", _s.HistoryRequest, _s.HistoryValue),
-    Method("session.prompt", _s.PromptRequest, _s.Accepted),
-    Method("session.cancel", _s.CancelRequest, _s.Accepted),
-    Method("session.rename", _s.RenameRequest, _s.RenameValue),
-    Method("session.fork", _s.ForkRequest, _s.SessionRef),
-    Method("session.search", _s.SearchRequest, _s.SearchValue),
-    Method("session.models", _s.SessionRef, _s.ModelsValue),
-    Method("session.selectModel", _s.SelectModelRequest, _s.SelectModelValue),
-    Method("session.updateQueue", _s.UpdateQueueRequest, _s.Accepted),
-    Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue),
-    Method("session.delete", _s.SessionRef, _s.SessionDeleted, 2, True),
-    Method("host.describe", host.DescribeRequest, host.DescribeValue),
-    Method("host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, 2, True, True),
-    Method("host.listDirectory", host.ListDirectoryRequest, host.DirectoryListing, 2),
-    Method("host.createDirectory", host.CreateDirectoryRequest, host.DirectoryPath, 2),
-    Method("host.openPath", host.OpenPathRequest, host.OpenPathValue, 2, True),
-    Method("workspace.list", _w.WorkspaceListRequest, _w.WorkspaceListValue, 2),
-    Method("workspace.create", _w.WorkspaceCreateRequest, _w.WorkspaceCreateValue, 2),
-    Method("workspace.rename", _w.WorkspaceRenameRequest, _w.WorkspaceValue, 2),
-    Method("workspace.delete", _w.WorkspaceRef, _w.WorkspaceDeleted, 2),
-    Method("workspace.insertSessionBefore", _w.InsertSessionBeforeRequest, _w.WorkspaceValue, 2),
-    Method("workspace.archiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
-    Method("workspace.unarchiveSession", _w.ArchiveRequest, _w.ArchivedValue, 2),
-    Method("job.list", jobs.JobListRequest, jobs.JobListValue, 2),
-    Method("job.stop", jobs.JobRef, _s.Accepted, 2),
-    Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, 2),
-    Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue, 2),
-    Method("agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, 2),
-    Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, 2, True),
-    Method("agentPreset.copy", _p.PresetCopyRequest, _p.PresetRefValue, 2, True),
-    Method("agentPreset.openDocument", _p.PresetRequest, _p.PresetOpenValue, 2, True),
-    Method("agentPreset.remove", _p.PresetRequest, _p.PresetRemoved, 2, True),
-    Method("skill.list", skills.SkillListRequest, skills.SkillListValue, 2),
-    Method("command.list", commands.CommandListRequest, commands.CommandListValue, 2),
-    Method("command.execute", commands.CommandExecuteRequest, commands.CommandExecuteValue, 2, False, True),
-    Method("settings.describe", settings.SettingsDescribeRequest, settings.SettingsDescribeValue, 2, True),
-    Method("settings.openDocument", settings.OpenDocumentRequest, settings.Opened, 2, True),
-    Method("settings.update", settings.UpdateRequest, settings.SettingsNamespaceView, 2, True),
-    Method("settings.replace", settings.ReplaceRequest, settings.SettingsNamespaceView, 2, True),
-    Method("settings.mutate", settings.MutateRequest, settings.SettingsNamespaceView, 2, True),
-    Method("settings.resetDocument", settings.ResetDocumentRequest, settings.ResetDocumentValue, 2, True),
-    Method(
-        "credentials.describe",
-        credentials.CredentialsDescribeRequest,
-        credentials.CredentialsDescribeValue,
-        2,
-        True,
-    ),
-    Method("credentials.set", credentials.SetRequest, credentials.Done, 2, True),
-    Method("credentials.unset", credentials.UnsetRequest, credentials.Done, 2, True),
-    Method("llm.providers", llm.ProvidersRequest, llm.ProvidersValue, 2),
-    Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue, 2),
-    Method("llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, 2, True),
-    Method("llm.localModels", llm.LocalModelsRequest, llm.LocalModelsValue, 1),
-    Method("llm.downloadModel", llm.DownloadModelRequest, llm.DownloadModelValue, 1, True),
-    Method("llm.pauseDownload", llm.DownloadRequest, llm.DownloadValue, 1, True),
-    Method("llm.resumeDownload", llm.DownloadRequest, llm.DownloadValue, 1, True),
-    Method("llm.cancelDownload", llm.DownloadRequest, llm.DownloadValue, 1, True),
-    Method("llm.removeModel", llm.RemoveModelRequest, llm.RemoveModelValue, 1, True),
-    Method("llm.discoverLocal", llm.DiscoverLocalRequest, llm.DiscoverLocalValue, 1, True),
-    Method("permission.revoke", permissions.RevokeRequest, permissions.RevokeValue, 2),
-    Method("permission.set", permissions.PermissionSetRequest, permissions.PermissionSetValue, 2, True),
-    Method("files.revertTurn", files.RevertTurnRequest, files.RevertTurnValue, 2),
-    Method("files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, 2),
-    Method("files.spaceUsed", files.SpaceUsedRequest, files.SpaceUsedValue, 2),
-    Method("files.freeSpace", files.FreeSpaceRequest, files.FreeSpaceValue, 2, True),
-    # review and context (docs/decisions.md, "Review and context"): read-only, not privileged
-    Method("files.gitStatus", files.GitStatusRequest, files.GitStatusValue, 3),
-    # the Changes view (docs/decisions.md, "The Changes view"): a revert puts back the person's own
-    # earlier content and loosens nothing, so it is not privileged
-    Method("files.sessionChanges", files.SessionChangesRequest, files.SessionChangesValue, 3),
-    Method("files.revertFile", files.RevertFileRequest, files.RevertChangeValue, 3),
-    Method("files.revertHunk", files.RevertHunkRequest, files.RevertChangeValue, 3),
-    Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue, 3),
-    Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue, 3),
-    Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue, 3),
-    Method("subagent.interrupt", _a.SubagentInterruptRequest, _s.Accepted, 3),
-    # goals (docs/architecture.md, "Goals")
-    Method("goal.create", goals.GoalCreateRequest, goals.GoalRefValue, 3),
-    Method("goal.edit", goals.GoalEditRequest, goals.GoalRefValue, 3),
-    Method("goal.pause", goals.GoalRefRequest, goals.GoalRefValue, 3),
-    Method("goal.resume", goals.GoalRefRequest, goals.GoalRefValue, 3),
-    Method("goal.complete", goals.GoalRefRequest, goals.GoalRefValue, 3),
-    Method("goal.clear", goals.GoalRefRequest, goals.GoalCleared, 3),
-    # MCP servers and folder trust (docs/decisions.md, "MCP servers")
-    Method("workspace.setTrust", _w.SetTrustRequest, _w.WorkspaceValue, 3, True),
-    Method("mcp.list", mcp.McpListRequest, mcp.McpListValue, 3),
-    Method("mcp.addEditorServers", mcp.McpAddEditorServersRequest, mcp.McpListValue, 3, True),
-    Method("mcp.restart", mcp.McpServerRef, mcp.McpServerValue, 3),
-    Method("mcp.setEnabled", mcp.McpSetEnabledRequest, mcp.McpServerValue, 3, True),
-    Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
-    Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
-    Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
+_SIDEBAR_ONLY = "it changes the sidebar's lists, not the session's log or agent"
+_PROJECT_WIDE = "the session only locates its project: the servers are the project's, shared by its sessions"
+SESSION_LIST = Method("session.list", _s.ListRequest, _s.ListValue)
+SESSION_CREATE = Method(
+    "session.create",
+    _s.CreateRequest,
+    _s.CreateValue,
+    session="changes",
+    unfenced_because="it makes a top-level session; an existing id is only checked (`session-conflict`)",
 )
+SESSION_HISTORY = Method("session.history", _s.HistoryRequest, _s.HistoryValue, session="reads")
+SESSION_PROMPT = Method(
+    "session.prompt", _s.PromptRequest, _s.Accepted, session="changes", subagent_fenced=True
+)
+SESSION_CANCEL = Method(
+    "session.cancel", _s.CancelRequest, _s.Accepted, session="changes", subagent_fenced=True
+)
+SESSION_RENAME = Method(
+    "session.rename", _s.RenameRequest, _s.RenameValue, session="changes", subagent_fenced=True
+)
+SESSION_FORK = Method("session.fork", _s.ForkRequest, _s.SessionRef, session="reads")
+SESSION_SEARCH = Method("session.search", _s.SearchRequest, _s.SearchValue)
+SESSION_MODELS = Method(
+    "session.models", _s.SessionRef, _s.ModelsValue, session="reads", subagent_fenced=True
+)
+SESSION_SELECT_MODEL = Method(
+    "session.selectModel", _s.SelectModelRequest, _s.SelectModelValue, session="changes", subagent_fenced=True
+)
+SESSION_UPDATE_QUEUE = Method(
+    "session.updateQueue", _s.UpdateQueueRequest, _s.Accepted, session="changes", subagent_fenced=True
+)
+SESSION_ATTACHMENT = Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue, session="reads")
+SESSION_DELETE = Method(
+    "session.delete",
+    _s.SessionRef,
+    _s.SessionDeleted,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+HOST_DESCRIBE = Method("host.describe", host.DescribeRequest, host.DescribeValue)
+HOST_PICK_DIRECTORY = Method(
+    "host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, privileged=True, user_paced=True
+)
+HOST_LIST_DIRECTORY = Method("host.listDirectory", host.ListDirectoryRequest, host.DirectoryListing)
+HOST_CREATE_DIRECTORY = Method("host.createDirectory", host.CreateDirectoryRequest, host.DirectoryPath)
+HOST_OPEN_PATH = Method("host.openPath", host.OpenPathRequest, host.OpenPathValue, privileged=True)
+WORKSPACE_LIST = Method("workspace.list", _w.WorkspaceListRequest, _w.WorkspaceListValue)
+WORKSPACE_CREATE = Method("workspace.create", _w.WorkspaceCreateRequest, _w.WorkspaceCreateValue)
+WORKSPACE_RENAME = Method("workspace.rename", _w.WorkspaceRenameRequest, _w.WorkspaceValue)
+WORKSPACE_DELETE = Method("workspace.delete", _w.WorkspaceRef, _w.WorkspaceDeleted)
+WORKSPACE_INSERT_SESSION_BEFORE = Method(
+    "workspace.insertSessionBefore",
+    _w.InsertSessionBeforeRequest,
+    _w.WorkspaceValue,
+    session="changes",
+    unfenced_because=_SIDEBAR_ONLY,
+)
+WORKSPACE_ARCHIVE_SESSION = Method(
+    "workspace.archiveSession",
+    _w.ArchiveRequest,
+    _w.ArchivedValue,
+    session="changes",
+    unfenced_because=_SIDEBAR_ONLY,
+)
+WORKSPACE_UNARCHIVE_SESSION = Method(
+    "workspace.unarchiveSession",
+    _w.ArchiveRequest,
+    _w.ArchivedValue,
+    session="changes",
+    unfenced_because=_SIDEBAR_ONLY,
+)
+JOB_LIST = Method("job.list", jobs.JobListRequest, jobs.JobListValue, session="reads")
+JOB_STOP = Method(
+    "job.stop",
+    jobs.JobRef,
+    _s.Accepted,
+    session="changes",
+    unfenced_because="a person may halt what any agent left running; the agent is sent nothing",
+)
+JOB_OUTPUT = Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, session="reads")
+AGENT_PRESET_LIST = Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue)
+AGENT_PRESET_SELECT = Method(
+    "agentPreset.select", _p.PresetSelectRequest, _p.PresetRefValue, session="changes", subagent_fenced=True
+)
+AGENT_PRESET_READ = Method("agentPreset.read", _p.PresetRequest, _p.PresetReadValue, privileged=True)
+AGENT_PRESET_COPY = Method("agentPreset.copy", _p.PresetCopyRequest, _p.PresetRefValue, privileged=True)
+AGENT_PRESET_OPEN_DOCUMENT = Method(
+    "agentPreset.openDocument", _p.PresetRequest, _p.PresetOpenValue, privileged=True
+)
+AGENT_PRESET_REMOVE = Method("agentPreset.remove", _p.PresetRequest, _p.PresetRemoved, privileged=True)
+SKILL_LIST = Method("skill.list", skills.SkillListRequest, skills.SkillListValue, session="reads")
+COMMAND_LIST = Method(
+    "command.list",
+    commands.CommandListRequest,
+    commands.CommandListValue,
+    session="reads",
+    subagent_fenced=True,
+)
+COMMAND_EXECUTE = Method(
+    "command.execute",
+    commands.CommandExecuteRequest,
+    commands.CommandExecuteValue,
+    user_paced=True,
+    session="changes",
+    subagent_fenced=True,
+)
+SETTINGS_DESCRIBE = Method(
+    "settings.describe", settings.SettingsDescribeRequest, settings.SettingsDescribeValue, privileged=True
+)
+SETTINGS_OPEN_DOCUMENT = Method(
+    "settings.openDocument", settings.OpenDocumentRequest, settings.Opened, privileged=True
+)
+SETTINGS_UPDATE = Method(
+    "settings.update", settings.UpdateRequest, settings.SettingsNamespaceView, privileged=True
+)
+SETTINGS_REPLACE = Method(
+    "settings.replace", settings.ReplaceRequest, settings.SettingsNamespaceView, privileged=True
+)
+SETTINGS_MUTATE = Method(
+    "settings.mutate", settings.MutateRequest, settings.SettingsNamespaceView, privileged=True
+)
+SETTINGS_RESET_DOCUMENT = Method(
+    "settings.resetDocument", settings.ResetDocumentRequest, settings.ResetDocumentValue, privileged=True
+)
+CREDENTIALS_DESCRIBE = Method(
+    "credentials.describe",
+    credentials.CredentialsDescribeRequest,
+    credentials.CredentialsDescribeValue,
+    privileged=True,
+)
+CREDENTIALS_SET = Method("credentials.set", credentials.SetRequest, credentials.Done, privileged=True)
+CREDENTIALS_UNSET = Method("credentials.unset", credentials.UnsetRequest, credentials.Done, privileged=True)
+LLM_PROVIDERS = Method("llm.providers", llm.ProvidersRequest, llm.ProvidersValue)
+LLM_MODELS = Method("llm.models", llm.LlmModelsRequest, llm.LlmModelsValue)
+LLM_DISCOVER_MODELS = Method(
+    "llm.discoverModels", llm.DiscoverModelsRequest, llm.DiscoverModelsValue, privileged=True
+)
+LLM_LOCAL_MODELS = Method("llm.localModels", llm.LocalModelsRequest, llm.LocalModelsValue)
+LLM_DOWNLOAD_MODEL = Method(
+    "llm.downloadModel", llm.DownloadModelRequest, llm.DownloadModelValue, privileged=True
+)
+LLM_PAUSE_DOWNLOAD = Method("llm.pauseDownload", llm.DownloadRequest, llm.DownloadValue, privileged=True)
+LLM_RESUME_DOWNLOAD = Method("llm.resumeDownload", llm.DownloadRequest, llm.DownloadValue, privileged=True)
+LLM_CANCEL_DOWNLOAD = Method("llm.cancelDownload", llm.DownloadRequest, llm.DownloadValue, privileged=True)
+LLM_REMOVE_MODEL = Method("llm.removeModel", llm.RemoveModelRequest, llm.RemoveModelValue, privileged=True)
+LLM_DISCOVER_LOCAL = Method(
+    "llm.discoverLocal", llm.DiscoverLocalRequest, llm.DiscoverLocalValue, privileged=True
+)
+PERMISSION_REVOKE = Method(
+    "permission.revoke",
+    permissions.RevokeRequest,
+    permissions.RevokeValue,
+    session="changes",
+    unfenced_because="a person takes back a grant on any session: it only tightens what runs unasked",
+)
+PERMISSION_SET = Method(
+    "permission.set",
+    permissions.PermissionSetRequest,
+    permissions.PermissionSetValue,
+    privileged=True,
+    session="changes",
+    unfenced_because="a person sets what any session may run unasked; loosening is privileged",
+)
+FILES_REVERT_TURN = Method(
+    "files.revertTurn",
+    files.RevertTurnRequest,
+    files.RevertTurnValue,
+    session="changes",
+    unfenced_because="it puts files back, never drives the agent, refuses while it works",
+)
+FILES_RESTORE_PREVIEW = Method(
+    "files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, session="reads"
+)
+FILES_SPACE_USED = Method("files.spaceUsed", files.SpaceUsedRequest, files.SpaceUsedValue)
+FILES_FREE_SPACE = Method("files.freeSpace", files.FreeSpaceRequest, files.FreeSpaceValue, privileged=True)
+# review and context (docs/decisions.md, "Review and context"): read-only, not privileged
+FILES_GIT_STATUS = Method("files.gitStatus", files.GitStatusRequest, files.GitStatusValue, session="reads")
+# the Changes view (docs/decisions.md, "The Changes view"): a revert puts back the person's own
+# earlier content and loosens nothing, so it is not privileged
+FILES_SESSION_CHANGES = Method(
+    "files.sessionChanges", files.SessionChangesRequest, files.SessionChangesValue, session="reads"
+)
+FILES_REVERT_FILE = Method(
+    "files.revertFile",
+    files.RevertFileRequest,
+    files.RevertChangeValue,
+    session="changes",
+    unfenced_because="it puts a file back, never drives the agent, refuses while it works",
+)
+FILES_REVERT_HUNK = Method(
+    "files.revertHunk",
+    files.RevertHunkRequest,
+    files.RevertChangeValue,
+    session="changes",
+    unfenced_because="it puts a hunk back, never drives the agent, refuses while it works",
+)
+SUBAGENT_LIST = Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue)
+SUBAGENT_HISTORY = Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue)
+SUBAGENT_PROMPT = Method("subagent.prompt", _a.SubagentPromptRequest, _a.SubagentPromptValue)
+SUBAGENT_INTERRUPT = Method("subagent.interrupt", _a.SubagentInterruptRequest, _s.Accepted)
+# goals (docs/architecture.md, "Goals")
+GOAL_CREATE = Method(
+    "goal.create", goals.GoalCreateRequest, goals.GoalRefValue, session="changes", subagent_fenced=True
+)
+GOAL_EDIT = Method(
+    "goal.edit", goals.GoalEditRequest, goals.GoalRefValue, session="changes", subagent_fenced=True
+)
+GOAL_PAUSE = Method(
+    "goal.pause", goals.GoalRefRequest, goals.GoalRefValue, session="changes", subagent_fenced=True
+)
+GOAL_RESUME = Method(
+    "goal.resume", goals.GoalRefRequest, goals.GoalRefValue, session="changes", subagent_fenced=True
+)
+GOAL_COMPLETE = Method(
+    "goal.complete", goals.GoalRefRequest, goals.GoalRefValue, session="changes", subagent_fenced=True
+)
+GOAL_CLEAR = Method(
+    "goal.clear", goals.GoalRefRequest, goals.GoalCleared, session="changes", subagent_fenced=True
+)
+# MCP servers and folder trust (docs/decisions.md, "MCP servers")
+WORKSPACE_SET_TRUST = Method("workspace.setTrust", _w.SetTrustRequest, _w.WorkspaceValue, privileged=True)
+MCP_LIST = Method("mcp.list", mcp.McpListRequest, mcp.McpListValue, session="reads")
+MCP_ADD_EDITOR_SERVERS = Method(
+    "mcp.addEditorServers",
+    mcp.McpAddEditorServersRequest,
+    mcp.McpListValue,
+    privileged=True,
+    session="changes",
+    unfenced_because=_PROJECT_WIDE,
+)
+MCP_RESTART = Method(
+    "mcp.restart",
+    mcp.McpServerRef,
+    mcp.McpServerValue,
+    session="changes",
+    unfenced_because=_PROJECT_WIDE,
+)
+MCP_SET_ENABLED = Method(
+    "mcp.setEnabled",
+    mcp.McpSetEnabledRequest,
+    mcp.McpServerValue,
+    privileged=True,
+    session="changes",
+    unfenced_because=_PROJECT_WIDE,
+)
+MCP_APPROVE = Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, privileged=True)
+MCP_OPEN_USER_FILE = Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, privileged=True)
+HOOKS_APPROVE = Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, privileged=True)
 
-METHODS: dict[str, Method] = {m.key: m for m in _METHODS}
+
+def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:
+    """Every row of this module in order, by key; a handle must be named after its key."""
+    found: dict[str, AnyMethod] = {}
+    for name, value in namespace.items():
+        if isinstance(value, Method):
+            if name != value.constant:
+                raise TypeError(f"the handle of {value.key} must be named {value.constant}, not {name}")
+            found[value.key] = value
+    return found
+
+
+METHODS: dict[str, AnyMethod] = _collect(globals())

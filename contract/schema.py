@@ -20,7 +20,7 @@ from contract.content import CONTENT_BLOCK, STREAM_CHUNK
 from contract.errors import RPC_ERROR
 from contract.events import EVENT_DATA, SessionEvent
 from contract.frames import STREAMS
-from contract.methods import METHODS, Method
+from contract.methods import METHODS, AnyMethod
 from contract.rpc import (
     RPC_MESSAGE,
     RPC_RECEIPT,
@@ -98,7 +98,7 @@ def schema_file_name(name: str) -> str:
 # ---- OpenAPI -------------------------------------------------------------------------------
 
 
-def _method_envelopes(m: Method) -> tuple[type[BaseModel], type[BaseModel]]:
+def _method_envelopes(m: AnyMethod) -> tuple[type[BaseModel], type[BaseModel]]:
     """The client-request and server-response of one method, narrowed from the generic ones."""
     name = _pascal(m.key)
     request = create_model(
@@ -225,7 +225,6 @@ def _openapi() -> str:
                 "operationId": m.key,
                 "tags": [m.domain],
                 "summary": f"{m.key}: {m.request.__name__} → {m.value.__name__}",
-                "x-contract-version": m.version,
                 "x-privileged": m.privileged,
                 "requestBody": {
                     "required": True,

@@ -34,29 +34,6 @@ from host.fetch.proxy import UnaryImpl
 Handler = Callable[..., Awaitable[BaseModel]]
 H = TypeVar("H", bound=Handler)
 
-SUBAGENT_FENCED = frozenset(
-    {
-        "session.models",
-        "session.selectModel",
-        "session.rename",
-        "session.prompt",
-        "session.updateQueue",
-        "session.cancel",
-        "session.delete",
-        "command.list",
-        "command.execute",
-        "agentPreset.select",
-        "goal.create",
-        "goal.edit",
-        "goal.pause",
-        "goal.resume",
-        "goal.complete",
-        "goal.clear",
-    }
-)
-"""On a subagent's session these answer `agent-busy`: people message a child through its parent
-(`subagent.prompt`), and it goes with its parent (docs/architecture.md, "Subagents")."""
-
 HANDLERS: dict[str, Handler] = {}
 """Method key → its implementation (filled as the domain modules are imported)."""
 
@@ -86,7 +63,7 @@ def bind(engine: Engine, key: str) -> UnaryImpl:
     """The carrier-facing coroutine for `key`: narrow request in, narrow response out."""
     handler = HANDLERS[key]
     wants_rpc_id = "rpc_id" in inspect.signature(handler).parameters
-    fenced = key in SUBAGENT_FENCED
+    fenced = METHODS[key].subagent_fenced  # the row's policy (contract/methods.py)
 
     async def call(request: RpcRequest[Any], /) -> RpcResponse[Any]:
         extra = {"rpc_id": request.rpc_id} if wants_rpc_id else {}

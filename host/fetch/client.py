@@ -11,13 +11,13 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from contract._base import to_wire
-from contract.methods import METHODS
+from contract.methods import METHODS, AnyMethod, Method, Req, Val
 from contract.rpc import (
     RPC_MESSAGE,
     RPC_RECEIPT,
@@ -77,11 +77,25 @@ class AbstractApiClient(ABC):
 
     # ---- the four-quadrant exchanges ---------------------------------------------------------
 
-    async def call(self, key: str, payload: BaseModel | Mapping[str, Any] | None = None) -> RpcResponse[Any]:
-        """Call unary method `key`; the ok value comes back as the method's value model."""
-        method = METHODS.get(key)
-        if method is None:
+    @overload
+    async def call(
+        self, method: Method[Req, Val], payload: Req | Mapping[str, Any] | None = None
+    ) -> RpcResponse[Val]: ...
+
+    @overload
+    async def call(
+        self, method: str, payload: BaseModel | Mapping[str, Any] | None = None
+    ) -> RpcResponse[Any]: ...
+
+    async def call(
+        self, method: AnyMethod | str, payload: BaseModel | Mapping[str, Any] | None = None
+    ) -> RpcResponse[Any]:
+        """Call a unary method, by its handle (`SESSION_LIST`: the answer is typed) or its key;
+        the ok value comes back as the method's value model."""
+        key = method if isinstance(method, str) else method.key
+        if METHODS.get(key) is None or (not isinstance(method, str) and METHODS[key] is not method):
             raise KeyError(f"unknown method {key!r}")
+        method = METHODS[key]
         rpc_id = new_rpc_id()
         request = ClientRequest(rpc_id=rpc_id, method=key, payload=_wire(payload))
         self._hub.emit(request)

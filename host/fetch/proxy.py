@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from contract.methods import Method
+from contract.methods import AnyMethod
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcRequest, RpcResponse
 from contract.sessions import ExportQuery
 
@@ -61,7 +61,7 @@ class ApiProxy(Protocol):
     async def export_session(self, query: ExportQuery, /) -> ExportArchive | None: ...
 
 
-def resolve(api: object, method: Method) -> UnaryImpl | None:
+def resolve(api: object, method: AnyMethod) -> UnaryImpl | None:
     """The coroutine implementing `method`, or None when the api does not provide it."""
     impl = getattr(getattr(api, method.domain, None), method.attr, None)
     return impl if callable(impl) else None

@@ -16,7 +16,7 @@ from starlette.types import Receive
 
 from contract._base import FROM_WIRE, to_wire
 from contract.errors import bad_request, issues_of, rpc_error
-from contract.methods import Method
+from contract.methods import AnyMethod
 from contract.rpc import (
     RPC_MESSAGE,
     RPC_RECEIPT,
@@ -56,7 +56,7 @@ def failure(rpc_id: str, error: Any) -> dict[str, Any]:
     return {"type": "server-response", "rpcId": rpc_id, "result": {"ok": False, "error": to_wire(error)}}
 
 
-def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) -> dict[str, Any]:
+def checked_envelope(m: AnyMethod, rpc_id: str, response: Any, dev_validate: bool) -> dict[str, Any]:
     """The server-response for an implementation's answer, after the host-bug checks."""
     if not isinstance(response, RpcResponse):
         raise HostBug(f"{m.key} returned {type(response).__name__}, not an RpcResponse")
@@ -81,7 +81,7 @@ def checked_envelope(m: Method, rpc_id: str, response: Any, dev_validate: bool) 
 
 
 async def call_unary(
-    api: ApiProxy, m: Method, body: Any, receive: Receive, *, dev_validate: bool, privileged: bool = True
+    api: ApiProxy, m: AnyMethod, body: Any, receive: Receive, *, dev_validate: bool, privileged: bool = True
 ) -> dict[str, Any]:
     """Rules 5-10 of docs/architecture.md ("The handler"): envelope, path match, payload, call,
     echo, value, cancel. `privileged`: the fence's verdict on the caller (`host/fetch/caller.py`)."""

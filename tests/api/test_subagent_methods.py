@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from contract.methods import METHODS
 from host.fetch import AbstractApiClient
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import Frames, err, event, events_of, ok, page_events, prompt, raw, run_main, text
@@ -73,8 +74,15 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
         "command.execute": {"sessionId": child, "line": "/plan"},
         "agentPreset.select": {"sessionId": child, "agentPreset": "read-only"},
         "goal.create": {"sessionId": child, "objective": "x"},
+        "goal.edit": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}, "objective": "y"},
         "goal.pause": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
+        "goal.resume": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
+        "goal.complete": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
+        "goal.clear": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
     }
+    # every fenced row of the map is tried here: a new one needs its sample (docs/architecture.md,
+    # "Adding a unary method")
+    assert set(refused) == {m.key for m in METHODS.values() if m.subagent_fenced}
     for key, payload in refused.items():
         error = await err(client, key, payload, "agent-busy")
         assert "subagent" in error.details["reason"], key

@@ -99,7 +99,7 @@ def test_cli_writes_the_module(tmp_path: Path) -> None:
 def test_a_method_added_to_the_map_appears_with_its_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     extra = Method("host.pickSomething", ListRequest, ListValue, privileged=True, user_paced=True)
     monkeypatch.setitem(METHODS, extra.key, extra)
-    line = '  "host.pickSomething": {"version":1,"privileged":true,"userPaced":true},'
+    line = '  "host.pickSomething": {"privileged":true,"userPaced":true},'
     assert line in jsgen.render().splitlines()
 
 

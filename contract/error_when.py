@@ -1,0 +1,111 @@
+"""When each error code is answered: one sentence per code of `ERROR_DETAILS`, the third column of
+the error table that `python -m contract --docs` writes into docs/architecture.md ("Errors").
+
+A new code needs its sentence here; `contract.docgen` refuses to render without it.
+"""
+
+from __future__ import annotations
+
+ERROR_WHEN: dict[str, str] = {
+    "bad-request": "envelope or payload fails validation, path/method mismatch (carrier)",
+    "internal": (
+        "a stream failed on the host; a subscriber fell behind (carrier); an action on this machine"
+        " failed (opening settings.json); `{goalCode}` only for a goal-domain rejection (see "
+        '"Goals")'
+    ),
+    "cancelled": "the caller went away, or the work was cancelled (carrier)",
+    "session-not-found": "unknown session",
+    "agent-busy": "the agent refused the input (closing, queue full)",
+    "model-unavailable": "no route serves that provider now, or the model takes no such effort",
+    "invalid-time-zone": "`clientTimeZone` is not `UTC` or an IANA Area/Location name",
+    "title-invalid": "a rename normalises to nothing visible",
+    "fork-unavailable": "no completed turn at or after the anchor",
+    "queue-item-not-found": "queue edit of an item already claimed or gone",
+    "steer-unavailable": "no turn is running to steer into",
+    "attachment-error": "image too big, bad media type, or not referenced by the session",
+    "session-conflict": "a preallocated id exists with another cwd",
+    "settings-conflict": "`expectedRevision` is stale; nothing written",
+    "settings-not-exposed": "a write to a namespace outside the exposed set (registered or not: same answer)",
+    "settings-rejected": (
+        "bad namespace name, a section that does not validate, read-only or unwritable file, or "
+        "settings.json cannot be used (the message names the problem; nothing is written until it "
+        "is fixed or reset)"
+    ),
+    "credential-rejected": (
+        "a blank value, a ref the process environment supplies, the file cannot be saved, or "
+        "credentials.json cannot be used (as above)"
+    ),
+    "storage-error": (
+        "the database cannot be written or read (`reason`: `disk-full`, `corrupt`, `busy`, "
+        "`timeout`, `io`, …); new prompts are refused while writes fail"
+    ),
+    "workspace-invalid-path": "a workspace's folder is not an existing directory",
+    "workspace-not-found": "unknown workspace id",
+    "workspace-name-conflict": "another workspace already has that name",
+    "workspace-move-invalid": (
+        "`workspace.insertSessionBefore` with a session or anchor that is not in that workspace"
+    ),
+    "workspace-attach-failed": (
+        "`session.create` in a workspace made the session but could not add it to the workspace"
+    ),
+    "directory-picker-unavailable": (
+        "a folder picker this host does not serve (`capability`: the one it does, `native` or `browse`)"
+    ),
+    "directory-unreadable": "`host.listDirectory` of a path that is not absolute or cannot be read",
+    "directory-exists": "`host.createDirectory` of a folder that exists",
+    "directory-create-failed": (
+        "`host.createDirectory` with a parent that is not absolute, a name that is not one folder "
+        "name, or an OS failure"
+    ),
+    "agent-preset-not-found": "an unknown preset id (`available` lists the ids that exist)",
+    "agent-preset-invalid": "a broken preset; a new id that is malformed or taken",
+    "agent-preset-read-only": "removing or opening a shipped preset",
+    "agent-preset-locked": "`select` on a session that has run a turn (`agentPreset`: the one it runs)",
+    "agent-preset-conflict": "a preallocated id exists with another preset",
+    "model-discovery-failed": "every `llm.discoverModels` failure (the adapter's words, never the key)",
+    "model-download-not-found": (
+        "`llm.pauseDownload/resumeDownload/cancelDownload` of a download that is gone"
+    ),
+    "model-download-refused": (
+        "`llm.downloadModel` that cannot start: unknown catalogue entry, already installed or "
+        "downloading, no such file, not enough free space"
+    ),
+    "local-model-not-found": "`llm.removeModel` of a model that is not installed",
+    "job-not-found": "no background job of that id in that session (jobs end with the app)",
+    "revert-unavailable": (
+        "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works"
+    ),
+    "revert-conflict": (
+        "a file to put back was changed since (`changed` outside the app, `later-turn`) or has no "
+        "checkpoint (`not-saved`); `files.revertFile/revertHunk`: the file or hunk is not what the "
+        "view showed (`stale`); nothing was written"
+    ),
+    "subagent-parent-unavailable": (
+        "`subagent.prompt`: the parent cannot run an agent here (the host is closing)"
+    ),
+    "subagent-not-found": "the child is not a subagent, or not of that `mode`",
+    "subagent-catalog-diagnostic": (
+        "the child's log has no readable `subagent/descriptor` (`corrupt`, `unsupported`, `unavailable`)"
+    ),
+    "subagent-not-resumable": "the child's session cannot be loaded",
+    "subagent-unauthorized": "the child belongs to another parent",
+    "subagent-delivery-unavailable": "the child cannot take input now (closing, queue full)",
+    "mcp-server-not-found": (
+        "no MCP server of that name for the session's (or workspace's) project, or `mcp.approve` of"
+        " a server that needs no approval"
+    ),
+    "mcp-server-changed": (
+        "`mcp.approve` with a digest the entry no longer has (the person saw another command); also"
+        " `hooks.approve` when the hook file changed (name `hooks:.harnessdesk/hooks.json`)"
+    ),
+    "command-error": (
+        "a known slash command reported a usage or state error (its own text); reserved for a slash"
+        " path in `session.prompt`"
+    ),
+    "unknown-command": "a leading-`/` prompt named no registered command; reserved like `command-error`",
+    "privilege-required": (
+        "a change that lets more run without asking (`/permission` to a looser preset, "
+        "`agentPreset.select` of a preset that caps less) from a caller the fence refuses "
+        "privileged methods; nothing changed"
+    ),
+}
