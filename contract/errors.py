@@ -258,6 +258,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "command-error": NoDetails,
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
+    "archive-invalid": ReasonDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -150,6 +150,8 @@ _METHODS = (
     Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
     Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
     Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
+    # import in the app (docs/decisions.md, "Import in the app"): runs nothing, loosens nothing
+    Method("session.import", _s.ImportRequest, _s.ImportValue, 3),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}
