@@ -94,8 +94,18 @@ class SettingsConflictDetails(WireModel):
     actual: int
 
 
+class SettingsIssue(WireModel):
+    """One reason a section was refused: where (`["profiles", "0", "baseURL"]`) and why; the UI
+    names the place in words next to its field (never the rejected value)."""
+
+    loc: list[str]
+    msg: str
+
+
 class NamespaceDetails(WireModel):
     ns: str
+    issues: list[SettingsIssue] = Field(default_factory=list)
+    """`settings-rejected` for a section that does not validate: each reason, located."""
 
 
 class CredentialDetails(WireModel):

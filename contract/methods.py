@@ -152,6 +152,7 @@ _METHODS = (
     Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
     # import in the app (docs/decisions.md, "Import in the app"): runs nothing, loosens nothing
     Method("session.import", _s.ImportRequest, _s.ImportValue, 3),
+    Method("credentials.move", credentials.MoveRequest, credentials.Done, 3, True),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}

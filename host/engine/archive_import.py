@@ -44,7 +44,7 @@ class ArchiveImports:
             existing = await self._header_of(sid)
             if existing is not None:
                 where = f", in {existing.cwd}" if existing.cwd else ""
-                message = f"this session is already here{where}"
+                message = f"session {sid} is already here{where}"
                 raise SessionConflict(sid, path, existing.cwd, message)
         imported = [await self._import_rows(rows, path) for rows in sessions]
         for sid in reversed(imported):  # attach prepends: the main session ends on top

@@ -36,6 +36,7 @@ from contract.errors import (
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
+    SettingsIssue,
     SubagentChildDetails,
     SubagentDiagnosticDetails,
     SubagentParentDetails,
@@ -142,8 +143,9 @@ class SettingsRejected(EngineError[NamespaceDetails]):
 
     code = "settings-rejected"
 
-    def __init__(self, ns: str, message: str) -> None:
-        super().__init__(message, NamespaceDetails(ns=ns))
+    def __init__(self, ns: str, message: str, issues: list[tuple[list[str], str]] | None = None) -> None:
+        located = [SettingsIssue(loc=loc, msg=msg) for loc, msg in issues or []]
+        super().__init__(message, NamespaceDetails(ns=ns, issues=located))
 
 
 class SettingsConflict(EngineError[SettingsConflictDetails]):

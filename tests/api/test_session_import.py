@@ -112,5 +112,5 @@ async def test_bad_uploads_are_one_line_and_write_nothing(host: Host, llm: Scrip
 
     await ok(client, "session.import", {"data": b64(good), "workspaceId": wid})
     again = await err(client, "session.import", {"data": b64(good), "workspaceId": wid}, "session-conflict")
-    assert again.message.startswith("this session is already here")
+    assert again.message.startswith("session s-good is already here")
     assert len((await ok(client, "session.list")).items) == 1

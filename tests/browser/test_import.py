@@ -127,7 +127,7 @@ def test_import_by_button_and_by_drop_lands_under_the_workspace(
     # the same archive again: one line, nothing doubled
     page.get_by_test_id("import-file").set_input_files(str(archive))
     page.get_by_test_id("import-confirm").click()
-    toast(page, "Could not import kept.zip: this session is already here")
+    toast(page, f"Could not import kept.zip: session {sid} is already here")
     assert len(rpc(page, "session.list", {})["items"]) == 1  # type: ignore[index]
 
     # a drop on the window, into a folder chosen then (the in-page folder browser)

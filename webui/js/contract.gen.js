@@ -88,6 +88,7 @@ export const METHODS = {
   "mcp.openUserFile": {"version":3,"privileged":true,"userPaced":false},
   "hooks.approve": {"version":3,"privileged":true,"userPaced":false},
   "session.import": {"version":3,"privileged":false,"userPaced":false},
+  "credentials.move": {"version":3,"privileged":true,"userPaced":false},
 };
 
 /** error code → its details schema (in DEFS) and the detail field names. */
@@ -106,8 +107,8 @@ export const ERRORS = {
   "attachment-error": {"details":"ReasonDetails","fields":["reason"]},
   "session-conflict": {"details":"SessionConflictDetails","fields":["sessionId","requestedCwd","existingCwd"]},
   "settings-conflict": {"details":"SettingsConflictDetails","fields":["ns","expected","actual"]},
-  "settings-not-exposed": {"details":"NamespaceDetails","fields":["ns"]},
-  "settings-rejected": {"details":"NamespaceDetails","fields":["ns"]},
+  "settings-not-exposed": {"details":"NamespaceDetails","fields":["ns","issues"]},
+  "settings-rejected": {"details":"NamespaceDetails","fields":["ns","issues"]},
   "credential-rejected": {"details":"CredentialDetails","fields":["ref"]},
   "storage-error": {"details":"ReasonDetails","fields":["reason"]},
   "workspace-invalid-path": {"details":"PathDetails","fields":["path"]},
@@ -239,7 +240,7 @@ export const DEFS = {
   "ModelUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"model-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ModelUnavailableDetails"}},"required":["code","message","details"],"type":"object"},
   "MuxFrame": {"oneOf":[{"$ref":"#/$defs/SessionEventFrame"},{"$ref":"#/$defs/SessionSubscribed"},{"$ref":"#/$defs/ApprovalRequested"},{"$ref":"#/$defs/ApprovalResolved"},{"$ref":"#/$defs/QuestionRequested"},{"$ref":"#/$defs/QuestionResolved"},{"$ref":"#/$defs/SessionQueue"},{"$ref":"#/$defs/SessionJobs"},{"$ref":"#/$defs/SessionProjection"},{"$ref":"#/$defs/StreamError"}],"discriminator":{"propertyName":"type","mapping":{"session/event":"#/$defs/SessionEventFrame","session/subscribed":"#/$defs/SessionSubscribed","approval/requested":"#/$defs/ApprovalRequested","approval/resolved":"#/$defs/ApprovalResolved","question/requested":"#/$defs/QuestionRequested","question/resolved":"#/$defs/QuestionResolved","session/queue":"#/$defs/SessionQueue","session/jobs":"#/$defs/SessionJobs","session/projection":"#/$defs/SessionProjection","stream/error":"#/$defs/StreamError"}}},
   "NameDetails": {"additionalProperties":false,"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"},
-  "NamespaceDetails": {"additionalProperties":false,"properties":{"ns":{"type":"string"}},"required":["ns"],"type":"object"},
+  "NamespaceDetails": {"additionalProperties":false,"properties":{"ns":{"type":"string"},"issues":{"items":{"$ref":"#/$defs/SettingsIssue"},"type":"array"}},"required":["ns"],"type":"object"},
   "NoDetails": {"additionalProperties":false,"properties":{},"type":"object"},
   "PathDetails": {"additionalProperties":false,"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},
   "PresetConflictDetails": {"additionalProperties":false,"properties":{"sessionId":{"type":"string"},"requestedPreset":{"type":"string"},"existingPreset":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["sessionId","requestedPreset"],"type":"object"},
@@ -281,6 +282,7 @@ export const DEFS = {
   "SessionSubscribed": {"additionalProperties":false,"properties":{"type":{"const":"session/subscribed","type":"string"},"sessionId":{"type":"string"},"lastSeq":{"minimum":-1,"type":"integer"}},"required":["type","sessionId","lastSeq"],"type":"object"},
   "SettingsConflictDetails": {"additionalProperties":false,"properties":{"ns":{"type":"string"},"expected":{"type":"integer"},"actual":{"type":"integer"}},"required":["ns","expected","actual"],"type":"object"},
   "SettingsConflictError": {"additionalProperties":false,"properties":{"code":{"const":"settings-conflict","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SettingsConflictDetails"}},"required":["code","message","details"],"type":"object"},
+  "SettingsIssue": {"additionalProperties":false,"properties":{"loc":{"items":{"type":"string"},"type":"array"},"msg":{"type":"string"}},"required":["loc","msg"],"type":"object"},
   "SettingsNotExposedError": {"additionalProperties":false,"properties":{"code":{"const":"settings-not-exposed","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/NamespaceDetails"}},"required":["code","message","details"],"type":"object"},
   "SettingsRejectedError": {"additionalProperties":false,"properties":{"code":{"const":"settings-rejected","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/NamespaceDetails"}},"required":["code","message","details"],"type":"object"},
   "SteerUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"steer-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ItemDetails"}},"required":["code","message","details"],"type":"object"},
