@@ -104,8 +104,12 @@ class SettingsIssue(WireModel):
 
 class NamespaceDetails(WireModel):
     ns: str
+
+
+class SettingsRejectedDetails(WireModel):
+    ns: str
     issues: list[SettingsIssue] = Field(default_factory=list)
-    """`settings-rejected` for a section that does not validate: each reason, located."""
+    """For a section that does not validate: each reason, located (empty for other refusals)."""
 
 
 class CredentialDetails(WireModel):
@@ -233,7 +237,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "session-conflict": SessionConflictDetails,
     "settings-conflict": SettingsConflictDetails,
     "settings-not-exposed": NamespaceDetails,
-    "settings-rejected": NamespaceDetails,
+    "settings-rejected": SettingsRejectedDetails,
     "credential-rejected": CredentialDetails,
     "storage-error": ReasonDetails,
     "workspace-invalid-path": PathDetails,

@@ -37,6 +37,7 @@ from contract.errors import (
     SessionDetails,
     SettingsConflictDetails,
     SettingsIssue,
+    SettingsRejectedDetails,
     SubagentChildDetails,
     SubagentDiagnosticDetails,
     SubagentParentDetails,
@@ -138,14 +139,14 @@ class SettingsNotExposed(EngineError[NamespaceDetails]):
         super().__init__(f"settings namespace {ns!r} is not exposed", NamespaceDetails(ns=ns))
 
 
-class SettingsRejected(EngineError[NamespaceDetails]):
+class SettingsRejected(EngineError[SettingsRejectedDetails]):
     """A settings write refused: bad name, invalid section, read-only or failed storage."""
 
     code = "settings-rejected"
 
     def __init__(self, ns: str, message: str, issues: list[tuple[list[str], str]] | None = None) -> None:
         located = [SettingsIssue(loc=loc, msg=msg) for loc, msg in issues or []]
-        super().__init__(message, NamespaceDetails(ns=ns, issues=located))
+        super().__init__(message, SettingsRejectedDetails(ns=ns, issues=located))
 
 
 class SettingsConflict(EngineError[SettingsConflictDetails]):
