@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.sessions import MAX_IMPORT_BYTES
-from tests.api.conftest import Host
-from tests.api.support import err, ok, raw, run_turn
+from tests.api.conftest import Host, open_test_host
+from tests.api.support import err, ok, raw, run_main, run_turn
 from tests.security.test_imported_archives import _ev, forged_log
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -114,3 +114,22 @@ async def test_bad_uploads_are_one_line_and_write_nothing(host: Host, llm: Scrip
     again = await err(client, "session.import", {"data": b64(good), "workspaceId": wid}, "session-conflict")
     assert again.message.startswith("session s-good is already here")
     assert len((await ok(client, "session.list")).items) == 1
+
+
+async def test_the_cli_import_lands_under_its_folder_too(tmp_path: Path, llm: ScriptedLlmServer) -> None:
+    """`harnessdesk import --cwd DIR` with no window open: DIR is registered (or adopted) and the
+    session sits in its account, not "Ungrouped", when the app opens next."""
+    archive = tmp_path / "a.zip"
+    archive.write_bytes(zip_of({"session.jsonl": forged_log("s-cli", "/")}))
+    work = tmp_path / "work"
+    os.makedirs(work)
+    data = tmp_path / "data"
+    done = run_main("import", str(archive), "--cwd", str(work), "--data-dir", str(data))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["s-cli"]
+    host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)
+    try:
+        views = (await ok(host.client(), "workspace.list")).items
+        assert [(w.path, w.session_ids) for w in views] == [(str(work.resolve()), ["s-cli"])]
+    finally:
+        await host.close()
