@@ -152,6 +152,7 @@ _METHODS = (
     Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
     # import in the app (docs/decisions.md, "Import in the app"): runs nothing, loosens nothing
     Method("session.import", _s.ImportRequest, _s.ImportValue, 3),
+    # an endpoint's key slot follows its name (docs/decisions.md, "Settings in the person's words")
     Method("credentials.move", credentials.MoveRequest, credentials.Done, 3, True),
 )
 

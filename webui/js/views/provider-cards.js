@@ -203,7 +203,7 @@ export class RemoteCard {
     const keyTyped = !!this.key.value.trim();
     let ok;
     if (this.isProfile) {
-      // the key's slot follows the endpoint's name (docs/decisions.md, "Import in the app")
+      // the key's slot follows the endpoint's name (docs/decisions.md, "Settings in the person's words")
       const others = new Set((this.view.value.profiles ?? []).filter((_, i) => i !== this.index).map((p) => p.apiKeyEnv).filter(Boolean));
       const slot = keySlotAfter(this.profile, this.name.value, others, this.cred);
       if (slot.move && !(await this.moveKey(slot.move, slot.ref))) return;
