@@ -48,5 +48,14 @@ class UnsetRequest(WireModel):
     ref: CredentialRef
 
 
+# credentials.move (docs/decisions.md, "Settings in the person's words")
+class MoveRequest(WireModel):
+    """The stored key of `ref` now lives under `to` (an endpoint renamed: its slot follows the
+    name); `ref` is removed in the same write. No value travels."""
+
+    ref: CredentialRef
+    to: CredentialRef
+
+
 class Done(WireModel):
     """`{}`: the change is made (announced as `host/credentials-changed {ref}`)."""

@@ -23,7 +23,9 @@ ERROR_WHEN: dict[str, str] = {
     "queue-item-not-found": "queue edit of an item already claimed or gone",
     "steer-unavailable": "no turn is running to steer into",
     "attachment-error": "image too big, bad media type, or not referenced by the session",
-    "session-conflict": "a preallocated id exists with another cwd",
+    "session-conflict": (
+        "a preallocated id exists with another cwd; `session.import` of a session already here"
+    ),
     "settings-conflict": "`expectedRevision` is stale; nothing written",
     "settings-not-exposed": "a write to a namespace outside the exposed set (registered or not: same answer)",
     "settings-rejected": (
@@ -107,5 +109,9 @@ ERROR_WHEN: dict[str, str] = {
         "a change that lets more run without asking (`/permission` to a looser preset, "
         "`agentPreset.select` of a preset that caps less) from a caller the fence refuses "
         "privileged methods; nothing changed"
+    ),
+    "archive-invalid": (
+        "`session.import` of a file that is not a session archive, is damaged or too large (the"
+        " reader's one line)"
     ),
 }

@@ -94,8 +94,22 @@ class SettingsConflictDetails(WireModel):
     actual: int
 
 
+class SettingsIssue(WireModel):
+    """One reason a section was refused: where (`["profiles", "0", "baseURL"]`) and why; the UI
+    names the place in words next to its field (never the rejected value)."""
+
+    loc: list[str]
+    msg: str
+
+
 class NamespaceDetails(WireModel):
     ns: str
+
+
+class SettingsRejectedDetails(WireModel):
+    ns: str
+    issues: list[SettingsIssue] = Field(default_factory=list)
+    """For a section that does not validate: each reason, located (empty for other refusals)."""
 
 
 class CredentialDetails(WireModel):
@@ -223,7 +237,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "session-conflict": SessionConflictDetails,
     "settings-conflict": SettingsConflictDetails,
     "settings-not-exposed": NamespaceDetails,
-    "settings-rejected": NamespaceDetails,
+    "settings-rejected": SettingsRejectedDetails,
     "credential-rejected": CredentialDetails,
     "storage-error": ReasonDetails,
     "workspace-invalid-path": PathDetails,
@@ -258,6 +272,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "command-error": NoDetails,
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
+    "archive-invalid": ReasonDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -354,6 +354,10 @@ MCP_SET_ENABLED = Method(
 MCP_APPROVE = Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, privileged=True)
 MCP_OPEN_USER_FILE = Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, privileged=True)
 HOOKS_APPROVE = Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, privileged=True)
+# import in the app (docs/decisions.md, "Import in the app"): runs nothing, loosens nothing
+SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
+# an endpoint's key slot follows its name (docs/decisions.md, "Settings in the person's words")
+CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

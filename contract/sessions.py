@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, field_validator, model_validator
@@ -263,3 +265,39 @@ class AttachmentValue(WireModel):
 class ExportQuery(WireModel):
     session_id: SessionId
     include_descendants: bool = False
+
+
+# session.import (docs/decisions.md, "Import in the app")
+MAX_IMPORT_BYTES = 20 * 1024 * 1024
+"""The largest archive `session.import` takes: base64 in a JSON body (4/3 of it) stays under the
+carrier's 32 MiB body cap. `harnessdesk import` with no window open has no such cap."""
+_MAX_IMPORT_CHARS = 4 * -(-MAX_IMPORT_BYTES // 3)
+
+
+class ImportRequest(WireModel):
+    """An archive from `harnessdesk export` or the Export button, imported into a registered
+    workspace: its sessions work in that folder, never where the archive says."""
+
+    data: str = Field(min_length=1, max_length=_MAX_IMPORT_CHARS, description="the .zip file, base64")
+    workspace_id: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
+    file_name: str | None = Field(default=None, max_length=300, description="for messages only")
+
+    @field_validator("data")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            decoded = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError("the file is not base64") from exc
+        if not decoded:
+            raise ValueError("the file is empty")
+        return value
+
+    def archive_bytes(self) -> bytes:
+        return base64.b64decode(self.data, validate=True)
+
+
+class ImportValue(WireModel):
+    session_id: SessionId = Field(description="the archive's main session, to open")
+    session_ids: list[SessionId] = Field(description="every session imported, the main one first")
+    workspace_id: str

@@ -178,7 +178,10 @@ def run_window(
         from desktop.acp.relay import serve_relay
 
         primary.listen(
-            shell.activate, shell.open_folder, on_api=lambda conn: serve_relay(conn, host, loop.loop)
+            shell.activate,
+            shell.open_folder,
+            on_api=lambda conn: serve_relay(conn, host, loop.loop),
+            on_show=shell.show_session,
         )
         shell.run()  # a host that failed to build is shown in the window until it is closed
         if (failure := host.failure()) is not None:

@@ -18,13 +18,13 @@ from typing import Any
 
 from contract.rpc import RpcErr, ServerRequest
 from desktop.folders import open_folder
+from desktop.handoff import HandoffError, import_into_running
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
 from host.api.archive import ArchiveError, read_archive, zip_chunks
 from host.engine.config import RuntimeOverrides
-from host.engine.errors import EngineError, RevertConflict, RevertUnavailable
-from host.engine.store.base import ExportHeader
+from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionConflict
 from host.fetch.inprocess import InProcessApiClient
 
 CLOSE_BOUND = 0.8
@@ -290,6 +290,9 @@ def _existing_dir(raw: str) -> str:
 
 
 async def _import(args: argparse.Namespace, data_dir: Path) -> int:
+    """Import into DIR's workspace (registered now if it was not): with a window (or `serve`)
+    running on the data dir, through its host over the instance channel, and the window shows
+    the session (docs/decisions.md, "Import in the app"); otherwise under the lock, as `export`."""
     path = Path(args.archive)
     cwd = _existing_dir(args.cwd)
     try:
@@ -298,15 +301,23 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
         raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except ArchiveError as exc:
         raise CommandError(f"cannot read {path}: {exc}") from exc
-    instance = _lock(data_dir)
+    instance = acquire(data_dir)
+    if instance is None:
+        try:
+            ids = await import_into_running(data_dir, path, cwd)
+        except HandoffError as exc:
+            raise CommandError(str(exc)) from exc
+        for sid in ids:
+            print(sid)
+        return 0
     runtime = await _open_locked(data_dir, instance, None)
     try:
-        ids = [json.loads(rows[0].json)["id"] for rows in sessions if isinstance(rows[0], ExportHeader)]
-        taken = [sid for sid in ids if await runtime.engine.has_session(sid)]
-        if taken:
-            raise CommandError(f"cannot import {path}: session {taken[0]} already exists in {data_dir}")
-        for rows in sessions:
-            print(await runtime.engine.import_rows(rows, cwd))
+        try:
+            _, ids = await runtime.engine.imports.into_folder(sessions, cwd)
+        except SessionConflict as exc:
+            raise CommandError(f"cannot import {path}: {exc}") from exc
+        for sid in ids:
+            print(sid)
     finally:
         await runtime.close()
         instance.close()

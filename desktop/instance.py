@@ -76,6 +76,7 @@ class PrimaryInstance:
         self._listener: Listener | None = None
         self._on_activate: Callable[[], None] = lambda: None
         self._on_open: Callable[[str], None] = lambda path: None
+        self._on_show: Callable[[str], None] = lambda session_id: None
         self._on_api: Callable[[Connection], None] | None = None
         self._closed = False
         self._authkey = b""
@@ -88,15 +89,19 @@ class PrimaryInstance:
         on_open: Callable[[str], None] | None = None,
         *,
         on_api: Callable[[Connection], None] | None = None,
+        on_show: Callable[[str], None] | None = None,
     ) -> None:
         """Open the channel, publish its address and key, and serve it in a daemon thread.
 
         `on_open(path)` answers a later `harnessdesk PATH` (an absolute, existing folder);
         `on_api(conn)` carries an API relay (`harnessdesk acp`) on that connection until it
-        closes (desktop/acp/relay.py)."""
+        closes (desktop/acp/relay.py); `on_show(session_id)` shows a session `harnessdesk import`
+        just imported through that relay."""
         self._on_activate = on_activate
         if on_open is not None:
             self._on_open = on_open
+        if on_show is not None:
+            self._on_show = on_show
         self._on_api = on_api
         family, address = _channel(self.data_dir)
         authkey = secrets.token_bytes(32)
@@ -164,9 +169,12 @@ class PrimaryInstance:
                     self._on_api(conn)  # the relay answers, then owns the connection until it ends
                 return
             path = _open_path(request)
-            if request == {"cmd": "activate"} or path is not None:
+            shown = _show_session(request)
+            if request == {"cmd": "activate"} or path is not None or shown is not None:
                 if path is not None:
                     self._on_open(path)
+                if shown is not None:
+                    self._on_show(shown)
                 self._on_activate()
                 conn.send({"ok": True, "pid": os.getpid()})
         except Exception:
@@ -221,12 +229,27 @@ def _open_path(request: object) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def activate_running(data_dir: Path, timeout: float = 10.0, open_path: str | None = None) -> int:
-    """Ask the running instance to focus its window (and open `open_path` there); returns its pid.
+def _show_session(request: object) -> str | None:
+    """The session of a `{cmd: "show", session}` request (after `harnessdesk import`), else None."""
+    if not isinstance(request, dict) or set(request) != {"cmd", "session"} or request["cmd"] != "show":
+        return None
+    session = request["session"]
+    return session if isinstance(session, str) and 0 < len(session) <= 200 else None
+
+
+def activate_running(
+    data_dir: Path, timeout: float = 10.0, open_path: str | None = None, show_session: str | None = None
+) -> int:
+    """Ask the running instance to focus its window (and open `open_path` there, or show
+    `show_session`); returns its pid.
 
     Retries while the first instance is still starting (its channel not yet published).
     """
-    request = {"cmd": "activate"} if open_path is None else {"cmd": "open", "path": open_path}
+    request: dict[str, str] = {"cmd": "activate"}
+    if open_path is not None:
+        request = {"cmd": "open", "path": open_path}
+    elif show_session is not None:
+        request = {"cmd": "show", "session": show_session}
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:

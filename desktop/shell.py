@@ -170,6 +170,12 @@ class Shell:
         with contextlib.suppress(Exception):
             self.window.run_js(script)
 
+    def show_session(self, session_id: str) -> None:
+        """`harnessdesk import` imported a session through this window's host: show it here."""
+        script = f"window.harnessdesk && window.harnessdesk.app.openFromShell({json.dumps(session_id)})"
+        with contextlib.suppress(Exception):
+            self.window.run_js(script)
+
     def ask_save_path(self, suggested: str) -> str | None:
         with DIALOG_LOCK:
             result = self.window.create_file_dialog(

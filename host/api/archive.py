@@ -7,6 +7,7 @@ reference (media type, size, dimensions) beside them in `media/<attachmentId>.js
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import io
@@ -18,7 +19,7 @@ import zlib
 from collections.abc import AsyncIterator, Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -26,6 +27,7 @@ from contract.content import AttachmentRef
 from contract.events import SessionEvent
 from contract.sessions import SessionId
 from host.engine.engine import Engine
+from host.engine.errors import ArchiveInvalid
 from host.engine.store import ExportRow
 from host.engine.store.base import ExportAttachment, ExportEvent, ExportHeader
 from host.textsafe import clean_json
@@ -146,7 +148,7 @@ class ArchiveHeader(BaseModel):
     origin: Literal["subagent"] | None = None
 
 
-def read_archive(path: Path) -> list[list[ExportRow]]:
+def read_archive(path: Path | IO[bytes]) -> list[list[ExportRow]]:
     """Each session of an archive as export rows (main session first, then descendants).
 
     Every entry is parsed and checked (sizes, header, events with contiguous seqs from 0, media
@@ -163,6 +165,15 @@ def read_archive(path: Path) -> list[list[ExportRow]]:
         raise ArchiveError(f"an entry's compressed data is damaged ({_first_line(exc)})") from exc
     except (NotImplementedError, RuntimeError) as exc:  # unsupported method, encrypted entry
         raise ArchiveError(f"an entry cannot be read: {_first_line(exc)}") from exc
+
+
+async def read_uploaded(data: bytes) -> list[list[ExportRow]]:
+    """`session.import`'s bytes, checked like a file (off the loop: parsing is CPU work);
+    ArchiveInvalid with the reader's one line."""
+    try:
+        return await asyncio.to_thread(read_archive, io.BytesIO(data))
+    except ArchiveError as exc:
+        raise ArchiveInvalid(str(exc)) from exc
 
 
 def _check_entries(zf: zipfile.ZipFile) -> None:

@@ -20,6 +20,12 @@ async def set_credential(engine: Engine, p: cr.SetRequest) -> cr.Done:
     return cr.Done()
 
 
+@implements("credentials.move")
+async def move_credential(engine: Engine, p: cr.MoveRequest) -> cr.Done:
+    await engine.move_credential(p.ref, p.to)
+    return cr.Done()
+
+
 @implements("credentials.unset")
 async def unset_credential(engine: Engine, p: cr.UnsetRequest) -> cr.Done:
     await engine.unset_credential(p.ref)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 from contract import sessions as s
+from host.api.archive import read_uploaded
 from host.api.registry import implements
 from host.engine.engine import Engine
 
@@ -18,6 +19,13 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
     sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin)
     return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
+
+
+@implements("session.import")
+async def import_archive(engine: Engine, p: s.ImportRequest) -> s.ImportValue:
+    """An uploaded archive into a workspace (docs/decisions.md, "Import in the app")."""
+    ids = await engine.imports.into_workspace(await read_uploaded(p.archive_bytes()), p.workspace_id)
+    return s.ImportValue(session_id=ids[0], session_ids=ids, workspace_id=p.workspace_id)
 
 
 @implements("session.delete")

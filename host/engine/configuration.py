@@ -114,6 +114,10 @@ class ConfigurationDoor:
     async def unset_credential(self, ref: str) -> None:
         await self._plane.unset_credential(ref)
 
+    async def move_credential(self, ref: str, to: str) -> None:
+        """An endpoint's key slot follows its new name (`credentials.move`)."""
+        await self._plane.move_credential(ref, to)
+
     # ---- llm.* --------------------------------------------------------------------------------
 
     def providers(self) -> list[ConfigurableProviderView]:

@@ -32,6 +32,7 @@ from contract.sessions import (
 from contract.views import HistoryEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
+from host.engine.archive_import import ArchiveImports
 from host.engine.bus import Bus, Item, Subscription, push
 from host.engine.changes import SessionChanges
 from host.engine.commands.permission import permission_command
@@ -158,6 +159,8 @@ class Engine(
         self.model_status = ModelStatusRelay(self.bus)
         self.workspaces: WorkspaceRegistry
         """Registered project folders and the archive set (loaded by `open`)."""
+        self.imports: ArchiveImports
+        """Session archives into a workspace (docs/decisions.md, "Import in the app"; set by `open`)."""
         self.folders = HostFolders()
         """The host.* folder service: browse by default, native when `open` gets a picker."""
         self._mcp_approvals = {}
@@ -209,6 +212,7 @@ class Engine(
         chosen = tools if tools is not None else default_tools()
         engine = cls(data_dir, store, plane, bus, chosen, step_cap)
         engine.workspaces = await WorkspaceRegistry.open(store, engine.bus)
+        engine.imports = ArchiveImports(engine.workspaces, engine.import_rows, store.header)
         engine._mcp_store = store
         await engine._load_mcp_approvals()
         await engine._open_library(local_probes, download_options or {})

@@ -36,6 +36,8 @@ from contract.errors import (
     SessionConflictDetails,
     SessionDetails,
     SettingsConflictDetails,
+    SettingsIssue,
+    SettingsRejectedDetails,
     SubagentChildDetails,
     SubagentDiagnosticDetails,
     SubagentParentDetails,
@@ -118,11 +120,13 @@ class InvalidTimeZone(EngineError[TimeZoneDetails]):
 class SessionConflict(EngineError[SessionConflictDetails]):
     code = "session-conflict"
 
-    def __init__(self, session_id: str, requested_cwd: str, existing_cwd: str | None) -> None:
+    def __init__(
+        self, session_id: str, requested_cwd: str, existing_cwd: str | None, message: str | None = None
+    ) -> None:
         details = SessionConflictDetails(
             session_id=session_id, requested_cwd=requested_cwd, existing_cwd=existing_cwd
         )
-        super().__init__(f"session {session_id} exists with another cwd", details)
+        super().__init__(message or f"session {session_id} exists with another cwd", details)
 
 
 class SettingsNotExposed(EngineError[NamespaceDetails]):
@@ -135,13 +139,14 @@ class SettingsNotExposed(EngineError[NamespaceDetails]):
         super().__init__(f"settings namespace {ns!r} is not exposed", NamespaceDetails(ns=ns))
 
 
-class SettingsRejected(EngineError[NamespaceDetails]):
+class SettingsRejected(EngineError[SettingsRejectedDetails]):
     """A settings write refused: bad name, invalid section, read-only or failed storage."""
 
     code = "settings-rejected"
 
-    def __init__(self, ns: str, message: str) -> None:
-        super().__init__(message, NamespaceDetails(ns=ns))
+    def __init__(self, ns: str, message: str, issues: list[tuple[list[str], str]] | None = None) -> None:
+        located = [SettingsIssue(loc=loc, msg=msg) for loc, msg in issues or []]
+        super().__init__(message, SettingsRejectedDetails(ns=ns, issues=located))
 
 
 class SettingsConflict(EngineError[SettingsConflictDetails]):
@@ -460,3 +465,12 @@ class McpServerChanged(EngineError[McpServerDetails]):
     def __init__(self, name: str) -> None:
         reason = "the entry changed since it was shown; look at it again"
         super().__init__(f"MCP server {name!r}: {reason}", McpServerDetails(name=name, reason=reason))
+
+
+class ArchiveInvalid(EngineError[ReasonDetails]):
+    """`session.import`: not a session archive, damaged, or too large; one line for the user."""
+
+    code = "archive-invalid"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, ReasonDetails(reason=reason))

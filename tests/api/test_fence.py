@@ -186,6 +186,7 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "credentials.describe": {"refs": ["DEEPSEEK_API_KEY"]},
         "credentials.set": {"ref": "DEEPSEEK_API_KEY", "value": "sk-should-never-land"},
         "credentials.unset": {"ref": "DEEPSEEK_API_KEY"},
+        "credentials.move": {"ref": "DEEPSEEK_API_KEY", "to": "MOVED_API_KEY"},
         "llm.discoverModels": {"settingsNs": "llm-deepseek"},
         "llm.downloadModel": {"url": "file:///etc/hostname"},
         "llm.pauseDownload": {"downloadId": "dl-x"},

@@ -122,18 +122,17 @@ async def test_errors_change_nothing(host: Host) -> None:
         error = await err(client, "settings.update", {"ns": ns, "patch": {}}, "settings-not-exposed")
         assert error.details == {"ns": ns} and error.message == f"settings namespace {ns!r} is not exposed"
     bad_name = await err(client, "settings.update", {"ns": "Not_A_Name", "patch": {}}, "settings-rejected")
-    assert bad_name.details == {"ns": "Not_A_Name"}
+    assert bad_name.details == {"ns": "Not_A_Name", "issues": []}
     invalid = await err(
         client,
         "settings.update",
         {"ns": "llm-deepseek", "patch": {"baseURL": "ftp://x"}},
         "settings-rejected",
     )
-    assert (
-        invalid.details == {"ns": "llm-deepseek"}
-        and "baseURL" in invalid.message
-        and "http" in invalid.message
-    )
+    assert "baseURL" in invalid.message and "http" in invalid.message
+    assert invalid.details["ns"] == "llm-deepseek"  # and where, for the dialog to say it in words
+    assert [i["loc"] for i in invalid.details["issues"]] == [["baseURL"]]
+    assert "ftp://x" not in str(invalid.details)
     duplicate = {"profiles": [{"id": "a", "name": "A", "baseURL": "http://h"}] * 2}
     dup = await err(
         client, "settings.replace", {"ns": "llm-openai-compatible", "section": duplicate}, "settings-rejected"

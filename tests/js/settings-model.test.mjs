@@ -87,3 +87,27 @@ test("field ops keep only real choices in the user layer", () => {
     { op: "unset", path: ["threads"] },
   ]);
 });
+
+test("a refused setting's place is said in words, never as a schema path", async () => {
+  const { issueLabel, issueLines } = await import("../../webui/js/state/settings-model.js");
+  assert.equal(issueLabel(["profiles", "0", "baseURL"]), "Endpoint 1 · Base URL");
+  assert.equal(issueLabel(["profiles", "1", "models", "0", "id"]), "Endpoint 2 · Model 1 · Id");
+  assert.equal(issueLabel(["streamIdleTimeoutMs"]), "Silence timeout");
+  const error = { code: "settings-rejected", details: { ns: "x", issues: [{ loc: ["profiles", "0", "baseURL"], msg: "must be an http(s) URL" }] } };
+  assert.deepEqual(issueLines(error), ["Endpoint 1 · Base URL: must be an http(s) URL"]);
+  assert.equal(issueLines({ code: "settings-rejected", details: { ns: "x" } }), null);
+});
+
+test("an endpoint's key slot follows its name unless the person chose it", async () => {
+  const { keyRefFor, keySlotAfter } = await import("../../webui/js/state/settings-model.js");
+  assert.equal(keyRefFor("Scripted box"), "SCRIPTED_BOX_API_KEY");
+  assert.equal(keyRefFor("Scripted box", new Set(["SCRIPTED_BOX_API_KEY"])), "SCRIPTED_BOX_2_API_KEY");
+  const file = { configured: true, source: "file" };
+  const made = { id: "my-endpoint", name: "My endpoint", apiKeyEnv: "MY_ENDPOINT_API_KEY" };
+  assert.deepEqual(keySlotAfter(made, "Work box", new Set(), file), { ref: "WORK_BOX_API_KEY", wanted: "WORK_BOX_API_KEY", move: "MY_ENDPOINT_API_KEY" });
+  assert.deepEqual(keySlotAfter(made, "Work box", new Set(), { configured: false }), { ref: "WORK_BOX_API_KEY", wanted: "WORK_BOX_API_KEY", move: null });
+  const chosen = { id: "box", name: "Box", apiKeyEnv: "OPENROUTER_KEY" };
+  assert.equal(keySlotAfter(chosen, "Work box", new Set(), file).ref, "OPENROUTER_KEY"); // the person's own name stays
+  assert.equal(keySlotAfter(made, "Work box", new Set(), { configured: true, source: "env" }).ref, "MY_ENDPOINT_API_KEY");
+  assert.deepEqual(keySlotAfter({ id: "x", name: "X" }, "New", new Set(), null), { ref: null, wanted: "NEW_API_KEY", move: null });
+});

@@ -114,6 +114,38 @@ class CredentialStore:
     async def unset(self, ref: str) -> None:
         await self._write(ref, None)
 
+    async def move(self, ref: str, to: str) -> None:
+        """Move the file's value of `ref` to `to` in one write (nothing stored: nothing to do).
+        Refused when the environment sets either name, or `to` already holds a key."""
+        for name in (ref, to):
+            if (self._environ.get(name) or "").strip():
+                raise CredentialRejected(name, f"{name} is set in the host's environment, which wins")
+        await self._reload()
+        if self.problem is not None:
+            raise CredentialRejected(ref, f"{self.problem} Nothing is written to it until it is fixed.")
+        if ref == to or not (self._file.get(ref) or "").strip():
+            return
+        if (self._file.get(to) or "").strip():
+            raise CredentialRejected(to, f"{to} already holds another key; nothing was moved")
+        try:
+            await asyncio.to_thread(self._persist_move, ref, to)
+        except _EditedMeanwhile:
+            raise CredentialRejected(
+                ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
+            ) from None
+        except OSError as exc:
+            raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
+        self._announce([ref, to])
+
+    def _persist_move(self, ref: str, to: str) -> None:
+        with self._lock:
+            if signature(self.path) != self.watch.known:
+                raise _EditedMeanwhile
+            values = dict(self._file)
+            values[to] = values.pop(ref)
+            self.watch.known = write_private(self.path, credentials_document(values))
+            self._file = values
+
     async def _write(self, ref: str, value: str | None) -> None:
         if (self._environ.get(ref) or "").strip():
             raise CredentialRejected(

@@ -266,6 +266,9 @@ class ConfigPlane:
     async def unset_credential(self, ref: str) -> None:
         await self.credentials.unset(ref)
 
+    async def move_credential(self, ref: str, to: str) -> None:
+        await self.credentials.move(ref, to)
+
     # ---- llm.* --------------------------------------------------------------------------------
 
     def providers(self) -> list[ConfigurableProviderView]:

@@ -22,7 +22,12 @@ SECRET_MARK = "secret"
 
 
 class SectionError(ValueError):
-    """A section that does not validate or a path op that cannot apply (the message says why)."""
+    """A section that does not validate or a path op that cannot apply (the message says why;
+    `issues` locates each reason of a validation failure as `(loc, msg)`)."""
+
+    def __init__(self, message: str, issues: list[tuple[list[str], str]] | None = None) -> None:
+        super().__init__(message)
+        self.issues = issues or []
 
 
 @dataclass(frozen=True)
@@ -53,16 +58,20 @@ def resolve(space: Namespace, user: dict[str, Json] | None) -> WireModel:
     try:
         return space.model.model_validate(merged, **FROM_WIRE)
     except ValidationError as exc:
-        raise SectionError(f"{space.ns}: {explain(exc)}") from None
+        raise SectionError(f"{space.ns}: {explain(exc)}", located(exc)) from None
+
+
+def located(exc: ValidationError) -> list[tuple[list[str], str]]:
+    """Each reason as `(["profiles", "0", "baseURL"], "must be an http(s) URL")` (at most 5)."""
+    return [
+        ([str(p) for p in e.get("loc", ())], str(e.get("msg", "invalid")).removeprefix("Value error, "))
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)[:5]
+    ]
 
 
 def explain(exc: ValidationError) -> str:
     """`profiles.0.baseURL: must be an http(s) URL; …` (never the rejected input)."""
-    parts = []
-    for e in exc.errors(include_url=False, include_input=False, include_context=False)[:5]:
-        loc = ".".join(str(p) for p in e.get("loc", ()))
-        msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
+    parts = [f"{'.'.join(loc)}: {msg}" if loc else msg for loc, msg in located(exc)]
     return "; ".join(parts)
 
 

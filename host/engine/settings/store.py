@@ -177,7 +177,7 @@ class SettingsStore:
                 resolve(space, candidate)
                 json.dumps(candidate, allow_nan=False)
             except SectionError as exc:
-                raise SettingsRejected(ns, str(exc)) from None
+                raise SettingsRejected(ns, str(exc), exc.issues) from None
             except (TypeError, ValueError) as exc:
                 raise SettingsRejected(ns, f"{ns}: not a JSON value ({exc})") from None
             if candidate != self._user.get(ns, {}):

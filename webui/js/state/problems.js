@@ -14,6 +14,7 @@ export const MESSAGES = {
   "steer-unavailable": "That input cannot be used to steer right now.",
   "attachment-error": "The image could not be attached.",
   "session-conflict": "A session with this id already exists.",
+  "archive-invalid": "This file is not a session archive HarnessDesk can read.",
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-not-exposed": "These settings cannot be changed from here.",
   "settings-rejected": "The host rejected these settings.",
@@ -79,7 +80,7 @@ export function describeError(err) {
   if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
   if (err.code === "revert-conflict") return conflictText(err);
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
-    const withReason = ["agent-busy", "attachment-error", "agent-preset-invalid", "revert-unavailable"];
+    const withReason = ["agent-busy", "attachment-error", "archive-invalid", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;
     if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
     return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];

@@ -37,6 +37,29 @@ export function fieldLabel(name, schema) {
   return words.charAt(0).toUpperCase() + words.slice(1).replace(/\burl\b/g, "URL");
 }
 
+const LIST_ITEMS = { profiles: "Endpoint", models: "Model" };
+const FIELD_WORDS = { streamIdleTimeoutMs: "Silence timeout", apiKeyEnv: "API key", id: "Id" };
+
+/** A refused setting's place in words: `["profiles", "0", "baseURL"]` → "Endpoint 1 · Base URL". */
+export function issueLabel(loc) {
+  const words = [];
+  for (let i = 0; i < (loc ?? []).length; i++) {
+    const part = String(loc[i]);
+    const next = loc[i + 1];
+    if (Object.hasOwn(LIST_ITEMS, part) && /^\d+$/.test(String(next ?? ""))) {
+      words.push(`${LIST_ITEMS[part]} ${Number(next) + 1}`);
+      i++;
+    } else if (!/^\d+$/.test(part)) words.push(FIELD_WORDS[part] ?? fieldLabel(part));
+  }
+  return words.join(" · ");
+}
+
+/** A `settings-rejected` error's reasons in words, one per issue (none: null). */
+export function issueLines(error) {
+  const issues = error?.details?.issues ?? [];
+  return issues.length ? issues.map((i) => `${issueLabel(i.loc) || "This section"}: ${i.msg}`) : null;
+}
+
 /** Choices of an enum field: `[{value, title, description}]` (from `oneOf` consts when given). */
 export function choicesOf(schema) {
   if (Array.isArray(schema?.oneOf) && schema.oneOf.every((o) => "const" in o)) {
@@ -59,6 +82,29 @@ export function profileIdFor(name, taken) {
 /** The credential reference a profile's key is stored under: `my-ollama` → `MY_OLLAMA_API_KEY`. */
 export function defaultRefFor(profileId) {
   return `${String(profileId).toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "")}_API_KEY`;
+}
+
+/** The key slot an endpoint named `name` gets: `Scripted box` → `SCRIPTED_BOX_API_KEY`, with
+ * `_2`, `_3`… when another endpoint holds that one (`takenRefs`). */
+export function keyRefFor(name, takenRefs = new Set()) {
+  const base = defaultRefFor(profileIdFor(name, new Set())).replace(/_API_KEY$/, "");
+  let ref = `${base}_API_KEY`;
+  for (let n = 2; takenRefs.has(ref); n++) ref = `${base}_${n}_API_KEY`;
+  return ref;
+}
+
+/**
+ * Where a profile's key should live after a save that names it `name`: `{ref, move}` — `move`
+ * is the slot to move a stored key from. A slot the app chose (from the profile's id or an
+ * earlier name) follows the name; one the person chose (an environment variable) stays.
+ */
+export function keySlotAfter(profile, name, takenRefs, cred) {
+  const current = profile.apiKeyEnv ?? null;
+  const wanted = keyRefFor(name, takenRefs);
+  if (!current) return { ref: null, wanted, move: null };
+  const chosenByApp = current === defaultRefFor(profile.id) || current === keyRefFor(profile.name ?? "", takenRefs);
+  if (!chosenByApp || current === wanted || cred?.source === "env") return { ref: current, wanted, move: null };
+  return { ref: wanted, wanted, move: cred?.configured && cred.source === "file" ? current : null };
 }
 
 /** Every credential ref the sections name (`apiKeyEnv`), for one `credentials.describe`. */

@@ -32,6 +32,7 @@ import { runClient, runCommand } from "./commands.js";
 import { forkFrom, revertTurn } from "./undo.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { WorkspaceActions } from "./workspace-actions.js";
+import { ImportArchive } from "./import-archive.js";
 import { renderEmpty } from "./welcome.js";
 import { ArchivedNote } from "./archived-note.js";
 import { ProviderState } from "./provider-state.js";
@@ -74,6 +75,7 @@ export class App {
       exportSession: (id) => this.exportSession(id),
     });
     const a = this.actions;
+    this.importer = new ImportArchive({ client, manager: this.manager, workspaces: this.workspaces, picker: a.picker, toast, open: (id) => this.open(id), home: () => this.manager.hostInfo?.home });
     this.archivedNote = new ArchivedNote($("banners"), { unarchive: (id) => a.unarchive(id) });
     this.sidebar = new SidebarView($("sidebar-body"), {
       manager: this.manager,
@@ -244,6 +246,7 @@ export class App {
       closeSidebar: () => this.toggleSidebar(false),
     });
     $("open-settings").addEventListener("click", () => this.settings.open());
+    $("import-archive").addEventListener("click", () => this.importer.choose());
     $("scrim").addEventListener("click", () => this.toggleSidebar(false));
   }
 

@@ -6,6 +6,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { fileToImageInput } from "./attachments.js";
+import { isArchive } from "../state/importer.js";
 import { SlashMenu } from "./slash-menu.js";
 import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
 import { Recall } from "../state/recall.js";
@@ -93,7 +94,7 @@ export class ComposerView {
     this.box.addEventListener("dragleave", () => this.box.classList.remove("dragging"));
     this.box.addEventListener("drop", (e) => {
       this.box.classList.remove("dragging");
-      const files = [...(e.dataTransfer?.files ?? [])];
+      const files = [...(e.dataTransfer?.files ?? [])].filter((f) => !isArchive(f)); // archives import (views/import-archive.js)
       if (files.length) {
         e.preventDefault();
         this.addFiles(files);

@@ -8,11 +8,12 @@ import { scalarFields } from "./schema-form.js";
 import {
   addModel,
   credentialText,
-  defaultRefFor,
   draftProfile,
   effortsOf,
   fallbackOf,
   fieldOps,
+  keyRefFor,
+  keySlotAfter,
   removeModel,
   removeProfileOps,
   saveProfileOps,
@@ -81,6 +82,7 @@ export class RemoteCard {
     this.key.autocomplete = "new-password";
     this.key.placeholder = "Paste a new key";
     const cred = this.apiKeyEnv ? creds[this.apiKeyEnv] : null;
+    this.cred = cred;
     this.keyStatus = h("span", { class: "key-status", testid: "credential-status", dataset: { configured: String(!!cred?.configured) } }, credentialText(cred));
     this.keyWritable = cred ? cred.writable : true;
     this.key.disabled = !this.keyWritable;
@@ -108,7 +110,7 @@ export class RemoteCard {
       actions.unshift(remove);
     }
     const title = this.isProfile ? value.name || "New endpoint" : route?.displayName ?? "DeepSeek";
-    const ref = this.apiKeyEnv ?? (this.isProfile ? defaultRefFor(value.id) : null);
+    const ref = this.apiKeyEnv ?? (this.isProfile ? keyRefFor(value.name || value.id) : null);
     this.el = card(title, statusOf(route), this.isProfile ? `provider-card-${value.id}` : "provider-card-deepseek", open, [
       this.name ? field(this.name, "Name") : null,
       field(this.baseURL, "Base URL", this.isProfile ? "The server's OpenAI-compatible address, usually ending in /v1." : null),
@@ -117,7 +119,7 @@ export class RemoteCard {
         { class: "field" },
         h("label", { for: this.key.id }, "API key"),
         h("div", { class: "key-row" }, this.keyUser, this.key, this.removeKey),
-        h("p", { class: "hint" }, this.keyStatus, ref ? ` · stored as ${ref}` : "", this.keyWritable ? "" : " · set in the host's environment, which wins"),
+        h("p", { class: "hint" }, this.keyStatus, (this.slotNote = h("span", { testid: "provider-key-slot" }, ref ? ` · stored as ${ref}` : "")), this.keyWritable ? "" : " · set in the host's environment, which wins"),
       ),
       h("div", { class: "field" }, h("span", { class: "field-label" }, "Models"), this.chips, h("div", { class: "discover-row" }, this.testBtn, this.found, this.addBtn), this.testNote),
       this.effortField,
@@ -125,6 +127,20 @@ export class RemoteCard {
       h("div", { class: "row-actions" }, actions),
     ], () => this.save());
     this.keyUser.value = ref ?? "";
+    // where a refused field's reason goes (views/settings-dialog.js placeIssues)
+    this.el.dataset.ns = view.ns;
+    this.el.dataset.settingPrefix = this.isProfile ? `profiles.${index}.` : "";
+    const places = [[this.name, "name"], [this.baseURL, "baseURL"], [this.key, "apiKeyEnv"], [this.chips, "models"], [this.effort, "reasoningEffort"], [this.timeout, "streamIdleTimeoutMs"]];
+    for (const [control, name] of places) if (control) control.closest(".field").dataset.settingField = name;
+    if (this.isProfile) {
+      // the slot named as it will be after Save (it follows the name unless the person chose it)
+      this.name.addEventListener("input", () => {
+        const others = new Set((view.value.profiles ?? []).filter((_, i) => i !== index).map((p) => p.apiKeyEnv).filter(Boolean));
+        const slot = keySlotAfter(profile, this.name.value, others, cred);
+        const shown = slot.ref ?? slot.wanted;
+        this.slotNote.textContent = shown ? ` · stored as ${shown}` : "";
+      });
+    }
     this.el.addEventListener("input", () => (this.dirty = true));
     this.el.addEventListener("change", () => (this.dirty = true));
     this.renderModels();
@@ -181,18 +197,24 @@ export class RemoteCard {
   }
 
   async save() {
+    this.ctx.say("Saving…");
     if (this.found.value) this.addFound(); // a model picked in the list but not added yet
     const idle = Math.max(1, Number(this.timeout.value) || 60) * 1000;
     const keyTyped = !!this.key.value.trim();
     let ok;
     if (this.isProfile) {
+      // the key's slot follows the endpoint's name (docs/decisions.md, "Settings in the person's words")
+      const others = new Set((this.view.value.profiles ?? []).filter((_, i) => i !== this.index).map((p) => p.apiKeyEnv).filter(Boolean));
+      const slot = keySlotAfter(this.profile, this.name.value, others, this.cred);
+      if (slot.move && !(await this.moveKey(slot.move, slot.ref))) return;
       const profile = draftProfile(
-        { ...this.profile, extra: withoutEdited(this.profile), name: this.name.value, baseURL: this.baseURL.value, apiKeyEnv: this.apiKeyEnv, models: this.models, reasoningEffort: this.effort.value },
+        { ...this.profile, extra: withoutEdited(this.profile), name: this.name.value, baseURL: this.baseURL.value, apiKeyEnv: slot.ref ?? (keyTyped ? slot.wanted : null), models: this.models, reasoningEffort: this.effort.value },
         { keyTyped },
       );
       profile.streamIdleTimeoutMs = idle;
       this.apiKeyEnv = profile.apiKeyEnv ?? null;
       ok = await this.ctx.write("settings.mutate", { ns: this.view.ns, ops: saveProfileOps(this.index, profile), expectedRevision: this.view.revision }, this.saveBtn, false);
+      if (!ok && slot.move) await this.moveKey(slot.ref, slot.move); // the profile still names the old slot
     } else {
       const values = { baseURL: this.baseURL.value.trim(), models: this.models, reasoningEffort: this.effort.value || null, streamIdleTimeoutMs: idle };
       ok = await this.ctx.write("settings.mutate", { ns: this.view.ns, ops: fieldOps(values, fallbackOf(this.view)), expectedRevision: this.view.revision }, this.saveBtn, false);
@@ -200,9 +222,16 @@ export class RemoteCard {
     if (ok && keyTyped && this.apiKeyEnv) ok = await this.setKey();
     if (ok) {
       this.dirty = false;
-      this.ctx.say("Saved.", "ok");
-    }
-    await this.ctx.reload();
+      await this.ctx.reload();
+      this.ctx.say("Saved.", "ok"); // once the page shows what was saved
+    } // refused: the form keeps what the person typed, each reason beside its field
+  }
+
+  /** Move the stored key to the slot of the endpoint's new name; false (and said) when refused. */
+  async moveKey(ref, to) {
+    const r = await this.ctx.call("credentials.move", { ref, to });
+    if (!r.ok) this.ctx.say(this.ctx.problem(r.error), "error");
+    return r.ok;
   }
 
   async setKey() {

@@ -8,7 +8,7 @@ import { describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
-import { choicesOf, fallbackOf, fieldOps, fieldsOf, profileIdFor, refsOf } from "../state/settings-model.js";
+import { choicesOf, fallbackOf, fieldOps, fieldsOf, issueLabel, issueLines, profileIdFor, refsOf } from "../state/settings-model.js";
 import { confirmLoosening } from "./loosen-confirm.js";
 import { previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
@@ -184,7 +184,8 @@ export class SettingsDialog {
       if (view.ns === "permission" && !(await this.mayLoosen(view, values))) return;
       await this.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
     });
-    const section = h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id });
+    const section = h("section", { class: "settings-section", testid: `settings-ns-${view.ns}`, "aria-labelledby": id, dataset: { ns: view.ns } });
+    for (const f of fields) f.el.dataset.settingField = f.name;
     if (view.ns === "ui-appearance") {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
@@ -215,10 +216,13 @@ export class SettingsDialog {
     const r = await this.call(method, payload);
     if (button) button.disabled = false;
     if (!r.ok) {
-      this.say(problemText(r.error), "error");
+      const lines = r.error.code === "settings-rejected" ? issueLines(r.error) : null;
+      this.say(lines ? lines.join(" ") : problemText(r.error), "error");
+      if (lines) placeIssues(this.body, payload.ns, r.error.details.issues);
       if (r.error.code === "settings-conflict") await this.load();
       return false;
     }
+    placeIssues(this.body, payload.ns, []);
     this.draft = null;
     this.ctx.onChanged();
     if (announce) {
@@ -231,6 +235,24 @@ export class SettingsDialog {
   async openDocument() {
     const r = await this.call("settings.openDocument", {});
     this.say(r.ok ? "settings.json is open in your editor; saved edits apply at once." : problemText(r.error), r.ok ? "ok" : "error");
+  }
+}
+
+/** Each refused field's reason beside it, in words ("Endpoint 1 · Base URL: …"): cards and
+ * sections carry `data-ns` and `data-setting-prefix`, their fields `data-setting-field`. */
+function placeIssues(root, ns, issues) {
+  for (const old of root.querySelectorAll(`[data-ns="${CSS.escape(ns)}"] .field-error`)) old.remove();
+  for (const issue of issues) {
+    const path = issue.loc.join(".");
+    for (const scope of root.querySelectorAll(`[data-ns="${CSS.escape(ns)}"]`)) {
+      const prefix = scope.dataset.settingPrefix ?? "";
+      if (!path.startsWith(prefix)) continue;
+      const name = path.slice(prefix.length).split(".")[0];
+      const field = scope.querySelector(`[data-setting-field="${CSS.escape(name)}"]`);
+      if (!field) continue;
+      field.append(h("p", { class: "field-error", testid: "field-error", role: "alert" }, `${issueLabel(issue.loc)}: ${issue.msg}`));
+      scope.open = true; // a closed card opens on its error
+    }
   }
 }
 

@@ -1,0 +1,69 @@
+"""`harnessdesk import FILE.zip --cwd DIR` while the window (or `serve`) owns the data dir: the
+archive goes to that host over the instance channel's API relay as a `session.import` call, and
+the window is asked to show the session (docs/decisions.md, "Import in the app"). The same
+method, checks and one-line errors as the Import button, so nothing differs by the path taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from pathlib import Path
+from typing import Any
+
+from desktop.instance import ActivationError, activate_running
+
+
+class HandoffError(Exception):
+    """One line for the user: the running instance refused, or could not be reached."""
+
+
+async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[str]:
+    """Import `archive` into DIR's workspace through the running host; the ids, main one first."""
+    from contract.sessions import MAX_IMPORT_BYTES
+    from desktop.acp.relay import RelayApiClient
+    from host.fetch.errors import TransportError
+
+    try:
+        data = await asyncio.to_thread(archive.read_bytes)
+    except OSError as exc:
+        raise HandoffError(f"cannot read {archive}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_IMPORT_BYTES:
+        raise HandoffError(
+            f"cannot import {archive}: {_mb(len(data))} is more than the {_mb(MAX_IMPORT_BYTES)} the"
+            " running HarnessDesk takes; quit it and run the import again"
+        )
+    try:
+        client = await RelayApiClient.connect(data_dir)
+    except (OSError, ValueError, KeyError, EOFError, TransportError) as exc:
+        raise HandoffError(f"another HarnessDesk runs on {data_dir} but did not answer ({exc})") from exc
+    try:
+        workspace = (await _value(client, archive, "workspace.create", {"path": cwd})).workspace
+        payload = {
+            "data": base64.b64encode(data).decode("ascii"),
+            "workspaceId": workspace.workspace_id,
+            "fileName": archive.name[:300],
+        }
+        ids = [str(sid) for sid in (await _value(client, archive, "session.import", payload)).session_ids]
+    except TransportError as exc:
+        raise HandoffError(f"cannot import {archive}: the running HarnessDesk went away ({exc})") from exc
+    finally:
+        await client.aclose()
+    try:  # shown in the window; `serve` only confirms (its tabs see the session arrive)
+        await asyncio.to_thread(activate_running, data_dir, 10.0, None, ids[0])
+    except ActivationError:
+        pass  # imported all the same: the window shows it in the sidebar
+    return ids
+
+
+async def _value(client: Any, archive: Path, key: str, payload: dict[str, Any]) -> Any:
+    from contract.rpc import RpcErr
+
+    response = await client.call(key, payload)
+    if isinstance(response.result, RpcErr):
+        raise HandoffError(f"cannot import {archive}: {response.result.error.message}")
+    return response.result.value
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
