@@ -15,6 +15,7 @@ from contract import (
     commands,
     credentials,
     files,
+    finder,
     goals,
     hooks,
     host,
@@ -150,6 +151,8 @@ _METHODS = (
     Method("mcp.approve", mcp.McpApproveRequest, mcp.McpApproved, 3, True),
     Method("mcp.openUserFile", mcp.McpOpenUserFileRequest, mcp.McpOpened, 3, True),
     Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksApproved, 3, True),
+    # `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
+    Method("finder.find", finder.FindRequest, finder.FindValue, 3),
 )
 
 METHODS: dict[str, Method] = {m.key: m for m in _METHODS}
