@@ -172,6 +172,8 @@ async def test_attached_files_and_folders_reach_the_model_capped(
         {"kind": "folder", "path": "many", "size": LISTING_CAP + 5, "truncated": True, "binary": False},
     ]
     await mux.next(event("turn/end", sid))
+    _, titled = await mux.next(event("session/title", sid))
+    assert titled.event.data["title"] == "look at these"  # the person's words, not the files
     said = llm.requests[-1]["messages"][-1]
     assert said["role"] == "user"
     content = said["content"]

@@ -5,7 +5,7 @@ import { transportFailure } from "../client/errors.js";
 import { contentToPromptInput } from "./attachments.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 
-export async function sendPrompt(app, mode, content) {
+export async function sendPrompt(app, mode, content, attach = []) {
   let s = app.manager.active;
   if (!s) {
     s = await app.newSession(); // a folder the person chose (docs/decisions.md)
@@ -16,6 +16,7 @@ export async function sendPrompt(app, mode, content) {
   const child = subagentOf(app.manager, s.sessionId);
   if (child) return messageSubagent(app.client, child, content, (m) => app.status.toast(m));
   const payload = { sessionId: s.sessionId, mode, content };
+  if (attach.length) payload.attach = attach; // files and folders chosen with `@`
   try {
     payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   } catch {
