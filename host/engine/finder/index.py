@@ -38,7 +38,7 @@ class FolderIndex:
     """Per character, one byte per entry (1: the entry holds it) read as a big int: AND-ing
     them gives the entries holding every letter of a query in C time (rank.py)."""
     names: list[str] = field(default_factory=list)
-    """The distinct lower-case names (an entry's last segment)."""
+    """Each entry's lower-case name (its last segment), in entry order."""
     name_ids: dict[str, list[int]] = field(default_factory=dict)
     """Name → the entries with that name, in entry order."""
 
@@ -49,7 +49,7 @@ class FolderIndex:
         for i, path in enumerate(lower):
             name = path[path.rstrip("/").rfind("/") + 1 :].rstrip("/")
             self.name_ids.setdefault(name, []).append(i)
-        self.names = list(self.name_ids)
+            self.names.append(name)
 
     def changed(self) -> bool:
         """Whether a folder's listing or a .gitignore changed since the walk (one stat each)."""

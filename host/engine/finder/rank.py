@@ -11,18 +11,21 @@ letters score higher, then shorter paths (entries are stored shortest first).
 
 from __future__ import annotations
 
-import heapq
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import chain, compress, repeat
+from itertools import compress, repeat
 from operator import contains, itemgetter
 
 from host.engine.finder.index import FolderIndex
 
-POOL = 300
-"""Candidates that get a Python-level score."""
+POOL = 120
+"""Candidates a query gathers (best tiers first)."""
+DENSE = 3
+"""Queries shorter than this match most names: their name scans run lazily, never listed whole."""
+SCORED = 40
+"""The shortest of each tier that get the finer, Python-level score."""
 
 
 def _pick(items: list[str], ids: list[int]) -> list[str]:
@@ -50,12 +53,6 @@ def _subsequence(q: str) -> re.Pattern[str]:
     return re.compile("".join(f"[^{re.escape(c)}]*+{re.escape(c)}" for c in q))
 
 
-def _named(index: FolderIndex, names: list[str]) -> list[int]:
-    """The first POOL entries (shortest first) carrying one of `names`."""
-    ids = chain.from_iterable(map(index.name_ids.__getitem__, names))
-    return heapq.nsmallest(POOL, ids)
-
-
 @dataclass(slots=True)
 class Scan:
     """How far the subsequence test has gone for `query`: every entry below `upto` was tested
@@ -74,6 +71,27 @@ class Memo:
         self.lower = lower
         self.keep = keep
         self.scans: list[Scan] = []
+        self.named: list[tuple[str, list[int]]] = []
+        """(query, every entry whose name contains it), for the same narrowing."""
+
+    def names_with(self, index: FolderIndex, q: str) -> list[int] | None:
+        """Every entry whose name contains q, shortest first; None for a short query with no
+        earlier list to narrow (its hits are dense: a lazy scan that stops early is cheaper)."""
+        best: tuple[str, list[int]] | None = None
+        for query, ids in self.named:
+            if query == q:
+                return ids
+            if q.startswith(query) and (best is None or len(query) > len(best[0])):
+                best = (query, ids)
+        if best is None and len(q) < DENSE:
+            return None
+        if best is None:
+            hits = list(compress(range(len(index.names)), map(contains, index.names, repeat(q))))
+        else:
+            hits = list(compress(best[1], map(contains, _pick(index.names, best[1]), repeat(q))))
+        self.named.append((q, hits))
+        del self.named[: -self.keep]
+        return hits
 
     def start(self, q: str) -> Scan:
         """The scan to continue for q: its own, else the longest earlier query q extends."""
@@ -129,14 +147,15 @@ def pool(index: FolderIndex, q: str, memo: Memo) -> list[tuple[int, int]]:
         return False
 
     if "/" not in q:
-        names = index.names
-        hit = list(compress(names, map(contains, names, repeat(q))))
-        prefix = list(compress(hit, map(str.startswith, hit, repeat(q))))
         if take(0, index.name_ids.get(q, ())):
             return out
-        if take(1, _named(index, prefix)):
+        names = index.names
+        named = memo.names_with(index, q)
+        every: Iterable[int] = range(len(names)) if named is None else named
+        # lazily, so that a scan over dense hits stops once the pool is full
+        if take(1, compress(every, map(str.startswith, map(names.__getitem__, every), repeat(q)))):
             return out
-        if take(2, _named(index, hit)):
+        if take(2, compress(every, map(contains, map(names.__getitem__, every), repeat(q)))):
             return out
     hits = _subsequence_hits(index, q, memo, POOL + len(taken))
     texts = _pick(index.lower, hits)
@@ -211,10 +230,19 @@ def rank(index: FolderIndex, query: str, limit: int, memo: Memo) -> list[tuple[s
     q = "".join(query.lower().split())
     if not q:
         return [(p, []) for p in index.entries[:limit]]
+    # by tier, then shortest; only the first few of each tier get the finer (Python) score
+    picked = sorted(pool(index, q, memo), key=lambda t: (t[0], t[1]))
+    per_tier: dict[int, int] = {}
     rows = []
-    for tier, i in pool(index, q, memo):
+    for tier, i in picked:
+        seen = per_tier.get(tier, 0)
+        if seen >= SCORED:
+            continue
+        per_tier[tier] = seen + 1
         path = index.entries[i]
         hits = positions(path, q)
         rows.append((tier, -score(path, hits), len(path), path, hits))
+        if len(rows) >= limit + SCORED:
+            break
     rows.sort(key=itemgetter(0, 1, 2, 3))
     return [(path, hits) for _, _, _, path, hits in rows[:limit]]
