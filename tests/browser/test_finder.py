@@ -100,6 +100,7 @@ def test_at_finds_attaches_sends_and_survives_a_reload(
     sent = page.get_by_test_id("msg-user").last
     expect(sent.locator(".user-text")).to_have_text("explain please")
     expect(sent.get_by_test_id("msg-context-chip")).to_have_count(2)
+    expect(page.get_by_test_id("session-heading")).to_have_text("explain please")  # titled by the words
     shots(page, "sent")
 
     page.reload()
