@@ -50,13 +50,17 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def file_block(rel: str, real: str, cap: int) -> TextBlock:
-    """A file's first `cap` bytes (blocking: run it on a worker thread)."""
+def file_block(root: str, rel: str, real: str, cap: int) -> TextBlock:
+    """A file's first `cap` bytes (blocking: run it on a worker thread). Where the descriptor
+    landed is checked, as the file tools do (docs/threat-model.md): a folder swapped for a
+    symlink between the check and the open does not escape."""
     try:
         fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:  # it changed since it was resolved (became a symlink, went away)
         raise AttachmentError(f"{rel}: {exc.strerror or 'cannot be read'}") from exc
     try:
+        if not within(root, _landed(fd, real)):
+            raise AttachmentError(f"{rel} left the session's folder while it was opened")
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise AttachmentError(f"{rel} is not a regular file")
@@ -82,6 +86,13 @@ def file_block(rel: str, real: str, cap: int) -> TextBlock:
     head = f"Contents of `{rel}`" + (f" (its first {cap:,} of {size:,} bytes)" if cut else "") + ":"
     meta = Attached(kind="file", path=rel, size=size, truncated=cut)
     return TextBlock(text=f"{head}\n{fence}\n{body}\n{fence}", attached=meta)
+
+
+def _landed(fd: int, fallback: str) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc: the path resolved again (a narrower window, not none)
+        return os.path.realpath(fallback)
 
 
 def folder_block(rel: str, index: FolderIndex, cap: int) -> TextBlock:

@@ -104,7 +104,7 @@ class Finder:
                 index, _ = await self.index(folder)
                 blocks.append(folder_block(rel, index, LISTING_CAP))
             else:
-                blocks.append(await TOOL_WORKERS.run(file_block, rel, real, self.cap_bytes))
+                blocks.append(await TOOL_WORKERS.run(file_block, root, rel, real, self.cap_bytes))
         return blocks
 
     async def close(self) -> None:
