@@ -9,8 +9,8 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import HarnessServer
-from tests.browser.support import ROOT, VIEWPORT, fresh_session, turn_ends
-from tests.support.scripted_llm import ScriptedLlmServer
+from tests.browser.support import ROOT, VIEWPORT, fresh_session, turn_ends, wait_idle
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 SHOTS = ROOT / "tests" / "screenshots"
 
@@ -110,3 +110,30 @@ def test_at_finds_attaches_sends_and_survives_a_reload(
     expect(again.get_by_test_id("msg-context-chip")).to_have_count(2)
     expect(again.locator("[data-testid=msg-context-chip][data-path='src/compose']")).to_be_visible()
     expect(again.locator(".user-text")).to_have_text("explain please")  # the file's text shows as a chip
+
+
+def test_retry_names_the_attached_file_again(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    (harness.workdir / "notes").mkdir(exist_ok=True)
+    (harness.workdir / "notes" / "retry_me.txt").write_text("first version\n")
+    fresh_session(page)
+    box = page.get_by_test_id("composer-input")
+    box.click()
+    box.press_sequentially("@retryme")
+    expect(page.get_by_test_id("finder-item").first).to_have_attribute("data-path", "notes/retry_me.txt")
+    box.press("Enter")
+    box.press_sequentially("summarize")
+    llm.enqueue(Reply(status=400, error_message="the model refused the request"))
+    box.press("Enter")
+    expect(page.get_by_test_id("turn-error")).to_be_visible()
+    wait_idle(page)
+    llm.enqueue(Reply(text="It says: first version."))
+    page.get_by_test_id("retry-turn").click()
+    turn_ends(page, 2)
+    said = llm.requests[-1]["messages"][-1]["content"]
+    assert said.startswith("summarize\n\nContents of `notes/retry_me.txt`:") and "first version" in said
+    expect(page.get_by_test_id("msg-user")).to_have_count(1)  # the retry replaced the failed bubble
+    user = page.get_by_test_id("msg-user")
+    expect(user.locator(".user-text")).to_have_text("summarize")
+    expect(user.get_by_test_id("msg-context-chip")).to_have_attribute("data-path", "notes/retry_me.txt")
