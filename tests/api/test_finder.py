@@ -3,6 +3,7 @@ both carriers, down to what the scripted provider receives (docs/architecture.md
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -95,10 +96,11 @@ async def test_a_new_file_shows_up_and_a_gone_one_goes(host: Host, tmp_path: Pat
     sid = await host.create(root)
     assert await paths(host, sid, "oldname") == ["old_name.py"]
     (root / "old_name.py").rename(root / "fresh_name.py")
-    # the check and rebuild run in the background: the answer after them shows the change
-    for _ in range(200):
+    # the check and rebuild run in the background: an answer after them shows the change
+    for _ in range(3000):  # a generous bound for a loaded machine, not a timing
         if await paths(host, sid, "freshname") == ["fresh_name.py"]:
             break
+        await asyncio.sleep(0.02)
     assert await paths(host, sid, "freshname") == ["fresh_name.py"]
     assert await paths(host, sid, "oldname") == []
 
