@@ -42,6 +42,7 @@ BENCHES: dict[str, list[str]] = {
     "sandbox": ["sandbox_bench.py", "--runs", "60"],
     "memory": ["memory_bench.py"],
     "snapshot": ["snapshot_bench.py", "--runs", "21"],
+    "finder": ["finder_bench.py"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -208,6 +209,14 @@ GOALS = [
         lambda f: f["comes_back"],
         "within 2 MB",
         bool,
+    ),
+    Goal(
+        "@ finder: per keystroke over 100,000 files (p99, typed queries)",
+        "finder",
+        lambda f: f["p99_ms"],
+        "≤ 50",
+        lambda x: x <= 50,
+        " ms",
     ),
     Goal(
         "search over 1M events (slowest query)",

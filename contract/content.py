@@ -23,9 +23,24 @@ class AttachmentRef(WireModel):
     name: str | None = None
 
 
+class Attached(WireModel):
+    """What a text part carries when a person attached it with `@` (session.prompt's `attach`):
+    clients show it as a chip, the model reads the text (docs/architecture.md, "The @ finder")."""
+
+    kind: Literal["file", "folder"]
+    path: str
+    size: int = Field(ge=0)
+    """A file's size in bytes; a folder's number of entries."""
+    truncated: bool = False
+    """Cut: a file's first bytes only, or a listing's first entries."""
+    binary: bool = False
+    """A file that is not text: only its name and size were sent."""
+
+
 class TextBlock(WireModel):
     type: Literal["text"] = "text"
     text: str
+    attached: Attached | None = None
 
 
 class ReasoningBlock(WireModel):

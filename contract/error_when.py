@@ -22,7 +22,11 @@ ERROR_WHEN: dict[str, str] = {
     "fork-unavailable": "no completed turn at or after the anchor",
     "queue-item-not-found": "queue edit of an item already claimed or gone",
     "steer-unavailable": "no turn is running to steer into",
-    "attachment-error": "image too big, bad media type, or not referenced by the session",
+    "attachment-error": (
+        "image too big, bad media type, or not referenced by the session; an `attach` path of"
+        " `session.prompt` that is not inside the session's folder (symlinks resolved), is missing,"
+        " or is not a regular file or folder (nothing is queued)"
+    ),
     "session-conflict": (
         "a preallocated id exists with another cwd; `session.import` of a session already here"
     ),

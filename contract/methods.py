@@ -19,6 +19,7 @@ from contract import (
     commands,
     credentials,
     files,
+    finder,
     goals,
     hooks,
     host,
@@ -358,6 +359,8 @@ HOOKS_APPROVE = Method("hooks.approve", hooks.HooksApproveRequest, hooks.HooksAp
 SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
 # an endpoint's key slot follows its name (docs/decisions.md, "Settings in the person's words")
 CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
+# `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
+FINDER_FIND = Method("finder.find", finder.FindRequest, finder.FindValue, session="reads")
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

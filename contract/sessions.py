@@ -126,12 +126,24 @@ class ImageInput(WireModel):
 
 PromptContent = Annotated[Union[TextInput, ImageInput], Field(discriminator="type")]
 
+MAX_ATTACHMENTS = 20
+
+
+class AttachInput(WireModel):
+    """A file or folder of the session's folder to send with the prompt: a file's content
+    (cut at `finder.find`'s `attachCapBytes`) or a folder's listing, as a text part the model
+    reads (docs/architecture.md, "The @ finder")."""
+
+    path: str = Field(min_length=1, max_length=4096)
+
 
 class PromptRequest(WireModel):
     session_id: SessionId
     mode: Literal["queue", "steer"]
     content: list[PromptContent] = Field(min_length=1)
     client_time_zone: str | None = None
+    attach: list[AttachInput] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
+    """Files and folders of the session's folder sent with the prompt (`@` in the composer)."""
 
 
 class Accepted(WireModel):

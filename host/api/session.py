@@ -42,7 +42,8 @@ async def history(engine: Engine, p: s.HistoryRequest) -> s.HistoryValue:
 
 @implements("session.prompt")
 async def prompt(engine: Engine, p: s.PromptRequest, rpc_id: str) -> s.Accepted:
-    await engine.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone)
+    attach = [a.path for a in p.attach]
+    await engine.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone, attach)
     return s.Accepted()
 
 

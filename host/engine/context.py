@@ -31,7 +31,9 @@ def approval_notice(tool: str, call_id: str, outcome: str, allowed: str) -> str 
 def first_user_text(messages: Iterable[Message]) -> str | None:
     for message in messages:
         if message.role == "user" and message.source.kind == "user":
-            text = " ".join(b.text for b in message.content if isinstance(b, TextBlock))
+            # a file attached with `@` is no part of what the person said (docs/architecture.md)
+            said = [b.text for b in message.content if isinstance(b, TextBlock) and b.attached is None]
+            text = " ".join(said)
             if text.strip():
                 return text
     return None

@@ -11,13 +11,14 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from contract import __version__
 from contract.content import AttachmentRef, ContentBlock, MessageSource
 from contract.events import SessionEvent
+from contract.finder import ATTACH_CAP_BYTES
 from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.namespaces import HOOKS
@@ -48,6 +49,7 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.files_door import FilesDoor
+from host.engine.finder.service import Finder
 from host.engine.fork import fork_session
 from host.engine.gates import PromptGates
 from host.engine.goals.command import goal_command
@@ -179,6 +181,11 @@ class Engine(
         # turning a hook dialect on or off changes the hook files mcp.list shows (host/mcp-changed)
         plane.settings.on_change(lambda ns: self.mcp.announce_all() if ns == HOOKS else None)
         self.prompt_gates.add(prompt_gate(self.hooks), frozenset({"user"}), self._hook_files_present)
+        self.finder = Finder(self._folder_of, ATTACH_CAP_BYTES)
+        """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
+
+    async def _folder_of(self, session_id: str) -> str:
+        return (await self._header(session_id)).cwd or self.default_cwd
 
     @classmethod
     async def open(
@@ -256,6 +263,7 @@ class Engine(
         await self.mcp.close()
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
+        await self.finder.close()
         self.pending.cancel_all()
         await self.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await self._plane.aclose()
@@ -331,16 +339,19 @@ class Engine(
         content: list[PromptContent],
         rpc_id: str,
         client_time_zone: str | None = None,
+        attach: Sequence[str] = (),
     ) -> str:
-        """Queue or steer user input; returns the inbox item id."""
+        """Queue or steer user input (with the files and folders `attach` names, read now);
+        returns the inbox item id."""
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
+        attached = await self.finder.attach(session_id, list(attach)) if attach else []
         await self.health.admit()  # while writes fail: probes now, no waiting out the backoff
         agent = await self.attach(session_id)
         selection = self.current_selection(session_id, agent.journal)
         if self.registry.get(selection.provider) is None:
             raise ModelUnavailable(selection.provider, selection.model)
-        blocks = self._blocks(content)
+        blocks = [*self._blocks(content), *attached]
         source = MessageSource(kind="user", rpc_id=rpc_id, client_time_zone=client_time_zone)
         if mode == "steer":
             item = agent.steer(blocks, source)

@@ -92,6 +92,7 @@ export const METHODS = {
   "hooks.approve": {"privileged":true,"userPaced":false},
   "session.import": {"privileged":false,"userPaced":false},
   "credentials.move": {"privileged":true,"userPaced":false},
+  "finder.find": {"privileged":false,"userPaced":false},
 };
 
 /** error code → its details schema (in DEFS) and the detail field names. */
@@ -184,6 +185,7 @@ export const DEFS = {
   "ApprovalResolved": {"additionalProperties":false,"properties":{"type":{"const":"approval/resolved","type":"string"},"sessionId":{"type":"string"},"approvalId":{"type":"string"},"outcome":{"enum":["allowed-once","allowed-always","rejected","cancelled","unavailable"],"type":"string"}},"required":["type","sessionId","approvalId","outcome"],"type":"object"},
   "ArchiveInvalidError": {"additionalProperties":false,"properties":{"code":{"const":"archive-invalid","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ReasonDetails"}},"required":["code","message","details"],"type":"object"},
   "AskedBy": {"additionalProperties":false,"properties":{"sessionId":{"type":"string"},"label":{"type":"string"}},"required":["sessionId","label"],"type":"object"},
+  "Attached": {"additionalProperties":false,"properties":{"kind":{"enum":["file","folder"],"type":"string"},"path":{"type":"string"},"size":{"minimum":0,"type":"integer"},"truncated":{"type":"boolean"},"binary":{"type":"boolean"}},"required":["kind","path","size"],"type":"object"},
   "AttachmentErrorError": {"additionalProperties":false,"properties":{"code":{"const":"attachment-error","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ReasonDetails"}},"required":["code","message","details"],"type":"object"},
   "AttachmentRef": {"additionalProperties":false,"properties":{"attachmentId":{"type":"string"},"mediaType":{"enum":["image/png","image/jpeg","image/webp","image/gif"],"type":"string"},"bytes":{"minimum":0,"type":"integer"},"width":{"minimum":0,"type":"integer"},"height":{"minimum":0,"type":"integer"},"name":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["attachmentId","mediaType","bytes","width","height"],"type":"object"},
   "BadRequestDetails": {"additionalProperties":false,"properties":{"issues":{"items":{"additionalProperties":true,"type":"object"},"type":"array"}},"required":["issues"],"type":"object"},
@@ -301,7 +303,7 @@ export const DEFS = {
   "SubagentParentDetails": {"additionalProperties":false,"properties":{"parentSessionId":{"type":"string"}},"required":["parentSessionId"],"type":"object"},
   "SubagentParentUnavailableError": {"additionalProperties":false,"properties":{"code":{"const":"subagent-parent-unavailable","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SubagentParentDetails"}},"required":["code","message","details"],"type":"object"},
   "SubagentUnauthorizedError": {"additionalProperties":false,"properties":{"code":{"const":"subagent-unauthorized","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/ChildSessionDetails"}},"required":["code","message","details"],"type":"object"},
-  "TextBlock": {"additionalProperties":false,"properties":{"type":{"const":"text","type":"string"},"text":{"type":"string"}},"required":["type","text"],"type":"object"},
+  "TextBlock": {"additionalProperties":false,"properties":{"type":{"const":"text","type":"string"},"text":{"type":"string"},"attached":{"anyOf":[{"$ref":"#/$defs/Attached"},{"type":"null"}]}},"required":["type","text"],"type":"object"},
   "TimeZoneDetails": {"additionalProperties":false,"properties":{"value":{"type":"string"}},"required":["value"],"type":"object"},
   "TitleInvalidError": {"additionalProperties":false,"properties":{"code":{"const":"title-invalid","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/SessionDetails"}},"required":["code","message","details"],"type":"object"},
   "ToolCallBlock": {"additionalProperties":false,"properties":{"type":{"const":"tool-call","type":"string"},"id":{"type":"string"},"name":{"type":"string"},"arguments":{"type":"string"}},"required":["type","id","name","arguments"],"type":"object"},

@@ -212,7 +212,9 @@ def insert_header(conn: sqlite3.Connection, h: SessionHeader) -> None:
 
 
 def visible_text(message: dict[str, Any]) -> str:
-    parts = [b.get("text", "") for b in message.get("content", []) if b.get("type") == "text"]
+    # a file attached with `@` shows as a chip, not as text (docs/architecture.md, "The @ finder")
+    content = message.get("content", [])
+    parts = [b.get("text", "") for b in content if b.get("type") == "text" and not b.get("attached")]
     return "\n".join(p for p in parts if p)
 
 

@@ -6,7 +6,7 @@ export function sentTexts(items) {
   const out = [];
   for (const it of items) {
     if (it.kind !== "user") continue;
-    const text = (it.content ?? []).filter((b) => b?.type === "text").map((b) => b.text).join("\n");
+    const text = (it.content ?? []).filter((b) => b?.type === "text" && !b.attached).map((b) => b.text).join("\n");
     if (text.trim() && out[out.length - 1] !== text) out.push(text);
   }
   return out;

@@ -11,6 +11,7 @@ import { SteerChips } from "./steer-chips.js";
 import { editAndResend } from "./edit-resend.js";
 import { retryTurn, sendPrompt, stopTurn } from "./turn-actions.js";
 import { sentTexts } from "../state/recall.js";
+import { FinderQueries } from "../state/finder.js";
 import { PendingCardsView } from "./pending-cards.js";
 import { ModelPicker } from "./model-picker.js";
 import { TopBar, renderTodos } from "./topbar.js";
@@ -135,7 +136,8 @@ export class App {
     this.presets = new PresetPicker({ client, toast, view: (id) => this.presetViewer.open(id), selected: (sid, preset) => this.manager.patchSummary(sid, { agentPreset: preset }), loaded: () => this.renderHeader() });
     this.help = new HelpDialog();
     this.composer = new ComposerView($("composer"), {
-      send: (mode, content) => this.send(mode, content),
+      send: (mode, content, attach) => this.send(mode, content, attach),
+      finder: new FinderQueries(client, () => this.manager.activeId),
       stop: () => this.stop(),
       toast,
       catalogue: () => this.catalogues.get(subagentOf(this.manager, this.manager.activeId) ? null : this.manager.activeId),
@@ -339,8 +341,8 @@ export class App {
   // ---- actions ----------------------------------------------------------------------------
 
   /** Send a prompt to the open session (a new one when none is open); false when refused. */
-  send(mode, content) {
-    return sendPrompt(this, mode, content);
+  send(mode, content, attach = []) {
+    return sendPrompt(this, mode, content, attach);
   }
 
   /** Stop the running turn (views/turn-actions.js). */

@@ -1,6 +1,7 @@
 // The composer: Enter sends (mode "queue"), Shift+Enter is a newline, Steer while running
 // (mode "steer"), Stop (session.cancel), image paste/drop/pick as base64 image content.
-// `/` opens the slash menu; a message that starts with a known command runs it instead.
+// `/` opens the slash menu; a message that starts with a known command runs it instead. `@`
+// opens the finder (views/finder-menu.js): a chosen file or folder rides along as a chip.
 // ArrowUp in an empty box recalls what was sent before (state/recall.js); setDraft() fills the
 // box (and its images) for "Edit and resend".
 
@@ -8,6 +9,9 @@ import { h, icon, clear } from "./dom.js";
 import { fileToImageInput } from "./attachments.js";
 import { isArchive } from "../state/importer.js";
 import { SlashMenu } from "./slash-menu.js";
+import { FinderMenu } from "./finder-menu.js";
+import { ContextChips } from "./context-chips.js";
+import { addChip, chipFor, removeToken } from "../state/finder.js";
 import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
 import { Recall } from "../state/recall.js";
 
@@ -42,24 +46,28 @@ export class ComposerView {
     this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: "Send (Enter)" }, icon("send"), h("span", { class: "btn-label" }, "Send"));
     this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
     this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
-    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · paste or drop images");
+    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · ", h("kbd", {}, "@"), " for files · paste or drop images");
+    this.picks = new ContextChips(() => this.refresh(), () => this.finderQueries?.cap);
+    this.finderQueries = actions.finder ?? null;
+    this.finder = new FinderMenu(this.input, { queries: actions.finder, choose: (match, token) => this.attachMatch(match, token) });
     this.menu = new SlashMenu(this.input, { catalogue: () => actions.catalogue(), refresh: () => actions.refreshCatalogue?.() ?? Promise.resolve(), runClient: (name) => actions.runClient(name), changed: () => this.refresh() });
     this.box = h(
       "div",
       { class: "composer-box" },
       this.thumbs,
+      this.picks.el,
       this.input,
       h("div", { class: "composer-actions" }, this.attachBtn, this.file, this.chatOnly, h("span", { class: "spacer" }), this.stopBtn, this.steerBtn, this.sendBtn),
     );
     this.chips = h("div", { class: "steer-chips", testid: "steer-chips", hidden: true, "aria-live": "polite" }); // views/steer-chips.js
-    root.append(this.menu.el, this.box, this.chips, hint);
+    root.append(this.menu.el, this.finder.el, this.box, this.chips, hint);
     this.wire();
     this.refresh();
   }
 
   wire() {
     this.input.addEventListener("keydown", (e) => {
-      if (!e.isComposing && this.menu.onKeyDown(e)) {
+      if (!e.isComposing && (this.menu.onKeyDown(e) || this.finder.onKeyDown(e))) {
         e.preventDefault();
         e.stopPropagation(); // Escape closes the menu, not the turn
         return;
@@ -71,13 +79,20 @@ export class ComposerView {
         if (this.recallKey(e.key === "ArrowUp")) e.preventDefault();
       }
     });
+    const menus = () => {
+      this.menu.update();
+      if (this.finderQueries) this.finder.update();
+    };
     this.input.addEventListener("input", () => {
       this.refresh();
-      this.menu.update();
+      menus();
     });
-    this.input.addEventListener("click", () => this.menu.update());
-    this.input.addEventListener("keyup", (e) => (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End") && this.menu.update());
-    this.input.addEventListener("blur", () => this.menu.close());
+    this.input.addEventListener("click", menus);
+    this.input.addEventListener("keyup", (e) => (e.key === "ArrowLeft" || e.key === "ArrowRight" || e.key === "Home" || e.key === "End") && menus());
+    this.input.addEventListener("blur", () => {
+      this.menu.close();
+      this.finder.close();
+    });
     this.input.addEventListener("paste", (e) => {
       const files = [...(e.clipboardData?.files ?? [])].filter((f) => f.type.startsWith("image/"));
       if (files.length) {
@@ -113,7 +128,7 @@ export class ComposerView {
   /** ArrowUp/Down over what was sent: only in an empty box, or one showing a recall whose
    * caret is at the edge the key moves past (inside a multi-line recall it moves the caret). */
   recallKey(up) {
-    if (this.images.length) return false;
+    if (this.images.length || this.picks.chips.length) return false;
     const { value, selectionStart: a, selectionEnd: b } = this.input;
     const edge = !value.includes("\n") || (up ? a === 0 && b === 0 : a === value.length);
     if (!edge) return false;
@@ -133,10 +148,22 @@ export class ComposerView {
     this.input.placeholder = name ? "Ask a question (this model only chats: no files, no commands)…" : "Ask the agent to do something…";
   }
 
-  /** Put `text` (and images: [{input, url}]) in the box, replacing what was there, and focus it. */
-  setDraft(text, images = []) {
+  /** A match chosen in the `@` menu: its token leaves the text, a chip takes its place. */
+  attachMatch(match, token) {
+    const next = removeToken(this.input.value, token);
+    this.input.value = next.text;
+    this.input.setSelectionRange(next.caret, next.caret);
+    this.picks.set(addChip(this.picks.chips, chipFor(match, this.finderQueries?.cap ?? Infinity)));
+    this.input.focus();
+    this.refresh();
+  }
+
+  /** Put `text` (and images: [{input, url}], attached files: chips) in the box, replacing what
+   * was there, and focus it. */
+  setDraft(text, images = [], chips = []) {
     for (const img of this.images) URL.revokeObjectURL(img.url);
     this.images = images;
+    this.picks.set(chips);
     this.renderThumbs();
     this.input.value = text;
     this.recall.reset();
@@ -173,7 +200,7 @@ export class ComposerView {
   content() {
     const text = this.input.value;
     const out = [];
-    if (text.trim()) out.push({ type: "text", text });
+    if (text.trim() || (this.picks.chips.length && !this.images.length)) out.push({ type: "text", text });
     for (const img of this.images) out.push(img.input);
     return out;
   }
@@ -181,7 +208,7 @@ export class ComposerView {
   /** The command a message runs instead of being sent: {name, client} or null. */
   async command() {
     const text = this.input.value;
-    if (this.images.length || !/^\/[a-z]/.test(text)) return null;
+    if (this.images.length || this.picks.chips.length || !/^\/[a-z]/.test(text)) return null;
     const catalogue = await this.actions.catalogue();
     const names = new Set([...catalogue.commands.map((c) => c.name), ...CLIENT_NAMES]);
     const line = commandLine(text, names);
@@ -193,6 +220,7 @@ export class ComposerView {
     if (content.length === 0 || this.busy) return;
     if (mode === "steer" && !this.running) mode = "queue";
     this.menu.close();
+    this.finder.close();
     this.busy = true;
     this.input.dataset.sending = "true"; // what is being sent is no draft (views/approval-keys.js)
     this.refresh();
@@ -204,7 +232,7 @@ export class ComposerView {
     } else if (command) {
       ok = await this.actions.runCommand(this.input.value);
     } else {
-      ok = await this.actions.send(mode, content);
+      ok = await this.actions.send(mode, content, this.picks.chips.map((c) => ({ path: c.path })));
     }
     this.busy = false;
     delete this.input.dataset.sending;
@@ -214,6 +242,7 @@ export class ComposerView {
       for (const img of this.images) URL.revokeObjectURL(img.url);
       this.images = [];
       this.renderThumbs();
+      this.picks.set([]);
     }
     this.refresh();
     // back to the box, unless an approval card took the focus meanwhile
@@ -238,7 +267,7 @@ export class ComposerView {
   }
 
   refresh() {
-    const has = this.input.value.trim().length > 0 || this.images.length > 0;
+    const has = this.input.value.trim().length > 0 || this.images.length > 0 || this.picks.chips.length > 0;
     const enabled = this.enabled !== false;
     this.input.disabled = !enabled;
     this.sendBtn.disabled = !enabled || !has || this.busy;

@@ -6,6 +6,7 @@
 import { h, icon } from "./dom.js";
 import { base64ToBytes, contentToPromptInput } from "./attachments.js";
 import { forkPointBefore } from "../state/recall.js";
+import { attachedOf } from "../state/finder.js";
 import { forkFrom } from "./undo.js";
 
 const MAX_PAGES = 200; // older pages read to find the turn before a message
@@ -29,7 +30,8 @@ export async function editAndResend(app, item, button) {
       point = forkPointBefore(s.events, item.seq, s.hasMore);
     }
     if (point.more) throw new Error("the turn before this message could not be loaded");
-    const content = await contentToPromptInput(app.client, s.sessionId, item.content);
+    const content = await contentToPromptInput(app.client, s.sessionId, item.content.filter((b) => !b.attached));
+    const chips = attachedOf(item.content).map((a) => ({ path: a.path, kind: a.kind, size: a.size, cut: a.truncated }));
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
     if (point.at === null) {
       if (!(await app.newSession())) throw new Error("no new session could be started");
@@ -37,7 +39,7 @@ export async function editAndResend(app, item, button) {
       return; // cancelled in the restore-files dialog, or refused (it said why)
     }
     const images = content.filter((b) => b.type === "image").map((input) => ({ input, url: URL.createObjectURL(new Blob([base64ToBytes(input.data)], { type: input.mediaType })) }));
-    app.composer.setDraft(text, images);
+    app.composer.setDraft(text, images, chips); // attached files are read again when it is sent
   } catch (e) {
     app.status.toast(`Could not edit this message: ${e.message}`);
   } finally {

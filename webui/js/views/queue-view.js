@@ -58,7 +58,7 @@ export class QueueView {
 
   itemNode(item) {
     const content = item.message?.content ?? [];
-    const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    const text = content.filter((b) => b.type === "text" && !b.attached).map((b) => b.text).join("\n");
     const images = content.filter((b) => b.type === "image").length;
     const li = h("li", { class: "queue-item", testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
     if (this.editing === item.id) {
@@ -67,7 +67,7 @@ export class QueueView {
       const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
       const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
       const doSave = async () => {
-        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, content.filter((b) => b.type !== "text"));
+        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, content.filter((b) => b.type !== "text" || b.attached)); // attached files stay, as text
         const content = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...rest];
         if (!content.length) return;
         save.disabled = true;

@@ -5,6 +5,8 @@ import { h, icon, fmt, setChildren } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
+import { sentChips } from "./context-chips.js";
+import { attachedOf, ownText } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
@@ -97,7 +99,7 @@ export function updateRow(el, item, ctx) {
 
 function userRow(item, ctx) {
   if (item.retried) return h("div", { class: "row notice tone-info retried-attempt", testid: "retried-attempt" }, "The message below was retried after this attempt failed.");
-  const texts = item.content.filter((b) => b.type === "text").map((b) => b.text);
+  const texts = ownText(item.content).filter((t) => t.length);
   const images = item.content.filter((b) => b.type === "image" && b.attachment);
   return h(
     "article",
@@ -110,6 +112,7 @@ function userRow(item, ctx) {
       item.fromParent ? h("span", { class: "steer-tag", testid: "from-parent", title: "The parent session's agent gave this subagent its task" }, "task from the parent") : null,
       images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.client, ctx.sessionId, b.attachment))) : null,
       texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
+      sentChips(attachedOf(item.content)),
     ),
   );
 }

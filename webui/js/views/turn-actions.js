@@ -3,9 +3,10 @@
 import { classifyProblem, describeError } from "../state/problems.js";
 import { transportFailure } from "../client/errors.js";
 import { contentToPromptInput } from "./attachments.js";
+import { attachedOf } from "../state/finder.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 
-export async function sendPrompt(app, mode, content) {
+export async function sendPrompt(app, mode, content, attach = []) {
   let s = app.manager.active;
   if (!s) {
     s = await app.newSession(); // a folder the person chose (docs/decisions.md)
@@ -14,8 +15,13 @@ export async function sendPrompt(app, mode, content) {
   app.conversation.jumpToLatest(); // sending always shows the newest message
   app.notifier.requestPermission();
   const child = subagentOf(app.manager, s.sessionId);
+  if (child && attach.length) {
+    app.status.toast("Files attached with @ go to the main session's agent: open it to send them (the message is kept).");
+    return false;
+  }
   if (child) return messageSubagent(app.client, child, content, (m) => app.status.toast(m));
   const payload = { sessionId: s.sessionId, mode, content };
+  if (attach.length) payload.attach = attach; // files and folders chosen with `@`
   try {
     payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   } catch {
@@ -70,8 +76,11 @@ export async function retryTurn(app, turnEnd, btn) {
   if (!user) return;
   btn.disabled = true;
   try {
-    const content = await contentToPromptInput(app.client, s.sessionId, user.content);
-    if (content.length) await sendPrompt(app, "queue", content);
+    // attached files are named again (read as they are now), not resent as plain text
+    const content = await contentToPromptInput(app.client, s.sessionId, user.content.filter((b) => !b.attached));
+    const attach = attachedOf(user.content).map((a) => ({ path: a.path }));
+    if (!content.length && attach.length) content.push({ type: "text", text: "" });
+    if (content.length) await sendPrompt(app, "queue", content, attach);
   } catch (e) {
     app.status.toast(`Could not retry: ${e.message}`);
   } finally {

@@ -1,0 +1,98 @@
+// `@` in the composer (docs/architecture.md, "The @ finder"): which `@token` the caret is in,
+// what choosing a match leaves in the text, the chips a message carries, and the one client call
+// (finder.find). Everything but `FinderQueries` is PURE.
+
+import { transportFailure } from "../client/errors.js";
+
+/** The `@token` around the caret: {start, end, query} or null. `@` starts the text or follows
+ * whitespace (so an e-mail address never opens the finder); the token runs to the next space. */
+export function atToken(text, caret) {
+  const before = text.slice(0, caret);
+  const m = /(^|\s)@([^\s@]*)$/.exec(before);
+  if (!m) return null;
+  const start = caret - m[2].length - 1;
+  let end = caret;
+  while (end < text.length && !/[\s@]/.test(text[end])) end++;
+  return { start, end, query: m[2] + text.slice(caret, end) };
+}
+
+/** The text once the `@token` became a chip: the token goes, one space stays between words. */
+export function removeToken(text, token) {
+  const head = text.slice(0, token.start);
+  let rest = text.slice(token.end);
+  if ((head === "" || /\s$/.test(head)) && rest.startsWith(" ")) rest = rest.slice(1);
+  return { text: head + rest, caret: head.length };
+}
+
+/** A chip for a match: {path, kind, size, cut}; `cut` when the host will send only the first
+ * `cap` bytes of the file. */
+export function chipFor(match, cap) {
+  return { path: match.path, kind: match.kind, size: match.size ?? null, cut: match.kind === "file" && match.size != null && match.size > cap };
+}
+
+/** Add a chip unless that path is already attached; returns the new list. */
+export function addChip(chips, chip) {
+  return chips.some((c) => c.path === chip.path) ? chips : [...chips, chip];
+}
+
+/** The chips of a logged message: its text parts marked `attached`. */
+export function attachedOf(content) {
+  return (content ?? []).filter((b) => b?.type === "text" && b.attached).map((b) => b.attached);
+}
+
+/** A logged message's own words (its text parts that are not attached files). */
+export function ownText(content) {
+  return (content ?? []).filter((b) => b?.type === "text" && !b.attached).map((b) => b.text);
+}
+
+/** "12 KB" style sizes for chips and the menu. */
+export function formatSize(bytes) {
+  if (bytes == null) return "";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** What a chip says about itself (its title and, when cut, its note). */
+export function chipNote(chip, cap) {
+  if (chip.kind === "folder") return chip.truncated ? `listing cut to its first entries (${chip.size} in all)` : "";
+  if (chip.binary) return "binary: only its name and size are sent";
+  if (chip.cut || chip.truncated) return `cut to the first ${formatSize(cap)} of ${formatSize(chip.size)}`;
+  return "";
+}
+
+/** Path segments with the matched letters marked: [{text, hit}] runs. */
+export function highlightRuns(path, hits) {
+  const at = new Set(hits ?? []);
+  const runs = [];
+  for (let i = 0; i < path.length; i++) {
+    const hit = at.has(i);
+    const last = runs[runs.length - 1];
+    if (last && last.hit === hit) last.text += path[i];
+    else runs.push({ text: path[i], hit });
+  }
+  return runs;
+}
+
+/** finder.find for the open session; answers arrive in order (a stale one is dropped). */
+export class FinderQueries {
+  /** @param client the API client @param {() => string | null} sessionId the open session */
+  constructor(client, sessionId) {
+    this.client = client;
+    this.sessionId = sessionId;
+    this.seq = 0;
+    this.cap = 64 * 1024;
+  }
+
+  /** {matches, partial, error} for `query`, or null when a newer query was asked meanwhile. */
+  async find(query) {
+    const sid = this.sessionId();
+    if (!sid) return { matches: [], partial: false, error: "Open a session to attach its files." };
+    const seq = ++this.seq;
+    const r = await this.client.call("finder.find", { sessionId: sid, query, limit: 30 }).catch(transportFailure);
+    if (seq !== this.seq) return null;
+    if (!r.ok) return { matches: [], partial: false, error: r.error.message };
+    this.cap = r.value.attachCapBytes;
+    return { matches: r.value.matches, partial: r.value.partial, error: null };
+  }
+}

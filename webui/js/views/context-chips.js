@@ -1,0 +1,70 @@
+// Chips for what `@` attached (docs/architecture.md, "The @ finder"): removable ones in the
+// composer before sending, and read-only ones on a sent message (also after a reload: they are
+// its text parts marked `attached`). A chip says when its file was cut or is binary.
+
+import { h, icon, clear } from "./dom.js";
+import { chipNote, formatSize } from "../state/finder.js";
+
+const DEFAULT_CAP = 64 * 1024;
+
+function chipBody(chip, cap) {
+  const note = chipNote(chip, cap ?? DEFAULT_CAP);
+  const label = chip.kind === "folder" ? `${chip.path === "." ? "(the whole folder)" : chip.path}/` : chip.path;
+  return [
+    icon(chip.kind === "folder" ? "folder" : "file"),
+    h("span", { class: "context-chip-path", dir: "ltr" }, label),
+    note ? h("span", { class: "context-chip-note", testid: "context-chip-note" }, short(chip, cap ?? DEFAULT_CAP)) : null,
+  ];
+}
+
+function short(chip, cap) {
+  if (chip.binary) return "binary";
+  if (chip.kind === "folder") return "listing cut";
+  return `first ${formatSize(cap)} only`;
+}
+
+function title(chip, cap) {
+  const note = chipNote(chip, cap ?? DEFAULT_CAP);
+  const what = chip.kind === "folder" ? "Folder listing" : "File content";
+  return `${what} sent with the message: ${chip.path}${note ? ` (${note})` : ""}`;
+}
+
+/** The composer's chips: `set()` replaces them; each has a remove button. */
+export class ContextChips {
+  /** @param {() => void} changed @param {() => number | undefined} cap */
+  constructor(changed, cap) {
+    this.changed = changed;
+    this.cap = cap;
+    this.chips = [];
+    this.el = h("div", { class: "context-chips composer-context", testid: "composer-context", hidden: true, "aria-label": "Attached files and folders" });
+  }
+
+  set(chips) {
+    this.chips = chips;
+    this.render();
+    this.changed();
+  }
+
+  render() {
+    clear(this.el);
+    this.el.hidden = this.chips.length === 0;
+    this.chips.forEach((chip, i) => {
+      const remove = h("button", { type: "button", class: "btn btn-icon context-chip-remove", testid: "context-chip-remove", "aria-label": `Remove ${chip.path}`, title: "Remove" }, icon("x"));
+      remove.addEventListener("click", () => {
+        this.set(this.chips.filter((_, k) => k !== i));
+        document.getElementById("composer-input")?.focus();
+      });
+      this.el.append(h("span", { class: "context-chip", testid: "context-chip", title: title(chip, this.cap()), dataset: { path: chip.path, kind: chip.kind } }, ...chipBody(chip, this.cap()), remove));
+    });
+  }
+}
+
+/** Read-only chips for a sent message's attached parts (`attached` objects). */
+export function sentChips(attached) {
+  if (!attached.length) return null;
+  return h(
+    "div",
+    { class: "context-chips", testid: "msg-context" },
+    attached.map((a) => h("span", { class: "context-chip", testid: "msg-context-chip", title: title(a), dataset: { path: a.path, kind: a.kind } }, ...chipBody(a))),
+  );
+}
