@@ -4,7 +4,8 @@
 // composer, so the person edits and sends it there.
 
 import { h, icon } from "./dom.js";
-import { base64ToBytes, contentToPromptInput } from "./attachments.js";
+import { contentToPromptInput } from "./attachments.js";
+import { base64ToBytes } from "../state/attachments.js";
 import { forkPointBefore } from "../state/recall.js";
 import { forkFrom } from "./undo.js";
 
@@ -29,7 +30,7 @@ export async function editAndResend(app, item, button) {
       point = forkPointBefore(s.events, item.seq, s.hasMore);
     }
     if (point.more) throw new Error("the turn before this message could not be loaded");
-    const content = await contentToPromptInput(app.client, s.sessionId, item.content);
+    const content = await contentToPromptInput(app.turns, s.sessionId, item.content);
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
     if (point.at === null) {
       if (!(await app.newSession())) throw new Error("no new session could be started");

@@ -5,7 +5,6 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { hookCommandList, hookFileNode } from "./hook-files.js";
 
 const STATE_TEXT = {
@@ -19,7 +18,7 @@ const STATE_TEXT = {
 };
 
 export class McpPanel {
-  /** @param {HTMLElement} root @param {{client, toast(msg), changed(value)}} ctx */
+  /** @param {HTMLElement} root @param {{turns: TurnCalls, config: ConfigCalls, toast(msg), changed(value)}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
@@ -49,7 +48,7 @@ export class McpPanel {
     const sid = this.sessionId;
     if (!sid) return this.render();
     const ticket = ++this.loading;
-    const r = await this.ctx.client.call("mcp.list", { sessionId: sid }).catch(transportFailure);
+    const r = await this.ctx.turns.mcpList(sid);
     if (ticket !== this.loading || sid !== this.sessionId) return;
     if (r.ok) this.value = r.value;
     else if (r.error?.code !== "session-not-found") this.ctx.toast(describeError(r.error));
@@ -131,28 +130,28 @@ export class McpPanel {
     );
   }
 
-  async act(method, payload, button) {
+  async act(run, button) {
     button.disabled = true;
-    const r = await this.ctx.client.call(method, payload).catch(transportFailure);
+    const r = await run();
     button.disabled = false;
     if (!r.ok) this.ctx.toast(describeError(r.error));
     this.refresh();
   }
 
   trust(v, button) {
-    return this.act("workspace.setTrust", { workspaceId: v.workspaceId, trusted: true }, button);
+    return this.act(() => this.ctx.config.trustWorkspace(v.workspaceId), button);
   }
 
   approve(v, s, button) {
     if (!v.workspaceId) return this.ctx.toast("Open this folder as a workspace to approve its servers.");
-    return this.act("mcp.approve", { workspaceId: v.workspaceId, name: s.name, digest: s.digest }, button);
+    return this.act(() => this.ctx.config.approveMcp({ workspaceId: v.workspaceId, name: s.name, digest: s.digest }), button);
   }
 }
 
 /** Open `<data dir>/mcp.json` (the person's own servers) in their editor; shared with Settings. */
 export async function openUserFile(ctx, button) {
   if (button) button.disabled = true;
-  const r = await ctx.client.call("mcp.openUserFile", {}).catch(transportFailure);
+  const r = await ctx.config.openMcpUserFile();
   if (button) button.disabled = false;
   ctx.toast(r.ok ? `${r.value.path} is open in your editor; saved edits apply at the next request.` : describeError(r.error));
   return r;

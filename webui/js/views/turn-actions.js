@@ -1,7 +1,6 @@
 // Actions on the open session's turns: send a prompt, stop the running turn, retry a failed one.
 
 import { classifyProblem, describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { contentToPromptInput } from "./attachments.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 
@@ -14,18 +13,8 @@ export async function sendPrompt(app, mode, content) {
   app.conversation.jumpToLatest(); // sending always shows the newest message
   app.notifier.requestPermission();
   const child = subagentOf(app.manager, s.sessionId);
-  if (child) return messageSubagent(app.client, child, content, (m) => app.status.toast(m));
-  const payload = { sessionId: s.sessionId, mode, content };
-  try {
-    payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  } catch {
-    /* no time zone: the host uses its own */
-  }
-  let r = await app.client.call("session.prompt", payload).catch(transportFailure);
-  if (!r.ok && r.error.code === "invalid-time-zone") {
-    delete payload.clientTimeZone;
-    r = await app.client.call("session.prompt", payload).catch(transportFailure);
-  }
+  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m));
+  const r = await app.turns.prompt({ sessionId: s.sessionId, mode, content });
   if (!r.ok) {
     app.status.toast(describeError(r.error));
     const kind = classifyProblem(r.error);
@@ -46,13 +35,13 @@ export async function stopTurn(app, { clearQueue = false, escape = false } = {})
   if (!s) return;
   const sid = s.sessionId;
   const child = subagentOf(app.manager, sid);
-  if (child) return interruptSubagent(app.client, child, (m) => app.status.toast(m));
+  if (child) return interruptSubagent(app.turns, child, (m) => app.status.toast(m));
   const again = escape && app.lastStop.sessionId === sid && Date.now() - app.lastStop.at < 3000;
   const clear = clearQueue || again;
   const waiting = app.manager.visibleQueue(sid).length;
   app.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
   const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
-  const r = await app.client.call("session.cancel", payload).catch(transportFailure);
+  const r = await app.turns.cancel(payload);
   if (!r.ok) {
     app.status.toast(describeError(r.error));
     return;
@@ -70,7 +59,7 @@ export async function retryTurn(app, turnEnd, btn) {
   if (!user) return;
   btn.disabled = true;
   try {
-    const content = await contentToPromptInput(app.client, s.sessionId, user.content);
+    const content = await contentToPromptInput(app.turns, s.sessionId, user.content);
     if (content.length) await sendPrompt(app, "queue", content);
   } catch (e) {
     app.status.toast(`Could not retry: ${e.message}`);
