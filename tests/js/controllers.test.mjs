@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { TurnCalls } from "../../webui/js/state/turn-calls.js";
 import { ConfigCalls } from "../../webui/js/state/config-calls.js";
 import { HostCalls } from "../../webui/js/state/host-calls.js";
+import { METHODS } from "../../webui/js/contract.gen.js";
 
 const VIEWS = new URL("../../webui/js/views/", import.meta.url).pathname;
 
@@ -25,6 +26,25 @@ test("views never call the client: no client import, no .call/.respond/.stream o
     if (/\.catch\(transportFailure\)/.test(text)) offenders.push(`${name}: catches a transport failure`);
   }
   assert.deepEqual(offenders, []);
+});
+
+test("views name a wire method only where a controller checks it (goal bar, settings dialog panels)", () => {
+  const dialog = new Set(["settings", "credentials", "llm", "host", "files"]);
+  const allowed = {
+    "goal-bar.js": (key) => key.startsWith("goal."), // TurnCalls.goal
+    "settings-dialog.js": (key) => dialog.has(key.split(".")[0]), // ConfigCalls.dialog
+    "model-library.js": (key) => dialog.has(key.split(".")[0]),
+    "provider-cards.js": (key) => dialog.has(key.split(".")[0]),
+    "undo-space.js": (key) => dialog.has(key.split(".")[0]),
+  };
+  const found = [];
+  for (const name of readdirSync(VIEWS).filter((n) => n.endsWith(".js"))) {
+    const text = readFileSync(join(VIEWS, name), "utf8");
+    for (const key of Object.keys(METHODS)) {
+      if (text.includes(JSON.stringify(key)) && !(allowed[name]?.(key) ?? false)) found.push(`${name}: ${key}`);
+    }
+  }
+  assert.deepEqual(found, []);
 });
 
 test("TurnCalls.prompt sends the window's time zone, and again without it when the host refuses the zone", async () => {

@@ -80,6 +80,10 @@ export class ConfigCalls {
     return this.client.call("mcp.approve", payload);
   }
 
+  approveHooks(payload) {
+    return this.client.call("hooks.approve", payload);
+  }
+
   trustWorkspace(workspaceId) {
     return this.client.call("workspace.setTrust", { workspaceId, trusted: true });
   }

@@ -89,6 +89,14 @@ export class TurnCalls {
     return this.client.call("mcp.list", { sessionId });
   }
 
+  restartMcp(payload) {
+    return this.client.call("mcp.restart", payload);
+  }
+
+  setMcpEnabled(payload) {
+    return this.client.call("mcp.setEnabled", payload);
+  }
+
   messageSubagent(payload) {
     return this.client.call("subagent.prompt", payload);
   }

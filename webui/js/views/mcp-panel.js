@@ -74,7 +74,7 @@ export class McpPanel {
     }
     const list = h("ul", { class: "job-list mcp-list", role: "list" });
     for (const server of v.servers) list.append(this.serverNode(v, server));
-    for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act("hooks.approve", { workspaceId: v.workspaceId, digest: f.digest }, b) }));
+    for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act(() => this.ctx.config.approveHooks({ workspaceId: v.workspaceId, digest: f.digest }), b) }));
     this.root.append(list);
     for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem" }, p));
     const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: "Your own servers, used in every folder" }, h("span", {}, "Edit your servers (mcp.json)"));
@@ -104,11 +104,11 @@ export class McpPanel {
     }
     if (["ready", "failed", "stopped"].includes(s.state)) {
       const restart = h("button", { type: "button", class: "btn btn-small", testid: "mcp-restart" }, h("span", {}, "Restart"));
-      restart.addEventListener("click", () => this.act("mcp.restart", { sessionId: this.sessionId, name: s.name }, restart));
+      restart.addEventListener("click", () => this.act(() => this.ctx.turns.restartMcp({ sessionId: this.sessionId, name: s.name }), restart));
       actions.push(restart);
     }
     const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-enable" }, h("span", {}, s.enabled ? "Disable" : "Enable"));
-    toggle.addEventListener("click", () => this.act("mcp.setEnabled", { sessionId: this.sessionId, name: s.name, enabled: !s.enabled }, toggle));
+    toggle.addEventListener("click", () => this.act(() => this.ctx.turns.setMcpEnabled({ sessionId: this.sessionId, name: s.name, enabled: !s.enabled }), toggle));
     actions.push(toggle);
     const failed = s.state === "failed";
     return h(
@@ -130,6 +130,7 @@ export class McpPanel {
     );
   }
 
+  /** Run one action (`run()` → an RpcResult) with its button disabled, then list again. */
   async act(run, button) {
     button.disabled = true;
     const r = await run();
