@@ -35,6 +35,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("desktop.shell")
 
 
+def dev_validate_prelude() -> str:
+    """JS run before the bridge script: with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite
+    sets it for every process it starts) the web client checks every value it receives against
+    the contract (docs/architecture.md, "Clients"); otherwise nothing."""
+    if os.environ.get("HARNESSDESK_DEV_VALIDATE") != "1":
+        return ""
+    return "globalThis.HARNESSDESK_DEV_VALIDATE = true;\n"
+
+
 def chosen_gui() -> GUIType | None:
     """The pywebview GUI to request: `PYWEBVIEW_GUI` if set (gtk on Linux), else the default.
     pywebview itself refuses a name it does not know."""
@@ -112,7 +121,7 @@ class Shell:
         if self.gtk:
             from desktop import gtkshell
 
-            source = paths.bridge_js().read_text(encoding="utf-8")
+            source = dev_validate_prelude() + paths.bridge_js().read_text(encoding="utf-8")
             gtkshell.install(self.window, self.webui, source, self.download_from_navigation)
             self._closer = gtkshell.close_file_dialogs
             if (socket_path := automation.requested()) is not None:
@@ -120,7 +129,7 @@ class Shell:
 
     def _on_loaded(self) -> None:
         if not self.gtk:  # no document-start script here: evaluate once the page has loaded
-            self.window.run_js(paths.bridge_js().read_text(encoding="utf-8"))
+            self.window.run_js(dev_validate_prelude() + paths.bridge_js().read_text(encoding="utf-8"))
 
     def _on_closing(self) -> None:
         with contextlib.suppress(OSError):

@@ -126,9 +126,19 @@ def openai_args(base_url: str) -> list[str]:
     return ["--provider", "openai-compatible", "--base-url", base_url, "--model", MODEL]
 
 
+DEV_VALIDATE_SCRIPT = "globalThis.HARNESSDESK_DEV_VALIDATE = true;"
+"""Run before the page's own scripts: the web client checks every value it receives against the
+contract, as HARNESSDESK_DEV_VALIDATE=1 makes the host check what it sends (docs/architecture.md,
+"Clients")."""
+
+VALUE_MISMATCH = "the value does not fit the contract"
+"""What the client logs (console.error) for a value that fails that check."""
+
+
 class Contexts:
-    """Browser contexts opened by one test; uncaught page errors, and frames the client dropped
-    because they did not fit the generated contract, fail the test at teardown."""
+    """Browser contexts opened by one test; uncaught page errors, frames the client dropped
+    because they did not fit the generated contract, and values that did not fit it, fail the
+    test at teardown."""
 
     def __init__(self, browser: Browser) -> None:
         self.browser = browser
@@ -138,6 +148,7 @@ class Contexts:
     def new_page(self, url: str | None = None, **options: object) -> Page:
         options.setdefault("viewport", VIEWPORT)
         context = self.browser.new_context(**options)  # type: ignore[arg-type]
+        context.add_init_script(DEV_VALIDATE_SCRIPT)
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
@@ -148,6 +159,8 @@ class Contexts:
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "warning" and ": dropped a frame" in message.text:
+            self.page_errors.append(message.text)
+        if message.type == "error" and VALUE_MISMATCH in message.text:
             self.page_errors.append(message.text)
 
     def close(self) -> None:

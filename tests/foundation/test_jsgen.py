@@ -99,8 +99,22 @@ def test_cli_writes_the_module(tmp_path: Path) -> None:
 def test_a_method_added_to_the_map_appears_with_its_facts(monkeypatch: pytest.MonkeyPatch) -> None:
     extra = Method("host.pickSomething", ListRequest, ListValue, privileged=True, user_paced=True)
     monkeypatch.setitem(METHODS, extra.key, extra)
-    line = '  "host.pickSomething": {"privileged":true,"userPaced":true},'
-    assert line in jsgen.render().splitlines()
+    facts = '"privileged":true,"userPaced":true,"request":"ListRequest","value":"ListValue"'
+    assert f'  "host.pickSomething": {{{facts}}},' in jsgen.render().splitlines()
+
+
+def test_every_method_row_names_its_request_and_value_schema() -> None:
+    """The web client validates each value against `DEFS[METHODS[key].value]` in tests."""
+    defs = jsgen.client_schemas()
+    text = jsgen.render()
+    for m in METHODS.values():
+        row = f'"request":{json.dumps(m.request.__name__)},"value":{json.dumps(m.value.__name__)}}}'
+        assert any(
+            line.startswith(f"  {json.dumps(m.key)}: ") and line.endswith(row + ",")
+            for line in text.splitlines()
+        ), m.key
+        assert defs[m.request.__name__]["type"] == "object"
+        assert defs[m.value.__name__]["type"] == "object"
 
 
 def test_every_error_code_is_listed_with_its_detail_fields() -> None:
@@ -137,8 +151,8 @@ def test_annotations_are_dropped_and_tags_required() -> None:
 
 
 def test_a_keyword_the_client_cannot_check_stops_generation() -> None:
-    with pytest.raises(jsgen.UnsupportedSchema, match=r"'pattern'.*json-schema\.js"):
-        jsgen.compact({"type": "object", "properties": {"id": {"type": "string", "pattern": "^a"}}}, "Model")
+    with pytest.raises(jsgen.UnsupportedSchema, match=r"'multipleOf'.*json-schema\.js"):
+        jsgen.compact({"type": "object", "properties": {"n": {"type": "integer", "multipleOf": 2}}}, "Model")
     with pytest.raises(jsgen.UnsupportedSchema, match="uniqueItems"):
         jsgen.compact({"type": "array", "uniqueItems": True}, "Model")
 

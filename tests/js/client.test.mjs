@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { AbstractApiClient } from "../../webui/js/client/abstract-client.js";
 import { WebApiClient } from "../../webui/js/client/web-client.js";
 import { BridgeApiClient, createClient, waitForBridge } from "../../webui/js/client/bridge-client.js";
-import { TransportError } from "../../webui/js/client/errors.js";
+import { TransportError, isTransportFailure, transportErrorOf } from "../../webui/js/client/errors.js";
 
 const quiet = { warn() {}, error() {} };
 
@@ -48,37 +48,73 @@ test("call: a typed error result comes back, not thrown", async () => {
   assert.deepEqual(await c.call("session.history", { sessionId: "x" }), { ok: false, error: err });
 });
 
-test("call: an rpcId that does not echo throws a protocol TransportError", async () => {
-  const c = new FakeClient(() => json({ type: "server-response", rpcId: "other", result: { ok: true, value: {} } }));
-  await assert.rejects(c.call("host.describe"), (e) => e instanceof TransportError && e.kind === "protocol" && /rpcId mismatch/.test(e.message));
+/** A failed `transport` result of carrier step `kind` (docs/architecture.md, "Clients"). */
+const transport = (r, kind) => !r.ok && r.error.code === "transport" && r.error.details.kind === kind;
+
+test("dev validation: a value that does not fit its method's schema is logged and fails the call", async () => {
+  const errors = [];
+  const log = { warn() {}, error: (m) => errors.push(m) };
+  const wrong = new FakeClient(echo({ items: "not a list" }), { validate: true, log });
+  const r = await wrong.call("session.list", {});
+  assert.ok(transport(r, "protocol"), JSON.stringify(r));
+  assert.match(r.error.message, /^session\.list: the value does not fit the contract \(value\.items: expected array, got string\)$/);
+  assert.deepEqual(errors, [r.error.message], "loud: one console error naming the method and the field");
+  // a value that fits passes; an error result is not a value
+  assert.deepEqual(await new FakeClient(echo({ items: [] }), { validate: true, log }).call("session.list", {}), { ok: true, value: { items: [] } });
+  // off (the product): the same wrong value reaches the caller unchecked
+  assert.deepEqual(await new FakeClient(echo({ items: "not a list" }), { log }).call("session.list", {}), { ok: true, value: { items: "not a list" } });
+  assert.equal(errors.length, 1);
 });
 
-test("a desktop host that could not start: calls and streams throw hostFailed with the reason", async () => {
+test("dev validation is on when the test launcher set globalThis.HARNESSDESK_DEV_VALIDATE", () => {
+  assert.equal(new FakeClient(echo({})).validate, false);
+  globalThis.HARNESSDESK_DEV_VALIDATE = true;
+  try {
+    assert.equal(new FakeClient(echo({})).validate, true);
+  } finally {
+    delete globalThis.HARNESSDESK_DEV_VALIDATE;
+  }
+});
+
+test("call: an rpcId that does not echo resolves to a protocol transport failure", async () => {
+  const c = new FakeClient(() => json({ type: "server-response", rpcId: "other", result: { ok: true, value: {} } }));
+  const r = await c.call("host.describe");
+  assert.ok(transport(r, "protocol"), JSON.stringify(r));
+  assert.match(r.error.message, /rpcId mismatch/);
+});
+
+test("a desktop host that could not start: calls fail with hostFailed and the reason, streams throw it", async () => {
   const failed = () => new Response("unknown provider 'nope'", { status: 503, headers: { "x-harnessdesk-host": "failed" } });
   const isHostFailed = (e) => e instanceof TransportError && e.hostFailed && e.status === 503 && e.detail === "unknown provider 'nope'";
-  await assert.rejects(new FakeClient(failed).call("host.describe"), isHostFailed);
+  const r = await new FakeClient(failed).call("host.describe");
+  assert.ok(transport(r, "http"), JSON.stringify(r));
+  assert.deepEqual(r.error.details, { kind: "http", status: 503, hostFailed: true, detail: "unknown provider 'nope'" });
+  assert.ok(isHostFailed(transportErrorOf(r.error)), "the connection rethrows it with hostFailed intact");
   await assert.rejects(new FakeClient(failed).stream("events.mux"), isHostFailed);
   const plain = () => new Response("busy", { status: 503 });
-  await assert.rejects(new FakeClient(plain).call("host.describe"), (e) => e.status === 503 && !e.hostFailed);
+  const busy = await new FakeClient(plain).call("host.describe");
+  assert.ok(transport(busy, "http") && busy.error.details.status === 503 && !busy.error.details.hostFailed);
   await assert.rejects(new FakeClient(plain).stream("events.mux"), (e) => e.status === 503 && !e.hostFailed && e.detail === "");
 });
 
-test("call: HTTP errors, non-JSON and network failures are TransportErrors", async () => {
-  await assert.rejects(new FakeClient(() => new Response("nope", { status: 415 })).call("x.y"), (e) => e.kind === "http" && e.status === 415);
-  await assert.rejects(new FakeClient(() => new Response("{{", { status: 200 })).call("x.y"), (e) => e.kind === "protocol");
-  await assert.rejects(new FakeClient(() => json({ hello: 1 })).call("x.y"), (e) => e.kind === "protocol");
-  await assert.rejects(
-    new FakeClient(() => {
-      throw new TypeError("Failed to fetch");
-    }).call("x.y"),
-    (e) => e.kind === "network",
-  );
+test("call: HTTP errors, non-JSON and network failures resolve to transport failures, never throw", async () => {
+  const http = await new FakeClient(() => new Response("nope", { status: 415 })).call("x.y");
+  assert.ok(transport(http, "http") && http.error.details.status === 415);
+  assert.ok(transport(await new FakeClient(() => new Response("{{", { status: 200 })).call("x.y"), "protocol"));
+  assert.ok(transport(await new FakeClient(() => json({ hello: 1 })).call("x.y"), "protocol"));
+  const gone = new FakeClient(() => {
+    throw new TypeError("Failed to fetch");
+  });
+  const r = await gone.call("x.y");
+  assert.ok(transport(r, "network"));
+  assert.match(r.error.message, /Failed to fetch/);
+  assert.ok(isTransportFailure(r) && !isTransportFailure({ ok: false, error: { code: "bad-request", message: "", details: {} } }));
 });
 
 test("call: times out (AbortSignal.timeout) even when the carrier ignores the signal", async () => {
   const c = new FakeClient(() => new Promise(() => {}), { timeoutMs: 30 });
   const keepAlive = setTimeout(() => {}, 5_000); // AbortSignal.timeout's timer does not hold Node's loop
-  await assert.rejects(c.call("host.describe"), (e) => e.kind === "timeout");
+  assert.ok(transport(await c.call("host.describe"), "timeout"));
   clearTimeout(keepAlive);
 });
 
@@ -92,7 +128,7 @@ test("call: a method the contract marks userPaced waits for the person (no timeo
   );
   const keepAlive = setTimeout(() => {}, 5_000); // AbortSignal.timeout's timer does not hold Node's loop
   const picked = c.call("host.pickDirectory", {});
-  await assert.rejects(c.call("host.describe"), (e) => e.kind === "timeout");
+  assert.ok(transport(await c.call("host.describe"), "timeout"));
   await new Promise((r) => setTimeout(r, 40)); // well past the unary timeout
   clearTimeout(keepAlive);
   answers[0]();
@@ -105,7 +141,7 @@ test("call: the contract marks host.pickDirectory userPaced: the folder dialog o
   const c = new FakeClient(later({ path: "/home/me/project" }), { timeoutMs: 30 });
   assert.deepEqual(await c.call("host.pickDirectory", {}), { ok: true, value: { path: "/home/me/project" } });
   const keepAlive = setTimeout(() => {}, 5_000);
-  await assert.rejects(c.call("host.listDirectory", {}), (e) => e.kind === "timeout"); // the others keep the bound
+  assert.ok(transport(await c.call("host.listDirectory", {}), "timeout")); // the others keep the bound
   clearTimeout(keepAlive);
   // only the caller (or the connection) ends it
   const hung = new FakeClient(() => new Promise(() => {}), { timeoutMs: 30 });

@@ -76,10 +76,34 @@ test("json-schema: extra fields are ignored by default and rejected with extra: 
 });
 
 test("json-schema: an unknown keyword, $ref or name is refused, never skipped", () => {
-  assert.throws(() => new SchemaSet({ A: { type: "string", pattern: "^a" } }).validator("A")("a"), /keyword "pattern" is not implemented/);
+  assert.throws(() => new SchemaSet({ A: { type: "array", uniqueItems: true } }).validator("A")([]), /keyword "uniqueItems" is not implemented/);
   assert.throws(() => new SchemaSet({ A: { $ref: "other.json#/A" } }).validator("A")(1), /unsupported \$ref/);
   assert.throws(() => new SchemaSet(DEFS).validator("Nope"), /no schema named "Nope"/);
   assert.throws(() => new SchemaSet({ A: { type: "float" } }).validator("A")(1), /unknown type float/);
+});
+
+test("json-schema: pattern and maxProperties (the request models use them)", () => {
+  const s = new SchemaSet({ Id: { type: "string", pattern: "^[A-Za-z0-9_.:-]+$" }, One: { type: "object", maxProperties: 1 } });
+  assert.equal(s.validator("Id")("abc_1.x:y-z"), null);
+  assert.equal(s.validator("Id")("a b", "id"), "id: does not match ^[A-Za-z0-9_.:-]+$");
+  assert.equal(s.validator("Id")(""), "$: does not match ^[A-Za-z0-9_.:-]+$");
+  assert.equal(s.validator("One")({ a: 1 }), null);
+  assert.equal(s.validator("One")({ a: 1, b: 2 }, "o"), "o: more than 1 fields");
+});
+
+test("generated contract: every method names its request and value schema, and they compile", () => {
+  const s = new SchemaSet(C.DEFS);
+  for (const [key, m] of Object.entries(C.METHODS)) {
+    for (const side of ["request", "value"]) {
+      assert.equal(typeof m[side], "string", `${key}.${side}`);
+      assert.ok(Object.hasOwn(C.DEFS, m[side]), `${key}.${side}: ${m[side]} is in DEFS`);
+      s.validator(m[side]);
+    }
+  }
+  const list = s.validator(C.METHODS["session.list"].value);
+  assert.equal(list({ items: [] }), null);
+  assert.match(list({ items: "none" }, "v"), /^v\.items: expected array/);
+  assert.match(s.validator(C.METHODS["session.rename"].request)({ sessionId: "s" }, "p"), /^p\.title: missing/);
 });
 
 test("json-schema: every generated schema compiles (all its keywords are implemented)", () => {

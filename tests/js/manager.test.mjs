@@ -145,6 +145,22 @@ test("rebuild re-lists and reopens open sessions", async () => {
   assert.deepEqual(client.calls.map(([x]) => x), ["session.list", "session.history"]);
 });
 
+test("rebuild fails on a transport failure of session.list (the app reconnects), not on a business error", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  const errors = [];
+  m.on("error", (e) => errors.push(e));
+  const plain = client.call;
+  client.call = async (method, payload) =>
+    method === "session.list" ? { ok: false, error: { code: "transport", message: "session.list: HTTP 502", details: { kind: "http", status: 502 } } } : plain(method, payload);
+  await assert.rejects(m.rebuild({ cwd: "/w" }), (e) => e.name === "TransportError" && e.status === 502);
+  assert.deepEqual(errors, [], "no toast: the reconnect says it");
+  client.call = async (method, payload) =>
+    method === "session.list" ? { ok: false, error: { code: "internal", message: "boom", details: {} } } : plain(method, payload);
+  await m.rebuild({ cwd: "/w" });
+  assert.deepEqual(errors, ["Could not list sessions: boom"]);
+});
+
 test("after a reconnect, pending requests that were not replayed are dropped", async () => {
   const m = new SessionManager({ client: fakeClient() });
   m.handleMux(mux({ type: "approval/requested", sessionId: "s1", approvalId: "a1", toolName: "bash" }, "R1"));

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Backoff } from "../../webui/js/state/backoff.js";
 import { ConnectionController } from "../../webui/js/state/connection.js";
-import { TransportError } from "../../webui/js/client/errors.js";
+import { TransportError, transportResult } from "../../webui/js/client/errors.js";
 import { fakeTimers, flush, controlledStream } from "./helpers.mjs";
 
 test("backoff: ceilings 0.5 s ×2 capped at 10 s", () => {
@@ -227,6 +227,21 @@ test("a host that could not start is final: one failed state with the reason, no
   await flush();
   assert.equal(client.attempts, attempts, "nothing tried again");
   assert.deepEqual(states, ["connecting", "failed"]);
+});
+
+test("host.describe's transport result keeps what the carrier said: hostFailed is final, 401 needs the link", async () => {
+  const failed = setup();
+  failed.client.call = async () => transportResult(new TransportError("http", "host.describe: HTTP 503", { status: 503, hostFailed: true, detail: "bad settings" }));
+  failed.conn.start();
+  await flush();
+  assert.equal(failed.conn.status.state, "failed");
+  assert.equal(failed.conn.status.error, "bad settings");
+  const denied = setup();
+  denied.client.call = async () => transportResult(new TransportError("http", "host.describe: HTTP 401", { status: 401 }));
+  denied.conn.start();
+  await flush();
+  assert.equal(denied.conn.status.state, "reconnecting");
+  assert.equal(denied.conn.status.needsLink, true);
 });
 
 test("any other HTTP 503 still retries", async () => {

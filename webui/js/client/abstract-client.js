@@ -1,20 +1,35 @@
 // AbstractApiClient (docs/architecture.md, "Clients"): every protocol invariant of the wire
 // lives here; subclasses only supply doFetch(url, init) → Promise<Response>. No DOM: importable in Node.
 //
-//   call(method, payload, {signal, timeoutMs})  → RpcResult {ok:true,value} | {ok:false,error}
+//   call(method, payload, {signal, timeoutMs})  → RpcResult {ok:true,value} | {ok:false,error}; never
+//                                                 throws: a carrier failure is {code: "transport"}
 //                                                 (no timeout for a method the contract marks userPaced)
 //   respond(rpcId, result, {signal})            → RpcReceipt {accepted:true} | {accepted:false, reason}
 //   stream(key, {signal, onActivity, log})      → FrameStream (async iterable of server-requests)
 //   subscribeEnvelopes(listener)                → unsubscribe; batches of all four message kinds
 //
-// Carrier failures throw TransportError; business errors come back as typed results. A caller
-// abort (its own signal) resolves to a `cancelled` error result.
+// One failure channel for unary calls (docs/architecture.md, "Clients"): business errors come back
+// as typed results, carrier failures as a `transport` error result (errors.js, transportResult),
+// a caller abort (its own signal) as a `cancelled` one. respond() and stream() still throw
+// TransportError: their callers (the manager, the connection) own a retry loop.
+// With `validate` (on when `globalThis.HARNESSDESK_DEV_VALIDATE` is true: the test launchers set
+// it, as HARNESSDESK_DEV_VALIDATE=1 does for the host) every value is checked against the
+// method's schema; a value that does not fit is logged as an error and becomes a `transport`
+// result of kind "protocol", so a host/contract drift fails the test that met it.
 
 import { EnvelopeObservers } from "./observers.js";
 import { SseParser } from "./sse.js";
 import { checkReceipt, checkServerResponse, isStream, validateServerRequest } from "./frames.js";
-import { TransportError, rpcError } from "./errors.js";
-import { METHODS } from "../contract.gen.js";
+import { TransportError, rpcError, transportResult } from "./errors.js";
+import { DEFS, METHODS } from "../contract.gen.js";
+import { SchemaSet } from "./json-schema.js";
+
+const valueSchemas = new SchemaSet(DEFS);
+
+/** Whether the page was started by a test launcher that wants every value checked. */
+export function devValidateDefault() {
+  return globalThis.HARNESSDESK_DEV_VALIDATE === true;
+}
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -72,11 +87,13 @@ async function httpError(what, res, { stream = false } = {}) {
 export class AbstractApiClient {
   /**
    * @param {{timeoutMs?: number, baseUrl?: string, log?: Pick<Console, "warn"|"error">,
-   *          methods?: Record<string, {userPaced: boolean}>}} [opts] `methods` defaults to the contract's
+   *          methods?: Record<string, {userPaced: boolean, value?: string}>, validate?: boolean}} [opts]
+   *   `methods` defaults to the contract's; `validate` (default: devValidateDefault()) checks values
    */
   constructor(opts = {}) {
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.methods = opts.methods ?? METHODS;
+    this.validate = opts.validate ?? devValidateDefault();
     this.baseUrl = (opts.baseUrl ?? "").replace(/\/$/, "");
     this.log = opts.log ?? console;
     this.observers = new EnvelopeObservers((err) => this.log.error("envelope observer failed", err));
@@ -133,30 +150,45 @@ export class AbstractApiClient {
   }
 
   /**
-   * Call a unary method. Mints the rpcId, wraps the envelope, checks the echo.
+   * Call a unary method. Mints the rpcId, wraps the envelope, checks the echo. Never throws.
    * @returns {Promise<{ok: true, value: any} | {ok: false, error: {code: string, message: string, details: object}}>}
    */
   async call(method, payload = {}, { signal, timeoutMs } = {}) {
-    if (timeoutMs === undefined && this.methods[method]?.userPaced) timeoutMs = null;
-    const rpcId = newRpcId();
-    const envelope = { type: "client-request", rpcId, method, payload };
-    this.observers.tap(envelope);
-    let body;
     try {
-      body = await this.postJson(method, envelope, signal, timeoutMs, method);
+      return await this.callOrThrow(method, payload, signal, timeoutMs);
     } catch (err) {
       if (err instanceof TransportError && err.kind === "aborted") {
         return { ok: false, error: rpcError("cancelled", `${method} was cancelled`) };
       }
-      throw err;
+      if (!(err instanceof TransportError)) this.log.error(`${method}: the client failed`, err);
+      return transportResult(err);
     }
+  }
+
+  async callOrThrow(method, payload, signal, timeoutMs) {
+    if (timeoutMs === undefined && this.methods[method]?.userPaced) timeoutMs = null;
+    const rpcId = newRpcId();
+    const envelope = { type: "client-request", rpcId, method, payload };
+    this.observers.tap(envelope);
+    const body = await this.postJson(method, envelope, signal, timeoutMs, method);
     const problem = checkServerResponse(body);
     if (problem) throw new TransportError("protocol", `${method}: malformed answer (${problem})`);
     if (body.rpcId !== rpcId) {
       throw new TransportError("protocol", `${method}: rpcId mismatch (sent ${rpcId}, got ${body.rpcId})`);
     }
     this.observers.tap(body);
+    if (this.validate && body.result.ok) this.checkValue(method, body.result.value);
     return body.result;
+  }
+
+  /** Dev validation: a value that does not fit its method's schema is a loud protocol failure. */
+  checkValue(method, value) {
+    const name = this.methods[method]?.value;
+    const problem = name ? valueSchemas.validator(name)(value, "value") : `no value schema for ${method}`;
+    if (problem === null) return;
+    const message = `${method}: the value does not fit the contract (${problem})`;
+    this.log.error(message);
+    throw new TransportError("protocol", message);
   }
 
   /** Answer an answerable server-request (approval/question). `result` is an RpcResult. */

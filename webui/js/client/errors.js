@@ -1,5 +1,6 @@
 // Carrier failures are not RpcErrors: no connection, HTTP status other than 200, timeouts,
-// bodies that are not the expected envelope, an rpcId that does not echo. They raise this.
+// bodies that are not the expected envelope, an rpcId that does not echo. stream() and respond()
+// raise this; call() resolves to transportResult(err) instead.
 
 export class TransportError extends Error {
   /**
@@ -29,7 +30,27 @@ export function rpcError(code, message, details = {}) {
   return { code, message, details };
 }
 
-/** A thrown carrier failure as a failed RpcResult, for callers that handle both the same way. */
-export function transportFailure(err) {
-  return { ok: false, error: rpcError("transport", err?.message ?? String(err)) };
+/**
+ * A carrier failure as a failed RpcResult: what `call()` resolves to instead of throwing
+ * (docs/architecture.md, "Clients"). `details.kind` says which carrier step failed
+ * ("network" | "http" | "timeout" | "protocol"); `status`, `hostFailed` and `detail` are the
+ * TransportError's (an HTTP status; the desktop host could not start, and why).
+ */
+export function transportResult(err) {
+  const details = { kind: err?.kind ?? "network" };
+  if (err?.status !== undefined) details.status = err.status;
+  if (err?.hostFailed) details.hostFailed = true;
+  if (err?.detail) details.detail = err.detail;
+  return { ok: false, error: rpcError("transport", err?.message ?? String(err), details) };
+}
+
+/** Whether a result is a carrier failure (the host may be gone: rebuilding is the remedy). */
+export function isTransportFailure(r) {
+  return !r.ok && r.error.code === "transport";
+}
+
+/** A failed `transport` result as a TransportError again, for loops that retry on a throw. */
+export function transportErrorOf(error) {
+  const d = error.details ?? {};
+  return new TransportError(d.kind ?? "network", error.message, { status: d.status, hostFailed: d.hostFailed, detail: d.detail });
 }

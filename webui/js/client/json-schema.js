@@ -173,6 +173,13 @@ const KEYWORDS = {
   exclusiveMaximum(n) {
     return (v) => (typeof v !== "number" || v < n ? null : `: not less than ${n}`);
   },
+  pattern(source) {
+    const re = new RegExp(source, "u"); // the contract's patterns are plain character classes
+    return (v) => (typeof v !== "string" || re.test(v) ? null : `: does not match ${source}`);
+  },
+  maxProperties(n) {
+    return (v) => (!isObj(v) || Object.keys(v).length <= n ? null : `: more than ${n} fields`);
+  },
   minItems(n) {
     return (v) => (!Array.isArray(v) || v.length >= n ? null : `: fewer than ${n} items`);
   },

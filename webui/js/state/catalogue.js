@@ -23,8 +23,8 @@ export class Catalogues {
 
   async fetch(sessionId) {
     const [c, s] = await Promise.all([
-      this.client.call("command.list", { sessionId }).catch((e) => ({ ok: false, error: e })),
-      this.client.call("skill.list", { sessionId }).catch((e) => ({ ok: false, error: e })),
+      this.client.call("command.list", { sessionId }),
+      this.client.call("skill.list", { sessionId }),
     ]);
     return {
       commands: c.ok ? c.value.commands : [],

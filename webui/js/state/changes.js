@@ -3,7 +3,6 @@
 // client call of the view lives here; the view renders `value` and calls these methods.
 
 import { Emitter } from "./emitter.js";
-import { transportFailure } from "../client/errors.js";
 
 export class ChangesState extends Emitter {
   /** @param {{client}} deps */
@@ -33,7 +32,7 @@ export class ChangesState extends Emitter {
     const seq = ++this.seq;
     if (!sid) return;
     this.loading = true;
-    const r = await this.client.call("files.sessionChanges", { sessionId: sid }).catch(transportFailure);
+    const r = await this.client.call("files.sessionChanges", { sessionId: sid });
     if (seq !== this.seq || sid !== this.sessionId) return; // a newer answer is on its way
     this.loading = false;
     const blank = !r.ok && r.error?.code === "session-not-found"; // nothing written yet: no changes
@@ -59,7 +58,7 @@ export class ChangesState extends Emitter {
   async #revert(key, payload) {
     const sid = this.sessionId;
     if (!sid) return { ok: false, error: { code: "session-not-found", message: "", details: {} } };
-    const r = await this.client.call(key, { sessionId: sid, ...payload }).catch(transportFailure);
+    const r = await this.client.call(key, { sessionId: sid, ...payload });
     await this.refresh(); // reverted or refused: the view shows the file as it is now
     return r;
   }

@@ -10,6 +10,7 @@
 // Events: "status" (snapshot), "connected" (describe value), "mux" (server-request),
 // "host" (server-request), "lost" (error).
 
+import { isTransportFailure, transportErrorOf } from "../client/errors.js";
 import { Backoff } from "./backoff.js";
 import { Emitter, realTimers } from "./emitter.js";
 
@@ -105,6 +106,7 @@ export class ConnectionController extends Emitter {
     this.client
       .call("host.describe", {}, { signal })
       .then((r) => {
+        if (isTransportFailure(r)) throw transportErrorOf(r.error); // keeps hostFailed and the status
         if (!r.ok) throw new Error(`host.describe failed: ${r.error.message}`);
         progress.describe = r.value;
         check();

@@ -2,7 +2,6 @@
 // what choosing a match leaves in the text, the chips a message carries, and the one client call
 // (finder.find). Everything but `FinderQueries` is PURE.
 
-import { transportFailure } from "../client/errors.js";
 
 /** The `@token` around the caret: {start, end, query} or null. `@` starts the text or follows
  * whitespace (so an e-mail address never opens the finder); the token runs to the next space. */
@@ -89,7 +88,7 @@ export class FinderQueries {
     const sid = this.sessionId();
     if (!sid) return { matches: [], partial: false, error: "Open a session to attach its files." };
     const seq = ++this.seq;
-    const r = await this.client.call("finder.find", { sessionId: sid, query, limit: 30 }).catch(transportFailure);
+    const r = await this.client.call("finder.find", { sessionId: sid, query, limit: 30 });
     if (seq !== this.seq) return null;
     if (!r.ok) return { matches: [], partial: false, error: r.error.message };
     this.cap = r.value.attachCapBytes;

@@ -2,7 +2,6 @@
 // the file is read as base64 and sent as `session.import` (docs/decisions.md, "Import in the
 // app"). Every client call of the import lives here; no DOM beyond the File it is given.
 
-import { transportFailure } from "../client/errors.js";
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024; // contract/sessions.py MAX_IMPORT_BYTES
 const ZIP_TYPES = new Set(["application/zip", "application/x-zip-compressed", "application/x-zip"]);
@@ -43,7 +42,7 @@ export class ImportState {
   }
 
   call(method, payload) {
-    return this.client.call(method, payload).catch(transportFailure);
+    return this.client.call(method, payload);
   }
 
   /** Register `path` as a workspace (or adopt it): {ok, value: WorkspaceView} | {ok: false, error}. */

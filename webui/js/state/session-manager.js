@@ -8,6 +8,7 @@
 // (message).
 
 import { Emitter } from "./emitter.js";
+import { isTransportFailure, transportErrorOf } from "../client/errors.js";
 import { Session, withView } from "./session.js";
 import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
@@ -38,6 +39,7 @@ export class SessionManager extends Emitter {
 
   async refreshList() {
     const r = await this.client.call("session.list", {});
+    if (isTransportFailure(r)) throw transportErrorOf(r.error); // rebuild() fails: the app reconnects
     if (!r.ok) {
       this.emit("error", `Could not list sessions: ${r.error.message}`);
       return false;
@@ -334,6 +336,12 @@ export class SessionManager extends Emitter {
   }
 
   /** Send an answer. The card goes away on the matching resolved frame (at once if no longer pending). */
+  /** The person dismissed a question card: the agent hears `cancelled` (a lost answer is dropped). */
+  dismiss(rpcId) {
+    const cancelled = { code: "cancelled", message: "dismissed by the user", details: {} };
+    return this.client.respond(rpcId, { ok: false, error: cancelled }).catch(() => {});
+  }
+
   async answer(rpcId, value) {
     const entry = this.pending.get(rpcId);
     if (!entry) return { accepted: false, reason: "not-pending" };

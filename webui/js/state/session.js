@@ -11,7 +11,7 @@
 
 import { Emitter } from "./emitter.js";
 import { SessionFold } from "./fold.js";
-import { rpcError, transportFailure } from "../client/errors.js";
+import { rpcError } from "../client/errors.js";
 
 export class Session extends Emitter {
   constructor({ sessionId, client, maxMessages = 50, maxRepulls = 3 }) {
@@ -144,7 +144,7 @@ export class Session extends Emitter {
     let tries = 0;
     for (;;) {
       this.repullWanted = false;
-      const r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages }).catch(transportFailure);
+      const r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages });
       if (this.closed) return;
       if (!r.ok) {
         this.error = r.error;

@@ -1,19 +1,10 @@
-// Images: thumbnails of stored attachments (session.attachment → bytes → blob: URL, cached),
+// Images: thumbnails of stored attachments (fetched by state/attachments.js through TurnCalls),
 // and pasted/dropped files → base64 image content for session.prompt.
 
 import { h } from "./dom.js";
 
 export const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
-
-const cache = new Map(); // attachmentId → Promise<{url, data}>
-
-export function base64ToBytes(b64) {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 export function bytesToBase64(bytes) {
   let bin = "";
@@ -22,28 +13,13 @@ export function bytesToBase64(bytes) {
   return btoa(bin);
 }
 
-/** Fetch an attachment once: {url (blob:), data (base64), mediaType}. */
-export function loadAttachment(client, sessionId, ref) {
-  const key = ref.attachmentId;
-  if (!cache.has(key)) {
-    const p = client.call("session.attachment", { sessionId, attachmentId: key }).then((r) => {
-      if (!r.ok) throw new Error(r.error.message);
-      const blob = new Blob([base64ToBytes(r.value.data)], { type: r.value.attachment.mediaType });
-      return { url: URL.createObjectURL(blob), data: r.value.data, mediaType: r.value.attachment.mediaType, name: r.value.attachment.name };
-    });
-    p.catch(() => cache.delete(key));
-    cache.set(key, p);
-  }
-  return cache.get(key);
-}
-
 /** A thumbnail element for an image content block; loads lazily. */
-export function attachmentThumb(client, sessionId, ref) {
+export function attachmentThumb(turns, sessionId, ref) {
   const label = ref.name || `image ${ref.width}×${ref.height}`;
   const fig = h("figure", { class: "thumb loading", testid: "image-thumb", dataset: { attachmentId: ref.attachmentId } });
   const img = h("img", { alt: label, width: Math.min(ref.width || 160, 240), decoding: "async" });
   fig.append(img);
-  loadAttachment(client, sessionId, ref).then(
+  turns.attachment(sessionId, ref).then(
     (a) => {
       img.src = a.url;
       fig.classList.remove("loading");
@@ -68,12 +44,12 @@ export async function fileToImageInput(file) {
 }
 
 /** Content blocks of a logged message → prompt input (images re-fetched as base64). */
-export async function contentToPromptInput(client, sessionId, content) {
+export async function contentToPromptInput(turns, sessionId, content) {
   const out = [];
   for (const b of content ?? []) {
     if (b.type === "text" && b.text) out.push({ type: "text", text: b.text });
     else if (b.type === "image" && b.attachment) {
-      const a = await loadAttachment(client, sessionId, b.attachment);
+      const a = await turns.attachment(sessionId, b.attachment);
       const input = { type: "image", mediaType: a.mediaType, data: a.data };
       if (b.attachment.name) input.name = b.attachment.name;
       out.push(input);

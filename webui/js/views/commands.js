@@ -2,7 +2,6 @@
 // as the session's command row) or one of the client's own, /model, /new and /help.
 
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { permissionTarget } from "../state/looseness.js";
 import { confirmLoosening } from "./loosen-confirm.js";
 
@@ -14,7 +13,7 @@ export async function runCommand(app, line) {
     if (!s) return false;
   }
   if (!(await mayLoosen(s, line))) return false; // the line stays in the box
-  const r = await app.client.call("command.execute", { sessionId: s.sessionId, line }).catch(transportFailure);
+  const r = await app.turns.executeCommand(s.sessionId, line);
   if (!r.ok) {
     app.status.toast(describeError(r.error));
     return false;

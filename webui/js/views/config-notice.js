@@ -6,10 +6,9 @@
 
 import { h } from "./dom.js";
 import { confirm } from "./confirm.js";
-import { transportFailure } from "../client/errors.js";
 
 export class ConfigFileNotice {
-  /** ctx: {client, toast(text, tone)} — `root` receives the notice. */
+  /** ctx: {config, toast(text, tone)} — `root` receives the notice. */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.list = h("div", { class: "config-notice-files" });
@@ -18,14 +17,10 @@ export class ConfigFileNotice {
     this.seq = 0;
   }
 
-  async call(method, payload) {
-    return this.ctx.client.call(method, payload).catch(transportFailure);
-  }
-
   /** Ask the host how it read both files and show the ones it cannot use. */
   async check() {
     const seq = ++this.seq;
-    const [s, c] = await Promise.all([this.call("settings.describe", {}), this.call("credentials.describe", { refs: [] })]);
+    const [s, c] = await Promise.all([this.ctx.config.describeSettings(), this.ctx.config.describeCredentials([])]);
     if (seq !== this.seq) return; // a newer check is on its way
     const canOpen = s.ok && s.value.hasDocument;
     const broken = [s.ok ? s.value.file : null, c.ok ? c.value.file : null].filter((f) => f?.problem);
@@ -48,7 +43,7 @@ export class ConfigFileNotice {
   }
 
   async open(file) {
-    const r = await this.call("settings.openDocument", { file: file.file });
+    const r = await this.ctx.config.openDocument({ file: file.file });
     if (!r.ok) this.ctx.toast(r.error.message || `Cannot open ${file.file}.`, "error");
   }
 
@@ -60,7 +55,7 @@ export class ConfigFileNotice {
       actions: [{ label: "Reset", value: "reset", tone: "primary", testid: "config-file-reset-confirm-ok" }],
     });
     if (choice !== "reset") return;
-    const r = await this.call("settings.resetDocument", { file: file.file });
+    const r = await this.ctx.config.resetDocument({ file: file.file });
     if (!r.ok) this.ctx.toast(r.error.message || `Cannot reset ${file.file}.`, "error");
     else if (r.value.keptAs) this.ctx.toast(`${file.file} was reset; the old file is kept as ${r.value.keptAs}.`, "info");
     await this.check();

@@ -34,7 +34,7 @@ function until(session, ok) {
 }
 
 export class ConversationView {
-  /** @param {HTMLElement} scroller the role=log element @param ctx {client, onFork, onRetry} */
+  /** @param {HTMLElement} scroller the role=log element @param ctx {turns, onFork, onRetry} */
   constructor(scroller, ctx) {
     this.scroller = scroller;
     this.ctx = ctx;

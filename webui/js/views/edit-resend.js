@@ -4,7 +4,8 @@
 // composer, so the person edits and sends it there.
 
 import { h, icon } from "./dom.js";
-import { base64ToBytes, contentToPromptInput } from "./attachments.js";
+import { contentToPromptInput } from "./attachments.js";
+import { base64ToBytes } from "../state/attachments.js";
 import { forkPointBefore } from "../state/recall.js";
 import { attachedOf } from "../state/finder.js";
 import { forkFrom } from "./undo.js";
@@ -30,7 +31,7 @@ export async function editAndResend(app, item, button) {
       point = forkPointBefore(s.events, item.seq, s.hasMore);
     }
     if (point.more) throw new Error("the turn before this message could not be loaded");
-    const content = await contentToPromptInput(app.client, s.sessionId, item.content.filter((b) => !b.attached));
+    const content = await contentToPromptInput(app.turns, s.sessionId, item.content.filter((b) => !b.attached));
     const chips = attachedOf(item.content).map((a) => ({ path: a.path, kind: a.kind, size: a.size, cut: a.truncated }));
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
     if (point.at === null) {

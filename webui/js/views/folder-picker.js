@@ -6,13 +6,12 @@
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { shortenPath } from "../state/session-list.js";
-import { transportFailure } from "../client/errors.js";
 
 export class FolderPicker {
-  /** ctx: {client, toast(msg)} */
+  /** ctx: {host, toast(msg)} */
   constructor(ctx) {
     this.ctx = ctx;
-    this.mode = ctx.client.kind === "bridge" ? "native" : "browse";
+    this.mode = ctx.host.carrier === "bridge" ? "native" : "browse";
     this.showHidden = false;
     this.listing = null;
     this.resolve = null;
@@ -24,11 +23,11 @@ export class FolderPicker {
   async choose() {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.mode === "native") {
-        const r = await this.ctx.client.call("host.pickDirectory", {}).catch(transportFailure);
+        const r = await this.ctx.host.pickDirectory();
         if (r.ok) return r.value.path ?? null;
         if (!this.switchOn(r.error)) return this.fail(r.error);
       } else {
-        const r = await this.call("host.listDirectory", {});
+        const r = await this.ctx.host.listDirectory();
         if (r.ok) return this.browse(r.value);
         if (!this.switchOn(r.error)) return this.fail(r.error);
       }
@@ -47,10 +46,6 @@ export class FolderPicker {
   fail(error) {
     if (error?.code !== "cancelled") this.ctx.toast(`Could not open a folder: ${describeError(error)}`);
     return null;
-  }
-
-  call(method, payload) {
-    return this.ctx.client.call(method, payload).catch(transportFailure);
   }
 
   // ---- the in-page browser ------------------------------------------------------------------
@@ -134,7 +129,7 @@ export class FolderPicker {
 
   async go(path) {
     const seq = ++this.seq;
-    const r = await this.call("host.listDirectory", path === undefined ? {} : { path });
+    const r = await this.ctx.host.listDirectory(path);
     if (seq !== this.seq) return;
     if (!r.ok) {
       this.note.textContent = r.error.message || describeError(r.error);
@@ -147,7 +142,7 @@ export class FolderPicker {
   async create() {
     const name = this.nameInput.value.trim();
     if (!name || !this.listing) return;
-    const r = await this.call("host.createDirectory", { path: this.listing.path, name });
+    const r = await this.ctx.host.createDirectory(this.listing.path, name);
     if (!r.ok) {
       this.note.textContent = r.error.code === "directory-exists" ? `“${name}” already exists here.` : describeError(r.error);
       return;

@@ -2,11 +2,11 @@
 // (files.gitStatus), fetched when the session changes and after each of its turns.
 
 import { h, icon } from "./dom.js";
-import { transportFailure } from "../client/errors.js";
 
 export class GitStatus {
-  constructor(client) {
-    this.client = client;
+  /** @param {import("../state/turn-calls.js").TurnCalls} turns */
+  constructor(turns) {
+    this.turns = turns;
     this.sessionId = null;
     this.seq = 0;
     this.el = h("span", { class: "heading-git", testid: "git-status", hidden: true });
@@ -24,7 +24,7 @@ export class GitStatus {
     const sid = this.sessionId;
     const seq = ++this.seq;
     if (!sid) return;
-    const r = await this.client.call("files.gitStatus", { sessionId: sid }).catch(transportFailure);
+    const r = await this.turns.gitStatus(sid);
     if (seq !== this.seq) return; // a newer answer is on its way
     if (!r.ok || !r.value.repo) {
       this.el.hidden = true;

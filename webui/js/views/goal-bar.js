@@ -6,13 +6,12 @@
 
 import { h, clear, append } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { goalBarModel } from "../state/fold-goals.js";
 
 const PHASE = { active: "Active", paused: "Paused", blocked: "Blocked" };
 
 export class GoalBar {
-  /** el: the bar's element; ctx: {client} */
+  /** el: the bar's element; ctx: {turns} */
   constructor(el, ctx) {
     this.el = el;
     this.ctx = ctx;
@@ -102,7 +101,7 @@ export class GoalBar {
     this.error = null;
     this.render();
     const sessionId = this.sessionId;
-    const r = await this.ctx.client.call(key, { sessionId, ref: m.ref, ...extra }).catch(transportFailure);
+    const r = await this.ctx.turns.goal(key, { sessionId, ref: m.ref, ...extra });
     this.busy = false;
     if (sessionId !== this.sessionId) return;
     if (r.ok) {

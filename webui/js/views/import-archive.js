@@ -5,16 +5,16 @@
 
 import { h } from "./dom.js";
 import { confirm } from "./confirm.js";
-import { ImportState, isArchive, refusal } from "../state/importer.js";
+import { isArchive, refusal } from "../state/importer.js";
 import { recentWorkspaces } from "../state/workspaces.js";
 import { shortenPath } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
 
 export class ImportArchive {
-  /** ctx: {client, manager, workspaces, picker (FolderPicker), toast(msg, tone), open(sid), home()} */
+  /** ctx: {state (ImportState), manager, workspaces, picker (FolderPicker), toast(msg, tone), open(sid), home()} */
   constructor(ctx) {
     this.ctx = ctx;
-    this.state = new ImportState({ client: ctx.client });
+    this.state = ctx.state;
     this.busy = false;
     this.input = h("input", { type: "file", accept: ".zip,application/zip", hidden: true, testid: "import-file" });
     this.input.addEventListener("change", () => {

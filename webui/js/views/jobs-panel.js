@@ -3,7 +3,6 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 const LIVE = new Set(["running", "stopping"]);
 const REFRESH_MS = 1500;
@@ -17,7 +16,7 @@ export function elapsed(ms) {
 }
 
 export class JobsPanel {
-  /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
+  /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg)}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
@@ -98,7 +97,7 @@ export class JobsPanel {
 
   async stop(job, button) {
     button.disabled = true;
-    const r = await this.ctx.client.call("job.stop", { sessionId: this.sessionId, jobId: job.id }).catch(transportFailure);
+    const r = await this.ctx.turns.stopJob(this.sessionId, job.id);
     if (!r.ok) {
       this.ctx.toast(describeError(r.error));
       button.disabled = false;
@@ -122,7 +121,7 @@ export class JobsPanel {
     const entry = this.outputs.get(jobId);
     if (!entry || !this.sessionId) return;
     const sid = this.sessionId;
-    const r = await this.ctx.client.call("job.output", { sessionId: sid, jobId }).catch(transportFailure);
+    const r = await this.ctx.turns.jobOutput(sid, jobId);
     if (this.outputs.get(jobId) !== entry || this.sessionId !== sid) return;
     const node = entry.node;
     if (!r.ok) node.textContent = describeError(r.error);

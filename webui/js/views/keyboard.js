@@ -43,12 +43,10 @@ export function downloadName(disposition, fallback) {
 
 /** Download a session export: the bridge's save dialog, else a fetched blob (a plain link would
  * carry no token: the web client sends it as a header, never as a cookie). */
-export async function downloadExport(client, sessionId) {
-  if (client.kind === "bridge" && typeof client.bridge?.download === "function") {
-    await client.bridge.download(client.exportUrl(sessionId, true)); // the native save dialog
-    return;
-  }
-  const res = await client.fetchExport(sessionId, true);
+export async function downloadExport(host, sessionId) {
+  const r = await host.exportSession(sessionId);
+  if (r.saved) return; // the desktop's native save dialog took it
+  const res = r.response;
   const blob = await res.blob();
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");

@@ -5,7 +5,6 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { hookCommandList, hookFileNode } from "./hook-files.js";
 
 const STATE_TEXT = {
@@ -19,7 +18,7 @@ const STATE_TEXT = {
 };
 
 export class McpPanel {
-  /** @param {HTMLElement} root @param {{client, toast(msg), changed(value)}} ctx */
+  /** @param {HTMLElement} root @param {{turns: TurnCalls, config: ConfigCalls, toast(msg), changed(value)}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
@@ -49,7 +48,7 @@ export class McpPanel {
     const sid = this.sessionId;
     if (!sid) return this.render();
     const ticket = ++this.loading;
-    const r = await this.ctx.client.call("mcp.list", { sessionId: sid }).catch(transportFailure);
+    const r = await this.ctx.turns.mcpList(sid);
     if (ticket !== this.loading || sid !== this.sessionId) return;
     if (r.ok) this.value = r.value;
     else if (r.error?.code !== "session-not-found") this.ctx.toast(describeError(r.error));
@@ -75,7 +74,7 @@ export class McpPanel {
     }
     const list = h("ul", { class: "job-list mcp-list", role: "list" });
     for (const server of v.servers) list.append(this.serverNode(v, server));
-    for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act("hooks.approve", { workspaceId: v.workspaceId, digest: f.digest }, b) }));
+    for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act(() => this.ctx.config.approveHooks({ workspaceId: v.workspaceId, digest: f.digest }), b) }));
     this.root.append(list);
     for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem" }, p));
     const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: "Your own servers, used in every folder" }, h("span", {}, "Edit your servers (mcp.json)"));
@@ -105,11 +104,11 @@ export class McpPanel {
     }
     if (["ready", "failed", "stopped"].includes(s.state)) {
       const restart = h("button", { type: "button", class: "btn btn-small", testid: "mcp-restart" }, h("span", {}, "Restart"));
-      restart.addEventListener("click", () => this.act("mcp.restart", { sessionId: this.sessionId, name: s.name }, restart));
+      restart.addEventListener("click", () => this.act(() => this.ctx.turns.restartMcp({ sessionId: this.sessionId, name: s.name }), restart));
       actions.push(restart);
     }
     const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-enable" }, h("span", {}, s.enabled ? "Disable" : "Enable"));
-    toggle.addEventListener("click", () => this.act("mcp.setEnabled", { sessionId: this.sessionId, name: s.name, enabled: !s.enabled }, toggle));
+    toggle.addEventListener("click", () => this.act(() => this.ctx.turns.setMcpEnabled({ sessionId: this.sessionId, name: s.name, enabled: !s.enabled }), toggle));
     actions.push(toggle);
     const failed = s.state === "failed";
     return h(
@@ -131,28 +130,29 @@ export class McpPanel {
     );
   }
 
-  async act(method, payload, button) {
+  /** Run one action (`run()` → an RpcResult) with its button disabled, then list again. */
+  async act(run, button) {
     button.disabled = true;
-    const r = await this.ctx.client.call(method, payload).catch(transportFailure);
+    const r = await run();
     button.disabled = false;
     if (!r.ok) this.ctx.toast(describeError(r.error));
     this.refresh();
   }
 
   trust(v, button) {
-    return this.act("workspace.setTrust", { workspaceId: v.workspaceId, trusted: true }, button);
+    return this.act(() => this.ctx.config.trustWorkspace(v.workspaceId), button);
   }
 
   approve(v, s, button) {
     if (!v.workspaceId) return this.ctx.toast("Open this folder as a workspace to approve its servers.");
-    return this.act("mcp.approve", { workspaceId: v.workspaceId, name: s.name, digest: s.digest }, button);
+    return this.act(() => this.ctx.config.approveMcp({ workspaceId: v.workspaceId, name: s.name, digest: s.digest }), button);
   }
 }
 
 /** Open `<data dir>/mcp.json` (the person's own servers) in their editor; shared with Settings. */
 export async function openUserFile(ctx, button) {
   if (button) button.disabled = true;
-  const r = await ctx.client.call("mcp.openUserFile", {}).catch(transportFailure);
+  const r = await ctx.config.openMcpUserFile();
   if (button) button.disabled = false;
   ctx.toast(r.ok ? `${r.value.path} is open in your editor; saved edits apply at the next request.` : describeError(r.error));
   return r;

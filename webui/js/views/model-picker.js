@@ -4,13 +4,12 @@
 
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { addServerProfile } from "./model-library.js";
 
 const SEP = "\u0001";
 
 export class ModelPicker {
-  /** ctx: {client, toast(msg), onProblem(kind|null, detail), changed?()} (after each render) */
+  /** ctx: {turns, config, toast(msg), onProblem(kind|null, detail), changed?()} (after each render) */
   constructor(ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -40,7 +39,7 @@ export class ModelPicker {
       return;
     }
     this.loading = true;
-    const r = await this.ctx.client.call("session.models", { sessionId: sid }).catch(transportFailure);
+    const r = await this.ctx.turns.models(sid);
     this.loading = false;
     if (this.stale) {
       this.stale = false;
@@ -109,7 +108,7 @@ export class ModelPicker {
     let entry = this.entries?.get(this.select.value);
     if (!entry || !this.sessionId) return;
     if (entry.addServer) {
-      const added = await addServerProfile((m, p) => this.ctx.client.call(m, p).catch(transportFailure), entry.addServer);
+      const added = await addServerProfile((m, p) => this.ctx.config.dialog(m, p), entry.addServer);
       if (!added.ok) return this.ctx.toast(describeError(added.error));
       entry = { provider: added.value.id, model: entry.model };
       this.ctx.serverAdded?.();
@@ -117,7 +116,7 @@ export class ModelPicker {
     if (!(entry.reasoningEfforts ?? []).includes(this.effort.value)) this.renderEffort(entry, null);
     const payload = { sessionId: this.sessionId, provider: entry.provider, model: entry.model };
     if (this.effort.value) payload.reasoningEffort = this.effort.value;
-    const r = await this.ctx.client.call("session.selectModel", payload).catch(transportFailure);
+    const r = await this.ctx.turns.selectModel(payload);
     if (!r.ok) {
       this.ctx.toast(describeError(r.error));
       if (classifyProblem(r.error) === "model-unavailable") this.ctx.onProblem("model-unavailable", `${entry.provider}/${entry.model}`);

@@ -2,12 +2,11 @@
 // of this host (the `ui-onboarding` settings namespace holds the acknowledged version).
 
 import { h, icon } from "./dom.js";
-import { transportFailure } from "../client/errors.js";
 
 export const NOTICE_VERSION = "2026-11-30.1";
 
 export class OnboardingNotice {
-  /** ctx: {client, openSettings()} — `root` receives the notice. */
+  /** ctx: {config, openSettings()} — `root` receives the notice. */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.revision = null;
@@ -43,7 +42,7 @@ export class OnboardingNotice {
    * offered); `describe`: a `settings.describe` value already fetched (else it is fetched). */
   async check(describe) {
     if (describe === undefined) {
-      const r = await this.ctx.client.call("settings.describe", {}).catch(transportFailure);
+      const r = await this.ctx.config.describeSettings();
       describe = r.ok ? r.value : null;
     }
     const view = describe ? describe.namespaces.find((n) => n.ns === "ui-onboarding") : null;
@@ -55,7 +54,7 @@ export class OnboardingNotice {
     this.el.hidden = true;
     const ops = [{ op: "set", path: ["welcomeNoticeVersion"], value: NOTICE_VERSION }];
     const payload = { ns: "ui-onboarding", ops, ...(this.revision !== null ? { expectedRevision: this.revision } : {}) };
-    const r = await this.ctx.client.call("settings.mutate", payload).catch(transportFailure);
+    const r = await this.ctx.config.mutateSettings(payload);
     if (!r.ok) await this.check(); // a conflict: another window changed it; look again
   }
 }

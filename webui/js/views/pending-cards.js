@@ -145,9 +145,7 @@ export class PendingCardsView {
       this.manager.answer(entry.rpcId, value);
     });
     dismiss.addEventListener("click", () => {
-      this.manager.client
-        .respond(entry.rpcId, { ok: false, error: { code: "cancelled", message: "dismissed by the user", details: {} } })
-        .catch(() => {});
+      this.manager.dismiss(entry.rpcId);
     });
     const el = h(
       "section",

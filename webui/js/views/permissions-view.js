@@ -6,12 +6,11 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 const FULL = "danger-full-access";
 
 export class PermissionsView {
-  /** ctx: {client, toast(message, tone)} */
+  /** ctx: {turns, toast(message, tone)} */
   constructor(ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -133,7 +132,7 @@ export class PermissionsView {
   async set(change) {
     this.busy = true;  // the controls wait for the answer (they keep what the person just chose)
     for (const input of this.dialog.querySelectorAll("input")) input.disabled = true;
-    const r = await this.ctx.client.call("permission.set", { sessionId: this.sessionId, ...change }).catch(transportFailure);
+    const r = await this.ctx.turns.setPermission({ sessionId: this.sessionId, ...change });
     this.busy = false;
     if (r.ok) this.value = r.value.permissions;  // the projection frame brings the same value
     else this.ctx.toast(describeError(r.error));
@@ -158,7 +157,7 @@ export class PermissionsView {
 
   async revoke(rule, button) {
     button.disabled = true;
-    const r = await this.ctx.client.call("permission.revoke", { sessionId: this.sessionId, tool: rule.tool, scope: rule.scope }).catch(transportFailure);
+    const r = await this.ctx.turns.revokePermission({ sessionId: this.sessionId, tool: rule.tool, scope: rule.scope });
     button.disabled = false;
     if (!r.ok) this.ctx.toast(describeError(r.error));
     // the new rule list arrives as a `permissions` projection and re-renders this list

@@ -4,10 +4,9 @@
 
 import { h, icon, setChildren } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 export class PresetPicker {
-  /** ctx: {client, toast(msg), view(id), selected(sessionId, presetId), loaded()} */
+  /** ctx: {config, toast(msg), view(id), selected(sessionId, presetId), loaded()} */
   constructor(ctx) {
     this.ctx = ctx;
     this.value = null; // agentPreset.list value
@@ -24,9 +23,8 @@ export class PresetPicker {
     if (this.value) return Promise.resolve(this.value);
     if (!this.loading) {
       const gen = (this.gen = (this.gen ?? 0) + 1);
-      this.loading = this.ctx.client
-        .call("agentPreset.list", {})
-        .catch(transportFailure)
+      this.loading = this.ctx.config
+        .listPresets()
         .then((r) => {
           if (gen !== this.gen) return this.load(); // invalidated meanwhile: ask again
           this.loading = null;
@@ -93,7 +91,7 @@ export class PresetPicker {
     const sessionId = this.sessionId;
     if (!sessionId || presetId === this.current) return;
     this.busy = true;
-    const r = await this.ctx.client.call("agentPreset.select", { sessionId, agentPreset: presetId }).catch(transportFailure);
+    const r = await this.ctx.config.selectPreset(sessionId, presetId);
     this.busy = false;
     if (r.ok) {
       this.current = r.value.agentPreset;

@@ -3,12 +3,11 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 const ID_PATTERN = "^[a-z0-9][a-z0-9\\-]*$";
 
 export class PresetViewer {
-  /** ctx: {client, toast(msg), changed(), entry(id): AgentPresetEntry | undefined} */
+  /** ctx: {config, toast(msg), changed(), entry(id): AgentPresetEntry | undefined} */
   constructor(ctx) {
     this.ctx = ctx;
     this.presetId = null;
@@ -39,7 +38,7 @@ export class PresetViewer {
     clear(this.body);
     this.body.append(h("p", { class: "muted" }, "Loading…"));
     if (!this.el.open) this.el.showModal();
-    const r = await this.ctx.client.call("agentPreset.read", { agentPreset: presetId }).catch(transportFailure);
+    const r = await this.ctx.config.readPreset(presetId);
     if (presetId !== this.presetId) return;
     clear(this.body);
     if (!r.ok) {
@@ -102,7 +101,7 @@ export class PresetViewer {
       if (!id.checkValidity()) return this.say("The id must be lowercase letters, digits and dashes.", "error");
       save.disabled = true;
       const payload = { from: p.agentPreset, agentPreset: id.value, ...(name.value.trim() ? { name: name.value.trim() } : {}) };
-      const r = await this.ctx.client.call("agentPreset.copy", payload).catch(transportFailure);
+      const r = await this.ctx.config.copyPreset(payload);
       save.disabled = false;
       if (!r.ok) return this.say(describeError(r.error) + (r.error.details?.reason ? ` (${r.error.details.reason})` : ""), "error");
       this.ctx.changed();
@@ -117,7 +116,7 @@ export class PresetViewer {
   /** agent-presets.default (a setting: privileged, like every settings write). */
   async makeDefault(presetId) {
     const ops = [{ op: "set", path: ["default"], value: presetId }];
-    const r = await this.ctx.client.call("settings.mutate", { ns: "agent-presets", ops }).catch(transportFailure);
+    const r = await this.ctx.config.mutateSettings({ ns: "agent-presets", ops });
     if (!r.ok) return this.say(describeError(r.error), "error");
     this.ctx.changed();
     this.ctx.toast(`New sessions start with “${presetId}”.`);
@@ -125,7 +124,7 @@ export class PresetViewer {
   }
 
   async openFolder(presetId) {
-    const r = await this.ctx.client.call("agentPreset.openDocument", { agentPreset: presetId }).catch(transportFailure);
+    const r = await this.ctx.config.openPreset(presetId);
     if (!r.ok) return this.say(describeError(r.error), "error");
     if (r.value.opened) return this.say("Opened the folder.");
     this.say("");
@@ -139,7 +138,7 @@ export class PresetViewer {
       button.textContent = "Really remove?";
       return;
     }
-    const r = await this.ctx.client.call("agentPreset.remove", { agentPreset: presetId }).catch(transportFailure);
+    const r = await this.ctx.config.removePreset(presetId);
     if (!r.ok) return this.say(describeError(r.error), "error");
     this.ctx.changed();
     this.ctx.toast(`Removed the preset “${presetId}”.`);

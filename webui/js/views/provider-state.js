@@ -7,7 +7,7 @@
 import { providerProblem } from "../state/problems.js";
 
 export class ProviderState {
-  /** ctx: {client, status (StatusView), changed()} */
+  /** ctx: {config, status (StatusView), changed()} */
   constructor(ctx) {
     this.ctx = ctx;
     this.routes = [];
@@ -18,16 +18,16 @@ export class ProviderState {
   /** Probe this machine's usual model-server ports (at start and on "Look for local servers");
    * a window that may not ask (a trusted-host browser) simply finds none. */
   async lookForServers() {
-    const r = await this.ctx.client.call("llm.discoverLocal", {}).catch(() => null);
-    this.servers = r?.ok ? r.value.servers : [];
+    const r = await this.ctx.config.discoverLocal();
+    this.servers = r.ok ? r.value.servers : [];
     this.ctx.changed();
     return this.servers;
   }
 
   async refresh() {
-    const { client, status } = this.ctx;
-    const [p, d] = await Promise.all([client.call("llm.providers", {}).catch(() => null), client.call("host.describe", {}).catch(() => null)]);
-    if (!p?.ok || !d?.ok) return; // rely on error codes instead
+    const { config, status } = this.ctx;
+    const [p, d] = await Promise.all([config.providers(), config.describeHost()]);
+    if (!p.ok || !d.ok) return; // rely on error codes instead
     this.routes = p.value.providers;
     this.defaultSelection = d.value.provider ? { provider: d.value.provider, model: d.value.model ?? null } : null;
     const problem = providerProblem(this.routes, d.value.provider);

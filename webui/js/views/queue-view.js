@@ -6,10 +6,9 @@
 import { h, icon, clear } from "./dom.js";
 import { contentToPromptInput } from "./attachments.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 export class QueueView {
-  /** @param {HTMLElement} root @param {{client, toast(msg), stopAll(): void}} ctx */
+  /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg), stopAll(): void}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
@@ -35,7 +34,7 @@ export class QueueView {
   }
 
   async update(itemId, action) {
-    const r = await this.ctx.client.call("session.updateQueue", { sessionId: this.sessionId, itemId, action }).catch(transportFailure);
+    const r = await this.ctx.turns.updateQueue({ sessionId: this.sessionId, itemId, action });
     if (!r.ok) this.ctx.toast(describeError(r.error));
     return r.ok;
   }
@@ -67,7 +66,7 @@ export class QueueView {
       const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
       const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
       const doSave = async () => {
-        const rest = await contentToPromptInput(this.ctx.client, this.sessionId, content.filter((b) => b.type !== "text" || b.attached)); // attached files stay, as text
+        const rest = await contentToPromptInput(this.ctx.turns, this.sessionId, content.filter((b) => b.type !== "text" || b.attached)); // attached files stay, as text
         const content = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...rest];
         if (!content.length) return;
         save.disabled = true;

@@ -13,7 +13,7 @@ import { editResendButton } from "./edit-resend.js";
 import { goalRoundLabel } from "../state/fold-goals.js";
 import { hookRow } from "./hook-row.js";
 
-/** ctx: {client, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
+/** ctx: {turns, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
   let el;
   switch (item.kind) {
@@ -110,7 +110,7 @@ function userRow(item, ctx) {
       { class: "bubble" },
       item.steering ? h("span", { class: "steer-tag", title: "Sent while the agent was working" }, "steer") : null,
       item.fromParent ? h("span", { class: "steer-tag", testid: "from-parent", title: "The parent session's agent gave this subagent its task" }, "task from the parent") : null,
-      images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.client, ctx.sessionId, b.attachment))) : null,
+      images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.turns, ctx.sessionId, b.attachment))) : null,
       texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
       sentChips(attachedOf(item.content)),
     ),

@@ -5,7 +5,6 @@
 
 import { append, h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { RemoteCard, localCard } from "./provider-cards.js";
 import { scalarFields } from "./schema-form.js";
 import { choicesOf, fallbackOf, fieldOps, fieldsOf, issueLabel, issueLines, profileIdFor, refsOf } from "../state/settings-model.js";
@@ -21,7 +20,7 @@ const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "u
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {client, onChanged(), servers(), lookForServers()} */
+  /** ctx: {config, onChanged(), servers(), lookForServers()} */
   constructor(ctx) {
     this.ctx = ctx;
     this.library = new ModelLibrary({
@@ -40,7 +39,7 @@ export class SettingsDialog {
     this.docBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-document" }, "Open settings.json");
     this.docBtn.addEventListener("click", () => this.openDocument());
     this.mcpBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-mcp", title: "MCP tool servers you use in every folder" }, "Open mcp.json (MCP servers)");
-    this.mcpBtn.addEventListener("click", () => openUserFile({ client: this.ctx.client, toast: (m) => this.say(m) }, this.mcpBtn));
+    this.mcpBtn.addEventListener("click", () => openUserFile({ config: this.ctx.config, toast: (m) => this.say(m) }, this.mcpBtn));
     this.el = h(
       "dialog",
       { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
@@ -83,7 +82,7 @@ export class SettingsDialog {
   }
 
   async call(method, payload) {
-    return this.ctx.client.call(method, payload).catch(transportFailure);
+    return this.ctx.config.dialog(method, payload);
   }
 
   async load() {

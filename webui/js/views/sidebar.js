@@ -6,13 +6,12 @@ import { h, icon, clear } from "./dom.js";
 import { displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
 import { groupSessions, dropTarget } from "../state/workspaces.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { sessionItem } from "./session-item.js";
 
 const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 
 export class SidebarView {
-  /** ctx: {manager, workspaces, client, toast, openSession, newSession, newSessionIn, openFolder,
+  /** ctx: {manager, workspaces, turns, toast, openSession, newSession, newSessionIn, openFolder,
    *        exportSession, archive, unarchive, deleteSession, revealFolder, canOpenPath,
    *        removeWorkspace, moveSession, focusComposer} */
   constructor(root, ctx) {
@@ -82,7 +81,7 @@ export class SidebarView {
       this.clearSearch();
       return;
     }
-    const r = await this.ctx.client.call("session.search", { query: query.slice(0, 500) }).catch(transportFailure);
+    const r = await this.ctx.turns.search(query);
     if (seq !== this.searchSeq) return;
     clear(this.results);
     this.results.hidden = false;
@@ -265,7 +264,7 @@ export class SidebarView {
   async finishRename(s, title) {
     this.renaming = null;
     if (title !== null) {
-      const r = await this.ctx.manager.rename(s.sessionId, title).catch(transportFailure);
+      const r = await this.ctx.manager.rename(s.sessionId, title);
       if (!r.ok) this.ctx.toast(describeError(r.error));
     }
     this.render();

@@ -4,10 +4,9 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 export class SteerChips {
-  /** @param {HTMLElement} root @param {{client, toast(msg)}} ctx */
+  /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg)}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
@@ -31,7 +30,7 @@ export class SteerChips {
     remove.addEventListener("click", async () => {
       remove.disabled = true;
       const payload = { sessionId: this.sessionId, itemId: item.id, action: { kind: "remove" } };
-      const r = await this.ctx.client.call("session.updateQueue", payload).catch(transportFailure);
+      const r = await this.ctx.turns.updateQueue(payload);
       if (!r.ok) {
         remove.disabled = false;
         this.ctx.toast(describeError(r.error));

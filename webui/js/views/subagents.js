@@ -6,7 +6,6 @@
 import { h, icon } from "./dom.js";
 import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { modelWords } from "../state/model-words.js";
 
 /** The session's summary when it is a subagent, else null. */
@@ -20,15 +19,15 @@ function childRef(summary) {
 }
 
 /** The composer of a subagent's conversation: its answer reaches the parent as context. */
-export async function messageSubagent(client, summary, content, toast) {
-  const r = await client.call("subagent.prompt", { ...childRef(summary), content }).catch(transportFailure);
+export async function messageSubagent(turns, summary, content, toast) {
+  const r = await turns.messageSubagent({ ...childRef(summary), content });
   if (!r.ok) toast(describeError(r.error));
   return r.ok;
 }
 
 /** Stop in a subagent's conversation: its running turn ends (what waits stays). */
-export async function interruptSubagent(client, summary, toast) {
-  const r = await client.call("subagent.interrupt", childRef(summary)).catch(transportFailure);
+export async function interruptSubagent(turns, summary, toast) {
+  const r = await turns.interruptSubagent(childRef(summary));
   if (!r.ok) toast(describeError(r.error));
 }
 

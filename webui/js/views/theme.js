@@ -3,7 +3,6 @@
 // "system" follows the computer live. The last theme is kept in localStorage, so a reload paints
 // in it before the host answers.
 
-import { transportFailure } from "../client/errors.js";
 
 const KEY = "harnessdesk.theme";
 const THEMES = new Set(["system", "light", "dark"]);
@@ -43,8 +42,8 @@ export function themeOf(describe) {
 
 /** One `settings.describe` for the window's own namespaces: apply the theme, and let the
  * welcome notice (views/onboarding.js) decide whether it shows. */
-export async function checkUiSettings(client, onboarding) {
-  const r = await client.call("settings.describe", {}).catch(transportFailure);
+export async function checkUiSettings(config, onboarding) {
+  const r = await config.describeSettings();
   const describe = r.ok ? r.value : null;
   const theme = themeOf(describe);
   if (theme) applyTheme(theme);

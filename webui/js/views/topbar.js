@@ -7,7 +7,7 @@ import { PermissionsView } from "./permissions-view.js";
 import { GitStatus } from "./git-status.js";
 
 export class TopBar {
-  /** ctx: {client, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), toggleChanges(), exportSession(id), renameSession(id), modelPicker} */
+  /** ctx: {turns, toast(msg), toggleSidebar(), toggleTodos(), toggleJobs(), toggleChanges(), exportSession(id), renameSession(id), modelPicker} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.sessionId = null;
@@ -16,7 +16,7 @@ export class TopBar {
     this.title = h("h1", { class: "session-heading", testid: "session-heading", tabindex: "-1" }, "HarnessDesk");
     this.title.addEventListener("dblclick", () => this.sessionId && ctx.renameSession(this.sessionId));
     this.cwd = h("span", { class: "heading-cwd", testid: "session-cwd-heading" });
-    this.git = new GitStatus(ctx.client); // branch and changed files of a git folder
+    this.git = new GitStatus(ctx.turns); // branch and changed files of a git folder
     this.running = h("span", { class: "badge badge-running", testid: "session-running-badge", hidden: true }, h("span", { class: "running-dot", "aria-hidden": "true" }), "running");
     this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: "The agent preset this session runs" });
     this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: "Plan mode: the agent plans and changes nothing until /plan off" }, "plan mode");
@@ -35,7 +35,7 @@ export class TopBar {
     this.meter = h("div", { class: "ctx-meter", testid: "context-meter", role: "meter", "aria-label": "Context used", "aria-valuemin": "0", hidden: true }, h("span", { class: "ctx-bar", "aria-hidden": "true" }, this.meterFill), this.meterText);
     this.exportBtn = h("button", { type: "button", class: "btn btn-icon", testid: "export-session", title: "Export as ZIP", "aria-label": "Export session", hidden: true }, icon("download"));
     this.exportBtn.addEventListener("click", () => this.sessionId && ctx.exportSession(this.sessionId));
-    this.permissions = new PermissionsView({ client: ctx.client, toast: ctx.toast });
+    this.permissions = new PermissionsView({ turns: ctx.turns, toast: ctx.toast });
     root.append(
       menu,
       h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.git.el, this.instructions)),

@@ -1,7 +1,6 @@
 // Actions on the open session's turns: send a prompt, stop the running turn, retry a failed one.
 
 import { classifyProblem, describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { contentToPromptInput } from "./attachments.js";
 import { attachedOf } from "../state/finder.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
@@ -19,19 +18,10 @@ export async function sendPrompt(app, mode, content, attach = []) {
     app.status.toast("Files attached with @ go to the main session's agent: open it to send them (the message is kept).");
     return false;
   }
-  if (child) return messageSubagent(app.client, child, content, (m) => app.status.toast(m));
+  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m));
   const payload = { sessionId: s.sessionId, mode, content };
   if (attach.length) payload.attach = attach; // files and folders chosen with `@`
-  try {
-    payload.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  } catch {
-    /* no time zone: the host uses its own */
-  }
-  let r = await app.client.call("session.prompt", payload).catch(transportFailure);
-  if (!r.ok && r.error.code === "invalid-time-zone") {
-    delete payload.clientTimeZone;
-    r = await app.client.call("session.prompt", payload).catch(transportFailure);
-  }
+  const r = await app.turns.prompt(payload);
   if (!r.ok) {
     app.status.toast(describeError(r.error));
     const kind = classifyProblem(r.error);
@@ -52,13 +42,13 @@ export async function stopTurn(app, { clearQueue = false, escape = false } = {})
   if (!s) return;
   const sid = s.sessionId;
   const child = subagentOf(app.manager, sid);
-  if (child) return interruptSubagent(app.client, child, (m) => app.status.toast(m));
+  if (child) return interruptSubagent(app.turns, child, (m) => app.status.toast(m));
   const again = escape && app.lastStop.sessionId === sid && Date.now() - app.lastStop.at < 3000;
   const clear = clearQueue || again;
   const waiting = app.manager.visibleQueue(sid).length;
   app.lastStop = { at: clear ? 0 : Date.now(), sessionId: sid };
   const payload = clear ? { sessionId: sid, clearQueue: true } : { sessionId: sid };
-  const r = await app.client.call("session.cancel", payload).catch(transportFailure);
+  const r = await app.turns.cancel(payload);
   if (!r.ok) {
     app.status.toast(describeError(r.error));
     return;
@@ -77,7 +67,7 @@ export async function retryTurn(app, turnEnd, btn) {
   btn.disabled = true;
   try {
     // attached files are named again (read as they are now), not resent as plain text
-    const content = await contentToPromptInput(app.client, s.sessionId, user.content.filter((b) => !b.attached));
+    const content = await contentToPromptInput(app.turns, s.sessionId, user.content.filter((b) => !b.attached));
     const attach = attachedOf(user.content).map((a) => ({ path: a.path }));
     if (!content.length && attach.length) content.push({ type: "text", text: "" });
     if (content.length) await sendPrompt(app, "queue", content, attach);

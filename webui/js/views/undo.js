@@ -6,7 +6,6 @@
 import { h, icon } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 import { fileChangeView } from "./diff.js";
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -86,7 +85,7 @@ export async function revertTurn(app, item, btn) {
   });
   if (choice !== "revert") return;
   btn.disabled = true;
-  const r = await app.client.call("files.revertTurn", { sessionId: s.sessionId, turn: item.turn }).catch(transportFailure);
+  const r = await app.turns.revertTurn(s.sessionId, item.turn);
   btn.disabled = false;
   if (!r.ok) return app.status.toast(describeError(r.error));
   const changed = r.value.files.filter((f) => f.action !== "unchanged").length;
@@ -100,14 +99,14 @@ export async function forkFrom(app, atSeq, btn) {
   if (!s) return false;
   btn.disabled = true;
   try {
-    const preview = await app.client.call("files.restorePreview", { sessionId: s.sessionId, atSeq }).catch(transportFailure);
+    const preview = await app.turns.restorePreview(s.sessionId, atSeq);
     let restoreFiles = false;
     if (preview.ok && (preview.value.files.length || preview.value.conflicts.length)) {
       const choice = await confirm(forkDialog(preview.value));
       if (choice === null) return false;
       restoreFiles = choice === "restore";
     }
-    const r = await app.manager.fork(s.sessionId, atSeq, { restoreFiles }).catch(transportFailure);
+    const r = await app.manager.fork(s.sessionId, atSeq, { restoreFiles });
     if (!r.ok) app.status.toast(describeError(r.error));
     return r.ok;
   } finally {

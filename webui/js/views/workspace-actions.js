@@ -7,17 +7,12 @@ import { confirm } from "./confirm.js";
 import { FolderPicker } from "./folder-picker.js";
 import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
-import { transportFailure } from "../client/errors.js";
 
 export class WorkspaceActions {
-  /** ctx: {client, manager, workspaces, toast(msg), open(sid), newSession(wid), exportSession(sid), canOpenPath()} */
+  /** ctx: {host, manager, workspaces, toast(msg), open(sid), newSession(wid), exportSession(sid), canOpenPath()} */
   constructor(ctx) {
     this.ctx = ctx;
-    this.picker = new FolderPicker({ client: ctx.client, toast: ctx.toast });
-  }
-
-  call(method, payload) {
-    return this.ctx.client.call(method, payload).catch(transportFailure);
+    this.picker = new FolderPicker({ host: ctx.host, toast: ctx.toast });
   }
 
   /** "Open folder…": choose a folder, register it, start (or reuse) its blank session there. */
@@ -29,7 +24,7 @@ export class WorkspaceActions {
 
   /** Register `path` (or adopt its registration) and show a session there. */
   async openPath(path) {
-    const r = await this.call("workspace.create", { path });
+    const r = await this.ctx.host.createWorkspace(path);
     if (!r.ok) {
       this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
       return null;
@@ -39,7 +34,7 @@ export class WorkspaceActions {
   }
 
   async archive(sessionId) {
-    const r = await this.call("workspace.archiveSession", { sessionId });
+    const r = await this.ctx.host.archive(sessionId);
     if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
     const title = displayTitle(this.ctx.manager.summaries.get(sessionId));
@@ -48,7 +43,7 @@ export class WorkspaceActions {
   }
 
   async unarchive(sessionId) {
-    const r = await this.call("workspace.unarchiveSession", { sessionId });
+    const r = await this.ctx.host.unarchive(sessionId);
     if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
   }
@@ -70,7 +65,7 @@ export class WorkspaceActions {
       ],
     });
     if (choice !== "delete") return false;
-    const r = await this.call("session.delete", { sessionId });
+    const r = await this.ctx.host.deleteSession(sessionId);
     if (!r.ok) {
       this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : describeError(r.error));
       return false;
@@ -87,20 +82,20 @@ export class WorkspaceActions {
       actions: [{ label: "Remove", value: "remove", tone: "primary", testid: "remove-workspace-confirm" }],
     });
     if (choice !== "remove") return;
-    const r = await this.call("workspace.delete", { workspaceId: workspace.workspaceId });
+    const r = await this.ctx.host.deleteWorkspace(workspace.workspaceId);
     if (!r.ok) this.ctx.toast(describeError(r.error));
   }
 
   async moveSession(workspaceId, sessionId, beforeSessionId) {
     const payload = beforeSessionId ? { workspaceId, sessionId, beforeSessionId } : { workspaceId, sessionId };
-    const r = await this.call("workspace.insertSessionBefore", payload);
+    const r = await this.ctx.host.insertSessionBefore(payload);
     if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.upsert(r.value.workspace);
   }
 
   /** Hand a folder or file to the OS (file manager, default app). */
   async reveal(path) {
-    const r = await this.call("host.openPath", { path });
+    const r = await this.ctx.host.openPath(path);
     if (!r.ok) this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
   }
 }

@@ -1,0 +1,97 @@
+// The state controllers views call instead of the client (docs/architecture.md, "Clients"), and
+// the rule that views never reach the client themselves.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { TurnCalls } from "../../webui/js/state/turn-calls.js";
+import { ConfigCalls } from "../../webui/js/state/config-calls.js";
+import { HostCalls } from "../../webui/js/state/host-calls.js";
+import { METHODS } from "../../webui/js/contract.gen.js";
+
+const VIEWS = new URL("../../webui/js/views/", import.meta.url).pathname;
+
+/** A client that records calls and answers from `answers(method, payload)`. */
+function recorder(answers = () => ({ ok: true, value: {} }), extra = {}) {
+  const calls = [];
+  return { calls, kind: "web", ...extra, async call(method, payload) { calls.push([method, payload]); return answers(method, payload); } };
+}
+
+test("views never call the client: no client import, no .call/.respond/.stream on a client", () => {
+  const offenders = [];
+  for (const name of readdirSync(VIEWS).filter((n) => n.endsWith(".js"))) {
+    const text = readFileSync(join(VIEWS, name), "utf8");
+    if (/from "\.\.\/client\//.test(text)) offenders.push(`${name}: imports webui/js/client`);
+    if (/client\s*\.\s*(call|respond|stream|fetchExport|exportUrl)\b/.test(text)) offenders.push(`${name}: calls the client`);
+    if (/\.catch\(transportFailure\)/.test(text)) offenders.push(`${name}: catches a transport failure`);
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test("views name a wire method only where a controller checks it (goal bar, settings dialog panels)", () => {
+  const dialog = new Set(["settings", "credentials", "llm", "host", "files"]);
+  const allowed = {
+    "goal-bar.js": (key) => key.startsWith("goal."), // TurnCalls.goal
+    "settings-dialog.js": (key) => dialog.has(key.split(".")[0]), // ConfigCalls.dialog
+    "model-library.js": (key) => dialog.has(key.split(".")[0]),
+    "provider-cards.js": (key) => dialog.has(key.split(".")[0]),
+    "undo-space.js": (key) => dialog.has(key.split(".")[0]),
+  };
+  const found = [];
+  for (const name of readdirSync(VIEWS).filter((n) => n.endsWith(".js"))) {
+    const text = readFileSync(join(VIEWS, name), "utf8");
+    for (const key of Object.keys(METHODS)) {
+      if (text.includes(JSON.stringify(key)) && !(allowed[name]?.(key) ?? false)) found.push(`${name}: ${key}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test("TurnCalls.prompt sends the window's time zone, and again without it when the host refuses the zone", async () => {
+  const refused = { ok: false, error: { code: "invalid-time-zone", message: "no", details: {} } };
+  const c = recorder((m, p) => (p.clientTimeZone ? refused : { ok: true, value: { accepted: true } }));
+  const r = await new TurnCalls(c).prompt({ sessionId: "s", mode: "queue", content: [] });
+  assert.deepEqual(r, { ok: true, value: { accepted: true } });
+  assert.equal(c.calls.length, 2);
+  assert.equal(typeof c.calls[0][1].clientTimeZone, "string");
+  assert.deepEqual(c.calls[1], ["session.prompt", { sessionId: "s", mode: "queue", content: [] }]);
+  const once = recorder();
+  await new TurnCalls(once).prompt({ sessionId: "s", mode: "queue", content: [] });
+  assert.equal(once.calls.length, 1, "a zone the host takes is sent once");
+});
+
+test("TurnCalls: payloads as the contract names them; goal() takes goal methods only", async () => {
+  const c = recorder();
+  const t = new TurnCalls(c);
+  await t.stopJob("s", "j1");
+  await t.search("x".repeat(600));
+  await t.executeCommand("s", "/compact");
+  await t.goal("goal.pause", { sessionId: "s", ref: { id: "g" } });
+  assert.deepEqual(c.calls[0], ["job.stop", { sessionId: "s", jobId: "j1" }]);
+  assert.deepEqual(c.calls[1], ["session.search", { query: "x".repeat(500) }]);
+  assert.deepEqual(c.calls[2], ["command.execute", { sessionId: "s", line: "/compact" }]);
+  assert.equal(c.calls[3][0], "goal.pause");
+  assert.throws(() => t.goal("session.delete", { sessionId: "s" }), /not a goal method/);
+});
+
+test("ConfigCalls.dialog passes the settings dialog's methods and refuses any other domain", async () => {
+  const c = recorder();
+  const cfg = new ConfigCalls(c);
+  await cfg.dialog("llm.localModels", {});
+  await cfg.dialog("files.spaceUsed", {});
+  assert.deepEqual(c.calls.map(([m]) => m), ["llm.localModels", "files.spaceUsed"]);
+  assert.throws(() => cfg.dialog("session.delete", { sessionId: "s" }), /not a settings-dialog method/);
+});
+
+test("HostCalls.exportSession: the desktop's save dialog when the bridge has one, else the fetched ZIP", async () => {
+  const downloads = [];
+  const bridge = recorder(undefined, { kind: "bridge", bridge: { download: async (url) => downloads.push(url) }, exportUrl: (id) => `/api/session.export?sessionId=${id}` });
+  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: true });
+  assert.deepEqual(downloads, ["/api/session.export?sessionId=s1"]);
+  const zip = new Response("PK");
+  const web = recorder(undefined, { fetchExport: async (id, all) => (id === "s1" && all ? zip : null) });
+  assert.equal((await new HostCalls(web).exportSession("s1")).response, zip);
+  assert.equal(new HostCalls(bridge).carrier, "bridge");
+  assert.deepEqual(await new HostCalls(web).listDirectory(), { ok: true, value: {} });
+  assert.deepEqual(web.calls.at(-1), ["host.listDirectory", {}]);
+});

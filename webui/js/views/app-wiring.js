@@ -1,0 +1,103 @@
+// The application's event wiring, for App (views/app.js): the connection's and the manager's
+// events to the views, the global shortcuts. Split from App so app.js stays readable.
+
+import { lastSession } from "../state/last-session.js";
+import { installShortcuts } from "./keyboard.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** Route the connection's, the manager's and the workspaces' events of `app` to its views. */
+export function wireApp(app) {
+  const c = app.connection;
+  const m = app.manager;
+  c.on("status", (s) => {
+    app.status.setConnection(s);
+    app.composer.setEnabled(s.state === "connected" || !!s.describe);
+    $("sidebar").querySelector(".new-session").disabled = s.state !== "connected";
+  });
+  c.on("lost", () => m.markPendingStale());
+  c.on("mux", (msg) => m.handleMux(msg));
+  c.on("host", (msg) => app.workspaces.handleHost(msg.payload) || m.handleHost(msg));
+  c.on("connected", async (describe) => {
+    const first = !m.listLoaded;
+    try {
+      await Promise.all([m.rebuild(describe), app.workspaces.load()]);
+    } catch (err) {
+      // A call failed mid-rebuild (the host blipped): rebuild again rather than stay half-built.
+      if (c.status.state === "connected") c.reconnect(`rebuild failed: ${err?.message ?? err}`);
+      return;
+    }
+    if (first) {
+      // the URL's session (a reload, `harnessdesk PATH`), else the one open when the app last
+      // closed (docs/decisions.md, "Review and context, part 2")
+      const wanted = new URLSearchParams(location.hash.slice(1)).get("session") ?? lastSession();
+      if (wanted && m.summaries.has(wanted)) app.open(wanted);
+    }
+    app.checkProvider();
+    if (first) app.providers.lookForServers().then(() => app.modelPicker.refresh());
+    app.checkUiSettings();
+    app.renderAll();
+  });
+  app.workspaces.on("change", () => {
+    app.sidebar.render();
+    app.renderArchived();
+    app.renderEmpty(app.manager.active);
+  });
+  m.on("list", () => {
+    app.sidebar.render();
+    app.renderAll(); // a summary's running flag can flip after the turn/end: update Stop and "Working…" too
+  });
+  m.on("active", (s) => app.bindSession(s));
+  m.on("pending", ({ added }) => {
+    const pinned = app.conversation.isPinned();
+    app.cards.render();
+    app.renderActivity();
+    if (pinned || added?.sessionId === m.activeId) app.conversation.jumpToLatest();
+    app.sidebar.render();
+    if (added) {
+      const what = added.kind === "approval" ? `Approval needed: ${added.frame.toolName}` : "The agent has a question";
+      app.notifier.attention("HarnessDesk", what, () => app.open(added.sessionId));
+    }
+  });
+  m.on("queue", (sid) => {
+    if (sid !== m.activeId) return;
+    app.queue.set(sid, m.visibleQueue(sid), app.running());
+    app.steerChips.set(sid, m.visibleQueue(sid));
+    app.composer.setWaiting(m.visibleQueue(sid).length);
+  });
+  m.on("jobs", (sid) => sid === m.activeId && app.renderAll());
+  m.on("mcp", (project) => app.mcpPanel.changed(project));
+  m.on("agent-error", ({ sessionId, message }) => {
+    app.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
+  });
+  m.on("config", (type) => {
+    if (type === "host/config-file-changed") app.configNotice.check();
+    if (type === "host/settings-changed") {
+      app.checkUiSettings();
+      app.presets.invalidate(); // the default agent preset may have changed
+    }
+    app.checkProvider();
+    app.modelPicker.refresh();
+    app.settings.changed();
+  });
+  m.on("model-status", (s) => app.status.setModelStatus(s));
+  m.on("model-download", (f) => app.settings.library.onFrame(f));
+  m.on("error", (msg) => app.status.toast(msg));
+  m.on("catalogue", (sid) => {
+    app.catalogues.invalidate(sid);
+    if (sid === null) app.presets.invalidate();
+    else if (sid === m.activeId) app.presets.show(sid, m.summaries.get(sid)?.agentPreset);
+  });
+  installShortcuts({
+    newSession: () => app.newSession(),
+    focusSearch: () => {
+      app.toggleSidebar(true);
+      app.sidebar.focusSearch();
+    },
+    cancelTurn: () => app.running() && app.stop({ escape: true }),
+    closeSidebar: () => app.toggleSidebar(false),
+  });
+  $("open-settings").addEventListener("click", () => app.settings.open());
+  $("import-archive").addEventListener("click", () => app.importer.choose());
+  $("scrim").addEventListener("click", () => app.toggleSidebar(false));
+}
