@@ -27,7 +27,8 @@ class EncodedHistory(HistoryValue):
     """A `session.history` / `subagent.history` value already encoded as its wire JSON.
 
     The carrier sends `wire_json()` as is; `model_dump` (and so `to_wire`) decodes it back into
-    the value it stands for, for any caller that wants the object."""
+    the value it stands for. Its `events` field is left empty: Python code that wants the
+    entries as models calls `decoded()` (the method's handler is called only by the carrier)."""
 
     _wire: bytes = PrivateAttr(default=b"")
 
