@@ -20,8 +20,6 @@ from contract.views import HistoryEntry
 from host.engine.views import ViewedCalls
 from host.textsafe import clean_json
 
-VIEWED = frozenset(("tool/call", "tool/result"))
-
 
 class EncodedHistory(HistoryValue):
     """A `session.history` / `subagent.history` value already encoded as its wire JSON.
@@ -59,11 +57,11 @@ def encode_history(
 ) -> EncodedHistory:
     """The answer for stored `rows` (seq, type, JSON) followed by `extra` events (a repair that
     was never written), each tool call and result with its view (a result finds its call on the
-    same page only, as `host.engine.views.page_views`)."""
+    same page only, as `host.engine.views.page_views`; a row is parsed only when it may get one)."""
     calls = ViewedCalls()
     parts: list[bytes] = [b'{"events":[']
     for _, etype, raw in rows:
-        view = calls.observe_data(etype, from_json(raw)["data"]) if etype in VIEWED else None
+        view = calls.observe_data(etype, from_json(raw)["data"]) if calls.may_view(etype) else None
         parts += (b'{"event":', raw, b"}," if view is None else b',"view":' + _json(view) + b"},")
     for event in extra:
         parts += (_json(HistoryEntry(event=event, view=calls.observe(event))), b",")

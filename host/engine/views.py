@@ -182,13 +182,22 @@ class ViewedCalls:
 
     def __init__(self) -> None:
         self._calls: dict[str, tuple[str, str]] = {}
+        self._presented = False
+        """A call whose tool presents its results is on the page."""
 
     def observe(self, event: SessionEvent) -> ToolEventView | None:
-        return _observe(self._calls, event)
+        return self.observe_data(event.type, event.data)
 
     def observe_data(self, etype: str, data: dict[str, Any]) -> ToolEventView | None:
         """`observe` for an event known only by its type and data (a stored row, parsed)."""
+        if etype == "tool/call" and str(data.get("name", "")) in RESULTS:
+            self._presented = True
         return _observe_data(self._calls, etype, data)
+
+    def may_view(self, etype: str) -> bool:
+        """Whether an event of this type can get a view here: a call always may; a result only
+        once a call whose tool presents results is on the page (so most results need no parse)."""
+        return etype == "tool/call" or (etype == "tool/result" and self._presented)
 
 
 def _observe(calls: dict[str, tuple[str, str]], event: SessionEvent) -> ToolEventView | None:
