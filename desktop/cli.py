@@ -13,6 +13,7 @@ from typing import Any
 
 import contract
 from desktop.commands import add_parsers, port_number
+from desktop.startup import skip_pydantic_plugin_scan
 
 
 class CliError(Exception):
@@ -113,6 +114,7 @@ def split_folder(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[
 
 def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
+    skip_pydantic_plugin_scan()
     parser = build_parser()
     rest, folder = split_folder(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(rest)

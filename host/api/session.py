@@ -36,8 +36,7 @@ async def delete(engine: Engine, p: s.SessionRef) -> s.SessionDeleted:
 
 @implements("session.history")
 async def history(engine: Engine, p: s.HistoryRequest) -> s.HistoryValue:
-    events, has_more, projections = await engine.history(p.session_id, p.before_seq, p.max_messages)
-    return s.HistoryValue(events=engine.history_entries(events), has_more=has_more, projections=projections)
+    return await engine.history_value(p.session_id, p.before_seq, p.max_messages)
 
 
 @implements("session.prompt")

@@ -25,6 +25,7 @@ from contract.namespaces import HOOKS
 from contract.permissions import PERMISSIONS_KEY
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import (
+    HistoryValue,
     ModelSelection,
     Projections,
     PromptContent,
@@ -57,7 +58,8 @@ from host.engine.goals.door import GoalsDoor, mounted
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.goals.tools import goal_tools
 from host.engine.health import StorageHealth
-from host.engine.history import history_page
+from host.engine.history import HistoryPage, history_page
+from host.engine.history_wire import encode_history
 from host.engine.hooks.prompt import prompt_gate
 from host.engine.hooks.service import HookService
 from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
@@ -307,6 +309,17 @@ class Engine(
         self, session_id: str, before_seq: int | None = None, max_messages: int = 50
     ) -> tuple[list[SessionEvent], bool, Projections | None]:
         """A page of raw events; a cold session is repaired in memory (nothing written)."""
+        page = await self._history_page(session_id, before_seq, max_messages)
+        return page.events, page.has_more, page.projections
+
+    async def history_value(
+        self, session_id: str, before_seq: int | None = None, max_messages: int = 50
+    ) -> HistoryValue:
+        """`history` as its wire answer, spliced from the stored JSON (host/engine/history_wire.py)."""
+        page = await self._history_page(session_id, before_seq, max_messages)
+        return encode_history(page.rows, page.extra, page.has_more, page.projections)
+
+    async def _history_page(self, session_id: str, before_seq: int | None, max_messages: int) -> HistoryPage:
         agent = self._agents.get(session_id)
         cold = None if agent is not None else await self._header(session_id)
         values: dict[str, Any] = {}
@@ -316,14 +329,13 @@ class Engine(
         if before_seq is None and (context := await self.context_projection(session_id, cold)):
             values["context"] = context
         reason = self.pool.failed.get(session_id)  # a turn a store failure cut short
-        events, has_more, projections = await history_page(
-            self.store, session_id, cold, values, before_seq, max_messages, reason
-        )
-        if projections is not None:
+        page = await history_page(self.store, session_id, cold, values, before_seq, max_messages, reason)
+        if page.projections is not None:
+            projections = page.projections
             projections.values.update(await self.preset_projections(session_id, cold))
             projections.values.update(await self.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self.permissions.projection(session_id)).dump()
-        return events, has_more, projections
+        return page
 
     def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:
         """A page's events as history entries, each tool call and result with its view

@@ -7,12 +7,28 @@ appended to its tail page without writing anything, so reading never changes a s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from contract.events import SessionEvent, TurnEndReason
 from contract.sessions import Projections
 from host.engine.repair import crash_repair
-from host.engine.store import SessionHeader, Store
+from host.engine.store import Page, SessionHeader, Store
+
+
+@dataclass
+class HistoryPage:
+    """A page as stored (`rows`: seq, type, JSON) plus the repair events never written (`extra`)."""
+
+    rows: list[tuple[int, str, bytes]]
+    extra: list[SessionEvent]
+    has_more: bool
+    projections: Projections | None
+
+    @property
+    def events(self) -> list[SessionEvent]:
+        """Every event of the page as a model (validated from the rows)."""
+        return Page(self.rows, self.has_more, 0).events + self.extra
 
 
 async def history_page(
@@ -23,17 +39,17 @@ async def history_page(
     before_seq: int | None,
     max_messages: int,
     reason: TurnEndReason | None = None,
-) -> tuple[list[SessionEvent], bool, Projections | None]:
+) -> HistoryPage:
     """`cold` is the header of a session with no agent attached (None when attached: its log is
     whole). The tail page (`before_seq` None) carries the projections (`values`). `reason` ends
     a repaired turn instead of `interrupted` (a turn a store failure cut short)."""
     page = await store.page(session_id, before_seq, max_messages)
-    events = page.events
+    extra: list[SessionEvent] = []
     if cold is not None and (before_seq is None or before_seq > cold.last_seq):
-        extra = await crash_repair(store, cold, reason)
-        events = events + [e for e in extra if before_seq is None or e.seq < before_seq]
+        repair = await crash_repair(store, cold, reason)
+        extra = [e for e in repair if before_seq is None or e.seq < before_seq]
     projections = None
     if before_seq is None:
-        as_of = events[-1].seq if events else -1
+        as_of = extra[-1].seq if extra else page.rows[-1][0] if page.rows else -1
         projections = Projections(as_of_seq=as_of, values=values)
-    return events, page.has_more, projections
+    return HistoryPage(page.rows, extra, page.has_more, projections)

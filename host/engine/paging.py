@@ -18,7 +18,10 @@ BOUNDARY_SQL = (
     "SELECT MIN(cut), COUNT(*) FROM ("
     " SELECT cut FROM boundaries WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?)"
 )
-PAGE_SQL = "SELECT json FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq"
+PAGE_SQL = (
+    "SELECT seq, type, CAST(json AS BLOB) FROM events"
+    " WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq"
+)
 NO_BOUND = 1 << 62
 
 
@@ -46,8 +49,9 @@ def page_bounds(
 
 def page_rows(
     conn: sqlite3.Connection, session_id: str, before_seq: int | None, max_messages: int
-) -> tuple[list[str], Bounds]:
-    """The raw JSON of the page's events, in seq order, and its bounds."""
+) -> tuple[list[tuple[int, str, bytes]], Bounds]:
+    """The page's events as (seq, type, stored JSON as UTF-8 bytes), in seq order, and its
+    bounds. Bytes: answers splice them as they are (host/engine/history_wire.py)."""
     bounds = page_bounds(conn, session_id, before_seq, max_messages)
     rows = conn.execute(PAGE_SQL, (session_id, bounds.cut, bounds.end)).fetchall()
-    return [r[0] for r in rows], bounds
+    return rows, bounds

@@ -173,20 +173,45 @@ def _result_call_id(data: dict[str, Any]) -> str | None:
 
 def page_views(events: Sequence[SessionEvent]) -> list[ToolEventView | None]:
     """The views of one history page: a result finds its call on the same page only."""
-    calls: dict[str, tuple[str, str]] = {}
-    out: list[ToolEventView | None] = []
-    for event in events:
-        out.append(_observe(calls, event))
-    return out
+    calls = ViewedCalls()
+    return [calls.observe(event) for event in events]
+
+
+class ViewedCalls:
+    """The calls seen so far on one history page, for the views of the results after them."""
+
+    def __init__(self) -> None:
+        self._calls: dict[str, tuple[str, str]] = {}
+        self._presented = False
+        """A call whose tool presents its results is on the page."""
+
+    def observe(self, event: SessionEvent) -> ToolEventView | None:
+        return self.observe_data(event.type, event.data)
+
+    def observe_data(self, etype: str, data: dict[str, Any]) -> ToolEventView | None:
+        """`observe` for an event known only by its type and data (a stored row, parsed)."""
+        if etype == "tool/call" and str(data.get("name", "")) in RESULTS:
+            self._presented = True
+        return _observe_data(self._calls, etype, data)
+
+    def may_view(self, etype: str) -> bool:
+        """Whether an event of this type can get a view here: a call always may; a result only
+        once a call whose tool presents results is on the page (so most results need no parse)."""
+        return etype == "tool/call" or (etype == "tool/result" and self._presented)
 
 
 def _observe(calls: dict[str, tuple[str, str]], event: SessionEvent) -> ToolEventView | None:
-    data = event.data
-    if event.type == "tool/call":
+    return _observe_data(calls, event.type, event.data)
+
+
+def _observe_data(
+    calls: dict[str, tuple[str, str]], etype: str, data: dict[str, Any]
+) -> ToolEventView | None:
+    if etype == "tool/call":
         name, arguments = str(data.get("name", "")), str(data.get("arguments", ""))
         calls[str(data.get("callId", ""))] = (name, arguments)
         return call_view(name, arguments)
-    if event.type == "tool/result":
+    if etype == "tool/result":
         call_id = _result_call_id(data)
         found = calls.get(call_id) if call_id is not None else None
         return result_view(found[0], found[1], data) if found is not None else None

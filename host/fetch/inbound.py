@@ -7,7 +7,8 @@ text) is refused unread and an oversized body is never held whole in memory.
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic_core import PydanticSerializationError, to_json
 from starlette.datastructures import Headers
@@ -72,12 +73,29 @@ def parse_json(body: bytes) -> Any:
         raise Reject(400, "body is not JSON") from exc
 
 
+@runtime_checkable
+class WireEncoded(Protocol):
+    """A method's value that already holds its wire JSON (e.g. a history page spliced from the
+    stored events: docs/decisions.md, "History answers spliced"); sent as is."""
+
+    def wire_json(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class EncodedJson:
+    """JSON bytes already encoded as `json_bytes` would encode them."""
+
+    data: bytes
+
+
 def json_bytes(value: Any) -> bytes:
     """Compact UTF-8 JSON, the one encoding every response and frame uses. Never fails on a
     lone surrogate (it becomes U+FFFD), so one bad string cannot end an event stream.
 
     pydantic-core's encoder first (several times faster on large pages, e.g. a compaction's list
     of shadowed seqs); the standard library's, with its surrogate repair, when it refuses."""
+    if isinstance(value, EncodedJson):
+        return value.data
     try:
         return to_json(value, inf_nan_mode="strings")
     except (PydanticSerializationError, ValueError):

@@ -30,7 +30,7 @@ from contract.rpc import (
 )
 from host.fetch.caller import reset_caller, set_caller
 from host.fetch.connection import run_unless_disconnected
-from host.fetch.inbound import ClientGone, Reject
+from host.fetch.inbound import ClientGone, EncodedJson, Reject, WireEncoded, json_bytes
 from host.fetch.proxy import ApiProxy, resolve
 
 log = logging.getLogger("host.fetch")
@@ -56,12 +56,16 @@ def failure(rpc_id: str, error: Any) -> dict[str, Any]:
     return {"type": "server-response", "rpcId": rpc_id, "result": {"ok": False, "error": to_wire(error)}}
 
 
-def checked_envelope(m: AnyMethod, rpc_id: str, response: Any, dev_validate: bool) -> dict[str, Any]:
+def checked_envelope(
+    m: AnyMethod, rpc_id: str, response: Any, dev_validate: bool
+) -> dict[str, Any] | EncodedJson:
     """The server-response for an implementation's answer, after the host-bug checks."""
     if not isinstance(response, RpcResponse):
         raise HostBug(f"{m.key} returned {type(response).__name__}, not an RpcResponse")
     if response.rpc_id != rpc_id:
         raise HostBug(f"{m.key} echoed rpcId {response.rpc_id!r} for {rpc_id!r}")
+    if isinstance(response.result, RpcOk) and isinstance(response.result.value, WireEncoded):
+        return encoded_envelope(m, rpc_id, response.result.value.wire_json(), dev_validate)
     if isinstance(response.result, RpcOk):
         value = to_wire(response.result.value)
         if dev_validate:
@@ -80,9 +84,21 @@ def checked_envelope(m: AnyMethod, rpc_id: str, response: Any, dev_validate: boo
     return envelope
 
 
+def encoded_envelope(m: AnyMethod, rpc_id: str, value: bytes, dev_validate: bool) -> EncodedJson:
+    """The server-response around a value already encoded: the bytes `checked_envelope` would
+    give for the value it stands for (the same keys in the same order), without decoding it."""
+    if dev_validate:
+        try:
+            m.value.model_validate_json(value)
+        except ValidationError as exc:
+            raise HostBug(f"{m.key} returned a value that fails {m.value.__name__}: {exc}") from exc
+    head = b'{"type":"server-response","rpcId":' + json_bytes(rpc_id) + b',"result":{"ok":true,"value":'
+    return EncodedJson(head + value + b"}}")
+
+
 async def call_unary(
     api: ApiProxy, m: AnyMethod, body: Any, receive: Receive, *, dev_validate: bool, privileged: bool = True
-) -> dict[str, Any]:
+) -> dict[str, Any] | EncodedJson:
     """Rules 5-10 of docs/architecture.md ("The handler"): envelope, path match, payload, call,
     echo, value, cancel. `privileged`: the fence's verdict on the caller (`host/fetch/caller.py`)."""
     try:

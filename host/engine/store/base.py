@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from contract.content import AttachmentRef
 from contract.errors import ReasonDetails
-from contract.events import SessionEvent
+from contract.events import STORED, SessionEvent
 from contract.sessions import ORIGINS, SessionOrigin
 from host.engine.errors import EngineError
 from host.engine.store.blobs import Checkpoint
@@ -195,9 +195,17 @@ def origin_of(value: Any) -> SessionOrigin | None:
 
 @dataclass
 class Page:
-    events: list[SessionEvent]
+    """A history page as stored: each event's (seq, type, JSON). The JSON is what `event_json`
+    wrote, so it is spliced into answers as is (docs/decisions.md, "History answers spliced");
+    `events` validates it for callers that want models."""
+
+    rows: list[tuple[int, str, bytes]]
     has_more: bool
     cut: int
+
+    @property
+    def events(self) -> list[SessionEvent]:
+        return [SessionEvent.model_validate_json(raw, context={STORED: True}) for _, _, raw in self.rows]
 
 
 @dataclass

@@ -283,8 +283,7 @@ class SqliteStore:
     async def page(self, session_id: str, before_seq: int | None, max_messages: int) -> Page:
         def read(conn: sqlite3.Connection) -> Page:
             rows, bounds = page_rows(conn, session_id, before_seq, max_messages)
-            events = [SessionEvent.model_validate_json(r, context=TRUSTED) for r in rows]
-            return Page(events=events, has_more=bounds.has_more, cut=bounds.cut)
+            return Page(rows=rows, has_more=bounds.has_more, cut=bounds.cut)
 
         return await self.call(read)
 
@@ -358,10 +357,10 @@ class SqliteStore:
                 if header is None:
                     raise StoreError("events before the header")
                 ev = json.loads(row.json)
-                SessionEvent.model_validate(ev)
+                checked = SessionEvent.model_validate(ev)
                 if int(ev["seq"]) != len(events):
                     raise SeqGapError(f"{header.id}: expected seq {len(events)}, got {ev['seq']}")
-                events.append((ev, row.json))
+                events.append((ev, event_json(checked)))  # stored as written: history splices it
             else:
                 attachments.append(row)
         if header is None:

@@ -1,0 +1,338 @@
+"""Opening a long session over the API: the first page and the whole of a 1,000-turn session.
+
+    python bench/open_bench.py [--turns 1000] [--repeat 15] [--page 50] [--profile] [--json FILE]
+
+A session of `--turns` turns (14 events each: a question, streamed chunks, a tool call and its
+result with a diff-like output, a final answer with a code block; ~2.4 MB in all, the shape the
+issue measured against opencode) is written through the engine's store, then `harnessdesk serve`
+is started on the closed file and `session.history` is called over loopback HTTP (a real uvicorn
+server, one keep-alive connection, the body read and parsed as the web client does):
+- first page: no `beforeSeq`, `maxMessages` 50, the web client's page (webui/js/state/session.js);
+- whole session: `maxMessages` 10,000 (the contract's most), every event in one answer.
+The baseline, measured in the same run and the same server, is `host.describe` (the smallest
+answer: the fixed cost of one call through the fence, the handler and the socket). Before the
+server starts, the host's own work for the whole session is timed in process: the spliced answer
+against the validate-and-dump path it replaced, same data, same run (their bytes compared too).
+Prints median ms, the ratio to the baseline and the bytes; the goals are the first page ≤ 13 ms
+and the whole session ≤ 200 ms.
+`--profile` instead profiles the whole-session call in process (cProfile, top 25). No assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from contract.events import SessionEvent  # noqa: E402
+from host.api import open_host  # noqa: E402
+from host.engine.store import SessionHeader  # noqa: E402
+
+LISTENING = "HarnessDesk listening on "
+SID = "long-session"
+WHOLE = 10_000
+FIRST_PAGE = 50
+"""maxMessages of the web client's pages (webui/js/state/session.js)."""
+
+DIFF = "".join(
+    f"@@ -{i},3 +{i},4 @@\n-    old_line_{i} = compute({i})\n+    new_line_{i} = compute({i} + 1)\n"
+    for i in range(3)
+)
+CODE = "```python\ndef handler(request):\n    value = parse(request.body)\n    return respond(value)\n```"
+
+
+def turn_events(base: int, turn: int) -> list[dict[str, Any]]:
+    """One completed turn of 14 events, as the agent writes them (wire JSON)."""
+    call_id = f"call-{turn}"
+    question = f"Please look at module_{turn % 37}.py and fix the failing test number {turn}."
+    answer = f"I changed `module_{turn % 37}.py`: the handler now parses the body first.\n\n{CODE}"
+    chunk = {"type": "text-delta", "index": 0, "text": "I changed the handler "}
+    tool_call = {
+        "type": "tool-call",
+        "id": call_id,
+        "name": "read",
+        "arguments": json.dumps({"path": f"module_{turn % 37}.py"}),
+    }
+    events: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("turn/start", {"turn": turn, "trigger": "user"}, {}),
+        ("step/start", {"turn": turn, "step": 0}, {}),
+        (
+            "user/message",
+            {
+                "id": f"u{turn}",
+                "role": "user",
+                "content": [{"type": "text", "text": question}],
+                "source": {"kind": "user", "rpcId": f"r{turn}"},
+            },
+            {"surfaceOp": "append"},
+        ),
+        ("request/header", {"provider": "openai-compatible", "model": "scripted-small"}, {}),
+        (
+            "assistant/message",
+            {
+                "turn": turn,
+                "step": 0,
+                "message": {
+                    "id": f"a{turn}",
+                    "role": "assistant",
+                    "content": [tool_call],
+                    "source": {"kind": "model"},
+                },
+                "usage": {"inputTokens": 1200 + turn, "outputTokens": 40},
+            },
+            {"surfaceOp": "append"},
+        ),
+        (
+            "tool/call",
+            {"turn": turn, "step": 0, "callId": call_id, "name": "read", "arguments": tool_call["arguments"]},
+            {},
+        ),
+        (
+            "tool/result",
+            {
+                "turn": turn,
+                "step": 0,
+                "message": {
+                    "id": f"t{turn}",
+                    "role": "tool",
+                    "content": [{"type": "tool-result", "toolCallId": call_id, "content": DIFF}],
+                    "source": {"kind": "tool", "callId": call_id},
+                },
+            },
+            {"surfaceOp": "append"},
+        ),
+        ("step/end", {"turn": turn, "step": 0}, {}),
+        ("step/start", {"turn": turn, "step": 1}, {}),
+        ("assistant/chunk", {"turn": turn, "step": 1, "chunk": chunk}, {}),
+        ("assistant/chunk", {"turn": turn, "step": 1, "chunk": {**chunk, "text": "to parse the body."}}, {}),
+        (
+            "assistant/message",
+            {
+                "turn": turn,
+                "step": 1,
+                "message": {
+                    "id": f"b{turn}",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": answer}],
+                    "source": {"kind": "model"},
+                },
+            },
+            {"surfaceOp": "append", "sourceEventSeqs": [base + 9, base + 10]},
+        ),
+        ("step/end", {"turn": turn, "step": 1}, {}),
+        ("turn/end", {"turn": turn, "reason": {"kind": "completed"}}, {}),
+    ]
+    return [
+        {"type": kind, "seq": base + i, "time": 1_700_000_000_000 + (base + i) * 10, "data": data, **extra}
+        for i, (kind, data, extra) in enumerate(events)
+    ]
+
+
+async def write_session(data_dir: Path, turns: int) -> int:
+    """The session through the engine's store (validated as the agent's events are); its events."""
+    runtime = await open_host(data_dir, dev_validate=False)
+    store = runtime.engine.store
+    store.register(SessionHeader(id=SID, created_at=1_700_000_000_000, cwd="/tmp", title="long session"))
+    batch: list[SessionEvent] = []
+    count = 0
+    for turn in range(turns):
+        for raw in turn_events(count, turn):
+            batch.append(SessionEvent.model_validate(raw, by_alias=True))
+            count += 1
+        if len(batch) >= 2000:
+            store.append(SID, batch)
+            batch = []
+    if batch:
+        store.append(SID, batch)
+    await runtime.close()
+    return count
+
+
+class Serve:
+    """`harnessdesk serve` on the data dir (no provider needed: history only)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        env = {**os.environ, "HARNESSDESK_API_KEY": "bench", "PYTHONUNBUFFERED": "1"}
+        cmd = [sys.executable, "-m", "desktop", "serve", "--data-dir", str(data_dir), "--port", "0"]
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith(LISTENING):
+            raise RuntimeError(f"serve printed {line!r}")
+        self.base, self.token = line[len(LISTENING) :].strip().split("/?token=")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+async def call(
+    http: httpx.AsyncClient, base: str, method: str, payload: dict[str, Any]
+) -> tuple[float, int, Any]:
+    """(seconds, body bytes, value) of one call, the body parsed as the web client parses it."""
+    body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
+    started = time.perf_counter()
+    response = await http.post(f"{base}/api/{method}", json=body)
+    raw = response.content
+    if response.status_code != 200:
+        raise RuntimeError(f"{method}: HTTP {response.status_code} {raw[:200]!r}")
+    answer = json.loads(raw)
+    seconds = time.perf_counter() - started
+    if not answer["result"]["ok"]:
+        raise RuntimeError(f"{method}: {answer}")
+    return seconds, len(raw), answer["result"]["value"]
+
+
+async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
+    cases = {
+        "baseline (host.describe)": ("host.describe", {}),
+        "first page": ("session.history", {"sessionId": SID, "maxMessages": first_page}),
+        "whole session": ("session.history", {"sessionId": SID, "maxMessages": WHOLE}),
+    }
+    headers = {"authorization": f"Bearer {serve.token}"}
+    samples: dict[str, list[float]] = {k: [] for k in cases}
+    sizes: dict[str, tuple[int, int]] = {}
+    async with httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http:
+        for method, payload in cases.values():  # warm: the first call builds validators
+            await call(http, serve.base, method, payload)
+        for _ in range(repeat):  # interleaved, so the machine's load hits each case alike
+            for label, (method, payload) in cases.items():
+                seconds, size, value = await call(http, serve.base, method, payload)
+                samples[label].append(seconds)
+                sizes[label] = (size, len(value["events"]) if "events" in value else 0)
+    base_ms = statistics.median(samples["baseline (host.describe)"]) * 1000
+    rows = {}
+    for label, values in samples.items():
+        ms = statistics.median(values) * 1000
+        rows[label] = {"ms": ms, "ratio": ms / base_ms, "bytes": sizes[label][0], "events": sizes[label][1]}
+    return rows
+
+
+async def host_side(data_dir: Path, repeat: int) -> dict[str, float]:
+    """The host's own work for the whole session, in process (no socket), median ms: the answer
+    spliced from the stored JSON (`Engine.history_value`) against the path it replaced (every
+    event validated into a model, wrapped in an entry, dumped, encoded), in the same run."""
+    from contract._base import to_wire
+    from contract.methods import METHODS
+    from contract.sessions import HistoryValue
+    from host.fetch.inbound import json_bytes
+    from host.fetch.unary import encoded_envelope
+
+    runtime = await open_host(data_dir, dev_validate=False)
+    engine = runtime.engine
+    method = METHODS["session.history"]
+
+    async def spliced() -> bytes:
+        value = await engine.history_value(SID, None, WHOLE)
+        return encoded_envelope(method, "r", value.wire_json(), False).data  # type: ignore[attr-defined]
+
+    async def validated() -> bytes:
+        events, more, projections = await engine.history(SID, None, WHOLE)
+        value = HistoryValue(events=engine.history_entries(events), has_more=more, projections=projections)
+        return json_bytes(
+            {"type": "server-response", "rpcId": "r", "result": {"ok": True, "value": to_wire(value)}}
+        )
+
+    samples: dict[str, list[float]] = {"spliced": [], "validated": []}
+    same = await spliced() == await validated()
+    for _ in range(repeat):
+        for label, run in (("spliced", spliced), ("validated", validated)):
+            started = time.perf_counter()
+            await run()
+            samples[label].append(time.perf_counter() - started)
+    await runtime.close()
+    out = {k: statistics.median(v) * 1000 for k, v in samples.items()}
+    return {**out, "ratio": out["validated"] / out["spliced"], "same_bytes": same}
+
+
+async def profile(data_dir: Path, first_page: int) -> None:
+    """The whole-session call in process, under cProfile (the server's own path, no socket)."""
+    import cProfile
+    import pstats
+
+    from host.fetch.inprocess import InProcessApiClient
+
+    runtime = await open_host(data_dir, dev_validate=False)
+    client = InProcessApiClient(runtime.app)
+    for max_messages in (first_page, WHOLE):
+        await client.call("session.history", {"sessionId": SID, "maxMessages": max_messages})
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(5):
+        await client.call("session.history", {"sessionId": SID, "maxMessages": WHOLE})
+    prof.disable()
+    await runtime.close()
+    pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--page", type=int, default=FIRST_PAGE, help="maxMessages of the first page")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="open-bench-") as tmp:
+        data_dir = Path(tmp) / "data"
+        events = asyncio.run(write_session(data_dir, args.turns))
+        if args.profile:
+            asyncio.run(profile(data_dir, args.page))
+            return 0
+        inside = asyncio.run(host_side(data_dir, max(3, args.repeat // 3)))
+        serve = Serve(data_dir)
+        try:
+            rows = asyncio.run(measure(serve, args.repeat, args.page))
+        finally:
+            serve.close()
+    load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"session.history over loopback HTTP, {args.turns:,} turns / {events:,} events,"
+        f" median of {args.repeat} (load {load})"
+    )
+    print(f"{'call':24}{'ms':>10}{'x baseline':>12}{'events':>9}{'bytes':>12}")
+    for label, row in rows.items():
+        print(f"{label:24}{row['ms']:10.2f}{row['ratio']:12.1f}{row['events']:9d}{row['bytes']:12,d}")
+    print(
+        f"first page ({args.page} messages): {rows['first page']['ms']:.1f} ms (goal ≤ 13 ms);"
+        f" whole session: {rows['whole session']['ms']:.1f} ms (goal ≤ 200 ms)"
+    )
+    print(
+        f"host side, whole session in process: spliced {inside['spliced']:.1f} ms, validate-and-dump"
+        f" {inside['validated']:.1f} ms ({inside['ratio']:.1f}x; same bytes: {inside['same_bytes']})"
+    )
+    if args.json:
+        figures = {
+            "turns": args.turns,
+            "events": events,
+            "first_page_messages": args.page,
+            "rows": rows,
+            "host_side": inside,
+        }
+        args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
