@@ -152,7 +152,7 @@ def regenerate(repo: Path) -> None:
     done = run(repo, "-m", "contract", "--out", str(repo.parent / "schema-out"))
     assert done.returncode == 0, done.stderr
     assert (
-        '"probe.touch": {"privileged":true,"userPaced":false},'
+        '"probe.touch": {"privileged":true,"userPaced":false,"request":"TouchRequest","value":"TouchValue"},'
         in (repo / "webui/js/contract.gen.js").read_text()
     )
     page = (repo / "docs/architecture.md").read_text(encoding="utf-8")
