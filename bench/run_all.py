@@ -42,6 +42,7 @@ BENCHES: dict[str, list[str]] = {
     "sandbox": ["sandbox_bench.py", "--runs", "60"],
     "memory": ["memory_bench.py"],
     "snapshot": ["snapshot_bench.py", "--runs", "21"],
+    "transcript": ["transcript_bench.py", "--rounds", "3"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -218,6 +219,40 @@ GOALS = [
         " ms",
     ),
 ]
+
+
+def _transcript_goals() -> list[Goal]:
+    """Issue 33, goal 2: a 10,000-message session, per engine (bench/transcript_bench.py)."""
+    rows: list[Goal] = []
+    for engine, name in (("chromium", "Chromium"), ("window", "window (WebKitGTK)")):
+        for key, label, target in (
+            ("open_ms", "opens, first screen painted", 500),
+            ("jump_ms", "jump to an early search hit", 300),
+            ("frame_p99_ms", "scroll frame p99", 16),
+        ):
+            rows.append(
+                Goal(
+                    f"10,000 messages in {name}: {label}",
+                    "transcript",
+                    lambda f, e=engine, k=key: f[e]["big"][k],
+                    f"≤ {target}",
+                    lambda x, t=target: x <= t,
+                    " ms",
+                )
+            )
+        rows.append(
+            Goal(
+                f"10,000 messages in {name}: DOM nodes / a 120-message session's",
+                "transcript",
+                lambda f, e=engine: f[e]["big"]["nodes"] / f[e]["small"]["nodes"],
+                "≤ 1.5",
+                lambda x: x <= 1.5,
+            )
+        )
+    return rows
+
+
+GOALS += _transcript_goals()
 
 
 def discover() -> dict[str, list[str]]:

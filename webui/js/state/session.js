@@ -210,14 +210,15 @@ export class Session extends Emitter {
 
   // ---- older pages --------------------------------------------------------------------------
 
-  /** Load the page before the first event we hold. Resolves true when it joined. */
-  async loadOlder() {
+  /** Load the page before the first event we hold (`maxMessages` of them, the usual page size
+   * by default). Resolves true when it joined. */
+  async loadOlder(maxMessages = this.maxMessages) {
     if (!this.hasMore || this.loadingOlder || this.firstSeq === null) return false;
     const before = this.firstSeq;
     this.loadingOlder = true;
     this.emitState();
     try {
-      const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages: this.maxMessages });
+      const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages });
       if (this.closed || this.firstSeq !== before) return false; // the tail was replaced meanwhile
       if (!r.ok) {
         this.error = r.error;
@@ -245,6 +246,20 @@ export class Session extends Emitter {
       this.emitState();
     }
   }
+}
+
+/** How many messages the page that reaches back to `seq` should ask for: the held run's share of
+ * counted messages (docs/architecture.md, "History paging") scaled to the events in between, with
+ * a margin, so a search hit far up costs one or two large pages and one refold each instead of
+ * a refold of the growing run per 50-message page (docs/decisions.md, "Long transcripts in the
+ * window"). PURE. */
+export function messagesToReach(events, seq, min, max = 10_000) {
+  if (!events.length || seq >= events[0].seq) return min;
+  let counted = 0;
+  for (const ev of events) if (ev.type === "user/message" || ev.type === "assistant/message") counted++;
+  const share = counted / events.length || 0.5;
+  const want = Math.ceil((events[0].seq - seq) * share * 1.25) + min;
+  return Math.max(min, Math.min(max, want));
 }
 
 /** History entries `{event, view?}` as events; a tool view rides on its event as `view` (the

@@ -12,6 +12,7 @@
 import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
 import { rowIndexForSeq } from "../state/find-row.js";
+import { messagesToReach } from "../state/session.js";
 
 const PAGE = 40;
 const MAX_DOM = 160;
@@ -307,7 +308,7 @@ export class ConversationView {
     await until(s, () => !s.loading);
     for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
       if (s.loadingOlder) await until(s, () => !s.loadingOlder);
-      else if (!(await s.loadOlder()) && s.error) break;
+      else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
     }
     if (s !== this.session) return false;
     const idx = rowIndexForSeq(this.items, seq);
