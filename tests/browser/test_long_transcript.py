@@ -38,6 +38,10 @@ def long_host(
     server.stop()
 
 
+ACTIVE = """() => { const s = window.harnessdesk.app.manager.active;
+  return {firstSeq: s.firstSeq, lastSeq: s.lastSeq, detached: s.detached}; }"""
+
+
 def test_a_long_session_keeps_the_dom_bounded_and_a_search_jump_shows_an_early_message(
     contexts: Contexts, long_host: tuple[HarnessServer, LongSession, LongSession]
 ) -> None:
@@ -67,14 +71,18 @@ def test_a_long_session_keeps_the_dom_bounded_and_a_search_jump_shows_an_early_m
     expect(hit).to_contain_text(MARKER)
     expect(hit).to_be_in_viewport()
     assert jump["nodes"] < MAX_NODES, jump
-    # the whole session is held now, yet the DOM is no bigger than for the 120-message one
-    assert page.evaluate("() => window.harnessdesk.app.manager.active.firstSeq") == 0
+    # only a page around the hit is held (detached from the tail), and the DOM is bounded
+    held = page.evaluate(ACTIVE)
+    assert held["detached"] and held["lastSeq"] - held["firstSeq"] < 1_000, held
     assert page.locator(".rows > .row").count() <= 160
     assert jump["nodes"] < short["nodes"] + MAX_NODES // 2, (jump, short)
     shoot(page, "long-session-search-hit")
 
-    down = page.evaluate(probe.scroll(200, 150))  # newer rows come in below, the top is trimmed
+    down = page.evaluate(probe.scroll(300, 150))  # newer pages come in below, the top is trimmed
     assert down["rows"] <= 160 and down["nodes"] < MAX_NODES, down
+    newer = page.evaluate(ACTIVE)
+    assert newer["lastSeq"] > held["lastSeq"] + 200, (held, newer)
     page.get_by_test_id("jump-latest").click()
     expect(page.get_by_test_id("msg-user").last).to_contain_text(f"Turn {big.messages // 4 - 1}:")
     expect(hit).to_have_count(0)
+    assert page.evaluate(ACTIVE)["detached"] is False

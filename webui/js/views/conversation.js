@@ -119,6 +119,7 @@ export class ConversationView {
     else if (top >= this.lastTop && gap < PIN_SLACK && this.following) this.follow = true;
     this.lastTop = top;
     this.updateJump();
+    this.loadNewerNear();
   }
 
   /** Keep the bottom in view while following (after any change of size). */
@@ -128,8 +129,16 @@ export class ConversationView {
     this.lastTop = this.scroller.scrollTop;
   }
 
+  /** The window shows the newest rows the session has (a detached session's are not the
+   * newest: there is more below). */
   get following() {
-    return this.end >= this.items.length;
+    return this.end >= this.items.length && !this.session?.detached;
+  }
+
+  /** Near the bottom of a detached run: page the next events in. */
+  loadNewerNear() {
+    const s = this.session;
+    if (s?.detached && !s.loadingNewer && this.end >= this.items.length && this.gap() < 1200) s.loadNewer();
   }
 
   // ---- change handling ----------------------------------------------------------------------
@@ -175,7 +184,10 @@ export class ConversationView {
     if (this.needsAppend) {
       this.needsAppend = false;
       const wasFollowing = this.end >= this.lastLength;
-      if (wasFollowing) this.renderRange(this.end, this.items.length, "end");
+      if (wasFollowing) {
+        this.renderRange(this.end, this.items.length, "end");
+        if (!pinned) this.trim("start"); // a detached run paging forward stays bounded too
+      }
     }
     this.lastLength = this.items.length;
     if (pinned && this.following) {
@@ -276,7 +288,7 @@ export class ConversationView {
         this.renderRange(this.end, Math.min(this.items.length, this.end + PAGE), "end");
         this.trim("start");
         this.updateJump();
-      }
+      } else if (e.target === this.bottom) this.loadNewerNear();
     }
   }
 
@@ -306,6 +318,9 @@ export class ConversationView {
     if (!s) return false;
     this.follow = false;
     await until(s, () => !s.loading);
+    // far up: hold a page around the hit, not everything down to the tail (docs/decisions.md,
+    // "Long transcripts in the window"); paging older is the fallback
+    if (s.hasMore && (s.firstSeq ?? 0) > seq) await s.loadAround(seq);
     for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
       if (s.loadingOlder) await until(s, () => !s.loadingOlder);
       else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
@@ -350,6 +365,7 @@ export class ConversationView {
   jumpToLatest() {
     this.follow = true;
     this.clearHit();
+    if (this.session?.detached) this.session.pullTail(); // its reset renders the tail
     if (!this.following) this.renderTail();
     this.stick();
     this.updateJump();
