@@ -43,6 +43,7 @@ BENCHES: dict[str, list[str]] = {
     "memory": ["memory_bench.py"],
     "snapshot": ["snapshot_bench.py", "--runs", "21"],
     "transcript": ["transcript_bench.py", "--rounds", "3"],
+    "window_day": ["window_day_bench.py"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -235,9 +236,8 @@ def _transcript_goals() -> list[Goal]:
                     f"10,000 messages in {name}: {label}",
                     "transcript",
                     lambda f, e=engine, k=key: f[e]["big"][k],
-                    f"≤ {target}",
+                    f"≤ {target} ms",
                     lambda x, t=target: x <= t,
-                    " ms",
                 )
             )
         rows.append(
@@ -253,6 +253,36 @@ def _transcript_goals() -> list[Goal]:
 
 
 GOALS += _transcript_goals()
+GOALS += [
+    Goal(
+        "token to pixel in the window, 100 tokens/s (p50)",
+        "window_day",
+        lambda f: f["pixel"]["window"]["p50"],
+        "≤ 10 ms",
+        lambda x: x <= 10,
+    ),
+    Goal(
+        "token to pixel in the window, 100 tokens/s (p99)",
+        "window_day",
+        lambda f: f["pixel"]["window"]["p99"],
+        "≤ 30 ms",
+        lambda x: x <= 30,
+    ),
+    Goal(
+        "window's web process RSS over a working day (1,000 turns + 50 sessions, peak)",
+        "window_day",
+        lambda f: f["memory"]["peak_mb"],
+        "≤ 400 MB",
+        lambda x: x <= 400,
+    ),
+    Goal(
+        "window's web process RSS growth after warm-up (turn 200 to the end)",
+        "window_day",
+        lambda f: f["memory"]["growth_after_warm"],
+        "≤ 0.1",
+        lambda x: x <= 0.1,
+    ),
+]
 
 
 def discover() -> dict[str, list[str]]:
