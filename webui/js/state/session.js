@@ -124,7 +124,10 @@ export class Session extends Emitter {
     this.fold.apply(ev);
   }
 
-  refold() {
+  /** Fold the held run again; `cause` "older" = only an older page was prepended (the view may
+   * keep the rows it shows). */
+  refold(cause = "other") {
+    this.resetCause = cause;
     this.fold.reset();
     this.fold.applyAll(this.events);
     this.fold.ops = [];
@@ -243,7 +246,7 @@ export class Session extends Emitter {
       }
       this.events = page.concat(this.events);
       this.hasMore = !!r.value.hasMore && page[0].seq > 0;
-      this.refold();
+      this.refold("older");
       this.emitOps();
       return true;
     } catch (err) {

@@ -232,10 +232,13 @@ export class ConversationView {
       this.renderTail();
       return;
     }
+    // an older page only adds rows above: the rows already shown are kept, not rebuilt
+    // (docs/decisions.md, "Long transcripts in the window")
+    const kept = this.session?.resetCause === "older" ? this.nodes : null;
     clear(this.rows);
-    this.nodes.clear();
+    this.nodes = new Map();
     this.start = this.end = Math.max(0, idx - PAGE);
-    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE * 2), "end");
+    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE * 2), "end", kept);
     this.lastLength = this.items.length;
     const node = this.nodes.get(anchorId);
     if (node) this.scroller.scrollTop += node.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top - offset;
@@ -249,13 +252,14 @@ export class ConversationView {
     return null;
   }
 
-  renderRange(from, to, side) {
+  /** Render rows [from, to) on one side; `reuse` (id → node) supplies rows already built. */
+  renderRange(from, to, side, reuse = null) {
     if (from >= to) return;
     const frag = document.createDocumentFragment();
     const ctx = this.rowCtx();
     for (let i = from; i < to; i++) {
       const item = this.items[i];
-      const node = renderRow(item, ctx);
+      const node = reuse?.get(item.id) ?? renderRow(item, ctx);
       this.nodes.set(item.id, node);
       frag.append(node);
     }
