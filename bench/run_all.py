@@ -45,6 +45,8 @@ BENCHES: dict[str, list[str]] = {
     "memory": ["memory_bench.py"],
     "snapshot": ["snapshot_bench.py", "--runs", "21"],
     "finder": ["finder_bench.py"],
+    "transcript": ["transcript_bench.py", "--rounds", "3"],
+    "window_day": ["window_day_bench.py"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
@@ -261,6 +263,69 @@ GOALS = [
         "< 100",
         lambda x: x < 100,
         " ms",
+    ),
+]
+
+
+def _transcript_goals() -> list[Goal]:
+    """Issue 33, goal 2: a 10,000-message session, per engine (bench/transcript_bench.py)."""
+    rows: list[Goal] = []
+    for engine, name in (("chromium", "Chromium"), ("window", "window (WebKitGTK)")):
+        for key, label, target in (
+            ("open_ms", "opens, first screen painted", 500),
+            ("jump_ms", "jump to an early search hit", 300),
+            ("frame_p99_ms", "scroll frame p99", 16),
+        ):
+            rows.append(
+                Goal(
+                    f"10,000 messages in {name}: {label}",
+                    "transcript",
+                    lambda f, e=engine, k=key: f[e]["big"][k],
+                    f"≤ {target} ms",
+                    lambda x, t=target: x <= t,
+                )
+            )
+        rows.append(
+            Goal(
+                f"10,000 messages in {name}: DOM nodes / a 120-message session's",
+                "transcript",
+                lambda f, e=engine: f[e]["big"]["nodes"] / f[e]["small"]["nodes"],
+                "≤ 1.5",
+                lambda x: x <= 1.5,
+            )
+        )
+    return rows
+
+
+GOALS += _transcript_goals()
+GOALS += [
+    Goal(
+        "token to pixel in the window, 100 tokens/s (p50)",
+        "window_day",
+        lambda f: f["pixel"]["window"]["p50"],
+        "≤ 10 ms",
+        lambda x: x <= 10,
+    ),
+    Goal(
+        "token to pixel in the window, 100 tokens/s (p99)",
+        "window_day",
+        lambda f: f["pixel"]["window"]["p99"],
+        "≤ 30 ms",
+        lambda x: x <= 30,
+    ),
+    Goal(
+        "window's web process RSS over a working day (1,000 turns + 50 sessions, peak)",
+        "window_day",
+        lambda f: f["memory"]["peak_mb"],
+        "≤ 400 MB",
+        lambda x: x <= 400,
+    ),
+    Goal(
+        "window's web process RSS growth after warm-up (turn 200 to the end)",
+        "window_day",
+        lambda f: f["memory"]["growth_after_warm"],
+        "≤ 0.1",
+        lambda x: x <= 0.1,
     ),
 ]
 

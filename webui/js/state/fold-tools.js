@@ -38,6 +38,9 @@ export function toolAt(fold, ev, turn, step, position, callId, name) {
     });
     rows.push(tool.id);
     fold.toolRows.push(tool.id);
+    const ofTurn = fold.turnTools.get(tool.turn);
+    if (ofTurn) ofTurn.push(tool.id);
+    else fold.turnTools.set(tool.turn, [tool.id]);
   }
   const tool = fold.byId.get(rows[position]);
   if (callId && !tool.callId) tool.callId = callId;
@@ -87,9 +90,10 @@ export function toolRunning(fold, callId) {
   return null;
 }
 
-/** The rows of one turn (turn end closes what is still open). */
+/** The rows of one turn (turn end closes what is still open): its own list, not a scan of every
+ * tool row (that made folding a long session quadratic in its turns). */
 export function toolsOfTurn(fold, turn) {
-  return fold.toolRows.map((id) => fold.byId.get(id)).filter((t) => t && t.turn === turn);
+  return (fold.turnTools.get(turn ?? null) ?? []).map((id) => fold.byId.get(id)).filter((t) => t && t.turn === turn);
 }
 
 /** The running row for `callId`, else a row of its own (the page began after the call). */

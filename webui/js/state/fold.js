@@ -56,6 +56,7 @@ export class SessionFold {
     this.partials = new Map(); // "turn:step" → assistant item id (still streaming)
     this.stepTools = new Map(); // "turn:step" → tool row ids by position (fold-tools.js)
     this.toolRows = []; // every tool row id, in order
+    this.turnTools = new Map(); // turn → its tool row ids: a turn's end looks up only its own
     this.approvalTools = new Map(); // approval id → tool row id
     this.approvals = new Map(); // approval id → {id, toolName, callId, reason, outcome}
     this.commands = new Map(); // commandId → item id

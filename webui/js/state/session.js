@@ -7,6 +7,11 @@
 // loadOlder() pages backwards by beforeSeq and must join contiguously. The events kept are
 // always one contiguous run; the fold is fed from it. No DOM.
 //
+// A search hit far up is shown *detached* (docs/decisions.md, "Long transcripts in the window"):
+// loadAround() holds a page around the hit instead of everything down to the tail; loadNewer()
+// pages forward until the run meets the log's end, then it joins the tail again (pullTail).
+// While detached, live frames are not held (the tail is re-pulled on re-attaching).
+//
 // Events: "ops" (fold change list), "state" (loading / hasMore / error changed).
 
 import { Emitter } from "./emitter.js";
@@ -33,6 +38,8 @@ export class Session extends Emitter {
     this.error = null;
     this.projections = new Map();
     this.closed = false;
+    this.detached = false;
+    this.loadingNewer = false;
   }
 
   get firstSeq() {
@@ -73,7 +80,7 @@ export class Session extends Emitter {
 
   /** A `session/event` frame for this session. */
   acceptLive(ev) {
-    if (this.closed) return;
+    if (this.closed || this.detached) return;
     if (this.buffering) {
       this.buffer.push(ev);
       return;
@@ -91,7 +98,7 @@ export class Session extends Emitter {
   /** `session/subscribed` for this session. */
   onSubscribed(lastSeq) {
     if (lastSeq > this.subscribedLastSeq) this.subscribedLastSeq = lastSeq;
-    if (this.closed || !this.loaded) return;
+    if (this.closed || !this.loaded || this.detached) return;
     if (this.buffering) {
       this.repullWanted = this.repullWanted || lastSeq > this.lastSeq;
       return;
@@ -117,7 +124,10 @@ export class Session extends Emitter {
     this.fold.apply(ev);
   }
 
-  refold() {
+  /** Fold the held run again; `cause` "older" = only an older page was prepended (the view may
+   * keep the rows it shows). */
+  refold(cause = "other") {
+    this.resetCause = cause;
     this.fold.reset();
     this.fold.applyAll(this.events);
     this.fold.ops = [];
@@ -127,6 +137,7 @@ export class Session extends Emitter {
   // ---- the tail -----------------------------------------------------------------------------
 
   pullTail() {
+    this.detached = false;
     if (this.pulling) {
       this.repullWanted = true;
       return this.pulling;
@@ -210,14 +221,15 @@ export class Session extends Emitter {
 
   // ---- older pages --------------------------------------------------------------------------
 
-  /** Load the page before the first event we hold. Resolves true when it joined. */
-  async loadOlder() {
+  /** Load the page before the first event we hold (`maxMessages` of them, the usual page size
+   * by default). Resolves true when it joined. */
+  async loadOlder(maxMessages = this.maxMessages) {
     if (!this.hasMore || this.loadingOlder || this.firstSeq === null) return false;
     const before = this.firstSeq;
     this.loadingOlder = true;
     this.emitState();
     try {
-      const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages: this.maxMessages });
+      const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages });
       if (this.closed || this.firstSeq !== before) return false; // the tail was replaced meanwhile
       if (!r.ok) {
         this.error = r.error;
@@ -234,7 +246,7 @@ export class Session extends Emitter {
       }
       this.events = page.concat(this.events);
       this.hasMore = !!r.value.hasMore && page[0].seq > 0;
-      this.refold();
+      this.refold("older");
       this.emitOps();
       return true;
     } catch (err) {
@@ -245,6 +257,91 @@ export class Session extends Emitter {
       this.emitState();
     }
   }
+
+  // ---- a detached window (a search hit far up) ------------------------------------------
+
+  /** Hold only a page around `seq` (a search hit before the events held), detached from the
+   * tail: one `session.history` page ending AROUND_AFTER events after it. True when it holds
+   * `seq`. */
+  async loadAround(seq) {
+    if (this.closed) return false;
+    const before = seq + 1 + AROUND_AFTER;
+    const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages: this.maxMessages });
+    if (this.closed) return false;
+    if (!r.ok) {
+      this.error = r.error;
+      this.emitState();
+      return false;
+    }
+    const page = entryEvents(r.value.events);
+    if (!page.length || !isContiguous(page) || page[0].seq > seq) return false;
+    this.events = page;
+    this.hasMore = !!r.value.hasMore && page[0].seq > 0;
+    // the page ended before `before`: the log ends there, nothing newer to page in
+    const ended = page[page.length - 1].seq < before - 1;
+    this.refold();
+    this.emitOps();
+    if (ended) this.pullTail();
+    else {
+      this.detached = true;
+      this.emitState();
+    }
+    return true;
+  }
+
+  /** Detached: the next events after the run (a forward page sized like messagesToReach's),
+   * applied in order like live ones; at the log's end the tail is joined again. */
+  async loadNewer() {
+    if (!this.detached || this.loadingNewer || this.closed) return false;
+    this.loadingNewer = true;
+    try {
+      const from = this.lastSeq + 1;
+      let want = Math.ceil(NEWER_EVENTS * countedShare(this.events) * 1.25) + 1;
+      for (let tries = 0; tries < 4 && this.detached; tries++, want *= 2) {
+        const before = from + NEWER_EVENTS;
+        const r = await this.client.call("session.history", { sessionId: this.sessionId, beforeSeq: before, maxMessages: Math.min(10_000, want) });
+        if (this.closed || !this.detached || this.lastSeq + 1 !== from) return false;
+        if (!r.ok) {
+          this.error = r.error;
+          return false;
+        }
+        const page = entryEvents(r.value.events);
+        if (page.length && page[0].seq > from) continue; // not back far enough: a larger page
+        for (const ev of page) if (ev.seq === this.lastSeq + 1) this.append(ev);
+        this.emitOps();
+        if (!page.length || page[page.length - 1].seq < before - 1) this.pullTail(); // the log's end
+        return true;
+      }
+      this.pullTail(); // could not page forward: show the tail again
+      return false;
+    } finally {
+      this.loadingNewer = false;
+      this.emitState();
+    }
+  }
+}
+
+/** Events held after a search hit (the rows below it) and asked for per forward page. */
+const AROUND_AFTER = 120;
+const NEWER_EVENTS = 300;
+
+
+/** How many messages the page that reaches back to `seq` should ask for: the held run's share of
+ * counted messages (docs/architecture.md, "History paging") scaled to the events in between, with
+ * a margin, so a search hit far up costs one or two large pages and one refold each instead of
+ * a refold of the growing run per 50-message page (docs/decisions.md, "Long transcripts in the
+ * window"). PURE. */
+export function messagesToReach(events, seq, min, max = 10_000) {
+  if (!events.length || seq >= events[0].seq) return min;
+  const want = Math.ceil((events[0].seq - seq) * countedShare(events) * 1.25) + min;
+  return Math.max(min, Math.min(max, want));
+}
+
+/** The share of `events` that history pages count as messages (0.5 when none are held). PURE. */
+export function countedShare(events) {
+  let counted = 0;
+  for (const ev of events) if (ev.type === "user/message" || ev.type === "assistant/message") counted++;
+  return counted / events.length || 0.5;
 }
 
 /** History entries `{event, view?}` as events; a tool view rides on its event as `view` (the

@@ -12,6 +12,7 @@
 import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
 import { rowIndexForSeq } from "../state/find-row.js";
+import { messagesToReach } from "../state/session.js";
 
 const PAGE = 40;
 const MAX_DOM = 160;
@@ -118,6 +119,7 @@ export class ConversationView {
     else if (top >= this.lastTop && gap < PIN_SLACK && this.following) this.follow = true;
     this.lastTop = top;
     this.updateJump();
+    this.loadNewerNear();
   }
 
   /** Keep the bottom in view while following (after any change of size). */
@@ -127,8 +129,16 @@ export class ConversationView {
     this.lastTop = this.scroller.scrollTop;
   }
 
+  /** The window shows the newest rows the session has (a detached session's are not the
+   * newest: there is more below). */
   get following() {
-    return this.end >= this.items.length;
+    return this.end >= this.items.length && !this.session?.detached;
+  }
+
+  /** Near the bottom of a detached run: page the next events in. */
+  loadNewerNear() {
+    const s = this.session;
+    if (s?.detached && !s.loadingNewer && this.end >= this.items.length && this.gap() < 1200) s.loadNewer();
   }
 
   // ---- change handling ----------------------------------------------------------------------
@@ -174,7 +184,10 @@ export class ConversationView {
     if (this.needsAppend) {
       this.needsAppend = false;
       const wasFollowing = this.end >= this.lastLength;
-      if (wasFollowing) this.renderRange(this.end, this.items.length, "end");
+      if (wasFollowing) {
+        this.renderRange(this.end, this.items.length, "end");
+        if (!pinned) this.trim("start"); // a detached run paging forward stays bounded too
+      }
     }
     this.lastLength = this.items.length;
     if (pinned && this.following) {
@@ -219,10 +232,13 @@ export class ConversationView {
       this.renderTail();
       return;
     }
+    // an older page only adds rows above: the rows already shown are kept, not rebuilt
+    // (docs/decisions.md, "Long transcripts in the window")
+    const kept = this.session?.resetCause === "older" ? this.nodes : null;
     clear(this.rows);
-    this.nodes.clear();
+    this.nodes = new Map();
     this.start = this.end = Math.max(0, idx - PAGE);
-    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE * 2), "end");
+    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE * 2), "end", kept);
     this.lastLength = this.items.length;
     const node = this.nodes.get(anchorId);
     if (node) this.scroller.scrollTop += node.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top - offset;
@@ -236,13 +252,14 @@ export class ConversationView {
     return null;
   }
 
-  renderRange(from, to, side) {
+  /** Render rows [from, to) on one side; `reuse` (id → node) supplies rows already built. */
+  renderRange(from, to, side, reuse = null) {
     if (from >= to) return;
     const frag = document.createDocumentFragment();
     const ctx = this.rowCtx();
     for (let i = from; i < to; i++) {
       const item = this.items[i];
-      const node = renderRow(item, ctx);
+      const node = reuse?.get(item.id) ?? renderRow(item, ctx);
       this.nodes.set(item.id, node);
       frag.append(node);
     }
@@ -275,7 +292,7 @@ export class ConversationView {
         this.renderRange(this.end, Math.min(this.items.length, this.end + PAGE), "end");
         this.trim("start");
         this.updateJump();
-      }
+      } else if (e.target === this.bottom) this.loadNewerNear();
     }
   }
 
@@ -305,9 +322,12 @@ export class ConversationView {
     if (!s) return false;
     this.follow = false;
     await until(s, () => !s.loading);
+    // far up: hold a page around the hit, not everything down to the tail (docs/decisions.md,
+    // "Long transcripts in the window"); paging older is the fallback
+    if (s.hasMore && (s.firstSeq ?? 0) > seq) await s.loadAround(seq);
     for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
       if (s.loadingOlder) await until(s, () => !s.loadingOlder);
-      else if (!(await s.loadOlder()) && s.error) break;
+      else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
     }
     if (s !== this.session) return false;
     const idx = rowIndexForSeq(this.items, seq);
@@ -349,6 +369,7 @@ export class ConversationView {
   jumpToLatest() {
     this.follow = true;
     this.clearHit();
+    if (this.session?.detached) this.session.pullTail(); // its reset renders the tail
     if (!this.following) this.renderTail();
     this.stick();
     this.updateJump();

@@ -1,0 +1,265 @@
+"""The window over a working day and token to pixel in it (issue 33, goals 4 and 3, window part).
+
+    .venv/bin/python bench/window_day_bench.py [--turns 1000] [--sessions 50] [--tokens 300]
+
+The real app (`tests.desktop.launch --webui webui --real-host`) in a pywebview/WebKitGTK window
+under Xvfb, on the scripted OpenAI-compatible provider, driven over its automation socket.
+
+Token to pixel: the provider streams `--tokens` stamped deltas (`<ns>`, its wall-clock write
+time) at `--rate` per second; a MutationObserver in the page notes when each stamp first shows
+in the assistant's text (the approach of bench/pixel_bench.py, which measures Chromium). The
+baseline, in the same run and interleaved: this process reading the provider's stream directly.
+
+Working day: `--turns` turns in one session (prompts queued in batches), then `--sessions`
+sessions created, opened with one turn each and left. The WebKitWebProcess's RSS (/proc) is read
+after the page connected (the baseline), every 100 turns and every 10 sessions. Goals: at most
+400 MB, and flat after warm-up (the first 200 turns): growth to the end ≤ 10 % of the warm figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.desktop import driver, x11  # noqa: E402
+from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
+
+MODEL = "scripted-small"
+WARM_TURNS = 200
+BATCH = 50
+
+OBSERVER = """(() => {
+  const seen = new Map();
+  window.__pixel = seen;
+  const scan = () => {
+    const now = (performance.timeOrigin + performance.now()) * 1e6;
+    const nodes = document.querySelectorAll('[data-testid="assistant-text"]');
+    const text = nodes.length ? nodes[nodes.length - 1].textContent : "";
+    for (const m of text.matchAll(/<(\\d{19})>/g)) if (!seen.has(m[1])) seen.set(m[1], now);
+  };
+  window.__pixelObserver?.disconnect();
+  window.__pixelObserver = new MutationObserver(scan);
+  window.__pixelObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
+  return true;
+})()"""
+
+NEW_SESSION = """(async () => {
+  const {app, client} = window.harnessdesk;
+  const r = await client.call("session.create", {cwd: CWD});
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  app.open(r.value.sessionId);
+  return r.value.sessionId;
+})()"""
+
+PROMPTS = """(async (sid, texts) => {
+  const {client} = window.harnessdesk;
+  for (const text of texts) {
+    const content = [{type: "text", text}];
+    const r = await client.call("session.prompt", {sessionId: sid, mode: "queue", content});
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+  }
+  return true;
+})"""
+
+TURN_ENDS = """(async (sid, n) => {
+  const m = window.harnessdesk.app.manager;
+  const ends = (s) => s.fold.items.filter((i) => i.kind === "turn-end").length;
+  const count = () => (m.active?.sessionId === sid ? ends(m.active) : -1);
+  await new Promise((resolve) => { const t = () => (count() >= n ? resolve() : setTimeout(t, 50)); t(); });
+  return count();
+})"""
+
+
+def web_process_rss_mb(app_pid: int) -> float:
+    """RSS of the app's WebKitWebProcess (a descendant of the app), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    todo, total = list(children.get(app_pid, [])), 0.0
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if "WebKitWebProces" in status.split("\n", 1)[0]:
+            total += (
+                int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
+            )
+    if total == 0:
+        raise RuntimeError("no WebKitWebProcess under the app")
+    return total
+
+
+def raw_run(llm: ScriptedLlmServer, tokens: int, rate: float) -> list[float]:
+    import re
+
+    import httpx
+
+    stamp = re.compile(rb"<(\d{19})>")
+    llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
+    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stamps"}]}
+    out: list[float] = []
+    with httpx.Client(timeout=60, trust_env=False) as http:
+        with http.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
+            for chunk in response.iter_bytes():
+                now = time.time_ns()
+                out += [(now - int(m.group(1))) / 1e6 for m in stamp.finditer(chunk)]
+    return out
+
+
+def pixel_run(page: driver.Page, llm: ScriptedLlmServer, cwd: str, tokens: int, rate: float) -> list[float]:
+    sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
+    page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 0)", timeout=120)
+    page.evaluate(OBSERVER)
+    llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
+    page.evaluate(f"{PROMPTS}({json.dumps(sid)}, ['stream stamps'])", timeout=120)
+    page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 1)", timeout=tokens / rate + 120)
+    seen = dict(page.evaluate("[...window.__pixel.entries()]"))
+    return [(at - int(stamp)) / 1e6 for stamp, at in seen.items()]
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def day(
+    page: driver.Page, pid: int, llm: ScriptedLlmServer, cwd: str, turns: int, sessions: int
+) -> dict[str, Any]:
+    samples: list[tuple[str, float]] = [("connected", web_process_rss_mb(pid))]
+    sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)))
+    done = 0
+    while done < turns:
+        n = min(BATCH, turns - done)
+        llm.enqueue(
+            *[Reply(text=f"Answer {done + i}: " + "a few words of a short reply " * 6) for i in range(n)]
+        )
+        page.evaluate(
+            f"{PROMPTS}({json.dumps(sid)}, {json.dumps([f'question {done + i}' for i in range(n)])})",
+            timeout=300,
+        )
+        page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, {done + n})", timeout=600)
+        done += n
+        if done % 100 == 0:
+            samples.append((f"turn {done}", web_process_rss_mb(pid)))
+    for i in range(sessions):
+        other = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
+        llm.enqueue(Reply(text=f"Session {i} answers."))
+        page.evaluate(f"{PROMPTS}({json.dumps(other)}, ['hello'])", timeout=120)
+        page.evaluate(f"{TURN_ENDS}({json.dumps(other)}, 1)", timeout=120)
+        if (i + 1) % 10 == 0:
+            samples.append((f"session {i + 1}", web_process_rss_mb(pid)))
+    warm = (
+        next(mb for label, mb in samples if label == f"turn {WARM_TURNS}")
+        if turns >= WARM_TURNS
+        else samples[1][1]
+    )
+    peak = max(mb for _, mb in samples)
+    final = samples[-1][1]
+    return {
+        "samples": samples,
+        "baseline_mb": samples[0][1],
+        "warm_mb": warm,
+        "peak_mb": peak,
+        "final_mb": final,
+        "growth_after_warm": (final - warm) / warm,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=1000)
+    parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--tokens", type=int, default=300)
+    parser.add_argument("--rate", type=float, default=100.0)
+    parser.add_argument("--runs", type=int, default=3, help="token-to-pixel runs (each against a raw one)")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args()
+    started = time.monotonic()
+    xvfb, display = x11.start_xvfb()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, ScriptedLlmServer() as llm:
+            sock, cwd = Path(tmp) / "window.sock", Path(tmp) / "work"
+            cwd.mkdir()
+            cmd = [
+                "-m",
+                "tests.desktop.launch",
+                "--webui",
+                str(ROOT / "webui"),
+                "--real-host",
+                "--data-dir",
+                str(Path(tmp) / "data"),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                llm.base_url,
+                "--model",
+                MODEL,
+            ]
+            env = {**os.environ, **driver.window_env(display, sock), "PYTHONPATH": str(ROOT)}
+            app = subprocess.Popen(
+                [sys.executable, *cmd], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            try:
+                ready = "document.documentElement.dataset.connection === 'connected'"
+                page = driver.connect_ready(
+                    sock,
+                    f"new Promise(r => {{ const t = () => {ready} ? r(true) : setTimeout(t, 20); t(); }})",
+                    timeout=90,
+                )
+                raw: list[float] = []
+                dom: list[float] = []
+                raw_run(llm, 20, args.rate)  # warm-up
+                pixel_run(page, llm, str(cwd), 20, args.rate)
+                for _ in range(args.runs):
+                    raw += raw_run(llm, args.tokens, args.rate)
+                    dom += pixel_run(page, llm, str(cwd), args.tokens, args.rate)
+                pixel = {
+                    "window": {"p50": pct(dom, 50), "p99": pct(dom, 99), "n": len(dom)},
+                    "raw": {"p50": pct(raw, 50), "p99": pct(raw, 99), "n": len(raw)},
+                    "missing": args.runs * args.tokens - len(dom),
+                }
+                memory = day(page, app.pid, llm, str(cwd), args.turns, args.sessions)
+            finally:
+                app.terminate()
+                app.wait(30)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    print(f"token to pixel at {args.rate:.0f} tokens/s, {args.runs} x {args.tokens} tokens (ms)")
+    print(f"{'':20}{'p50':>8}{'p99':>8}")
+    for name in ("window", "raw"):
+        print(f"{name:20}{pixel[name]['p50']:8.1f}{pixel[name]['p99']:8.1f}")
+    print(f"stamps never seen in the window: {pixel['missing']}")
+    print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
+    for label, mb in memory["samples"]:
+        print(f"  {label:14}{mb:8.1f} MB")
+    print(
+        f"peak {memory['peak_mb']:.1f} MB (goal ≤ 400), "
+        f"growth after warm-up {memory['growth_after_warm']:+.1%} (goal ≤ 10 %)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps({"pixel": pixel, "memory": memory}, indent=1), encoding="utf-8")
+    print(f"({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
