@@ -62,7 +62,7 @@ from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Parts:
     """The engine's own parts, for the engine and its tests; `host/api` and `desktop/` never
     touch them (tests/test_layering.py)."""
@@ -82,7 +82,7 @@ class Parts:
     model_status: ModelStatusRelay
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Engine:
     """Host-side engine. Create with `await Engine.open(data_dir)`; end with `await close()`."""
 
