@@ -76,13 +76,13 @@ async def one(llm: ScriptedLlmServer, model: str, turns: int, data_dir: Path) ->
     overrides = RuntimeOverrides(provider="openai-compatible", base_url=llm.base_url, model=model)
     engine = await Engine.open(data_dir, overrides=overrides, tools={})
     sid = f"long-{model}"
-    engine.store.register(SessionHeader(id=sid, created_at=1_700_000_000_000, cwd="/tmp"))
-    engine.store.append(sid, [e for t in range(turns) for e in turn_events(t * 11, t)])
-    await engine.store.flush()
+    engine.parts.store.register(SessionHeader(id=sid, created_at=1_700_000_000_000, cwd="/tmp"))
+    engine.parts.store.append(sid, [e for t in range(turns) for e in turn_events(t * 11, t)])
+    await engine.parts.store.flush()
     llm.reset()
     llm.enqueue(Reply(text="- 200 turns of build checks; all passed."))
     started = time.perf_counter()
-    outcome = await engine.compact(sid)
+    outcome = await engine.agents.compact(sid)
     seconds = time.perf_counter() - started
     await engine.close()
     assert isinstance(outcome, Compacted), outcome

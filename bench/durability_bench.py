@@ -71,8 +71,8 @@ def time_holds(bus, out):
 async def main():
     overrides = RuntimeOverrides(provider="openai-compatible", base_url={base_url!r}, model="m")
     runtime = await open_host(Path({data!r}), overrides, dev_validate=False)
-    runtime.engine.bus.gate = {gate!r}
-    time_holds(runtime.engine.bus, Path({data!r}) / "held.json")
+    runtime.engine.parts.bus.gate = {gate!r}
+    time_holds(runtime.engine.parts.bus, Path({data!r}) / "held.json")
     site = build_site(runtime.app, webui_dir(), token={token!r})
     server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
     print(server.port, flush=True)

@@ -102,7 +102,7 @@ async def write_store(data_dir: Path, sessions: int, events: int) -> float:
     """Writes the sessions through the engine's store; returns the seconds it took."""
     started = time.perf_counter()
     runtime = await open_host(data_dir, dev_validate=False)
-    store = runtime.engine.store
+    store = runtime.engine.parts.store
     rng = random.Random(17)
     turns = max(1, events // EVENTS_PER_TURN // sessions)
     counter = 0

@@ -145,7 +145,7 @@ def turn_events(base: int, turn: int) -> list[dict[str, Any]]:
 async def write_session(data_dir: Path, turns: int) -> int:
     """The session through the engine's store (validated as the agent's events are); its events."""
     runtime = await open_host(data_dir, dev_validate=False)
-    store = runtime.engine.store
+    store = runtime.engine.parts.store
     store.register(SessionHeader(id=SID, created_at=1_700_000_000_000, cwd="/tmp", title="long session"))
     batch: list[SessionEvent] = []
     count = 0
@@ -244,12 +244,14 @@ async def host_side(data_dir: Path, repeat: int) -> dict[str, float]:
     method = METHODS["session.history"]
 
     async def spliced() -> bytes:
-        value = await engine.history_value(SID, None, WHOLE)
+        value = await engine.sessions.history_value(SID, None, WHOLE)
         return encoded_envelope(method, "r", value.wire_json(), False).data  # type: ignore[attr-defined]
 
     async def validated() -> bytes:
-        events, more, projections = await engine.history(SID, None, WHOLE)
-        value = HistoryValue(events=engine.history_entries(events), has_more=more, projections=projections)
+        events, more, projections = await engine.sessions.history(SID, None, WHOLE)
+        value = HistoryValue(
+            events=engine.sessions.history_entries(events), has_more=more, projections=projections
+        )
         return json_bytes(
             {"type": "server-response", "rpcId": "r", "result": {"ok": True, "value": to_wire(value)}}
         )

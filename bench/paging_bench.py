@@ -175,9 +175,9 @@ async def timed_pages(
 async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         runtime = await open_host(Path(data_dir), dev_validate=False)
-        await write_session(runtime.engine.store, "small", 10)
-        await write_session(runtime.engine.store, "big", turns)
-        summaries = await write_compacted_session(runtime.engine.store, "compacted", turns, COMPACTIONS)
+        await write_session(runtime.engine.parts.store, "small", 10)
+        await write_session(runtime.engine.parts.store, "big", turns)
+        summaries = await write_compacted_session(runtime.engine.parts.store, "compacted", turns, COMPACTIONS)
         await runtime.close()  # flush them to disk, then page from a fresh (cold) host
         runtime = await open_host(Path(data_dir), dev_validate=False)
         client = InProcessApiClient(runtime.app)

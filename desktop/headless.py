@@ -123,7 +123,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
-        runtime.engine.end_streams()  # open streams end now, so uvicorn need not wait for them
+        runtime.engine.host.end_streams()  # open streams end now, so uvicorn need not wait for them
         server.stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
@@ -266,7 +266,7 @@ def _turn_exit(event: Any) -> int | None:
 async def _export(args: argparse.Namespace, data_dir: Path) -> int:
     runtime = await open_host(data_dir)
     try:
-        if not await runtime.engine.has_session(args.session_id):
+        if not await runtime.engine.sessions.has_session(args.session_id):
             raise CommandError(f"no session {args.session_id} in {data_dir}")
         out = Path(args.output)
         try:
@@ -330,10 +330,10 @@ async def _revert(args: argparse.Namespace, data_dir: Path) -> int:
     instance = _lock(data_dir)
     runtime = await _open_locked(data_dir, instance, None)
     try:
-        if not await runtime.engine.has_session(args.session_id):
+        if not await runtime.engine.sessions.has_session(args.session_id):
             raise CommandError(f"no session {args.session_id} in {data_dir}")
         try:
-            value = await runtime.engine.revert_turn(args.session_id, args.turn)
+            value = await runtime.engine.files.revert_turn(args.session_id, args.turn)
         except (RevertConflict, RevertUnavailable) as exc:
             print(f"harnessdesk: {exc}", file=sys.stderr)
             return 1

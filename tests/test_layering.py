@@ -7,6 +7,9 @@ function counts as much as one at the top of a module.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
+import typing
 from pathlib import Path
 
 import pytest
@@ -48,19 +51,37 @@ whose host is not running). Nothing that holds engine state."""
 
 DOOR_USERS = ("host/api", "desktop")
 
-ENGINE_INTERNALS = {
-    "store",
-    "config",
-    "bus",
-    "pool",
-    "pending",
-    "registry",
-    "selections",
-    "tools",
-    "workspaces",
-    "folders",
-}
-"""Engine attributes that only the engine itself may touch."""
+LIFECYCLE = {"open", "close"}
+"""The `Engine` members that are not services."""
+
+PRIVATE_FIELDS = {"parts"}
+"""`Engine` fields that only the engine itself (and its tests) may touch."""
+
+
+def service_interfaces() -> dict[str, set[str]]:
+    """Each service attribute of `Engine` → the public names of its class (docs/architecture.md,
+    "The engine"): what `engine.<service>.<name>` may name from `host/api` and `desktop/`."""
+    from host.engine.engine import Engine
+
+    hints = typing.get_type_hints(Engine)
+    return {
+        f.name: {n for n in dir(hints[f.name]) if not n.startswith("_")}
+        for f in dataclasses.fields(Engine)
+        if f.name not in PRIVATE_FIELDS
+    }
+
+
+def service_classes() -> dict[str, set[str]]:
+    """module → {class}: each service's public class, importable for type hints."""
+    from host.engine.engine import Engine
+
+    hints = typing.get_type_hints(Engine)
+    found: dict[str, set[str]] = {}
+    for f in dataclasses.fields(Engine):
+        if f.name not in PRIVATE_FIELDS:
+            cls = hints[f.name]
+            found.setdefault(cls.__module__, set()).add(cls.__name__)
+    return found
 
 
 def module_name(path: Path) -> str:
@@ -113,22 +134,43 @@ def violations(folder: str) -> list[str]:
     return bad
 
 
-def door_violations(source: str, module: str, is_package: bool = False) -> list[str]:
-    """Engine imports outside `ENGINE_DOOR`, and `<…>engine.<internal>` attribute reads."""
+def door_violations(
+    source: str,
+    module: str,
+    is_package: bool = False,
+    services: dict[str, set[str]] | None = None,
+) -> list[str]:
+    """Engine imports outside the door (`ENGINE_DOOR` and the services' public classes),
+    `<…>engine.<x>` where x is neither a service nor `open`/`close`, and
+    `<…>engine.<service>.<y>` where y is not public in that service's class."""
+    services = service_interfaces() if services is None else services
+    door = {**ENGINE_DOOR, **service_classes()}
     bad: list[str] = []
     for line, target, names in named_imports_in(source, module, is_package):
         if not is_under(target, "host.engine"):
             continue
         for name in names or ["<module>"]:
             submodule = f"{target}.{name}"
-            if submodule in ENGINE_DOOR:  # `from host.engine import errors`
+            if submodule in door:  # `from host.engine import errors`
                 target, name = submodule, "*"
-            allowed = ENGINE_DOOR.get(target, set())
+            allowed = door.get(target, set())
             if "*" not in allowed and name not in allowed:
                 bad.append(f"{line}: {target}.{name} is not part of the engine's door")
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS and _names_engine(node.value):
+        if not isinstance(node, ast.Attribute):
+            continue
+        if _names_engine(node.value) and node.attr not in services and node.attr not in LIFECYCLE:
             bad.append(f"{node.lineno}: reaches into engine.{node.attr}")
+        elif (
+            isinstance(node.value, ast.Attribute)
+            and _names_engine(node.value.value)
+            and node.value.attr in services
+            and node.attr not in services[node.value.attr]
+        ):
+            service = node.value.attr
+            bad.append(
+                f"{node.lineno}: engine.{service}.{node.attr} is not in the {service} service's interface"
+            )
     return bad
 
 
@@ -155,9 +197,7 @@ def test_the_engine_is_reached_only_through_its_door(folder: str) -> None:
 
 
 def test_the_door_allow_list_names_things_that_exist() -> None:
-    import importlib
-
-    for module, names in ENGINE_DOOR.items():
+    for module, names in {**ENGINE_DOOR, **service_classes()}.items():
         loaded = importlib.import_module(module)
         missing = [name for name in names - {"*"} if not hasattr(loaded, name)]
         assert missing == [], f"{module} has no {missing}"
@@ -184,9 +224,63 @@ def test_the_door_checker_catches_what_it_should() -> None:
     assert door_violations("def f():\n    from host.engine.bus import Bus\n", "host.api.x") == [
         "2: host.engine.bus.Bus is not part of the engine's door"
     ]
-    reach = "async def f(runtime):\n    await runtime.engine.store.header('s')\n"
-    assert door_violations(reach, "desktop.x") == ["2: reaches into engine.store"]
+    reach = "async def f(runtime):\n    await runtime.engine.parts.store.header('s')\n"
+    assert door_violations(reach, "desktop.x") == ["2: reaches into engine.parts"]
     assert door_violations("def f(self):\n    self.engine.bus.publish('host', x)\n", "host.api.x") == [
         "2: reaches into engine.bus"
     ]
-    assert door_violations("def f(engine):\n    return engine.has_session('s')\n", "host.api.x") == []
+    assert door_violations("def f(engine):\n    return engine.has_session('s')\n", "host.api.x") == [
+        "2: reaches into engine.has_session"
+    ]
+
+
+def test_the_door_checker_fences_each_service() -> None:
+    ok = "def f(engine):\n    return engine.sessions.has_session('s')\n"
+    assert door_violations(ok, "host.api.x") == []
+    assert door_violations("async def f(rt):\n    await rt.engine.close()\n", "desktop.x") == []
+    private = "def f(engine):\n    return engine.sessions._fork('s', None)\n"
+    assert door_violations(private, "host.api.x") == [
+        "2: engine.sessions._fork is not in the sessions service's interface"
+    ]
+    other = "def f(engine):\n    return engine.files.fork('s')\n"  # a method of another service
+    assert door_violations(other, "host.api.x") == [
+        "2: engine.files.fork is not in the files service's interface"
+    ]
+    inner = "def f(engine):\n    return engine.files.snapshots.usage()\n"  # a part, not the interface
+    assert door_violations(inner, "host.api.x") == [
+        "2: engine.files.snapshots is not in the files service's interface"
+    ]
+    typed = "from host.engine.services.sessions import Sessions\n"
+    assert door_violations(typed, "host.api.x") == []
+    assert door_violations("from host.engine.services.core import Core\n", "host.api.x") == [
+        "1: host.engine.services.core.Core is not part of the engine's door"
+    ]
+    assert door_violations("from host.engine.services.forks import Forks\n", "desktop.x") == [
+        "1: host.engine.services.forks.Forks is not part of the engine's door"
+    ]
+
+
+def test_every_service_is_a_class_of_its_own_module_built_whole() -> None:
+    """One service per module under host/engine/services/, none of them a mixin of `Engine`."""
+    from host.engine.engine import Engine
+
+    assert Engine.__bases__ == (object,)
+    classes = service_classes()
+    shared = {m: c for m, c in classes.items() if len(c) > 1}
+    assert shared == {}, "two services in one module"
+    assert set(service_interfaces()) >= {
+        "sessions",
+        "agents",
+        "config",
+        "workspaces",
+        "files",
+        "subagents",
+        "jobs",
+        "goals",
+        "mcp",
+        "health",
+    }
+    public = {n for n in vars(Engine) if not n.startswith("_")} - set(service_interfaces()) - PRIVATE_FIELDS
+    assert public <= LIFECYCLE, f"Engine members beyond its lifecycle and services: {public - LIFECYCLE}"
+    for module in classes:
+        importlib.import_module(module)

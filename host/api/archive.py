@@ -58,7 +58,7 @@ async def descendants(engine: Engine, session_id: str) -> list[str]:
     """Every session below `session_id` in its lineage, depth first (a child, then its own
     children, then the next child), each once."""
     children: dict[str, list[str]] = {}
-    for summary in await engine.list_sessions():
+    for summary in await engine.sessions.list_sessions():
         if summary.parent_session_id:
             children.setdefault(summary.parent_session_id, []).append(summary.session_id)
     out: list[str] = []
@@ -89,7 +89,7 @@ async def zip_chunks(engine: Engine, session_id: str, include_descendants: bool)
             name = "session.jsonl" if index == 0 else entry_name(sid)
             media: list[ExportAttachment] = []
             with zf.open(name, mode="w") as entry:
-                async for row in engine.export_rows(sid):
+                async for row in engine.sessions.export_rows(sid):
                     if isinstance(row, ExportAttachment):
                         media.append(row)
                         continue

@@ -10,10 +10,10 @@ from host.fetch.caller import caller_privileged
 
 @implements("command.list")
 async def list_commands(engine: Engine, p: c.CommandListRequest) -> c.CommandListValue:
-    return c.CommandListValue(commands=await engine.list_commands(p.session_id))
+    return c.CommandListValue(commands=await engine.presets.list_commands(p.session_id))
 
 
 @implements("command.execute")
 async def execute(engine: Engine, p: c.CommandExecuteRequest) -> c.CommandExecuteValue:
-    command_id = await engine.execute_command(p.session_id, p.line, privileged=caller_privileged())
+    command_id = await engine.presets.execute_command(p.session_id, p.line, privileged=caller_privileged())
     return c.CommandExecuteValue(matched=command_id is not None, command_id=command_id)

@@ -33,7 +33,7 @@ class EventsApi:
 
     def mux(self) -> AsyncIterator[list[RpcRequest[Any]]]:
         """Per attached session: subscribed, pending replays (same rpcId), queue; then live."""
-        return _drain(self.engine.subscribe_mux(self.queue_limit))
+        return _drain(self.engine.host.subscribe_mux(self.queue_limit))
 
     def host(self) -> AsyncIterator[list[RpcRequest[Any]]]:
-        return _drain(self.engine.subscribe_host(self.queue_limit))
+        return _drain(self.engine.host.subscribe_host(self.queue_limit))

@@ -10,27 +10,27 @@ from host.engine.engine import Engine
 
 @implements("files.revertTurn")
 async def revert_turn(engine: Engine, p: f.RevertTurnRequest) -> f.RevertTurnValue:
-    return await engine.revert_turn(p.session_id, p.turn)
+    return await engine.files.revert_turn(p.session_id, p.turn)
 
 
 @implements("files.restorePreview")
 async def restore_preview(engine: Engine, p: f.RestorePreviewRequest) -> f.RestorePreviewValue:
-    return await engine.restore_preview(p.session_id, p.at_seq)
+    return await engine.files.restore_preview(p.session_id, p.at_seq)
 
 
 @implements("files.spaceUsed")
 async def space_used(engine: Engine, p: f.SpaceUsedRequest) -> f.SpaceUsedValue:
-    return await engine.snapshot_space()
+    return await engine.files.snapshot_space()
 
 
 @implements("files.freeSpace")
 async def free_space(engine: Engine, p: f.FreeSpaceRequest) -> f.FreeSpaceValue:
-    return f.FreeSpaceValue(freed_bytes=await engine.free_snapshot_space(p.path))
+    return f.FreeSpaceValue(freed_bytes=await engine.files.free_snapshot_space(p.path))
 
 
 @implements("files.gitStatus")
 async def git_status(engine: Engine, p: f.GitStatusRequest) -> f.GitStatusValue:
-    return await engine.git_status(p.session_id)
+    return await engine.files.git_status(p.session_id)
 
 
 # the Changes view (docs/architecture.md, "The Changes view")

@@ -10,16 +10,18 @@ from host.engine.engine import Engine
 
 @implements("goal.create")
 async def create(engine: Engine, p: g.GoalCreateRequest) -> g.GoalRefValue:
-    return g.GoalRefValue(ref=await engine.goal_create(p.session_id, p.objective, p.max_goal_rounds))
+    return g.GoalRefValue(ref=await engine.goals.goal_create(p.session_id, p.objective, p.max_goal_rounds))
 
 
 @implements("goal.edit")
 async def edit(engine: Engine, p: g.GoalEditRequest) -> g.GoalRefValue:
-    return g.GoalRefValue(ref=await engine.goal_edit(p.session_id, p.ref, p.objective, p.max_goal_rounds))
+    return g.GoalRefValue(
+        ref=await engine.goals.goal_edit(p.session_id, p.ref, p.objective, p.max_goal_rounds)
+    )
 
 
 async def _move(engine: Engine, verb: str, p: g.GoalRefRequest) -> g.GoalRefValue:
-    ref = await engine.goal_move(p.session_id, verb, p.ref)
+    ref = await engine.goals.goal_move(p.session_id, verb, p.ref)
     assert ref is not None
     return g.GoalRefValue(ref=ref)
 
@@ -41,5 +43,5 @@ async def complete(engine: Engine, p: g.GoalRefRequest) -> g.GoalRefValue:
 
 @implements("goal.clear")
 async def clear(engine: Engine, p: g.GoalRefRequest) -> g.GoalCleared:
-    await engine.goal_move(p.session_id, "clear", p.ref)
+    await engine.goals.goal_move(p.session_id, "clear", p.ref)
     return g.GoalCleared()

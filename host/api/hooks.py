@@ -10,5 +10,5 @@ from host.engine.engine import Engine
 
 @implements("hooks.approve")
 async def approve(engine: Engine, p: k.HooksApproveRequest) -> k.HooksApproved:
-    path, digest = await engine.hooks_approve(p.workspace_id, p.digest)
+    path, digest = await engine.mcp.hooks_approve(p.workspace_id, p.digest)
     return k.HooksApproved(path=path, digest=digest)

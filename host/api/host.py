@@ -11,25 +11,25 @@ from host.engine.engine import Engine
 
 @implements("host.describe")
 async def describe(engine: Engine, p: DescribeRequest) -> DescribeValue:
-    return engine.describe()
+    return engine.host.describe()
 
 
 @implements("host.pickDirectory")
 async def pick_directory(engine: Engine, p: h.PickDirectoryRequest) -> h.PickDirectoryValue:
-    return h.PickDirectoryValue(path=await engine.pick_directory())
+    return h.PickDirectoryValue(path=await engine.workspaces.pick_directory())
 
 
 @implements("host.listDirectory")
 async def list_directory(engine: Engine, p: h.ListDirectoryRequest) -> h.DirectoryListing:
-    return await engine.list_directory(p.path)
+    return await engine.workspaces.list_directory(p.path)
 
 
 @implements("host.createDirectory")
 async def create_directory(engine: Engine, p: h.CreateDirectoryRequest) -> h.DirectoryPath:
-    return h.DirectoryPath(path=await engine.create_directory(p.path, p.name))
+    return h.DirectoryPath(path=await engine.workspaces.create_directory(p.path, p.name))
 
 
 @implements("host.openPath")
 async def open_path(engine: Engine, p: h.OpenPathRequest) -> h.OpenPathValue:
-    await engine.open_path(p.path)
+    await engine.workspaces.open_path(p.path)
     return h.OpenPathValue()

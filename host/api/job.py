@@ -10,15 +10,15 @@ from host.engine.engine import Engine
 
 @implements("job.list")
 async def list_jobs(engine: Engine, p: j.JobListRequest) -> j.JobListValue:
-    return j.JobListValue(jobs=await engine.list_jobs(p.session_id))
+    return j.JobListValue(jobs=await engine.jobs.list_jobs(p.session_id))
 
 
 @implements("job.stop")
 async def stop(engine: Engine, p: j.JobRef) -> Accepted:
-    await engine.stop_job(p.session_id, p.job_id)
+    await engine.jobs.stop_job(p.session_id, p.job_id)
     return Accepted()
 
 
 @implements("job.output")
 async def output(engine: Engine, p: j.JobOutputRequest) -> j.JobOutputValue:
-    return await engine.job_output(p.session_id, p.job_id, p.offset, p.limit)
+    return await engine.jobs.job_output(p.session_id, p.job_id, p.offset, p.limit)

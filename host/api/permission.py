@@ -10,9 +10,11 @@ from host.engine.engine import Engine
 
 @implements("permission.revoke")
 async def revoke(engine: Engine, p: pm.RevokeRequest) -> pm.RevokeValue:
-    return pm.RevokeValue(revoked=await engine.revoke_permission(p.session_id, p.tool, p.scope))
+    return pm.RevokeValue(revoked=await engine.config.revoke_permission(p.session_id, p.tool, p.scope))
 
 
 @implements("permission.set")
 async def set(engine: Engine, p: pm.PermissionSetRequest) -> pm.PermissionSetValue:
-    return pm.PermissionSetValue(permissions=await engine.set_permission(p.session_id, p.preset, p.network))
+    return pm.PermissionSetValue(
+        permissions=await engine.config.set_permission(p.session_id, p.preset, p.network)
+    )

@@ -1,5 +1,5 @@
 """`agentPreset.*`: the preset roster and a session's choice among the presets (the engine's
-door for them is `host/engine/doors.py`)."""
+door for them is `engine.presets`, host/engine/services/presets.py)."""
 
 from __future__ import annotations
 
@@ -11,32 +11,32 @@ from host.fetch.caller import caller_privileged
 
 @implements("agentPreset.list")
 async def list_presets(engine: Engine, p: ap.PresetListRequest) -> ap.PresetListValue:
-    return await engine.list_presets()
+    return await engine.presets.list_presets()
 
 
 @implements("agentPreset.select")
 async def select(engine: Engine, p: ap.PresetSelectRequest) -> ap.PresetRefValue:
-    chosen = await engine.select_preset(p.session_id, p.agent_preset, privileged=caller_privileged())
+    chosen = await engine.presets.select_preset(p.session_id, p.agent_preset, privileged=caller_privileged())
     return ap.PresetRefValue(agent_preset=chosen)
 
 
 @implements("agentPreset.read")
 async def read(engine: Engine, p: ap.PresetRequest) -> ap.PresetReadValue:
-    return await engine.read_preset(p.agent_preset)
+    return await engine.presets.read_preset(p.agent_preset)
 
 
 @implements("agentPreset.copy")
 async def copy(engine: Engine, p: ap.PresetCopyRequest) -> ap.PresetRefValue:
-    return ap.PresetRefValue(agent_preset=await engine.copy_preset(p.from_, p.agent_preset, p.name))
+    return ap.PresetRefValue(agent_preset=await engine.presets.copy_preset(p.from_, p.agent_preset, p.name))
 
 
 @implements("agentPreset.openDocument")
 async def open_document(engine: Engine, p: ap.PresetRequest) -> ap.PresetOpenValue:
-    opened, path = await engine.open_preset(p.agent_preset)
+    opened, path = await engine.presets.open_preset(p.agent_preset)
     return ap.PresetOpenValue(opened=True) if opened else ap.PresetOpenValue(opened=False, path=str(path))
 
 
 @implements("agentPreset.remove")
 async def remove(engine: Engine, p: ap.PresetRequest) -> ap.PresetRemoved:
-    await engine.remove_preset(p.agent_preset)
+    await engine.presets.remove_preset(p.agent_preset)
     return ap.PresetRemoved()

@@ -74,13 +74,13 @@ class HostApiProxy:
         return self._events
 
     async def respond(self, response: ClientResponse, /) -> ReceiptAccepted | ReceiptRefused:
-        return self.engine.respond(response)
+        return self.engine.host.respond(response)
 
     async def export_session(self, query: ExportQuery, /) -> ExportArchive | None:
-        if not await self.engine.has_session(query.session_id):
+        if not await self.engine.sessions.has_session(query.session_id):
             return None
         engine, sid, deep = self.engine, query.session_id, query.include_descendants
         return ExportArchive(
-            filename=await engine.export_file_name(sid),
+            filename=await engine.sessions.export_file_name(sid),
             chunks=lambda: zip_chunks(engine, sid, deep),
         )

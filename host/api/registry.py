@@ -2,7 +2,7 @@
 
     @implements("session.rename")
     async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
-        title, seq = await engine.rename(p.session_id, p.title)
+        title, seq = await engine.sessions.rename(p.session_id, p.title)
         return s.RenameValue(title=title, seq=seq)
 
 The function receives the engine and the validated payload (plus the request's `rpc_id` when it
@@ -69,7 +69,7 @@ def bind(engine: Engine, key: str) -> UnaryImpl:
         extra = {"rpc_id": request.rpc_id} if wants_rpc_id else {}
         try:
             if fenced:
-                await engine.refuse_subagent(request.payload.session_id)
+                await engine.subagents.refuse_subagent(request.payload.session_id)
             value = await handler(engine, request.payload, **extra)
         except BusinessError as exc:
             return fail(request.rpc_id, exc.rpc_error())

@@ -12,13 +12,13 @@ from host.engine.engine import Engine
 
 @implements("session.list")
 async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
-    return s.ListValue(items=await engine.list_sessions())
+    return s.ListValue(items=await engine.sessions.list_sessions())
 
 
 @implements("session.create")
 async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
-    sid = await engine.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin)
-    return s.CreateValue(session_id=sid, agent_preset=await engine.session_preset(sid))
+    sid = await engine.sessions.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin)
+    return s.CreateValue(session_id=sid, agent_preset=await engine.presets.session_preset(sid))
 
 
 @implements("session.import")
@@ -30,64 +30,64 @@ async def import_archive(engine: Engine, p: s.ImportRequest) -> s.ImportValue:
 
 @implements("session.delete")
 async def delete(engine: Engine, p: s.SessionRef) -> s.SessionDeleted:
-    await engine.delete_session(p.session_id)
+    await engine.sessions.delete_session(p.session_id)
     return s.SessionDeleted()
 
 
 @implements("session.history")
 async def history(engine: Engine, p: s.HistoryRequest) -> s.HistoryValue:
-    return await engine.history_value(p.session_id, p.before_seq, p.max_messages)
+    return await engine.sessions.history_value(p.session_id, p.before_seq, p.max_messages)
 
 
 @implements("session.prompt")
 async def prompt(engine: Engine, p: s.PromptRequest, rpc_id: str) -> s.Accepted:
     attach = [a.path for a in p.attach]
-    await engine.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone, attach)
+    await engine.agents.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone, attach)
     return s.Accepted()
 
 
 @implements("session.cancel")
 async def cancel(engine: Engine, p: s.CancelRequest) -> s.Accepted:
-    await engine.cancel(p.session_id, clear_queue=p.clear_queue)
+    await engine.agents.cancel(p.session_id, clear_queue=p.clear_queue)
     return s.Accepted()
 
 
 @implements("session.rename")
 async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
-    title, seq = await engine.rename(p.session_id, p.title)
+    title, seq = await engine.sessions.rename(p.session_id, p.title)
     return s.RenameValue(title=title, seq=seq)
 
 
 @implements("session.fork")
 async def fork(engine: Engine, p: s.ForkRequest) -> s.SessionRef:
-    return s.SessionRef(session_id=await engine.fork(p.session_id, p.at_seq, p.restore_files))
+    return s.SessionRef(session_id=await engine.sessions.fork(p.session_id, p.at_seq, p.restore_files))
 
 
 @implements("session.search")
 async def search(engine: Engine, p: s.SearchRequest) -> s.SearchValue:
-    hits, has_more = await engine.search(p.query)
+    hits, has_more = await engine.sessions.search(p.query)
     items = [s.SearchHit(session_id=sid, snippet=snippet, seq=seq) for sid, snippet, seq in hits]
     return s.SearchValue(items=items, has_more=has_more)
 
 
 @implements("session.models")
 async def models(engine: Engine, p: s.SessionRef) -> s.ModelsValue:
-    return await engine.models(p.session_id)
+    return await engine.config.models(p.session_id)
 
 
 @implements("session.selectModel")
 async def select_model(engine: Engine, p: s.SelectModelRequest) -> s.SelectModelValue:
-    selected = await engine.select_model(p.session_id, p.provider, p.model, p.reasoning_effort)
+    selected = await engine.config.select_model(p.session_id, p.provider, p.model, p.reasoning_effort)
     return s.SelectModelValue(selected=selected)
 
 
 @implements("session.updateQueue")
 async def update_queue(engine: Engine, p: s.UpdateQueueRequest) -> s.Accepted:
-    await engine.update_queue(p.session_id, p.item_id, p.action)
+    await engine.agents.update_queue(p.session_id, p.item_id, p.action)
     return s.Accepted()
 
 
 @implements("session.attachment")
 async def attachment(engine: Engine, p: s.AttachmentRequest) -> s.AttachmentValue:
-    ref, data = await engine.attachment(p.session_id, p.attachment_id)
+    ref, data = await engine.sessions.attachment(p.session_id, p.attachment_id)
     return s.AttachmentValue(attachment=ref, data=base64.b64encode(data).decode("ascii"))

@@ -13,13 +13,13 @@ from host.engine.errors import HostActionFailed
 
 @implements("settings.describe")
 async def describe(engine: Engine, p: st.SettingsDescribeRequest) -> st.SettingsDescribeValue:
-    return engine.settings()
+    return engine.config.settings()
 
 
 @implements("settings.openDocument")
 async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
     try:
-        await engine.open_settings_document(p.file)
+        await engine.config.open_settings_document(p.file)
     except OSError as exc:
         raise HostActionFailed(f"cannot open {p.file}: {exc.strerror or exc}") from None
     return st.Opened()
@@ -28,7 +28,7 @@ async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
 @implements("settings.resetDocument")
 async def reset_document(engine: Engine, p: st.ResetDocumentRequest) -> st.ResetDocumentValue:
     try:
-        kept = await engine.reset_settings_document(p.file)
+        kept = await engine.config.reset_settings_document(p.file)
     except OSError as exc:
         raise HostActionFailed(f"cannot reset {p.file}: {exc.strerror or exc}") from None
     return st.ResetDocumentValue(kept_as=kept)
@@ -36,14 +36,14 @@ async def reset_document(engine: Engine, p: st.ResetDocumentRequest) -> st.Reset
 
 @implements("settings.update")
 async def update(engine: Engine, p: st.UpdateRequest) -> st.SettingsNamespaceView:
-    return await engine.update_settings(p.ns, p.patch, p.expected_revision)
+    return await engine.config.update_settings(p.ns, p.patch, p.expected_revision)
 
 
 @implements("settings.replace")
 async def replace(engine: Engine, p: st.ReplaceRequest) -> st.SettingsNamespaceView:
-    return await engine.replace_settings(p.ns, p.section, p.expected_revision)
+    return await engine.config.replace_settings(p.ns, p.section, p.expected_revision)
 
 
 @implements("settings.mutate")
 async def mutate(engine: Engine, p: st.MutateRequest) -> st.SettingsNamespaceView:
-    return await engine.mutate_settings(p.ns, p.ops, p.expected_revision)
+    return await engine.config.mutate_settings(p.ns, p.ops, p.expected_revision)

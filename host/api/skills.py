@@ -10,5 +10,5 @@ from host.engine.engine import Engine
 
 @implements("skill.list")
 async def list_skills(engine: Engine, p: sk.SkillListRequest) -> sk.SkillListValue:
-    skills, warnings = await engine.list_skills(p.session_id)
+    skills, warnings = await engine.presets.list_skills(p.session_id)
     return sk.SkillListValue(skills=skills, warnings=warnings)

@@ -10,25 +10,29 @@ from host.engine.engine import Engine
 
 @implements("subagent.list")
 async def list_subagents(engine: Engine, p: a.SubagentListRequest) -> a.SubagentListValue:
-    entries, available = await engine.list_subagents(p.parent_session_id)
+    entries, available = await engine.subagents.list_subagents(p.parent_session_id)
     return a.SubagentListValue(entries=entries, parent_available=available)
 
 
 @implements("subagent.history")
 async def history(engine: Engine, p: a.SubagentHistoryRequest) -> HistoryValue:
-    events, has_more, projections = await engine.subagent_history(
+    events, has_more, projections = await engine.subagents.subagent_history(
         p.parent_session_id, p.child_session_id, p.mode, p.before_seq, p.max_messages
     )
-    return HistoryValue(events=engine.history_entries(events), has_more=has_more, projections=projections)
+    return HistoryValue(
+        events=engine.sessions.history_entries(events), has_more=has_more, projections=projections
+    )
 
 
 @implements("subagent.prompt")
 async def prompt(engine: Engine, p: a.SubagentPromptRequest, rpc_id: str) -> a.SubagentPromptValue:
-    message_id = await engine.prompt_subagent(p.parent_session_id, p.child_session_id, p.content, rpc_id)
+    message_id = await engine.subagents.prompt_subagent(
+        p.parent_session_id, p.child_session_id, p.content, rpc_id
+    )
     return a.SubagentPromptValue(message_id=message_id)
 
 
 @implements("subagent.interrupt")
 async def interrupt(engine: Engine, p: a.SubagentInterruptRequest) -> Accepted:
-    await engine.interrupt_subagent(p.parent_session_id, p.child_session_id)
+    await engine.subagents.interrupt_subagent(p.parent_session_id, p.child_session_id)
     return Accepted()

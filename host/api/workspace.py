@@ -10,43 +10,43 @@ from host.engine.engine import Engine
 
 @implements("workspace.list")
 async def list_workspaces(engine: Engine, p: w.WorkspaceListRequest) -> w.WorkspaceListValue:
-    items, archived = engine.list_workspaces()
+    items, archived = engine.workspaces.list_workspaces()
     return w.WorkspaceListValue(items=items, archived_session_ids=archived)
 
 
 @implements("workspace.create")
 async def create(engine: Engine, p: w.WorkspaceCreateRequest) -> w.WorkspaceCreateValue:
-    view, created = await engine.create_workspace(p.path)
+    view, created = await engine.workspaces.create_workspace(p.path)
     return w.WorkspaceCreateValue(workspace=view, created=created)
 
 
 @implements("workspace.rename")
 async def rename(engine: Engine, p: w.WorkspaceRenameRequest) -> w.WorkspaceValue:
-    return w.WorkspaceValue(workspace=await engine.rename_workspace(p.workspace_id, p.title))
+    return w.WorkspaceValue(workspace=await engine.workspaces.rename_workspace(p.workspace_id, p.title))
 
 
 @implements("workspace.delete")
 async def delete(engine: Engine, p: w.WorkspaceRef) -> w.WorkspaceDeleted:
-    await engine.delete_workspace(p.workspace_id)
+    await engine.workspaces.delete_workspace(p.workspace_id)
     return w.WorkspaceDeleted()
 
 
 @implements("workspace.insertSessionBefore")
 async def insert_session_before(engine: Engine, p: w.InsertSessionBeforeRequest) -> w.WorkspaceValue:
-    view = await engine.move_session(p.workspace_id, p.session_id, p.before_session_id)
+    view = await engine.workspaces.move_session(p.workspace_id, p.session_id, p.before_session_id)
     return w.WorkspaceValue(workspace=view)
 
 
 @implements("workspace.archiveSession")
 async def archive_session(engine: Engine, p: w.ArchiveRequest) -> w.ArchivedValue:
-    return w.ArchivedValue(archived_session_ids=await engine.archive_session(p.session_id))
+    return w.ArchivedValue(archived_session_ids=await engine.workspaces.archive_session(p.session_id))
 
 
 @implements("workspace.unarchiveSession")
 async def unarchive_session(engine: Engine, p: w.ArchiveRequest) -> w.ArchivedValue:
-    return w.ArchivedValue(archived_session_ids=await engine.unarchive_session(p.session_id))
+    return w.ArchivedValue(archived_session_ids=await engine.workspaces.unarchive_session(p.session_id))
 
 
 @implements("workspace.setTrust")
 async def set_trust(engine: Engine, p: w.SetTrustRequest) -> w.WorkspaceValue:
-    return w.WorkspaceValue(workspace=await engine.set_workspace_trust(p.workspace_id, p.trusted))
+    return w.WorkspaceValue(workspace=await engine.workspaces.set_workspace_trust(p.workspace_id, p.trusted))

@@ -53,7 +53,8 @@ from host.engine.store import Store
 from host.engine.surface import Surface
 from host.engine.titles import auto_title
 from host.engine.tools.base import JobControl, SubagentControl
-from host.engine.turn import Conversation, NoAdapter, Turn, TurnServices
+from host.engine.turn import Turn
+from host.engine.turn_parts import Conversation, NoAdapter, TurnServices
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from host.engine.bus import Bus
 from host.engine.errors import AgentBusy, QueueItemNotFound, SteerUnavailable
 from host.engine.events import NewEvent
 from host.engine.inbox import InboxLists, is_steering
-from host.engine.turn import Conversation
+from host.engine.turn_parts import Conversation
 
 MAX_QUEUE = 100
 

@@ -56,6 +56,13 @@ class AgentPool:
         step_cap: int,
         job_control: Callable[[str], JobControl] | None = None,
         gates: PromptGates | None = None,
+        *,
+        snapshots: Snapshotter | None = None,
+        hooks: HookService | None = None,
+        subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None,
+        turn_ended: TurnEnded | None = None,
+        idle: Callable[[Agent], None] | None = None,
+        loaded: Iterable[Callable[[SessionHeader], None]] = (),
     ) -> None:
         self._store = store
         self._bus = bus
@@ -68,12 +75,11 @@ class AgentPool:
         self._default_cwd = default_cwd
         self._step_cap = step_cap
         self._job_control = job_control
-        self.snapshots: Snapshotter | None = None
-        """Set by the engine: the folder's snapshots around changing steps (docs/architecture.md,
-        "Snapshots")."""
+        self.snapshots = snapshots
+        """The folder's snapshots around changing steps (docs/architecture.md, "Snapshots")."""
         self.gates = gates
-        self.hooks: HookService | None = None
-        """Set by the engine: the hooks every session's tool calls pass (host/engine/hooks/)."""
+        self.hooks = hooks
+        """The hooks every session's tool calls pass (host/engine/hooks/)."""
         self.agents: dict[str, Agent] = {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
@@ -81,12 +87,12 @@ class AgentPool:
         self.failed: dict[str, TurnEndReason] = {}
         """Session → the turn/end reason its open turn gets on the next load (a store failure)."""
         self._abandoned: dict[str, Agent] = {}
-        self.subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None
-        """A loading session's way to start subagents (the engine sets it; None: it may not)."""
-        self.turn_ended: TurnEnded | None = None
-        self.idle: Callable[[Agent], None] | None = None
+        self.subagents = subagents
+        """A loading session's way to start subagents (None: it may not)."""
+        self.turn_ended = turn_ended
+        self.idle = idle
         """Told when an agent's loop drained its inbox (the goal driver)."""
-        self.loaded: list[Callable[[SessionHeader], None]] = []
+        self.loaded = list(loaded)
         """Called with each header as its session loads (before its agent starts)."""
 
     def get(self, session_id: str) -> Agent | None:

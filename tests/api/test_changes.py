@@ -261,7 +261,7 @@ async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_an
         sid = await first.create()
         (first.workdir / "f.txt").write_text("a\n")
         await turn_writing(first, llm_server, client, mux, sid, write("w1", "f.txt", "b\n"))
-        seq = first.engine.store.next_seq(sid)
+        seq = first.engine.parts.store.next_seq(sid)
     finally:
         await first.close()
     # what a revert leaves when killed right after its commit point: staged and committed, not renamed

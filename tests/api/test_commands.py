@@ -101,7 +101,7 @@ async def test_plan_with_a_message_steers_it_into_the_agent(host: Host, llm: Scr
 
 
 async def test_handler_results_errors_crashes_and_cancels(host: Host) -> None:
-    registry = host.engine.presets.commands
+    registry = host.engine.presets.service.commands
     client = host.client()
     frames = await host.host_stream(client)
     mux = await host.mux(client)

@@ -293,7 +293,7 @@ async def test_export_answers_and_bytes_as_the_reference_sends_them(
     zf = zipfile.ZipFile(io.BytesIO(got.body))
     assert zf.namelist()[0] == "session.jsonl" and zf.infolist()[0].compress_type == zipfile.ZIP_DEFLATED
     entry = zf.read("session.jsonl").decode("utf-8").split("\n")
-    await host.engine.store.flush()
+    await host.engine.parts.store.flush()
     with sqlite3.connect(host.data_dir / "harnessdesk.sqlite3") as db:
         stored = [
             row[0] for row in db.execute("SELECT json FROM events WHERE session_id = ? ORDER BY seq", (sid,))

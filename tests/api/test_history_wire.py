@@ -22,11 +22,11 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 async def expected_body(host: Host, rpc_id: str, payload: dict[str, Any]) -> bytes:
     """The answer as the host gave it before splicing: every event validated into a model, the
     entries built, the value dumped and the envelope encoded."""
-    events, has_more, projections = await host.engine.history(
+    events, has_more, projections = await host.engine.sessions.history(
         payload["sessionId"], payload.get("beforeSeq"), payload.get("maxMessages", 50)
     )
     value = HistoryValue(
-        events=host.engine.history_entries(events), has_more=has_more, projections=projections
+        events=host.engine.sessions.history_entries(events), has_more=has_more, projections=projections
     )
     envelope = {"type": "server-response", "rpcId": rpc_id, "result": {"ok": True, "value": to_wire(value)}}
     return json_bytes(envelope)
@@ -89,7 +89,7 @@ def stored(seq: int, etype: str, data: dict[str, Any], **extra: Any) -> SessionE
 
 
 async def test_a_cold_crashed_session_with_a_bash_result_view_is_the_same_bytes(host: Host) -> None:
-    store = host.engine.store
+    store = host.engine.parts.store
     store.register(SessionHeader(id="cold", created_at=1_700_000_000_000, cwd=str(host.workdir), title="Été"))
     result = {
         "id": "t0",

@@ -106,7 +106,7 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
         if windows:
             models = [{"id": model, "contextWindow": window} for model, window in windows.items()]
             profile = {"id": "openai-compatible", "name": "Scripted", "baseURL": scripted_llm.base_url}
-            await engine.update_settings(
+            await engine.config.update_settings(
                 "llm-openai-compatible", {"profiles": [{**profile, "models": models}]}, None
             )
         return engine

@@ -23,8 +23,8 @@ def text(t: str) -> list[Any]:
 
 
 async def started(engine: Any, prompt: str = "hello there", mode: str = "queue") -> tuple[str, Any]:
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, mode, text(prompt), "rpc-1")
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, mode, text(prompt), "rpc-1")
     return sid, agent_of(engine, sid)
 
 
@@ -39,7 +39,7 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
         )
     )
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     sid, _agent = await started(engine, "  Please   greet me warmly today  ")
     frames = await frames_until(mux, lambda f: getattr(f, "key", "") == "title")
     types = [e.type for e in events_of(frames)]
@@ -79,7 +79,7 @@ async def test_one_turn_vocabulary_flush_and_auto_title(
     body = scripted_llm.requests[0]
     assert body["model"] == "scripted-small" and body["messages"][0]["role"] == "system"
     assert "tools" not in body  # no tools configured → none sent
-    summary = (await engine.list_sessions())[0]
+    summary = (await engine.sessions.list_sessions())[0]
     assert summary.title == "Please greet me warmly today" and not summary.blank and not summary.running
     assert summary.updated_at == events[-2].time
 
@@ -91,12 +91,12 @@ async def test_queue_is_fifo_back_to_back_with_one_running_edge(
         Reply(text="first answer is slow", delay=0.05, chunk_size=2), Reply(text="two"), Reply(text="three")
     )
     engine = await engine_factory(tools={})
-    host = engine.subscribe_host()
-    mux = engine.subscribe_mux()
+    host = engine.host.subscribe_host()
+    mux = engine.host.subscribe_mux()
     sid, agent = await started(engine, "one")
     await frames_until(mux, is_event("assistant/chunk"))
-    second = await engine.prompt(sid, "queue", text("two"), "rpc-2")
-    third = await engine.prompt(sid, "queue", text("three"), "rpc-3")
+    second = await engine.agents.prompt(sid, "queue", text("two"), "rpc-2")
+    third = await engine.agents.prompt(sid, "queue", text("three"), "rpc-3")
     assert [(i.id, i.placement) for i in queued(engine, sid)] == [(second, "queued"), (third, "queued")]
     frames = await frames_until(mux, is_event("turn/end", turn=2))
     await wait_quiet(agent)
@@ -130,10 +130,10 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     )
     scripted_llm.enqueue(slow_call, Reply(text="done, steered"))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     sid, agent = await started(engine, "do work")
     await frames_until(mux, is_event("assistant/chunk"))
-    steered = await engine.prompt(sid, "steer", text("also check tests"), "rpc-s")
+    steered = await engine.agents.prompt(sid, "steer", text("also check tests"), "rpc-s")
     assert [(i.id, i.placement) for i in queued(engine, sid)] == [(steered, "steering")]
     frames = await frames_until(mux, is_event("turn/end"))
     types = [e.type for e in events_of(frames)]
@@ -156,7 +156,7 @@ async def test_steer_is_delivered_at_the_next_step_checkpoint(
     # steer on an idle agent starts an ordinary turn
     await wait_quiet(agent)
     scripted_llm.enqueue(Reply(text="ok"))
-    await engine.prompt(sid, "steer", text("idle steer"), "rpc-t")
+    await engine.agents.prompt(sid, "steer", text("idle steer"), "rpc-t")
     frames = await frames_until(mux, is_event("turn/end"))
     start = next(e for e in events_of(frames) if e.type == "turn/start")
     assert start.data == {"turn": 1, "trigger": "steer"}
@@ -167,11 +167,11 @@ async def test_cancel_mid_stream_aborts_only_the_turn_and_the_queue_runs_next(
 ) -> None:
     scripted_llm.enqueue(Reply(text="a long answer " * 50, hang_after=3), Reply(text="later, answered"))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     sid, agent = await started(engine)
     await frames_until(mux, is_event("assistant/chunk"))
-    queued_id = await engine.prompt(sid, "queue", text("later"), "rpc-2")
-    assert await engine.cancel(sid) is True
+    queued_id = await engine.agents.prompt(sid, "queue", text("later"), "rpc-2")
+    assert await engine.agents.cancel(sid) is True
     frames = await frames_until(mux, is_event("turn/end", turn=0))
     events = events_of(frames)
     assert events[-1].data == {"turn": 0, "reason": {"kind": "aborted", "by": "user"}}
@@ -189,8 +189,8 @@ async def test_cancel_mid_stream_aborts_only_the_turn_and_the_queue_runs_next(
     assert events[-1].data["reason"] == {"kind": "completed"}
     await wait_quiet(agent)
     assert len(scripted_llm.requests) == 2
-    assert await engine.cancel(sid) is False  # idle: no-op
-    page, _, _ = await engine.history(sid)
+    assert await engine.agents.cancel(sid) is False  # idle: no-op
+    page, _, _ = await engine.sessions.history(sid)
     assert page[-1].type in ("turn/end", "session/title")
 
 
@@ -199,14 +199,14 @@ async def test_cancel_with_clear_queue_drops_queued_and_steering_input(
 ) -> None:
     scripted_llm.enqueue(Reply(text="a long answer " * 50, hang_after=3))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     sid, agent = await started(engine)
     await frames_until(mux, is_event("assistant/chunk"))
-    await engine.prompt(sid, "queue", text("later"), "rpc-2")
-    await engine.prompt(sid, "steer", text("steer me"), "rpc-3")
-    await engine.inject(sid, "a job ended", "jobs")
+    await engine.agents.prompt(sid, "queue", text("later"), "rpc-2")
+    await engine.agents.prompt(sid, "steer", text("steer me"), "rpc-3")
+    await engine.agents.inject(sid, "a job ended", "jobs")
     assert [i.placement for i in queued(engine, sid)] == ["queued", "steering", "context"]
-    assert await engine.cancel(sid, clear_queue=True) is True
+    assert await engine.agents.cancel(sid, clear_queue=True) is True
     frames = await frames_until(mux, is_event("turn/end"))
     await wait_quiet(agent)
     assert [i.placement for i in queued(engine, sid)] == ["context"]  # the host's context stays
@@ -223,7 +223,7 @@ async def test_retry_after_429_is_recorded(engine_factory: Factory, scripted_llm
         Reply(status=429, retry_after=0.01, error_message="slow down"), Reply(text="finally")
     )
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     await started(engine)
     frames = await frames_until(mux, is_event("turn/end"))
     retry = next(e for e in events_of(frames) if e.type == "request/retry")
@@ -234,21 +234,21 @@ async def test_retry_after_429_is_recorded(engine_factory: Factory, scripted_llm
 async def test_provider_error_ends_the_turn_with_error(engine_factory: Factory, scripted_llm: Any) -> None:
     scripted_llm.enqueue(Reply(status=400, error_message="bad model"))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     _sid, agent = await started(engine)
     frames = await frames_until(mux, is_event("turn/end"))
     reason = events_of(frames)[-1].data["reason"]
     assert reason["kind"] == "error" and reason["error"]["status"] == 400
     assert events_of(frames)[-2].type == "step/end"
     await wait_quiet(agent)
-    assert (await engine.list_sessions())[0].title is None  # no auto title after a failed turn
+    assert (await engine.sessions.list_sessions())[0].title is None  # no auto title after a failed turn
 
 
 async def test_step_cap_ends_the_turn(engine_factory: Factory, scripted_llm: Any) -> None:
     call = Reply(tool_calls=[("c", "missing", "{}")])
     scripted_llm.enqueue(call, call, call)
     engine = await engine_factory(tools={}, step_cap=2)
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     await started(engine)
     frames = await frames_until(mux, is_event("turn/end"))
     assert events_of(frames)[-1].data["reason"] == {
@@ -262,15 +262,15 @@ async def test_injected_context_waits_for_the_next_step_and_never_wakes_the_agen
     engine_factory: Factory, scripted_llm: Any
 ) -> None:
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    context_id = await engine.inject(sid, "file a.py changed", "watcher", {"path": "a.py"})
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    context_id = await engine.agents.inject(sid, "file a.py changed", "watcher", {"path": "a.py"})
     frames = await frames_until(mux, lambda f: isinstance(f, SessionQueue))
     assert [(i.id, i.placement) for i in frames[-1].items] == [(context_id, "context")]
     await asyncio.sleep(0.2)
     assert scripted_llm.requests == [] and not agent_of(engine, sid).running  # no turn of its own
     scripted_llm.enqueue(Reply(text="noted"))
-    await engine.prompt(sid, "queue", text("what changed?"), "r")
+    await engine.agents.prompt(sid, "queue", text("what changed?"), "r")
     frames = await frames_until(mux, is_event("turn/end"))
     events = events_of(frames)
     claimed = next(e for e in events if e.type == "user/message" and e.data["id"] == context_id)
@@ -290,8 +290,8 @@ async def test_concurrent_resumes_share_one_load(
     await wait_quiet(agent)
     await first.close()
     second = await engine_factory(tools={})
-    agents = await asyncio.gather(*(second.attach(sid) for _ in range(5)))
-    assert second.pool.resumes == 1 and all(a is agents[0] for a in agents)
+    agents = await asyncio.gather(*(second.agents.attach(sid) for _ in range(5)))
+    assert second.parts.pool.resumes == 1 and all(a is agents[0] for a in agents)
     assert agents[0].next_turn == 1 and len(agents[0].history) == 2
 
 
@@ -300,7 +300,7 @@ async def test_close_aborts_running_turns_as_disposed(
 ) -> None:
     scripted_llm.enqueue(Reply(text="never finishing " * 20, hang_after=2))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     sid, _ = await started(engine)
     await frames_until(mux, is_event("assistant/chunk"))
     await engine.close()
@@ -314,13 +314,13 @@ async def test_close_aborts_running_turns_as_disposed(
 
 async def test_user_title_pins_and_no_auto_title(engine_factory: Factory, scripted_llm: Any) -> None:
     engine = await engine_factory(tools={})
-    sid = await engine.create_session("/tmp")
-    title, seq = await engine.rename(sid, "  My\n\tproject  ")
+    sid = await engine.sessions.create_session("/tmp")
+    title, seq = await engine.sessions.rename(sid, "  My\n\tproject  ")
     assert (title, seq) == ("My project", 0)
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", text("hello"), "r")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", text("hello"), "r")
     frames = await frames_until(mux, is_event("turn/end"))
     await wait_quiet(agent_of(engine, sid))
     titles = [e for e in events_of(frames) if e.type == "session/title"]
     assert all(e.data["source"]["kind"] == "user" for e in titles)  # no auto title over a user one
-    assert (await engine.list_sessions())[0].title == "My project"
+    assert (await engine.sessions.list_sessions())[0].title == "My project"

@@ -96,27 +96,27 @@ async def test_cold_history_is_repaired_in_memory_and_attach_writes_it(
     data = tmp_path / "data"
     await cold_session_with_open_turn(data)
     engine = await engine_factory(data, tools={})
-    events, has_more, projections = await engine.history("cold")
+    events, has_more, projections = await engine.sessions.history("cold")
     assert [e.type for e in events[-3:]] == ["tool/result", "step/end", "turn/end"]
     assert events[-3].data["error"]["code"] == "TOOL_OUTCOME_UNKNOWN" and not has_more
     assert projections is not None and projections.as_of_seq == 11
-    assert engine.attached() == []  # no agent attached
+    assert engine.agents.attached() == []  # no agent attached
     conn = sqlite3.connect(data / DB_FILE)
     assert conn.execute("SELECT MAX(seq) FROM events WHERE session_id = 'cold'").fetchone()[0] == 8
-    page, _, _ = await engine.history("cold", before_seq=10, max_messages=50)
+    page, _, _ = await engine.sessions.history("cold", before_seq=10, max_messages=50)
     assert [e.seq for e in page] == list(range(10))  # a window ending before the repair's end
-    summary = (await engine.list_sessions())[0]
+    summary = (await engine.sessions.list_sessions())[0]
     assert summary.updated_at == 1_005  # the last user message, not the crash
-    mux = engine.subscribe_mux()
-    await engine.attach("cold")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.attach("cold")
     frames = await frames_until(mux, is_event("turn/end"))
     assert isinstance(frames[0], SessionSubscribed) and frames[0].last_seq == 8
     assert [e.seq for e in events_of(frames)] == [9, 10, 11]
-    await engine.store.flush()
+    await engine.parts.store.flush()
     assert conn.execute("SELECT MAX(seq) FROM events WHERE session_id = 'cold'").fetchone()[0] == 11
     conn.close()
-    assert (await engine.list_sessions())[0].updated_at == 1_005  # repair is not activity
-    agent = engine.pool.agents.get("cold")
+    assert (await engine.sessions.list_sessions())[0].updated_at == 1_005  # repair is not activity
+    agent = engine.parts.pool.agents.get("cold")
     assert agent.next_turn == 2 and [m.role for m in agent.history] == [
         "user",
         "assistant",
@@ -128,41 +128,41 @@ async def test_cold_history_is_repaired_in_memory_and_attach_writes_it(
 
 async def test_create_list_and_conflicts(engine_factory: Factory) -> None:
     engine = await engine_factory(tools={})
-    host = engine.subscribe_host()
-    a = await engine.create_session("/tmp/a")
-    b = await engine.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="read-only")
+    host = engine.host.subscribe_host()
+    a = await engine.sessions.create_session("/tmp/a")
+    b = await engine.sessions.create_session("/tmp/b", session_id="pre-allocated-1", agent_preset="read-only")
     assert b == "pre-allocated-1"
-    assert await engine.create_session("/tmp/b", session_id=b) == b  # idempotent
+    assert await engine.sessions.create_session("/tmp/b", session_id=b) == b  # idempotent
     with pytest.raises(SessionConflict) as info:
-        await engine.create_session("/tmp/other", session_id=b)
+        await engine.sessions.create_session("/tmp/other", session_id=b)
     assert info.value.details() == {"sessionId": b, "requestedCwd": "/tmp/other", "existingCwd": "/tmp/b"}
-    listed = {s.session_id: s for s in await engine.list_sessions()}
+    listed = {s.session_id: s for s in await engine.sessions.list_sessions()}
     assert listed[a].blank and listed[b].agent_preset == "read-only" and listed[a].cwd == "/tmp/a"
     added = [host.get_nowait()[1] for _ in range(2)]
     assert [f.session_id for f in added] == [a, b] and all(f.blank for f in added)
     for call in (
-        engine.history("nope"),
-        engine.cancel("nope"),
-        engine.rename("nope", "x"),
-        engine.fork("nope"),
+        engine.sessions.history("nope"),
+        engine.agents.cancel("nope"),
+        engine.sessions.rename("nope", "x"),
+        engine.sessions.fork("nope"),
     ):
         with pytest.raises(SessionNotFound):
             await call
-    events, has_more, projections = await engine.history(a)
+    events, has_more, projections = await engine.sessions.history(a)
     assert events == [] and not has_more and projections is not None and projections.as_of_seq == -1
 
 
 async def test_rename_validates_and_pins(engine_factory: Factory) -> None:
     engine = await engine_factory(tools={})
-    sid = await engine.create_session("/tmp")
+    sid = await engine.sessions.create_session("/tmp")
     for bad in ["", "   ", "\n\t", "\u200b\u200b"]:
         with pytest.raises(TitleInvalid):
-            await engine.rename(sid, bad)
-    mux = engine.subscribe_mux()
-    assert await engine.rename(sid, " a\u0007b  c ") == ("ab c", 0)
+            await engine.sessions.rename(sid, bad)
+    mux = engine.host.subscribe_mux()
+    assert await engine.sessions.rename(sid, " a\u0007b  c ") == ("ab c", 0)
     frames = await frames_until(mux, lambda f: f.type == "session/projection")
     assert frames[-1].value == "ab c" and frames[-1].seq == 0
-    assert (await engine.list_sessions())[0].title == "ab c"
+    assert (await engine.sessions.list_sessions())[0].title == "ab c"
 
 
 async def test_fork_anchors_and_end_seed(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
@@ -170,23 +170,23 @@ async def test_fork_anchors_and_end_seed(engine_factory: Factory, scripted_llm: 
     await cold_session_with_open_turn(data)
     engine = await engine_factory(data, tools={})
     with pytest.raises(ForkUnavailable):
-        await engine.fork("cold", at_seq=5)  # inside the open turn
-    child = await engine.fork("cold")  # the last completed turn
-    events, _, _ = await engine.history(child)
+        await engine.sessions.fork("cold", at_seq=5)  # inside the open turn
+    child = await engine.sessions.fork("cold")  # the last completed turn
+    events, _, _ = await engine.sessions.history(child)
     assert [e.type for e in events][-2:] == ["turn/end", "session/end-seed"] and len(events) == 5
-    summary = next(s for s in await engine.list_sessions() if s.session_id == child)
+    summary = next(s for s in await engine.sessions.list_sessions() if s.session_id == child)
     assert summary.parent_session_id == "cold" and summary.cwd == "/w" and not summary.blank
-    same = await engine.fork("cold", at_seq=1)
-    assert len((await engine.history(same))[0]) == 5
-    empty = await engine.create_session("/tmp")
+    same = await engine.sessions.fork("cold", at_seq=1)
+    assert len((await engine.sessions.history(same))[0]) == 5
+    empty = await engine.sessions.create_session("/tmp")
     with pytest.raises(ForkUnavailable):
-        await engine.fork(empty)
+        await engine.sessions.fork(empty)
     # the child inherits the parent's model selection and can run a turn of its own
-    await engine.select_model("cold", "openai-compatible", "scripted-large")
-    third = await engine.fork("cold", at_seq=99)
+    await engine.config.select_model("cold", "openai-compatible", "scripted-large")
+    third = await engine.sessions.fork("cold", at_seq=99)
     scripted_llm.enqueue(Reply(text="child answer"))
-    mux = engine.subscribe_mux()
-    await engine.prompt(third, "queue", [TextInput(text="go on")], "r")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(third, "queue", [TextInput(text="go on")], "r")
     frames = await frames_until(mux, is_event("turn/end"))
     assert events_of(frames)[0].seq == 5  # after the seed end
     assert scripted_llm.requests[-1]["model"] == "scripted-large"
@@ -199,60 +199,62 @@ async def test_fork_anchors_and_end_seed(engine_factory: Factory, scripted_llm: 
 
 async def test_images_become_attachments(engine_factory: Factory, scripted_llm: Any) -> None:
     engine = await engine_factory(tools={})
-    sid = await engine.create_session("/tmp")
+    sid = await engine.sessions.create_session("/tmp")
     image = png(4, 3)
     data = base64.b64encode(image).decode()
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     content = [TextInput(text="see"), ImageInput(media_type="image/png", data=data, name="shot.png")]
-    await engine.prompt(sid, "queue", content, "r", client_time_zone="Europe/Paris")
+    await engine.agents.prompt(sid, "queue", content, "r", client_time_zone="Europe/Paris")
     frames = await frames_until(mux, is_event("turn/end"))
     user = next(e for e in events_of(frames) if e.type == "user/message").data
     block = user["content"][1]
     assert block["attachment"]["width"] == 4 and block["attachment"]["height"] == 3
     assert block["attachment"]["bytes"] == len(image) and block["attachment"]["name"] == "shot.png"
     assert "data" not in json.dumps(user["content"][1]) and user["source"]["clientTimeZone"] == "Europe/Paris"
-    ref, blob = await engine.attachment(sid, block["attachment"]["attachmentId"])
+    ref, blob = await engine.sessions.attachment(sid, block["attachment"]["attachmentId"])
     assert blob == image and ref.media_type == "image/png"
-    other = await engine.create_session("/tmp")
+    other = await engine.sessions.create_session("/tmp")
     with pytest.raises(AttachmentError):
-        await engine.attachment(other, block["attachment"]["attachmentId"])
+        await engine.sessions.attachment(other, block["attachment"]["attachmentId"])
     sent = scripted_llm.requests[0]["messages"][1]["content"]
     assert sent[1]["image_url"]["url"].startswith("data:image/png;base64,")
     with pytest.raises(AttachmentError):
-        await engine.prompt(sid, "queue", [ImageInput(media_type="image/gif", data=data)], "r2")
+        await engine.agents.prompt(sid, "queue", [ImageInput(media_type="image/gif", data=data)], "r2")
     with pytest.raises(AttachmentError):
-        await engine.prompt(sid, "queue", [ImageInput(media_type="image/png", data="!!notbase64")], "r3")
+        await engine.agents.prompt(
+            sid, "queue", [ImageInput(media_type="image/png", data="!!notbase64")], "r3"
+        )
     huge = base64.b64encode(b"\x89PNG" + b"\x00" * (20 * 1024 * 1024)).decode()
     with pytest.raises(AttachmentError, match="20 MiB"):
-        await engine.prompt(sid, "queue", [ImageInput(media_type="image/png", data=huge)], "r4")
+        await engine.agents.prompt(sid, "queue", [ImageInput(media_type="image/png", data=huge)], "r4")
     with pytest.raises(InvalidTimeZone):
-        await engine.prompt(sid, "queue", [TextInput(text="x")], "r5", client_time_zone="Nowhere/City")
+        await engine.agents.prompt(sid, "queue", [TextInput(text="x")], "r5", client_time_zone="Nowhere/City")
 
 
 async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
     scripted_llm.enqueue(Reply(text="The flux capacitor is charged."))
     engine = await engine_factory(tools={})
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="check the capacitor")], "r")
-    await engine.attach(sid)
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="check the capacitor")], "r")
+    await engine.agents.attach(sid)
     await wait_quiet(agent_of(engine, sid))
-    hits, more = await engine.search("  flux CAPACITOR ")
+    hits, more = await engine.sessions.search("  flux CAPACITOR ")
     assert [(s, text) for s, text, _ in hits] == [(sid, "The flux capacitor is charged.")] and not more
-    events, _, _ = await engine.history(sid)
+    events, _, _ = await engine.sessions.history(sid)
     assert next(e for e in events if e.seq == hits[0][2]).type == "assistant/message"  # the hit's message
-    rows = [row async for row in engine.export_rows(sid)]
+    rows = [row async for row in engine.sessions.export_rows(sid)]
     other = await engine_factory(tmp_path / "other", tools={})
-    assert await other.import_rows(rows, "/tmp") == sid
-    assert [row async for row in other.export_rows(sid)] == rows
+    assert await other.sessions.import_rows(rows, "/tmp") == sid
+    assert [row async for row in other.sessions.export_rows(sid)] == rows
     with pytest.raises(SessionConflict):
-        await other.import_rows(rows, "/tmp")
-    assert (await other.search("capacitor"))[0][0][0] == sid
+        await other.sessions.import_rows(rows, "/tmp")
+    assert (await other.sessions.search("capacitor"))[0][0][0] == sid
 
 
 async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
     engine = await engine_factory(tools={})
-    sid = await engine.create_session("/tmp")
-    value = await engine.models(sid)
+    sid = await engine.sessions.create_session("/tmp")
+    value = await engine.config.models(sid)
     assert value.current.provider == "openai-compatible" and value.current.model == "scripted-small"
     assert value.routable
     group = next(g for g in value.groups if g.id == "openai-compatible")
@@ -262,8 +264,8 @@ async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, 
         {"id": "thinker", "name": "Thinker", "reasoningEfforts": ["low", "high"]},
     ]
     profile = {"id": "box", "name": "Box", "baseURL": scripted_llm.base_url, "models": models}
-    await engine.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
-    box = next(g for g in (await engine.models(sid)).groups if g.id == "box")
+    await engine.config.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
+    box = next(g for g in (await engine.config.models(sid)).groups if g.id == "box")
     assert box.name == "Box" and [(m.id, m.name) for m in box.models] == [
         ("scripted-small", "scripted-small"),
         ("thinker", "Thinker"),
@@ -271,79 +273,83 @@ async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, 
     reasoning = box.models[1].reasoning
     assert reasoning is not None and [e.id for e in reasoning.efforts] == ["low", "high"]
     with pytest.raises(ModelUnavailable):
-        await engine.select_model(sid, "no-such-provider", "m")
+        await engine.config.select_model(sid, "no-such-provider", "m")
     with pytest.raises(ModelUnavailable, match="takes one of low, high"):
-        await engine.select_model(sid, "box", "thinker", "ultra")
+        await engine.config.select_model(sid, "box", "thinker", "ultra")
     with pytest.raises(ModelUnavailable, match="takes no reasoning effort"):
-        await engine.select_model(sid, "box", "unlisted-model", "high")
-    assert (await engine.select_model(sid, "box", "unlisted-model")).model == "unlisted-model"  # advice only
-    chosen = await engine.select_model(sid, "box", "thinker", "high")
-    assert (await engine.models(sid)).current == chosen
+        await engine.config.select_model(sid, "box", "unlisted-model", "high")
+    assert (
+        await engine.config.select_model(sid, "box", "unlisted-model")
+    ).model == "unlisted-model"  # advice only
+    chosen = await engine.config.select_model(sid, "box", "thinker", "high")
+    assert (await engine.config.models(sid)).current == chosen
     settings = json.loads((tmp_path / "data" / "settings.json").read_text())
     saved = settings["namespaces"]["agent-default-model"]
     assert saved == {"provider": "box", "model": "thinker", "reasoningEffort": "high"}
-    fresh = await engine.create_session("/tmp")
-    assert (await engine.models(fresh)).current == chosen  # the new host default, flags no longer mask it
+    fresh = await engine.sessions.create_session("/tmp")
+    assert (
+        await engine.config.models(fresh)
+    ).current == chosen  # the new host default, flags no longer mask it
     scripted_llm.enqueue(Reply(text="ok"))
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", [TextInput(text="hi")], "r")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", [TextInput(text="hi")], "r")
     frames = await frames_until(mux, is_event("turn/end"))
     header = next(e for e in events_of(frames) if e.type == "request/header")
     assert header.data["provider"] == "box" and header.data["reasoningEffort"] == "high"
     assert scripted_llm.requests[-1]["reasoning_effort"] == "high"
-    described = engine.describe()
+    described = engine.host.describe()
     assert described.attached_sessions == 1 and described.host_instance_id.startswith("host-")
-    await engine.replace_settings("llm-openai-compatible", {}, None)  # the default's route goes away
-    orphan = await engine.create_session("/tmp")
-    current = (await engine.models(orphan)).current
+    await engine.config.replace_settings("llm-openai-compatible", {}, None)  # the default's route goes away
+    orphan = await engine.sessions.create_session("/tmp")
+    current = (await engine.config.models(orphan)).current
     assert (current.provider, current.model) == ("openai-compatible", "scripted-small")  # the flags'
 
 
 async def test_queue_edits_and_mux_snapshot(engine_factory: Factory, scripted_llm: Any) -> None:
     scripted_llm.enqueue(Reply(text="slow " * 40, hang_after=2), Reply(text="b"))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="a")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="a")], "r1")
     await frames_until(mux, is_event("assistant/chunk"))
-    one = await engine.prompt(sid, "queue", [TextInput(text="b")], "r2")
-    two = await engine.prompt(sid, "queue", [TextInput(text="c")], "r3")
-    late = engine.subscribe_mux()
+    one = await engine.agents.prompt(sid, "queue", [TextInput(text="b")], "r2")
+    two = await engine.agents.prompt(sid, "queue", [TextInput(text="c")], "r3")
+    late = engine.host.subscribe_mux()
     first = [late.get_nowait()[1] for _ in range(2)]
     last_seq = agent_of(engine, sid).journal.last_seq
     assert isinstance(first[0], SessionSubscribed) and first[0].last_seq == last_seq
     assert isinstance(first[1], SessionQueue) and [i.id for i in first[1].items] == [one, two]
-    await engine.update_queue(sid, one, RemoveAction())
+    await engine.agents.update_queue(sid, one, RemoveAction())
     with pytest.raises(QueueItemNotFound):
-        await engine.update_queue(sid, one, RemoveAction())
-    await engine.update_queue(sid, two, SteerAction())  # promoted into the running turn
+        await engine.agents.update_queue(sid, one, RemoveAction())
+    await engine.agents.update_queue(sid, two, SteerAction())  # promoted into the running turn
     assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
-    await engine.update_queue(sid, two, SteerAction())  # already steering: accepted, unchanged
+    await engine.agents.update_queue(sid, two, SteerAction())  # already steering: accepted, unchanged
     assert [(i.id, i.placement) for i in queued(engine, sid)] == [(two, "steering")]
     nxt = late.get_nowait()[1]
     assert isinstance(nxt, SessionEventFrame) or isinstance(nxt, SessionQueue)
-    await engine.cancel(sid)
+    await engine.agents.cancel(sid)
     await wait_quiet(agent_of(engine, sid))
-    cold = await engine.create_session("/tmp")
+    cold = await engine.sessions.create_session("/tmp")
     with pytest.raises(QueueItemNotFound):
-        await engine.update_queue(cold, "x", RemoveAction())
+        await engine.agents.update_queue(cold, "x", RemoveAction())
 
 
 async def test_a_failed_write_surfaces_as_agent_error(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory(tools={})
-    host = engine.subscribe_host()
-    sid = await engine.create_session("/tmp")
-    await engine.rename(sid, "first")
-    await engine.store.flush()
+    host = engine.host.subscribe_host()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.sessions.rename(sid, "first")
+    await engine.parts.store.flush()
     # another writer (e.g. a second host on the same data dir) takes the next seq behind our back
     conn = sqlite3.connect(tmp_path / "data" / DB_FILE)
     conn.execute("INSERT INTO events VALUES (?, 1, 'x/foreign', 0, '{}')", (sid,))
     conn.commit()
     conn.close()
     with pytest.raises(StoreError, match="seq gap"):  # the answer waits for the write: not saved
-        await engine.rename(sid, "second")
+        await engine.sessions.rename(sid, "second")
     frames = await frames_until(host, lambda f: f.type == "host/agent-error")
     assert frames[-1].session_id == sid and "seq gap" in frames[-1].message
 
@@ -353,14 +359,14 @@ async def test_a_fork_of_the_first_turn_keeps_the_parent_title_marked_as_a_fork(
 ) -> None:
     scripted_llm.enqueue(Reply(text="an answer"))
     engine = await engine_factory(tools={})
-    sid = await engine.create_session(str(tmp_path))
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", [TextInput(text="Plan the garden shed")], "r1")
+    sid = await engine.sessions.create_session(str(tmp_path))
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", [TextInput(text="Plan the garden shed")], "r1")
     await frames_until(mux, lambda f: f.type == "session/projection" and f.key == "title")
-    child = await engine.fork(sid, at_seq=0)  # the first (and only) turn
-    summary = next(s for s in await engine.list_sessions() if s.session_id == child)
+    child = await engine.sessions.fork(sid, at_seq=0)  # the first (and only) turn
+    summary = next(s for s in await engine.sessions.list_sessions() if s.session_id == child)
     assert summary.title == "Plan the garden shed (fork)"  # two rows never read the same
-    events, _, projections = await engine.history(child)
+    events, _, projections = await engine.sessions.history(child)
     assert [e.type for e in events][-2:] == ["session/end-seed", "session/title"]
     assert projections is not None and projections.values["title"] == "Plan the garden shed (fork)"
     assert {"title", "context"} <= set(projections.values)  # context: the copied answer's usage, cold

@@ -35,9 +35,9 @@ def answer(rpc_id: str, value: Any) -> ClientResponse:
 
 
 async def start(engine: Any, cwd: Path, prompt: str = "go") -> tuple[str, Any]:
-    sid = await engine.create_session(str(cwd))
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", [TextInput(text=prompt)], "rpc-1")
+    sid = await engine.sessions.create_session(str(cwd))
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", [TextInput(text=prompt)], "rpc-1")
     return sid, mux
 
 
@@ -64,8 +64,8 @@ async def test_approval_allowed_once_then_asked_again(
         and frame.arguments == {"command": "echo hi-there"}
     )
     value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"}
-    assert engine.respond(answer(rpc_id, value)) == ReceiptAccepted()
-    assert engine.respond(answer(rpc_id, value)) == ReceiptRefused(reason="not-pending")
+    assert engine.host.respond(answer(rpc_id, value)) == ReceiptAccepted()
+    assert engine.host.respond(answer(rpc_id, value)) == ReceiptRefused(reason="not-pending")
     frames = await frames_until(mux, is_event("turn/end"))
     events = events_of(frames)
     decided = next(e for e in events if e.type == "approval/decided")
@@ -73,10 +73,12 @@ async def test_approval_allowed_once_then_asked_again(
     result = next(e for e in events if e.type == "tool/result")
     assert "hi-there" in result.data["message"]["content"][0]["content"] and "error" not in result.data
     assert events[-1].data["reason"] == {"kind": "completed"}
-    await engine.prompt(sid, "queue", [TextInput(text="again")], "rpc-2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="again")], "rpc-2")
     rpc2, frame2 = await requested(mux, "approval/requested")  # allowed-once is not remembered
     assert rpc2 != rpc_id
-    engine.respond(answer(rpc2, {"sessionId": sid, "approvalId": frame2.approval_id, "outcome": "rejected"}))
+    engine.host.respond(
+        answer(rpc2, {"sessionId": sid, "approvalId": frame2.approval_id, "outcome": "rejected"})
+    )
     frames = await frames_until(mux, is_event("turn/end"))
     result = next(e for e in events_of(frames) if e.type == "tool/result")
     assert result.data["error"] == {"name": "bash", "code": "REJECTED"}
@@ -98,7 +100,7 @@ async def test_allowed_always_is_remembered_for_the_session(
     engine = await engine_factory()
     sid, mux = await start(engine, tmp_path)
     rpc_id, frame = await requested(mux, "approval/requested")
-    engine.respond(
+    engine.host.respond(
         answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-always"})
     )
     frames = await frames_until(mux, is_event("turn/end"))
@@ -125,18 +127,18 @@ async def test_ask_user_validation_answer_and_cancel(
     rpc_id, frame = await requested(mux, "question/requested")
     assert frame.questions[0].id == "color"
     bad = {"sessionId": sid, "answer": {"answers": [{"id": "color", "selected": ["green"]}]}}
-    assert engine.respond(answer(rpc_id, bad)) == ReceiptRefused(reason="bad-response")
+    assert engine.host.respond(answer(rpc_id, bad)) == ReceiptRefused(reason="bad-response")
     good = {"sessionId": sid, "answer": {"answers": [{"id": "color", "selected": ["blue"]}]}}
-    assert engine.respond(answer(rpc_id, good)) == ReceiptAccepted()
+    assert engine.host.respond(answer(rpc_id, good)) == ReceiptAccepted()
     frames = await frames_until(mux, is_event("turn/end"))
     result = next(e for e in events_of(frames) if e.type == "tool/result")
     assert "blue" in result.data["message"]["content"][0]["content"] and "error" not in result.data
     resolved = next(f for f in frames if f.type == "question/resolved")
     assert resolved.question_rpc_id == rpc_id and resolved.outcome == "answered"
-    await engine.prompt(sid, "queue", [TextInput(text="ask again")], "rpc-2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="ask again")], "rpc-2")
     rpc2, _ = await requested(mux, "question/requested")
     cancel = ClientResponse(rpc_id=rpc2, result=RpcErr(error=rpc_error("cancelled", "dismissed")))
-    assert engine.respond(cancel) == ReceiptAccepted()
+    assert engine.host.respond(cancel) == ReceiptAccepted()
     frames = await frames_until(mux, is_event("turn/end"))
     result = next(e for e in events_of(frames) if e.type == "tool/result")
     assert result.data["error"]["code"] == "CANCELLED"
@@ -150,12 +152,12 @@ async def test_first_answer_wins_between_racing_clients(
     engine = await engine_factory()
     sid, mux = await start(engine, tmp_path)
     rpc_id, frame = await requested(mux, "approval/requested")
-    replay = engine.subscribe_mux()  # a fresh stream replays the pending request with the same rpcId
+    replay = engine.host.subscribe_mux()  # a fresh stream replays the pending request with the same rpcId
     snapshot = [replay.get_nowait() for _ in range(3)]
     assert (rpc_id, frame) in snapshot
     outcomes = ["rejected", "allowed-once", "allowed-always"]
     receipts = [
-        engine.respond(answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": o}))
+        engine.host.respond(answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": o}))
         for o in outcomes
     ]
     assert receipts == [
@@ -205,7 +207,7 @@ async def test_cancel_mid_tool_kills_the_process_group(
     engine = await engine_factory()
     sid, mux = await start(engine, tmp_path)
     rpc_id, frame = await requested(mux, "approval/requested")
-    engine.respond(
+    engine.host.respond(
         answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"})
     )
     for _ in range(200):
@@ -214,7 +216,7 @@ async def test_cancel_mid_tool_kills_the_process_group(
         await asyncio.sleep(0.05)
     pids = [int((tmp_path / name).read_text()) for name in ("leader.pid", "child.pid")]
     began = time.monotonic()
-    assert await engine.cancel(sid)
+    assert await engine.agents.cancel(sid)
     frames = await frames_until(mux, is_event("turn/end"))
     assert time.monotonic() - began < 10  # not the 60 s the command would take
     events = events_of(frames)
@@ -235,7 +237,7 @@ async def test_cancel_while_approval_pending(
     engine = await engine_factory()
     sid, mux = await start(engine, tmp_path)
     rpc_id, frame = await requested(mux, "approval/requested")
-    await engine.cancel(sid)
+    await engine.agents.cancel(sid)
     frames = await frames_until(mux, is_event("turn/end"))
     resolved = next(f for f in frames if f.type == "approval/resolved")
     assert resolved.outcome == "cancelled" and resolved.approval_id == frame.approval_id
@@ -243,7 +245,7 @@ async def test_cancel_while_approval_pending(
     assert next(e for e in events if e.type == "approval/decided").data["outcome"] == "cancelled"
     codes = [e.data["error"]["code"] for e in events if e.type == "tool/result"]
     assert codes == ["CANCELLED", "TOOL_NOT_STARTED"]
-    assert engine.respond(
+    assert engine.host.respond(
         answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"})
     ) == ReceiptRefused(reason="not-pending")
 
@@ -258,7 +260,7 @@ async def test_allowed_always_survives_a_restart(
     engine = await engine_factory(data_dir)
     sid, mux = await start(engine, tmp_path)
     rpc_id, frame = await requested(mux, "approval/requested")
-    engine.respond(
+    engine.host.respond(
         answer(rpc_id, {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-always"})
     )
     await frames_until(mux, is_event("turn/end"))
@@ -268,8 +270,8 @@ async def test_allowed_always_survives_a_restart(
         Reply(tool_calls=[("w2", "write_file", '{"path": "b.txt", "content": "two"}')]), Reply(text="again")
     )
     reopened = await engine_factory(data_dir)
-    mux = reopened.subscribe_mux()
-    await reopened.prompt(sid, "queue", [TextInput(text="write b")], "rpc-2")
+    mux = reopened.host.subscribe_mux()
+    await reopened.agents.prompt(sid, "queue", [TextInput(text="write b")], "rpc-2")
     frames = await frames_until(mux, is_event("turn/end"))
     assert (tmp_path / "b.txt").read_text() == "two"
     assert [e.type for e in events_of(frames)].count("approval/asked") == 0

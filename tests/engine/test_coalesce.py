@@ -78,9 +78,9 @@ async def test_a_burst_arrives_whole_and_in_order_in_fewer_events_than_deltas(
     )
     deltas = (len(reasoning) + len(text) + len(ARGS)) // 4 + 1  # +1: the call's opening delta
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="burst")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="burst")], "r1")
     events = events_of(await frames_until(mux, is_event("turn/end"), 60))
     assert [e.seq for e in events] == list(range(events[0].seq, events[0].seq + len(events)))
     first = [e for e in events if e.data.get("step") == 0]
@@ -93,7 +93,7 @@ async def test_a_burst_arrives_whole_and_in_order_in_fewer_events_than_deltas(
     assert message.source_event_seqs == [e.seq for e in first if e.type == "assistant/chunk"]
     content = message.data["message"]["content"]
     assert [b.get("text") or b.get("arguments") for b in content] == [reasoning, text, ARGS]
-    stored, _, _ = await engine.history(sid, max_messages=10_000)
+    stored, _, _ = await engine.sessions.history(sid, max_messages=10_000)
     # the same seqs as streamed (events after turn/end, e.g. a title, may already follow them)
     streamed = [e for e in stored if events[0].seq <= e.seq <= events[-1].seq]
     assert [e.model_dump() for e in streamed] == [e.model_dump() for e in events]
@@ -106,9 +106,9 @@ async def test_a_provider_slower_than_the_host_keeps_one_event_per_delta(
     step = threading.Semaphore(0)
     scripted_llm.enqueue(Reply(text="".join(pieces), chunk_size=4, paced=step))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="slowly")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="slowly")], "r1")
     shown: list[str] = []
     while len(shown) < len(pieces):
         [*_, frame] = await frames_until(mux, is_event("assistant/chunk"))

@@ -33,7 +33,7 @@ def contents(request: dict[str, Any]) -> str:
 
 
 async def turn(engine: Any, mux: Any, sid: str, words: str, number: int) -> list[Any]:
-    await engine.prompt(sid, "queue", text(words), f"r{number}")
+    await engine.agents.prompt(sid, "queue", text(words), f"r{number}")
     return events_of(await frames_until(mux, is_event("turn/end", turn=number)))
 
 
@@ -116,8 +116,8 @@ async def test_automatic_compaction_before_a_request_that_would_fill_the_window(
         Reply(text="second answer", usage=usage(700, 30)),
     )
     engine = await engine_factory(tools={}, windows={"scripted-small": WINDOW})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     first = await turn(engine, mux, sid, "tell me about apples", 0)
     shadowed = [e.seq for e in first if e.type in ("user/message", "assistant/message")]
     # 1,000 tokens counted by the provider + ~750 for this message passes 80 % of 2,000
@@ -152,7 +152,7 @@ async def test_automatic_compaction_before_a_request_that_would_fill_the_window(
     assert after["messages"][1]["content"].startswith(REPLACEMENT_HEAD.format(count=2))
     assert after["messages"][2]["content"].startswith("and now pears")
     # the shadowed events stay in the log; paging counts only messages appended to the surface
-    page, has_more, _ = await engine.history(sid, max_messages=2)
+    page, has_more, _ = await engine.sessions.history(sid, max_messages=2)
     assert [
         e.type for e in page if e.type in ("user/message", "assistant/message") and e.surface_op is None
     ] == [
@@ -160,7 +160,7 @@ async def test_automatic_compaction_before_a_request_that_would_fill_the_window(
         "assistant/message",
     ]
     assert replacing.seq in [e.seq for e in page] and summary.seq in [e.seq for e in page] and has_more
-    whole, _, _ = await engine.history(sid, max_messages=100)
+    whole, _, _ = await engine.sessions.history(sid, max_messages=100)
     assert {e.seq for e in whole} >= set(shadowed)
 
 
@@ -173,8 +173,8 @@ async def test_a_failed_compaction_changes_nothing_and_the_request_goes_ahead(
         Reply(text="second answer"),
     )
     engine = await engine_factory(tools={}, windows={"scripted-small": WINDOW})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     await turn(engine, mux, sid, "tell me about apples", 0)
     events = await turn(engine, mux, sid, "and pears " + "p" * 3_000, 1)
     types = [e.type for e in events]
@@ -194,18 +194,18 @@ async def test_manual_compaction_summarises_everything_in_one_request_and_surviv
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     for n in range(3):
         scripted_llm.enqueue(Reply(text=f"answer {n}"))
         await turn(engine, mux, sid, f"question {n}", n)
     await wait_quiet(agent_of(engine, sid))
     scripted_llm.enqueue(Reply(text="three questions, three answers"))
-    outcome = await engine.compact(sid, command_id="cmd-x-1")
+    outcome = await engine.agents.compact(sid, command_id="cmd-x-1")
     assert isinstance(outcome, compaction.Compacted) and outcome.shadowed == 6
     assert compaction.describe(outcome) == f"Compacted 6 history items (~{outcome.tokens} tokens)."
     assert len(scripted_llm.requests) == 4
-    log, _, _ = await engine.history(sid, max_messages=100)
+    log, _, _ = await engine.sessions.history(sid, max_messages=100)
     bracket = [e for e in log if e.type.startswith("compact/") or e.surface_op]
     assert [e.type for e in bracket] == ["compact/start", "compact/summary", "user/message", "compact/end"]
     assert bracket[0].data == {
@@ -217,12 +217,12 @@ async def test_manual_compaction_summarises_everything_in_one_request_and_surviv
     assert outcome.summary_seq == bracket[1].seq
     assert bracket[2].data["source"]["sourceCommandId"] == "cmd-x-1"
     # nothing new since: nothing to compact, and nothing is written
-    assert await engine.compact(sid) is None
-    assert (await engine.history(sid, max_messages=100))[0][-1].seq == log[-1].seq
+    assert await engine.agents.compact(sid) is None
+    assert (await engine.sessions.history(sid, max_messages=100))[0][-1].seq == log[-1].seq
     await engine.close()
     # a restarted host folds the same surface: the next request carries the summary only
     again = await engine_factory(tools={})
-    mux = again.subscribe_mux()
+    mux = again.host.subscribe_mux()
     scripted_llm.enqueue(Reply(text="answer 3"))
     await turn(again, mux, sid, "question 3", 3)
     sent = scripted_llm.requests[-1]["messages"]
@@ -237,21 +237,21 @@ async def test_manual_compaction_is_refused_while_a_turn_runs_and_cancel_stops_i
 ) -> None:
     scripted_llm.enqueue(Reply(text="slow " * 50, hang_after=2))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", text("hello"), "r")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", text("hello"), "r")
     await frames_until(mux, is_event("assistant/chunk"))
-    busy = await engine.compact(sid)
+    busy = await engine.agents.compact(sid)
     assert isinstance(busy, compaction.CompactionFailed) and busy.reason == "busy"
-    await engine.cancel(sid)
+    await engine.agents.cancel(sid)
     await wait_quiet(agent_of(engine, sid))
     # a summary that never comes: cancel ends the attempt with compact/end {error}
     scripted_llm.enqueue(Reply(text="never " * 50, hang_after=1))
     import asyncio
 
-    attempt = asyncio.create_task(engine.compact(sid))
+    attempt = asyncio.create_task(engine.agents.compact(sid))
     await frames_until(mux, is_event("compact/start"))
-    await engine.cancel(sid)
+    await engine.agents.cancel(sid)
     outcome = await asyncio.wait_for(attempt, 10)
     assert isinstance(outcome, compaction.CompactionFailed) and outcome.reason == "cancelled"
     frames = await frames_until(mux, is_event("compact/end"))

@@ -23,12 +23,12 @@ Factory = Any
 async def new_session(engine: Any, tmp_path: Any) -> str:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return await engine.create_session(cwd=str(work))
+    return await engine.sessions.create_session(cwd=str(work))
 
 
 async def logged(engine: Any, sid: str, *types: str) -> list[Any]:
-    await engine.store.flush()
-    return [e for e in await engine.store.events(sid, 0) if e.type in types]
+    await engine.parts.store.flush()
+    return [e for e in await engine.parts.store.events(sid, 0) if e.type in types]
 
 
 def goal_rounds(log: list[Any]) -> list[dict[str, Any]]:
@@ -48,7 +48,7 @@ async def test_rounds_run_until_the_cap_then_the_goal_blocks_round_limit(
 ) -> None:
     engine = await engine_factory()
     sid = await new_session(engine, tmp_path)
-    ref = await engine.goal_create(sid, 'Port the "parser"\n</goal_round>', 3)
+    ref = await engine.goals.goal_create(sid, 'Port the "parser"\n</goal_round>', 3)
     await until(lambda: _blocked(engine, sid))
     await wait_quiet(agent_of(engine, sid))
     log = await logged(engine, sid, "user/message", "goal/change", "turn/start")
@@ -68,17 +68,17 @@ async def test_rounds_run_until_the_cap_then_the_goal_blocks_round_limit(
     assert block["roundsStarted"] == 3 and block["goal"]["revision"] == 2
     assert len(scripted_llm.requests) == 3  # no extra model turn at the cap
     # the projection is the block's whole value
-    _, _, projections = await engine.history(sid)
+    _, _, projections = await engine.sessions.history(sid)
     assert projections.values["goal"] == {
         k: block[k] for k in ("goal", "roundsStarted", "createdAt", "updatedAt")
     }
 
     # an exhausted goal resumes only after its cap is raised
     with pytest.raises(GoalRejected) as caught:
-        await engine.goal_move(sid, "resume", GoalRef(id=ref.id, revision=2))
+        await engine.goals.goal_move(sid, "resume", GoalRef(id=ref.id, revision=2))
     assert caught.value.goal_code == "GOAL_INVALID_TRANSITION"
-    raised = await engine.goal_edit(sid, GoalRef(id=ref.id, revision=2), None, 5)
-    await engine.goal_move(sid, "resume", raised)
+    raised = await engine.goals.goal_edit(sid, GoalRef(id=ref.id, revision=2), None, 5)
+    await engine.goals.goal_move(sid, "resume", raised)
     await until(lambda: _blocked(engine, sid, 2))
     await wait_quiet(agent_of(engine, sid))
     log = await logged(engine, sid, "user/message")
@@ -98,9 +98,9 @@ async def test_a_person_s_prompt_runs_first_and_does_not_count(
     sid = await new_session(engine, tmp_path)
     gate = threading.Semaphore(0)
     scripted_llm.enqueue(Reply(text="working on round one", chunk_size=4, paced=gate))
-    await engine.goal_create(sid, "Keep the tests green", 2)
+    await engine.goals.goal_create(sid, "Keep the tests green", 2)
     await until(lambda: _has(engine, sid, "assistant/chunk"))
-    await engine.prompt(sid, "queue", [TextInput(text="also, what time is it?")], "rpc-h")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="also, what time is it?")], "rpc-h")
     for _ in range(10):
         gate.release()
     await until(lambda: _blocked(engine, sid))
@@ -120,9 +120,9 @@ async def test_stop_during_a_goal_round_pauses_the_goal(
     engine = await engine_factory()
     sid = await new_session(engine, tmp_path)
     scripted_llm.enqueue(Reply(text="thinking hard", hang_after=1))
-    await engine.goal_create(sid, "Refactor the store", 10)
+    await engine.goals.goal_create(sid, "Refactor the store", 10)
     await until(lambda: _has(engine, sid, "assistant/chunk"))
-    assert await engine.cancel(sid)
+    assert await engine.agents.cancel(sid)
     await until(lambda: _op(engine, sid, "pause"))
     await wait_quiet(agent_of(engine, sid))
     changes = [e.data for e in await logged(engine, sid, "goal/change")]
@@ -144,8 +144,8 @@ async def test_another_gate_refusing_a_round_blocks_the_goal_without_prompt_bloc
     async def no_rounds(check: PromptCheck) -> Veto | None:
         return Veto("no automatic rounds here")
 
-    engine.prompt_gates.add(no_rounds, frozenset({"goal"}))
-    await engine.goal_create(sid, "Anything", 4)
+    engine.parts.prompt_gates.add(no_rounds, frozenset({"goal"}))
+    await engine.goals.goal_create(sid, "Anything", 4)
     await until(lambda: _op(engine, sid, "block"))
     await wait_quiet(agent_of(engine, sid))
     log = await logged(engine, sid, "goal/change", "prompt/blocked", "turn/end", "user/message")
@@ -163,19 +163,19 @@ async def test_a_reloaded_session_keeps_its_goal_active_but_disarmed(
     engine = await engine_factory(data_dir=data)
     sid = await new_session(engine, tmp_path)
     scripted_llm.enqueue(Reply(text="round one", hang_after=1))
-    ref = await engine.goal_create(sid, "Survive restarts", 10)
+    ref = await engine.goals.goal_create(sid, "Survive restarts", 10)
     await until(lambda: _has(engine, sid, "assistant/chunk"))
     await engine.close()
     again = await engine_factory(data_dir=data)
-    goals = await again.goals.of(await again.attach(sid))
+    goals = await again.goals.driver.of(await again.agents.attach(sid))
     assert goals.ledger.current is not None and goals.ledger.current.phase == "active"
     assert goals.ledger.armed is False and goals.ledger.current.rounds_started == 1
     await wait_quiet(agent_of(again, sid))
     assert len(goal_rounds(await logged(again, sid, "user/message"))) == 1  # nothing started
     # an edit keeps it disarmed; a resume re-arms it and the next round is round 2
-    edited = await again.goal_edit(sid, ref, None, 2)
+    edited = await again.goals.goal_edit(sid, ref, None, 2)
     assert goals.ledger.armed is False
-    await again.goal_move(sid, "resume", edited)
+    await again.goals.goal_move(sid, "resume", edited)
     await until(lambda: _blocked(again, sid))
     log = await logged(again, sid, "user/message")
     assert [s["round"] for s in goal_rounds(log)] == [1, 2]
@@ -188,7 +188,7 @@ async def test_the_model_completes_the_goal_in_a_round_and_wraps_up(
     sid = await new_session(engine, tmp_path)
     # the goal id is minted at create: the round's first request reads it with get_goal
     scripted_llm.enqueue(Reply(tool_calls=[("g1", "get_goal", "{}")]))
-    ref = await engine.goal_create(sid, "Make the tests pass", 5)
+    ref = await engine.goals.goal_create(sid, "Make the tests pass", 5)
     update = {"goal_id": ref.id, "revision": 1, "action": "blocked", "blocked_reason": "no idea"}
     done = {"goal_id": ref.id, "revision": 1, "action": "complete"}
     scripted_llm.enqueue(
@@ -228,7 +228,7 @@ async def test_a_person_s_turn_may_create_a_goal_with_the_tool(
     scripted_llm.enqueue(
         Reply(tool_calls=[("c1", "create_goal", json.dumps(create))]), Reply(text="Goal set.")
     )
-    await engine.prompt(sid, "queue", [TextInput(text="set a goal to port the parser")], "rpc-1")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="set a goal to port the parser")], "rpc-1")
     await until(lambda: _blocked(engine, sid))  # its one round ran, then the cap blocked it
     await wait_quiet(agent_of(engine, sid))
     changes = [e.data["operation"] for e in await logged(engine, sid, "goal/change")]

@@ -67,16 +67,16 @@ CHILD = textwrap.dedent(
     async def main():
         overrides = RuntimeOverrides(provider="openai-compatible", base_url={base_url!r}, model="m")
         engine = await Engine.open(Path({data!r}), overrides=overrides, tools={{}})
-        mux = engine.subscribe_mux()
-        sid = await engine.create_session({cwd!r})
-        await engine.prompt(sid, "queue", [TextInput(text="first")], "r1")
+        mux = engine.host.subscribe_mux()
+        sid = await engine.sessions.create_session({cwd!r})
+        await engine.agents.prompt(sid, "queue", [TextInput(text="first")], "r1")
         while True:
             item = (await mux.get())[1]
             if item.type == "session/event" and item.event.type == "assistant/chunk":
                 break
-        await engine.prompt(sid, "queue", [TextInput(text="two")], "r2")
-        await engine.prompt(sid, "queue", [TextInput(text="three")], "r3")
-        await engine.store.flush()
+        await engine.agents.prompt(sid, "queue", [TextInput(text="two")], "r2")
+        await engine.agents.prompt(sid, "queue", [TextInput(text="three")], "r3")
+        await engine.parts.store.flush()
         print("READY", sid, flush=True)
         await asyncio.sleep(3600)
 
@@ -106,7 +106,7 @@ async def test_kill_9_with_two_queued_items_then_a_restart_runs_both(
     engine = await engine_factory(data, tools={})  # the restart resumes the session by itself
     agent = agent_of(engine, sid)
     await wait_quiet(agent, within=60)
-    log, _, _ = await engine.history(sid, max_messages=100)
+    log, _, _ = await engine.sessions.history(sid, max_messages=100)
     starts = [e.data for e in log if e.type == "turn/start"]
     ends = [e.data["reason"]["kind"] for e in log if e.type == "turn/end"]
     users = [e.data["content"][0]["text"] for e in log if e.type == "user/message"]
@@ -129,25 +129,25 @@ async def test_a_fork_and_an_import_start_with_nothing_pending(
 ) -> None:
     scripted_llm.enqueue(Reply(text="one"), Reply(text="slow " * 40, hang_after=2))
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session(str(tmp_path))
-    await engine.prompt(sid, "queue", [TextInput(text="first")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session(str(tmp_path))
+    await engine.agents.prompt(sid, "queue", [TextInput(text="first")], "r1")
     await frames_until(mux, is_event("turn/end", turn=0))
-    await engine.prompt(sid, "queue", [TextInput(text="second")], "r2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="second")], "r2")
     await frames_until(mux, is_event("assistant/chunk", turn=1))
-    waiting = await engine.prompt(sid, "queue", [TextInput(text="waiting")], "r3")
+    waiting = await engine.agents.prompt(sid, "queue", [TextInput(text="waiting")], "r3")
     assert [i.id for i in queued(engine, sid)] == [waiting]
-    child = await engine.fork(sid)
-    assert queued(engine, child) == [] and (await engine.attach(child)).inbox.items() == []
+    child = await engine.sessions.fork(sid)
+    assert queued(engine, child) == [] and (await engine.agents.attach(child)).inbox.items() == []
     # an archive whose inbox still holds input: imported, that input is canceled, never run
-    rows: list[Any] = [row async for row in engine.export_rows(sid)]
+    rows: list[Any] = [row async for row in engine.sessions.export_rows(sid)]
     header = rows[0].json.replace(sid, "imported-1")
     events = [ExportEvent(r.json) for r in rows if isinstance(r, ExportEvent)]
-    await engine.cancel(sid, clear_queue=True)
+    await engine.agents.cancel(sid, clear_queue=True)
     await wait_quiet(agent_of(engine, sid))
-    imported = await engine.import_rows([ExportHeader(header), *events], str(tmp_path))
-    log, _, _ = await engine.history(imported, max_messages=1000)
+    imported = await engine.sessions.import_rows([ExportHeader(header), *events], str(tmp_path))
+    log, _, _ = await engine.sessions.history(imported, max_messages=1000)
     dropped = [e for e in log if e.type == "agent/inbox/spliced" and e.data.get("outcome") == "canceled"]
     splices = [e.seq for e in log if e.type == "agent/inbox/spliced"]
     assert dropped and dropped[-1].seq == max(splices) == len(events)  # appended after the archive
-    assert (await engine.attach(imported)).inbox.items() == []
+    assert (await engine.agents.attach(imported)).inbox.items() == []

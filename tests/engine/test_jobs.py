@@ -48,7 +48,7 @@ async def until(check: Any, within: float = 15.0) -> None:
 async def pid_of(engine: Any, sid: str, job_id: str) -> int:
     """The pid the job printed first (`echo $$; exec …`)."""
     for _ in range(500):
-        out = await engine.job_output(sid, job_id, 0, 100)
+        out = await engine.jobs.job_output(sid, job_id, 0, 100)
         if out.text.strip():
             return int(out.text.split()[0])
         await asyncio.sleep(0.02)
@@ -76,14 +76,14 @@ async def test_a_background_job_from_the_agent_is_read_and_its_end_reported_as_c
     start = json.dumps({"command": command, "run_in_background": True})
     scripted_llm.enqueue(Reply(tool_calls=[("c1", "bash", start)]), Reply(text="it runs"))
     engine = await engine_factory()
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session(str(tmp_path))
-    await engine.prompt(sid, "queue", [TextInput(text="start it")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session(str(tmp_path))
+    await engine.agents.prompt(sid, "queue", [TextInput(text="start it")], "r1")
     frame = await frames_until(mux, lambda f: getattr(f, "type", "") == "approval/requested")
     asked = frame[-1]
-    engine.respond(
+    engine.host.respond(
         ClientResponse(
-            rpc_id=next(rpc for rpc, _ in engine.pending.requests_for(sid)),
+            rpc_id=next(rpc for rpc, _ in engine.parts.pending.requests_for(sid)),
             result=RpcOk[Any](
                 value={"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
             ),
@@ -115,7 +115,7 @@ async def test_a_background_job_from_the_agent_is_read_and_its_end_reported_as_c
     scripted_llm.enqueue(
         Reply(tool_calls=[("c2", "job_output", json.dumps({"jobId": job_id}))]), Reply(text="read")
     )
-    await engine.prompt(sid, "queue", [TextInput(text="how did it go?")], "r2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="how did it go?")], "r2")
     frames = await frames_until(mux, is_event("turn/end", turn=1))
     sent = scripted_llm.requests[2]["messages"]
     assert sent[-2]["content"] == "how did it go?" and "ended: completed" in sent[-1]["content"]
@@ -130,20 +130,20 @@ async def test_a_sleep_job_is_listed_stopped_and_gone_and_close_ends_the_rest(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    sid = await engine.create_session(str(tmp_path))
-    jobs = engine.job_control(sid)
+    sid = await engine.sessions.create_session(str(tmp_path))
+    jobs = engine.jobs.control(sid)
     first = await jobs.start("echo $$; exec sleep 1000", tmp_path)
     second = await jobs.start("echo $$; sleep 1000 & wait", tmp_path)  # a child of its own
-    listed = await engine.list_jobs(sid)
+    listed = await engine.jobs.list_jobs(sid)
     assert [(j.id, j.status) for j in listed] == [(first.id, "running"), (second.id, "running")]
     pid = await pid_of(engine, sid, first.id)
     assert not gone(pid)
-    await engine.stop_job(sid, first.id)
+    await engine.jobs.stop_job(sid, first.id)
     assert gone(pid)
-    stopped = (await engine.list_jobs(sid))[0]
+    stopped = (await engine.jobs.list_jobs(sid))[0]
     assert stopped.status == "killed" and stopped.detail == "stopped by the user"
     try:
-        await engine.stop_job(sid, "bash-999")
+        await engine.jobs.stop_job(sid, "bash-999")
     except JobNotFound as exc:
         assert exc.details() == {"sessionId": sid, "jobId": "bash-999"}
     else:
@@ -152,11 +152,11 @@ async def test_a_sleep_job_is_listed_stopped_and_gone_and_close_ends_the_rest(
     await until(lambda: bool(children_of(shell)))
     children = children_of(shell)
     assert not gone(children[0])
-    files = list((engine.data_dir / "jobs").glob("*.log"))  # (and a manifest per running job)
+    files = list((engine.parts.data_dir / "jobs").glob("*.log"))  # (and a manifest per running job)
     assert len(files) == 2
     await engine.close()
     assert gone(shell) and gone(children[0])
-    assert not (engine.data_dir / "jobs").exists()
+    assert not (engine.parts.data_dir / "jobs").exists()
 
 
 CHILD = textwrap.dedent(
@@ -168,9 +168,9 @@ CHILD = textwrap.dedent(
 
     async def main():
         engine = await Engine.open(Path({data!r}))
-        sid = await engine.create_session({cwd!r})
-        job = await engine.job_control(sid).start("echo $$; exec sleep 1000", Path({cwd!r}))
-        while not (out := await engine.job_output(sid, job.id, 0, 100)).text.strip():
+        sid = await engine.sessions.create_session({cwd!r})
+        job = await engine.jobs.control(sid).start("echo $$; exec sleep 1000", Path({cwd!r}))
+        while not (out := await engine.jobs.job_output(sid, job.id, 0, 100)).text.strip():
             await asyncio.sleep(0.02)
         print("READY", out.text.split()[0], flush=True)
         await asyncio.sleep(3600)

@@ -112,9 +112,9 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
     engine = await Engine.open(tmp_path, overrides=RuntimeOverrides(provider="local"), tools={})
     try:
         sid = "local-long"
-        engine.store.register(SessionHeader(id=sid, created_at=1, cwd=str(tmp_path)))
+        engine.parts.store.register(SessionHeader(id=sid, created_at=1, cwd=str(tmp_path)))
         # A 2,048-token window (set live: the model reloads with it) keeps the model's work small.
-        await engine.update_settings("llm-local", {"contextSize": 2048}, None)
+        await engine.config.update_settings("llm-local", {"contextSize": 2048}, None)
         story = "The garden has tomatoes, beans and a small pond with three goldfish. " * 10
         log: list[SessionEvent] = []
         for turn in range(8):  # ~5,900 characters: past 80 % of 2,048 tokens at 3 characters each
@@ -147,11 +147,11 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
                     data={"turn": turn, "reason": {"kind": "completed"}},
                 ),
             ]
-        engine.store.append(sid, log)
-        await engine.prompt(sid, "queue", [TextInput(text="What is in the pond?")], "r")
+        engine.parts.store.append(sid, log)
+        await engine.agents.prompt(sid, "queue", [TextInput(text="What is in the pond?")], "r")
         agent = agent_of(engine, sid)
         await wait_quiet(agent, within=600)
-        events, _, _ = await engine.history(sid, max_messages=1000)
+        events, _, _ = await engine.sessions.history(sid, max_messages=1000)
         assert local_model_context() == 2048  # reloaded with the new setting, no restart
         summary = next(e for e in events if e.type == "compact/summary")
         assert summary.data["provider"] == "local" and summary.data["summary"][0]["text"].strip()

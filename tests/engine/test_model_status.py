@@ -74,7 +74,7 @@ def test_opening_the_host_imports_neither_the_model_runtime_nor_a_gui_toolkit(tm
         "from host.engine.config import RuntimeOverrides\n"
         "async def main():\n"
         f"    rt = await open_host(Path({str(tmp_path)!r}), RuntimeOverrides(provider='local'))\n"
-        "    await rt.engine.list_sessions(); await rt.close()\n"
+        "    await rt.engine.sessions.list_sessions(); await rt.close()\n"
         "asyncio.run(main())\n"
         "heavy = {'xllamacpp', 'llama_cpp', 'gi', 'webview'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))"

@@ -34,13 +34,13 @@ async def answer(engine: Any, mux: Any, sid: str, outcome: str) -> Any:
         rpc_id, frame = item
         if frame.type == "approval/requested" and frame.session_id == sid:
             value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": outcome}
-            engine.respond(ClientResponse(rpc_id=rpc_id, result=RpcOk[Any](value=value)))
+            engine.host.respond(ClientResponse(rpc_id=rpc_id, result=RpcOk[Any](value=value)))
             return frame
 
 
 async def turn(engine: Any, mux: Any, sid: str, text: str = "go") -> list[Any]:
     """The turn's events (the inbox's splices, which queue and claim the prompt, left out)."""
-    await engine.prompt(sid, "queue", [TextInput(text=text)], "r")
+    await engine.agents.prompt(sid, "queue", [TextInput(text=text)], "r")
     events = events_of(await frames_until(mux, is_event("turn/end")))
     return [e for e in events if e.type != "agent/inbox/spliced"]
 
@@ -113,13 +113,15 @@ async def test_read_only_refuses_writes_and_commands_without_asking(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    await engine.update_settings("permission", {"defaultPreset": "read-only"}, None)
-    sid = await engine.create_session(str(tmp_path))
-    await engine.update_settings("permission", {"defaultPreset": "workspace-write"}, None)  # pinned already
+    await engine.config.update_settings("permission", {"defaultPreset": "read-only"}, None)
+    sid = await engine.sessions.create_session(str(tmp_path))
+    await engine.config.update_settings(
+        "permission", {"defaultPreset": "workspace-write"}, None
+    )  # pinned already
     edit = Reply(tool_calls=[("e1", "edit_file", '{"path": "a.txt", "old_string": "a", "new_string": "b"}')])
     read = Reply(tool_calls=[("r1", "list_dir", "{}")])
     scripted_llm.enqueue(write("w1", "a.txt"), edit, bash("b1", "touch pwned"), read, Reply(text="done"))
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     events = await turn(engine, mux, sid)
     assert [e.data for e in events[:3]] == [
         {"preset": "read-only"},
@@ -137,7 +139,7 @@ async def test_read_only_refuses_writes_and_commands_without_asking(
     assert "read-only" in refusal and "write_file" in refusal
     assert not any(e.type == "approval/asked" for e in events)
     assert not (tmp_path / "a.txt").exists() and not (tmp_path / "pwned").exists()
-    projection = await engine.permissions.projection(sid)
+    projection = await engine.parts.permissions.projection(sid)
     assert projection.current_value == "read-only"
     # no sandbox in the suite (tests/conftest.py): Auto is not offered
     assert [o.value for o in projection.options] == ["read-only", "workspace-write", "danger-full-access"]
@@ -145,10 +147,10 @@ async def test_read_only_refuses_writes_and_commands_without_asking(
 
 async def test_full_access_never_asks(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:
     engine = await engine_factory()
-    await engine.update_settings("permission", {"defaultPreset": "danger-full-access"}, None)
-    sid = await engine.create_session(str(tmp_path))
+    await engine.config.update_settings("permission", {"defaultPreset": "danger-full-access"}, None)
+    sid = await engine.sessions.create_session(str(tmp_path))
     scripted_llm.enqueue(bash("b1", "echo ran > ran.txt"), write("w1", "w.txt"), Reply(text="done"))
-    mux = engine.subscribe_mux()
+    mux = engine.host.subscribe_mux()
     events = await turn(engine, mux, sid)
     assert [e.data for e in events[:3]][2] == {"policy": "never"}
     assert not any(e.type == "approval/asked" for e in events)
@@ -162,16 +164,16 @@ async def test_allow_always_npm_test_does_not_cover_rm_and_revoking_asks_again(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    sid = await engine.create_session(str(tmp_path))
-    mux = engine.subscribe_mux()
+    sid = await engine.sessions.create_session(str(tmp_path))
+    mux = engine.host.subscribe_mux()
     scripted_llm.enqueue(bash("b1", "npm test"), Reply(text="ok"))
-    asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "allowed-always"))
+    asker = asyncio.create_task(answer(engine, engine.host.subscribe_mux(), sid, "allowed-always"))
     events = await turn(engine, mux, sid)
     frame = await asker
     assert frame.reason == "bash needs your approval."
     assert frame.always.text == "Always allow `npm test …` in this session" and not frame.always.exact
     npm = 'shape:{"prefix":["npm","test"],"options":[]}'
-    projection = await engine.permissions.projection(sid)
+    projection = await engine.parts.permissions.projection(sid)
     assert [(r.tool, r.scope, r.label) for r in projection.rules] == [("bash", npm, "bash: npm test …")]
 
     scripted_llm.enqueue(bash("b2", "npm test unit"), Reply(text="ok"))
@@ -179,16 +181,16 @@ async def test_allow_always_npm_test_does_not_cover_rm_and_revoking_asks_again(
     assert not any(e.type == "approval/asked" for e in events)  # covered by the rule
 
     scripted_llm.enqueue(bash("b3", "rm -rf x"), Reply(text="ok"))
-    asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "rejected"))
+    asker = asyncio.create_task(answer(engine, engine.host.subscribe_mux(), sid, "rejected"))
     events = await turn(engine, mux, sid)
     assert (await asker).arguments == {"command": "rm -rf x"}  # not covered: asked
     assert tool_results(events)[0]["error"]["code"] == "REJECTED"
 
-    assert await engine.revoke_permission(sid, "bash", npm) is True
-    assert await engine.revoke_permission(sid, "bash", npm) is False
-    assert (await engine.permissions.projection(sid)).rules == []
+    assert await engine.config.revoke_permission(sid, "bash", npm) is True
+    assert await engine.config.revoke_permission(sid, "bash", npm) is False
+    assert (await engine.parts.permissions.projection(sid)).rules == []
     scripted_llm.enqueue(bash("b4", "npm test"), Reply(text="ok"))
-    asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "rejected"))
+    asker = asyncio.create_task(answer(engine, engine.host.subscribe_mux(), sid, "rejected"))
     await turn(engine, mux, sid)
     assert (await asker).arguments == {"command": "npm test"}  # asked again after the revoke
 
@@ -200,35 +202,35 @@ async def test_rules_are_projected_survive_a_restart_and_stay_out_of_forks(
     work = tmp_path / "work"
     work.mkdir()
     engine = await engine_factory(data)
-    sid = await engine.create_session(str(work))
-    mux = engine.subscribe_mux()
+    sid = await engine.sessions.create_session(str(work))
+    mux = engine.host.subscribe_mux()
     scripted_llm.enqueue(write("w1", "a.txt"), Reply(text="ok"))
-    asker = asyncio.create_task(answer(engine, engine.subscribe_mux(), sid, "allowed-always"))
-    await engine.prompt(sid, "queue", [TextInput(text="go")], "r")
+    asker = asyncio.create_task(answer(engine, engine.host.subscribe_mux(), sid, "allowed-always"))
+    await engine.agents.prompt(sid, "queue", [TextInput(text="go")], "r")
     frames = await frames_until(mux, is_event("turn/end"))
     await asker
     pushed = [f for f in frames if f.type == "session/projection" and f.key == "permissions"]
     assert [r["scope"] for r in pushed[-1].value["rules"]] == [f"workspace:{work.resolve()}"]
     assert pushed[-1].value["currentValue"] == "workspace-write"
-    _, _, projections = await engine.history(sid)
+    _, _, projections = await engine.sessions.history(sid)
     assert (
         projections.values["permissions"]["rules"][0]["label"] == f"write_file: anywhere in {work.resolve()}"
     )
-    child = await engine.fork(sid)
+    child = await engine.sessions.fork(sid)
     await engine.close()
 
     reopened = await engine_factory(data)
-    assert [r.tool for r in (await reopened.permissions.projection(sid)).rules] == ["write_file"]
-    assert (await reopened.permissions.projection(child)).rules == []  # a fork asks again
-    assert (await reopened.permissions.projection(child)).current_value == "workspace-write"
-    mux = reopened.subscribe_mux()
+    assert [r.tool for r in (await reopened.parts.permissions.projection(sid)).rules] == ["write_file"]
+    assert (await reopened.parts.permissions.projection(child)).rules == []  # a fork asks again
+    assert (await reopened.parts.permissions.projection(child)).current_value == "workspace-write"
+    mux = reopened.host.subscribe_mux()
     scripted_llm.enqueue(write("w2", "sub/b.txt"), Reply(text="ok"))
     events = await turn(reopened, mux, sid)
     assert not any(e.type == "approval/asked" for e in events) and (work / "sub" / "b.txt").exists()
     # revoking a rule of a session that is not loaded works too, and is pushed
-    other = await reopened.fork(sid)
-    assert await reopened.revoke_permission(sid, "write_file", f"workspace:{work.resolve()}")
-    assert (await reopened.permissions.projection(sid)).rules == []
+    other = await reopened.sessions.fork(sid)
+    assert await reopened.config.revoke_permission(sid, "write_file", f"workspace:{work.resolve()}")
+    assert (await reopened.parts.permissions.projection(sid)).rules == []
     assert other != sid
 
 
@@ -240,32 +242,34 @@ async def test_a_session_from_before_presets_is_pinned_without_rewriting_its_log
     data = tmp_path / "data"
     await cold_session_with_open_turn(data)
     engine = await engine_factory(data, tools={})
-    mux = engine.subscribe_mux()
-    await engine.attach("cold")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.attach("cold")
     frames = await frames_until(mux, is_event("turn/end"))
     assert not any(
         e.type.startswith(("permission/", "sandbox/", "approval/policy")) for e in events_of(frames)
     )
-    assert (await engine.permissions.projection("cold")).current_value == "workspace-write"
+    assert (await engine.parts.permissions.projection("cold")).current_value == "workspace-write"
 
 
 async def test_an_agent_preset_can_only_make_a_session_stricter(
     engine_factory: Factory, scripted_llm: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    await engine.update_settings("permission", {"defaultPreset": "danger-full-access"}, None)
-    strict = await engine.create_session(str(tmp_path), agent_preset="read-only")  # sandbox read-only
-    assert (await engine.permissions.projection(strict)).current_value == "read-only"
-    loose = await engine.create_session(str(tmp_path))  # standard names no sandbox: the default
-    assert (await engine.permissions.projection(loose)).current_value == "danger-full-access"
+    await engine.config.update_settings("permission", {"defaultPreset": "danger-full-access"}, None)
+    strict = await engine.sessions.create_session(
+        str(tmp_path), agent_preset="read-only"
+    )  # sandbox read-only
+    assert (await engine.parts.permissions.projection(strict)).current_value == "read-only"
+    loose = await engine.sessions.create_session(str(tmp_path))  # standard names no sandbox: the default
+    assert (await engine.parts.permissions.projection(loose)).current_value == "danger-full-access"
     scripted_llm.enqueue(Reply(text="looked"))
-    events = await turn(engine, engine.subscribe_mux(), strict)
+    events = await turn(engine, engine.host.subscribe_mux(), strict)
     assert [e.data for e in events[:3]] == [
         {"preset": "read-only"},
         {"mode": "read-only", "mechanism": "none", "network": False},
         {"policy": "ask"},
     ]
-    await engine.update_settings("permission", {"defaultPreset": "read-only"}, None)
-    blank = await engine.create_session(str(tmp_path))
-    await engine.select_preset(blank, "chat")
-    assert (await engine.permissions.projection(blank)).current_value == "read-only"  # never looser
+    await engine.config.update_settings("permission", {"defaultPreset": "read-only"}, None)
+    blank = await engine.sessions.create_session(str(tmp_path))
+    await engine.presets.select_preset(blank, "chat")
+    assert (await engine.parts.permissions.projection(blank)).current_value == "read-only"  # never looser

@@ -20,12 +20,12 @@ Factory = Any
 async def new_session(engine: Any, tmp_path: Any) -> str:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    return await engine.create_session(cwd=str(work))
+    return await engine.sessions.create_session(cwd=str(work))
 
 
 async def log_of(engine: Any, sid: str) -> list[SessionEvent]:
-    await engine.store.flush()
-    return await engine.store.events(sid, 0)
+    await engine.parts.store.flush()
+    return await engine.parts.store.events(sid, 0)
 
 
 AUDIT = {"agent/inbox/spliced", "permission/preset", "sandbox/mode", "approval/policy"}
@@ -52,8 +52,8 @@ async def test_a_veto_logs_the_prompt_blocked_inside_a_turn_with_no_steps(
         check.record(events.hook_result(check.turn, "UserPromptSubmit", handler, decision, 2, summary, 12.5))
         return Veto("Destructive requests need a ticket number.") if decision == "block" else None
 
-    engine.prompt_gates.add(ticket_policy)
-    await engine.prompt(sid, "queue", [TextInput(text="rm -rf the build dir")], "rpc-1")
+    engine.parts.prompt_gates.add(ticket_policy)
+    await engine.agents.prompt(sid, "queue", [TextInput(text="rm -rf the build dir")], "rpc-1")
     await wait_quiet(agent_of(engine, sid))
     log = await log_of(engine, sid)
     assert types(log) == ["turn/start", "hook/invoked", "hook/result", "prompt/blocked", "turn/end"]
@@ -74,7 +74,7 @@ async def test_a_veto_logs_the_prompt_blocked_inside_a_turn_with_no_steps(
 
     # a prompt the gate passes runs as usual, as the next turn
     scripted_llm.enqueue(Reply(text="fine"))
-    await engine.prompt(sid, "queue", [TextInput(text="list the build dir")], "rpc-2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="list the build dir")], "rpc-2")
     await wait_quiet(agent_of(engine, sid))
     log = await log_of(engine, sid)
     tail = types(log)[5:]
@@ -100,9 +100,9 @@ async def test_gates_run_in_order_the_first_veto_wins_and_a_failing_gate_vetoes(
         asked.append("second")
         raise RuntimeError("policy file unreadable")
 
-    remove_first = engine.prompt_gates.add(first)
-    engine.prompt_gates.add(second)
-    await engine.prompt(sid, "queue", [TextInput(text="please veto")], "r1")
+    remove_first = engine.parts.prompt_gates.add(first)
+    engine.parts.prompt_gates.add(second)
+    await engine.agents.prompt(sid, "queue", [TextInput(text="please veto")], "r1")
     await wait_quiet(agent_of(engine, sid))
     assert asked == ["first"]
     log = await log_of(engine, sid)
@@ -110,7 +110,7 @@ async def test_gates_run_in_order_the_first_veto_wins_and_a_failing_gate_vetoes(
     assert reasons == ["A prompt check refused this prompt."]  # a blank reason gets the default
 
     remove_first()
-    await engine.prompt(sid, "queue", [TextInput(text="anything")], "r2")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="anything")], "r2")
     await wait_quiet(agent_of(engine, sid))
     log = await log_of(engine, sid)
     reasons = [e.data["reason"] for e in log if e.type == "prompt/blocked"]
@@ -125,7 +125,7 @@ async def test_no_gate_keeps_the_one_write_opening(
     engine = await engine_factory()
     sid = await new_session(engine, tmp_path)
     scripted_llm.enqueue(Reply(text="hi"))
-    await engine.prompt(sid, "queue", [TextInput(text="hello")], "r1")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="hello")], "r1")
     await wait_quiet(agent_of(engine, sid))
     log = await log_of(engine, sid)
     kinds = [e.type for e in log if e.type not in AUDIT - {"agent/inbox/spliced"}]
@@ -147,10 +147,10 @@ async def test_a_cancel_while_the_gates_think_keeps_the_prompt(
         await asyncio.Event().wait()  # until cancelled
         return None
 
-    engine.prompt_gates.add(slow)
-    await engine.prompt(sid, "queue", [TextInput(text="keep me")], "r1")
+    engine.parts.prompt_gates.add(slow)
+    await engine.agents.prompt(sid, "queue", [TextInput(text="keep me")], "r1")
     await asyncio.wait_for(entered.wait(), 30)
-    assert await engine.cancel(sid)
+    assert await engine.agents.cancel(sid)
     await wait_quiet(agent_of(engine, sid))
     log = await log_of(engine, sid)
     assert types(log) == ["turn/start", "user/message", "turn/end"]
@@ -169,12 +169,12 @@ async def test_a_crash_while_the_gates_think_leaves_the_prompt_queued(
         await asyncio.Event().wait()
         return None
 
-    engine.prompt_gates.add(stuck)
-    await engine.prompt(sid, "queue", [TextInput(text="survive me")], "r1")
+    engine.parts.prompt_gates.add(stuck)
+    await engine.agents.prompt(sid, "queue", [TextInput(text="survive me")], "r1")
     await asyncio.wait_for(entered.wait(), 30)
-    await engine.store.flush()
+    await engine.parts.store.flush()
     # what a crash leaves on disk now: the queued prompt and an open turn with no claim
-    on_disk = await engine.store.events(sid, 0)
+    on_disk = await engine.parts.store.events(sid, 0)
     assert [e.type for e in on_disk if e.type not in AUDIT - {"agent/inbox/spliced"}] == [
         "agent/inbox/spliced",
         "turn/start",

@@ -15,15 +15,15 @@ Factory = Any
 
 async def with_profile(engine: Any, scripted_llm: Any, idle_ms: int = 60_000) -> str:
     profile = {"id": "box", "name": "Box", "baseURL": scripted_llm.base_url, "streamIdleTimeoutMs": idle_ms}
-    await engine.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
-    sid = await engine.create_session("/tmp")
-    await engine.select_model(sid, "box", "scripted-small")
+    await engine.config.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.config.select_model(sid, "box", "scripted-small")
     return sid
 
 
 async def turn_end(engine: Any, sid: str) -> list[Any]:
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", [TextInput(text="hi")], "r")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", [TextInput(text="hi")], "r")
     return events_of(await frames_until(mux, is_event("turn/end"), 30))
 
 

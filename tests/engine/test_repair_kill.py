@@ -29,16 +29,16 @@ CHILD = textwrap.dedent(
     async def main():
         overrides = RuntimeOverrides(provider="openai-compatible", base_url={base_url!r}, model="m")
         engine = await Engine.open(Path({data!r}), overrides=overrides)
-        mux = engine.subscribe_mux()
-        sid = await engine.create_session({cwd!r})
-        await engine.prompt(sid, "queue", [TextInput(text="first")], "r1")
+        mux = engine.host.subscribe_mux()
+        sid = await engine.sessions.create_session({cwd!r})
+        await engine.agents.prompt(sid, "queue", [TextInput(text="first")], "r1")
         await wait_quiet(agent_of(engine, sid))
-        await engine.prompt(sid, "queue", [TextInput(text="second")], "r2")
+        await engine.agents.prompt(sid, "queue", [TextInput(text="second")], "r2")
         while True:
             item = await mux.get()
             if item[1].type == "approval/requested":
                 break
-        await engine.store.flush()
+        await engine.parts.store.flush()
         print("READY", sid, agent_of(engine, sid).journal.last_seq, flush=True)
         await asyncio.sleep(3600)
 
@@ -65,7 +65,7 @@ async def test_kill_9_during_a_tool_call_then_repair(
     assert await asyncio.wait_for(proc.wait(), 10) == -signal.SIGKILL
 
     engine = await engine_factory(data)
-    events, _, _ = await engine.history(sid, max_messages=100)
+    events, _, _ = await engine.sessions.history(sid, max_messages=100)
     real = [e for e in events if e.seq <= last_seq]
     assert [e.seq for e in real] == list(range(last_seq + 1))  # everything flushed survived
     assert real[-1].type == "approval/asked"
@@ -80,11 +80,11 @@ async def test_kill_9_during_a_tool_call_then_repair(
         ("turn/end", None),
     ]
     assert repaired[-1].data == {"turn": 1, "reason": {"kind": "interrupted"}}
-    assert engine.attached() == []
+    assert engine.agents.attached() == []
     # a new prompt resumes the session: the repair is written, the next turn continues the log
     scripted_llm.enqueue(Reply(text="recovered"))
-    mux = engine.subscribe_mux()
-    await engine.prompt(sid, "queue", [TextInput(text="third")], "r3")
+    mux = engine.host.subscribe_mux()
+    await engine.agents.prompt(sid, "queue", [TextInput(text="third")], "r3")
     frames = await frames_until(mux, is_event("turn/end", turn=2))
     after = events_of(frames)
     assert after[0].seq == last_seq + 1 and after[3].type == "turn/end"

@@ -39,7 +39,7 @@ async def test_200_turns_of_10_mb_each_stay_within_the_budget_and_the_newest_sta
     engine_factory: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    await engine.update_settings("undo", {"workspaceBudgetMb": 1, "totalBudgetMb": 2}, None)
+    await engine.config.update_settings("undo", {"workspaceBudgetMb": 1, "totalBudgetMb": 2}, None)
     rng = random.Random(28)
     folders = [tmp_path / "one", tmp_path / "two"]
     for folder in folders:
@@ -47,12 +47,12 @@ async def test_200_turns_of_10_mb_each_stay_within_the_budget_and_the_newest_sta
         (folder / "big.bin").write_bytes(b"start\n")
     previous = {f: b"start\n" for f in folders}
     kept: dict[tuple[Path, int], bytes] = {}
-    root = engine.data_dir / "snapshots"
+    root = engine.parts.data_dir / "snapshots"
     for turn in range(TURNS):
         folder = folders[turn % 2]
         data = ten_mb(rng)
         step = writer(folder / "big.bin", data)
-        out = await engine.snapshots.around(f"s-{folder.name}", folder, turn, step)
+        out = await engine.files.snapshots.around(f"s-{folder.name}", folder, turn, step)
         assert [c.path for c in out.changes] == ["big.bin"]
         kept[(folder, turn)] = previous[folder]
         previous[folder] = data
@@ -62,12 +62,12 @@ async def test_200_turns_of_10_mb_each_stay_within_the_budget_and_the_newest_sta
     for folder in folders:
         mine = sorted(t for f, t in kept if f == folder)
         for turn in mine[-2:]:  # the newest turns of each folder: their earlier content is there
-            row = await engine.snapshots.kept(f"s-{folder.name}", turn, "big.bin")
-            assert row is not None and await engine.snapshots.content(row) == kept[(folder, turn)]
+            row = await engine.files.snapshots.kept(f"s-{folder.name}", turn, "big.bin")
+            assert row is not None and await engine.files.snapshots.content(row) == kept[(folder, turn)]
         assert len(mine) == TURNS // 2
         for turn in mine[: len(mine) // 2]:  # the oldest were pruned first
-            assert await engine.snapshots.kept(f"s-{folder.name}", turn, "big.bin") is None
-    usage = await engine.snapshots.usage()
+            assert await engine.files.snapshots.kept(f"s-{folder.name}", turn, "big.bin") is None
+    usage = await engine.files.snapshots.usage()
     assert sorted(u.path for u in usage) == sorted(str(f.resolve()) for f in folders)
     assert sum(u.bytes for u in usage) <= 2 * MIB and all(u.turns >= 2 for u in usage)
 
@@ -76,7 +76,7 @@ async def test_gitignored_build_output_large_and_nested_repository_files_are_nev
     engine_factory: Any, tmp_path: Path
 ) -> None:
     engine = await engine_factory()
-    await engine.update_settings("undo", {"maxFileMb": 1}, None)
+    await engine.config.update_settings("undo", {"maxFileMb": 1}, None)
     work = tmp_path / "w"
     (work / "node_modules" / "x").mkdir(parents=True)
     (work / "vendor").mkdir()
@@ -91,10 +91,10 @@ async def test_gitignored_build_output_large_and_nested_repository_files_are_nev
         (work / "app.py").write_text("print(1)\n")
         return ToolOutput("ok")
 
-    out = await engine.snapshots.around("s", work, 0, run)
+    out = await engine.files.snapshots.around("s", work, 0, run)
     assert [c.path for c in out.changes] == ["app.py"]
     assert not (work / ".git").exists()  # the person's folder gets no repository of ours
-    assert (engine.data_dir / "snapshots").stat().st_mode & 0o077 == 0  # copies: the owner's only
+    assert (engine.parts.data_dir / "snapshots").stat().st_mode & 0o077 == 0  # copies: the owner's only
 
 
 async def test_changes_made_outside_a_step_are_not_the_steps(engine_factory: Any, tmp_path: Path) -> None:
@@ -102,9 +102,9 @@ async def test_changes_made_outside_a_step_are_not_the_steps(engine_factory: Any
     work = tmp_path / "w"
     work.mkdir()
     (work / "a.txt").write_text("1\n")
-    await engine.snapshots.around("s", work, 0, writer(work / "b.txt", b"b\n"))
+    await engine.files.snapshots.around("s", work, 0, writer(work / "b.txt", b"b\n"))
     (work / "a.txt").write_text("edited by the person\n")  # between steps
-    out = await engine.snapshots.around("s", work, 1, writer(work / "c.txt", b"c\n"))
+    out = await engine.files.snapshots.around("s", work, 1, writer(work / "c.txt", b"c\n"))
     assert [c.path for c in out.changes] == ["c.txt"]
 
 
@@ -115,14 +115,14 @@ async def test_free_space_deletes_every_snapshot_and_the_next_step_starts_afresh
     work = tmp_path / "w"
     work.mkdir()
     (work / "a.txt").write_bytes(random.Random(1).randbytes(MIB))
-    await engine.snapshots.around("s", work, 0, writer(work / "a.txt", b"short\n"))
-    assert await engine.snapshots.kept("s", 0, "a.txt") is not None
-    [usage] = await engine.snapshots.usage()
+    await engine.files.snapshots.around("s", work, 0, writer(work / "a.txt", b"short\n"))
+    assert await engine.files.snapshots.kept("s", 0, "a.txt") is not None
+    [usage] = await engine.files.snapshots.usage()
     assert usage.bytes > MIB // 2
-    freed = await engine.snapshots.free()
-    assert freed == usage.bytes and await engine.snapshots.usage() == []
-    assert await engine.snapshots.kept("s", 0, "a.txt") is None
-    out = await engine.snapshots.around("s", work, 1, writer(work / "a.txt", b"again\n"))
+    freed = await engine.files.snapshots.free()
+    assert freed == usage.bytes and await engine.files.snapshots.usage() == []
+    assert await engine.files.snapshots.kept("s", 0, "a.txt") is None
+    out = await engine.files.snapshots.around("s", work, 1, writer(work / "a.txt", b"again\n"))
     assert [c.path for c in out.changes] == ["a.txt"]
 
 
@@ -137,20 +137,20 @@ async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_s
     for n in range(8):
         (many / f"f{n}.txt").write_text(f"{n}\n")
     monkeypatch.setattr(shadow, "MAX_PATHS", 5)
-    out = await engine.snapshots.around("s", many, 0, writer(many / "f0.txt", b"changed\n"))
+    out = await engine.files.snapshots.around("s", many, 0, writer(many / "f0.txt", b"changed\n"))
     assert out.changes is None  # the step ran, without snapshots
-    await engine.update_settings("undo", {"workspaceBudgetMb": 1}, None)
+    await engine.config.update_settings("undo", {"workspaceBudgetMb": 1}, None)
     big = tmp_path / "big"
     big.mkdir()
     (big / "data.bin").write_bytes(random.Random(2).randbytes(2 * MIB))
-    out = await engine.snapshots.around("s", big, 0, writer(big / "other.txt", b"x\n"))
+    out = await engine.files.snapshots.around("s", big, 0, writer(big / "other.txt", b"x\n"))
     assert out.changes is None
-    notes = {u.path: u.note for u in await engine.snapshots.usage()}
+    notes = {u.path: u.note for u in await engine.files.snapshots.usage()}
     assert notes == {
         str(many.resolve()): "shell changes are not kept: more than 5 files to snapshot at once",
         str(big.resolve()): "shell changes are not kept: its files alone take more than the space per folder",
     }
-    assert not any((engine.data_dir / "snapshots").iterdir())  # nothing of theirs is kept
-    await engine.update_settings("undo", {"workspaceBudgetMb": 8}, None)  # more room: on again
-    out = await engine.snapshots.around("s", big, 1, writer(big / "other.txt", b"y\n"))
+    assert not any((engine.parts.data_dir / "snapshots").iterdir())  # nothing of theirs is kept
+    await engine.config.update_settings("undo", {"workspaceBudgetMb": 8}, None)  # more room: on again
+    out = await engine.files.snapshots.around("s", big, 1, writer(big / "other.txt", b"y\n"))
     assert [c.path for c in out.changes] == ["other.txt"]

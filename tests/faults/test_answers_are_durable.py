@@ -53,7 +53,7 @@ async def writer_held(engine: Engine) -> AsyncIterator[asyncio.Future[Any]]:
         entered.set()
         release.wait(WAIT)
 
-    held = asyncio.ensure_future(engine.store.call(hold))
+    held = asyncio.ensure_future(engine.parts.store.call(hold))
     assert await asyncio.to_thread(entered.wait, WAIT)
     try:
         yield held
@@ -75,14 +75,14 @@ class Attached:
 async def attached(engine_factory: Any, scripted_llm: Any) -> Attached:
     """A session after one turn: its agent is loaded, so a prompt needs no read first."""
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     scripted_llm.enqueue(Reply(text="answer 0"))
-    await engine.prompt(sid, "queue", [TextInput(text="warm up")], "w0")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="warm up")], "w0")
     await frames_until(mux, is_event("turn/end", turn=0), WAIT)
-    agent = engine.pool.get(sid)
+    agent = engine.parts.pool.get(sid)
     assert agent is not None
-    return Attached(engine, mux, sid, agent, engine.store.path)
+    return Attached(engine, mux, sid, agent, engine.parts.store.path)
 
 
 async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
@@ -91,7 +91,7 @@ async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
     engine, sid, db = attached.engine, attached.sid, attached.db
     scripted_llm.enqueue(Reply(text="later"))
     async with writer_held(engine):
-        answer = asyncio.ensure_future(engine.prompt(sid, "queue", [TextInput(text="keep me")], "r1"))
+        answer = asyncio.ensure_future(engine.agents.prompt(sid, "queue", [TextInput(text="keep me")], "r1"))
         await asyncio.sleep(0.2)  # room for a premature answer (its absence is what is checked)
         assert not answer.done()  # the answer waits for the commit, not the other way round
         assert not any("keep me" in t for t in spliced_texts(db, sid))
@@ -101,13 +101,13 @@ async def test_an_accepted_prompt_is_on_disk_when_the_answer_comes(
 
 async def test_a_rename_and_a_fork_are_committed_before_they_are_answered(attached: Attached) -> None:
     engine, sid, db = attached.engine, attached.sid, attached.db
-    host = engine.subscribe_host()
-    title, seq = await engine.rename(sid, "Kept title")
+    host = engine.host.subscribe_host()
+    title, seq = await engine.sessions.rename(sid, "Kept title")
     assert attached.agent.journal.visible_seq >= seq  # its frame is out, so its commit is done
     stored = rows(db, "SELECT type FROM events WHERE session_id = ? AND seq = ?", sid, seq)
     assert title == "Kept title" and stored == [("session/title",)]
 
-    child = await engine.fork(sid)
+    child = await engine.sessions.fork(sid)
     added = await frames_until(host, lambda f: f.type == "host/session-added" and f.session_id == child, WAIT)
     assert added[-1].parent_session_id == sid
     seeded = rows(db, "SELECT type FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 2", child)
@@ -129,17 +129,17 @@ async def test_an_allow_always_rule_is_shown_only_once_it_is_on_disk(attached: A
         return out
 
     async with writer_held(engine):
-        engine.permissions.grant(agent.policy, "bash", "words:npm test")
+        engine.parts.permissions.grant(agent.policy, "bash", "words:npm test")
         assert rule_frames() == []  # queued, not committed: not shown
         assert rows(db, "SELECT tool FROM grants WHERE session_id = ?", sid) == []
-    await engine.store.flush()
+    await engine.parts.store.flush()
     shown = rule_frames()
     assert shown and [r["scope"] for r in shown[-1].value["rules"]] == ["words:npm test"]
     granted = rows(db, "SELECT tool, scope FROM grants WHERE session_id = ?", sid)
     assert granted == [("bash", "words:npm test")]
 
     async with writer_held(engine):
-        revoking = asyncio.ensure_future(engine.permissions.revoke(sid, "bash", "words:npm test"))
+        revoking = asyncio.ensure_future(engine.parts.permissions.revoke(sid, "bash", "words:npm test"))
         await asyncio.sleep(0.2)
         assert not revoking.done() and rule_frames() == []
     assert await asyncio.wait_for(revoking, WAIT)
@@ -160,15 +160,15 @@ def queued_texts(frames: list[Any], sid: str) -> list[list[str]]:
 async def test_a_late_client_is_shown_only_the_committed_queue(attached: Attached, scripted_llm: Any) -> None:
     engine, mux, sid, agent = attached.engine, attached.mux, attached.sid, attached.agent
     scripted_llm.enqueue(Reply(text="busy " * 4, hang_after=1))  # a turn that keeps running
-    await engine.prompt(sid, "queue", [TextInput(text="keep busy")], "r-busy")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="keep busy")], "r-busy")
     await frames_until(mux, is_event("assistant/chunk", turn=1), WAIT)
     async with writer_held(engine):
-        answer = asyncio.ensure_future(engine.prompt(sid, "queue", [TextInput(text="not yet")], "r2"))
+        answer = asyncio.ensure_future(engine.agents.prompt(sid, "queue", [TextInput(text="not yet")], "r2"))
         for _ in range(int(WAIT / 0.01)):  # the prompt is queued in memory, its splice not committed
             if "not yet" in texts(agent.queue_items()):
                 break
             await asyncio.sleep(0.01)
-        late = engine.subscribe_mux()
+        late = engine.host.subscribe_mux()
         snapshot = []
         while (item := late.get_nowait()) is not None:
             snapshot.append(item[1])

@@ -200,8 +200,8 @@ async def test_a_session_that_cannot_resume_its_input_never_stops_the_start(
         conn.execute("INSERT INTO inbox_pending VALUES ('s-gone-in-a-salvage', 1)")
     conn.close()
     engine = await engine_factory(data_dir=data, tools={})  # starts anyway
-    assert {s.session_id for s in await engine.list_sessions()} == {good, broken}
-    events, _, _ = await engine.history(good, max_messages=1000)
+    assert {s.session_id for s in await engine.sessions.list_sessions()} == {good, broken}
+    events, _, _ = await engine.sessions.history(good, max_messages=1000)
     assert len(events) == len(written[good])
     complaints = [r.getMessage() for r in caplog.records if "could not resume" in r.getMessage()]
     assert len(complaints) == 2 and all("\n" not in c for c in complaints)

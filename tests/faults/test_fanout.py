@@ -78,7 +78,7 @@ async def test_fifty_readers_at_500_chunks_per_second_and_one_stalled(
 ) -> None:
     host = await open_test_host("http", tmp_path, scripted_llm.base_url)
     try:
-        host.engine.bus.stall_after = 3.0  # a short stall bound so the test sees the cut
+        host.engine.parts.bus.stall_after = 3.0  # a short stall bound so the test sees the cut
         sid = await host.create()
         stalled_client = InProcessApiClient(host.apps["default"])
         stalled = stalled_client.stream("events.mux")

@@ -35,7 +35,7 @@ async def engine(tmp_path: Path, scripted_llm: ScriptedLlmServer) -> AsyncIterat
         "baseURL": scripted_llm.base_url,
         "streamIdleTimeoutMs": 1000,
     }
-    await opened.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
+    await opened.config.update_settings("llm-openai-compatible", {"profiles": [profile]}, None)
     yield opened
     await opened.close()
 
@@ -43,13 +43,13 @@ async def engine(tmp_path: Path, scripted_llm: ScriptedLlmServer) -> AsyncIterat
 async def run(engine: Engine, reply: Reply | list[Reply], llm: ScriptedLlmServer) -> list[Any]:
     """One turn against `reply`; returns its events. The host must answer while it runs."""
     llm.enqueue(*(reply if isinstance(reply, list) else [reply]))
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="go")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="go")], "r1")
     ending = asyncio.ensure_future(frames_until(mux, is_event("turn/end"), WAIT))
     while not ending.done():  # the host keeps answering while the provider misbehaves
-        assert [s.session_id for s in await engine.list_sessions()] == [sid]
-        await engine.history(sid)
+        assert [s.session_id for s in await engine.sessions.list_sessions()] == [sid]
+        await engine.sessions.history(sid)
         await asyncio.sleep(0.05)
     return events_of(await ending)
 
@@ -74,11 +74,11 @@ async def test_a_hung_stream_times_out_with_one_message(engine: Engine, scripted
 
 async def test_a_hung_stream_can_be_cancelled_at_once(engine: Engine, scripted_llm: Any) -> None:
     scripted_llm.enqueue(Reply(text="x" * 40, chunk_size=4, hang_after=2))
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
-    await engine.prompt(sid, "queue", [TextInput(text="go")], "r1")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
+    await engine.agents.prompt(sid, "queue", [TextInput(text="go")], "r1")
     await frames_until(mux, is_event("assistant/chunk"), WAIT)
-    assert await engine.cancel(sid)
+    assert await engine.agents.cancel(sid)
     end = events_of(await frames_until(mux, is_event("turn/end"), WAIT))[-1]
     assert end.data["reason"] == {"kind": "aborted", "by": "user"}
     assert scripted_llm.wait_for_disconnects(1, WAIT)  # the HTTP stream was closed

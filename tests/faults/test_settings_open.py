@@ -57,6 +57,6 @@ async def test_a_settings_file_that_never_answers_bounds_the_start(tmp_path: Pat
 
     engine = await asyncio.wait_for(Engine.open(tmp_path), WAIT)
     try:
-        assert await engine.list_sessions() == []
+        assert await engine.sessions.list_sessions() == []
     finally:
         await engine.close()

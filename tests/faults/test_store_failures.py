@@ -50,11 +50,11 @@ def committed(db: Path, session_id: str) -> set[int]:
 
 async def test_every_frame_shown_is_already_committed(engine_factory: Any, scripted_llm: Any) -> None:
     engine = await engine_factory(tools={})
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     scripted_llm.enqueue(Reply(text="word " * 400, chunk_size=5))
-    await engine.prompt(sid, "queue", text("go"), "r1")
-    db = engine.store.path
+    await engine.agents.prompt(sid, "queue", text("go"), "r1")
+    db = engine.parts.store.path
     checked, joined = 0, ""
     while True:
         item = await asyncio.wait_for(mux.get(), WAIT)
@@ -95,34 +95,34 @@ async def test_a_full_disk_mid_turn_is_reported_and_the_host_recovers(
     engine_factory: Any, scripted_llm: Any
 ) -> None:
     engine = await engine_factory(tools={})
-    host = engine.subscribe_host()
-    mux = engine.subscribe_mux()
-    sid = await engine.create_session("/tmp")
+    host = engine.host.subscribe_host()
+    mux = engine.host.subscribe_mux()
+    sid = await engine.sessions.create_session("/tmp")
     scripted_llm.enqueue(Reply(text="first answer"))
-    await engine.prompt(sid, "queue", text("hello"), "r1")
+    await engine.agents.prompt(sid, "queue", text("hello"), "r1")
     await frames_until(mux, is_event("turn/end", turn=0))
 
-    await limit_pages(engine.store, 2)
+    await limit_pages(engine.parts.store, 2)
     scripted_llm.enqueue(Reply(text="y" * 60_000, chunk_size=200, delay=0.001))
-    await engine.prompt(sid, "queue", text("fill the disk"), "r2")
+    await engine.agents.prompt(sid, "queue", text("fill the disk"), "r2")
     error = (await frames_until(host, lambda f: f.type == "host/agent-error", WAIT))[-1]
     assert error.session_id == sid and error.message.startswith("the disk is full")
-    assert str(engine.store.path) in error.message
+    assert str(engine.parts.store.path) in error.message
     await frames_until(host, lambda f: f.type == "host/session-status" and not f.running, WAIT)
 
     # the host keeps answering, and says why it will not start a turn
-    assert [s.session_id for s in await engine.list_sessions()] == [sid]
-    events, _, _ = await engine.history(sid)
+    assert [s.session_id for s in await engine.sessions.list_sessions()] == [sid]
+    events, _, _ = await engine.sessions.history(sid)
     assert [e.seq for e in events] == list(range(len(events)))
     with pytest.raises(StoreFull) as refused:
-        await engine.prompt(sid, "queue", text("again"), "r3")
+        await engine.agents.prompt(sid, "queue", text("again"), "r3")
     assert refused.value.code == "storage-error" and refused.value.details() == {"reason": "disk-full"}
 
     shown = [e.seq for e in events_of(frames_until_now(mux))]
-    on_disk = committed(engine.store.path, sid)
+    on_disk = committed(engine.parts.store.path, sid)
     assert set(shown) <= on_disk  # nothing shown that the failure took back
 
-    await limit_pages(engine.store, None)  # space is back
+    await limit_pages(engine.parts.store, None)  # space is back
     closing = await frames_until(mux, is_event("turn/end", turn=1), WAIT)
     end = events_of(closing)[-1]
     assert end.data["reason"]["kind"] == "error"
@@ -130,10 +130,10 @@ async def test_a_full_disk_mid_turn_is_reported_and_the_host_recovers(
     assert engine.health.error is None
 
     scripted_llm.enqueue(Reply(text="after the storm"))
-    await engine.prompt(sid, "queue", text("still there?"), "r4")
+    await engine.agents.prompt(sid, "queue", text("still there?"), "r4")
     done = await frames_until(mux, is_event("turn/end", turn=2), WAIT)
     assert events_of(done)[-1].data["reason"] == {"kind": "completed"}
-    events, _, _ = await engine.history(sid, max_messages=1000)
+    events, _, _ = await engine.sessions.history(sid, max_messages=1000)
     assert [e.seq for e in events] == list(range(len(events)))
     assert [e.data["reason"]["kind"] for e in events if e.type == "turn/end"] == [
         "completed",

@@ -99,7 +99,7 @@ def engine(repo: Path) -> None:
         "        return True\n",
         encoding="utf-8",
     )
-    door = repo / "host/engine/engine.py"
+    door = repo / "host/engine/services/sessions.py"  # the service that owns the concern
     insert(
         door, "from __future__ import annotations\n", "\nfrom host.engine.touching import SessionToucher\n"
     )
@@ -121,7 +121,7 @@ def implementation(repo: Path) -> None:
         "from host.engine.engine import Engine\n\n\n"
         '@implements("probe.touch")\n'
         "async def touch(engine: Engine, p: pr.TouchRequest) -> pr.TouchValue:\n"
-        "    return pr.TouchValue(touched=await engine.touch_probe(p.session_id))\n",
+        "    return pr.TouchValue(touched=await engine.sessions.touch_probe(p.session_id))\n",
         encoding="utf-8",
     )
     proxy = repo / "host/api/proxy.py"

@@ -66,7 +66,7 @@ async def test_end_to_end_the_key_never_reaches_log_stream_or_provider(
         history = await ok(client, "session.history", {"sessionId": sid})
         assert KEY not in json.dumps([e.dump() for e in page_events(history)])
         assert all(KEY not in json.dumps(r) for r in llm.requests)
-        await host.engine.store.flush()
+        await host.engine.parts.store.flush()
         stored = list(host.data_dir.glob("harnessdesk.sqlite3*"))
         assert stored and all(KEY.encode() not in p.read_bytes() for p in stored)
     finally:

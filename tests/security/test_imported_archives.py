@@ -110,8 +110,8 @@ async def test_allow_always_is_host_side_not_exported_nor_forked(
     value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-always"}
     assert (await client.respond(rpc_id, {"ok": True, "value": value})).accepted
     await mux.next(event("turn/end", sid))
-    await host.engine.store.flush()
-    assert [g.tool for g in await host.engine.store.grants(sid)] == ["bash"]
+    await host.engine.parts.store.flush()
+    assert [g.tool for g in await host.engine.parts.store.grants(sid)] == ["bash"]
 
     llm.enqueue(bash_call("c2", "echo one two"), Reply(text="ok"))  # the rule covers `echo one …`
     await prompt(client, sid, "second")
@@ -120,7 +120,7 @@ async def test_allow_always_is_host_side_not_exported_nor_forked(
     await mux.next(event("turn/end", sid))
 
     child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
-    assert await host.engine.store.grants(child) == []
+    assert await host.engine.parts.store.grants(child) == []
     llm.enqueue(bash_call("c3", "echo three"), Reply(text="ok"))
     await prompt(client, child, "in the fork")
     rpc_id, frame = await mux.next(ftype("approval/requested", child))  # a fork asks again
@@ -128,17 +128,17 @@ async def test_allow_always_is_host_side_not_exported_nor_forked(
     assert (await client.respond(rpc_id, {"ok": True, "value": value})).accepted
     await mux.next(event("turn/end", child))
 
-    rows = [row async for row in host.engine.export_rows(sid)]
+    rows = [row async for row in host.engine.sessions.export_rows(sid)]
     other = await open_test_host("inprocess", tmp_path / "other", llm.base_url)
     try:
-        assert await other.engine.import_rows(rows, str(other.workdir)) == sid
-        assert await other.engine.store.grants(sid) == []
+        assert await other.engine.sessions.import_rows(rows, str(other.workdir)) == sid
+        assert await other.engine.parts.store.grants(sid) == []
         omux = await other.mux()
         llm.enqueue(bash_call("c4", "echo four"), Reply(text="ok"))
         await prompt(other.client(), sid, "after import")
         _, frame = await omux.next(ftype("approval/requested", sid))
         assert frame.tool_name == "bash"
-        await other.engine.cancel(sid)
+        await other.engine.agents.cancel(sid)
     finally:
         await other.close()
 
@@ -247,5 +247,5 @@ async def test_a_bad_id_already_in_the_store_does_not_break_the_list(host: Host)
     from host.engine.store.schema import insert_header
 
     bad = SessionHeader(id="bad id/../x", created_at=1, cwd="/")
-    await host.engine.store.call(lambda conn: insert_header(conn, bad))  # type: ignore[attr-defined]
+    await host.engine.parts.store.call(lambda conn: insert_header(conn, bad))  # type: ignore[attr-defined]
     assert [s.session_id for s in (await ok(host.client(), "session.list")).items] == [good]

@@ -126,7 +126,7 @@ async def test_auto_edits_and_tests_a_project_without_a_single_approval(
         ("sandbox/mode", {"mode": "workspace-write", "mechanism": "bwrap", "network": False}),
         ("approval/policy", {"policy": "on-request"}),
     ]
-    value = (await setup.host.engine.permissions.projection(sid)).dump()
+    value = (await setup.host.engine.parts.permissions.projection(sid)).dump()
     assert value["currentValue"] == "auto" and value["sandbox"]["kind"] == "bwrap"
     assert value["badge"] == "Auto — runs inside this folder, asks before anything else."
     assert [o["value"] for o in value["options"]] == [
@@ -208,9 +208,9 @@ async def test_a_background_job_a_subagent_and_a_forked_session_stay_inside(
     events = await setup.turn(sid, "PARENT: try everything")
     assert not [e for e in events if e.type in ASKED]
     job_id = text(results(events)["j1"]).split("background job ", 1)[1].split(".", 1)[0]
-    job = setup.host.engine.jobs.get(sid, job_id)
+    job = setup.host.engine.jobs.job(sid, job_id)
     await asyncio.wait_for(job.ended.wait(), 120)
-    output = (await setup.host.engine.jobs.read(sid, job_id, 0, 100_000)).text
+    output = (await setup.host.engine.jobs.job_output(sid, job_id, 0, 100_000)).text
     assert "job-done" in output and "REACHED" not in output and "Read-only file system" in output
     spawned = next(e for e in events if e.type == "subagent/spawned")
     child_events = [
@@ -282,7 +282,9 @@ async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(
 
     refused = await setup.client.call("permission.set", {"sessionId": sid, "preset": "danger-full-access"})
     assert not refused.result.ok and refused.result.error.code == "bad-request"
-    assert (await setup.host.engine.permissions.projection(sid)).current_value == "read-only"  # unchanged
+    assert (
+        await setup.host.engine.parts.permissions.projection(sid)
+    ).current_value == "read-only"  # unchanged
 
     await ok(setup.client, "permission.set", {"sessionId": sid, "preset": "auto", "network": True})
     llm.enqueue(call("b2", "bash", command=reach(setup.port)), Reply(text="online"))
@@ -291,7 +293,7 @@ async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(
     history = [h.event for h in (await ok(setup.client, "session.history", {"sessionId": sid})).events]
     modes = [e.data for e in history if e.type == "sandbox/mode"]
     assert modes[-1] == {"mode": "workspace-write", "mechanism": "bwrap", "network": True}
-    assert (await setup.host.engine.permissions.projection(sid)).badge.endswith("Network allowed.")
+    assert (await setup.host.engine.parts.permissions.projection(sid)).badge.endswith("Network allowed.")
 
     full = {"sessionId": sid, "preset": "danger-full-access", "confirmFullAccess": True}
     assert (await ok(setup.client, "permission.set", full)).permissions.current_value == "danger-full-access"

@@ -13,14 +13,14 @@ from host.engine.pending import PendingTable
 
 def agent_of(engine: Engine, session_id: str) -> Agent:
     """The attached agent of a session (the test attached it)."""
-    agent = engine.pool.agents.get(session_id)
+    agent = engine.parts.pool.agents.get(session_id)
     assert agent is not None, f"{session_id} has no attached agent"
     return agent
 
 
 def queued(engine: Engine, session_id: str) -> list[QueuedInboxItem]:
     """The session's queued input (empty when no agent is attached)."""
-    agent = engine.pool.agents.get(session_id)
+    agent = engine.parts.pool.agents.get(session_id)
     return agent.queue_items() if agent is not None else []
 
 

@@ -99,7 +99,7 @@ def turn_events(base: int, turn: int, marked: bool) -> list[SessionEvent]:
 async def _seed(data_dir: Path, session_id: str, turns: int, marked_turn: int, cwd: str) -> None:
     runtime = await open_host(data_dir, dev_validate=False)
     try:
-        store = runtime.engine.store
+        store = runtime.engine.parts.store
         now = int(time.time() * 1000)
         store.register(
             SessionHeader(

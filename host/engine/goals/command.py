@@ -8,8 +8,8 @@ import re
 
 from host.engine.commands.registry import Command, CommandContext, CommandResult, failure, success
 from host.engine.goals.domain import Goal, GoalLedger, GoalRejected
-from host.engine.goals.door import mounted
 from host.engine.goals.driver import GoalDriver
+from host.engine.goals.mounting import mounted
 
 USAGE = "Usage: /goal <objective> | /goal edit <objective> | /goal pause | /goal resume | /goal clear"
 REJECTED = "That is not valid for the goal's current state; run /goal to see it."

@@ -1,6 +1,6 @@
 """The engine's side of presets, skills and commands: rosters, a session's composition, select.
 
-The engine owns one `PresetService`; the `Engine` methods of `host/engine/doors.py` are its
+The engine owns one `PresetService`; the `engine.presets` service (host/engine/services/presets.py) is its
 public face. Disk work (the roster, skill files) runs on worker threads.
 """
 
@@ -45,6 +45,7 @@ class PresetService:
         tools: dict[str, Tool],
         configured_default: Callable[[], str | None] = lambda: None,
         home: Path | None = None,
+        mcp_tools: McpTools | None = None,
     ) -> None:
         self._store = store
         self._bus = bus
@@ -58,8 +59,8 @@ class PresetService:
         self.commands.register(PLAN)
         self.commands.register(COMPACT)
         self._locks: dict[str, asyncio.Lock] = {}
-        self.mcp_tools: McpTools | None = None
-        """Set by the engine: the MCP tools a session's project offers."""
+        self.mcp_tools = mcp_tools
+        """The MCP tools a session's project offers."""
 
     def _commands_changed(self) -> None:
         self._bus.publish("host", HostCommandsChanged())

@@ -1,11 +1,11 @@
-"""`Engine` methods for presets, skills and commands (the engine stays the only door; the work
-is in `host/engine/presets/service.py`, `host/engine/skills/` and `host/engine/commands/`)."""
+"""`engine.presets`: agent presets, skills and commands (the work is in
+`host/engine/presets/service.py`, `host/engine/skills/` and `host/engine/commands/`)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contract.commands import CommandDescriptor
 from contract.presets import PresetListValue, PresetReadValue
@@ -14,75 +14,78 @@ from host.engine.commands import execute
 from host.engine.directories import HostFolders, can_open_path
 from host.engine.errors import PrivilegeRequired
 from host.engine.permissions.looseness import loosens
+from host.engine.permissions.policy import PermissionService
 from host.engine.permissions.presets import capped
-from host.engine.presets.roster import FALLBACK_DEFAULT
+from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
+from host.engine.presets.service import PresetService
 from host.engine.project import ProjectInstructions, instructions_view, project_root
-
-if TYPE_CHECKING:
-    from host.engine.agent import Agent
-    from host.engine.permissions.policy import PermissionService
-    from host.engine.pool import AgentPool
-    from host.engine.presets.service import PresetService
-    from host.engine.settings.plane import ConfigPlane
-    from host.engine.store import SessionHeader, Store
+from host.engine.services.core import Core
+from host.engine.settings.plane import ConfigPlane
+from host.engine.store import SessionHeader, Store
 
 
-class PresetsDoor:
-    presets: PresetService
-    permissions: PermissionService
-    _plane: ConfigPlane
-    pool: AgentPool
-    store: Store
-    default_cwd: str
-    folders: HostFolders
+async def preset_cap(store: Store, roster: PresetRoster, session_id: str) -> tuple[str | None, str | None]:
+    """The (sandbox, approval) of the agent preset a session records (it can only tighten the
+    session's permission preset)."""
+    header = await store.header(session_id)
+    name = header.agent_preset if header is not None else None
+    spec = await asyncio.to_thread(roster.get, name) if name else None
+    return (spec.sandbox, spec.approval) if spec is not None else (None, None)
 
-    async def attach(self, session_id: str) -> Agent:
-        raise NotImplementedError
 
-    async def _header(self, session_id: str) -> SessionHeader:
-        raise NotImplementedError
+class Presets:
+    """`engine.presets`."""
+
+    def __init__(
+        self,
+        core: Core,
+        service: PresetService,
+        permissions: PermissionService,
+        plane: ConfigPlane,
+        folders: HostFolders,
+    ) -> None:
+        self._core = core
+        self.service = service
+        """The presets, skills and commands themselves (what a session's composition reads)."""
+        self._permissions = permissions
+        self._plane = plane
+        self._folders = folders
 
     # ---- agent presets ---------------------------------------------------------------------
 
     async def list_presets(self) -> PresetListValue:
-        entries = await self.presets.entries()
+        entries = await self.service.entries()
         return PresetListValue(
             presets=entries,
-            authorable=self.presets.roster.user_root is not None,
+            authorable=self.service.roster.user_root is not None,
             has_document=can_open_path(),
         )
 
     async def session_preset(self, session_id: str) -> str | None:
         """The preset a session runs: its agent's, else the one recorded for it."""
-        agent = self.pool.get(session_id)
+        agent = self._core.pool.get(session_id)
         if agent is not None:
             return agent.composition.preset.id
-        return (await self._header(session_id)).agent_preset
-
-    def preset_model(self, session_id: str) -> dict[str, Any] | None:
-        """The model the running preset names (a default until the log records a model)."""
-        agent = self.pool.get(session_id)
-        model = agent.composition.preset.model if agent is not None else None
-        return model.model_dump(by_alias=True) if model is not None else None
+        return (await self._core.header(session_id)).agent_preset
 
     async def select_preset(self, session_id: str, agent_preset: str, privileged: bool = True) -> str:
         """`privileged`: whether the caller may loosen permissions — an agent preset that caps
         less than the current one lets more run unasked (`PrivilegeRequired` if not)."""
-        agent = await self.attach(session_id)
+        agent = await self._core.attach(session_id)
         if not privileged:
-            spec = await asyncio.to_thread(self.presets.roster.get, agent_preset)
+            spec = await asyncio.to_thread(self.service.roster.get, agent_preset)
             if spec is not None:
                 before = agent.policy.preset
                 after = capped(agent.policy.pinned.name, spec.sandbox, spec.approval)
                 if loosens((before.name, before.approval), (after.name, after.approval)):
                     change = f"the agent preset {agent_preset} runs with {after.name}, not {before.name}"
                     raise PrivilegeRequired("agentPreset.select", change)
-        chosen = await self.presets.select(agent, agent_preset)
-        self.permissions.refresh(session_id)  # a preset may make the session stricter
+        chosen = await self.service.select(agent, agent_preset)
+        self._permissions.refresh(session_id)  # a preset may make the session stricter
         return chosen
 
     async def read_preset(self, agent_preset: str) -> PresetReadValue:
-        spec, content = await asyncio.to_thread(self.presets.roster.read, agent_preset)
+        spec, content = await asyncio.to_thread(self.service.roster.read, agent_preset)
         return PresetReadValue(
             agent_preset=spec.id,
             trust=spec.trust,
@@ -92,42 +95,34 @@ class PresetsDoor:
         )
 
     async def copy_preset(self, source: str, agent_preset: str, name: str | None) -> str:
-        return await asyncio.to_thread(self.presets.roster.copy, source, agent_preset, name)
+        return await asyncio.to_thread(self.service.roster.copy, source, agent_preset, name)
 
     async def open_preset(self, agent_preset: str) -> tuple[bool, Path]:
         """(opened in the file manager, the preset's folder); shipped presets are refused. A host
         that cannot reach a desktop answers the folder for the user to open by hand."""
-        spec = await asyncio.to_thread(self.presets.roster.writable_directory, agent_preset)
+        spec = await asyncio.to_thread(self.service.roster.writable_directory, agent_preset)
         if not can_open_path():
             return False, spec.directory
-        await self.folders.open(str(spec.directory))
+        await self._folders.open(str(spec.directory))
         return True, spec.directory
-
-    async def preset_cap(self, session_id: str) -> tuple[str | None, str | None]:
-        """The (sandbox, approval) of the agent preset a session records (it can only tighten
-        the session's permission preset)."""
-        header = await self.store.header(session_id)
-        name = header.agent_preset if header is not None else None
-        spec = await asyncio.to_thread(self.presets.roster.get, name) if name else None
-        return (spec.sandbox, spec.approval) if spec is not None else (None, None)
 
     async def remove_preset(self, agent_preset: str) -> None:
         """Delete a user preset; sessions running it keep it until they close, and a user default
         that named it is unset."""
-        await asyncio.to_thread(self.presets.roster.remove, agent_preset)
+        await asyncio.to_thread(self.service.roster.remove, agent_preset)
         await self._plane.forget_agent_preset(agent_preset)
 
     async def preset_projections(self, session_id: str, header: SessionHeader | None) -> dict[str, Any]:
         """For a history tail page: `instructions` (the project file in the prompt) and `plan`,
         each only when it says something (no file; plan mode off)."""
-        agent = self.pool.get(session_id)
+        agent = self._core.pool.get(session_id)
         if agent is not None:
             found = await asyncio.to_thread(agent.composition.instructions.current)
             planning = agent.composition.plan_active
         else:
-            cwd = Path(header.cwd if header is not None and header.cwd else self.default_cwd)
+            cwd = Path(header.cwd if header is not None and header.cwd else self._core.default_cwd)
             found = await asyncio.to_thread(lambda: ProjectInstructions(project_root(cwd)).current())
-            marks = await self.store.events_of_types(session_id, ("plan/mode",))
+            marks = await self._core.store.events_of_types(session_id, ("plan/mode",))
             planning = bool(marks and marks[-1].data.get("active"))
         out: dict[str, Any] = {}
         if found is not None:
@@ -141,23 +136,23 @@ class PresetsDoor:
     async def list_skills(self, session_id: str) -> tuple[list[SkillEntry], list[SkillWarning]]:
         """The skills a person can invoke in the session; a cold session is not resumed (its
         recorded preset and folder decide)."""
-        agent = self.pool.get(session_id)
+        agent = self._core.pool.get(session_id)
         if agent is not None:
             found = await agent.composition.skill_set()
         else:
-            header = await self._header(session_id)
-            spec = await asyncio.to_thread(self.presets.roster.get, header.agent_preset or "")
+            header = await self._core.header(session_id)
+            spec = await asyncio.to_thread(self.service.roster.get, header.agent_preset or "")
             if spec is None or spec.broken is not None:
-                spec = await asyncio.to_thread(self.presets.roster.runnable, FALLBACK_DEFAULT)
-            root = await asyncio.to_thread(project_root, Path(header.cwd or self.default_cwd))
-            found = await asyncio.to_thread(self.presets.catalog.scan, self.presets.skill_roots(spec, root))
+                spec = await asyncio.to_thread(self.service.roster.runnable, FALLBACK_DEFAULT)
+            root = await asyncio.to_thread(project_root, Path(header.cwd or self._core.default_cwd))
+            found = await asyncio.to_thread(self.service.catalog.scan, self.service.skill_roots(spec, root))
         return [s.entry() for s in found.user_invocable()], found.warnings
 
     async def list_commands(self, session_id: str) -> list[CommandDescriptor]:
-        agent = await self.attach(session_id)
-        return [c.descriptor() for c in self.presets.commands.catalogue(agent)]
+        agent = await self._core.attach(session_id)
+        return [c.descriptor() for c in self.service.commands.catalogue(agent)]
 
     async def execute_command(self, session_id: str, line: str, privileged: bool = True) -> str | None:
         """The command id when `line` runs a command of the session, else None (nothing logged).
         `privileged`: whether the caller may loosen permissions (`PrivilegeRequired` if not)."""
-        return await execute(self.presets.commands, await self.attach(session_id), line, privileged)
+        return await execute(self.service.commands, await self._core.attach(session_id), line, privileged)

@@ -1,5 +1,6 @@
-"""`Engine` methods for undoing the agent's file changes: revert a turn, and restore the files a
-fork leaves behind (docs/architecture.md, "Checkpoints and undo"). A mixin of the facade.
+"""`engine.files`: undoing the agent's file changes (revert a turn, restore the files a fork
+leaves behind: docs/architecture.md, "Checkpoints and undo"), the folder's git status and the
+snapshots' disk use.
 
 Both run with the session's agent held between turns (its turn lock), so no tool writes while
 files are put back; a session that is working is refused. Either everything planned is written
@@ -13,7 +14,7 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, cast
+from typing import Literal, cast
 
 from contract.filechange import FileConflict, RestoredFile
 from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
@@ -29,9 +30,10 @@ from host.engine.errors import (
     SessionNotFound,
 )
 from host.engine.git_status import git_status
+from host.engine.services.core import Core
 from host.engine.settings.plane import ConfigPlane
 from host.engine.snapshots import Limits, SnapshotError, Snapshotter
-from host.engine.store import SessionHeader, Store
+from host.engine.store import SessionHeader
 from host.engine.store.blobs import read_roots
 from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
 from host.engine.workers import TOOL_WORKERS
@@ -43,27 +45,27 @@ CAUSES = ("revert", "fork", "revert-file", "revert-hunk")
 """A journal's cause as `files/restored` logs it (the Changes view's reverts too)."""
 
 
-class FilesDoor:
-    """Mixed into `Engine`, which provides the attributes declared here."""
+class Files:
+    """`engine.files`; `fork` makes a plain fork (the session service's), which a fork that
+    restores files starts from."""
 
-    store: Store
-    default_cwd: str
-    data_dir: Path
-    snapshots: Snapshotter
-    _plane: ConfigPlane
-
-    if TYPE_CHECKING:  # provided by Engine
-
-        async def attach(self, session_id: str) -> Agent: ...
-
-        async def _header(self, session_id: str) -> SessionHeader: ...
-
-        async def _fork(self, session_id: str, at_seq: int | None) -> str: ...
+    def __init__(
+        self, core: Core, plane: ConfigPlane, fork: Callable[[str, int | None], Awaitable[str]]
+    ) -> None:
+        self._core = core
+        self._plane = plane
+        self._fork = fork
+        self._store = core.store
+        self._data_dir = core.data_dir
+        self._default_cwd = core.default_cwd
+        self.snapshots = Snapshotter(core.data_dir / "snapshots", core.store, self._snapshot_limits)
+        """The folder's snapshots around the steps that may change files (docs/architecture.md,
+        "Snapshots")."""
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertTurnValue:
         """Put back every file `turn` changed, as it was before the turn's first change to it."""
-        header = await self._header(session_id)
-        agent = await self.attach(session_id)
+        header = await self._core.header(session_id)
+        agent = await self._core.attach(session_id)
         _idle(agent, session_id, turn)
         async with agent.exclusive:
             _idle(agent, session_id, turn)
@@ -77,32 +79,32 @@ class FilesDoor:
             journal = await self._write_back(session_id, header, todo, "revert", turn, None)
             files, error = _outcome(journal)
             event = agent.journal.append(events.files_restored("revert", turn, files, error=error))
-            await self.store.flush()
-            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
+            await self._store.flush()
+            await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
         if error is not None:
             raise HostActionFailed(f"Reverting stopped: {error} (what was restored is listed in the session)")
         return RevertTurnValue(turn=turn, files=files, seq=event.seq)
 
     async def git_status(self, session_id: str) -> GitStatusValue:
         """The session folder's branch and changed files (read-only, bounded: git_status.py)."""
-        header = await self._header(session_id)
-        return await git_status(Path(header.cwd or self.default_cwd))
+        header = await self._core.header(session_id)
+        return await git_status(Path(header.cwd or self._default_cwd))
 
     async def restore_preview(self, session_id: str, at_seq: int | None) -> RestorePreviewValue:
         """What a fork at `at_seq` with `restoreFiles` would put back, and what would block it."""
-        header = await self._header(session_id)
+        header = await self._core.header(session_id)
         anchor, turn = await self._anchor(session_id, at_seq)
         ledger = await self._ledger(session_id)
         wanted = ledger.restore_to(anchor)
-        todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._kept(session_id))
+        todo = await plan(Path(header.cwd or self._default_cwd), wanted, ledger, self._kept(session_id))
         todo.conflicts[:0] = await self._moved(header, wanted)
         return RestorePreviewValue(turn=turn, files=todo.preview(), conflicts=todo.conflicts)
 
     async def fork_restoring(self, session_id: str, at_seq: int | None) -> str:
         """`session.fork` with `restoreFiles`: the child, and the files put back as the anchor turn
         left them; recorded in both sessions."""
-        header = await self._header(session_id)
-        parent = await self.attach(session_id)
+        header = await self._core.header(session_id)
+        parent = await self._core.attach(session_id)
         anchor, turn = await self._anchor(session_id, at_seq)
         _idle(parent, session_id, turn)
         async with parent.exclusive:
@@ -115,10 +117,10 @@ class FilesDoor:
             journal = await self._write_back(session_id, header, todo, "fork", turn, child_id)
             files, error = _outcome(journal)
             parent.journal.append(events.files_restored("fork", turn, files, child_id, error))
-            child = await self.attach(child_id)
+            child = await self._core.attach(child_id)
             child.journal.append(events.files_restored("fork", turn, files, session_id, error))
-            await self.store.flush()
-            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
+            await self._store.flush()
+            await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
         if error is not None:
             raise HostActionFailed(f"The fork was made, but restoring its files stopped: {error}")
         return child_id
@@ -158,14 +160,14 @@ class FilesDoor:
         )
 
     async def _ledger(self, session_id: str) -> Ledger:
-        return Ledger.read(await self.store.events_of_types(session_id, LEDGER_TYPES))
+        return Ledger.read(await self._store.events_of_types(session_id, LEDGER_TYPES))
 
     async def _anchor(self, session_id: str, at_seq: int | None) -> tuple[int, int]:
         """(seq of the fork's last turn/end, that turn's number)."""
-        anchor = await self.store.fork_anchor(session_id, at_seq)
+        anchor = await self._store.fork_anchor(session_id, at_seq)
         if anchor is None:
             raise ForkUnavailable(session_id, "no completed turn at or after that point")
-        found = await self.store.events(session_id, anchor, anchor + 1)
+        found = await self._store.events(session_id, anchor, anchor + 1)
         return anchor, int(found[0].data.get("turn", 0)) if found else 0
 
     def _kept(self, session_id: str) -> Callable[[str, Want], Awaitable[bool]]:
@@ -178,7 +180,7 @@ class FilesDoor:
         """The kept content of `want.target` (in a 1-tuple; None inside: absent), from a file
         tool's checkpoint or a step's snapshot; None when neither kept it."""
         target = want.target.sha256 if want.target is not None else None
-        found = await self.store.checkpoint(session_id, want.turn, path)
+        found = await self._store.checkpoint(session_id, want.turn, path)
         if found is not None and found.sha256 == target:
             return (found.data,)
         row = await self.snapshots.kept(session_id, want.turn, path)
@@ -192,15 +194,15 @@ class FilesDoor:
     async def _moved(self, header: SessionHeader, wanted: dict[str, Want]) -> list[FileConflict]:
         """The folder itself, when it (or a folder above it) is not where it was when those turns
         changed files: it became a symlink, or was moved behind one (docs/threat-model.md)."""
-        cwd = header.cwd or self.default_cwd
+        cwd = header.cwd or self._default_cwd
         turns = sorted({w.turn for w in wanted.values()})
-        roots = await self.store.call(lambda conn: read_roots(conn, header.id, turns)) if turns else set()
+        roots = await self._store.call(lambda conn: read_roots(conn, header.id, turns)) if turns else set()
         real, plain = await TOOL_WORKERS.run(_real_and_plain, cwd)
         moved = real not in roots if roots else real != plain
         return [FileConflict(path=cwd, reason="changed")] if moved and wanted else []
 
     async def _plan(self, header: SessionHeader, ledger: Ledger, wanted: dict[str, Want]) -> Plan:
-        todo = await plan(Path(header.cwd or self.default_cwd), wanted, ledger, self._kept(header.id))
+        todo = await plan(Path(header.cwd or self._default_cwd), wanted, ledger, self._kept(header.id))
         todo.conflicts[:0] = await self._moved(header, wanted)
         if todo.conflicts:
             raise RevertConflict(header.id, todo.conflicts)
@@ -221,38 +223,38 @@ class FilesDoor:
             RestoredFile(path=p, action="restored" if w.target is not None else "removed", state=w.target)
             for p, w in todo.targets
         ] + [RestoredFile(path=p, action="unchanged", state=t) for p, t in todo.unchanged]
-        at = {session_id: self.store.next_seq(session_id)}
+        at = {session_id: self._store.next_seq(session_id)}
         if other is not None:
-            at[other] = self.store.next_seq(other)
+            at[other] = self._store.next_seq(other)
         journal = undo_journal.Journal(
             id=undo_journal.new_id(),
             session_id=session_id,
             turn=turn,
             cause=cause,
-            root=await TOOL_WORKERS.run(os.path.realpath, header.cwd or self.default_cwd),
+            root=await TOOL_WORKERS.run(os.path.realpath, header.cwd or self._default_cwd),
             entries=[],
             at_seq=at,
             fork_session_id=other,
             files=[f.model_dump(mode="json", by_alias=True) for f in files],
         )
         try:
-            await TOOL_WORKERS.run(undo_journal.stage, self.data_dir, journal, contents)
+            await TOOL_WORKERS.run(undo_journal.stage, self._data_dir, journal, contents)
         except undo_journal.Escaped as exc:
             raise RevertConflict(session_id, [FileConflict(path=journal.root, reason="changed")]) from exc
         except OSError as exc:
             raise HostActionFailed(f"Reverting failed, nothing was changed: {exc.strerror or exc}") from exc
-        failure = await TOOL_WORKERS.run(undo_journal.commit, self.data_dir, journal)
+        failure = await TOOL_WORKERS.run(undo_journal.commit, self._data_dir, journal)
         journal.error = None if failure is None else f"{failure.strerror or failure}"
         return journal
 
     async def recover_reverts(self) -> None:
         """At start: finish each revert a crash interrupted after its commit point (and log it),
         roll back each one that was still staging (docs/architecture.md, "Checkpoints and undo")."""
-        for journal in await TOOL_WORKERS.run(undo_journal.pending, self.data_dir):
+        for journal in await TOOL_WORKERS.run(undo_journal.pending, self._data_dir):
             if journal.state != "commit":
-                await TOOL_WORKERS.run(undo_journal.rollback, self.data_dir, journal)
+                await TOOL_WORKERS.run(undo_journal.rollback, self._data_dir, journal)
                 continue
-            failure = await TOOL_WORKERS.run(undo_journal.commit, self.data_dir, journal)
+            failure = await TOOL_WORKERS.run(undo_journal.commit, self._data_dir, journal)
             journal.error = None if failure is None else f"{failure.strerror or failure}"
             files, error = _outcome(journal)
             pairs = [(journal.session_id, journal.fork_session_id)]
@@ -263,19 +265,19 @@ class FilesDoor:
                     if await self._logged(sid, journal):
                         continue
                     cause = cast(Cause, journal.cause) if journal.cause in CAUSES else "revert"
-                    agent = await self.attach(sid)
+                    agent = await self._core.attach(sid)
                     agent.journal.append(events.files_restored(cause, journal.turn, files, other, error))
-                await self.store.flush()
+                await self._store.flush()
             except SessionNotFound:
                 pass  # the session is gone: nothing to log it in
             except EngineError as exc:
                 log.warning("an interrupted revert was finished but could not be logged yet: %s", exc)
                 continue
-            await TOOL_WORKERS.run(undo_journal.finish, self.data_dir, journal)
+            await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
 
     async def _logged(self, session_id: str, journal: undo_journal.Journal) -> bool:
         since = journal.at_seq.get(session_id, 0)
-        found = await self.store.events_of_types(session_id, ("files/restored",))
+        found = await self._store.events_of_types(session_id, ("files/restored",))
         return any(e.seq >= since and e.data.get("turn") == journal.turn for e in found)
 
 

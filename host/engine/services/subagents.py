@@ -1,19 +1,19 @@
-"""The `Engine`'s subagent methods (the door `host/api` and the `task` tool use), kept in a module
-of their own: starting a child for a `task` call and running it to its answer, and
-`subagent.list / history / prompt / interrupt` (docs/architecture.md, "Subagents")."""
+"""`engine.subagents` (the door `host/api` and the `task` tool use): starting a child for a
+`task` call and running it to its answer, and `subagent.list / history / prompt / interrupt`
+(docs/architecture.md, "Subagents")."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from contract.content import MessageSource, TextBlock
 from contract.events import SessionEvent, SubagentDescriptor
-from contract.sessions import ModelSelection, Projections, PromptContent
+from contract.sessions import Projections, PromptContent
 from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
@@ -28,18 +28,20 @@ from host.engine.errors import (
     SubagentUnauthorized,
 )
 from host.engine.events import NewEvent
-from host.engine.journal import Journal, now_ms
-from host.engine.pending import PendingTable
+from host.engine.journal import now_ms
 from host.engine.permissions.policy import PermissionService
-from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
-from host.engine.selection import Selections
+from host.engine.services.core import Core
 from host.engine.store import SessionHeader, Store
 from host.engine.subagents.tracker import SubagentTracker, task_output
 from host.engine.titles import normalise
 from host.engine.tools.base import SubagentControl, ToolOutput
 
 log = logging.getLogger(__name__)
+
+HistoryPage = tuple[list[SessionEvent], bool, Projections | None]
+History = Callable[[str, int | None, int], Awaitable[HistoryPage]]
+"""A session's history page (the session service's), which a child's history is."""
 
 LABEL_MAX = 120
 REFUSED = "this is a subagent's session: message it through its parent (subagent.prompt)"
@@ -49,7 +51,7 @@ DESCRIPTOR = ("subagent/descriptor",)
 class ParentControl:
     """A parent session's `SubagentControl` (what its `task` calls reach)."""
 
-    def __init__(self, door: SubagentDoor, parent_id: str) -> None:
+    def __init__(self, door: Subagents, parent_id: str) -> None:
         self._door = door
         self._parent_id = parent_id
 
@@ -64,46 +66,30 @@ class ParentControl:
         return await self._door.run_task(self._parent_id, call_id, description, prompt, preset, emit)
 
 
-class SubagentDoor:
-    """Mixed into `Engine`, which sets these attributes."""
+class Subagents:
+    """`engine.subagents`; `Engine.open()` hooks its tracker into the pool and the pending table
+    (a child's approvals show in its parent's window, a child's answer reaches its parent)."""
 
-    store: Store
-    pool: AgentPool
-    pending: PendingTable
-    presets: PresetService
-    permissions: PermissionService
-    selections: Selections
-    subagents: SubagentTracker
+    def __init__(
+        self,
+        core: Core,
+        presets: PresetService,
+        permissions: PermissionService,
+        history: History,
+    ) -> None:
+        self._core = core
+        self._presets = presets
+        self._permissions = permissions
+        self._history = history
+        self.tracker = SubagentTracker(self._deliver_answer)
+        """The children's lineage, descriptors, slots and waiters."""
 
-    if TYPE_CHECKING:  # provided by Engine and its other parts
-
-        async def attach(self, session_id: str) -> Agent: ...
-
-        async def _header(self, session_id: str) -> SessionHeader: ...
-
-        def _announce(self, header: SessionHeader) -> None: ...
-
-        def _check_open(self) -> None: ...
-
-        def _blocks(self, content: list[Any]) -> list[Any]: ...
-
-        def current_selection(
-            self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
-        ) -> ModelSelection: ...
-
-        async def history(
-            self, session_id: str, before_seq: int | None = None, max_messages: int = 50
-        ) -> tuple[list[SessionEvent], bool, Projections | None]: ...
-
-    def _open_subagents(self) -> None:
-        self.subagents = SubagentTracker(self._deliver_answer)
-        self.pending.route = self.subagents.route
-        self.pool.loaded.append(self.subagents.loaded)
-        self.pool.turn_ended = self.subagents.turn_ended
-        self.pool.subagents = self._control_for
-
-    def _control_for(self, header: SessionHeader) -> SubagentControl | None:
+    def control_for(self, header: SessionHeader) -> SubagentControl | None:
+        """What a session's `task` calls reach (a subagent starts no subagents of its own)."""
         return None if header.origin == "subagent" else ParentControl(self, header.id)
+
+    async def close(self) -> None:
+        await self.tracker.close()
 
     # ---- the `task` tool ------------------------------------------------------------------
 
@@ -118,12 +104,12 @@ class SubagentDoor:
     ) -> ToolOutput:
         """Start a child of `parent_id` (once a slot is free), run `prompt` to its final answer
         and return that answer; cancelling this cancels the child."""
-        async with self.subagents.slot(parent_id):
+        async with self.tracker.slot(parent_id):
             try:
                 child = await self._spawn(parent_id, description, preset)
             except EngineError as exc:
                 return ToolOutput(f"The subagent could not start: {exc}", True, "SUBAGENT_UNAVAILABLE")
-            label = self.subagents.lineage[child.session_id].label
+            label = self.tracker.lineage[child.session_id].label
             await emit(events.subagent_spawned(call_id, child.session_id, label, child.composition.preset.id))
             source = MessageSource.model_validate(
                 {
@@ -133,14 +119,14 @@ class SubagentDoor:
                 }
             )
             message_id = child.queue([TextBlock(text=prompt)], source)
-            return task_output(await self.subagents.wait(child, message_id))
+            return task_output(await self.tracker.wait(child, message_id))
 
     async def _spawn(self, parent_id: str, description: str, preset: str | None) -> Agent:
-        self._check_open()
-        parent = self.pool.get(parent_id)
+        self._core.check_open()
+        parent = self._core.pool.get(parent_id)
         if parent is None:
             raise AgentBusy("the parent session is not running")
-        preset_id = await self.presets.resolve(preset or parent.composition.preset.id)
+        preset_id = await self._presets.resolve(preset or parent.composition.preset.id)
         label = normalise(description, LABEL_MAX) or "Subagent"
         child_id = ids.session_id()
         header = SessionHeader(
@@ -153,26 +139,26 @@ class SubagentDoor:
             title_source="auto",
             origin="subagent",
         )
-        self.store.register(header)
-        self.permissions.pin_child(child_id, parent.policy)
-        spec = await asyncio.to_thread(self.presets.roster.runnable, preset_id)
+        self._core.store.register(header)
+        self._permissions.pin_child(child_id, parent.policy)
+        spec = await asyncio.to_thread(self._presets.roster.runnable, preset_id)
         if spec.model is None:  # the preset names no model: the parent's
-            self.selections.inherit(child_id, self.current_selection(parent_id, parent.journal))
-        self.subagents.loaded(header)
-        self._announce(header)
-        child = await self.attach(child_id)
+            self._core.selections.inherit(child_id, self._core.current_selection(parent_id, parent.journal))
+        self.tracker.loaded(header)
+        self._core.announce(header)
+        child = await self._core.attach(child_id)
         if parent.composition.plan_active and child.composition.set_plan(True):
             child.journal.append(events.plan_mode(True))  # a planning parent's children plan too
-        selection = self.current_selection(child_id, child.journal)
+        selection = self._core.current_selection(child_id, child.journal)
         allow = list(spec.tools) if spec.tools is not None else None
         descriptor = events.subagent_descriptor(label, selection.provider, selection.model, preset_id, allow)
-        self.subagents.descriptors[child_id] = descriptor.data
+        self.tracker.descriptors[child_id] = descriptor.data
         child.opening.append(descriptor)
         return child
 
     async def _deliver_answer(self, parent_id: str, child_id: str, text: str) -> None:
         try:
-            parent = await self.attach(parent_id)
+            parent = await self._core.attach(parent_id)
             parent.inject([TextBlock(text=text)], "subagent", {"childSessionId": child_id})
         except AgentBusy:
             pass  # the host is closing: the answer stays in the child's conversation
@@ -181,28 +167,20 @@ class SubagentDoor:
 
     async def refuse_subagent(self, session_id: str) -> None:
         """`agent-busy` for a subagent's session: people message it through its parent."""
-        agent = self.pool.get(session_id)
-        header = agent.journal.header if agent is not None else await self.store.header(session_id)
+        agent = self._core.pool.get(session_id)
+        header = agent.journal.header if agent is not None else await self._core.store.header(session_id)
         if header is not None and header.origin == "subagent":
             raise AgentBusy(REFUSED)
 
     async def subagent_tree(self, session_id: str) -> list[str]:
         """Every subagent below `session_id`, children before their own children."""
-        headers = await self.store.sessions()
-        out, frontier = [], [session_id]
-        while frontier:
-            current = frontier.pop(0)
-            for h in headers:
-                if h.parent_session == current and h.origin == "subagent" and h.id not in out:
-                    out.append(h.id)
-                    frontier.append(h.id)
-        return out
+        return await subagent_tree(self._core.store, session_id)
 
     # ---- subagent.* -----------------------------------------------------------------------
 
     async def list_subagents(self, parent_id: str) -> tuple[list[SubagentListEntry], bool]:
         """(the parent's direct children, whether the parent has a live agent)."""
-        headers = await self.store.sessions()
+        headers = await self._core.store.sessions()
         parents = {h.parent_session for h in headers if h.origin == "subagent"}
         entries: list[SubagentListEntry] = []
         for h in sorted(headers, key=lambda h: (h.created_at, h.id)):
@@ -212,7 +190,7 @@ class SubagentDoor:
             if isinstance(found, str):
                 entries.append(DiagnosticChild(id=h.id, reason=found))  # type: ignore[arg-type]
                 continue
-            agent = self.pool.get(h.id)
+            agent = self._core.pool.get(h.id)
             activity: Activity = "running" if agent is not None and agent.running else "inactive"
             nested = h.id in parents
             if found.mode == "continuable":
@@ -222,15 +200,15 @@ class SubagentDoor:
                 entries.append(
                     OneShotChild(id=h.id, activity=activity, has_children=nested, label=found.label)
                 )
-        return entries, self.pool.get(parent_id) is not None
+        return entries, self._core.pool.get(parent_id) is not None
 
     async def _descriptor(self, child_id: str) -> SubagentDescriptor | str:
         """The child's descriptor, or the diagnostic reason it has none."""
-        known = self.subagents.descriptors.get(child_id)
+        known = self.tracker.descriptors.get(child_id)
         if known is not None:
             return known
         try:
-            event = await self.store.latest_of_types(child_id, DESCRIPTOR)
+            event = await self._core.store.latest_of_types(child_id, DESCRIPTOR)
         except Exception:
             log.exception("reading subagent %s's descriptor failed", child_id)
             return "unavailable"
@@ -246,7 +224,7 @@ class SubagentDoor:
             return "corrupt" if known_shape else "unsupported"
 
     async def _child(self, parent_id: str, child_id: str, mode: str) -> SessionHeader:
-        header = await self.store.header(child_id)
+        header = await self._core.store.header(child_id)
         if header is None or header.origin != "subagent":
             raise SubagentNotFound(parent_id, child_id, f"{child_id} is not a subagent session")
         if header.parent_session != parent_id:
@@ -262,7 +240,7 @@ class SubagentDoor:
         self, parent_id: str, child_id: str, mode: str, before_seq: int | None, max_messages: int | None
     ) -> tuple[list[SessionEvent], bool, Projections | None]:
         await self._child(parent_id, child_id, mode)
-        return await self.history(child_id, before_seq, max_messages or 50)
+        return await self._history(child_id, before_seq, max_messages or 50)
 
     async def prompt_subagent(
         self, parent_id: str, child_id: str, content: list[PromptContent], rpc_id: str
@@ -271,27 +249,40 @@ class SubagentDoor:
         context. Returns the message id."""
         await self._child(parent_id, child_id, "continuable")
         try:
-            await self.attach(parent_id)
+            await self._core.attach(parent_id)
         except EngineError as exc:
             raise SubagentParentUnavailable(parent_id, f"the parent session cannot run here: {exc}") from exc
         try:
-            child = await self.attach(child_id)
+            child = await self._core.attach(child_id)
         except AgentBusy as exc:
             raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
         except (EngineError, ValueError) as exc:
             raise SubagentNotResumable(child_id, f"the subagent's session cannot be loaded: {exc}") from exc
         try:
-            return child.queue(self._blocks(content), MessageSource(kind="user", rpc_id=rpc_id))
+            return child.queue(self._core.blocks(content), MessageSource(kind="user", rpc_id=rpc_id))
         except AgentBusy as exc:
             raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
 
     async def interrupt_subagent(self, parent_id: str, child_id: str) -> None:
         """Stop the child's running turn; accepted for a child that is idle or gone."""
-        header = await self.store.header(child_id)
+        header = await self._core.store.header(child_id)
         if header is None or header.origin != "subagent":
             return
         if header.parent_session != parent_id:
             raise SubagentUnauthorized(child_id)
-        agent = self.pool.get(child_id)
+        agent = self._core.pool.get(child_id)
         if agent is not None:
             agent.cancel("user")
+
+
+async def subagent_tree(store: Store, session_id: str) -> list[str]:
+    """Every subagent below `session_id`, children before their own children."""
+    headers = await store.sessions()
+    out, frontier = [], [session_id]
+    while frontier:
+        current = frontier.pop(0)
+        for h in headers:
+            if h.parent_session == current and h.origin == "subagent" and h.id not in out:
+                out.append(h.id)
+                frontier.append(h.id)
+    return out

@@ -1,4 +1,4 @@
-"""The model library's part of the `Engine` facade: installed models, the catalogue, downloads
+"""`engine.library`, the model library: installed models, the catalogue, downloads
 and the model servers found on this machine (`llm.localModels`, `llm.downloadModel`, …).
 
 An installed model becomes a route (`local:<id>`) the moment it is installed, announced with
@@ -34,41 +34,61 @@ from host.engine.localmodels.library import InstalledModel, ModelLibrary
 from host.engine.settings.plane import ConfigPlane
 
 
-class ModelLibraryDoor:
-    data_dir: Path
-    bus: Bus
-    _plane: ConfigPlane
-    library: ModelLibrary
-    downloads: DownloadManager
-    local_probes: tuple[Probe, ...] = WELL_KNOWN
+class Library:
+    """`engine.library`; built by `open` (reads the installed models, makes them routes, picks up
+    interrupted downloads)."""
 
-    async def _open_library(self, probes: tuple[Probe, ...] | None, download_options: dict[str, Any]) -> None:
-        """Read the installed models, make them routes, pick up interrupted downloads."""
-        self.local_probes = probes if probes is not None else (probes_from_env() or WELL_KNOWN)
-        self.library = ModelLibrary(self.data_dir)
-        await asyncio.to_thread(self.library.open)
-        self._plane.installed = self._installed_files
-        self.downloads = DownloadManager(
-            self.library, self._download_frame, self._models_changed, **download_options
-        )
-        await self.downloads.open()
+    def __init__(
+        self,
+        bus: Bus,
+        plane: ConfigPlane,
+        library: ModelLibrary,
+        downloads: DownloadManager,
+        probes: tuple[Probe, ...],
+    ) -> None:
+        self._bus = bus
+        self._plane = plane
+        self._library = library
+        self._downloads = downloads
+        self._probes = probes
 
-    def _installed_files(self) -> list[InstalledFile]:
-        return [_file(self.library, m) for m in self.library.list()]
+    @classmethod
+    async def open(
+        cls,
+        data_dir: Path,
+        bus: Bus,
+        plane: ConfigPlane,
+        probes: tuple[Probe, ...] | None,
+        download_options: dict[str, Any],
+    ) -> Library:
+        library = ModelLibrary(data_dir)
+        await asyncio.to_thread(library.open)
+        plane.installed = lambda: [_file(library, m) for m in library.list()]
 
-    def _download_frame(self, frame: HostModelDownload) -> None:
-        self.bus.publish("host", frame)
+        def frame(frame: HostModelDownload) -> None:
+            bus.publish("host", frame)
+
+        def changed() -> None:
+            bus.publish("host", HostModelsChanged())
+
+        downloads = DownloadManager(library, frame, changed, **download_options)
+        await downloads.open()
+        chosen = probes if probes is not None else (probes_from_env() or WELL_KNOWN)
+        return cls(bus, plane, library, downloads, chosen)
+
+    async def close(self) -> None:
+        await self._downloads.close()
 
     def _models_changed(self) -> None:
-        self.bus.publish("host", HostModelsChanged())
+        self._bus.publish("host", HostModelsChanged())
 
     # ---- llm.localModels -------------------------------------------------------------------
 
     def local_models(self) -> LocalModelsValue:
-        installed = self.library.list()
+        installed = self._library.list()
         by_catalog = {m.catalog_id: m.id for m in installed if m.catalog_id}
         try:
-            free: int | None = shutil.disk_usage(self.library.root).free
+            free: int | None = shutil.disk_usage(self._library.root).free
         except OSError:
             free = None
         return LocalModelsValue(
@@ -90,7 +110,7 @@ class ModelLibraryDoor:
                 )
                 for e in catalogue.shipped()
             ],
-            downloads=self.downloads.views(),
+            downloads=self._downloads.views(),
             free_bytes=free,
         )
 
@@ -102,30 +122,30 @@ class ModelLibraryDoor:
             entry = catalogue.entry(request.catalog_id)
             if entry is None:
                 raise ModelDownloadRefused(f"the catalogue has no model {request.catalog_id!r}")
-            if any(m.catalog_id == entry.id for m in self.library.list()):
+            if any(m.catalog_id == entry.id for m in self._library.list()):
                 raise ModelDownloadRefused(f"{entry.name} is already installed")
-            started = await self.downloads.start(
+            started = await self._downloads.start(
                 entry.url, name=entry.name, sha256=entry.sha256, catalog_id=entry.id, size=entry.size_bytes
             )
         else:
             assert request.url is not None  # the request model requires one of the two
-            started = await self.downloads.start(request.url, name=request.name, sha256=request.sha256)
+            started = await self._downloads.start(request.url, name=request.name, sha256=request.sha256)
         return started.download_id
 
     async def pause_download(self, download_id: str) -> ModelDownloadView:
-        return (await self.downloads.pause(download_id)).view()
+        return (await self._downloads.pause(download_id)).view()
 
     async def resume_download(self, download_id: str) -> ModelDownloadView:
-        return (await self.downloads.resume(download_id)).view()
+        return (await self._downloads.resume(download_id)).view()
 
     async def cancel_download(self, download_id: str) -> ModelDownloadView:
-        return (await self.downloads.cancel(download_id)).view()
+        return (await self._downloads.cancel(download_id)).view()
 
     async def remove_model(self, model_id: str) -> bool:
         """Delete an installed model (its route goes with it); raises LocalModelNotFound."""
-        if self.library.get(model_id) is None:
+        if self._library.get(model_id) is None:
             raise LocalModelNotFound(model_id)
-        removed = await asyncio.to_thread(self.library.remove, model_id)
+        removed = await asyncio.to_thread(self._library.remove, model_id)
         self._models_changed()
         return removed
 
@@ -133,7 +153,7 @@ class ModelLibraryDoor:
 
     async def discover_local(self) -> list[LocalServerView]:
         """Probe the loopback ports now; each server says which endpoint profile already uses it."""
-        servers = await discover_servers(self.local_probes)
+        servers = await discover_servers(self._probes)
         section: OpenAICompatibleSection = self._plane.settings.section(LLM_OPENAI_COMPATIBLE)
         urls = {p.base_url.rstrip("/").replace("localhost", "127.0.0.1"): p.id for p in section.profiles}
         return [s.model_copy(update={"profile_id": urls.get(s.base_url)}) for s in servers]

@@ -1,10 +1,10 @@
-"""The configuration plane's part of the `Engine` facade (a session's model, settings,
+"""`engine.config`, the configuration plane's service (a session's model, settings,
 credentials, routes, permission rules): the API layer calls these methods, never the stores
 behind them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from contract.credentials import CredentialView
 from contract.llm import (
@@ -26,46 +26,32 @@ from contract.settings import (
 from host.engine import models as model_info
 from host.engine.errors import SessionNotFound
 from host.engine.permissions.policy import PermissionService
+from host.engine.services.core import Core
 from host.engine.settings.plane import ConfigPlane
-from host.engine.store import SessionHeader, Store
-
-if TYPE_CHECKING:
-    from host.engine.journal import Journal
-    from host.engine.llm.registry import AdapterRegistry
-    from host.engine.pool import AgentPool
-    from host.engine.selection import Selections
 
 
-class ConfigurationDoor:
-    _plane: ConfigPlane
-    permissions: PermissionService
-    store: Store
-    registry: AdapterRegistry
-    selections: Selections
-    pool: AgentPool
+class Configuration:
+    """`engine.config`."""
 
-    async def _header(self, session_id: str) -> SessionHeader:
-        raise NotImplementedError
-
-    def current_selection(
-        self, session_id: str, journal: Journal | None = None, header: SessionHeader | None = None
-    ) -> ModelSelection:
-        raise NotImplementedError
+    def __init__(self, core: Core, plane: ConfigPlane, permissions: PermissionService) -> None:
+        self._core = core
+        self._plane = plane
+        self._permissions = permissions
 
     # ---- a session's model ----------------------------------------------------------------------
 
     async def models(self, session_id: str) -> ModelsValue:
-        header = await self._header(session_id)
-        agent = self.pool.get(session_id)
-        current = self.current_selection(session_id, agent.journal if agent else None, header)
-        return await model_info.describe(self.registry, current)
+        header = await self._core.header(session_id)
+        agent = self._core.pool.get(session_id)
+        current = self._core.current_selection(session_id, agent.journal if agent else None, header)
+        return await model_info.describe(self._core.registry, current)
 
     async def select_model(
         self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
     ) -> ModelSelection:
         """Validate and apply from the next request; also the host default for new sessions."""
-        await self._header(session_id)
-        return await self.selections.select(session_id, provider, model, reasoning_effort)
+        await self._core.header(session_id)
+        return await self._core.selections.select(session_id, provider, model, reasoning_effort)
 
     # ---- settings.* ---------------------------------------------------------------------------
 
@@ -134,20 +120,20 @@ class ConfigurationDoor:
 
     async def revoke_permission(self, session_id: str, tool: str, scope: str) -> bool:
         """Drop one "Allow always" rule of a session (False when it had none such)."""
-        if await self.store.header(session_id) is None:
+        if await self._core.store.header(session_id) is None:
             raise SessionNotFound(session_id)
-        return await self.permissions.revoke(session_id, tool, scope)
+        return await self._permissions.revoke(session_id, tool, scope)
 
     async def set_permission(
         self, session_id: str, preset: str | None, network: bool | None
     ) -> PermissionsProjection:
         """Switch a session's mode and/or its "Allow network" switch (the request checked that
         Full access was confirmed). The session is attached so that its log records it."""
-        await self._header(session_id)
-        await self.pool.attach(session_id)
+        await self._core.header(session_id)
+        await self._core.pool.attach(session_id)
         if preset is not None:
-            self.permissions.switch(session_id, preset)
+            self._permissions.switch(session_id, preset)
         if network is not None:
-            self.permissions.set_network(session_id, network)
-        await self.store.flush()  # the answer says it applies: it is on disk
-        return await self.permissions.projection(session_id)
+            self._permissions.set_network(session_id, network)
+        await self._core.store.flush()  # the answer says it applies: it is on disk
+        return await self._permissions.projection(session_id)

@@ -1,0 +1,64 @@
+"""`engine.host`: what the host says about itself (`host.describe`) and its streams — the mux
+and host subscriptions, and the answers clients give to pending requests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from contract import __version__
+from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
+from contract.host import DescribeValue
+from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
+from host.engine import ids
+from host.engine.bus import Item, Subscription, push
+from host.engine.directories import can_open_path
+from host.engine.model_status import ModelStatusRelay
+from host.engine.services.core import Core
+from host.engine.services.jobs import Jobs
+
+
+class HostSurface:
+    def __init__(self, core: Core, jobs: Jobs, model_status: ModelStatusRelay) -> None:
+        self._core = core
+        self._jobs = jobs
+        self._model_status = model_status
+        self.instance_id = ids.host_instance_id()
+        """Changes with every start (a client that sees it change reloads)."""
+
+    def describe(self) -> DescribeValue:
+        selection = self._core.selections.default()
+        return DescribeValue(
+            version=__version__,
+            cwd=self._core.default_cwd,
+            home=str(Path.home()),
+            provider=selection.provider,
+            model=selection.model,
+            attached_sessions=len(self._core.pool.agents),
+            can_open_path=can_open_path(),
+            host_instance_id=self.instance_id,
+        )
+
+    def subscribe_mux(self, limit: int | None = None) -> Subscription:
+        """`session/subscribed` + pending replays + queue per attached session, then live frames."""
+        return self._core.bus.subscribe("mux", self._mux_snapshot, limit)
+
+    def _mux_snapshot(self) -> Iterable[Item]:
+        pending = self._core.pending
+        for sid, agent in self._core.pool.agents.items():
+            yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.visible_seq))
+            yield from pending.requests_for(sid)
+            yield push(SessionQueue(session_id=sid, items=agent.shown_queue()))
+        for sid in self._jobs.sessions():
+            yield push(SessionJobs(session_id=sid, jobs=self._jobs.views(sid)))
+
+    def subscribe_host(self, limit: int | None = None) -> Subscription:
+        """Live host frames; `host/model-status loading` first while the built-in model loads."""
+        return self._core.bus.subscribe("host", self._model_status.snapshot, limit)
+
+    def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
+        return self._core.pending.respond(response)
+
+    def end_streams(self) -> None:
+        """End every open stream now (a stop signal: the server need not wait for them)."""
+        self._core.bus.close_all()

@@ -1,0 +1,272 @@
+"""`engine.sessions`: creating, listing, renaming, forking, searching and deleting sessions, and
+reading their history (docs/architecture.md, "The engine").
+
+A new session is lazy (nothing is written until its first event) and its folder is created if
+missing; a session created in a workspace is attached to it once published; a deleted session
+takes its log, search rows, grants, unshared blobs and workspace/archive entries with it
+(docs/decisions.md "Workspaces").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Literal
+
+from contract.content import AttachmentRef
+from contract.events import SessionEvent
+from contract.frames import HostSessionRemoved
+from contract.permissions import PERMISSIONS_KEY
+from contract.sessions import HistoryValue, Projections, SessionSummary
+from contract.views import HistoryEntry
+from host.engine import events, ids
+from host.engine.errors import AgentBusy, AttachmentError, HostActionFailed, SessionConflict, TitleInvalid
+from host.engine.health import StorageHealth
+from host.engine.history import HistoryPage, history_page
+from host.engine.history_wire import encode_history
+from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
+from host.engine.journal import now_ms
+from host.engine.listing import Live, summaries
+from host.engine.permissions.policy import PermissionService
+from host.engine.services.agents import Agents
+from host.engine.services.core import Core
+from host.engine.services.goals import Goals
+from host.engine.services.jobs import Jobs
+from host.engine.services.presets import Presets
+from host.engine.services.subagents import subagent_tree
+from host.engine.store import ExportRow, SessionExists, SessionHeader
+from host.engine.titles import export_file_name, normalise
+from host.engine.views import page_views
+from host.engine.workspaces import WorkspaceRegistry
+
+Fork = Callable[[str, int | None], Awaitable[str]]
+"""(session id, anchor seq) → the child's id."""
+
+
+def _expand(path: str) -> str:
+    return os.path.expanduser(path)  # string work only (and $HOME): no disk
+
+
+class Sessions:
+    def __init__(
+        self,
+        core: Core,
+        *,
+        health: StorageHealth,
+        permissions: PermissionService,
+        workspaces: WorkspaceRegistry,
+        presets: Presets,
+        agents: Agents,
+        goals: Goals,
+        jobs: Jobs,
+        fork: Fork,
+        fork_restoring: Fork,
+    ) -> None:
+        self._core = core
+        self._health = health
+        self._permissions = permissions
+        self._workspaces = workspaces
+        self._presets = presets
+        self._agents = agents
+        self._goals = goals
+        self._jobs = jobs
+        self._fork = fork
+        self._fork_restoring = fork_restoring
+
+    # ---- listing and lookup -------------------------------------------------------------------
+
+    async def list_sessions(self) -> list[SessionSummary]:
+        """Every session, newest activity first; a header that breaks the contract is skipped."""
+        live = {
+            sid: Live(
+                agent.running,
+                agent.journal.title,
+                agent.composition.preset.id,
+                agent.journal.last_seq,
+                self._goals.live_values(agent),
+            )
+            for sid, agent in self._core.pool.agents.items()
+        }
+        return summaries(await self._core.store.sessions(), live)
+
+    async def has_session(self, session_id: str) -> bool:
+        return await self._core.store.header(session_id) is not None
+
+    # ---- create and delete ----------------------------------------------------------------------
+
+    async def create_session(
+        self,
+        cwd: str | None = None,
+        session_id: str | None = None,
+        agent_preset: str | None = None,
+        workspace_id: str | None = None,
+        origin: Literal["acp"] | None = None,
+    ) -> str:
+        """A new lazy session (nothing written until its first event), its cwd created if
+        missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
+        exists with another (AgentPresetConflict: another preset). `agent_preset` defaults to the
+        default preset. With `workspace_id` the cwd is the workspace's path and the
+        published session is then attached to it (WorkspaceAttachFailed: it exists anyway).
+        `origin="acp"` marks a session an editor started (a new session only)."""
+        self._core.check_open()
+        if workspace_id is not None:
+            cwd = self._workspaces.get(workspace_id).path
+        cwd = _expand(cwd) if cwd else self._core.default_cwd
+        existing = await self._core.store.header(session_id) if session_id is not None else None
+        if existing is not None:
+            if existing.cwd != cwd:
+                raise SessionConflict(existing.id, cwd, existing.cwd)
+            recorded = await self._presets.session_preset(existing.id)
+            self._presets.service.check_adopt(existing, agent_preset, recorded)
+        sid = (
+            existing.id
+            if existing is not None
+            else await self._new_session(cwd, session_id, agent_preset, origin)
+        )
+        if workspace_id is not None:
+            await self._workspaces.attach(workspace_id, sid)
+        return sid
+
+    async def _new_session(
+        self, cwd: str, session_id: str | None, agent_preset: str | None, origin: Literal["acp"] | None = None
+    ) -> str:
+        try:
+            await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
+        except OSError as exc:
+            raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
+        preset = await self._presets.service.resolve(agent_preset)
+        sid = session_id or ids.session_id()
+        header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset, origin=origin)
+        self._core.store.register(header)
+        self._permissions.pin(sid)
+        self._core.announce(header)
+        return sid
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
+        archive entries) with its subagents; `agent-busy` while any of them works. Other sessions
+        forked from it stay."""
+        await self._core.header(session_id)
+        children = await subagent_tree(self._core.store, session_id)
+        for sid in [session_id, *children]:
+            if self._core.pool.busy(sid):
+                raise AgentBusy("the session or one of its subagents is working; stop it before deleting it")
+        for child in reversed(children):
+            await self._delete(child)
+        await self._delete(session_id)
+
+    async def _delete(self, session_id: str) -> None:
+        pool = self._core.pool
+        await pool.release(session_id)
+        pool.forget(session_id)
+        await self._jobs.dispose_session(session_id)  # its background jobs end with it
+        await self._core.store.delete_session(session_id)
+        self._core.selections.forget(session_id)
+        await self._workspaces.session_deleted(session_id)
+        self._core.bus.publish("host", HostSessionRemoved(session_id=session_id))
+
+    # ---- history ------------------------------------------------------------------------------
+
+    async def history(
+        self, session_id: str, before_seq: int | None = None, max_messages: int = 50
+    ) -> tuple[list[SessionEvent], bool, Projections | None]:
+        """A page of raw events; a cold session is repaired in memory (nothing written)."""
+        page = await self._history_page(session_id, before_seq, max_messages)
+        return page.events, page.has_more, page.projections
+
+    async def history_value(
+        self, session_id: str, before_seq: int | None = None, max_messages: int = 50
+    ) -> HistoryValue:
+        """`history` as its wire answer, spliced from the stored JSON (host/engine/history_wire.py)."""
+        page = await self._history_page(session_id, before_seq, max_messages)
+        return encode_history(page.rows, page.extra, page.has_more, page.projections)
+
+    async def _history_page(self, session_id: str, before_seq: int | None, max_messages: int) -> HistoryPage:
+        agent = self._core.pool.get(session_id)
+        cold = None if agent is not None else await self._core.header(session_id)
+        values: dict[str, Any] = {}
+        title = agent.journal.title if agent is not None else (cold.title if cold else None)
+        if title:
+            values["title"] = title
+        if before_seq is None and (context := await self._agents.context_projection(session_id, cold)):
+            values["context"] = context
+        reason = self._core.pool.failed.get(session_id)  # a turn a store failure cut short
+        page = await history_page(
+            self._core.store, session_id, cold, values, before_seq, max_messages, reason
+        )
+        if page.projections is not None:
+            projections = page.projections
+            projections.values.update(await self._presets.preset_projections(session_id, cold))
+            projections.values.update(await self._goals.goal_projection(session_id, cold))
+            projections.values[PERMISSIONS_KEY] = (await self._permissions.projection(session_id)).dump()
+        return page
+
+    def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:
+        """A page's events as history entries, each tool call and result with its view
+        (host/engine/views.py: a result finds its call on the same page only)."""
+        return [HistoryEntry(event=e, view=v) for e, v in zip(events, page_views(events), strict=True)]
+
+    # ---- titles, forks, search ----------------------------------------------------------------
+
+    async def rename(self, session_id: str, title: str) -> tuple[str, int]:
+        """Pin a user title; returns (normalised title, its event seq)."""
+        await self._core.header(session_id)
+        clean = normalise(title)
+        if not clean:
+            raise TitleInvalid(session_id, "the title has nothing visible")
+        agent = await self._core.attach(session_id)
+        event = agent.journal.append(events.session_title(clean, "user"))
+        await self._health.saved(agent.journal, event.seq)
+        return clean, event.seq
+
+    async def fork(self, session_id: str, at_seq: int | None = None, restore_files: bool = False) -> str:
+        """A child session with the history through the anchor turn, then `session/end-seed`;
+        with `restore_files` the files later turns changed are put back too (`engine.files`)."""
+        if restore_files:
+            return await self._fork_restoring(session_id, at_seq)
+        return await self._fork(session_id, at_seq)
+
+    async def search(self, query: str) -> tuple[list[tuple[str, str, int]], bool]:
+        """(hits as (sessionId, snippet, seq), hasMore); the query is literal text, never syntax."""
+        result = await self._core.store.search(query.strip(), 20)
+        return result.hits, result.has_more
+
+    # ---- attachments, export, import ----------------------------------------------------------
+
+    async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes]:
+        await self._core.header(session_id)
+        found = await self._core.store.attachment(session_id, attachment_id)
+        if found is None:
+            raise AttachmentError("the session does not reference that attachment")
+        return found
+
+    async def export_file_name(self, session_id: str) -> str:
+        """The export's file name: the session's title and date."""
+        header = await self._core.header(session_id)
+        agent = self._core.pool.get(session_id)
+        title = agent.journal.title if agent is not None else header.title
+        return export_file_name(title, header.updated_at, session_id)
+
+    async def export_rows(self, session_id: str) -> AsyncIterator[ExportRow]:
+        """Header, events and referenced attachments, streamed (for the ZIP export)."""
+        await self._core.header(session_id)
+        async for row in self._core.store.export_rows(session_id):
+            yield row
+
+    async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
+        """Write an exported session back, working in `cwd` (the importing user's choice: the
+        archive's own cwd is never used); SessionConflict when its id exists. A subagent whose
+        parent is not here becomes a session of its own (nothing could message it otherwise)."""
+        store = self._core.store
+        rows = list(rows)
+        parent = parent_of(rows)
+        has_parent = parent is not None and await store.header(parent) is not None
+        try:
+            sid = await store.import_rows(rows_with_cwd(rows, cwd, has_parent))
+        except SessionExists as exc:
+            existing = await store.header(exc.session_id)
+            raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+        await drop_pending_input(store, sid)
+        self._core.announce(await self._core.header(sid))
+        return sid
