@@ -143,7 +143,9 @@ async def test_conflicts_rejections_and_exposure(tmp_path: Path) -> None:
     assert conflict.value.details() == {"ns": "permission", "expected": 0, "actual": 1}
     with pytest.raises(SettingsRejected) as bad:
         await s.write("permission", lambda _: {"defaultPreset": "yolo"}, None)
-    assert bad.value.details() == {"ns": "permission"} and "defaultPreset" in str(bad.value)
+    details = bad.value.details()
+    assert details["ns"] == "permission" and "defaultPreset" in str(bad.value)
+    assert [issue["loc"] for issue in details["issues"]] == [["defaultPreset"]]  # located, in words
     with pytest.raises(SettingsRejected, match="not a namespace name"):
         await s.write("Bad_Name", lambda _: {}, None)
     for hidden in ("agent-default-model", "no-such-thing"):  # same answer: no probing
