@@ -9,4 +9,7 @@ $py/ruff check .
 $py/ruff format --check .
 $py/mypy
 node --test --test-reporter=dot tests/js/
-$py/pytest -q "$@"
+# Two workers (the suite is mostly waiting on subprocesses, sockets and the browser); a file's
+# tests stay on one worker, so module-scoped servers and browsers are built once (docs/decisions.md,
+# "A parallel suite").
+$py/pytest -q -n "${HARNESSDESK_TEST_WORKERS:-2}" --dist loadfile "$@"

@@ -1,5 +1,2 @@
-"""The ACP suite reuses the API suite's scripted provider fixtures (one server per session)."""
-
-from tests.api.conftest import llm, llm_server
-
-__all__ = ["llm", "llm_server"]
+"""The ACP suite uses the root plugin's scripted provider fixtures (`llm`, `llm_server` in
+tests/support/scripted_llm.py): nothing of its own."""

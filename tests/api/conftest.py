@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,20 +34,6 @@ from tests.support.scripted_llm import ScriptedLlmServer
 
 CARRIERS = ["inprocess", "http"]
 MODEL = "scripted-small"
-
-
-@pytest.fixture(scope="session")
-def llm_server() -> Iterator[ScriptedLlmServer]:
-    with ScriptedLlmServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
-    """The suite's scripted OpenAI-compatible server, emptied for each test."""
-    llm_server.reset()
-    yield llm_server
-    llm_server.reset()
 
 
 @pytest.fixture(autouse=True)

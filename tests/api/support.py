@@ -7,6 +7,7 @@ Everything here talks to a real host through a real client (`InProcessApiClient`
 from __future__ import annotations
 
 import asyncio
+import atexit
 import base64
 import contextlib
 import io
@@ -25,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from host.fetch import AbstractApiClient, FrameStream
+from tests.support.warm_cli import WarmCli
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 15.0
@@ -292,16 +294,17 @@ def harnessdesk() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "desktop"]
 
 
+_warm: WarmCli | None = None
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*harnessdesk(), *args],
-        cwd=cwd or ROOT,
-        env=cli_env(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    """`harnessdesk ARGS` as a fresh process forked from a warm interpreter (tests/support/
+    warm_cli.py): what the binary runs, without its start-up cost on every call."""
+    global _warm
+    if _warm is None:
+        _warm = WarmCli(cli_env())
+        atexit.register(_warm.close)
+    return _warm.run(list(args), cwd or ROOT, cli_env(), timeout)
 
 
 @dataclass

@@ -7,14 +7,14 @@ builds a data dir the way an older HarnessDesk left it (no registry tables) and 
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import err, event, ftype, image_input, ok, page_events, png, run_turn, text
+from tests.api.support import err, event, eventually, ftype, image_input, ok, page_events, png, run_turn, text
+from tests.support.engine import agent_of
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
@@ -97,7 +97,7 @@ async def test_a_working_session_is_not_deleted(host: Host, llm: ScriptedLlmServ
     assert error.details["reason"]
     await ok(client, "session.cancel", {"sessionId": sid})
     await mux.next(event("turn/end", sid))
-    await asyncio.sleep(0.1)  # the agent's drain settles (running → false)
+    assert await eventually(lambda: not agent_of(host.engine, sid).running)  # the drain settles
     assert (await ok(client, "session.delete", {"sessionId": sid})).deleted is True
     assert (await ok(client, "host.describe")).attached_sessions == 0
 

@@ -1,8 +1,9 @@
 """Fixtures for the browser tests: a scripted LLM, a `harnessdesk serve` subprocess pointed at it,
 headless Chromium through Playwright, and a page that opened the one-time URL.
 
-Scopes keep the suite fast: one scripted LLM and one `serve` per test module (each test works in
-its own new session and leaves no turn running), one browser per run, a fresh context per test.
+Scopes keep the suite fast: one scripted LLM per test process (the root plugin's `llm_server`,
+tests/support/scripted_llm.py) and one `serve` per test module (each test works in its own new
+session and leaves no turn running), one browser per module, a fresh context per test.
 Tests that need a server of their own (restarts, first run, another provider) use
 `make_harness`.
 """
@@ -21,20 +22,6 @@ from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
 expect.set_options(timeout=10_000)
-
-
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[ScriptedLlmServer]:
-    with ScriptedLlmServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
-    """The module's scripted OpenAI-compatible server, emptied for each test."""
-    llm_server.reset()
-    yield llm_server
-    llm_server.reset()
 
 
 @pytest.fixture(scope="module")

@@ -253,9 +253,12 @@ def tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in request.get("messages", []) if m.get("role") == "tool"]
 
 
-def shoot(page: Page, name: str) -> None:
-    """A screenshot in tests/screenshots/ (focus blurred, no caret, animations off)."""
+def shoot(page: Page, name: str) -> Path:
+    """tests/screenshots/`name`.png (focus blurred, no caret, animations off): the one screenshot
+    preamble of the browser modules."""
     shots = ROOT / "tests" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(shots / f"{name}.png"), animations="disabled", caret="hide")
+    path = shots / f"{name}.png"
+    page.screenshot(path=str(path), animations="disabled", caret="hide")
+    return path

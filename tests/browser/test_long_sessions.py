@@ -8,18 +8,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, HarnessServer, fresh_session, send, tool_call, turn_ends, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, send, shoot, tool_call, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
-
-SHOTS = ROOT / "tests" / "screenshots"
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled", caret="hide")
 
 
 APPLES = "Apples are pomaceous fruits; there are thousands of varieties. " * 1_600

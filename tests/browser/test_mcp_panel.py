@@ -12,20 +12,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, HarnessServer
+from tests.browser.support import ROOT, HarnessServer, shoot
 from tests.support.scripted_llm import ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "tests" / "screenshots"
 BIN = Path(sys.executable).parent
 FAULTY = ROOT / "tests" / "mcp" / "servers" / "faulty.py"
-
-
-def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(SHOTS / f"{name}.png"), animations="disabled", caret="hide")
 
 
 def servers(path: Path, entries: dict[str, object]) -> None:

@@ -14,12 +14,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.support import (
-    ROOT,
     Contexts,
     HarnessServer,
     fresh_session,
     openai_args,
     send,
+    shoot,
     tool_call,
     turn_ends,
     wait_idle,
@@ -28,7 +28,6 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "tests" / "screenshots"
 
 MARKDOWN = """## Plan
 
@@ -50,12 +49,8 @@ def load(path: str) -> dict[str, str]:
 TAIL = "Then I will run the tests and report what changed in the build configuration."
 
 
-def shoot(page: Page, name: str, theme: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}-{theme}.png"
-    page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(path), animations="disabled", caret="hide")
-    return path
+def shoot_theme(page: Page, name: str, theme: str) -> Path:
+    return shoot(page, f"{name}-{theme}")
 
 
 def luminance(css_color: str) -> float:
@@ -75,7 +70,7 @@ def test_screenshots(
 
     # first run
     expect(page.get_by_test_id("empty-state")).to_be_visible()
-    shoot(page, "empty", theme)
+    shoot_theme(page, "empty", theme)
 
     # a streaming answer with markdown and a code block, frozen mid-stream
     fresh_session(page)
@@ -87,7 +82,7 @@ def test_screenshots(
     expect(answer.locator("blockquote")).to_be_visible()
     expect(answer.get_by_test_id("copy-code")).to_be_visible()
     expect(page.get_by_test_id("composer-stop")).to_be_visible()
-    shoot(page, "streaming", theme)
+    shoot_theme(page, "streaming", theme)
     page.get_by_test_id("composer-stop").click()
     expect(turn_ends(page).first).to_have_attribute("data-reason", "aborted")
     wait_idle(page)
@@ -109,7 +104,7 @@ def test_screenshots(
     send(page, "Go ahead")
     card = page.get_by_test_id("approval-card")
     expect(card.get_by_test_id("approval-args")).to_contain_text("pyproject.toml")
-    shoot(page, "approval", theme)
+    shoot_theme(page, "approval", theme)
     llm.enqueue(
         Reply(
             tool_calls=[
@@ -144,7 +139,7 @@ def test_screenshots(
     expect(question.get_by_test_id("question")).to_have_count(2)
     question.locator('[data-label="setuptools"]').click()
     question.locator('[data-label="dev"]').click()
-    shoot(page, "question", theme)
+    shoot_theme(page, "question", theme)
     llm.enqueue(
         Reply(
             tool_calls=[
@@ -182,9 +177,9 @@ def test_screenshots(
     expect(page.get_by_test_id("todo-panel")).to_be_visible()
     page.locator('[data-testid="tool-card"][data-tool-name="bash"]').scroll_into_view_if_needed()
     expect(page.get_by_test_id("tool-terminal")).to_contain_text("version = 0.1")
-    shoot(page, "tools", theme)
+    shoot_theme(page, "tools", theme)
     page.get_by_test_id("tool-diff").last.scroll_into_view_if_needed()
-    shoot(page, "tools-diff", theme)
+    shoot_theme(page, "tools-diff", theme)
 
     # the settings dialog
     page.get_by_test_id("open-settings").click()
@@ -193,7 +188,7 @@ def test_screenshots(
     deepseek.locator("summary").click()
     expect(deepseek.get_by_test_id("credential-status")).to_have_text("Not configured")
     expect(deepseek.get_by_test_id("provider-status")).to_have_text("Needs an API key")
-    shoot(page, "settings", theme)
+    shoot_theme(page, "settings", theme)
     dialog.get_by_test_id("settings-close").click()
     expect(dialog).to_be_hidden()
 
@@ -201,4 +196,4 @@ def test_screenshots(
     server.kill()
     expect(page.get_by_test_id("connection-banner")).to_have_attribute("data-state", "reconnecting")
     expect(page.get_by_test_id("reconnect-countdown")).to_be_visible()
-    shoot(page, "reconnecting", theme)
+    shoot_theme(page, "reconnecting", theme)

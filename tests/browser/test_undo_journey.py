@@ -13,11 +13,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.support import (
-    ROOT,
     Contexts,
     HarnessServer,
     openai_args,
     send,
+    shoot,
     tool_call,
     tool_messages,
     turn_ends,
@@ -27,7 +27,6 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "tests" / "screenshots"
 ORIGINAL = 'def greet(name):\n    return "Hello " + name\n\n\nprint(greet("world"))\n'
 CHANGED = (
     'def greet(name: str) -> str:\n    return f"Hello, {name}! Nice to see you."\n\n\nprint(greet("world"))\n'
@@ -49,10 +48,8 @@ def write_call(call_id: str, content: str) -> tuple[str, str, str]:
     return tool_call(call_id, "write_file", path="greet.py", content=content)
 
 
-def shoot(page: Page, step: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.evaluate("() => document.activeElement?.blur?.()")
-    page.screenshot(path=str(SHOTS / f"journey-{step}.png"), animations="disabled", caret="hide")
+def shoot_step(page: Page, step: str) -> None:
+    shoot(page, f"journey-{step}")
 
 
 def test_choose_a_folder_change_a_file_see_the_diff_approve_and_revert(
@@ -92,7 +89,7 @@ def test_choose_a_folder_change_a_file_see_the_diff_approve_and_revert(
         ["def greet(name: str) -> str:", '    return f"Hello, {name}! Nice to see you."']
     )
     expect(diff.locator(".diff-ctx .diff-text").last).to_have_text('print(greet("world"))')
-    shoot(page, "1-approval")
+    shoot_step(page, "1-approval")
     assert (project / "greet.py").read_text() == ORIGINAL  # nothing written before the approval
 
     # approve: the file changes, the tool card keeps the diff
@@ -103,7 +100,7 @@ def test_choose_a_folder_change_a_file_see_the_diff_approve_and_revert(
     tool = page.get_by_test_id("tool-card").filter(has_text="write_file")
     expect(tool.get_by_test_id("tool-diff").locator(".diff-add")).to_have_count(2)
     assert '"Hello " + name' in tool_messages(llm.requests[1])[0]["content"]  # it read the file first
-    shoot(page, "2-approved")
+    shoot_step(page, "2-approved")
 
     # revert the turn: the file is restored, and the conversation says what was put back
     ends.last.get_by_test_id("revert-turn").click()
@@ -111,7 +108,7 @@ def test_choose_a_folder_change_a_file_see_the_diff_approve_and_revert(
     restored = page.get_by_test_id("restored-row")
     expect(restored.locator("li")).to_have_text(["greet.py — restored"])
     assert (project / "greet.py").read_text() == ORIGINAL
-    shoot(page, "3-reverted")
+    shoot_step(page, "3-reverted")
     page.reload()
     expect(page.get_by_test_id("restored-row").locator("li")).to_have_text(["greet.py — restored"])
     expect(page.get_by_test_id("turn-files")).to_contain_text("Reverted: 1 file put back")

@@ -106,7 +106,7 @@ def test_prompt_streams_through_the_bridge_and_close_aborts_the_running_turn(
 
     page.evaluate(prompt % (json.dumps(sid), json.dumps("now a long answer")))
     wait_until(lambda: len(scripted_llm.requests) >= 2)
-    time.sleep(0.3)  # a few deltas in: the turn is running
+    wait_until(lambda: "this" in page.evaluate("JSON.stringify(window.mux)"))  # the turn is streaming
     assert app.close_window(60) == 0
     ends = turn_ends(app.data_dir, sid)
     assert len(ends) == 2

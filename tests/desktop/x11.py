@@ -10,30 +10,29 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import select
 import subprocess
 import time
 from pathlib import Path
 
 
-def free_display() -> int:
-    for n in range(90, 400):
-        if not Path(f"/tmp/.X{n}-lock").exists() and not Path(f"/tmp/.X11-unix/X{n}").exists():
-            return n
-    raise RuntimeError("no free X display number")
-
-
 def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
-    """Xvfb on a free display, 1280x800x24, no TCP; waits until it accepts clients."""
+    """Xvfb on a display it picks itself (`-displayfd`: no race with the other test workers'
+    servers), 1280x800x24, no TCP; waits until it accepts clients."""
     for _ in range(5):
-        n = free_display()
+        read_end, write_end = os.pipe()
         proc = subprocess.Popen(
-            ["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+            ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            pass_fds=(write_end,),
         )
-        display = f":{n}"
+        os.close(write_end)
+        number = _read_display(read_end, time.monotonic() + 10)
+        os.close(read_end)
+        display = f":{number}"
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and proc.poll() is None:
+        while number is not None and time.monotonic() < deadline and proc.poll() is None:
             probe = subprocess.run(["xdpyinfo", "-display", display], capture_output=True)
             if probe.returncode == 0:
                 return proc, display
@@ -41,6 +40,18 @@ def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
         proc.kill()
         proc.wait()
     raise RuntimeError("Xvfb did not start")
+
+
+def _read_display(fd: int, deadline: float) -> str | None:
+    """The display number Xvfb writes to `fd` once it listens (None if it exits or is late)."""
+    got = b""
+    while not got.endswith(b"\n"):
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 16) if ready else b""
+        if not chunk:
+            return None
+        got += chunk
+    return got.decode().strip()
 
 
 def find_windows(display: str, name: str, pid: int | None = None) -> list[int]:

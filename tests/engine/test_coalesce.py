@@ -118,4 +118,6 @@ async def test_a_provider_slower_than_the_host_keeps_one_event_per_delta(
     assert shown == pieces
     events = events_of(await frames_until(mux, is_event("turn/end")))
     message = next(e for e in events if e.type == "assistant/message")
-    assert message.data["message"]["content"] == [TextBlock(text="".join(pieces)).model_dump(by_alias=True, exclude_none=True)]
+    assert message.data["message"]["content"] == [
+        TextBlock(text="".join(pieces)).model_dump(by_alias=True, exclude_none=True)
+    ]

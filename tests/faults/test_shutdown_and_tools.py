@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,15 @@ async def test_stuck_tool_threads_never_block_other_tools_or_the_exit(tmp_path: 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     pool = WorkerPool("test-tool", workers=2, spares=8)
-    stuck = [asyncio.ensure_future(pool.run(lambda: open(fifo, "rb").read())) for _ in range(6)]
-    await asyncio.sleep(0.2)
+    entered = threading.Semaphore(0)
+
+    def blocked() -> bytes:
+        entered.release()
+        return open(fifo, "rb").read()
+
+    stuck = [asyncio.ensure_future(pool.run(blocked)) for _ in range(6)]
+    for _ in range(pool.workers):  # each busy thread is in open() (the other jobs wait their turn)
+        assert await asyncio.to_thread(entered.acquire, True, 10)
     for task in stuck:  # the callers give up (a cancelled turn); the threads stay blocked in open()
         task.cancel()
     await asyncio.gather(*stuck, return_exceptions=True)

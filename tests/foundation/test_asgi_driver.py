@@ -40,12 +40,15 @@ async def test_chunks_arrive_while_the_app_is_still_running() -> None:
 async def test_scope_request_body_and_disconnect() -> None:
     seen: list[Message] = []
     scopes: list[Scope] = []
+    whole_body = asyncio.Event()
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         scopes.append(scope)
         while True:
             message = await receive()
             seen.append(message)
+            if not message.get("more_body", True):
+                whole_body.set()
             if message["type"] == "http.disconnect":
                 break
         await start(send)
@@ -57,7 +60,7 @@ async def test_scope_request_body_and_disconnect() -> None:
 
     ex = AsgiExchange(app, "post", "/p%20q?x=1&y=%20", {"Content-Type": "text/plain"}, body())
     pending = asyncio.ensure_future(ex.start())
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(whole_body.wait(), 10)
     assert [m.get("body") for m in seen] == [b"a", b"b", b""]
     assert not pending.done()
     ex.disconnect()
@@ -132,14 +135,16 @@ async def test_app_failures() -> None:
 
 async def test_caller_cancelled_while_waiting_for_the_head_disconnects_the_app() -> None:
     gone = asyncio.Event()
+    waiting = asyncio.Event()
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         await receive()  # the body
+        waiting.set()  # the caller is now waiting for the head
         if (await receive())["type"] == "http.disconnect":
             gone.set()
 
     task = asyncio.ensure_future(drive(app, "POST", "/", body=b"{}"))
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(waiting.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import Host, carrier, host, llm, llm_server  # noqa: F401  (fixtures)
+from tests.api.conftest import Host, carrier, host  # noqa: F401  (fixtures)
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parents[2]

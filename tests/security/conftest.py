@@ -6,26 +6,13 @@ against the real parts: a real SQLite file, the real CLI, a real uvicorn server 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from tests.api.conftest import Host, open_test_host
 from tests.support.scripted_llm import ScriptedLlmServer
-
-
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[ScriptedLlmServer]:
-    with ScriptedLlmServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
-    llm_server.reset()
-    yield llm_server
-    llm_server.reset()
 
 
 @pytest.fixture(autouse=True)

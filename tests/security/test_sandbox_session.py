@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
@@ -21,19 +21,6 @@ from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = [needs_sandbox, pytest.mark.usefixtures("sandbox_on")]
 __all__ = ["sandbox_on"]
-
-
-@pytest.fixture(scope="module")
-def llm_server() -> Iterator[ScriptedLlmServer]:
-    with ScriptedLlmServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
-    llm_server.reset()
-    yield llm_server
-    llm_server.reset()
 
 
 @dataclass

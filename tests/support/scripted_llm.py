@@ -434,6 +434,22 @@ async def _sleep_unless(gone: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(gone.wait(), seconds)
 
 
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[ScriptedLlmServer]:
+    """The suite's shared scripted provider: one per test process (one per xdist worker), so
+    every test and every host or `serve` it starts can point at it; `llm` empties it per test."""
+    with ScriptedLlmServer() as server:
+        yield server
+
+
+@pytest.fixture
+def llm(llm_server: ScriptedLlmServer) -> Iterator[ScriptedLlmServer]:
+    """The shared scripted provider, emptied before and after each test."""
+    llm_server.reset()
+    yield llm_server
+    llm_server.reset()
+
+
 @pytest.fixture
 def scripted_llm() -> Iterator[ScriptedLlmServer]:
     """A fresh scripted OpenAI-compatible server per test."""

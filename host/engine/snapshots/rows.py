@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from host.engine.store.named import named_row
+
 
 @dataclass(frozen=True)
 class Kept:
@@ -47,11 +49,14 @@ def write(
 
 
 def read(conn: sqlite3.Connection, session_id: str, turn: int, path: str) -> Kept | None:
-    row = conn.execute(
-        "SELECT sha256, oid, repo FROM snapshot_checkpoints WHERE session_id = ? AND turn = ? AND path = ?",
-        (session_id, turn, path),
-    ).fetchone()
-    return None if row is None else Kept(row[0], row[1], row[2])
+    row = named_row(
+        conn.execute(
+            "SELECT sha256, oid, repo FROM snapshot_checkpoints"
+            " WHERE session_id = ? AND turn = ? AND path = ?",
+            (session_id, turn, path),
+        )
+    )
+    return None if row is None else Kept(row.sha256, row.oid, row.repo)
 
 
 def units(conn: sqlite3.Connection, repos: Sequence[str]) -> list[Unit]:

@@ -11,7 +11,10 @@ a deleted session takes its rows and every blob no other row uses
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from host.engine.store.named import named_row
 
 DDL = """
 CREATE TABLE IF NOT EXISTS file_blobs (
@@ -87,14 +90,16 @@ def read_roots(conn: sqlite3.Connection, session_id: str, turns: list[int]) -> s
 
 
 def read_checkpoint(conn: sqlite3.Connection, session_id: str, turn: int, path: str) -> Checkpoint | None:
-    row = conn.execute(
-        "SELECT c.sha256, b.data FROM file_checkpoints c LEFT JOIN file_blobs b ON b.sha256 = c.sha256"
-        " WHERE c.session_id = ? AND c.turn = ? AND c.path = ?",
-        (session_id, turn, path),
-    ).fetchone()
-    if row is None or (row[0] is not None and row[1] is None):
+    row = named_row(
+        conn.execute(
+            "SELECT c.sha256, b.data FROM file_checkpoints c LEFT JOIN file_blobs b ON b.sha256 = c.sha256"
+            " WHERE c.session_id = ? AND c.turn = ? AND c.path = ?",
+            (session_id, turn, path),
+        )
+    )
+    if row is None or (row.sha256 is not None and row.data is None):
         return None
-    return Checkpoint(row[0], None if row[1] is None else bytes(row[1]))
+    return Checkpoint(row.sha256, None if row.data is None else bytes(row.data))
 
 
 def copy_checkpoints(conn: sqlite3.Connection, source: str, child: str) -> None:
@@ -126,12 +131,19 @@ def drop_checkpoints(conn: sqlite3.Connection, session_id: str) -> int:
     conn.execute("DELETE FROM file_checkpoints WHERE session_id = ?", (session_id,))
     conn.execute("DELETE FROM snapshot_checkpoints WHERE session_id = ?", (session_id,))
     conn.execute("DELETE FROM checkpoint_roots WHERE session_id = ?", (session_id,))
-    removed = 0
-    for sha in shas:
-        cur = conn.execute(
-            "DELETE FROM file_blobs WHERE sha256 = ?"
-            " AND NOT EXISTS (SELECT 1 FROM file_checkpoints WHERE sha256 = ?)",
-            (sha, sha),
-        )
-        removed += cur.rowcount
-    return removed
+    return drop_unreferenced(conn, "file_blobs", shas)
+
+
+_SHARED = {
+    "attachments": ("id", "session_attachments", "attachment_id"),
+    "file_blobs": ("sha256", "file_checkpoints", "sha256"),
+}
+"""Blob table: (its key, the table whose rows reference a blob, their column naming it)."""
+
+
+def drop_unreferenced(conn: sqlite3.Connection, table: str, keys: Iterable[str]) -> int:
+    """The one clean-up of blobs shared by content (image attachments, file checkpoints): each of
+    `keys` goes unless a row still references it (a fork, a repeated image); returns how many went."""
+    key, refs, ref = _SHARED[table]
+    sql = f"DELETE FROM {table} WHERE {key} = ? AND NOT EXISTS (SELECT 1 FROM {refs} WHERE {ref} = ?)"
+    return sum(conn.execute(sql, (k, k)).rowcount for k in dict.fromkeys(keys))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from host.engine.store.named import named_row
+
 CHUNK = "assistant/chunk"
 NOT_CHUNK = f"type != '{CHUNK}'"
 """The index's own condition (schema.DDL), word for word: SQLite uses a partial index only for a
@@ -40,10 +42,11 @@ def latest_row_of_types(conn: sqlite3.Connection, session_id: str, types: tuple[
     """The JSON of the newest event of `types` (one index seek per type), or None."""
     best: tuple[int, str] | None = None
     for kind in dict.fromkeys(types):
-        row = conn.execute(
-            f"SELECT seq, json {_from_where((kind,))} ORDER BY seq DESC LIMIT 1",
-            (session_id, kind),
-        ).fetchone()
-        if row is not None and (best is None or row[0] > best[0]):
-            best = (row[0], row[1])
+        row = named_row(
+            conn.execute(
+                f"SELECT seq, json {_from_where((kind,))} ORDER BY seq DESC LIMIT 1", (session_id, kind)
+            )
+        )
+        if row is not None and (best is None or row.seq > best[0]):
+            best = (row.seq, row.json)
     return None if best is None else best[1]

@@ -9,6 +9,7 @@ from typing import Any
 from contract.content import AttachmentRef
 from host.engine.store import blobs
 from host.engine.store.base import SessionHeader
+from host.engine.store.named import named_row
 from host.engine.store.schema import insert_header
 
 
@@ -109,15 +110,21 @@ def read_attachment(
         ).fetchone()
         if ref is None:
             return None
-    row = conn.execute(
-        "SELECT media_type, bytes, width, height, data FROM attachments WHERE id = ?", (attachment_id,)
-    ).fetchone()
+    row = named_row(
+        conn.execute(
+            "SELECT media_type, bytes, width, height, data FROM attachments WHERE id = ?", (attachment_id,)
+        )
+    )
     if row is None:
         return None
     ref_model = AttachmentRef(
-        attachment_id=attachment_id, media_type=row[0], bytes=row[1], width=row[2], height=row[3]
+        attachment_id=attachment_id,
+        media_type=row.media_type,
+        bytes=row.bytes,
+        width=row.width,
+        height=row.height,
     )
-    return ref_model, bytes(row[4])
+    return ref_model, bytes(row.data)
 
 
 def write_attachment(conn: sqlite3.Connection, ref: AttachmentRef, data: bytes) -> None:

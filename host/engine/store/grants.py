@@ -12,6 +12,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from host.engine.store.named import named_rows
+
 DDL = """
 CREATE TABLE IF NOT EXISTS grants (
     session_id TEXT NOT NULL,
@@ -39,11 +41,14 @@ class Grant:
 
 
 def read_grants(conn: sqlite3.Connection, session_id: str) -> list[Grant]:
-    rows = conn.execute(
-        "SELECT tool, scope, created_at FROM grants WHERE session_id = ? ORDER BY created_at, tool, scope",
-        (session_id,),
-    ).fetchall()
-    return [Grant(tool=r[0], scope=r[1], created_at=int(r[2])) for r in rows]
+    rows = named_rows(
+        conn.execute(
+            "SELECT tool, scope, created_at FROM grants WHERE session_id = ?"
+            " ORDER BY created_at, tool, scope",
+            (session_id,),
+        )
+    )
+    return [Grant(tool=r.tool, scope=r.scope, created_at=int(r.created_at)) for r in rows]
 
 
 def write_grant(conn: sqlite3.Connection, session_id: str, grant: Grant) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from host.engine.store.named import named_rows
+
 DDL = """
 CREATE TABLE IF NOT EXISTS mcp_approvals (
     project TEXT NOT NULL,
@@ -21,8 +23,8 @@ CREATE TABLE IF NOT EXISTS mcp_approvals (
 
 
 def read_approvals(conn: sqlite3.Connection) -> dict[tuple[str, str], str]:
-    rows = conn.execute("SELECT project, name, digest FROM mcp_approvals").fetchall()
-    return {(str(r[0]), str(r[1])): str(r[2]) for r in rows}
+    rows = named_rows(conn.execute("SELECT project, name, digest FROM mcp_approvals"))
+    return {(str(r.project), str(r.name)): str(r.digest) for r in rows}
 
 
 def write_approval(conn: sqlite3.Connection, project: str, name: str, digest: str, at: str) -> None:

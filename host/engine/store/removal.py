@@ -44,13 +44,6 @@ def delete_session(conn: sqlite3.Connection, session_id: str) -> int:
         )
         for statement in _PER_SESSION:
             conn.execute(statement, (session_id,))
-        removed = 0
-        for blob in blobs:
-            cur = conn.execute(
-                "DELETE FROM attachments WHERE id = ?"
-                " AND NOT EXISTS (SELECT 1 FROM session_attachments WHERE attachment_id = ?)",
-                (blob, blob),
-            )
-            removed += cur.rowcount
+        removed = file_blobs.drop_unreferenced(conn, "attachments", blobs)
         file_blobs.drop_checkpoints(conn, session_id)
         return removed

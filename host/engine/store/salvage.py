@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from contract.events import SessionEvent
 from host.engine.store import blobs, grants
 from host.engine.store.base import SessionHeader
+from host.engine.store.named import named_values
 from host.engine.store.schema import HEADER_COLUMNS, apply_event, connect, insert_header
 
 MISSES = 2000
@@ -158,20 +159,22 @@ def _renumber(raw: dict[str, Any], new_seq: int, mapping: dict[int, int]) -> dic
 
 
 def _header(conn: sqlite3.Connection, sid: str) -> SessionHeader | None:
-    row = _one(conn, f"SELECT {HEADER_COLUMNS} FROM sessions WHERE id = ?", (sid,))
-    if row is None:
+    sql = f"SELECT {HEADER_COLUMNS} FROM sessions WHERE id = ?"
+    found = _one(conn, sql, (sid,))
+    if found is None:
         return None
+    row = named_values(HEADER_COLUMNS, found)
     return SessionHeader(
-        id=str(row[0]),
-        created_at=int(row[1]),
-        cwd=row[2],
-        parent_session=row[3],
-        seed_length=int(row[4] or 0),
-        agent_preset=row[5],
-        title=row[6],
-        title_source=row[7] if row[7] in ("user", "auto") else None,
-        last_activity=row[8],
-        blank=bool(row[9]),
+        id=str(row.id),
+        created_at=int(row.created_at),
+        cwd=row.cwd,
+        parent_session=row.parent_session,
+        seed_length=int(row.seed_length or 0),
+        agent_preset=row.agent_preset,
+        title=row.title,
+        title_source=row.title_source if row.title_source in ("user", "auto") else None,
+        last_activity=row.last_activity,
+        blank=bool(row.blank),
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from host.engine.store import blobs, grants, mcp, workspaces
 from host.engine.store.base import ListedSession, SessionHeader, origin_of
+from host.engine.store.named import named_row, named_rows
 
 SCHEMA_VERSION = 1
 
@@ -184,7 +185,7 @@ ADDED_COLUMNS = (
 
 def add_missing_columns(conn: sqlite3.Connection) -> None:
     for table, column, kind in ADDED_COLUMNS:
-        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        present = {row.name for row in named_rows(conn.execute(f"PRAGMA table_info({table})"))}
         if column not in present:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
@@ -300,58 +301,63 @@ HEADER_COLUMNS = (
 
 
 _DERIVED = (
-    "(SELECT MAX(seq) FROM events e WHERE e.session_id = sessions.id),"
-    " (SELECT turn FROM turns t WHERE t.session_id = sessions.id ORDER BY start_seq DESC LIMIT 1),"
+    "(SELECT MAX(seq) FROM events e WHERE e.session_id = sessions.id) AS last_seq,"
+    " (SELECT turn FROM turns t WHERE t.session_id = sessions.id ORDER BY start_seq DESC LIMIT 1)"
+    " AS last_turn,"
     " (SELECT start_seq FROM turns t WHERE t.session_id = sessions.id AND end_seq IS NULL"
-    " ORDER BY start_seq DESC LIMIT 1)"
+    " ORDER BY start_seq DESC LIMIT 1) AS open_turn_start"
 )
 """last_seq, last_turn, open_turn_start: each an index seek, in the same statement as the row."""
 
 
-def header_from(conn: sqlite3.Connection, row: tuple[Any, ...]) -> SessionHeader:
-    """The header of a `HEADER_COLUMNS` row (its derived values read here)."""
-    derived = conn.execute(f"SELECT {_DERIVED} FROM sessions WHERE id = ?", (row[0],)).fetchone()
-    return _header(row, *(derived or (None, None, None)))
+def header_from(conn: sqlite3.Connection, row: Any) -> SessionHeader:
+    """The header of a `HEADER_COLUMNS` row read by name (its derived values read here)."""
+    derived = named_row(conn.execute(f"SELECT {_DERIVED} FROM sessions WHERE id = ?", (row.id,)))
+    if derived is None:
+        return _header(row, None, None, None)
+    return _header(row, derived.last_seq, derived.last_turn, derived.open_turn_start)
 
 
 def read_sessions(conn: sqlite3.Connection) -> list[ListedSession]:
     """Every session's listing columns in one statement, newest activity first: no derived
     value, so no per-session subquery (`session.list` of 2,000 sessions, docs/decisions.md
     "Performance and packaging")."""
-    rows = conn.execute(
-        "SELECT id, created_at, COALESCE(last_activity, created_at) AS updated, cwd, parent_session,"
-        " agent_preset, title, blank, origin FROM sessions ORDER BY updated DESC, id"
-    ).fetchall()
+    rows = named_rows(
+        conn.execute(
+            "SELECT id, created_at, COALESCE(last_activity, created_at) AS updated, cwd, parent_session,"
+            " agent_preset, title, blank, origin FROM sessions ORDER BY updated DESC, id"
+        )
+    )
     return [
         ListedSession(
-            id=r[0],
-            created_at=r[1],
-            updated_at=r[2],
-            cwd=r[3],
-            parent_session=r[4],
-            agent_preset=r[5],
-            title=r[6],
-            blank=bool(r[7]),
-            origin=origin_of(r[8]),
+            id=r.id,
+            created_at=r.created_at,
+            updated_at=r.updated,
+            cwd=r.cwd,
+            parent_session=r.parent_session,
+            agent_preset=r.agent_preset,
+            title=r.title,
+            blank=bool(r.blank),
+            origin=origin_of(r.origin),
         )
         for r in rows
     ]
 
 
-def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) -> SessionHeader:
+def _header(row: Any, last: Any, last_turn: Any, open_start: Any) -> SessionHeader:
     return SessionHeader(
-        id=row[0],
-        created_at=row[1],
-        cwd=row[2],
-        parent_session=row[3],
-        seed_length=row[4],
-        agent_preset=row[5],
-        title=row[6],
-        title_source=row[7],
-        last_activity=row[8],
-        blank=bool(row[9]),
-        model=json.loads(row[10]) if row[10] else None,
-        origin=origin_of(row[11]),
+        id=row.id,
+        created_at=row.created_at,
+        cwd=row.cwd,
+        parent_session=row.parent_session,
+        seed_length=row.seed_length,
+        agent_preset=row.agent_preset,
+        title=row.title,
+        title_source=row.title_source,
+        last_activity=row.last_activity,
+        blank=bool(row.blank),
+        model=json.loads(row.model_json) if row.model_json else None,
+        origin=origin_of(row.origin),
         last_seq=-1 if last is None else int(last),
         open_turn_start=None if open_start is None else int(open_start),
         last_turn=-1 if last_turn is None else int(last_turn),
@@ -359,5 +365,5 @@ def _header(row: tuple[Any, ...], last: Any, last_turn: Any, open_start: Any) ->
 
 
 def read_header(conn: sqlite3.Connection, session_id: str) -> SessionHeader | None:
-    row = conn.execute(f"SELECT {HEADER_COLUMNS} FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    row = named_row(conn.execute(f"SELECT {HEADER_COLUMNS} FROM sessions WHERE id = ?", (session_id,)))
     return None if row is None else header_from(conn, row)

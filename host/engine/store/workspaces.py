@@ -17,6 +17,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from host.engine.store.named import named_rows
+
 DDL = """
 CREATE TABLE IF NOT EXISTS workspaces (
     id TEXT PRIMARY KEY,
@@ -80,10 +82,14 @@ def savepoint(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def load(conn: sqlite3.Connection) -> Registry:
-    rows = conn.execute(
-        "SELECT id, path, title, created_at, updated_at, trusted FROM workspaces ORDER BY position, id"
-    ).fetchall()
-    order = [WorkspaceRow(r[0], r[1], r[2], r[3], r[4], trusted=bool(r[5])) for r in rows]
+    rows = named_rows(
+        conn.execute(
+            "SELECT id, path, title, created_at, updated_at, trusted FROM workspaces ORDER BY position, id"
+        )
+    )
+    order = [
+        WorkspaceRow(r.id, r.path, r.title, r.created_at, r.updated_at, trusted=bool(r.trusted)) for r in rows
+    ]
     by_id = {w.id: w for w in order}
     for workspace_id, session_id in conn.execute(
         "SELECT workspace_id, session_id FROM workspace_sessions ORDER BY workspace_id, position"
@@ -163,5 +169,6 @@ def bootstrap(conn: sqlite3.Connection, rows: Sequence[WorkspaceRow]) -> None:
 
 def headers_for_bootstrap(conn: sqlite3.Connection) -> list[tuple[str, str | None, int]]:
     """(id, cwd, last activity or creation) of every session: only headers are read."""
-    rows = conn.execute("SELECT id, cwd, COALESCE(last_activity, created_at) FROM sessions").fetchall()
-    return [(str(r[0]), r[1], int(r[2])) for r in rows]
+    sql = "SELECT id, cwd, COALESCE(last_activity, created_at) AS active FROM sessions"
+    rows = named_rows(conn.execute(sql))
+    return [(str(r.id), r.cwd, int(r.active)) for r in rows]

@@ -1,0 +1,163 @@
+"""The `harnessdesk` command line from a warm interpreter, for the CLI tests (as tests/faults/
+zygote.py does for `serve`): the app is imported once, and each command runs in a fork of it.
+
+`python -m tests.support.warm_cli` imports the command line and everything its commands import,
+then reads one JSON command per line on stdin: `{"args", "cwd", "env", "out", "err"}`. It forks a
+child that runs exactly what the `harnessdesk` binary runs (`desktop.cli.main(args)`, stdin from
+/dev/null, stdout and stderr to the two files, `cwd` and `env` its own) and answers the child's
+pid, then, once the child ended, its exit status. Each command is a fresh process (only the imports
+are shared), so it sees what a started binary sees: no state of an earlier command.
+
+`WarmCli.run(...)` is the test side; it returns what `subprocess.run(..., capture_output=True,
+text=True)` returns.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ---- the warm interpreter --------------------------------------------------------------------
+
+
+def _child(command: dict[str, Any]) -> int:
+    os.chdir(command["cwd"])
+    os.environ.clear()
+    os.environ.update(command["env"])
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    for fd, path in ((1, command["out"]), (2, command["err"])):
+        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.argv = ["harnessdesk", *command["args"]]
+    from desktop.cli import main
+
+    try:
+        code = main(command["args"])
+    except SystemExit as exc:  # argparse errors exit from inside the parser
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:
+        traceback.print_exc()  # as the interpreter reports an uncaught exception
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code
+
+
+def _status(pid: int) -> int:
+    _, raw = os.waitpid(pid, 0)
+    return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+
+
+def serve_commands() -> None:
+    import uvicorn  # noqa: F401  (what `serve` and the commands import, once)
+
+    import desktop.cli
+    import desktop.headless  # noqa: F401
+    import host.fetch.warm
+    import host.server
+    import host.server.run  # noqa: F401
+
+    # A fork copies only the calling thread: with another thread alive a child could inherit a
+    # lock it holds. The imports start none; say so loudly if that ever changes.
+    assert threading.active_count() == 1, threading.enumerate()
+    for line in sys.stdin:
+        command = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                code = _child(command)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        print(json.dumps(pid), flush=True)
+        print(json.dumps(_status(pid)), flush=True)
+
+
+# ---- the test side -----------------------------------------------------------------------------
+
+
+class WarmCli:
+    """One warm interpreter (started on first use, for the test process); commands run one at a
+    time."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self._env = env
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._read = b""
+        self._lock = threading.Lock()
+        self._dir = tempfile.TemporaryDirectory(prefix="harnessdesk-warm-cli-")
+
+    def _started(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._read = b""
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "tests.support.warm_cli"],
+                cwd=ROOT,
+                env=self._env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                bufsize=0,
+            )
+        return self._proc
+
+    def run(
+        self, args: list[str], cwd: Path, env: dict[str, str], timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        with self._lock:
+            proc = self._started()
+            assert proc.stdin is not None and proc.stdout is not None
+            out, err = Path(self._dir.name) / "out", Path(self._dir.name) / "err"
+            command = {"args": args, "cwd": str(cwd), "env": env, "out": str(out), "err": str(err)}
+            proc.stdin.write(json.dumps(command).encode() + b"\n")
+            pid = json.loads(self._line(proc, 60))
+            try:
+                code = json.loads(self._line(proc, timeout))
+            except subprocess.TimeoutExpired:
+                os.kill(pid, signal.SIGKILL)  # as subprocess.run kills a command that overran
+                self._line(proc, 60)
+                raise subprocess.TimeoutExpired(["harnessdesk", *args], timeout) from None
+            return subprocess.CompletedProcess(
+                ["harnessdesk", *args], code, out.read_text(errors="replace"), err.read_text(errors="replace")
+            )
+
+    def _line(self, proc: subprocess.Popen[bytes], timeout: float) -> str:
+        """The next answer line (unbuffered reads: both answers may arrive in one chunk)."""
+        assert proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._read:
+            ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise subprocess.TimeoutExpired("warm cli", timeout)
+            chunk = os.read(proc.stdout.fileno(), 4096)
+            if not chunk:
+                raise RuntimeError(f"the warm interpreter exited ({proc.wait()})")
+            self._read += chunk
+        line, self._read = self._read.split(b"\n", 1)
+        return line.decode()
+
+    def close(self) -> None:
+        if self._proc is not None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()
+            self._proc.wait(30)
+        self._dir.cleanup()
+
+
+if __name__ == "__main__":
+    serve_commands()
