@@ -169,7 +169,11 @@ async def test_cancel_mid_stream_aborts_only_the_turn_and_the_queue_runs_next(
     engine = await engine_factory(tools={})
     mux = engine.host.subscribe_mux()
     sid, agent = await started(engine)
-    await frames_until(mux, is_event("assistant/chunk"))
+
+    def text_shown(frame: Any) -> bool:  # a block-start chunk comes first and carries no text
+        return is_event("assistant/chunk")(frame) and frame.event.data["chunk"]["type"] == "text-delta"
+
+    await frames_until(mux, text_shown)
     queued_id = await engine.agents.prompt(sid, "queue", text("later"), "rpc-2")
     assert await engine.agents.cancel(sid) is True
     frames = await frames_until(mux, is_event("turn/end", turn=0))
