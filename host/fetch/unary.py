@@ -96,6 +96,11 @@ def encoded_envelope(m: AnyMethod, rpc_id: str, value: bytes, dev_validate: bool
     return EncodedJson(head + value + b"}}")
 
 
+def _issue(field: str, msg: str, kind: str) -> dict[str, Any]:
+    """One validation issue for an envelope field (every `bad-request` names what was wrong)."""
+    return {"loc": [field], "msg": msg, "type": kind}
+
+
 async def call_unary(
     api: ApiProxy, m: AnyMethod, body: Any, receive: Receive, *, dev_validate: bool, privileged: bool = True
 ) -> dict[str, Any] | EncodedJson:
@@ -106,10 +111,14 @@ async def call_unary(
     except ValidationError as exc:
         return failure(salvage_rpc_id(body), bad_request("invalid client-request envelope", issues_of(exc)))
     if not isinstance(message, ClientRequest):
-        return failure(salvage_rpc_id(body), bad_request(f"expected a client-request, got {message.type}"))
+        wrong = f"expected a client-request, got {message.type}"
+        return failure(
+            salvage_rpc_id(body), bad_request(wrong, [_issue("type", wrong, "unexpected_message")])
+        )
     rpc_id = message.rpc_id
     if message.method != m.key:
-        return failure(rpc_id, bad_request(f"method {message.method!r} does not match path /api/{m.key}"))
+        mismatch = f"method {message.method!r} does not match path /api/{m.key}"
+        return failure(rpc_id, bad_request(mismatch, [_issue("method", mismatch, "method_mismatch")]))
     try:
         payload = m.request.model_validate(message.payload, **FROM_WIRE)
     except ValidationError as exc:

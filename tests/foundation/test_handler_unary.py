@@ -176,6 +176,7 @@ async def test_other_message_kinds_are_not_client_requests(app: ASGIApp) -> None
     answer = (await exchange(app, "POST", "/api/session.list", body.encode())).json()
     assert answer["rpcId"] == "r-2"
     assert "expected a client-request" in answer["result"]["error"]["message"]
+    assert [i["loc"] for i in answer["result"]["error"]["details"]["issues"]] == [["type"]]
 
 
 async def test_unknown_envelope_fields_are_refused(app: ASGIApp) -> None:
@@ -193,7 +194,8 @@ async def test_method_that_does_not_match_the_path(app: ASGIApp) -> None:
     assert answer["rpcId"] == "r-6"
     assert answer["result"]["error"]["code"] == "bad-request"
     assert "does not match path" in answer["result"]["error"]["message"]
-    assert answer["result"]["error"]["details"] == {"issues": []}
+    [issue] = answer["result"]["error"]["details"]["issues"]  # what was wrong, located
+    assert issue["loc"] == ["method"] and issue["type"] == "method_mismatch"
 
 
 # ---- rule 7: payload validation ------------------------------------------------------------
