@@ -1,7 +1,7 @@
 """Typed RPC errors: one details shape per code, fixed by one map (docs/architecture.md, "Errors").
 
 Adding a code is one line in `ERROR_DETAILS`; the `RpcError` union is derived from it. Host code
-raises a `BusinessError` subclass (one per code, see `host/engine/errors.py`); the ApiProxy turns
+raises a `BusinessError` subclass (one per code, see `host/engine/errors/`); the ApiProxy turns
 it into the typed error in one place (`host/api/registry.py`).
 """
 

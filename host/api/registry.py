@@ -7,7 +7,7 @@
 
 The function receives the engine and the validated payload (plus the request's `rpc_id` when it
 declares that parameter) and returns the method's value model. It signals a business failure by
-raising a `contract.errors.BusinessError` (see `host/engine/errors.py`); `bind` maps that to the
+raising a `contract.errors.BusinessError` (see `host/engine/errors/`); `bind` maps that to the
 typed RpcError here, and only here. Anything else is a host bug and propagates (the carrier
 answers 500); `CancelledError` propagates too (the carrier answers `cancelled`).
 

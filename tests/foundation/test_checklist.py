@@ -59,7 +59,7 @@ def error_codes(repo: Path) -> None:
         '\n    "probe-refused": "`probe.touch` of a session that does not exist",',
         before=True,
     )
-    with (repo / "host/engine/errors.py").open("a", encoding="utf-8") as f:
+    with (repo / "host/engine/errors/sessions.py").open("a", encoding="utf-8") as f:
         f.write(
             "\n\nclass ProbeRefused(EngineError[SessionDetails]):\n"
             '    code = "probe-refused"\n\n'
@@ -67,6 +67,9 @@ def error_codes(repo: Path) -> None:
             '        message = f"nothing to touch: no session {session_id}"\n'
             "        super().__init__(message, SessionDetails(session_id=session_id))\n"
         )
+    package = repo / "host/engine/errors/__init__.py"
+    insert(package, "from host.engine.errors.sessions import (\n", "    ProbeRefused,\n")
+    insert(package, "__all__ = [\n", '    "ProbeRefused",\n')
     insert(
         repo / "webui/js/state/problems.js",
         '  "session-not-found": "This session no longer exists.",\n',
