@@ -1,7 +1,8 @@
 """The engine's event vocabulary and ids are each stated once.
 
-- every session event type of the contract has exactly one constructor in host/engine/events.py,
-  and no other engine module builds an event or mints an id by hand;
+- every session event type of the contract has exactly one constructor in host/engine/events/
+  (one module per family of events), and no other engine module builds an event or mints an id
+  by hand;
 - the constructors produce the contract's wire JSON (camelCase, unset optionals left out), key
   for key and in order.
 """
@@ -34,7 +35,8 @@ def calls_in(path: Path, name: str) -> list[ast.Call]:
 def test_one_constructor_per_event_type() -> None:
     built = [
         call.args[0].value
-        for call in calls_in(ENGINE / "events.py", "NewEvent")
+        for path in sorted((ENGINE / "events").glob("*.py"))
+        for call in calls_in(path, "NewEvent")
         if call.args and isinstance(call.args[0], ast.Constant)
     ]
     assert sorted(built) == sorted(EVENT_DATA)  # each type once, none missing, none unknown
@@ -44,7 +46,7 @@ def test_no_engine_module_builds_events_or_ids_by_hand() -> None:
     offenders = []
     for path in sorted(ENGINE.rglob("*.py")):
         rel = path.relative_to(ENGINE).as_posix()
-        if rel != "events.py" and (calls_in(path, "NewEvent") or calls_in(path, "SessionEvent")):
+        if not rel.startswith("events/") and (calls_in(path, "NewEvent") or calls_in(path, "SessionEvent")):
             offenders.append(f"{rel} builds an event")
         if rel != "ids.py" and calls_in(path, "uuid4"):
             offenders.append(f"{rel} mints an id")
