@@ -37,6 +37,7 @@ from host.engine.bus import Bus
 from host.engine.checkpoints import FileCheckpoints
 from host.engine.composition import Composition, StepSetup
 from host.engine.context import first_user_text
+from host.engine.context_meter import ContextMeter
 from host.engine.errors import AgentBusy
 from host.engine.events import NewEvent
 from host.engine.gates import PromptGates
@@ -104,8 +105,6 @@ class Agent(AgentInput):
         self.policy = policy
         """The session's permission preset and "Allow always" rules."""
         self._instructions: tuple[str, str] | None = None
-        self._fixed_chars = 0
-        """The newest step's system prompt and tool descriptions, in characters (for estimates)."""
         self.session_id = journal.session_id
         self.deps = deps
         self._bus = deps.bus
@@ -116,8 +115,8 @@ class Agent(AgentInput):
         self.running = False
         self.turn_open = False
         self.cancel_by: AbortedBy | None = None
-        self.context: tuple[int, int] | None = None
-        """(estimated prompt tokens, window) as last reported: the top bar's context meter."""
+        self.meter = ContextMeter(self.conversation, deps.selection, deps.context_window)
+        """The top bar's context meter (host/engine/context_meter.py)."""
         self._services = TurnServices(
             session_id=self.session_id,
             cwd=cwd,
@@ -132,7 +131,7 @@ class Agent(AgentInput):
             policy=policy,
             grant=self._grant,
             context_window=deps.context_window,
-            report_context=self._report_context,
+            report_context=self.meter.report,
             jobs=deps.jobs,
             notice=self._notice,
             checkpoint=FileCheckpoints(deps.store, self.session_id, cwd).before,
@@ -196,9 +195,7 @@ class Agent(AgentInput):
     async def _prepare(self, claimed: list[Message]) -> StepSetup:
         setup = await self.composition.prepare(claimed)
         self.publish_instructions(setup.instructions)
-        self._fixed_chars = len(setup.system or "") + sum(
-            len(t.description) + len(str(t.parameters)) for t in setup.tools.values()
-        )
+        self.meter.prepared(setup)
         return setup
 
     # ---- live state for the windows (session projections) ------------------------------------
@@ -245,7 +242,7 @@ class Agent(AgentInput):
                     raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
                 window = self.deps.context_window(selection)
                 budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
-                before = self._estimate(selection)
+                before = self.meter.estimate(selection)
                 self._compaction = asyncio.create_task(
                     compaction.compact(
                         self.journal, self.conversation.surface, budget, turn=None, command_id=command_id
@@ -259,7 +256,8 @@ class Agent(AgentInput):
                         raise  # our caller went away (the compaction was cancelled with it)
                     return compaction.CompactionFailed("cancelled", "the compaction was cancelled")
                 if isinstance(outcome, compaction.Compacted):
-                    self._report_context(self._after_compaction(before, self._estimate(selection)), window)
+                    after = self.meter.after_compaction(before, self.meter.estimate(selection))
+                    self.meter.report(after, window)
                 return outcome
             finally:
                 self._compaction = None
@@ -267,32 +265,14 @@ class Agent(AgentInput):
                 if self.inbox.next_turn:
                     self._wake.set()
 
-    def _estimate(self, selection: ModelSelection) -> int:
-        return self.conversation.surface.estimate(self._fixed_chars, chars_per_token(selection.provider))
-
-    def _after_compaction(self, estimate_before: int, estimate_after: int) -> int:
-        """The meter after `/compact`: the last measured prompt scaled by how much the estimate
-        shrank, so it drops from what the person saw (a raw estimate can exceed a provider's
-        count: docs/decisions.md, "Review and context, part 2")."""
-        if self.context is None or estimate_before <= 0:
-            return estimate_after
-        return min(estimate_after, self.context[0] * estimate_after // estimate_before)
-
     def context_view(self) -> dict[str, int]:
         """`{tokens, window}` for the `context` projection (an estimate before the first answer)."""
-        selection = self.deps.selection()
-        window = self.deps.context_window(selection)
-        tokens = self.context[0] if self.context is not None else self._estimate(selection)
-        return {"tokens": tokens, "window": window}
+        return self.meter.view()
 
     def _notice(self, text: str) -> None:
         """An approval notice for the model's next step."""
         if not self._disposed:
             self.inject([TextBlock(text=text)], "approvals")
-
-    def _report_context(self, tokens: int, window: int) -> None:
-        self.context = (tokens, window)
-        self.journal.project("context", {"tokens": tokens, "window": window}, self.journal.last_seq)
 
     # ---- lifecycle ------------------------------------------------------------------------
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from contextlib import aclosing
-from functools import partial
 from typing import Any
 
 from contract.content import (
@@ -22,12 +21,10 @@ from contract.content import (
     ToolCallBlock,
 )
 from contract.events import ToolError, TurnEndReason, TurnTrigger
-from contract.filechange import FileChange
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.asking import Approvals
 from host.engine.coalesce import coalesced
-from host.engine.context import parse_arguments
 from host.engine.events import NewEvent
 from host.engine.gates import PromptCheck
 from host.engine.hooks import tools as tool_hooks
@@ -37,7 +34,8 @@ from host.engine.llm.windows import chars_per_token
 from host.engine.parallel import run_calls
 from host.engine.store import StoreError
 from host.engine.streamed import Streamed
-from host.engine.tools.base import Tool, ToolContext, ToolOutput
+from host.engine.tools.base import Tool, ToolOutput
+from host.engine.turn_calls import CallRunner
 from host.engine.turn_parts import Conversation, Inbox, NoAdapter, TurnServices, readable
 
 log = logging.getLogger(__name__)
@@ -76,8 +74,10 @@ class Turn:
         """Continuations a Stop hook forced in this turn (capped)."""
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
-        self.unfinished_changes: dict[str, list[FileChange]] = {}
-        """callId → what a call cancelled mid-run had changed (its error result records it)."""
+        self.calls = CallRunner(
+            services, self.journal, self.approvals, number, lambda: self.inbox.cancel_by is not None
+        )
+        """Runs each tool call (host/engine/turn_calls.py)."""
         self.opening_message: Message | None = None
         self._unclaimed: NewEvent[Any] | None = None
         """The inbox claim, logged only once the prompt gates have answered."""
@@ -321,7 +321,7 @@ class Turn:
     async def _tool(self, call: ToolCallBlock) -> None:
         self.journal.append(events.tool_call(self.number, self.step, call.id, call.name, call.arguments))
         self.open_calls[call.id] = (call.name, True)
-        output = await self._execute(call)
+        output = await self.calls.execute(call, self.tools.get(call.name))
         self._check_cancel()
         s = self.services
         args = tool_hooks.parsed(call.arguments)
@@ -330,62 +330,6 @@ class Turn:
         )
         self._check_cancel()
         self._result(call.id, call.name, output)
-
-    async def _execute(self, call: ToolCallBlock) -> ToolOutput:
-        services = self.services
-        tool = self.tools.get(call.name)
-        if tool is None:
-            return ToolOutput(f"No tool {call.name!r} is available in this step.", True, "UNKNOWN_TOOL")
-        args, problem = parse_arguments(call.arguments, tool.parameters)
-        if args is None:
-            return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
-        hooked = await tool_hooks.before(
-            services.hooks,
-            services.session_id,
-            services.cwd,
-            self.number,
-            self.journal.append,
-            call.id,
-            call.name,
-            args,
-        )
-        if hooked.verdict == "deny":
-            return tool_hooks.denied(hooked)
-        decision = services.policy.decide(tool, call.name, args)
-        decision = tool_hooks.forced(hooked, decision, tool, call.name, args, services.cwd)
-        if decision.verdict == "deny":
-            return ToolOutput(decision.message, True, "PERMISSION_DENIED")
-        if decision.verdict == "ask":
-            why = hooked.reason if hooked.verdict == "ask" else None
-            answer = await self.approvals.ask(call, tool, args, decision.scope, why)
-            if not answer.allowed:
-                return answer.refusal()
-        ctx = ToolContext(
-            session_id=services.session_id,
-            cwd=services.cwd,
-            ask_user=services.ask_user,
-            emit=self._emit,
-            jobs=services.jobs,
-            checkpoint=partial(services.checkpoint, self.number),
-            subagents=services.subagents,
-            call_id=call.id,
-            sandbox=services.policy.sandbox_for(call.name, args),
-        )
-        run = partial(tool.run, args, ctx)
-        try:
-            if services.watch is not None:
-                keep = partial(self.unfinished_changes.__setitem__, call.id)
-                return await services.watch(self.number, tool, run, keep)
-            return await run()
-        except asyncio.CancelledError:
-            if self.inbox.cancel_by is not None:
-                raise
-            return ToolOutput("The question was cancelled.", True, "CANCELLED")
-        except Exception as exc:
-            return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
-
-    async def _emit(self, new: NewEvent[Any]) -> None:
-        self.journal.append(new)
 
     def _result(self, call_id: str, name: str, output: ToolOutput) -> None:
         error = None
@@ -412,7 +356,7 @@ class Turn:
                 self.conversation.surface.add(event.seq, message)
         self.approvals.decided("cancelled")
         for call_id, (name, logged) in list(self.open_calls.items()):
-            changes = self.unfinished_changes.pop(call_id, None)
+            changes = self.calls.unfinished_changes.pop(call_id, None)
             output = ToolOutput(text, True, code if logged else "TOOL_NOT_STARTED", changes=changes)
             self._result(call_id, name, output)
         if self.step_open:
