@@ -10,7 +10,9 @@ A real HTTP server (uvicorn in a background thread, a raw ASGI app) serving
 
 Each enqueued `Reply` answers one chat request, FIFO; with an empty queue the server answers
 `DEFAULT_TEXT`. Outside pytest use `with ScriptedLlmServer() as srv: ...` (e.g. for a subprocess
-under test that talks to `srv.base_url`).
+under test that talks to `srv.base_url`). The script (`Reply`, its deltas) is in
+tests/support/scripted_reply.py and the raw ASGI writers in tests/support/scripted_asgi.py; import
+every name from here.
 """
 
 from __future__ import annotations
@@ -22,75 +24,33 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import uvicorn
 
-DEFAULT_TEXT = "OK, scripted default reply."
-DEFAULT_MODELS = ["scripted-small", "scripted-large"]
-PACED_WAIT = 30.0
-"""Bound on a paced reply's wait for the test (then the connection is dropped)."""
+from tests.support.scripted_asgi import (
+    Dropped,
+    Receive,
+    Scope,
+    Send,
+    read_body,
+    send_json,
+    send_sse,
+    sleep_unless,
+)
+from tests.support.scripted_reply import (
+    DEFAULT_MODELS,
+    DEFAULT_TEXT,
+    PACED_WAIT,
+    STAMP,
+    Reply,
+    first_user_text,
+    reply_deltas,
+)
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
-
-
-@dataclass
-class Reply:
-    """One scripted answer to one chat request."""
-
-    text: str | None = None
-    reasoning: str | None = None
-    """Streamed as `reasoning_content` deltas before the text (DeepSeek style)."""
-    tool_calls: list[tuple[str, str, str]] = field(default_factory=list)
-    """(id, name, arguments JSON string) per call, streamed after the text."""
-    status: int = 200
-    """Non-200 answers with an OpenAI-style error body and no stream."""
-    retry_after: float | None = None
-    """Sent as a `Retry-After` header (seconds) with an error status."""
-    error_message: str = "scripted error"
-    headers: dict[str, str] = field(default_factory=dict)
-    chunk_size: int = 4
-    """Characters per streamed delta."""
-    delay: float = 0.0
-    """Seconds between streamed deltas (slow streams)."""
-    hang_after: int | None = None
-    """After this many deltas stop sending and hold the connection open until the client leaves."""
-    drop_after: int | None = None
-    """After this many deltas abort the connection mid-body (a connection reset, no [DONE])."""
-    usage: dict[str, int] | None = None
-    """OpenAI usage object; when None and the request asked for usage, a made-up one is sent."""
-    repeat_tool_identity: bool = False
-    """llama.cpp style: repeat the tool call id and name on every delta of that call."""
-    finish_reason: str | None = None
-    """Defaults to `tool_calls` when there are tool calls, else `stop`."""
-    stamps: int = 0
-    """Stream this many extra text deltas, each `<ns>` = the wall-clock send time (time.time_ns),
-    after the text: latency benchmarks measure when each one reaches a client."""
-    garbage_after: int | None = None
-    """After this many deltas send one malformed SSE data line (not JSON), then carry on."""
-    raw: list[Any] | None = None
-    """Streamed instead of the scripted deltas, one `data:` event each (objects as JSON, strings
-    verbatim), then `[DONE]`: for chunks of a shape no real provider should send."""
-    paced: threading.Semaphore | None = None
-    """Before each delta but the first, wait (bounded) until the test releases the semaphore: a
-    provider that sends the next delta only once the client has shown the previous one."""
-    when: str | None = None
-    """Answer only a request whose first user message contains this text (the first such reply
-    in the queue); replies without it answer any request. Lets concurrent conversations
-    (subagents) get their own script whatever order their requests arrive in."""
-
-
-_STAMP: dict[str, Any] = {"content": "<stamp>"}
-"""Placeholder delta replaced by the send time when it is sent."""
-
-
-class _Dropped(Exception):
-    """Raised inside the ASGI app to make uvicorn abort the connection."""
+__all__ = ["DEFAULT_MODELS", "DEFAULT_TEXT", "PACED_WAIT", "Reply", "ScriptedLlmServer"]
 
 
 class ScriptedLlmServer:
@@ -223,27 +183,27 @@ class ScriptedLlmServer:
         if self.require_key is not None and headers.get("authorization") != f"Bearer {self.require_key}":
             given = headers.get("authorization", "").removeprefix("Bearer ")
             message = f"Incorrect API key provided: {given}" if self.echo_rejected_key else "invalid api key"
-            await _json(send, 401, {"error": {"message": message, "type": "auth"}})
+            await send_json(send, 401, {"error": {"message": message, "type": "auth"}})
             return
         if method == "GET" and path == "/v1/models":
             with self._lock:
                 data = [{"id": m, "object": "model", "owned_by": "scripted"} for m in self.models]
-            await _json(send, 200, {"object": "list", "data": data})
+            await send_json(send, 200, {"object": "list", "data": data})
             return
         if method == "POST" and path == "/v1/chat/completions":
-            body = await _read_body(receive)
+            body = await read_body(receive)
             try:
                 request = json.loads(body or b"{}")
             except ValueError:
-                await _json(send, 400, {"error": {"message": "bad json", "type": "invalid_request"}})
+                await send_json(send, 400, {"error": {"message": "bad json", "type": "invalid_request"}})
                 return
             with self._lock:
                 self.requests.append(request)
                 self.request_headers.append(headers)
-                reply = self._take(_first_user_text(request))
+                reply = self._take(first_user_text(request))
             await self._chat(request, reply, receive, send)
             return
-        await _json(send, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}})
+        await send_json(send, 404, {"error": {"message": f"no route {method} {path}", "type": "not_found"}})
 
     async def _chat(self, request: dict[str, Any], reply: Reply, receive: Receive, send: Send) -> None:
         if reply.status != 200:
@@ -251,7 +211,7 @@ class ScriptedLlmServer:
             if reply.retry_after is not None:
                 extra["retry-after"] = f"{reply.retry_after:g}"
             err = {"error": {"message": reply.error_message, "type": "scripted", "code": reply.status}}
-            await _json(send, reply.status, err, extra)
+            await send_json(send, reply.status, err, extra)
             return
         model = str(request.get("model") or "scripted")
         finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
@@ -279,7 +239,7 @@ class ScriptedLlmServer:
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 "usage": usage,
             }
-            await _json(send, 200, body, reply.headers)
+            await send_json(send, 200, body, reply.headers)
             return
         await self._stream(
             model, reply, finish, usage if (want_usage or reply.usage) else None, receive, send
@@ -313,10 +273,10 @@ class ScriptedLlmServer:
         def event(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
             return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
 
-        deltas = list(_deltas(reply))
+        deltas = list(reply_deltas(reply))
         completed = False
         try:
-            await _sse(send, event({"role": "assistant", "content": ""}))
+            await send_sse(send, event({"role": "assistant", "content": ""}))
             if reply.raw is not None:
                 for payload in reply.raw:
                     text = payload if isinstance(payload, str) else json.dumps(payload)
@@ -331,26 +291,26 @@ class ScriptedLlmServer:
                     await self._hang(gone)
                     return
                 if reply.drop_after is not None and n >= reply.drop_after:
-                    raise _Dropped("scripted connection drop")
+                    raise Dropped("scripted connection drop")
                 if reply.garbage_after is not None and n == reply.garbage_after:
                     garbage = b'data: {"choices": [{"delta": {"content": "unterminated\n\n'
                     await send({"type": "http.response.body", "body": garbage, "more_body": True})
                 if reply.delay:
-                    await _sleep_unless(gone, reply.delay)
+                    await sleep_unless(gone, reply.delay)
                 if reply.paced is not None and n > 0:
                     if not await asyncio.to_thread(reply.paced.acquire, True, PACED_WAIT):
-                        raise _Dropped("the test never released the next delta")
+                        raise Dropped("the test never released the next delta")
                 if gone.is_set():
                     return
-                if delta is _STAMP:
+                if delta is STAMP:
                     delta = {"content": f"<{time.time_ns()}>"}
-                await _sse(send, event(delta))
+                await send_sse(send, event(delta))
             if reply.hang_after is not None and reply.hang_after >= len(deltas):
                 await self._hang(gone)
                 return
-            await _sse(send, event({}, finish))
+            await send_sse(send, event({}, finish))
             if usage is not None:
-                await _sse(send, {**base, "choices": [], "usage": usage})
+                await send_sse(send, {**base, "choices": [], "usage": usage})
             await send({"type": "http.response.body", "body": b"data: [DONE]\n\n", "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             completed = True
@@ -372,66 +332,6 @@ class ScriptedLlmServer:
         finally:
             for w in waiters:
                 w.cancel()
-
-
-def _first_user_text(request: dict[str, Any]) -> str:
-    for message in request.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            return json.dumps(message.get("content"), ensure_ascii=False)
-    return ""
-
-
-def _deltas(reply: Reply) -> Iterator[dict[str, Any]]:
-    size = max(1, reply.chunk_size)
-    for text in _pieces(reply.reasoning, size):
-        yield {"reasoning_content": text}
-    for text in _pieces(reply.text, size):
-        yield {"content": text}
-    for _ in range(reply.stamps):
-        yield _STAMP
-    for index, (call_id, name, arguments) in enumerate(reply.tool_calls):
-        identity = {"id": call_id, "type": "function"}
-        yield {"tool_calls": [{"index": index, **identity, "function": {"name": name, "arguments": ""}}]}
-        for piece in _pieces(arguments, size):
-            call: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
-            if reply.repeat_tool_identity:
-                call = {"index": index, **identity, "function": {"name": name, "arguments": piece}}
-            yield {"tool_calls": [call]}
-
-
-def _pieces(text: str | None, size: int) -> Iterator[str]:
-    if text:
-        for i in range(0, len(text), size):
-            yield text[i : i + size]
-
-
-async def _read_body(receive: Receive) -> bytes:
-    body = b""
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return body
-        body += message.get("body", b"")
-        if not message.get("more_body"):
-            return body
-
-
-async def _json(send: Send, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-    raw = json.dumps(body).encode()
-    hdrs = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
-    hdrs += [(k.encode(), v.encode()) for k, v in (headers or {}).items()]
-    await send({"type": "http.response.start", "status": status, "headers": hdrs})
-    await send({"type": "http.response.body", "body": raw, "more_body": False})
-
-
-async def _sse(send: Send, payload: dict[str, Any]) -> None:
-    data = b"data: " + json.dumps(payload).encode() + b"\n\n"
-    await send({"type": "http.response.body", "body": data, "more_body": True})
-
-
-async def _sleep_unless(gone: asyncio.Event, seconds: float) -> None:
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(gone.wait(), seconds)
 
 
 @pytest.fixture(scope="session")
