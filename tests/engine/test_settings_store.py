@@ -309,6 +309,37 @@ async def test_credentials_env_over_file_never_shown(
     assert creds.value("MY_KEY") is None and json.loads(path.read_text())["credentials"] == {}
 
 
+async def test_a_move_re_reads_a_hand_edit_first_and_refuses_a_broken_file_as_set_does(
+    tmp_path: Path,
+) -> None:
+    creds = CredentialStore(tmp_path, {})  # the watch is not started: only the re-read sees edits
+    moved: list[str] = []
+    creds.on_change(moved.append)
+    await creds.set("OLD_API_KEY", "sk-old-value-1")
+    by_hand = {"OLD_API_KEY": "sk-old-value-1", "NEW_API_KEY": "sk-hand-new-2", "EXTRA_API_KEY": "sk-extra-3"}
+    creds.path.write_text(json.dumps({"version": 2, "credentials": by_hand}))
+    with pytest.raises(CredentialRejected, match="NEW_API_KEY already holds another key") as taken:
+        await creds.move("OLD_API_KEY", "NEW_API_KEY")
+    assert taken.value.details() == {"ref": "NEW_API_KEY"}
+    assert json.loads(creds.path.read_text())["credentials"] == by_hand
+    moved.clear()
+    await creds.move("OLD_API_KEY", "FREE_API_KEY")
+    assert moved == ["OLD_API_KEY", "FREE_API_KEY"]
+    after = {"NEW_API_KEY": "sk-hand-new-2", "EXTRA_API_KEY": "sk-extra-3", "FREE_API_KEY": "sk-old-value-1"}
+    assert json.loads(creds.path.read_text())["credentials"] == after
+    broken = b'{"version": 2, "credentials": {"FREE_API_KEY": "sk-old-value-1",}}\n'
+    creds.path.write_bytes(broken)
+    with pytest.raises(CredentialRejected) as by_set:
+        await creds.set("OTHER_API_KEY", "sk-other-value-4")
+    with pytest.raises(CredentialRejected) as by_move:
+        await creds.move("FREE_API_KEY", "NEWER_API_KEY")
+    assert str(by_move.value) == str(by_set.value) and str(by_move.value).endswith(
+        "fixed (Open file) or reset."
+    )
+    assert by_move.value.details() == {"ref": "FREE_API_KEY"}
+    assert creds.path.read_bytes() == broken and creds.value("FREE_API_KEY") == "sk-old-value-1"
+
+
 async def test_credentials_file_edit_is_noticed(tmp_path: Path) -> None:
     creds = CredentialStore(tmp_path, {}, poll_interval=0.05)
     changed: list[str] = []

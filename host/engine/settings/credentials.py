@@ -109,77 +109,72 @@ class CredentialStore:
     async def set(self, ref: str, value: str) -> None:
         if not value.strip():
             raise CredentialRejected(ref, "the value is blank")
-        await self._write(ref, value)
+        self._refuse_env(ref, "over the stored value")
+
+        def put(values: dict[str, str]) -> bool:
+            secret_values.remember(value)
+            values[ref] = value
+            return True
+
+        await self._save(ref, [ref], put)
 
     async def unset(self, ref: str) -> None:
-        await self._write(ref, None)
+        self._refuse_env(ref, "over the stored value")
+        # unsetting what is not set succeeds and changes nothing
+        await self._save(ref, [ref], lambda values: values.pop(ref, None) is not None)
 
     async def move(self, ref: str, to: str) -> None:
         """Move the file's value of `ref` to `to` in one write (nothing stored: nothing to do).
         Refused when the environment sets either name, or `to` already holds a key."""
         for name in (ref, to):
-            if (self._environ.get(name) or "").strip():
-                raise CredentialRejected(name, f"{name} is set in the host's environment, which wins")
-        await self._reload()
-        if self.problem is not None:
-            raise CredentialRejected(ref, f"{self.problem} Nothing is written to it until it is fixed.")
-        if ref == to or not (self._file.get(ref) or "").strip():
-            return
-        if (self._file.get(to) or "").strip():
-            raise CredentialRejected(to, f"{to} already holds another key; nothing was moved")
-        try:
-            await asyncio.to_thread(self._persist_move, ref, to)
-        except _EditedMeanwhile:
-            raise CredentialRejected(
-                ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
-            ) from None
-        except OSError as exc:
-            raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
-        self._announce([ref, to])
+            self._refuse_env(name)
 
-    def _persist_move(self, ref: str, to: str) -> None:
-        with self._lock:
-            if signature(self.path) != self.watch.known:
-                raise _EditedMeanwhile
-            values = dict(self._file)
+        def rename(values: dict[str, str]) -> bool:
+            if ref == to or not (values.get(ref) or "").strip():
+                return False
+            if (values.get(to) or "").strip():
+                raise CredentialRejected(to, f"{to} already holds another key; nothing was moved")
             values[to] = values.pop(ref)
-            self.watch.known = write_private(self.path, credentials_document(values))
-            self._file = values
+            return True
 
-    async def _write(self, ref: str, value: str | None) -> None:
+        await self._save(ref, [ref, to], rename)
+
+    def _refuse_env(self, ref: str, over: str = "") -> None:
         if (self._environ.get(ref) or "").strip():
-            raise CredentialRejected(
-                ref, f"{ref} is set in the host's environment, which wins over the stored value"
-            )
-        await self._reload()  # a hand edit the poll has not seen yet is never written over
+            wins = f"which wins {over}" if over else "which wins"
+            raise CredentialRejected(ref, f"{ref} is set in the host's environment, {wins}")
+
+    async def _save(self, ref: str, refs: list[str], edit: Callable[[dict[str, str]], bool]) -> None:
+        """The one write path of set, unset and move: re-read a hand edit the poll has not seen
+        yet (it is never written over), refuse while the file cannot be used, then `edit` the
+        values the host holds (False: nothing to change, nothing written) and write them only if
+        the file on disk is still the one read; `refs` are announced after a write."""
+        await self._reload()
         if self.problem is not None:
             raise CredentialRejected(
                 ref, f"{self.problem} Nothing is written to it until it is fixed (Open file) or reset."
             )
-        if value is None and ref not in self._file:
-            return  # unsetting what is not set succeeds and changes nothing
         try:
-            await asyncio.to_thread(self._persist, ref, value)
+            written = await asyncio.to_thread(self._persist, edit)
         except _EditedMeanwhile:
             raise CredentialRejected(
                 ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
             ) from None
         except OSError as exc:
             raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
-        self._announce([ref])
+        if written:
+            self._announce(refs)
 
-    def _persist(self, ref: str, value: str | None) -> None:
+    def _persist(self, edit: Callable[[dict[str, str]], bool]) -> bool:
         with self._lock:
+            values = dict(self._file)
+            if not edit(values):
+                return False
             if signature(self.path) != self.watch.known:
                 raise _EditedMeanwhile
-            values = dict(self._file)
-            if value is None:
-                values.pop(ref, None)
-            else:
-                secret_values.remember(value)
-                values[ref] = value
             self.watch.known = write_private(self.path, credentials_document(values))
             self._file = values
+            return True
 
     def _announce(self, refs: list[str]) -> None:
         for ref in refs:
