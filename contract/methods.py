@@ -106,15 +106,28 @@ _s = sessions
 _p = presets
 _w = workspaces
 _a = subagents
+# why a method that changes a session is open to a subagent's session (`unfenced_because`), each
+# reason written once
+_NEW_SESSION = "it makes a top-level session; an existing id is only checked (`session-conflict`)"
 _SIDEBAR_ONLY = "it changes the sidebar's lists, not the session's log or agent"
+_HALTS_A_JOB = "a person may halt what any agent left running; the agent is sent nothing"
+_TIGHTENS = "a person takes back a grant on any session: it only tightens what runs unasked"
+_SETS_PERMISSIONS = "a person sets what any session may run unasked; loosening is privileged"
 _PROJECT_WIDE = "the session only locates its project: the servers are the project's, shared by its sessions"
+
+
+def _puts_back(what: str) -> str:
+    """The reason of the three reverts of the Changes view."""
+    return f"it puts {what} back, never drives the agent, refuses while it works"
+
+
 SESSION_LIST = Method("session.list", _s.ListRequest, _s.ListValue)
 SESSION_CREATE = Method(
     "session.create",
     _s.CreateRequest,
     _s.CreateValue,
     session="changes",
-    unfenced_because="it makes a top-level session; an existing id is only checked (`session-conflict`)",
+    unfenced_because=_NEW_SESSION,
 )
 SESSION_HISTORY = Method("session.history", _s.HistoryRequest, _s.HistoryValue, session="reads")
 SESSION_PROMPT = Method(
@@ -184,7 +197,7 @@ JOB_STOP = Method(
     jobs.JobRef,
     _s.Accepted,
     session="changes",
-    unfenced_because="a person may halt what any agent left running; the agent is sent nothing",
+    unfenced_because=_HALTS_A_JOB,
 )
 JOB_OUTPUT = Method("job.output", jobs.JobOutputRequest, jobs.JobOutputValue, session="reads")
 AGENT_PRESET_LIST = Method("agentPreset.list", _p.PresetListRequest, _p.PresetListValue)
@@ -260,7 +273,7 @@ PERMISSION_REVOKE = Method(
     permissions.RevokeRequest,
     permissions.RevokeValue,
     session="changes",
-    unfenced_because="a person takes back a grant on any session: it only tightens what runs unasked",
+    unfenced_because=_TIGHTENS,
 )
 PERMISSION_SET = Method(
     "permission.set",
@@ -268,14 +281,14 @@ PERMISSION_SET = Method(
     permissions.PermissionSetValue,
     privileged=True,
     session="changes",
-    unfenced_because="a person sets what any session may run unasked; loosening is privileged",
+    unfenced_because=_SETS_PERMISSIONS,
 )
 FILES_REVERT_TURN = Method(
     "files.revertTurn",
     files.RevertTurnRequest,
     files.RevertTurnValue,
     session="changes",
-    unfenced_because="it puts files back, never drives the agent, refuses while it works",
+    unfenced_because=_puts_back("files"),
 )
 FILES_RESTORE_PREVIEW = Method(
     "files.restorePreview", files.RestorePreviewRequest, files.RestorePreviewValue, session="reads"
@@ -294,14 +307,14 @@ FILES_REVERT_FILE = Method(
     files.RevertFileRequest,
     files.RevertChangeValue,
     session="changes",
-    unfenced_because="it puts a file back, never drives the agent, refuses while it works",
+    unfenced_because=_puts_back("a file"),
 )
 FILES_REVERT_HUNK = Method(
     "files.revertHunk",
     files.RevertHunkRequest,
     files.RevertChangeValue,
     session="changes",
-    unfenced_because="it puts a hunk back, never drives the agent, refuses while it works",
+    unfenced_because=_puts_back("a hunk"),
 )
 SUBAGENT_LIST = Method("subagent.list", _a.SubagentListRequest, _a.SubagentListValue)
 SUBAGENT_HISTORY = Method("subagent.history", _a.SubagentHistoryRequest, _s.HistoryValue)
