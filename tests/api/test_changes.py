@@ -7,22 +7,26 @@ nothing."""
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 from pathlib import Path
 
 from host.engine import undo_journal
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import err, ftype, ok, prompt, raw, run_main
-from tests.api.test_undo import edit, history, turn_writing, write
-from tests.api.test_undo_shell import shell_turn
-from tests.support.scripted_llm import Reply, ScriptedLlmServer
+from tests.api.file_turns import (
+    edit,
+    history,
+    imported_elsewhere,
+    open_session,
+    sha,
+    shell_turn,
+    turn_then_one_held_open,
+    turn_writing,
+    write,
+)
+from tests.api.support import err, ok
+from tests.support.scripted_llm import ScriptedLlmServer
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))
-
-
-def sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 async def three_turns(host: Host, llm: ScriptedLlmServer, client: object, mux: object, sid: str) -> list[int]:
@@ -56,9 +60,7 @@ async def test_one_combined_diff_per_file_across_turns_and_a_shell_command(
 ) -> None:
     work = host.workdir
     seed(work)
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     t1, t2, t3 = await three_turns(host, llm, client, mux, sid)
     value = await ok(client, "files.sessionChanges", {"sessionId": sid})
     files = {f.path: f for f in value.files}
@@ -84,9 +86,7 @@ async def test_one_combined_diff_per_file_across_turns_and_a_shell_command(
 async def test_reverting_one_hunk_keeps_the_other_and_is_recorded(host: Host, llm: ScriptedLlmServer) -> None:
     work = host.workdir
     seed(work)
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     t1, _, _ = await three_turns(host, llm, client, mux, sid)
     [big] = [
         f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files if f.path == "big.txt"
@@ -124,9 +124,7 @@ async def test_reverting_one_hunk_keeps_the_other_and_is_recorded(host: Host, ll
 async def test_a_stale_view_cannot_revert_and_writes_nothing(host: Host, llm: ScriptedLlmServer) -> None:
     work = host.workdir
     seed(work)
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     await three_turns(host, llm, client, mux, sid)
     [big] = [
         f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files if f.path == "big.txt"
@@ -178,9 +176,7 @@ async def test_reverting_whole_files_puts_back_added_deleted_and_edited(
 ) -> None:
     work = host.workdir
     seed(work)
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     await three_turns(host, llm, client, mux, sid)
     (work / "big.txt").write_text((work / "big.txt").read_text() + "a line by hand\n")  # the view sees it
     files = {f.path: f for f in (await ok(client, "files.sessionChanges", {"sessionId": sid})).files}
@@ -196,14 +192,9 @@ async def test_reverting_whole_files_puts_back_added_deleted_and_edited(
 
 
 async def test_a_revert_waits_for_a_working_agent(host: Host, llm: ScriptedLlmServer) -> None:
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
-    await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
+    client, mux, sid = await open_session(host)
+    await turn_then_one_held_open(host, llm, client, mux, sid)
     [a] = (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
-    llm.enqueue(Reply(tool_calls=[write("w2", "b.txt", "b\n")]), Reply(text="done"))
-    await prompt(client, sid, "more")
-    await mux.next(ftype("approval/requested", sid))  # the next turn is open, waiting for us
     payload = {"sessionId": sid, "path": "a.txt", "current": a.after.sha256}
     busy = await err(client, "files.revertFile", payload, "revert-unavailable")
     assert "working" in busy.details["reason"]
@@ -214,25 +205,7 @@ async def test_an_imported_session_lists_its_files_but_reverts_none(
     tmp_path: Path, llm_server: ScriptedLlmServer
 ) -> None:
     """The log can be forged: only content this host kept is ever written back."""
-    llm_server.reset()
-    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
-    try:
-        client = source.client()
-        mux = await source.mux(client)
-        sid = await source.create()
-        await turn_writing(source, llm_server, client, mux, sid, write("w1", "made.txt", "by the agent\n"))
-        archive = (await raw(client, "GET", f"/api/session.export?sessionId={sid}")).body
-    finally:
-        await source.close()
-    (tmp_path / "s.zip").write_bytes(archive)
-    work = tmp_path / "elsewhere"
-    work.mkdir()
-    (work / "made.txt").write_text("by the agent\n")
-    data = tmp_path / "b" / "data"
-    imported = run_main("import", str(tmp_path / "s.zip"), "--cwd", str(work), "--data-dir", str(data))
-    assert imported.returncode == 0, imported.stderr
-    host = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=data)
-    try:
+    async with imported_elsewhere(tmp_path, llm_server) as (host, sid, work):
         client = host.client()
         [made] = (await ok(client, "files.sessionChanges", {"sessionId": sid})).files
         assert (
@@ -246,8 +219,6 @@ async def test_an_imported_session_lists_its_files_but_reverts_none(
         refused = await err(client, "files.revertFile", payload, "revert-conflict")
         assert refused.details["conflicts"] == [{"path": "made.txt", "reason": "not-saved"}]
         assert (work / "made.txt").read_text() == "by the agent\n"
-    finally:
-        await host.close()
 
 
 async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_and_logged(
@@ -256,9 +227,7 @@ async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_an
     llm_server.reset()
     first = await open_test_host("inprocess", tmp_path, llm_server.base_url)
     try:
-        client = first.client()
-        mux = await first.mux(client)
-        sid = await first.create()
+        client, mux, sid = await open_session(first)
         (first.workdir / "f.txt").write_text("a\n")
         await turn_writing(first, llm_server, client, mux, sid, write("w1", "f.txt", "b\n"))
         seq = first.engine.parts.store.next_seq(sid)
@@ -290,9 +259,7 @@ async def test_a_hunk_revert_a_crash_interrupted_after_its_commit_is_finished_an
 async def test_a_path_that_cannot_be_read_as_a_file_is_never_written_over(
     host: Host, llm: ScriptedLlmServer
 ) -> None:
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
     (host.workdir / "a.txt").unlink()
     (host.workdir / "a.txt").mkdir()  # a folder where the file was

@@ -5,66 +5,32 @@ a rejection's note reaches the agent."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from contract.rpc import ReceiptRefused
 from host.engine.store.sqlite_store import DB_FILE
-from tests.api.conftest import Host, open_test_host
-from tests.api.support import Frames, err, event, ftype, ok, page_events, prompt, raw, run_main
+from tests.api.conftest import Host
+from tests.api.file_turns import (
+    answer_approvals,
+    edit,
+    history,
+    imported_elsewhere,
+    open_session,
+    sha,
+    turn_then_one_held_open,
+    turn_writing,
+    write,
+)
+from tests.api.support import err, event, ftype, ok, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
-
-
-def write(call_id: str, path: str, content: str) -> tuple[str, str, str]:
-    return (call_id, "write_file", json.dumps({"path": path, "content": content}))
-
-
-def edit(call_id: str, path: str, old: str, new: str) -> tuple[str, str, str]:
-    return (call_id, "edit_file", json.dumps({"path": path, "old_string": old, "new_string": new}))
-
-
-def sha(data: str) -> str:
-    return hashlib.sha256(data.encode()).hexdigest()
-
-
-async def answer_approvals(client: Any, mux: Frames, sid: str, count: int, **answer: Any) -> list[Any]:
-    """Answer the next `count` approval requests (default: allowed once); returns their frames."""
-    frames = []
-    for _ in range(count):
-        rpc_id, frame = await mux.next(ftype("approval/requested", sid))
-        value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once", **answer}
-        receipt = await client.respond(rpc_id, {"ok": True, "value": value})
-        assert receipt.accepted, receipt
-        frames.append(frame)
-    return frames
-
-
-async def turn_writing(
-    host: Host, llm: ScriptedLlmServer, client: Any, mux: Frames, sid: str, *calls: tuple[str, str, str]
-) -> int:
-    """One turn whose model makes `calls` (each approved once); returns the turn's number."""
-    llm.enqueue(*([Reply(tool_calls=list(calls))] if calls else []), Reply(text="done"))
-    await prompt(client, sid, "change the files")
-    await answer_approvals(client, mux, sid, len(calls))
-    _, end = await mux.next(event("turn/end", sid))
-    assert end.event.data["reason"] == {"kind": "completed"}
-    return int(end.event.data["turn"])
-
-
-async def history(client: Any, sid: str) -> list[Any]:
-    return page_events(await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000}))
 
 
 async def test_overwriting_a_file_shows_a_unified_diff_on_the_approval_and_the_result(
     host: Host, llm: ScriptedLlmServer
 ) -> None:
     (host.workdir / "notes.txt").write_text("one\ntwo\nthree\n")
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     llm.enqueue(Reply(tool_calls=[write("w1", "notes.txt", "one\n2\nthree\n")]), Reply(text="done"))
     await prompt(client, sid, "replace two")
     [frame] = await answer_approvals(client, mux, sid, 1)
@@ -95,9 +61,7 @@ async def test_overwriting_a_file_shows_a_unified_diff_on_the_approval_and_the_r
 async def test_a_rejection_note_reaches_the_agent_in_the_tool_result(
     host: Host, llm: ScriptedLlmServer
 ) -> None:
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     llm.enqueue(Reply(tool_calls=[write("w1", "a.py", "x=1\n")]), Reply(text="understood"))
     await prompt(client, sid, "write a.py")
     rpc_id, frame = await mux.next(ftype("approval/requested", sid))
@@ -126,9 +90,7 @@ async def test_revert_puts_back_every_file_the_turn_touched_and_says_what(
     work = host.workdir
     (work / "a.txt").write_text("original a\n")
     (work / "c.txt").write_text("alpha\nbeta\n")
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     quiet = await turn_writing(host, llm, client, mux, sid)  # a turn that changes nothing
     turn = await turn_writing(
         host,
@@ -174,9 +136,7 @@ async def test_revert_refuses_a_file_changed_outside_the_app_and_changes_nothing
 ) -> None:
     work = host.workdir
     (work / "a.txt").write_text("v0\n")
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     turn = await turn_writing(
         host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"), write("w2", "b.txt", "b\n")
     )
@@ -194,9 +154,7 @@ async def test_revert_refuses_a_file_changed_outside_the_app_and_changes_nothing
 
 async def test_an_earlier_turn_reverts_after_the_later_one(host: Host, llm: ScriptedLlmServer) -> None:
     work = host.workdir
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     first = await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
     second = await turn_writing(host, llm, client, mux, sid, write("w2", "a.txt", "v2\n"))
     blocked = await err(client, "files.revertTurn", {"sessionId": sid, "turn": first}, "revert-conflict")
@@ -209,13 +167,8 @@ async def test_an_earlier_turn_reverts_after_the_later_one(host: Host, llm: Scri
 
 
 async def test_revert_waits_for_a_working_agent(host: Host, llm: ScriptedLlmServer) -> None:
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
-    turn = await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
-    llm.enqueue(Reply(tool_calls=[write("w2", "b.txt", "b\n")]), Reply(text="done"))
-    await prompt(client, sid, "more")
-    await mux.next(ftype("approval/requested", sid))  # the next turn is open, waiting for us
+    client, mux, sid = await open_session(host)
+    turn = await turn_then_one_held_open(host, llm, client, mux, sid)
     busy = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-unavailable")
     assert "working" in busy.details["reason"]
     assert (host.workdir / "a.txt").read_text() == "v1\n"
@@ -223,9 +176,7 @@ async def test_revert_waits_for_a_working_agent(host: Host, llm: ScriptedLlmServ
 
 async def test_fork_restores_the_files_to_that_point(host: Host, llm: ScriptedLlmServer) -> None:
     work = host.workdir
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
     anchor = max(e.seq for e in await history(client, sid) if e.type == "turn/end")
     await turn_writing(host, llm, client, mux, sid, write("w2", "a.txt", "v2\n"), write("w3", "n.txt", "n\n"))
@@ -261,9 +212,7 @@ async def test_fork_restores_the_files_to_that_point(host: Host, llm: ScriptedLl
 
 async def test_a_deleted_session_takes_its_unshared_checkpoints(host: Host, llm: ScriptedLlmServer) -> None:
     (host.workdir / "a.txt").write_text("v0\n")
-    client = host.client()
-    mux = await host.mux(client)
-    sid = await host.create()
+    client, mux, sid = await open_session(host)
     await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
     child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
 
@@ -283,28 +232,8 @@ async def test_a_deleted_session_takes_its_unshared_checkpoints(host: Host, llm:
 
 async def test_an_imported_log_cannot_revert_anything(tmp_path: Path, llm_server: ScriptedLlmServer) -> None:
     """The log is portable and can be forged: a revert trusts only checkpoints this host kept."""
-    llm_server.reset()
-    source = await open_test_host("inprocess", tmp_path / "a", llm_server.base_url)
-    try:
-        client = source.client()
-        mux = await source.mux(client)
-        sid = await source.create()
-        await turn_writing(source, llm_server, client, mux, sid, write("w1", "made.txt", "by the agent\n"))
-        archive = (await raw(client, "GET", f"/api/session.export?sessionId={sid}")).body
-    finally:
-        await source.close()
-    (tmp_path / "s.zip").write_bytes(archive)
-    work = tmp_path / "elsewhere"
-    work.mkdir()
-    (work / "made.txt").write_text("by the agent\n")  # the content the log says the turn left
-    data = tmp_path / "b" / "data"
-    imported = run_main("import", str(tmp_path / "s.zip"), "--cwd", str(work), "--data-dir", str(data))
-    assert imported.returncode == 0, imported.stderr
-    host = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=data)
-    try:
+    async with imported_elsewhere(tmp_path, llm_server) as (host, sid, work):
         client = host.client()
         refused = await err(client, "files.revertTurn", {"sessionId": sid, "turn": 0}, "revert-conflict")
         assert refused.details["conflicts"] == [{"path": "made.txt", "reason": "not-saved"}]
         assert (work / "made.txt").read_text() == "by the agent\n"
-    finally:
-        await host.close()

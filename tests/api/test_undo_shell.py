@@ -6,14 +6,12 @@ outside the app since is refused, naming it; ignored and build-output files are 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import err, event, ok, run_cli
-from tests.api.test_undo import answer_approvals, history, prompt, sha
+from tests.api.file_turns import answer_approvals, bash, history, sha, shell_turn
+from tests.api.support import err, event, ok, prompt, run_cli
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 FORMATTER = (
@@ -21,22 +19,6 @@ FORMATTER = (
     "for p in sorted(pathlib.Path('src').glob('*.py')):\n"
     "    p.write_text(p.read_text().replace('    ', '\\t').rstrip() + '\\n# formatted\\n')\n"
 )
-
-
-def bash(call_id: str, command: str) -> tuple[str, str, str]:
-    return (call_id, "bash", json.dumps({"command": command}))
-
-
-async def shell_turn(
-    host: Host, llm: ScriptedLlmServer, client: Any, mux: Any, sid: str, *commands: str
-) -> int:
-    calls = [bash(f"b{i}", c) for i, c in enumerate(commands)]
-    llm.enqueue(*[Reply(tool_calls=[c]) for c in calls], Reply(text="done"))
-    await prompt(client, sid, "tidy up with the shell")
-    await answer_approvals(client, mux, sid, len(calls))
-    _, end = await mux.next(event("turn/end", sid))
-    assert end.event.data["reason"] == {"kind": "completed"}
-    return int(end.event.data["turn"])
 
 
 def seed(host: Host) -> dict[str, bytes]:

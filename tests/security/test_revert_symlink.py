@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import Host
+from tests.api.file_turns import turn_writing, write
 from tests.api.support import err, ok
-from tests.api.test_undo import turn_writing, write
 from tests.support.scripted_llm import ScriptedLlmServer
 
 
