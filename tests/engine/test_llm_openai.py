@@ -411,7 +411,7 @@ async def test_a_reused_tool_call_id_in_one_answer_gets_a_fresh_id(
 
 
 async def test_stream_lines_end_only_at_cr_lf_or_crlf_even_split_across_reads() -> None:
-    from host.engine.llm.openai_compat import _sse_events
+    from host.engine.llm.openai_wire import sse_events as _sse_events
 
     async def reads() -> Any:
         for piece in [
