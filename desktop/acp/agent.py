@@ -26,32 +26,23 @@ from acp.schema import (
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
-    PermissionOption,
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionListCapabilities,
-    ToolCallUpdate,
     UnstructuredCommandInput,
 )
 
 from contract import __version__
 from contract.rpc import RpcErr
+from desktop.acp.approvals import ask_permission, decline_question
 from desktop.acp.options import config_options, editor_servers, mode_state, model_value, parse_model_value
 from desktop.acp.prompt import prompt_content
 from desktop.acp.session import AcpSession, iso_time
 from host.fetch.client import AbstractApiClient
 
 log = logging.getLogger("desktop.acp")
-
-PERMISSION_OPTIONS = [
-    PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
-    PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
-    PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
-]
-OUTCOMES = {"allow_once": "allowed-once", "allow_always": "allowed-always", "reject_once": "rejected"}
-NO_CHANNEL_NOTE = "no approval channel: the editor could not ask the person"
 
 
 class CallFailed(Exception):
@@ -110,9 +101,9 @@ class HarnessAcpAgent:
         if frame.type == "session/event":
             session.on_event(frame.event)
         elif frame.type == "approval/requested":
-            self._spawn(self._ask_permission(session, rpc_id, frame))
+            self._spawn(ask_permission(self.conn, self.client, session, rpc_id, frame))
         elif frame.type == "question/requested":
-            self._spawn(self._decline_question(rpc_id))
+            self._spawn(decline_question(self.client, rpc_id))
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.create_task(work)
@@ -129,46 +120,6 @@ class HarnessAcpAgent:
             await session.close()
         for task in [*self._tasks, *([self._mux] if self._mux else [])]:
             task.cancel()
-
-    # ---- approvals and questions -------------------------------------------------------------
-
-    async def _ask_permission(self, session: AcpSession, rpc_id: str, frame: Any) -> None:
-        call_id = frame.call_id or frame.approval_id
-        opened = session.mapper.calls.get(call_id)
-        tool_call = ToolCallUpdate(
-            tool_call_id=call_id,
-            title=frame.reason or (opened and f"{frame.tool_name}") or frame.tool_name,
-            kind=session.kind_of(frame.tool_name),  # type: ignore[arg-type]
-            raw_input=frame.arguments,
-            status="pending",
-        )
-        await session.flushed()  # the client has seen the tool_call before it is asked
-        note: str | None = None
-        try:
-            answer = await self.conn.request_permission(
-                session_id=session.id, tool_call=tool_call, options=PERMISSION_OPTIONS
-            )
-            outcome = answer.outcome
-            if getattr(outcome, "outcome", "") != "selected":
-                error = {"code": "cancelled", "message": "the editor cancelled the request", "details": {}}
-                await self.client.respond(rpc_id, {"ok": False, "error": error})
-                return
-            decision = OUTCOMES.get(outcome.option_id, "rejected")
-        except Exception as exc:  # the client cannot ask (method not found, …): a rejection
-            log.info("permission request failed: %s", exc)
-            decision, note = "rejected", NO_CHANNEL_NOTE
-        value: dict[str, Any] = {"sessionId": frame.session_id, "approvalId": frame.approval_id}
-        value["outcome"] = decision
-        if note is not None:
-            value["note"] = note
-        await self.client.respond(rpc_id, {"ok": True, "value": value})
-        if decision != "rejected":
-            session.push(session.mapper.started(call_id))
-
-    async def _decline_question(self, rpc_id: str) -> None:
-        """ACP v1 has no questions: the model is told no one could answer and goes on."""
-        error = {"code": "cancelled", "message": "the editor cannot answer questions", "details": {}}
-        await self.client.respond(rpc_id, {"ok": False, "error": error})
 
     # ---- ACP methods -------------------------------------------------------------------------
 
