@@ -4,7 +4,8 @@ uvicorn's h11 protocol writes a response's status line and headers, then its bod
 `transport.write` calls, and asyncio sends each at once: two TCP segments (TCP_NODELAY is on)
 and two wake-ups of the reader for every answer, and one segment per SSE frame in a burst.
 Here the writes made in one step of the event loop are joined and leave together at the start
-of the next step (docs/decisions.md, "Coalesced writes"): the same bytes, in the same order.
+of the next step (docs/decisions.md, "Host-side speed: coalesced writes, one-copy history
+answers"): the same bytes, in the same order.
 """
 
 from __future__ import annotations
