@@ -13,8 +13,11 @@ The baseline, measured in the same run and the same server, is `host.describe` (
 answer: the fixed cost of one call through the fence, the handler and the socket). Before the
 server starts, the host's own work for the whole session is timed in process: the spliced answer
 against the validate-and-dump path it replaced, same data, same run (their bytes compared too).
-Prints median ms, the ratio to the baseline and the bytes; the goals are the first page ≤ 13 ms
-and the whole session ≤ 200 ms.
+Prints median ms, the ratio to the baseline and the bytes, and where the time went: to the body's
+last byte (the server and the socket), this process's parse (the standard library's json: most
+of a whole session's figure on a loaded machine, and not the host's work) and the server
+process's CPU per call; the goals are the first page ≤ 13 ms and the whole session ≤ 200 ms,
+on the full figure (to the answer parsed).
 `--profile` instead profiles the whole-session call in process (cProfile, top 25). No assertions.
 """
 
@@ -189,19 +192,31 @@ class Serve:
 
 async def call(
     http: httpx.AsyncClient, base: str, method: str, payload: dict[str, Any]
-) -> tuple[float, int, Any]:
-    """(seconds, body bytes, value) of one call, the body parsed as the web client parses it."""
+) -> tuple[float, float, int, Any]:
+    """(seconds, of which parsing, body bytes, value) of one call, the body parsed as the web
+    client parses it. The rest (the seconds to the body's last byte) is the server and the
+    socket: this process's parse (the standard library's `json`) is not the host's work."""
     body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
     started = time.perf_counter()
     response = await http.post(f"{base}/api/{method}", json=body)
     raw = response.content
     if response.status_code != 200:
         raise RuntimeError(f"{method}: HTTP {response.status_code} {raw[:200]!r}")
+    read = time.perf_counter()
     answer = json.loads(raw)
     seconds = time.perf_counter() - started
     if not answer["result"]["ok"]:
         raise RuntimeError(f"{method}: {answer}")
-    return seconds, len(raw), answer["result"]["value"]
+    return seconds, started + seconds - read, len(raw), answer["result"]["value"]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU seconds (user + system) process `pid` has used (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
@@ -212,20 +227,38 @@ async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
     }
     headers = {"authorization": f"Bearer {serve.token}"}
     samples: dict[str, list[float]] = {k: [] for k in cases}
+    parse: dict[str, list[float]] = {k: [] for k in cases}
+    cpu: dict[str, float | None] = dict.fromkeys(cases, 0.0)
     sizes: dict[str, tuple[int, int]] = {}
     async with httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http:
         for method, payload in cases.values():  # warm: the first call builds validators
             await call(http, serve.base, method, payload)
         for _ in range(repeat):  # interleaved, so the machine's load hits each case alike
             for label, (method, payload) in cases.items():
-                seconds, size, value = await call(http, serve.base, method, payload)
+                before = cpu_seconds(serve.proc.pid)
+                seconds, parsing, size, value = await call(http, serve.base, method, payload)
+                after = cpu_seconds(serve.proc.pid)
+                used = cpu[label]
+                known = used is not None and before is not None and after is not None
+                cpu[label] = used + after - before if known else None  # type: ignore[operator]
                 samples[label].append(seconds)
+                parse[label].append(parsing)
                 sizes[label] = (size, len(value["events"]) if "events" in value else 0)
     base_ms = statistics.median(samples["baseline (host.describe)"]) * 1000
     rows = {}
     for label, values in samples.items():
         ms = statistics.median(values) * 1000
-        rows[label] = {"ms": ms, "ratio": ms / base_ms, "bytes": sizes[label][0], "events": sizes[label][1]}
+        to_last_byte = statistics.median(v - p for v, p in zip(values, parse[label], strict=True)) * 1000
+        used = cpu[label]
+        rows[label] = {
+            "ms": ms,
+            "ratio": ms / base_ms,
+            "to_last_byte_ms": to_last_byte,
+            "parse_ms": statistics.median(parse[label]) * 1000,
+            "server_cpu_ms": None if used is None else used / repeat * 1000,
+            "bytes": sizes[label][0],
+            "events": sizes[label][1],
+        }
     return rows
 
 
@@ -313,9 +346,20 @@ def main() -> int:
         f"session.history over loopback HTTP, {args.turns:,} turns / {events:,} events,"
         f" median of {args.repeat} (load {load})"
     )
-    print(f"{'call':24}{'ms':>10}{'x baseline':>12}{'events':>9}{'bytes':>12}")
+    print(
+        f"{'call':24}{'ms':>10}{'x baseline':>12}{'last byte':>11}{'parse':>9}{'host CPU':>10}"
+        f"{'events':>9}{'bytes':>12}"
+    )
     for label, row in rows.items():
-        print(f"{label:24}{row['ms']:10.2f}{row['ratio']:12.1f}{row['events']:9d}{row['bytes']:12,d}")
+        host_cpu = "n/a" if row["server_cpu_ms"] is None else f"{row['server_cpu_ms']:.1f}"
+        print(
+            f"{label:24}{row['ms']:10.2f}{row['ratio']:12.1f}{row['to_last_byte_ms']:11.2f}"
+            f"{row['parse_ms']:9.2f}{host_cpu:>10}{row['events']:9d}{row['bytes']:12,d}"
+        )
+    print(
+        "ms = to the answer parsed; last byte = to the body's last byte; parse = this process's json.loads;"
+        " host CPU = the server process's CPU ms per call (/proc, 10 ms ticks summed over the calls)"
+    )
     print(
         f"first page ({args.page} messages): {rows['first page']['ms']:.1f} ms (goal ≤ 13 ms);"
         f" whole session: {rows['whole session']['ms']:.1f} ms (goal ≤ 200 ms)"

@@ -16,9 +16,13 @@ from pydantic_core import PydanticSerializationError, from_json, to_json
 
 from contract.events import STORED, SessionEvent
 from contract.sessions import HistoryValue, Projections
-from contract.views import HistoryEntry
 from host.engine.views import ViewedCalls
 from host.textsafe import clean_json
+
+ENTRY_HEAD = b'{"event":'
+ENTRY_SEP = b'},{"event":'
+VIEWABLE = frozenset(("tool/call", "tool/result"))
+"""The only event types that can carry a view (`ViewedCalls.may_view`)."""
 
 
 class EncodedHistory(HistoryValue):
@@ -59,18 +63,25 @@ def encode_history(
     was never written), each tool call and result with its view (a result finds its call on the
     same page only, as `host.engine.views.page_views`; a row is parsed only when it may get one)."""
     calls = ViewedCalls()
-    parts: list[bytes] = [b'{"events":[']
+    items: list[bytes] = []  # each entry without its leading `{"event":` and closing brace
+    append = items.append
     for _, etype, raw in rows:
-        view = calls.observe_data(etype, from_json(raw)["data"]) if calls.may_view(etype) else None
-        parts += (b'{"event":', raw, b"}," if view is None else b',"view":' + _json(view) + b"},")
-    for event in extra:
-        parts += (_json(HistoryEntry(event=event, view=calls.observe(event))), b",")
-    if len(parts) > 1:
-        parts[-1] = parts[-1][:-1]  # no comma after the last entry
-    parts.append(b'],"hasMore":' + (b"true" if has_more else b"false"))
-    if projections is not None:
-        parts += (b',"projections":', _json(projections))
-    wire = b"".join(parts) + b"}"
+        if etype in VIEWABLE and calls.may_view(etype):
+            view = calls.observe_data(etype, from_json(raw)["data"])
+            if view is not None:
+                raw = raw + b',"view":' + _json(view)
+        append(raw)
+    for event in extra:  # as a `HistoryEntry` would encode it: the event, then its view if any
+        view = calls.observe(event)
+        append(_json(event) if view is None else _json(event) + b',"view":' + _json(view))
+    more = b"true" if has_more else b"false"
+    projected = b"" if projections is None else b',"projections":' + _json(projections)
+    if not items:
+        wire = b'{"events":[],"hasMore":' + more + projected + b"}"
+    else:  # the head and tail ride on the first and last entry: one copy of the page in all
+        items[0] = b'{"events":[' + ENTRY_HEAD + items[0]
+        items[-1] = items[-1] + b'}],"hasMore":' + more + projected + b"}"
+        wire = ENTRY_SEP.join(items)
     return EncodedHistory.of(wire, has_more, projections)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import ipaddress
 import logging
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from host.server.coalesce import CoalescingH11Protocol
 
 _TOKEN_IN_TEXT = re.compile(r"token=[^&\s\"']+")
 
@@ -122,7 +125,15 @@ def url_host(host: str) -> str:
 class LoopbackServer:
     """uvicorn on an already bound socket; `serve()` runs until `should_exit`."""
 
-    def __init__(self, app: ASGIApp, sock: socket.socket, *, log_level: str = "warning") -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        sock: socket.socket,
+        *,
+        log_level: str = "warning",
+        http: type[asyncio.Protocol] | str = CoalescingH11Protocol,
+    ) -> None:
+        """`http`: uvicorn's protocol; one write per loop step by default (host/server/coalesce.py)."""
         self.sock = sock
         config = uvicorn.Config(
             app,
@@ -131,6 +142,7 @@ class LoopbackServer:
             lifespan="off",
             timeout_graceful_shutdown=1,
             ws="none",
+            http=http,
         )
         self.server = uvicorn.Server(config)
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
