@@ -1,0 +1,77 @@
+"""A session's MCP resources for the `@` finder and for `session.prompt`'s `attach`: only the
+servers that are ready and allowed (enabled; for a folder's `.mcp.json`, trusted and approved),
+exactly those whose tools a session gets (docs/architecture.md, "The @ finder")."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from contract.content import TextBlock
+from host.engine.errors import AttachmentError, EngineError
+from host.engine.mcp.connection import describe
+from host.engine.mcp.resources import FIND_WAIT_S, ResourceDirectory, ResourceInfo, resource_block
+from host.engine.mcp.service import McpService
+
+SYNC_S = 5.0
+"""How often a finder search reads the project's MCP config again (starting what may run)."""
+
+Place = Callable[[str], Awaitable[tuple[Path, Path, str | None]]]
+
+
+class McpResources:
+    """`find` lists, `read` attaches; `place` gives a session's (cwd, project root, workspace)."""
+
+    def __init__(self, servers: McpService, place: Place) -> None:
+        self._servers = servers
+        self._place = place
+        self.directory = ResourceDirectory()
+        self._synced: dict[str, float] = {}
+        self._first_seen: dict[int, float] = {}
+
+    async def find(self, session_id: str) -> tuple[list[tuple[str, ResourceInfo]], list[str]]:
+        """(server, resource) of the session's ready servers, and one line per server that could
+        not list them (yet). A starting server is waited for `FIND_WAIT_S` once."""
+        try:
+            cwd, root, _ = await self._place(session_id)
+        except EngineError:  # a session with no folder of its own has no project servers
+            return [], []
+        now = time.monotonic()
+        if now - self._synced.get(str(root), -SYNC_S) >= SYNC_S:
+            self._synced[str(root)] = now
+            await self._servers.sync(root, cwd, wait=False)
+        starting = self._servers.starting(root)
+        waits = []
+        for live in starting:
+            until = self._first_seen.setdefault(id(live), now + FIND_WAIT_S)
+            if until > now:
+                waits.append(live.wait_settled(until - now))
+        if waits:
+            await asyncio.gather(*waits)
+        found, problems = await self.directory.gather(self._servers.ready(root))
+        problems += [f"{live.entry.name}: still starting" for live in self._servers.starting(root)]
+        return found, problems
+
+    async def read(self, session_id: str, server: str, uri: str, cap: int) -> TextBlock:
+        """The text part for one resource, read now (AttachmentError when it cannot be)."""
+        cwd, root, _ = await self._place(session_id)
+        await self._servers.sync(root, cwd)
+        live = dict(self._servers.ready(root)).get(server)
+        if live is None:
+            state = self._servers.state_of(root, server)
+            why = f"is {state}" if state else "is not one of this session's servers"
+            raise AttachmentError(f"the MCP server {server!r} {why}: {uri} cannot be read")
+        try:
+            contents = await live.read_resource(uri)
+        except TimeoutError as exc:
+            took = f"{live.entry.call_timeout:g} s"
+            raise AttachmentError(f"{server}: reading {uri} took longer than {took}") from exc
+        except Exception as exc:  # the server's own words, in one line
+            raise AttachmentError(f"{server}: {uri} could not be read: {describe(exc)}") from exc
+        name = self.directory.name_of(live, uri) or uri.rstrip("/").rsplit("/", 1)[-1] or uri
+        return resource_block(server, uri, name, contents, cap)
+
+    async def close(self) -> None:
+        await self.directory.close()
