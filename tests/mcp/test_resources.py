@@ -101,6 +101,8 @@ async def test_pages_blobs_the_cap_a_failed_read_and_list_changed(
     if carrier != "inprocess":
         pytest.skip("one carrier is enough: the wire is the same as above")
     user_servers({"faulty": faulty("resources")})
+    (host.workdir / "r_x_e_a_d_m_e.txt").write_text("x\n")
+    (host.workdir / "readme.txt").write_text("x\n")
     client = host.client()
     mux = await host.mux(client)
     sid = await host.create()
@@ -109,6 +111,9 @@ async def test_pages_blobs_the_cap_a_failed_read_and_list_changed(
     # both pages of resources/list (the second reached through nextCursor)
     assert {"faulty:readme", "faulty:bigdoc", "faulty:dotpicture", "faulty:brokenthing"} <= set(offered)
     assert offered["faulty:readme"].resource.title == "The read-me"
+    # ranked with the files by one matcher: the label holding the word beats letters spread
+    order = [m.path for m in (await find(client, sid, "readme")).matches]
+    assert order.index("readme.txt") < order.index("faulty:readme") < order.index("r_x_e_a_d_m_e.txt"), order
 
     llm.enqueue(Reply(text="ok"))
     attach = [{"server": "faulty", "uri": u} for u in ("faulty://notes/big", "faulty://pics/dot.png")]

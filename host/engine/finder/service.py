@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import stat
 import time
@@ -30,6 +31,8 @@ from host.engine.finder.index import FolderIndex, build
 from host.engine.finder.rank import Memo, Row, rows
 from host.engine.mcp.resources import ResourceInfo, label
 from host.engine.workers import TOOL_WORKERS
+
+log = logging.getLogger(__name__)
 
 CHECK_S = 2.0
 """How stale an index may get before a search checks it (in the background)."""
@@ -79,7 +82,7 @@ class Finder:
 
     async def find(self, session_id: str, query: str, limit: int) -> FindValue:
         folder = await self.folder_of(session_id)
-        listing = asyncio.ensure_future(self.resources.find(session_id)) if self.resources else None
+        listing = asyncio.ensure_future(self._resources_of(session_id)) if self.resources else None
         try:
             index, slot = await self.index(folder)
         except BaseException:
@@ -100,6 +103,15 @@ class Finder:
             attach_cap_bytes=self.cap_bytes,
             resource_problems=problems,
         )
+
+    async def _resources_of(self, session_id: str) -> tuple[list[tuple[str, ResourceInfo]], list[str]]:
+        """The session's MCP resources; whatever goes wrong there, the files still answer."""
+        assert self.resources is not None
+        try:
+            return await self.resources.find(session_id)
+        except Exception as exc:
+            log.warning("finder: MCP resources failed: %s", exc)
+            return [], [f"MCP resources: {str(exc)[:200] or exc.__class__.__name__}"]
 
     def _offer(self, found: list[tuple[str, ResourceInfo]]) -> _Offered | None:
         if not found:
@@ -193,7 +205,8 @@ def _found(
     if not q:
         file_rows = [(0, 0, 0, p, []) for p in index.entries[:limit]]
         if offered is not None:
-            res_rows = [(0, 0, 0, p, []) for p in offered.index.entries[:RESOURCES_UNASKED]]
+            shown = min(RESOURCES_UNASKED, limit // 2)
+            res_rows = [(0, 0, 0, p, []) for p in offered.index.entries[:shown]]
         picked = [*[(r, False) for r in file_rows[: limit - len(res_rows)]], *[(r, True) for r in res_rows]]
     else:
         file_rows = rows(index, q, limit, memo)

@@ -27,15 +27,33 @@ class McpResources:
     def __init__(self, servers: McpService, place: Place) -> None:
         self._servers = servers
         self._place = place
-        self.directory = ResourceDirectory()
+        self._directories: dict[str, ResourceDirectory] = {}
+        """One per project root (a listing belongs to its project's live connections)."""
         self._synced: dict[str, float] = {}
-        self._first_seen: dict[int, float] = {}
+        self._first_seen: dict[str, dict[int, float]] = {}
+        """Per project, when each starting connection was first waited for."""
+        self._places: dict[str, tuple[float, Path, Path]] = {}
+        """session id → (when, cwd, root): a keystroke does not read the store and the disk."""
+
+    def directory(self, root: Path) -> ResourceDirectory:
+        return self._directories.setdefault(str(root), ResourceDirectory())
+
+    async def _where(self, session_id: str) -> tuple[Path, Path]:
+        now = time.monotonic()
+        got = self._places.get(session_id)
+        if got is not None and now - got[0] < SYNC_S:
+            return got[1], got[2]
+        cwd, root, _ = await self._place(session_id)
+        if len(self._places) > 256:
+            self._places.clear()
+        self._places[session_id] = (now, cwd, root)
+        return cwd, root
 
     async def find(self, session_id: str) -> tuple[list[tuple[str, ResourceInfo]], list[str]]:
         """(server, resource) of the session's ready servers, and one line per server that could
         not list them (yet). A starting server is waited for `FIND_WAIT_S` once."""
         try:
-            cwd, root, _ = await self._place(session_id)
+            cwd, root = await self._where(session_id)
         except EngineError:  # a session with no folder of its own has no project servers
             return [], []
         now = time.monotonic()
@@ -43,14 +61,17 @@ class McpResources:
             self._synced[str(root)] = now
             await self._servers.sync(root, cwd, wait=False)
         starting = self._servers.starting(root)
+        seen = self._first_seen.setdefault(str(root), {})
+        for gone in set(seen) - {id(live) for live in starting}:
+            del seen[gone]
         waits = []
         for live in starting:
-            until = self._first_seen.setdefault(id(live), now + FIND_WAIT_S)
+            until = seen.setdefault(id(live), now + FIND_WAIT_S)
             if until > now:
                 waits.append(live.wait_settled(until - now))
         if waits:
             await asyncio.gather(*waits)
-        found, problems = await self.directory.gather(self._servers.ready(root))
+        found, problems = await self.directory(root).gather(self._servers.ready(root))
         problems += [f"{live.entry.name}: still starting" for live in self._servers.starting(root)]
         return found, problems
 
@@ -70,8 +91,9 @@ class McpResources:
             raise AttachmentError(f"{server}: reading {uri} took longer than {took}") from exc
         except Exception as exc:  # the server's own words, in one line
             raise AttachmentError(f"{server}: {uri} could not be read: {describe(exc)}") from exc
-        name = self.directory.name_of(live, uri) or uri.rstrip("/").rsplit("/", 1)[-1] or uri
+        name = self.directory(root).name_of(live, uri) or uri.rstrip("/").rsplit("/", 1)[-1] or uri
         return resource_block(server, uri, name, contents, cap)
 
     async def close(self) -> None:
-        await self.directory.close()
+        for directory in self._directories.values():
+            await directory.close()
