@@ -5,6 +5,7 @@ never offered from a folder that is not trusted (docs/architecture.md, "The @ fi
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -156,9 +157,10 @@ async def test_pages_blobs_the_cap_a_failed_read_and_list_changed(
     # the server adds one and says so (notifications/resources/list_changed): the finder lists again
     assert "faulty:laterone" not in resources(await find(client, sid, "later"))
     await run_call(client, mux, llm, sid, "mcp__faulty__poke", {})
-    for _ in range(400):
+    for _ in range(1200):
         if "faulty:laterone" in resources(await find(client, sid, "later")):
             break
+        await asyncio.sleep(0.05)
     else:
         raise AssertionError("the changed listing never reached the finder")
 
@@ -201,3 +203,20 @@ async def test_a_folder_that_is_not_trusted_offers_no_resources(host: Host, tmp_
     }
     refused = await err(client, "session.prompt", payload, "attachment-error")
     assert "'proj' is needs-trust" in refused.message
+
+
+async def test_a_server_added_later_reaches_the_finder_without_a_turn(
+    host: Host, user_servers: Any, carrier: str
+) -> None:
+    if carrier != "inprocess":
+        pytest.skip("one carrier is enough")
+    client = host.client()
+    sid = await host.create()
+    assert resources(await find(client, sid, "readme")) == {}
+    user_servers({"late": faulty("resources")})  # the config is read again in the background
+    for _ in range(1200):
+        if "late:readme" in resources(await find(client, sid, "readme")):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("a server added to mcp.json never reached the finder")

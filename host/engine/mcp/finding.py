@@ -5,9 +5,11 @@ exactly those whose tools a session gets (docs/architecture.md, "The @ finder").
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from contract.content import TextBlock
 from host.engine.errors import AttachmentError, EngineError
@@ -15,8 +17,13 @@ from host.engine.mcp.connection import describe
 from host.engine.mcp.resources import FIND_WAIT_S, ResourceDirectory, ResourceInfo, resource_block
 from host.engine.mcp.service import McpService
 
+log = logging.getLogger(__name__)
+
 SYNC_S = 5.0
 """How often a finder search reads the project's MCP config again (starting what may run)."""
+
+PLACE_S = 60.0
+"""How long a session's folder and project root are kept (a session's folder does not move)."""
 
 Place = Callable[[str], Awaitable[tuple[Path, Path, str | None]]]
 
@@ -32,6 +39,7 @@ class McpResources:
         self._synced: dict[str, float] = {}
         self._first_seen: dict[str, dict[int, float]] = {}
         """Per project, when each starting connection was first waited for."""
+        self._syncing: asyncio.Future[Any] | None = None
         self._places: dict[str, tuple[float, Path, Path]] = {}
         """session id → (when, cwd, root): a keystroke does not read the store and the disk."""
 
@@ -41,7 +49,7 @@ class McpResources:
     async def _where(self, session_id: str) -> tuple[Path, Path]:
         now = time.monotonic()
         got = self._places.get(session_id)
-        if got is not None and now - got[0] < SYNC_S:
+        if got is not None and now - got[0] < PLACE_S:
             return got[1], got[2]
         cwd, root, _ = await self._place(session_id)
         if len(self._places) > 256:
@@ -57,9 +65,14 @@ class McpResources:
         except EngineError:  # a session with no folder of its own has no project servers
             return [], []
         now = time.monotonic()
-        if now - self._synced.get(str(root), -SYNC_S) >= SYNC_S:
+        last = self._synced.get(str(root))
+        if last is None or now - last >= SYNC_S:
             self._synced[str(root)] = now
-            await self._servers.sync(root, cwd, wait=False)
+            if last is None:  # the first search starts the servers before it looks at them
+                await self._servers.sync(root, cwd, wait=False)
+            elif self._syncing is None or self._syncing.done():  # later ones: in the background
+                self._syncing = asyncio.ensure_future(self._servers.sync(root, cwd, wait=False))
+                self._syncing.add_done_callback(_quiet)
         starting = self._servers.starting(root)
         seen = self._first_seen.setdefault(str(root), {})
         for gone in set(seen) - {id(live) for live in starting}:
@@ -95,5 +108,13 @@ class McpResources:
         return resource_block(server, uri, name, contents, cap)
 
     async def close(self) -> None:
+        if self._syncing is not None and not self._syncing.done():
+            self._syncing.cancel()
         for directory in self._directories.values():
             await directory.close()
+
+
+def _quiet(task: asyncio.Future[Any]) -> None:
+    """A background re-read that failed is logged (the next search tries again)."""
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("mcp: re-reading a project's servers failed: %s", task.exception())
