@@ -32,12 +32,22 @@ def test_at_offers_a_resource_attaches_it_and_the_model_reads_it(
     (harness.data_dir / "mcp.json").write_text(json.dumps({"mcpServers": everything}), encoding="utf-8")
     (harness.workdir / "features_todo.txt").write_text("to do\n")
     sid = fresh_session(page)
+    # the server is up before the first `@` (the menu also asks again while one starts, but a
+    # loaded machine may start node more slowly than that)
+    page.wait_for_function(
+        """async (sid) => {
+            const r = await window.harnessdesk.client.call("mcp.list", {sessionId: sid});
+            return r.ok && r.value.servers.some((s) => s.name === "everything" && s.state === "ready");
+        }""",
+        arg=sid,
+        timeout=60_000,
+        polling=250,
+    )
     box = page.get_by_test_id("composer-input")
     box.click()
     box.press_sequentially("compare @features")
     menu = page.get_by_test_id("finder-menu")
     expect(menu).to_be_visible()
-    # the server starts on the first `@`: the menu asks again until its resources are listed
     resource = page.locator(
         "[data-testid=finder-item][data-kind=resource][data-path='everything:features.md']"
     )
@@ -47,7 +57,11 @@ def test_at_offers_a_resource_attaches_it_and_the_model_reads_it(
     expect(page.locator("[data-testid=finder-item][data-path='features_todo.txt']")).to_be_visible()
     expect(resource.locator("mark")).to_have_text("features")
     SHOTS.mkdir(parents=True, exist_ok=True)  # the focus kept: an open menu closes on blur
-    page.screenshot(path=str(SHOTS / "finder-resource-menu.png"), animations="disabled", caret="hide")
+    for theme in ("dark", "light"):
+        page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+        page.screenshot(
+            path=str(SHOTS / f"finder-resource-menu-{theme}.png"), animations="disabled", caret="hide"
+        )
     while resource.get_attribute("aria-selected") != "true":
         box.press("ArrowDown")
     box.press("Enter")  # attaches; sends nothing

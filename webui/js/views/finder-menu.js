@@ -8,7 +8,7 @@ import { h, icon, clear } from "./dom.js";
 import { ComboList } from "./combobox.js";
 import { atToken, formatSize, highlightRuns, problemsNote } from "../state/finder.js";
 
-const RETRIES = 3;
+const RETRIES = 10;
 const RETRY_MS = 1500;
 
 export class FinderMenu {
