@@ -27,14 +27,20 @@ class Attached(WireModel):
     """What a text part carries when a person attached it with `@` (session.prompt's `attach`):
     clients show it as a chip, the model reads the text (docs/architecture.md, "The @ finder")."""
 
-    kind: Literal["file", "folder"]
+    kind: Literal["file", "folder", "resource"]
     path: str
+    """A file's or folder's path; a resource's label `server:name`."""
     size: int = Field(ge=0)
-    """A file's size in bytes; a folder's number of entries."""
+    """A file's size in bytes; a folder's number of entries; a resource's bytes read."""
     truncated: bool = False
     """Cut: a file's first bytes only, or a listing's first entries."""
     binary: bool = False
     """A file that is not text: only its name and size were sent."""
+    server: str | None = None
+    """A resource's MCP server."""
+    uri: str | None = None
+    """A resource's uri (what `attach` names to read it again)."""
+    mime_type: str | None = None
 
 
 class TextBlock(WireModel):

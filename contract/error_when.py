@@ -25,7 +25,8 @@ ERROR_WHEN: dict[str, str] = {
     "attachment-error": (
         "image too big, bad media type, or not referenced by the session; an `attach` path of"
         " `session.prompt` that is not inside the session's folder (symlinks resolved), is missing,"
-        " or is not a regular file or folder (nothing is queued)"
+        " or is not a regular file or folder; an `attach` MCP resource whose server is not ready and"
+        " allowed for the session, or whose `resources/read` fails or times out (nothing is queued)"
     ),
     "session-conflict": (
         "a preallocated id exists with another cwd; `session.import` of a session already here"

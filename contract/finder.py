@@ -25,14 +25,29 @@ class FindRequest(WireModel):
     limit: int = Field(default=30, ge=1, le=100)
 
 
+class FoundResource(WireModel):
+    """An MCP resource of one of the session's ready servers (`resources/list`)."""
+
+    server: str
+    uri: str
+    name: str
+    title: str | None = None
+    mime_type: str | None = None
+    description: str | None = None
+
+
 class FoundEntry(WireModel):
     path: str
-    """Relative to the session's folder, "/"-separated (a folder without a trailing slash)."""
-    kind: Literal["file", "folder"]
+    """Relative to the session's folder, "/"-separated (a folder without a trailing slash); a
+    resource's label `server:name`, what the query was matched against."""
+    kind: Literal["file", "folder", "resource"]
     size: int | None = Field(default=None, ge=0)
-    """A file's size in bytes (null for a folder, or when it went away meanwhile)."""
+    """A file's size in bytes (null for a folder, or when it went away meanwhile); a resource's
+    size when its server says it."""
     hits: list[int] = Field(default_factory=list)
     """Where the query's letters matched in `path` (character offsets), for highlighting."""
+    resource: FoundResource | None = None
+    """Set for `kind: "resource"`: which MCP server offers it, and its uri."""
 
 
 class FindValue(WireModel):
@@ -43,3 +58,5 @@ class FindValue(WireModel):
     """The folder has more entries than one index keeps: some are not offered."""
     attach_cap_bytes: int = Field(ge=0)
     """A file larger than this is attached cut to its first `attachCapBytes` bytes."""
+    resource_problems: list[str] = Field(default_factory=list)
+    """MCP servers whose resources could not be listed in time or at all (one line each)."""

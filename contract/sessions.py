@@ -132,9 +132,20 @@ MAX_ATTACHMENTS = 20
 class AttachInput(WireModel):
     """A file or folder of the session's folder to send with the prompt: a file's content
     (cut at `finder.find`'s `attachCapBytes`) or a folder's listing, as a text part the model
-    reads (docs/architecture.md, "The @ finder")."""
+    reads; or an MCP resource (`server` and `uri`), read at send time under the same cap
+    (docs/architecture.md, "The @ finder")."""
 
-    path: str = Field(min_length=1, max_length=4096)
+    path: str | None = Field(default=None, min_length=1, max_length=4096)
+    server: str | None = Field(default=None, min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")
+    uri: str | None = Field(default=None, min_length=1, max_length=4096)
+
+    @model_validator(mode="after")
+    def _one_thing(self) -> AttachInput:
+        if (self.path is None) == (self.server is None and self.uri is None):
+            raise ValueError("send a path, or a server and a uri")
+        if (self.server is None) != (self.uri is None):
+            raise ValueError("a resource needs both server and uri")
+        return self
 
 
 class PromptRequest(WireModel):

@@ -41,8 +41,7 @@ async def history(engine: Engine, p: s.HistoryRequest) -> s.HistoryValue:
 
 @implements("session.prompt")
 async def prompt(engine: Engine, p: s.PromptRequest, rpc_id: str) -> s.Accepted:
-    attach = [a.path for a in p.attach]
-    await engine.agents.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone, attach)
+    await engine.agents.prompt(p.session_id, p.mode, p.content, rpc_id, p.client_time_zone, p.attach)
     return s.Accepted()
 
 

@@ -156,7 +156,7 @@ class Engine:
         async def folder_of(session_id: str) -> str:
             return (await core.header(session_id)).cwd or core.default_cwd
 
-        finder = Finder(folder_of, ATTACH_CAP_BYTES)
+        finder = Finder(folder_of, ATTACH_CAP_BYTES, mcp.resources)
         preset_service = PresetService(
             data_dir, store, bus, chosen, plane.default_agent_preset, mcp_tools=mcp.mcp_session_tools
         )

@@ -3,7 +3,7 @@
 
 import test from "node:test";
 import assert from "node:assert/strict";
-import { addChip, atToken, attachedOf, chipFor, chipNote, highlightRuns, ownText, removeToken } from "../../webui/js/state/finder.js";
+import { addChip, atToken, attachOf, attachedOf, chipFor, chipNote, chipOfAttached, highlightRuns, ownText, problemsNote, removeToken } from "../../webui/js/state/finder.js";
 
 test("@ opens at the start or after a space, never inside a word", () => {
   assert.deepEqual(atToken("@src", 4), { start: 0, end: 4, query: "src" });
@@ -52,4 +52,30 @@ test("highlighting marks the matched letters in runs", () => {
     { text: ".js", hit: false },
   ]);
   assert.deepEqual(highlightRuns("ab", []), [{ text: "ab", hit: false }]);
+});
+
+test("resources: chips keyed by server and uri, attach names them, a logged part becomes a chip again", () => {
+  const match = { path: "docs:guide", kind: "resource", size: 100_000, hits: [], resource: { server: "docs", uri: "demo://guide", name: "guide", mimeType: "text/markdown" } };
+  const chip = chipFor(match, 65_536);
+  assert.deepEqual(chip, { path: "docs:guide", kind: "resource", size: 100_000, cut: true, server: "docs", uri: "demo://guide", mimeType: "text/markdown" });
+  assert.deepEqual(attachOf(chip), { server: "docs", uri: "demo://guide" });
+  assert.deepEqual(attachOf(chipFor({ path: "a.txt", kind: "file", size: 1 }, 10)), { path: "a.txt" });
+  const same = chipFor({ ...match, path: "docs:guide (again)" }, 65_536);
+  assert.equal(addChip([chip], same).length, 1); // the same uri of the same server once
+  const other = chipFor({ ...match, resource: { ...match.resource, server: "other" } }, 65_536);
+  assert.equal(addChip([chip], other).length, 2);
+  const file = chipFor({ path: "docs:guide", kind: "file", size: 3 }, 65_536);
+  assert.equal(addChip([chip], file).length, 2); // a file named like a label is another chip
+  const logged = { kind: "resource", path: "docs:guide", size: 5, truncated: false, binary: true, server: "docs", uri: "demo://pic", mimeType: "image/png" };
+  assert.deepEqual(chipOfAttached(logged), { path: "docs:guide", kind: "resource", size: 5, cut: false, server: "docs", uri: "demo://pic", mimeType: "image/png" });
+  assert.deepEqual(attachOf(logged), { server: "docs", uri: "demo://pic" });
+  assert.deepEqual(chipOfAttached({ kind: "file", path: "a", size: 1, truncated: true }), { path: "a", kind: "file", size: 1, cut: true });
+  assert.equal(chipNote({ ...logged }, 65_536), "binary: only its name and size are sent");
+});
+
+test("the menu's note on servers whose resources could not be listed", () => {
+  assert.equal(problemsNote([]), "");
+  assert.equal(problemsNote(undefined), "");
+  assert.equal(problemsNote(["stuck: listing its resources took longer than 5 s"]), "stuck: resources unavailable");
+  assert.equal(problemsNote(["a: x", "b: y"]), "2 MCP servers: resources unavailable");
 });

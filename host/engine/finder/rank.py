@@ -225,15 +225,24 @@ def score(path: str, hits: list[int]) -> int:
     return total
 
 
+Row = tuple[int, int, int, str, list[int]]
+"""(tier, -score, length, path, hits): rows of two indexes sort together (files and resources)."""
+
+
 def rank(index: FolderIndex, query: str, limit: int, memo: Memo) -> list[tuple[str, list[int]]]:
     """The best `limit` entries for `query`, each with the positions its letters matched."""
     q = "".join(query.lower().split())
     if not q:
         return [(p, []) for p in index.entries[:limit]]
+    return [(path, hits) for _, _, _, path, hits in rows(index, q, limit, memo)]
+
+
+def rows(index: FolderIndex, q: str, limit: int, memo: Memo) -> list[Row]:
+    """The best `limit` rows for the normalized, non-empty query `q`, best first."""
     # by tier, then shortest; only the first few of each tier get the finer (Python) score
     picked = sorted(pool(index, q, memo), key=lambda t: (t[0], t[1]))
     per_tier: dict[int, int] = {}
-    rows = []
+    out: list[Row] = []
     for tier, i in picked:
         seen = per_tier.get(tier, 0)
         if seen >= SCORED:
@@ -241,8 +250,8 @@ def rank(index: FolderIndex, query: str, limit: int, memo: Memo) -> list[tuple[s
         per_tier[tier] = seen + 1
         path = index.entries[i]
         hits = positions(path, q)
-        rows.append((tier, -score(path, hits), len(path), path, hits))
-        if len(rows) >= limit + SCORED:
+        out.append((tier, -score(path, hits), len(path), path, hits))
+        if len(out) >= limit + SCORED:
             break
-    rows.sort(key=itemgetter(0, 1, 2, 3))
-    return [(path, hits) for _, _, _, path, hits in rows[:limit]]
+    out.sort(key=itemgetter(0, 1, 2, 3))
+    return out[:limit]

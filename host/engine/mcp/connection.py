@@ -24,7 +24,9 @@ from typing import Any, Literal, TextIO
 
 import anyio
 
+from host.engine.mcp import resources
 from host.engine.mcp.config import Expanded, ServerEntry
+from host.engine.mcp.resources import ResourceInfo
 from host.engine.mcp.spawn import stdio_parameters
 
 log = logging.getLogger(__name__)
@@ -102,6 +104,10 @@ class McpConnection:
         self.error: str | None = None
         self.tools: list[ToolInfo] = []
         self.server_info: str | None = None
+        self.has_resources = False
+        """The server declared the `resources` capability (docs/architecture.md, "The @ finder")."""
+        self.resources_generation = 0
+        """Bumped by `notifications/resources/list_changed`: a cached listing is stale."""
         self.sandboxed = False
         self.stderr: StderrTail | None = None
         self._session: Any = None
@@ -190,6 +196,7 @@ class McpConnection:
                     init = await session.initialize()
                     info = init.server_info
                     self.server_info = f"{info.name} {info.version}".strip() if info else None
+                    self.has_resources = init.capabilities.resources is not None
                     await self._list(session)
                 self._session = session
                 self.state = "ready"
@@ -290,11 +297,13 @@ class McpConnection:
         self.tools = found
 
     async def _on_message(self, message: Any) -> None:
-        from mcp.types import ToolListChangedNotification
+        from mcp.types import ResourceListChangedNotification, ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification):
             self._refresh = True
             self._wake.set()
+        elif isinstance(message, ResourceListChangedNotification):
+            self.resources_generation += 1
         elif isinstance(message, Exception):
             self._problem = describe(message)
             log.info("mcp %s: %s", self.entry.name, self._problem)
@@ -316,6 +325,27 @@ class McpConnection:
             )
         with anyio.fail_after(self.entry.call_timeout):
             return await session.call_tool(raw_name, arguments)
+
+    def _ready_session(self) -> Any:
+        session = self._session
+        if session is None or self.state != "ready":
+            raise ConnectionError(f"the server {self.entry.name!r} is {self.state}")
+        return session
+
+    async def list_resources(self) -> list[ResourceInfo]:
+        """Every `resources/list` page (bounded in count; the caller bounds the time); none for a
+        server without the capability."""
+        session = self._ready_session()
+        return await resources.list_all(session) if self.has_resources else []
+
+    async def read_resource(self, uri: str) -> list[Any]:
+        """One `resources/read`: its contents (text or blob parts), bounded by the call timeout."""
+        session = self._ready_session()
+        if not self.has_resources:
+            raise ConnectionError(f"the server {self.entry.name!r} offers no resources")
+        with anyio.fail_after(self.entry.call_timeout):
+            result = await session.read_resource(uri)
+        return list(getattr(result, "contents", None) or [])
 
 
 def leaf(exc: BaseException) -> BaseException:

@@ -154,16 +154,32 @@ class McpService:
         live.start()
         return live
 
-    def tools(self, root: Path) -> dict[str, Tool]:
-        """The tools of the project's ready servers, by public name."""
+    def ready(self, root: Path) -> list[tuple[str, McpConnection]]:
+        """The project's servers that are ready and still allowed (enabled, trusted, approved)."""
         project = self._projects.get(str(root))
-        out: dict[str, Tool] = {}
+        out: list[tuple[str, McpConnection]] = []
         if project is None:
             return out
         for name, live in project.connections.items():
             entry = project.config.servers.get(name)
-            if live.state != "ready" or entry is None or self.state(project, entry) != "ready":
-                continue
+            if live.state == "ready" and entry is not None and self.state(project, entry) == "ready":
+                out.append((name, live))
+        return out
+
+    def state_of(self, root: Path, name: str) -> str | None:
+        """A server's state in the project (None: no such server)."""
+        project = self._projects.get(str(root))
+        entry = project.config.servers.get(name) if project else None
+        return self.state(project, entry) if project and entry else None
+
+    def starting(self, root: Path) -> list[McpConnection]:
+        project = self._projects.get(str(root))
+        return [c for c in project.connections.values() if c.state == "starting"] if project else []
+
+    def tools(self, root: Path) -> dict[str, Tool]:
+        """The tools of the project's ready servers, by public name."""
+        out: dict[str, Tool] = {}
+        for name, live in self.ready(root):
             for info in live.tools:
                 tool = McpTool(name, info, live)
                 out[tool.name] = tool

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from contract.content import MessageSource, TextBlock
-from contract.sessions import PromptContent
+from contract.sessions import AttachInput, PromptContent
 from host.engine import compaction
 from host.engine.agent import Agent
 from host.engine.errors import AgentBusy, ModelUnavailable, QueueItemNotFound
@@ -40,10 +40,10 @@ class Agents:
         content: list[PromptContent],
         rpc_id: str,
         client_time_zone: str | None = None,
-        attach: Sequence[str] = (),
+        attach: Sequence[str | AttachInput] = (),
     ) -> str:
-        """Queue or steer user input (with the files and folders `attach` names, read now);
-        returns the inbox item id."""
+        """Queue or steer user input (with the files, folders and MCP resources `attach` names,
+        read now); returns the inbox item id."""
         if client_time_zone is not None:
             check_time_zone(client_time_zone)
         attached = await self._finder.attach(session_id, list(attach)) if attach else []

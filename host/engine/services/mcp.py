@@ -24,6 +24,7 @@ from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
 from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
 from host.engine.hooks.service import HookService
 from host.engine.mcp import config as cfg
+from host.engine.mcp.finding import McpResources
 from host.engine.mcp.service import McpService, Project
 from host.engine.project import project_root
 from host.engine.settings.plane import ConfigPlane
@@ -63,6 +64,8 @@ class Mcp:
             credential=plane.credentials.value,
         )
         """The running servers (the tools a session's composition offers come from here)."""
+        self.resources = McpResources(self.servers, self._place)
+        """Their resources, for the `@` finder and `attach` (docs/architecture.md, "The @ finder")."""
         self.hooks = HookService(data_dir, self.project_trusted, self.hook_file_approved, self.hook_dialects)
         """The hooks every session's tool calls pass (host/engine/hooks/)."""
 
@@ -80,6 +83,7 @@ class Mcp:
         return cls(data_dir, bus, store, workspaces, folders, plane, approvals)
 
     async def close(self) -> None:
+        await self.resources.close()
         await self.servers.close()
 
     def hook_files_present(self) -> bool:

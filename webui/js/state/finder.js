@@ -23,15 +23,43 @@ export function removeToken(text, token) {
   return { text: head + rest, caret: head.length };
 }
 
-/** A chip for a match: {path, kind, size, cut}; `cut` when the host will send only the first
- * `cap` bytes of the file. */
+/** A chip for a match: {path, kind, size, cut} (a resource also {server, uri, mimeType}); `cut`
+ * when the host will send only the first `cap` bytes. */
 export function chipFor(match, cap) {
-  return { path: match.path, kind: match.kind, size: match.size ?? null, cut: match.kind === "file" && match.size != null && match.size > cap };
+  const cut = match.kind !== "folder" && match.size != null && match.size > cap;
+  if (match.kind === "resource") {
+    const r = match.resource;
+    return { path: match.path, kind: "resource", size: match.size ?? null, cut, server: r.server, uri: r.uri, mimeType: r.mimeType ?? null };
+  }
+  return { path: match.path, kind: match.kind, size: match.size ?? null, cut };
 }
 
-/** Add a chip unless that path is already attached; returns the new list. */
+/** A logged `attached` (a sent message's part) as a composer chip again (edit and resend). */
+export function chipOfAttached(a) {
+  const chip = { path: a.path, kind: a.kind, size: a.size, cut: a.truncated };
+  return a.kind === "resource" ? { ...chip, server: a.server, uri: a.uri, mimeType: a.mimeType ?? null } : chip;
+}
+
+/** What session.prompt's `attach` names for a chip (or a logged `attached`): a path, or a
+ * resource's server and uri (read again at send time). */
+export function attachOf(chip) {
+  return chip.kind === "resource" ? { server: chip.server, uri: chip.uri } : { path: chip.path };
+}
+
+function chipKey(chip) {
+  return chip.kind === "resource" ? `resource ${chip.server} ${chip.uri}` : `path ${chip.path}`;
+}
+
+/** Add a chip unless it is already attached; returns the new list. */
 export function addChip(chips, chip) {
-  return chips.some((c) => c.path === chip.path) ? chips : [...chips, chip];
+  return chips.some((c) => chipKey(c) === chipKey(chip)) ? chips : [...chips, chip];
+}
+
+/** The menu's note on MCP servers that could not list their resources (or ""). */
+export function problemsNote(problems) {
+  const n = problems?.length ?? 0;
+  if (!n) return "";
+  return n === 1 ? `${problems[0].split(":")[0]}: resources unavailable` : `${n} MCP servers: resources unavailable`;
 }
 
 /** The chips of a logged message: its text parts marked `attached`. */
@@ -39,7 +67,7 @@ export function attachedOf(content) {
   return (content ?? []).filter((b) => b?.type === "text" && b.attached).map((b) => b.attached);
 }
 
-/** A logged message's own words (its text parts that are not attached files). */
+/** A logged message's own words (its text parts that are not attached files or resources). */
 export function ownText(content) {
   return (content ?? []).filter((b) => b?.type === "text" && !b.attached).map((b) => b.text);
 }
@@ -86,12 +114,12 @@ export class FinderQueries {
   /** {matches, partial, error} for `query`, or null when a newer query was asked meanwhile. */
   async find(query) {
     const sid = this.sessionId();
-    if (!sid) return { matches: [], partial: false, error: "Open a session to attach its files." };
+    if (!sid) return { matches: [], partial: false, error: "Open a session to attach its files.", problems: [] };
     const seq = ++this.seq;
     const r = await this.client.call("finder.find", { sessionId: sid, query, limit: 30 });
     if (seq !== this.seq) return null;
-    if (!r.ok) return { matches: [], partial: false, error: r.error.message };
+    if (!r.ok) return { matches: [], partial: false, error: r.error.message, problems: [] };
     this.cap = r.value.attachCapBytes;
-    return { matches: r.value.matches, partial: r.value.partial, error: null };
+    return { matches: r.value.matches, partial: r.value.partial, error: null, problems: r.value.resourceProblems ?? [] };
   }
 }

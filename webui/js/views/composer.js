@@ -11,7 +11,7 @@ import { isArchive } from "../state/importer.js";
 import { SlashMenu } from "./slash-menu.js";
 import { FinderMenu } from "./finder-menu.js";
 import { ContextChips } from "./context-chips.js";
-import { addChip, chipFor, removeToken } from "../state/finder.js";
+import { addChip, attachOf, chipFor, removeToken } from "../state/finder.js";
 import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
 import { Recall } from "../state/recall.js";
 
@@ -232,7 +232,7 @@ export class ComposerView {
     } else if (command) {
       ok = await this.actions.runCommand(this.input.value);
     } else {
-      ok = await this.actions.send(mode, content, this.picks.chips.map((c) => ({ path: c.path })));
+      ok = await this.actions.send(mode, content, this.picks.chips.map(attachOf));
     }
     this.busy = false;
     delete this.input.dataset.sending;

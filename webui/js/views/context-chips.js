@@ -1,6 +1,7 @@
 // Chips for what `@` attached (docs/architecture.md, "The @ finder"): removable ones in the
 // composer before sending, and read-only ones on a sent message (also after a reload: they are
-// its text parts marked `attached`). A chip says when its file was cut or is binary.
+// its text parts marked `attached`). A chip says when its file was cut or is binary; an MCP
+// resource's chip has its own icon and names its server and uri in its title.
 
 import { h, icon, clear } from "./dom.js";
 import { chipNote, formatSize } from "../state/finder.js";
@@ -10,8 +11,9 @@ const DEFAULT_CAP = 64 * 1024;
 function chipBody(chip, cap) {
   const note = chipNote(chip, cap ?? DEFAULT_CAP);
   const label = chip.kind === "folder" ? `${chip.path === "." ? "(the whole folder)" : chip.path}/` : chip.path;
+  const glyph = { folder: "folder", resource: "resource" }[chip.kind] ?? "file";
   return [
-    icon(chip.kind === "folder" ? "folder" : "file"),
+    icon(glyph),
     h("span", { class: "context-chip-path", dir: "ltr" }, label),
     note ? h("span", { class: "context-chip-note", testid: "context-chip-note" }, short(chip, cap ?? DEFAULT_CAP)) : null,
   ];
@@ -25,6 +27,7 @@ function short(chip, cap) {
 
 function title(chip, cap) {
   const note = chipNote(chip, cap ?? DEFAULT_CAP);
+  if (chip.kind === "resource") return `MCP resource sent with the message: ${chip.uri} from the server ${chip.server}${note ? ` (${note})` : ""}`;
   const what = chip.kind === "folder" ? "Folder listing" : "File content";
   return `${what} sent with the message: ${chip.path}${note ? ` (${note})` : ""}`;
 }

@@ -63,6 +63,7 @@ const ICONS = {
   down: "M12 5v14M6 13l6 6 6-6",
   terminal: "M4 5h16v14H4zM7 9l3 3-3 3M12 15h5",
   file: "M6 3h8l4 4v14H6zM14 3v4h4",
+  resource: "M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0zM12 17v4",
   tool: "M14 6a4 4 0 0 0 5 5l-8 8-3-3 8-8a4 4 0 0 0-2-2z",
   folder: "M3 6h6l2 2h10v11H3z",
   subagent: "M6 4v7a4 4 0 0 0 4 4h9M15 11l4 4-4 4M6 4h.01",

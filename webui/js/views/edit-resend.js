@@ -7,7 +7,7 @@ import { h, icon } from "./dom.js";
 import { contentToPromptInput } from "./attachments.js";
 import { base64ToBytes } from "../state/attachments.js";
 import { forkPointBefore } from "../state/recall.js";
-import { attachedOf } from "../state/finder.js";
+import { attachedOf, chipOfAttached } from "../state/finder.js";
 import { forkFrom } from "./undo.js";
 
 const MAX_PAGES = 200; // older pages read to find the turn before a message
@@ -32,7 +32,7 @@ export async function editAndResend(app, item, button) {
     }
     if (point.more) throw new Error("the turn before this message could not be loaded");
     const content = await contentToPromptInput(app.turns, s.sessionId, item.content.filter((b) => !b.attached));
-    const chips = attachedOf(item.content).map((a) => ({ path: a.path, kind: a.kind, size: a.size, cut: a.truncated }));
+    const chips = attachedOf(item.content).map(chipOfAttached);
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
     if (point.at === null) {
       if (!(await app.newSession())) throw new Error("no new session could be started");

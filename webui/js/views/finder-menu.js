@@ -1,10 +1,15 @@
 // The composer's `@` menu (docs/architecture.md, "The @ finder"): typing `@` and some letters
-// offers files and folders of the session's folder, best first. Arrow keys move, Enter or Tab
-// attaches the active one as a chip, Escape closes; the textarea keeps the focus (a combobox
-// with a listbox, like the slash menu), and no other key is taken from it.
+// offers files and folders of the session's folder and the resources of its MCP servers, best
+// first. Arrow keys move, Enter or Tab attaches the active one as a chip, Escape closes; the
+// textarea keeps the focus (a combobox with a listbox, views/combobox.js, like the slash menu),
+// and no other key is taken from it.
 
 import { h, icon, clear } from "./dom.js";
-import { atToken, formatSize, highlightRuns } from "../state/finder.js";
+import { ComboList } from "./combobox.js";
+import { atToken, formatSize, highlightRuns, problemsNote } from "../state/finder.js";
+
+const RETRIES = 10;
+const RETRY_MS = 1500;
 
 export class FinderMenu {
   /**
@@ -14,18 +19,16 @@ export class FinderMenu {
   constructor(input, ctx) {
     this.input = input;
     this.ctx = ctx;
-    this.items = [];
-    this.active = 0;
     this.token = null;
+    this.combo = new ComboList(input, { id: "finder-menu-list", label: "Files, folders and resources", optionPrefix: "finder-opt-", choose: (i) => this.choose(i) });
+    this.list = this.combo.list;
     this.el = h("div", { class: "slash-menu finder-menu", testid: "finder-menu", hidden: true });
-    this.list = h("ul", { id: "finder-menu-list", class: "slash-list", role: "listbox", "aria-label": "Files and folders" });
     this.foot = h("p", { class: "finder-foot", testid: "finder-foot" });
     this.el.append(this.list, this.foot);
-    this.list.addEventListener("mousedown", (e) => e.preventDefault()); // keep the caret in the textarea
-    this.list.addEventListener("click", (e) => {
-      const li = e.target.closest("[role=option]");
-      if (li) this.choose(Number(li.dataset.index));
-    });
+  }
+
+  get items() {
+    return this.combo.items;
   }
 
   get open() {
@@ -41,12 +44,26 @@ export class FinderMenu {
     if (sameQuery && this.open) return;
     if (!this.open) this.renderWaiting();
     this.waiting = true;
+    this.asked = 0;
+    await this.ask(token);
+  }
+
+  async ask(token) {
     const found = await this.ctx.queries.find(token.query);
     if (found === null || this.token !== token) return; // typed on meanwhile
     this.waiting = false;
-    this.items = found.matches;
-    this.active = 0;
+    const keep = this.items[this.combo.active];
+    this.combo.items = found.matches;
+    const again = keep ? found.matches.findIndex((m) => m.path === keep.path && m.kind === keep.kind) : -1;
+    this.combo.active = this.asked > 0 && again >= 0 ? again : 0;
     this.render(found);
+    // an MCP server still starting or listing: ask again a few times while the query stands
+    if (found.problems?.length && this.asked < RETRIES) {
+      this.asked++;
+      setTimeout(() => {
+        if (this.open && this.token === token) this.ask(token);
+      }, RETRY_MS);
+    }
   }
 
   renderWaiting() {
@@ -56,48 +73,45 @@ export class FinderMenu {
     this.show();
   }
 
-  render({ error, partial }) {
+  render({ error, partial, problems }) {
     clear(this.list);
-    this.list.append(h("li", { class: "slash-section", role: "presentation" }, "Files and folders"));
-    this.items.forEach((item, i) => {
-      const runs = highlightRuns(item.path, item.hits);
-      const li = h(
-        "li",
-        {
-          id: `finder-opt-${i}`,
-          class: ["slash-item", "finder-item", i === this.active && "is-active"],
-          role: "option",
-          testid: "finder-item",
-          "aria-selected": String(i === this.active),
-          dataset: { index: String(i), path: item.path, kind: item.kind },
-        },
-        icon(item.kind === "folder" ? "folder" : "file"),
-        h("span", { class: "finder-path", dir: "ltr" }, runs.map((r) => (r.hit ? h("mark", {}, r.text) : r.text)), item.kind === "folder" ? "/" : ""),
-        h("span", { class: "slash-kind" }, item.kind === "folder" ? "folder" : formatSize(item.size)),
-      );
-      this.list.append(li);
-    });
-    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "finder-empty" }, error ?? "No file or folder matches."));
-    this.foot.textContent = partial ? "A very large folder: only part of it is searched." : "Enter or Tab attaches · Esc closes";
+    const anyResource = this.items.some((m) => m.kind === "resource");
+    this.list.append(h("li", { class: "slash-section", role: "presentation" }, anyResource ? "Files, folders and MCP resources" : "Files and folders"));
+    this.items.forEach((item, i) => this.list.append(this.row(item, i)));
+    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "finder-empty" }, error ?? "No file, folder or resource matches."));
+    const trouble = problemsNote(problems);
+    this.foot.textContent = [partial ? "A very large folder: only part of it is searched." : "Enter or Tab attaches · Esc closes", trouble].filter(Boolean).join(" · ");
+    this.foot.title = (problems ?? []).join("\n");
     this.show();
-    this.syncActive();
+    this.combo.syncActive();
+  }
+
+  row(item, i) {
+    const runs = highlightRuns(item.path, item.hits);
+    const marked = runs.map((r) => (r.hit ? h("mark", {}, r.text) : r.text));
+    const attrs = { ...this.combo.optionAttrs(i), class: ["slash-item", "finder-item", i === this.combo.active && "is-active"], testid: "finder-item" };
+    if (item.kind === "resource") {
+      const r = item.resource;
+      return h(
+        "li",
+        { ...attrs, class: [...attrs.class, "finder-resource"], title: [r.title, r.uri, r.description].filter(Boolean).join("\n"), dataset: { index: String(i), path: item.path, kind: "resource", server: r.server, uri: r.uri } },
+        icon("resource"),
+        h("span", { class: "finder-path", dir: "ltr" }, marked, r.title && r.title !== r.name ? h("span", { class: "finder-title" }, ` ${r.title}`) : null),
+        h("span", { class: "slash-kind finder-server", testid: "finder-server" }, `MCP · ${r.server}`),
+      );
+    }
+    return h(
+      "li",
+      { ...attrs, dataset: { index: String(i), path: item.path, kind: item.kind } },
+      icon(item.kind === "folder" ? "folder" : "file"),
+      h("span", { class: "finder-path", dir: "ltr" }, marked, item.kind === "folder" ? "/" : ""),
+      h("span", { class: "slash-kind" }, item.kind === "folder" ? "folder" : formatSize(item.size)),
+    );
   }
 
   show() {
     this.el.hidden = false;
-    this.input.setAttribute("aria-controls", "finder-menu-list");
-    this.input.setAttribute("aria-expanded", "true");
-  }
-
-  syncActive() {
-    for (const li of this.list.querySelectorAll("[role=option]")) {
-      const on = Number(li.dataset.index) === this.active;
-      li.classList.toggle("is-active", on);
-      li.setAttribute("aria-selected", String(on));
-      if (on) li.scrollIntoView({ block: "nearest" });
-    }
-    if (this.items.length) this.input.setAttribute("aria-activedescendant", `finder-opt-${this.active}`);
-    else this.input.removeAttribute("aria-activedescendant");
+    this.combo.expand();
   }
 
   close() {
@@ -105,32 +119,15 @@ export class FinderMenu {
     this.token = null;
     this.waiting = false;
     this.el.hidden = true;
-    this.input.setAttribute("aria-controls", "slash-menu-list");
-    this.input.setAttribute("aria-expanded", "false");
-    this.input.removeAttribute("aria-activedescendant");
+    this.combo.collapse("slash-menu-list"); // the textarea's other list
   }
 
   /** Keys while open; true when the menu used the key. */
   onKeyDown(e) {
     if (!this.open) return false;
-    if (e.key === "Escape") {
-      this.close();
-      return true;
-    }
     // Enter while the first answer is on its way attaches nothing and sends nothing
-    if (this.waiting && !this.items.length && (e.key === "Enter" || e.key === "Tab")) return true;
-    if (!this.items.length) return false;
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      const step = e.key === "ArrowDown" ? 1 : -1;
-      this.active = (this.active + step + this.items.length) % this.items.length;
-      this.syncActive();
-      return true;
-    }
-    if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
-      this.choose(this.active);
-      return true;
-    }
-    return false;
+    if (e.key !== "Escape" && this.waiting && !this.items.length && (e.key === "Enter" || e.key === "Tab")) return true;
+    return this.combo.onKeyDown(e, { close: () => this.close(), choose: (i) => this.choose(i) });
   }
 
   choose(index) {

@@ -1,8 +1,10 @@
 // The composer's slash menu: typing `/` offers the session's commands (with their input hints),
 // the client's own /model /new /help, and its skills (with descriptions). Arrow keys move,
-// Enter or Tab chooses, Escape closes; the textarea stays focused (a combobox with a listbox).
+// Enter or Tab chooses, Escape closes; the textarea stays focused (a combobox with a listbox,
+// views/combobox.js).
 
 import { h, clear } from "./dom.js";
+import { ComboList } from "./combobox.js";
 import { applyChoice, slashItems, slashToken } from "../state/slash.js";
 
 const KIND_LABEL = { command: "command", client: "app", skill: "skill" };
@@ -16,24 +18,21 @@ export class SlashMenu {
   constructor(input, ctx) {
     this.input = input;
     this.ctx = ctx;
-    this.items = [];
-    this.active = 0;
     this.token = null;
     this.seq = 0;
     this.refreshing = false;
+    this.combo = new ComboList(input, { id: "slash-menu-list", label: "Commands and skills", optionPrefix: "slash-opt-", choose: (i) => this.choose(i) });
+    this.list = this.combo.list;
     this.el = h("div", { class: "slash-menu", testid: "slash-menu", hidden: true });
-    this.list = h("ul", { id: "slash-menu-list", class: "slash-list", role: "listbox", "aria-label": "Commands and skills" });
     this.foot = h("p", { class: "slash-foot", testid: "slash-warnings", hidden: true });
     this.el.append(this.list, this.foot);
     input.setAttribute("role", "combobox");
     input.setAttribute("aria-autocomplete", "list");
-    input.setAttribute("aria-controls", "slash-menu-list");
-    input.setAttribute("aria-expanded", "false");
-    this.list.addEventListener("mousedown", (e) => e.preventDefault()); // keep the caret in the textarea
-    this.list.addEventListener("click", (e) => {
-      const li = e.target.closest("[role=option]");
-      if (li) this.choose(Number(li.dataset.index));
-    });
+    this.combo.collapse();
+  }
+
+  get items() {
+    return this.combo.items;
   }
 
   get open() {
@@ -59,8 +58,8 @@ export class SlashMenu {
     if (seq !== this.seq) return; // typed on meanwhile
     const sameQuery = this.token && this.token.query === token.query && this.token.atStart === token.atStart;
     this.token = token;
-    this.items = slashItems(catalogue, token);
-    if (!sameQuery) this.active = 0;
+    this.combo.items = slashItems(catalogue, token);
+    if (!sameQuery) this.combo.active = 0;
     this.render(catalogue.warnings ?? []);
   }
 
@@ -75,11 +74,9 @@ export class SlashMenu {
       const li = h(
         "li",
         {
-          id: `slash-opt-${i}`,
-          class: ["slash-item", i === this.active && "is-active"],
-          role: "option",
+          ...this.combo.optionAttrs(i),
+          class: ["slash-item", i === this.combo.active && "is-active"],
           testid: "slash-item",
-          "aria-selected": String(i === this.active),
           dataset: { index: String(i), kind: item.kind, name: item.name },
         },
         h("span", { class: "slash-name" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
@@ -95,48 +92,21 @@ export class SlashMenu {
       this.foot.title = warnings.map((w) => `${w.source}: ${w.location} — ${w.message}`).join("\n");
     }
     this.el.hidden = false;
-    this.input.setAttribute("aria-expanded", "true");
-    this.syncActive();
-  }
-
-  syncActive() {
-    for (const li of this.list.querySelectorAll("[role=option]")) {
-      const on = Number(li.dataset.index) === this.active;
-      li.classList.toggle("is-active", on);
-      li.setAttribute("aria-selected", String(on));
-      if (on) li.scrollIntoView({ block: "nearest" });
-    }
-    if (this.items.length) this.input.setAttribute("aria-activedescendant", `slash-opt-${this.active}`);
-    else this.input.removeAttribute("aria-activedescendant");
+    this.combo.expand();
+    this.combo.syncActive();
   }
 
   close() {
     this.seq++;
     this.token = null;
     this.el.hidden = true;
-    this.input.setAttribute("aria-expanded", "false");
-    this.input.removeAttribute("aria-activedescendant");
+    this.combo.collapse();
   }
 
   /** Keys while open; true when the menu used the key. */
   onKeyDown(e) {
     if (!this.open) return false;
-    if (e.key === "Escape") {
-      this.close();
-      return true;
-    }
-    if (!this.items.length) return false;
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      const step = e.key === "ArrowDown" ? 1 : -1;
-      this.active = (this.active + step + this.items.length) % this.items.length;
-      this.syncActive();
-      return true;
-    }
-    if ((e.key === "Enter" && !e.shiftKey) || e.key === "Tab") {
-      this.choose(this.active);
-      return true;
-    }
-    return false;
+    return this.combo.onKeyDown(e, { close: () => this.close(), choose: (i) => this.choose(i) });
   }
 
   choose(index) {

@@ -2,7 +2,7 @@
 
 import { classifyProblem, describeError } from "../state/problems.js";
 import { contentToPromptInput } from "./attachments.js";
-import { attachedOf } from "../state/finder.js";
+import { attachOf, attachedOf } from "../state/finder.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 
 export async function sendPrompt(app, mode, content, attach = []) {
@@ -66,9 +66,9 @@ export async function retryTurn(app, turnEnd, btn) {
   if (!user) return;
   btn.disabled = true;
   try {
-    // attached files are named again (read as they are now), not resent as plain text
+    // attached files and resources are named again (read as they are now), not resent as plain text
     const content = await contentToPromptInput(app.turns, s.sessionId, user.content.filter((b) => !b.attached));
-    const attach = attachedOf(user.content).map((a) => ({ path: a.path }));
+    const attach = attachedOf(user.content).map(attachOf);
     if (!content.length && attach.length) content.push({ type: "text", text: "" });
     if (content.length) await sendPrompt(app, "queue", content, attach);
   } catch (e) {
