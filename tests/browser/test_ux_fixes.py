@@ -1,0 +1,125 @@
+"""Small UX fixes (issue 31, the uxfix round): where the focus lands after a revert in the
+Changes view, the welcome's words about the permission mode and Import, and a queued message's
+attached files surviving an edit. Screenshots at 800 and 1100 px: tests/screenshots/uxfix-*.png."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.shots import SHOTS
+from tests.browser.support import (
+    VIEWPORT,
+    HarnessServer,
+    fresh_session,
+    send,
+    tool_call,
+    turn_ends,
+    wait_idle,
+)
+from tests.browser.test_changes_view import allow
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+SEDS = "sed -i 's/colour/color/' notes.txt; echo z >> zeta.txt"
+LINES = "".join(f"line {i}\n" for i in range(1, 41))
+
+
+def shoot(page: Page, name: str, blur: bool = False) -> None:
+    """`uxfix-<name>-<width>.png` at 800 and 1100 px (the focus ring stays unless `blur`)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    if blur:
+        page.evaluate("() => document.activeElement?.blur?.()")
+    for width in (800, 1100):
+        page.set_viewport_size({"width": width, "height": 760})
+        page.screenshot(path=str(SHOTS / f"uxfix-{name}-{width}.png"), animations="disabled", caret="hide")
+    page.set_viewport_size(VIEWPORT)
+
+
+def focused(page: Page) -> dict[str, str | None]:
+    """What has the focus: its test id, and its file's path and hunk's place in the Changes view."""
+    return dict(
+        page.evaluate(
+            """() => { const el = document.activeElement;
+                const file = el.closest("[data-testid=changes-file]");
+                const hunk = el.closest("[data-testid=changes-hunk]");
+                const hunks = file ? [...file.querySelectorAll("[data-testid=changes-hunk]")] : [];
+                return {tag: el.tagName, testid: el.dataset.testid ?? null, path: file?.dataset.path ?? null,
+                        hunk: hunk ? String(hunks.indexOf(hunk)) : null}; }"""
+        )
+    )
+
+
+def test_after_a_revert_the_focus_stays_in_the_changes_view(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    work = harness.workdir
+    (work / "big.txt").write_text(LINES)
+    (work / "notes.txt").write_text("colour\n")
+    (work / "zeta.txt").write_text("zeta\n")
+    fresh_session(page)
+    edit = lambda cid, old, new: tool_call(cid, "edit_file", path="big.txt", old_string=old, new_string=new)  # noqa: E731
+    llm.enqueue(
+        Reply(tool_calls=[edit("f1", "line 2\n", "line two\n")]),
+        Reply(tool_calls=[edit("f2", "line 20\n", "line twenty\n")]),
+        Reply(tool_calls=[edit("f3", "line 38\n", "line thirty-eight\n")]),
+        Reply(tool_calls=[tool_call("b1", "bash", command=SEDS)]),
+        Reply(text="Three edits and two seds."),
+    )
+    send(page, "Edit big.txt in three places, then fix notes.txt and zeta.txt")
+    for tool in ("edit_file", "edit_file", "edit_file", "bash"):
+        allow(page, tool)
+    turn_ends(page)
+    wait_idle(page)
+    page.get_by_test_id("changes-toggle").click()
+    panel = page.get_by_test_id("changes-panel")
+    files = panel.get_by_test_id("changes-file")
+    expect(files.get_by_test_id("changes-file-name")).to_have_text(["big.txt", "notes.txt", "zeta.txt"])
+    big = files.nth(0)
+    expect(big.get_by_test_id("changes-hunk")).to_have_count(3)
+
+    # the middle hunk, by keyboard: the focus goes to the hunk that took its place
+    big.get_by_test_id("changes-hunk").nth(1).get_by_test_id("changes-revert-hunk").focus()
+    page.keyboard.press("Enter")
+    expect(big.get_by_test_id("changes-hunk")).to_have_count(2)
+    expect(big.get_by_test_id("changes-hunk").nth(1).get_by_test_id("changes-revert-hunk")).to_be_focused()
+    assert focused(page) == {"tag": "BUTTON", "testid": "changes-revert-hunk", "path": "big.txt", "hunk": "1"}
+    assert "line 20\n" in (work / "big.txt").read_text()
+    shoot(page, "changes-after-hunk")
+    # the last hunk: the one before it now
+    page.keyboard.press("Enter")
+    expect(big.get_by_test_id("changes-hunk")).to_have_count(1)
+    expect(big.get_by_test_id("changes-hunk").nth(0).get_by_test_id("changes-revert-hunk")).to_be_focused()
+    # the file's only hunk: the file goes from the list, the next file's name has the focus
+    page.keyboard.press("Enter")
+    expect(files).to_have_count(2)
+    expect(files.nth(0).get_by_test_id("changes-file-name")).to_have_text("notes.txt")
+    expect(files.nth(0).get_by_test_id("changes-file-name")).to_be_focused()
+    assert (work / "big.txt").read_text() == LINES
+
+    # Revert file, by keyboard through its dialog (Cancel is focused first)
+    page.keyboard.press("Tab")  # from the file's name to its Revert file button
+    expect(files.nth(0).get_by_test_id("changes-revert-file")).to_be_focused()
+    page.keyboard.press("Enter")
+    dialog = page.get_by_test_id("changes-revert-dialog")
+    expect(dialog.get_by_test_id("changes-revert-dialog-cancel")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(dialog.get_by_test_id("changes-revert-confirm")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(files).to_have_count(1)
+    expect(files.nth(0).get_by_test_id("changes-file-name")).to_be_focused()  # zeta.txt, now at its place
+    assert focused(page)["path"] == "zeta.txt"
+    assert (work / "notes.txt").read_text() == "colour\n"
+    shoot(page, "changes-after-file")
+    # the last file: nothing is left to review, the focus is on the way out
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(dialog.get_by_test_id("changes-revert-dialog-cancel")).to_be_focused()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(panel.get_by_test_id("changes-empty")).to_be_visible()
+    expect(panel.get_by_test_id("changes-close")).to_be_focused()
+    assert (work / "zeta.txt").read_text() == "zeta\n"
+    page.keyboard.press("Enter")
+    expect(panel).to_be_hidden()
