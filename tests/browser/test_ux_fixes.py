@@ -4,20 +4,25 @@ attached files surviving an edit. Screenshots at 800 and 1100 px: tests/screensh
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.shots import SHOTS
 from tests.browser.support import (
     VIEWPORT,
+    Contexts,
     HarnessServer,
     fresh_session,
+    openai_args,
     send,
     tool_call,
     turn_ends,
     wait_idle,
 )
 from tests.browser.test_changes_view import allow
+from tests.browser.test_workspaces import rpc
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -123,3 +128,47 @@ def test_after_a_revert_the_focus_stays_in_the_changes_view(
     assert (work / "zeta.txt").read_text() == "zeta\n"
     page.keyboard.press("Enter")
     expect(panel).to_be_hidden()
+
+
+def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
+    contexts: Contexts,
+    make_harness: Callable[..., HarnessServer],
+    llm: ScriptedLlmServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first start: the welcome says what the agent may do in the default mode as it applies on
+    this machine (Auto with the sandbox, Ask without one, whatever Settings chose), never "only
+    with your approval" when that is not so; and it names Import for an exported archive."""
+    monkeypatch.setenv("HARNESSDESK_SANDBOX", "")  # this server probes bubblewrap for real
+    sandboxed = make_harness(openai_args(llm.base_url), "sandboxed")
+    page = contexts.new_page(sandboxed.url)
+    mode = page.get_by_test_id("welcome-mode")
+    if rpc(page, "host.describe", {})["newSessionMode"]["value"] != "auto":  # type: ignore[index]
+        pytest.skip("bubblewrap cannot run here: Auto is not offered")
+    expect(mode).to_have_text(
+        "Choose the folder of a project: the agent works there. New sessions start in Auto: it edits"
+        " files and runs commands inside that folder on its own, in a sandbox, and asks before anything else."
+    )
+    expect(mode).not_to_contain_text("only with your approval")
+    note = page.get_by_test_id("welcome-import-note")
+    expect(note).to_contain_text(
+        "Have a session exported as an archive (.zip)? Drop it on the window or import it."
+    )
+    shoot(page, "welcome-auto", blur=True)
+    with page.expect_file_chooser() as chooser:
+        note.get_by_test_id("welcome-import").click()
+    assert not chooser.value.is_multiple()  # the Import button's own file dialog
+
+    ops = [{"op": "set", "path": ["defaultPreset"], "value": "read-only"}]
+    rpc(page, "settings.mutate", {"ns": "permission", "ops": ops})
+    page.reload()
+    expect(mode).to_contain_text(
+        "New sessions start in Read-only: it reads and searches, and changes nothing."
+    )
+    monkeypatch.setenv("HARNESSDESK_SANDBOX", "none")  # a machine without a sandbox: Auto asks like Ask
+    plain = make_harness(openai_args(llm.base_url), "plain")
+    other = contexts.new_page(plain.url)
+    expect(other.get_by_test_id("welcome-mode")).to_contain_text(
+        "New sessions start in Ask: it reads files freely and asks before every write and every command."
+    )
+    shoot(other, "welcome-ask", blur=True)
