@@ -4,7 +4,10 @@ attached files surviving an edit. Screenshots at 800 and 1100 px: tests/screensh
 
 from __future__ import annotations
 
+import json
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -172,3 +175,42 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
         "New sessions start in Ask: it reads files freely and asks before every write and every command."
     )
     shoot(other, "welcome-ask", blur=True)
+
+
+ODD = "  Q3\u202e plan\n<b>draft</b>\u0007  "
+"""A forged title: spaces around it, a right-to-left override, a newline, markup, a bell."""
+
+
+def test_an_imported_title_is_shown_as_stored_in_the_sidebar_and_the_header(
+    page: Page, harness: HarnessServer, tmp_path: Path
+) -> None:
+    entries = []
+    for sid, events in (("s-odd-header", []), ("s-odd-event", [("session/title", ODD)])):
+        head = {"id": sid, "createdAt": 1, "cwd": "/", "blank": False, "title": ODD, "titleSource": "user"}
+        rows = [json.dumps(head)]
+        for seq, (etype, title) in enumerate(events):
+            data = {"title": title + " again", "source": {"kind": "user"}}
+            rows.append(json.dumps({"type": etype, "seq": seq, "time": 1000 + seq, "data": data}))
+        entries.append((sid, "\n".join(rows) + "\n"))
+    fresh_session(page)
+    for sid, log in entries:
+        archive = tmp_path / f"{sid}.zip"
+        with zipfile.ZipFile(archive, "w") as zf:
+            zf.writestr("session.jsonl", log)
+        with page.expect_file_chooser() as chooser:
+            page.get_by_test_id("import-archive").click()
+        chooser.value.set_files(str(archive))
+        page.get_by_test_id("import-dialog").get_by_test_id("import-confirm").click()
+        page.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=sid)
+        listed = {i["sessionId"]: i for i in rpc(page, "session.list", {})["items"]}  # type: ignore[index]
+        stored = listed[sid]["title"]
+        assert stored == (
+            "Q3 plan <b>draft</b>" + (" again" if "event" in sid else "")
+        )  # as the app stores one
+        row = page.locator(f'[data-testid=session-item][data-session-id="{sid}"]')
+        expect(row.get_by_test_id("session-title")).to_have_text(stored)
+        expect(page.get_by_test_id("session-heading")).to_have_text(stored)
+        page.reload()
+        expect(row.get_by_test_id("session-title")).to_have_text(stored)
+        expect(page.get_by_test_id("session-heading")).to_have_text(stored)
+    shoot(page, "imported-title")
