@@ -214,3 +214,48 @@ def test_an_imported_title_is_shown_as_stored_in_the_sidebar_and_the_header(
         expect(row.get_by_test_id("session-title")).to_have_text(stored)
         expect(page.get_by_test_id("session-heading")).to_have_text(stored)
     shoot(page, "imported-title")
+
+
+def test_editing_a_queued_message_keeps_its_attached_files_as_chips(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    (harness.workdir / "notes").mkdir(exist_ok=True)
+    (harness.workdir / "notes" / "queued_note.txt").write_text("the queued note\n")
+    fresh_session(page)
+    llm.enqueue(Reply(tool_calls=[tool_call("w1", "bash", command="echo busy")]), Reply(text="Done first."))
+    send(page, "Start something")  # the turn waits on its approval card: later input queues
+    expect(page.get_by_test_id("approval-card")).to_have_count(1)
+    box = page.get_by_test_id("composer-input")
+    box.click()
+    box.press_sequentially("@queuednote")
+    expect(page.get_by_test_id("finder-item").first).to_have_attribute("data-path", "notes/queued_note.txt")
+    box.press("Enter")  # attaches
+    box.press_sequentially("summarize it")
+    box.press("Enter")  # queued behind the running turn
+    item = page.get_by_test_id("queue-item")
+    expect(item).to_have_count(1)
+    expect(item.get_by_test_id("msg-context-chip")).to_have_attribute("data-path", "notes/queued_note.txt")
+
+    item.get_by_test_id("queue-edit").click()
+    edit = item.get_by_test_id("queue-edit-input")
+    expect(edit).to_be_focused()
+    expect(edit).to_have_value("summarize it")  # the words only: the file is a chip, not text
+    expect(item.get_by_test_id("context-chip")).to_have_attribute("data-path", "notes/queued_note.txt")
+    shoot(page, "queue-edit")
+    edit.fill("summarize it in one line")
+    edit.press("Enter")
+    expect(item.get_by_test_id("queue-edit-input")).to_have_count(0)
+    expect(item.locator(".queue-text")).to_have_text("summarize it in one line")
+    expect(item.get_by_test_id("msg-context-chip")).to_have_attribute("data-path", "notes/queued_note.txt")
+    shoot(page, "queue-edited", blur=True)
+
+    llm.enqueue(Reply(text="One line: the queued note."))
+    allow(page, "bash")
+    turn_ends(page, 2)
+    said = llm.requests[-1]["messages"][-1]["content"]
+    assert said.startswith("summarize it in one line\n\nContents of `notes/queued_note.txt`:"), said
+    assert "the queued note" in said
+    user = page.get_by_test_id("msg-user").last
+    expect(user.locator(".user-text")).to_have_text("summarize it in one line")
+    expect(user.get_by_test_id("msg-context-chip")).to_have_attribute("data-path", "notes/queued_note.txt")
+    wait_idle(page)
