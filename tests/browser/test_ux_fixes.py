@@ -213,6 +213,7 @@ def test_an_imported_title_is_shown_as_stored_in_the_sidebar_and_the_header(
         page.reload()
         expect(row.get_by_test_id("session-title")).to_have_text(stored)
         expect(page.get_by_test_id("session-heading")).to_have_text(stored)
+    expect(page.get_by_test_id("session-loading")).to_have_count(0)
     shoot(page, "imported-title")
 
 
