@@ -16,6 +16,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from contract._base import WireModel
 from contract.paths import HostPath, PathSegment
+from contract.permissions import PresetOption
 
 PickerCapability = Literal["native", "browse"]
 
@@ -44,6 +45,10 @@ class DescribeValue(WireModel):
     attached_sessions: int = Field(ge=0, description="sessions loaded in this host process")
     can_open_path: bool = Field(description="host.openPath can reach a desktop here")
     host_instance_id: str
+    new_session_mode: PresetOption | None = Field(
+        default=None,
+        description="the permission mode a new session starts in here (Auto is Ask without a sandbox)",
+    )
 
 
 # host.pickDirectory

@@ -254,6 +254,9 @@ class SelectModelValue(WireModel):
 class EditAction(WireModel):
     kind: Literal["edit"] = "edit"
     content: list[PromptContent] = Field(min_length=1)
+    attach: list[AttachInput] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
+    """Files and folders to send with the edited message (read now), as `session.prompt`'s: a
+    queued message's attached files stay attachments through an edit."""
 
 
 class RemoveAction(WireModel):

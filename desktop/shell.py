@@ -75,6 +75,10 @@ class Shell:
         self._server_future: concurrent.futures.Future[None] | None = None
         # GTK: None until `initialized` (pywebview would try to serve a scheme URL itself)
         url = None if self.gtk else str(webui / "index.html")
+        if self.gtk:
+            from desktop import gtkgeometry
+
+            geometry.keep_on_screen(gtkgeometry.monitor_areas())
         window = webview.create_window(
             TITLE,
             url=url,
@@ -102,10 +106,11 @@ class Shell:
         events.initialized += self._on_initialized
         events.before_show += self._on_before_show
         events.loaded += self._on_loaded
-        events.resized += geometry.resized
-        events.moved += geometry.moved
-        events.maximized += geometry.maximize
-        events.restored += geometry.restore
+        if not self.gtk:  # GTK: desktop/gtkgeometry.py reads the window itself, in order
+            events.resized += geometry.resized
+            events.moved += geometry.moved
+            events.maximized += geometry.maximize
+            events.restored += geometry.restore
         events.closing += self._on_closing
 
     # ---- pywebview events --------------------------------------------------------------------
@@ -119,8 +124,9 @@ class Shell:
 
     def _on_before_show(self) -> None:
         if self.gtk:
-            from desktop import gtkshell
+            from desktop import gtkgeometry, gtkshell
 
+            gtkgeometry.track(gtkshell.browser_view(self.window).window, self.geometry)
             source = dev_validate_prelude() + paths.bridge_js().read_text(encoding="utf-8")
             gtkshell.install(self.window, self.webui, source, self.download_from_navigation)
             self._closer = gtkshell.close_file_dialogs

@@ -258,7 +258,7 @@ class Engine:
             goals=goals,
             mcp=mcp,
             health=health,
-            host=HostSurface(core, jobs, model_status),
+            host=HostSurface(core, jobs, model_status, plane.default_preset),
             changes=SessionChanges(
                 store, files.snapshots, data_dir, core.header, core.attach, lambda: core.default_cwd
             ),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.desktop.support import AppFactory
-from tests.desktop.x11 import start_xvfb
+from tests.desktop.x11 import start_openbox, start_xvfb
 from tests.support.machine import need
 
 
@@ -26,6 +26,31 @@ def display() -> Iterator[str]:
         need(False, f"WebKitGTK is not importable: {exc}")
     proc, name = start_xvfb()
     yield name
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture(scope="session")
+def wm_display() -> Iterator[str]:
+    """A second Xvfb with openbox managing it: windows get frames, placement and maximize as on
+    a desktop (the plain `display` has no window manager)."""
+    need(
+        bool(shutil.which("Xvfb") and shutil.which("xdotool")),
+        "Xvfb and xdotool are needed for the window tests",
+    )
+    need(
+        bool(shutil.which("openbox") and shutil.which("wmctrl") and shutil.which("xwininfo")),
+        "openbox, wmctrl and xwininfo are needed for the window manager tests",
+    )
+    try:
+        import desktop.gtkshell  # noqa: F401
+    except ImportError as exc:
+        need(False, f"WebKitGTK is not importable: {exc}")
+    proc, name = start_xvfb()
+    wm = start_openbox(name)
+    yield name
+    wm.terminate()
+    wm.wait(10)
     proc.terminate()
     proc.wait(10)
 

@@ -335,16 +335,51 @@ def test_geometry_keeps_the_normal_size_while_maximized_and_the_state_across_sta
 
     file = tmp_path / "window.json"
     g = Geometry(file)
-    g.resized(900, 640)
-    g.moved(40, 50)
-    g.resized(1920, 1080)  # the toolkit's resize to the screen, then its maximized event
-    g.maximize()
-    g.resized(1920, 1040)  # while maximized: not the window's own size
+    g.normal(900, 640, 40, 50, now=10.0)
+    g.normal(1280, 781, 0, 0, now=20.0)  # the window manager's resize to the screen, then the state
+    g.maximize(now=20.01)
+    g.normal(1280, 760, 0, 0, now=21.0)  # while maximized: not the window's own geometry
     g.save()
     again = Geometry(file)
     assert (again.width, again.height, again.x, again.y, again.maximized) == (900, 640, 40, 50, True)
     again.restore()
-    again.resized(1000, 700)
+    again.normal(1000, 700, 40, 50, now=30.0)
     again.save()
     third = Geometry(file)
-    assert (third.width, third.height, third.maximized) == (1000, 700, False)
+    assert (third.width, third.height, third.x, third.y, third.maximized) == (1000, 700, 40, 50, False)
+
+
+def test_geometry_takes_the_maximized_state_before_or_after_its_resize(tmp_path: Path) -> None:
+    from desktop.geometry import Geometry
+
+    first = Geometry(tmp_path / "a.json")
+    first.normal(900, 640, 40, 50, now=10.0)
+    first.maximize(now=20.0)  # the state first: the screen-sized configure after it is ignored
+    first.normal(1280, 781, 0, 0, now=20.01)
+    assert (first.width, first.height, first.x, first.y) == (900, 640, 40, 50)
+    second = Geometry(tmp_path / "b.json")
+    second.normal(900, 640, 40, 50, now=10.0)
+    second.normal(950, 650, 40, 50, now=15.0)  # a person's resize long before maximizing stays
+    second.maximize(now=30.0)
+    assert (second.width, second.height) == (950, 650)
+
+
+def test_geometry_forgets_a_position_on_no_monitor(tmp_path: Path) -> None:
+    from desktop.geometry import Geometry
+
+    file = tmp_path / "window.json"
+    file.write_text(json.dumps({"width": 900, "height": 640, "x": 1900, "y": 100}))
+    screens = [(0, 0, 1280, 800), (1280, 0, 1920, 1080)]
+    g = Geometry(file)
+    g.keep_on_screen(screens)
+    assert (g.x, g.y) == (1900, 100)  # on the second monitor
+    g.keep_on_screen(screens[:1])  # unplugged
+    assert (g.x, g.y) == (None, None)
+    file.write_text(json.dumps({"width": 900, "height": 640, "x": 1200, "y": -30}))
+    h = Geometry(file)
+    h.keep_on_screen(screens[:1])
+    assert (h.x, h.y) == (None, None)  # its title bar is above the screen and mostly right of it
+    file.write_text(json.dumps({"width": 900, "height": 640, "x": -400, "y": 300}))
+    k = Geometry(file)
+    k.keep_on_screen(screens[:1])
+    assert (k.x, k.y) == (-400, 300)  # half off the left edge: its title bar can still be grabbed

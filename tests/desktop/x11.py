@@ -132,3 +132,65 @@ def screenshot(display: str, path: Path) -> Path:
 def xdotool(display: str, *args: str) -> None:
     """Real X input (keys, focus) on `display`, as a person's keyboard would send it."""
     subprocess.run(["xdotool", *args], env={**os.environ, "DISPLAY": display}, check=True, timeout=60)
+
+
+def start_openbox(display: str) -> subprocess.Popen[bytes]:
+    """Openbox, a real window manager, on `display`: it reparents windows into frames, places
+    them, and keeps a newly mapped window on screen; waits until it owns the display."""
+    env = {**os.environ, "DISPLAY": display}
+    proc = subprocess.Popen(
+        ["openbox", "--sm-disable"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        probe = subprocess.run(["wmctrl", "-m"], env=env, capture_output=True, text=True)
+        if probe.returncode == 0 and "Openbox" in probe.stdout:
+            return proc
+        time.sleep(0.1)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError("openbox did not start")
+
+
+def placement(display: str, window: int) -> tuple[int, int, int, int]:
+    """(x, y, width, height) of a window's client area in screen coordinates (xwininfo's absolute
+    upper-left corner: what a person sees, inside the window manager's frame)."""
+    out = subprocess.run(
+        ["xwininfo", "-id", str(window)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=30,
+    ).stdout
+    values = dict(line.strip().split(":", 1) for line in out.splitlines() if ":" in line)
+    keys = ("Absolute upper-left X", "Absolute upper-left Y", "Width", "Height")
+    x, y, width, height = (int(values[k].strip()) for k in keys)
+    return x, y, width, height
+
+
+def xprop(display: str, window: int, name: str) -> str:
+    """One property of a window as xprop prints it (`NAME(TYPE) = …`)."""
+    return subprocess.run(
+        ["xprop", "-id", str(window), name],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DISPLAY": display},
+        timeout=30,
+    ).stdout.strip()
+
+
+def frame_extents(display: str, window: int) -> tuple[int, int, int, int]:
+    """(left, right, top, bottom) of the window manager's frame around `window`."""
+    value = xprop(display, window, "_NET_FRAME_EXTENTS").partition("=")[2]
+    left, right, top, bottom = (int(v) for v in value.split(","))
+    return left, right, top, bottom
+
+
+def wmctrl(display: str, window: int, *args: str) -> None:
+    """Ask the window manager to move, resize or maximize `window`, as a person's drag does."""
+    subprocess.run(
+        ["wmctrl", "-i", "-r", str(window), *args],
+        env={**os.environ, "DISPLAY": display},
+        check=True,
+        timeout=30,
+    )

@@ -2,7 +2,11 @@
 
 Probes the well-known loopback ports in parallel, each bounded at `PROBE_TIMEOUT`: Ollama's
 `/api/tags`, and `/v1/models` for the OpenAI-compatible ones (LM Studio, llama.cpp's server,
-vLLM, Jan). Only 127.0.0.1 is ever asked, never another address; the port list is a parameter
+vLLM, Jan). A port nobody listens on is refused at once, so the bound only costs time for a
+port that accepts and then stays silent; the probes run together and off the page's thread (the
+UI awaits the call in the background), so the whole look takes at most one bound.
+
+Only 127.0.0.1 is ever asked, never another address; the port list is a parameter
 so tests use stand-ins on free ports (docs/decisions.md, "Offline agent").
 """
 
@@ -16,7 +20,11 @@ from typing import Any
 
 from contract.llm import DiscoveredModelView, LocalServerKind, LocalServerView
 
-PROBE_TIMEOUT = 0.3
+PROBE_TIMEOUT = 2.0
+"""Seconds per probe. The former 0.3 s is less than a busy 2-core machine promises for a loopback
+answer (a server that is loading a model, eight test workers), so a running server was reported
+missing; one that needs more than 2 s to list its models is not one to work with either
+(docs/decisions.md, "Small UX fixes (issue 31)")."""
 LOOPBACK = "127.0.0.1"
 
 

@@ -78,7 +78,11 @@ class Agents:
         agent = self._core.pool.get(session_id)
         if agent is None:
             raise QueueItemNotFound(item_id, "the session has no queued input")
-        content = self._core.blocks(action.content) if action.kind == "edit" else None
+        content = None
+        if action.kind == "edit":
+            paths = [a.path for a in action.attach]
+            attached = await self._finder.attach(session_id, paths) if paths else []
+            content = [*self._core.blocks(action.content), *attached]
         agent.update_queue(item_id, action.kind, content)
 
     async def inject(

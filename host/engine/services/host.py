@@ -3,7 +3,7 @@ and host subscriptions, and the answers clients give to pending requests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from contract import __version__
@@ -14,13 +14,18 @@ from host.engine import ids
 from host.engine.bus import Item, Subscription, push
 from host.engine.directories import can_open_path
 from host.engine.model_status import ModelStatusRelay
+from host.engine.permissions.presets import applied, preset
+from host.engine.sandbox import support
 from host.engine.services.core import Core
 from host.engine.services.jobs import Jobs
 
 
 class HostSurface:
-    def __init__(self, core: Core, jobs: Jobs, model_status: ModelStatusRelay) -> None:
+    def __init__(
+        self, core: Core, jobs: Jobs, model_status: ModelStatusRelay, default_preset: Callable[[], str]
+    ) -> None:
         self._core = core
+        self._default_preset = default_preset
         self._jobs = jobs
         self._model_status = model_status
         self.instance_id = ids.host_instance_id()
@@ -37,6 +42,7 @@ class HostSurface:
             attached_sessions=len(self._core.pool.agents),
             can_open_path=can_open_path(),
             host_instance_id=self.instance_id,
+            new_session_mode=applied(preset(self._default_preset()), support().available).option(),
         )
 
     def subscribe_mux(self, limit: int | None = None) -> Subscription:

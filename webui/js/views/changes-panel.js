@@ -41,6 +41,7 @@ export class ChangesPanel {
     if (!this.open) return;
     const { files, error, loading } = this.ctx.state;
     const top = this.root.scrollTop; // a re-read keeps the place the person was reading
+    const had = focusKey(this.root); // a re-read keeps the focus where it was, too
     clear(this.root);
     const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": "Close changes" }, icon("x"));
     close.addEventListener("click", () => this.ctx.close());
@@ -48,9 +49,14 @@ export class ChangesPanel {
     this.root.append(h("div", { class: "changes-head" }, h("h2", { class: "panel-title" }, "Changes"), count, close));
     if (error) this.root.append(h("p", { class: "list-empty", role: "alert" }, describeError(error)));
     if (!files) return this.root.append(h("p", { class: "list-empty" }, "Reading the changes…"));
-    if (!files.length) return this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, "This session has not changed any file (or every change was put back)."));
+    if (!files.length) {
+      this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, "This session has not changed any file (or every change was put back)."));
+      if (had) close.focus(); // nothing left to review: the way out
+      return;
+    }
     this.root.append(h("ul", { class: "changes-list", role: "list" }, files.map((f) => this.fileNode(f))));
     this.root.scrollTop = top;
+    if (had) this.root.querySelector(had)?.focus({ preventScroll: true });
     const target = [...this.root.querySelectorAll("[data-testid=changes-file]")].find((el) => el.dataset.path === this.target);
     target?.classList.add("is-target");
     if (this.pending && !loading) {
@@ -86,9 +92,34 @@ export class ChangesPanel {
     return h("div", { class: "changes-hunk", testid: "changes-hunk", dataset: { hunkId: hunk.id } }, h("div", { class: "changes-hunk-bar" }, btn), diffTable(hunk.diff, `A change to ${file.path}`));
   }
 
+  /** After a revert: the next hunk's Revert button in the same file (the last one when it was
+   * the last), else that file's name, else the next file's (the one now at its place), else the
+   * previous file's. Never <body>: a keyboard user goes on from where the change was. */
+  placeFocus({ path, hunk, index }) {
+    if (!this.open) return;
+    const files = this.ctx.state.files ?? [];
+    const nodes = [...this.root.querySelectorAll("[data-testid=changes-file]")];
+    const same = nodes.find((el) => el.dataset.path === path);
+    const buttons = same ? [...same.querySelectorAll("[data-testid=changes-revert-hunk]:not(:disabled)")] : [];
+    let target = hunk != null && buttons.length ? buttons[Math.min(hunk, buttons.length - 1)] : null;
+    target ??= same?.querySelector("[data-testid=changes-file-name]");
+    target ??= nodes[Math.min(index, files.length - 1)]?.querySelector("[data-testid=changes-file-name]");
+    target ??= this.root.querySelector("[data-testid=changes-close]"); // nothing left to review
+    target?.focus();
+    target?.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Where the focus goes once `file` (its `hunk`-th hunk, or all of it) is reverted. */
+  #place(file, hunk) {
+    const index = (this.ctx.state.files ?? []).findIndex((f) => f.path === file.path);
+    return { path: file.path, hunk, index: Math.max(0, index) };
+  }
+
   async revertHunk(file, hunk, btn) {
     btn.disabled = true;
-    const r = await this.ctx.state.revertHunk(file, hunk);
+    const place = this.#place(file, file.hunks.indexOf(hunk));
+    const r = await this.ctx.state.revertHunk(file, hunk); // the list is re-read (and drawn) by then
+    this.placeFocus(place);
     if (!r.ok) this.ctx.toast(describeError(r.error));
     else this.ctx.toast(`Undid one change in ${file.path}.`, "info");
   }
@@ -103,8 +134,23 @@ export class ChangesPanel {
     });
     if (choice !== "revert") return;
     btn.disabled = true;
+    const place = this.#place(file, null);
     const r = await this.ctx.state.revertFile(file);
+    this.placeFocus(place);
     if (!r.ok) this.ctx.toast(describeError(r.error));
     else this.ctx.toast(`Reverted ${file.path}.`, "info");
   }
+}
+
+/** A selector for the focused control inside `root` that finds it again after a re-render
+ * (its test id, its file's path, its hunk's place), or null. */
+function focusKey(root) {
+  const el = document.activeElement;
+  if (!el || !root.contains(el) || !el.dataset.testid) return null;
+  const file = el.closest("[data-testid=changes-file]");
+  if (!file) return `[data-testid="${el.dataset.testid}"]`;
+  const inFile = `[data-testid=changes-file][data-path="${CSS.escape(file.dataset.path)}"]`;
+  const hunk = el.closest("[data-testid=changes-hunk]");
+  if (!hunk) return `${inFile} [data-testid="${el.dataset.testid}"]`;
+  return `${inFile} [data-testid=changes-hunk][data-hunk-id="${CSS.escape(hunk.dataset.hunkId)}"] [data-testid="${el.dataset.testid}"]`;
 }

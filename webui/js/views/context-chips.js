@@ -34,10 +34,12 @@ function title(chip, cap) {
 
 /** The composer's chips: `set()` replaces them; each has a remove button. */
 export class ContextChips {
-  /** @param {() => void} changed @param {() => number | undefined} cap */
-  constructor(changed, cap) {
+  /** @param {() => void} changed @param {() => number | undefined} cap
+   * @param {string} inputId the text box that takes the focus back after a chip is removed */
+  constructor(changed, cap, inputId = "composer-input") {
     this.changed = changed;
     this.cap = cap;
+    this.inputId = inputId;
     this.chips = [];
     this.el = h("div", { class: "context-chips composer-context", testid: "composer-context", hidden: true, "aria-label": "Attached files and folders" });
   }
@@ -55,7 +57,7 @@ export class ContextChips {
       const remove = h("button", { type: "button", class: "btn btn-icon context-chip-remove", testid: "context-chip-remove", "aria-label": `Remove ${chip.path}`, title: "Remove" }, icon("x"));
       remove.addEventListener("click", () => {
         this.set(this.chips.filter((_, k) => k !== i));
-        document.getElementById("composer-input")?.focus();
+        document.getElementById(this.inputId)?.focus();
       });
       this.el.append(h("span", { class: "context-chip", testid: "context-chip", title: title(chip, this.cap()), dataset: { path: chip.path, kind: chip.kind } }, ...chipBody(chip, this.cap()), remove));
     });

@@ -79,6 +79,9 @@ export class ImportArchive {
       if (!workspace) return;
       const r = await this.state.importFile(file, workspace.workspaceId);
       if (!r.ok) return this.ctx.toast(`Could not import ${file.name}: ${r.error.message || describeError(r.error)}`);
+      // `host/session-added` carries no title: read the list again so the sidebar and the header
+      // show the imported title as stored, not "Untitled session"
+      await this.ctx.manager.refreshList().catch(() => false);
       this.ctx.open(r.value.sessionId);
       const more = r.value.sessionIds.length - 1;
       const also = more > 0 ? ` with ${more} related session${more === 1 ? "" : "s"}` : "";

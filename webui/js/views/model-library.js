@@ -65,7 +65,9 @@ export class ModelLibrary {
     const servers = this.ctx.servers();
     const look = h("button", { type: "button", class: "btn btn-small", testid: "library-look" }, icon("search"), h("span", { class: "btn-label" }, "Look for local servers"));
     look.addEventListener("click", async () => {
-      look.disabled = true;
+      look.disabled = true; // the probes take up to 2 s on silent ports: the rest of the dialog stays usable
+      look.setAttribute("aria-busy", "true");
+      look.querySelector(".btn-label").textContent = "Looking…";
       await this.ctx.lookForServers();
       this.render();
     });

@@ -13,6 +13,7 @@ export class ProviderState {
     this.routes = [];
     this.defaultSelection = null; // {provider, model} from host.describe
     this.servers = []; // model servers found on this machine (llm.discoverLocal)
+    this.newSessionMode = null; // {value, name, description}: the mode new sessions start in (host.describe)
   }
 
   /** Probe this machine's usual model-server ports (at start and on "Look for local servers");
@@ -30,6 +31,7 @@ export class ProviderState {
     if (!p.ok || !d.ok) return; // rely on error codes instead
     this.routes = p.value.providers;
     this.defaultSelection = d.value.provider ? { provider: d.value.provider, model: d.value.model ?? null } : null;
+    this.newSessionMode = d.value.newSessionMode ?? null;
     const problem = providerProblem(this.routes, d.value.provider);
     const route = this.route(d.value.provider);
     status.setProblem("provider-not-configured", problem === "provider-not-configured", route?.problem ?? "");

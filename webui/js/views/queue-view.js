@@ -5,6 +5,8 @@
 
 import { h, icon, clear } from "./dom.js";
 import { contentToPromptInput } from "./attachments.js";
+import { ContextChips, sentChips } from "./context-chips.js";
+import { attachedOf } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
 
 export class QueueView {
@@ -61,16 +63,21 @@ export class QueueView {
     const images = content.filter((b) => b.type === "image").length;
     const li = h("li", { class: "queue-item", testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
     if (this.editing === item.id) {
-      const ta = h("textarea", { class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
+      const inputId = `queue-edit-${item.id}`;
+      const ta = h("textarea", { id: inputId, class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
       ta.value = text;
+      // attached files stay chips (removable), and are named again on Save: read as they are then
+      const chips = new ContextChips(() => {}, () => undefined, inputId);
+      chips.set(attachedOf(content).map((a) => ({ ...a })));
       const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
       const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
       const doSave = async () => {
-        const rest = await contentToPromptInput(this.ctx.turns, this.sessionId, content.filter((b) => b.type !== "text" || b.attached)); // attached files stay, as text
-        const content = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...rest];
-        if (!content.length) return;
+        const images = await contentToPromptInput(this.ctx.turns, this.sessionId, content.filter((b) => b.type === "image"));
+        const edited = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...images];
+        const attach = chips.chips.map((c) => ({ path: c.path }));
+        if (!edited.length) return; // a message needs words or an image of its own
         save.disabled = true;
-        if (await this.update(item.id, { kind: "edit", content })) this.editing = null;
+        if (await this.update(item.id, { kind: "edit", content: edited, ...(attach.length ? { attach } : {}) })) this.editing = null;
         this.render();
       };
       save.addEventListener("click", doSave);
@@ -88,7 +95,7 @@ export class QueueView {
           doSave();
         }
       });
-      li.append(ta, h("div", { class: "queue-actions" }, cancel, save));
+      li.append(h("div", { class: "queue-edit" }, ta, chips.el), h("div", { class: "queue-actions" }, cancel, save));
       queueMicrotask(() => ta.focus());
       return li;
     }
@@ -102,7 +109,7 @@ export class QueueView {
     steer.addEventListener("click", () => this.update(item.id, { kind: "steer" }));
     remove.addEventListener("click", () => this.update(item.id, { kind: "remove" }));
     li.append(
-      h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null),
+      h("div", { class: "queue-body" }, h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null), sentChips(attachedOf(content))),
       h("div", { class: "queue-actions" }, steer, edit, remove),
     );
     return li;

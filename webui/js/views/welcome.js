@@ -7,7 +7,19 @@ import { describeError } from "../state/problems.js";
 import { shortenPath } from "../state/session-list.js";
 import { recentWorkspaces } from "../state/workspaces.js";
 
-/** ctx: {manager, workspaces, openFolder(), newSessionIn(wid), settingsLink(), startsOn} */
+/** What the agent may do in the folder, in the mode new sessions start in (`host.describe`'s
+ * `newSessionMode`, already Ask where Auto has no sandbox); null before the host said. */
+export function modeWords(mode) {
+  const what = {
+    auto: "it edits files and runs commands inside that folder on its own, in a sandbox, and asks before anything else",
+    "workspace-write": "it reads files freely and asks before every write and every command",
+    "read-only": "it reads and searches, and changes nothing",
+    "danger-full-access": "it runs every command with all your rights on this computer, without asking",
+  }[mode?.value];
+  return what ? `New sessions start in ${mode.name}: ${what}.` : null;
+}
+
+/** ctx: {manager, workspaces, openFolder(), newSessionIn(wid), importArchive(), settingsLink(), startsOn, mode} */
 export function welcome(ctx) {
   const m = ctx.manager;
   const home = m.hostInfo?.home;
@@ -29,6 +41,9 @@ export function welcome(ctx) {
   const typeHere = recent.length
     ? h("p", { class: "muted", testid: "welcome-type-here" }, "Or describe a task below and press Enter to start in ", h("code", { testid: "welcome-last-folder", title: recent[0].path }, shortenPath(recent[0].path, home)), ".")
     : h("p", { class: "muted", testid: "welcome-type-here" }, "Or describe a task below and press Enter: you choose its folder first.");
+  const importBtn = h("button", { type: "button", class: "link", testid: "welcome-import" }, "import it");
+  importBtn.addEventListener("click", () => ctx.importArchive());
+  const importNote = h("p", { class: "muted", testid: "welcome-import-note" }, "Have a session exported as an archive (.zip)? Drop it on the window or ", importBtn, ".");
   if (recent.length || hasSessions) {
     openBtn.classList.remove("btn-primary");
     return [
@@ -36,6 +51,7 @@ export function welcome(ctx) {
       recent.length ? h("h3", { class: "recent-head" }, "Recent folders") : null,
       list,
       h("div", { class: "welcome-actions" }, openBtn),
+      importNote,
       typeHere,
       startsOnNote(ctx.startsOn, ctx.settingsLink),
     ];
@@ -43,8 +59,9 @@ export function welcome(ctx) {
   return [
     h("div", { class: "empty-mark", "aria-hidden": "true" }, icon("terminal", "icon icon-xl")),
     h("h2", {}, "Welcome to HarnessDesk"),
-    h("p", {}, "Choose the folder of a project: the agent works there, reading files and running commands only with your approval."),
+    h("p", { testid: "welcome-mode" }, "Choose the folder of a project: the agent works there. ", modeWords(ctx.mode) ?? ""),
     h("div", { class: "welcome-actions" }, openBtn),
+    importNote,
     typeHere,
     startsOnNote(ctx.startsOn, ctx.settingsLink),
   ];
@@ -80,6 +97,8 @@ export function renderEmpty(app, s) {
       workspaces: app.workspaces,
       openFolder: () => app.actions.openFolder(),
       newSessionIn: (wid) => app.newSession(wid),
+      importArchive: () => app.importer.choose(),
+      mode: app.providers.newSessionMode,
       settingsLink: () => settingsLink(app),
       startsOn: app.providers.startsOn(),
     });
