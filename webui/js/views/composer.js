@@ -46,7 +46,7 @@ export class ComposerView {
     this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: "Send (Enter)" }, icon("send"), h("span", { class: "btn-label" }, "Send"));
     this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
     this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
-    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · ", h("kbd", {}, "@"), " for files · paste or drop images");
+    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · ", h("kbd", {}, "@"), " for files and MCP resources · paste or drop images");
     this.picks = new ContextChips(() => this.refresh(), () => this.finderQueries?.cap);
     this.finderQueries = actions.finder ?? null;
     this.finder = new FinderMenu(this.input, { queries: actions.finder, choose: (match, token) => this.attachMatch(match, token) });
