@@ -5,8 +5,9 @@
 The scripted OpenAI-compatible provider (tests/support/scripted_llm.py) streams `--tokens` text
 deltas at `--rate` per second, each `<ns>`: the wall-clock time it was written (`stamps`).
 `harnessdesk serve` (a subprocess) runs the turn; headless Chromium (Playwright) shows the app, and
-a MutationObserver in the page notes, for each stamp, when it first appears in the assistant's
-text (`performance.timeOrigin + performance.now()`: the same wall clock). The baseline, measured
+a MutationObserver in the page (bench/pixel_observer.py, shared with the window's bench) notes,
+for each stamp, when it first appears in the assistant's text (`performance.timeOrigin +
+performance.now()`: the same wall clock). The baseline, measured
 in the same run on the same provider and pace, is this process reading the provider's stream
 directly (the floor: the provider's own write and loopback); alongside the page, this process
 also reads the host's `events.mux` (what the host adds without the browser). Prints p50 / p99
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 import threading
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
+from bench.pixel_observer import OBSERVER, SEEN, STAMP, latencies, raw_run  # noqa: E402
 from tests.browser.support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -45,20 +46,6 @@ from tests.browser.support import (  # noqa: E402
     send,
 )
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
-
-STAMP = re.compile(rb"<(\d{19})>")
-
-OBSERVER = """() => {
-    const seen = new Map();
-    window.__pixel = seen;
-    const scan = () => {
-        const now = (performance.timeOrigin + performance.now()) * 1e6;
-        const nodes = document.querySelectorAll('[data-testid="assistant-text"]');
-        const text = nodes.length ? nodes[nodes.length - 1].textContent : "";
-        for (const m of text.matchAll(/<(\\d{19})>/g)) if (!seen.has(m[1])) seen.set(m[1], now);
-    };
-    new MutationObserver(scan).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -73,19 +60,6 @@ def figures(latencies_ms: list[float]) -> dict[str, float]:
         "max": max(latencies_ms),
         "n": len(latencies_ms),
     }
-
-
-def raw_run(llm: ScriptedLlmServer, tokens: int, rate: float) -> list[float]:
-    """This process reads the provider's paced stream; ms from each stamp to its arrival."""
-    llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
-    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stamps"}]}
-    out: list[float] = []
-    with httpx.Client(timeout=60, trust_env=False) as http:
-        with http.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
-            for chunk in response.iter_bytes():
-                now = time.time_ns()
-                out += [(now - int(m.group(1))) / 1e6 for m in STAMP.finditer(chunk)]
-    return out
 
 
 class SseReader(threading.Thread):
@@ -124,8 +98,7 @@ def page_run(
     send(page, "stream stamps")
     expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=tokens / rate * 1000 + 60_000)
     reader.join(30)
-    seen: dict[str, float] = dict(page.evaluate("() => [...window.__pixel.entries()]"))
-    return [(at - int(stamp)) / 1e6 for stamp, at in seen.items()], reader.latencies
+    return latencies(dict(page.evaluate(SEEN))), reader.latencies
 
 
 def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
@@ -141,10 +114,10 @@ def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_context(viewport=VIEWPORT).new_page()
                 open_app(page, url)
-                raw_run(llm, 20, rate)  # warm both paths up
+                raw_run(llm, 20, rate, MODEL)  # warm both paths up
                 page_run(page, llm, url, 20, rate)
                 for _ in range(runs):  # interleaved: the machine's load hits both alike
-                    raw += raw_run(llm, tokens, rate)
+                    raw += raw_run(llm, tokens, rate, MODEL)
                     got, frames = page_run(page, llm, url, tokens, rate)
                     missing += tokens - len(got)
                     dom += got
