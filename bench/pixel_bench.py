@@ -10,7 +10,8 @@ for each stamp, when it first appears in the assistant's text (`performance.time
 performance.now()`: the same wall clock). The baseline, measured
 in the same run on the same provider and pace, is this process reading the provider's stream
 directly (the floor: the provider's own write and loopback); alongside the page, this process
-also reads the host's `events.mux` (what the host adds without the browser). Prints p50 / p99
+also reads the host's `events.mux` (what the host adds without the browser), and the page notes
+when its fetch reader got each stamp's bytes (the page's own share: bytes to DOM). Prints p50 / p99
 in ms of each; the goals are p50 ≤ 10 ms and p99 ≤ 30 ms in the page. No assertions.
 """
 
@@ -33,7 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
-from bench.pixel_observer import OBSERVER, SEEN, STAMP, latencies, raw_run  # noqa: E402
+from bench.pixel_observer import (  # noqa: E402
+    ARRIVED,
+    OBSERVER,
+    READ_HOOK,
+    SEEN,
+    STAMP,
+    latencies,
+    page_share,
+    raw_run,
+)
 from tests.browser.support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -87,8 +97,9 @@ class SseReader(threading.Thread):
 
 def page_run(
     page: Page, llm: ScriptedLlmServer, url: str, tokens: int, rate: float
-) -> tuple[list[float], list[float]]:
-    """One turn in the app; ms from each stamp to its text in the DOM, and to its SSE frame."""
+) -> tuple[list[float], list[float], list[float]]:
+    """One turn in the app; ms from each stamp to its text in the DOM, to its SSE frame here, and
+    from the page's fetch reader getting it to the DOM (the page's own share)."""
     fresh_session(page)
     page.evaluate(OBSERVER)
     reader = SseReader(url, tokens)
@@ -98,13 +109,15 @@ def page_run(
     send(page, "stream stamps")
     expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=tokens / rate * 1000 + 60_000)
     reader.join(30)
-    return latencies(dict(page.evaluate(SEEN))), reader.latencies
+    seen = dict(page.evaluate(SEEN))
+    return latencies(seen), reader.latencies, page_share(seen, dict(page.evaluate(ARRIVED)))
 
 
 def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
     raw: list[float] = []
     dom: list[float] = []
     sse: list[float] = []
+    own: list[float] = []
     missing = 0
     with tempfile.TemporaryDirectory(prefix="pixel-bench-") as tmp, ScriptedLlmServer() as llm:
         serve = HarnessServer(Path(tmp), openai_args(llm.base_url))
@@ -112,16 +125,19 @@ def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_context(viewport=VIEWPORT).new_page()
+                context = browser.new_context(viewport=VIEWPORT)
+                context.add_init_script(READ_HOOK)
+                page = context.new_page()
                 open_app(page, url)
                 raw_run(llm, 20, rate, MODEL)  # warm both paths up
                 page_run(page, llm, url, 20, rate)
                 for _ in range(runs):  # interleaved: the machine's load hits both alike
                     raw += raw_run(llm, tokens, rate, MODEL)
-                    got, frames = page_run(page, llm, url, tokens, rate)
+                    got, frames, share = page_run(page, llm, url, tokens, rate)
                     missing += tokens - len(got)
                     dom += got
                     sse += frames
+                    own += share
                 browser.close()
         finally:
             serve.stop()
@@ -132,6 +148,7 @@ def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
         "raw": figures(raw),
         "sse": figures(sse),
         "dom": figures(dom),
+        "page": figures(own),
         "missing": missing,
     }
 
@@ -148,7 +165,8 @@ def main() -> int:
     print(f"token to pixel, {args.runs} x {args.tokens} deltas at {args.rate:g}/s (load {load})")
     print(f"{'reader':34}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'n':>7}")
     rows = (("provider → this process (baseline)", "raw"), ("provider → serve → SSE here", "sse"))
-    for label, key in (*rows, ("provider → serve → Chromium DOM", "dom")):
+    dom_rows = (("provider → serve → Chromium DOM", "dom"), ("  of which: page's bytes → DOM", "page"))
+    for label, key in (*rows, *dom_rows):
         row = result[key]
         print(f"{label:34}{row['p50']:9.2f}{row['p99']:9.2f}{row['max']:9.2f}{row['n']:7d}")
     print(f"stamps never seen in the page: {result['missing']} (goal: p50 ≤ 10 ms, p99 ≤ 30 ms)")

@@ -35,6 +35,27 @@ OBSERVER = """(() => {
 """One JS expression: installs the observer (replacing an earlier one); `window.__pixel` maps
 each stamp to the time (ns) it was first in the DOM."""
 
+READ_HOOK = """(() => {
+  const arrived = new Map();
+  window.__arrived = arrived;
+  const decoder = new TextDecoder();
+  const read = ReadableStreamDefaultReader.prototype.read;
+  ReadableStreamDefaultReader.prototype.read = function () {
+    return read.call(this).then((r) => {
+      const now = (performance.timeOrigin + performance.now()) * 1e6;
+      if (r.value instanceof Uint8Array) {
+        const text = decoder.decode(r.value);
+        for (const m of text.matchAll(/<(\\d{19})>/g)) if (!arrived.has(m[1])) arrived.set(m[1], now);
+      }
+      return r;
+    });
+  };
+})()"""
+"""An init script (before the app's own): `window.__arrived` maps each stamp to the time (ns) the
+page's fetch reader got the bytes holding it: the page's own share is from there to the DOM."""
+
+ARRIVED = "[...window.__arrived.entries()]"
+
 SEEN = "[...window.__pixel.entries()]"
 """The observer's findings as [stamp, ns] pairs."""
 
@@ -42,6 +63,11 @@ SEEN = "[...window.__pixel.entries()]"
 def latencies(seen: dict[str, float]) -> list[float]:
     """ms from each stamp's write to its first time in the DOM."""
     return [(at - int(stamp)) / 1e6 for stamp, at in seen.items()]
+
+
+def page_share(seen: dict[str, float], arrived: dict[str, float]) -> list[float]:
+    """ms from the page reading each stamp's bytes to the stamp being in the DOM."""
+    return [(at - arrived[stamp]) / 1e6 for stamp, at in seen.items() if stamp in arrived]
 
 
 def raw_run(llm: ScriptedLlmServer, tokens: int, rate: float, model: str) -> list[float]:
