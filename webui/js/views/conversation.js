@@ -1,7 +1,7 @@
 // The conversation log with windowing: only a window [start, end) of the fold's rows is in the
 // DOM. Scrolling near the top renders older rows (and asks the Session for an older page when
-// the fold has none); near the bottom renders newer ones; the window is trimmed on the far side
-// beyond MAX_DOM rows. Fold changes are batched per animation frame and patch only the rows that
+// the fold has none); near the bottom renders newer ones, a few per frame (transcript-fill.js);
+// the window is trimmed on the far side beyond MAX_DOM rows. Fold changes are batched per animation frame and patch only the rows that
 // changed; live rows are appended only while the window follows the tail.
 //
 // Following the stream is the person's choice, not a measurement (docs/decisions.md, "UX
@@ -11,6 +11,8 @@
 
 import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
+import { appendLive } from "./transcript-stream.js";
+import { WindowFill, shiftKept } from "./transcript-fill.js";
 import { rowIndexForSeq } from "../state/find-row.js";
 import { messagesToReach } from "../state/session.js";
 
@@ -20,6 +22,8 @@ const PIN_SLACK = 80;
 const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
 const COMPACTING_LABEL = "Summarizing the earlier conversation…";
 
+const HIT_ABOVE = 6; // rows rendered around a search hit at once; more follow frame by frame
+const HIT_BELOW = 10;
 const MAX_PAGES = 500; // a search hit's page is at most this many older pages away
 
 /** Resolves when `ok()` holds, checked on each of the session's "state" changes. */
@@ -49,6 +53,7 @@ export class ConversationView {
     this.unsubs = [];
     this.follow = true;
     this.lastTop = 0;
+    this.fill = new WindowFill(this); // the window grows near an edge a little per frame
     this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, "Load older messages");
     this.olderBtn.addEventListener("click", () => this.showOlder());
     this.top = h("div", { class: "sentinel", "aria-hidden": "true" });
@@ -80,6 +85,7 @@ export class ConversationView {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
+    this.fill.cancel();
     this.follow = true;
     this.hit = null;
     this.renderTail();
@@ -151,6 +157,8 @@ export class ConversationView {
         this.needsAppend = true;
       } else if (op.op === "update") {
         this.dirty.add(op.id);
+        const node = this.nodes.get(op.id); // a streamed delta is in the DOM now, not next frame
+        if (node?._blocks) appendLive(node, this.session.fold.get(op.id));
       }
     }
     this.schedule();
@@ -235,6 +243,13 @@ export class ConversationView {
     // an older page only adds rows above: the rows already shown are kept, not rebuilt
     // (docs/decisions.md, "Long transcripts in the window")
     const kept = this.session?.resetCause === "older" ? this.nodes : null;
+    if (kept && shiftKept(this)) {
+      // the rows on screen stay in the DOM untouched; older ones join a few per frame
+      this.updateOlder();
+      this.updateJump();
+      this.fill.soon();
+      return;
+    }
     clear(this.rows);
     this.nodes = new Map();
     this.start = this.end = Math.max(0, idx - PAGE);
@@ -284,28 +299,15 @@ export class ConversationView {
     }
   }
 
+  /** A sentinel came near: grow the window on that side (transcript-fill.js). */
   onIntersect(entries) {
-    for (const e of entries) {
-      if (!e.isIntersecting || !this.session) continue;
-      if (e.target === this.top) this.showOlder();
-      else if (e.target === this.bottom && this.end < this.items.length) {
-        this.renderRange(this.end, Math.min(this.items.length, this.end + PAGE), "end");
-        this.trim("start");
-        this.updateJump();
-      } else if (e.target === this.bottom) this.loadNewerNear();
-    }
+    if (this.session && entries.some((e) => e.isIntersecting)) this.fill.step();
   }
 
   async showOlder() {
     if (!this.session) return;
     if (this.start > 0) {
-      const before = this.scroller.scrollHeight;
-      const keep = this.scroller.scrollTop;
-      this.renderRange(Math.max(0, this.start - PAGE), this.start, "start");
-      this.scroller.scrollTop = keep + (this.scroller.scrollHeight - before);
-      this.trim("end");
-      this.updateJump();
-      this.updateOlder();
+      if (this.fill.older()) this.fill.soon();
       return;
     }
     if (this.session.hasMore && !this.session.loadingOlder) await this.session.loadOlder();
@@ -334,12 +336,14 @@ export class ConversationView {
     if (idx < 0) return false;
     if (this.frame) cancelAnimationFrame(this.frame); // the window is rebuilt here
     this.frame = 0;
+    this.fill.cancel();
     this.resetPending = this.needsAppend = false;
     this.dirty.clear();
     clear(this.rows);
     this.nodes.clear();
-    this.start = this.end = Math.max(0, idx - PAGE);
-    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE), "end");
+    // a few rows around the hit now, the rest a few per frame (transcript-fill.js)
+    this.start = this.end = Math.max(0, idx - HIT_ABOVE);
+    this.renderRange(this.start, Math.min(this.items.length, idx + HIT_BELOW), "end");
     this.lastLength = this.items.length;
     const node = this.nodes.get(this.items[idx].id);
     this.follow = false;
@@ -348,6 +352,7 @@ export class ConversationView {
     this.lastTop = this.scroller.scrollTop;
     this.updateOlder();
     this.updateJump();
+    this.fill.soon();
     return true;
   }
 
@@ -384,6 +389,7 @@ export class ConversationView {
     const more = !!s && (this.start > 0 || s.hasMore);
     this.olderBtn.hidden = !more;
     this.olderBtn.disabled = !!s?.loadingOlder;
-    this.olderBtn.textContent = s?.loadingOlder ? "Loading older messages…" : "Load older messages";
+    const label = s?.loadingOlder ? "Loading older messages…" : "Load older messages";
+    if (this.olderBtn.textContent !== label) this.olderBtn.textContent = label; // no DOM write per frame
   }
 }
