@@ -13,30 +13,15 @@ import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
 import { appendLive } from "./transcript-stream.js";
 import { WindowFill, shiftKept } from "./transcript-fill.js";
-import { rowIndexForSeq } from "../state/find-row.js";
-import { messagesToReach } from "../state/session.js";
+import { revealHit } from "./transcript-hit.js";
 
 const PAGE = 40;
+const TAIL_ROWS = 30; // rows a session opens with; the window grows from there (transcript-fill.js)
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
 const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
 const COMPACTING_LABEL = "Summarizing the earlier conversation…";
 
-const HIT_ABOVE = 6; // rows rendered around a search hit at once; more follow frame by frame
-const HIT_BELOW = 10;
-const MAX_PAGES = 500; // a search hit's page is at most this many older pages away
-
-/** Resolves when `ok()` holds, checked on each of the session's "state" changes. */
-function until(session, ok) {
-  if (ok()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const off = session.on("state", () => {
-      if (!ok()) return;
-      off();
-      resolve();
-    });
-  });
-}
 
 export class ConversationView {
   /** @param {HTMLElement} scroller the role=log element @param ctx {turns, onFork, onRetry} */
@@ -85,6 +70,7 @@ export class ConversationView {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
+    this.revealing = false;
     this.fill.cancel();
     this.follow = true;
     this.hit = null;
@@ -173,6 +159,12 @@ export class ConversationView {
   }
 
   flush() {
+    if (this.revealing) {
+      // a search hit is on its way: its window replaces whatever would be rendered now
+      this.resetPending = this.needsAppend = false;
+      this.dirty.clear();
+      return;
+    }
     const pinned = this.follow;
     if (this.resetPending) {
       this.resetPending = false;
@@ -192,9 +184,10 @@ export class ConversationView {
     if (this.needsAppend) {
       this.needsAppend = false;
       const wasFollowing = this.end >= this.lastLength;
-      if (wasFollowing) {
+      if (wasFollowing && !pinned && this.session?.detached) this.fill.soon(); // a forward page: a few rows per frame
+      else if (wasFollowing) {
         this.renderRange(this.end, this.items.length, "end");
-        if (!pinned) this.trim("start"); // a detached run paging forward stays bounded too
+        if (!pinned) this.trim("start");
       }
     }
     this.lastLength = this.items.length;
@@ -212,12 +205,12 @@ export class ConversationView {
 
   // ---- window management ----------------------------------------------------------------------
 
-  /** Render the last PAGE*2 rows, scrolled to the bottom. */
+  /** Render the last TAIL_ROWS rows, scrolled to the bottom (older ones follow near the top). */
   renderTail() {
     clear(this.rows);
     this.nodes.clear();
     const n = this.items.length;
-    this.start = this.end = Math.max(0, n - PAGE * 2);
+    this.start = this.end = Math.max(0, n - TAIL_ROWS);
     this.renderRange(this.start, n, "end");
     this.lastLength = n;
     this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -315,45 +308,9 @@ export class ConversationView {
 
   // ---- search hits ----------------------------------------------------------------------------
 
-  /**
-   * Scroll to the row showing event `seq` (a search hit) and mark it, paging older history in
-   * until the fold holds it. Stops following, so the stream does not pull the view away.
-   */
-  async reveal(seq) {
-    const s = this.session;
-    if (!s) return false;
-    this.follow = false;
-    await until(s, () => !s.loading);
-    // far up: hold a page around the hit, not everything down to the tail (docs/decisions.md,
-    // "Long transcripts in the window"); paging older is the fallback
-    if (s.hasMore && (s.firstSeq ?? 0) > seq) await s.loadAround(seq);
-    for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
-      if (s.loadingOlder) await until(s, () => !s.loadingOlder);
-      else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
-    }
-    if (s !== this.session) return false;
-    const idx = rowIndexForSeq(this.items, seq);
-    if (idx < 0) return false;
-    if (this.frame) cancelAnimationFrame(this.frame); // the window is rebuilt here
-    this.frame = 0;
-    this.fill.cancel();
-    this.resetPending = this.needsAppend = false;
-    this.dirty.clear();
-    clear(this.rows);
-    this.nodes.clear();
-    // a few rows around the hit now, the rest a few per frame (transcript-fill.js)
-    this.start = this.end = Math.max(0, idx - HIT_ABOVE);
-    this.renderRange(this.start, Math.min(this.items.length, idx + HIT_BELOW), "end");
-    this.lastLength = this.items.length;
-    const node = this.nodes.get(this.items[idx].id);
-    this.follow = false;
-    this.markHit(node);
-    node.scrollIntoView({ block: "center" });
-    this.lastTop = this.scroller.scrollTop;
-    this.updateOlder();
-    this.updateJump();
-    this.fill.soon();
-    return true;
+  /** Scroll to the row showing event `seq` (a search hit) and mark it (transcript-hit.js). */
+  reveal(seq) {
+    return revealHit(this, seq);
   }
 
   markHit(node) {
