@@ -330,6 +330,7 @@ export class ConversationView {
   /** Back to the newest row, following again ("Latest", sending, opening a session). */
   jumpToLatest() {
     this.follow = true;
+    this.revealing = false; // a jump still on its way no longer holds the view's frames back
     this.clearHit();
     if (this.session?.detached) this.session.pullTail(); // its reset renders the tail
     if (!this.following) this.renderTail();
