@@ -5,11 +5,13 @@
 The scripted OpenAI-compatible provider (tests/support/scripted_llm.py) streams `--tokens` text
 deltas at `--rate` per second, each `<ns>`: the wall-clock time it was written (`stamps`).
 `harnessdesk serve` (a subprocess) runs the turn; headless Chromium (Playwright) shows the app, and
-a MutationObserver in the page notes, for each stamp, when it first appears in the assistant's
-text (`performance.timeOrigin + performance.now()`: the same wall clock). The baseline, measured
+a MutationObserver in the page (bench/pixel_observer.py, shared with the window's bench) notes,
+for each stamp, when it first appears in the assistant's text (`performance.timeOrigin +
+performance.now()`: the same wall clock). The baseline, measured
 in the same run on the same provider and pace, is this process reading the provider's stream
 directly (the floor: the provider's own write and loopback); alongside the page, this process
-also reads the host's `events.mux` (what the host adds without the browser). Prints p50 / p99
+also reads the host's `events.mux` (what the host adds without the browser), and the page notes
+when its fetch reader got each stamp's bytes (the page's own share: bytes to DOM). Prints p50 / p99
 in ms of each; the goals are p50 ≤ 10 ms and p99 ≤ 30 ms in the page. No assertions.
 """
 
@@ -18,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import tempfile
 import threading
@@ -33,6 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
+from bench.pixel_observer import (  # noqa: E402
+    ARRIVED,
+    OBSERVER,
+    READ_HOOK,
+    SEEN,
+    STAMP,
+    latencies,
+    page_share,
+    raw_run,
+)
 from tests.browser.support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -45,20 +56,6 @@ from tests.browser.support import (  # noqa: E402
     send,
 )
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
-
-STAMP = re.compile(rb"<(\d{19})>")
-
-OBSERVER = """() => {
-    const seen = new Map();
-    window.__pixel = seen;
-    const scan = () => {
-        const now = (performance.timeOrigin + performance.now()) * 1e6;
-        const nodes = document.querySelectorAll('[data-testid="assistant-text"]');
-        const text = nodes.length ? nodes[nodes.length - 1].textContent : "";
-        for (const m of text.matchAll(/<(\\d{19})>/g)) if (!seen.has(m[1])) seen.set(m[1], now);
-    };
-    new MutationObserver(scan).observe(document.body, {subtree: true, childList: true, characterData: true});
-}"""
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -73,19 +70,6 @@ def figures(latencies_ms: list[float]) -> dict[str, float]:
         "max": max(latencies_ms),
         "n": len(latencies_ms),
     }
-
-
-def raw_run(llm: ScriptedLlmServer, tokens: int, rate: float) -> list[float]:
-    """This process reads the provider's paced stream; ms from each stamp to its arrival."""
-    llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
-    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stamps"}]}
-    out: list[float] = []
-    with httpx.Client(timeout=60, trust_env=False) as http:
-        with http.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
-            for chunk in response.iter_bytes():
-                now = time.time_ns()
-                out += [(now - int(m.group(1))) / 1e6 for m in STAMP.finditer(chunk)]
-    return out
 
 
 class SseReader(threading.Thread):
@@ -113,8 +97,9 @@ class SseReader(threading.Thread):
 
 def page_run(
     page: Page, llm: ScriptedLlmServer, url: str, tokens: int, rate: float
-) -> tuple[list[float], list[float]]:
-    """One turn in the app; ms from each stamp to its text in the DOM, and to its SSE frame."""
+) -> tuple[list[float], list[float], list[float]]:
+    """One turn in the app; ms from each stamp to its text in the DOM, to its SSE frame here, and
+    from the page's fetch reader getting it to the DOM (the page's own share)."""
     fresh_session(page)
     page.evaluate(OBSERVER)
     reader = SseReader(url, tokens)
@@ -124,14 +109,15 @@ def page_run(
     send(page, "stream stamps")
     expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=tokens / rate * 1000 + 60_000)
     reader.join(30)
-    seen: dict[str, float] = dict(page.evaluate("() => [...window.__pixel.entries()]"))
-    return [(at - int(stamp)) / 1e6 for stamp, at in seen.items()], reader.latencies
+    seen = dict(page.evaluate(SEEN))
+    return latencies(seen), reader.latencies, page_share(seen, dict(page.evaluate(ARRIVED)))
 
 
 def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
     raw: list[float] = []
     dom: list[float] = []
     sse: list[float] = []
+    own: list[float] = []
     missing = 0
     with tempfile.TemporaryDirectory(prefix="pixel-bench-") as tmp, ScriptedLlmServer() as llm:
         serve = HarnessServer(Path(tmp), openai_args(llm.base_url))
@@ -139,16 +125,19 @@ def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_context(viewport=VIEWPORT).new_page()
+                context = browser.new_context(viewport=VIEWPORT)
+                context.add_init_script(READ_HOOK)
+                page = context.new_page()
                 open_app(page, url)
-                raw_run(llm, 20, rate)  # warm both paths up
+                raw_run(llm, 20, rate, MODEL)  # warm both paths up
                 page_run(page, llm, url, 20, rate)
                 for _ in range(runs):  # interleaved: the machine's load hits both alike
-                    raw += raw_run(llm, tokens, rate)
-                    got, frames = page_run(page, llm, url, tokens, rate)
+                    raw += raw_run(llm, tokens, rate, MODEL)
+                    got, frames, share = page_run(page, llm, url, tokens, rate)
                     missing += tokens - len(got)
                     dom += got
                     sse += frames
+                    own += share
                 browser.close()
         finally:
             serve.stop()
@@ -159,6 +148,7 @@ def measure(tokens: int, rate: float, runs: int) -> dict[str, Any]:
         "raw": figures(raw),
         "sse": figures(sse),
         "dom": figures(dom),
+        "page": figures(own),
         "missing": missing,
     }
 
@@ -175,7 +165,8 @@ def main() -> int:
     print(f"token to pixel, {args.runs} x {args.tokens} deltas at {args.rate:g}/s (load {load})")
     print(f"{'reader':34}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'n':>7}")
     rows = (("provider → this process (baseline)", "raw"), ("provider → serve → SSE here", "sse"))
-    for label, key in (*rows, ("provider → serve → Chromium DOM", "dom")):
+    dom_rows = (("provider → serve → Chromium DOM", "dom"), ("  of which: page's bytes → DOM", "page"))
+    for label, key in (*rows, *dom_rows):
         row = result[key]
         print(f"{label:34}{row['p50']:9.2f}{row['p99']:9.2f}{row['max']:9.2f}{row['n']:7d}")
     print(f"stamps never seen in the page: {result['missing']} (goal: p50 ≤ 10 ms, p99 ≤ 30 ms)")

@@ -7,7 +7,7 @@ under Xvfb, on the scripted OpenAI-compatible provider, driven over its automati
 
 Token to pixel: the provider streams `--tokens` stamped deltas (`<ns>`, its wall-clock write
 time) at `--rate` per second; a MutationObserver in the page notes when each stamp first shows
-in the assistant's text (the approach of bench/pixel_bench.py, which measures Chromium). The
+in the assistant's text (bench/pixel_observer.py, shared with bench/pixel_bench.py for Chromium). The
 baseline, in the same run and interleaved: this process reading the provider's stream directly.
 
 Working day: `--turns` turns in one session (prompts queued in batches), then `--sessions`
@@ -31,27 +31,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.pixel_observer import OBSERVER, SEEN, latencies, raw_run  # noqa: E402
 from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
 
 MODEL = "scripted-small"
 WARM_TURNS = 200
 BATCH = 50
-
-OBSERVER = """(() => {
-  const seen = new Map();
-  window.__pixel = seen;
-  const scan = () => {
-    const now = (performance.timeOrigin + performance.now()) * 1e6;
-    const nodes = document.querySelectorAll('[data-testid="assistant-text"]');
-    const text = nodes.length ? nodes[nodes.length - 1].textContent : "";
-    for (const m of text.matchAll(/<(\\d{19})>/g)) if (!seen.has(m[1])) seen.set(m[1], now);
-  };
-  window.__pixelObserver?.disconnect();
-  window.__pixelObserver = new MutationObserver(scan);
-  window.__pixelObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
-  return true;
-})()"""
 
 NEW_SESSION = """(async () => {
   const {app, client} = window.harnessdesk;
@@ -107,23 +93,6 @@ def web_process_rss_mb(app_pid: int) -> float:
     return total
 
 
-def raw_run(llm: ScriptedLlmServer, tokens: int, rate: float) -> list[float]:
-    import re
-
-    import httpx
-
-    stamp = re.compile(rb"<(\d{19})>")
-    llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
-    body = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content": "stamps"}]}
-    out: list[float] = []
-    with httpx.Client(timeout=60, trust_env=False) as http:
-        with http.stream("POST", f"{llm.base_url}/chat/completions", json=body) as response:
-            for chunk in response.iter_bytes():
-                now = time.time_ns()
-                out += [(now - int(m.group(1))) / 1e6 for m in stamp.finditer(chunk)]
-    return out
-
-
 def pixel_run(page: driver.Page, llm: ScriptedLlmServer, cwd: str, tokens: int, rate: float) -> list[float]:
     sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
     page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 0)", timeout=120)
@@ -131,8 +100,7 @@ def pixel_run(page: driver.Page, llm: ScriptedLlmServer, cwd: str, tokens: int, 
     llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
     page.evaluate(f"{PROMPTS}({json.dumps(sid)}, ['stream stamps'])", timeout=120)
     page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 1)", timeout=tokens / rate + 120)
-    seen = dict(page.evaluate("[...window.__pixel.entries()]"))
-    return [(at - int(stamp)) / 1e6 for stamp, at in seen.items()]
+    return latencies(dict(page.evaluate(SEEN)))
 
 
 def pct(values: list[float], p: float) -> float:
@@ -226,10 +194,10 @@ def main() -> int:
                 )
                 raw: list[float] = []
                 dom: list[float] = []
-                raw_run(llm, 20, args.rate)  # warm-up
+                raw_run(llm, 20, args.rate, MODEL)  # warm-up
                 pixel_run(page, llm, str(cwd), 20, args.rate)
                 for _ in range(args.runs):
-                    raw += raw_run(llm, args.tokens, args.rate)
+                    raw += raw_run(llm, args.tokens, args.rate, MODEL)
                     dom += pixel_run(page, llm, str(cwd), args.tokens, args.rate)
                 pixel = {
                     "window": {"p50": pct(dom, 50), "p99": pct(dom, 99), "n": len(dom)},

@@ -1,7 +1,7 @@
 // The conversation log with windowing: only a window [start, end) of the fold's rows is in the
 // DOM. Scrolling near the top renders older rows (and asks the Session for an older page when
-// the fold has none); near the bottom renders newer ones; the window is trimmed on the far side
-// beyond MAX_DOM rows. Fold changes are batched per animation frame and patch only the rows that
+// the fold has none); near the bottom renders newer ones, a few per frame (transcript-fill.js);
+// the window is trimmed on the far side beyond MAX_DOM rows. Fold changes are batched per animation frame and patch only the rows that
 // changed; live rows are appended only while the window follows the tail.
 //
 // Following the stream is the person's choice, not a measurement (docs/decisions.md, "UX
@@ -11,28 +11,17 @@
 
 import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
-import { rowIndexForSeq } from "../state/find-row.js";
-import { messagesToReach } from "../state/session.js";
+import { appendLive } from "./transcript-stream.js";
+import { WindowFill, shiftKept } from "./transcript-fill.js";
+import { revealHit } from "./transcript-hit.js";
 
 const PAGE = 40;
+const TAIL_ROWS = 30; // rows a session opens with; the window grows from there (transcript-fill.js)
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
 const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
 const COMPACTING_LABEL = "Summarizing the earlier conversation…";
 
-const MAX_PAGES = 500; // a search hit's page is at most this many older pages away
-
-/** Resolves when `ok()` holds, checked on each of the session's "state" changes. */
-function until(session, ok) {
-  if (ok()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const off = session.on("state", () => {
-      if (!ok()) return;
-      off();
-      resolve();
-    });
-  });
-}
 
 export class ConversationView {
   /** @param {HTMLElement} scroller the role=log element @param ctx {turns, onFork, onRetry} */
@@ -49,6 +38,7 @@ export class ConversationView {
     this.unsubs = [];
     this.follow = true;
     this.lastTop = 0;
+    this.fill = new WindowFill(this); // the window grows near an edge a little per frame
     this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, "Load older messages");
     this.olderBtn.addEventListener("click", () => this.showOlder());
     this.top = h("div", { class: "sentinel", "aria-hidden": "true" });
@@ -80,6 +70,8 @@ export class ConversationView {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
+    this.revealing = false;
+    this.fill.cancel();
     this.follow = true;
     this.hit = null;
     this.renderTail();
@@ -151,6 +143,8 @@ export class ConversationView {
         this.needsAppend = true;
       } else if (op.op === "update") {
         this.dirty.add(op.id);
+        const node = this.nodes.get(op.id); // a streamed delta is in the DOM now, not next frame
+        if (node?._blocks) appendLive(node, this.session.fold.get(op.id));
       }
     }
     this.schedule();
@@ -165,6 +159,12 @@ export class ConversationView {
   }
 
   flush() {
+    if (this.revealing) {
+      // a search hit is on its way: its window replaces whatever would be rendered now
+      this.resetPending = this.needsAppend = false;
+      this.dirty.clear();
+      return;
+    }
     const pinned = this.follow;
     if (this.resetPending) {
       this.resetPending = false;
@@ -184,9 +184,10 @@ export class ConversationView {
     if (this.needsAppend) {
       this.needsAppend = false;
       const wasFollowing = this.end >= this.lastLength;
-      if (wasFollowing) {
+      if (wasFollowing && !pinned && this.session?.detached) this.fill.soon(); // a forward page: a few rows per frame
+      else if (wasFollowing) {
         this.renderRange(this.end, this.items.length, "end");
-        if (!pinned) this.trim("start"); // a detached run paging forward stays bounded too
+        if (!pinned) this.trim("start");
       }
     }
     this.lastLength = this.items.length;
@@ -204,12 +205,12 @@ export class ConversationView {
 
   // ---- window management ----------------------------------------------------------------------
 
-  /** Render the last PAGE*2 rows, scrolled to the bottom. */
+  /** Render the last TAIL_ROWS rows, scrolled to the bottom (older ones follow near the top). */
   renderTail() {
     clear(this.rows);
     this.nodes.clear();
     const n = this.items.length;
-    this.start = this.end = Math.max(0, n - PAGE * 2);
+    this.start = this.end = Math.max(0, n - TAIL_ROWS);
     this.renderRange(this.start, n, "end");
     this.lastLength = n;
     this.scroller.scrollTop = this.scroller.scrollHeight;
@@ -235,6 +236,13 @@ export class ConversationView {
     // an older page only adds rows above: the rows already shown are kept, not rebuilt
     // (docs/decisions.md, "Long transcripts in the window")
     const kept = this.session?.resetCause === "older" ? this.nodes : null;
+    if (kept && shiftKept(this)) {
+      // the rows on screen stay in the DOM untouched; older ones join a few per frame
+      this.updateOlder();
+      this.updateJump();
+      this.fill.soon();
+      return;
+    }
     clear(this.rows);
     this.nodes = new Map();
     this.start = this.end = Math.max(0, idx - PAGE);
@@ -284,28 +292,15 @@ export class ConversationView {
     }
   }
 
+  /** A sentinel came near: grow the window on that side (transcript-fill.js). */
   onIntersect(entries) {
-    for (const e of entries) {
-      if (!e.isIntersecting || !this.session) continue;
-      if (e.target === this.top) this.showOlder();
-      else if (e.target === this.bottom && this.end < this.items.length) {
-        this.renderRange(this.end, Math.min(this.items.length, this.end + PAGE), "end");
-        this.trim("start");
-        this.updateJump();
-      } else if (e.target === this.bottom) this.loadNewerNear();
-    }
+    if (this.session && entries.some((e) => e.isIntersecting)) this.fill.step();
   }
 
   async showOlder() {
     if (!this.session) return;
     if (this.start > 0) {
-      const before = this.scroller.scrollHeight;
-      const keep = this.scroller.scrollTop;
-      this.renderRange(Math.max(0, this.start - PAGE), this.start, "start");
-      this.scroller.scrollTop = keep + (this.scroller.scrollHeight - before);
-      this.trim("end");
-      this.updateJump();
-      this.updateOlder();
+      if (this.fill.older()) this.fill.soon();
       return;
     }
     if (this.session.hasMore && !this.session.loadingOlder) await this.session.loadOlder();
@@ -313,42 +308,9 @@ export class ConversationView {
 
   // ---- search hits ----------------------------------------------------------------------------
 
-  /**
-   * Scroll to the row showing event `seq` (a search hit) and mark it, paging older history in
-   * until the fold holds it. Stops following, so the stream does not pull the view away.
-   */
-  async reveal(seq) {
-    const s = this.session;
-    if (!s) return false;
-    this.follow = false;
-    await until(s, () => !s.loading);
-    // far up: hold a page around the hit, not everything down to the tail (docs/decisions.md,
-    // "Long transcripts in the window"); paging older is the fallback
-    if (s.hasMore && (s.firstSeq ?? 0) > seq) await s.loadAround(seq);
-    for (let i = 0; i < MAX_PAGES && s === this.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
-      if (s.loadingOlder) await until(s, () => !s.loadingOlder);
-      else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
-    }
-    if (s !== this.session) return false;
-    const idx = rowIndexForSeq(this.items, seq);
-    if (idx < 0) return false;
-    if (this.frame) cancelAnimationFrame(this.frame); // the window is rebuilt here
-    this.frame = 0;
-    this.resetPending = this.needsAppend = false;
-    this.dirty.clear();
-    clear(this.rows);
-    this.nodes.clear();
-    this.start = this.end = Math.max(0, idx - PAGE);
-    this.renderRange(this.start, Math.min(this.items.length, idx + PAGE), "end");
-    this.lastLength = this.items.length;
-    const node = this.nodes.get(this.items[idx].id);
-    this.follow = false;
-    this.markHit(node);
-    node.scrollIntoView({ block: "center" });
-    this.lastTop = this.scroller.scrollTop;
-    this.updateOlder();
-    this.updateJump();
-    return true;
+  /** Scroll to the row showing event `seq` (a search hit) and mark it (transcript-hit.js). */
+  reveal(seq) {
+    return revealHit(this, seq);
   }
 
   markHit(node) {
@@ -368,6 +330,7 @@ export class ConversationView {
   /** Back to the newest row, following again ("Latest", sending, opening a session). */
   jumpToLatest() {
     this.follow = true;
+    this.revealing = false; // a jump still on its way no longer holds the view's frames back
     this.clearHit();
     if (this.session?.detached) this.session.pullTail(); // its reset renders the tail
     if (!this.following) this.renderTail();
@@ -384,6 +347,7 @@ export class ConversationView {
     const more = !!s && (this.start > 0 || s.hasMore);
     this.olderBtn.hidden = !more;
     this.olderBtn.disabled = !!s?.loadingOlder;
-    this.olderBtn.textContent = s?.loadingOlder ? "Loading older messages…" : "Load older messages";
+    const label = s?.loadingOlder ? "Loading older messages…" : "Load older messages";
+    if (this.olderBtn.textContent !== label) this.olderBtn.textContent = label; // no DOM write per frame
   }
 }

@@ -88,9 +88,35 @@ export function markdownToHtml(text) {
   return DOMPurify.sanitize(html, PURIFY);
 }
 
-/** Render markdown into `el` (replacing its content) and add copy buttons to code blocks. */
-export function renderMarkdownInto(el, text) {
-  el.innerHTML = markdownToHtml(text);
+// Settled texts come back often (a row scrolled out and in again, a session opened again): their
+// sanitised HTML is kept, most recently used first, up to a fixed size whatever the sessions.
+const CACHE_CHARS = 2_000_000;
+const htmlCache = new Map();
+let cacheChars = 0;
+
+function cachedHtml(text) {
+  const hit = htmlCache.get(text);
+  if (hit !== undefined) {
+    htmlCache.delete(text);
+    htmlCache.set(text, hit);
+    return hit;
+  }
+  const html = markdownToHtml(text);
+  if (text.length + html.length > CACHE_CHARS / 8) return html;
+  htmlCache.set(text, html);
+  cacheChars += text.length + html.length;
+  for (const [k, v] of htmlCache) {
+    if (cacheChars <= CACHE_CHARS) break;
+    htmlCache.delete(k);
+    cacheChars -= k.length + v.length;
+  }
+  return html;
+}
+
+/** Render markdown into `el` (replacing its content) and add copy buttons to code blocks.
+ * `cache`: a settled text (one that will not change), whose HTML is worth keeping. */
+export function renderMarkdownInto(el, text, { cache = false } = {}) {
+  el.innerHTML = cache ? cachedHtml(text ?? "") : markdownToHtml(text);
   for (const block of el.querySelectorAll(".code-block")) {
     const code = block.querySelector("code");
     const btn = h(

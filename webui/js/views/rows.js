@@ -1,8 +1,10 @@
 // One DOM node per fold row. renderRow() builds it, updateRow() patches it in place: for a
-// streaming assistant message only the block whose text grew is re-rendered.
+// streaming assistant message only the block whose text grew is rendered, and of that only what
+// changed (transcript-stream.js).
 
 import { h, icon, fmt, setChildren } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
+import { renderStreaming, settle } from "./transcript-stream.js";
 import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
 import { sentChips } from "./context-chips.js";
@@ -129,15 +131,18 @@ function updateAssistant(el, item) {
     let entry = el._blocks.get(key);
     if (!entry || entry.type !== b.type) {
       entry?.node.remove();
-      entry = { type: b.type, node: b.type === "reasoning" ? reasoningNode() : h("div", { class: "md", testid: "assistant-text" }), text: null, partial: null };
+      entry = { type: b.type, node: b.type === "reasoning" ? reasoningNode() : h("div", { class: "md", testid: "assistant-text" }), text: null, partial: null, stream: null };
       el._blocks.set(key, entry);
     }
     if (entry.text !== b.text || entry.partial !== b.partial) {
       if (b.type === "reasoning") {
         entry.node._body.textContent = b.text;
         entry.node._label.textContent = b.partial && item.partial ? "Thinking…" : `Reasoning (${fmt.format(b.text.length)} chars)`;
+      } else if (b.partial) {
+        entry.latest = b.text;
+        renderStreaming(entry, b.text);
       } else {
-        renderMarkdownInto(entry.node, b.text);
+        settle(entry, b.text);
       }
       entry.text = b.text;
       entry.partial = b.partial;

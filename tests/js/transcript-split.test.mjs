@@ -1,0 +1,26 @@
+// Where a streaming markdown text may be cut (webui/js/views/transcript-split.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { closedUpTo } from "../../webui/js/views/transcript-split.js";
+
+test("a paragraph closes at a blank line; the open last line never does", () => {
+  assert.equal(closedUpTo("one", 0), 0);
+  assert.equal(closedUpTo("one\ntwo", 0), 0);
+  const text = "one\n\ntwo\n\nthree";
+  assert.equal(closedUpTo(text, 0), "one\n\ntwo\n\n".length);
+  assert.equal(closedUpTo(text, 5), "one\n\ntwo\n\n".length);
+});
+
+test("a blank line inside a code fence is no cut, after the fence closes it is", () => {
+  const open = "intro\n\n```py\na = 1\n\nb = 2\n";
+  assert.equal(closedUpTo(open, 0), "intro\n\n".length);
+  const closed = open + "```\n\nafter";
+  assert.equal(closedUpTo(closed, 0), closed.length - "after".length);
+});
+
+test("a fence closes only with its own character and at least its length", () => {
+  const text = "````\nx\n```\n\n~~~\n\n````\n\nend";
+  assert.equal(closedUpTo(text, 0), text.length - "end".length);
+  const tilde = "~~~\n```\n\nstill code\n";
+  assert.equal(closedUpTo(tilde, 0), 0);
+});

@@ -1,0 +1,99 @@
+// Growing the conversation's window of rows a little per frame (docs/decisions.md, "Scrolling
+// a long transcript"): near an edge, rows are rendered one at a time until a few milliseconds
+// are spent, then the next frame goes on while the edge is still near. A frame never builds a
+// whole page of rows (markdown, code, diffs) at once, so scrolling keeps its frames short.
+
+const BUDGET_MS = 4; // script time per side per frame (layout of what was added comes on top)
+const NEAR_PX = 600; // the sentinels' rootMargin in conversation.js
+
+export class WindowFill {
+  /** @param view the ConversationView (rows, start/end, renderRange, trim, scroller, sentinels) */
+  constructor(view) {
+    this.view = view;
+    this.frame = 0;
+  }
+
+  /** Go on in the next frame (once, however often asked). */
+  soon() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.step();
+    });
+  }
+
+  cancel() {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
+
+  /** Which edges of the log are within NEAR_PX of the visible part. */
+  near() {
+    const v = this.view;
+    const box = v.scroller.getBoundingClientRect();
+    return {
+      top: v.top.getBoundingClientRect().bottom > box.top - NEAR_PX,
+      bottom: v.bottom.getBoundingClientRect().top < box.bottom + NEAR_PX,
+    };
+  }
+
+  /** One frame's share: older rows near the top, newer near the bottom; more next frame. */
+  step() {
+    const v = this.view;
+    if (!v.session) return;
+    const near = this.near();
+    let more = false;
+    if (near.top && v.start > 0) more = this.older() || more;
+    else if (near.top) v.showOlder(); // the fold has no older rows: page them in
+    if (near.bottom && v.end < v.items.length) more = this.newer() || more;
+    else if (near.bottom) v.loadNewerNear();
+    if (more) this.soon();
+  }
+
+  /** Prepend older rows within the budget, keeping what is on screen where it is. */
+  older() {
+    const v = this.view;
+    const s = v.scroller;
+    const before = s.scrollHeight;
+    const keep = s.scrollTop;
+    const t0 = performance.now();
+    do v.renderRange(v.start - 1, v.start, "start");
+    while (v.start > 0 && performance.now() - t0 < BUDGET_MS);
+    s.scrollTop = keep + (s.scrollHeight - before);
+    v.lastTop = s.scrollTop;
+    v.trim("end");
+    v.updateJump();
+    v.updateOlder();
+    return v.start > 0;
+  }
+
+  /** Append newer rows within the budget (the window below the screen grows). */
+  newer() {
+    const v = this.view;
+    const t0 = performance.now();
+    do v.renderRange(v.end, v.end + 1, "end");
+    while (v.end < v.items.length && performance.now() - t0 < BUDGET_MS);
+    v.trim("start");
+    v.updateJump();
+    return v.end < v.items.length;
+  }
+}
+
+/**
+ * After an older page joined the fold: if the rows in the DOM are still a run of the new items
+ * (they are: an older page only adds rows above), move the window's indices instead of
+ * rebuilding it. Returns false when they are not (then the caller rebuilds).
+ */
+export function shiftKept(view) {
+  const rows = view.rows.children;
+  const first = rows[0]?.dataset.itemId;
+  if (!first) return false;
+  const items = view.items;
+  const at = items.findIndex((it) => it.id === first);
+  if (at < 0 || at + rows.length > items.length) return false;
+  for (let i = 0; i < rows.length; i++) if (items[at + i].id !== rows[i].dataset.itemId) return false;
+  view.start = at;
+  view.end = at + rows.length;
+  view.lastLength = items.length;
+  return true;
+}
