@@ -13,10 +13,10 @@ os.environ.setdefault("HARNESSDESK_DEV_VALIDATE", "1")
 os.environ.setdefault("HARNESSDESK_SANDBOX", "none")
 
 # Every `python` the tests start (serve, the CLI, the fork servers, a copied repository's suites)
-# reuses compiled bytecode instead of recompiling each of our modules at each start (~1.3 s CPU
-# per `serve`): the environment turns bytecode writing off, so the cache goes to one directory
-# outside the repository instead of `__pycache__` folders in it (docs/decisions.md, "A faster
-# suite"). Python checks each source's mtime and size, so an edited module is recompiled.
+# reuses compiled bytecode instead of compiling our modules again at each start: the environment
+# turns bytecode writing off, so the cache goes to one directory outside the repository, not to
+# `__pycache__` folders in it (docs/decisions.md, "Bytecode for the suite's subprocesses").
+# Python checks each source's mtime and size, so an edited module is compiled again.
 os.environ.setdefault(
     "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"harnessdesk-test-pycache-{os.getuid()}")
 )
