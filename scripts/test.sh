@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 py=.venv/bin
+# Compiled bytecode for every Python the suite starts goes to one cache outside the repository
+# instead of being recompiled at each start (tests/conftest.py does the same for the test's own
+# subprocesses).
+export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-${TMPDIR:-/tmp}/harnessdesk-test-pycache-$(id -u)}"
+unset PYTHONDONTWRITEBYTECODE
 $py/python -m contract --check   # webui/js/contract.gen.js matches contract/
 $py/ruff check .
 $py/ruff format --check .

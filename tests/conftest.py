@@ -1,6 +1,8 @@
 """Root fixtures: shared plugins live in tests/support/ (each suite keeps its own conftest)."""
 
 import os
+import tempfile
+from pathlib import Path
 
 # Every host the tests open, in this process or in one they start, checks each value and frame it
 # sends against the contract (host/fetch/handler.py; off in the product).
@@ -9,5 +11,15 @@ os.environ.setdefault("HARNESSDESK_DEV_VALIDATE", "1")
 # asks like Ask, as the approval tests expect. The sandbox tests turn it on (tests/security/
 # sandboxing.py `sandbox_on`).
 os.environ.setdefault("HARNESSDESK_SANDBOX", "none")
+
+# Every `python` the tests start (serve, the CLI, the fork servers, a copied repository's suites)
+# reuses compiled bytecode instead of compiling our modules again at each start: the environment
+# turns bytecode writing off, so the cache goes to one directory outside the repository, not to
+# `__pycache__` folders in it (docs/decisions.md, "Bytecode for the suite's subprocesses").
+# Python checks each source's mtime and size, so an edited module is compiled again.
+os.environ.setdefault(
+    "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"harnessdesk-test-pycache-{os.getuid()}")
+)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 pytest_plugins = ["tests.support.scripted_llm"]

@@ -204,7 +204,7 @@ def checklist_titles() -> list[str]:
 def run(repo: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     """The copy's own Python code first on sys.path, run from the copy."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}  # no outer run's options
-    env.update(PYTHONPATH=str(repo), PYTHONDONTWRITEBYTECODE="1")
+    env.update(PYTHONPATH=str(repo))  # bytecode goes to the suite's cache (tests/conftest.py)
     return subprocess.run(
         [sys.executable, *args], cwd=repo, env=env, capture_output=True, text=True, timeout=timeout
     )
