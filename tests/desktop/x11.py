@@ -12,6 +12,7 @@ import ctypes.util
 import os
 import select
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -136,20 +137,24 @@ def xdotool(display: str, *args: str) -> None:
 
 def start_openbox(display: str) -> subprocess.Popen[bytes]:
     """Openbox, a real window manager, on `display`: it reparents windows into frames, places
-    them, and keeps a newly mapped window on screen; waits until it owns the display."""
+    them, and keeps a newly mapped window on screen; waits until it owns the display. Tried up
+    to three times (as Xvfb is); a failure says what openbox printed."""
     env = {**os.environ, "DISPLAY": display}
-    proc = subprocess.Popen(
-        ["openbox", "--sm-disable"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        probe = subprocess.run(["wmctrl", "-m"], env=env, capture_output=True, text=True)
-        if probe.returncode == 0 and "Openbox" in probe.stdout:
-            return proc
-        time.sleep(0.1)
-    proc.kill()
-    proc.wait()
-    raise RuntimeError("openbox did not start")
+    said = ""
+    for _ in range(3):
+        with tempfile.TemporaryFile() as log:
+            proc = subprocess.Popen(["openbox", "--sm-disable"], env=env, stdout=log, stderr=log)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and proc.poll() is None:
+                probe = subprocess.run(["wmctrl", "-m"], env=env, capture_output=True, text=True)
+                if probe.returncode == 0 and "Openbox" in probe.stdout:
+                    return proc
+                time.sleep(0.1)
+            proc.kill()
+            proc.wait()
+            log.seek(0)
+            said = log.read().decode(errors="replace").strip()[-2000:]
+    raise RuntimeError(f"openbox did not start on {display} (exit {proc.returncode}): {said}")
 
 
 def placement(display: str, window: int) -> tuple[int, int, int, int]:
