@@ -45,7 +45,8 @@ def resolve(root: str, path: str) -> tuple[str, str, os.stat_result]:
     return ("" if inner == "." else inner), real, st
 
 
-def _fence(text: str) -> str:
+def fence_for(text: str) -> str:
+    """A Markdown code fence longer than any backtick run in `text` (so the text cannot close it)."""
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     return "`" * max(3, longest + 1)
 
@@ -82,7 +83,7 @@ def file_block(root: str, rel: str, real: str, cap: int) -> TextBlock:
         return TextBlock(text=said, attached=meta)
     cut = len(data) > cap
     body = data[:cap].decode("utf-8", "ignore" if cut else "replace")
-    fence = _fence(body)
+    fence = fence_for(body)
     head = f"Contents of `{rel}`" + (f" (its first {cap:,} of {size:,} bytes)" if cut else "") + ":"
     meta = Attached(kind="file", path=rel, size=size, truncated=cut)
     return TextBlock(text=f"{head}\n{fence}\n{body}\n{fence}", attached=meta)

@@ -26,6 +26,7 @@ import anyio
 
 from host.engine.mcp import resources
 from host.engine.mcp.config import Expanded, ServerEntry
+from host.engine.mcp.failures import describe, leaf
 from host.engine.mcp.resources import ResourceInfo
 from host.engine.mcp.spawn import stdio_parameters
 
@@ -346,19 +347,3 @@ class McpConnection:
         with anyio.fail_after(self.entry.call_timeout):
             result = await session.read_resource(uri)
         return list(getattr(result, "contents", None) or [])
-
-
-def leaf(exc: BaseException) -> BaseException:
-    """An exception group's first leaf (the SDK's task groups wrap what went wrong)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def describe(exc: BaseException) -> str:
-    """One sentence for an exception (an exception group: its first leaf)."""
-    exc = leaf(exc)
-    text = str(exc).strip() or exc.__class__.__name__
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or text}"
-    return text[:500]

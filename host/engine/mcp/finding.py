@@ -13,7 +13,7 @@ from typing import Any
 
 from contract.content import TextBlock
 from host.engine.errors import AttachmentError, EngineError
-from host.engine.mcp.connection import describe
+from host.engine.mcp.failures import describe
 from host.engine.mcp.resources import FIND_WAIT_S, ResourceDirectory, ResourceInfo, resource_block
 from host.engine.mcp.service import McpService
 

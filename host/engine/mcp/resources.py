@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import anyio
 
 from contract.content import Attached, TextBlock
+from host.engine.finder.attach import fence_for
+from host.engine.mcp.failures import describe
 
 LIST_MAX = 500
 """Resources kept per server (a longer listing is cut there)."""
@@ -157,7 +159,7 @@ class ResourceDirectory:
         except TimeoutError:
             slot.error = f"listing its resources took longer than {LIST_BOUND_S:g} s"
         except Exception as exc:  # shown as a problem line; the files still answer
-            slot.error = _describe(exc)
+            slot.error = describe(exc)[:300]
         finally:
             slot.generation = generation
             slot.listed_at = time.monotonic()
@@ -184,23 +186,9 @@ class ResourceDirectory:
                 await task
 
 
-def _describe(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return (str(exc).strip() or exc.__class__.__name__)[:300]
-
-
 def label(server: str, name: str) -> str:
     """What the finder ranks and a chip shows: `server:name`."""
     return f"{server}:{name}"
-
-
-def _fence(text: str) -> str:
-    longest, run = 0, 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    return "`" * max(3, longest + 1)
 
 
 def _blob_size(blob: str) -> int:
@@ -236,7 +224,7 @@ def resource_block(server: str, uri: str, name: str, contents: Sequence[Any], ca
     where = f"{uri}, {mime}" if mime else uri
     lines: list[str] = []
     if texts:
-        fence = _fence(body)
+        fence = fence_for(body)
         head = f"Contents of the MCP resource `{shown}` ({where})"
         head += f" (its first {cap:,} of {len(body_bytes):,} bytes):" if cut else ":"
         lines += [head, fence, body, fence]

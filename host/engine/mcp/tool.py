@@ -12,7 +12,8 @@ import asyncio
 import json
 from typing import Any
 
-from host.engine.mcp.connection import McpConnection, ToolInfo, describe
+from host.engine.mcp.connection import McpConnection, ToolInfo
+from host.engine.mcp.failures import describe
 from host.engine.mcp.names import public_name
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.bash import MAX_OUTPUT_CHARS
