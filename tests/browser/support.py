@@ -183,6 +183,8 @@ def ensure_folder(page: Page) -> None:
     """With no session open and no workspace yet, New session and Enter ask for a folder
     (docs/decisions.md, "Review and context"): register the host's folder first, as a person who
     opened it before would have."""
+    # "connected" can show before host.describe has answered: the host's folder comes from it
+    page.wait_for_function("() => window.harnessdesk.app.manager.hostInfo !== null", timeout=30_000)
     page.evaluate(
         """async () => {
             const {client, app} = window.harnessdesk;
