@@ -112,6 +112,10 @@ export class ConversationView {
     this.lastTop = top;
     this.updateJump();
     this.loadNewerNear();
+    // an edge may have come near without the sentinels' observer noticing: it samples the end
+    // of a frame only, and a scroll set back within one frame (growing the window keeps what
+    // is on screen in place) looks like no change to it; the fill checks for itself
+    this.fill.soon();
   }
 
   /** Keep the bottom in view while following (after any change of size). */
@@ -252,6 +256,7 @@ export class ConversationView {
     if (node) this.scroller.scrollTop += node.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top - offset;
     this.updateOlder();
     this.updateJump();
+    this.fill.soon(); // an edge may be near already: no intersection will say so
   }
 
   firstVisible() {

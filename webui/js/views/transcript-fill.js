@@ -44,9 +44,15 @@ export class WindowFill {
     const near = this.near();
     let more = false;
     if (near.top && v.start > 0) more = this.older() || more;
-    else if (near.top) v.showOlder(); // the fold has no older rows: page them in
     if (near.bottom && v.end < v.items.length) more = this.newer() || more;
-    else if (near.bottom) v.loadNewerNear();
+    // the window reached an end of the fold with that edge still near: page in from the host
+    // now; no later intersection may come (the log can sit at its very top), so waiting for
+    // one would leave the older messages out for good
+    if (v.start === 0 || v.end === v.items.length) {
+      const still = this.near();
+      if (still.top && v.start === 0) v.showOlder();
+      if (still.bottom && v.end === v.items.length) v.loadNewerNear();
+    }
     if (more) this.soon();
   }
 
