@@ -153,6 +153,8 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
         " files and runs commands inside that folder on its own, in a sandbox, and asks before anything else."
     )
     expect(mode).not_to_contain_text("only with your approval")
+    auto_words = "New sessions start in Auto: it edits files and runs commands inside that folder on its own"
+    expect(page.get_by_test_id("onboarding-mode")).to_contain_text(auto_words)  # the notice says the same
     note = page.get_by_test_id("welcome-import-note")
     expect(note).to_contain_text(
         "Have a session exported as an archive (.zip)? Drop it on the window or import it."
@@ -171,9 +173,13 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
     monkeypatch.setenv("HARNESSDESK_SANDBOX", "none")  # a machine without a sandbox: Auto asks like Ask
     plain = make_harness(openai_args(llm.base_url), "plain")
     other = contexts.new_page(plain.url)
-    expect(other.get_by_test_id("welcome-mode")).to_contain_text(
+    ask_words = (
         "New sessions start in Ask: it reads files freely and asks before every write and every command."
     )
+    expect(other.get_by_test_id("welcome-mode")).to_contain_text(ask_words)
+    notice = other.get_by_test_id("onboarding-notice")
+    expect(notice.get_by_test_id("onboarding-mode")).to_have_text(ask_words)
+    expect(notice).not_to_contain_text("without asking")  # no sandbox here: nothing runs unasked
     shoot(other, "welcome-ask", blur=True)
 
 

@@ -275,6 +275,7 @@ export class App {
     const provider = (s && this.modelPicker.value?.current?.provider) || this.providers.defaultSelection?.provider;
     this.composer.setChatOnly(this.providers.chatOnly(provider));
     this.onboarding.setStartsOn(this.providers.startsOn());
+    this.onboarding.setMode(this.providers.newSessionMode);
     if (!s) this.renderEmpty(s);
   }
 }

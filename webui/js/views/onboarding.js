@@ -2,6 +2,7 @@
 // of this host (the `ui-onboarding` settings namespace holds the acknowledged version).
 
 import { h, icon } from "./dom.js";
+import { modeWords } from "./welcome.js";
 
 export const NOTICE_VERSION = "2026-11-30.1";
 
@@ -21,12 +22,21 @@ export class OnboardingNotice {
         "div",
         { class: "onboarding-text" },
         h("strong", {}, "Welcome to HarnessDesk."),
-        " The agent works on this computer, in the folder of each session. In Auto it edits files and runs commands inside that folder without asking, in a sandbox that keeps it there, and asks before anything else; the shield above the conversation shows what it may do and switches between Read-only, Auto, Ask and Full access. ",
+        " The agent works on this computer, in the folder of each session. ",
+        (this.mode = h("span", { testid: "onboarding-mode" })),
+        " The shield above the conversation shows what it may do and switches between Read-only, Auto, Ask and Full access. ",
         (this.startsOn = h("span", { testid: "onboarding-model" })),
       ),
       h("div", { class: "onboarding-actions" }, settings, ack),
     );
     root.prepend(this.el);
+  }
+
+  /** Say what the agent may do in the mode new sessions really start in (`host.describe`'s
+   * `newSessionMode`: Ask where Auto has no sandbox), as the welcome does; nothing before the
+   * host said, rather than words that may not hold on this machine. */
+  setMode(mode) {
+    this.mode.textContent = modeWords(mode) ?? "";
   }
 
   /** Name the model new sessions start on ({name, model, tools} from views/provider-state.js). */
