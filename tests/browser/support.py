@@ -264,3 +264,31 @@ def shoot(page: Page, name: str) -> Path:
     path = shots / f"{name}.png"
     page.screenshot(path=str(path), animations="disabled", caret="hide")
     return path
+
+
+def rpc(page: Page, method: str, payload: dict[str, object]) -> Any:
+    """Call a method through the page's own client; the call must succeed (its value)."""
+    result = page.evaluate("([m, p]) => window.harnessdesk.client.call(m, p)", [method, payload])
+    assert isinstance(result, dict) and result["ok"], result
+    return result["value"]
+
+
+def session_item(page: Page, sid: str) -> Locator:
+    """The sidebar row of session `sid`."""
+    return page.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
+
+
+def group(page: Page, title: str) -> Locator:
+    """The sidebar group of the workspace titled `title`."""
+    return page.get_by_test_id("workspace-group").filter(
+        has=page.get_by_test_id("workspace-title").get_by_text(title, exact=True)
+    )
+
+
+def allow(page: Page, tool: str) -> None:
+    """Allow once the approval card of `tool` (the next one may follow at once)."""
+    card = page.locator(f"[data-testid=approval-card][data-tool-name='{tool}']")
+    expect(card).to_have_count(1)
+    rpc_id = card.get_attribute("data-rpc-id")
+    card.get_by_test_id("approval-allow-once").click()
+    expect(page.locator(f"[data-testid=approval-card][data-rpc-id='{rpc_id}']")).to_have_count(0)

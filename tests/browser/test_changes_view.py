@@ -13,6 +13,7 @@ from tests.browser import shots
 from tests.browser.support import (
     VIEWPORT,
     HarnessServer,
+    allow,
     fresh_session,
     send,
     tool_call,
@@ -38,15 +39,6 @@ def shoot_all(page: Page, state: str) -> None:
             page.screenshot(path=str(path), animations="disabled", caret="hide")
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
-
-
-def allow(page: Page, tool: str) -> None:
-    """Allow once the approval card of `tool` (the next one may follow at once)."""
-    card = page.locator(f"[data-testid=approval-card][data-tool-name='{tool}']")
-    expect(card).to_have_count(1)
-    rpc = card.get_attribute("data-rpc-id")
-    card.get_by_test_id("approval-allow-once").click()
-    expect(page.locator(f"[data-testid=approval-card][data-rpc-id='{rpc}']")).to_have_count(0)
 
 
 def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(

@@ -20,12 +20,14 @@ from tests.browser.support import (
     Contexts,
     HarnessServer,
     ensure_folder,
+    group,
     openai_args,
+    rpc,
     send,
+    session_item,
     turn_ends,
     wait_idle,
 )
-from tests.browser.test_workspaces import group, rpc, session_item
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser

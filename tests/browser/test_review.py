@@ -22,7 +22,9 @@ from tests.browser.support import (
     HarnessServer,
     fresh_session,
     openai_args,
+    rpc,
     send,
+    session_item,
     tool_call,
     turn_ends,
     wait_idle,
@@ -55,16 +57,6 @@ def focused(page: Page) -> str | None:
 
 def active(page: Page) -> str:
     return str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
-
-
-def item(page: Page, sid: str):  # type: ignore[no-untyped-def]
-    return page.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
-
-
-def rpc(page: Page, method: str, payload: dict[str, object]) -> dict[str, object]:
-    result = page.evaluate("([m, p]) => window.harnessdesk.client.call(m, p)", [method, payload])
-    assert isinstance(result, dict) and result["ok"], result
-    return result["value"]  # type: ignore[no-any-return]
 
 
 # ---- item 4: the folder is always one the person chose ----------------------------------------
@@ -227,14 +219,14 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     page.get_by_test_id("fork-turn").click()
     page.wait_for_function("(p) => window.harnessdesk.app.manager.activeId !== p", arg=parent)
     child = active(page)
-    expect(item(page, child).get_by_test_id("session-title").first).to_have_text(f"{title} (fork)")
+    expect(session_item(page, child).get_by_test_id("session-title").first).to_have_text(f"{title} (fork)")
     expect(page.get_by_test_id("session-heading")).to_have_text(f"{title} (fork)")
     listed = {s["sessionId"]: s.get("title") for s in rpc(page, "session.list", {})["items"]}  # type: ignore[union-attr,index]
     assert listed[child] == f"{title} (fork)" and listed[parent] == title
 
     # delete: Cancel has the focus, so Enter keeps the session
-    item(page, child).first.hover()
-    item(page, child).first.get_by_test_id("session-delete").first.click()
+    session_item(page, child).first.hover()
+    session_item(page, child).first.get_by_test_id("session-delete").first.click()
     dialog = page.get_by_test_id("delete-dialog")
     expect(dialog.get_by_test_id("delete-dialog-cancel")).to_be_focused()
     shoot(page, "delete-dialog")
@@ -243,8 +235,8 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     assert child in {s["sessionId"] for s in rpc(page, "session.list", {})["items"]}  # type: ignore[union-attr,index]
 
     # archive: a toast offers Undo, and the open archived session says so
-    item(page, child).first.hover()
-    item(page, child).first.get_by_test_id("session-archive").first.click()
+    session_item(page, child).first.hover()
+    session_item(page, child).first.get_by_test_id("session-archive").first.click()
     note = page.get_by_test_id("archived-note")
     expect(note).to_be_visible()
     expect(note).to_contain_text("This session is archived.")
@@ -255,8 +247,8 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     expect(note).to_be_hidden()
     assert rpc(page, "workspace.list", {})["archivedSessionIds"] == []
     # archived again, the note's own Unarchive brings it back too
-    item(page, child).first.hover()
-    item(page, child).first.get_by_test_id("session-archive").first.click()
+    session_item(page, child).first.hover()
+    session_item(page, child).first.get_by_test_id("session-archive").first.click()
     expect(note).to_be_visible()
     note.get_by_test_id("archived-note-unarchive").click()
     expect(note).to_be_hidden()

@@ -17,15 +17,15 @@ from tests.browser.support import (
     VIEWPORT,
     Contexts,
     HarnessServer,
+    allow,
     fresh_session,
     openai_args,
+    rpc,
     send,
     tool_call,
     turn_ends,
     wait_idle,
 )
-from tests.browser.test_changes_view import allow
-from tests.browser.test_workspaces import rpc
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser

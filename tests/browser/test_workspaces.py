@@ -12,9 +12,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Page, expect
 
-from tests.browser.support import Contexts, HarnessServer, openai_args, send, turn_ends, wait_idle
+from tests.browser.support import (
+    Contexts,
+    HarnessServer,
+    group,
+    openai_args,
+    rpc,
+    send,
+    session_item,
+    turn_ends,
+    wait_idle,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -40,22 +50,6 @@ def shots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("HARNESSDESK_SHOTS", tmp_path / "shots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def rpc(page: Page, method: str, payload: dict[str, object]) -> object:
-    result = page.evaluate("([m, p]) => window.harnessdesk.client.call(m, p)", [method, payload])
-    assert isinstance(result, dict) and result["ok"], result
-    return result["value"]
-
-
-def group(page: Page, title: str) -> Locator:
-    return page.get_by_test_id("workspace-group").filter(
-        has=page.get_by_test_id("workspace-title").get_by_text(title, exact=True)
-    )
-
-
-def session_item(page: Page, sid: str) -> Locator:
-    return page.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
 
 
 def active_id(page: Page, other_than: str | None = None) -> str:
