@@ -16,5 +16,6 @@ $py/mypy
 node --test --test-reporter=dot tests/js/
 # Two workers (the suite is mostly waiting on subprocesses, sockets and the browser); a file's
 # tests stay on one worker, so module-scoped servers and browsers are built once (docs/decisions.md,
-# "A parallel suite").
-$py/pytest -q -n "${HARNESSDESK_TEST_WORKERS:-2}" --dist loadfile "$@"
+# "A parallel suite"). Files go out longest first, in the order tests/support/file_order.py gives,
+# not xdist's (most tests first), so no long file is left for the end ("Longest files first").
+$py/pytest -q -n "${HARNESSDESK_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"

@@ -22,4 +22,4 @@ os.environ.setdefault(
 )
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-pytest_plugins = ["tests.support.scripted_llm"]
+pytest_plugins = ["tests.support.scripted_llm", "tests.support.file_order"]

@@ -1,0 +1,39 @@
+"""The suite hands out its longest files first (tests/support/file_order.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from tests.support.file_order import file_weights, longest_first
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class FakeItem:
+    nodeid: str
+
+
+def order(nodeids: list[str], weights: dict[str, float]) -> list[str]:
+    items = cast(Any, [FakeItem(n) for n in nodeids])
+    return [i.nodeid for i in longest_first(items, weights)]
+
+
+def test_files_go_longest_first_and_keep_their_tests_in_order() -> None:
+    ids = ["a.py::t1", "a.py::t2", "b.py::t1", "c.py::t1", "c.py::t2", "c.py::t3", "b.py::t2"]
+    got = order(ids, {"a.py": 5.0, "b.py": 40.0})
+    # b is known to be long; c is unknown (3 tests: 3 s); a is 5 s
+    assert got == ["b.py::t1", "b.py::t2", "a.py::t1", "a.py::t2", "c.py::t1", "c.py::t2", "c.py::t3"]
+
+
+def test_files_of_equal_weight_keep_pytests_order() -> None:
+    assert order(["x.py::a", "y.py::a", "z.py::a"], {}) == ["x.py::a", "y.py::a", "z.py::a"]
+
+
+def test_the_weights_name_test_files_that_exist() -> None:
+    weights = file_weights()
+    assert len(weights) > 100, "tests/support/file_weights.json is missing or nearly empty"
+    gone = [path for path in weights if not (ROOT / path).is_file()]
+    assert not gone, f"renamed or removed: run scripts/weigh_tests.py on a full run's JUnit report: {gone}"

@@ -1,0 +1,47 @@
+"""Longest test files first (docs/decisions.md, "Longest files first").
+
+The suite runs on two workers with `--dist loadfile`: a file's tests stay on one worker, and a
+worker that finishes a file gets the next one in the queue. xdist's own order puts files with many
+tests first, which leaves the few files that are one long test each (kill -9 at random points, a
+revert of 120 files, 200 turns of snapshots) for the end, where one worker runs them while the
+other has nothing left. Here the files are ordered by the seconds they took in a measured run
+(tests/support/file_weights.json, written by scripts/weigh_tests.py), longest first, so the short
+ones fill the gaps at the end. A file the weights do not know yet counts one second per test.
+Tests keep their order within a file (module-scoped servers and browsers are built once).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+WEIGHTS = Path(__file__).with_name("file_weights.json")
+UNKNOWN_PER_TEST = 1.0
+
+
+def file_weights() -> dict[str, float]:
+    try:
+        loaded = json.loads(WEIGHTS.read_text())
+    except (OSError, ValueError):
+        return {}  # only the order suffers
+    return {str(k): float(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+
+
+def longest_first(items: list[pytest.Item], weights: dict[str, float]) -> list[pytest.Item]:
+    """`items` grouped by file, files by weight (longest first), each file's tests in order."""
+    by_file: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+
+    def weight(path: str) -> float:
+        return weights.get(path, UNKNOWN_PER_TEST * len(by_file[path]))
+
+    ordered = sorted(by_file, key=lambda path: -weight(path))  # stable: ties keep pytest's order
+    return [item for path in ordered for item in by_file[path]]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items[:] = longest_first(items, file_weights())
