@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -99,3 +100,14 @@ async def test_the_probes_run_together(silent_ports: list[int], monkeypatch: pyt
     await all_started.wait()  # the loop keeps turning while the probes wait
     assert not task.done() and sorted(started) == sorted(silent_ports)  # all three in flight
     assert await task == []
+
+
+async def test_the_looks_share_one_tls_context(silent_ports: list[int]) -> None:
+    """Building a TLS context loads the CA bundle (~0.15 s of CPU): the UI looks at every page
+    load, so the context is made once, not per look."""
+    probes = (Probe("jan", "Jan", silent_ports[0]),)
+    await discover_servers(probes, 0.2)
+    first = local_servers._tls
+    assert isinstance(first, ssl.SSLContext)
+    await discover_servers(probes, 0.2)
+    assert local_servers._tls is first
