@@ -8,6 +8,7 @@ applies `set`/`unset` path operations in order.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -19,6 +20,18 @@ from contract.settings import SecretSlot
 Json = Any
 SECRET_MARK = "secret"
 """`json_schema_extra={"secret": True}` marks a field whose value never leaves the host."""
+
+
+def json_schema(model: type[WireModel]) -> dict[str, Json]:
+    """A namespace's wire schema (a copy: the caller may keep or change it). pydantic builds it
+    anew at each call, ~3-8 ms a model, and `settings.describe` lists every namespace at each page
+    load (docs/decisions.md, "Settings schemas are built once")."""
+    return copy.deepcopy(_built_schema(model))
+
+
+@functools.cache
+def _built_schema(model: type[WireModel]) -> dict[str, Json]:
+    return model.model_json_schema(by_alias=True, mode="validation")
 
 
 class SectionError(ValueError):

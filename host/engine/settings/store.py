@@ -45,6 +45,7 @@ from host.engine.settings.sections import (
     Namespace,
     SectionError,
     dump,
+    json_schema,
     redact,
     resolve,
     secrets_of,
@@ -139,7 +140,7 @@ class SettingsStore:
         base = space.base
         return SettingsNamespaceView(
             ns=ns,
-            schema_=space.model.model_json_schema(by_alias=True, mode="validation"),
+            schema_=json_schema(space.model),
             value=value,
             base=redact(space.model, base)[0] if base is not None else None,
             user=redact(space.model, user)[0] if user is not None else None,
