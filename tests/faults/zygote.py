@@ -15,10 +15,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import traceback
 
 import uvicorn  # noqa: F401  (imported here so the children need not)
 
+import desktop.headless  # noqa: F401  (`serve` imports the engine, the api and the site from here)
+import host.fetch.warm
+import host.server
 import host.server.run  # noqa: F401
 from desktop.cli import main
 
@@ -47,6 +51,9 @@ def status(pid: int) -> int:
 
 
 def run() -> None:
+    # A fork copies only the calling thread: with another thread alive a child could inherit a
+    # lock it holds. The imports start none; say so loudly if that ever changes.
+    assert threading.active_count() == 1, threading.enumerate()
     for line in sys.stdin:
         command = json.loads(line)
         if command["op"] == "serve":
