@@ -1,24 +1,49 @@
 """Crash windows (docs/decisions.md "Crash windows"): kill -9 of a real `harnessdesk serve` while
 a `/compact` waits for its summary, or while a background job runs, then a restart on the same
 data dir. Nothing is left open or vanishes: the compaction and its command are closed as
-interrupted, the job is listed and logged as "stopped: the app closed"."""
+interrupted, the job is listed and logged as "stopped: the app closed".
+
+Each serve is forked from tests/faults/zygote.py (the app imported once), as in test_kill9.py."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
 from host.fetch import HttpApiClient
-from tests.api.support import Frames, ok, process_gone, start_serve
+from tests.api.support import Frames, ok, process_gone
 from tests.api.test_jobs import SLEEPER, background, pid_of, start_job
-from tests.faults.test_kill9 import Client
+from tests.faults.test_kill9 import Client, Served, Zygote
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
-def flags(llm: ScriptedLlmServer) -> list[str]:
-    return ["--provider", "openai-compatible", "--base-url", llm.base_url, "--model", "m"]
+def flags(data: Path, llm: ScriptedLlmServer) -> list[str]:
+    return [
+        "--data-dir",
+        str(data),
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        llm.base_url,
+        "--model",
+        "m",
+    ]
+
+
+async def kill_9(zygote: Zygote, served: Served) -> None:
+    os.kill(served.pid, signal.SIGKILL)
+    assert await zygote.wait(served.pid) == -signal.SIGKILL
+
+
+async def stop(zygote: Zygote, served: Served) -> None:
+    """SIGTERM: a clean exit that printed no traceback."""
+    os.kill(served.pid, signal.SIGTERM)
+    assert await zygote.wait(served.pid) == 0
+    assert "Traceback" not in served.log.read_text()
 
 
 async def history_until(client: Client, sid: str, etype: str) -> list[dict[str, Any]]:
@@ -39,8 +64,18 @@ async def test_kill_9_during_compact_closes_the_compaction_and_its_command(
 ) -> None:
     data, work = tmp_path / "data", tmp_path / "work"
     work.mkdir()
-    served = start_serve(data, *flags(scripted_llm), cwd=work)
-    client = Client(served)  # type: ignore[arg-type]
+    zygote = await Zygote.start(work, tmp_path)
+    try:
+        await compact_killed_then_restarted(zygote, data, work, scripted_llm)
+    finally:
+        await zygote.close()
+
+
+async def compact_killed_then_restarted(
+    zygote: Zygote, data: Path, work: Path, scripted_llm: ScriptedLlmServer
+) -> None:
+    served = await zygote.serve(*flags(data, scripted_llm))
+    client = Client(served)
     try:
         sid = (await client.call("session.create", {"cwd": str(work)}))["sessionId"]
         scripted_llm.enqueue(Reply(text="A first answer worth summarising."))
@@ -53,17 +88,15 @@ async def test_kill_9_during_compact_closes_the_compaction_and_its_command(
         )
         before = await history_until(client, sid, "compact/start")
         assert before[-1]["type"] == "compact/start" and not of_type(before, "compact/end")
-        served.proc.kill()
-        served.proc.wait(30)
+        await kill_9(zygote, served)
         compacting.cancel()
         with contextlib.suppress(BaseException):
             await compacting
     finally:
         await client.http.aclose()
-        served.stop()
 
-    served = start_serve(data, *flags(scripted_llm), cwd=work)
-    client = Client(served)  # type: ignore[arg-type]
+    served = await zygote.serve(*flags(data, scripted_llm))
+    client = Client(served)
     try:
         cold = await client.history(sid)  # read without loading: repaired in memory
         run = of_type(cold, "command/run")[-1]["data"]
@@ -95,8 +128,7 @@ async def test_kill_9_during_compact_closes_the_compaction_and_its_command(
         assert of_type(final, "compact/summary")
     finally:
         await client.http.aclose()
-        assert served.stop() == 0
-    assert "Traceback" not in served.later_output
+    await stop(zygote, served)
 
 
 async def test_a_job_lost_to_kill_9_is_recorded_and_listed_as_stopped(
@@ -104,62 +136,66 @@ async def test_a_job_lost_to_kill_9_is_recorded_and_listed_as_stopped(
 ) -> None:
     data, work = tmp_path / "data", tmp_path / "work"
     work.mkdir()
-    served = start_serve(data, *flags(scripted_llm), cwd=work)
+    zygote = await Zygote.start(work, tmp_path)
     try:
-        scripted_llm.enqueue(background(SLEEPER), Reply(text="running"))
-        async with HttpApiClient(served.base_url, served.token) as api:
-            async with Frames(api.stream("events.mux")) as mux:
-                sid = (await ok(api, "session.create", {"cwd": str(work)})).session_id
-                job_id = await start_job(api, mux, sid, SLEEPER)
-                pid = await pid_of(api, sid, job_id)
-                started = (await ok(api, "job.list", {"sessionId": sid})).jobs[0]
-        served.proc.kill()
-        served.proc.wait(30)
+        await job_killed_then_restarted(zygote, data, work, scripted_llm)
     finally:
-        served.stop()
+        await zygote.close()
+    assert not (data / "jobs").exists()
+
+
+async def job_killed_then_restarted(
+    zygote: Zygote, data: Path, work: Path, scripted_llm: ScriptedLlmServer
+) -> None:
+    served = await zygote.serve(*flags(data, scripted_llm))
+    scripted_llm.enqueue(background(SLEEPER), Reply(text="running"))
+    async with HttpApiClient(served.base_url, served.token) as api:
+        async with Frames(api.stream("events.mux")) as mux:
+            sid = (await ok(api, "session.create", {"cwd": str(work)})).session_id
+            job_id = await start_job(api, mux, sid, SLEEPER)
+            pid = await pid_of(api, sid, job_id)
+            started = (await ok(api, "job.list", {"sessionId": sid})).jobs[0]
+    await kill_9(zygote, served)
     for _ in range(500):  # the supervisor ends the tree when its host dies
         if process_gone(pid):
             break
         await asyncio.sleep(0.02)
 
-    served = start_serve(data, *flags(scripted_llm), cwd=work)
-    try:
-        async with HttpApiClient(served.base_url, served.token) as api:
-            jobs = (await ok(api, "job.list", {"sessionId": sid})).jobs
-            assert [(j.id, j.label, j.status, j.detail) for j in jobs] == [
-                (job_id, SLEEPER, "killed", "stopped: the app closed")
-            ]
-            assert jobs[0].started_at == started.started_at and jobs[0].finished_at >= started.started_at
-            out = await ok(api, "job.output", {"sessionId": sid, "jobId": job_id, "offset": 0})
-            assert out.text == f"{pid}\n"  # what it had printed before the crash
-            async with Frames(api.stream("events.mux")) as mux:  # the panel's baseline
-                _, frame = await mux.next(lambda f: f.type == "session/jobs" and f.session_id == sid)
-                assert [(j.id, j.detail) for j in frame.jobs] == [(job_id, "stopped: the app closed")]
-            client = Client(served)  # type: ignore[arg-type]
-            try:
-                events = await client.history(sid)
-            finally:
-                await client.http.aclose()
-            lost = of_type(events, "job/lost")
-            assert [e["data"] for e in lost] == [
-                {
-                    "jobId": job_id,
-                    "label": SLEEPER,
-                    "startedAt": started.started_at,
-                    "detail": "stopped: the app closed",
-                }
-            ]
-            # the agent is told as context (it waits for the next step)
-            spliced = [e for e in of_type(events, "agent/inbox/spliced") if e["seq"] > lost[0]["seq"]]
-            told = spliced[-1]["data"]["inserted"][0]["content"][0]["text"]
-            assert f"Background job {job_id} was stopped: the app closed" in told
-            # a new job never takes the lost one's id
-            scripted_llm.enqueue(background(SLEEPER, "c2"), Reply(text="again"))
-            async with Frames(api.stream("events.mux")) as mux:
-                second = await start_job(api, mux, sid, SLEEPER)
-            assert second != job_id
-            listed = (await ok(api, "job.list", {"sessionId": sid})).jobs
-            assert [j.id for j in listed] == [job_id, second]
-    finally:
-        assert served.stop() == 0
-    assert not (data / "jobs").exists()
+    served = await zygote.serve(*flags(data, scripted_llm))
+    async with HttpApiClient(served.base_url, served.token) as api:
+        jobs = (await ok(api, "job.list", {"sessionId": sid})).jobs
+        assert [(j.id, j.label, j.status, j.detail) for j in jobs] == [
+            (job_id, SLEEPER, "killed", "stopped: the app closed")
+        ]
+        assert jobs[0].started_at == started.started_at and jobs[0].finished_at >= started.started_at
+        out = await ok(api, "job.output", {"sessionId": sid, "jobId": job_id, "offset": 0})
+        assert out.text == f"{pid}\n"  # what it had printed before the crash
+        async with Frames(api.stream("events.mux")) as mux:  # the panel's baseline
+            _, frame = await mux.next(lambda f: f.type == "session/jobs" and f.session_id == sid)
+            assert [(j.id, j.detail) for j in frame.jobs] == [(job_id, "stopped: the app closed")]
+        client = Client(served)
+        try:
+            events = await client.history(sid)
+        finally:
+            await client.http.aclose()
+        lost = of_type(events, "job/lost")
+        assert [e["data"] for e in lost] == [
+            {
+                "jobId": job_id,
+                "label": SLEEPER,
+                "startedAt": started.started_at,
+                "detail": "stopped: the app closed",
+            }
+        ]
+        # the agent is told as context (it waits for the next step)
+        spliced = [e for e in of_type(events, "agent/inbox/spliced") if e["seq"] > lost[0]["seq"]]
+        told = spliced[-1]["data"]["inserted"][0]["content"][0]["text"]
+        assert f"Background job {job_id} was stopped: the app closed" in told
+        # a new job never takes the lost one's id
+        scripted_llm.enqueue(background(SLEEPER, "c2"), Reply(text="again"))
+        async with Frames(api.stream("events.mux")) as mux:
+            second = await start_job(api, mux, sid, SLEEPER)
+        assert second != job_id
+        listed = (await ok(api, "job.list", {"sessionId": sid})).jobs
+        assert [j.id for j in listed] == [job_id, second]
+    await stop(zygote, served)

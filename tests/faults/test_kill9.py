@@ -57,12 +57,13 @@ class Zygote:
         out = self.logs / f"serve-{self.runs}.log"
         pid = await self.ask({"op": "serve", "args": list(args), "out": str(out)})
         self.live.add(pid)
-        for _ in range(600):
-            first = out.read_text().split("\n", 1)[0] if out.exists() else ""
+        for _ in range(3000):  # a file read per poll: cheap, so poll often (within 30 s)
+            text = out.read_text() if out.exists() else ""
+            first = text.split("\n", 1)[0] if "\n" in text else ""  # a whole line, never half a token
             match = LISTENING.match(first)
             if match:
                 return Served(pid, out, match.group(1), match.group(3))
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.01)
         raise AssertionError(f"serve did not start: {out.read_text() if out.exists() else ''}")
 
     async def wait(self, pid: int) -> int:

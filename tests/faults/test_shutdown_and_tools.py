@@ -38,7 +38,11 @@ async def test_sigterm_with_streams_open_and_a_turn_running(tmp_path: Path, scri
         payload = {"sessionId": sid, "mode": "queue", "content": content}
         body = {"type": "client-request", "rpcId": "c2", "method": "session.prompt", "payload": payload}
         assert (await http.post("/api/session.prompt", json=body)).json()["result"]["ok"]
-        await asyncio.sleep(0.3)
+        for _ in range(600):  # the turn runs: its request reached the provider, which then hangs
+            if scripted_llm.requests:
+                break
+            await asyncio.sleep(0.01)
+        assert scripted_llm.requests, "the turn never asked the provider"
         started = time.monotonic()
         served.proc.terminate()
         code = await asyncio.to_thread(served.stop, BOUND)
