@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from host.server.preload import ENTRY, PreloadedPage, imports_of, module_graph, render
+import pytest
+
+from host.server.preload import ENTRY, OFF, PreloadedPage, imports_of, module_graph, render
 
 ROOT = Path(__file__).resolve().parents[2]
 WEBUI = ROOT / "webui"
@@ -107,3 +109,19 @@ def test_the_real_page_preloads_exactly_what_main_js_reaches() -> None:
     assert len(graph.levels) > 2  # a real waterfall to flatten
     page = PreloadedPage(WEBUI).body().decode()
     assert set(re.findall(r'<link rel="modulepreload" href="([^"]+)">', page)) == reached - {ENTRY}
+
+
+def test_a_page_without_the_entry_or_with_an_unreadable_module_is_served_as_it_is(tmp_path: Path) -> None:
+    other = write(tmp_path / "other", {"index.html": "<p>another page</p>"})
+    assert PreloadedPage(other).body() == b"<p>another page</p>"
+    no_entry = write(tmp_path / "no-entry", {"index.html": INDEX})
+    assert PreloadedPage(no_entry).body().decode() == INDEX
+    broken = write(tmp_path / "broken", {"index.html": INDEX, "js/main.js": 'import "./a.js";\n'})
+    (broken / "js" / "a.js").write_bytes(b"\xff\xfe not utf-8")
+    assert PreloadedPage(broken).body().decode() == INDEX
+
+
+def test_the_list_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    webui = write(tmp_path, {"index.html": INDEX, "js/main.js": 'import "./a.js";\n', "js/a.js": ""})
+    monkeypatch.setenv(OFF, "1")
+    assert PreloadedPage(webui).body().decode() == INDEX
