@@ -1,6 +1,6 @@
 """The web UI's first load: a new browser context opening the app, a reload, a second window.
 
-    python bench/first_load_bench.py [--runs 10] [--against CHECKOUT] [--json FILE]
+    python bench/first_load_bench.py [--runs 10] [--against CHECKOUT] [--window] [--json FILE]
 
 A real `harnessdesk serve` (on the scripted provider, tests/support/scripted_llm.py) and headless
 Chromium (Playwright). Each run opens the one-time URL in a new context (an empty cache: what
@@ -17,6 +17,8 @@ Variants, same run, same server, interleaved run by run:
   both pay it), i.e. the module graph found one level at a time;
 - `--against DIR`: also a server run from another checkout (e.g. main before this work), as it
   serves itself (its own index.html, its own cache headers).
+`--window` also reloads the real app's WebKitGTK window `--runs` times per variant under Xvfb
+(bench/first_load_window.py): wall to connected, the page's loadEventEnd, the app's CPU.
 Prints the import graph (modules, levels = the waterfall's round trips), then per variant and
 phase the median wall ms, median Chromium CPU ms and requests, and the ratio to the baseline's
 fresh open. No assertions (the check that the page still works is tests/browser/test_first_load.py).
@@ -39,6 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
 
+from bench.first_load_window import run_window  # noqa: E402
+from bench.first_load_window import summary as window_summary  # noqa: E402
 from host.server.preload import OFF, module_graph  # noqa: E402
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, HarnessServer, openai_args  # noqa: E402
 from tests.support.scripted_llm import ScriptedLlmServer  # noqa: E402
@@ -155,6 +159,7 @@ def main() -> int:
     )
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--against", type=Path, help="another checkout to serve as a third variant")
+    parser.add_argument("--window", action="store_true", help="also the desktop window (Xvfb)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
@@ -190,6 +195,7 @@ def main() -> int:
         finally:
             for server in servers.values():
                 server.stop()
+        window = run_window(llm.base_url, args.runs) if args.window else {}
     load_after = os.getloadavg()
 
     figures: dict[str, Any] = {"modules": len(graph.modules), "levels": len(graph.levels), "runs": args.runs}
@@ -207,6 +213,11 @@ def main() -> int:
                 "requests": reqs,
             }
             print(f"{variant:<34}{phase:<8}{wall:>9.0f}{cpu:>9.0f}{reqs:>10.0f}{cpu / base:>16.2f}")
+    if window:
+        print(f"{'window (WebKitGTK) reload':<34}{'wall ms':>9}{'cpu ms':>9}{'loadEventEnd':>14}")
+        for variant, figure in window_summary(window).items():
+            figures[variant] = figure
+            print(f"{variant:<34}{figure['wall']:>9.0f}{figure['cpu']:>9.0f}{figure['load']:>14.0f}")
     figures["load"] = [round(load[0], 2), round(load_after[0], 2)]
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
