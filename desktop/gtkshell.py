@@ -35,6 +35,7 @@ from gi.repository import Gio, GLib, Gtk, Soup  # noqa: E402
 WebKit2: Any = importlib.import_module("gi.repository.WebKit2")  # PyGObject-stubs have none
 
 from desktop import appscheme  # noqa: E402
+from host.server.preload import PreloadedPage  # noqa: E402
 
 log = logging.getLogger("desktop.gtk")
 
@@ -54,6 +55,8 @@ class SchemeHandler:
     def __init__(self, root: Path, on_download: Callable[[str], None]) -> None:
         self.root = root.resolve()
         self.on_download = on_download
+        self.page = PreloadedPage(self.root)
+        """index.html with its module preload list, as the loopback site serves it."""
 
     def __call__(self, request: Any) -> None:
         try:
@@ -79,7 +82,7 @@ class SchemeHandler:
         if file is None:
             self._status(request, 404)
             return
-        data = file.read_bytes()
+        data = self.page.body() if file == self.root / "index.html" else file.read_bytes()
         self._reply(request, 200, appscheme.content_type(file), data)
 
     def _status(self, request: Any, status: int) -> None:

@@ -151,6 +151,9 @@ def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
     assert any(0 < n < len(answer) for n in lengths), lengths  # seen part-way: it streamed
     # every stylesheet applied (served with its type: nosniff refuses a typeless one)
     assert page.evaluate("[...document.styleSheets].every(s => s.cssRules.length > 0)")
+    # the page came with its module preload list (host/server/preload.py) and WebKit honours it
+    assert page.evaluate("document.querySelectorAll('link[rel=modulepreload]').length") > 100
+    assert page.evaluate("document.createElement('link').relList.supports('modulepreload')")
     x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window-answer.png")
     assert app.proc.poll() is None
     assert app.listening_tcp() == set()  # still no API socket
