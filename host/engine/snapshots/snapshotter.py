@@ -159,9 +159,9 @@ class Snapshotter:
             key, repo = await TOOL_WORKERS.run(self._open, cwd)
             async with self._lock(key):
                 repo.max_file_bytes = self.limits().max_file_bytes
-                taken = await TOOL_WORKERS.run(repo.step)  # outside changes, or the first look
+                taken = await TOOL_WORKERS.run(repo.take_in)  # outside changes, or the first look
                 if taken:
-                    stored = await TOOL_WORKERS.run(repo.size_of, [a for _, _, a in taken if a])
+                    stored = await TOOL_WORKERS.run(repo.size_of, taken)
                     self._usage[key] = self._usage.get(key, 0) + stored
             if taken:
                 await self.enforce(key)
@@ -345,14 +345,19 @@ def _after(repo: ShadowRepo, cwd: Path, max_file_bytes: int, states: dict[str, F
     """The snapshot after a step: each changed file with its diff (blocking). `states` caches
     each blob's SHA-256, so a large file's earlier content is never read back just to hash it."""
     repo.max_file_bytes = max_file_bytes
-    diff = repo.step()
+
+    def compared(oid: str) -> bool:  # small enough to diff, or its hash is not known yet
+        known = states.get(oid)
+        return known is None or known.size <= MAX_DIFF_BYTES
+
+    taken = repo.step(compared)
+    diff = taken.diff
     if not diff:
         return []
-    sizes = repo.sizes(o for _, b, a in diff for o in (b, a) if o)
-    wanted = [o for o, n in sizes.items() if n <= MAX_DIFF_BYTES or o not in states]
-    contents = repo.read(wanted)
+    contents = {oid: data for oid, data in taken.contents.items() if compared(oid)}
     for oid, data in contents.items():
-        states[oid] = state_of(data)
+        if oid not in states:
+            states[oid] = state_of(data)
     while len(states) > STATE_CACHE:
         states.pop(next(iter(states)))
     found: list[Found] = []
