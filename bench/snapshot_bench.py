@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from host.engine.snapshots.repo import ShadowRepo
-from host.engine.snapshots.snapshotter import _after
+from host.engine.snapshots.after import after_step as _after
 
 
 def make_repo(root: Path, files: int, rng: random.Random) -> list[Path]:
