@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,14 @@ TURNS = int(os.environ.get("HARNESSDESK_BUDGET_TURNS", "200"))
 
 
 def disk(folder: Path) -> int:
-    """Bytes of every file under `folder` (what the snapshots really take on disk)."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    """Bytes of every file under `folder` (what the snapshots really take on disk): one `stat`
+    per entry (`os.walk`, not `rglob` with `is_file` and `stat`: it runs 600 times)."""
+    total = 0
+    for top, _dirs, names in os.walk(folder):
+        for name in names:
+            info = os.stat(os.path.join(top, name))
+            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return total
 
 
 def ten_mb(rng: random.Random) -> bytes:
