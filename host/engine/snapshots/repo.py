@@ -169,7 +169,8 @@ class ShadowRepo:
         """Bring the index to the folder's state for `paths`: keepable files stored, the rest
         (gone, too large, not a regular file) dropped from the index."""
         keep = [p for p in paths if self._keepable(p)]
-        drop = [p for p in paths if p not in set(keep)]
+        kept = set(keep)  # once: built per path, a first look at 10,000 files took ~25 s here
+        drop = [p for p in paths if p not in kept]
         if keep:
             self._git(["update-index", "-z", "--add", "--remove", "--stdin"], _z(keep))
         if drop:
