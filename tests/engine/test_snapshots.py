@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import random
+import stat
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from host.engine.snapshots import rows
 from host.engine.tools.base import ToolOutput
 
 MIB = 1 << 20
@@ -16,8 +18,14 @@ TURNS = int(os.environ.get("HARNESSDESK_BUDGET_TURNS", "200"))
 
 
 def disk(folder: Path) -> int:
-    """Bytes of every file under `folder` (what the snapshots really take on disk)."""
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    """Bytes of every file under `folder` (what the snapshots really take on disk): one `stat`
+    per entry (`os.walk`, not `rglob` with `is_file` and `stat`: it runs 600 times)."""
+    total = 0
+    for top, _dirs, names in os.walk(folder):
+        for name in names:
+            info = os.stat(os.path.join(top, name))
+            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+    return total
 
 
 def ten_mb(rng: random.Random) -> bytes:
@@ -154,3 +162,44 @@ async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_s
     await engine.config.update_settings("undo", {"workspaceBudgetMb": 8}, None)  # more room: on again
     out = await engine.files.snapshots.around("s", big, 1, writer(big / "other.txt", b"y\n"))
     assert [c.path for c in out.changes] == ["other.txt"]
+
+
+async def test_a_step_runs_five_git_processes_and_a_touched_file_or_an_odd_name_is_right(
+    engine_factory: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    engine = await engine_factory()
+    work = tmp_path / "w"
+    work.mkdir()
+    for name in ("same.txt", "edited.txt", "0:odd.txt", "gone.txt"):
+        (work / name).write_text(f"{name} first\n")
+    await engine.files.snapshots.around("s", work, 0, writer(work / "first.txt", b"1\n"))  # the first look
+    spawned: list[str] = []
+    real = subprocess.run
+
+    def counting(args: Any, *rest: Any, **kw: Any) -> Any:
+        if args[:1] == ["git"]:
+            spawned.append(args[3])
+        return real(args, *rest, **kw)
+
+    monkeypatch.setattr(subprocess, "run", counting)
+
+    async def step() -> ToolOutput:
+        os.utime(work / "same.txt", (1_000_000_000, 1_000_000_000))  # touched: new stat, same content
+        (work / "edited.txt").write_text("EDITED.TXT FIRST\n")  # the same size
+        (work / "0:odd.txt").write_text("a name git could read as a stage\n")
+        (work / "gone.txt").unlink()
+        (work / "new.txt").write_text("new\n")
+        return ToolOutput("ok")
+
+    out = await engine.files.snapshots.around("s", work, 1, step)
+    assert sorted(c.path for c in out.changes) == ["0:odd.txt", "edited.txt", "gone.txt", "new.txt"]
+    # before: ls-files; after: diff-files, ls-files -o, update-index (kept, then removed), cat-file
+    assert spawned == ["ls-files", "diff-files", "ls-files", "update-index", "update-index", "cat-file"]
+    for name in ("edited.txt", "0:odd.txt", "gone.txt"):
+        row = await engine.files.snapshots.kept("s", 1, name)
+        assert row is not None and await engine.files.snapshots.content(row) == f"{name} first\n".encode()
+    assert await engine.files.snapshots.kept("s", 1, "new.txt") == rows.Kept(None, None, row.repo)
+    spawned.clear()
+    out = await engine.files.snapshots.around("s", work, 2, writer(work / "edited.txt", b"again\n"))
+    assert [c.path for c in out.changes] == ["edited.txt"]  # the touched file was taken in once
+    assert spawned == ["ls-files", "diff-files", "ls-files", "update-index", "cat-file"]

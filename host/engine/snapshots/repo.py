@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,11 +59,11 @@ class TooLarge(SnapshotError):
 
 
 @dataclass(frozen=True)
-class Entry:
-    """One path as the index holds it: the blob's id, or None when the index has no such file."""
+class Step:
+    """What a step changed: (path, blob before, blob after; None: absent), and blob contents."""
 
-    path: str
-    oid: str | None
+    diff: list[tuple[str, str | None, str | None]]
+    contents: dict[str, bytes]
 
 
 def _env(git_dir: Path, work: Path) -> dict[str, str]:
@@ -149,7 +149,7 @@ class ShadowRepo:
         """The index's blob id for each path (None: not in the index)."""
         if not paths:
             return {}
-        data = b"".join(b":" + os.fsencode(p) + b"\0" for p in paths)
+        data = b"".join(_staged(p) + b"\0" for p in paths)
         out = self._git(["cat-file", "--batch-check=%(objectname)", "-z"], data).split(b"\n")
         found: dict[str, str | None] = {}
         for path, line in zip(paths, out, strict=False):
@@ -169,58 +169,92 @@ class ShadowRepo:
         """Bring the index to the folder's state for `paths`: keepable files stored, the rest
         (gone, too large, not a regular file) dropped from the index."""
         keep = [p for p in paths if self._keepable(p)]
-        drop = [p for p in paths if p not in set(keep)]
+        kept = set(keep)  # once: built per path, a first look at 10,000 files took ~25 s here
+        drop = [p for p in paths if p not in kept]
         if keep:
             self._git(["update-index", "-z", "--add", "--remove", "--stdin"], _z(keep))
         if drop:
             self._git(["update-index", "-z", "--force-remove", "--stdin"], _z(drop))
 
-    def step(self) -> list[tuple[str, str | None, str | None]]:
-        """One snapshot: what changed since the last one, as (path, blob before, blob after);
-        the index then holds the folder's state. Cheap when little changed."""
+    def take_in(self) -> list[str]:
+        """The snapshot before a step: whatever changed since the last look (edits made outside
+        the app, or the first look) stored; returns the blob ids the index now holds for them.
+        One `ls-files` when nothing changed (the usual case)."""
         paths = self.changed()
         if not paths:
             return []
         if len(paths) > MAX_PATHS:
             raise TooLarge(f"more than {MAX_PATHS:,} files to snapshot at once")
-        before = self.lookup(paths)
         self.update(paths)
-        after = self.lookup(paths)
-        return [(p, before[p], after[p]) for p in paths if before[p] != after[p]]
+        return [oid for oid in self.lookup(paths).values() if oid]
+
+    def step(self, want: Callable[[str], bool]) -> Step:
+        """The snapshot after a step: what changed since the last one, as (path, blob before,
+        blob after), with the contents of every blob after and of the blobs before that `want`
+        (docs/decisions.md, "Snapshots: fewer processes per step"). Four git processes:
+        `diff-files` (stat data only, and the index's blob id, so a changed file is hashed once,
+        by `update-index`), `ls-files -o`, `update-index`, one `cat-file --batch`."""
+        tracked = self._tracked()
+        paths = [*self._others(), *tracked]
+        if not paths:
+            return Step([], {})
+        if len(paths) > MAX_PATHS:
+            raise TooLarge(f"more than {MAX_PATHS:,} files to snapshot at once")
+        self.update(paths)
+        before = [oid for oid in dict.fromkeys(tracked.values()) if want(oid)]
+        found = self._batch([_staged(p) for p in paths] + [o.encode() for o in before])
+        diff: list[tuple[str, str | None, str | None]] = []
+        contents: dict[str, bytes] = {}
+        for path, (oid, data) in zip(paths, found, strict=False):
+            if oid != tracked.get(path):  # the same blob again (a file touched): no change
+                diff.append((path, tracked.get(path), oid))
+                if oid is not None:
+                    contents[oid] = data
+        contents.update((oid, data) for oid, data in found[len(paths) :] if oid is not None)
+        return Step(diff, contents)
+
+    def _tracked(self) -> dict[str, str]:
+        """Files of the index whose stat data differ from the folder's (a racily clean entry
+        is compared by content), with the index's blob id; deleted ones included."""
+        out = self._git(["diff-files", "-z", "--raw"]).split(b"\0")
+        found: dict[str, str] = {}
+        for header, raw in zip(out[0::2], out[1::2], strict=False):
+            fields = header.split(b" ")
+            if header.startswith(b":") and len(fields) == 5:
+                found[os.fsdecode(raw)] = fields[2].decode()
+        return found
+
+    def _others(self) -> list[str]:
+        """Files the index does not have (not ignored); a nested repository is never entered."""
+        out = self._git(["ls-files", "-z", "-o", "--exclude-standard"])
+        return list(dict.fromkeys(os.fsdecode(r) for r in out.split(b"\0") if r and not r.endswith(b"/")))
 
     # ---- objects --------------------------------------------------------------------------
 
     def read(self, oids: Iterable[str]) -> dict[str, bytes]:
         """Blob contents by id (ids that are gone are left out)."""
         wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        out = self._git(["cat-file", "--batch"], "".join(f"{o}\n" for o in wanted).encode())
-        found: dict[str, bytes] = {}
-        pos = 0
-        for oid in wanted:
-            end = out.index(b"\n", pos)
-            header = out[pos:end].decode().split()
-            pos = end + 1
-            if len(header) < 3 or header[1] == "missing":
-                continue
-            size = int(header[2])
-            found[oid] = out[pos : pos + size]
-            pos += size + 1
-        return found
+        found = self._batch([o.encode() for o in wanted])
+        return {oid: data for oid, data in found if oid is not None}
 
-    def sizes(self, oids: Iterable[str]) -> dict[str, int]:
-        """Blob sizes by id (ids that are gone are left out)."""
-        wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        data = "".join(f"{o}\n" for o in wanted).encode()
-        out = self._git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], data).decode()
-        found: dict[str, int] = {}
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[1].isdigit():
-                found[parts[0]] = int(parts[1])
+    def _batch(self, names: Sequence[bytes]) -> list[tuple[str | None, bytes]]:
+        """One `cat-file --batch` for blob ids or `:path` (the index's blob of a path): per name
+        its blob id and content, or (None, b"") when there is none."""
+        if not names:
+            return []
+        out = self._git(["cat-file", "--batch", "-z"], b"".join(n + b"\0" for n in names))
+        found: list[tuple[str | None, bytes]] = []
+        pos = 0
+        for name in names:
+            if out.startswith(name + b" missing\n", pos):  # the name as sent: a path may hold "\n"
+                pos += len(name) + len(b" missing\n")
+                found.append((None, b""))
+                continue
+            end = out.index(b"\n", pos)
+            oid, _kind, size = out[pos:end].decode().split(" ")
+            pos = end + 1 + int(size)
+            found.append((oid, out[end + 1 : pos]))
+            pos += 1
         return found
 
     def has(self, oid: str) -> bool:
@@ -285,3 +319,9 @@ class ShadowRepo:
 
 def _z(paths: Sequence[str]) -> bytes:
     return b"".join(os.fsencode(p) + b"\0" for p in paths)
+
+
+def _staged(path: str) -> bytes:
+    """The name of the index's blob of `path` for `cat-file`: `:0:` keeps a path such as `0:x`
+    or one starting with `/` from being read as another kind of name."""
+    return b":0:" + os.fsencode(path)

@@ -16,27 +16,23 @@ import logging
 import os
 import shutil
 import sqlite3
-import stat
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from contract.filechange import FileChange, FileState
-from host.engine import secret_values
 from host.engine.snapshots import budget, rows
+from host.engine.snapshots.after import Found, after_step
 from host.engine.snapshots.budget import Limits, Survey
 from host.engine.snapshots.repo import ShadowRepo, SnapshotError, TooLarge
 from host.engine.store import Store
 from host.engine.store import blobs as store_blobs
-from host.engine.tools.base import Snapshot, ToolOutput
-from host.engine.tools.changes import ABSENT, MAX_DIFF_BYTES, describe, snapshot, state_of
+from host.engine.tools.base import ToolOutput
 from host.engine.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 
-STATE_CACHE = 50_000
-"""Blob ids whose SHA-256 is remembered (a few MB)."""
 REPORTS_OWN_CHANGE = frozenset({"write_file", "edit_file"})
 """File tools: their result carries the change they made (`host/engine/tools/changes.py`)."""
 
@@ -46,16 +42,6 @@ def may_change_files(tool: object) -> bool:
     tool: not marked read-only), else the tools that ask before they run (write, edit, bash)."""
     flag = getattr(tool, "changes_files", None)
     return bool(getattr(tool, "needs_approval", False)) if flag is None else bool(flag)
-
-
-@dataclass(frozen=True)
-class Found:
-    """One file a step changed: the earlier content's blob (None: absent), and the change."""
-
-    path: str
-    before_oid: str | None
-    change: FileChange
-    new_oids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -133,7 +119,9 @@ class Snapshotter:
     ) -> list[FileChange]:
         try:
             async with self._lock(key):
-                found = await TOOL_WORKERS.run(_after, repo, cwd, self.limits().max_file_bytes, self._states)
+                found = await TOOL_WORKERS.run(
+                    after_step, repo, cwd, self.limits().max_file_bytes, self._states
+                )
                 if found:
                     await self._keep(session_id, turn, key, cwd, found)
         except (SnapshotError, OSError) as exc:
@@ -159,9 +147,9 @@ class Snapshotter:
             key, repo = await TOOL_WORKERS.run(self._open, cwd)
             async with self._lock(key):
                 repo.max_file_bytes = self.limits().max_file_bytes
-                taken = await TOOL_WORKERS.run(repo.step)  # outside changes, or the first look
+                taken = await TOOL_WORKERS.run(repo.take_in)  # outside changes, or the first look
                 if taken:
-                    stored = await TOOL_WORKERS.run(repo.size_of, [a for _, _, a in taken if a])
+                    stored = await TOOL_WORKERS.run(repo.size_of, taken)
                     self._usage[key] = self._usage.get(key, 0) + stored
             if taken:
                 await self.enforce(key)
@@ -339,62 +327,3 @@ def _key(real: str) -> str:
 
 def _used(repo: ShadowRepo) -> int:
     return sum(repo.objects().values())
-
-
-def _after(repo: ShadowRepo, cwd: Path, max_file_bytes: int, states: dict[str, FileState]) -> list[Found]:
-    """The snapshot after a step: each changed file with its diff (blocking). `states` caches
-    each blob's SHA-256, so a large file's earlier content is never read back just to hash it."""
-    repo.max_file_bytes = max_file_bytes
-    diff = repo.step()
-    if not diff:
-        return []
-    sizes = repo.sizes(o for _, b, a in diff for o in (b, a) if o)
-    wanted = [o for o, n in sizes.items() if n <= MAX_DIFF_BYTES or o not in states]
-    contents = repo.read(wanted)
-    for oid, data in contents.items():
-        states[oid] = state_of(data)
-    while len(states) > STATE_CACHE:
-        states.pop(next(iter(states)))
-    found: list[Found] = []
-    for path, b, a in diff:
-        if b is not None and b not in states:
-            continue  # the earlier content is unreadable: nothing to put back
-        before_state = states[b] if b is not None else None
-        after_state: FileState | None
-        if a is not None:
-            after_state, readable = states[a], a in contents
-        else:
-            disk = _on_disk(cwd, path)  # dropped from the index: gone, or too large now
-            if isinstance(disk, bool):
-                continue  # now a symlink, a device…: not a kind of file undo puts back
-            after_state, readable = disk, disk is None
-        if readable and (b is None or b in contents):
-            before = Snapshot(before_state, contents[b]) if b is not None else ABSENT
-            change = describe(path, before, contents[a] if a is not None else None)
-        else:
-            change = _large(path, before_state, after_state)
-        if change.diff is not None:
-            change.diff = secret_values.redact(change.diff)
-        found.append(Found(path, b, change, (a,) if a else ()))
-    return found
-
-
-def _large(path: str, before: FileState | None, after: FileState | None) -> FileChange:
-    size = max(before.size if before else 0, after.size if after else 0)
-    note = f"too large to compare ({size:,} bytes)"
-    return FileChange(path=path, before=before, after=after, diff_note=note)
-
-
-def _on_disk(cwd: Path, path: str) -> FileState | bool | None:
-    """A file the index dropped: None when gone, its state when a regular (too large) file,
-    False when something else."""
-    try:
-        info = os.lstat(cwd / path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        return False
-    try:
-        return snapshot(cwd, (cwd / path).resolve(), path).state
-    except Exception:
-        return False
