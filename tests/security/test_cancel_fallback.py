@@ -1,0 +1,131 @@
+"""The bash tool's last resort: a supervisor that misses its bound still takes its tree along.
+
+Under load the supervisor (host/procs/supervise.py) once took longer than SUPERVISOR_BOUND to
+kill a command's tree; the host then killed only the supervisor's own process group and the
+processes that had left with `setsid` lived on. Here the supervisor is SIGSTOPped, so it
+certainly misses the bound, and the whole tree must die anyway — while a process of the same
+age that is not the command's is left alone (docs/decisions.md, "A cancelled command's whole
+tree dies").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from host.engine.tools import bash
+from tests.security.tools import run
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
+
+
+def _stat(pid: int) -> tuple[int, int, int, str] | None:
+    """(ppid, session id, start time, state) of a process, or None when it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    return int(fields[1]), int(fields[3]), int(fields[19]), fields[0].decode()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _below(root: int) -> dict[int, int]:
+    """{pid: start time} of every live process below `root`, by parent links."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (st := _stat(int(entry))) is not None and st[3] != "Z":
+            children.setdefault(st[0], []).append(int(entry))
+    out: dict[int, int] = {}
+    frontier = [root]
+    while frontier:
+        for pid in children.get(frontier.pop(), []):
+            st = _stat(pid)
+            if st is not None:
+                out[pid] = st[2]
+                frontier.append(pid)
+    return out
+
+
+def _alive(pid: int, started: int) -> bool:
+    st = _stat(pid)
+    return st is not None and st[2] == started and st[3] not in ("Z", "X")
+
+
+def _supervisor_of(marker: str) -> int | None:
+    for entry in os.listdir("/proc"):
+        line = _cmdline(int(entry)) if entry.isdigit() else b""
+        if b"import supervise" in line and marker.encode() in line:
+            return int(entry)
+    return None
+
+
+async def _until(check: Callable[[], bool], within: float = 30.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(0.05)
+    return bool(check())
+
+
+async def test_a_stopped_supervisor_still_takes_its_setsid_tree_along(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bash, "SUPERVISOR_BOUND", 1.0)  # it is stopped: any bound is missed
+    marker = f"hd-fallback-{os.getpid()}-{time.monotonic_ns()}"
+    # three sleeps: one in the command's group, two in a session of their own (one double-forked)
+    command = f"setsid sh -c '(sleep 300; echo {marker}) & sleep 301' >/dev/null 2>&1 & sleep 302 # {marker}"
+    task = asyncio.create_task(run("bash", tmp_path, command=command, timeout=120))
+    supervisor: int | None = None
+    tree: dict[int, int] = {}
+    bystander = None
+    try:
+
+        def settled() -> bool:
+            nonlocal supervisor, tree
+            supervisor = supervisor or _supervisor_of(marker)
+            tree = _below(supervisor) if supervisor else {}
+            sleeps = [p for p in tree if _cmdline(p).startswith(b"sleep\0")]
+            return len(sleeps) == 3
+
+        assert await _until(settled), f"the command never started its three sleeps: {tree}"
+        assert supervisor is not None
+        supervisor_stat = _stat(supervisor)
+        assert supervisor_stat is not None
+        sessions = {st[1] for p in tree if (st := _stat(p)) is not None}
+        assert len(sessions - {supervisor}) >= 1, "nothing left the supervisor's session"
+        # a process as young as the tree, in a session of its own, that is not the command's
+        bystander = await asyncio.create_subprocess_exec("sleep", "303", start_new_session=True)
+        bystander_stat = _stat(bystander.pid)
+        assert bystander_stat is not None
+
+        os.kill(supervisor, signal.SIGSTOP)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 60)
+        survivors = {p for p, started in tree.items() if _alive(p, started)}
+        assert not survivors, f"survivors of the fallback: {survivors}"
+        assert not _alive(supervisor, supervisor_stat[2]), "the stopped supervisor was left"
+        assert _alive(bystander.pid, bystander_stat[2]), "the fallback killed a process not of the command"
+    finally:
+        for pid, started in tree.items():
+            if _alive(pid, started):
+                os.kill(pid, signal.SIGKILL)
+        if supervisor and _stat(supervisor) is not None:
+            os.kill(supervisor, signal.SIGKILL)
+        if bystander is not None:
+            bystander.kill()
+            await asyncio.wait_for(bystander.wait(), 30)
