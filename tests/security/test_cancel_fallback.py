@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from host.engine.sandbox import SandboxPolicy
 from host.engine.tools import bash
-from tests.security.tools import run
+from tests.security.sandboxing import needs_sandbox, sandbox_on  # noqa: F401 - a fixture, asked for by name
+from tests.security.tools import TOOLS, context
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 
@@ -81,14 +83,20 @@ async def _until(check: Callable[[], bool], within: float = 30.0) -> bool:
     return bool(check())
 
 
+@pytest.mark.parametrize("sandboxed", [False, pytest.param(True, marks=needs_sandbox)])
 async def test_a_stopped_supervisor_still_takes_its_setsid_tree_along(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, sandboxed: bool
 ) -> None:
     monkeypatch.setattr(bash, "SUPERVISOR_BOUND", 1.0)  # it is stopped: any bound is missed
     marker = f"hd-fallback-{os.getpid()}-{time.monotonic_ns()}"
     # three sleeps: one in the command's group, two in a session of their own (one double-forked)
     command = f"setsid sh -c '(sleep 300; echo {marker}) & sleep 301' >/dev/null 2>&1 & sleep 302 # {marker}"
-    task = asyncio.create_task(run("bash", tmp_path, command=command, timeout=120))
+    ctx = context(tmp_path)
+    if sandboxed:  # supervise -> bwrap -> bash: the tree is in a pid namespace of its own
+        request.getfixturevalue("sandbox_on")
+        (tmp_path / "data").mkdir()
+        ctx.sandbox = SandboxPolicy(workspace=tmp_path, data_dir=tmp_path / "data")
+    task = asyncio.create_task(TOOLS["bash"].run({"command": command, "timeout": 120}, ctx))
     supervisor: int | None = None
     tree: dict[int, int] = {}
     bystander = None
@@ -107,6 +115,8 @@ async def test_a_stopped_supervisor_still_takes_its_setsid_tree_along(
         assert supervisor_stat is not None
         sessions = {st[1] for p in tree if (st := _stat(p)) is not None}
         assert len(sessions - {supervisor}) >= 1, "nothing left the supervisor's session"
+        wrapped = any(b"bwrap" in _cmdline(p).split(b"\0")[0] for p in tree)
+        assert wrapped == sandboxed, "the command did not run the way this case says"
         # a process as young as the tree, in a session of its own, that is not the command's
         bystander = await asyncio.create_subprocess_exec("sleep", "303", start_new_session=True)
         bystander_stat = _stat(bystander.pid)
