@@ -139,3 +139,47 @@ async def test_a_stopped_supervisor_still_takes_its_setsid_tree_along(
         if bystander is not None:
             bystander.kill()
             await asyncio.wait_for(bystander.wait(), 30)
+
+
+async def test_a_cancel_while_the_supervisor_starts_still_ends_its_setsid_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cause seen under load: a cancel that lands while asyncio still connects the
+    supervisor's pipes made asyncio SIGKILL the supervisor, and its tree lived on."""
+    real = asyncio.create_subprocess_exec
+    returned: list[bool] = []
+
+    async def observed(*args: object, **kwargs: object) -> asyncio.subprocess.Process:
+        proc = await real(*args, **kwargs)  # type: ignore[arg-type]
+        returned.append(True)
+        return proc
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", observed)
+    marker = f"hd-spawn-{os.getpid()}-{time.monotonic_ns()}"
+    command = f"setsid sh -c '(sleep 300; echo {marker}) & sleep 301' >/dev/null 2>&1 & sleep 302 # {marker}"
+    task = asyncio.create_task(TOOLS["bash"].run({"command": command, "timeout": 120}, context(tmp_path)))
+    supervisor = None
+    for _ in range(10_000):  # one loop step at a time, until the supervisor exists
+        await asyncio.sleep(0)
+        if (supervisor := _supervisor_of(marker)) is not None:
+            break
+    assert supervisor is not None, "the supervisor never started"
+    tree: dict[int, int] = {}
+    # hold the loop (so asyncio cannot finish the start) until the setsid tree is up
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        tree = _below(supervisor)
+        if len([p for p in tree if _cmdline(p).startswith(b"sleep\0")]) == 3:
+            break
+        time.sleep(0.02)  # noqa: ASYNC251 - blocking on purpose: the loop must not run
+    try:
+        assert not returned, "the start finished before the cancel: this case did not happen"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 60)
+        survivors = {p for p, started in tree.items() if _alive(p, started)}
+        assert len(tree) >= 3 and not survivors, f"tree {tree}, survivors {survivors}"
+    finally:
+        for pid, started in tree.items():
+            if _alive(pid, started):
+                os.kill(pid, signal.SIGKILL)

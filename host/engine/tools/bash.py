@@ -168,6 +168,31 @@ async def terminate(proc: Process) -> None:
         await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
 
 
+async def spawn(argv: list[str], ctx: ToolContext) -> Process:
+    """Start the supervisor. A cancel while asyncio is still connecting its pipes would make
+    asyncio SIGKILL the supervisor, orphaning what it already started (a `setsid` tree among
+    them): the start is shielded, and a cancel then ends the tree the ordinary way."""
+    started = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=ctx.cwd,
+            env=command_environment(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(started)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            proc = await started
+            await terminate(proc)
+            _close_pipes(proc)
+        raise
+
+
 class BashTool(BaseTool):
     name = "bash"
     description = (
@@ -189,15 +214,7 @@ class BashTool(BaseTool):
             argv = supervised(args.command, sandbox=ctx.sandbox)
         except SandboxUnavailable as exc:
             raise ToolError(f"{exc} The command did not run.", "SANDBOX_UNAVAILABLE") from exc
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=ctx.cwd,
-            env=command_environment(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = await spawn(argv, ctx)
         assert proc.stdout is not None
         capture = OutputCapture()
         reader = asyncio.create_task(capture.read_from(proc.stdout))
