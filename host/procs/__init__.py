@@ -9,6 +9,9 @@ dispatches here before anything else is imported.
   the GIL of whatever process runs it; docs/threat-model.md).
 - `supervise`: runs a bash command as a Linux child subreaper so that timeout and cancel kill
   every descendant, including ones that called `setsid`.
+
+`tree` is not a helper but the host's side of `supervise`: when a supervisor misses its bound,
+it finds the command's processes in /proc and kills them (docs/decisions.md).
 """
 
 from __future__ import annotations

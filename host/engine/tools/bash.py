@@ -4,7 +4,8 @@ The command runs as `/bin/bash -c COMMAND` in the session's cwd with stdin close
 into stdout and an environment without credentials (host/engine/secret_values.py). It runs below
 a small supervisor process (host/procs/supervise.py, a Linux child subreaper): on timeout or
 cancel the supervisor kills every descendant, even one that left the process group with
-`setsid`, then exits; if it does not within a bound, its group is killed. Output keeps its head
+`setsid`, then exits; if it does not within a bound, the host finds the tree in /proc and kills it
+(host/procs/tree.py). Output keeps its head
 and tail and says how much of the middle was cut.
 
 With `run_in_background: true` the command becomes a background job (host/engine/jobs.py): it
@@ -33,12 +34,15 @@ from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, wrap
 from host.engine.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
+from host.procs.tree import CommandTree
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
 MAX_OUTPUT_CHARS = 30_000
 SUPERVISOR_BOUND = 5.0
-"""How long the supervisor may take to kill the tree before it is killed itself."""
+"""How long the supervisor may take to kill the tree before the host kills it and the tree."""
+FALLBACK_BOUND = 5.0
+"""How long the host keeps killing a tree whose supervisor missed its bound (docs/decisions.md)."""
 DRAIN_AFTER_EXIT = 1.0
 SHELL = "/bin/bash" if os.path.exists("/bin/bash") else (shutil.which("bash") or "/bin/sh")
 
@@ -147,21 +151,46 @@ def _close_pipes(proc: Process) -> None:
         transport.close()
 
 
-def _signal_group(proc: Process, sig: signal.Signals) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
-
-
 async def terminate(proc: Process) -> None:
     """The supervisor kills the whole tree (SIGTERM, a grace, SIGKILL) and exits; if it has not
-    within a bound, it and its group are killed directly."""
+    within a bound, the host kills the tree itself: every process below the supervisor or in a
+    session or group the tree was seen in, even one that left with `setsid` (host/procs/tree.py),
+    then the supervisor."""
+    tree = CommandTree(proc.pid)
+    await asyncio.to_thread(tree.scan)  # the sessions it made, in case the supervisor loses them
     with contextlib.suppress(ProcessLookupError):
         proc.send_signal(signal.SIGTERM)
     try:
         await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
     except TimeoutError:
-        _signal_group(proc, signal.SIGKILL)
+        if proc.returncode is None:  # still unreaped: its pid, session and group are still ours
+            await asyncio.to_thread(tree.kill, FALLBACK_BOUND)
         await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
+
+
+async def spawn(argv: list[str], ctx: ToolContext) -> Process:
+    """Start the supervisor. A cancel while asyncio is still connecting its pipes would make
+    asyncio SIGKILL the supervisor, orphaning what it already started (a `setsid` tree among
+    them): the start is shielded, and a cancel then ends the tree the ordinary way."""
+    started = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv,
+            cwd=ctx.cwd,
+            env=command_environment(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(started)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            proc = await started
+            await terminate(proc)
+            _close_pipes(proc)
+        raise
 
 
 class BashTool(BaseTool):
@@ -185,15 +214,7 @@ class BashTool(BaseTool):
             argv = supervised(args.command, sandbox=ctx.sandbox)
         except SandboxUnavailable as exc:
             raise ToolError(f"{exc} The command did not run.", "SANDBOX_UNAVAILABLE") from exc
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=ctx.cwd,
-            env=command_environment(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = await spawn(argv, ctx)
         assert proc.stdout is not None
         capture = OutputCapture()
         reader = asyncio.create_task(capture.read_from(proc.stdout))

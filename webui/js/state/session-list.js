@@ -150,3 +150,42 @@ export function relativeTime(ms, now = Date.now()) {
   if (d < 30) return `${d} d ago`;
   return new Date(ms).toLocaleDateString();
 }
+
+/**
+ * Orders `session.list` answers against the adds and removes that frames report meanwhile
+ * (docs/decisions.md, "A list answer never undoes a later add"). A refresh gets a ticket when it
+ * starts; an answer older than one already applied is dropped, and a session added (or removed)
+ * after a refresh started outlives that refresh's answer, which could not know of it.
+ */
+export class ListSequence {
+  constructor() {
+    this.started = 0; // tickets handed out
+    this.applied = 0; // the newest ticket whose answer is shown
+    this.changes = new Map(); // sessionId → {after: ticket current when it changed, summary | null (removed)}
+  }
+
+  begin() {
+    return ++this.started;
+  }
+
+  /** Whether the answer to `ticket` is older than one already applied (drop it). */
+  stale(ticket) {
+    return ticket < this.applied;
+  }
+
+  /** A frame added (`summary`) or removed (null) a session outside a list answer. */
+  note(sessionId, summary) {
+    this.changes.set(sessionId, { after: this.started, summary });
+  }
+
+  /** Apply the answer to `ticket` (`next`, a Map by id) over `current`; returns `next`. */
+  merge(ticket, next, current) {
+    for (const [id, change] of this.changes) {
+      if (change.after < ticket) this.changes.delete(id); // it was known before this refresh began
+      else if (change.summary === null) next.delete(id);
+      else if (!next.has(id)) next.set(id, current.get(id) ?? change.summary);
+    }
+    this.applied = ticket;
+    return next;
+  }
+}

@@ -10,7 +10,7 @@
 import { Emitter } from "./emitter.js";
 import { isTransportFailure, transportErrorOf } from "../client/errors.js";
 import { Session, withView } from "./session.js";
-import { reusableBlank, provisionalTitle, contentText } from "./session-list.js";
+import { reusableBlank, provisionalTitle, contentText, ListSequence } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
 
 const MAX_OPEN = 6;
@@ -29,6 +29,7 @@ export class SessionManager extends Emitter {
     this.jobs = new Map(); // sessionId → JobView[] (absent: none)
     this.hostInfo = null;
     this.listLoaded = false;
+    this.listOrder = new ListSequence(); // list answers vs. adds/removes in between
   }
 
   get active() {
@@ -38,8 +39,10 @@ export class SessionManager extends Emitter {
   // ---- list -------------------------------------------------------------------------------
 
   async refreshList() {
+    const ticket = this.listOrder.begin();
     const r = await this.client.call("session.list", {});
     if (isTransportFailure(r)) throw transportErrorOf(r.error); // rebuild() fails: the app reconnects
+    if (this.listOrder.stale(ticket)) return true; // a newer answer is already shown
     if (!r.ok) {
       this.emit("error", `Could not list sessions: ${r.error.message}`);
       return false;
@@ -51,10 +54,17 @@ export class SessionManager extends Emitter {
       const provisional = this.summaries.get(s.sessionId)?.provisionalTitle;
       next.set(s.sessionId, { ...s, ...(title ? { title } : {}), ...(!title && provisional ? { provisionalTitle: provisional } : {}) });
     }
-    this.summaries = next;
+    this.summaries = this.listOrder.merge(ticket, next, this.summaries);
     this.listLoaded = true;
     this.emit("list");
     return true;
+  }
+
+  /** A session known before any list answer names it (a frame, create, fork). */
+  addSummary(summary) {
+    this.summaries.set(summary.sessionId, summary);
+    this.listOrder.note(summary.sessionId, summary);
+    this.emit("list");
   }
 
   patchSummary(sessionId, patch) {
@@ -159,8 +169,7 @@ export class SessionManager extends Emitter {
       id = r.error.details.sessionId; // it exists, just outside the workspace
     }
     if (!this.summaries.has(id)) {
-      this.summaries.set(id, { sessionId: id, updatedAt: this.now(), running: false, blank: true, cwd: workspace?.path ?? this.hostInfo?.cwd });
-      this.emit("list");
+      this.addSummary({ sessionId: id, updatedAt: this.now(), running: false, blank: true, cwd: workspace?.path ?? this.hostInfo?.cwd });
     }
     return this.open(id);
   }
@@ -173,7 +182,7 @@ export class SessionManager extends Emitter {
     const child = r.value.sessionId;
     const parent = this.summaries.get(sessionId);
     if (!this.summaries.has(child)) {
-      this.summaries.set(child, {
+      this.addSummary({
         sessionId: child,
         updatedAt: this.now(),
         running: false,
@@ -260,7 +269,7 @@ export class SessionManager extends Emitter {
     switch (f.type) {
       case "host/session-added":
         if (!this.summaries.has(f.sessionId)) {
-          this.summaries.set(f.sessionId, {
+          this.addSummary({
             sessionId: f.sessionId,
             updatedAt: this.now(),
             running: false,
@@ -270,12 +279,12 @@ export class SessionManager extends Emitter {
             ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
             ...(f.origin ? { origin: f.origin } : {}),
           });
-          this.emit("list");
           if (f.origin) this.refreshList(); // a subagent is titled from its start (its task)
         }
         return;
       case "host/session-removed":
         this.summaries.delete(f.sessionId);
+        this.listOrder.note(f.sessionId, null);
         this.sessions.get(f.sessionId)?.close();
         this.sessions.delete(f.sessionId);
         if (this.activeId === f.sessionId) {
