@@ -122,6 +122,10 @@ def test_model_unavailable(contexts: Contexts, keyless: HarnessServer, llm: Scri
     expect(banner).to_have_count(0)
 
 
+RETRY_FAR_AWAY = """() => { const c = window.harnessdesk.app.connection;
+  return c.status.state === "reconnecting" && c.status.retryAt - c.timers.now() > 5000; }"""
+
+
 def test_host_unreachable_then_retry_now(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
@@ -135,6 +139,10 @@ def test_host_unreachable_then_retry_now(
     expect(banner).to_have_attribute("data-state", "unreachable", timeout=30_000)
     expect(banner).to_contain_text("Host unreachable.")
     expect(page.locator("html")).to_have_attribute("data-connection", "reconnecting-unreachable")
+    # the host comes back while the next try is still seconds away (the backoff reaches 5-10 s),
+    # so "Retry now" is what reconnects: a try of the page's own could otherwise win the race
+    # with the restart and take the button away before the click (it did once, under load)
+    page.wait_for_function(RETRY_FAR_AWAY, timeout=40_000)
     server.start()
     banner.get_by_test_id("reconnect-now").click()
     expect(page.locator("html")).to_have_attribute("data-connection", "connected", timeout=5_000)
