@@ -87,3 +87,26 @@ test("a session removed while a list is on its way is not brought back by that l
   assert.equal(rowOf(m, "c"), null);
   assert.ok(rowOf(m, "p"));
 });
+
+test("a child's status frame that lands while the list begun at its add is on its way is not undone by that list", async () => {
+  const client = heldListClient();
+  const m = new SessionManager({ client });
+  m.handleHost(host({ ...added, blank: true })); // a subagent starts blank; its add refreshes the list
+  await flush();
+  assert.equal(client.lists.length, 1);
+  m.handleHost(host({ type: "host/session-status", sessionId: "c", running: true })); // its turn began
+  await flush();
+  client.lists[0].answer([parent, { ...child, blank: true, running: false }]); // the host answered before the turn
+  await flush();
+  const row = rowOf(m, "c");
+  assert.equal(row.blank, false, "the older answer hid the running child again");
+  assert.equal(row.running, true);
+  assert.equal(row.title, "Survey the tests", "the answer's own fields are still taken");
+  // once no list is on its way, a later answer is the host's word again
+  const again = m.refreshList();
+  await flush();
+  client.lists[1].answer([parent, { ...child, running: false }]);
+  await again;
+  assert.equal(rowOf(m, "c").running, false);
+  assert.equal(m.listOrder.patches.length, 0, "patches outlived every answer that could predate them");
+});

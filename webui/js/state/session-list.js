@@ -155,17 +155,28 @@ export function relativeTime(ms, now = Date.now()) {
  * Orders `session.list` answers against the adds and removes that frames report meanwhile
  * (docs/decisions.md, "A list answer never undoes a later add"). A refresh gets a ticket when it
  * starts; an answer older than one already applied is dropped, and a session added (or removed)
- * after a refresh started outlives that refresh's answer, which could not know of it.
+ * after a refresh started outlives that refresh's answer, which could not know of it; so does a
+ * patch a frame made meanwhile (a child's "running, not blank" over the answer that still saw it
+ * blank, which would hide it until its turn ends).
  */
 export class ListSequence {
   constructor() {
     this.started = 0; // tickets handed out
     this.applied = 0; // the newest ticket whose answer is shown
     this.changes = new Map(); // sessionId → {after: ticket current when it changed, summary | null (removed)}
+    this.patches = []; // {after, sessionId, patch} in the order the frames made them
+    this.pending = new Set(); // tickets whose answer has not come back
   }
 
   begin() {
-    return ++this.started;
+    this.pending.add(++this.started);
+    return this.started;
+  }
+
+  /** The answer to `ticket` came back (applied, dropped or failed). */
+  end(ticket) {
+    this.pending.delete(ticket);
+    if (this.pending.size === 0) this.patches = []; // no answer left that could predate them
   }
 
   /** Whether the answer to `ticket` is older than one already applied (drop it). */
@@ -178,8 +189,18 @@ export class ListSequence {
     this.changes.set(sessionId, { after: this.started, summary });
   }
 
+  /** A frame changed some fields of a listed session outside a list answer. */
+  notePatch(sessionId, patch) {
+    if (this.pending.size > 0) this.patches.push({ after: this.started, sessionId, patch });
+  }
+
   /** Apply the answer to `ticket` (`next`, a Map by id) over `current`; returns `next`. */
   merge(ticket, next, current) {
+    this.patches = this.patches.filter((p) => p.after >= ticket); // older ones: the answer knew them
+    for (const { sessionId, patch } of this.patches) {
+      const row = next.get(sessionId);
+      if (row) next.set(sessionId, { ...row, ...patch });
+    }
     for (const [id, change] of this.changes) {
       if (change.after < ticket) this.changes.delete(id); // it was known before this refresh began
       else if (change.summary === null) next.delete(id);

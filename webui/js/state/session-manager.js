@@ -40,7 +40,14 @@ export class SessionManager extends Emitter {
 
   async refreshList() {
     const ticket = this.listOrder.begin();
-    const r = await this.client.call("session.list", {});
+    try {
+      return await this.applyList(ticket, await this.client.call("session.list", {}));
+    } finally {
+      this.listOrder.end(ticket);
+    }
+  }
+
+  applyList(ticket, r) {
     if (isTransportFailure(r)) throw transportErrorOf(r.error); // rebuild() fails: the app reconnects
     if (this.listOrder.stale(ticket)) return true; // a newer answer is already shown
     if (!r.ok) {
@@ -71,6 +78,7 @@ export class SessionManager extends Emitter {
     const cur = this.summaries.get(sessionId);
     if (!cur) return;
     this.summaries.set(sessionId, { ...cur, ...patch });
+    this.listOrder.notePatch(sessionId, patch);
     this.emit("list");
   }
 
