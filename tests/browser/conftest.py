@@ -3,7 +3,8 @@ headless Chromium through Playwright, and a page that opened the one-time URL.
 
 Scopes keep the suite fast: one scripted LLM per test process (the root plugin's `llm_server`,
 tests/support/scripted_llm.py) and one `serve` per test module (each test works in its own new
-session and leaves no turn running), one browser per module, a fresh context per test.
+session and leaves no turn running), one browser per module, and per module one warm context
+in which each test's `page` opens (its storage wiped after every test, its caches kept).
 Tests that need a server of their own (restarts, first run, another provider) use
 `make_harness`.
 """
@@ -15,9 +16,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Contexts, HarnessServer, openai_args
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Contexts, HarnessServer, new_context, openai_args
 from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
@@ -67,11 +68,22 @@ def browser(playwright_driver: Playwright) -> Iterator[Browser]:
     b.close()
 
 
+@pytest.fixture(scope="module")
+def warm_context(browser: Browser) -> Iterator[BrowserContext]:
+    """The module's warm context: `page` opens in it (docs/decisions.md, "One warm browser
+    context per module")."""
+    context = new_context(browser)
+    yield context
+    context.close()
+
+
 @pytest.fixture
-def contexts(browser: Browser, make_harness: Callable[..., HarnessServer]) -> Iterator[Contexts]:
+def contexts(
+    browser: Browser, warm_context: BrowserContext, make_harness: Callable[..., HarnessServer]
+) -> Iterator[Contexts]:
     """(Set up after `make_harness` so the pages close before the test's own servers stop:
     a server with live event streams takes seconds to shut down gracefully.)"""
-    c = Contexts(browser)
+    c = Contexts(browser, warm_context)
     yield c
     c.close()
     assert not c.page_errors, f"uncaught errors in the page: {c.page_errors}"
@@ -81,7 +93,7 @@ def contexts(browser: Browser, make_harness: Callable[..., HarnessServer]) -> It
 def page(contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer) -> Iterator[Page]:
     """A page on the module's server, connected. At teardown every running turn is cancelled and
     its waiting input dropped, so the next test on this server starts quiet."""
-    p = contexts.new_page(harness.url)
+    p = contexts.warm_page(harness.url)
     yield p
     with contextlib.suppress(Exception):
         p.evaluate(

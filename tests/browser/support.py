@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, expect
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Frame, Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:(\d+)/\?token=\S+)")
@@ -135,22 +135,61 @@ VALUE_MISMATCH = "the value does not fit the contract"
 """What the client logs (console.error) for a value that fails that check."""
 
 
+STORAGE_KINDS = ",".join(
+    [
+        *("cookies", "local_storage", "indexeddb", "cache_storage", "service_workers"),
+        *("file_systems", "shared_storage", "storage_buckets"),
+    ]
+)
+"""What `Storage.clearDataForOrigin` wipes between two tests in the module's warm context:
+everything a page can keep, except the HTTP cache (the point of keeping the context)."""
+
+
+def new_context(browser: Browser, **options: object) -> BrowserContext:
+    options.setdefault("viewport", VIEWPORT)
+    context = browser.new_context(**options)  # type: ignore[arg-type]
+    context.add_init_script(DEV_VALIDATE_SCRIPT)
+    return context
+
+
 class Contexts:
     """Browser contexts opened by one test; uncaught page errors, frames the client dropped
     because they did not fit the generated contract, and values that did not fit it, fail the
-    test at teardown."""
+    test at teardown.
 
-    def __init__(self, browser: Browser) -> None:
+    `warm_page()` opens the test's first page in the module's warm context (docs/decisions.md,
+    "One warm browser context per module"): a context whose HTTP and code caches outlive the
+    test, but whose storage (localStorage, IndexedDB, cookies, ...) is wiped when the test ends,
+    so each test still starts as a first visit would, minus the cost of fetching and compiling
+    136 modules again. Every other page gets a context of its own, as before."""
+
+    def __init__(self, browser: Browser, warm: BrowserContext | None = None) -> None:
         self.browser = browser
+        self.warm = warm
         self.contexts: list[BrowserContext] = []
         self.page_errors: list[str] = []
+        self.warm_origins: set[str] = set()
 
     def new_page(self, url: str | None = None, **options: object) -> Page:
-        options.setdefault("viewport", VIEWPORT)
-        context = self.browser.new_context(**options)  # type: ignore[arg-type]
-        context.add_init_script(DEV_VALIDATE_SCRIPT)
+        context = new_context(self.browser, **options)
         self.contexts.append(context)
-        page = context.new_page()
+        return self._open(context.new_page(), url)
+
+    def warm_page(self, url: str) -> Page:
+        """The test's page in the warm context (a context of its own when there is none)."""
+        if self.warm is None:
+            return self.new_page(url)
+        assert not self.warm.pages, "the warm context still has a page of an earlier test"
+        page = self.warm.new_page()
+        page.on("framenavigated", lambda frame: self._visited(page, frame))
+        return self._open(page, url)
+
+    def _visited(self, page: Page, frame: Frame) -> None:
+        origin = origin_of(frame.url) if frame == page.main_frame else None
+        if origin:
+            self.warm_origins.add(origin)
+
+    def _open(self, page: Page, url: str | None) -> Page:
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
         page.on("console", self._on_console)
         if url is not None:
@@ -167,6 +206,32 @@ class Contexts:
         for context in self.contexts:
             with contextlib.suppress(Exception):
                 context.close()
+        if self.warm is not None:
+            wipe(self.warm, self.warm_origins)
+
+
+def origin_of(url: str) -> str | None:
+    match = re.match(r"(https?://[^/?#]+)", url)
+    return match.group(1) if match else None
+
+
+def wipe(context: BrowserContext, origins: set[str]) -> None:
+    """Close the context's pages and wipe what `origins` stored, so the next test's page starts
+    on a clean slate; the HTTP cache stays."""
+    origins = origins | {o for o in (origin_of(p.url) for p in context.pages) if o}
+    for page in context.pages:
+        with contextlib.suppress(Exception):
+            page.close()
+    blank = context.new_page()
+    try:
+        cdp = context.new_cdp_session(blank)
+        for origin in origins:
+            cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_KINDS})
+        cdp.detach()
+    finally:
+        blank.close()
+    context.clear_cookies()
+    context.clear_permissions()
 
 
 # ---- page actions ----------------------------------------------------------------------------

@@ -1,0 +1,48 @@
+"""The module's warm context (docs/decisions.md, "One warm browser context per module"): a test's
+`page` starts on a clean slate — nothing an earlier test stored is there, no session reopens —
+while the modules come from the cache instead of being fetched again."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, BrowserContext, expect
+
+from tests.browser.support import Contexts, HarnessServer, new_session
+
+MODULES_FETCHED = """() => performance.getEntriesByType('resource')
+    .filter((e) => /\\.m?js$/.test(e.name) && e.transferSize > 0).length"""
+"""Modules that came over the wire (a cached one transfers 0 bytes)."""
+
+
+def test_the_next_test_sees_nothing_the_last_one_stored_but_keeps_the_cache(
+    browser: Browser, warm_context: BrowserContext, harness: HarnessServer
+) -> None:
+    earlier = Contexts(browser, warm_context)
+    page = earlier.warm_page(harness.url)
+    assert page.context == warm_context
+    sid = new_session(page)
+    page.evaluate(
+        """async () => {
+            localStorage.setItem("probe", "left by the earlier test");
+            document.cookie = "probe=1; path=/";
+            await new Promise((done) => {
+                const open = indexedDB.open("probe", 1);
+                open.onupgradeneeded = () => open.result.createObjectStore("kept");
+                open.onsuccess = () => { open.result.close(); done(); };
+            });
+        }"""
+    )
+    assert page.evaluate("() => localStorage.getItem('harnessdesk.lastSession')") == sid
+    earlier.close()
+    assert warm_context.pages == []
+
+    later = Contexts(browser, warm_context)
+    page = later.warm_page(harness.url)
+    assert page.evaluate("() => localStorage.getItem('probe')") is None
+    assert page.evaluate("() => localStorage.getItem('harnessdesk.lastSession')") is None
+    assert page.evaluate("() => document.cookie") == ""
+    assert page.evaluate("async () => (await indexedDB.databases()).map((d) => d.name)") == []
+    expect(page.get_by_test_id("session-empty")).to_have_count(0)
+    assert page.evaluate("() => window.harnessdesk.app.manager.activeId") is None  # nothing reopened
+    assert page.evaluate(MODULES_FETCHED) == 0  # every module came from the warm cache
+    later.close()
+    assert not earlier.page_errors and not later.page_errors
