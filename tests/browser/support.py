@@ -1,13 +1,14 @@
 """Helpers for the browser tests: a `harnessdesk serve` subprocess and page-level actions.
 
-`HarnessServer` runs the real CLI (`python -m desktop serve`) on its own data dir with the
-session cwd set to a work dir, reads the one-time URL from its first stdout line and can be
-killed and started again on the same port with the same `--token-file` (so a page's stored token
-stays valid across a restart).
+`HarnessServer` runs the real CLI (`harnessdesk serve`, forked from a warm interpreter) on its
+own data dir with the session cwd set to a work dir, reads the one-time URL from its first
+stdout line and can be killed and started again on the same port with the same `--token-file`
+(so a page's stored token stays valid across a restart).
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Frame, Locator, Page, expect
+
+from tests.support.warm_cli import Forked, WarmCli
 
 ROOT = Path(__file__).resolve().parents[2]
 LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:(\d+)/\?token=\S+)")
@@ -40,6 +43,20 @@ CHROMIUM_ARGS = [
 ]
 
 
+_warm: WarmCli | None = None
+
+
+def warm_cli(env: dict[str, str]) -> WarmCli:
+    """The test process's warm interpreter for `harnessdesk serve` (tests/support/warm_cli.py):
+    each start is a fresh fork that runs what the binary runs, without importing the app again
+    (docs/decisions.md, "Servers forked from a warm interpreter")."""
+    global _warm
+    if _warm is None:
+        _warm = WarmCli(env)
+        atexit.register(_warm.close)
+    return _warm
+
+
 class HarnessServer:
     """One `harnessdesk serve` process; `start()` / `kill()` / `restart()` keep port and token."""
 
@@ -53,10 +70,11 @@ class HarnessServer:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.port = 0
         self.url = ""
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Forked | None = None
         self.starts = 0
 
     def command(self) -> list[str]:
+        """What is run (forked from the warm interpreter, which runs exactly this: `start()`)."""
         return [
             sys.executable,
             "-m",
@@ -80,10 +98,9 @@ class HarnessServer:
         env = {k: v for k, v in os.environ.items() if k != "HARNESSDESK_API_KEY"}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
-        with out.open("wb") as fo, err.open("wb") as fe:
-            self.proc = subprocess.Popen(
-                self.command(), cwd=self.workdir, stdout=fo, stderr=fe, stdin=subprocess.DEVNULL, env=env
-            )
+        out.write_bytes(b"")
+        err.write_bytes(b"")  # (the child truncates them again: both exist before it runs)
+        self.proc = warm_cli(env).start(self.command()[3:], self.workdir, env, out, err)
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             match = LISTENING.search(out.read_text(errors="replace"))

@@ -96,7 +96,9 @@ def test_servers_found_on_this_machine_become_providers_in_one_click(
         servers.first.get_by_test_id("server-use").click()
         expect(servers.first.get_by_test_id("server-added")).to_have_text("added as “ollama”")
         expect(page.get_by_test_id("provider-card-ollama")).to_be_visible()
-        library.get_by_test_id("library-servers").scroll_into_view_if_needed()
+        # (in one step of the page's own: the library re-renders after the add, and an element
+        # located first can be replaced before Playwright scrolls it)
+        page.evaluate("() => document.querySelector('[data-testid=library-servers]').scrollIntoView()")
         shoot(page, "model-library-servers")
         page.get_by_test_id("settings-close").click()
 

@@ -14,6 +14,7 @@ text=True)` returns.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -62,31 +63,53 @@ def _status(pid: int) -> int:
     return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
 
 
+def _poll(pid: int) -> int | None:
+    """The child's exit status if it has ended (reaped), else None."""
+    done, raw = os.waitpid(pid, os.WNOHANG)
+    if done == 0:
+        return None
+    return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+
+
+def _fork(command: dict[str, Any]) -> int:
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            code = _child(command)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    return pid
+
+
 def serve_commands() -> None:
+    import asyncio
+
     import uvicorn  # noqa: F401  (what `serve` and the commands import, once)
 
     import desktop.cli
     import desktop.headless  # noqa: F401
     import host.fetch.warm
     import host.server
-    import host.server.run  # noqa: F401
+    import host.server.run
 
+    # what each `serve` child would build again after its listening line (tests/faults/zygote.py)
+    asyncio.run(host.fetch.warm.warm_contract())
     # A fork copies only the calling thread: with another thread alive a child could inherit a
     # lock it holds. The imports start none; say so loudly if that ever changes.
     assert threading.active_count() == 1, threading.enumerate()
     for line in sys.stdin:
         command = json.loads(line)
-        pid = os.fork()
-        if pid == 0:
-            code = 70
-            try:
-                code = _child(command)
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(code)
+        op = command.get("op", "run")
+        if op == "poll":  # a started child: its status once it ended, else null
+            print(json.dumps(_poll(int(command["pid"]))), flush=True)
+            continue
+        pid = _fork(command)
         print(json.dumps(pid), flush=True)
-        print(json.dumps(_status(pid)), flush=True)
+        if op == "run":  # the caller waits for the end; `start` leaves it running
+            print(json.dumps(_status(pid)), flush=True)
 
 
 # ---- the test side -----------------------------------------------------------------------------
@@ -136,6 +159,31 @@ class WarmCli:
                 ["harnessdesk", *args], code, out.read_text(errors="replace"), err.read_text(errors="replace")
             )
 
+    def start(self, args: list[str], cwd: Path, env: dict[str, str], out: Path, err: Path) -> Forked:
+        """`harnessdesk ARGS` left running (stdout and stderr to `out` and `err`): a handle that
+        answers as much of `subprocess.Popen` as the tests use."""
+        with self._lock:
+            proc = self._started()
+            assert proc.stdin is not None
+            command = {
+                "op": "start",
+                "args": args,
+                "cwd": str(cwd),
+                "env": env,
+                "out": str(out),
+                "err": str(err),
+            }
+            proc.stdin.write(json.dumps(command).encode() + b"\n")
+            return Forked(self, int(json.loads(self._line(proc, 60))))
+
+    def poll(self, pid: int) -> int | None:
+        with self._lock:
+            proc = self._started()
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps({"op": "poll", "pid": pid}).encode() + b"\n")
+            answer = json.loads(self._line(proc, 60))
+            return None if answer is None else int(answer)
+
     def _line(self, proc: subprocess.Popen[bytes], timeout: float) -> str:
         """The next answer line (unbuffered reads: both answers may arrive in one chunk)."""
         assert proc.stdout is not None
@@ -157,6 +205,41 @@ class WarmCli:
             self._proc.stdin.close()
             self._proc.wait(30)
         self._dir.cleanup()
+
+
+class Forked:
+    """A `harnessdesk` child of the warm interpreter, driven like a `subprocess.Popen`: signals
+    go straight to it (SIGKILL is a real crash); its status comes from the interpreter that
+    reaps it."""
+
+    def __init__(self, warm: WarmCli, pid: int) -> None:
+        self.warm = warm
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self.warm.poll(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"harnessdesk (pid {self.pid})", timeout or 0)
+            time.sleep(0.02)
+        return code
+
+    def send_signal(self, sig: int) -> None:
+        if self.returncode is None:  # never a signal to a reaped pid (it may be reused)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
 
 
 if __name__ == "__main__":
