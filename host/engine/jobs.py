@@ -31,7 +31,7 @@ from host.engine.errors import AgentBusy, JobNotFound
 from host.engine.journal import now_ms
 from host.engine.lost_jobs import LostJob, find_lost, read_output, remove_manifest, write_manifest
 from host.engine.sandbox import SandboxPolicy
-from host.engine.tools.bash import command_environment, supervised, terminate
+from host.engine.tools.bash import command_environment, start_shielded, supervised, terminate
 
 log = logging.getLogger(__name__)
 
@@ -221,8 +221,8 @@ class JobRegistry:
         read_end, write_end = os.pipe()
         try:
             write_manifest(out.path, session_id, job_id, _label(command), started_at)
-            proc = await asyncio.create_subprocess_exec(
-                *supervised(command, end_leftovers=True, sandbox=sandbox),
+            proc = await start_shielded(  # a cancel here still ends what it started
+                supervised(command, end_leftovers=True, sandbox=sandbox),
                 cwd=cwd,
                 env=command_environment(),
                 stdin=asyncio.subprocess.DEVNULL,

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from host.engine.jobs import Job, JobRegistry
 from host.engine.sandbox import SandboxPolicy
 from host.engine.tools import bash
 from tests.security.sandboxing import needs_sandbox, sandbox_on  # noqa: F401 - a fixture, asked for by name
@@ -141,11 +142,17 @@ async def test_a_stopped_supervisor_still_takes_its_setsid_tree_along(
             await asyncio.wait_for(bystander.wait(), 30)
 
 
+async def _no_end(_job: Job) -> None:
+    return None
+
+
+@pytest.mark.parametrize("starter", ["bash tool", "background job"])
 async def test_a_cancel_while_the_supervisor_starts_still_ends_its_setsid_tree(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, starter: str
 ) -> None:
     """The cause seen under load: a cancel that lands while asyncio still connects the
-    supervisor's pipes made asyncio SIGKILL the supervisor, and its tree lived on."""
+    supervisor's pipes made asyncio SIGKILL the supervisor, and its tree lived on. A background
+    job's start is the same start (`bash.start_shielded`)."""
     real = asyncio.create_subprocess_exec
     returned: list[bool] = []
 
@@ -157,7 +164,12 @@ async def test_a_cancel_while_the_supervisor_starts_still_ends_its_setsid_tree(
     monkeypatch.setattr(asyncio, "create_subprocess_exec", observed)
     marker = f"hd-spawn-{os.getpid()}-{time.monotonic_ns()}"
     command = f"setsid sh -c '(sleep 300; echo {marker}) & sleep 301' >/dev/null 2>&1 & sleep 302 # {marker}"
-    task = asyncio.create_task(TOOLS["bash"].run({"command": command, "timeout": 120}, context(tmp_path)))
+    registry = JobRegistry(tmp_path / "jobs", lambda _sid, _views: None, _no_end)
+    if starter == "bash tool":
+        start = TOOLS["bash"].run({"command": command, "timeout": 120}, context(tmp_path))
+    else:
+        start = registry.start("s-cancel", command, tmp_path)
+    task = asyncio.create_task(start)  # type: ignore[arg-type]
     supervisor = None
     for _ in range(10_000):  # one loop step at a time, until the supervisor exists
         await asyncio.sleep(0)
@@ -179,6 +191,9 @@ async def test_a_cancel_while_the_supervisor_starts_still_ends_its_setsid_tree(
             await asyncio.wait_for(task, 60)
         survivors = {p for p, started in tree.items() if _alive(p, started)}
         assert len(tree) >= 3 and not survivors, f"tree {tree}, survivors {survivors}"
+        if starter == "background job":  # a job that never started is not listed, nor its file kept
+            assert registry.views("s-cancel") == []
+            assert list((tmp_path / "jobs").glob("*")) == []
     finally:
         for pid, started in tree.items():
             if _alive(pid, started):

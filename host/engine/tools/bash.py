@@ -25,6 +25,7 @@ import os
 import shutil
 import signal
 from asyncio.subprocess import Process
+from typing import Any
 
 from pydantic import Field
 
@@ -168,21 +169,13 @@ async def terminate(proc: Process) -> None:
         await asyncio.wait_for(exited(proc), SUPERVISOR_BOUND)
 
 
-async def spawn(argv: list[str], ctx: ToolContext) -> Process:
-    """Start the supervisor. A cancel while asyncio is still connecting its pipes would make
-    asyncio SIGKILL the supervisor, orphaning what it already started (a `setsid` tree among
-    them): the start is shielded, and a cancel then ends the tree the ordinary way."""
-    started = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            *argv,
-            cwd=ctx.cwd,
-            env=command_environment(),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-    )
+async def start_shielded(argv: list[str], **options: Any) -> Process:
+    """Start a supervisor (`asyncio.create_subprocess_exec(*argv, **options)`). A cancel while
+    asyncio is still connecting its pipes would make asyncio SIGKILL the supervisor, orphaning
+    what it already started (a `setsid` tree among them): the start is shielded, and a cancel
+    then ends the tree the ordinary way before it is raised (docs/decisions.md, "A cancelled
+    command's whole tree dies")."""
+    started = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **options))
     try:
         return await asyncio.shield(started)
     except asyncio.CancelledError:
@@ -191,6 +184,19 @@ async def spawn(argv: list[str], ctx: ToolContext) -> Process:
             await terminate(proc)
             _close_pipes(proc)
         raise
+
+
+async def spawn(argv: list[str], ctx: ToolContext) -> Process:
+    """The bash tool's supervisor, its output on a pipe."""
+    return await start_shielded(
+        argv,
+        cwd=ctx.cwd,
+        env=command_environment(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
 
 
 class BashTool(BaseTool):
