@@ -50,13 +50,15 @@ def prctl(option: int, value: int) -> bool:
         return False
 
 
-def descendants(root: int) -> list[int]:
-    """Every live process below `root` (by parent links read from /proc)."""
-    children: dict[int, list[int]] = {}
+def processes() -> list[tuple[int, int, int, int, int]]:
+    """(pid, ppid, process group, session, start time in clock ticks) of every live (not
+    zombie) process, from one pass over /proc; the host's fallback reads the same table
+    (host/procs/tree.py)."""
+    out: list[tuple[int, int, int, int, int]] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return out
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -66,15 +68,33 @@ def descendants(root: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if fields and fields[0] != b"Z":
-            children.setdefault(int(fields[1]), []).append(int(entry))
+        if len(fields) < 20 or fields[0] in (b"Z", b"X"):
+            continue
+        # after the name: state ppid pgrp session ... starttime is the 20th
+        out.append((int(entry), int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19])))
+    return out
+
+
+def below(children: dict[int, list[int]], root: int) -> list[int]:
+    """Every pid below `root` in a {parent: [children]} map, each once."""
     out: list[int] = []
+    seen = {root}
     frontier = [root]
     while frontier:
         for child in children.get(frontier.pop(), []):
-            out.append(child)
-            frontier.append(child)
+            if child not in seen:
+                seen.add(child)
+                out.append(child)
+                frontier.append(child)
     return out
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below `root` (by parent links read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid, *_ in processes():
+        children.setdefault(ppid, []).append(pid)
+    return below(children, root)
 
 
 def reap() -> dict[int, int]:

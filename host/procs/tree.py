@@ -24,6 +24,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+from host.procs.supervise import below, processes
+
 
 @dataclass(frozen=True)
 class Proc:
@@ -35,26 +37,8 @@ class Proc:
 
 
 def table() -> dict[int, Proc]:
-    """Every live (not zombie) process, from one pass over /proc."""
-    out: dict[int, Proc] = {}
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return out
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) < 20 or fields[0] in (b"Z", b"X"):
-            continue
-        # after the name: state ppid pgrp session ... starttime is the 20th
-        out[int(entry)] = Proc(int(entry), int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]))
-    return out
+    """Every live (not zombie) process, from one pass over /proc (the supervisor's reader)."""
+    return {p[0]: Proc(*p) for p in processes()}
 
 
 @dataclass
@@ -79,16 +63,10 @@ class CommandTree:
         root = procs.get(self.root)
         if root is not None and self.started is None:
             self.started = root.started
-        below: dict[int, list[int]] = {}
+        children: dict[int, list[int]] = {}
         for p in procs.values():
-            below.setdefault(p.ppid, []).append(p.pid)
-        found: set[int] = set()
-        frontier = [self.root]
-        while frontier:
-            for child in below.get(frontier.pop(), []):
-                if child not in found:
-                    found.add(child)
-                    frontier.append(child)
+            children.setdefault(p.ppid, []).append(p.pid)
+        found = set(below(children, self.root))
         if self.started is not None:  # members of known sessions/groups, no older than the root
             found |= {
                 p.pid
