@@ -58,17 +58,19 @@ def _child(command: dict[str, Any]) -> int:
     return code
 
 
-def _status(pid: int) -> int:
-    _, raw = os.waitpid(pid, 0)
+def _code(raw: int) -> int:
+    """A wait status as `subprocess` reports it (-9 for SIGKILL)."""
     return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+
+
+def _status(pid: int) -> int:
+    return _code(os.waitpid(pid, 0)[1])
 
 
 def _poll(pid: int) -> int | None:
     """The child's exit status if it has ended (reaped), else None."""
     done, raw = os.waitpid(pid, os.WNOHANG)
-    if done == 0:
-        return None
-    return -os.WTERMSIG(raw) if os.WIFSIGNALED(raw) else os.WEXITSTATUS(raw)
+    return None if done == 0 else _code(raw)
 
 
 def _fork(command: dict[str, Any]) -> int:
