@@ -234,3 +234,41 @@ def test_the_folder_picker_takes_a_typed_path(
     sid = active_id(page)
     cwd = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id)?.cwd", sid)
     assert cwd == str(home / "projects" / "beta")
+
+
+HOLD_LISTINGS = """() => {
+    const {client} = window.harnessdesk;
+    const call = client.call.bind(client);
+    let release;
+    window.releaseListings = new Promise((done) => { release = done; });
+    window.releaseListingsNow = () => release();
+    client.call = async (method, ...rest) => {
+        if (method === "host.listDirectory") await window.releaseListings;
+        return call(method, ...rest);
+    };
+}"""
+"""Hold every `host.listDirectory` until the test says `releaseListingsNow()`."""
+
+
+def test_new_folder_clicked_while_a_folder_loads_stays_open_and_creates_there(
+    contexts: Contexts, served: HarnessServer, home: Path
+) -> None:
+    """A person who clicks New folder before the folder they stepped to has loaded keeps the
+    form (it used to close when the listing landed), and the folder is made where they went."""
+    page = contexts.new_page(served.url)
+    page.get_by_test_id("open-folder").click()
+    dialog = page.get_by_test_id("folder-dialog")
+    dialog.get_by_test_id("folder-entry").filter(has_text="projects").click()
+    expect(dialog.get_by_test_id("folder-entry")).to_have_text(["alpha", "beta"])
+    page.evaluate(HOLD_LISTINGS)
+    dialog.get_by_test_id("folder-entry").filter(has_text="alpha").click()  # held: still projects
+    dialog.get_by_test_id("folder-new").click()
+    name = dialog.get_by_test_id("folder-new-name")
+    expect(name).to_be_visible()
+    page.evaluate("() => window.releaseListingsNow()")
+    expect(dialog.get_by_test_id("folder-entry")).to_have_text(["src"])
+    expect(name).to_be_visible()  # the listing that landed did not close it
+    name.fill("delta")
+    dialog.get_by_test_id("folder-new-create").click()
+    expect(dialog.get_by_test_id("folder-current")).to_have_text("~/projects/alpha/delta")
+    assert (home / "projects" / "alpha" / "delta").is_dir()

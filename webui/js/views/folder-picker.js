@@ -16,6 +16,7 @@ export class FolderPicker {
     this.listing = null;
     this.resolve = null;
     this.seq = 0;
+    this.arriving = null;
     this.build();
   }
 
@@ -127,7 +128,15 @@ export class FolderPicker {
     resolve?.(path);
   }
 
-  async go(path) {
+  /** Step to `path`. The new-folder form closes when the step begins, not when its listing
+   * lands: a "New folder" clicked meanwhile stays open, and creates in the folder stepped to. */
+  go(path) {
+    this.newForm.hidden = true;
+    this.arriving = this.step(path);
+    return this.arriving;
+  }
+
+  async step(path) {
     const seq = ++this.seq;
     const r = await this.ctx.host.listDirectory(path);
     if (seq !== this.seq) return;
@@ -141,6 +150,7 @@ export class FolderPicker {
 
   async create() {
     const name = this.nameInput.value.trim();
+    await this.arriving; // the folder shown once a step under way lands
     if (!name || !this.listing) return;
     const r = await this.ctx.host.createDirectory(this.listing.path, name);
     if (!r.ok) {
@@ -155,7 +165,6 @@ export class FolderPicker {
   show(listing) {
     this.listing = listing;
     this.note.textContent = "";
-    this.newForm.hidden = true;
     this.choosePath.textContent = shortenPath(listing.path, listing.home);
     this.choosePath.title = listing.path;
     this.pathInput.value = listing.path;
