@@ -40,7 +40,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--process-per-site",
+    "--disable-features=SpareRendererForSitePerProcess",
 ]
+"""`--process-per-site`: every page of a site shares one renderer process, as long as one of
+them stays open; the warm context keeps one open (`keep_renderer`)."""
 
 
 _warm: WarmCli | None = None
@@ -196,7 +200,8 @@ class Contexts:
         """The test's page in the warm context (a context of its own when there is none)."""
         if self.warm is None:
             return self.new_page(url)
-        assert not self.warm.pages, "the warm context still has a page of an earlier test"
+        assert own_pages(self.warm) == [], "the warm context still has a page of an earlier test"
+        keep_renderer(self.warm, url)
         page = self.warm.new_page()
         page.on("framenavigated", lambda frame: self._visited(page, frame))
         return self._open(page, url)
@@ -232,21 +237,47 @@ def origin_of(url: str) -> str | None:
     return match.group(1) if match else None
 
 
+_keepers: dict[int, Page] = {}
+"""Per warm context (by id), the page that keeps its renderer process alive."""
+
+
+def keep_renderer(context: BrowserContext, url: str) -> Page:
+    """The context's keeper: a page that shows one static file (no script runs in it) of the
+    app's site, open while the context lives, so the renderer process the test pages share stays
+    up between tests instead of being started again, with a cold V8 and Blink, for each page
+    (docs/decisions.md, "One renderer process per warm context")."""
+    keeper = _keepers.get(id(context))
+    if keeper is None or keeper.is_closed() or keeper.context is not context:
+        keeper = context.new_page()
+        keeper.goto(f"{origin_of(url)}/favicon.svg")
+        _keepers[id(context)] = keeper
+        context.on("close", lambda _: _keepers.pop(id(context), None))
+    return keeper
+
+
+def own_pages(context: BrowserContext) -> list[Page]:
+    """The context's pages, its keeper aside."""
+    keeper = _keepers.get(id(context))
+    return [page for page in context.pages if page is not keeper]
+
+
 def wipe(context: BrowserContext, origins: set[str]) -> None:
-    """Close the context's pages and wipe what `origins` stored, so the next test's page starts
-    on a clean slate; the HTTP cache stays."""
-    origins = origins | {o for o in (origin_of(p.url) for p in context.pages) if o}
-    for page in context.pages:
+    """Close the context's pages (its keeper aside) and wipe what `origins` stored, so the next
+    test's page starts on a clean slate; the HTTP cache and the renderer process stay."""
+    origins = origins | {o for o in (origin_of(p.url) for p in own_pages(context)) if o}
+    for page in own_pages(context):
         with contextlib.suppress(Exception):
             page.close()
-    blank = context.new_page()
+    keeper = _keepers.get(id(context))
+    blank = context.new_page() if keeper is None else None
     try:
-        cdp = context.new_cdp_session(blank)
+        cdp = context.new_cdp_session(keeper or blank)
         for origin in origins:
             cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_KINDS})
         cdp.detach()
     finally:
-        blank.close()
+        if blank is not None:
+            blank.close()
     context.clear_cookies()
     context.clear_permissions()
 

@@ -6,11 +6,21 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from tests.browser.support import Contexts, HarnessServer, new_session
+from tests.browser.support import Contexts, HarnessServer, new_session, own_pages
 
 MODULES_FETCHED = """() => performance.getEntriesByType('resource')
     .filter((e) => /\\.m?js$/.test(e.name) && e.transferSize > 0).length"""
 """Modules that came over the wire (a cached one transfers 0 bytes)."""
+
+
+def renderer_processes(browser: Browser) -> set[int]:
+    """The ids of the browser's renderer processes (CDP `SystemInfo.getProcessInfo`)."""
+    cdp = browser.new_browser_cdp_session()
+    try:
+        info = cdp.send("SystemInfo.getProcessInfo")
+    finally:
+        cdp.detach()
+    return {p["id"] for p in info["processInfo"] if p["type"] == "renderer"}
 
 
 def test_the_next_test_sees_nothing_the_last_one_stored_but_keeps_the_cache(
@@ -33,10 +43,12 @@ def test_the_next_test_sees_nothing_the_last_one_stored_but_keeps_the_cache(
     )
     assert page.evaluate("() => localStorage.getItem('harnessdesk.lastSession')") == sid
     earlier.close()
-    assert warm_context.pages == []
+    assert own_pages(warm_context) == []
 
+    renderers = renderer_processes(browser)
     later = Contexts(browser, warm_context)
     page = later.warm_page(harness.url)
+    assert renderer_processes(browser) == renderers  # the earlier test's renderer, still warm
     assert page.evaluate("() => localStorage.getItem('probe')") is None
     assert page.evaluate("() => localStorage.getItem('harnessdesk.lastSession')") is None
     assert page.evaluate("() => document.cookie") == ""
