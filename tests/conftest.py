@@ -1,8 +1,11 @@
 """Root fixtures: shared plugins live in tests/support/ (each suite keeps its own conftest)."""
 
 import os
+import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 # Every host the tests open, in this process or in one they start, checks each value and frame it
 # sends against the contract (host/fetch/handler.py; off in the product).
@@ -23,3 +26,21 @@ os.environ.setdefault(
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 pytest_plugins = ["tests.support.scripted_llm", "tests.support.file_order"]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test that does not use the browser streak ends it first (tests/browser/streak.py): the
+    Playwright driver's event loop must not outlive the browser tests into an asyncio test."""
+    if "playwright_driver" not in getattr(item, "fixturenames", ()):
+        close_browser_streak()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    close_browser_streak()
+
+
+def close_browser_streak() -> None:
+    streak = sys.modules.get("tests.browser.streak")  # only where a browser test ran
+    if streak is not None and streak.STREAK.open:
+        streak.STREAK.close()

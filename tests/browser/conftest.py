@@ -3,8 +3,9 @@ headless Chromium through Playwright, and a page that opened the one-time URL.
 
 Scopes keep the suite fast: one scripted LLM per test process (the root plugin's `llm_server`,
 tests/support/scripted_llm.py) and one `serve` per test module (each test works in its own new
-session and leaves no turn running), one browser per module, and per module one warm context
-in which each test's `page` opens (its storage wiped after every test, its caches kept).
+session and leaves no turn running; the modules' servers take turns on one port), one driver,
+browser and warm context per run of browser tests (tests/browser/streak.py), in which each
+test's `page` opens (its storage wiped after every test, its caches kept).
 Tests that need a server of their own (restarts, first run, another provider) use
 `make_harness`.
 """
@@ -16,9 +17,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, Contexts, HarnessServer, new_context, openai_args
+from tests.browser.streak import STREAK, stable_port
+from tests.browser.support import CHROMIUM, Contexts, HarnessServer, openai_args
 from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
@@ -30,7 +32,9 @@ def harness(
     tmp_path_factory: pytest.TempPathFactory, llm_server: ScriptedLlmServer
 ) -> Iterator[HarnessServer]:
     """The module's `harnessdesk serve`, on the scripted LLM."""
-    server = HarnessServer(tmp_path_factory.mktemp("harness"), openai_args(llm_server.base_url))
+    server = HarnessServer(
+        tmp_path_factory.mktemp("harness"), openai_args(llm_server.base_url), port=stable_port("module")
+    )
     server.start()
     yield server
     server.stop()
@@ -42,7 +46,8 @@ def make_harness(tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
     made: list[HarnessServer] = []
 
     def make(provider_args: list[str], name: str = "own") -> HarnessServer:
-        server = HarnessServer(tmp_path / f"{name}-{len(made)}", provider_args)
+        port = 0 if made else stable_port("own")
+        server = HarnessServer(tmp_path / f"{name}-{len(made)}", provider_args, port=port)
         made.append(server)
         server.start()
         return server
@@ -52,29 +57,24 @@ def make_harness(tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def playwright_driver() -> Iterator[Playwright]:
-    """Per module, not per session: the sync API keeps an event loop running in the main
-    thread while it lives, which would break every asyncio test that runs after this folder."""
-    with sync_playwright() as pw:
-        yield pw
+@pytest.fixture
+def playwright_driver() -> Playwright:
+    """The streak's driver (tests/browser/streak.py): it outlives the test, and the module, until
+    a test that does not ask for it comes."""
+    return STREAK.driver()
 
 
-@pytest.fixture(scope="module")
-def browser(playwright_driver: Playwright) -> Iterator[Browser]:
+@pytest.fixture
+def browser(playwright_driver: Playwright) -> Browser:
     need(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed")
-    b = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-    yield b
-    b.close()
+    return STREAK.browser()
 
 
-@pytest.fixture(scope="module")
-def warm_context(browser: Browser) -> Iterator[BrowserContext]:
-    """The module's warm context: `page` opens in it (docs/decisions.md, "One warm browser
+@pytest.fixture
+def warm_context(browser: Browser) -> BrowserContext:
+    """The streak's warm context: `page` opens in it (docs/decisions.md, "One warm browser
     context per module")."""
-    context = new_context(browser)
-    yield context
-    context.close()
+    return STREAK.warm()
 
 
 @pytest.fixture

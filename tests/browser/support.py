@@ -64,7 +64,7 @@ def warm_cli(env: dict[str, str]) -> WarmCli:
 class HarnessServer:
     """One `harnessdesk serve` process; `start()` / `kill()` / `restart()` keep port and token."""
 
-    def __init__(self, root: Path, provider_args: list[str]) -> None:
+    def __init__(self, root: Path, provider_args: list[str], port: int = 0) -> None:
         self.root = root
         self.data_dir = root / "data"
         self.workdir = root / "work"
@@ -72,7 +72,8 @@ class HarnessServer:
         self.token_file = root / "token"
         self.provider_args = provider_args
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.port = 0
+        self.port = port
+        """0 until the first start (any free port) unless one is asked for."""
         self.url = ""
         self.proc: Forked | None = None
         self.starts = 0
@@ -178,11 +179,12 @@ class Contexts:
     because they did not fit the generated contract, and values that did not fit it, fail the
     test at teardown.
 
-    `warm_page()` opens the test's first page in the module's warm context (docs/decisions.md,
-    "One warm browser context per module"): a context whose HTTP and code caches outlive the
-    test, but whose storage (localStorage, IndexedDB, cookies, ...) is wiped when the test ends,
-    so each test still starts as a first visit would, minus the cost of fetching and compiling
-    136 modules again. Every other page gets a context of its own, as before."""
+    `warm_page()` opens the test's first page in the warm context (docs/decisions.md, "One warm
+    browser context per module"): a context whose HTTP and code caches outlive the test, but
+    whose storage (localStorage, IndexedDB, cookies, ...) is wiped when the test ends, so each
+    test still starts as a first visit would, minus the cost of fetching and compiling 136
+    modules again. `new_page()` gives a context of its own (second windows, other options, a
+    first load)."""
 
     def __init__(self, browser: Browser, warm: BrowserContext | None = None) -> None:
         self.browser = browser

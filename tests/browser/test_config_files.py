@@ -50,7 +50,7 @@ def test_the_notice_names_the_file_opens_it_and_resets_it(
     (data / "credentials.json").mkdir()
     (data / "credentials.json" / "note.txt").write_text("kept")
     server = make_harness(openai_args(llm.base_url))
-    page: Page = contexts.new_page(server.url)
+    page: Page = contexts.warm_page(server.url)
 
     notice = page.get_by_test_id("config-file-notice")
     expect(notice).to_be_visible()

@@ -30,7 +30,7 @@ def test_a_compaction_the_host_died_in_reads_interrupted_after_the_restart(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url))
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     fresh_session(page)
     llm.enqueue(Reply(text="Here is a first answer worth summarising."))
     send(page, "Tell me something")
@@ -66,7 +66,7 @@ def test_a_job_the_host_died_with_is_listed_as_stopped_by_the_app_closing(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url))
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     sid = fresh_session(page)
     command = "echo watching files; sleep 1000"
     llm.enqueue(

@@ -63,7 +63,7 @@ def test_a_looser_default_preset_asks_first(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "loosen-default")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     page.get_by_test_id("open-settings").click()
     settings = page.get_by_test_id("settings-dialog")
     section = settings.get_by_test_id("settings-ns-permission")

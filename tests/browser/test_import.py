@@ -102,7 +102,7 @@ def drop(page: Page, data: bytes, name: str, kind: str, finish: bool = True) -> 
 def test_import_by_button_and_by_drop_lands_under_the_workspace(
     contexts: Contexts, served: HarnessServer, llm: ScriptedLlmServer, home: Path, tmp_path: Path
 ) -> None:
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     sid, archive = exported_then_deleted(page, llm, tmp_path)
     work = os.path.realpath(served.workdir)
 
@@ -156,7 +156,7 @@ def test_import_by_button_and_by_drop_lands_under_the_workspace(
 def test_files_that_are_not_archives_are_one_line_and_import_nothing(
     contexts: Contexts, served: HarnessServer, llm: ScriptedLlmServer, tmp_path: Path
 ) -> None:
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     ensure_folder(page)
     drop(page, b"just some notes", "notes.txt", "text/plain")
     toast(page, "notes.txt is not a session archive")

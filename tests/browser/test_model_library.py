@@ -31,7 +31,7 @@ def test_download_a_model_with_progress_pause_and_resume(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], files: FileServer
 ) -> None:
     harness = make_harness([], name="offline")  # no provider flags: only the built-in model
-    page = contexts.new_page(harness.url)
+    page = contexts.warm_page(harness.url)
     note = page.get_by_test_id("welcome-model")
     expect(note).to_contain_text("chat only")
     expect(note).to_contain_text("download a model")
@@ -83,7 +83,7 @@ def test_servers_found_on_this_machine_become_providers_in_one_click(
         ports = f"ollama={ollama.port},lm-studio={studio.port}"
         monkeypatch.setenv("HARNESSDESK_LOCAL_SERVER_PORTS", ports)
         harness = make_harness([], name="servers")
-        page = contexts.new_page(harness.url)
+        page = contexts.warm_page(harness.url)
         note = page.get_by_test_id("welcome-model")
         expect(note).to_contain_text("use Ollama found on this machine")
 

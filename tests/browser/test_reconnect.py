@@ -41,7 +41,7 @@ def test_restart_shows_reconnecting_then_recovers_with_history(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url))
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     sid = fresh_session(page)
     llm.enqueue(Reply(text="Before the restart."))
     send(page, "Remember this")
@@ -77,7 +77,7 @@ def test_crash_mid_turn_marks_the_turn_interrupted(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url))
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     fresh_session(page)
     llm.enqueue(Reply(text="A long answer that will never finish " * 10, chunk_size=6, hang_after=3))
     send(page, "Start something long")

@@ -74,7 +74,7 @@ def test_enter_and_new_session_use_a_chosen_folder_never_the_launch_folder(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer, home: Path
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "folders")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     empty = page.get_by_test_id("empty-state")
     expect(empty.get_by_role("heading")).to_have_text("Welcome to HarnessDesk")
     expect(empty.get_by_test_id("welcome-type-here")).to_have_text(
@@ -128,7 +128,7 @@ def test_cancelling_the_folder_question_starts_nothing_and_keeps_the_message(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer, home: Path
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "cancel")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     box = page.get_by_test_id("composer-input")
     box.fill("Do not lose me")
     box.press("Enter")

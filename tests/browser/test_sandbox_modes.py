@@ -42,7 +42,7 @@ def test_auto_runs_without_a_click_and_the_picker_switches_modes(
 ) -> None:
     monkeypatch.delenv(FORCE_ENV, raising=False)  # this server probes the machine's sandbox
     server = make_harness(openai_args(llm.base_url))
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     fresh_session(page)
     llm.enqueue(
         Reply(tool_calls=[tool_call("w1", "write_file", path="hello.py", content="print('hi')\n")]),
@@ -99,7 +99,7 @@ def test_full_access_as_the_default_shows_its_consequence_before_it_is_saved(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "full-default")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     dialog = open_settings(page)
     section = dialog.get_by_test_id("settings-ns-permission")
     section.get_by_test_id("setting-permission-defaultPreset-danger-full-access").check()

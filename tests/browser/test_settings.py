@@ -144,7 +144,7 @@ def test_a_read_only_session_is_refused_a_write(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "read-only")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     dialog = open_settings(page)
     section = dialog.get_by_test_id("settings-ns-permission")
     section.get_by_test_id("setting-permission-defaultPreset-read-only").check()

@@ -37,7 +37,7 @@ def test_first_run_empty_state(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "first-run")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     empty = page.get_by_test_id("empty-state")
     expect(empty).to_be_visible()
     expect(empty.get_by_role("heading")).to_have_text("Welcome to HarnessDesk")
@@ -66,7 +66,7 @@ def test_first_run_empty_state(
 
 
 def test_provider_not_configured(contexts: Contexts, keyless: HarnessServer, llm: ScriptedLlmServer) -> None:
-    page = contexts.new_page(keyless.url)
+    page = contexts.warm_page(keyless.url)
     banner = page.get_by_test_id("provider-banner")
     expect(banner).to_be_visible()
     expect(banner).to_contain_text(
@@ -102,7 +102,7 @@ def test_provider_not_configured(contexts: Contexts, keyless: HarnessServer, llm
 
 
 def test_model_unavailable(contexts: Contexts, keyless: HarnessServer, llm: ScriptedLlmServer) -> None:
-    page = contexts.new_page(keyless.url)
+    page = contexts.warm_page(keyless.url)
     fresh_session(page)
     banner = page.get_by_test_id("model-banner")
     expect(banner).to_be_visible()
@@ -130,7 +130,7 @@ def test_host_unreachable_then_retry_now(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "unreachable")
-    page: Page = contexts.new_page(server.url)
+    page: Page = contexts.warm_page(server.url)
     expect(page.get_by_test_id("empty-state")).to_be_visible()  # the first rebuild is done
     server.kill()
     banner = page.get_by_test_id("connection-banner")
@@ -194,7 +194,7 @@ def test_first_local_turn_shows_the_model_loading(
     """The built-in model loads on the first local turn (not at start-up): the window is usable
     at once, and while the model loads a banner says so; it goes once the answer can start."""
     server = make_harness(["--provider", "local"], "local")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     expect(page.get_by_test_id("composer-input")).to_be_enabled()
     expect(page.get_by_test_id("model-loading")).to_be_hidden()
     # the load can take well under a second: record every time the banner shows

@@ -56,7 +56,7 @@ def test_choose_a_folder_change_a_file_see_the_diff_approve_and_revert(
     contexts: Contexts, make_harness: Callable[..., HarnessServer], llm: ScriptedLlmServer, project: Path
 ) -> None:
     server = make_harness(openai_args(llm.base_url), "journey")
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
 
     # choose a folder: Open folder… → ~/code/greeter → Open this folder
     page.get_by_test_id("open-folder").click()

@@ -144,7 +144,7 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
     with your approval" when that is not so; and it names Import for an exported archive."""
     monkeypatch.setenv("HARNESSDESK_SANDBOX", "")  # this server probes bubblewrap for real
     sandboxed = make_harness(openai_args(llm.base_url), "sandboxed")
-    page = contexts.new_page(sandboxed.url)
+    page = contexts.warm_page(sandboxed.url)
     mode = page.get_by_test_id("welcome-mode")
     if rpc(page, "host.describe", {})["newSessionMode"]["value"] != "auto":  # type: ignore[index]
         pytest.skip("bubblewrap cannot run here: Auto is not offered")

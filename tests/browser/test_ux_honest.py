@@ -27,7 +27,7 @@ def test_the_built_in_model_is_labelled_chat_only(
     contexts: Contexts, make_harness: Callable[..., HarnessServer]
 ) -> None:
     server = make_harness([], "local")  # no flags: new sessions start on the built-in model
-    page = contexts.new_page(server.url)
+    page = contexts.warm_page(server.url)
     welcome = page.get_by_test_id("welcome-model")
     expect(welcome).to_contain_text("Built-in model (offline)")
     expect(welcome).to_contain_text("chat only — it cannot read files or run commands")

@@ -77,7 +77,7 @@ def choose(page: Page, *names: str) -> None:
 def test_pick_a_folder_work_there_archive_and_delete(
     contexts: Contexts, served: HarnessServer, llm: ScriptedLlmServer, home: Path, tmp_path: Path
 ) -> None:
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     out = shots(tmp_path)
     # the folder browser: home first, hidden folders behind a toggle, files never listed
     page.get_by_test_id("open-folder").click()
@@ -172,7 +172,7 @@ def test_pick_a_folder_work_there_archive_and_delete(
 def test_welcome_offers_recent_folders_and_reorder_by_keyboard(
     contexts: Contexts, served: HarnessServer, llm: ScriptedLlmServer, home: Path
 ) -> None:
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     beta = str(home / "projects" / "beta")
     workspace = rpc(page, "workspace.create", {"path": beta})["workspace"]  # type: ignore[index]
     wid = workspace["workspaceId"]
@@ -214,7 +214,7 @@ def test_the_folder_picker_takes_a_typed_path(
     contexts: Contexts, served: HarnessServer, home: Path, tmp_path: Path
 ) -> None:
     """Issue 31, item 8: type or paste a path (with `~`), Enter, and open it: no clicking down."""
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     page.get_by_test_id("open-folder").click()
     dialog = page.get_by_test_id("folder-dialog")
     expect(dialog).to_be_visible()
@@ -255,7 +255,7 @@ def test_new_folder_clicked_while_a_folder_loads_stays_open_and_creates_there(
 ) -> None:
     """A person who clicks New folder before the folder they stepped to has loaded keeps the
     form (it used to close when the listing landed), and the folder is made where they went."""
-    page = contexts.new_page(served.url)
+    page = contexts.warm_page(served.url)
     page.get_by_test_id("open-folder").click()
     dialog = page.get_by_test_id("folder-dialog")
     dialog.get_by_test_id("folder-entry").filter(has_text="projects").click()

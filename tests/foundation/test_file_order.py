@@ -37,3 +37,19 @@ def test_the_weights_name_test_files_that_exist() -> None:
     assert len(weights) > 100, "tests/support/file_weights.json is missing or nearly empty"
     gone = [path for path in weights if not (ROOT / path).is_file()]
     assert not gone, f"renamed or removed: run scripts/weigh_tests.py on a full run's JUnit report: {gone}"
+
+
+def test_browser_files_go_before_all_others_each_kind_longest_first() -> None:
+    ids = ["tests/api/a.py::t", "tests/browser/b.py::t", "tests/engine/c.py::t", "tests/browser/d.py::t"]
+    weights = {
+        "tests/api/a.py": 90.0,
+        "tests/browser/b.py": 2.0,
+        "tests/engine/c.py": 9.0,
+        "tests/browser/d.py": 7.0,
+    }
+    assert order(ids, weights) == [
+        "tests/browser/d.py::t",
+        "tests/browser/b.py::t",
+        "tests/api/a.py::t",
+        "tests/engine/c.py::t",
+    ]

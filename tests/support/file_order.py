@@ -7,7 +7,11 @@ revert of 120 files, 200 turns of snapshots) for the end, where one worker runs 
 other has nothing left. Here the files are ordered by the seconds they took in a measured run
 (tests/support/file_weights.json, written by scripts/weigh_tests.py), longest first, so the short
 ones fill the gaps at the end. A file the weights do not know yet counts one second per test.
-Tests keep their order within a file (module-scoped servers and browsers are built once).
+Tests keep their order within a file (module-scoped servers are built once).
+
+The browser files go out before all others (longest first among themselves): a worker then runs
+them in one row, with one Playwright driver and one Chromium for all of them, instead of starting
+both again for each browser file that follows another kind (tests/browser/streak.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import pytest
 
 WEIGHTS = Path(__file__).with_name("file_weights.json")
 UNKNOWN_PER_TEST = 1.0
+BROWSER = "tests/browser/"
 
 
 def file_weights() -> dict[str, float]:
@@ -38,7 +43,10 @@ def longest_first(items: list[pytest.Item], weights: dict[str, float]) -> list[p
     def weight(path: str) -> float:
         return weights.get(path, UNKNOWN_PER_TEST * len(by_file[path]))
 
-    ordered = sorted(by_file, key=lambda path: -weight(path))  # stable: ties keep pytest's order
+    def rank(path: str) -> tuple[bool, float]:
+        return (not path.startswith(BROWSER), -weight(path))
+
+    ordered = sorted(by_file, key=rank)  # stable: ties keep pytest's order
     return [item for path in ordered for item in by_file[path]]
 
 
