@@ -47,12 +47,16 @@ def wm_display() -> Iterator[str]:
     except ImportError as exc:
         need(False, f"WebKitGTK is not importable: {exc}")
     proc, name = start_xvfb()
-    wm = start_openbox(name)
-    yield name
-    wm.terminate()
-    wm.wait(10)
-    proc.terminate()
-    proc.wait(10)
+    try:
+        wm = start_openbox(name)
+        try:
+            yield name
+        finally:
+            wm.terminate()
+            wm.wait(10)
+    finally:  # the Xvfb goes too when openbox could not start
+        proc.terminate()
+        proc.wait(10)
 
 
 @pytest.fixture
