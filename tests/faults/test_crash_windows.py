@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from host.fetch import HttpApiClient
-from tests.api.support import Frames, ok, process_gone
+from tests.api.support import Frames, event, ok, process_gone
 from tests.api.test_jobs import SLEEPER, background, pid_of, start_job
 from tests.faults.test_kill9 import Client, Served, Zygote
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -155,6 +155,9 @@ async def job_killed_then_restarted(
             job_id = await start_job(api, mux, sid, SLEEPER)
             pid = await pid_of(api, sid, job_id)
             started = (await ok(api, "job.list", {"sessionId": sid})).jobs[0]
+            # the turn that started it ends ("running" is its last reply): a reply the crash left
+            # queued would answer the next turn's prompt instead of that turn's own
+            await mux.next(event("turn/end", sid), within=30.0)
     await kill_9(zygote, served)
     for _ in range(500):  # the supervisor ends the tree when its host dies
         if process_gone(pid):
@@ -192,6 +195,7 @@ async def job_killed_then_restarted(
         told = spliced[-1]["data"]["inserted"][0]["content"][0]["text"]
         assert f"Background job {job_id} was stopped: the app closed" in told
         # a new job never takes the lost one's id
+        assert scripted_llm.pending == 0, "a reply of the first turn is still queued"
         scripted_llm.enqueue(background(SLEEPER, "c2"), Reply(text="again"))
         async with Frames(api.stream("events.mux")) as mux:
             second = await start_job(api, mux, sid, SLEEPER)
