@@ -16,12 +16,12 @@ would a person who opens the app again on its port.
 from __future__ import annotations
 
 import contextlib
-import socket
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, new_context
+from tests.support.ports import bindable, free_port
 
 
 class BrowserStreak:
@@ -76,18 +76,6 @@ def stable_port(role: str) -> int:
     """The port this worker's servers of one role take turns on: "module" (each module's
     `harness`) or "own" (a test's first server of its own); a new one if it was taken."""
     port = _ports.get(role, 0)
-    if port == 0 or not _bindable(port):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = _ports[role] = int(probe.getsockname()[1])
+    if port == 0 or not bindable(port):
+        port = _ports[role] = free_port()
     return port
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True

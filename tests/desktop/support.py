@@ -14,7 +14,6 @@ import functools
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,12 +31,6 @@ ABORT_CODES = {134, -signal.SIGABRT}
 
 class AppAbort(Exception):
     """The app died of SIGABRT: the test is retried once."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def gui_test(fn: F) -> F:

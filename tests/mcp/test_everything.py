@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +17,7 @@ from tests.api.conftest import Host
 from tests.api.support import Frames, event, ftype, ok, prompt
 from tests.mcp.conftest import EVERYTHING, needs_everything
 from tests.mcp.test_faults import server_in
+from tests.support.ports import free_port
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 WAIT = 60.0
@@ -86,12 +86,6 @@ async def test_a_cancelled_turn_cancels_the_long_call(
     assert end.event.data["reason"]["kind"] == "aborted"
     again = await server_in(client, sid, "everything", {"ready"})  # the server lives on
     assert again.error is None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture

@@ -158,7 +158,6 @@ export class FolderPicker {
       return;
     }
     this.nameInput.value = "";
-    this.newForm.hidden = true;
     await this.go(r.value.path); // step into the new folder: it is usually the one wanted
   }
 
