@@ -4,6 +4,8 @@ message, and a search hit opens scrolled to (and marking) the matching message."
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -56,7 +58,8 @@ def test_follows_the_stream_until_scrolled_up_and_again_at_the_bottom(
     turn_ends(page, 1)
     wait_idle(page)
     streamed = "\n\n".join(f"Part {i}. " + PARAGRAPH * 3 for i in range(40))
-    llm.enqueue(Reply(text=streamed, chunk_size=16, delay=0.02))
+    hurry = threading.Event()  # the checks below need a live stream; its end need not be waited out
+    llm.enqueue(Reply(text=streamed, chunk_size=16, delay=0.02, hurry=hurry))
     box = page.get_by_test_id("composer-input")
     box.fill("A message\nover\nseveral\nlines\nthat grows\nthe composer")
     box.press("Enter")
@@ -87,6 +90,7 @@ def test_follows_the_stream_until_scrolled_up_and_again_at_the_bottom(
     jump.click()
     expect(jump).to_be_hidden()
     wait_at_bottom(page)
+    hurry.set()
     expect(page.get_by_test_id("turn-end")).to_have_count(2, timeout=120_000)
     wait_idle(page)
     wait_at_bottom(page)  # the turn footer came in view too

@@ -295,7 +295,7 @@ class ScriptedLlmServer:
                 if reply.garbage_after is not None and n == reply.garbage_after:
                     garbage = b'data: {"choices": [{"delta": {"content": "unterminated\n\n'
                     await send({"type": "http.response.body", "body": garbage, "more_body": True})
-                if reply.delay:
+                if reply.delay and not (reply.hurry is not None and reply.hurry.is_set()):
                     await sleep_unless(gone, reply.delay)
                 if reply.paced is not None and n > 0:
                     if not await asyncio.to_thread(reply.paced.acquire, True, PACED_WAIT):

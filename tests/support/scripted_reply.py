@@ -34,6 +34,9 @@ class Reply:
     """Characters per streamed delta."""
     delay: float = 0.0
     """Seconds between streamed deltas (slow streams)."""
+    hurry: threading.Event | None = None
+    """Once the test sets it, the rest of the deltas go without `delay`: a stream kept long enough
+    for any check a loaded machine is slow to make, that need not then be waited out."""
     hang_after: int | None = None
     """After this many deltas stop sending and hold the connection open until the client leaves."""
     drop_after: int | None = None
