@@ -2,7 +2,7 @@
 seconds (setup, call and teardown of its tests), so the suite can hand the longest files to the
 workers first (tests/support/file_order.py; docs/decisions.md, "Longest files first").
 
-    .venv/bin/pytest -n 2 --dist loadfile --junitxml=/tmp/run.xml ...
+    .venv/bin/pytest -n 3 --dist loadfile --junitxml=/tmp/run.xml ...
     .venv/bin/python scripts/weigh_tests.py /tmp/run.xml
 """
 

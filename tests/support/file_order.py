@@ -1,10 +1,10 @@
 """Longest test files first (docs/decisions.md, "Longest files first").
 
-The suite runs on two workers with `--dist loadfile`: a file's tests stay on one worker, and a
+The suite runs on several workers with `--dist loadfile`: a file's tests stay on one worker, and a
 worker that finishes a file gets the next one in the queue. xdist's own order puts files with many
 tests first, which leaves the few files that are one long test each (kill -9 at random points, a
 revert of 120 files, 200 turns of snapshots) for the end, where one worker runs them while the
-other has nothing left. Here the files are ordered by the seconds they took in a measured run
+others have nothing left. Here the files are ordered by the seconds they took in a measured run
 (tests/support/file_weights.json, written by scripts/weigh_tests.py), longest first, so the short
 ones fill the gaps at the end. A file the weights do not know yet counts one second per test.
 Tests keep their order within a file (module-scoped servers are built once).
