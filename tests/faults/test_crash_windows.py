@@ -3,7 +3,7 @@ a `/compact` waits for its summary, or while a background job runs, then a resta
 data dir. Nothing is left open or vanishes: the compaction and its command are closed as
 interrupted, the job is listed and logged as "stopped: the app closed".
 
-Each serve is forked from tests/faults/zygote.py (the app imported once), as in test_kill9.py."""
+Each serve is forked from tests/support/warm_cli.py (the app imported once), as in test_kill9.py."""
 
 from __future__ import annotations
 

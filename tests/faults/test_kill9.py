@@ -2,7 +2,7 @@
 client was shown, and every prompt `session.prompt` accepted, is still there after the restart
 (durable before visible); input still queued at the kill runs when the host starts again.
 
-Each serve is a fresh process forked from tests/faults/zygote.py (the app imported once), so 20
+Each serve is a fresh process forked from tests/support/warm_cli.py (the app imported once), so 20
 kills and restarts fit the fault suite's time budget."""
 
 from __future__ import annotations
@@ -28,10 +28,12 @@ SEED = int(os.environ.get("HARNESSDESK_FAULT_SEED", "1515"))
 
 
 class Zygote:
-    """The fork server: `serve()` starts a fresh `harnessdesk serve`, `wait()` reaps it."""
+    """The fork server (tests/support/warm_cli.py): `serve()` starts a fresh `harnessdesk serve`
+    in `cwd`, `wait()` reaps it."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, logs: Path) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, cwd: Path, logs: Path) -> None:
         self.proc = proc
+        self.cwd = cwd
         self.logs = logs
         self.runs = 0
         self.live: set[int] = set()
@@ -40,11 +42,10 @@ class Zygote:
     @classmethod
     async def start(cls, cwd: Path, logs: Path) -> Zygote:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.faults.zygote",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=cwd,
-            env={**cli_env(), "PYTHONPATH": str(ROOT)},
+            sys.executable, "-m", "tests.support.warm_cli",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT, env=cli_env(),
         )  # fmt: skip
-        return cls(proc, logs)
+        return cls(proc, cwd, logs)
 
     async def ask(self, command: dict[str, Any]) -> Any:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -55,7 +56,8 @@ class Zygote:
     async def serve(self, *args: str) -> Served:
         self.runs += 1
         out = self.logs / f"serve-{self.runs}.log"
-        pid = await self.ask({"op": "serve", "args": list(args), "out": str(out)})
+        command = {"args": ["serve", *args], "cwd": str(self.cwd), "env": cli_env(), "out": str(out)}
+        pid = await self.ask({"op": "start", **command, "err": str(out)})
         self.live.add(pid)
         for _ in range(3000):  # a file read per poll: cheap, so poll often (within 30 s)
             text = out.read_text() if out.exists() else ""

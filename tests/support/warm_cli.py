@@ -1,12 +1,17 @@
-"""The `harnessdesk` command line from a warm interpreter, for the CLI tests (as tests/faults/
-zygote.py does for `serve`): the app is imported once, and each command runs in a fork of it.
+"""The `harnessdesk` command line from a warm interpreter, for the CLI tests and for the fault
+tests that kill `serve` and start it again many times: the app is imported once, and each command
+runs in a fork of it.
 
 `python -m tests.support.warm_cli` imports the command line and everything its commands import,
 then reads one JSON command per line on stdin: `{"args", "cwd", "env", "out", "err"}`. It forks a
 child that runs exactly what the `harnessdesk` binary runs (`desktop.cli.main(args)`, stdin from
-/dev/null, stdout and stderr to the two files, `cwd` and `env` its own) and answers the child's
-pid, then, once the child ended, its exit status. Each command is a fresh process (only the imports
-are shared), so it sees what a started binary sees: no state of an earlier command.
+/dev/null, stdout and stderr to the two files, or both to one, `cwd` and `env` its own) and
+answers the child's pid, then, once the child ended, its exit status. With `"op": "start"` it
+answers only the pid; `{"op": "poll", "pid"}` then answers the status or null while the child
+runs, and `{"op": "wait", "pid"}` the status once it ended (-9 for SIGKILL). Each command is a
+fresh process (only the imports and the contract's deferred validators, which `serve` builds after
+its listening line, are shared), so it sees what a started binary sees: no state of an earlier
+command, and killing a `serve` loses exactly what killing `harnessdesk serve` loses.
 
 `WarmCli.run(...)` is the test side; it returns what `subprocess.run(..., capture_output=True,
 text=True)` returns.
@@ -40,8 +45,11 @@ def _child(command: dict[str, Any]) -> int:
     os.environ.update(command["env"])
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    for fd, path in ((1, command["out"]), (2, command["err"])):
-        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+    os.dup2(os.open(command["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 1)
+    if command["err"] == command["out"]:  # one log of both, in the order they were written
+        os.dup2(1, 2)
+    else:
+        os.dup2(os.open(command["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
     sys.stdin = open(os.devnull, encoding="utf-8")
     sys.argv = ["harnessdesk", *command["args"]]
     from desktop.cli import main
@@ -97,7 +105,7 @@ def serve_commands() -> None:
     import host.server
     import host.server.run
 
-    # what each `serve` child would build again after its listening line (tests/faults/zygote.py)
+    # what each `serve` child would build again after its listening line
     asyncio.run(host.fetch.warm.warm_contract())
     # A fork copies only the calling thread: with another thread alive a child could inherit a
     # lock it holds. The imports start none; say so loudly if that ever changes.
@@ -107,6 +115,9 @@ def serve_commands() -> None:
         op = command.get("op", "run")
         if op == "poll":  # a started child: its status once it ended, else null
             print(json.dumps(_poll(int(command["pid"]))), flush=True)
+            continue
+        if op == "wait":  # a started child: its status, once it ended
+            print(json.dumps(_status(int(command["pid"]))), flush=True)
             continue
         pid = _fork(command)
         print(json.dumps(pid), flush=True)
