@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.desktop import driver, x11  # noqa: E402
-from tests.desktop.support import free_port  # noqa: E402
+from tests.support.ports import free_port  # noqa: E402
 
 MEASURE = """
 (async (url, viaBridge) => {
