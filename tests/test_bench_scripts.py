@@ -13,13 +13,14 @@ ROOT = Path(__file__).resolve().parents[1]
 LOAD_EACH = """
 import runpy, sys, traceback
 from pathlib import Path
+paths = sorted(Path("bench").glob("*.py"))
 failed = []
-for path in sorted(Path("bench").glob("*.py")):
+for path in paths:
     try:
         runpy.run_path(str(path), run_name="bench_load_check")
     except BaseException:
         failed.append(f"{path}:\\n{traceback.format_exc(limit=3)}")
-print(len(sorted(Path("bench").glob("*.py"))))
+print(len(paths))
 print("\\n".join(failed))
 """
 

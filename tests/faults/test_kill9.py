@@ -8,79 +8,62 @@ kills and restarts fit the fault suite's time budget."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import random
 import signal
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.api.support import LISTENING, ROOT, cli_env
+from tests.api.support import LISTENING, cli_env
 from tests.support.scripted_llm import Reply
+from tests.support.warm_cli import Forked, WarmCli
 
 KILLS = 20
 SEED = int(os.environ.get("HARNESSDESK_FAULT_SEED", "1515"))
 
 
 class Zygote:
-    """The fork server (tests/support/warm_cli.py): `serve()` starts a fresh `harnessdesk serve`
-    in `cwd`, `wait()` reaps it."""
+    """`harnessdesk serve` forked from the warm interpreter (tests/support/warm_cli.py), for an
+    asyncio test: `serve()` starts a fresh one in `cwd`, `wait()` reaps it."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, cwd: Path, logs: Path) -> None:
-        self.proc = proc
+    def __init__(self, warm: WarmCli, cwd: Path, logs: Path) -> None:
+        self.warm = warm
         self.cwd = cwd
         self.logs = logs
         self.runs = 0
-        self.live: set[int] = set()
+        self.live: dict[int, Forked] = {}
         """Serve children not yet reaped (killed at close, should the test fail mid-run)."""
 
     @classmethod
     async def start(cls, cwd: Path, logs: Path) -> Zygote:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.support.warm_cli",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT, env=cli_env(),
-        )  # fmt: skip
-        return cls(proc, cwd, logs)
-
-    async def ask(self, command: dict[str, Any]) -> Any:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write((json.dumps(command) + "\n").encode())
-        await self.proc.stdin.drain()
-        return json.loads(await asyncio.wait_for(self.proc.stdout.readline(), 60))
+        return cls(WarmCli(cli_env()), cwd, logs)
 
     async def serve(self, *args: str) -> Served:
         self.runs += 1
-        out = self.logs / f"serve-{self.runs}.log"
-        command = {"args": ["serve", *args], "cwd": str(self.cwd), "env": cli_env(), "out": str(out)}
-        pid = await self.ask({"op": "start", **command, "err": str(out)})
-        self.live.add(pid)
+        out = self.logs / f"serve-{self.runs}.log"  # stdout and stderr in one log
+        child = await asyncio.to_thread(self.warm.start, ["serve", *args], self.cwd, cli_env(), out, out)
+        self.live[child.pid] = child
         for _ in range(3000):  # a file read per poll: cheap, so poll often (within 30 s)
             text = out.read_text() if out.exists() else ""
             first = text.split("\n", 1)[0] if "\n" in text else ""  # a whole line, never half a token
             match = LISTENING.match(first)
             if match:
-                return Served(pid, out, match.group(1), match.group(3))
+                return Served(child.pid, out, match.group(1), match.group(3))
             await asyncio.sleep(0.01)
         raise AssertionError(f"serve did not start: {out.read_text() if out.exists() else ''}")
 
     async def wait(self, pid: int) -> int:
-        code = int(await self.ask({"op": "wait", "pid": pid}))
-        self.live.discard(pid)
-        return code
+        return await asyncio.to_thread(self.live.pop(pid).wait, 60)
 
     async def close(self) -> None:
-        for pid in list(self.live):  # a failed run leaves no server behind
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            await self.wait(pid)
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        await asyncio.wait_for(self.proc.wait(), 30)
+        for child in list(self.live.values()):  # a failed run leaves no server behind
+            child.kill()
+            await self.wait(child.pid)
+        await asyncio.to_thread(self.warm.close)
 
 
 @dataclass

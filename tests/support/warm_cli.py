@@ -7,8 +7,8 @@ then reads one JSON command per line on stdin: `{"args", "cwd", "env", "out", "e
 child that runs exactly what the `harnessdesk` binary runs (`desktop.cli.main(args)`, stdin from
 /dev/null, stdout and stderr to the two files, or both to one, `cwd` and `env` its own) and
 answers the child's pid, then, once the child ended, its exit status. With `"op": "start"` it
-answers only the pid; `{"op": "poll", "pid"}` then answers the status or null while the child
-runs, and `{"op": "wait", "pid"}` the status once it ended (-9 for SIGKILL). Each command is a
+answers only the pid; `{"op": "poll", "pid"}` then answers the status (-9 for SIGKILL), or null
+while the child runs. Each command is a
 fresh process (only the imports and the contract's deferred validators, which `serve` builds after
 its listening line, are shared), so it sees what a started binary sees: no state of an earlier
 command, and killing a `serve` loses exactly what killing `harnessdesk serve` loses.
@@ -115,9 +115,6 @@ def serve_commands() -> None:
         op = command.get("op", "run")
         if op == "poll":  # a started child: its status once it ended, else null
             print(json.dumps(_poll(int(command["pid"]))), flush=True)
-            continue
-        if op == "wait":  # a started child: its status, once it ended
-            print(json.dumps(_status(int(command["pid"]))), flush=True)
             continue
         pid = _fork(command)
         print(json.dumps(pid), flush=True)
