@@ -49,11 +49,12 @@ def fill_up(where: Path) -> Path:
     block = b"\0" * 65536
     used = {str(p.relative_to(where)): p.stat().st_size for p in where.rglob("*") if p.is_file()}
     print(f"before filling: {shutil.disk_usage(where)}; files: {used}")
-    with open(filler, "wb") as fh:
+    # Unbuffered: a buffered file keeps the bytes a full disk refused, and its close() writes them
+    # again (ENOSPC from the `with` line, once in a while: when the last write was partial).
+    with open(filler, "wb", buffering=0) as fh:
         try:
             while True:
                 fh.write(block)
-                fh.flush()
         except OSError as exc:
             assert exc.errno == errno.ENOSPC
     with contextlib.suppress(OSError), open(where / "filler-2", "wb") as fh:
