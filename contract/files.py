@@ -8,7 +8,7 @@ to a file the host checkpoints its content (or absence), content-addressed, so
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -94,8 +94,15 @@ class GitStatusValue(WireModel):
     repo: bool
     branch: str | None = Field(default=None, max_length=1000)
     """The checked-out branch; null when detached (or not a repo)."""
-    changed: int = Field(default=0, ge=0)
-    """Entries `git status --porcelain` lists: modified, added, deleted and untracked files."""
+    changed: int | None = Field(default=None, ge=0)
+    """Entries `git status --porcelain` lists: modified, added, deleted and untracked files;
+    null when they were not counted (`withheld` says why)."""
+    withheld: Literal["untrusted-config", "no-sandbox", "failed"] | None = None
+    """Why `changed` is null: the repository's git configuration names programs and the folder is
+    not trusted (`findings` lists them); this machine has no sandbox to run them in; git failed or
+    was too slow (docs/decisions.md, "The host's git")."""
+    findings: list[Annotated[str, Field(max_length=500)]] = Field(default_factory=list, max_length=10)
+    """What the configuration names (`filter.x.clean`, `core.fsmonitor`, `commondir` …)."""
 
 
 # files.sessionChanges / files.revertFile / files.revertHunk: the Changes view

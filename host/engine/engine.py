@@ -29,6 +29,7 @@ from host.engine.config import RuntimeOverrides
 from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.finder.service import Finder
 from host.engine.gates import PromptGates
+from host.engine.git.runner import FolderGit
 from host.engine.goals.command import goal_command
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.goals.mounting import mounted
@@ -167,7 +168,7 @@ class Engine:
         jobs = Jobs(core)
         gates = PromptGates()
         forks = Forks(core, permissions, registry)
-        files = Files(core, plane, forks.fork)
+        files = Files(core, plane, forks.fork, FolderGit(data_dir), mcp.project_trusted)
         goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
         extra_tools = goal_tools(goals.driver)
 

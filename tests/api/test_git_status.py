@@ -1,5 +1,7 @@
 """`files.gitStatus`: the branch and the number of changed files of a session's folder, from a
-real git repository (docs/decisions.md, "Review and context")."""
+real git repository (docs/decisions.md, "Review and context" and "The host's git": a repository
+whose configuration names programs shows its branch, but is not counted until it is trusted —
+tests/security/test_git_containment.py and test_git_escapes.py)."""
 
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ async def test_a_plain_folder_is_not_a_repo_and_bad_input_is_refused(host: Host,
     client = host.client()
     sid = await host.create(plain)
     value = await ok(client, "files.gitStatus", {"sessionId": sid})
-    assert (value.repo, value.branch, value.changed) == (False, None, 0)
+    assert (value.repo, value.branch, value.changed) == (False, None, None)
     await err(client, "files.gitStatus", {}, "bad-request")
     await err(client, "files.gitStatus", {"sessionId": "nope"}, "session-not-found")
 
@@ -81,4 +83,5 @@ async def test_the_repo_config_cannot_run_an_fsmonitor_hook(host: Host, tmp_path
     sid = await host.create(repo)
     value = await ok(client, "files.gitStatus", {"sessionId": sid})
     assert value.repo is True and value.branch == "feature/review"
+    assert (value.changed, value.withheld, value.findings) == (None, "untrusted-config", ["core.fsmonitor"])
     assert not marker.exists()

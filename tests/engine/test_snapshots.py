@@ -178,7 +178,8 @@ async def test_a_step_runs_five_git_processes_and_a_touched_file_or_an_odd_name_
 
     def counting(args: Any, *rest: Any, **kw: Any) -> Any:
         if args[:1] == ["git"]:
-            spawned.append(args[3])
+            words = iter(args[1:])
+            spawned.append(next(w for w in words if w != "-c" or next(words) is None))
         return real(args, *rest, **kw)
 
     monkeypatch.setattr(subprocess, "run", counting)

@@ -29,7 +29,8 @@ from host.engine.errors import (
     RevertUnavailable,
     SessionNotFound,
 )
-from host.engine.git_status import git_status
+from host.engine.git.runner import FolderGit
+from host.engine.git.status import git_status
 from host.engine.services.core import Core
 from host.engine.settings.plane import ConfigPlane
 from host.engine.snapshots import Limits, SnapshotError, Snapshotter
@@ -50,8 +51,15 @@ class Files:
     restores files starts from."""
 
     def __init__(
-        self, core: Core, plane: ConfigPlane, fork: Callable[[str, int | None], Awaitable[str]]
+        self,
+        core: Core,
+        plane: ConfigPlane,
+        fork: Callable[[str, int | None], Awaitable[str]],
+        git: FolderGit,
+        trusted: Callable[[Path], bool],
     ) -> None:
+        self._git = git
+        self._trusted = trusted
         self._core = core
         self._plane = plane
         self._fork = fork
@@ -86,9 +94,12 @@ class Files:
         return RevertTurnValue(turn=turn, files=files, seq=event.seq)
 
     async def git_status(self, session_id: str) -> GitStatusValue:
-        """The session folder's branch and changed files (read-only, bounded: git_status.py)."""
+        """The session folder's branch and changed files (read-only, bounded, sandboxed:
+        host/engine/git/status.py); the count waits for trust when the repository's git
+        configuration names programs."""
         header = await self._core.header(session_id)
-        return await git_status(Path(header.cwd or self._default_cwd))
+        folder = Path(header.cwd or self._default_cwd)
+        return await git_status(self._git, folder, self._trusted)
 
     async def restore_preview(self, session_id: str, at_seq: int | None) -> RestorePreviewValue:
         """What a fork at `at_seq` with `restoreFiles` would put back, and what would block it."""

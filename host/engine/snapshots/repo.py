@@ -1,9 +1,10 @@
 """A workspace's shadow git repository: the folder's state, content-addressed, kept under the
 data folder (docs/architecture.md, "Snapshots").
 
-Only git plumbing runs, with `GIT_DIR` (ours, under the data folder) and `GIT_WORK_TREE` (the
-person's folder): `ls-files` lists what changed since the index last saw the folder (git's stat
-cache makes an unchanged file one `lstat`), `update-index` stores the changed files as blobs and
+Only git plumbing runs, through `host/engine/git/runner.py`'s `private_git`: `GIT_DIR` ours
+(under the data folder), `GIT_WORK_TREE` the person's folder, no configuration but ours.
+`ls-files` lists what changed since the index last saw the folder (git's stat cache makes an
+unchanged file one `lstat`), `update-index` stores the changed files as blobs and
 `cat-file` reads them back. The person's own `.git` is never read or written; their
 `.gitignore` files are honoured, and so is our `info/exclude` (known build output folders). Objects
 stay loose (automatic gc is off), so a blob nobody needs any more is one file to delete.
@@ -17,6 +18,8 @@ import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from host.engine.git.runner import private_git
 
 SKIPPED_FOLDERS = (
     "node_modules/",
@@ -66,20 +69,6 @@ class Step:
     contents: dict[str, bytes]
 
 
-def _env(git_dir: Path, work: Path) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
-    return {
-        **keep,
-        "GIT_DIR": str(git_dir),
-        "GIT_WORK_TREE": str(work),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_LITERAL_PATHSPECS": "1",
-        "GIT_OPTIONAL_LOCKS": "0",
-        "HOME": str(git_dir),
-    }
-
-
 class ShadowRepo:
     """Blocking; one caller at a time (the `Snapshotter` holds a lock per repository)."""
 
@@ -87,26 +76,16 @@ class ShadowRepo:
         self.git_dir = git_dir
         self.work = work
         self.max_file_bytes = max_file_bytes
-        self._env = _env(git_dir, work)
 
     # ---- git ------------------------------------------------------------------------------
 
     def _git(self, args: Sequence[str], data: bytes | None = None) -> bytes:
         try:
-            done = subprocess.run(
-                ["git", "-c", "safe.directory=*", *args],
-                input=data,
-                capture_output=True,
-                cwd=self.work,
-                env=self._env,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
+            done = private_git(self.git_dir, self.work, args, data, timeout=GIT_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise SnapshotError(f"git {args[0]}: {exc}") from exc
-        if done.returncode != 0:
-            words = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise SnapshotError(f"git {args[0]}: {words[-1] if words else done.returncode}")
+        if not done.ok:
+            raise SnapshotError(f"git {args[0]}: {done.last_error}")
         return done.stdout
 
     def ensure(self) -> None:
@@ -114,13 +93,14 @@ class ShadowRepo:
         if (self.git_dir / "HEAD").exists():
             return
         self.git_dir.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["git", "init", "-q", "--bare", str(self.git_dir)],
-            capture_output=True,
-            env={k: v for k, v in self._env.items() if k not in ("GIT_WORK_TREE", "GIT_DIR")},
-            timeout=GIT_TIMEOUT,
-            check=True,
-        )
+        try:
+            done = private_git(
+                self.git_dir, None, ["init", "-q", "--bare", str(self.git_dir)], timeout=GIT_TIMEOUT
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SnapshotError(f"git init: {exc}") from exc
+        if not done.ok:
+            raise SnapshotError(f"git init: {done.last_error}")
         for key, value in (
             ("core.bare", "false"),
             ("gc.auto", "0"),

@@ -3,6 +3,12 @@
 
 import { h, icon } from "./dom.js";
 
+const WITHHELD = {
+  "untrusted-config": "Changed files are not counted: this repository's git configuration names programs git would run, and the folder is not trusted (trust it in the MCP panel).",
+  "no-sandbox": "Changed files are not counted: this repository's git configuration names programs, and this machine has no sandbox to run git in.",
+  failed: "Changed files could not be counted: git did not answer.",
+};
+
 export class GitStatus {
   /** @param {import("../state/turn-calls.js").TurnCalls} turns */
   constructor(turns) {
@@ -30,11 +36,20 @@ export class GitStatus {
       this.el.hidden = true;
       return;
     }
-    const { branch, changed } = r.value;
+    const { branch, changed, withheld, findings } = r.value;
     const label = branch ?? "detached HEAD";
-    const what = changed === 0 ? "no changes" : changed === 1 ? "1 changed file" : `${changed} changed files`;
     this.el.dataset.branch = branch ?? "";
-    this.el.dataset.changed = String(changed);
+    this.el.dataset.changed = changed == null ? "" : String(changed);
+    this.el.dataset.withheld = withheld ?? "";
+    if (changed == null) {
+      // Not counted: git would run what the repository's configuration names (docs/decisions.md,
+      // "The host's git"), or git did not answer.
+      this.el.title = `Git: on ${label}. ${WITHHELD[withheld] ?? WITHHELD.failed}${findings?.length ? ` (${findings.join(", ")})` : ""}`;
+      this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: "git-changed is-withheld", testid: "git-changed" }, "?"));
+      this.el.hidden = false;
+      return;
+    }
+    const what = changed === 0 ? "no changes" : changed === 1 ? "1 changed file" : `${changed} changed files`;
     this.el.title = `Git: on ${label}, ${what}`;
     this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
     this.el.hidden = false;

@@ -1,0 +1,194 @@
+"""The only place the host starts git (docs/decisions.md, "The host's git"; a test fails on any
+other code that spawns git).
+
+Two kinds of git run:
+
+- `FolderGit.run`: git on a person's repository. It runs inside the sandbox — the root read-only,
+  the folder read-only unless the call writes, no network, the app's data and the person's
+  secrets masked — so whatever the repository's configuration names (a filter driver, an
+  fsmonitor, a hook) can only run contained. On a machine with no sandbox it runs only when the
+  repository's configuration names no program at all (`config_scan.findings` empty), and it
+  refuses otherwise. Either way hooks, fsmonitor, pagers and credential helpers are switched off
+  on the command line.
+- `private_git`: git on the app's own shadow repositories (snapshots). `GIT_DIR` is ours, the
+  system and global configurations are off, so the only configuration git reads is the one we
+  wrote: nothing in the person's folder can name a program for it (a `.gitattributes` may name a
+  filter, but only a configuration defines one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from host.engine.git import config_scan
+from host.engine.git.layout import RepoLayout
+from host.engine.sandbox import SandboxPolicy, support, wrap
+from host.engine.secret_values import child_environment
+
+GIT = "git"
+HARDENED = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.pager=cat",
+    "-c",
+    "credential.helper=",
+    "-c",
+    "core.untrackedCache=false",
+)
+"""What a repository could otherwise make a plain `git status` run, switched off (belt and
+braces: inside the sandbox it would run contained anyway)."""
+
+DEFAULT_TIMEOUT = 10.0
+
+
+class GitRefused(Exception):
+    """The host will not run git on this repository here (the message says why, in words)."""
+
+
+@dataclass(frozen=True)
+class GitResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def last_error(self) -> str:
+        lines = self.stderr.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else f"exit status {self.returncode}"
+
+
+def _folder_env() -> dict[str, str]:
+    """The person's environment without credentials and without any GIT_* variable (one could
+    point git at another directory or configuration), plus no prompts and no pager."""
+    env = {k: v for k, v in child_environment().items() if not k.startswith("GIT_")}
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "GIT_EDITOR": ":",
+            "LC_ALL": "C",
+        }
+    )
+    return env
+
+
+class FolderGit:
+    """git on the repositories of the person's folders; one per engine."""
+
+    def __init__(self, data_dir: Path | None) -> None:
+        self._data_dir = data_dir
+
+    def policy(self, layout: RepoLayout, write: bool) -> SandboxPolicy:
+        outside = tuple(p for p in (layout.git_dir, layout.common_dir) if not p.is_relative_to(layout.top))
+        return SandboxPolicy(
+            workspace=layout.top, write=write, network=False, data_dir=self._data_dir, readable=outside
+        )
+
+    def argv(self, layout: RepoLayout, args: Sequence[str], *, write: bool = False) -> list[str]:
+        """The command line that runs `git args` in `layout`'s work tree as this module allows,
+        or GitRefused."""
+        argv = [GIT, *HARDENED, *args]
+        if support().available:
+            return wrap(argv, self.policy(layout, write))
+        found = config_scan.findings(layout)
+        if found:
+            raise GitRefused(
+                "This machine has no sandbox, and the repository's git configuration names programs"
+                f" git would run ({', '.join(found[:3])}); HarnessDesk does not run git here."
+            )
+        return argv
+
+    async def run(
+        self,
+        layout: RepoLayout,
+        args: Sequence[str],
+        *,
+        write: bool = False,
+        stdin: bytes | None = None,
+        bound: float = DEFAULT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+    ) -> GitResult:
+        """`git args` in the work tree's top; GitRefused when it may not run, TimeoutError when it
+        takes longer than `bound` seconds (the process is killed)."""
+        argv = self.argv(layout, args, write=write)
+        full_env = {**_folder_env(), **(env or {})}
+        if not write:
+            full_env["GIT_OPTIONAL_LOCKS"] = "0"
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(layout.top),
+            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=full_env,
+            start_new_session=True,
+        )
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(stdin), bound)
+        except (TimeoutError, asyncio.CancelledError):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await asyncio.shield(proc.wait())
+            raise
+        return GitResult(proc.returncode or 0, out, err)
+
+
+# ---- the app's own repositories ---------------------------------------------------------------
+
+
+def private_env(git_dir: Path, work: Path | None) -> dict[str, str]:
+    """Only our configuration: no system or global file, HOME inside our git directory."""
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    env = {
+        **keep,
+        "GIT_DIR": str(git_dir),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_LITERAL_PATHSPECS": "1",
+        "GIT_OPTIONAL_LOCKS": "0",
+        "GIT_TERMINAL_PROMPT": "0",
+        "HOME": str(git_dir),
+    }
+    if work is not None:
+        env["GIT_WORK_TREE"] = str(work)
+    return env
+
+
+def private_git(
+    git_dir: Path,
+    work: Path | None,
+    args: Sequence[str],
+    data: bytes | None = None,
+    timeout: float = 120.0,
+) -> GitResult:
+    """Blocking: `git args` on one of our own repositories (`git_dir` ours, `work` the folder it
+    looks at, or None for a bare command such as `init`). OSError / TimeoutExpired pass up."""
+    env = private_env(git_dir, work)
+    if work is None:
+        env.pop("GIT_DIR")
+    done = subprocess.run(
+        [GIT, "-c", "safe.directory=*", *HARDENED, *args],
+        input=data,
+        capture_output=True,
+        cwd=work if work is not None else git_dir,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    return GitResult(done.returncode, done.stdout, done.stderr)
