@@ -12,7 +12,7 @@ from typing import Any
 from contract.permissions import SandboxStatus
 from host.engine.permissions.presets import Preset
 from host.engine.sandbox import SandboxSupport
-from host.engine.sandbox.policy import PROTECTED_ENTRIES
+from host.engine.sandbox.policy import FILE_TOOL_PROTECTED
 
 NETWORK_SUFFIX = "+network"
 """The stored policy row is `<mode>` or `<mode>+network` (the session's "Allow network" switch)."""
@@ -53,7 +53,7 @@ def protected_hit(cwd: Path, raw: str) -> str | None:
     protected file that does not exist yet is protected too, and through symlinks."""
     root = Path(os.path.realpath(cwd))
     target = Path(os.path.realpath(root / raw))
-    for entry in PROTECTED_ENTRIES:
+    for entry in FILE_TOOL_PROTECTED:
         where = Path(os.path.realpath(root / entry))
         if target == where or where in target.parents:
             return entry

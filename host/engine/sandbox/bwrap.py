@@ -4,8 +4,10 @@ The order of the mounts is the design: the whole root read-only, a fresh /dev, /
 sandbox's own PID namespace, a private /tmp and /run (the host's sockets live there); then the
 masks; then the folder, writable or not; then the protected entries read-only over themselves;
 then the masks that lie inside the folder once more (a folder that contains `~/.ssh` must not
-show it again). `.git` is bound over itself so that it is a mount point: renaming it away and
-planting a new `.git/config` fails with EBUSY.
+show it again). What git reads as configuration or code is protected whether or not it exists
+yet: a missing hooks/info/worktrees/modules folder is made empty and read-only, `.git` files are
+bound read-only (docs/decisions.md, "The host's git"). `.git` is bound over itself so that it is
+a mount point: renaming it away and planting a new `.git/config` fails with EBUSY.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from host.engine.sandbox.policy import SandboxPolicy, inside, protected_paths, real, secret_paths
+from host.engine.sandbox.policy import (
+    SandboxPolicy,
+    git_folders_to_make,
+    git_pointer_files,
+    inside,
+    protected_paths,
+    real,
+    secret_paths,
+)
 
 BWRAP = "/usr/bin/bwrap"
 
@@ -66,11 +76,18 @@ def bwrap_argv(
                 out += ["--ro-bind", str(resolver), str(resolver)]
     out += [arg for p in hidden for arg in mask(p)]
     out += ["--bind" if policy.write else "--ro-bind", str(workspace), str(workspace)]
+    for extra in policy.readable:
+        place = real(extra)
+        if place.exists() and not inside(place, workspace):
+            out += ["--ro-bind", str(place), str(place)]
     git = workspace / ".git"
     if policy.write and git.is_dir() and not git.is_symlink():
         out += ["--bind", str(git), str(git)]
-    for path in protected_paths(workspace):
+    for path in protected_paths(workspace) + git_pointer_files(workspace):
         out += ["--ro-bind", str(path), str(path)]
+    if policy.write:
+        for folder in git_folders_to_make(workspace):
+            out += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     out += [arg for p in hidden if inside(p, workspace) for arg in mask(p)]
     out += list(ISOLATION)
     if not policy.network:

@@ -10,9 +10,22 @@ from typing import Literal
 
 SandboxKind = Literal["bwrap", "landlock", "none"]
 
-PROTECTED_ENTRIES = (".git/hooks", ".git/config", ".harnessdesk", ".mcp.json", "AGENTS.md")
+GIT_PROTECTED = ("config", "config.worktree", "hooks", "info", "commondir", "worktrees", "modules")
+"""Inside a folder's `.git` directory, what git reads as configuration or code: its config, the
+hooks, `info/attributes`, the `commondir` pointer (whose target's config and hooks then apply), and
+the git directories of linked worktrees and submodules (docs/decisions.md, "The host's git")."""
+GIT_MADE_FOLDERS = ("hooks", "info", "worktrees", "modules")
+"""Of those, the folders the sandbox makes (empty, read-only) when they are missing, so nothing
+can be planted there either; an empty one is what git itself would make. A missing `commondir`
+cannot be made harmlessly (git refuses an empty one): the host's git never trusts one it finds
+(`host/engine/git/config_scan.py`)."""
+PROTECTED_ENTRIES = (".harnessdesk", ".mcp.json", "AGENTS.md", *(f".git/{name}" for name in GIT_PROTECTED))
 """Inside the folder and read-only even when it is writable: what git, HarnessDesk or the next
 session would run or read as instructions (a planted hook runs on the user's next commit)."""
+FILE_TOOL_PROTECTED = (*PROTECTED_ENTRIES, ".git")
+"""What the file tools may not write: the protected entries, and anything else of `.git` (a file
+tool has no business there; git itself, in the sandbox, keeps working)."""
+MAX_SUBMODULES = 200
 
 SECRET_PATHS = (
     ".ssh",
@@ -50,6 +63,9 @@ class SandboxPolicy:
     """False: no network at all, not even the host's own loopback server."""
     data_dir: Path | None = None
     """HarnessDesk's data folder: masked inside (the database, credentials, other sessions)."""
+    readable: tuple[Path, ...] = ()
+    """Places outside `workspace` bound read-only over the masks and the private /tmp (the git
+    directory of a linked worktree, for the host's own git)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,50 @@ def protected_paths(workspace: Path) -> list[Path]:
         if inside(target, root) and target != root and target.exists() and target not in out:
             out.append(target)
     return out
+
+
+def git_pointer_files(workspace: Path) -> list[Path]:
+    """`.git` files (`gitdir: …`) that point git elsewhere: the folder's own (a linked worktree or
+    a submodule checkout) and those of the submodules `.gitmodules` lists; resolved, inside."""
+    root = real(workspace)
+    candidates = [root / ".git"]
+    candidates += [root / sub / ".git" for sub in _submodule_paths(root / ".gitmodules")]
+    out: list[Path] = []
+    for candidate in candidates:
+        if os.path.lexists(candidate) and not candidate.is_symlink() and candidate.is_file():
+            target = real(candidate)
+            if inside(target, root) and target not in out:
+                out.append(target)
+    return out
+
+
+def _submodule_paths(gitmodules: Path) -> list[str]:
+    """The `path = …` values of a `.gitmodules` file (a rough read: a path it misses is only not
+    protected, never exposed)."""
+    try:
+        with open(gitmodules, "rb") as f:
+            text = f.read(256 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return []
+    found: list[str] = []
+    for line in text.splitlines():
+        key, sep, value = line.strip().partition("=")
+        if sep and key.strip().lower() == "path":
+            path = value.strip().strip('"')
+            if path and not path.startswith("/") and ".." not in Path(path).parts:
+                found.append(path)
+    return found[:MAX_SUBMODULES]
+
+
+def git_folders_to_make(workspace: Path) -> list[Path]:
+    """The protected folders of the folder's `.git` directory that are missing and can be made
+    (the `.git` directory is real, inside and writable by us; otherwise nobody in the sandbox can
+    make them either)."""
+    root = real(workspace)
+    git = root / ".git"
+    if git.is_symlink() or not git.is_dir() or not os.access(git, os.W_OK | os.X_OK):
+        return []
+    return [git / name for name in GIT_MADE_FOLDERS if not os.path.lexists(git / name)]
 
 
 def secret_paths(home: Path | None = None) -> list[Path]:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from host.engine.sandbox.bwrap import BWRAP, bwrap_argv
+from host.engine.sandbox.git_guard import move_planted_commondir
 from host.engine.sandbox.policy import SandboxPolicy, SandboxSupport, SandboxUnavailable
 
 FORCE_ENV = "HARNESSDESK_SANDBOX"
@@ -71,8 +72,10 @@ def reset_support() -> None:
 
 
 def wrap(argv: Sequence[str], policy: SandboxPolicy) -> list[str]:
-    """The argv to exec instead of `argv` so that it runs inside the sandbox."""
+    """The argv to exec instead of `argv` so that it runs inside the sandbox (a `commondir` an
+    earlier run planted in the folder's `.git` is moved aside first: `git_guard`)."""
     found = support()
     if found.kind == "bwrap":
+        move_planted_commondir(policy.workspace)
         return bwrap_argv(argv, policy)
     raise SandboxUnavailable(f"No sandbox is available on this machine: {found.reason}")

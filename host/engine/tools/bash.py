@@ -32,6 +32,7 @@ from pydantic import Field
 from host import procs
 from host.engine.permissions.sandboxing import blocked_hint
 from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, wrap
+from host.engine.sandbox.git_guard import move_planted_commondir
 from host.engine.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
@@ -253,6 +254,10 @@ class BashTool(BaseTool):
             notes.append(
                 "[background processes still hold the output open; their later output is not captured]"
             )
+        if sandbox is not None and sandbox.write:
+            moved = move_planted_commondir(sandbox.workspace)
+            if moved:
+                notes.append(f"[{moved}]")
         return ToolOutput(_join(capture.text(), *notes))
 
     async def _terminate(self, proc: Process) -> None:
