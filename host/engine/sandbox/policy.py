@@ -4,7 +4,7 @@ mechanisms treat specially: the folder's protected entries and the user's secret
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -192,16 +192,10 @@ def daemon_sockets(home: Path | None = None, environ: Mapping[str, str] | None =
     for name in SOCKET_VARIABLES:
         named += [Path(p) for p in socket_paths_in(name, env.get(name, "")) if p.startswith("/")]
     named += [Path(v) for name in PATH_VARIABLES if (v := env.get(name, "")).startswith("/")]
-    out: list[Path] = []
-    for candidate in named:
-        if os.path.lexists(candidate):
-            target = real(candidate)
-            if target.exists() and target != Path("/") and target not in out:
-                out.append(target)
-    return out
+    return named_paths(named)
 
 
-def named_paths(paths: tuple[Path, ...]) -> list[Path]:
+def named_paths(paths: Sequence[Path]) -> list[Path]:
     """What a policy's `masked` names and exists, resolved (a link masks its target)."""
     out: list[Path] = []
     for candidate in paths:
