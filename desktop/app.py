@@ -53,14 +53,18 @@ async def build_host(args: argparse.Namespace) -> Host:
     Awaited on the host loop's thread. The real host: `host.api.open_host` (engine + ApiProxy +
     fetch app); its `close()` ends running turns `aborted {by: "disposed"}` and flushes.
     """
+    from desktop.commands import named_paths
     from host.api import open_host
     from host.engine.config import RuntimeOverrides
     from host.engine.errors import EngineError
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
     picker = getattr(args, "folder_picker", None)  # the window's native folder dialog
+    peers = getattr(args, "sandbox_peers", None)  # the `--serve` fence's view of the sandboxes
     try:
-        host = await open_host(Path(args.data_dir), overrides, picker=picker)
+        host = await open_host(
+            Path(args.data_dir), overrides, picker=picker, masked=named_paths(args), peers=peers
+        )
     except EngineError as exc:
         raise WindowError(str(exc)) from exc
     return host.app, host.close
@@ -160,6 +164,9 @@ def run_window(
     loop.start()
     picker = WindowFolderPicker()
     args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
+    from host.server.peers import SandboxPeers  # stdlib only: cheap while GTK starts
+
+    args.sandbox_peers = peers = SandboxPeers()  # the real factory hands it to the engine
     host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
     shell = None
     try:
@@ -174,7 +181,7 @@ def run_window(
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
                 raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
-            shell.start_loopback(args.port)
+            shell.start_loopback(args.port, peers)
         from desktop.acp.relay import serve_relay
 
         primary.listen(

@@ -8,7 +8,24 @@ is still being imported on its own thread (docs/decisions.md, "Performance and p
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 from typing import Any
+
+PATH_OPTIONS = ("data_dir", "token_file", "output", "archive", "restore_backup")
+"""The options whose value names a file or folder of the host's own (never the folder a session
+works in: `PATH`, `--cwd`). Every sandbox the host starts masks them (docs/threat-model.md, "The
+sandbox and the host's own secrets"): the token file above all, wherever it is."""
+
+
+def named_paths(args: argparse.Namespace) -> tuple[Path, ...]:
+    """The absolute paths `PATH_OPTIONS` named on this command line."""
+    out: list[Path] = []
+    for option in PATH_OPTIONS:
+        value = getattr(args, option, None)
+        if isinstance(value, str) and value:
+            out.append(Path(os.path.abspath(os.path.expanduser(value))))
+    return tuple(out)
 
 
 def port_number(text: str) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.rpc import RpcErr, ServerRequest
+from desktop.commands import named_paths
 from desktop.folders import open_folder
 from desktop.handoff import HandoffError, import_into_running
 from desktop.instance import PrimaryInstance, acquire
@@ -74,7 +75,9 @@ async def _open_locked(
     """Open the host under the data dir's lock; a refusal (a damaged database, an unknown
     --provider) frees the lock at once."""
     try:
-        return await open_host(data_dir, overrides_of(args) if args is not None else None)
+        if args is None:
+            return await open_host(data_dir)
+        return await open_host(data_dir, overrides_of(args), masked=named_paths(args))
     except BaseException:
         instance.close()
         raise
@@ -117,7 +120,9 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     except BaseException:
         sock.close()
         raise
-    site = build_site(runtime.app, webui_dir(), token=token, trusted_hosts=tuple(args.trusted_host))
+    site = build_site(
+        runtime.app, webui_dir(), token=token, peers=runtime.peers, trusted_hosts=tuple(args.trusted_host)
+    )
     server = LoopbackServer(site, sock, log_level=args.log_level)
     url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
     loop = asyncio.get_running_loop()

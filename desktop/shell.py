@@ -30,6 +30,7 @@ from desktop.geometry import MIN_SIZE, TITLE, Geometry
 from desktop.hostloop import HostLoop
 
 if TYPE_CHECKING:
+    from host.server.peers import SandboxPeers
     from host.server.run import LoopbackServer
 
 log = logging.getLogger("desktop.shell")
@@ -204,14 +205,15 @@ class Shell:
         outcome = self.api.bridge_download(target)
         log.info("download %s: %s", target, outcome)
 
-    def start_loopback(self, port: int) -> None:
-        """`--serve`: the loopback site on the same host app; prints the one-time URL line."""
+    def start_loopback(self, port: int, peers: SandboxPeers) -> None:
+        """`--serve`: the loopback site on the same host app; prints the one-time URL line.
+        `peers`: the host's view of its sandboxes (given to the host factory too)."""
         from host.server.run import LoopbackServer, bind_socket, load_or_mint_token
         from host.server.site import build_site
 
         sock = bind_socket("127.0.0.1", port)
         token = load_or_mint_token(None)
-        site = build_site(self.api_app, self.webui, token=token)
+        site = build_site(self.api_app, self.webui, token=token, peers=peers)
         server = self._server = LoopbackServer(site, sock)
         ready = asyncio.Event()
 

@@ -33,7 +33,7 @@ from host.engine.permissions.sandboxing import (
     stored_value,
 )
 from host.engine.permissions.scope import covers, label, scope_for
-from host.engine.sandbox import SandboxPolicy, support
+from host.engine.sandbox import Confinement, SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
 from host.engine.tools.base import Tool
@@ -74,8 +74,8 @@ class SessionPermissions:
     cap: AgentCap = lambda: (None, None)
     network: bool = False
     """The session's "Allow network" switch: sandboxed commands reach the network unasked."""
-    data_dir: Path | None = None
-    """HarnessDesk's data folder, masked inside the sandbox."""
+    confinement: Confinement = field(default_factory=Confinement)
+    """What the sandbox hides (the data folder, the host's token file …) and whom it tells."""
 
     @property
     def preset(self) -> Preset:
@@ -138,7 +138,7 @@ class SessionPermissions:
             return None
         write = self.preset.sandbox != "read-only"
         network = self.network or wants is Escalation.NETWORK
-        return SandboxPolicy(self.cwd, write=write, network=network, data_dir=self.data_dir)
+        return self.confinement.policy(self.cwd, write=write, network=network)
 
     def projection(self) -> PermissionsProjection:
         now = self.preset
@@ -169,9 +169,10 @@ class PermissionService:
         bus: Bus,
         default_preset: Callable[[], str],
         cap_for: CapFor | None = None,
-        data_dir: Path | None = None,
+        *,
+        confinement: Confinement,
     ) -> None:
-        self._data_dir = data_dir
+        self._confinement = confinement
         self._store = store
         self._bus = bus
         self._default = default_preset
@@ -216,7 +217,7 @@ class PermissionService:
             unlogged = pinned is not None and journal.last_seq < 0
         rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
         perms = SessionPermissions(
-            sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)), network, self._data_dir
+            sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)), network, self._confinement
         )
         self._open[sid] = (perms, journal)
         return perms
