@@ -14,7 +14,6 @@ from host.engine.permissions.looseness import loosens
 from host.engine.permissions.policy import PermissionService
 from host.engine.permissions.presets import PRESETS, capped
 
-
 WORDS = {"read-only": "read-only", "auto": "auto", "ask": "workspace-write", "full": "danger-full-access"}
 """What a person types, as the picker names the modes (`/permission ask`); the wire names
 (`workspace-write`, `danger-full-access`) and the titles ("Full access") are taken too."""

@@ -299,8 +299,10 @@ class ConfigPlane:
 def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> LlmSummary:
     """The default selection's route and whether it can serve, read without opening the engine or
     changing a file (for `doctor`: another instance may own the data dir, and a version-1
-    configuration stays as it is until the app starts)."""
+    configuration stays as it is until the app starts). A `--provider` that names no route
+    raises ModelUnavailable, as it does when the app starts."""
     plane = ConfigPlane(Path(data_dir), Bus(), overrides, migrate_files=False)
+    plane.check_overrides()
     selection = Selections(plane.settings, plane.registry, plane.overrides).default()
     route = plane.registry.route(selection.provider)
     active, problem = plane.registry.status(selection.provider)
