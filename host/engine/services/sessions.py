@@ -135,8 +135,8 @@ class Sessions:
             await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
         except OSError as exc:
             raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
-        preset = await self._presets.service.resolve(agent_preset)
         sid = session_id or ids.session_id()
+        preset = await self._presets.service.resolve(agent_preset, sid)
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset, origin=origin)
         self._core.store.register(header)
         self._permissions.pin(sid)
