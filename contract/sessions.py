@@ -307,6 +307,10 @@ class ImportRequest(WireModel):
     data: str = Field(min_length=1, max_length=_MAX_IMPORT_CHARS, description="the .zip file, base64")
     workspace_id: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
     file_name: str | None = Field(default=None, max_length=300, description="for messages only")
+    as_copy: bool = Field(
+        default=False,
+        description="import under new session ids, titled “(copy)”: for an archive whose sessions are here",
+    )
 
     @field_validator("data")
     @classmethod

@@ -24,7 +24,8 @@ async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
 @implements("session.import")
 async def import_archive(engine: Engine, p: s.ImportRequest) -> s.ImportValue:
     """An uploaded archive into a workspace (docs/decisions.md, "Import in the app")."""
-    ids = await engine.imports.into_workspace(await read_uploaded(p.archive_bytes()), p.workspace_id)
+    sessions = await read_uploaded(p.archive_bytes())
+    ids = await engine.imports.into_workspace(sessions, p.workspace_id, copy=p.as_copy)
     return s.ImportValue(session_id=ids[0], session_ids=ids, workspace_id=p.workspace_id)
 
 

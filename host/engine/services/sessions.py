@@ -21,7 +21,14 @@ from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from host.engine import events, ids
-from host.engine.errors import AgentBusy, AttachmentError, HostActionFailed, SessionConflict, TitleInvalid
+from host.engine.errors import (
+    AgentBusy,
+    AttachmentError,
+    HostActionFailed,
+    SessionAlreadyHere,
+    SessionConflict,
+    TitleInvalid,
+)
 from host.engine.health import StorageHealth
 from host.engine.history import HistoryPage, history_page
 from host.engine.history_wire import encode_history
@@ -256,7 +263,7 @@ class Sessions:
 
     async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
-        archive's own cwd is never used); SessionConflict when its id exists. A subagent whose
+        archive's own cwd is never used); SessionAlreadyHere when its id exists. A subagent whose
         parent is not here becomes a session of its own (nothing could message it otherwise)."""
         store = self._core.store
         rows = list(rows)
@@ -266,7 +273,7 @@ class Sessions:
             sid = await store.import_rows(rows_with_cwd(rows, cwd, has_parent))
         except SessionExists as exc:
             existing = await store.header(exc.session_id)
-            raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+            raise SessionAlreadyHere(exc.session_id, existing.cwd if existing else None) from exc
         await drop_pending_input(store, sid)
         self._core.announce(await self._core.header(sid))
         return sid
