@@ -42,7 +42,7 @@ from host.engine.services.goals import Goals
 from host.engine.services.jobs import Jobs
 from host.engine.services.presets import Presets
 from host.engine.services.subagents import subagent_tree
-from host.engine.store import ExportRow, SessionExists, SessionHeader
+from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader
 from host.engine.titles import export_file_name, normalise
 from host.engine.views import page_views
 from host.engine.workspaces import WorkspaceRegistry
@@ -234,10 +234,14 @@ class Sessions:
             return await self._fork_restoring(session_id, at_seq)
         return await self._fork(session_id, at_seq)
 
-    async def search(self, query: str) -> tuple[list[tuple[str, str, int]], bool]:
-        """(hits as (sessionId, snippet, seq), hasMore); the query is literal text, never syntax."""
-        result = await self._core.store.search(query.strip(), 20)
-        return result.hits, result.has_more
+    async def search(
+        self, query: str, session_id: str | None = None, after: int | None = None, limit: int = 20
+    ) -> SearchResult:
+        """Every matching message, a page at a time; the query is literal text, never syntax.
+        Within one session (`session_id`) in reading order, with the number of matches."""
+        if session_id is not None:
+            await self._core.header(session_id)
+        return await self._core.store.search(query.strip(), limit, session_id, after)
 
     # ---- attachments, export, import ----------------------------------------------------------
 
