@@ -143,9 +143,7 @@ class CallRunner:
             refused = answer.refusal()
             return replace(failed, content=f"{failed.content}\n[{refused.content}]")
         again = await self._run(call, tool, outside, replace(ctx, sandbox=None))
-        note = (
-            "[it failed inside the sandbox writing outside the folder; the user let it run again outside]"
-        )
+        note = "[it failed inside the sandbox writing outside the folder; the user let it run again outside]"
         return replace(again, content=f"{note}\n{again.content}")
 
     async def _emit(self, new: NewEvent[Any]) -> None:
