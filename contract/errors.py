@@ -88,6 +88,12 @@ class SessionConflictDetails(WireModel):
     existing_cwd: str | None = None
 
 
+class SessionExistsDetails(WireModel):
+    """`session-exists`: the session an import would bring is already here."""
+
+    session_id: str
+
+
 class SettingsConflictDetails(WireModel):
     ns: str
     expected: int
@@ -235,6 +241,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "steer-unavailable": ItemDetails,
     "attachment-error": ReasonDetails,
     "session-conflict": SessionConflictDetails,
+    "session-exists": SessionExistsDetails,
     "settings-conflict": SettingsConflictDetails,
     "settings-not-exposed": NamespaceDetails,
     "settings-rejected": SettingsRejectedDetails,

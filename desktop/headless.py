@@ -25,7 +25,7 @@ from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
 from host.api.archive import ArchiveError, read_archive, zip_chunks
 from host.engine.config import RuntimeOverrides
-from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionConflict
+from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionAlreadyHere
 from host.fetch.inprocess import InProcessApiClient
 
 CLOSE_BOUND = 0.8
@@ -319,7 +319,7 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     try:
         try:
             _, ids = await runtime.engine.imports.into_folder(sessions, cwd)
-        except SessionConflict as exc:
+        except SessionAlreadyHere as exc:
             raise CommandError(f"cannot import {path}: {exc}") from exc
         for sid in ids:
             print(sid)

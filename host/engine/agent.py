@@ -114,6 +114,8 @@ class Agent(AgentInput):
         self._shown_queue = self.inbox.items()
         self.running = False
         self.turn_open = False
+        self.last_turn_called_tools = False
+        """Whether the last turn ran a tool call (a goal round without one made no progress)."""
         self.cancel_by: AbortedBy | None = None
         self.meter = ContextMeter(self.conversation, deps.selection, deps.context_window)
         """The top bar's context meter (host/engine/context_meter.py)."""
@@ -369,6 +371,7 @@ class Agent(AgentInput):
         turn.finish(reason)
         self.turn_open = False
         self.cancel_by = None
+        self.last_turn_called_tools = turn.step > 0  # each step after the first follows tool calls
         if self.deps.turn_ended is not None:
             self.deps.turn_ended(self, first, reason, turn.answer)
         if self.inbox.steering():

@@ -261,7 +261,7 @@ class Engine:
         engine = cls(
             sessions=sessions,
             agents=agents,
-            config=Configuration(core, plane, permissions),
+            config=Configuration(core, plane, permissions, presets.follow_model),
             presets=presets,
             library=library,
             workspaces=Workspaces(registry, folders, mcp.servers.refresh_all),

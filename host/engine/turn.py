@@ -18,6 +18,7 @@ from typing import Any
 from contract.content import (
     Message,
     MessageSource,
+    TextBlock,
     ToolCallBlock,
 )
 from contract.events import ToolError, TurnEndReason, TurnTrigger
@@ -25,6 +26,7 @@ from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.asking import Approvals
 from host.engine.coalesce import coalesced
+from host.engine.context import NO_TOOLS_NOTICE, NO_TOOLS_SOURCE, asks_for_action
 from host.engine.events import NewEvent
 from host.engine.gates import PromptCheck
 from host.engine.hooks import tools as tool_hooks
@@ -39,6 +41,23 @@ from host.engine.turn_calls import CallRunner
 from host.engine.turn_parts import Conversation, Inbox, NoAdapter, TurnServices, readable
 
 log = logging.getLogger(__name__)
+
+
+def _said(messages: list[Message]) -> list[str]:
+    """What the person typed in the turn's opening messages (attached files left out)."""
+    return [
+        b.text
+        for m in messages
+        if m.role == "user" and m.source.kind == "user"
+        for b in m.content
+        if isinstance(b, TextBlock) and b.attached is None
+    ]
+
+
+def no_tools_notice() -> Message:
+    return events.new_message(
+        "user", [TextBlock(text=NO_TOOLS_NOTICE)], MessageSource.model_validate(NO_TOOLS_SOURCE)
+    )
 
 
 class Turn:
@@ -193,6 +212,8 @@ class Turn:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
             specs = [ToolSpec(t.name, t.description, t.parameters) for t in setup.tools.values()]
             tools = specs if adapter.supports_tools else []
+            if step == 0 and not tools and asks_for_action(" ".join(_said(self.first))):
+                self._message(events.user_message(no_tools_notice()))
             await self._fit(selection, adapter, setup.system, tools)
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]

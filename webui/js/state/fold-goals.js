@@ -46,8 +46,14 @@ export function liveRound(items, goalId) {
   return null;
 }
 
-/** What the goal bar shows for a `goal` projection value (null: nothing; complete hides it). */
-export function goalBarModel(value, round, hiddenId) {
+/** How long an active goal's session must have been idle before Resume is offered on it: an
+ * armed goal starts its next round a second after the last one (host/engine/goals/driver.py),
+ * a disarmed one (after a restart) never does. */
+export const RESUME_AFTER_IDLE_MS = 2500;
+
+/** What the goal bar shows for a `goal` projection value (null: nothing; complete hides it).
+ * `idleMs`: how long the session has been idle (null: it is running). */
+export function goalBarModel(value, round, hiddenId, idleMs = null) {
   const goal = value?.goal;
   if (!goal || goal.phase === "complete" || goal.id === hiddenId) return null;
   const used = Math.max(value.roundsStarted ?? 0, round ?? 0);
@@ -58,6 +64,7 @@ export function goalBarModel(value, round, hiddenId) {
     reason: goal.blockedReason?.message ?? null,
     rounds: `${Math.min(used, goal.maxGoalRounds)} of ${goal.maxGoalRounds} rounds`,
     canPause: goal.phase === "active",
-    canResume: true, // also on active: after a restart an active goal may be disarmed
+    // on active only once the session has stayed idle: after a restart an active goal is disarmed
+    canResume: goal.phase !== "active" || (idleMs !== null && idleMs >= RESUME_AFTER_IDLE_MS),
   };
 }

@@ -14,6 +14,7 @@ export const MESSAGES = {
   "steer-unavailable": "That input cannot be used to steer right now.",
   "attachment-error": "The image could not be attached.",
   "session-conflict": "A session with this id already exists.",
+  "session-exists": "This session is already here.",
   "archive-invalid": "This file is not a session archive HarnessDesk can read.",
   "settings-conflict": "Settings changed elsewhere; they were reloaded.",
   "settings-not-exposed": "These settings cannot be changed from here.",

@@ -234,7 +234,7 @@ export class App {
     this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);
     this.topbar.updateMcp(s ? this.mcpPanel.value : null, this.mcpOpen);
     const goal = s?.projections.get("goal")?.value;
-    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null);
+    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null, this.running());
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 

@@ -6,7 +6,7 @@
 
 import { h, clear, append } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { goalBarModel } from "../state/fold-goals.js";
+import { goalBarModel, RESUME_AFTER_IDLE_MS } from "../state/fold-goals.js";
 
 const PHASE = { active: "Active", paused: "Paused", blocked: "Blocked" };
 
@@ -21,18 +21,33 @@ export class GoalBar {
     this.editing = false;
     this.error = null;
     this.hiddenId = null; // a cleared goal, hidden until its `null` arrives
+    this.args = [null, null, null, false];
+    this.idleSince = null;
+    this.idleTimer = null;
+    this.shape = null; // what the bar's elements show, but the rounds: unchanged → no rebuild
+    this.roundsEl = null;
   }
 
-  /** The active session, its `goal` projection value and the newest round seen live. */
-  set(sessionId, value, round) {
+  /** The active session, its `goal` projection value, the newest round seen live, and whether
+   * the session is running. */
+  set(sessionId, value, round, running = false) {
     if (sessionId !== this.sessionId) {
       this.editing = false;
       this.error = null;
       this.hiddenId = null;
+      this.idleSince = null;
     }
     if (value === null) this.hiddenId = null;
     this.sessionId = sessionId;
-    const next = sessionId ? goalBarModel(value, round, this.hiddenId) : null;
+    this.args = [sessionId, value, round, running];
+    if (running) this.idleSince = null;
+    else this.idleSince ??= performance.now();
+    const idleMs = running || this.idleSince === null ? null : performance.now() - this.idleSince;
+    const next = sessionId ? goalBarModel(value, round, this.hiddenId, idleMs) : null;
+    clearTimeout(this.idleTimer);
+    if (next?.phase === "active" && !next.canResume && idleMs !== null) {
+      this.idleTimer = setTimeout(() => this.set(...this.args), RESUME_AFTER_IDLE_MS - idleMs + 50);
+    }
     if (this.editing && next && this.model && next.ref.revision === this.model.ref.revision) {
       this.model = next;
       return; // keep the half-typed edit
@@ -42,6 +57,19 @@ export class GoalBar {
   }
 
   render() {
+    // Only the rounds changed (a round started): update that text in place. Rebuilding the
+    // buttons at every round lost clicks — a Pause pressed while its button was replaced.
+    const m = this.model;
+    const shape = m && JSON.stringify([m.ref, m.objective, m.phase, m.reason, m.canPause, m.canResume, this.editing, this.busy, this.error]);
+    if (m && shape === this.shape && this.roundsEl?.isConnected) {
+      this.roundsEl.textContent = m.rounds;
+      return;
+    }
+    this.shape = shape;
+    this.build();
+  }
+
+  build() {
     const m = this.model;
     this.el.hidden = !m;
     clear(this.el);
@@ -50,6 +78,7 @@ export class GoalBar {
     const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE[m.phase] ?? m.phase);
     const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective }, m.objective);
     const rounds = h("span", { class: "goal-rounds", testid: "goal-rounds" }, m.rounds);
+    this.roundsEl = rounds;
     const actions = h("span", { class: "goal-actions" });
     const button = (label, testid, run) => {
       const b = h("button", { type: "button", class: "btn btn-small", testid, disabled: this.busy }, label);

@@ -2,6 +2,7 @@
 // streaming assistant message only the block whose text grew is rendered, and of that only what
 // changed (transcript-stream.js).
 
+import { noToolsRow } from "./no-tools-row.js";
 import { h, icon, fmt, setChildren } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { renderStreaming, settle } from "./transcript-stream.js";
@@ -254,6 +255,7 @@ function blockedRow(item) {
 
 /** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
 function contextRow(item) {
+  if (item.plugin === "no-tools") return noToolsRow();
   const objective = item.goalRound ? /^Objective: (.*)$/m.exec(item.text)?.[1] : null;
   const first = objective ?? item.text.split("\n", 1)[0];
   return h(
