@@ -73,6 +73,8 @@ def found_in(
             after_state, readable = states[a], a in contents
         else:
             disk = _on_disk(cwd, path)  # dropped from the index: gone, too large, or not a file
+            if isinstance(disk, bool):
+                continue  # a regular file it cannot read now: nothing to compare it with
             if isinstance(disk, Replaced):
                 if b is None:
                     continue  # a new symlink or folder: no file of ours was there
@@ -125,9 +127,9 @@ def _large(path: str, before: FileState | None, after: FileState | None) -> File
     return FileChange(path=path, before=before, after=after, diff_note=note)
 
 
-def _on_disk(cwd: Path, path: str) -> FileState | Replaced | None:
+def _on_disk(cwd: Path, path: str) -> FileState | Replaced | Literal[False] | None:
     """A file the index dropped: None when gone, its state when a regular (too large) file,
-    what replaced it otherwise (never followed)."""
+    what replaced it otherwise (never followed); False when a regular file cannot be read."""
     where = cwd / path
     try:
         info = os.lstat(where)
@@ -139,4 +141,4 @@ def _on_disk(cwd: Path, path: str) -> FileState | Replaced | None:
     try:
         return snapshot(cwd, where.resolve(), path).state
     except Exception:
-        return Replaced("other")
+        return False
