@@ -82,7 +82,8 @@ ERROR_WHEN: dict[str, str] = {
     "local-model-not-found": "`llm.removeModel` of a model that is not installed",
     "job-not-found": "no background job of that id in that session (jobs end with the app)",
     "revert-unavailable": (
-        "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works"
+        "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works;"
+        " `unrecorded`: the turn's steps ran without snapshots (why), so what they changed is unknown"
     ),
     "revert-conflict": (
         "a file to put back was changed since (`changed` outside the app, `later-turn`) or has no "

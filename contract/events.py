@@ -100,6 +100,10 @@ class ToolResult(OpenModel):
     changes: list[FileChange] | None = None
     """What any other step changed in the folder (a shell command…), found by the snapshots
     around it (never sent to the model)."""
+    snapshot_error: str | None = None
+    """Why the snapshots around this step could not be taken (git failed, the disk is full, the
+    folder is too large, a lock): what it changed in the folder was not recorded and a revert
+    cannot put it back (never sent to the model)."""
 
 
 class TodoItem(WireModel):

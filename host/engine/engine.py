@@ -198,7 +198,7 @@ class Engine:
             assert sessions is not None, "the engine is still opening"
             return sessions.history(sid, before_seq, max_messages)
 
-        subagents = Subagents(core, preset_service, permissions, history)
+        subagents = Subagents(core, preset_service, permissions, history, finder)
         tracker = subagents.tracker
         pending.route = tracker.route
         pool = AgentPool(

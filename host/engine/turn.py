@@ -21,7 +21,7 @@ from contract.content import (
     TextBlock,
     ToolCallBlock,
 )
-from contract.events import ToolError, TurnEndReason, TurnTrigger
+from contract.events import ToolError, ToolResult, TurnEndReason, TurnTrigger
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.asking import Approvals
@@ -83,6 +83,9 @@ class Turn:
         self.streamed = Streamed()
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
+        self.results: dict[str, ToolResult] = {}
+        """callId → the result this turn logged: a store failure may lose the write, and the
+        repair then saves it late (host/engine/repair.py, `Unsaved`)."""
         self.approvals = Approvals(
             self.journal, services.pending, services.session_id, services.cwd, services.grant, services.notice
         )
@@ -357,11 +360,26 @@ class Turn:
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
         new = events.tool_result(
-            self.number, self.step, call_id, output.content, error, output.change, output.changes
+            self.number,
+            self.step,
+            call_id,
+            output.content,
+            error,
+            output.change,
+            output.changes,
+            output.snapshot_error,
         )
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
+        self.results[call_id] = new.data
+
+    def unsaved(self) -> dict[str, ToolResult | None]:
+        """Per call that started: its result, or None while it still runs (for the repair after
+        a store failure, which cannot tell from the disk what the host knows)."""
+        out: dict[str, ToolResult | None] = dict(self.results)
+        out.update((cid, None) for cid, (_, logged) in self.open_calls.items() if logged)
+        return out
 
     # ---- closing an interrupted step --------------------------------------------------------
 

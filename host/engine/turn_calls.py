@@ -21,6 +21,7 @@ from host.engine.events import NewEvent
 from host.engine.hooks import tools as tool_hooks
 from host.engine.journal import Journal
 from host.engine.tools.base import Tool, ToolContext, ToolOutput
+from host.engine.tools.common import argument_refusal
 from host.engine.turn_parts import TurnServices
 
 READ_ONLY = "Read-only file system"
@@ -77,6 +78,9 @@ class CallRunner:
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
+        refused = argument_refusal(tool, args)  # before the hooks and the gate read a path in them
+        if refused is not None:
+            return refused
         hooked = await tool_hooks.before(
             services.hooks,
             services.session_id,

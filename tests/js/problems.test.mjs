@@ -46,3 +46,11 @@ test("providerProblem: the default provider's route cannot serve", () => {
   assert.equal(providerProblem(providers, "unknown-route"), null); // the model banner handles it
   assert.equal(providerProblem(null, "deepseek"), null);
 });
+
+test("describeError: a turn whose snapshots failed says why it cannot be reverted, not that there is nothing", () => {
+  const why = "another git (pid 7) is still writing the snapshot repository /d/git";
+  const err = { code: "revert-unavailable", message: "", details: { sessionId: "s", turn: 1, reason: `what its shell commands changed was not recorded: ${why}`, unrecorded: why } };
+  assert.equal(describeError(err), `This turn cannot be reverted: what its shell commands changed was not recorded (${why}).`);
+  const plain = { code: "revert-unavailable", message: "", details: { sessionId: "s", turn: 1, reason: "that turn changed no files" } };
+  assert.equal(describeError(plain), "There is nothing to revert here. (that turn changed no files)");
+});

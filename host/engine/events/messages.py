@@ -69,12 +69,21 @@ def tool_result(
     error: ToolError | None = None,
     change: FileChange | None = None,
     changes: list[FileChange] | None = None,
+    snapshot_error: str | None = None,
 ) -> NewEvent[ToolResult]:
     """The tool's answer as a `tool` message; an error result also names the tool and a code; a
     file tool's result carries the change it made (the model never sees it)."""
     block = ToolResultBlock(tool_call_id=call_id, content=text, is_error=True if error else None)
     message = new_message("tool", [block], MessageSource(kind="tool", call_id=call_id))
-    result = ToolResult(turn=turn, step=step, message=message, error=error, change=change, changes=changes)
+    result = ToolResult(
+        turn=turn,
+        step=step,
+        message=message,
+        error=error,
+        change=change,
+        changes=changes,
+        snapshot_error=snapshot_error,
+    )
     return NewEvent("tool/result", result)
 
 

@@ -199,8 +199,9 @@ class Sessions:
         if before_seq is None and (context := await self._agents.context_projection(session_id, cold)):
             values["context"] = context
         reason = self._core.pool.failed.get(session_id)  # a turn a store failure cut short
+        unsaved = self._core.pool.unsaved.get(session_id)
         page = await history_page(
-            self._core.store, session_id, cold, values, before_seq, max_messages, reason
+            self._core.store, session_id, cold, values, before_seq, max_messages, reason, unsaved
         )
         if page.projections is not None:
             projections = page.projections

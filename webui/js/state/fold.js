@@ -8,7 +8,7 @@
 //   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
 //   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval, subagent?,
 //               callView?, resultView?}   (the host's views, when it sent them)
-//   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
+//   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, changes, unrecorded, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [row ids]}   (compaction;
@@ -295,7 +295,7 @@ export class SessionFold {
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
     tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
     if (ev.view?.for === "result") tool.resultView = ev.view.view;
-    noteTool(this, d.turn, tool.name, d.change, d.changes);
+    noteTool(this, d.turn, tool.name, d.change, d.changes, d.snapshotError);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
     this.touch(tool);
   }

@@ -80,6 +80,7 @@ export function describeError(err) {
   // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
   if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
   if (err.code === "revert-conflict") return conflictText(err);
+  if (err.code === "revert-unavailable" && err.details?.unrecorded) return `This turn cannot be reverted: what its shell commands changed was not recorded (${err.details.unrecorded}).`;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "archive-invalid", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;

@@ -17,6 +17,7 @@ export function fileChangeView(change, { testid = "file-change", foldRows = FOLD
     icon("file"),
     h("span", { class: "diff-file", testid: "diff-file" }, change.path),
     created ? h("span", { class: "badge diff-badge", testid: "diff-new" }, "new file") : null,
+    change.afterKind ? h("span", { class: "badge diff-badge", testid: "diff-replaced" }, REPLACED[change.afterKind] ?? "replaced") : null,
     stat ? h("span", { class: "diff-stat", testid: "diff-stat", "aria-label": `${change.added ?? 0} lines added, ${change.removed ?? 0} removed` }, statNodes(change)) : null,
   );
   const rows = parseUnifiedDiff(change.diff);
@@ -40,7 +41,10 @@ export function statNodes(change) {
   ];
 }
 
+const REPLACED = { symlink: "replaced by a link", directory: "replaced by a folder", other: "replaced" };
+
 function noteText(change) {
+  if (change.afterKind) return `The file was ${change.diffNote}; its earlier content is shown, and Revert puts it back.`;
   if (change.diff) return `Diff ${change.diffNote}.`; // cut: the start is shown
   return `No diff shown: ${change.diffNote}.`;
 }

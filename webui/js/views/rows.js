@@ -11,7 +11,7 @@ import { attachmentThumb } from "./attachments.js";
 import { sentChips } from "./context-chips.js";
 import { attachedOf, ownText } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
-import { restoredRow, turnFilesLine } from "./undo.js";
+import { restoredRow, turnFilesLine, unrecordedLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
 import { goalRoundLabel } from "../state/fold-goals.js";
 import { hookRow } from "./hook-row.js";
@@ -207,7 +207,7 @@ function updateTurnEnd(el, item, ctx) {
     retry.addEventListener("click", () => ctx.onRetry(item, retry));
     parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
   }
-  setChildren(el, parts, turnFilesLine(item, ctx), meta);
+  setChildren(el, parts, turnFilesLine(item, ctx), unrecordedLine(item), meta);
 }
 
 const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed", interrupted: "Interrupted" };

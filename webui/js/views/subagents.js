@@ -19,8 +19,10 @@ function childRef(summary) {
 }
 
 /** The composer of a subagent's conversation: its answer reaches the parent as context. */
-export async function messageSubagent(turns, summary, content, toast) {
-  const r = await turns.messageSubagent({ ...childRef(summary), content });
+export async function messageSubagent(turns, summary, content, toast, attach = []) {
+  const payload = { ...childRef(summary), content };
+  if (attach.length) payload.attach = attach; // files and folders chosen with `@`, as session.prompt
+  const r = await turns.messageSubagent(payload);
   if (!r.ok) toast(describeError(r.error));
   return r.ok;
 }

@@ -14,11 +14,7 @@ export async function sendPrompt(app, mode, content, attach = []) {
   app.conversation.jumpToLatest(); // sending always shows the newest message
   app.notifier.requestPermission();
   const child = subagentOf(app.manager, s.sessionId);
-  if (child && attach.length) {
-    app.status.toast("Files attached with @ go to the main session's agent: open it to send them (the message is kept).");
-    return false;
-  }
-  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m));
+  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m), attach);
   const payload = { sessionId: s.sessionId, mode, content };
   if (attach.length) payload.attach = attach; // files and folders chosen with `@`
   const r = await app.turns.prompt(payload);

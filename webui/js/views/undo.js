@@ -51,6 +51,18 @@ export function turnFilesLine(item, ctx) {
   return line;
 }
 
+/** Under a turn-end whose step ran without snapshots: what was not recorded, and why (null when all was). */
+export function unrecordedLine(item) {
+  const why = item.unrecorded ?? [];
+  if (!why.length || item.reverted) return null;
+  return h(
+    "p",
+    { class: "turn-unrecorded", role: "note", testid: "turn-unrecorded" },
+    icon("info"),
+    h("span", {}, `Not recorded: ${why.join("; ")}. What this turn's shell commands changed cannot be reverted.`),
+  );
+}
+
 const ACTION_TEXT = { restored: "restored", removed: "removed (it did not exist before)", unchanged: "already as it was" };
 
 const CAUSE_TEXT = { "revert-file": "Reverted a file in the Changes view", "revert-hunk": "Undid one change in the Changes view" };
@@ -77,6 +89,7 @@ export async function revertTurn(app, item, btn) {
       item.files.map((p) => h("li", { dataset: { path: p } }, changes.filter((c) => c.path === p).map((c) => fileChangeView(c, { testid: "revert-diff", foldRows: 12 })).concat(changes.some((c) => c.path === p) ? [] : [p]))),
     ),
   ];
+  if (item.unrecorded?.length) body.push(h("p", { class: "dialog-hint", testid: "revert-unrecorded" }, `Not put back: ${item.unrecorded.join("; ")}, so what some of its shell commands changed was not recorded.`));
   const choice = await confirm({
     title: "Revert this turn's changes?",
     body,
