@@ -315,7 +315,7 @@ export class SessionFold {
   }
 
   approvalAsked(ev, d) {
-    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
+    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, why: d.why ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
     this.approvals.set(d.id, a);
     const tool = toolRunning(this, a.callId);
     if (tool) {
