@@ -17,7 +17,7 @@ test("describeError: the code's message, with the useful detail; the host's word
   const full = "the disk is full: cannot save to /d/harnessdesk.sqlite3 (database or disk is full); free some space";
   assert.equal(describeError({ code: "storage-error", message: full, details: { reason: "disk-full" } }), `Your sessions cannot be saved right now. (${full})`);
   assert.match(describeError({ code: "storage-error", message: "", details: { reason: "corrupt" } }), /cannot be saved/);
-  assert.equal(describeError({ code: "transport", message: "network down", details: {} }), "network down");
+  assert.equal(describeError({ code: "transport", message: "network down", details: {} }), "The host did not answer. (network down)");
   assert.equal(describeError({ code: "constructor", message: "odd" }), "odd");
   assert.equal(describeError(new Error("plain")), "plain");
   assert.equal(describeError(null), "");

@@ -188,22 +188,21 @@ export function applyStatic(root) {
   }
 }
 
-/** Walk the page (skipping `translate="no"` subtrees: model output, paths, code, the host's own
- * words) and put each text a t() call made in the language before into the current one. */
+/** Walk the page (skipping what is not ours to translate: `translate="no"` and what inherits
+ * it, i.e. model output, paths, code, the host's own words) and put each text a t() call made in
+ * the language before into the current one. */
 function relabel(root, shown) {
   const doc = root.ownerDocument;
   applyStatic(doc);
-  const NF = doc.defaultView.NodeFilter;
-  const walker = doc.createTreeWalker(root, NF.SHOW_ELEMENT | NF.SHOW_TEXT, {
-    acceptNode: (n) => (n.nodeType === 1 && n.getAttribute("translate") === "no" ? NF.FILTER_REJECT : NF.FILTER_ACCEPT),
-  });
+  const walker = doc.createTreeWalker(root, doc.defaultView.NodeFilter.SHOW_ELEMENT | doc.defaultView.NodeFilter.SHOW_TEXT);
   for (let n = walker.currentNode; n; n = walker.nextNode()) {
-    if (n._relabel) n._relabel(); // a sentence around elements (views/dom.js, tNodes)
     if (n.nodeType === 3) {
-      const hit = shown.get(n.data);
+      const hit = n.parentElement?.translate !== false ? shown.get(n.data) : null;
       if (hit) n.data = t(hit[0], hit[1]);
       continue;
     }
+    if (n._relabel) n._relabel(); // a sentence around elements (views/dom.js, tNodes)
+    if (n.translate === false) continue;
     for (const name of ATTRIBUTES) {
       const value = n.getAttribute(name);
       const hit = value ? shown.get(value) : null;

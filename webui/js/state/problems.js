@@ -37,6 +37,7 @@ export function describeError(err) {
     if (err.code === "model-unavailable" && err.details?.model) return t("error.modelNamed", { model: `${err.details.provider}/${err.details.model}` });
     return extra ? t("error.withDetail", { message: MESSAGES[err.code], detail: extra }) : MESSAGES[err.code];
   }
+  if (err.code === "transport") return err.message ? t("error.hostDetail", { message: t("error.transport"), detail: err.message }) : t("error.transport");
   return err.message || String(err);
 }
 

@@ -2,6 +2,7 @@
 // (files.gitStatus), fetched when the session changes and after each of its turns.
 
 import { h, icon } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 export class GitStatus {
   /** @param {import("../state/turn-calls.js").TurnCalls} turns */
@@ -31,12 +32,12 @@ export class GitStatus {
       return;
     }
     const { branch, changed } = r.value;
-    const label = branch ?? "detached HEAD";
-    const what = changed === 0 ? "no changes" : changed === 1 ? "1 changed file" : `${changed} changed files`;
+    const label = branch ?? t("git.detached");
+    const what = changed === 0 ? t("git.clean") : t("git.changed", { count: changed });
     this.el.dataset.branch = branch ?? "";
     this.el.dataset.changed = String(changed);
-    this.el.title = `Git: on ${label}, ${what}`;
-    this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
+    this.el.title = t("git.title", { branch: label, what });
+    this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch", translate: branch ? "no" : undefined }, label), h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
     this.el.hidden = false;
   }
 }
