@@ -3,7 +3,7 @@
 // GGUF models with Download, downloads with a progress bar, Pause/Resume and Cancel (live from
 // `host/model-download` frames), the installed models with Remove, and "Add a GGUF" by URL or path.
 
-import { append, h, icon, clear } from "./dom.js";
+import { append, h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { downloadLine, formatBytes, mergeDownload, profileFor, sourceFor } from "../state/local-models.js";
 import { t } from "../i18n/i18n.js";
@@ -102,8 +102,9 @@ export class ModelLibrary {
   }
 
   catalogueRow(e) {
-    const facts = [formatBytes(e.sizeBytes), e.license, t("library.context", { k: Math.round(e.contextLength / 1024) }), t("library.memory", { size: formatBytes(e.memoryBytes) })].join(" · ");
-    const check = e.sha256 ? h("span", { class: "muted" }, t("library.verified")) : h("span", { class: "muted library-warn", testid: "catalogue-unverified" }, t("library.unverified", { note: e.sha256Note ?? t("library.unknown") }));
+    const facts = [formatBytes(e.sizeBytes), e.license ? h("span", { translate: "no" }, e.license) : null, t("library.context", { k: Math.round(e.contextLength / 1024) }), t("library.memory", { size: formatBytes(e.memoryBytes) })].filter(Boolean).flatMap((f, i) => (i ? [" · ", f] : [f]));
+    const note = e.sha256Note ? h("span", { translate: "no" }, e.sha256Note) : t("library.unknown"); // the catalogue's words
+    const check = e.sha256 ? h("span", { class: "muted" }, t("library.verified")) : h("span", { class: "muted library-warn", testid: "catalogue-unverified" }, tNodes("library.unverified", { note }));
     const busy = this.downloads.some((d) => d.catalogId === e.id && ["running", "paused", "verifying"].includes(d.state));
     let action;
     if (e.installedModelId) action = h("span", { class: "muted" }, t("library.installedHead"));
@@ -111,7 +112,7 @@ export class ModelLibrary {
       action = h("button", { type: "button", class: "btn btn-small", testid: "catalogue-download", disabled: busy }, t("library.downloadButton"));
       action.addEventListener("click", () => this.start({ catalogId: e.id }, action));
     }
-    return h("li", { class: "library-row", testid: "catalogue-entry", dataset: { catalogId: e.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, e.name), h("span", { translate: "no" }, e.description), h("span", { class: "muted" }, facts), check), action);
+    return h("li", { class: "library-row", testid: "catalogue-entry", dataset: { catalogId: e.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, e.name), h("span", { translate: "no" }, e.description), h("span", { class: "muted" }, ...facts), check), action);
   }
 
   downloadRow(d) {
@@ -149,7 +150,7 @@ export class ModelLibrary {
       await this.load();
       this.ctx.onChanged();
     });
-    return h("li", { class: "library-row", testid: "installed-model", dataset: { modelId: m.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, m.name), h("span", { class: "muted" }, `${formatBytes(m.sizeBytes)}${m.license ? ` · ${m.license}` : ""}`), can), remove);
+    return h("li", { class: "library-row", testid: "installed-model", dataset: { modelId: m.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, m.name), h("span", { class: "muted" }, formatBytes(m.sizeBytes), m.license ? [" · ", h("span", { translate: "no" }, m.license)] : null), can), remove);
   }
 
   addForm() {

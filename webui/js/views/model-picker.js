@@ -69,7 +69,7 @@ export class ModelPicker {
         const efforts = (m.reasoning?.efforts ?? []).map((e) => e.id);
         this.entries.set(key, { provider: g.id, model: m.id, reasoningEfforts: efforts, defaultEffort: m.reasoning?.defaultEffort ?? null });
         if (key === curKey) listed = true;
-        og.append(h("option", { value: key }, m.name));
+        og.append(h("option", { value: key, translate: "no" }, m.name));
       }
       if (g.models.length) this.select.append(og);
     }
@@ -80,13 +80,13 @@ export class ModelPicker {
       for (const m of s.models) {
         const key = `found:${s.port}${SEP}${m.id}`;
         this.entries.set(key, { addServer: s, model: m.id });
-        og.append(h("option", { value: key }, m.id));
+        og.append(h("option", { value: key, translate: "no" }, m.id));
       }
       this.select.append(og);
     }
     if (!listed) {
       this.entries.set(curKey, { provider: cur.provider, model: cur.model });
-      this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted" }, `${cur.model} (${cur.provider})`));
+      this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted", translate: "no" }, `${cur.model} (${cur.provider})`));
     }
     this.select.value = curKey;
     this.renderEffort(this.entries.get(curKey), cur.reasoningEffort);
@@ -102,7 +102,7 @@ export class ModelPicker {
     if (!efforts.length) return;
     const fallback = entry?.defaultEffort ? t("picker.defaultEffort", { effort: entry.defaultEffort }) : t("picker.defaultEffortPlain");
     this.effort.append(h("option", { value: "" }, fallback));
-    for (const e of efforts) this.effort.append(h("option", { value: e }, e));
+    for (const e of efforts) this.effort.append(h("option", { value: e, translate: "no" }, e));
     this.effort.value = current && efforts.includes(current) ? current : "";
   }
 

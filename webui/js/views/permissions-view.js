@@ -4,7 +4,7 @@
 // network" switch, what sandbox this machine offers, and the "Allow always" rules, each
 // revocable (permission.revoke). Full access shows its consequence and asks to confirm first.
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { badgeText, modeHint, modeName, scopeText } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
@@ -66,7 +66,8 @@ export class PermissionsView {
     if (!this.value) return;
     const rules = this.value.rules ?? [];
     const badge = badgeText(this.value) || this.title(this.value.currentValue);
-    const cut = badge.indexOf(" — ");
+    const name = this.title(this.value.currentValue);
+    const cut = badge.startsWith(name) ? name.length : badge.indexOf(" — ");
     this.modeName.textContent = cut > 0 ? badge.slice(0, cut) : badge;
     this.rest.textContent = `${cut > 0 ? badge.slice(cut) : ""}${rules.length ? t("perm.rulesCount", { count: rules.length }) : ""}`;
     this.button.title = t("perm.buttonTitle", { badge });
@@ -92,9 +93,8 @@ export class PermissionsView {
     this.network.checked = !!v.network;
     this.network.disabled = this.busy || !sandboxed;
     this.networkRow.classList.toggle("is-off", !sandboxed);
-    this.sandboxLine.textContent = v.sandbox?.kind === "none"
-      ? t("perm.noSandbox", { reason: v.sandbox.reason })
-      : v.sandbox ? t("perm.sandbox", { reason: v.sandbox.reason }) : "";
+    const reason = h("span", { translate: "no" }, v.sandbox?.reason ?? ""); // the host's words for what it found
+    this.sandboxLine.replaceChildren(v.sandbox?.kind === "none" ? tNodes("perm.noSandbox", { reason }) : v.sandbox ? tNodes("perm.sandbox", { reason }) : "");
     this.renderRules(v.rules ?? []);
   }
 

@@ -69,6 +69,7 @@ export function scalarField(ns, name, schema, value) {
     max: schema.maximum,
     step: schema.type === "integer" ? "1" : undefined,
     placeholder: schema.default !== undefined && schema.default !== null ? String(schema.default) : "",
+    translate: "no", // the default value as placeholder, not words
     autocomplete: "off",
     spellcheck: "false",
     "aria-describedby": described,

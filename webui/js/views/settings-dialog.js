@@ -52,6 +52,8 @@ export class SettingsDialog {
     close.addEventListener("click", () => this.el.close());
     // A previewed theme or language that was not saved goes back to the saved one when Settings closes.
     this.el.addEventListener("close", () => {
+      if (!this.previewing) return;
+      this.previewing = false;
       const saved = themeOf(this.describe);
       if (saved) previewTheme(saved);
       const language = languageOf(this.describe);
@@ -190,6 +192,7 @@ export class SettingsDialog {
     if (view.ns === "ui-appearance") {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
       section.addEventListener("change", () => {
+        this.previewing = true;
         previewTheme(fields.find((f) => f.name === "theme")?.read());
         const language = fields.find((f) => f.name === "language")?.read();
         if (language) setLanguage(language, { remember: false });
@@ -228,6 +231,7 @@ export class SettingsDialog {
       return false;
     }
     placeIssues(this.body, payload.ns, []);
+    if (payload.ns === "ui-appearance") this.previewing = false; // what shows is what is saved now
     this.draft = null;
     this.ctx.onChanged();
     if (announce) {

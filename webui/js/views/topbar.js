@@ -58,7 +58,7 @@ export class TopBar {
       this.instructions.title = t("topbar.instructionsTitle", { path: instructions.path });
     }
     this.title.textContent = sessionId ? title || displayTitle(summary ?? {}) : "HarnessDesk";
-    this.title.translate = !!(sessionId && (title || summary?.title || summary?.provisionalTitle)); // a title is the person's or the model's words
+    this.title.translate = !(sessionId && (title || summary?.title || summary?.provisionalTitle)); // a title is the person's or the model's words
     this.cwd.textContent = sessionId ? shortenPath(summary?.cwd, home) : "";
     this.git.set(sessionId);
     this.running.hidden = !running;
