@@ -325,3 +325,15 @@ def test_the_catalogue_words_every_scope_as_the_host_does() -> None:
                 == always.text
             ), scope
             assert en[f"always.{k}.button"] == always.button, scope
+
+
+def test_every_shipped_catalogue_model_has_its_words_in_both_languages_the_host_s_in_english() -> None:
+    shipped = json.loads((ROOT / "host" / "engine" / "localmodels" / "catalogue.json").read_text())
+    entries = shipped["models"] if isinstance(shipped, dict) else shipped
+    assert entries
+    en, zh = catalogue("en"), catalogue("zh-CN")
+    for entry in entries:
+        key = f"library.entry.{entry['id']}"
+        assert en.get(key) == entry["description"] and key in zh, key
+        if entry.get("sha256Note"):
+            assert en.get(f"{key}.note") == entry["sha256Note"] and f"{key}.note" in zh, key

@@ -3,7 +3,7 @@
 // `ApprovalWhy`, a mode's value): these put the parts into the catalogue's words, and keep the
 // host's own text when the parts are missing (an older event) or unknown. PURE.
 
-import { t, tOr } from "../i18n/i18n.js";
+import { has, t, tOr } from "../i18n/i18n.js";
 
 const SCOPE_KINDS = new Set(["command", "exact-command", "folder", "project", "exact-arguments", "legacy", "any"]);
 const ALWAYS_KINDS = new Set(["command", "exact-command", "folder", "exact-arguments"]);
@@ -101,4 +101,14 @@ export function presetName(p) {
 export function presetDescription(p) {
   const id = p?.id ?? p?.agentPreset;
   return p?.trust !== "user" && SHIPPED_PRESETS.has(id) ? t(`preset.${id}.description`) : p?.description ?? "";
+}
+
+/** A shipped model catalogue entry's description and checksum note (host/engine/localmodels/
+ * catalogue.json, by entry id), in the page's language; an unknown entry keeps its own words. */
+export function catalogueWords(entry) {
+  return {
+    description: tOr(`library.entry.${entry.id}`, entry.description ?? ""),
+    note: entry.sha256Note ? tOr(`library.entry.${entry.id}.note`, entry.sha256Note) : null,
+    own: !has(`library.entry.${entry.id}`),
+  };
 }

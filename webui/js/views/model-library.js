@@ -6,6 +6,7 @@
 import { append, h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { downloadLine, formatBytes, mergeDownload, profileFor, sourceFor } from "../state/local-models.js";
+import { catalogueWords } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
 
 export class ModelLibrary {
@@ -103,7 +104,8 @@ export class ModelLibrary {
 
   catalogueRow(e) {
     const facts = [formatBytes(e.sizeBytes), e.license ? h("span", { translate: "no" }, e.license) : null, t("library.context", { k: Math.round(e.contextLength / 1024) }), t("library.memory", { size: formatBytes(e.memoryBytes) })].filter(Boolean).flatMap((f, i) => (i ? [" · ", f] : [f]));
-    const note = e.sha256Note ? h("span", { translate: "no" }, e.sha256Note) : t("library.unknown"); // the catalogue's words
+    const words = catalogueWords(e); // a shipped entry in the page's language
+    const note = words.note ? h("span", { translate: words.own ? "no" : undefined }, words.note) : t("library.unknown");
     const check = e.sha256 ? h("span", { class: "muted" }, t("library.verified")) : h("span", { class: "muted library-warn", testid: "catalogue-unverified" }, tNodes("library.unverified", { note }));
     const busy = this.downloads.some((d) => d.catalogId === e.id && ["running", "paused", "verifying"].includes(d.state));
     let action;
@@ -112,7 +114,7 @@ export class ModelLibrary {
       action = h("button", { type: "button", class: "btn btn-small", testid: "catalogue-download", disabled: busy }, t("library.downloadButton"));
       action.addEventListener("click", () => this.start({ catalogId: e.id }, action));
     }
-    return h("li", { class: "library-row", testid: "catalogue-entry", dataset: { catalogId: e.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, e.name), h("span", { translate: "no" }, e.description), h("span", { class: "muted" }, ...facts), check), action);
+    return h("li", { class: "library-row", testid: "catalogue-entry", dataset: { catalogId: e.id } }, h("div", { class: "library-main" }, h("strong", { translate: "no" }, e.name), h("span", { translate: words.own ? "no" : undefined }, words.description), h("span", { class: "muted" }, ...facts), check), action);
   }
 
   downloadRow(d) {
