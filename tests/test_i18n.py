@@ -337,3 +337,26 @@ def test_every_shipped_catalogue_model_has_its_words_in_both_languages_the_host_
         assert en.get(key) == entry["description"] and key in zh, key
         if entry.get("sha256Note"):
             assert en.get(f"{key}.note") == entry["sha256Note"] and f"{key}.note" in zh, key
+
+
+def test_the_shipped_commands_have_their_words_in_both_languages_the_host_s_in_english() -> None:
+    from host.engine.commands.compact import COMPACT
+    from host.engine.commands.plan import PLAN
+
+    en, zh = catalogue("en"), catalogue("zh-CN")
+    source = (JS / "state" / "host-words.js").read_text(encoding="utf-8")
+    shipped = set(
+        re.findall(r'"(\w+)"', re.search(r"SHIPPED_COMMANDS = new Set\(\[([^\]]*)\]", source).group(1))
+    )  # type: ignore[union-attr]
+    assert shipped == {"compact", "permission", "plan", "goal"}
+    host = {c.name: c.description for c in (COMPACT, PLAN)}
+    for name in ("permission", "goal"):  # built per session: their words are in their modules
+        module = (
+            ROOT
+            / "host"
+            / "engine"
+            / ("commands/permission.py" if name == "permission" else "goals/command.py")
+        )
+        host[name] = re.search(rf'name="{name}",\s*description="([^"]+)"', module.read_text()).group(1)  # type: ignore[union-attr]
+    for name, description in host.items():
+        assert en[f"slashCmd.{name}"] == description and f"slashCmd.{name}" in zh, name

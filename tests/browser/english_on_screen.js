@@ -6,7 +6,7 @@
   // allowed words are taken out: two Latin letters in a row are an untranslated word
   const english = (text) => /[A-Za-z]{2,}/.test(foreign.reduce((t, f) => t.split(f).join(" "), text)
     .replace(/https?:\/\/[!-~…]*/g, " ")
-    .replace(/[~.]*\/[!-~]*/g, " ")
+    .replace(/[~.]*\/[!-~]*(?: [a-z]+\b)?/g, " ") // paths, and a command with its word (`/plan off`)
     .replace(/@[!-~]+/g, " ")
     .replace(/[!-~]*[_.\\][A-Za-z0-9][!-~]*/g, " ")
     .replace(/\b\w*\d\w*\b/g, " ")

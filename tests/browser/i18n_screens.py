@@ -1,9 +1,10 @@
 """The main screens, walked in one page, for the language tests and their screenshots
-(docs/decisions.md, "Languages"): the welcome, a session's preset picker, a conversation with
-tool cards, an approval card waiting with its diff, the Changes view, the permissions dialog, the
-MCP panel with a failed server, the revert dialog, Settings, the delete dialog and the folder
-browser. `main_screens` drives the page and yields each screen's name once it shows; the caller
-checks it (`english_on_screen`) or shoots it (tests/browser/i18n_shots.py).
+(docs/decisions.md, "Languages"): the welcome, a session's preset picker and a shipped preset, a
+conversation with tool cards, an approval card waiting with its diff, the slash menu and the help
+dialog, the Changes view, the permissions dialog, the MCP panel with a failed server, the revert
+dialog, Settings, the delete dialog and the folder browser. `main_screens` drives the page and
+yields each screen's name once it shows; the caller checks it (`english_on_screen`) or shoots it
+(tests/browser/i18n_shots.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ ALLOWED_WORDS = (
     "HarnessDesk", "DeepSeek", "OpenAI", "Ollama", "LM Studio", "llama.cpp", "vLLM", "Jan", "SmolLM2",
     "MCP", "API", "URL", "JSON", "GGUF", "ZIP", "Git", "HEAD", "SHA", "UTF",
     "KiB", "KB", "MB", "GB", "TB", "Esc", "Enter", "Shift", "Tab", "Ctrl", "Alt", "Cmd",
-    "English", "token", "stdio", "stderr", "bash", "shell", "MiB", "Claude Code", "Codex",
+    "English", "token", "stdio", "stderr", "bash", "shell", "MiB", "Claude Code", "Codex", "Qwen", "Meta",
 )  # fmt: skip
 """Words a Chinese screen may show in Latin letters."""
 
@@ -58,6 +59,11 @@ def main_screens(page: Page, llm: ScriptedLlmServer, harness: HarnessServer) -> 
     expect(page.get_by_test_id("preset-option").first).to_be_visible()
     yield "new-session"
 
+    page.get_by_test_id("preset-details").first.click()
+    expect(page.get_by_test_id("preset-content")).to_be_visible()
+    yield "preset"
+    page.get_by_test_id("preset-viewer-close").click()
+
     sid = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
     rpc(page, "permission.set", {"sessionId": sid, "preset": "workspace-write"})  # every write asks
     edit = {"path": "notes.md", "old_string": "- eggs\n", "new_string": "- eggs\n- flour\n"}
@@ -82,6 +88,15 @@ def main_screens(page: Page, llm: ScriptedLlmServer, harness: HarnessServer) -> 
     expect(page.get_by_test_id("turn-end")).to_have_count(1)
     expect(page.get_by_test_id("working-indicator")).to_be_hidden()
     yield "conversation"
+
+    box.fill("/")
+    expect(page.get_by_test_id("slash-menu")).to_be_visible()
+    yield "slash"
+    box.fill("/help")
+    box.press("Enter")
+    expect(page.get_by_test_id("help-dialog")).to_be_visible()
+    yield "help"
+    page.get_by_test_id("help-close").click()
 
     page.get_by_test_id("changes-toggle").click()
     expect(page.get_by_test_id("changes-file")).to_have_count(1)

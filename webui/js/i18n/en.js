@@ -298,7 +298,7 @@ export default {
   "goalBar.phase.paused": "Paused",
 
   "help.hint": "Type / in the message box to pick one. A command runs when it starts the message; a skill can sit anywhere in it and gives the agent its instructions.",
-  "help.noSkills": "No skills here. Put SKILL.md files under .agents/skills/<name>/ in the project, or in your data folder's skills/.",
+  "help.noSkills": "No skills here. Put SKILL.md files under {project} in the project, or in your data folder's {data}.",
 
   "hook.decision.allow": "allow",
   "hook.decision.ask": "ask",
@@ -752,6 +752,11 @@ export default {
   "slash.none": "No command or skill matches.",
   "slash.skills": "Skills",
   "slash.warnings": {"one": "{count} skill file could not be loaded", "other": "{count} skill files could not be loaded"},
+
+  "slashCmd.compact": "Summarise the conversation so far; the agent continues from the summary",
+  "slashCmd.goal": "set or view the goal for a long-running task",
+  "slashCmd.permission": "Show or switch what the agent may do here without asking",
+  "slashCmd.plan": "Plan first: the agent reads and proposes, and changes nothing until /plan off",
 
   "status.bridgeFailed": "The desktop bridge did not start",
   "status.connecting": "Connecting to the HarnessDesk host…",

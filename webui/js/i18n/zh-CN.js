@@ -297,7 +297,7 @@ export default {
   "goalBar.phase.paused": "已暂停",
 
   "help.hint": "在消息框中输入 / 来选择。命令位于消息开头时运行；技能可以出现在消息任何位置，并为智能体提供说明。",
-  "help.noSkills": "这里没有技能。把 SKILL.md 文件放在项目的 .agents/skills/<name>/ 下，或数据文件夹的 skills/ 中。",
+  "help.noSkills": "这里没有技能。把 SKILL.md 文件放在项目的 {project} 下，或数据文件夹的 {data} 中。",
 
   "hook.decision.allow": "允许",
   "hook.decision.ask": "询问",
@@ -751,6 +751,11 @@ export default {
   "slash.none": "没有匹配的命令或技能。",
   "slash.skills": "技能",
   "slash.warnings": "{count} 个技能文件无法加载",
+
+  "slashCmd.compact": "为目前的对话生成摘要；智能体从摘要继续",
+  "slashCmd.goal": "设置或查看长时间任务的目标",
+  "slashCmd.permission": "查看或切换智能体在这里无需询问就能做的事",
+  "slashCmd.plan": "先做计划：智能体只阅读和提出方案，在 /plan off 之前不做任何更改",
 
   "status.bridgeFailed": "桌面桥接没有启动",
   "status.connecting": "正在连接 HarnessDesk 主机…",

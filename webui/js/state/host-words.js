@@ -112,3 +112,11 @@ export function catalogueWords(entry) {
     own: !has(`library.entry.${entry.id}`),
   };
 }
+
+const SHIPPED_COMMANDS = new Set(["compact", "permission", "plan", "goal"]);
+
+/** A shipped slash command's description in the page's language (by name); a skill's or another
+ * command's as written. */
+export function commandDescription(entry) {
+  return entry?.kind !== "skill" && SHIPPED_COMMANDS.has(entry?.name) ? t(`slashCmd.${entry.name}`) : entry?.description ?? "";
+}

@@ -1,8 +1,9 @@
 // /help: the commands and skills this session offers, and how to use them.
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { CLIENT_COMMANDS } from "../state/slash.js";
 import { t } from "../i18n/i18n.js";
+import { commandDescription } from "../state/host-words.js";
 
 export class HelpDialog {
   constructor() {
@@ -24,11 +25,11 @@ export class HelpDialog {
     clear(this.body).append(
       h("p", { class: "hint" }, t("help.hint")),
       h("h3", {}, t("slash.commands")),
-      h("ul", { class: "help-list" }, [...commands.map((c) => entry(c.name, c.input?.hint, c.description)), ...CLIENT_COMMANDS.map((c) => entry(c.name, null, c.description, true))]),
+      h("ul", { class: "help-list" }, [...commands.map((c) => entry(c.name, c.input?.hint, commandDescription(c), commandDescription(c) !== c.description)), ...CLIENT_COMMANDS.map((c) => entry(c.name, null, c.description, true))]),
       h("h3", {}, t("slash.skills")),
       skills.length
         ? h("ul", { class: "help-list" }, skills.map((s) => entry(s.name, null, s.description)))
-        : h("p", { class: "muted" }, t("help.noSkills")),
+        : h("p", { class: "muted" }, tNodes("help.noSkills", { project: h("code", { translate: "no" }, ".agents/skills/<name>/"), data: h("code", { translate: "no" }, "skills/") })),
     );
     if (!this.el.open) this.el.showModal();
   }

@@ -7,6 +7,10 @@ import { h, clear } from "./dom.js";
 import { ComboList } from "./combobox.js";
 import { applyChoice, slashItems, slashToken } from "../state/slash.js";
 import { t } from "../i18n/i18n.js";
+import { commandDescription } from "../state/host-words.js";
+
+/** Whether the page words this entry itself (a shipped command). */
+const ownWords = (item) => commandDescription(item) !== item.description;
 
 const KIND_LABEL = { command: "slash.kind.command", client: "slash.kind.app", skill: "slash.kind.skill" };
 const SECTION = { command: "slash.commands", client: "slash.commands", skill: "slash.skills" };
@@ -80,8 +84,8 @@ export class SlashMenu {
           testid: "slash-item",
           dataset: { index: String(i), kind: item.kind, name: item.name },
         },
-        h("span", { class: "slash-name" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
-        h("span", { class: "slash-desc", translate: item.kind === "client" ? undefined : "no" }, item.description),
+        h("span", { class: "slash-name", translate: "no" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
+        h("span", { class: "slash-desc", translate: item.kind === "client" || ownWords(item) ? undefined : "no" }, commandDescription(item)),
         h("span", { class: "slash-kind" }, t(KIND_LABEL[item.kind])),
       );
       this.list.append(li);
