@@ -79,7 +79,7 @@ export class ImportArchive {
       const workspace = await this.target(file);
       if (!workspace) return;
       const r = await this.state.importFile(file, workspace.workspaceId);
-      if (!r.ok) return this.ctx.toast(t("import.failed", { name: file.name, reason: r.error.code === "archive-invalid" && r.error.message ? r.error.message : describeError(r.error) }));
+      if (!r.ok) return this.ctx.toast(t("import.failed", { name: file.name, reason: r.error.message || describeError(r.error) }));
       // `host/session-added` carries no title: read the list again so the sidebar and the header
       // show the imported title as stored, not "Untitled session"
       await this.ctx.manager.refreshList().catch(() => false);
