@@ -508,12 +508,12 @@ GOALS += [
         "<=",
         1.5,
         "x",
-        "the same call with no session streaming, alternated",
+        "the same, no session streaming, cycle by cycle",
     )
     for key, label in (
         ("list", "session.list"),
         ("search", "session.search"),
-        ("open", "a long session's first page"),
+        ("open", "opening a long session, first screen painted"),
         ("type", "keystroke → painted in the window"),
     )
 ]

@@ -1,7 +1,11 @@
-"""Run every benchmark, write one JSON file, and print each goal as met or missed.
+"""Run every benchmark, write one JSON file, and print each goal as met, missed or too close to call.
 
     python bench/run_all.py [--only NAME ...] [--skip NAME ...] [--out bench/results.json]
     python bench/run_all.py --table [--out bench/results.json]    # the README's table, from the file
+    python bench/run_all.py --write-readme                       # the table into README.md
+
+A full run (no --only/--skip, the default --out) also rewrites the README's table between its
+markers; tests/test_bench_scripts.py fails when README.md's table is not what results.json gives.
 
 Each bench runs in its own process with `--json FILE`; its figures go into the output under its
 name, with the load average around it (the machine is shared: compare ratios, not seconds).
@@ -9,7 +13,8 @@ Any `bench/*_bench.py` not listed in BENCHES (a bench another part of the app ad
 with its defaults, plus `--json FILE` when its source mentions that option (else only its
 printed output is kept). The start-up/bundle bench needs a built bundle
 (`python packaging/build.py --installers`); without one it is skipped and said so. The goals
-judged are in bench/goals.py.
+judged are in bench/goals.py; how each is decided (the median of runs and its interval,
+bench/stats.py) is in bench/README.md.
 """
 
 from __future__ import annotations
@@ -43,10 +48,10 @@ BENCHES: dict[str, list[str]] = {
     "compaction": ["compaction_bench.py"],
     "history": ["history_bench.py"],
     "open": ["open_bench.py"],
-    "pixel": ["pixel_bench.py", "--runs", "3"],
-    "relay": ["relay_bench.py", "--runs", "7"],
-    "bridge": ["bridge_bench.py"],
-    "model": ["model_bench.py", "--runs", "3"],
+    "pixel": ["pixel_bench.py", "--runs", "5"],
+    "relay": ["relay_bench.py", "--runs", "5", "--loaded-runs", "5"],
+    "bridge": ["bridge_bench.py", "--rounds", "3"],
+    "model": ["model_bench.py", "--runs", "5"],
     "startup": ["bundle_bench.py", "--runs", "5"],
     "sandbox": ["sandbox_bench.py", "--runs", "60"],
     "memory": ["memory_bench.py"],
@@ -54,6 +59,10 @@ BENCHES: dict[str, list[str]] = {
     "finder": ["finder_bench.py"],
     "transcript": ["transcript_bench.py", "--rounds", "3"],
     "window_day": ["window_day_bench.py"],
+    "durability": ["durability_bench.py", "--rounds", "3"],
+    "first_load": ["first_load_bench.py"],
+    "keystroke": ["keystroke_bench.py"],
+    "many": ["many_bench.py"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
