@@ -293,6 +293,10 @@ def phase(
     }
 
 
+def report_cycle(c: int, idle: dict[str, Any], busy: dict[str, Any]) -> None:
+    print(f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in OPS), flush=True)
+
+
 def start_streams(api: Api, provider: Provider, sids: list[str]) -> None:
     replies = [{"text": "abc " * STREAM_DELTAS, "chunk_size": 4, "delay": STREAM_DELAY}] * len(sids)
     provider.queue(replies)
@@ -357,22 +361,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             small = "small-00000"
             phase(win, keys, window_id, display, small, 0)  # warm-up
             cycles: list[dict[str, Any]] = []
-            for c in range(args.cycles):
-                idle = phase(win, keys, window_id, display, small, 2 * c + 1)
-                start_streams(api, provider, streams)
-                busy = phase(win, keys, window_id, display, small, 2 * c + 2)
-                stop_streams(api, streams)
-                cycles.append({"idle": idle, "busy": busy})
-                print(
-                    f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in OPS),
-                    flush=True,
-                )
-            first_tokens(api, provider, many[:1])  # warm-up
+            invalid = None
+            try:
+                for c in range(args.cycles):
+                    idle = phase(win, keys, window_id, display, small, 2 * c + 1)
+                    start_streams(api, provider, streams)
+                    busy = phase(win, keys, window_id, display, small, 2 * c + 2)
+                    stop_streams(api, streams)
+                    cycles.append({"idle": idle, "busy": busy})
+                    report_cycle(c, idle, busy)
+            except (driver.DriverError, RuntimeError) as exc:  # the window stopped answering: a finding
+                invalid = f"cycle {len(cycles) + 1} did not finish: {exc}"
+                print(invalid, flush=True)
             first: list[dict[str, Any]] = []
-            for _ in range(args.first_cycles):
-                lone = first_tokens(api, provider, many[:1])[0]
-                together = first_tokens(api, provider, many)
-                first.append({"one_ms": lone, "many_ms": together})
+            if invalid is None:
+                first_tokens(api, provider, many[:1])  # warm-up
+                for _ in range(args.first_cycles):
+                    lone = first_tokens(api, provider, many[:1])[0]
+                    together = first_tokens(api, provider, many)
+                    first.append({"one_ms": lone, "many_ms": together})
     finally:
         if keys is not None:
             keys.close()
@@ -385,13 +392,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         provider.close()
     busy_figures = {
         op: {
-            "idle_ms": statistics.median(c["idle"][op] for c in cycles),
-            "busy_ms": statistics.median(c["busy"][op] for c in cycles),
+            "idle_ms": statistics.median(c["idle"][op] for c in cycles) if cycles else None,
+            "busy_ms": statistics.median(c["busy"][op] for c in cycles) if cycles else None,
             "ratios": [round(c["busy"][op] / c["idle"][op], 4) for c in cycles if c["idle"][op] > 0],
         }
         for op in OPS
     }
+    if not first:
+        return {"invalid": invalid, "cycles": cycles, "busy": busy_figures, "streams": args.streams}
     return {
+        "invalid": invalid,
         "streams": args.streams,
         "sessions": args.sessions,
         "long_turns": args.turns,
@@ -410,6 +420,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def report(figures: dict[str, Any]) -> None:
+    if "first_token" not in figures:
+        print(f"not measured: {figures['invalid']}")
+        return
     print(
         f"\n{figures['streams']} sessions streaming against none, {len(figures['cycles'])} cycles"
         f" ({figures['sessions']:,} sessions listed, a {figures['long_turns']:,}-turn session opened)"

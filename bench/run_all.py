@@ -226,6 +226,23 @@ def write_readme(data: dict[str, Any], readme: Path = README) -> bool:
     return new != text
 
 
+def save(out: Path, results: dict[str, Any]) -> dict[str, Any]:
+    """Write the figures and the goals judged on them (atomically: a new file renamed over)."""
+    data = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "benches": results,
+        "goals": evaluate(results),
+    }
+    part = out.with_name(out.name + ".part")
+    part.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(part, out)
+    return data
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="+", help="run only these benches")
@@ -259,16 +276,8 @@ def main() -> int:
             print(f"   {line}")
         if "error" in results[name] or "skipped" in results[name]:
             print(f"   !! {results[name].get('error') or results[name].get('skipped')}")
-    data = {
-        "machine": {
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-        },
-        "benches": results,
-        "goals": evaluate(results),
-    }
-    args.out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        data = save(args.out, results)  # after every bench: a run cut short keeps what it measured
+    data = save(args.out, results)
     print(f"\nwrote {args.out} in {(time.monotonic() - run_started) / 60:.1f} min\n")
     print(table(data))
     if args.out == DEFAULT_OUT and not args.only and not args.skip:
