@@ -25,6 +25,20 @@ class NoBaseline(Exception):
     """The row's baseline was not run (e.g. the peer is not installed): no verdict, said why."""
 
 
+class NotMeasured(Exception):
+    """The bench ran but could not take the figure (e.g. the window stopped answering): said why."""
+
+
+def _many(key: str) -> Callable[[Any], list[float]]:
+    def get(f: Any) -> list[float]:
+        ratios = list(f["busy"][key]["ratios"])
+        if not ratios and f.get("invalid"):
+            raise NotMeasured(f["invalid"])
+        return ratios
+
+    return get
+
+
 @dataclass(frozen=True)
 class Goal:
     label: str
@@ -504,7 +518,7 @@ GOALS += [
     Goal(
         f"10 sessions streaming: {label} / idle",
         "many",
-        lambda f, k=key: f["busy"][k]["ratios"],
+        _many(key),
         "<=",
         1.5,
         "x",

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from bench.goals import GOALS, NoBaseline, runs_of  # noqa: E402  (the goal table: bench/goals.py)
+from bench.goals import GOALS, NoBaseline, NotMeasured, runs_of  # noqa: E402  (the goal table: bench/goals.py)
 from bench.stats import summary, verdict  # noqa: E402
 
 DEFAULT_OUT = BENCH / "results.json"
@@ -125,6 +125,10 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
                 raise KeyError(goal.bench)
             try:
                 runs = runs_of(goal, figures)
+            except NotMeasured as why:
+                row["value"], row["met"], row["note"] = None, None, f"not measured: {why}"
+                rows.append(row)
+                continue
             except NoBaseline as missing:
                 row["value"], row["met"], row["note"] = None, None, f"no baseline: {missing}"
                 if goal.shown is not None:
