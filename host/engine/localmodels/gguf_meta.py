@@ -70,10 +70,6 @@ def read_info(path: Path) -> GgufInfo:
     )
 
 
-def looks_like_gguf(head: bytes) -> bool:
-    return head[:4] == MAGIC
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 

@@ -131,10 +131,6 @@ class Snapshotter:
             await self.enforce(key)
         return [f.change for f in found]
 
-    async def before_step(self, cwd: Path) -> None:
-        """Only the snapshot before a step (for callers that run the step themselves)."""
-        await self._before(cwd)
-
     async def _before(self, cwd: Path) -> tuple[str, ShadowRepo] | None:
         if self.unavailable is not None:
             return None
