@@ -3,9 +3,9 @@
 // one a diff of the arguments; anything else → pretty JSON arguments and the result text.
 
 import { h, icon, setChildren } from "./dom.js";
-import { describeTool, lineDiff, withContext } from "../state/diff.js";
+import { describeTool } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
-import { fileChangeView } from "./diff.js";
+import { diffView, fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
 import { askUserBody, askUserSummary } from "./ask-user-card.js";
 import { viewParts } from "./tool-views.js";
@@ -140,22 +140,6 @@ function terminal(command, item) {
     pre.append(h("span", { class: "term-cursor", "aria-label": "running" }, "▍"));
   }
   return h("div", { class: "terminal-wrap" }, pre, more, errorCode(item));
-}
-
-/** A line diff of d.old → d.new under d.path (also used by the approval card). */
-export function diffView(d, testid = "tool-diff") {
-  const lines = withContext(lineDiff(d.old, d.new), 3);
-  const table = h("div", { class: "diff", testid, role: "table", "aria-label": `Changes to ${d.path ?? "file"}` });
-  for (const l of lines) {
-    if (l.op === "…") {
-      table.append(h("div", { class: "diff-line diff-skip", role: "row" }, `⋯ ${l.count} unchanged line${l.count === 1 ? "" : "s"}`));
-      continue;
-    }
-    const cls = l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx";
-    table.append(h("div", { class: `diff-line ${cls}`, role: "row" }, h("span", { class: "diff-op", "aria-hidden": "true" }, l.op), h("span", { class: "diff-text" }, l.text || " ")));
-  }
-  if (lines.length === 0) table.append(h("div", { class: "diff-line diff-skip" }, "(no changes)"));
-  return h("div", { class: "diff-wrap" }, d.path ? h("div", { class: "diff-path" }, d.path) : null, table);
 }
 
 function argsBlock(raw, parsed) {
