@@ -19,8 +19,9 @@ from typing import Any
 
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
-from contract.namespaces import HOOKS
+from contract.namespaces import HOOKS, SESSIONS
 from host.engine.archive_import import ArchiveImports
+from host.engine.attention import Attention
 from host.engine.bus import Bus
 from host.engine.changes import SessionChanges
 from host.engine.commands.permission import permission_command
@@ -62,6 +63,7 @@ from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
+from host.engine.slots import TurnSlots
 from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
@@ -152,7 +154,10 @@ class Engine:
         chosen = tools if tools is not None else default_tools()
         registry = await WorkspaceRegistry.open(store, bus)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
-        pending = PendingTable(bus)
+        attention = Attention(bus)
+        pending = PendingTable(bus, attention.pending)
+        slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
+        plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
         selections = Selections(plane.settings, plane.registry, plane.overrides)
         pool: AgentPool | None = None
 
@@ -220,6 +225,8 @@ class Engine:
             turn_ended=chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
+            slots=slots,
+            attention=attention,
         )
         health = StorageHealth(store, bus, pool)
         store.on_settled = health.settled
@@ -236,6 +243,7 @@ class Engine:
             jobs=jobs,
             fork=forks.fork,
             fork_restoring=files.fork_restoring,
+            attention=attention,
         )
         preset_service.commands.register(goal_command(goals.driver))
         model_status = ModelStatusRelay(bus)

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 
 from contract._base import DEFERRED
-from contract.sessions import SessionSummary
+from contract.sessions import Attention, SessionSummary
 from host.engine.store.base import ListedSession
 
 log = logging.getLogger(__name__)
@@ -31,10 +31,20 @@ class Live(NamedTuple):
     """Live projection values (the title is added from `title`)."""
 
 
-def summaries(rows: list[ListedSession], live: Mapping[str, Live]) -> list[SessionSummary]:
+def summaries(
+    rows: list[ListedSession],
+    live: Mapping[str, Live],
+    attention: Callable[[str], Attention] | None = None,
+) -> list[SessionSummary]:
     """The rows (already newest first) as summaries; a row that breaks the contract (an old
-    unchecked import) is skipped with a log line instead of failing the whole list."""
+    unchecked import) is skipped with a log line instead of failing the whole list.
+    `attention`: each session's state (docs/decisions.md, "Parallel sessions and attention")."""
     items = [_item(row, live.get(row.id)) for row in rows]
+    if attention is not None:
+        for item in items:
+            view = attention(item["session_id"])
+            if view.state != "idle":
+                item["attention"] = view.model_dump(exclude_none=True)
     try:
         return _SUMMARIES.validate_python(items)
     except ValidationError as exc:

@@ -21,6 +21,7 @@ from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from host.engine import events, ids
+from host.engine.attention import Attention
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -69,6 +70,7 @@ class Sessions:
         jobs: Jobs,
         fork: Fork,
         fork_restoring: Fork,
+        attention: Attention,
     ) -> None:
         self._core = core
         self._health = health
@@ -80,6 +82,7 @@ class Sessions:
         self._jobs = jobs
         self._fork = fork
         self._fork_restoring = fork_restoring
+        self._attention = attention
 
     # ---- listing and lookup -------------------------------------------------------------------
 
@@ -95,7 +98,12 @@ class Sessions:
             )
             for sid, agent in self._core.pool.agents.items()
         }
-        return summaries(await self._core.store.sessions(), live)
+        return summaries(await self._core.store.sessions(), live, self._attention.view)
+
+    async def mark_seen(self, session_id: str) -> None:
+        """A window shows the session: its finished turns are no longer news (in every window)."""
+        await self._core.header(session_id)
+        self._attention.seen(session_id)
 
     async def has_session(self, session_id: str) -> bool:
         return await self._core.store.header(session_id) is not None
@@ -170,6 +178,7 @@ class Sessions:
         await self._jobs.dispose_session(session_id)  # its background jobs end with it
         await self._core.store.delete_session(session_id)
         self._core.selections.forget(session_id)
+        self._attention.forget(session_id)
         await self._workspaces.session_deleted(session_id)
         self._core.bus.publish("host", HostSessionRemoved(session_id=session_id))
 
