@@ -479,9 +479,9 @@ export default {
   "notice.jobLostClosed": "Background job {id} ({label}): stopped: the app closed",
   "notice.retry": "Retrying the model request (attempt {attempt}): {reason}",
 
-  "notify.approval": "Approval needed: {tool}",
+  "notify.finished": "Finished its turn",
+  "notify.needsYou": {"one": "Waiting for you: {count} approval or question", "other": "Waiting for you: {count} approvals or questions"},
   "notify.otherSession": "Another session: {message}",
-  "notify.question": "The agent has a question",
 
   "onboarding.ack": "Got it",
   "onboarding.label": "Welcome",
@@ -671,6 +671,10 @@ export default {
   "setting.permission.defaultPreset.read-only.hint": "Reads and runs read-only commands in the sandbox; never writes.",
   "setting.permission.defaultPreset.workspace-write": "Ask",
   "setting.permission.defaultPreset.workspace-write.hint": "Runs inside this folder like Auto, and asks before every write and command.",
+  "setting.sessions.maxRunningTurns": "Sessions working at once",
+  "setting.sessions.maxRunningTurns.hint": "More sessions wait for a free slot and start by themselves when one frees.",
+  "setting.sessions.notifications": "Desktop notifications",
+  "setting.sessions.notifications.hint": "Tell me when a session I am not looking at needs me or finishes.",
   "setting.ui-appearance.language": "Language",
   "setting.ui-appearance.language.en": "English",
   "setting.ui-appearance.language.en.hint": "English.",
@@ -721,6 +725,7 @@ export default {
   "settings.section.appearance": "Appearance",
   "settings.section.hooks": "Hooks",
   "settings.section.permission": "Permissions",
+  "settings.section.sessions": "Sessions",
   "settings.section.undo": "Undo",
   "settings.undoHint": "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out.",
 
@@ -729,6 +734,9 @@ export default {
   "sidebar.import": "Import…",
   "sidebar.importTitle": "Import a session archive (.zip from Export); or drop it on the window",
   "sidebar.moreResults": "More results — refine the search.",
+  "sidebar.needsMe": "Needs me",
+  "sidebar.needsMeEmpty": "No session needs you.",
+  "sidebar.needsMeTitle": "Show only the sessions waiting for your approval or answer",
   "sidebar.newSession": "New session",
   "sidebar.newSessionHere": "New session here",
   "sidebar.newSessionTitle": "New session (Ctrl+N)",
@@ -966,4 +974,7 @@ export default {
   "ws.undo": "Undo",
   "noTools.body": "It did not read, create, change or run anything on this computer, whatever its answer says. For an agent that works on your files, pick a model that can use tools in the model menu, or add one in Settings (a local server, a downloaded model, or an API key).",
   "noTools.title": "This model cannot act: it only chats.",
+  "attention.doneUnread": "Finished, not read yet",
+  "attention.failed": "The last turn failed",
+  "attention.waiting": "Waiting for a free slot ({ahead} ahead)",
 };

@@ -478,9 +478,9 @@ export default {
   "notice.jobLostClosed": "后台任务 {id}（{label}）：已停止：应用已关闭",
   "notice.retry": "正在重试模型请求（第 {attempt} 次）：{reason}",
 
-  "notify.approval": "需要批准：{tool}",
+  "notify.finished": "本轮已完成",
+  "notify.needsYou": "等待你处理：{count} 个批准或问题",
   "notify.otherSession": "另一个会话：{message}",
-  "notify.question": "智能体有一个问题",
 
   "onboarding.ack": "知道了",
   "onboarding.label": "欢迎",
@@ -670,6 +670,10 @@ export default {
   "setting.permission.defaultPreset.read-only.hint": "在沙箱中读取并运行只读命令；从不写入。",
   "setting.permission.defaultPreset.workspace-write": "询问",
   "setting.permission.defaultPreset.workspace-write.hint": "与“自动”一样在此文件夹内运行，但每次写入和命令前都询问。",
+  "setting.sessions.maxRunningTurns": "同时工作的会话数",
+  "setting.sessions.maxRunningTurns.hint": "超出的会话排队等待空位，有空位时自动开始。",
+  "setting.sessions.notifications": "桌面通知",
+  "setting.sessions.notifications.hint": "我没在看的会话需要我处理或完成时通知我。",
   "setting.ui-appearance.language": "语言",
   "setting.ui-appearance.language.en": "English",
   "setting.ui-appearance.language.en.hint": "英语。",
@@ -720,6 +724,7 @@ export default {
   "settings.section.appearance": "外观",
   "settings.section.hooks": "钩子",
   "settings.section.permission": "权限",
+  "settings.section.sessions": "会话",
   "settings.section.undo": "撤销",
   "settings.undoHint": "智能体每次运行命令之前都会为文件夹做快照，以便“还原”能恢复命令所做的更改。空间不足时最早的轮次先被清除。",
 
@@ -728,6 +733,9 @@ export default {
   "sidebar.import": "导入…",
   "sidebar.importTitle": "导入会话存档（导出得到的 .zip）；也可以直接拖到窗口上",
   "sidebar.moreResults": "还有更多结果——请缩小搜索范围。",
+  "sidebar.needsMe": "需要我",
+  "sidebar.needsMeEmpty": "没有需要你处理的会话。",
+  "sidebar.needsMeTitle": "只显示等待你批准或回答的会话",
   "sidebar.newSession": "新建会话",
   "sidebar.newSessionHere": "在这里新建会话",
   "sidebar.newSessionTitle": "新建会话（Ctrl+N）",
@@ -965,4 +973,7 @@ export default {
   "ws.undo": "撤销",
   "noTools.body": "无论它的回答怎么说，它都没有在这台电脑上读取、创建、修改或运行任何东西。要让智能体处理你的文件，请在模型菜单中选择一个能使用工具的模型，或在“设置”中添加一个（本地服务器、已下载的模型或 API 密钥）。",
   "noTools.title": "这个模型无法执行操作：它只能聊天。",
+  "attention.doneUnread": "已完成，尚未查看",
+  "attention.failed": "上一轮出错了",
+  "attention.waiting": "等待空位（前面还有 {ahead} 个）",
 };

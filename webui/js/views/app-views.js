@@ -132,6 +132,6 @@ export function buildViews(app) {
     sentTexts: () => sentTexts(app.manager.active?.fold.items ?? []),
   });
   app.steerChips = new SteerChips(app.composer.chips, { turns, toast });
-  app.notifier = new Notifier();
+  app.notifier = new Notifier({ onFocus: () => app.manager.markSeen(app.manager.activeId) });
   app.emptyState = $("empty-state");
 }
