@@ -12,7 +12,16 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import Contexts, HarnessServer, new_session, rpc, send, session_item, tool_call
+from tests.browser.support import (
+    Contexts,
+    HarnessServer,
+    new_session,
+    rpc,
+    send,
+    session_item,
+    shoot,
+    tool_call,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -74,6 +83,7 @@ def test_rows_show_each_sessions_state_and_needs_me_keeps_the_waiting_ones(
         "aria-label", "Finished, not read yet"
     )
     expect(session_item(page, c)).to_have_attribute("data-attention", "running")
+    shoot(page, "attention-rows")
     listed = {s["sessionId"]: s.get("attention") for s in rpc(page, "session.list", {})["items"]}
     assert listed[a] == {"state": "needs-you", "pending": 1}
     assert listed[b] == {"state": "done-unread", "pending": 0}
