@@ -394,6 +394,8 @@ class Agent(AgentInput):
             await asyncio.wait([self._slot_wait])
         finally:
             task, self._slot_wait = self._slot_wait, None
+            if not task.done():
+                task.cancel()  # this loop itself was cancelled: leave the line, hold nothing
         if not task.cancelled():
             return True, task.result()
         if not self._disposed and self.inbox.next_turn:
