@@ -121,7 +121,8 @@ export class App {
         if (kind) this.status.setProblem(kind, true, item.reason.error?.details?.model ?? "");
       }
       if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
-      if (item?.kind === "turn-end") this.topbar.git.refresh(); // the turn may have changed files
+      // a turn may have changed files, a revert or restore put them back
+      if (item?.kind === "turn-end" || item?.kind === "restored") this.topbar.git.refresh();
       if (item?.kind === "turn-end" || item?.kind === "restored") this.changes.refresh();
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
@@ -131,7 +132,10 @@ export class App {
     const m = this.manager;
     const s = m.active;
     if (!s) return false;
-    return !!m.summaries.get(s.sessionId)?.running || s.fold.activeTurn !== null;
+    if (m.summaries.get(s.sessionId)?.running) return true;
+    // a detached page (a search hit far up) may end inside a turn long finished: only the
+    // host's word counts then (docs/decisions.md, "A day's work without friction")
+    return !s.detached && s.fold.activeTurn !== null;
   }
 
   // ---- actions ----------------------------------------------------------------------------

@@ -1,0 +1,122 @@
+"""The papercuts of a day's work (issue 46, item 9): the built-in model's Markdown showed "1. 1."
+and empty code blocks, toasts covered Send, the 800 px drawer cut titles to ~12 characters, the
+git badge stayed stale after a revert, and a Save in Settings moved what was under the pointer."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.support import VIEWPORT, fresh_session, rpc, send, shoot, tool_call, turn_ends, wait_idle
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+pytestmark = pytest.mark.browser
+
+OVERLAP = """([a, b]) => {
+  const r = document.querySelector(a).getBoundingClientRect();
+  const s = document.querySelector(b).getBoundingClientRect();
+  return !(r.right <= s.left || s.right <= r.left || r.bottom <= s.top || s.bottom <= r.top);
+}"""
+
+UNDER = """([x, y]) => {
+  const el = document.elementFromPoint(x, y)?.closest("button, summary, a, input, select");
+  return el ? (el.dataset.testid ?? el.tagName) : null;
+}"""
+
+
+TEA = "Steps:\n\n1. 1. Boil water\n2. 2. Add tea\n3.\n\n```\n```\n\nDone.\n\n```python\nprint(1)\n```"
+"""What SmolLM2 writes: a number typed after the list's own, an empty step, an empty fence."""
+
+
+def test_a_small_models_markdown_reads_each_step_once_and_shows_no_empty_box(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    fresh_session(page)
+    llm.enqueue(Reply(text=TEA))
+    send(page, "How do I make tea?")
+    turn_ends(page, 1)
+    answer = page.get_by_test_id("assistant-text").last
+    expect(answer).to_contain_text("Done.")
+    items = answer.locator("li")
+    expect(items).to_have_count(2)  # one number per step, no empty step
+    expect(items.nth(0)).to_have_text("Boil water")
+    expect(answer.locator("li ol, li ul")).to_have_count(0)
+    blocks = answer.locator(".code-block")
+    expect(blocks).to_have_count(1)  # the empty fence is gone, the real one stays
+    expect(blocks).to_contain_text("print(1)")
+    wait_idle(page)
+
+
+LONG_TOAST = "A long message that says what went wrong, in a sentence or two, as toasts do when a call fails."
+
+
+def test_a_toast_stands_above_the_message_box_not_over_send(page: Page) -> None:
+    fresh_session(page)
+    page.set_viewport_size({"width": 1100, "height": 740})
+    try:
+        page.evaluate("(m) => window.harnessdesk.app.status.toast(m)", LONG_TOAST)
+        toast = page.get_by_test_id("toast").last
+        expect(toast).to_be_visible()
+        assert not page.evaluate(OVERLAP, ["[data-testid=toasts]", "[data-testid=composer-send]"])
+        assert not page.evaluate(OVERLAP, ["[data-testid=toasts]", "[data-testid=composer-input]"])
+    finally:
+        page.set_viewport_size(VIEWPORT)
+
+
+def test_the_narrow_drawer_shows_a_sessions_title(page: Page, llm: ScriptedLlmServer) -> None:
+    sid = fresh_session(page)
+    title = "Refactor the payment reconciliation job"
+    rpc(page, "session.rename", {"sessionId": sid, "title": title})
+    page.set_viewport_size({"width": 800, "height": 740})
+    try:
+        page.get_by_test_id("sidebar-toggle").click()
+        item = page.locator(f'[data-testid=session-item][data-session-id="{sid}"]')
+        shown = item.get_by_test_id("session-title")
+        expect(shown).to_have_text(title)
+        expect(shown).to_be_visible()
+        # the whole title fits (or nearly: no ellipsis after a dozen characters)
+        width = page.evaluate(
+            "(el) => ({shown: el.clientWidth, needed: el.scrollWidth})", shown.element_handle()
+        )
+        assert width["shown"] >= 0.8 * width["needed"], width
+        shoot(page, "day-drawer-800")
+    finally:
+        page.keyboard.press("Escape")
+        page.set_viewport_size(VIEWPORT)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_the_git_badge_follows_a_revert(page: Page, llm: ScriptedLlmServer, tmp_path: Path) -> None:
+    repo = tmp_path / "herbs"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.invalid")
+    git(repo, "config", "user.name", "Test")
+    (repo / "README.md").write_text("herbs\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "start")
+    workspace = rpc(page, "workspace.create", {"path": str(repo)})["workspace"]
+    page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])
+    header = page.get_by_test_id("git-status")
+    expect(header).to_have_attribute("data-changed", "0")
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("g1", "write_file", path="basil.md", content="# basil\n")]),
+        Reply(text="Wrote basil.md."),
+    )
+    send(page, "Write the basil notes")
+    page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
+    ends = turn_ends(page, 1)
+    wait_idle(page)
+    expect(header).to_have_attribute("data-changed", "1")
+    ends.last.get_by_test_id("revert-turn").click()
+    page.get_by_test_id("revert-dialog").get_by_test_id("revert-confirm").click()
+    expect(page.get_by_test_id("restored-row").last).to_be_visible()
+    assert not (repo / "basil.md").exists()
+    expect(header).to_have_attribute("data-changed", "0")  # refreshed after the revert
+    expect(header.get_by_test_id("git-changed")).to_have_text("✓")
