@@ -120,3 +120,27 @@ def test_the_git_badge_follows_a_revert(page: Page, llm: ScriptedLlmServer, tmp_
     assert not (repo / "basil.md").exists()
     expect(header).to_have_attribute("data-changed", "0")  # refreshed after the revert
     expect(header.get_by_test_id("git-changed")).to_have_text("✓")
+
+
+def test_a_save_in_settings_leaves_the_same_button_under_the_pointer(page: Page) -> None:
+    page.set_viewport_size({"width": 1100, "height": 740})
+    try:
+        page.get_by_test_id("open-settings").click()
+        dialog = page.get_by_test_id("settings-dialog")
+        expect(dialog.get_by_test_id("catalogue-entry").first).to_be_visible()
+        for card in ("provider-card-local", "provider-card-deepseek"):
+            dialog.get_by_test_id(card).locator("summary").click()
+            save = dialog.get_by_test_id(card).get_by_test_id("provider-save")
+            save.scroll_into_view_if_needed()
+            box = save.bounding_box()
+            assert box is not None
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.click(x, y)
+            expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
+            expect(dialog.get_by_test_id("catalogue-entry").first).to_be_visible()  # reloaded
+            # what a second click would press is what the first pressed: no Download, no Remove
+            assert page.evaluate(UNDER, [x, y]) == "provider-save"
+            dialog.get_by_test_id(card).locator("summary").click()
+        dialog.get_by_test_id("settings-close").click()
+    finally:
+        page.set_viewport_size(VIEWPORT)

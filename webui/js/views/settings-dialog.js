@@ -44,9 +44,10 @@ export class SettingsDialog {
       "dialog",
       { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, t("sidebar.settings")), close),
-      this.message,
       this.body,
-      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, t("settings.applyAtOnce")), this.mcpBtn, this.docBtn),
+      // what a Save said stands in the footer: a line appearing above the body would move every
+      // button under the pointer (docs/decisions.md, "A day's work without friction")
+      h("footer", { class: "dialog-foot settings-foot" }, this.message, h("p", { class: "hint" }, t("settings.applyAtOnce")), this.mcpBtn, this.docBtn),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());
@@ -108,8 +109,12 @@ export class SettingsDialog {
     this.docBtn.hidden = !s.value.hasDocument;
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
+    // a reload after a Save keeps what the person looked at where it was
+    const top = this.body.scrollTop;
     this.render();
+    this.body.scrollTop = top;
     await this.library.load();
+    this.body.scrollTop = top;
   }
 
   render() {
