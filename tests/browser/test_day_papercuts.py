@@ -5,12 +5,24 @@ git badge stayed stale after a revert, and a Save in Settings moved what was und
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import VIEWPORT, fresh_session, rpc, send, shoot, tool_call, turn_ends, wait_idle
+from tests.browser.support import (
+    VIEWPORT,
+    Contexts,
+    HarnessServer,
+    fresh_session,
+    rpc,
+    send,
+    shoot,
+    tool_call,
+    turn_ends,
+    wait_idle,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -144,3 +156,31 @@ def test_a_save_in_settings_leaves_the_same_button_under_the_pointer(page: Page)
         dialog.get_by_test_id("settings-close").click()
     finally:
         page.set_viewport_size(VIEWPORT)
+
+
+def test_the_first_screen_says_it_once_and_all_of_it_above_the_message_box(
+    contexts: Contexts, make_harness: Callable[..., HarnessServer]
+) -> None:
+    harness = make_harness([], name="first")  # a first start: only the built-in model
+    page = contexts.new_page(harness.url, viewport={"width": 1100, "height": 740})  # the window's size
+    welcome = page.get_by_test_id("empty-state")
+    last = page.get_by_test_id("welcome-model")
+    expect(last).to_contain_text("chat only")
+    # the notice says what the welcome says: it waits for the first session
+    expect(page.get_by_test_id("onboarding-notice")).to_be_hidden()
+    said = page.get_by_text("New sessions start in", exact=False)
+    expect(said).to_have_count(2)  # the welcome's line, and the waiting notice's (hidden)
+    assert sum(1 for i in range(said.count()) if said.nth(i).is_visible()) == 1
+    # all of it above the message box, nothing to scroll to
+    fits = page.evaluate(
+        """() => { const w = document.querySelector('[data-testid=empty-state]');
+            const last = document.querySelector('[data-testid=welcome-model]').getBoundingClientRect();
+            const box = document.querySelector('[data-testid=composer]').getBoundingClientRect();
+            return {below: last.bottom - box.top, scroll: w.scrollHeight - w.clientHeight}; }"""
+    )
+    assert fits["below"] <= 0 and fits["scroll"] <= 1, fits
+    shoot(page, "day-welcome-1100")
+    expect(welcome).to_be_visible()
+    sid = rpc(page, "session.create", {})["sessionId"]
+    page.evaluate("(id) => window.harnessdesk.app.open(id)", sid)
+    expect(page.get_by_test_id("onboarding-notice")).to_be_visible()  # now, beside the shield
