@@ -184,3 +184,28 @@ def test_the_first_screen_says_it_once_and_all_of_it_above_the_message_box(
     sid = rpc(page, "session.create", {})["sessionId"]
     page.evaluate("(id) => window.harnessdesk.app.open(id)", sid)
     expect(page.get_by_test_id("onboarding-notice")).to_be_visible()  # now, beside the shield
+
+
+def test_the_default_agent_preset_is_picked_among_the_presets_that_exist(page: Page) -> None:
+    page.get_by_test_id("open-settings").click()
+    dialog = page.get_by_test_id("settings-dialog")
+    section = dialog.get_by_test_id("settings-ns-agent-presets")
+    field = section.get_by_test_id("setting-agent-presets-default")
+    section.scroll_into_view_if_needed()
+    expect(field.locator("input[type=text]")).to_have_count(0)  # no free-text box
+    listed = rpc(page, "agentPreset.list", {})["presets"]
+    expect(field.locator("input[type=radio]")).to_have_count(len([p for p in listed if not p.get("broken")]))
+    expect(field.get_by_test_id("setting-agent-presets-default-standard")).to_be_checked()
+    expect(field).to_contain_text("Read-only")
+    expect(field).to_contain_text("never writes or runs commands")  # each says what it does
+    field.get_by_test_id("setting-agent-presets-default-read-only").check()
+    section.get_by_test_id("settings-save-agent-presets").click()
+    expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
+    shoot(page, "day-settings-presets")
+    try:
+        value = rpc(page, "settings.describe", {})["namespaces"]
+        assert next(n for n in value if n["ns"] == "agent-presets")["value"]["default"] == "read-only"
+    finally:
+        ops = [{"op": "set", "path": ["default"], "value": "standard"}]
+        rpc(page, "settings.mutate", {"ns": "agent-presets", "ops": ops})
+        dialog.get_by_test_id("settings-close").click()

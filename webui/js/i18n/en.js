@@ -714,6 +714,7 @@ export default {
   "settings.openMcp": "Open mcp.json (MCP servers)",
   "settings.openMcpTitle": "MCP tool servers you use in every folder",
   "settings.permissionHint": "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.",
+  "settings.presetMissing": "{id} (no such preset here now)",
   "settings.providers": "Model providers",
   "settings.providersHint": "Pick a model for a chat from the model menu above the conversation; it lists every provider that is ready.",
   "settings.saved": "Saved.",

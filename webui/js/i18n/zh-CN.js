@@ -713,6 +713,7 @@ export default {
   "settings.openMcp": "打开 mcp.json（MCP 服务器）",
   "settings.openMcpTitle": "在所有文件夹中使用的 MCP 工具服务器",
   "settings.permissionHint": "会话保持创建时的模式；每个对话上方的盾牌图标可以切换模式，并列出其“始终允许”的答复，可在那里撤销。",
+  "settings.presetMissing": "{id}（此处已没有这个预设）",
   "settings.providers": "模型提供方",
   "settings.providersHint": "在对话上方的模型菜单中为对话选择模型；菜单列出所有已就绪的提供方。",
   "settings.saved": "已保存。",

@@ -13,6 +13,7 @@ import { languageOf, previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { presetDescription, presetName } from "../state/host-words.js";
 import { setLanguage, t } from "../i18n/i18n.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
@@ -91,7 +92,7 @@ export class SettingsDialog {
   }
 
   async load() {
-    const [s, p, d] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {})]);
+    const [s, p, d, presets] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {}), this.ctx.config.listPresets()]);
     if (!s.ok) {
       clear(this.body);
       this.say(t("settings.notAvailable", { reason: describeError(s.error) }), "error");
@@ -102,6 +103,7 @@ export class SettingsDialog {
     const c = refs.length ? await this.call("credentials.describe", { refs }) : { ok: true, value: { credentials: {} } };
     this.describe = s.value;
     this.providers = p.ok ? p.value.providers : [];
+    this.presets = presets.ok ? presets.value.presets : null;
     const current = d.ok ? this.providers.find((r) => r.provider === d.value.provider) : null;
     if (current && !current.active && !this.shown) this.open_.add(current.provider); // what needs attention
     this.shown = true;
@@ -183,7 +185,7 @@ export class SettingsDialog {
 
   /** A namespace of plain fields (the default permission preset, …) with its own Save. */
   formSection(view) {
-    const fields = scalarFields(view);
+    const fields = scalarFields(view, null, this.knownChoices(view));
     if (!fields.length) return null;
     const id = `set-ns-${view.ns}`;
     const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, t("common.save"));
@@ -212,6 +214,17 @@ export class SettingsDialog {
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+  }
+
+  /** Fields whose values are things the host has, offered as a choice of them: the default
+   * agent preset among the presets that exist (`agentPreset.list`), never a free-text box. */
+  knownChoices(view) {
+    if (view.ns !== "agent-presets" || !this.presets) return {};
+    const usable = this.presets.filter((p) => !p.broken);
+    const choices = usable.map((p) => ({ value: p.id, title: presetName(p), description: presetDescription(p), own: p.trust === "user" }));
+    const current = view.value?.default;
+    if (current && !usable.some((p) => p.id === current)) choices.push({ value: current, title: t("settings.presetMissing", { id: current }), description: "" });
+    return { default: choices };
   }
 
   /** A looser default preset waits for the person's confirmation (the form keeps the choice). */
