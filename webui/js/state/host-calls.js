@@ -57,8 +57,11 @@ export class HostCalls {
   async exportSession(sessionId) {
     const c = this.client;
     if (c.kind === "bridge" && typeof c.bridge?.download === "function") {
-      await c.bridge.download(c.exportUrl(sessionId, true)); // the native save dialog
-      return { saved: true };
+      // the native save dialog; the desktop answers where it wrote the file
+      const r = (await c.bridge.download(c.exportUrl(sessionId, true))) ?? {};
+      if (r.cancelled) return { saved: false, cancelled: true };
+      if (!r.ok) throw new Error(r.error ?? `HTTP ${r.status ?? "?"}`);
+      return { saved: true, path: r.path ?? null };
     }
     return { response: await c.fetchExport(sessionId, true) };
   }

@@ -159,12 +159,21 @@ export class App {
     return retryTurn(this, turnEnd, btn);
   }
 
+  /** Export a session and say where the file went: the path, with "Show in folder" where the
+   * host can open one (the window), else the file's name in the browser's downloads. */
   async exportSession(sessionId) {
+    let saved;
     try {
-      await downloadExport(this.host, sessionId);
+      saved = await downloadExport(this.host, sessionId);
     } catch (e) {
       this.status.toast(t("export.failed", { reason: e.message }));
+      return;
     }
+    if (saved.cancelled) return;
+    if (!saved.path) return this.status.toast(t("export.downloaded", { name: saved.name }), "info");
+    const folder = saved.path.replace(/[\\/][^\\/]*$/, "") || "/";
+    const show = this.canOpenPath() ? { label: t("export.showInFolder"), testid: "export-show-folder", run: () => this.actions.reveal(folder) } : null;
+    this.status.toast(t("export.savedTo", { path: saved.path }), "info", show);
   }
 
   checkProvider() {

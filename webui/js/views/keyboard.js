@@ -42,10 +42,13 @@ export function downloadName(disposition, fallback) {
 }
 
 /** Download a session export: the bridge's save dialog, else a fetched blob (a plain link would
- * carry no token: the web client sends it as a header, never as a cookie). */
+ * carry no token: the web client sends it as a header, never as a cookie). What was saved:
+ * `{path}` (the window: where the file is), `{name}` (a tab: the browser's downloads), or
+ * `{cancelled: true}`. */
 export async function downloadExport(host, sessionId) {
   const r = await host.exportSession(sessionId);
-  if (r.saved) return; // the desktop's native save dialog took it
+  if (r.cancelled) return { cancelled: true };
+  if (r.saved) return { path: r.path }; // the desktop's native save dialog took it
   const res = r.response;
   const blob = await res.blob();
   const url = URL.createObjectURL(blob);
@@ -56,4 +59,5 @@ export async function downloadExport(host, sessionId) {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return { name: a.download };
 }
