@@ -12,12 +12,14 @@ export class HostCalls {
     return this.client.kind;
   }
 
-  pickDirectory() {
-    return this.client.call("host.pickDirectory", {});
+  /** The native dialog for a folder, or (`file`: "gguf") for one file of that kind. */
+  pickDirectory(file) {
+    return this.client.call("host.pickDirectory", file ? { file } : {});
   }
 
-  listDirectory(path) {
-    return this.client.call("host.listDirectory", path === undefined ? {} : { path });
+  /** A folder's child folders; with `files` ("gguf") its files of that kind too. */
+  listDirectory(path, files) {
+    return this.client.call("host.listDirectory", { ...(path === undefined ? {} : { path }), ...(files ? { files } : {}) });
   }
 
   createDirectory(path, name) {

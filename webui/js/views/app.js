@@ -240,7 +240,7 @@ export class App {
     const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
     const child = subagentOf(m, s?.sessionId);
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, chatOnly: this.chatOnly(s, preset), context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.changes.set(s?.sessionId ?? null);
     this.topbar.updateChanges(this.changes.count, this.changesOpen && !!s);
@@ -282,12 +282,21 @@ export class App {
     this.archivedNote.set(sid, !!sid && this.workspaces.isArchived(sid));
   }
 
+  /** Whether nothing can run in session `s`: its model cannot use tools, or it runs the
+   * shipped Chat preset (no tools at all). */
+  chatOnly(s, preset) {
+    if (!s) return false;
+    const provider = this.modelPicker.value?.current?.provider ?? this.providers.defaultSelection?.provider;
+    return !!this.providers.chatOnly(provider) || preset === "chat";
+  }
+
   /** Name the model new sessions start on (welcome, notice) and say when the model the composer
    * sends to is chat-only. */
   renderModelNotes() {
     const s = this.manager.active;
     const provider = (s && this.modelPicker.value?.current?.provider) || this.providers.defaultSelection?.provider;
     this.composer.setChatOnly(this.providers.chatOnly(provider));
+    if (s) this.renderHeader(); // the shield says "Chat only" while the model cannot act
     this.onboarding.setStartsOn(this.providers.startsOn());
     this.onboarding.setMode(this.providers.newSessionMode);
     if (!s) this.renderEmpty(s);

@@ -21,7 +21,7 @@ const LABELS = { permission: "settings.section.permission", "agent-presets": "se
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {config, onChanged(), servers(), lookForServers()} */
+  /** ctx: {config, onChanged(), servers(), lookForServers(), pickFile()} */
   constructor(ctx) {
     this.ctx = ctx;
     this.library = new ModelLibrary({
@@ -30,6 +30,7 @@ export class SettingsDialog {
       onChanged: () => ctx.onChanged(),
       servers: () => ctx.servers?.() ?? [],
       lookForServers: () => ctx.lookForServers?.(),
+      pickFile: () => ctx.pickFile?.() ?? null,
     });
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
