@@ -9,7 +9,7 @@ not settings at all: a section names a credential reference (`apiKeyEnv`), see
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, field_validator
@@ -304,8 +304,3 @@ SECTIONS: dict[str, type[WireModel]] = {
     AGENT_DEFAULT_MODEL: DefaultModelSection,
 }
 """Every registered namespace's model, in registration order."""
-
-
-def section_schema(model: type[WireModel]) -> dict[str, Any]:
-    """The JSON Schema a client builds a form from (wire names)."""
-    return model.model_json_schema(by_alias=True, mode="validation")

@@ -6,8 +6,7 @@
 import { h, icon } from "./dom.js";
 import { ARG_NAMES, describeTool, parseArgs } from "../state/diff.js";
 import { lineCount, otherArgs, prettyText, prettyTokens } from "../state/args-format.js";
-import { diffView } from "./tool-card.js";
-import { fileChangeView } from "./diff.js";
+import { diffView, fileChangeView } from "./diff.js";
 import { t } from "../i18n/i18n.js";
 
 const COLLAPSE_LINES = 14;

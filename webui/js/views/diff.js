@@ -2,8 +2,10 @@
 // the path with +/− counts, then the hunks with old and new line numbers. Long diffs start folded
 // (a fixed height with a "Show all" toggle); a change without a diff says why (binary, too large).
 // Used by the tool card (the applied change) and the approval card (what the call would write).
+// Also `diffView`: a line diff of two texts, for a call whose change the host has not diffed yet.
 
 import { h, icon } from "./dom.js";
+import { lineDiff, withContext } from "../state/diff.js";
 import { changeSummary, parseUnifiedDiff } from "../state/unified-diff.js";
 import { hostNote } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
@@ -78,4 +80,20 @@ function foldToggle(table, count) {
     btn.textContent = folded ? t("diff.showAll", { count }) : t("diff.showLess");
   });
   return btn;
+}
+
+/** A line diff of d.old → d.new under d.path (the tool card, the host's tool views and the approval card). */
+export function diffView(d, testid = "tool-diff") {
+  const lines = withContext(lineDiff(d.old, d.new), 3);
+  const table = h("div", { class: "diff", testid, role: "table", "aria-label": d.path ? t("diff.changesTo", { path: d.path }) : t("diff.changesToFile") });
+  for (const l of lines) {
+    if (l.op === "…") {
+      table.append(h("div", { class: "diff-line diff-skip", role: "row" }, t("diff.unchanged", { count: l.count })));
+      continue;
+    }
+    const cls = l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx";
+    table.append(h("div", { class: `diff-line ${cls}`, role: "row" }, h("span", { class: "diff-op", "aria-hidden": "true" }, l.op), h("span", { class: "diff-text", translate: "no" }, l.text || " ")));
+  }
+  if (lines.length === 0) table.append(h("div", { class: "diff-line diff-skip" }, t("diff.noChanges")));
+  return h("div", { class: "diff-wrap" }, d.path ? h("div", { class: "diff-path", translate: "no" }, d.path) : null, table);
 }

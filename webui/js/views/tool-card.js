@@ -5,9 +5,9 @@
 import { h, icon, setChildren, tNodes } from "./dom.js";
 import { approvalReason } from "../state/host-words.js";
 import { outcomeWords } from "../state/fold.js";
-import { describeTool, lineDiff, withContext } from "../state/diff.js";
+import { describeTool } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
-import { fileChangeView } from "./diff.js";
+import { diffView, fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
 import { askUserBody, askUserSummary } from "./ask-user-card.js";
 import { viewParts } from "./tool-views.js";
@@ -127,22 +127,6 @@ function terminal(command, item) {
     pre.append(h("span", { class: "term-cursor", "aria-label": t("sessionItem.running"), translate: "yes" }, "▍"));
   }
   return h("div", { class: "terminal-wrap" }, pre, more, errorCode(item));
-}
-
-/** A line diff of d.old → d.new under d.path (also used by the approval card). */
-export function diffView(d, testid = "tool-diff") {
-  const lines = withContext(lineDiff(d.old, d.new), 3);
-  const table = h("div", { class: "diff", testid, role: "table", "aria-label": d.path ? t("diff.changesTo", { path: d.path }) : t("diff.changesToFile") });
-  for (const l of lines) {
-    if (l.op === "…") {
-      table.append(h("div", { class: "diff-line diff-skip", role: "row" }, t("diff.unchanged", { count: l.count })));
-      continue;
-    }
-    const cls = l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx";
-    table.append(h("div", { class: `diff-line ${cls}`, role: "row" }, h("span", { class: "diff-op", "aria-hidden": "true" }, l.op), h("span", { class: "diff-text", translate: "no" }, l.text || " ")));
-  }
-  if (lines.length === 0) table.append(h("div", { class: "diff-line diff-skip" }, t("diff.noChanges")));
-  return h("div", { class: "diff-wrap" }, d.path ? h("div", { class: "diff-path", translate: "no" }, d.path) : null, table);
 }
 
 function argsBlock(raw, parsed) {

@@ -4,7 +4,7 @@
 // default card from the raw arguments and result.
 
 import { h } from "./dom.js";
-import { diffView } from "./tool-card.js";
+import { diffView } from "./diff.js";
 import { t } from "../i18n/i18n.js";
 
 const CALL_CARDS = new Set(["terminal", "generic", "diff"]);
