@@ -2,6 +2,7 @@
 // it needs (state/turn-calls.js, config-calls.js, host-calls.js), never the client
 // (docs/architecture.md, "Clients"). Split from App's constructor so app.js stays readable.
 
+import { FindBar } from "./find-bar.js";
 import { Catalogues } from "../state/catalogue.js";
 import { sentTexts } from "../state/recall.js";
 import { ArchivedNote } from "./archived-note.js";
@@ -67,7 +68,7 @@ export function buildViews(app) {
     workspaces: app.workspaces,
     turns,
     toast,
-    openSession: (id, atSeq) => app.open(id, atSeq),
+    openSession: (id, atSeq, query) => app.open(id, atSeq, query),
     newSession: () => app.newSession(),
     newSessionIn: (wid) => app.newSession(wid),
     openFolder: () => a.openFolder(),
@@ -106,6 +107,7 @@ export function buildViews(app) {
     cwdOf: (sid) => app.manager.summaries.get(sid)?.cwd ?? null,
     openSession: (id) => app.open(id),
   });
+  app.findBar = new FindBar(document.querySelector(".log-wrap"), { turns, conversation: app.conversation, sessionId: () => app.manager.activeId, focusAway: () => app.composer.focus() });
   app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus() });
   app.cards.openSession = (id) => app.open(id);
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });

@@ -51,10 +51,11 @@ export class App {
   // ---- sessions ---------------------------------------------------------------------------
 
   /** Show a session; with `atSeq` (a search hit), scrolled to and marking that message. */
-  open(sessionId, atSeq) {
+  open(sessionId, atSeq, query) {
     this.toggleSidebar(false);
     const s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
     if (atSeq !== undefined) this.conversation.reveal(atSeq);
+    if (query) this.findBar.show(query, atSeq); // "n of N" of that search in this session
     return s;
   }
 
@@ -93,6 +94,7 @@ export class App {
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
     if (sid) rememberSession(sid);
     this.conversation.setSession(session);
+    this.findBar.sessionChanged(sid);
     this.composer.recall.reset();
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
