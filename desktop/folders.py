@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp
 
+from desktop.i18n import t
+
 if TYPE_CHECKING:
     from host.fetch.client import AbstractApiClient
 
@@ -76,7 +78,7 @@ class WindowFolderPicker:
                 result = self._window.create_file_dialog(
                     webview.FileDialog.OPEN,
                     directory=str(Path.home()),
-                    file_types=("GGUF models (*.gguf)", "All files (*.*)"),
+                    file_types=(t("window.ggufFiles"), t("window.allFiles")),
                 )
             else:
                 result = self._window.create_file_dialog(
