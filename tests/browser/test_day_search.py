@@ -29,6 +29,14 @@ TURNS = 40
 MARKED = [i for i in range(TURNS) if i % 5 in (1, 2, 3)]  # 24 messages hold the word
 
 
+SHOWN = """[...document.querySelectorAll('[data-testid=msg-user]')].filter((e) => {
+    const r = e.getBoundingClientRect();
+    const c = document.querySelector('[data-testid=conversation]').getBoundingClientRect();
+    return r.bottom > c.top && r.top < c.bottom;
+}).map((e) => Number(/Question number (\\d+):/.exec(e.textContent)?.[1] ?? -1))"""
+"""The numbers of the questions in view."""
+
+
 def prompt(i: int) -> str:
     word = "the quokka-marker" if i in MARKED else "nothing special"
     return f"Question number {i}: {word} here."
@@ -132,6 +140,30 @@ def test_search_lists_each_message_and_a_session_steps_through_its_hits(
     expect(find).to_be_focused()
     expect(count).to_have_text(re.compile(rf"^1 of {len(MARKED)}$"))
     find.press("Escape")
+
+    # the session rail: a scrollbar over the whole session, not only the page held (a page
+    # that opens the session holds its tail)
+    fresh = contexts.new_page()
+    open_app(fresh, harness.url)
+    fresh.set_viewport_size({"width": 1100, "height": 740})
+    item = fresh.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')
+    item.get_by_test_id("session-open").press("Enter")
+    expect(fresh.get_by_test_id("msg-user").last).to_contain_text(f"Question number {TURNS - 1}:")
+    assert fresh.evaluate("() => window.harnessdesk.app.manager.active.hasMore")
+    rail = fresh.get_by_test_id("session-rail")
+    expect(rail).to_be_visible()
+    box = rail.bounding_box()
+    assert box is not None
+    rail.click(position={"x": box["width"] / 2, "y": 2})
+    expect(fresh.get_by_test_id("msg-user").first).to_contain_text("Question number 0:")
+    fresh.wait_for_function(f"() => ({SHOWN}).includes(0)")
+    rail.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    fresh.wait_for_function(f"() => ({SHOWN}).some((n) => n >= 12 && n <= 28)")
+    shoot(fresh, "day-session-rail")
+    rail.press("End")
+    fresh.wait_for_function(f"() => ({SHOWN}).includes({TURNS - 1})")
+    rail.press("Home")
+    fresh.wait_for_function(f"() => ({SHOWN}).includes(0)")
 
 
 def test_the_shortcuts_sheet_and_the_focus_after_a_dialog(page: Page) -> None:

@@ -1014,4 +1014,6 @@ export default {
   "keys.sheet": "This sheet (when not typing)",
   "keys.slash": "Commands and skills (at the start of the message)",
   "keys.title": "Keyboard shortcuts",
+  "rail.at": "{percent} % through the session",
+  "rail.label": "The whole session",
 };

@@ -1013,4 +1013,6 @@ export default {
   "keys.sheet": "此列表（未在输入时）",
   "keys.slash": "命令和技能（在消息开头）",
   "keys.title": "键盘快捷键",
+  "rail.at": "位于会话的 {percent}%",
+  "rail.label": "整个会话",
 };

@@ -3,6 +3,7 @@
 // (docs/architecture.md, "Clients"). Split from App's constructor so app.js stays readable.
 
 import { FindBar } from "./find-bar.js";
+import { SessionRail } from "./session-rail.js";
 import { Catalogues } from "../state/catalogue.js";
 import { sentTexts } from "../state/recall.js";
 import { ArchivedNote } from "./archived-note.js";
@@ -107,6 +108,7 @@ export function buildViews(app) {
     cwdOf: (sid) => app.manager.summaries.get(sid)?.cwd ?? null,
     openSession: (id) => app.open(id),
   });
+  app.rail = new SessionRail(document.querySelector(".log-wrap"), app.conversation);
   app.findBar = new FindBar(document.querySelector(".log-wrap"), { turns, conversation: app.conversation, sessionId: () => app.manager.activeId, focusAway: () => app.composer.focus() });
   app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus() });
   app.cards.openSession = (id) => app.open(id);

@@ -95,6 +95,7 @@ export class App {
     if (sid) rememberSession(sid);
     this.conversation.setSession(session);
     this.findBar.sessionChanged(sid);
+    this.rail.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();

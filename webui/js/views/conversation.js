@@ -318,6 +318,11 @@ export class ConversationView {
     return revealHit(this, seq);
   }
 
+  /** The row of event `seq` at the top of the view, unmarked (the session rail). */
+  showSeq(seq) {
+    return revealHit(this, seq, { mark: false });
+  }
+
   /** The session's first message (Ctrl+Home), paged in however far up it is. */
   toStart() {
     return revealStart(this);

@@ -42,7 +42,7 @@ async function holdAround(view, s, seq) {
  * Scroll `view` to the row showing event `seq` and mark it. Stops following, so the stream does
  * not pull the view away. False when the hit is not in the session (then the tail shows).
  */
-export async function revealHit(view, seq) {
+export async function revealHit(view, seq, { mark = true } = {}) {
   const s = view.session;
   if (!s) return false;
   view.follow = false;
@@ -70,8 +70,9 @@ export async function revealHit(view, seq) {
   view.lastLength = view.items.length;
   const node = view.nodes.get(view.items[idx].id);
   view.follow = false;
-  view.markHit(node);
-  node.scrollIntoView({ block: "center" });
+  if (mark) view.markHit(node);
+  else view.clearHit();
+  node.scrollIntoView({ block: mark ? "center" : "start" });
   view.lastTop = view.scroller.scrollTop;
   view.updateOlder();
   view.updateJump();
