@@ -63,6 +63,23 @@ def add_parsers(sub: Any, common: Any) -> None:
     serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
     serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
     serve.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    # a remote host's server (docs/decisions.md, "Remote hosts"): desktop/serve_unix.py
+    serve.add_argument(
+        "--unix-socket", metavar="PATH", help="listen on this Unix socket (0600, in a 0700 folder), not TCP"
+    )
+    serve.add_argument(
+        "--handover", metavar="-", help="with --unix-socket: read one JSON line of settings on stdin"
+    )
+    lifetime = serve.add_mutually_exclusive_group()
+    lifetime.add_argument("--attached", action="store_true", help="with --unix-socket: end when stdin closes")
+    lifetime.add_argument("--detach", action="store_true", help="with --unix-socket: go on alone once ready")
+    serve.add_argument(
+        "--idle-exit",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --detach: stop after this idle time",
+    )
     common(serve)
     prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
     prompt.add_argument("text")

@@ -23,7 +23,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,8 +74,13 @@ class SettingsStore:
         *,
         is_exposed: Callable[[str], bool],
         poll_interval: float = POLL_INTERVAL,
+        pinned: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
+        """`pinned`: sections this launch was handed (a remote host serving another computer's
+        model settings, docs/decisions.md "Remote hosts"): used instead of the file's, kept in
+        memory only, never written."""
         self.path = Path(data_dir) / SETTINGS_FILE
+        self._pinned = {ns: dict(section) for ns, section in (pinned or {}).items()}
         self._spaces = {n.ns: n for n in namespaces}
         self._is_exposed = is_exposed
         self._user: dict[str, dict[str, Any]] = {}
@@ -96,6 +101,9 @@ class SettingsStore:
             log.warning("not using settings: %s", exc)
         for ns in self._user:
             self._remember_secrets(ns)
+        for ns, section in self._pinned.items():
+            if ns in self._spaces:
+                secret_values.remember(*secrets_of(self._spaces[ns].model, section))
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -125,7 +133,7 @@ class SettingsStore:
         """The resolved section model for engine use (a bad user section falls back to base)."""
         space = self._spaces[ns]
         try:
-            return resolve(space, self._user.get(ns))
+            return resolve(space, self._pinned[ns] if ns in self._pinned else self._user.get(ns))
         except SectionError as exc:
             if self._reported.get(ns) != str(exc):
                 self._reported[ns] = str(exc)
@@ -136,7 +144,7 @@ class SettingsStore:
         """The redacted wire view of one registered namespace."""
         space = self._spaces[ns]
         value, slots = redact(space.model, dump(self.section(ns)))
-        user = self._user.get(ns)
+        user = self._pinned[ns] if ns in self._pinned else self._user.get(ns)
         base = space.base
         return SettingsNamespaceView(
             ns=ns,
@@ -163,6 +171,10 @@ class SettingsStore:
         space = self._spaces.get(ns)
         if space is None:
             raise SettingsRejected(ns, f"no settings are registered under {ns!r}")
+        if ns in self._pinned:
+            raise SettingsRejected(
+                ns, f"{ns} comes from the computer this host serves, for this launch: change it there"
+            )
         async with self._queues.setdefault(ns, asyncio.Lock()):
             await self._reload()  # a hand edit the poll has not seen yet is never written over
             if self.problem is not None:

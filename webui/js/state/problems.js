@@ -56,6 +56,11 @@ export const MESSAGES = {
   "mcp-server-changed": "That MCP server's entry changed since it was shown: read its command again.",
   "command-error": "The command could not run as written.",
   "unknown-command": "There is no such command.",
+  "remote-host-not-found": "That remote host is not in your list any more.",
+  "remote-unavailable": "That remote host is not connected right now.",
+  "remote-connect-failed": "The remote host could not be connected.",
+  "host-key-unknown": "This host's key is not known yet: check its fingerprint before trusting it.",
+  "host-key-changed": "This host presents another key than the one you trusted: HarnessDesk will not connect.",
 };
 
 /** Why a file could not be put back (FileConflict.reason). */
@@ -79,6 +84,8 @@ export function describeError(err) {
   if (!err) return "";
   // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
   if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
+  // The remote's own sentence (ssh's reason, what the remote lacks) is the useful part.
+  if ((err.code === "remote-connect-failed" || err.code === "host-key-changed") && err.message) return `${MESSAGES[err.code]} ${err.message}`;
   if (err.code === "revert-conflict") return conflictText(err);
   if (err.code === "revert-unavailable" && err.details?.unrecorded) return `This turn cannot be reverted: what its shell commands changed was not recorded (${err.details.unrecorded}).`;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
