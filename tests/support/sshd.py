@@ -65,6 +65,19 @@ class Sshd:
     def target(self) -> str:
         return f"{self.user}@127.0.0.1:{self.port}"
 
+    def trust(self) -> None:
+        """Put the server's key in the client's known_hosts (what a person confirmed before)."""
+        known = self.client_home / ".ssh" / "known_hosts"
+        key = (self.root / "hostkeys" / "ssh_host_ed25519_key.pub").read_text().split()
+        line = f"[127.0.0.1]:{self.port} {key[0]} {key[1]}\n"
+        if not known.exists() or line not in known.read_text():
+            with known.open("a") as f:
+                f.write(line)
+
+    def forget(self) -> None:
+        """Empty the client's known_hosts (a first connection)."""
+        (self.client_home / ".ssh" / "known_hosts").unlink(missing_ok=True)
+
     @property
     def log(self) -> str:
         with contextlib.suppress(OSError):

@@ -1,0 +1,224 @@
+"""Remote hosts over SSH, end to end on a real OpenSSH server on loopback (docs/decisions.md,
+"Remote hosts"): a separate user with key authentication, the system's ssh client, the server
+brought over the connection and installed from this host's own wheels, a session there driven
+through the local host as the window drives it.
+
+The tests of this module share one remote user (its install is what later tests reuse) and run
+in order: the first brings the server from nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from host.engine.remotes import bootstrap
+from tests.api.support import event, ftype
+from tests.remote.support import (
+    CONNECT,
+    RECONNECT,
+    alive,
+    local_host,
+    master_pid,
+    server_dir,
+    server_info,
+    until,
+)
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+from tests.support.sshd import Sshd
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def sshd() -> Iterator[Sshd]:
+    root = Path(tempfile.mkdtemp(prefix="hd-sshd-", dir="/var/tmp"))  # a remote sandbox hides /tmp
+    try:
+        with Sshd.start(root, set_env={"HARNESSDESK_DEV_VALIDATE": "1"}) as server:
+            yield server
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def bash(call_id: str, command: str) -> Reply:
+    return Reply(tool_calls=[(call_id, "bash", json.dumps({"command": command}))])
+
+
+async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    known_hosts = sshd.client_home / ".ssh" / "known_hosts"
+    sshd.forget()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target, "name": "box"})).host_id
+        listed = (await local.call("remote.list")).items
+        assert [(h.host_id, h.name, h.mode, h.state) for h in listed] == [
+            (host_id, "box", "detached", "disconnected")
+        ]
+
+        # an unknown key: refused, shown, recorded only once the person confirms what they saw
+        tested = await local.call("remote.test", {"hostId": host_id})
+        assert not tested.reachable and "not known" in tested.detail
+        refused = await local.error("remote.connect", {"hostId": host_id}, "host-key-unknown")
+        assert (refused.details.fingerprint, refused.details.key_type) == (sshd.fingerprint, "ED25519")
+        assert not known_hosts.exists()
+        wrong = {"hostId": host_id, "fingerprint": "SHA256:" + "A" * 43}
+        await local.error("remote.trustHostKey", wrong, "host-key-changed")
+        assert not known_hosts.exists()
+        await local.call("remote.trustHostKey", {"hostId": host_id, "fingerprint": sshd.fingerprint})
+        line = known_hosts.read_text().split()
+        assert line[0] == f"[127.0.0.1]:{sshd.port}" and line[1] == "ssh-ed25519"
+
+        tested = await local.call("remote.test", {"hostId": host_id})
+        assert tested.reachable and tested.latency_ms > 0
+        assert "will be installed" in tested.detail and "bubblewrap" in tested.detail
+
+        # bootstrap from nothing: the server is brought, checked and installed in a versioned folder
+        assert not server_dir(sshd).exists()
+        connected = await local.client.call("remote.connect", {"hostId": host_id})
+        assert connected.result.ok, connected.result
+        await local.status(host_id, "connecting", CONNECT)
+        await local.status(host_id, "connected", CONNECT)
+        installed = [p.name for p in server_dir(sshd).iterdir() if p.name != "run"]
+        assert len(installed) == 1 and (server_dir(sshd) / installed[0] / "ready").is_file()
+        info = server_info(sshd)
+        assert info["mode"] == "detached" and info["version"] == installed[0] and alive(info["pid"])
+        run_dir = server_dir(sshd) / "run"
+        assert oct(run_dir.stat().st_mode & 0o777) == "0o700"
+        assert oct((run_dir / "serve.sock").stat().st_mode & 0o777) == "0o600"
+        view = (await local.call("remote.list")).items[0]
+        assert (view.state, view.sandbox) == ("connected", True)
+
+        # the folder picker lists the remote's folders; a session is made there
+        home = await local.call("host.listDirectory", {"hostId": host_id})
+        assert home.path == str(sshd.home) and ".harnessdesk-server" in [e.name for e in home.entries]
+        project = (
+            await local.call("host.createDirectory", {"hostId": host_id, "path": home.path, "name": "proj"})
+        ).path
+        sid = (await local.call("session.create", {"hostId": host_id, "cwd": project})).session_id
+        items = (await local.call("session.list")).items
+        assert [(s.session_id, s.host_id, s.cwd) for s in items] == [(sid, host_id, project)]
+
+        # a turn with a tool call and an approval, on the remote, through the window's client
+        await local.call("permission.set", {"sessionId": sid, "preset": "workspace-write"})
+        llm.enqueue(bash("c1", "echo made on $(hostname) by $(id -un) > here.txt"), Reply(text="written"))
+        content = [{"type": "text", "text": "write a file"}]
+        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        rpc_id, asked = await local.mux.next(ftype("approval/requested", sid), RECONNECT)
+        assert asked.tool_name == "bash"
+        answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
+        receipt = await local.client.respond(rpc_id, {"ok": True, "value": answer})
+        assert receipt.accepted, receipt
+        await local.mux.next(ftype("approval/resolved", sid), RECONNECT)
+        _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
+        assert ended.event.data["reason"] == {"kind": "completed"}
+        written = Path(project) / "here.txt"
+        assert written.read_text().strip().endswith(f"by {sshd.user}")
+        assert written.stat().st_uid == sshd.home.stat().st_uid  # the remote user's, not ours
+        history = await local.call("session.history", {"sessionId": sid})
+        kinds = [e.event.type for e in history.events]
+        assert kinds.count("tool/result") == 1 and kinds.count("turn/end") == 1
+        # the session is the remote's: this host's own store never held it
+        assert not await local.runtime.engine.sessions.has_session(sid)
+
+        # disconnected: the row stays (reconnecting means nothing is lost); calls say why
+        pid = server_info(sshd)["pid"]
+        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.status(host_id, "disconnected")
+        assert [s.host_id for s in (await local.call("session.list")).items] == [host_id]
+        err = await local.error("session.history", {"sessionId": sid}, "remote-unavailable")
+        assert err.details.host_id == host_id
+        assert alive(pid)  # detached: the server goes on without us
+
+        # reuse: the next connection finds the install and the running server
+        installed_at = (server_dir(sshd) / installed[0] / "ready").stat().st_mtime_ns
+        await local.call("remote.connect", {"hostId": host_id})
+        assert server_info(sshd)["pid"] == pid
+        assert (server_dir(sshd) / installed[0] / "ready").stat().st_mtime_ns == installed_at
+        again = await local.call("session.history", {"sessionId": sid})
+        assert [e.event.seq for e in again.events] == [e.event.seq for e in history.events]
+
+
+async def test_kill_9_of_the_ssh_mid_turn_loses_nothing(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The link dies mid-turn: the remote turn completes on its own, the host reconnects by
+    itself, and the window's rebuild shows all of it."""
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        pace = threading.Semaphore(0)
+        text = "the remote keeps working while the laptop is away"
+        llm.enqueue(Reply(text=text, chunk_size=5, paced=pace))
+        content = [{"type": "text", "text": "go"}]
+        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.mux.next(event("assistant/chunk", sid), RECONNECT)
+        os.kill(master_pid(local, host_id), signal.SIGKILL)
+        await local.status(host_id, "reconnecting")
+        for _ in range(len(text)):
+            pace.release()  # the rest of the answer reaches the remote host while we are away
+        await local.status(host_id, "connected")
+        history = await local.call("session.history", {"sessionId": sid})
+        ends = [e.event.data["reason"] for e in history.events if e.event.type == "turn/end"]
+        assert ends == [{"kind": "completed"}]
+        said = [e.event for e in history.events if e.event.type == "assistant/message"]
+        assert said[-1].data["message"]["content"][0]["text"] == text
+        # frames flow again on the same local stream (no reconnect of the window's own streams)
+        llm.enqueue(Reply(text="and again"))
+        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
+        assert ended.event.data["reason"] == {"kind": "completed"}
+        assert not local.mux.ended
+
+
+async def test_attached_mode_ends_the_server_with_the_ssh_session(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target, "mode": "attached"})).host_id
+        before = server_info(sshd).get("pid")
+        await local.call("remote.connect", {"hostId": host_id})
+        info = server_info(sshd)
+        assert info["mode"] == "attached" and info["pid"] != before and alive(info["pid"])
+        assert before is None or not alive(before)  # the detached one was stopped for it
+        assert not (server_dir(sshd) / "run" / "token").exists()  # the token left on stdout only
+        os.kill(master_pid(local, host_id), signal.SIGKILL)
+        await until(lambda: not alive(info["pid"]), RECONNECT)
+        await local.status(host_id, "reconnecting")
+        await local.status(host_id, "connected")
+        assert alive(server_info(sshd)["pid"]) and server_info(sshd)["pid"] != info["pid"]
+        await local.call("remote.disconnect", {"hostId": host_id})
+        pid = server_info(sshd).get("pid")
+        if pid is not None:
+            await until(lambda: not alive(pid), RECONNECT)
+
+
+async def test_a_new_version_installs_beside_and_replaces_the_old(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        old = server_info(sshd)
+        await local.call("remote.disconnect", {"hostId": host_id})
+    monkeypatch.setattr(bootstrap, "__version__", "0.1.0.post1")  # a new release of this app
+    async with local_host(sshd, llm, tmp_path / "data2", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        new = server_info(sshd)
+        assert new["version"].startswith("0.1.0.post1-") and new["version"] != old["version"]
+        assert not alive(old["pid"])
+        assert sorted(p.name for p in server_dir(sshd).iterdir()) == sorted([new["version"], "run"])
+        await local.call("remote.disconnect", {"hostId": host_id})
