@@ -87,8 +87,13 @@ class Sshd:
     @classmethod
     @contextlib.contextmanager
     def start(
-        cls, root: Path, set_env: Mapping[str, str] | None = None, user: str | None = None
+        cls,
+        root: Path,
+        set_env: Mapping[str, str] | None = None,
+        user: str | None = None,
+        passphrase: str = "",
     ) -> Iterator[Sshd]:
+        """`passphrase`: the client's key is protected by it (ssh must ask for it)."""
         present, why = sshd_available()
         need(present, why)
         root.mkdir(parents=True, exist_ok=True)
@@ -100,7 +105,7 @@ class Sshd:
                 made = True
             _run("usermod", "-p", "*", name)  # no password, yet not locked (sshd refuses locked ones)
             home = Path(_run("sh", "-c", f"getent passwd {name} | cut -d: -f6").strip())
-            with cls._started(root, name, home, set_env or {}) as sshd:
+            with cls._started(root, name, home, set_env or {}, passphrase) as sshd:
                 yield sshd
         finally:
             if made:
@@ -109,7 +114,9 @@ class Sshd:
 
     @classmethod
     @contextlib.contextmanager
-    def _started(cls, root: Path, user: str, home: Path, set_env: Mapping[str, str]) -> Iterator[Sshd]:
+    def _started(
+        cls, root: Path, user: str, home: Path, set_env: Mapping[str, str], passphrase: str
+    ) -> Iterator[Sshd]:
         keys = root / "hostkeys"
         keys.mkdir(exist_ok=True)
         host_key = keys / "ssh_host_ed25519_key"
@@ -121,7 +128,7 @@ class Sshd:
         dot.mkdir(parents=True, exist_ok=True, mode=0o700)
         identity = dot / "id_ed25519"
         if not identity.exists():
-            _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(identity))
+            _run("ssh-keygen", "-q", "-t", "ed25519", "-N", passphrase, "-f", str(identity))
         remote_dot = home / ".ssh"
         remote_dot.mkdir(mode=0o700, exist_ok=True)
         (remote_dot / "authorized_keys").write_text(identity.with_suffix(".pub").read_text())
