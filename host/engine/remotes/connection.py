@@ -26,6 +26,7 @@ from host.engine.remotes import bootstrap, hostkeys
 from host.engine.remotes.bootstrap import Bundle, RemoteFacts, RemoteUnsuitable
 from host.engine.remotes.ping import PingFailed, describe
 from host.engine.remotes.ssh import Ssh, kill_group, last_line, resolved_options, run
+from host.engine.remotes.wheels import WheelError
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +216,7 @@ class Connection:
         env = ssh.environment()
         await self._start_master(ssh, env)
         facts = await self._probe(ssh, env)
-        bundle = await self._bundle()
+        bundle = await self._the_bundle()
         try:
             python = bootstrap.choose_python(facts, bundle)
         except RemoteUnsuitable as exc:
@@ -299,8 +300,14 @@ class Connection:
             )
         raise HostKeyUnknown(self.plan.host_id, keys[0].fingerprint, keys[0].key_type, self.plan.shown_as)
 
+    async def _the_bundle(self) -> Bundle:
+        try:
+            return await self._bundle()
+        except WheelError as exc:
+            raise RemoteConnectFailed(self.plan.host_id, "bootstrap", str(exc)) from None
+
     async def _probe(self, ssh: Ssh, env: Mapping[str, str]) -> RemoteFacts:
-        bundle_key = (await self._bundle()).key
+        bundle_key = (await self._the_bundle()).key
         done = await run(ssh.command(bootstrap.probe_command(bundle_key)), env, bound=PROBE_BOUND)
         if done.code != 0:
             raise RemoteConnectFailed(

@@ -31,6 +31,7 @@ from contract.remotes import (
 )
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcOk, new_rpc_id
 from host.engine.errors import (
+    HostActionFailed,
     HostKeyChanged,
     RemoteConnectFailed,
     RemoteHostNotFound,
@@ -181,7 +182,10 @@ class Remotes:
         except (SshMissing, OSError) as exc:
             return RemoteTestValue(reachable=False, detail=str(exc))
         env = ssh.environment()
-        bundle = await self._the_bundle()
+        try:
+            bundle = await self._the_bundle()
+        except WheelError as exc:
+            return RemoteTestValue(reachable=False, detail=str(exc))
         probe = bootstrap.probe_command(bundle.key)
         master = self._connections.get(host_id)
         shared = master is not None and master.state == "connected"
@@ -338,7 +342,7 @@ class Remotes:
         try:
             await asyncio.to_thread(self._records.save)
         except OSError as exc:
-            raise RemoteConnectFailed("-", "ssh", f"the remote hosts could not be saved: {exc}") from None
+            raise HostActionFailed(f"the remote hosts could not be saved: {exc}") from None
 
     def _ssh(self, record: RemoteRecord) -> Ssh:
         if self._folder is None or self._askpass is None:
@@ -385,10 +389,7 @@ class Remotes:
             self._bundle = asyncio.create_task(
                 asyncio.to_thread(bootstrap.build_bundle, self._source, self._wheel_cache)
             )
-        try:
-            return await asyncio.shield(self._bundle)
-        except WheelError as exc:
-            raise RemoteConnectFailed("-", "bootstrap", str(exc)) from None
+        return await asyncio.shield(self._bundle)  # WheelError: this host cannot make it
 
 
 def ssh_config_entries(path: Path) -> list[RemoteConfigEntry]:
