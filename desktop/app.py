@@ -117,6 +117,20 @@ def folder_argument(path: str | None) -> str | None:
     return str(folder)
 
 
+def remote_argument(args: argparse.Namespace) -> tuple[str, str | None] | None:
+    """`harnessdesk --remote [user@]host[:port] [PATH]`: (target, PATH on that host)."""
+    target = getattr(args, "remote", None)
+    if not target:
+        return None
+    from contract.remotes import parse_target
+
+    try:
+        parse_target(target)
+    except ValueError as exc:
+        raise WindowError(f"--remote {target}: {exc}") from None
+    return target, getattr(args, "path", None)
+
+
 def _first_session(loop: HostLoop, app: ASGIApp, folder: str | None) -> str | None:
     """The session the window opens on for `harnessdesk PATH` (None: the usual start)."""
     if folder is None:
@@ -137,8 +151,9 @@ def run_window(
     webui: Path | None = None,
 ) -> int:
     """Open the window (or focus the running one) and block until it is closed."""
-    folder = folder_argument(getattr(args, "path", None))
-    if not has_display() and folder is None:
+    remote = remote_argument(args)
+    folder = None if remote else folder_argument(getattr(args, "path", None))
+    if not has_display() and (folder is None or remote):
         print(NO_DISPLAY, file=sys.stderr)
         return 2
     data_dir = paths.resolve_data_dir(args.data_dir)
@@ -154,6 +169,8 @@ def run_window(
         except ActivationError as exc:
             raise WindowError(str(exc)) from exc
         done = f"handed it {folder}" if folder else "focused its window"
+        if remote:
+            done += f" (open {remote[0]} there: Settings → Remote hosts)"
         print(f"HarnessDesk is already running on this data dir (pid {pid}); {done}.")
         return 0
     prepare_gui_env()
@@ -175,7 +192,7 @@ def run_window(
 
         first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
         geometry = Geometry(data_dir / "window.json")
-        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first)
+        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first, remote=remote)
         if args.serve:
             try:
                 host.wait()  # the printed URL must answer at once

@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port", type=port_number, default=0, help="loopback port with --serve (0 = free port)"
     )
+    parser.add_argument(
+        "--remote",
+        metavar="[USER@]HOST[:PORT]",
+        help="open the window on a session on that host over SSH (PATH: the folder there)",
+    )
     _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     doctor = sub.add_parser("doctor", help="versions, data dir, provider status, GUI backend")
@@ -119,6 +124,8 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     rest, folder = split_folder(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(rest)
     args.path = folder
+    if getattr(args, "remote", None) and args.command is not None:
+        parser.error(f"--remote opens the window; it does not go with `{args.command}`")
     if folder is not None and args.command is not None:
         parser.error(f"PATH ({folder}) opens the window; it does not go with `{args.command}`")
     try:

@@ -8,7 +8,8 @@ import { describeError } from "../state/problems.js";
 import { shortenPath } from "../state/session-list.js";
 
 export class FolderPicker {
-  /** ctx: {host, toast(msg)} */
+  /** ctx: {host, toast(msg), title?, testid?} — `host` may be a remote host's folder calls
+   * (always the in-page browser: views/remote-hosts.js). */
   constructor(ctx) {
     this.ctx = ctx;
     this.mode = ctx.host.carrier === "bridge" ? "native" : "browse";
@@ -66,11 +67,12 @@ export class FolderPicker {
     const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, "Home");
     const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, "New folder"));
     const cancel = h("button", { type: "button", class: "btn", testid: "folder-cancel" }, "Cancel");
+    const titleId = this.ctx.testid ? `${this.ctx.testid}-title` : "fp-title";
     const close = h("button", { type: "button", class: "btn btn-icon", "aria-label": "Close" }, icon("x"));
     this.el = h(
       "dialog",
-      { class: "dialog folder-dialog", testid: "folder-dialog", "aria-labelledby": "fp-title" },
-      h("header", { class: "dialog-head" }, h("h2", { id: "fp-title" }, "Open folder"), close),
+      { class: "dialog folder-dialog", testid: this.ctx.testid ?? "folder-dialog", "aria-labelledby": titleId },
+      h("header", { class: "dialog-head" }, h("h2", { id: titleId, testid: "folder-title" }, this.ctx.title ?? "Open folder"), close),
       h("div", { class: "fp-bar" }, this.crumbs),
       this.pathForm,
       h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, "Show hidden")),

@@ -6,7 +6,8 @@ import { displayTitle, shortenPath, relativeTime } from "../state/session-list.j
 
 /**
  * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
- *       exportSession, archive, unarchive, deleteSession, onKeyMove(sid, dir) → bool}
+ *       exportSession, archive, unarchive, deleteSession, onKeyMove(sid, dir) → bool, note?: string
+ *       (a remote host's rows while it is away: "reconnecting")}
  */
 export function sessionItem(node, ctx) {
   const s = node.summary;
@@ -29,7 +30,7 @@ export function sessionItem(node, ctx) {
       s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: "Started from an editor over ACP (harnessdesk acp)" }, "editor") : null,
       h("span", { class: "session-title", testid: "session-title" }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, ctx.note ? h("span", { class: "session-note", testid: "session-note" }, ctx.note) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
   if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));

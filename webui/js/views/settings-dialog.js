@@ -13,6 +13,7 @@ import { previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { RemoteHostsSection } from "./remote-hosts.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
 const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
@@ -20,7 +21,7 @@ const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "u
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {config, onChanged(), servers(), lookForServers()} */
+  /** ctx: {config, onChanged(), servers(), lookForServers(), remotes? (state/remote-hosts.js)} */
   constructor(ctx) {
     this.ctx = ctx;
     this.library = new ModelLibrary({
@@ -30,6 +31,7 @@ export class SettingsDialog {
       servers: () => ctx.servers?.() ?? [],
       lookForServers: () => ctx.lookForServers?.(),
     });
+    this.remoteHosts = ctx.remotes ? new RemoteHostsSection({ remotes: ctx.remotes, say: (t, tone) => this.say(t, tone) }) : null;
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
     this.draft = null; // a profile being added, not saved yet
@@ -105,7 +107,7 @@ export class SettingsDialog {
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(`${broken.map((f) => f.problem).join(" ")} Changes cannot be saved there until it is fixed or reset (the notice above the conversation).`, "error");
     this.render();
-    await this.library.load();
+    await Promise.all([this.library.load(), this.remoteHosts?.load()]);
   }
 
   render() {
@@ -150,7 +152,8 @@ export class SettingsDialog {
     const sections = [
       h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, "Model providers"), h("p", { class: "hint" }, "Pick a model for a chat from the model menu above the conversation; it lists every provider that is ready."), providerCards, add),
       this.library.el,
-    ];
+      this.remoteHosts?.el,
+    ].filter(Boolean);
     for (const view of this.describe.namespaces) {
       if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
       const form = this.formSection(view);
