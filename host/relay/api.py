@@ -128,6 +128,9 @@ class RelayApi:
             response = await impl(request)
             if m.key == "session.list":
                 return await self._merged_list(response)
+            if m.key == "session.import" and isinstance(response.result, RpcOk):
+                for sid in to_wire(response.result.value).get("sessionIds", []):
+                    self.routes.sessions.pop(sid, None)  # imported here: this host's now
             return response
 
         call.__qualname__ = f"relay:{m.key}"

@@ -9,19 +9,22 @@ in order: the first brings the server from nothing.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import shutil
 import signal
 import tempfile
 import threading
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from host.engine.remotes import bootstrap
-from tests.api.support import event, ftype
+from tests.api.support import event, ftype, raw
 from tests.remote.support import (
     CONNECT,
     RECONNECT,
@@ -179,6 +182,47 @@ async def test_kill_9_of_the_ssh_mid_turn_loses_nothing(
         _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
         assert ended.event.data["reason"] == {"kind": "completed"}
         assert not local.mux.ended
+
+
+async def test_a_session_exported_from_one_host_is_imported_on_another(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        llm.enqueue(Reply(text="made over there"))
+        content = [{"type": "text", "text": "hello there"}]
+        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.mux.next(event("turn/end", sid), RECONNECT)
+        got = await raw(local.client, "GET", f"/api/session.export?sessionId={sid}")
+        assert got.status == 200 and got.headers["content-type"] == "application/zip"
+        with zipfile.ZipFile(io.BytesIO(got.body)) as zf:
+            assert "made over there" in zf.read("session.jsonl").decode()
+        data = base64.b64encode(got.body).decode()
+        # into this computer's host: a copy under new ids, shown as this host's
+        folder = tmp_path / "here"
+        folder.mkdir()
+        workspace = (await local.call("workspace.create", {"path": str(folder)})).workspace
+        imported = await local.call(
+            "session.import", {"data": data, "workspaceId": workspace.workspace_id, "asCopy": True}
+        )
+        mine = imported.session_ids[0]
+        assert mine != sid
+        rows = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        assert rows[mine] is None and rows[sid] == host_id
+        page = await local.call("session.history", {"sessionId": mine})
+        said = [e.event for e in page.events if e.event.type == "assistant/message"]
+        assert said[-1].data["message"]["content"][0]["text"] == "made over there"
+        # and back to the remote, into a folder there (it is there already: a copy again)
+        there = await local.call("workspace.create", {"hostId": host_id, "path": str(sshd.home)})
+        payload = {"data": data, "workspaceId": there.workspace.workspace_id}
+        await local.error("session.import", payload, "session-exists")
+        copied = await local.call("session.import", {**payload, "asCopy": True})
+        rows = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        assert rows[copied.session_ids[0]] == host_id
+        await local.call("remote.disconnect", {"hostId": host_id})
 
 
 async def test_attached_mode_ends_the_server_with_the_ssh_session(
