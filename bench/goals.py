@@ -288,3 +288,23 @@ GOALS += [
         lambda x: x <= 0.1,
     ),
 ]
+
+GOALS += [
+    Goal(
+        "remote host: first token added through the SSH forward (median, same run)",
+        "remote",
+        lambda f: f["first_token_added_ms"],
+        "≤ 20",
+        lambda x: x <= 20,
+        " ms",
+        valid=lambda f: f"needs root for its sshd: {f['skipped']}" if "skipped" in f else None,
+    ),
+    Goal(
+        "remote host: 20,000-delta burst, throughput remote/local",
+        "remote",
+        lambda f: f["throughput_ratio"],
+        "≥ 0.8",
+        lambda x: x >= 0.8,
+        valid=lambda f: "a reader missed characters" if not f.get("complete", True) else None,
+    ),
+]
