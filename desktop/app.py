@@ -192,7 +192,9 @@ def run_window(
 
         first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
         geometry = Geometry(data_dir / "window.json")
-        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first, remote=remote)
+        shell = Shell(
+            host, loop, webui, geometry, data_dir, picker=picker, first_session=first, remote=remote
+        )
         if args.serve:
             try:
                 host.wait()  # the printed URL must answer at once

@@ -6,6 +6,7 @@ Bad flags and unusable paths end with a one-line error and exit code 2, never a 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -120,6 +121,11 @@ def split_folder(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[
 def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
     skip_pydantic_plugin_scan()
+    given = sys.argv[1:] if argv is None else list(argv)
+    if given[:1] == ["askpass"] and os.environ.get("HARNESSDESK_ASKPASS_KEY"):
+        from host.askpass_client import client_main  # ssh's SSH_ASKPASS in a packaged build
+
+        return client_main(given[1:])
     parser = build_parser()
     rest, folder = split_folder(parser, sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(rest)

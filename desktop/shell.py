@@ -127,7 +127,9 @@ class Shell:
                 start += "#session=" + quote(self.first_session, safe="")
             elif self.remote is not None:  # the page connects it and opens a session there
                 target, path = self.remote
-                start += "#remote=" + quote(target, safe="") + ("&path=" + quote(path, safe="") if path else "")
+                start += (
+                    "#remote=" + quote(target, safe="") + ("&path=" + quote(path, safe="") if path else "")
+                )
             self.window.real_url = start  # type: ignore[assignment]  # inferred None upstream
 
     def _on_before_show(self) -> None:

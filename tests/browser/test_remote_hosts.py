@@ -135,3 +135,28 @@ def test_a_remote_host_from_settings_to_a_turn_and_back_after_a_drop(
         "remote.disconnect",
         {"hostId": page.evaluate("() => window.harnessdesk.app.remotes.items[0].hostId")},
     )
+
+
+def test_the_window_opened_for_a_remote_path_connects_it_and_opens_a_session_there(
+    sshd: Sshd,
+    llm: ScriptedLlmServer,
+    contexts: Contexts,
+    make_harness: Callable[..., HarnessServer],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What `harnessdesk --remote testbox PATH` has the window do (desktop/shell.py: `#remote=`)."""
+    monkeypatch.setenv("HOME", str(sshd.client_home))
+    sshd.trust()
+    (sshd.home / "repo").mkdir(exist_ok=True)
+    server = make_harness(openai_args(llm.base_url))
+    page = contexts.new_page(f"{server.url}#remote=testbox&path={sshd.home / 'repo'}")
+    page.wait_for_function(
+        "() => { const s = window.harnessdesk.app.manager.active; return !!s; }", timeout=CONNECT_MS
+    )
+    sid = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
+    summary = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id)", sid)
+    assert summary["cwd"] == str(sshd.home / "repo") and summary["hostId"]
+    group = page.get_by_test_id("remote-group")
+    expect(group.get_by_test_id("remote-group-state")).to_have_attribute("data-state", "connected")
+    expect(session_item(page, sid)).to_be_visible()
+    rpc(page, "remote.disconnect", {"hostId": summary["hostId"]})

@@ -225,6 +225,27 @@ async def test_a_session_exported_from_one_host_is_imported_on_another(
         await local.call("remote.disconnect", {"hostId": host_id})
 
 
+async def test_a_host_connected_when_the_app_closed_is_connected_again_at_start(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target, "name": "kept"})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:  # the app again
+        await local.host.seen(lambda f: ftype("host/remote-status")(f) and f.state == "connected", CONNECT)
+        assert sid in {s.session_id for s in (await local.call("session.list")).items}
+        # an update of the plan reconnects with it
+        await local.call("remote.update", {"hostId": host_id, "name": "renamed"})
+        await local.status(host_id, "disconnected")
+        await local.status(host_id, "connected")
+        assert (await local.call("remote.list")).items[0].name == "renamed"
+        await local.call("remote.disconnect", {"hostId": host_id})
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:  # disconnected: stays so
+        assert [h.state for h in (await local.call("remote.list")).items] == ["disconnected"]
+
+
 async def test_attached_mode_ends_the_server_with_the_ssh_session(
     sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

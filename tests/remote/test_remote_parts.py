@@ -306,3 +306,22 @@ async def test_remote_methods_refuse_bad_input_and_change_nothing(tmp_path: Path
     finally:
         await client.aclose()
         await runtime.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--remote=-oProxyCommand=sh"], "--remote -oProxyCommand=sh: not a target"),
+        (["--remote", "me@"], "--remote me@: not a target"),
+        (["--remote", "box", "serve"], "--remote opens the window; it does not go with `serve`"),
+    ],
+)
+def test_the_command_line_refuses_what_is_no_remote(tmp_path: Path, argv: list[str], said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop", "--data-dir", str(tmp_path), *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -17,18 +17,16 @@ import json
 import logging
 import os
 import secrets
-import socket
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from host.askpass_client import KEY_ENV, SOCKET_ENV
+
 log = logging.getLogger(__name__)
 
-SOCKET_ENV = "HARNESSDESK_ASKPASS_SOCKET"
-KEY_ENV = "HARNESSDESK_ASKPASS_KEY"
 ANSWER_BOUND = 300.0
 """Seconds a prompt waits for the person (ssh's own login grace is longer)."""
-CLIENT_BOUND = ANSWER_BOUND + 10
 
 Ask = Callable[[str, str, bool], Awaitable[str | None]]
 """(host id, ssh's prompt, echo) → the answer, or None when nobody answered."""
@@ -98,10 +96,7 @@ def write_program(path: Path) -> None:
     if getattr(sys, "frozen", False):
         body = f'exec "{sys.executable}" askpass "$@"\n'
     else:
-        code = (
-            "import sys; from host.engine.remotes.askpass import client_main; "
-            "sys.exit(client_main(sys.argv[1:]))"
-        )
+        code = "import sys; from host.askpass_client import client_main; sys.exit(client_main(sys.argv[1:]))"
         body = f'exec "{sys.executable}" -c \'{code}\' "$@"\n'
         root = Path(__file__).resolve().parents[3]
         body = f'PYTHONPATH="{root}${{PYTHONPATH:+:$PYTHONPATH}}" {body}'
@@ -109,33 +104,3 @@ def write_program(path: Path) -> None:
     tmp.write_text("#!/bin/sh\n" + body, encoding="utf-8")
     os.chmod(tmp, 0o700)
     os.replace(tmp, path)
-
-
-def client_main(argv: list[str]) -> int:
-    """ssh's askpass: the prompt in argv[0]; the answer on stdout, exit 0; nothing answered: 1."""
-    path, key = os.environ.get(SOCKET_ENV), os.environ.get(KEY_ENV)
-    if not path or not key:
-        return 1
-    prompt = argv[0] if argv else ""
-    echo = os.environ.get("SSH_ASKPASS_PROMPT", "") == "confirm"
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(CLIENT_BOUND)
-            sock.connect(path)
-            sock.sendall((json.dumps({"key": key, "prompt": prompt, "echo": echo}) + "\n").encode())
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-    except OSError:
-        return 1
-    try:
-        answer = json.loads(data or b"{}").get("answer")
-    except ValueError:
-        return 1
-    if not isinstance(answer, str):
-        return 1
-    sys.stdout.write(answer + "\n")
-    return 0

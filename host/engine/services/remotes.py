@@ -83,6 +83,8 @@ class Remotes:
         self._wheel_cache: dict[tuple[str, str], Wheel] = {}
         self._bundle: asyncio.Task[Bundle] | None = None
         self._starting: list[asyncio.Task[Any]] = []
+        self._told: dict[str, tuple[str, str | None]] = {}
+        """The last state each host's `host/remote-status` said."""
         self.files = SshFiles()
 
     async def start(self) -> None:
@@ -144,9 +146,11 @@ class Remotes:
         await self._save()
         connection = self._connections.pop(host_id, None)
         if connection is not None:  # the next connection follows the new plan
+            wanted = connection.state in ("connecting", "connected", "reconnecting")
             await connection.close()
-            if connection.state == "connected" or record.auto_connect:
-                self._connection(record)
+            self._publish_status(host_id, "disconnected", None)
+            if wanted:
+                self._starting.append(asyncio.create_task(self._auto_connect(host_id)))
         return self._view(record)
 
     async def remove(self, host_id: str) -> None:
@@ -370,8 +374,10 @@ class Remotes:
         return connection
 
     def _changed(self, connection: Connection) -> None:
-        state = connection.state
-        self._publish_status(connection.plan.host_id, state, connection.detail)
+        """A connection's state or link changed: say the state (once per change), tell the relay."""
+        told = (connection.state, connection.detail)
+        if self._told.get(connection.plan.host_id) != told:
+            self._publish_status(connection.plan.host_id, connection.state, connection.detail)
         for listener in list(self._link_listeners):
             try:
                 listener()
@@ -379,6 +385,7 @@ class Remotes:
                 log.exception("a remote link listener failed")
 
     def _publish_status(self, host_id: str, state: str, detail: str | None) -> None:
+        self._told[host_id] = (state, detail)
         frame = HostRemoteStatus(host_id=host_id, state=state, detail=detail)  # type: ignore[arg-type]
         self._publish("host", frame, None)
         self._publish("mux", frame, None)
