@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from contract._base import OpenModel, WireModel
-from contract.approvals import ApprovalOutcome
+from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import ContentBlock, Message, StreamChunk, Usage
 from contract.filechange import FileChange, FilesRestored
@@ -122,6 +122,8 @@ class ApprovalAsked(OpenModel):
     reason: str | None = None
     preview: FileChange | None = None
     """What a file tool would write (the diff against the file as it was when asked)."""
+    why: ApprovalWhy | None = None
+    """`reason` as parts, for a client's own language (docs/decisions.md, "Languages")."""
 
 
 class ApprovalDecided(OpenModel):

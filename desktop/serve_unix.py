@@ -32,6 +32,7 @@ from typing import Any
 
 from contract import __version__
 from desktop.commands import named_paths
+from desktop.i18n import t
 from desktop.instance import acquire
 from host.engine.config import RuntimeOverrides
 
@@ -52,14 +53,14 @@ def read_handover(source: str | None) -> dict[str, Any]:
     if source is None:
         return {}
     if source != "-":
-        raise ServeError("--handover takes '-' (one JSON line on stdin)")
+        raise ServeError(t("serve.handoverDash"))
     line = sys.stdin.buffer.readline(4 * 1024 * 1024)
     try:
         data = json.loads(line or b"{}")
     except ValueError as exc:
-        raise ServeError("the handover on stdin is not JSON") from exc
+        raise ServeError(t("serve.handoverNotJson")) from exc
     if not isinstance(data, dict):
-        raise ServeError("the handover on stdin is not a JSON object")
+        raise ServeError(t("serve.handoverNotObject"))
     return data
 
 
@@ -120,7 +121,7 @@ def _detached(args: argparse.Namespace, data_dir: Path, socket_path: Path, hando
         os.close(read_end)
         line = data.split(b"\n", 1)[0].decode("utf-8", "replace")
         if not line:
-            print("harnessdesk: the server did not start (see serve.log beside the socket)", file=sys.stderr)
+            print(t("serve.didNotStart"), file=sys.stderr)
             return 2
         _print_line(line)
         return 0 if '"ready"' in line else 2
@@ -165,7 +166,7 @@ async def serve_unix(
     folder = socket_path.parent
     instance = acquire(data_dir)
     if instance is None:
-        message = f"another HarnessDesk is running on {data_dir} there"
+        message = t("serve.otherInstance", data_dir=data_dir)
         tell(json.dumps({"harnessdesk": "error", "message": message}))
         raise ServeError(message)
     try:

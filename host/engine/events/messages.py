@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from contract.approvals import ApprovalOutcome
+from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
 from contract.events import (
     ApprovalAsked,
@@ -92,10 +92,15 @@ def todo_write(todos: list[TodoItem]) -> NewEvent[TodoWrite]:
 
 
 def approval_asked(
-    approval_id: str, tool_name: str, call_id: str, reason: str, preview: FileChange | None = None
+    approval_id: str,
+    tool_name: str,
+    call_id: str,
+    reason: str,
+    preview: FileChange | None = None,
+    why: ApprovalWhy | None = None,
 ) -> NewEvent[ApprovalAsked]:
     asked = ApprovalAsked(
-        id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason, preview=preview
+        id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason, preview=preview, why=why
     )
     return NewEvent("approval/asked", asked)
 

@@ -195,10 +195,6 @@ def _layout(f: BinaryIO, tensors: int, values: dict[str, Any]) -> Layout:
     return Layout(tensors, data_offset, data_offset + end)
 
 
-def looks_like_gguf(head: bytes) -> bool:
-    return head[:4] == MAGIC
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 

@@ -140,10 +140,6 @@ class Snapshotter:
             await self.enforce(key)
         return [f.change for f in found], None
 
-    async def before_step(self, cwd: Path) -> None:
-        """Only the snapshot before a step (for callers that run the step themselves)."""
-        await self._before(cwd)
-
     async def _before(self, cwd: Path) -> tuple[str, ShadowRepo] | str:
         """The snapshot before a step: the repository to take the one after it in, or why there
         is none (the step then runs without snapshots)."""

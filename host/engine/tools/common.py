@@ -216,11 +216,6 @@ def display(root: Path, path: Path) -> str:
     return rel.as_posix() or "."
 
 
-def is_binary(path: Path, sample: int = 8192) -> bool:
-    with open(path, "rb") as fh:
-        return b"\x00" in fh.read(sample)
-
-
 def open_regular(cwd: Path, path: Path, shown: str) -> int:
     """`open_inside` for reading a regular file; NOT_A_FILE for a FIFO, a device or a socket."""
     fd = open_inside(cwd, path)

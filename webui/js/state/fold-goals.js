@@ -4,6 +4,8 @@
 //   context rows of a goal round carry goalRound {round, max} ("working toward the goal — round
 //   3 of 10"); the wrap-up notice (plugin tool-goal) is a context row too.
 
+import { t } from "../i18n/i18n.js";
+
 /** Log-only events that render no row: goal changes (the goal bar shows the goal from its
  *  projection). Hook records are rows of their own (fold-hooks.js). */
 export const GOAL_SILENT = ["goal/change"];
@@ -32,9 +34,8 @@ export function goalRoundOf(source, text) {
 
 /** "Working toward the goal — round 3 of 10". */
 export function goalRoundLabel(goalRound) {
-  if (!goalRound) return "Working toward the goal";
-  const of = goalRound.max ? ` of ${goalRound.max}` : "";
-  return `Working toward the goal — round ${goalRound.round}${of}`;
+  if (!goalRound) return t("goal.working");
+  return goalRound.max ? t("goal.roundOf", { round: goalRound.round, max: goalRound.max }) : t("goal.round", { round: goalRound.round });
 }
 
 /** The round of the newest goal round's context row of `goalId` in the fold (null: none seen). */
@@ -62,7 +63,7 @@ export function goalBarModel(value, round, hiddenId, idleMs = null) {
     objective: goal.objective,
     phase: goal.phase,
     reason: goal.blockedReason?.message ?? null,
-    rounds: `${Math.min(used, goal.maxGoalRounds)} of ${goal.maxGoalRounds} rounds`,
+    rounds: t("goal.rounds", { used: Math.min(used, goal.maxGoalRounds), count: goal.maxGoalRounds }),
     canPause: goal.phase === "active",
     // on active only once the session has stayed idle: after a restart an active goal is disarmed
     canResume: goal.phase !== "active" || (idleMs !== null && idleMs >= RESUME_AFTER_IDLE_MS),

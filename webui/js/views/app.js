@@ -21,6 +21,7 @@ import { forkFrom } from "./undo.js";
 import { renderEmpty } from "./welcome.js";
 import { checkUiSettings } from "./theme.js";
 import { parentLine, subagentOf } from "./subagents.js";
+import { t } from "../i18n/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -200,7 +201,7 @@ export class App {
     try {
       await downloadExport(this.host, sessionId);
     } catch (e) {
-      this.status.toast(`Export failed: ${e.message}`);
+      this.status.toast(t("export.failed", { reason: e.message }));
     }
   }
 

@@ -7,8 +7,9 @@
 import { h, clear, append } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { goalBarModel, RESUME_AFTER_IDLE_MS } from "../state/fold-goals.js";
+import { t } from "../i18n/i18n.js";
 
-const PHASE = { active: "Active", paused: "Paused", blocked: "Blocked" };
+const PHASE = new Set(["active", "paused", "blocked"]);
 
 export class GoalBar {
   /** el: the bar's element; ctx: {turns} */
@@ -75,8 +76,8 @@ export class GoalBar {
     clear(this.el);
     if (!m) return;
     this.el.dataset.phase = m.phase;
-    const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE[m.phase] ?? m.phase);
-    const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective }, m.objective);
+    const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE.has(m.phase) ? t(`goalBar.phase.${m.phase}`) : m.phase);
+    const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective, translate: "no" }, m.objective);
     const rounds = h("span", { class: "goal-rounds", testid: "goal-rounds" }, m.rounds);
     this.roundsEl = rounds;
     const actions = h("span", { class: "goal-actions" });
@@ -86,23 +87,23 @@ export class GoalBar {
       actions.append(b);
     };
     if (!this.editing) {
-      if (m.canPause) button("Pause", "goal-pause", () => this.act("goal.pause"));
-      if (m.canResume) button("Resume", "goal-resume", () => this.act("goal.resume"));
-      button("Complete", "goal-complete", () => this.act("goal.complete"));
-      button("Edit", "goal-edit", () => this.startEdit());
-      button("Clear", "goal-clear", () => this.act("goal.clear"));
+      if (m.canPause) button(t("library.pause"), "goal-pause", () => this.act("goal.pause"));
+      if (m.canResume) button(t("library.resume"), "goal-resume", () => this.act("goal.resume"));
+      button(t("goalBar.complete"), "goal-complete", () => this.act("goal.complete"));
+      button(t("queue.edit"), "goal-edit", () => this.startEdit());
+      button(t("goalBar.clear"), "goal-clear", () => this.act("goal.clear"));
     }
     append(this.el, [
-      h("div", { class: "goal-line" }, h("span", { class: "goal-label" }, "Goal"), phase, main, rounds, actions),
-      m.phase === "blocked" && m.reason ? h("p", { class: "goal-reason", testid: "goal-reason" }, m.reason) : null,
+      h("div", { class: "goal-line" }, h("span", { class: "goal-label" }, t("goal.label")), phase, main, rounds, actions),
+      m.phase === "blocked" && m.reason ? h("p", { class: "goal-reason", testid: "goal-reason", translate: "no" }, m.reason) : null,
       this.error ? h("p", { class: "goal-error", role: "alert", testid: "goal-error" }, this.error) : null,
     ]);
   }
 
   editor(m) {
-    const input = h("input", { type: "text", class: "goal-input", testid: "goal-edit-input", value: m.objective, "aria-label": "Goal objective" });
-    const save = h("button", { type: "submit", class: "btn btn-small btn-primary", testid: "goal-edit-save", disabled: this.busy }, "Save");
-    const cancel = h("button", { type: "button", class: "btn btn-small", testid: "goal-edit-cancel" }, "Cancel");
+    const input = h("input", { type: "text", class: "goal-input", testid: "goal-edit-input", value: m.objective, "aria-label": t("goalBar.objective") });
+    const save = h("button", { type: "submit", class: "btn btn-small btn-primary", testid: "goal-edit-save", disabled: this.busy }, t("common.save"));
+    const cancel = h("button", { type: "button", class: "btn btn-small", testid: "goal-edit-cancel" }, t("common.cancel"));
     cancel.addEventListener("click", () => {
       this.editing = false;
       this.render();

@@ -7,60 +7,32 @@ import { h, icon, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
 import { FolderPicker } from "./folder-picker.js";
+import { t, tOr } from "../i18n/i18n.js";
 
-// The strings of this view, in one place (they move into the message catalogues as they are).
-const TEXT = {
-  section: "Remote hosts",
-  intro: "Work on another machine over SSH: your ssh keys, agent and ~/.ssh/config are used as they are. HarnessDesk brings its own server there the first time (it needs Python 3 there); passwords and passphrases are asked here and never kept.",
-  targetLabel: "user@host[:port] or a ~/.ssh/config entry",
-  nameLabel: "Name (optional)",
-  add: "Add host",
-  none: "No remote hosts yet.",
-  test: "Test connection",
-  testing: "Testing…",
-  connect: "Connect",
-  connecting: "Connecting… (the first time, HarnessDesk installs its server there)",
-  disconnect: "Disconnect",
-  remove: "Remove",
-  modeLabel: "When the connection ends",
-  detached: "Keep working (the server stops after 30 idle minutes)",
-  attached: "Stop with the SSH session",
-  settingsLabel: "Model settings",
-  settingsHere: "This computer's (handed over for each launch, never stored there)",
-  settingsRemote: "The remote's own",
-  states: { disconnected: "not connected", connecting: "connecting…", connected: "connected", reconnecting: "reconnecting…", failed: "failed" },
-  noSandbox: "no sandbox there: every command asks",
-  keyTitle: "Trust this host?",
-  keyBody: (target, type, fp) => [`HarnessDesk has not connected to ${target} before, and your known_hosts does not list it.`, `Its ${type} key fingerprint is:`, fp, "Compare it with the one the host's administrator gives you (ssh-keygen -lf on the host's key). Trust it only if they match: it is then added to your known_hosts, as ssh would."],
-  keyTrust: "Trust and connect",
-  keyChanged: "This host presents another key than the one your known_hosts records: HarnessDesk never accepts a changed key. Check with the host's administrator, then remove the old line (ssh-keygen -R).",
-  removeTitle: "Remove this host?",
-  removeBody: (name) => [`${name} leaves the list. Its sessions stay on that machine and come back when you add it again.`],
-  secretTitle: (name) => `SSH asks for ${name}`,
-  secretOk: "OK",
-  secretNote: "Used for this login only; HarnessDesk never stores it.",
-  newSessionHere: "New session on this host",
-  pickTitle: (name) => `Open a folder on ${name}`,
-  notConnected: "Connect this host first (Settings → Remote hosts).",
-  rowReconnecting: "reconnecting",
-};
+/** A host's state in words (`remoteHosts.state.<state>`; an unknown one as the host says it). */
+function stateWords(state) {
+  return tOr(`remoteHosts.state.${state}`, state);
+}
 
 /** Connect, asking about an unknown host key first; resolves to the final RpcResult. */
 export async function connectHost(remotes, hostId) {
   let r = await remotes.connect(hostId);
   if (!r.ok && r.error.code === "host-key-unknown") {
     const host = remotes.get(hostId);
-    const [before, typeLine, fp, after] = TEXT.keyBody(host?.target ?? hostId, r.error.details.keyType, r.error.details.fingerprint);
-    const fingerprint = h("p", {}, h("code", { class: "host-key-fingerprint", testid: "host-key-fingerprint" }, fp));
+    const { keyType, fingerprint: fp } = r.error.details;
+    const before = t("remoteHosts.keyUnknown", { target: host?.target ?? hostId });
+    const typeLine = t("remoteHosts.keyFingerprintIs", { type: keyType });
+    const after = t("remoteHosts.keyCompare");
+    const fingerprint = h("p", {}, h("code", { class: "host-key-fingerprint", testid: "host-key-fingerprint", translate: "no" }, fp));
     const trusted = await confirm({
-      title: TEXT.keyTitle,
+      title: t("remoteHosts.keyTitle"),
       testid: "host-key-dialog",
       body: [before, typeLine, fingerprint, after],
-      actions: [{ label: TEXT.keyTrust, value: "trust", tone: "primary", testid: "host-key-trust" }],
+      actions: [{ label: t("remoteHosts.keyTrust"), value: "trust", tone: "primary", testid: "host-key-trust" }],
     });
     if (trusted !== "trust") return r;
-    const t = await remotes.trustHostKey(hostId, r.error.details.fingerprint);
-    if (!t.ok) return t;
+    const trust = await remotes.trustHostKey(hostId, fp);
+    if (!trust.ok) return trust;
     r = await remotes.connect(hostId);
   }
   return r;
@@ -73,16 +45,16 @@ export class RemoteHostsSection {
     this.busy = new Set();
     this.notes = new Map(); // hostId → what the last test said
     this.list = h("ul", { class: "remote-hosts", testid: "remote-hosts", role: "list" });
-    this.target = h("input", { type: "text", class: "remote-target", testid: "remote-target", "aria-label": TEXT.targetLabel, placeholder: TEXT.targetLabel, list: "remote-ssh-config", autocomplete: "off", spellcheck: "false" });
-    this.name = h("input", { type: "text", class: "remote-name", testid: "remote-name", "aria-label": TEXT.nameLabel, placeholder: TEXT.nameLabel, autocomplete: "off" });
+    this.target = h("input", { type: "text", class: "remote-target", testid: "remote-target", "aria-label": t("remoteHosts.targetLabel"), placeholder: t("remoteHosts.targetLabel"), list: "remote-ssh-config", autocomplete: "off", spellcheck: "false" });
+    this.name = h("input", { type: "text", class: "remote-name", testid: "remote-name", "aria-label": t("remoteHosts.nameLabel"), placeholder: t("remoteHosts.nameLabel"), autocomplete: "off" });
     this.aliases = h("datalist", { id: "remote-ssh-config" });
-    const add = h("button", { type: "submit", class: "btn", testid: "remote-add" }, icon("plus"), h("span", { class: "btn-label" }, TEXT.add));
+    const add = h("button", { type: "submit", class: "btn", testid: "remote-add" }, icon("plus"), h("span", { class: "btn-label" }, t("remoteHosts.add")));
     const form = h("form", { class: "remote-add-form" }, this.target, this.name, add, this.aliases);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.add();
     });
-    this.el = h("section", { class: "settings-section", testid: "settings-remote-hosts", "aria-labelledby": "set-remote" }, h("h3", { id: "set-remote" }, TEXT.section), h("p", { class: "hint" }, TEXT.intro), this.list, form);
+    this.el = h("section", { class: "settings-section", testid: "settings-remote-hosts", "aria-labelledby": "set-remote" }, h("h3", { id: "set-remote" }, t("remoteHosts.section")), h("p", { class: "hint" }, t("remoteHosts.intro")), this.list, form);
     ctx.remotes.on("change", () => this.render());
   }
 
@@ -101,34 +73,34 @@ export class RemoteHostsSection {
     clear(this.aliases);
     for (const e of remotes.sshConfig) this.aliases.append(h("option", { value: e.alias }, [e.user, e.hostName].filter(Boolean).join("@") || e.alias));
     clear(this.list);
-    if (!remotes.items.length) this.list.append(h("li", { class: "list-empty" }, TEXT.none));
+    if (!remotes.items.length) this.list.append(h("li", { class: "list-empty" }, t("remoteHosts.none")));
     for (const host of remotes.items) this.list.append(this.row(host));
   }
 
   row(host) {
     const busy = this.busy.has(host.hostId);
-    const state = h("span", { class: ["remote-state", `is-${host.state}`], testid: "remote-state", dataset: { state: host.state } }, TEXT.states[host.state] ?? host.state);
+    const state = h("span", { class: ["remote-state", `is-${host.state}`], testid: "remote-state", dataset: { state: host.state } }, stateWords(host.state));
     const button = (label, testid, onClick, tone) => {
       const b = h("button", { type: "button", class: ["btn", "btn-small", tone === "primary" && "btn-primary"], testid, disabled: busy }, label);
       b.addEventListener("click", onClick);
       return b;
     };
     const connected = host.state === "connected" || host.state === "reconnecting";
-    const mode = select("remote-mode", TEXT.modeLabel, host.mode, [["detached", TEXT.detached], ["attached", TEXT.attached]], (v) => this.update(host, { mode: v }));
-    const settingsFrom = select("remote-settings-from", TEXT.settingsLabel, host.settingsFrom, [["here", TEXT.settingsHere], ["remote", TEXT.settingsRemote]], (v) => this.update(host, { settingsFrom: v }));
+    const mode = select("remote-mode", t("remoteHosts.modeLabel"), host.mode, [["detached", t("remoteHosts.mode.detached")], ["attached", t("remoteHosts.mode.attached")]], (v) => this.update(host, { mode: v }));
+    const settingsFrom = select("remote-settings-from", t("remoteHosts.settingsLabel"), host.settingsFrom, [["here", t("remoteHosts.settingsFrom.here")], ["remote", t("remoteHosts.settingsFrom.remote")]], (v) => this.update(host, { settingsFrom: v }));
     const note = this.notes.get(host.hostId) ?? (host.state === "failed" ? host.detail : null);
     return h(
       "li",
       { class: "remote-host", testid: "remote-host", dataset: { hostId: host.hostId } },
-      h("div", { class: "remote-head" }, icon("terminal"), h("strong", { class: "remote-title" }, host.name), host.name !== host.target ? h("code", { class: "remote-target-text" }, host.target) : null, state, host.sandbox === false ? h("span", { class: "remote-nosandbox", testid: "remote-no-sandbox" }, TEXT.noSandbox) : null),
+      h("div", { class: "remote-head" }, icon("terminal"), h("strong", { class: "remote-title" }, host.name), host.name !== host.target ? h("code", { class: "remote-target-text" }, host.target) : null, state, host.sandbox === false ? h("span", { class: "remote-nosandbox", testid: "remote-no-sandbox" }, t("remoteHosts.noSandbox")) : null),
       h("div", { class: "remote-options" }, mode, settingsFrom),
       note ? h("p", { class: "remote-note", testid: "remote-note", role: "status" }, note) : null,
       h(
         "div",
         { class: "row-actions" },
-        button(TEXT.test, "remote-test", () => this.test(host)),
-        connected ? button(TEXT.disconnect, "remote-disconnect", () => this.run(host, () => this.ctx.remotes.disconnect(host.hostId))) : button(TEXT.connect, "remote-connect", () => this.connect(host), "primary"),
-        button(TEXT.remove, "remote-remove", () => this.remove(host)),
+        button(t("remoteHosts.test"), "remote-test", () => this.test(host)),
+        connected ? button(t("remoteHosts.disconnect"), "remote-disconnect", () => this.run(host, () => this.ctx.remotes.disconnect(host.hostId))) : button(t("remoteHosts.connect"), "remote-connect", () => this.connect(host), "primary"),
+        button(t("remoteHosts.remove"), "remote-remove", () => this.remove(host)),
       ),
     );
   }
@@ -156,20 +128,20 @@ export class RemoteHostsSection {
   }
 
   async connect(host) {
-    this.notes.set(host.hostId, TEXT.connecting);
+    this.notes.set(host.hostId, t("remoteHosts.connecting"));
     const r = await this.run(host, () => connectHost(this.ctx.remotes, host.hostId));
     this.notes.delete(host.hostId);
     this.render();
-    if (r?.ok) this.ctx.say(`${host.name}: ${TEXT.states.connected}.`, "ok");
+    if (r?.ok) this.ctx.say(t("remoteHosts.connectedSay", { name: host.name }), "ok");
   }
 
   async test(host) {
-    this.notes.set(host.hostId, TEXT.testing);
+    this.notes.set(host.hostId, t("remoteHosts.testing"));
     this.render();
     const r = await this.run(host, () => this.ctx.remotes.test(host.hostId));
     if (r?.ok) {
       const v = r.value;
-      this.notes.set(host.hostId, v.reachable && v.latencyMs != null ? `${v.detail} (${Math.round(v.latencyMs)} ms)` : v.detail);
+      this.notes.set(host.hostId, v.reachable && v.latencyMs != null ? t("remoteHosts.testResult", { detail: v.detail, ms: Math.round(v.latencyMs) }) : v.detail);
     } else this.notes.delete(host.hostId);
     this.render();
   }
@@ -179,7 +151,7 @@ export class RemoteHostsSection {
   }
 
   async remove(host) {
-    const sure = await confirm({ title: TEXT.removeTitle, testid: "remote-remove-dialog", body: TEXT.removeBody(host.name), actions: [{ label: TEXT.remove, value: "remove", tone: "danger", testid: "remote-remove-confirm" }] });
+    const sure = await confirm({ title: t("remoteHosts.removeTitle"), testid: "remote-remove-dialog", body: [t("remoteHosts.removeBody", { name: host.name })], actions: [{ label: t("remoteHosts.remove"), value: "remove", tone: "danger", testid: "remote-remove-confirm" }] });
     if (sure === "remove") await this.run(host, () => this.ctx.remotes.remove(host.hostId));
   }
 }
@@ -213,10 +185,10 @@ export class SecretPrompt {
     const { frame } = asked;
     const host = this.remotes.get(frame.hostId);
     const input = h("input", { type: frame.echo ? "text" : "password", class: "secret-input", testid: "remote-secret-input", "aria-label": frame.prompt, autocomplete: "off", spellcheck: "false" });
-    const ok = h("button", { type: "submit", class: "btn btn-primary", testid: "remote-secret-ok" }, TEXT.secretOk);
-    const cancel = h("button", { type: "button", class: "btn", testid: "remote-secret-cancel" }, "Cancel");
-    const form = h("form", { method: "dialog", class: "dialog-body" }, h("p", {}, frame.prompt), input, h("p", { class: "hint" }, TEXT.secretNote), h("div", { class: "row-actions" }, cancel, ok));
-    const el = (this.el = h("dialog", { class: "dialog secret-dialog", testid: "remote-secret-dialog", "aria-labelledby": "remote-secret-title" }, h("header", { class: "dialog-head" }, h("h2", { id: "remote-secret-title" }, TEXT.secretTitle(host?.name ?? frame.hostId))), form));
+    const ok = h("button", { type: "submit", class: "btn btn-primary", testid: "remote-secret-ok" }, t("remoteHosts.secretOk"));
+    const cancel = h("button", { type: "button", class: "btn", testid: "remote-secret-cancel" }, t("common.cancel"));
+    const form = h("form", { method: "dialog", class: "dialog-body" }, h("p", {}, frame.prompt), input, h("p", { class: "hint" }, t("remoteHosts.secretNote")), h("div", { class: "row-actions" }, cancel, ok));
+    const el = (this.el = h("dialog", { class: "dialog secret-dialog", testid: "remote-secret-dialog", "aria-labelledby": "remote-secret-title" }, h("header", { class: "dialog-head" }, h("h2", { id: "remote-secret-title" }, t("remoteHosts.secretTitle", { name: host?.name ?? frame.hostId }))), form));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const secret = input.value;
@@ -256,12 +228,12 @@ export function hostGroup({ host, roots, itemsOf, newSession, connect }) {
   const head = h(
     "div",
     { class: "ws-head remote-group-head" },
-    h("span", { class: "ws-toggle remote-toggle" }, icon("terminal"), h("span", { class: "ws-title", testid: "remote-group-title" }, host?.name ?? "?"), h("span", { class: ["remote-state", `is-${state}`], testid: "remote-group-state", dataset: { state } }, TEXT.states[state] ?? state)),
-    h("div", { class: "ws-tools" }, tool(away ? "retry" : "plus", away ? "remote-group-connect" : "remote-new-session", away ? TEXT.connect : TEXT.newSessionHere, away ? connect : newSession)),
+    h("span", { class: "ws-toggle remote-toggle" }, icon("terminal"), h("span", { class: "ws-title", testid: "remote-group-title" }, host?.name ?? "?"), h("span", { class: ["remote-state", `is-${state}`], testid: "remote-group-state", dataset: { state } }, stateWords(state))),
+    h("div", { class: "ws-tools" }, tool(away ? "retry" : "plus", away ? "remote-group-connect" : "remote-new-session", away ? t("remoteHosts.connect") : t("remoteHosts.newSessionHere"), away ? connect : newSession)),
   );
-  const list = h("ul", { class: ["session-list", away && "is-away"], role: "list", "aria-label": `Sessions on ${host?.name ?? ""}` });
-  itemsOf(roots, list, away ? TEXT.rowReconnecting : null);
-  if (!roots.length) list.append(h("li", { class: "list-empty ws-empty" }, away ? TEXT.notConnected : "No sessions here yet."));
+  const list = h("ul", { class: ["session-list", away && "is-away"], role: "list", "aria-label": t("remoteHosts.sessionsOn", { name: host?.name ?? "" }) });
+  itemsOf(roots, list, away ? t("remoteHosts.rowReconnecting") : null);
+  if (!roots.length) list.append(h("li", { class: "list-empty ws-empty" }, away ? t("remoteHosts.notConnected") : t("remoteHosts.noSessions")));
   return h("section", { class: "ws-group remote-group", testid: "remote-group", dataset: { hostId: host?.hostId ?? "", state } }, head, list);
 }
 
@@ -275,12 +247,12 @@ function tool(name, testid, label, onClick) {
 export async function newRemoteSession({ remotes, hostId, toast }) {
   const host = remotes.get(hostId);
   if (host?.state !== "connected") {
-    toast(TEXT.notConnected);
+    toast(t("remoteHosts.notConnected"));
     return null;
   }
   const picker = new FolderPicker({
     toast,
-    title: TEXT.pickTitle(host.name),
+    title: t("remoteHosts.pickTitle", { name: host.name }),
     testid: "remote-folder-dialog",
     host: {
       carrier: "remote", // always the in-page browser: the remote lists its own folders
