@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from host.engine.remotes.askpass import AskpassServer
 from host.engine.remotes.bootstrap import Bundle, RemoteFacts, RemotePython, RemoteUnsuitable
 from host.engine.remotes.records import RemoteRecords
 from host.engine.remotes.ssh import SshFiles, account_home
-from host.engine.remotes.wheels import server_wheels
+from host.engine.remotes.wheels import normalized, requirement_name, server_wheels
 from host.engine.services.remotes import ssh_config_entries
 from host.fetch import InProcessApiClient
 
@@ -221,6 +222,10 @@ def test_the_servers_wheels_are_this_hosts_code_and_the_same_bytes_each_time() -
     names = [w.name.split("-")[0].lower() for w in first]
     assert names[0] == "pip" and "harnessdesk" in names and "pydantic_core" in names
     assert "xllamacpp" not in names  # the embedded model stays on this computer
+    # every dependency pyproject.toml names goes along, even one added after `pip install -e .`
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    wanted = {normalized(requirement_name(r)).replace("-", "_") for r in declared} - {"xllamacpp"}
+    assert wanted <= {normalized(n).replace("-", "_") for n in names}, wanted
     own = next(w for w in first if w.name.startswith("harnessdesk-"))
     with zipfile.ZipFile(io.BytesIO(own.data)) as zf:
         listed = zf.namelist()

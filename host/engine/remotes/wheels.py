@@ -19,6 +19,7 @@ import importlib.metadata as md
 import io
 import json
 import re
+import tomllib
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -62,8 +63,22 @@ def requirement_name(requirement: str) -> str:
     return found.group(1) if found else ""
 
 
-def server_distributions(root: str = PROJECT) -> list[md.Distribution]:
-    """The project and every distribution its server needs, as installed here.
+def requirements_of(dist: md.Distribution, source: Path | None) -> list[str]:
+    """What a distribution requires. For this project run from its source folder, that folder's
+    pyproject.toml says it: installed metadata (an editable install's, a stray egg-info's) is as
+    old as the last install, and a dependency added since would be missing on the remote."""
+    if source is not None and normalized(dist.metadata["Name"]) == PROJECT:
+        try:
+            project = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+            return [str(r) for r in project.get("dependencies", [])]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # no readable pyproject there: the installed metadata
+    return list(dist.requires or [])
+
+
+def server_distributions(root: str = PROJECT, source: Path | None = None) -> list[md.Distribution]:
+    """The project and every distribution its server needs, as installed here (`source`: the
+    project's folder, read for an editable install's requirements).
 
     A requirement behind an extra is left out; one with another marker (a Python version, a
     platform) counts when it is installed here and is skipped when it is not (it is then not
@@ -84,7 +99,7 @@ def server_distributions(root: str = PROJECT) -> list[md.Distribution]:
                 f"{name} is not installed here, so it cannot be carried to a remote host"
             ) from None
         found[key] = dist
-        for requirement in dist.requires or []:
+        for requirement in requirements_of(dist, source):
             marker = requirement.split(";", 1)[1] if ";" in requirement else ""
             if "extra" in marker:
                 continue
@@ -208,7 +223,7 @@ def server_wheels(source: Path, cache: dict[tuple[str, str], Wheel] | None = Non
     dependencies between calls (by name and version: an installed version does not change)."""
     cache = {} if cache is None else cache
     out: list[Wheel] = []
-    dists = server_distributions()
+    dists = server_distributions(source=source)
     try:
         installer = md.distribution(INSTALLER)
     except md.PackageNotFoundError:
