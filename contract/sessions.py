@@ -6,7 +6,7 @@ import base64
 import binascii
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
@@ -50,6 +50,14 @@ class SessionSummary(WireModel):
     absent when there is nothing to say. `title` above mirrors `values.title`."""
     host_id: str | None = None
     """The remote host the session lives on (docs/decisions.md, "Remote hosts"); null: this one."""
+
+    @model_serializer(mode="wrap")
+    def _keep_host(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`hostId: null` names this host: never dropped by `exclude_none` (issue 43's wire)."""
+        data = handler(self)
+        if isinstance(data, dict):
+            data.setdefault("hostId", None)
+        return data
 
 
 class SessionRef(WireModel):

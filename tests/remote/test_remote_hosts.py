@@ -109,6 +109,15 @@ async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
         sid = (await local.call("session.create", {"hostId": host_id, "cwd": project})).session_id
         items = (await local.call("session.list")).items
         assert [(s.session_id, s.host_id, s.cwd) for s in items] == [(sid, host_id, project)]
+        # on the wire: `hostId` on every item, null for one of this host's
+        here = (await local.call("session.create", {"cwd": str(tmp_path)})).session_id
+        body = json.dumps(
+            {"type": "client-request", "rpcId": "r-list", "method": "session.list", "payload": {}}
+        ).encode()
+        got = await raw(local.client, "POST", "/api/session.list", {"content-type": "application/json"}, body)
+        wire = json.loads(got.body)["result"]["value"]["items"]
+        assert sorted((i["sessionId"], i["hostId"]) for i in wire) == sorted([(sid, host_id), (here, None)])
+        await local.call("session.delete", {"sessionId": here})
 
         # a turn with a tool call and an approval, on the remote, through the window's client
         await local.call("permission.set", {"sessionId": sid, "preset": "workspace-write"})
