@@ -212,6 +212,9 @@ async def serve_unix(
         "mode": mode,
         "sandbox": sandbox,
         "socket": str(socket_path),
+        # whose model settings it runs on: the relaying computer's, handed over at this launch,
+        # or this machine's own (a connection that wants the other relaunches it)
+        "settings": "handed" if handover else "own",
     }
     written.append(_write_private(folder / INFO, json.dumps(info) + "\n"))
     tasks: list[asyncio.Task[None]] = []

@@ -160,3 +160,67 @@ def test_the_window_opened_for_a_remote_path_connects_it_and_opens_a_session_the
     expect(group.get_by_test_id("remote-group-state")).to_have_attribute("data-state", "connected")
     expect(session_item(page, sid)).to_be_visible()
     rpc(page, "remote.disconnect", {"hostId": summary["hostId"]})
+
+
+PASSPHRASE = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def locked_sshd() -> Iterator[Sshd]:
+    """A remote whose login key has a passphrase, and no bubblewrap there."""
+    root = Path(tempfile.mkdtemp(prefix="hd-sshd-", dir="/var/tmp"))
+    env = {"HARNESSDESK_SANDBOX": "none", "HARNESSDESK_DEV_VALIDATE": "1"}
+    try:
+        with Sshd.start(root, set_env=env, passphrase=PASSPHRASE) as server:
+            server.trust()
+            yield server
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_ssh_asks_for_the_key_passphrase_in_a_dialog_of_the_window(
+    locked_sshd: Sshd,
+    llm: ScriptedLlmServer,
+    contexts: Contexts,
+    make_harness: Callable[..., HarnessServer],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SSH_ASKPASS reaches the page: ssh's own prompt in a password field; Cancel fails the login,
+    the passphrase connects, and nothing of it is kept. The row says the remote has no sandbox."""
+    monkeypatch.setenv("HOME", str(locked_sshd.client_home))
+    server = make_harness(openai_args(llm.base_url))
+    page = contexts.new_page(server.url)
+    page.locator("#open-settings").click()
+    section = page.get_by_test_id("settings-remote-hosts")
+    section.get_by_test_id("remote-target").fill(locked_sshd.target)
+    section.get_by_test_id("remote-add").click()
+    row = section.get_by_test_id("remote-host")
+
+    row.get_by_test_id("remote-connect").click()
+    dialog = page.get_by_test_id("remote-secret-dialog")
+    expect(dialog).to_contain_text("passphrase", timeout=CONNECT_MS)
+    expect(dialog.get_by_test_id("remote-secret-input")).to_have_attribute("type", "password")
+    dialog.get_by_test_id("remote-secret-cancel").click()
+    expect(dialog).to_have_count(0)
+    expect(row.get_by_test_id("remote-state")).to_have_attribute("data-state", "failed", timeout=60_000)
+    expect(page.get_by_test_id("settings-message")).to_contain_text("Permission denied")
+
+    row.get_by_test_id("remote-connect").click()
+    dialog = page.get_by_test_id("remote-secret-dialog")
+    expect(dialog.get_by_test_id("remote-secret-input")).to_be_focused(timeout=CONNECT_MS)
+    dialog.get_by_test_id("remote-secret-input").fill(PASSPHRASE)
+    shoot(page, "remote-host-passphrase")
+    dialog.get_by_test_id("remote-secret-ok").click()
+    expect(dialog).to_have_count(0)
+    expect(row.get_by_test_id("remote-state")).to_have_attribute(
+        "data-state", "connected", timeout=CONNECT_MS
+    )
+    expect(row.get_by_test_id("remote-no-sandbox")).to_be_visible()
+    for path in server.data_dir.rglob("*"):
+        if path.is_file():
+            assert PASSPHRASE.encode() not in path.read_bytes(), path
+    rpc(
+        page,
+        "remote.disconnect",
+        {"hostId": page.evaluate("() => window.harnessdesk.app.remotes.items[0].hostId")},
+    )

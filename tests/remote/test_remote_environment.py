@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,3 +78,31 @@ async def test_with_nobody_to_answer_ssh_asks_nothing(
         host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
         failed = await local.error("remote.connect", {"hostId": host_id}, "remote-connect-failed")
         assert failed.details.stage == "ssh" and "Permission denied" in failed.message
+
+
+async def test_a_changed_host_key_is_never_accepted(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """known_hosts records another key for the host (a reinstall, or someone in between): connect
+    and trust both answer host-key-changed, and known_hosts is left exactly as it was."""
+    known = sshd.client_home / ".ssh" / "known_hosts"
+    before = known.read_bytes()
+    other = tmp_path / "other"
+    argv = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)]
+    await asyncio.to_thread(subprocess.run, argv, check=True)
+    kind, blob = other.with_suffix(".pub").read_text().split()[:2]
+    known.write_text(f"[127.0.0.1]:{sshd.port} {kind} {blob}\n")
+    recorded = known.read_bytes()
+    try:
+        async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+            host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+            changed = await local.error("remote.connect", {"hostId": host_id}, "host-key-changed")
+            assert changed.details.key_type == "ED25519" and changed.details.fingerprint == sshd.fingerprint
+            assert "never accepts a changed key" in changed.message
+            trust = {"hostId": host_id, "fingerprint": sshd.fingerprint}
+            await local.error("remote.trustHostKey", trust, "host-key-changed")
+            assert known.read_bytes() == recorded
+            view = (await local.call("remote.list")).items[0]
+            assert view.state == "failed"
+    finally:
+        known.write_bytes(before)

@@ -20,10 +20,12 @@ import threading
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from host.engine.remotes import bootstrap
+from host.engine.settings.files import VERSION as SETTINGS_VERSION
 from tests.api.support import event, ftype, raw
 from tests.remote.support import (
     CONNECT,
@@ -253,6 +255,95 @@ async def test_a_host_connected_when_the_app_closed_is_connected_again_at_start(
         await local.call("remote.disconnect", {"hostId": host_id})
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:  # disconnected: stays so
         assert [h.state for h in (await local.call("remote.list")).items] == ["disconnected"]
+
+
+KEY = "sk-handed-over-0123456789abcdef"
+
+
+async def stop_running_server(sshd: Sshd) -> None:
+    """Stop the detached server an earlier test left there (by its pid), so the next connection
+    launches one and hands it this test's settings."""
+    pid = server_info(sshd).get("pid")
+    if pid is not None and alive(pid):
+        os.kill(pid, signal.SIGTERM)
+        await until(lambda: not alive(pid), RECONNECT)
+
+
+def holding(secret: str, *folders: Path, pid: int) -> list[str]:
+    """The files under `folders`, and the process's environment and arguments, holding `secret`."""
+    places = [p for folder in folders for p in folder.rglob("*") if p.is_file()]
+    places += [Path(f"/proc/{pid}/environ"), Path(f"/proc/{pid}/cmdline")]
+    return [str(p) for p in places if secret.encode() in p.read_bytes()]
+
+
+async def turn_text(local: Any, sid: str) -> str:
+    """Prompt once; the turn's assistant text once it ended as completed."""
+    content = [{"type": "text", "text": "who answers?"}]
+    await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
+    assert ended.event.data["reason"] == {"kind": "completed"}, ended.event.data
+    history = await local.call("session.history", {"sessionId": sid})
+    said = [e.event for e in history.events if e.event.type == "assistant/message"]
+    return str(said[-1].data["message"]["content"][0]["text"])
+
+
+async def test_a_remote_session_uses_this_computers_model_and_key_or_the_remotes_own(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Default: this computer's model settings and key, handed over the SSH channel and kept in
+    the remote server's memory only. `settingsFrom: "remote"`: the remote's own settings.json,
+    at once (the running server is relaunched for it)."""
+    sshd.trust()
+    await stop_running_server(sshd)
+    monkeypatch.setenv("HARNESSDESK_API_KEY", KEY)  # this computer's key for its --base-url route
+    llm.require_key = KEY
+    remote_data = sshd.home / ".local" / "share" / "HarnessDesk"
+    with ScriptedLlmServer() as own:
+        async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+            host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+            await local.call("remote.connect", {"hostId": host_id})
+            handed = server_info(sshd)
+            assert handed["settings"] == "handed"
+            sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+            llm.enqueue(Reply(text="answered from this computer's provider"))
+            assert await turn_text(local, sid) == "answered from this computer's provider"
+            # the key reached the remote's provider calls, yet nothing there holds it
+            assert holding(KEY, remote_data, server_dir(sshd) / "run", pid=handed["pid"]) == []
+
+            # the remote's own settings: its settings.json, its provider
+            document = {
+                "version": SETTINGS_VERSION,
+                "namespaces": {
+                    "llm-openai-compatible": {
+                        "profiles": [{"id": "own", "name": "Own", "baseURL": own.base_url}]
+                    },
+                    "agent-default-model": {"provider": "own", "model": "m"},
+                },
+            }
+            remote_data.mkdir(parents=True, exist_ok=True)
+            (remote_data / "settings.json").write_text(json.dumps(document))
+            for path in (
+                sshd.home / ".local",
+                sshd.home / ".local" / "share",
+                remote_data,
+                remote_data / "settings.json",
+            ):
+                shutil.chown(path, sshd.user, sshd.user)
+            await local.call("remote.update", {"hostId": host_id, "settingsFrom": "remote"})
+            await local.status(host_id, "disconnected")
+            await local.status(host_id, "connected", CONNECT)
+            relaunched = server_info(sshd)
+            assert relaunched["settings"] == "own" and relaunched["pid"] != handed["pid"]
+            assert not alive(handed["pid"])
+            there = (
+                await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})
+            ).session_id
+            own.enqueue(Reply(text="answered from the remote's own provider"))
+            asked_here = len(llm.requests)
+            assert await turn_text(local, there) == "answered from the remote's own provider"
+            assert len(llm.requests) == asked_here and own.requests
+            await local.call("remote.disconnect", {"hostId": host_id})
+    (remote_data / "settings.json").unlink()
 
 
 async def test_attached_mode_ends_the_server_with_the_ssh_session(

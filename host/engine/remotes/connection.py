@@ -227,6 +227,7 @@ class Connection:
             and self.plan.mode == "detached"
             and running.get("mode") == "detached"
             and running.get("version") == bundle.key
+            and running.get("settings") == ("handed" if self.plan.settings_from == "here" else "own")
         )
         if running is not None and not reuse:
             await run(ssh.command(bootstrap.stop_command()), env, bound=30)
