@@ -346,6 +346,70 @@ async def test_a_remote_session_uses_this_computers_model_and_key_or_the_remotes
     (remote_data / "settings.json").unlink()
 
 
+async def answered_turn(local: Any, sid: str, text: str, choice: str = "") -> Any:
+    """Prompt, allow every approval and pick `choice` for a question, until the turn ends."""
+    content = [{"type": "text", "text": text}]
+    await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    asked, end = ftype("approval/requested", sid), ftype("question/requested", sid)
+    done = event("turn/end", sid)
+    while True:
+        rpc_id, frame = await local.mux.next(lambda f: asked(f) or end(f) or done(f), RECONNECT)
+        if frame.type == "approval/requested":
+            value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "allowed-once"}
+        elif frame.type == "question/requested":
+            picked = [{"id": q.id, "selected": [choice]} for q in frame.questions]
+            value = {"sessionId": sid, "answer": {"answers": picked}}
+        else:
+            return frame
+        assert (await local.client.respond(rpc_id, {"ok": True, "value": value})).accepted
+
+
+async def test_questions_changes_revert_and_fork_of_a_remote_session(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same features as a local session, relayed: a question answered from here, the
+    Changes view, a turn reverted there, and a fork that lives on the same remote host."""
+    sshd.trust()
+    project = sshd.home / "changes"
+    project.mkdir(exist_ok=True)
+    (project / "a.txt").write_text("one\n")
+    for path in (project, project / "a.txt"):
+        shutil.chown(path, sshd.user, sshd.user)
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(project)})).session_id
+        edit = json.dumps({"path": "a.txt", "old_string": "one", "new_string": "two"})
+        llm.enqueue(Reply(tool_calls=[("e1", "edit_file", edit)]), Reply(text="edited"))
+        ended = await answered_turn(local, sid, "edit it")
+        assert ended.event.data["reason"] == {"kind": "completed"}
+        assert (project / "a.txt").read_text() == "two\n"
+        question = {
+            "questions": [{"id": "pick", "question": "Which?", "options": [{"label": "x"}, {"label": "y"}]}]
+        }
+        llm.enqueue(Reply(tool_calls=[("q1", "ask_user", json.dumps(question))]), Reply(text="picked"))
+        ended = await answered_turn(local, sid, "ask me", choice="y")
+        assert ended.event.data["reason"] == {"kind": "completed"}
+        history = await local.call("session.history", {"sessionId": sid})
+        results = [e.event.data for e in history.events if e.event.type == "tool/result"]
+        assert "y" in json.dumps(results[-1])  # the answer given here reached the remote's tool
+
+        changes = await local.call("files.sessionChanges", {"sessionId": sid})
+        assert [(f.path, f.status, f.revertable) for f in changes.files] == [("a.txt", "modified", True)]
+        first_end = next(e.event.seq for e in history.events if e.event.type == "turn/end")
+        fork = (await local.call("session.fork", {"sessionId": sid, "atSeq": first_end})).session_id
+        listed = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        assert listed[fork] == host_id and listed[sid] == host_id
+        forked = await local.call("session.history", {"sessionId": fork})
+        assert [e.event.type for e in forked.events].count("turn/end") == 1
+        assert not await local.runtime.engine.sessions.has_session(fork)  # it lives there
+
+        reverted = await local.call("files.revertTurn", {"sessionId": sid, "turn": 0})
+        assert reverted.turn == 0
+        assert (project / "a.txt").read_text() == "one\n"
+        await local.call("remote.disconnect", {"hostId": host_id})
+
+
 async def test_attached_mode_ends_the_server_with_the_ssh_session(
     sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
