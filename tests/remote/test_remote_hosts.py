@@ -9,12 +9,15 @@ in order: the first brings the server from nothing.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import io
 import json
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import zipfile
@@ -407,6 +410,43 @@ async def test_questions_changes_revert_and_fork_of_a_remote_session(
         reverted = await local.call("files.revertTurn", {"sessionId": sid, "turn": 0})
         assert reverted.turn == 0
         assert (project / "a.txt").read_text() == "one\n"
+        await local.call("remote.disconnect", {"hostId": host_id})
+
+
+def ask_over_the_socket(path: Path, token: str) -> bytes:
+    """One HTTP request on the remote server's Unix socket, as this process (root): the answer's
+    bytes, b"" when the server closed the connection unread."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(str(path))
+        body = b'{"type": "client-request", "rpcId": "r", "method": "host.describe", "payload": {}}'
+        head = (
+            f"POST /api/host.describe HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        sock.sendall(head.encode() + body)
+        out = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                out += chunk
+        return out
+
+
+async def test_another_user_holding_the_token_is_closed_unread(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The socket's mode keeps other users out; root passes file modes, so the server asks the
+    kernel who connected (SO_PEERCRED) and closes any connection not of its own user."""
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        run = server_dir(sshd) / "run"
+        token = (run / "token").read_text().strip()
+        assert os.geteuid() != (run / "serve.sock").stat().st_uid  # we are not the remote's user
+        assert await asyncio.to_thread(ask_over_the_socket, run / "serve.sock", token) == b""
+        # the relayed calls, by the remote user's sshd, go on as before
+        assert (await local.call("host.listDirectory", {"hostId": host_id})).path == str(sshd.home)
         await local.call("remote.disconnect", {"hostId": host_id})
 
 
