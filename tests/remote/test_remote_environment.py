@@ -106,3 +106,36 @@ async def test_a_changed_host_key_is_never_accepted(
             assert view.state == "failed"
     finally:
         known.write_bytes(before)
+
+
+@pytest.fixture(scope="module")
+def bare_sshd() -> Iterator[Sshd]:
+    """A remote whose PATH holds a shell's few tools and no Python at all."""
+    root = Path(tempfile.mkdtemp(prefix="hd-sshd-", dir="/var/tmp"))
+    tools = root / "bin"
+    tools.mkdir(parents=True)
+    for name in ("uname", "sed", "cat", "sh", "id"):
+        (tools / name).symlink_to(shutil.which(name) or f"/bin/{name}")
+    tools.chmod(0o755)
+    root.chmod(0o755)
+    try:
+        with Sshd.start(root, set_env={"PATH": str(tools)}) as server:
+            server.trust()
+            yield server
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+async def test_a_remote_without_python_gets_one_sentence(
+    bare_sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with local_host(bare_sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": bare_sshd.target})).host_id
+        tested = await local.call("remote.test", {"hostId": host_id})
+        assert not tested.reachable or "Python" in tested.detail
+        failed = await local.error("remote.connect", {"hostId": host_id}, "remote-connect-failed")
+        assert failed.details.stage == "bootstrap"
+        assert failed.message == "The remote has no Python 3; HarnessDesk's server needs Python 3.11 there."
+        assert not (bare_sshd.home / ".harnessdesk-server").exists()  # nothing was copied there
+        view = (await local.call("remote.list")).items[0]
+        assert (view.state, view.detail) == ("failed", failed.message)

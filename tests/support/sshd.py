@@ -49,6 +49,18 @@ def _run(*argv: str) -> str:
     return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=60).stdout
 
 
+def _account(*argv: str) -> None:
+    """useradd/usermod: they take the lock of /etc/passwd and fail at once when another process
+    holds it (tests in parallel worktrees make users too); tried again, a bounded number of times."""
+    for attempt in range(20):
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        if done.returncode == 0:
+            return
+        if "lock" not in done.stderr.lower() or attempt == 19:
+            raise subprocess.CalledProcessError(done.returncode, argv, done.stdout, done.stderr)
+        time.sleep(0.25)
+
+
 @dataclass
 class Sshd:
     root: Path
@@ -101,9 +113,9 @@ class Sshd:
         made = False
         try:
             if user is None or subprocess.run(["id", name], capture_output=True).returncode != 0:
-                _run("useradd", "-m", "-s", "/bin/sh", name)
+                _account("useradd", "-m", "-s", "/bin/sh", name)
                 made = True
-            _run("usermod", "-p", "*", name)  # no password, yet not locked (sshd refuses locked ones)
+            _account("usermod", "-p", "*", name)  # no password, yet not locked (sshd refuses locked ones)
             home = Path(_run("sh", "-c", f"getent passwd {name} | cut -d: -f6").strip())
             with cls._started(root, name, home, set_env or {}, passphrase) as sshd:
                 yield sshd
