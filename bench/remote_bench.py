@@ -53,6 +53,7 @@ def provider_child() -> int:
             n, tag = line.split()
             text = SHORT if n == "0" else "abcd" * int(n)
             server.enqueue(Reply(text=text, chunk_size=CHUNK, when=tag))  # auto titles get the default
+            print("queued", flush=True)  # the parent prompts only once the reply waits here
     return 0
 
 
@@ -72,6 +73,10 @@ class Provider:
         assert self.proc.stdin is not None
         self.proc.stdin.write(f"{n} {tag}\n")
         self.proc.stdin.flush()
+        assert self.proc.stdout is not None
+        said = self.proc.stdout.readline().strip()  # bounded by the child: it answers each line
+        if said != "queued":
+            raise RuntimeError(f"the scripted provider did not queue the reply: {said!r}")
 
     def close(self) -> None:
         if self.proc.stdin is not None:
