@@ -413,6 +413,43 @@ async def test_questions_changes_revert_and_fork_of_a_remote_session(
         await local.call("remote.disconnect", {"hostId": host_id})
 
 
+async def test_a_local_and_a_remote_session_stream_at_the_same_time(
+    sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both turns stream at once on one window's mux (each has its first delta before either
+    ended); each session gets all of its own text, in order, and none of the other's."""
+    sshd.trust()
+    async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
+        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
+        await local.call("remote.connect", {"hostId": host_id})
+        there = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        here = (await local.call("session.create", {"cwd": str(tmp_path)})).session_id
+        texts = {there: "remote " * 400, here: "local " * 400}
+        hurry = threading.Event()  # slow deltas until both streams are seen running
+        for sid, text in texts.items():
+            llm.enqueue(Reply(text=text, chunk_size=6, delay=0.05, hurry=hurry, when=f"go {sid}"))
+        for sid in texts:
+            content = [{"type": "text", "text": f"go {sid}"}]
+            await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        try:
+            for sid in texts:
+                await local.mux.next(event("assistant/chunk", sid), RECONNECT)
+            ended = [f for _, f in local.mux.items if event("turn/end")(f)]
+            assert ended == [], "a turn ended before the other streamed"
+        finally:
+            hurry.set()
+        for sid in texts:
+            await local.mux.next(event("turn/end", sid), RECONNECT)
+        for sid, text in texts.items():
+            said = "".join(
+                f.event.data["chunk"]["text"]
+                for _, f in local.mux.items
+                if event("assistant/chunk", sid)(f) and f.event.data["chunk"].get("type") == "text-delta"
+            )
+            assert said == text, (sid, len(said))
+        await local.call("remote.disconnect", {"hostId": host_id})
+
+
 def ask_over_the_socket(path: Path, token: str) -> bytes:
     """One HTTP request on the remote server's Unix socket, as this process (root): the answer's
     bytes, b"" when the server closed the connection unread."""
