@@ -1008,7 +1008,7 @@ export default {
   "remoteHosts.state.disconnected": "未连接",
   "remoteHosts.state.failed": "失败",
   "remoteHosts.state.reconnecting": "正在重新连接…",
-  "remoteHosts.targetLabel": "user@host[:port] 或 ~/.ssh/config 中的条目",
+  "remoteHosts.targetLabel": "用户@主机[:端口] 或 ~/.ssh/config 中的条目",
   "remoteHosts.test": "测试连接",
   "remoteHosts.testResult": "{detail}（{ms} 毫秒）",
   "remoteHosts.testing": "正在测试…",
