@@ -16,7 +16,8 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from contract._base import WireModel
 from contract.paths import HostPath, PathSegment
-from contract.permissions import PresetOption
+from contract.permissions import PresetOption, SandboxStatus
+from contract.remotes import HostId
 
 PickerCapability = Literal["native", "browse"]
 
@@ -48,6 +49,9 @@ class DescribeValue(WireModel):
     new_session_mode: PresetOption | None = Field(
         default=None,
         description="the permission mode a new session starts in here (Auto is Ask without a sandbox)",
+    )
+    sandbox: SandboxStatus | None = Field(
+        default=None, description="the sandbox this machine offers (`none`: no sandboxed mode here)"
     )
 
 
@@ -85,6 +89,10 @@ class DirectoryEntry(WireModel):
 class ListDirectoryRequest(WireModel):
     path: HostPath | None = Field(default=None, description="absent = the host's home")
     files: FileKind | None = Field(default=None, description="also list the files of this kind")
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
 
 class DirectoryListing(WireModel):
@@ -103,6 +111,10 @@ class DirectoryListing(WireModel):
 class CreateDirectoryRequest(WireModel):
     path: HostPath = Field(description="the existing parent directory")
     name: PathSegment
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
     @field_validator("name")
     @classmethod

@@ -19,6 +19,7 @@ from host.api import (
     mcp,
     permission,
     presets,
+    remote,
     session,
     settings,
     skills,
@@ -48,6 +49,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    remote,
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

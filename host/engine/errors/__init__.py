@@ -30,6 +30,13 @@ from host.engine.errors.mcp import (
     McpServerChanged,
     McpServerNotFound,
 )
+from host.engine.errors.remotes import (
+    HostKeyChanged,
+    HostKeyUnknown,
+    RemoteConnectFailed,
+    RemoteHostNotFound,
+    RemoteUnavailable,
+)
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -89,6 +96,8 @@ __all__ = [
     "EngineError",
     "ForkUnavailable",
     "HostActionFailed",
+    "HostKeyChanged",
+    "HostKeyUnknown",
     "InvalidTimeZone",
     "JobNotFound",
     "LocalModelNotFound",
@@ -100,6 +109,9 @@ __all__ = [
     "ModelUnavailable",
     "PrivilegeRequired",
     "QueueItemNotFound",
+    "RemoteConnectFailed",
+    "RemoteHostNotFound",
+    "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
     "SessionAlreadyHere",
