@@ -33,6 +33,7 @@ from contract import (
     skills,
     subagents,
     workspaces,
+    worktrees,
 )
 
 Req = TypeVar("Req", bound=BaseModel, covariant=True)
@@ -374,6 +375,49 @@ SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
 CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
 # `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
 FINDER_FIND = Method("finder.find", finder.FindRequest, finder.FindValue, session="reads")
+
+# worktree sessions (docs/decisions.md, "Worktree sessions"): what changes the person's checkout
+# or branches, or names a command or folder the host runs or writes in, is privileged; reads are
+# not
+_wt = worktrees
+WORKTREE_LIST = Method("worktree.list", _wt.WorktreeListRequest, _wt.WorktreeListValue)
+WORKTREE_OPTIONS = Method("worktree.options", _wt.WorktreeOptionsRequest, _wt.WorktreeOptionsValue)
+WORKTREE_SPACE_USED = Method("worktree.spaceUsed", _wt.WorktreeSpaceRequest, _wt.WorktreeSpaceValue)
+WORKTREE_APPLY = Method(
+    "worktree.apply",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeApplyValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_MERGE = Method(
+    "worktree.merge",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeMergeValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_REMOVE = Method(
+    "worktree.remove",
+    _wt.WorktreeRemoveRequest,
+    _wt.WorktreeRemoveValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_ADOPT = Method(
+    "worktree.adopt",
+    _wt.WorktreeAdoptRequest,
+    _wt.WorktreeState,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_CONFIGURE = Method(
+    "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

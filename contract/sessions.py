@@ -14,6 +14,7 @@ from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
 from contract.views import HistoryEntry
+from contract.worktrees import WorktreeSpec, WorktreeState
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -47,6 +48,10 @@ class SessionSummary(WireModel):
     projections: Projections | None = None
     """The row's projection baseline (`title`, and `goal` for an attached session with goals);
     absent when there is nothing to say. `title` above mirrors `values.title`."""
+    worktree: WorktreeState | None = None
+    """The git worktree the session works in (its branch, ahead/behind of its base, uncommitted
+    changes); absent (null) for a session in the person's own checkout (docs/decisions.md,
+    "Worktree sessions")."""
 
 
 class SessionRef(WireModel):
@@ -76,6 +81,10 @@ class CreateRequest(WireModel):
     agent_preset: str | None = None
     origin: Literal["acp"] | None = Field(
         default=None, description="`acp`: an editor drives the session over ACP (its sidebar row says so)"
+    )
+    worktree: WorktreeSpec | None = Field(
+        default=None,
+        description="work in a git worktree of the folder's repository (`not-a-repository` outside one)",
     )
 
     @field_validator("cwd")

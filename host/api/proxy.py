@@ -24,6 +24,7 @@ from host.api import (
     skills,
     subagent,
     workspace,
+    worktree,
 )
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
@@ -48,6 +49,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    worktree,
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

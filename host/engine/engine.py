@@ -65,6 +65,8 @@ from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
+from host.engine.worktrees.rows import WorktreeRows
+from host.engine.worktrees.service import Worktrees
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,6 +112,8 @@ class Engine:
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
+    worktrees: Worktrees
+    """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
     parts: Parts
 
     @classmethod
@@ -142,7 +146,8 @@ class Engine:
         await store.open()
         plane.start()
         chosen = tools if tools is not None else default_tools()
-        registry = await WorkspaceRegistry.open(store, bus)
+        worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
+        registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane)
         pending = PendingTable(bus)
         selections = Selections(plane.settings, plane.registry, plane.overrides)
@@ -162,7 +167,12 @@ class Engine:
             data_dir, store, bus, chosen, plane.default_agent_preset, mcp_tools=mcp.mcp_session_tools
         )
         permissions = PermissionService(
-            store, bus, plane.default_preset, partial(preset_cap, store, preset_service.roster), data_dir
+            store,
+            bus,
+            plane.default_preset,
+            partial(preset_cap, store, preset_service.roster),
+            data_dir,
+            worktree_rows.binds_for,
         )
         preset_service.commands.register(permission_command(permissions))
         jobs = Jobs(core)
@@ -170,6 +180,30 @@ class Engine:
         forks = Forks(core, permissions, registry)
         files = Files(core, plane, forks.fork, FolderGit(data_dir), mcp.project_trusted)
         goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
+
+        async def last_seq(session_id: str) -> int:
+            agent = the_pool().get(session_id)
+            return agent.journal.last_seq if agent is not None else (await core.header(session_id)).last_seq
+
+        async def session_folders() -> list[tuple[str, str | None]]:
+            return [(row.id, row.cwd) for row in await store.sessions()]
+
+        worktrees = Worktrees(
+            data_dir,
+            worktree_rows,
+            FolderGit(data_dir),
+            mcp.project_trusted,
+            bus,
+            header=core.header,
+            last_seq=last_seq,
+            set_cwd=store.set_cwd,
+            release=lambda sid: the_pool().release(sid),
+            session_folders=session_folders,
+            workspace_folder=lambda wid: registry.get(wid).path,
+            workspace_of_folder=registry.workspace_at,
+            workspace_of_session=registry.containing,
+        )
+        gates.add(worktrees.gate, frozenset({"user", "goal"}), worktrees.setups.active)
         extra_tools = goal_tools(goals.driver)
 
         async def compose(header: SessionHeader, messages: list[Message], cwd: Path) -> Composition:
@@ -205,7 +239,10 @@ class Engine:
             snapshots=files.snapshots,
             hooks=mcp.hooks,
             subagents=subagents.control_for,
-            turn_ended=chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+            turn_ended=chain_turn_ended(
+                chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+                lambda agent, *_: worktrees.turn_ended(agent.cwd),
+            ),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
         )
@@ -224,6 +261,7 @@ class Engine:
             jobs=jobs,
             fork=forks.fork,
             fork_restoring=files.fork_restoring,
+            worktrees=worktrees,
         )
         preset_service.commands.register(goal_command(goals.driver))
         model_status = ModelStatusRelay(bus)
@@ -265,10 +303,12 @@ class Engine:
             ),
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
+            worktrees=worktrees,
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
+        await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
         return engine
@@ -289,6 +329,7 @@ class Engine:
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         await self.finder.close()
+        await self.worktrees.close()
         parts.pending.cancel_all()
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await parts.plane.aclose()

@@ -70,6 +70,14 @@ from host.engine.errors.workspaces import (
     WorkspaceNameConflict,
     WorkspaceNotFound,
 )
+from host.engine.errors.worktrees import (
+    NotARepository,
+    WorktreeConflict,
+    WorktreeDirty,
+    WorktreeFailed,
+    WorktreeUnmerged,
+    WorktreeUntrusted,
+)
 
 __all__ = [
     "AgentBusy",
@@ -97,6 +105,7 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotARepository",
     "PrivilegeRequired",
     "QueueItemNotFound",
     "RevertConflict",
@@ -119,4 +128,9 @@ __all__ = [
     "WorkspaceMoveInvalid",
     "WorkspaceNameConflict",
     "WorkspaceNotFound",
+    "WorktreeConflict",
+    "WorktreeDirty",
+    "WorktreeFailed",
+    "WorktreeUnmerged",
+    "WorktreeUntrusted",
 ]

@@ -92,18 +92,36 @@ class FolderGit:
     def __init__(self, data_dir: Path | None) -> None:
         self._data_dir = data_dir
 
-    def policy(self, layout: RepoLayout, write: bool) -> SandboxPolicy:
+    def policy(
+        self, layout: RepoLayout, write: bool, writable: Sequence[Path] = (), read_only: Sequence[Path] = ()
+    ) -> SandboxPolicy:
         outside = tuple(p for p in (layout.git_dir, layout.common_dir) if not p.is_relative_to(layout.top))
         return SandboxPolicy(
-            workspace=layout.top, write=write, network=False, data_dir=self._data_dir, readable=outside
+            workspace=layout.top,
+            write=write,
+            network=False,
+            data_dir=self._data_dir,
+            readable=outside,
+            writable=tuple(writable),
+            read_only=tuple(read_only),
         )
 
-    def argv(self, layout: RepoLayout, args: Sequence[str], *, write: bool = False) -> list[str]:
+    def argv(
+        self,
+        layout: RepoLayout,
+        args: Sequence[str],
+        *,
+        write: bool = False,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
+    ) -> list[str]:
         """The command line that runs `git args` in `layout`'s work tree as this module allows,
-        or GitRefused."""
+        or GitRefused. `writable`: places outside the work tree (or protected inside it) this
+        call writes too — a worktree's folder and the repository's `worktrees/` for `git worktree
+        add/remove` (docs/decisions.md, "Worktree sessions"); `read_only` stays so over them."""
         argv = [GIT, *HARDENED, *args]
         if support().available:
-            return wrap(argv, self.policy(layout, write))
+            return wrap(argv, self.policy(layout, write, writable, read_only))
         found = config_scan.findings(layout)
         if found:
             raise GitRefused(
@@ -121,10 +139,12 @@ class FolderGit:
         stdin: bytes | None = None,
         bound: float = DEFAULT_TIMEOUT,
         env: Mapping[str, str] | None = None,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
     ) -> GitResult:
         """`git args` in the work tree's top; GitRefused when it may not run, TimeoutError when it
         takes longer than `bound` seconds (the process is killed)."""
-        argv = self.argv(layout, args, write=write)
+        argv = self.argv(layout, args, write=write, writable=writable, read_only=read_only)
         full_env = {**_folder_env(), **(env or {})}
         if not write:
             full_env["GIT_OPTIONAL_LOCKS"] = "0"

@@ -66,6 +66,14 @@ class SandboxPolicy:
     readable: tuple[Path, ...] = ()
     """Places outside `workspace` bound read-only over the masks and the private /tmp (the git
     directory of a linked worktree, for the host's own git)."""
+    writable: tuple[Path, ...] = ()
+    """Places outside `workspace` bound writable over the masks and the protected entries: what
+    git writes for a linked worktree in the shared git directory (`objects/`, `refs/`, `logs/`,
+    its own `worktrees/<name>/`), and what `git worktree add/remove` changes (docs/decisions.md,
+    "Worktree sessions"). Only with `write`."""
+    read_only: tuple[Path, ...] = ()
+    """Existing files bound read-only over the writable places (a worktree's `commondir` and
+    `gitdir` pointers)."""
 
 
 @dataclass(frozen=True)

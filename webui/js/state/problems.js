@@ -45,6 +45,12 @@ export const MESSAGES = {
   "revert-unavailable": "There is nothing to revert here.",
   "privilege-required": "Only the app's window or a browser on this machine can let the agent do more without asking.",
   "revert-conflict": "Nothing was restored: some files changed since.",
+  "worktree-conflict": "Nothing was changed: your checkout changed the same files.",
+  "worktree-dirty": "There are uncommitted changes: commit or discard them first.",
+  "worktree-unmerged": "The branch has commits its base does not have; they would be lost.",
+  "not-a-repository": "This folder is not inside a git repository.",
+  "worktree-untrusted": "This repository's git configuration names programs: trust the folder first.",
+  "worktree-failed": "git could not do this; nothing was changed.",
   "subagent-parent-unavailable": "The subagent's parent session cannot run right now.",
   "subagent-not-found": "That subagent is gone (or it is not this session's).",
   "subagent-catalog-diagnostic": "That subagent's session cannot be read.",
@@ -79,6 +85,8 @@ export function describeError(err) {
   // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
   if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
   if (err.code === "revert-conflict") return conflictText(err);
+  // A worktree hand-off's refusal names the files or the branch (docs/decisions.md, "Worktree sessions").
+  if ((err.code?.startsWith?.("worktree-") || err.code === "not-a-repository") && err.message) return err.message;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "archive-invalid", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;
