@@ -300,13 +300,13 @@ async def test_the_next_start_prunes_and_removes_worktrees_nobody_works_in(
     try:
         wid = await workspace(host, repo)
         used = await worktree_session(host, wid, branch="used")
-        await prompt(host.client(), used, "hello")  # written: it survives a restart
+        client = host.client()
+        mux = await host.mux(client)
+        await prompt(client, used, "hello")  # written: it survives a restart
+        await mux.next(event("turn/end", used))
         unused = await worktree_session(host, wid, branch="unused")  # never written (a blank session)
         unused_tree = Path((await summary(host, unused)).cwd)
         used_tree = Path((await summary(host, used)).cwd)
-        client = host.client()
-        mux = await host.mux(client)
-        await mux.next(event("turn/end", used))
         stale = place / "stale"
         git(repo, "worktree", "add", "-q", "-b", "stale", str(stale))
     finally:
