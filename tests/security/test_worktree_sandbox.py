@@ -155,3 +155,47 @@ async def test_the_hosts_worktree_git_runs_in_the_sandbox_before_trust_only_when
     )
     assert (tree / ".smudged").exists(), "trusted: the filter ran, in the new worktree"
     assert not (place / "ran").exists(), "inside the sandbox: the rest of the machine was read-only to it"
+
+
+async def test_two_worktree_sessions_edit_the_same_file_at_once_on_two_branches(
+    host: Host, llm: ScriptedLlmServer, place: Path
+) -> None:
+    repo = make_repo(place / "repo")
+    main = git(repo, "rev-parse", "main")
+    client = host.client()
+    mux = await host.mux(client)
+    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
+    sids = {}
+    for name in ("a", "b"):
+        spec = {"branch": f"task-{name}"}
+        sids[name] = (await ok(client, "session.create", {"workspaceId": wid, "worktree": spec})).session_id
+        change = json.dumps({"path": "a.txt", "old_string": "two", "new_string": f"two by {name}"})
+        commit = json.dumps({"command": f"git commit -qam 'task {name}' && echo COMMITTED"})
+        llm.enqueue(
+            Reply(
+                when=f"TASK-{name}",
+                text="Editing a.txt " * 20,
+                delay=0.02,
+                tool_calls=[(f"e{name}", "edit_file", change)],
+            ),
+            Reply(when=f"TASK-{name}", tool_calls=[(f"c{name}", "bash", commit)]),
+            Reply(when=f"TASK-{name}", text=f"task {name} done"),
+        )
+    start = len(mux.items)
+    for name, sid in sids.items():
+        await prompt(client, sid, f"TASK-{name}: change line two")
+    for sid in sids.values():
+        await mux.next(event("turn/end", sid), within=120)
+    seen = [
+        (f.event.type, f.session_id)
+        for f in mux.since(start)
+        if getattr(f, "type", None) == "session/event" and f.event.type in ("turn/start", "turn/end")
+    ]
+    assert seen.index(("turn/start", sids["b"])) < seen.index(("turn/end", sids["a"])), (
+        "the two turns overlapped"
+    )
+    for name in ("a", "b"):
+        assert git(repo, "log", "-1", "--format=%s", f"task-{name}") == f"task {name}"
+        assert git(repo, "show", f"task-{name}:a.txt") == f"one\ntwo by {name}\nthree"
+    assert git(repo, "rev-parse", "main") == main and git(repo, "status", "--porcelain") == ""
+    assert (repo / "a.txt").read_text() == "one\ntwo\nthree\n", "the checkout is untouched"
