@@ -93,7 +93,12 @@ class FolderGit:
         self._data_dir = data_dir
 
     def policy(
-        self, layout: RepoLayout, write: bool, writable: Sequence[Path] = (), read_only: Sequence[Path] = ()
+        self,
+        layout: RepoLayout,
+        write: bool,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
     ) -> SandboxPolicy:
         outside = tuple(p for p in (layout.git_dir, layout.common_dir) if not p.is_relative_to(layout.top))
         return SandboxPolicy(
@@ -101,7 +106,7 @@ class FolderGit:
             write=write,
             network=False,
             data_dir=self._data_dir,
-            readable=outside,
+            readable=(*outside, *readable),
             writable=tuple(writable),
             read_only=tuple(read_only),
         )
@@ -114,14 +119,17 @@ class FolderGit:
         write: bool = False,
         writable: Sequence[Path] = (),
         read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
     ) -> list[str]:
         """The command line that runs `git args` in `layout`'s work tree as this module allows,
         or GitRefused. `writable`: places outside the work tree (or protected inside it) this
         call writes too — a worktree's folder and the repository's `worktrees/` for `git worktree
-        add/remove` (docs/decisions.md, "Worktree sessions"); `read_only` stays so over them."""
+        add/remove` (docs/decisions.md, "Worktree sessions"); `read_only` stays so over them;
+        `readable`: places git reads beyond the repository (its worktrees under the masked data
+        folder: `git worktree prune` would otherwise take them for deleted)."""
         argv = [GIT, *HARDENED, *args]
         if support().available:
-            return wrap(argv, self.policy(layout, write, writable, read_only))
+            return wrap(argv, self.policy(layout, write, writable, read_only, readable))
         found = config_scan.findings(layout)
         if found:
             raise GitRefused(
@@ -141,10 +149,11 @@ class FolderGit:
         env: Mapping[str, str] | None = None,
         writable: Sequence[Path] = (),
         read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
     ) -> GitResult:
         """`git args` in the work tree's top; GitRefused when it may not run, TimeoutError when it
         takes longer than `bound` seconds (the process is killed)."""
-        argv = self.argv(layout, args, write=write, writable=writable, read_only=read_only)
+        argv = self.argv(layout, args, write=write, writable=writable, read_only=read_only, readable=readable)
         full_env = {**_folder_env(), **(env or {})}
         if not write:
             full_env["GIT_OPTIONAL_LOCKS"] = "0"

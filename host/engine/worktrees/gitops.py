@@ -64,9 +64,14 @@ def parse_status(raw: bytes) -> list[Entry]:
 class RepoGit:
     """git on a person's repository for the worktree operations; one per engine."""
 
-    def __init__(self, git: FolderGit, trusted: Callable[[Path], bool]) -> None:
+    def __init__(
+        self, git: FolderGit, trusted: Callable[[Path], bool], worktrees: Callable[[], list[str]] = list
+    ) -> None:
         self._git = git
         self._trusted = trusted
+        self._worktrees = worktrees
+        """The worktrees the app knows: git sees them in the sandbox even under the masked data
+        folder (`worktree prune`, `list`, `branch -D` look at every worktree of a repository)."""
 
     async def check(self, repo: RepoLayout, folder: Path) -> None:
         """WorktreeUntrusted when the repository's configuration names programs and `folder`
@@ -98,6 +103,7 @@ class RepoGit:
                 env=LITERAL if literal else None,
                 writable=writable,
                 read_only=read_only,
+                readable=[Path(p) for p in self._worktrees()],
             )
         except GitRefused as exc:
             raise WorktreeUntrusted(str(repo.top), [], str(exc)) from exc

@@ -12,7 +12,6 @@ and it still points where it started, the folder gone (it did not exist before).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -174,26 +173,29 @@ class Maker:
         )
 
     async def unmake(self, plan: Plan) -> None:
-        """Roll back `make` (idempotent; every step tolerates what is already gone)."""
+        """Roll back `make` (idempotent: every step tolerates what is already gone). A `git
+        worktree add` killed half way leaves its registration locked ("initializing"): it is
+        removed with a double force, unlocked, then pruned once the folder is gone."""
         local = await asyncio.to_thread(local_repository, plan.local)
-        if local is not None:
-            writes = worktree_writes(plan.common, plan.path)
-            with contextlib.suppress(Exception):
-                if await asyncio.to_thread(os.path.lexists, plan.path):
-                    await self._git.run(
-                        local,
-                        ["worktree", "remove", "--force", plan.path],
-                        write=True,
-                        writable=writes,
-                        codes=(0, 128),
-                    )
-            with contextlib.suppress(Exception):
-                await self._git.run(local, ["worktree", "prune"], write=True, writable=writes[:1])
-            if plan.created_branch:
-                with contextlib.suppress(Exception):
-                    if await self._git.commit_of(local, f"refs/heads/{plan.branch}") == plan.start:
-                        await self._git.run(local, ["branch", "-D", plan.branch], write=True)
+        if local is not None and await asyncio.to_thread(os.path.lexists, plan.path):
+            await self._quietly(local, ["worktree", "remove", "--force", "--force", plan.path], plan)
         await asyncio.to_thread(shutil.rmtree, plan.path, True)  # it did not exist before
+        if local is None:
+            return
+        await self._quietly(local, ["worktree", "unlock", plan.path], plan)
+        await self._quietly(local, ["worktree", "prune"], plan)
+        if (
+            plan.created_branch
+            and await self._git.commit_of(local, f"refs/heads/{plan.branch}") == plan.start
+        ):
+            await self._git.run(local, ["branch", "-D", plan.branch], write=True)
+
+    async def _quietly(self, local: RepoLayout, args: list[str], plan: Plan) -> None:
+        """A roll-back step that may find nothing to do (git answers 128 then)."""
+        writes = worktree_writes(plan.common, plan.path)
+        done = await self._git.run(local, args, write=True, writable=writes, codes=(0, 1, 128))
+        if not done.ok:
+            log.info("rolling back %s: git %s: %s", plan.path, args[1], done.last_error)
 
     async def copy_listed(self, plan: Plan, patterns: list[str]) -> list[str]:
         """The workspace's listed ignored files into the new worktree (what is tracked is there
