@@ -7,6 +7,7 @@ options; a deleted session's worktree goes; the next start prunes and forgets un
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -320,3 +321,64 @@ async def test_the_next_start_prunes_and_removes_worktrees_nobody_works_in(
         assert row.worktree.branch == "used"
     finally:
         await again.close()
+
+
+def plant_step(data_dir: Path, op: str, state: str, **data: Any) -> Path:
+    """A hand-off journal as a kill -9 in the middle of that operation leaves it."""
+    folder = data_dir / "worktree-journal" / "steps"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"planted-{op}.json"
+    path.write_text(json.dumps({"id": f"planted-{op}", "op": op, "state": state, "data": data}))
+    return path
+
+
+@pytest.mark.parametrize("carrier", ["inprocess"])
+async def test_a_merge_or_a_remove_a_crash_cut_short_is_settled_at_the_next_start(
+    carrier: str, tmp_path: Path, llm: ScriptedLlmServer, place: Path
+) -> None:
+    repo = make_repo(place / "repo")
+    host = await open_test_host(carrier, tmp_path, llm.base_url)
+    try:
+        wid = await workspace(host, repo)
+        half, none, gone = [await worktree_session(host, wid, branch=b) for b in ("half", "none", "gone")]
+        for sid in (half, none, gone):
+            await ok(host.client(), "session.rename", {"sessionId": sid, "title": "written"})
+        trees = {sid: Path((await summary(host, sid)).cwd) for sid in (half, none, gone)}
+        for n, sid in enumerate((half, none)):
+            (trees[sid] / f"new{n}.txt").write_text(f"new {n}\n")
+            (trees[sid] / "a.txt").write_text(f"changed by {n}\n")
+            commit_all(trees[sid], f"work {n}")
+        gone_row = (await ok(host.client(), "worktree.list", {})).items
+    finally:
+        await host.close()
+    orig = git(repo, "rev-parse", "main")
+    tip = git(repo, "rev-parse", "half")
+    (repo / "new0.txt").write_text("new 0\n")  # the switch had written one file of two
+    plant_step(host.data_dir, "merge", "switching", local=str(repo), base="main", orig=orig, commit=tip)
+    row = next(i for i in gone_row if i.session_id == gone)
+    record = {
+        "path": row.path, "local": str(repo), "common": str(repo / ".git"),
+        "gitdir": git(Path(row.path), "rev-parse", "--absolute-git-dir"), "branch": "gone", "base": "main",
+        "start": orig, "owned": True, "created_branch": True, "session_id": gone, "created_at": 1,
+    }  # fmt: skip
+    plant_step(
+        host.data_dir, "remove", "removing", row=record, delete_branch=True, sessions=[[gone, str(repo)]]
+    )
+    again = await open_test_host(carrier, tmp_path, llm.base_url, data_dir=host.data_dir)
+    try:
+        assert git(repo, "rev-parse", "main") == tip, "the merge a crash interrupted was completed"
+        assert (repo / "a.txt").read_text() == "changed by 0\n" and git(repo, "status", "--porcelain") == ""
+        assert not present(Path(row.path)) and "gone" not in branches(repo), "the remove was finished"
+        assert (await summary(again, gone)).cwd == str(repo)
+        assert not list((host.data_dir / "worktree-journal" / "steps").iterdir())
+    finally:
+        await again.close()
+    other = git(repo, "rev-parse", "none")  # a switch to it that was journaled and never began
+    plant_step(host.data_dir, "merge", "switching", local=str(repo), base="main", orig=tip, commit=other)
+    third = await open_test_host(carrier, tmp_path, llm.base_url, data_dir=host.data_dir)
+    try:
+        assert git(repo, "rev-parse", "main") == tip, "a switch that never began is dropped, nothing changed"
+        assert git(repo, "status", "--porcelain") == "" and (repo / "a.txt").read_text() == "changed by 0\n"
+        assert not list((host.data_dir / "worktree-journal" / "steps").iterdir())
+    finally:
+        await third.close()

@@ -196,8 +196,8 @@ class Handoff:
                 write=True,
             )
         except WorktreeFailed:
-            await self._recover_merge(step)  # finished, or set aside with the reason
-            raise
+            if not await self._recover_merge(step, at_start=False):  # rolled back, or set aside
+                raise
         await asyncio.to_thread(journal.done, self._data_dir, step)
         return Merged(commit, fast)
 
@@ -224,27 +224,32 @@ class Handoff:
             local, ["commit-tree", fields[0], "-p", orig, "-p", tip, "-m", message], write=True
         )
 
-    async def _recover_merge(self, step: journal.Step) -> None:
-        """Finish a switch a crash cut short: every file it touches must hold either side's
-        content (the checkout was clean when it began), then `reset --hard` completes it."""
+    async def _recover_merge(self, step: journal.Step, at_start: bool = True) -> bool:
+        """Settle a switch a crash (or a failure) cut short; True when the merge is complete.
+        Every file it touches must hold one side's content (the checkout was clean when it
+        began): all the old side's, it never started (rolled back); some of the new side's,
+        `reset --hard` to the merge completes it. Anything else is set aside, untouched. At start
+        a stale `index.lock` the killed switch left is removed (never in-process: it may be the
+        person's own git's)."""
         data = step.data
         local = await asyncio.to_thread(repo_layout.find, Path(data["local"]))
         if local is None or repo_layout.branch(local) != data["base"]:
             await asyncio.to_thread(
                 journal.set_aside, self._data_dir, step, "the checkout moved to another branch"
             )
-            return
+            return False
         ref = await self._git.commit_of(local, f"refs/heads/{data['base']}")
         if ref == data["commit"]:
             await asyncio.to_thread(journal.done, self._data_dir, step)
-            return
+            return True
         if ref != data["orig"]:
             await asyncio.to_thread(journal.set_aside, self._data_dir, step, "the base branch moved since")
-            return
+            return False
         raw = (await self._git.run(local, ["diff", "--name-only", "-z", data["orig"], data["commit"]])).stdout
         names = [n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n]
         old = await self._git.blobs(local, data["orig"], names)
         new = await self._git.blobs(local, data["commit"], names)
+        untouched = True
         for name in names:
             try:
                 now = await TOOL_WORKERS.run(files.read_inside, data["local"], name)
@@ -253,11 +258,14 @@ class Handoff:
             held = now.data if now is not None else None
             if held not in (old[name], new[name]):
                 await asyncio.to_thread(journal.set_aside, self._data_dir, step, f"{name} changed since")
-                return
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(Path(local.git_dir) / "index.lock")  # left by the killed read-tree
-        await self._git.run(local, ["reset", "--hard", "--quiet", data["commit"]], write=True)
+                return False
+            untouched = untouched and held == old[name]
+        if at_start:
+            await asyncio.to_thread(_unlock_index, local)  # left by a killed read-tree
+        if not untouched:
+            await self._git.run(local, ["reset", "--hard", "--quiet", data["commit"]], write=True)
         await asyncio.to_thread(journal.done, self._data_dir, step)
+        return not untouched
 
     # ---- remove ---------------------------------------------------------------------------------
 
@@ -424,6 +432,11 @@ class Handoff:
                     log.warning("worktree hand-off %s: still not written: %s", record.id, failure)
             else:
                 await TOOL_WORKERS.run(undo_journal.rollback, self._files_root, record)
+
+
+def _unlock_index(repo: RepoLayout) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(Path(repo.git_dir) / "index.lock")
 
 
 def _compare(
