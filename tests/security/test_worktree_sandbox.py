@@ -199,3 +199,42 @@ async def test_two_worktree_sessions_edit_the_same_file_at_once_on_two_branches(
         assert git(repo, "show", f"task-{name}:a.txt") == f"one\ntwo by {name}\nthree"
     assert git(repo, "rev-parse", "main") == main and git(repo, "status", "--porcelain") == ""
     assert (repo / "a.txt").read_text() == "one\ntwo\nthree\n", "the checkout is untouched"
+
+
+async def test_the_setup_command_runs_in_the_sandbox_before_the_first_turn(
+    host: Host, llm: ScriptedLlmServer, place: Path
+) -> None:
+    repo = make_repo(place / "repo")
+    client = host.client()
+    mux = await host.mux(client)
+    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
+    setup = (
+        f"sleep 1; echo installed > deps.txt; echo x > {repo}/escaped.txt; git status --short > status.txt"
+    )
+    await ok(client, "worktree.configure", {"workspaceId": wid, "setup": setup})
+    sid = (
+        await ok(client, "session.create", {"workspaceId": wid, "worktree": {"branch": "set-up"}})
+    ).session_id
+    tree = Path(next(s.cwd for s in (await ok(client, "session.list", {})).items if s.session_id == sid))
+    llm.enqueue(Reply(tool_calls=[("b1", "bash", json.dumps({"command": "cat deps.txt"}))]), Reply(text="ok"))
+    start = len(mux.items)
+    await prompt(client, sid, "first")
+    await mux.next(event("turn/end", sid), within=120)
+    results = [e for e in events_of(mux.since(start), sid) if e.type == "tool/result"]
+    assert "installed" in str(results[0].data["message"]["content"]), "the first turn saw the setup's work"
+    assert (tree / "deps.txt").read_text() == "installed\n" and not (repo / "escaped.txt").exists()
+
+    await ok(client, "worktree.configure", {"workspaceId": wid, "setup": "echo it broke; exit 3"})
+    broken = (await ok(client, "session.create", {"workspaceId": wid, "worktree": {}})).session_id
+    start = len(mux.items)
+    await prompt(client, broken, "first")
+    await mux.next(event("turn/end", broken), within=120)
+    blocked = [e for e in events_of(mux.since(start), broken) if e.type == "prompt/blocked"]
+    assert (
+        blocked and "exit status 3" in blocked[0].data["reason"] and "it broke" in blocked[0].data["reason"]
+    )
+    llm.enqueue(Reply(text="second turn ran"))
+    start = len(mux.items)
+    await prompt(client, broken, "second")
+    _, end = await mux.next(event("turn/end", broken), within=120)
+    assert end.event.data["reason"] == {"kind": "completed"}, "the failure refused the first prompt only"
