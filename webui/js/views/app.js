@@ -7,6 +7,7 @@ import { classifyProblem } from "../state/problems.js";
 import { TurnCalls } from "../state/turn-calls.js";
 import { ConfigCalls } from "../state/config-calls.js";
 import { HostCalls } from "../state/host-calls.js";
+import { WorktreeCalls } from "../state/worktree-calls.js";
 import { rememberSession } from "../state/last-session.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { liveRound } from "../state/fold-goals.js";
@@ -38,6 +39,7 @@ export class App {
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
+    this.worktrees = new WorktreeCalls(client);
     buildViews(this);
     wireApp(this);
   }

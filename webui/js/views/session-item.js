@@ -3,6 +3,18 @@
 
 import { h, icon } from "./dom.js";
 import { displayTitle, shortenPath, relativeTime } from "../state/session-list.js";
+import { aheadBehind } from "../state/worktree-calls.js";
+
+const TEXT = {
+  worktree: (w) => `In a worktree on ${w.branch}: ${w.ahead} ahead of ${w.base}, ${w.behind} behind${w.dirty ? ", uncommitted changes" : ""}`,
+};
+
+/** The row's branch for a session in a worktree: "⑂ fix-login ↑2 •" (docs/decisions.md, "Worktree sessions"). */
+function worktreeMark(w) {
+  if (!w) return null;
+  const state = aheadBehind(w);
+  return h("span", { class: "session-worktree", testid: "session-worktree", title: TEXT.worktree(w), dataset: { branch: w.branch } }, icon("fork"), h("span", { class: "worktree-name" }, w.branch), state ? h("span", { class: "worktree-state" }, ` ${state}`) : null);
+}
 
 /**
  * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
@@ -29,7 +41,7 @@ export function sessionItem(node, ctx) {
       s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: "Started from an editor over ACP (harnessdesk acp)" }, "editor") : null,
       h("span", { class: "session-title", testid: "session-title" }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+    h("span", { class: "session-sub" }, worktreeMark(subagent ? null : s.worktree), ctx.showCwd && !subagent && !s.worktree ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
   if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));

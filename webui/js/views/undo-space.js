@@ -7,6 +7,28 @@ import { confirm } from "./confirm.js";
 const MIB = 1 << 20;
 export const size = (n) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GB` : n >= MIB ? `${(n / MIB).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`);
 
+const TEXT = {
+  worktrees: (n, bytes) => `Worktrees: ${size(bytes)} in ${n === 1 ? "1 worktree" : `${n} worktrees`}`,
+  none: "Worktrees: none.",
+  theirs: "yours: never removed by HarnessDesk",
+  hint: "A session's worktree goes when you delete the session or remove the worktree from its header's worktree menu.",
+};
+
+/** The worktrees sessions work in, and the disk each takes (docs/decisions.md, "Worktree sessions"). */
+async function worktreeSpace(ctx) {
+  const r = await ctx.call("worktree.spaceUsed", {});
+  if (!r.ok) return h("p", { class: "hint" }, TEXT.none);
+  const v = r.value;
+  if (!v.items.length) return h("p", { testid: "undo-worktrees-total" }, TEXT.none);
+  return h(
+    "div",
+    { class: "undo-worktrees", testid: "undo-worktrees" },
+    h("p", { testid: "undo-worktrees-total" }, TEXT.worktrees(v.items.length, v.totalBytes)),
+    h("ul", { class: "file-list", testid: "undo-worktree-list" }, v.items.map((w) => h("li", {}, `${w.path} (${w.branch}) — ${size(w.bytes)}${w.owned ? "" : `, ${TEXT.theirs}`}`))),
+    h("p", { class: "hint" }, TEXT.hint),
+  );
+}
+
 /** A block that loads `files.spaceUsed` and offers to free it; `ctx`: {call, say}. */
 export function spaceBlock(ctx) {
   const el = h("div", { class: "undo-space", testid: "undo-space" }, h("p", { class: "hint" }, "Measuring the space used…"));
@@ -35,6 +57,7 @@ export function spaceBlock(ctx) {
       await load();
     });
     el.append(h("div", { class: "row-actions" }, free));
+    el.append(await worktreeSpace(ctx));
   };
   load();
   return el;

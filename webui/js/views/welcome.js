@@ -107,7 +107,7 @@ export function renderEmpty(app, s) {
     key = `session-empty:${s.sessionId}`;
     if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
     const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
-    content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), app.presets.show(s.sessionId, preset)];
+    content = [h("h2", {}, "New session"), h("p", {}, "What should the agent do? Type below and press Enter, or / for commands and skills."), app.worktreePanel.show(s.sessionId), app.presets.show(s.sessionId, preset)];
     el.dataset.testid = "session-empty";
   } else if (s?.error && s.fold.items.length === 0) {
     content = [h("h2", {}, "This session could not be loaded"), h("p", { role: "alert" }, describeError(s.error))];

@@ -52,19 +52,29 @@ export class WorkspaceActions {
   async deleteSession(sessionId) {
     const s = this.ctx.manager.summaries.get(sessionId);
     const title = displayTitle(s);
+    const w = s?.worktree?.owned ? s.worktree : null; // its worktree goes with it (docs/decisions.md, "Worktree sessions")
+    const dropBranch = w ? h("input", { type: "checkbox", id: "delete-branch", testid: "delete-branch" }) : null;
     const choice = await confirm({
       testid: "delete-dialog",
       title: `Delete “${title}”?`,
       body: [
-        "The conversation, its history and its images are removed from HarnessDesk for good. The folder and your files are not touched.",
+        w ? `The conversation, its history and its images are removed from HarnessDesk for good, and its worktree ${w.path} with its uncommitted changes. The branch ${w.branch} stays.` : "The conversation, its history and its images are removed from HarnessDesk for good. The folder and your files are not touched.",
+        w ? h("p", { class: "check-row" }, dropBranch, h("label", { for: "delete-branch" }, `Also delete the branch ${w.branch}`)) : null,
         h("p", { class: "hint" }, "Export it first to keep a copy you can import later."),
-      ],
+      ].filter(Boolean),
       actions: [
         { label: "Export first", value: "export", testid: "delete-export", keepOpen: () => this.ctx.exportSession(sessionId) },
         { label: "Delete", value: "delete", tone: "danger", testid: "delete-confirm" },
       ],
     });
     if (choice !== "delete") return false;
+    if (dropBranch?.checked) {
+      const gone = await this.ctx.worktrees.remove(sessionId, false, true);
+      if (!gone.ok) {
+        this.ctx.toast(describeError(gone.error));
+        return false;
+      }
+    }
     const r = await this.ctx.host.deleteSession(sessionId);
     if (!r.ok) {
       this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : describeError(r.error));
