@@ -143,7 +143,7 @@ def test_the_hand_off_menu_applies_discards_and_moves(
     page.get_by_test_id("worktree-discard").click()
     expect(page.get_by_test_id("worktree-discard-dialog")).to_contain_text("rewrite-a")
     page.get_by_test_id("worktree-discard-confirm").click()
-    expect(page.get_by_test_id("toasts")).to_contain_text("Discarded; the session continues in your checkout.")
+    expect(page.get_by_test_id("toasts")).to_contain_text("Discarded; the session continues")
     expect(page.get_by_test_id("worktree-branch-label")).to_have_text("Worktree")  # a local session now
     assert not tree.exists() and "rewrite-a" not in branches(repo) and summary(page, sid)["cwd"] == str(repo)
     expect(session_item(page, sid).get_by_test_id("session-worktree")).to_have_count(0)

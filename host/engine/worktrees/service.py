@@ -398,6 +398,8 @@ class Worktrees:
         for row in list(self.rows.rows):
             if not any(inside(f, row.path) for f in folders):
                 await self._remove_unused(row)
+        for row in self.rows.rows:  # the rows' ahead/behind/uncommitted, in the background
+            self._schedule_refresh(row)
 
     async def _prune(self, row: WorktreeRow) -> None:
         local = await asyncio.to_thread(repo_layout.find, Path(row.local))

@@ -49,7 +49,7 @@ export function buildViews(app) {
     openSettings: () => app.settings.open(),
   });
   app.providers = new ProviderState({ config, status: app.status, changed: () => app.renderModelNotes() });
-  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers() });
+  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), worktreeSpace: () => app.worktrees.spaceUsed() });
   app.onboarding = new OnboardingNotice($("banners"), { config, openSettings: () => app.settings.open() });
   app.configNotice = new ConfigFileNotice($("banners"), { config, toast });
   app.modelPicker = new ModelPicker({ turns, config, toast, servers: () => app.providers.servers, serverAdded: () => app.providers.lookForServers(), onProblem: (kind, detail) => app.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => app.renderModelNotes() });

@@ -193,7 +193,7 @@ export class SettingsDialog {
       view.ns === "permission"
         ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.")
         : view.ns === "undo"
-          ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
+          ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone), worktreeSpace: () => this.ctx.worktreeSpace() })]
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, "Your own hooks live in hooks.json in the data folder. A project's hook files run only in a folder you trust, once you approved them in the MCP panel; a changed file asks again.")
             : null;

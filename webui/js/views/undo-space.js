@@ -16,7 +16,7 @@ const TEXT = {
 
 /** The worktrees sessions work in, and the disk each takes (docs/decisions.md, "Worktree sessions"). */
 async function worktreeSpace(ctx) {
-  const r = await ctx.call("worktree.spaceUsed", {});
+  const r = await ctx.worktreeSpace();
   if (!r.ok) return h("p", { class: "hint" }, TEXT.none);
   const v = r.value;
   if (!v.items.length) return h("p", { testid: "undo-worktrees-total" }, TEXT.none);
@@ -29,7 +29,8 @@ async function worktreeSpace(ctx) {
   );
 }
 
-/** A block that loads `files.spaceUsed` and offers to free it; `ctx`: {call, say}. */
+/** A block that loads `files.spaceUsed` and offers to free it, and lists the worktrees' disk use;
+ * `ctx`: {call, say, worktreeSpace() (WorktreeCalls.spaceUsed)}. */
 export function spaceBlock(ctx) {
   const el = h("div", { class: "undo-space", testid: "undo-space" }, h("p", { class: "hint" }, "Measuring the space used…"));
   const load = async () => {
