@@ -72,6 +72,13 @@ GOALS = [
     _sandbox_goal("sandbox: added p50 of `true` (bubblewrap vs bare, same run)", "true"),
     _sandbox_goal("sandbox: added p50 of `ls -R`, 2,000 files", "ls_R_2000"),
     Goal(
+        "worktree session, 10,000 files: create → first token / (1.5 x plain + git worktree add)",
+        "worktree",
+        lambda f: round(f["p50_ms"]["worktree"] / f["goal_ms"], 2),
+        "≤ 1.0",
+        lambda x: x <= 1.0,
+    ),
+    Goal(
         "snapshot before a command, 10,000 files / 20 changed (p50)",
         "snapshot",
         lambda f: f["ms"]["snapshot"]["p50"],

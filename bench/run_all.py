@@ -50,6 +50,7 @@ BENCHES: dict[str, list[str]] = {
     "finder": ["finder_bench.py"],
     "transcript": ["transcript_bench.py", "--rounds", "3"],
     "window_day": ["window_day_bench.py"],
+    "worktree": ["worktree_bench.py", "--runs", "5"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
