@@ -5,9 +5,7 @@
   changes) arrives in the checkout as uncommitted changes, all or nothing: a file the checkout
   changed too (it holds neither the base's content nor the worktree's) is a conflict and nothing
   is written; the writes are staged and renamed under the revert journal.
-- **merge**: the branch's commits into `base` in the checkout (fast-forward when it can), the
-  merge computed in objects first (`git merge-tree`), then one journaled switch of the checkout
-  (`read-tree -m -u`, `update-ref`); refused while either side has uncommitted changes.
+- **merge** (`merging`): the branch's commits into `base` in the checkout.
 - **remove**: the sessions in the worktree move back to the checkout, then the worktree goes
   (only one the app made) and its branch when asked (only one the app created).
 - **adopt**: a local session moves to a new worktree with the checkout's uncommitted changes,
@@ -20,7 +18,6 @@ a crash interrupted.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -42,23 +39,15 @@ from host.engine.workers import TOOL_WORKERS
 from host.engine.worktrees import files, journal
 from host.engine.worktrees.gitops import Entry, RepoGit
 from host.engine.worktrees.making import Maker, Plan, worktree_writes
+from host.engine.worktrees.merging import Merger, find_tree, paths_of
 
 log = logging.getLogger(__name__)
-
-SHOWN_PATHS = 200
 
 
 @dataclass(frozen=True)
 class Applied:
     files: list[str]
     removed: list[str]
-
-
-@dataclass(frozen=True)
-class Merged:
-    commit: str
-    fast_forward: bool
-    up_to_date: bool = False
 
 
 @dataclass
@@ -71,31 +60,21 @@ class Places:
     """(session id, new folder): its agent is already released."""
 
 
-def _find(folder: str) -> RepoLayout:
-    found = repo_layout.find(Path(folder))
-    if found is None:
-        raise WorktreeFailed(f"{folder} is no longer a git work tree.")
-    return found
-
-
-def paths_of(entries: list[Entry]) -> list[str]:
-    return [e.path for e in entries][:SHOWN_PATHS]
-
-
 class Handoff:
     def __init__(self, data_dir: Path, git: RepoGit, maker: Maker, places: Places) -> None:
         self._data_dir = data_dir
         self._git = git
         self._maker = maker
         self._places = places
+        self.merger = Merger(data_dir, git)
 
     @property
     def _files_root(self) -> Path:
         return journal.root(self._data_dir)
 
     async def _layouts(self, row: WorktreeRow) -> tuple[RepoLayout, RepoLayout]:
-        local = await asyncio.to_thread(_find, row.local)
-        tree = await asyncio.to_thread(_find, row.path)
+        local = await asyncio.to_thread(find_tree, row.local)
+        tree = await asyncio.to_thread(find_tree, row.path)
         await self._git.check(local, Path(row.local))
         return local, tree
 
@@ -155,118 +134,6 @@ class Handoff:
             )
         await TOOL_WORKERS.run(undo_journal.finish, self._files_root, record)
 
-    # ---- merge ----------------------------------------------------------------------------------
-
-    async def merge(self, session_id: str, row: WorktreeRow) -> Merged:
-        local, tree = await self._layouts(row)
-        dirty = await self._git.status(tree)
-        if dirty:
-            raise WorktreeDirty(session_id, "worktree", paths_of(dirty))
-        current = repo_layout.branch(local)
-        if current != row.base:
-            on = current or "no branch"
-            raise WorktreeFailed(f"Your checkout is on {on}, not {row.base}: switch it to {row.base} first.")
-        dirty = await self._git.status(local)
-        if dirty:
-            raise WorktreeDirty(session_id, "local", paths_of(dirty))
-        orig = await self._git.commit_of(local, f"refs/heads/{row.base}")
-        tip = await self._git.commit_of(local, f"refs/heads/{row.branch}")
-        if orig is None or tip is None:
-            raise WorktreeFailed(f"The branch {row.base if orig is None else row.branch} is gone.")
-        if await self._ancestor(local, tip, orig):
-            return Merged(orig, False, True)
-        fast = await self._ancestor(local, orig, tip)
-        commit = tip if fast else await self._merge_commit(session_id, local, row, orig, tip)
-        step = journal.new_step(
-            "merge", "switching", local=row.local, base=row.base, orig=orig, commit=commit
-        )
-        await asyncio.to_thread(journal.save, self._data_dir, step)
-        try:
-            await self._git.run(local, ["read-tree", "-m", "-u", orig, commit], write=True)
-            await self._git.run(
-                local,
-                [
-                    "update-ref",
-                    "-m",
-                    f"merge {row.branch} (HarnessDesk)",
-                    f"refs/heads/{row.base}",
-                    commit,
-                    orig,
-                ],
-                write=True,
-            )
-        except WorktreeFailed:
-            if not await self._recover_merge(step, at_start=False):  # rolled back, or set aside
-                raise
-        await asyncio.to_thread(journal.done, self._data_dir, step)
-        return Merged(commit, fast)
-
-    async def _ancestor(self, repo: RepoLayout, older: str, newer: str) -> bool:
-        done = await self._git.run(repo, ["merge-base", "--is-ancestor", older, newer], codes=(0, 1))
-        return done.ok
-
-    async def _merge_commit(
-        self, session_id: str, local: RepoLayout, row: WorktreeRow, orig: str, tip: str
-    ) -> str:
-        done = await self._git.run(
-            local,
-            ["merge-tree", "--write-tree", "--name-only", "-z", "--no-messages", orig, tip],
-            write=True,
-            codes=(0, 1),
-        )
-        fields = [f for f in done.stdout.decode("utf-8", "surrogateescape").split("\0") if f]
-        if done.returncode == 1:
-            raise WorktreeConflict(
-                session_id, sorted(set(fields[1:])), f"{row.branch} and {row.base} change the same lines"
-            )
-        message = f"Merge branch '{row.branch}'"
-        return await self._git.text(
-            local, ["commit-tree", fields[0], "-p", orig, "-p", tip, "-m", message], write=True
-        )
-
-    async def _recover_merge(self, step: journal.Step, at_start: bool = True) -> bool:
-        """Settle a switch a crash (or a failure) cut short; True when the merge is complete.
-        Every file it touches must hold one side's content (the checkout was clean when it
-        began): all the old side's, it never started (rolled back); some of the new side's,
-        `reset --hard` to the merge completes it. Anything else is set aside, untouched. At start
-        a stale `index.lock` the killed switch left is removed (never in-process: it may be the
-        person's own git's)."""
-        data = step.data
-        local = await asyncio.to_thread(repo_layout.find, Path(data["local"]))
-        if local is None or repo_layout.branch(local) != data["base"]:
-            await asyncio.to_thread(
-                journal.set_aside, self._data_dir, step, "the checkout moved to another branch"
-            )
-            return False
-        ref = await self._git.commit_of(local, f"refs/heads/{data['base']}")
-        if ref == data["commit"]:
-            await asyncio.to_thread(journal.done, self._data_dir, step)
-            return True
-        if ref != data["orig"]:
-            await asyncio.to_thread(journal.set_aside, self._data_dir, step, "the base branch moved since")
-            return False
-        raw = (await self._git.run(local, ["diff", "--name-only", "-z", data["orig"], data["commit"]])).stdout
-        names = [n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n]
-        old = await self._git.blobs(local, data["orig"], names)
-        new = await self._git.blobs(local, data["commit"], names)
-        untouched = True
-        for name in names:
-            try:
-                now = await TOOL_WORKERS.run(files.read_inside, data["local"], name)
-            except OSError:
-                now = None
-            held = now.data if now is not None else None
-            if held not in (old[name], new[name]):
-                await asyncio.to_thread(journal.set_aside, self._data_dir, step, f"{name} changed since")
-                return False
-            untouched = untouched and held == old[name]
-        if at_start:
-            await asyncio.to_thread(_unlock_index, local)  # left by a killed read-tree
-        if not untouched:
-            await self._git.run(local, ["reset", "--hard", "--quiet", data["commit"]], write=True)
-        await asyncio.to_thread(journal.done, self._data_dir, step)
-        return not untouched
-
     # ---- remove ---------------------------------------------------------------------------------
 
     async def remove(
@@ -279,7 +146,7 @@ class Handoff:
     ) -> tuple[bool, bool]:
         """(worktree removed, branch deleted). `sessions`: (id, folder in the checkout) of every
         session in the worktree, agents released."""
-        local = await asyncio.to_thread(_find, row.local)
+        local = await asyncio.to_thread(find_tree, row.local)
         await self._git.check(local, Path(row.local))
         tree = await asyncio.to_thread(repo_layout.find, Path(row.path))
         if row.owned and tree is not None and not force:
@@ -374,7 +241,7 @@ class Handoff:
         record = next((j for j in await self._pending_files() if j.id == step.data["undo"]), None)
         if record is not None:
             await self._commit_files(record)
-        local = await asyncio.to_thread(_find, step.data["plan"]["local"])
+        local = await asyncio.to_thread(find_tree, step.data["plan"]["local"])
         if step.data["paths"]:
             stdin = "".join(f"{p}\0" for p in step.data["paths"]).encode("utf-8", "surrogateescape")
             await self._git.run(
@@ -404,7 +271,7 @@ class Handoff:
         """Finish or roll back one operation a crash interrupted (the file journals of apply
         are handled by `recover_files`)."""
         if step.op == "merge":
-            await self._recover_merge(step)
+            await self.merger.recover(step)
         elif step.op == "remove":
             await self._finish_remove(step)
         elif step.op == "adopt":
@@ -432,11 +299,6 @@ class Handoff:
                     log.warning("worktree hand-off %s: still not written: %s", record.id, failure)
             else:
                 await TOOL_WORKERS.run(undo_journal.rollback, self._files_root, record)
-
-
-def _unlock_index(repo: RepoLayout) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(Path(repo.git_dir) / "index.lock")
 
 
 def _compare(

@@ -22,29 +22,28 @@ from typing import Any
 from contract.frames import SessionProjection
 from contract.worktrees import (
     WORKTREE_KEY,
-    ExistingWorktree,
     WorktreeItem,
     WorktreeOptionsValue,
     WorktreeSettingsView,
-    WorktreeSpace,
     WorktreeSpaceValue,
     WorktreeSpec,
     WorktreeState,
 )
 from host.engine.bus import Bus
-from host.engine.errors import EngineError, NotARepository, WorktreeFailed, WorktreeUntrusted
+from host.engine.errors import EngineError, NotARepository, WorktreeFailed
 from host.engine.gates import PromptCheck, Veto
 from host.engine.git import layout as repo_layout
 from host.engine.git.runner import FolderGit
 from host.engine.journal import now_ms
-from host.engine.sandbox import support
 from host.engine.store import SessionHeader
 from host.engine.store.worktrees import WorkspaceWorktreeSettings, WorktreeRow
-from host.engine.worktrees import files, journal
+from host.engine.worktrees import journal
 from host.engine.worktrees.gitops import Entry, RepoGit
-from host.engine.worktrees.handoff import Applied, Handoff, Merged, Places
+from host.engine.worktrees.handoff import Applied, Handoff, Places
 from host.engine.worktrees.layout import branch_from, inside
 from host.engine.worktrees.making import Maker, Plan, Spot, spot, worktree_writes
+from host.engine.worktrees.merging import Merged
+from host.engine.worktrees.offers import Offers
 from host.engine.worktrees.rows import WorktreeRows
 from host.engine.worktrees.setup import SetupRuns
 
@@ -85,6 +84,7 @@ class Worktrees:
         self._workspace_of_folder = workspace_of_folder
         self._workspace_of_session = workspace_of_session
         self._maker = Maker(data_dir, self._git)
+        self._offers = Offers(rows, self._git, workspace_folder, workspace_of_folder)
         places = Places(put_row=rows.put, drop_row=self._dropped, move_session=self._move_session)
         self._handoff = Handoff(data_dir, self._git, self._maker, places)
         self.setups = SetupRuns(data_dir, lambda folder: row.path if (row := rows.of(folder)) else None)
@@ -203,7 +203,7 @@ class Worktrees:
     async def merge(self, session_id: str) -> Merged:
         _, row = await self._session_row(session_id)
         async with self._lock(row.common):
-            done = await self._handoff.merge(session_id, row)
+            done = await self._handoff.merger.merge(session_id, row)
         await self.refresh(row)
         return done
 
@@ -315,69 +315,16 @@ class Worktrees:
             "mux", SessionProjection(session_id=session_id, key=WORKTREE_KEY, value=value, seq=max(seq, 0))
         )
 
-    # ---- what New session offers, settings, space -----------------------------------------------
+    # ---- what New session offers, settings, space (`offers`) -----------------------------------
 
     async def options(self, workspace_id: str | None, cwd: str | None) -> WorktreeOptionsValue:
-        folder = self._workspace_folder(workspace_id) if workspace_id else cwd or ""
-        settings = self._settings_view(workspace_id or self._workspace_of_folder(folder))
-        found = await asyncio.to_thread(spot, folder)
-        if found is None:
-            return WorktreeOptionsValue(repository=False, settings=settings)
-        local = found.layout
-        value = WorktreeOptionsValue(
-            repository=True, top=found.top, current_branch=repo_layout.branch(local), settings=settings
-        )
-        try:
-            await self._git.check(local, Path(found.top))
-            value.branches = await self._git.branches(local)
-            listed = await self._git.worktrees(local)
-            reals = await asyncio.to_thread(lambda: [os.path.realpath(p) for p, _ in listed])
-            value.worktrees = [
-                ExistingWorktree(path=real, branch=b, owned=bool((r := self.rows.at(real)) and r.owned))
-                for real, (_, b) in list(zip(reals, listed, strict=True))[1:]
-            ]
-            value.local_changes = len(await self._git.status(local))
-        except WorktreeUntrusted:
-            value.withheld = "no-sandbox" if not support().available else "untrusted-config"
-        return value
-
-    def _settings_view(self, workspace_id: str | None) -> WorktreeSettingsView:
-        s = self.rows.settings_of(workspace_id)
-        return WorktreeSettingsView(enabled=s.enabled, location=s.location, copy_files=s.copy, setup=s.setup)
+        return await self._offers.options(workspace_id, cwd)
 
     async def configure(self, workspace_id: str, changes: dict[str, Any]) -> WorktreeSettingsView:
-        """Change a workspace's worktree settings (keys of `WorktreeSettingsView`, snake_case;
-        `location` None clears it)."""
-        folder = self._workspace_folder(workspace_id)
-        now = self.rows.settings_of(workspace_id)
-        wanted: str | None = changes.get("location", now.location)
-        location = (
-            await asyncio.to_thread(lambda: os.path.realpath(os.path.expanduser(wanted))) if wanted else None
-        )
-        if location:
-            local = await asyncio.to_thread(spot, folder)
-            top = local.top if local is not None else folder
-            if inside(location, top):
-                raise WorktreeFailed(
-                    "Worktrees cannot go inside the checkout itself: pick a folder outside it."
-                )
-            await asyncio.to_thread(os.makedirs, location, exist_ok=True)
-        setup = changes.get("setup", now.setup)
-        updated = WorkspaceWorktreeSettings(
-            enabled=changes.get("enabled", now.enabled),
-            location=location or None,
-            copy=list(changes.get("copy_files", now.copy)),
-            setup=(setup or "").strip() or None,
-        )
-        await self.rows.set_settings(workspace_id, updated)
-        return self._settings_view(workspace_id)
+        return await self._offers.configure(workspace_id, changes)
 
     async def space_used(self) -> WorktreeSpaceValue:
-        items = []
-        for row in list(self.rows.rows):
-            used = await asyncio.to_thread(files.disk_use, row.path)
-            items.append(WorktreeSpace(path=row.path, branch=row.branch, bytes=used, owned=row.owned))
-        return WorktreeSpaceValue(items=items, total_bytes=sum(i.bytes for i in items))
+        return await self._offers.space_used()
 
     # ---- start, clean-up, shutdown --------------------------------------------------------------
 
