@@ -382,3 +382,12 @@ async def test_a_merge_or_a_remove_a_crash_cut_short_is_settled_at_the_next_star
         assert not list((host.data_dir / "worktree-journal" / "steps").iterdir())
     finally:
         await third.close()
+
+
+async def test_a_create_that_fails_after_the_worktree_leaves_no_worktree(host: Host, place: Path) -> None:
+    repo = make_repo(place / "repo")
+    wid = await workspace(host, repo)
+    payload = {"workspaceId": wid, "worktree": {"branch": "doomed"}, "agentPreset": "no-such-preset"}
+    await err(host.client(), "session.create", payload, "agent-preset-not-found")
+    assert worktree_paths(repo) == [] and "doomed" not in branches(repo)
+    assert (await ok(host.client(), "worktree.spaceUsed", {})).items == []

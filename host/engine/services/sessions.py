@@ -133,11 +133,19 @@ class Sessions:
         if existing is None and worktree is not None:
             session_id = session_id or ids.session_id()
             cwd = await self._worktrees.place(cwd, worktree, workspace_id, session_id)
-        sid = (
-            existing.id
-            if existing is not None
-            else await self._new_session(cwd, session_id, agent_preset, origin)
-        )
+            try:
+                sid = await self._new_session(cwd, session_id, agent_preset, origin)
+            except BaseException:
+                await asyncio.shield(
+                    self._worktrees.session_deleted(cwd, keep_branch=False)
+                )  # no session, no worktree
+                raise
+        else:
+            sid = (
+                existing.id
+                if existing is not None
+                else await self._new_session(cwd, session_id, agent_preset, origin)
+            )
         if workspace_id is not None:
             await self._workspaces.attach(workspace_id, sid)
         return sid

@@ -360,21 +360,24 @@ class Worktrees:
         except EngineError as exc:
             log.info("git worktree prune in %s: %s", row.local, exc)
 
-    async def session_deleted(self, folder: str | None) -> None:
-        """A session was deleted: its worktree goes when no other session works in it (the
-        branch stays)."""
+    async def session_deleted(self, folder: str | None, keep_branch: bool = True) -> None:
+        """A session was deleted (or never made: `keep_branch` False, its untouched branch goes
+        too): its worktree goes when no other session works in it."""
         row = self.rows.of(folder)
         if row is None:
             return
         if any(cwd and inside(cwd, row.path) for _, cwd in await self._session_folders()):
             return
         async with self._lock(row.common):
-            await self._remove_unused(row, force=True)
+            await self._remove_unused(row, force=True, untouched_branch=not keep_branch)
 
-    async def _remove_unused(self, row: WorktreeRow, force: bool = False) -> None:
+    async def _remove_unused(
+        self, row: WorktreeRow, force: bool = False, untouched_branch: bool = True
+    ) -> None:
         """A worktree nobody works in: the app's own is removed (not when it holds uncommitted
-        changes, unless `force`: its session was deleted), its branch only when the app made it
-        and nothing was committed on it; a person's own stays, only forgotten."""
+        changes, unless `force`: its session was deleted), with its branch when
+        `untouched_branch` and the app made it and nothing was committed on it; a person's own
+        stays, only forgotten."""
         local = await asyncio.to_thread(repo_layout.find, Path(row.local))
         exists = await asyncio.to_thread(os.path.lexists, row.path)
         try:
@@ -383,7 +386,7 @@ class Worktrees:
                 args = ["worktree", "remove", *(["--force"] if force else []), row.path]
                 await self._git.run(local, args, write=True, writable=worktree_writes(row.common, row.path))
                 start = await self._git.commit_of(local, f"refs/heads/{row.branch}")
-                if row.created_branch and not force and start == row.start:
+                if row.created_branch and untouched_branch and start == row.start:
                     await self._git.run(local, ["branch", "-D", row.branch], write=True)
         except EngineError as exc:
             log.warning("worktree %s was left in place: %s", row.path, exc)
