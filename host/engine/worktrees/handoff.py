@@ -43,6 +43,9 @@ from host.engine.worktrees.merging import Merger, find_tree, paths_of
 
 log = logging.getLogger(__name__)
 
+MAX_APPLY_BYTES = 1 << 30
+"""What apply holds in memory at most (the staged writes are built from it)."""
+
 
 @dataclass(frozen=True)
 class Applied:
@@ -311,6 +314,7 @@ def _compare(
     contents: list[tuple[str, bytes | None]] = []
     executable: list[str] = []
     conflicts: list[str] = []
+    held = 0
     for rel in paths:
         try:
             theirs = files.read_inside(row.path, rel)
@@ -318,6 +322,11 @@ def _compare(
         except OSError:
             conflicts.append(rel)
             continue
+        held += len(theirs.data) if theirs is not None else 0
+        if held > MAX_APPLY_BYTES:
+            raise WorktreeFailed(
+                f"The worktree's changes pass {MAX_APPLY_BYTES >> 30} GB: merge the branch instead."
+            )
         want = theirs.data if theirs is not None else None
         have = ours.data if ours is not None else None
         if have == want:
