@@ -3,8 +3,10 @@ item 7; docs/decisions.md, "Worktree sessions"): the time from "New session in a
 (`session.create {worktree}`, then the first prompt) to the first streamed token, against the
 same for a plain session of the same folder, interleaved in one run (the machine is shared:
 load moves both), plus `git worktree add` of the same repository alone (the person's git, no
-sandbox, no app). The engine runs in process with the sandbox as the machine offers it (the
-product's `git worktree add` runs inside it), the model is the scripted provider on loopback.
+sandbox, no app), before or after the worktree session in alternate rounds (the second checkout
+of a round finds the page cache warmer). The engine runs in process with the sandbox as the
+machine offers it (the product's `git worktree add` runs inside it), the model is the scripted
+provider on loopback.
 
 Goal (issue 41): worktree ≤ 1.5 x plain + `git worktree add` alone. Prints medians and ratios;
 no assertion.
@@ -149,8 +151,12 @@ async def run(files: int, runs: int) -> dict[str, Any]:
                 for _ in range(2):
                     llm.enqueue(Reply(text="Hello there, how can I help?"))
                 p = await one(client, chunks, wid, None)
-                w = await one(client, chunks, wid, {"branch": f"bench-{n}"})
-                a = await asyncio.to_thread(git_add_alone, repo, place, n)
+                if n % 2:  # alternate which of the two checkouts of the round comes first
+                    w = await one(client, chunks, wid, {"branch": f"bench-{n}"})
+                    a = await asyncio.to_thread(git_add_alone, repo, place, n)
+                else:
+                    a = await asyncio.to_thread(git_add_alone, repo, place, n)
+                    w = await one(client, chunks, wid, {"branch": f"bench-{n}"})
                 if n:
                     plain.append(p), worktree.append(w), alone.append(a)
         finally:
