@@ -112,6 +112,7 @@ class Worktrees:
         if local is None:
             raise NotARepository(folder)
         settings = self.rows.settings_of(workspace_id or self._workspace_of_folder(folder))
+        entries: list[Entry] = []
         async with self._lock(local.common):
             if spec.path is not None:
                 row = await self._existing(local, spec.path, spec.base, session_id)
@@ -124,7 +125,12 @@ class Worktrees:
                     self.setups.start(
                         row.path, settings.setup, await asyncio.to_thread(self.rows.binds_for, Path(row.path))
                     )
-        self._schedule_refresh(row)
+        if spec.path is None and row.created_branch:
+            # a new branch at its base: its state is known without git (a first `git status` of a
+            # fresh tree re-reads every file, beside the session's first turn)
+            self._states[row.path] = _unknown(row).model_copy(update={"dirty": bool(entries)})
+        else:
+            self._schedule_refresh(row)
         return local.inside(row.path)
 
     async def _add(
