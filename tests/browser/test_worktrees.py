@@ -8,6 +8,7 @@ each after one confirmation."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +92,13 @@ def test_new_session_in_a_worktree_named_from_the_first_prompt(
     mark = session_item(page, sid).get_by_test_id("session-worktree")
     expect(mark).to_have_attribute("data-branch", "fix-the-login-bug-please")
 
+    page.get_by_test_id("open-settings").click()  # Settings → Undo: the worktree's disk use
+    space = page.get_by_test_id("settings-dialog").get_by_test_id("settings-ns-undo")
+    expect(space.get_by_test_id("undo-worktrees-total")).to_contain_text(
+        re.compile(r"^Worktrees: [\d.]+ [KMG]B in 1 worktree$")
+    )
+    expect(space.get_by_test_id("undo-worktree-list")).to_contain_text(f"{tree} (fix-the-login-bug-please)")
+    page.keyboard.press("Escape")
     subprocess.run(["git", "-C", str(repo), "branch", "side"], check=True)
     new_session(page)  # the choice is remembered for this folder
     expect(page.get_by_test_id("worktree-option")).to_be_checked()
