@@ -10,6 +10,7 @@ repository's `worktrees/` folder and the folder a worktree goes in, for `git wor
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,13 +66,17 @@ class RepoGit:
     """git on a person's repository for the worktree operations; one per engine."""
 
     def __init__(
-        self, git: FolderGit, trusted: Callable[[Path], bool], worktrees: Callable[[], list[str]] = list
+        self,
+        git: FolderGit,
+        trusted: Callable[[Path], bool],
+        worktrees: Callable[[str], list[str]] = lambda _common: [],
     ) -> None:
         self._git = git
         self._trusted = trusted
         self._worktrees = worktrees
-        """The worktrees the app knows: git sees them in the sandbox even under the masked data
-        folder (`worktree prune`, `list`, `branch -D` look at every worktree of a repository)."""
+        """A shared git directory (real path) → the app's worktrees of it: git sees them in the
+        sandbox even under the masked data folder (`worktree prune`, `list`, `branch -D` look at
+        every worktree of a repository); another repository's stay hidden."""
 
     async def check(self, repo: RepoLayout, folder: Path) -> None:
         """WorktreeUntrusted when the repository's configuration names programs and `folder`
@@ -93,6 +98,7 @@ class RepoGit:
         codes: tuple[int, ...] = (0,),
         literal: bool = True,
     ) -> GitResult:
+        common = await asyncio.to_thread(os.path.realpath, repo.common_dir)
         try:
             done = await self._git.run(
                 repo,
@@ -103,7 +109,7 @@ class RepoGit:
                 env=LITERAL if literal else None,
                 writable=writable,
                 read_only=read_only,
-                readable=[Path(p) for p in self._worktrees()],
+                readable=[Path(p) for p in self._worktrees(common)],
             )
         except GitRefused as exc:
             raise WorktreeUntrusted(str(repo.top), [], str(exc)) from exc

@@ -73,7 +73,7 @@ class Worktrees:
     ) -> None:
         self._data_dir = data_dir
         self.rows = rows
-        self._git = RepoGit(git, trusted, lambda: [r.path for r in rows.rows])
+        self._git = RepoGit(git, trusted, lambda common: [r.path for r in rows.rows if r.common == common])
         self._bus = bus
         self._header = header
         self._last_seq = last_seq
