@@ -73,7 +73,7 @@ async def main():
     runtime = await open_host(Path({data!r}), overrides, dev_validate=False)
     runtime.engine.parts.bus.gate = {gate!r}
     time_holds(runtime.engine.parts.bus, Path({data!r}) / "held.json")
-    site = build_site(runtime.app, webui_dir(), token={token!r})
+    site = build_site(runtime.app, webui_dir(), token={token!r}, peers=runtime.peers)
     server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
     print(server.port, flush=True)
     try:

@@ -126,6 +126,7 @@ async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
 async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
     """A client of the running instance's host, or of a host opened here under the lock."""
     from desktop.acp.relay import RelayApiClient, serve_relay
+    from desktop.commands import named_paths
     from desktop.instance import acquire
     from host.api import open_host
     from host.engine.config import RuntimeOverrides
@@ -141,7 +142,7 @@ async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
         return
     try:
         overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-        runtime = await open_host(data_dir, overrides)
+        runtime = await open_host(data_dir, overrides, masked=named_paths(args))
     except BaseException:
         instance.close()
         raise

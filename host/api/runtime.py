@@ -14,6 +14,7 @@ from host.engine.config import RuntimeOverrides
 from host.engine.directories import NativePicker
 from host.engine.engine import Engine
 from host.fetch.handler import to_fetch_handler
+from host.server.peers import SandboxPeers
 
 
 @dataclass
@@ -21,6 +22,8 @@ class HostRuntime:
     engine: Engine
     api: HostApiProxy
     app: ASGIApp
+    peers: SandboxPeers
+    """Who is inside this host's sandboxes: the loopback site's fence asks (`build_site`)."""
 
     async def close(self, bound: float | None = None) -> None:
         """End running turns as aborted (disposed), flush and close the store (within `bound` s)."""
@@ -34,13 +37,20 @@ async def open_host(
     heartbeat: float = 15.0,
     dev_validate: bool | None = None,
     picker: NativePicker | None = None,
+    masked: tuple[Path, ...] = (),
+    peers: SandboxPeers | None = None,
     **engine_options: Any,
 ) -> HostRuntime:
     """`picker`: the desktop window's native folder dialog; without one the host serves the
     in-page folder browser (`host.listDirectory` / `host.createDirectory`). `dev_validate`: see
     `to_fetch_handler` (None: on when `$HARNESSDESK_DEV_VALIDATE` is `1`). `engine_options` go
-    to `Engine.open` (tests: `local_probes`, `adapter_options`, …)."""
-    engine = await Engine.open(data_dir, overrides, picker=picker, **engine_options)
+    to `Engine.open` (tests: `local_probes`, `adapter_options`, …). `masked`: the files and
+    folders the command line named, hidden in every sandbox (docs/threat-model.md); `peers`: the
+    fence's view of the sandboxes (a new one when the caller has none yet)."""
+    peers = peers or SandboxPeers()
+    engine = await Engine.open(
+        data_dir, overrides, picker=picker, masked=masked, on_network_sandbox=peers.expect, **engine_options
+    )
     api = HostApiProxy(engine)
     app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)
-    return HostRuntime(engine=engine, api=api, app=app)
+    return HostRuntime(engine=engine, api=api, app=app, peers=peers)

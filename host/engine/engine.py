@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -43,6 +43,7 @@ from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.services.agents import Agents
@@ -128,14 +129,21 @@ class Engine:
         settings_timeout: float = SETTINGS_OPEN_TIMEOUT,
         local_probes: tuple[Probe, ...] | None = None,
         download_options: dict[str, Any] | None = None,
+        masked: tuple[Path, ...] = (),
+        on_network_sandbox: Callable[[], None] | None = None,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
         `opener`); `local_probes` replace the well-known ports `llm.discoverLocal` asks, and
         `download_options` go to the downloads' HTTP client (tests). An unknown `--provider`
         raises ModelUnavailable before anything is opened; settings files that cannot be read
-        within `settings_timeout` s raise StoreTimeout."""
+        within `settings_timeout` s raise StoreTimeout. `masked`: more paths every sandbox hides
+        (what the command line named); `on_network_sandbox`: told before a sandbox with network
+        starts (the loopback fence's `SandboxPeers.expect`): docs/threat-model.md."""
         data_dir = Path(data_dir)
+        confinement = Confinement(data_dir, tuple(masked))
+        if on_network_sandbox is not None:
+            confinement = Confinement(data_dir, tuple(masked), on_network_sandbox)
         bus = Bus()
         folders = HostFolders(picker)
         if "opener" not in plane_options:  # settings.json opens like any host.openPath
@@ -148,7 +156,7 @@ class Engine:
         chosen = tools if tools is not None else default_tools()
         worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
-        mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane)
+        mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         pending = PendingTable(bus)
         selections = Selections(plane.settings, plane.registry, plane.overrides)
         pool: AgentPool | None = None
@@ -171,14 +179,14 @@ class Engine:
             bus,
             plane.default_preset,
             partial(preset_cap, store, preset_service.roster),
-            data_dir,
             worktree_rows.binds_for,
+            confinement=confinement,
         )
         preset_service.commands.register(permission_command(permissions))
         jobs = Jobs(core)
         gates = PromptGates()
         forks = Forks(core, permissions, registry)
-        files = Files(core, plane, forks.fork, FolderGit(data_dir), mcp.project_trusted)
+        files = Files(core, plane, forks.fork, FolderGit(confinement), mcp.project_trusted)
         goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
 
         async def last_seq(session_id: str) -> int:
@@ -190,8 +198,9 @@ class Engine:
 
         worktrees = Worktrees(
             data_dir,
+            confinement,
             worktree_rows,
-            FolderGit(data_dir),
+            FolderGit(confinement),
             mcp.project_trusted,
             bus,
             header=core.header,
@@ -220,7 +229,7 @@ class Engine:
             assert sessions is not None, "the engine is still opening"
             return sessions.history(sid, before_seq, max_messages)
 
-        subagents = Subagents(core, preset_service, permissions, history)
+        subagents = Subagents(core, preset_service, permissions, history, finder)
         tracker = subagents.tracker
         pending.route = tracker.route
         pool = AgentPool(
@@ -287,7 +296,7 @@ class Engine:
         engine = cls(
             sessions=sessions,
             agents=agents,
-            config=Configuration(core, plane, permissions),
+            config=Configuration(core, plane, permissions, presets.follow_model),
             presets=presets,
             library=library,
             workspaces=Workspaces(registry, folders, mcp.servers.refresh_all),

@@ -7,11 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from host.server.fence import LoopbackFence, is_loopback_host
+    from host.server.peers import SandboxPeers
     from host.server.site import build_site
 
-__all__ = ["LoopbackFence", "build_site", "is_loopback_host"]
+__all__ = ["LoopbackFence", "SandboxPeers", "build_site", "is_loopback_host"]
 
-_WHERE = {"LoopbackFence": "fence", "is_loopback_host": "fence", "build_site": "site"}
+_WHERE = {
+    "LoopbackFence": "fence",
+    "is_loopback_host": "fence",
+    "build_site": "site",
+    "SandboxPeers": "peers",
+}
 """Loaded on first use: the window imports `host.server.csp` while it starts, and the fence
 would bring the whole contract with it."""
 

@@ -18,6 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from host.server.csp import CSP
 from host.server.fence import LoopbackFence, token_matches
+from host.server.peers import SandboxPeers
 from host.server.preload import PreloadedPage
 
 LEGACY_COOKIE = "harnessdesk_token"
@@ -86,10 +87,16 @@ class HostCheck:
 
 
 def build_site(
-    api_app: ASGIApp, webui_dir: Path, *, token: str, trusted_hosts: tuple[str, ...] = ()
+    api_app: ASGIApp,
+    webui_dir: Path,
+    *,
+    token: str,
+    peers: SandboxPeers,
+    trusted_hosts: tuple[str, ...] = (),
 ) -> ASGIApp:
-    """One ASGI app for uvicorn: the fenced API plus the static web UI."""
-    fence = LoopbackFence(api_app, token=token, trusted_hosts=trusted_hosts)
+    """One ASGI app for uvicorn: the fenced API plus the static web UI. `peers`: the host's
+    (`HostRuntime.peers`), told by its engine when a sandbox with network starts."""
+    fence = LoopbackFence(api_app, token=token, trusted_hosts=trusted_hosts, peers=peers)
     static = StaticFiles(directory=webui_dir, html=True)
     page = PreloadedPage(webui_dir)
 

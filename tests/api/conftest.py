@@ -83,7 +83,7 @@ class Host:
 
     async def _serve(self, api_app: ASGIApp) -> str:
         assert self.token is not None
-        site = build_site(api_app, webui_dir(), token=self.token)
+        site = build_site(api_app, webui_dir(), token=self.token, peers=self.runtime.peers)
         server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
         ready = asyncio.Event()
         task = asyncio.create_task(server.serve(on_ready=ready.set))

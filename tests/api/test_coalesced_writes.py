@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from desktop.paths import webui_dir
+from host.server.peers import SandboxPeers
 from host.server.run import LoopbackServer, bind_socket
 from host.server.site import build_site
 from tests.api.conftest import Host
@@ -33,7 +34,7 @@ Served = tuple[LoopbackServer, asyncio.Task[None]]
 
 async def serve(host: Host, http: type[asyncio.Protocol] | str | None) -> Served:
     assert host.token is not None
-    site = build_site(host.runtime.app, webui_dir(), token=host.token)
+    site = build_site(host.runtime.app, webui_dir(), token=host.token, peers=host.runtime.peers)
     sock = bind_socket("127.0.0.1", 0)
     server = LoopbackServer(site, sock) if http is None else LoopbackServer(site, sock, http=http)
     ready = asyncio.Event()
@@ -131,7 +132,7 @@ def test_the_served_site_uses_the_coalescing_protocol(tmp_path: Path) -> None:
     """The product's server (not only this test's) gets it: `LoopbackServer`'s default."""
     from host.server.coalesce import CoalescingH11Protocol
 
-    site = build_site(lambda *_: None, webui_dir(), token="t" * 32)  # type: ignore[arg-type]
+    site = build_site(lambda *_: None, webui_dir(), token="t" * 32, peers=SandboxPeers())  # type: ignore[arg-type]
     server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
     try:
         server.server.config.load()

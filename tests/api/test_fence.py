@@ -20,6 +20,7 @@ import pytest
 
 from contract.methods import METHODS
 from host.fetch import HttpApiClient
+from host.server.fence import LoopbackFence
 from host.server.run import bind_socket
 from tests.api.support import Frames as FrameReader
 from tests.api.support import Served, event, ok, run_turn, start_serve
@@ -118,6 +119,59 @@ async def test_host_allowlist(web: Checked) -> None:
             reply += chunk
     assert reply.split(b"\r\n", 1)[0].split(b" ")[1] in (b"400", b"403")
     assert web.served.token.encode() not in reply
+
+
+def raw_exchange(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(request)
+        reply = b""
+        while chunk := sock.recv(65536):
+            reply += chunk
+    return reply
+
+
+async def test_a_host_header_naming_two_hosts_is_refused(web: Checked) -> None:
+    """Userinfo (`localhost:PORT@evil.test`), a list (`127.0.0.1:PORT, evil.test`) or a second
+    Host header: which host is meant depends on who parses it, so none passes (issue 40)."""
+    port = web.served.port
+    for host in (
+        f"localhost:{port}@evil.test",
+        f"127.0.0.1:{port}@evil.test",
+        f"evil.test@127.0.0.1:{port}",
+        f"127.0.0.1:{port}, evil.test",
+        f"127.0.0.1:{port},evil.test",
+        f"localhost:{port}, localhost:{port}",
+        f"localhost:{port}/x",
+        "::1",
+        f"127.0.0.1:{port}:{port}",
+    ):
+        assert (await web.post_list(web.bearer(host=host))).status_code == 403, host
+        assert (await web.request("GET", "/", headers={"host": host})).status_code == 403, host
+    for second in ("evil.test", f"127.0.0.1:{port}"):
+        for path, body in (("/api/session.list", LIST), ("/", b"")):
+            method = "POST" if body else "GET"
+            request = (
+                f"{method} {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nhost: {second}\r\n"
+                f"content-type: application/json\r\nauthorization: Bearer {web.served.token}\r\n"
+                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+            ).encode()
+            reply = raw_exchange(port, request + body)
+            assert reply.split(b"\r\n", 1)[0].split(b" ")[1] in (b"400", b"403"), (second, path)
+            assert web.served.token.encode() not in reply
+    assert (await web.post_list(web.bearer(host=f"127.0.0.1:{port}"))).status_code == 200  # the control
+
+
+def test_the_fence_itself_refuses_a_second_host_header() -> None:
+    """h11 already answers 400 to two Host headers; the fence does not rely on the parser."""
+    fence = LoopbackFence(lambda *a: None, token="t" * 32)  # type: ignore[arg-type, return-value]
+
+    def scope(*hosts: bytes) -> dict[str, Any]:
+        headers = [(b"host", h) for h in hosts] + [(b"authorization", b"Bearer " + b"t" * 32)]
+        return {"type": "http", "path": "/api/session.list", "headers": headers, "client": ("127.0.0.1", 1)}
+
+    assert fence.refusal(scope(b"127.0.0.1:1")) is None
+    for hosts in ((b"127.0.0.1:1", b"evil.test"), (b"127.0.0.1:1", b"127.0.0.1:1"), ()):
+        assert fence.refusal(scope(*hosts)) == (403, "Host not allowed"), hosts
 
 
 async def test_origin_and_fetch_metadata(web: Checked) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from host.engine.permissions.policy import SessionPermissions
 from host.engine.permissions.presets import preset
-from host.engine.sandbox import reset_support
+from host.engine.sandbox import Confinement, reset_support
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 from host.engine.tools import build_tools
 
@@ -19,7 +19,8 @@ TOOLS = build_tools()
 
 
 def perms(mode: str, cwd: Path, network: bool = False) -> SessionPermissions:
-    return SessionPermissions("s-1", cwd, preset(mode), network=network, data_dir=cwd / "data")
+    confinement = Confinement(data_dir=cwd / "data")
+    return SessionPermissions("s-1", cwd, preset(mode), network=network, confinement=confinement)
 
 
 def verdict(p: SessionPermissions, name: str, **arguments: Any) -> str:

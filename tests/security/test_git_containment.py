@@ -23,7 +23,7 @@ from host.engine.git import config_scan, layout
 from host.engine.git.runner import FolderGit, GitRefused
 from host.engine.git.status import git_status
 from host.engine.permissions.sandboxing import blocked_write
-from host.engine.sandbox import SandboxPolicy, wrap
+from host.engine.sandbox import Confinement, SandboxPolicy, wrap
 from tests.security.sandboxing import needs_sandbox, sandbox_on
 
 __all__ = ["sandbox_on"]
@@ -151,7 +151,7 @@ async def test_untrusted_folders_show_their_branch_and_run_nothing(place: Path) 
     marker = place / "RAN"
     plant_filter(repo / ".git" / "config", marker)
     changed_under_filter(repo)
-    runner = FolderGit(place / "data")
+    runner = FolderGit(Confinement(place / "data"))
     value = await git_status(runner, repo, lambda _top: False)
     assert (value.repo, value.branch, value.changed, value.withheld) == (
         True,
@@ -172,7 +172,7 @@ async def test_untrusted_folders_show_their_branch_and_run_nothing(place: Path) 
 async def test_a_clean_configuration_is_counted_without_trust(place: Path) -> None:
     repo = make_repo(place / "plain")
     (repo / "new.txt").write_text("n\n")
-    value = await git_status(FolderGit(place / "data"), repo, lambda _top: False)
+    value = await git_status(FolderGit(Confinement(place / "data")), repo, lambda _top: False)
     assert (value.repo, value.branch, value.changed, value.withheld) == (True, "main", 1, None)
 
 
@@ -184,7 +184,7 @@ async def test_trusted_the_host_runs_git_inside_the_sandbox(place: Path, sandbox
     marker = place / "RAN"
     plant_filter(repo / ".git" / "config", marker)
     changed_under_filter(repo)
-    runner = FolderGit(place / "data")
+    runner = FolderGit(Confinement(place / "data"))
     argv = runner.argv(layout.find(repo), ["status"])  # type: ignore[arg-type]
     assert argv[0].endswith("bwrap") and "--unshare-net" in argv
     value = await git_status(runner, repo, lambda _top: True)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from host.engine.git import config_scan
 from host.engine.git.layout import RepoLayout
-from host.engine.sandbox import SandboxPolicy, support, wrap
+from host.engine.sandbox import Confinement, SandboxPolicy, support, wrap
 from host.engine.secret_values import child_environment
 
 GIT = "git"
@@ -89,8 +89,8 @@ def _folder_env() -> dict[str, str]:
 class FolderGit:
     """git on the repositories of the person's folders; one per engine."""
 
-    def __init__(self, data_dir: Path | None) -> None:
-        self._data_dir = data_dir
+    def __init__(self, confinement: Confinement) -> None:
+        self._confinement = confinement
 
     def policy(
         self,
@@ -100,12 +100,14 @@ class FolderGit:
         read_only: Sequence[Path] = (),
         readable: Sequence[Path] = (),
     ) -> SandboxPolicy:
+        """What every sandbox of this host hides (the data folder, the token file, the person's
+        secrets), the work tree read-only unless the call writes, never network; plus what a
+        worktree operation reads and writes beyond the work tree (see `argv`)."""
         outside = tuple(p for p in (layout.git_dir, layout.common_dir) if not p.is_relative_to(layout.top))
-        return SandboxPolicy(
-            workspace=layout.top,
+        return self._confinement.policy(
+            layout.top,
             write=write,
             network=False,
-            data_dir=self._data_dir,
             readable=(*outside, *readable),
             writable=tuple(writable),
             read_only=tuple(read_only),

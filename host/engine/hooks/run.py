@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, support, wrap
+from host.engine.sandbox import Confinement, SandboxUnavailable, support, wrap
 
 SAFE_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG")
 OUTPUT_CAP = 1 << 20
@@ -25,12 +25,12 @@ class Ran:
     duration_ms: float
 
 
-def argv_for(command: str, cwd: Path, data_dir: Path | None) -> list[str]:
+def argv_for(command: str, cwd: Path, confinement: Confinement) -> list[str]:
     argv = ["/bin/sh", "-c", command]
     if not support().available:
         return argv
     try:
-        return list(wrap(argv, SandboxPolicy(workspace=cwd, write=True, network=False, data_dir=data_dir)))
+        return list(wrap(argv, confinement.policy(cwd, write=True, network=False)))
     except SandboxUnavailable:
         return argv
 
@@ -48,12 +48,12 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run_hook(
-    command: str, payload: bytes, cwd: Path, project: Path, bound: float, data_dir: Path | None
+    command: str, payload: bytes, cwd: Path, project: Path, bound: float, confinement: Confinement
 ) -> Ran:
     start = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(
-            *argv_for(command, cwd, data_dir),
+            *argv_for(command, cwd, confinement),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

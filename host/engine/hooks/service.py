@@ -24,6 +24,7 @@ from host.engine.hooks.approval import approval_name
 from host.engine.hooks.decode import Merged, decode, merge
 from host.engine.hooks.run import run_hook
 from host.engine.project import project_root
+from host.engine.sandbox import Confinement
 
 Record = Callable[[NewEvent[Any]], object]
 
@@ -47,8 +48,12 @@ class HookService:
         trusted: Callable[[Path], bool],
         approved: Callable[[Path, str, str], bool] = lambda root, name, digest: False,
         compat: Callable[[], frozenset[str]] = frozenset,
+        *,
+        confinement: Confinement,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._confinement = confinement
+        """What a hook's sandbox hides (host/engine/sandbox/policy.py)."""
         self._trusted = trusted
         self._approved = approved
         self._compat = compat
@@ -71,7 +76,7 @@ class HookService:
             f.record(events.hook_invoked(f.turn, f.event, h.dialect, h.handler_id, h.matcher, h.command))
         runs = await asyncio.gather(
             *(
-                run_hook(h.command, payload(f, h.dialect), f.cwd, root, h.timeout, self.data_dir)
+                run_hook(h.command, payload(f, h.dialect), f.cwd, root, h.timeout, self._confinement)
                 for h in handlers
             )
         )

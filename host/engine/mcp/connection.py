@@ -29,6 +29,7 @@ from host.engine.mcp.config import Expanded, ServerEntry
 from host.engine.mcp.failures import describe, leaf
 from host.engine.mcp.resources import ResourceInfo
 from host.engine.mcp.spawn import stdio_parameters
+from host.engine.sandbox import Confinement
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +94,13 @@ class McpConnection:
         on_change: Callable[[McpConnection], None],
         *,
         workspace: Path,
-        data_dir: Path | None,
+        confinement: Confinement,
     ) -> None:
         self.entry = entry
         self._expanded = expanded
         self.cwd = cwd
         self.workspace = workspace
-        self.data_dir = data_dir
+        self.confinement = confinement
         self._on_change = on_change
         self.state: State = "stopped"
         self.error: str | None = None
@@ -250,7 +251,7 @@ class McpConnection:
 
             self.stderr = StderrTail(self._from_thread)
             params, self.sandboxed = stdio_parameters(
-                x, self.cwd, workspace=self.workspace, network=entry.network, data_dir=self.data_dir
+                x, self.cwd, workspace=self.workspace, network=entry.network, confinement=self.confinement
             )
             streams = await stack.enter_async_context(stdio_client(params, errlog=self.stderr.writer))
             self.stderr.close_writer()  # the child holds its copy; EOF means it is gone

@@ -27,6 +27,7 @@ from host.engine.mcp import config as cfg
 from host.engine.mcp.config import McpConfig, MissingValue, ServerEntry
 from host.engine.mcp.connection import McpConnection
 from host.engine.mcp.tool import McpTool
+from host.engine.sandbox import Confinement
 from host.engine.tools.base import Tool
 
 log = logging.getLogger(__name__)
@@ -53,9 +54,12 @@ class McpService:
         trusted: Callable[[Path], bool],
         approvals: Approvals,
         credential: Callable[[str], str | None],
+        confinement: Confinement,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        self._confinement = confinement
+        """What the stdio servers' sandbox hides (host/engine/sandbox/policy.py)."""
         self._bus = bus
         self._trusted = trusted
         self._approvals = approvals
@@ -137,7 +141,7 @@ class McpService:
                 cwd,
                 self._changed,
                 workspace=project.root,
-                data_dir=self.data_dir,
+                confinement=self._confinement,
             )
             failed.state, failed.error = "failed", str(exc)
             project.connections[entry.name] = failed
@@ -148,7 +152,7 @@ class McpService:
         if entry.scope != "project" and not entry.cwd:
             run_in = cwd
         live = McpConnection(
-            entry, expanded, run_in, self._changed, workspace=project.root, data_dir=self.data_dir
+            entry, expanded, run_in, self._changed, workspace=project.root, confinement=self._confinement
         )
         project.connections[entry.name] = live
         live.start()

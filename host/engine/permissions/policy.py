@@ -33,8 +33,8 @@ from host.engine.permissions.sandboxing import (
     stored_policy,
     stored_value,
 )
-from host.engine.permissions.scope import covers, label, scope_for
-from host.engine.sandbox import SandboxPolicy, support
+from host.engine.permissions.scope import covers, label, scope_for, scope_words
+from host.engine.sandbox import Confinement, SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
 from host.engine.tools.base import Tool
@@ -76,8 +76,8 @@ class SessionPermissions:
     cap: AgentCap = lambda: (None, None)
     network: bool = False
     """The session's "Allow network" switch: sandboxed commands reach the network unasked."""
-    data_dir: Path | None = None
-    """HarnessDesk's data folder, masked inside the sandbox."""
+    confinement: Confinement = field(default_factory=Confinement)
+    """What the sandbox hides (the data folder, the host's token file …) and whom it tells."""
     binds: SandboxBinds = NO_BINDS
     """A worktree session's share of the shared git directory (docs/decisions.md, "Worktree
     sessions"): bound writable when its commands may write."""
@@ -143,11 +143,10 @@ class SessionPermissions:
             return None
         write = self.preset.sandbox != "read-only"
         network = self.network or wants is Escalation.NETWORK
-        return SandboxPolicy(
+        return self.confinement.policy(
             self.cwd,
             write=write,
             network=network,
-            data_dir=self.data_dir,
             writable=self.binds.writable,
             read_only=self.binds.read_only,
         )
@@ -163,7 +162,11 @@ class SessionPermissions:
             sandbox=sandbox_status(found),
             rules=[
                 PermissionRule(
-                    tool=r.tool, scope=r.scope, label=label(r.tool, r.scope), created_at=r.created_at
+                    tool=r.tool,
+                    scope=r.scope,
+                    label=label(r.tool, r.scope),
+                    created_at=r.created_at,
+                    words=scope_words(r.scope),
                 )
                 for r in self.rules
             ],
@@ -181,10 +184,11 @@ class PermissionService:
         bus: Bus,
         default_preset: Callable[[], str],
         cap_for: CapFor | None = None,
-        data_dir: Path | None = None,
         binds: Callable[[Path], SandboxBinds] | None = None,
+        *,
+        confinement: Confinement,
     ) -> None:
-        self._data_dir = data_dir
+        self._confinement = confinement
         self._binds = binds
         self._store = store
         self._bus = bus
@@ -238,7 +242,7 @@ class PermissionService:
             unlogged,
             cap or (lambda: (None, None)),
             network,
-            self._data_dir,
+            self._confinement,
             binds,
         )
         self._open[sid] = (perms, journal)

@@ -9,6 +9,7 @@ process, which mechanism this machine offers; when it is `none`, `wrap` raises
 from host.engine.sandbox.bwrap import bwrap_argv
 from host.engine.sandbox.policy import (
     SECRET_PATHS,
+    Confinement,
     SandboxPolicy,
     SandboxSupport,
     SandboxUnavailable,
@@ -18,6 +19,7 @@ from host.engine.sandbox.probe import reset_support, support, wrap
 
 __all__ = [
     "SECRET_PATHS",
+    "Confinement",
     "SandboxPolicy",
     "SandboxSupport",
     "SandboxUnavailable",

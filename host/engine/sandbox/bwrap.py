@@ -19,9 +19,11 @@ from pathlib import Path
 
 from host.engine.sandbox.policy import (
     SandboxPolicy,
+    daemon_sockets,
     git_folders_to_make,
     git_pointer_files,
     inside,
+    named_paths,
     protected_paths,
     real,
     secret_paths,
@@ -53,14 +55,34 @@ def mask(path: Path) -> list[str]:
     return ["--ro-bind", "/dev/null", str(path)]
 
 
+PRIVATE = (Path("/tmp"), Path("/run"))
+"""Fresh tmpfs inside: nothing below them needs a mask of its own."""
+
+
 def masks(policy: SandboxPolicy, home: Path | None = None) -> list[Path]:
     found = secret_paths(home)
     if policy.data_dir is not None and policy.data_dir.exists():
         data = real(policy.data_dir)
         if data not in found:
             found.append(data)
-    tmp = Path("/tmp")
-    return [p for p in found if not inside(p, tmp)]  # /tmp is private already
+    found += [p for p in host_masks(policy, home) if p not in found]
+    return [p for p in found if not any(inside(p, private) for private in PRIVATE)]
+
+
+def host_masks(policy: SandboxPolicy, home: Path | None = None) -> list[Path]:
+    """What the host itself hides beyond the user's secrets (docs/threat-model.md, "The sandbox and
+    the host's own secrets", "Daemon sockets"): the paths its command line named (the token file
+    wherever it is, the data folder) and the local daemons' and agents' sockets."""
+    return [*named_paths(policy.masked), *daemon_sockets(home)]
+
+
+def private_run_dirs() -> list[str]:
+    """`/var/run` as private as `/run` where it is a folder of its own rather than the usual link
+    to `/run` (the system's Docker, Podman, containerd and D-Bus sockets live there)."""
+    var_run = Path("/var/run")
+    if var_run.is_dir() and real(var_run) != real(Path("/run")) and not inside(real(var_run), Path("/tmp")):
+        return ["--tmpfs", str(real(var_run))]
+    return []
 
 
 def bwrap_argv(
@@ -71,7 +93,7 @@ def bwrap_argv(
     workspace = real(policy.workspace)
     hidden = masks(policy, home)
     out = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    out += ["--tmpfs", "/tmp", "--tmpfs", "/run"]
+    out += ["--tmpfs", "/tmp", "--tmpfs", "/run", *private_run_dirs()]
     if policy.network:
         for resolver in (Path("/run/systemd/resolve"), Path("/run/resolvconf")):
             if resolver.is_dir():  # /etc/resolv.conf often points here

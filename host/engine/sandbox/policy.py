@@ -4,7 +4,8 @@ mechanisms treat specially: the folder's protected entries and the user's secret
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -74,6 +75,50 @@ class SandboxPolicy:
     read_only: tuple[Path, ...] = ()
     """Existing files bound read-only over the writable places (a worktree's `commondir` and
     `gitdir` pointers)."""
+    masked: tuple[Path, ...] = ()
+    """More files and folders masked inside: what the host's command line named (the token file
+    above all) — docs/threat-model.md, "The sandbox and the host's own secrets"."""
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What every sandbox this host starts hides, and whom it tells that one with network is
+    coming: the one maker of the policies of bash, jobs, MCP servers, hooks and the host's git."""
+
+    data_dir: Path | None = None
+    masked: tuple[Path, ...] = ()
+    on_network: Callable[[], None] = field(default=_nothing, compare=False)
+    """Called before a policy with network is handed out: the loopback fence then starts looking
+    at who its peers are (docs/threat-model.md, "The sandbox and the loopback server")."""
+
+    def policy(
+        self,
+        workspace: Path,
+        *,
+        write: bool = True,
+        network: bool = False,
+        readable: tuple[Path, ...] = (),
+        writable: tuple[Path, ...] = (),
+        read_only: tuple[Path, ...] = (),
+    ) -> SandboxPolicy:
+        """`writable`/`read_only`: a worktree's share of its shared git directory
+        (docs/decisions.md, "Worktree sessions")."""
+        if network:
+            self.on_network()
+        return SandboxPolicy(
+            workspace,
+            write=write,
+            network=network,
+            data_dir=self.data_dir,
+            readable=readable,
+            writable=writable,
+            read_only=read_only,
+            masked=self.masked,
+        )
 
 
 @dataclass(frozen=True)
@@ -166,6 +211,80 @@ def secret_paths(home: Path | None = None) -> list[Path]:
     out: list[Path] = []
     for entry in SECRET_PATHS:
         candidate = base / entry
+        if os.path.lexists(candidate):
+            target = real(candidate)
+            if target.exists() and target != Path("/") and target not in out:
+                out.append(target)
+    return out
+
+
+DAEMON_SOCKETS = (
+    ".docker/run",
+    ".docker/desktop",
+    ".docker/docker.sock",
+    ".colima",
+    ".lima",
+    ".rd/docker.sock",
+    ".local/share/containers/podman/machine",
+    ".1password/agent.sock",
+    ".bitwarden-ssh-agent.sock",
+    ".Xauthority",
+)
+"""Below the home folder: where Docker Desktop, Colima, Lima, Rancher Desktop, Podman machines
+and password managers' ssh agents put their sockets, and the X server's cookie (its socket is
+abstract: reachable once network is allowed). Masked inside, whatever the network switch: a
+daemon socket is a way out of the sandbox (`docker run -v /:/host`), an agent signs as the user."""
+
+SOCKET_VARIABLES = (
+    "SSH_AUTH_SOCK",
+    "DOCKER_HOST",
+    "CONTAINER_HOST",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "GPG_AGENT_INFO",
+)
+"""The host's environment variables that name a daemon or agent socket."""
+
+PATH_VARIABLES = ("GNUPGHOME", "XDG_RUNTIME_DIR", "XAUTHORITY")
+"""…and those that name a folder of them (gpg-agent's `S.gpg-agent*`; the session bus, Podman,
+Wayland, PipeWire, the keyring: usually under /run, which is private already) or the X cookie."""
+
+
+def socket_paths_in(name: str, value: str) -> list[str]:
+    """The filesystem paths a socket variable names: `unix://` URLs (Docker, Podman), D-Bus
+    address lists (`unix:path=…;…`; `abstract=` names have no path and die with the network
+    namespace), `GPG_AGENT_INFO`'s `path:pid:1`, else the value itself (`SSH_AUTH_SOCK`)."""
+    if name in ("DOCKER_HOST", "CONTAINER_HOST"):
+        return [value.removeprefix("unix://")] if value.startswith("unix://") else []
+    if name == "DBUS_SESSION_BUS_ADDRESS":
+        found = []
+        for address in value.split(";"):
+            kind, _, params = address.partition(":")
+            if kind == "unix":
+                for param in params.split(","):
+                    key, _, raw = param.partition("=")
+                    if key == "path" and raw:
+                        found.append(raw)
+        return found
+    if name == "GPG_AGENT_INFO":
+        return [value.split(":", 1)[0]] if value else []
+    return [value] if value else []
+
+
+def daemon_sockets(home: Path | None = None, environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The daemon and agent sockets (and folders of them) that exist, resolved."""
+    base = home or Path.home()
+    env = os.environ if environ is None else environ
+    named = [base / entry for entry in DAEMON_SOCKETS]
+    for name in SOCKET_VARIABLES:
+        named += [Path(p) for p in socket_paths_in(name, env.get(name, "")) if p.startswith("/")]
+    named += [Path(v) for name in PATH_VARIABLES if (v := env.get(name, "")).startswith("/")]
+    return named_paths(named)
+
+
+def named_paths(paths: Sequence[Path]) -> list[Path]:
+    """What a policy's `masked` names and exists, resolved (a link masks its target)."""
+    out: list[Path] = []
+    for candidate in paths:
         if os.path.lexists(candidate):
             target = real(candidate)
             if target.exists() and target != Path("/") and target not in out:

@@ -27,6 +27,7 @@ from host.engine.mcp import config as cfg
 from host.engine.mcp.finding import McpResources
 from host.engine.mcp.service import McpService, Project
 from host.engine.project import project_root
+from host.engine.sandbox import Confinement
 from host.engine.settings.plane import ConfigPlane
 from host.engine.store import Store
 from host.engine.store import mcp as mcp_tables
@@ -50,6 +51,7 @@ class Mcp:
         folders: HostFolders,
         plane: ConfigPlane,
         approvals: dict[tuple[str, str], str],
+        confinement: Confinement,
     ) -> None:
         self._store = store
         self._workspaces = workspaces
@@ -62,11 +64,18 @@ class Mcp:
             trusted=self.project_trusted,
             approvals=lambda: self._approvals,
             credential=plane.credentials.value,
+            confinement=confinement,
         )
         """The running servers (the tools a session's composition offers come from here)."""
         self.resources = McpResources(self.servers, self._place)
         """Their resources, for the `@` finder and `attach` (docs/architecture.md, "The @ finder")."""
-        self.hooks = HookService(data_dir, self.project_trusted, self.hook_file_approved, self.hook_dialects)
+        self.hooks = HookService(
+            data_dir,
+            self.project_trusted,
+            self.hook_file_approved,
+            self.hook_dialects,
+            confinement=confinement,
+        )
         """The hooks every session's tool calls pass (host/engine/hooks/)."""
 
     @classmethod
@@ -78,9 +87,10 @@ class Mcp:
         workspaces: WorkspaceRegistry,
         folders: HostFolders,
         plane: ConfigPlane,
+        confinement: Confinement,
     ) -> Mcp:
         approvals = await store.call(mcp_tables.read_approvals)
-        return cls(data_dir, bus, store, workspaces, folders, plane, approvals)
+        return cls(data_dir, bus, store, workspaces, folders, plane, approvals, confinement)
 
     async def close(self) -> None:
         await self.resources.close()

@@ -35,6 +35,7 @@ from host.engine.gates import PromptCheck, Veto
 from host.engine.git import layout as repo_layout
 from host.engine.git.runner import FolderGit
 from host.engine.journal import now_ms
+from host.engine.sandbox import Confinement
 from host.engine.store import SessionHeader
 from host.engine.store.worktrees import WorkspaceWorktreeSettings, WorktreeRow
 from host.engine.worktrees import journal
@@ -57,6 +58,7 @@ class Worktrees:
     def __init__(
         self,
         data_dir: Path,
+        confinement: Confinement,
         rows: WorktreeRows,
         git: FolderGit,
         trusted: Callable[[Path], bool],
@@ -87,7 +89,7 @@ class Worktrees:
         self._offers = Offers(rows, self._git, workspace_folder, workspace_of_folder)
         places = Places(put_row=rows.put, drop_row=self._dropped, move_session=self._move_session)
         self._handoff = Handoff(data_dir, self._git, self._maker, places)
-        self.setups = SetupRuns(data_dir, lambda folder: row.path if (row := rows.of(folder)) else None)
+        self.setups = SetupRuns(confinement, lambda folder: row.path if (row := rows.of(folder)) else None)
         self._states: dict[str, WorktreeState] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._refreshing: set[asyncio.Task[WorktreeState]] = set()

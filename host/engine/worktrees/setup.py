@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host.engine.gates import PromptCheck, Veto
-from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, wrap
+from host.engine.sandbox import Confinement, SandboxUnavailable, wrap
 from host.engine.secret_values import child_environment
 from host.engine.worktrees.layout import SandboxBinds
 
@@ -40,8 +40,8 @@ class SetupResult:
 class SetupRuns:
     """The setup commands running (or finished, not yet awaited by a first prompt), by worktree."""
 
-    def __init__(self, data_dir: Path, worktree_of: Callable[[str], str | None]) -> None:
-        self._data_dir = data_dir
+    def __init__(self, confinement: Confinement, worktree_of: Callable[[str], str | None]) -> None:
+        self._confinement = confinement
         self._worktree_of = worktree_of
         self._runs: dict[str, asyncio.Task[SetupResult]] = {}
 
@@ -73,13 +73,8 @@ class SetupRuns:
         self._runs.clear()
 
     async def _run(self, path: str, command: str, binds: SandboxBinds) -> SetupResult:
-        policy = SandboxPolicy(
-            workspace=Path(path),
-            write=True,
-            network=True,
-            data_dir=self._data_dir,
-            writable=binds.writable,
-            read_only=binds.read_only,
+        policy = self._confinement.policy(
+            Path(path), write=True, network=True, writable=binds.writable, read_only=binds.read_only
         )
         try:
             argv = wrap(["/bin/sh", "-c", command], policy)

@@ -3,15 +3,17 @@
 
 import { h, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
+import { number, t } from "../i18n/i18n.js";
 
 const MIB = 1 << 20;
-export const size = (n) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GB` : n >= MIB ? `${(n / MIB).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`);
+const one = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
+export const size = (n) => (n >= 1 << 30 ? `${number(n / (1 << 30), one)} GB` : n >= MIB ? `${number(n / MIB, one)} MB` : `${number(Math.ceil(n / 1024))} KB`);
 
 const TEXT = {
-  worktrees: (n, bytes) => `Worktrees: ${size(bytes)} in ${n === 1 ? "1 worktree" : `${n} worktrees`}`,
-  none: "Worktrees: none.",
-  theirs: "yours: never removed by HarnessDesk",
-  hint: "A session's worktree goes when you delete the session or remove the worktree from its header's worktree menu.",
+  worktrees: (n, bytes) => t("undoSpace.worktrees", { count: n, size: size(bytes) }),
+  get none() { return t("undoSpace.worktreesNone"); },
+  line: (w) => t(w.owned ? "undoSpace.worktreeLine" : "undoSpace.worktreeLineTheirs", { path: w.path, branch: w.branch, size: size(w.bytes) }),
+  get hint() { return t("undoSpace.worktreesHint"); },
 };
 
 /** The worktrees sessions work in, and the disk each takes (docs/decisions.md, "Worktree sessions"). */
@@ -24,7 +26,7 @@ async function worktreeSpace(ctx) {
     "div",
     { class: "undo-worktrees", testid: "undo-worktrees" },
     h("p", { testid: "undo-worktrees-total" }, TEXT.worktrees(v.items.length, v.totalBytes)),
-    h("ul", { class: "file-list", testid: "undo-worktree-list" }, v.items.map((w) => h("li", {}, `${w.path} (${w.branch}) — ${size(w.bytes)}${w.owned ? "" : `, ${TEXT.theirs}`}`))),
+    h("ul", { class: "file-list", testid: "undo-worktree-list" }, v.items.map((w) => h("li", {}, TEXT.line(w)))),
     h("p", { class: "hint" }, TEXT.hint),
   );
 }
@@ -32,29 +34,29 @@ async function worktreeSpace(ctx) {
 /** A block that loads `files.spaceUsed` and offers to free it, and lists the worktrees' disk use;
  * `ctx`: {call, say, worktreeSpace() (WorktreeCalls.spaceUsed)}. */
 export function spaceBlock(ctx) {
-  const el = h("div", { class: "undo-space", testid: "undo-space" }, h("p", { class: "hint" }, "Measuring the space used…"));
+  const el = h("div", { class: "undo-space", testid: "undo-space" }, h("p", { class: "hint" }, t("undoSpace.measuring")));
   const load = async () => {
     const r = await ctx.call("files.spaceUsed", {});
     clear(el);
-    if (!r.ok) return el.append(h("p", { class: "hint" }, "The space used is not available here."));
+    if (!r.ok) return el.append(h("p", { class: "hint" }, t("undoSpace.unavailable")));
     const v = r.value;
-    if (v.unavailable) el.append(h("p", { class: "hint", role: "note" }, `Shell commands cannot be undone on this computer: ${v.unavailable}.`));
-    el.append(h("p", { testid: "undo-space-total" }, `Space used: ${size(v.totalBytes)} of ${size(v.totalBudgetBytes)}`, v.folders.length ? ` in ${v.folders.length === 1 ? "1 folder" : `${v.folders.length} folders`}` : ""));
+    if (v.unavailable) el.append(h("p", { class: "hint", role: "note" }, t("undoSpace.noUndo", { reason: v.unavailable })));
+    el.append(h("p", { testid: "undo-space-total" }, t("undoSpace.total", { used: size(v.totalBytes), budget: size(v.totalBudgetBytes) }), v.folders.length ? t("undoSpace.inFolders", { count: v.folders.length }) : ""));
     if (v.folders.length) {
-      el.append(h("ul", { class: "file-list", testid: "undo-space-folders" }, v.folders.map((f) => h("li", {}, f.note ? `${f.path} — ${f.note}` : `${f.path} — ${size(f.bytes)}, ${f.turns === 1 ? "1 turn" : `${f.turns} turns`} revertable`))));
+      el.append(h("ul", { class: "file-list", testid: "undo-space-folders" }, v.folders.map((f) => h("li", {}, h("span", { translate: "no" }, f.path), " — ", f.note ? h("span", { translate: "no" }, f.note) : t("undoSpace.folder", { size: size(f.bytes), count: f.turns })))));
     }
-    const free = h("button", { type: "button", class: "btn", testid: "undo-free-space", disabled: !v.totalBytes }, "Free space");
+    const free = h("button", { type: "button", class: "btn", testid: "undo-free-space", disabled: !v.totalBytes }, t("undoSpace.free"));
     free.addEventListener("click", async () => {
       const choice = await confirm({
-        title: "Free the space used by undo?",
-        body: ["Earlier turns' shell changes can no longer be reverted afterwards. Files the agent wrote with its file tools stay revertable."],
+        title: t("undoSpace.freeTitle"),
+        body: [t("undoSpace.freeBody")],
         testid: "undo-free-dialog",
-        actions: [{ label: "Free space", value: "free", tone: "danger", testid: "undo-free-confirm" }],
+        actions: [{ label: t("undoSpace.free"), value: "free", tone: "danger", testid: "undo-free-confirm" }],
       });
       if (choice !== "free") return;
       free.disabled = true;
       const done = await ctx.call("files.freeSpace", {});
-      ctx.say(done.ok ? `Freed ${size(done.value.freedBytes)}.` : "Could not free the space.", done.ok ? "ok" : "error");
+      ctx.say(done.ok ? t("undoSpace.freed", { size: size(done.value.freedBytes) }) : t("undoSpace.freeFailed"), done.ok ? "ok" : "error");
       await load();
     });
     el.append(h("div", { class: "row-actions" }, free));
