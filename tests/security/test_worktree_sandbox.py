@@ -36,21 +36,34 @@ def bash(call_id: str, command: str) -> Reply:
     return Reply(tool_calls=[(call_id, "bash", json.dumps({"command": command}))])
 
 
-async def turn(host: Host, sid: str, llm: ScriptedLlmServer, *replies: Reply) -> dict[str, str]:
-    """One turn of `replies`; each bash call's output by call id (no approval may be asked)."""
+async def turn(
+    host: Host, sid: str, llm: ScriptedLlmServer, *replies: Reply
+) -> tuple[dict[str, str], list[str]]:
+    """One turn of `replies`: each bash call's output by call id, and the calls that asked, in
+    order. Every approval is refused: the only ones asked are Auto's offer to run a command that
+    failed writing outside the folder again without the sandbox (docs/decisions.md)."""
     client = host.client()
     mux = await host.mux(client)
     llm.enqueue(*replies, Reply(text="done"))
     start = len(mux.items)
     await prompt(client, sid, "work")
-    await mux.next(event("turn/end", sid), within=120)
+    asked: list[str] = []
+    mux.cursor = max(mux.cursor, start)
+    while True:
+        rpc_id, frame = await mux.next(lambda _frame: True, within=120)
+        if getattr(frame, "type", None) == "approval/requested":
+            assert frame.arguments.get("outside_sandbox") is True, frame
+            value = {"sessionId": frame.session_id, "approvalId": frame.approval_id, "outcome": "rejected"}
+            await client.respond(rpc_id, {"ok": True, "value": value})
+            asked.append(frame.call_id)
+        elif event("turn/end", sid)(frame):
+            break
     events = events_of(mux.since(start), sid)
-    assert not [e for e in events if e.type == "approval/asked"]
     return {
         e.data["message"]["source"]["callId"]: str(e.data["message"]["content"][0]["content"])
         for e in events
         if e.type == "tool/result"
-    }
+    }, asked
 
 
 def plant(config: Path, lines: str) -> None:
@@ -92,7 +105,7 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
     before = snapshot(repo, beside, other_gitdir)
     pointers = {p: p.read_bytes() for p in (gitdir / "commondir", gitdir / "gitdir")}
 
-    out = await turn(
+    out, asked = await turn(
         host,
         mine,
         llm,
@@ -116,6 +129,9 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
         bash("x5", "git config core.hooksPath /var/tmp; git config --worktree core.fsmonitor /bin/evil"),
     )
     assert "GIT-OK" in out["c1"] and "agent work" in out["c1"], out["c1"]
+    # the work in its own worktree asks nothing; each write outside it failed, and Auto's offer to
+    # run it again without the sandbox was refused
+    assert asked == ["x1", "x2", "x3", "x4", "x5"], asked
     assert git(repo, "log", "-1", "--format=%s", "mine") == "agent work"
     assert {"mine", "mine-too", "other"} <= set(branches(repo))
     for name, writes in (("x1", 3), ("x2", 2), ("x3", 3), ("x4", 3)):
