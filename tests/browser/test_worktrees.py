@@ -3,8 +3,9 @@ sessions"): a real `harnessdesk serve` on a folder that is a git repository, the
 Chromium, the scripted provider. New session offers "In a new worktree" (remembered per
 workspace), names the branch after the first prompt and asks whether the checkout's uncommitted
 changes come along; the row and the header show the branch and its state; the header's menu
-applies the work to the checkout, discards the worktree, and moves a local session to a new one,
-each after one confirmation."""
+applies the work to the checkout, discards the worktree, moves a local session to a new one,
+merges the branch into its base (refused while the worktree is dirty, with the files named) and
+removes the worktree keeping its branch, each after one confirmation."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from tests.browser.support import (
     turn_ends,
     wait_idle,
 )
-from tests.support.git_repos import branches, make_repo, worktree_paths
+from tests.support.git_repos import branches, commit_all, git, make_repo, worktree_paths
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -120,7 +121,7 @@ def test_new_session_in_a_worktree_named_from_the_first_prompt(
     assert branches(repo) == ["fix-the-login-bug-please", "main", "side"]
 
 
-def test_the_hand_off_menu_applies_discards_and_moves(
+def test_the_hand_off_menu_applies_discards_moves_merges_and_removes(
     contexts: Contexts, repo_server: HarnessServer, llm: ScriptedLlmServer
 ) -> None:
     repo = repo_server.workdir
@@ -168,3 +169,19 @@ def test_the_hand_off_menu_applies_discards_and_moves(
         ).stdout
         == ""
     )
+
+    # Merge refuses while the worktree holds uncommitted changes and names them; committed, the
+    # branch's commit joins main in the checkout; then the worktree goes and its branch stays
+    branch = moved["worktree"]["branch"]
+    menu(page, "worktree-merge", "worktree-merge-dialog")
+    expect(page.get_by_test_id("toasts")).to_contain_text("The worktree has uncommitted changes (a.txt)")
+    commit_all(Path(moved["cwd"]), "the agent's rewrite")
+    menu(page, "worktree-merge", "worktree-merge-dialog")
+    expect(page.get_by_test_id("toasts")).to_contain_text(f"Merged {branch} into main.")
+    assert git(repo, "log", "-1", "--format=%s", "main") == "the agent's rewrite"
+    assert (repo / "a.txt").read_text() == "by the agent\n" and git(repo, "status", "--porcelain") == ""
+    menu(page, "worktree-remove", "worktree-remove-dialog")
+    expect(page.get_by_test_id("toasts")).to_contain_text("The worktree is removed; the session continues")
+    assert not Path(moved["cwd"]).exists() and branch in branches(repo)
+    assert summary(page, sid)["cwd"] == str(repo) and worktree_paths(repo) == []
+    expect(page.get_by_test_id("worktree-branch-label")).to_have_text("Worktree")
