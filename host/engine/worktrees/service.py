@@ -4,8 +4,8 @@
 A worktree session's folder is its worktree (the same subfolder as in the checkout): its tools,
 sandbox, snapshots and Changes view work there without knowing it. This service makes the
 worktree (`place`, for `session.create {worktree}`), keeps each worktree's branch, ahead/behind
-and uncommitted state (fresh at every turn end, on every `worktree.list`, after every
-hand-off), hands the work back (`apply`, `merge`, `remove`, `adopt`), cleans up (worktrees of
+and uncommitted state (`states.py`: fresh at every turn end, on every `worktree.list`, after
+every hand-off), hands the work back (`apply`, `merge`, `remove`, `adopt`), cleans up (worktrees of
 deleted sessions, `git worktree prune` at start) and finishes at start what a crash cut short.
 One operation at a time per repository.
 """
@@ -19,9 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from contract.frames import SessionProjection
 from contract.worktrees import (
-    WORKTREE_KEY,
     WorktreeItem,
     WorktreeOptionsValue,
     WorktreeSettingsView,
@@ -47,6 +45,7 @@ from host.engine.worktrees.merging import Merged
 from host.engine.worktrees.offers import Offers
 from host.engine.worktrees.rows import WorktreeRows
 from host.engine.worktrees.setup import SetupRuns
+from host.engine.worktrees.states import WorktreeStates
 
 log = logging.getLogger(__name__)
 
@@ -90,9 +89,8 @@ class Worktrees:
         places = Places(put_row=rows.put, drop_row=self._dropped, move_session=self._move_session)
         self._handoff = Handoff(data_dir, self._git, self._maker, places)
         self.setups = SetupRuns(confinement, lambda folder: row.path if (row := rows.of(folder)) else None)
-        self._states: dict[str, WorktreeState] = {}
+        self.states = WorktreeStates(self._git, bus, last_seq, self._sessions_in)
         self._locks: dict[str, asyncio.Lock] = {}
-        self._refreshing: set[asyncio.Task[WorktreeState]] = set()
 
     # ---- the sessions' side -------------------------------------------------------------------
 
@@ -101,8 +99,7 @@ class Worktrees:
         row = self.rows.of(folder)
         if row is None:
             return None
-        state = self._states.get(row.path) or _unknown(row)
-        return state.model_dump(by_alias=True)
+        return self.states.of(row).model_dump(by_alias=True)
 
     def home_of(self, folder: str) -> str:
         return self.rows.home_of(folder)
@@ -128,11 +125,9 @@ class Worktrees:
                         row.path, settings.setup, await asyncio.to_thread(self.rows.binds_for, Path(row.path))
                     )
         if spec.path is None and row.created_branch:
-            # a new branch at its base: its state is known without git (a first `git status` of a
-            # fresh tree re-reads every file, beside the session's first turn)
-            self._states[row.path] = _unknown(row).model_copy(update={"dirty": bool(entries)})
+            self.states.fresh_branch(row, dirty=bool(entries))
         else:
-            self._schedule_refresh(row)
+            self.states.schedule(row)
         return local.inside(row.path)
 
     async def _add(
@@ -252,11 +247,11 @@ class Worktrees:
 
     async def _move_session(self, session_id: str, folder: str) -> None:
         await self._set_cwd(session_id, folder)
-        await self._publish(session_id, self.state_of(folder))
+        await self.states.publish(session_id, self.state_of(folder))
 
     async def _dropped(self, path: str) -> None:
         await self.rows.drop(path)
-        self._states.pop(path, None)
+        self.states.forget(path)
 
     # ---- status ---------------------------------------------------------------------------------
 
@@ -274,54 +269,13 @@ class Worktrees:
         return found
 
     async def refresh(self, row: WorktreeRow, publish: bool = True) -> WorktreeState:
-        """Ask git for the worktree's ahead/behind/uncommitted state now (kept as it was when
-        git may not run: an untrusted repository's configuration, a folder that is gone)."""
-        state = self._states.get(row.path) or _unknown(row)
-        tree = await asyncio.to_thread(repo_layout.find, Path(row.path))
-        if tree is not None and tree.dot_git_is_file:
-            try:
-                await self._git.check(tree, Path(row.local))
-                ahead, behind = await self._git.ahead_behind(tree, row.base)
-                dirty = bool(await self._git.status(tree))
-                state = WorktreeState(
-                    path=row.path,
-                    branch=row.branch,
-                    base=row.base,
-                    ahead=ahead,
-                    behind=behind,
-                    dirty=dirty,
-                    owned=row.owned,
-                )
-            except EngineError as exc:
-                log.info("worktree %s: state not refreshed: %s", row.path, exc)
-        changed = self._states.get(row.path) != state
-        self._states[row.path] = state
-        if publish and changed:
-            for sid, _ in await self._sessions_in(row):
-                await self._publish(sid, state.model_dump(by_alias=True))
-        return state
+        return await self.states.refresh(row, publish)
 
     def turn_ended(self, folder: Path) -> None:
         """A turn ended in `folder`: refresh its worktree's state in the background."""
         row = self.rows.of(str(folder))
         if row is not None:
-            self._schedule_refresh(row)
-
-    def _schedule_refresh(self, row: WorktreeRow) -> None:
-        task = asyncio.create_task(self.refresh(row), name=f"worktree-state {row.path}")
-        self._refreshing.add(task)
-        task.add_done_callback(self._refreshed)
-
-    def _refreshed(self, task: asyncio.Task[WorktreeState]) -> None:
-        self._refreshing.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("refreshing a worktree's state failed", exc_info=task.exception())
-
-    async def _publish(self, session_id: str, value: dict[str, Any] | None) -> None:
-        seq = await self._last_seq(session_id)
-        self._bus.publish(
-            "mux", SessionProjection(session_id=session_id, key=WORKTREE_KEY, value=value, seq=max(seq, 0))
-        )
+            self.states.schedule(row)
 
     # ---- what New session offers, settings, space (`offers`) -----------------------------------
 
@@ -354,7 +308,7 @@ class Worktrees:
             if not any(inside(f, row.path) for f in folders):
                 await self._remove_unused(row)
         for row in self.rows.rows:  # the rows' ahead/behind/uncommitted, in the background
-            self._schedule_refresh(row)
+            self.states.schedule(row)
 
     async def _prune(self, row: WorktreeRow) -> None:
         local = await asyncio.to_thread(repo_layout.find, Path(row.local))
@@ -405,8 +359,7 @@ class Worktrees:
         return await self.setups.gate(check)
 
     async def close(self) -> None:
-        for task in list(self._refreshing):
-            task.cancel()
+        self.states.close()
         await self.setups.close()
 
     def _lock(self, common: str) -> asyncio.Lock:
@@ -418,9 +371,3 @@ def _home(folder: str | None, row: WorktreeRow) -> str:
         return row.local
     rest = folder[len(row.path) :].lstrip("/") if inside(folder, row.path) else ""
     return os.path.join(row.local, rest) if rest else row.local
-
-
-def _unknown(row: WorktreeRow) -> WorktreeState:
-    return WorktreeState(
-        path=row.path, branch=row.branch, base=row.base, ahead=0, behind=0, dirty=False, owned=row.owned
-    )
