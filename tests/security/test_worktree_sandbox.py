@@ -2,8 +2,9 @@
 sessions"): real bubblewrap, a real host over HTTP, the scripted provider asking for the
 commands. The host makes both worktrees with its git inside the sandbox (one under the masked
 data folder, one in a folder the workspace names); the agent of one commits, branches and reads
-its log there without an approval, and cannot write to the checkout, to the other worktree, or
-to what git reads as configuration or code in the shared git directory."""
+its log there without an approval, and cannot write to the checkout, to the other worktree, to
+what git reads as configuration or code in the shared git directory, or to its worktree's own
+`.git` pointer file."""
 
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
     (repo / ".git" / "hooks").mkdir(exist_ok=True)
     (repo / ".git" / "info").mkdir(exist_ok=True)
     before = snapshot(repo, beside, other_gitdir)
-    pointers = {p: p.read_bytes() for p in (gitdir / "commondir", gitdir / "gitdir")}
+    pointers = {p: p.read_bytes() for p in (gitdir / "commondir", gitdir / "gitdir", tree / ".git")}
 
     out, asked = await turn(
         host,
@@ -124,7 +125,7 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
         bash(
             "x4",
             f"echo {repo}/.git > {gitdir}/commondir; echo /elsewhere > {gitdir}/gitdir;"
-            f" echo '[filter \"x\"]' > {gitdir}/config.worktree",
+            f" echo '[filter \"x\"]' > {gitdir}/config.worktree; echo 'gitdir: /elsewhere' > .git",
         ),
         bash("x5", "git config core.hooksPath /var/tmp; git config --worktree core.fsmonitor /bin/evil"),
     )
@@ -134,7 +135,7 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
     assert asked == ["x1", "x2", "x3", "x4", "x5"], asked
     assert git(repo, "log", "-1", "--format=%s", "mine") == "agent work"
     assert {"mine", "mine-too", "other"} <= set(branches(repo))
-    for name, writes in (("x1", 3), ("x2", 2), ("x3", 3), ("x4", 3)):
+    for name, writes in (("x1", 3), ("x2", 2), ("x3", 3), ("x4", 4)):
         assert out[name].count("Read-only file system") == writes, (name, out[name])
     assert "could not lock config file" in out["x5"] or "Read-only" in out["x5"], out["x5"]
     after = snapshot(repo, beside, other_gitdir)
