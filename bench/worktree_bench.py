@@ -139,7 +139,7 @@ async def run(files: int, runs: int) -> dict[str, Any]:
         repo = make_repo(place, files)
         overrides = RuntimeOverrides(provider="openai-compatible", base_url=llm.base_url, model=MODEL)
         runtime = await open_host(place / "data", overrides)
-        client = InProcessApiClient(runtime.app)
+        client = InProcessApiClient(runtime.app, timeout=600)  # a loaded machine's git is slow
         chunks = FirstChunks(client)
         await chunks.start()
         try:

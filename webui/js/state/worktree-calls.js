@@ -2,6 +2,13 @@
 // "Worktree sessions"). Views call this, never the client (docs/architecture.md, "Clients").
 // Every call resolves to an RpcResult (never throws). No DOM.
 
+/** What git may take for a worktree operation on a large repository: the host bounds each write
+ * at 300 s (host/engine/worktrees/gitops.py), so the page waits longer than its 30 s for any
+ * call rather than report a failure while the host finishes (docs/decisions.md, "Worktree
+ * sessions"). */
+export const GIT_WRITE_MS = 330_000;
+const SLOW = { timeoutMs: GIT_WRITE_MS };
+
 export class WorktreeCalls {
   constructor(client) {
     this.client = client;
@@ -19,7 +26,7 @@ export class WorktreeCalls {
 
   /** A new session in a worktree: `worktree` is {branch?, base?, path?, carryChanges?}. */
   createSession(workspaceId, worktree) {
-    return this.client.call("session.create", { workspaceId, worktree });
+    return this.client.call("session.create", { workspaceId, worktree }, SLOW);
   }
 
   list(workspaceId) {
@@ -27,19 +34,19 @@ export class WorktreeCalls {
   }
 
   apply(sessionId) {
-    return this.client.call("worktree.apply", { sessionId });
+    return this.client.call("worktree.apply", { sessionId }, SLOW);
   }
 
   merge(sessionId) {
-    return this.client.call("worktree.merge", { sessionId });
+    return this.client.call("worktree.merge", { sessionId }, SLOW);
   }
 
   remove(sessionId, keepBranch, force = false) {
-    return this.client.call("worktree.remove", { sessionId, keepBranch, force });
+    return this.client.call("worktree.remove", { sessionId, keepBranch, force }, SLOW);
   }
 
   adopt(sessionId, branch) {
-    return this.client.call("worktree.adopt", branch ? { sessionId, branch } : { sessionId });
+    return this.client.call("worktree.adopt", branch ? { sessionId, branch } : { sessionId }, SLOW);
   }
 
   spaceUsed() {
