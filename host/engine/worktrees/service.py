@@ -359,7 +359,7 @@ class Worktrees:
         return await self.setups.gate(check)
 
     async def close(self) -> None:
-        self.states.close()
+        await self.states.close()
         await self.setups.close()
 
     def _lock(self, common: str) -> asyncio.Lock:

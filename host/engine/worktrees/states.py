@@ -96,9 +96,13 @@ class WorktreeStates:
             "mux", SessionProjection(session_id=session_id, key=WORKTREE_KEY, value=value, seq=max(seq, 0))
         )
 
-    def close(self) -> None:
-        for task in list(self._refreshing):
+    async def close(self) -> None:
+        """Stop the refreshes and wait for them: a git they started is killed and reaped before
+        the engine goes (every wait has a bound: `FolderGit.run` kills on cancel)."""
+        tasks = list(self._refreshing)
+        for task in tasks:
             task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def unknown(row: WorktreeRow) -> WorktreeState:
