@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.i18n_screens import english_on_screen
 from tests.browser.support import (
     Contexts,
     HarnessServer,
@@ -185,3 +186,38 @@ def test_the_hand_off_menu_applies_discards_moves_merges_and_removes(
     assert not Path(moved["cwd"]).exists() and branch in branches(repo)
     assert summary(page, sid)["cwd"] == str(repo) and worktree_paths(repo) == []
     expect(page.get_by_test_id("worktree-branch-label")).to_have_text("Worktree")
+
+
+FOREIGN = ("修复登录", "work", "main")
+"""What the person wrote (the prompt), the folder's name and the branch: theirs, not ours."""
+
+
+def test_the_worktree_views_in_chinese_show_no_english(
+    contexts: Contexts, repo_server: HarnessServer, llm: ScriptedLlmServer
+) -> None:
+    """New session's worktree offer, the carry question, the header's menu and its dialogs in a
+    zh-CN page: every word from the catalogue (branch names and paths are the person's)."""
+    repo = repo_server.workdir
+    (repo / "b.txt").write_text("changed in the checkout\n")
+    page = contexts.new_page(repo_server.url, locale="zh-CN")
+    new_session(page)
+    panel = page.get_by_test_id("worktree-panel")
+    panel.get_by_test_id("worktree-option").check()
+    page.locator(".worktree-panel details").evaluate_all("(els) => els.forEach((d) => (d.open = true))")
+    page.get_by_test_id("composer-input").fill("修复登录")
+    assert english_on_screen(page, FOREIGN) == []
+    llm.enqueue(Reply(text="好的。"))
+    page.get_by_test_id("composer-input").press("Enter")
+    dialog = page.get_by_test_id("worktree-carry-dialog")
+    expect(dialog).to_be_visible()
+    assert english_on_screen(page, FOREIGN) == []
+    dialog.get_by_test_id("worktree-carry").click()
+    turn_ends(page)
+    wait_idle(page)
+    theirs = (*FOREIGN, summary(page, active(page))["worktree"]["branch"])  # the host named it
+    page.get_by_test_id("worktree-menu").click()
+    expect(page.get_by_test_id("worktree-apply")).to_be_visible()
+    assert english_on_screen(page, theirs) == []
+    page.get_by_test_id("worktree-discard").click()
+    expect(page.get_by_test_id("worktree-discard-dialog")).to_be_visible()
+    assert english_on_screen(page, theirs) == []

@@ -1038,7 +1038,7 @@ export default {
   "worktreePanel.save": "Save settings",
   "worktreePanel.saved": "Worktree settings saved.",
   "worktreePanel.settings": "Worktree settings for this folder",
-  "worktreePanel.setup": "Setup command, run in the sandbox before the first turn (e.g. npm ci)",
+  "worktreePanel.setup": "Setup command, run in the sandbox before the first turn",
   "worktreePanel.start": "Start",
   "worktreePanel.untrusted": "This repository's git configuration names programs git would run: trust the folder (MCP panel) to use worktrees here.",
 };

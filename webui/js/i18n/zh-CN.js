@@ -1037,7 +1037,7 @@ export default {
   "worktreePanel.save": "保存设置",
   "worktreePanel.saved": "工作树设置已保存。",
   "worktreePanel.settings": "此文件夹的工作树设置",
-  "worktreePanel.setup": "准备命令，在第一轮之前于沙箱中运行（例如 npm ci）",
+  "worktreePanel.setup": "准备命令，在第一轮之前于沙箱中运行",
   "worktreePanel.start": "开始于",
   "worktreePanel.untrusted": "此仓库的 git 配置指定了 git 会运行的程序：请先信任该文件夹（MCP 面板），才能在这里使用工作树。",
 };

@@ -158,7 +158,7 @@ export class WorktreePanel {
     const location = h("input", { type: "text", class: "input", testid: "worktree-location", placeholder: TEXT.locationHint, value: s.location ?? "" });
     const copy = h("textarea", { class: "input", testid: "worktree-copy", rows: 2 });
     copy.value = (s.copyFiles ?? []).join("\n");
-    const setup = h("input", { type: "text", class: "input", testid: "worktree-setup", value: s.setup ?? "" });
+    const setup = h("input", { type: "text", class: "input", testid: "worktree-setup", value: s.setup ?? "", placeholder: "npm ci", translate: "no" }); // a command: not translated
     const save = h("button", { type: "button", class: "btn btn-small", testid: "worktree-save" }, TEXT.save);
     save.addEventListener("click", async () => {
       const where = location.value.trim();
