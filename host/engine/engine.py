@@ -43,6 +43,7 @@ from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.remotes.handover import handover_of
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
@@ -57,6 +58,7 @@ from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
+from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
@@ -68,6 +70,9 @@ from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
 from host.engine.worktrees.rows import WorktreeRows
 from host.engine.worktrees.service import Worktrees
+
+PROJECT_SOURCE = Path(__file__).resolve().parents[2]
+"""The folder holding the project's packages, for the wheel a remote host gets."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +120,8 @@ class Engine:
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
     worktrees: Worktrees
     """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
+    remotes: Remotes
+    """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
     parts: Parts
 
     @classmethod
@@ -313,6 +320,13 @@ class Engine:
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
             worktrees=worktrees,
+            remotes=Remotes(
+                data_dir,
+                bus.publish,
+                partial(handover_of, plane),
+                lambda: bus.subscribers("host") > 0,
+                PROJECT_SOURCE,
+            ),
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
@@ -320,6 +334,7 @@ class Engine:
         await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
+        await engine.remotes.start()
         return engine
 
     async def close(self, bound: float | None = None) -> None:
@@ -332,6 +347,7 @@ class Engine:
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
         await self.library.close()
+        await self.remotes.close()
         await self.health.close()
         await parts.pool.dispose_all(end - time.monotonic())
         await self.mcp.close()

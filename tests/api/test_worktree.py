@@ -16,7 +16,7 @@ import pytest
 
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import answer_approvals, edit, write
-from tests.api.support import err, event, ok, prompt
+from tests.api.support import err, event, ok, prompt, raw
 from tests.support.git_repos import branches, commit_all, git, make_repo, place, worktree_paths
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -78,6 +78,22 @@ async def test_a_session_in_a_new_worktree_works_there_and_leaves_the_checkout_a
     ]
     history = await ok(host.client(), "session.history", {"sessionId": sid})
     assert history.projections.values["worktree"]["branch"] == "fix-a"
+    # on the wire, as the issue names it: `worktree` on every item, null for a local session
+    local = (await ok(host.client(), "session.create", {"workspaceId": wid})).session_id
+    body = json.dumps({"type": "client-request", "rpcId": "r-l", "method": "session.list", "payload": {}})
+    got = await raw(
+        host.client(), "POST", "/api/session.list", {"content-type": "application/json"}, body.encode()
+    )
+    wire = {i["sessionId"]: i["worktree"] for i in json.loads(got.body)["result"]["value"]["items"]}
+    assert wire[local] is None
+    assert {k: wire[sid][k] for k in ("path", "branch", "base", "ahead", "behind", "dirty")} == {
+        "path": str(tree),
+        "branch": "fix-a",
+        "base": "main",
+        "ahead": 0,
+        "behind": 0,
+        "dirty": True,
+    }
 
 
 async def test_apply_brings_the_changes_over_or_refuses_naming_the_files(

@@ -30,6 +30,13 @@ from host.engine.errors.mcp import (
     McpServerChanged,
     McpServerNotFound,
 )
+from host.engine.errors.remotes import (
+    HostKeyChanged,
+    HostKeyUnknown,
+    RemoteConnectFailed,
+    RemoteHostNotFound,
+    RemoteUnavailable,
+)
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -97,6 +104,8 @@ __all__ = [
     "EngineError",
     "ForkUnavailable",
     "HostActionFailed",
+    "HostKeyChanged",
+    "HostKeyUnknown",
     "InvalidTimeZone",
     "JobNotFound",
     "LocalModelNotFound",
@@ -109,6 +118,9 @@ __all__ = [
     "NotARepository",
     "PrivilegeRequired",
     "QueueItemNotFound",
+    "RemoteConnectFailed",
+    "RemoteHostNotFound",
+    "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
     "SessionAlreadyHere",
