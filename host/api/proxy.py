@@ -25,6 +25,7 @@ from host.api import (
     skills,
     subagent,
     workspace,
+    worktree,
 )
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
@@ -49,6 +50,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    worktree,
     remote,
     hooks,
 )

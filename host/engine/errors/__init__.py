@@ -78,6 +78,14 @@ from host.engine.errors.workspaces import (
     WorkspaceNameConflict,
     WorkspaceNotFound,
 )
+from host.engine.errors.worktrees import (
+    NotARepository,
+    WorktreeConflict,
+    WorktreeDirty,
+    WorktreeFailed,
+    WorktreeUnmerged,
+    WorktreeUntrusted,
+)
 
 __all__ = [
     "AgentBusy",
@@ -107,6 +115,7 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotARepository",
     "PrivilegeRequired",
     "QueueItemNotFound",
     "RemoteConnectFailed",
@@ -133,4 +142,9 @@ __all__ = [
     "WorkspaceMoveInvalid",
     "WorkspaceNameConflict",
     "WorkspaceNotFound",
+    "WorktreeConflict",
+    "WorktreeDirty",
+    "WorktreeFailed",
+    "WorktreeUnmerged",
+    "WorktreeUntrusted",
 ]
