@@ -397,6 +397,15 @@ GOALS: list[Goal] = [
         " ms",
         "none: the delay itself (the gated and ungated hosts' p99s, printed, differ by more noise)",
     ),
+    Goal(
+        "worktree session, 10,000 files: create → first token / (1.5 x plain + `git worktree add`)",
+        "worktree",
+        _ratios(("ratios",)),
+        "<=",
+        1,
+        "x",
+        "a plain session of the same folder and `git worktree add` alone, same round",
+    ),
 ]
 
 
@@ -541,6 +550,32 @@ GOALS += [
         2,
         "x",
         "one session's first token, same host, alternated",
+    ),
+]
+GOALS += [
+    Goal(
+        "remote host: first token added through the SSH forward",
+        "remote",
+        lambda f: f["first_token_added_runs"],
+        "<=",
+        20,
+        " ms",
+        "the same host's local session, alternated",
+        valid=lambda f: f"needs root for its sshd: {f['skipped']}" if "skipped" in f else None,
+    ),
+    Goal(
+        "remote host: 20,000-delta burst, throughput remote/local",
+        "remote",
+        lambda f: f["throughput_ratios"],
+        ">=",
+        0.8,
+        "",
+        "the same host's local session, alternated",
+        valid=lambda f: (
+            f"needs root for its sshd: {f['skipped']}"
+            if "skipped" in f
+            else ("a reader missed characters" if not f.get("complete", True) else None)
+        ),
     ),
 ]
 

@@ -231,11 +231,64 @@ class ChildSessionDetails(WireModel):
     child_session_id: str
 
 
+class WorktreeConflictDetails(WireModel):
+    session_id: str
+    paths: list[str]
+    """The files that cannot be brought over (the checkout changed them too), repository-relative."""
+
+
+class WorktreeDirtyDetails(WireModel):
+    session_id: str
+    where: Literal["worktree", "local"]
+    """Which side holds the uncommitted changes: the session's worktree or the person's checkout."""
+    paths: list[str] = Field(default_factory=list)
+
+
+class WorktreeUnmergedDetails(WireModel):
+    session_id: str
+    branch: str
+    base: str
+    commits: int
+
+
+class RepositoryDetails(WireModel):
+    path: str
+    findings: list[str] = Field(default_factory=list)
+    """`worktree-untrusted`: what in the repository's git configuration names programs."""
+
+
 class PrivilegeDetails(WireModel):
     """`privilege-required`: the method that carried the change, and the change in words."""
 
     method: str
     change: str
+
+
+class RemoteHostDetails(WireModel):
+    host_id: str
+
+
+class RemoteUnavailableDetails(WireModel):
+    """`remote-unavailable`: the host is not connected now (`state`: what it is instead)."""
+
+    host_id: str
+    state: str
+
+
+class RemoteConnectDetails(WireModel):
+    """`remote-connect-failed`: the step that failed: `ssh` (reaching or logging in), `bootstrap`
+    (no usable Python, another architecture, an install that failed) or `server`."""
+
+    host_id: str
+    stage: Literal["ssh", "bootstrap", "server"]
+
+
+class HostKeyDetails(WireModel):
+    """`host-key-unknown` / `host-key-changed`: the key the host presents now."""
+
+    host_id: str
+    fingerprint: str = Field(description="`SHA256:…`, as `ssh-keygen -l` prints it")
+    key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
 
 
 ERROR_DETAILS: dict[str, type[WireModel]] = {
@@ -291,6 +344,17 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
     "archive-invalid": ReasonDetails,
+    "worktree-conflict": WorktreeConflictDetails,
+    "worktree-dirty": WorktreeDirtyDetails,
+    "worktree-unmerged": WorktreeUnmergedDetails,
+    "not-a-repository": RepositoryDetails,
+    "worktree-untrusted": RepositoryDetails,
+    "worktree-failed": ReasonDetails,
+    "remote-host-not-found": RemoteHostDetails,
+    "remote-unavailable": RemoteUnavailableDetails,
+    "remote-connect-failed": RemoteConnectDetails,
+    "host-key-unknown": HostKeyDetails,
+    "host-key-changed": HostKeyDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -12,14 +12,15 @@ from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
-from contract.llm import DownloadState
+from contract.llm import DownloadCause, DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
 from contract.sessions import Attention
 from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
-ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
+ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested", "remote/secret-requested"})
 """Their rpcId is stable (minted once, reused on replay); every other frame's is fresh."""
 
 
@@ -100,6 +101,7 @@ MuxFrame = Annotated[
         SessionQueue,
         SessionJobs,
         SessionProjection,
+        HostRemoteStatus,
         StreamError,
     ],
     Field(discriminator="type"),
@@ -115,6 +117,8 @@ class HostSessionAdded(WireModel):
     cwd: str | None = None
     agent_preset: str | None = None
     origin: Literal["subagent", "acp"] | None = None
+    host_id: str | None = None
+    """The remote host the session lives on (set by the local host's relay); absent: this one."""
 
 
 class HostSessionRemoved(WireModel):
@@ -182,6 +186,7 @@ class HostModelDownload(WireModel):
     received_bytes: int
     total_bytes: int | None = None
     error: str | None = None
+    cause: DownloadCause | None = None
     name: str | None = None
     model_id: str | None = None
 
@@ -219,6 +224,9 @@ HostFrame = Annotated[
         HostCommandsChanged,
         HostSessionPresetChanged,
         HostMcpChanged,
+        HostRemoteStatus,
+        RemoteSecretRequested,
+        RemoteSecretResolved,
         StreamError,
     ],
     Field(discriminator="type"),

@@ -16,7 +16,8 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from contract._base import WireModel
 from contract.paths import HostPath, PathSegment
-from contract.permissions import PresetOption
+from contract.permissions import PresetOption, SandboxStatus
+from contract.remotes import HostId
 
 PickerCapability = Literal["native", "browse"]
 
@@ -49,11 +50,21 @@ class DescribeValue(WireModel):
         default=None,
         description="the permission mode a new session starts in here (Auto is Ask without a sandbox)",
     )
+    sandbox: SandboxStatus | None = Field(
+        default=None, description="the sandbox this machine offers (`none`: no sandboxed mode here)"
+    )
+
+
+FileKind = Literal["gguf"]
+"""A kind of file a picker may ask for instead of a folder: `gguf`, a model file (`*.gguf`)."""
 
 
 # host.pickDirectory
 class PickDirectoryRequest(WireModel):
-    pass
+    file: FileKind | None = Field(
+        default=None,
+        description="pick one file of this kind (the dialog filters by it) instead of a folder",
+    )
 
 
 class PickDirectoryValue(WireModel):
@@ -77,6 +88,11 @@ class DirectoryEntry(WireModel):
 
 class ListDirectoryRequest(WireModel):
     path: HostPath | None = Field(default=None, description="absent = the host's home")
+    files: FileKind | None = Field(default=None, description="also list the files of this kind")
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
 
 class DirectoryListing(WireModel):
@@ -85,12 +101,20 @@ class DirectoryListing(WireModel):
     crumbs: list[DirectoryEntry] = Field(description="filesystem root down to `path`, inclusive")
     entries: list[DirectoryEntry] = Field(description="child directories (symlinks to them too), by name")
     truncated: bool
+    files: list[DirectoryEntry] = Field(
+        default_factory=list,
+        description="with `files`: the files of that kind (symlinks to them too), by name",
+    )
 
 
 # host.createDirectory
 class CreateDirectoryRequest(WireModel):
     path: HostPath = Field(description="the existing parent directory")
     name: PathSegment
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
     @field_validator("name")
     @classmethod

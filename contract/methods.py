@@ -28,11 +28,13 @@ from contract import (
     mcp,
     permissions,
     presets,
+    remotes,
     sessions,
     settings,
     skills,
     subagents,
     workspaces,
+    worktrees,
 )
 
 Req = TypeVar("Req", bound=BaseModel, covariant=True)
@@ -377,6 +379,62 @@ SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
 CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
 # `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
 FINDER_FIND = Method("finder.find", finder.FindRequest, finder.FindValue, session="reads")
+# remote hosts over SSH (docs/decisions.md, "Remote hosts"): privileged where they change
+# anything — they run ssh as the person, write known_hosts and start a server elsewhere
+_r = remotes
+REMOTE_LIST = Method("remote.list", _r.RemoteListRequest, _r.RemoteListValue)
+REMOTE_ADD = Method("remote.add", _r.RemoteAddRequest, _r.RemoteAddValue, privileged=True)
+REMOTE_UPDATE = Method("remote.update", _r.RemoteUpdateRequest, _r.RemoteHostView, privileged=True)
+REMOTE_REMOVE = Method("remote.remove", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TEST = Method("remote.test", _r.RemoteRef, _r.RemoteTestValue, privileged=True, user_paced=True)
+REMOTE_CONNECT = Method(
+    "remote.connect", _r.RemoteRef, _r.RemoteConnectValue, privileged=True, user_paced=True
+)
+REMOTE_DISCONNECT = Method("remote.disconnect", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TRUST_HOST_KEY = Method("remote.trustHostKey", _r.TrustHostKeyRequest, _r.RemoteDone, privileged=True)
+
+# worktree sessions (docs/decisions.md, "Worktree sessions"): what changes the person's checkout
+# or branches, or names a command or folder the host runs or writes in, is privileged; reads are
+# not
+_wt = worktrees
+WORKTREE_LIST = Method("worktree.list", _wt.WorktreeListRequest, _wt.WorktreeListValue)
+WORKTREE_OPTIONS = Method("worktree.options", _wt.WorktreeOptionsRequest, _wt.WorktreeOptionsValue)
+WORKTREE_SPACE_USED = Method("worktree.spaceUsed", _wt.WorktreeSpaceRequest, _wt.WorktreeSpaceValue)
+WORKTREE_APPLY = Method(
+    "worktree.apply",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeApplyValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_MERGE = Method(
+    "worktree.merge",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeMergeValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_REMOVE = Method(
+    "worktree.remove",
+    _wt.WorktreeRemoveRequest,
+    _wt.WorktreeRemoveValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_ADOPT = Method(
+    "worktree.adopt",
+    _wt.WorktreeAdoptRequest,
+    _wt.WorktreeState,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_CONFIGURE = Method(
+    "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

@@ -6,14 +6,16 @@ import base64
 import binascii
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
+from contract.remotes import HostId
 from contract.views import HistoryEntry
+from contract.worktrees import WorktreeSpec, WorktreeState
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -60,6 +62,22 @@ class SessionSummary(WireModel):
     absent when there is nothing to say. `title` above mirrors `values.title`."""
     attention: Attention | None = None
     """Absent: `idle`. Changes arrive as `host/session-attention` frames."""
+    worktree: WorktreeState | None = None
+    """The git worktree the session works in (its branch, ahead/behind of its base, uncommitted
+    changes); absent (null) for a session in the person's own checkout (docs/decisions.md,
+    "Worktree sessions")."""
+    host_id: str | None = None
+    """The remote host the session lives on (docs/decisions.md, "Remote hosts"); null: this one."""
+
+    @model_serializer(mode="wrap")
+    def _keep_host(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`hostId: null` names this host, `worktree: null` a session in the person's own checkout:
+        never dropped by `exclude_none` (issues 43 and 41's wire)."""
+        data = handler(self)
+        if isinstance(data, dict):
+            data.setdefault("hostId", None)
+            data.setdefault("worktree", None)
+        return data
 
 
 class SessionRef(WireModel):
@@ -89,6 +107,14 @@ class CreateRequest(WireModel):
     agent_preset: str | None = None
     origin: Literal["acp"] | None = Field(
         default=None, description="`acp`: an editor drives the session over ACP (its sidebar row says so)"
+    )
+    worktree: WorktreeSpec | None = Field(
+        default=None,
+        description="work in a git worktree of the folder's repository (`not-a-repository` outside one)",
+    )
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
     )
 
     @field_validator("cwd")

@@ -19,11 +19,13 @@ from host.api import (
     mcp,
     permission,
     presets,
+    remote,
     session,
     settings,
     skills,
     subagent,
     workspace,
+    worktree,
 )
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
@@ -48,6 +50,8 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    worktree,
+    remote,
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

@@ -44,6 +44,7 @@ from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.remotes.handover import handover_of
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
@@ -58,6 +59,7 @@ from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
+from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
@@ -68,6 +70,11 @@ from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
+from host.engine.worktrees.rows import WorktreeRows
+from host.engine.worktrees.service import Worktrees
+
+PROJECT_SOURCE = Path(__file__).resolve().parents[2]
+"""The folder holding the project's packages, for the wheel a remote host gets."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +120,10 @@ class Engine:
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
+    worktrees: Worktrees
+    """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
+    remotes: Remotes
+    """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
     parts: Parts
 
     @classmethod
@@ -152,7 +163,8 @@ class Engine:
         await store.open()
         plane.start()
         chosen = tools if tools is not None else default_tools()
-        registry = await WorkspaceRegistry.open(store, bus)
+        worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
+        registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         attention = Attention(bus)
         pending = PendingTable(bus, attention.pending)
@@ -179,6 +191,7 @@ class Engine:
             bus,
             plane.default_preset,
             partial(preset_cap, store, preset_service.roster),
+            worktree_rows.binds_for,
             confinement=confinement,
         )
         preset_service.commands.register(permission_command(permissions))
@@ -187,6 +200,31 @@ class Engine:
         forks = Forks(core, permissions, registry)
         files = Files(core, plane, forks.fork, FolderGit(confinement), mcp.project_trusted)
         goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
+
+        async def last_seq(session_id: str) -> int:
+            agent = the_pool().get(session_id)
+            return agent.journal.last_seq if agent is not None else (await core.header(session_id)).last_seq
+
+        async def session_folders() -> list[tuple[str, str | None]]:
+            return [(row.id, row.cwd) for row in await store.sessions()]
+
+        worktrees = Worktrees(
+            data_dir,
+            confinement,
+            worktree_rows,
+            FolderGit(confinement),
+            mcp.project_trusted,
+            bus,
+            header=core.header,
+            last_seq=last_seq,
+            set_cwd=store.set_cwd,
+            release=lambda sid: the_pool().release(sid),
+            session_folders=session_folders,
+            workspace_folder=lambda wid: registry.get(wid).path,
+            workspace_of_folder=registry.workspace_at,
+            workspace_of_session=registry.containing,
+        )
+        gates.add(worktrees.gate, frozenset({"user", "goal"}), worktrees.setups.active)
         extra_tools = goal_tools(goals.driver)
 
         async def compose(header: SessionHeader, messages: list[Message], cwd: Path) -> Composition:
@@ -222,7 +260,10 @@ class Engine:
             snapshots=files.snapshots,
             hooks=mcp.hooks,
             subagents=subagents.control_for,
-            turn_ended=chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+            turn_ended=chain_turn_ended(
+                chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+                lambda agent, *_: worktrees.turn_ended(agent.cwd),
+            ),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
             slots=slots,
@@ -244,6 +285,7 @@ class Engine:
             fork=forks.fork,
             fork_restoring=files.fork_restoring,
             attention=attention,
+            worktrees=worktrees,
         )
         preset_service.commands.register(goal_command(goals.driver))
         model_status = ModelStatusRelay(bus)
@@ -285,12 +327,22 @@ class Engine:
             ),
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
+            worktrees=worktrees,
+            remotes=Remotes(
+                data_dir,
+                bus.publish,
+                partial(handover_of, plane),
+                lambda: bus.subscribers("host") > 0,
+                PROJECT_SOURCE,
+            ),
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
+        await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
+        await engine.remotes.start()
         return engine
 
     async def close(self, bound: float | None = None) -> None:
@@ -303,12 +355,14 @@ class Engine:
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
         await self.library.close()
+        await self.remotes.close()
         await self.health.close()
         await parts.pool.dispose_all(end - time.monotonic())
         await self.mcp.close()
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         await self.finder.close()
+        await self.worktrees.close()
         parts.pending.cancel_all()
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await parts.plane.aclose()

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { TurnCalls } from "../../webui/js/state/turn-calls.js";
 import { ConfigCalls } from "../../webui/js/state/config-calls.js";
 import { HostCalls } from "../../webui/js/state/host-calls.js";
+import { WorktreeCalls, GIT_WRITE_MS } from "../../webui/js/state/worktree-calls.js";
 import { METHODS } from "../../webui/js/contract.gen.js";
 
 const VIEWS = new URL("../../webui/js/views/", import.meta.url).pathname;
@@ -85,13 +86,39 @@ test("ConfigCalls.dialog passes the settings dialog's methods and refuses any ot
 
 test("HostCalls.exportSession: the desktop's save dialog when the bridge has one, else the fetched ZIP", async () => {
   const downloads = [];
-  const bridge = recorder(undefined, { kind: "bridge", bridge: { download: async (url) => downloads.push(url) }, exportUrl: (id) => `/api/session.export?sessionId=${id}` });
-  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: true });
-  assert.deepEqual(downloads, ["/api/session.export?sessionId=s1"]);
+  const answers = [{ ok: true, status: 200, path: "/home/me/s1.zip", bytes: 9 }, { ok: false, cancelled: true }, { ok: false, status: 404 }];
+  const bridge = recorder(undefined, { kind: "bridge", bridge: { download: async (url) => (downloads.push(url), answers.shift()) }, exportUrl: (id) => `/api/session.export?sessionId=${id}` });
+  // the desktop answers where it wrote the file (the page says so), or that the dialog was cancelled
+  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: true, path: "/home/me/s1.zip" });
+  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: false, cancelled: true });
+  await assert.rejects(new HostCalls(bridge).exportSession("s1"), /HTTP 404/);
+  assert.deepEqual(downloads, ["/api/session.export?sessionId=s1", "/api/session.export?sessionId=s1", "/api/session.export?sessionId=s1"]);
   const zip = new Response("PK");
   const web = recorder(undefined, { fetchExport: async (id, all) => (id === "s1" && all ? zip : null) });
   assert.equal((await new HostCalls(web).exportSession("s1")).response, zip);
   assert.equal(new HostCalls(bridge).carrier, "bridge");
   assert.deepEqual(await new HostCalls(web).listDirectory(), { ok: true, value: {} });
   assert.deepEqual(web.calls.at(-1), ["host.listDirectory", {}]);
+});
+
+test("WorktreeCalls: the wire names the issue gives, and every call git writes for waits out the host's 300 s bound", async () => {
+  const calls = [];
+  const c = { async call(method, payload, opts) { calls.push([method, payload, opts?.timeoutMs]); return { ok: true, value: {} }; } };
+  const w = new WorktreeCalls(c);
+  await w.createSession("w1", { branch: "fix-a", base: "main" });
+  await w.apply("s");
+  await w.merge("s");
+  await w.remove("s", true);
+  await w.adopt("s");
+  await w.list("w1");
+  assert.deepEqual(calls.map(([m, p]) => [m, p]), [
+    ["session.create", { workspaceId: "w1", worktree: { branch: "fix-a", base: "main" } }],
+    ["worktree.apply", { sessionId: "s" }],
+    ["worktree.merge", { sessionId: "s" }],
+    ["worktree.remove", { sessionId: "s", keepBranch: true, force: false }],
+    ["worktree.adopt", { sessionId: "s" }],
+    ["worktree.list", { workspaceId: "w1" }],
+  ]);
+  assert.ok(GIT_WRITE_MS > 300_000);
+  assert.deepEqual(calls.map(([, , timeout]) => timeout), [GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, undefined]);
 });

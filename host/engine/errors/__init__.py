@@ -30,6 +30,13 @@ from host.engine.errors.mcp import (
     McpServerChanged,
     McpServerNotFound,
 )
+from host.engine.errors.remotes import (
+    HostKeyChanged,
+    HostKeyUnknown,
+    RemoteConnectFailed,
+    RemoteHostNotFound,
+    RemoteUnavailable,
+)
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -71,6 +78,14 @@ from host.engine.errors.workspaces import (
     WorkspaceNameConflict,
     WorkspaceNotFound,
 )
+from host.engine.errors.worktrees import (
+    NotARepository,
+    WorktreeConflict,
+    WorktreeDirty,
+    WorktreeFailed,
+    WorktreeUnmerged,
+    WorktreeUntrusted,
+)
 
 __all__ = [
     "AgentBusy",
@@ -89,6 +104,8 @@ __all__ = [
     "EngineError",
     "ForkUnavailable",
     "HostActionFailed",
+    "HostKeyChanged",
+    "HostKeyUnknown",
     "InvalidTimeZone",
     "JobNotFound",
     "LocalModelNotFound",
@@ -98,8 +115,12 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotARepository",
     "PrivilegeRequired",
     "QueueItemNotFound",
+    "RemoteConnectFailed",
+    "RemoteHostNotFound",
+    "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
     "SessionAlreadyHere",
@@ -121,4 +142,9 @@ __all__ = [
     "WorkspaceMoveInvalid",
     "WorkspaceNameConflict",
     "WorkspaceNotFound",
+    "WorktreeConflict",
+    "WorktreeDirty",
+    "WorktreeFailed",
+    "WorktreeUnmerged",
+    "WorktreeUntrusted",
 ]

@@ -11,6 +11,7 @@ namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from host.engine.sandbox import Confinement, SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
 from host.engine.tools.base import Tool
+from host.engine.worktrees.layout import NO_BINDS, SandboxBinds
 
 Verdict = Literal["allow", "ask", "deny"]
 
@@ -76,6 +78,9 @@ class SessionPermissions:
     """The session's "Allow network" switch: sandboxed commands reach the network unasked."""
     confinement: Confinement = field(default_factory=Confinement)
     """What the sandbox hides (the data folder, the host's token file …) and whom it tells."""
+    binds: SandboxBinds = NO_BINDS
+    """A worktree session's share of the shared git directory (docs/decisions.md, "Worktree
+    sessions"): bound writable when its commands may write."""
 
     @property
     def preset(self) -> Preset:
@@ -138,7 +143,13 @@ class SessionPermissions:
             return None
         write = self.preset.sandbox != "read-only"
         network = self.network or wants is Escalation.NETWORK
-        return self.confinement.policy(self.cwd, write=write, network=network)
+        return self.confinement.policy(
+            self.cwd,
+            write=write,
+            network=network,
+            writable=self.binds.writable,
+            read_only=self.binds.read_only,
+        )
 
     def projection(self) -> PermissionsProjection:
         now = self.preset
@@ -173,10 +184,12 @@ class PermissionService:
         bus: Bus,
         default_preset: Callable[[], str],
         cap_for: CapFor | None = None,
+        binds: Callable[[Path], SandboxBinds] | None = None,
         *,
         confinement: Confinement,
     ) -> None:
         self._confinement = confinement
+        self._binds = binds
         self._store = store
         self._bus = bus
         self._default = default_preset
@@ -220,8 +233,17 @@ class PermissionService:
             self._store.set_policy(sid, stored_policy(name, network), now_ms())
             unlogged = pinned is not None and journal.last_seq < 0
         rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
+        binds = await asyncio.to_thread(self._binds, cwd) if self._binds is not None else NO_BINDS
         perms = SessionPermissions(
-            sid, cwd, preset(name), rules, unlogged, cap or (lambda: (None, None)), network, self._confinement
+            sid,
+            cwd,
+            preset(name),
+            rules,
+            unlogged,
+            cap or (lambda: (None, None)),
+            network,
+            self._confinement,
+            binds,
         )
         self._open[sid] = (perms, journal)
         return perms

@@ -267,6 +267,7 @@ export class SessionManager extends Emitter {
         const s = this.sessions.get(f.sessionId);
         const fresh = s ? s.onProjection(f.key, f.value, f.seq) : true;
         if (fresh && f.key === "title" && typeof f.value === "string") this.patchSummary(f.sessionId, { title: f.value });
+        if (fresh && f.key === "worktree") this.patchSummary(f.sessionId, { worktree: f.value ?? null }); // its branch and state
         return;
       }
       default:
@@ -288,6 +289,7 @@ export class SessionManager extends Emitter {
             ...(f.cwd ? { cwd: f.cwd } : {}),
             ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
             ...(f.origin ? { origin: f.origin } : {}),
+            ...(f.hostId ? { hostId: f.hostId } : {}),
           });
           if (f.origin) this.refreshList(); // a subagent is titled from its start (its task)
         }

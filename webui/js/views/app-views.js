@@ -2,6 +2,8 @@
 // it needs (state/turn-calls.js, config-calls.js, host-calls.js), never the client
 // (docs/architecture.md, "Clients"). Split from App's constructor so app.js stays readable.
 
+import { FindBar } from "./find-bar.js";
+import { SessionRail } from "./session-rail.js";
 import { Catalogues } from "../state/catalogue.js";
 import { sentTexts } from "../state/recall.js";
 import { ArchivedNote } from "./archived-note.js";
@@ -28,6 +30,8 @@ import { PresetViewer } from "./preset-viewer.js";
 import { ProviderState } from "./provider-state.js";
 import { QueueView } from "./queue-view.js";
 import { SettingsDialog } from "./settings-dialog.js";
+import { SecretPrompt, connectHost } from "./remote-hosts.js";
+import { describeError } from "../state/problems.js";
 import { SidebarView } from "./sidebar.js";
 import { StatusView } from "./status.js";
 import { SteerChips } from "./steer-chips.js";
@@ -35,6 +39,8 @@ import { subagentOf } from "./subagents.js";
 import { TopBar } from "./topbar.js";
 import { revertTurn } from "./undo.js";
 import { WorkspaceActions } from "./workspace-actions.js";
+import { WorktreeMenu } from "./worktree-menu.js";
+import { WorktreePanel } from "./worktree-panel.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -47,7 +53,8 @@ export function buildViews(app) {
     openSettings: () => app.settings.open(),
   });
   app.providers = new ProviderState({ config, status: app.status, changed: () => app.renderModelNotes() });
-  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers() });
+  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), pickFile: () => app.actions.picker.chooseFile("gguf"), remotes: app.remotes, worktreeSpace: () => app.worktrees.spaceUsed() });
+  app.secretPrompt = new SecretPrompt({ remotes: app.remotes });
   app.onboarding = new OnboardingNotice($("banners"), { config, openSettings: () => app.settings.open() });
   app.configNotice = new ConfigFileNotice($("banners"), { config, toast });
   app.modelPicker = new ModelPicker({ turns, config, toast, servers: () => app.providers.servers, serverAdded: () => app.providers.lookForServers(), onProblem: (kind, detail) => app.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => app.renderModelNotes() });
@@ -58,6 +65,7 @@ export function buildViews(app) {
     toast,
     newSession: (wid) => app.newSession(wid),
     exportSession: (id) => app.exportSession(id),
+    worktrees: app.worktrees,
   });
   const a = app.actions;
   app.importer = new ImportArchive({ state: new ImportState({ client: app.client }), manager: app.manager, workspaces: app.workspaces, picker: a.picker, toast, open: (id) => app.open(id), home: () => app.manager.hostInfo?.home });
@@ -67,7 +75,7 @@ export function buildViews(app) {
     workspaces: app.workspaces,
     turns,
     toast,
-    openSession: (id, atSeq) => app.open(id, atSeq),
+    openSession: (id, atSeq, query) => app.open(id, atSeq, query),
     newSession: () => app.newSession(),
     newSessionIn: (wid) => app.newSession(wid),
     openFolder: () => a.openFolder(),
@@ -80,10 +88,18 @@ export function buildViews(app) {
     removeWorkspace: (w) => a.removeWorkspace(w),
     moveSession: (wid, sid, before) => a.moveSession(wid, sid, before),
     focusComposer: () => app.composer.focus(),
+    remotes: app.remotes,
+    newRemoteSession: (hostId) => app.newRemoteSession(hostId),
+    connectHost: async (hostId) => {
+      const r = await connectHost(app.remotes, hostId);
+      if (!r.ok) toast(describeError(r.error));
+    },
   });
+  app.worktreeMenu = new WorktreeMenu({ worktrees: app.worktrees, manager: app.manager, toast });
   app.topbar = new TopBar($("topbar"), {
     turns,
     toast,
+    worktreeMenu: app.worktreeMenu,
     modelPicker: app.modelPicker,
     toggleSidebar: () => app.toggleSidebar(),
     toggleTodos: () => app.toggleTodos(),
@@ -106,6 +122,8 @@ export function buildViews(app) {
     cwdOf: (sid) => app.manager.summaries.get(sid)?.cwd ?? null,
     openSession: (id) => app.open(id),
   });
+  app.rail = new SessionRail(document.querySelector(".log-wrap"), app.conversation);
+  app.findBar = new FindBar(document.querySelector(".log-wrap"), { turns, conversation: app.conversation, sessionId: () => app.manager.activeId, focusAway: () => app.composer.focus() });
   app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus() });
   app.cards.openSession = (id) => app.open(id);
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });
@@ -132,6 +150,14 @@ export function buildViews(app) {
     sentTexts: () => sentTexts(app.manager.active?.fold.items ?? []),
   });
   app.steerChips = new SteerChips(app.composer.chips, { turns, toast });
+  app.worktreePanel = new WorktreePanel({
+    worktrees: app.worktrees,
+    workspaces: app.workspaces,
+    manager: app.manager,
+    toast,
+    draft: () => app.composer.input.value,
+    onDraft: (listener) => app.composer.input.addEventListener("input", listener),
+  });
   app.notifier = new Notifier({ onFocus: () => app.manager.markSeen(app.manager.activeId) });
   app.emptyState = $("empty-state");
 }

@@ -3,10 +3,13 @@
 
 import { ConnectionController } from "../state/connection.js";
 import { SessionManager } from "../state/session-manager.js";
-import { classifyProblem } from "../state/problems.js";
+import { classifyProblem, describeError } from "../state/problems.js";
+import { connectHost, newRemoteSession } from "./remote-hosts.js";
 import { TurnCalls } from "../state/turn-calls.js";
 import { ConfigCalls } from "../state/config-calls.js";
 import { HostCalls } from "../state/host-calls.js";
+import { WorktreeCalls } from "../state/worktree-calls.js";
+import { RemoteHosts } from "../state/remote-hosts.js";
 import { rememberSession } from "../state/last-session.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { liveRound } from "../state/fold-goals.js";
@@ -40,6 +43,8 @@ export class App {
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
+    this.worktrees = new WorktreeCalls(client);
+    this.remotes = new RemoteHosts({ client });
     buildViews(this);
     wireApp(this);
   }
@@ -52,10 +57,11 @@ export class App {
   // ---- sessions ---------------------------------------------------------------------------
 
   /** Show a session; with `atSeq` (a search hit), scrolled to and marking that message. */
-  open(sessionId, atSeq) {
+  open(sessionId, atSeq, query) {
     this.toggleSidebar(false);
     const s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
     if (atSeq !== undefined) this.conversation.reveal(atSeq);
+    if (query) this.findBar.show(query, atSeq); // "n of N" of that search in this session
     return s;
   }
 
@@ -65,6 +71,8 @@ export class App {
   async newSession(workspaceId) {
     if (this.connection.status.state !== "connected") return null;
     const m = this.manager;
+    const remote = m.activeId && !workspaceId ? m.summaries.get(m.activeId) : null;
+    if (remote?.hostId && remote.cwd) return this.newRemoteSession(remote.hostId, remote.cwd);
     let wid = workspaceId ?? (m.activeId ? this.workspaces.of(m.activeId)?.workspaceId : null) ?? null;
     if (!wid && !m.activeId) {
       const last = recentWorkspaces(this.workspaces.items, m.summaries.values(), 1)[0];
@@ -75,6 +83,43 @@ export class App {
     this.toggleSidebar(false);
     if (s) this.composer.focus();
     return s;
+  }
+
+  /** A session on a remote host: in `cwd` there, or in a folder of it the person picks now. */
+  async newRemoteSession(hostId, cwd) {
+    let made;
+    if (cwd) {
+      const r = await this.remotes.createSession(hostId, cwd);
+      if (!r.ok) {
+        this.status.toast(describeError(r.error));
+        return null;
+      }
+      made = { sessionId: r.value.sessionId, cwd };
+    } else {
+      made = await newRemoteSession({ remotes: this.remotes, hostId, toast: (m) => this.status.toast(m) });
+    }
+    if (!made) return null;
+    if (!this.manager.summaries.has(made.sessionId)) {
+      this.manager.addSummary({ sessionId: made.sessionId, updatedAt: Date.now(), running: false, blank: true, cwd: made.cwd, hostId });
+    }
+    const s = this.open(made.sessionId);
+    this.composer.focus();
+    return s;
+  }
+
+  /** `harnessdesk --remote TARGET [PATH]`: connect that host (asking what must be asked) and
+   * open a session there in PATH, or its home. */
+  async openRemote(target, path) {
+    let host = this.remotes.items.find((h) => h.target === target);
+    if (!host) {
+      const added = await this.remotes.add(target);
+      if (!added.ok) return this.status.toast(describeError(added.error));
+      host = this.remotes.get(added.value.hostId);
+    }
+    const r = await connectHost(this.remotes, host.hostId);
+    if (!r.ok) return this.status.toast(describeError(r.error));
+    const home = path ? null : await this.remotes.listDirectory(host.hostId);
+    return this.newRemoteSession(host.hostId, path ?? (home?.ok ? home.value.path : null));
   }
 
   /** The desktop shell asks (`harnessdesk PATH` handed to this window): show that session. */
@@ -95,6 +140,8 @@ export class App {
     if (sid) rememberSession(sid);
     if (sid && onScreen()) this.manager.markSeen(sid); // its finished turns are read now
     this.conversation.setSession(session);
+    this.findBar.sessionChanged(sid);
+    this.rail.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
@@ -123,7 +170,8 @@ export class App {
         if (kind) this.status.setProblem(kind, true, item.reason.error?.details?.model ?? "");
       }
       if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
-      if (item?.kind === "turn-end") this.topbar.git.refresh(); // the turn may have changed files
+      // a turn may have changed files, a revert or restore put them back
+      if (item?.kind === "turn-end" || item?.kind === "restored") this.topbar.git.refresh();
       if (item?.kind === "turn-end" || item?.kind === "restored") this.changes.refresh();
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
@@ -133,7 +181,10 @@ export class App {
     const m = this.manager;
     const s = m.active;
     if (!s) return false;
-    return !!m.summaries.get(s.sessionId)?.running || s.fold.activeTurn !== null;
+    if (m.summaries.get(s.sessionId)?.running) return true;
+    // a detached page (a search hit far up) may end inside a turn long finished: only the
+    // host's word counts then (docs/decisions.md, "A day's work without friction")
+    return !s.detached && s.fold.activeTurn !== null;
   }
 
   // ---- actions ----------------------------------------------------------------------------
@@ -157,12 +208,21 @@ export class App {
     return retryTurn(this, turnEnd, btn);
   }
 
+  /** Export a session and say where the file went: the path, with "Show in folder" where the
+   * host can open one (the window), else the file's name in the browser's downloads. */
   async exportSession(sessionId) {
+    let saved;
     try {
-      await downloadExport(this.host, sessionId);
+      saved = await downloadExport(this.host, sessionId);
     } catch (e) {
       this.status.toast(t("export.failed", { reason: e.message }));
+      return;
     }
+    if (saved.cancelled) return;
+    if (!saved.path) return this.status.toast(t("export.downloaded", { name: saved.name }), "info");
+    const folder = saved.path.replace(/[\\/][^\\/]*$/, "") || "/";
+    const show = this.canOpenPath() ? { label: t("export.showInFolder"), testid: "export-show-folder", run: () => this.actions.reveal(folder) } : null;
+    this.status.toast(t("export.savedTo", { path: saved.path }), "info", show);
   }
 
   checkProvider() {
@@ -229,7 +289,7 @@ export class App {
     const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
     const child = subagentOf(m, s?.sessionId);
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, chatOnly: this.chatOnly(s, preset), context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.changes.set(s?.sessionId ?? null);
     this.topbar.updateChanges(this.changes.count, this.changesOpen && !!s);
@@ -272,12 +332,21 @@ export class App {
     this.archivedNote.set(sid, !!sid && this.workspaces.isArchived(sid));
   }
 
+  /** Whether nothing can run in session `s`: its model cannot use tools, or it runs the
+   * shipped Chat preset (no tools at all). */
+  chatOnly(s, preset) {
+    if (!s) return false;
+    const provider = this.modelPicker.value?.current?.provider ?? this.providers.defaultSelection?.provider;
+    return !!this.providers.chatOnly(provider) || preset === "chat";
+  }
+
   /** Name the model new sessions start on (welcome, notice) and say when the model the composer
    * sends to is chat-only. */
   renderModelNotes() {
     const s = this.manager.active;
     const provider = (s && this.modelPicker.value?.current?.provider) || this.providers.defaultSelection?.provider;
     this.composer.setChatOnly(this.providers.chatOnly(provider));
+    if (s) this.renderHeader(); // the shield says "Chat only" while the model cannot act
     this.onboarding.setStartsOn(this.providers.startsOn());
     this.onboarding.setMode(this.providers.newSessionMode);
     if (!s) this.renderEmpty(s);

@@ -3,10 +3,12 @@
 // highlighted snippets; inline rename.
 
 import { h, icon, clear } from "./dom.js";
-import { displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
+import { buildTree, displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
 import { groupSessions, dropTarget } from "../state/workspaces.js";
 import { describeError } from "../state/problems.js";
 import { sessionItem } from "./session-item.js";
+import { byHost } from "../state/remote-hosts.js";
+import { hostGroup } from "./remote-hosts.js";
 import { t } from "../i18n/i18n.js";
 
 const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
@@ -14,7 +16,8 @@ const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 export class SidebarView {
   /** ctx: {manager, workspaces, turns, toast, openSession, newSession, newSessionIn, openFolder,
    *        exportSession, archive, unarchive, deleteSession, revealFolder, canOpenPath,
-   *        removeWorkspace, moveSession, focusComposer} */
+   *        removeWorkspace, moveSession, focusComposer, remotes?, newRemoteSession(hostId),
+   *        connectHost(hostId)} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.renaming = null;
@@ -48,6 +51,7 @@ export class SidebarView {
       this.results,
       h("nav", { class: "session-nav", "aria-label": t("sidebar.sessions") }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
     );
+    this.results.addEventListener("keydown", (e) => this.moveInResults(e));
     let timer = 0;
     this.search.addEventListener("input", () => {
       clearTimeout(timer);
@@ -67,6 +71,17 @@ export class SidebarView {
         }
       }
     });
+  }
+
+  /** ↑/↓ between the results (each message, then "More results"), ↑ from the first back to the box. */
+  moveInResults(e) {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const all = [...this.results.querySelectorAll("button:not([disabled])")];
+    const i = all.indexOf(document.activeElement);
+    if (i < 0) return;
+    e.preventDefault();
+    if (e.key === "ArrowUp" && i === 0) this.search.focus();
+    else all[Math.min(all.length - 1, Math.max(0, i + (e.key === "ArrowDown" ? 1 : -1)))].focus();
   }
 
   focusSearch() {
@@ -100,23 +115,54 @@ export class SidebarView {
       this.results.append(h("p", { class: "list-empty", testid: "search-empty" }, t("sidebar.noResults", { query })));
       return;
     }
-    const ul = h("ul", { class: "result-list", role: "list", "aria-label": t("sidebar.searchResults") });
-    for (const hit of r.value.items) {
-      const summary = this.ctx.manager.summaries.get(hit.sessionId);
+    this.resultList = h("ul", { class: "result-list", role: "list", "aria-label": t("sidebar.searchResults") });
+    this.resultGroups = new Map();
+    this.results.append(this.resultList);
+    this.appendHits(r.value, query, seq);
+  }
+
+  /** Each matching message, under its session's title (a session's hits stay together, in the
+   * order the pages bring them); "More results" asks for the next page (`cursor`). */
+  appendHits(value, query, seq) {
+    this.results.querySelector("[data-testid=search-more]")?.closest("li")?.remove();
+    for (const hit of value.items) {
+      let group = this.resultGroups.get(hit.sessionId);
+      if (!group) {
+        const summary = this.ctx.manager.summaries.get(hit.sessionId);
+        group = h("ul", { class: "result-hits", role: "list" });
+        const title = h("span", { class: "result-title", translate: summary?.title || summary?.provisionalTitle ? "no" : undefined }, displayTitle(summary ?? {}));
+        this.resultList.append(h("li", { class: "result-group", testid: "search-group", dataset: { sessionId: hit.sessionId } }, title, group));
+        this.resultGroups.set(hit.sessionId, group);
+      }
       const btn = h(
         "button",
-        { type: "button", class: "result", testid: "search-result", dataset: { sessionId: hit.sessionId } },
-        h("span", { class: "result-title", translate: summary?.title || summary?.provisionalTitle ? "no" : undefined }, displayTitle(summary ?? {})),
+        { type: "button", class: "result", testid: "search-result", dataset: { sessionId: hit.sessionId, seq: String(hit.seq) } },
         h("span", { class: "snippet", translate: "no" }, highlightRuns(hit.snippet, query).map((run) => (run.match ? h("mark", {}, run.text) : run.text))),
       );
       btn.addEventListener("click", () => {
-        this.ctx.openSession(hit.sessionId, hit.seq); // scrolls to the matching message
+        this.ctx.openSession(hit.sessionId, hit.seq, query); // scrolls to the matching message
         this.clearSearch();
       });
-      ul.append(h("li", {}, btn));
+      group.append(h("li", {}, btn));
     }
-    if (r.value.hasMore) ul.append(h("li", { class: "list-empty" }, t("sidebar.moreResults")));
-    this.results.append(ul);
+    if (value.hasMore && value.cursor) {
+      const more = h("button", { type: "button", class: "btn btn-ghost btn-small search-more", testid: "search-more" }, t("sidebar.moreResults"));
+      more.addEventListener("click", async () => {
+        more.disabled = true;
+        const r = await this.ctx.turns.search(query, value.cursor);
+        if (seq !== this.searchSeq) return;
+        if (!r.ok) {
+          more.disabled = false;
+          this.ctx.toast?.(describeError(r.error));
+          return;
+        }
+        const focusNext = document.activeElement === more;
+        const before = this.resultList.querySelectorAll("[data-testid=search-result]").length;
+        this.appendHits(r.value, query, seq);
+        if (focusNext) this.resultList.querySelectorAll("[data-testid=search-result]")[before]?.focus(); // the keyboard goes on where it was
+      });
+      this.resultList.append(h("li", { class: "result-more" }, more));
+    }
   }
 
   // ---- the grouped list ---------------------------------------------------------------------
@@ -125,14 +171,17 @@ export class SidebarView {
     const m = this.ctx.manager;
     const ws = this.ctx.workspaces;
     // "Needs me": only the sessions where an approval or a question waits for the person
-    const shown = this.needsMe ? [...m.summaries.values()].filter((s) => s.attention?.state === "needs-you") : m.summaries.values();
-    const { groups, archived } = groupSessions(shown, ws.items, ws.archived, { keepId: this.needsMe ? null : m.activeId });
+    const needs = (s) => s.attention?.state === "needs-you";
+    const local = [...m.summaries.values()].filter((s) => !s.hostId && (!this.needsMe || needs(s))); // a remote host's are under it
+    const { groups, archived } = groupSessions(local, ws.items, ws.archived, { keepId: this.needsMe ? null : m.activeId });
     this.needsMeBtn.setAttribute("aria-pressed", String(this.needsMe));
     const focusedId = document.activeElement?.closest?.(".session-item")?.dataset.sessionId;
     clear(this.groupsEl);
     const listed = this.needsMe ? groups.filter((g) => g.roots.length) : groups;
-    for (const group of listed) this.groupsEl.append(this.group(group, listed.length));
-    const anything = listed.some((g) => g.workspace || g.roots.length);
+    const remote = this.remoteGroups(this.needsMe ? needs : null);
+    for (const group of listed) this.groupsEl.append(this.group(group, listed.length + remote.length));
+    this.groupsEl.append(...remote);
+    const anything = listed.some((g) => g.workspace || g.roots.length) || remote.length > 0;
     this.empty.hidden = anything || !m.listLoaded;
     this.empty.textContent = this.needsMe ? t("sidebar.needsMeEmpty") : t("sidebar.noSessions");
     this.archivedBtn.hidden = archived.length === 0;
@@ -145,7 +194,11 @@ export class SidebarView {
       const itemCtx = this.itemCtx(null, [], true);
       for (const s of archived) this.archivedList.append(sessionItem({ summary: s, children: [], depth: 0 }, itemCtx));
     }
-    if (focusedId) this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`)?.focus();
+    if (focusedId) {
+      const again = this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`);
+      if (again) again.focus();
+      else if (document.activeElement === document.body) this.ctx.focusComposer?.(); // its session is gone: never the body
+    }
   }
 
   group({ workspace, roots }, count) {
@@ -187,6 +240,43 @@ export class SidebarView {
     const tools = workspace ? this.workspaceTools(workspace) : null;
     const attrs = workspace ? { testid: "workspace-group", dataset: { workspaceId: workspace.workspaceId } } : { testid: "ungrouped-group" };
     return h("section", { class: ["ws-group", !workspace && "ws-ungrouped", collapsed && "is-collapsed"], ...attrs }, h("div", { class: "ws-head" }, toggle, tools), list);
+  }
+
+  /** One group per remote host that is connected or has sessions here (docs/decisions.md,
+   * "Remote hosts"); its rows say "reconnecting" while it is away. `only`: a filter ("Needs me"). */
+  remoteGroups(only = null) {
+    const remotes = this.ctx.remotes;
+    if (!remotes) return [];
+    const sessions = byHost(this.ctx.manager.summaries.values());
+    const out = [];
+    for (const host of remotes.items) {
+      const mine = (sessions.get(host.hostId) ?? []).filter((s) => !only || only(s));
+      if (!mine.length && (only || host.state === "disconnected")) continue;
+      const roots = buildTree(mine, { keepId: this.ctx.manager.activeId });
+      out.push(
+        hostGroup({
+          host,
+          roots,
+          itemsOf: (nodes, ul, note) => this.remoteItems(nodes, ul, note),
+          newSession: () => this.ctx.newRemoteSession(host.hostId),
+          connect: () => this.ctx.connectHost(host.hostId),
+        }),
+      );
+    }
+    return out;
+  }
+
+  remoteItems(nodes, ul, note) {
+    const itemCtx = { ...this.itemCtx(null, [], false), note, showCwd: true, home: null };
+    for (const n of nodes) {
+      const li = sessionItem(n, itemCtx);
+      ul.append(li);
+      if (n.children.length) {
+        const sub = h("ul", { class: "session-children", role: "list" });
+        li.append(sub);
+        this.remoteItems(n.children, sub, note);
+      }
+    }
   }
 
   workspaceTools(workspace) {
