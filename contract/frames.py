@@ -16,6 +16,7 @@ from contract.llm import DownloadCause, DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
+from contract.sessions import Attention
 from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
@@ -131,6 +132,14 @@ class HostSessionStatus(WireModel):
     running: bool
 
 
+class HostSessionAttention(WireModel):
+    """A session's attention state changed (docs/decisions.md, "Parallel sessions and attention")."""
+
+    type: Literal["host/session-attention"] = "host/session-attention"
+    session_id: str
+    attention: Attention
+
+
 class HostAgentError(WireModel):
     type: Literal["host/agent-error"] = "host/agent-error"
     session_id: str
@@ -201,6 +210,7 @@ HostFrame = Annotated[
         HostSessionAdded,
         HostSessionRemoved,
         HostSessionStatus,
+        HostSessionAttention,
         HostAgentError,
         HostSettingsChanged,
         HostCredentialsChanged,

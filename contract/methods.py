@@ -138,6 +138,9 @@ SESSION_PROMPT = Method(
 SESSION_CANCEL = Method(
     "session.cancel", _s.CancelRequest, _s.Accepted, session="changes", subagent_fenced=True
 )
+SESSION_MARK_SEEN = Method("session.markSeen", _s.SessionRef, _s.Accepted, session="reads")
+"""A window shows the session: its finished turns are read (docs/decisions.md, "Parallel
+sessions and attention"); the log is not touched."""
 SESSION_RENAME = Method(
     "session.rename", _s.RenameRequest, _s.RenameValue, session="changes", subagent_fenced=True
 )

@@ -27,6 +27,7 @@ UI_APPEARANCE = "ui-appearance"
 AGENT_PRESETS = "agent-presets"
 UNDO = "undo"
 HOOKS = "hooks"
+SESSIONS = "sessions"
 AGENT_DEFAULT_MODEL = "agent-default-model"
 """Registered but not exposed: only `session.selectModel` writes it."""
 
@@ -38,6 +39,7 @@ EXPOSED = (
     UI_APPEARANCE,
     UI_ONBOARDING,
     AGENT_PRESETS,
+    SESSIONS,
     UNDO,
     HOOKS,
 )
@@ -267,6 +269,24 @@ class UndoSection(WireModel):
     )
 
 
+class SessionsSection(WireModel):
+    """`sessions`: how many sessions run turns at once, and whether finished or waiting sessions
+    say so on the desktop (docs/decisions.md, "Parallel sessions and attention")."""
+
+    max_running_turns: int = Field(
+        default=4,
+        ge=1,
+        le=64,
+        title="Sessions working at once",
+        description="More sessions wait for a free slot and start by themselves when one frees.",
+    )
+    notifications: bool = Field(
+        default=True,
+        title="Desktop notifications",
+        description="Tell me when a session I am not looking at needs me or finishes.",
+    )
+
+
 class DefaultModelSection(WireModel):
     """`agent-default-model`: the model new sessions start on (written by `session.selectModel`)."""
 
@@ -299,6 +319,7 @@ SECTIONS: dict[str, type[WireModel]] = {
     UI_APPEARANCE: AppearanceSection,
     UI_ONBOARDING: OnboardingSection,
     AGENT_PRESETS: AgentPresetsSection,
+    SESSIONS: SessionsSection,
     UNDO: UndoSection,
     HOOKS: HooksSection,
     AGENT_DEFAULT_MODEL: DefaultModelSection,

@@ -34,6 +34,17 @@ class Projections(WireModel):
     values: dict[str, Any]
 
 
+AttentionState = Literal["running", "waiting", "needs-you", "failed", "done-unread", "idle"]
+
+
+class Attention(WireModel):
+    """What a session asks of the person (docs/decisions.md, "Parallel sessions and attention")."""
+
+    state: AttentionState
+    pending: int = Field(default=0, ge=0, description="approvals and questions waiting (needs-you)")
+    ahead: int | None = Field(default=None, ge=0, description="turns before this one in line (waiting)")
+
+
 class SessionSummary(WireModel):
     session_id: SessionId
     updated_at: int = Field(ge=0, description="ms since epoch of the last real activity")
@@ -49,6 +60,8 @@ class SessionSummary(WireModel):
     projections: Projections | None = None
     """The row's projection baseline (`title`, and `goal` for an attached session with goals);
     absent when there is nothing to say. `title` above mirrors `values.title`."""
+    attention: Attention | None = None
+    """Absent: `idle`. Changes arrive as `host/session-attention` frames."""
     worktree: WorktreeState | None = None
     """The git worktree the session works in (its branch, ahead/behind of its base, uncommitted
     changes); absent (null) for a session in the person's own checkout (docs/decisions.md,

@@ -2,7 +2,8 @@
 // Injected into the window's main world
 // before the page's own scripts run (Linux: a WebKit user script at document start; other backends:
 // evaluated on load, then `harnessdeskbridgeready` fires). It defines
-//   window.harnessdeskBridge = { fetch(url, init) → Promise<Response>, download(url) → Promise }
+//   window.harnessdeskBridge = { fetch(url, init) → Promise<Response>, download(url) → Promise,
+//                                notify(sessionId, title, body) → Promise<boolean> }
 // and talks to desktop/bridge.py through pywebview's js_api (`window.pywebview.api.bridge_*`).
 //
 // Unary: bridge_fetch({id, url, method, headers, body, bodyEncoding}) → {status, headers, body,
@@ -199,6 +200,12 @@
     return api.bridge_download(target.pathname + target.search);
   }
 
+  /** A desktop notification about a session (desktop/notify.py); clicking it opens the session. */
+  async function notify(sessionId, title, body) {
+    const api = await apiReady;
+    return api.bridge_notify(String(sessionId), String(title), String(body));
+  }
+
   function isExternal(url) {
     return url.origin !== location.origin && /^(https?|mailto):$/.test(url.protocol);
   }
@@ -229,7 +236,7 @@
   };
 
   Object.defineProperty(window, "harnessdeskBridge", {
-    value: Object.freeze({ fetch: bridgeFetch, download, _push: push, kind: "pywebview" }),
+    value: Object.freeze({ fetch: bridgeFetch, download, notify, _push: push, kind: "pywebview" }),
     enumerable: false,
   });
   apiReady.then(() => window.dispatchEvent(new CustomEvent("harnessdeskbridgeready")));

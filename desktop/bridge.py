@@ -304,9 +304,15 @@ class BridgeApi:
     Only underscore attributes besides the methods: pywebview exposes every public attribute.
     """
 
-    def __init__(self, bridge: Bridge, ask_save_path: Callable[[str], str | None]) -> None:
+    def __init__(
+        self,
+        bridge: Bridge,
+        ask_save_path: Callable[[str], str | None],
+        notify: Callable[[str, str, str], bool] | None = None,
+    ) -> None:
         self._bridge = bridge
         self._ask_save_path = ask_save_path
+        self._notify = notify
 
     def bridge_fetch(self, request: dict[str, Any]) -> dict[str, Any]:
         return self._bridge.fetch(request)
@@ -323,6 +329,16 @@ class BridgeApi:
         if urlsplit(str(url)).scheme.lower() not in ("http", "https", "mailto"):
             return False
         return bool(webbrowser.open(str(url), new=2))
+
+    def bridge_notify(self, session_id: str, title: str, body: str) -> bool:
+        """A desktop notification about a session (desktop/notify.py); False when none shows."""
+        if self._notify is None:
+            return False
+        try:
+            return self._notify(str(session_id)[:200], str(title)[:200], str(body)[:500])
+        except Exception:
+            log.exception("the desktop notification failed")
+            return False
 
     def bridge_download(self, url: str) -> dict[str, Any]:
         """HEAD for the file name, ask where to save, then stream the body to disk."""

@@ -28,6 +28,8 @@ from desktop.bridge import Bridge, BridgeApi, Pusher
 from desktop.folders import DIALOG_LOCK, WindowFolderPicker, open_folder
 from desktop.geometry import MIN_SIZE, TITLE, Geometry
 from desktop.hostloop import HostLoop
+from desktop.i18n import t
+from desktop.notify import DesktopNotifications
 
 if TYPE_CHECKING:
     from host.server.peers import SandboxPeers
@@ -105,7 +107,8 @@ class Shell:
         self.window: webview.Window = window
         self.pusher = Pusher(lambda script: self.window.run_js(script))
         self.bridge = Bridge(api_app, host_loop.loop, self.pusher)
-        self.api = BridgeApi(self.bridge, self.ask_save_path)
+        self.notifications = DesktopNotifications(self.open_from_notification)
+        self.api = BridgeApi(self.bridge, self.ask_save_path, self.notify)
         self.window._js_api = self.api
         self.first_session = first_session
         self.remote = remote
@@ -199,6 +202,15 @@ class Shell:
         script = f"window.harnessdesk && window.harnessdesk.app.openFromShell({json.dumps(sid)})"
         with contextlib.suppress(Exception):
             self.window.run_js(script)
+
+    def notify(self, session_id: str, title: str, body: str) -> bool:
+        """The page asks for a desktop notification about a session it does not show."""
+        return self.notifications.notify(session_id, title, body, t("window.notificationOpen"))
+
+    def open_from_notification(self, session_id: str) -> None:
+        """The person clicked a notification: the window comes forward showing that session."""
+        self.activate()
+        self.show_session(session_id)
 
     def show_session(self, session_id: str) -> None:
         """`harnessdesk import` imported a session through this window's host: show it here."""

@@ -117,6 +117,7 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "window.couldNotOpen": "harnessdesk: could not open {path}: {reason}",
     "window.noDisplay": "harnessdesk: no display found (DISPLAY / WAYLAND_DISPLAY unset); run `harnessdesk serve` instead",
     "window.handedIt": "handed it {path}",
+    "window.notificationOpen": "Open",
     "window.focusedIt": "focused its window",
     "window.alreadyRunning": "HarnessDesk is already running on this data dir (pid {pid}); {done}.",
     "window.webuiMissing": "the web UI is missing: no {path}",

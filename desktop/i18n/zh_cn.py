@@ -114,6 +114,7 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "window.couldNotOpen": "harnessdesk：无法打开 {path}：{reason}",
     "window.noDisplay": "harnessdesk：没有找到显示器（DISPLAY / WAYLAND_DISPLAY 未设置）；请改为运行 `harnessdesk serve`",
     "window.handedIt": "已把 {path} 交给它",
+    "window.notificationOpen": "打开",
     "window.focusedIt": "已切换到它的窗口",
     "window.alreadyRunning": "HarnessDesk 已在使用这个数据目录（pid {pid}）；{done}。",
     "window.webuiMissing": "缺少网页界面：没有 {path}",

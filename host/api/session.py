@@ -54,6 +54,12 @@ async def cancel(engine: Engine, p: s.CancelRequest) -> s.Accepted:
     return s.Accepted()
 
 
+@implements("session.markSeen")
+async def mark_seen(engine: Engine, p: s.SessionRef) -> s.Accepted:
+    await engine.sessions.mark_seen(p.session_id)
+    return s.Accepted()
+
+
 @implements("session.rename")
 async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
     title, seq = await engine.sessions.rename(p.session_id, p.title)

@@ -33,6 +33,7 @@ from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.agent_input import AgentInput
+from host.engine.attention import Attention
 from host.engine.bus import Bus
 from host.engine.checkpoints import FileCheckpoints
 from host.engine.composition import Composition, StepSetup
@@ -49,6 +50,7 @@ from host.engine.llm.windows import chars_per_token
 from host.engine.pending import PendingTable, QuestionCancelled
 from host.engine.permissions.policy import PermissionService, SessionPermissions
 from host.engine.project import Instructions, instructions_view
+from host.engine.slots import Slot, TurnSlots
 from host.engine.snapshots import Snapshotter
 from host.engine.store import Store
 from host.engine.surface import Surface
@@ -85,6 +87,11 @@ class AgentDeps:
     """Told each time the loop drained its inbox (the goal driver may queue the next round)."""
     hooks: HookService | None = None
     """The engine's hooks (host/engine/hooks/)."""
+    slots: TurnSlots | None = None
+    """Where a turn takes its slot before it opens (host/engine/slots.py); None: its turns need
+    none (a subagent runs inside its parent's turn, which holds one)."""
+    attention: Attention | None = None
+    """Told when the agent starts or stops working and how each turn ended."""
 
 
 class Agent(AgentInput):
@@ -154,6 +161,8 @@ class Agent(AgentInput):
         self._turn: Turn | None = None
         """The open turn (None between turns)."""
         self._compaction: asyncio.Task[compaction.CompactOutcome] | None = None
+        self._slot_wait: asyncio.Task[Slot] | None = None
+        """The next turn waiting for a slot (Stop withdraws it)."""
 
     @property
     def exclusive(self) -> asyncio.Lock:
@@ -182,6 +191,11 @@ class Agent(AgentInput):
     def cancel(self, by: AbortedBy = "user", clear_queue: bool = False) -> bool:
         """Abort the running turn (or manual compaction) and cancel pending requests; queued input
         stays unless `clear_queue`. False when there was nothing to stop or drop."""
+        if self._slot_wait is not None and not self._slot_wait.done():
+            self._slot_wait.cancel()  # the turn that waited for a slot is dropped (in _drain)
+            if clear_queue:
+                self._clear_person_input()
+            return True
         dropped = self._clear_person_input() if clear_queue else False
         active = self.running or self.turn_open or self._compaction is not None
         if not active:
@@ -317,6 +331,8 @@ class Agent(AgentInput):
             self._turn_task.cancel()
         if self._compaction is not None:
             self._compaction.cancel()
+        if self._slot_wait is not None:
+            self._slot_wait.cancel()
         self._wake.set()
 
     async def stopped(self, bound: float) -> None:
@@ -334,6 +350,8 @@ class Agent(AgentInput):
             return
         self.running = running
         self.deps.bus.publish("host", HostSessionStatus(session_id=self.session_id, running=running))
+        if self.deps.attention is not None:
+            self.deps.attention.running(self.session_id, running)
 
     async def _drain(self) -> None:
         while not self._disposed:
@@ -342,10 +360,17 @@ class Agent(AgentInput):
             try:
                 while not self._disposed and self.inbox.next_turn:
                     self._set_running(True)
-                    async with self._exclusive:
-                        if self._disposed or not self.inbox.next_turn:
-                            break
-                        await self._one_turn()
+                    go, slot = await self._take_slot()
+                    if not go:
+                        continue
+                    try:
+                        async with self._exclusive:
+                            if self._disposed or not self.inbox.next_turn:
+                                break
+                            await self._one_turn()
+                    finally:
+                        if slot is not None:
+                            slot.release()
             except Exception as exc:
                 log.exception("agent %s failed outside a turn", self.session_id)
                 message = f"{type(exc).__name__}: {exc}"
@@ -359,6 +384,24 @@ class Agent(AgentInput):
                 self._set_running(False)
         self._set_running(False)
 
+    async def _take_slot(self) -> tuple[bool, Slot | None]:
+        """(go, the next turn's slot or None when it needs none); go is False when Stop withdrew
+        the waiting turn (its input is dropped, logged `canceled`) or the agent is closing."""
+        if self.deps.slots is None:
+            return True, None
+        self._slot_wait = asyncio.create_task(self.deps.slots.take(self.session_id))
+        try:
+            await asyncio.wait([self._slot_wait])
+        finally:
+            task, self._slot_wait = self._slot_wait, None
+            if not task.done():
+                task.cancel()  # this loop itself was cancelled: leave the line, hold nothing
+        if not task.cancelled():
+            return True, task.result()
+        if not self._disposed and self.inbox.next_turn:
+            self._splice(self.inbox.splice("next-turn", 0, 1, canceled=True))
+        return False, None
+
     async def _one_turn(self) -> None:
         first = self.inbox.next_turn[0]
         claim = self.inbox.splice("next-turn", 0, 1)
@@ -369,6 +412,8 @@ class Agent(AgentInput):
         self.next_turn += 1
         self.turn_open = True
         self.cancel_by = None
+        if self.deps.attention is not None:
+            self.deps.attention.turn_started(self.session_id)
         turn.begin(first, claim, self.opening)
         self.opening = []
         self._publish_queue()
@@ -381,6 +426,8 @@ class Agent(AgentInput):
         self.turn_open = False
         self.cancel_by = None
         self.last_turn_called_tools = turn.step > 0  # each step after the first follows tool calls
+        if self.deps.attention is not None:
+            self.deps.attention.turn_ended(self.session_id, reason.kind, self.journal.last_seq)
         if self.deps.turn_ended is not None:
             self.deps.turn_ended(self, first, reason, turn.answer)
         if self.inbox.steering():

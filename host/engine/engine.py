@@ -19,8 +19,9 @@ from typing import Any
 
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
-from contract.namespaces import HOOKS
+from contract.namespaces import HOOKS, SESSIONS
 from host.engine.archive_import import ArchiveImports
+from host.engine.attention import Attention
 from host.engine.bus import Bus
 from host.engine.changes import SessionChanges
 from host.engine.commands.permission import permission_command
@@ -64,6 +65,7 @@ from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
+from host.engine.slots import TurnSlots
 from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
@@ -164,7 +166,10 @@ class Engine:
         worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
-        pending = PendingTable(bus)
+        attention = Attention(bus)
+        pending = PendingTable(bus, attention.pending)
+        slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
+        plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
         selections = Selections(plane.settings, plane.registry, plane.overrides)
         pool: AgentPool | None = None
 
@@ -261,6 +266,8 @@ class Engine:
             ),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
+            slots=slots,
+            attention=attention,
         )
         health = StorageHealth(store, bus, pool)
         store.on_settled = health.settled
@@ -277,6 +284,7 @@ class Engine:
             jobs=jobs,
             fork=forks.fork,
             fork_restoring=files.fork_restoring,
+            attention=attention,
             worktrees=worktrees,
         )
         preset_service.commands.register(goal_command(goals.driver))

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 
 from contract._base import DEFERRED
-from contract.sessions import SessionSummary
+from contract.sessions import Attention, SessionSummary
 from host.engine.store.base import ListedSession
 
 log = logging.getLogger(__name__)
@@ -32,12 +32,21 @@ class Live(NamedTuple):
 
 
 def summaries(
-    rows: list[ListedSession], live: Mapping[str, Live], worktrees: Mapping[str, Any] | None = None
+    rows: list[ListedSession],
+    live: Mapping[str, Live],
+    attention: Callable[[str], Attention] | None = None,
+    worktrees: Mapping[str, Any] | None = None,
 ) -> list[SessionSummary]:
     """The rows (already newest first) as summaries; a row that breaks the contract (an old
     unchecked import) is skipped with a log line instead of failing the whole list.
+    `attention`: each session's state (docs/decisions.md, "Parallel sessions and attention");
     `worktrees`: the `worktree` value of each session that works in one."""
     items = [_item(row, live.get(row.id)) for row in rows]
+    if attention is not None:
+        for item in items:
+            view = attention(item["session_id"])
+            if view.state != "idle":
+                item["attention"] = view.model_dump(exclude_none=True)
     for item in items if worktrees else ():
         if (state := worktrees.get(item["session_id"])) is not None:  # type: ignore[union-attr]
             item["worktree"] = state

@@ -63,8 +63,10 @@ Route = Callable[[str], "tuple[str, AskedBy] | None"]
 class PendingTable:
     """In-memory judge of answerable server-requests; publishes requested/resolved frames."""
 
-    def __init__(self, bus: Bus) -> None:
+    def __init__(self, bus: Bus, counted: Callable[[str, int], None] | None = None) -> None:
         self._bus = bus
+        self._counted = counted
+        """Told (session, how many requests it shows) after each change: the attention state."""
         self._items: dict[str, PendingRequest] = {}
         self._notes: dict[str, str] = {}
         """rpcId → the note of a rejection, until the asker takes it."""
@@ -134,6 +136,7 @@ class PendingTable:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._items[rpc_id] = PendingRequest(rpc_id, kind, frame.session_id, frame, future, owner)
         self._bus.publish("mux", frame, rpc_id=rpc_id)
+        self._count(frame.session_id)
         return rpc_id, future
 
     # ---- answering ------------------------------------------------------------------------
@@ -213,6 +216,11 @@ class PendingTable:
         if not item.future.done():
             item.future.set_result(result)
         self._bus.publish("mux", resolved)
+        self._count(item.session_id)
+
+    def _count(self, session_id: str) -> None:
+        if self._counted is not None:
+            self._counted(session_id, sum(1 for i in self._items.values() if i.session_id == session_id))
 
 
 def _parse_answer(item: PendingRequest, value: Any) -> Any:

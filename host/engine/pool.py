@@ -18,6 +18,7 @@ from contract.events import TurnEndReason
 from contract.frames import SessionSubscribed
 from contract.sessions import ModelSelection
 from host.engine.agent import Agent, AgentDeps, TurnEnded
+from host.engine.attention import Attention
 from host.engine.bus import Bus
 from host.engine.composition import Composition
 from host.engine.errors import AgentBusy, SessionNotFound
@@ -29,6 +30,7 @@ from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.repair import Unsaved, crash_repair
+from host.engine.slots import TurnSlots
 from host.engine.snapshots import Snapshotter
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
@@ -63,6 +65,8 @@ class AgentPool:
         turn_ended: TurnEnded | None = None,
         idle: Callable[[Agent], None] | None = None,
         loaded: Iterable[Callable[[SessionHeader], None]] = (),
+        slots: TurnSlots | None = None,
+        attention: Attention | None = None,
     ) -> None:
         self._store = store
         self._bus = bus
@@ -97,6 +101,8 @@ class AgentPool:
         """Told when an agent's loop drained its inbox (the goal driver)."""
         self.loaded = list(loaded)
         """Called with each header as its session loads (before its agent starts)."""
+        self._slots = slots
+        self._attention = attention
 
     def get(self, session_id: str) -> Agent | None:
         return self.agents.get(session_id)
@@ -172,6 +178,8 @@ class AgentPool:
             gates=self.gates,
             idle=self.idle,
             hooks=self.hooks,
+            slots=self._slots if header.origin != "subagent" else None,
+            attention=self._attention,
         )
         cwd = Path(header.cwd or self._default_cwd)
         composition = await self._compose(header, surface.messages(), cwd)

@@ -42,6 +42,7 @@ HOST_FRAMES_RELAYED = frozenset(
         "host/session-added",
         "host/session-removed",
         "host/session-status",
+        "host/session-attention",
         "host/agent-error",
         "host/session-preset-changed",
         "host/commands-changed",

@@ -20,6 +20,7 @@ EXPOSED = [
     "ui-appearance",
     "ui-onboarding",
     "agent-presets",
+    "sessions",
     "undo",
     "hooks",
 ]

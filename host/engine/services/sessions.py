@@ -22,6 +22,7 @@ from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from contract.worktrees import WORKTREE_KEY, WorktreeSpec
 from host.engine import events, ids
+from host.engine.attention import Attention
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -71,6 +72,7 @@ class Sessions:
         jobs: Jobs,
         fork: Fork,
         fork_restoring: Fork,
+        attention: Attention,
         worktrees: Worktrees,
     ) -> None:
         self._worktrees = worktrees
@@ -84,6 +86,7 @@ class Sessions:
         self._jobs = jobs
         self._fork = fork
         self._fork_restoring = fork_restoring
+        self._attention = attention
 
     # ---- listing and lookup -------------------------------------------------------------------
 
@@ -101,7 +104,12 @@ class Sessions:
         }
         rows = await self._core.store.sessions()
         worktrees = {r.id: state for r in rows if (state := self._worktrees.state_of(r.cwd)) is not None}
-        return summaries(rows, live, worktrees)
+        return summaries(rows, live, self._attention.view, worktrees)
+
+    async def mark_seen(self, session_id: str) -> None:
+        """A window shows the session: its finished turns are no longer news (in every window)."""
+        await self._core.header(session_id)
+        self._attention.seen(session_id)
 
     async def has_session(self, session_id: str) -> bool:
         return await self._core.store.header(session_id) is not None
@@ -193,6 +201,7 @@ class Sessions:
         folder = (await self._core.header(session_id)).cwd
         await self._core.store.delete_session(session_id)
         self._core.selections.forget(session_id)
+        self._attention.forget(session_id)
         await self._workspaces.session_deleted(session_id)
         await self._worktrees.session_deleted(folder)  # its worktree goes when nobody works there
         self._core.bus.publish("host", HostSessionRemoved(session_id=session_id))

@@ -4,7 +4,8 @@
 // Events: "list" (summaries changed), "active" (active session changed), "pending"
 // (approvals/questions changed; arg {added?: entry}), "queue" (sessionId), "jobs" (sessionId),
 // "agent-error" ({sessionId, message}), "config" (settings/credentials/models changed),
-// "model-status" ({model, state}: the built-in model loading on the first local turn), "error"
+// "model-status" ({model, state}: the built-in model loading on the first local turn),
+// "attention" ({sessionId, attention, previous}: a session's attention state changed), "error"
 // (message).
 
 import { Emitter } from "./emitter.js";
@@ -310,6 +311,19 @@ export class SessionManager extends Emitter {
         else this.refreshList();
         return;
       }
+      case "host/session-attention": {
+        // what the session asks of the person, from the host (docs/decisions.md, "Parallel
+        // sessions and attention"): every window and tab shows the same state
+        const cur = this.summaries.get(f.sessionId);
+        if (!cur) {
+          this.refreshList();
+          return;
+        }
+        const previous = cur.attention?.state ?? "idle";
+        this.patchSummary(f.sessionId, { attention: f.attention.state === "idle" ? undefined : f.attention });
+        this.emit("attention", { sessionId: f.sessionId, attention: f.attention, previous });
+        return;
+      }
       case "host/agent-error":
         this.emit("agent-error", { sessionId: f.sessionId, message: f.message });
         return;
@@ -331,6 +345,13 @@ export class SessionManager extends Emitter {
       default:
         this.emit("config", f.type);
     }
+  }
+
+  /** The window shows this session to the person: its finished turns are read, in every window. */
+  markSeen(sessionId) {
+    const cur = this.summaries.get(sessionId);
+    if (cur?.attention?.state !== "done-unread") return;
+    this.client.call("session.markSeen", { sessionId }).catch(() => {});
   }
 
   // ---- answers ----------------------------------------------------------------------------

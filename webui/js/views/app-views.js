@@ -158,6 +158,6 @@ export function buildViews(app) {
     draft: () => app.composer.input.value,
     onDraft: (listener) => app.composer.input.addEventListener("input", listener),
   });
-  app.notifier = new Notifier();
+  app.notifier = new Notifier({ onFocus: () => app.manager.markSeen(app.manager.activeId) });
   app.emptyState = $("empty-state");
 }

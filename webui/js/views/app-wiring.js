@@ -6,6 +6,8 @@ import { installShortcuts } from "./keyboard.js";
 import { installDialogFocus } from "./dialog-focus.js";
 import { ShortcutsSheet } from "./shortcuts-sheet.js";
 import { onLanguage, t } from "../i18n/i18n.js";
+import { displayTitle } from "../state/session-list.js";
+import { onScreen } from "./notify.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -64,10 +66,16 @@ export function wireApp(app) {
     app.renderActivity();
     if (pinned || added?.sessionId === m.activeId) app.conversation.jumpToLatest();
     app.sidebar.render();
-    if (added) {
-      const what = added.kind === "approval" ? t("notify.approval", { tool: added.frame.toolName }) : t("notify.question");
-      app.notifier.attention("HarnessDesk", what, () => app.open(added.sessionId));
-    }
+  });
+  m.on("attention", ({ sessionId, attention, previous }) => {
+    if (sessionId === m.activeId) app.renderActivity();
+    const shown = sessionId === m.activeId && onScreen();
+    if (attention.state === "done-unread" && shown) m.markSeen(sessionId); // read as it ends
+    if (shown || attention.state === previous) return;
+    const summary = m.summaries.get(sessionId);
+    if (!summary || summary.origin === "subagent") return; // a child's requests show in its parent
+    const body = attention.state === "needs-you" ? t("notify.needsYou", { count: attention.pending }) : attention.state === "done-unread" ? t("notify.finished") : attention.state === "failed" ? t("attention.failed") : null;
+    if (body) app.notifier.show(sessionId, displayTitle(summary), body, () => app.open(sessionId));
   });
   m.on("queue", (sid) => {
     if (sid !== m.activeId) return;

@@ -20,7 +20,8 @@ import { renderTodos } from "./topbar.js";
 import { downloadExport } from "./keyboard.js";
 import { forkFrom } from "./undo.js";
 import { renderEmpty } from "./welcome.js";
-import { checkUiSettings } from "./theme.js";
+import { checkUiSettings, notificationsOf } from "./theme.js";
+import { onScreen } from "./notify.js";
 import { parentLine, subagentOf } from "./subagents.js";
 import { t } from "../i18n/i18n.js";
 
@@ -137,6 +138,7 @@ export class App {
     const sid = session?.sessionId ?? null;
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
     if (sid) rememberSession(sid);
+    if (sid && onScreen()) this.manager.markSeen(sid); // its finished turns are read now
     this.conversation.setSession(session);
     this.findBar.sessionChanged(sid);
     this.rail.setSession(session);
@@ -230,7 +232,7 @@ export class App {
   /** The window's own settings: the theme and the welcome notice (views/theme.js). */
   checkUiSettings() {
     this.configNotice.check();
-    return checkUiSettings(this.config, this.onboarding);
+    return checkUiSettings(this.config, this.onboarding).then((describe) => this.notifier.setEnabled(notificationsOf(describe)));
   }
 
   // ---- layout -----------------------------------------------------------------------------
@@ -315,7 +317,8 @@ export class App {
   renderActivity() {
     const s = this.manager.active;
     const running = this.running();
-    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null, !!s?.fold.compacting);
+    const attention = s ? this.manager.summaries.get(s.sessionId)?.attention : null;
+    this.conversation.setActivity(running, s ? this.manager.waitingFor(s.sessionId) : null, !!s?.fold.compacting, attention?.state === "waiting" ? attention.ahead ?? 0 : null);
     this.queue.setRunning(running);
     return running;
   }

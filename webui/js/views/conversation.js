@@ -82,10 +82,12 @@ export class ConversationView {
 
   /** The line under the last row: "Working…", "Summarizing…", or what the agent waits on
    * ("approval" | "question"). */
-  setActivity(running, waiting = null, compacting = false) {
+  /** `ahead`: the turn waits for a free slot behind that many others (null: it does not). */
+  setActivity(running, waiting = null, compacting = false, ahead = null) {
     this.working.hidden = !running && !waiting && !compacting;
-    this.working.dataset.state = waiting ? `waiting-${waiting}` : compacting ? "compacting" : "working";
-    this.workingLabel.textContent = WAITING_LABEL[waiting] ? t(WAITING_LABEL[waiting]) : compacting ? t("conversation.compacting") : t("conversation.working");
+    const slot = ahead !== null && !waiting;
+    this.working.dataset.state = waiting ? `waiting-${waiting}` : slot ? "waiting-slot" : compacting ? "compacting" : "working";
+    this.workingLabel.textContent = WAITING_LABEL[waiting] ? t(WAITING_LABEL[waiting]) : slot ? t("attention.waiting", { ahead }) : compacting ? t("conversation.compacting") : t("conversation.working");
   }
 
   /** The view follows the stream (the person has not scrolled up). */

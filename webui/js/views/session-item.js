@@ -23,9 +23,10 @@ export function sessionItem(node, ctx) {
   const s = node.summary;
   const m = ctx.manager;
   const active = s.sessionId === m.activeId;
-  const pending = m.pendingFor(s.sessionId).length;
+  const attention = s.attention ?? { state: "idle" };
+  const pending = Math.max(m.pendingFor(s.sessionId).length, attention.pending ?? 0);
   const subagent = s.origin === "subagent";
-  const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running", subagent && "is-subagent"], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth), ...(subagent ? { origin: "subagent" } : {}) } });
+  const li = h("li", { class: ["session-item", active && "is-active", s.running && "is-running", subagent && "is-subagent", `attention-${attention.state}`], testid: "session-item", dataset: { sessionId: s.sessionId, depth: String(node.depth), attention: attention.state, ...(subagent ? { origin: "subagent" } : {}) } });
   if (ctx.renaming === s.sessionId) {
     li.append(renameInput(s, ctx));
     return li;
@@ -35,7 +36,8 @@ export function sessionItem(node, ctx) {
     "button",
     { type: "button", class: "session-open", testid: "session-open", "aria-current": active ? "page" : undefined, title: s.cwd ?? "" },
     h("span", { class: "session-line" },
-      s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": t("sessionItem.running") }) : null,
+      s.running && attention.state !== "waiting" ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": t("sessionItem.running") }) : null,
+      attentionMark(attention),
       subagent ? h("span", { class: "subagent-mark", testid: "session-subagent", title: t("sessionItem.subagentTitle") }, icon("subagent")) : null,
       s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: t("sessionItem.editorTitle") }, t("sessionItem.editor")) : null,
       h("span", { class: "session-title", testid: "session-title", translate: s.title?.trim() || s.provisionalTitle ? "no" : undefined }, title),
@@ -78,6 +80,18 @@ export function sessionItem(node, ctx) {
       ];
   li.append(h("div", { class: "session-row" }, open, h("div", { class: "session-tools" }, tools)));
   return li;
+}
+
+/** The row's state at a glance beside the running dot and the pending badge (waiting for a slot,
+ * failed, finished and not read yet); null for the states those already show. */
+function attentionMark(attention) {
+  const words = {
+    waiting: t("attention.waiting", { ahead: attention.ahead ?? 0 }),
+    failed: t("attention.failed"),
+    "done-unread": t("attention.doneUnread"),
+  }[attention.state];
+  if (!words) return null;
+  return h("span", { class: `attention-mark attention-mark-${attention.state}`, testid: "session-attention", role: "img", title: words, "aria-label": words }, attention.state === "waiting" ? String(attention.ahead ?? 0) : null);
 }
 
 function renameInput(s, ctx) {

@@ -18,7 +18,7 @@ import { RemoteHostsSection } from "./remote-hosts.js";
 import { setLanguage, t } from "../i18n/i18n.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
-const LABELS = { permission: "settings.section.permission", "agent-presets": "settings.section.agentPresets", "ui-appearance": "settings.section.appearance", undo: "settings.section.undo", hooks: "settings.section.hooks" };
+const LABELS = { permission: "settings.section.permission", "agent-presets": "settings.section.agentPresets", "ui-appearance": "settings.section.appearance", sessions: "settings.section.sessions", undo: "settings.section.undo", hooks: "settings.section.hooks" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {

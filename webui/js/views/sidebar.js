@@ -30,6 +30,12 @@ export class SidebarView {
     this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: t("sidebar.openFolderTitle") }, icon("folder-open"), h("span", { class: "btn-label" }, t("sidebar.openFolder")));
     this.folderBtn.addEventListener("click", () => ctx.openFolder());
     this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: t("sidebar.searchPlaceholder"), "aria-label": t("sidebar.searchLabel"), autocomplete: "off" });
+    this.needsMe = false;
+    this.needsMeBtn = h("button", { type: "button", class: "btn btn-small needs-me-toggle", testid: "needs-me-filter", "aria-pressed": "false", title: t("sidebar.needsMeTitle") }, t("sidebar.needsMe"));
+    this.needsMeBtn.addEventListener("click", () => {
+      this.needsMe = !this.needsMe;
+      this.render();
+    });
     this.results = h("div", { class: "search-results", testid: "search-results", hidden: true, "aria-live": "polite" });
     this.groupsEl = h("div", { class: "ws-groups", testid: "session-list" });
     this.empty = h("p", { class: "list-empty", testid: "session-list-empty", hidden: true }, t("sidebar.noSessions"));
@@ -41,7 +47,7 @@ export class SidebarView {
     this.archivedList = h("ul", { class: "session-list archived-list", testid: "archived-list", role: "list", "aria-label": t("sidebar.archivedLabel"), hidden: true });
     root.append(
       h("div", { class: "sidebar-head" }, h("span", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "HarnessDesk"), h("div", { class: "head-actions" }, this.newBtn, this.folderBtn)),
-      h("div", { class: "search" }, icon("search", "icon search-icon"), this.search),
+      h("div", { class: "search" }, icon("search", "icon search-icon"), this.search, this.needsMeBtn),
       this.results,
       h("nav", { class: "session-nav", "aria-label": t("sidebar.sessions") }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
     );
@@ -164,15 +170,20 @@ export class SidebarView {
   render() {
     const m = this.ctx.manager;
     const ws = this.ctx.workspaces;
-    const local = [...m.summaries.values()].filter((s) => !s.hostId); // a remote host's are under it
-    const { groups, archived } = groupSessions(local, ws.items, ws.archived, { keepId: m.activeId });
+    // "Needs me": only the sessions where an approval or a question waits for the person
+    const needs = (s) => s.attention?.state === "needs-you";
+    const local = [...m.summaries.values()].filter((s) => !s.hostId && (!this.needsMe || needs(s))); // a remote host's are under it
+    const { groups, archived } = groupSessions(local, ws.items, ws.archived, { keepId: this.needsMe ? null : m.activeId });
+    this.needsMeBtn.setAttribute("aria-pressed", String(this.needsMe));
     const focusedId = document.activeElement?.closest?.(".session-item")?.dataset.sessionId;
     clear(this.groupsEl);
-    const remote = this.remoteGroups();
-    for (const group of groups) this.groupsEl.append(this.group(group, groups.length + remote.length));
+    const listed = this.needsMe ? groups.filter((g) => g.roots.length) : groups;
+    const remote = this.remoteGroups(this.needsMe ? needs : null);
+    for (const group of listed) this.groupsEl.append(this.group(group, listed.length + remote.length));
     this.groupsEl.append(...remote);
-    const anything = groups.some((g) => g.workspace || g.roots.length) || remote.length > 0;
+    const anything = listed.some((g) => g.workspace || g.roots.length) || remote.length > 0;
     this.empty.hidden = anything || !m.listLoaded;
+    this.empty.textContent = this.needsMe ? t("sidebar.needsMeEmpty") : t("sidebar.noSessions");
     this.archivedBtn.hidden = archived.length === 0;
     if (!archived.length) this.showArchived = false;
     this.archivedBtn.setAttribute("aria-expanded", String(this.showArchived));
@@ -232,15 +243,15 @@ export class SidebarView {
   }
 
   /** One group per remote host that is connected or has sessions here (docs/decisions.md,
-   * "Remote hosts"); its rows say "reconnecting" while it is away. */
-  remoteGroups() {
+   * "Remote hosts"); its rows say "reconnecting" while it is away. `only`: a filter ("Needs me"). */
+  remoteGroups(only = null) {
     const remotes = this.ctx.remotes;
     if (!remotes) return [];
     const sessions = byHost(this.ctx.manager.summaries.values());
     const out = [];
     for (const host of remotes.items) {
-      const mine = sessions.get(host.hostId) ?? [];
-      if (!mine.length && host.state === "disconnected") continue;
+      const mine = (sessions.get(host.hostId) ?? []).filter((s) => !only || only(s));
+      if (!mine.length && (only || host.state === "disconnected")) continue;
       const roots = buildTree(mine, { keepId: this.ctx.manager.activeId });
       out.push(
         hostGroup({

@@ -58,4 +58,11 @@ export async function checkUiSettings(config, onboarding) {
   const language = languageOf(describe);
   if (language) setLanguage(language);
   await onboarding.check(describe);
+  return describe;
+}
+
+/** Whether desktop notifications are on (Settings → Sessions; true when not offered). */
+export function notificationsOf(describe) {
+  const view = describe?.namespaces?.find((n) => n.ns === "sessions");
+  return view?.value?.notifications !== false;
 }
