@@ -16,6 +16,7 @@ from host.api import (
     host,
     job,
     llm,
+    lsp,
     mcp,
     permission,
     presets,
@@ -38,6 +39,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     workspace,
     credentials,
     llm,
+    lsp,
     permission,
     presets,
     skills,
@@ -49,6 +51,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     goal,
     mcp,
     hooks,
+    lsp,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

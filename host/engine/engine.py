@@ -19,7 +19,7 @@ from typing import Any
 
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
-from contract.namespaces import HOOKS
+from contract.namespaces import HOOKS, LSP, PERMISSION, WEB
 from host.engine.archive_import import ArchiveImports
 from host.engine.bus import Bus
 from host.engine.changes import SessionChanges
@@ -38,6 +38,7 @@ from host.engine.health import StorageHealth
 from host.engine.hooks.prompt import prompt_gate
 from host.engine.llm.local_servers import Probe
 from host.engine.llm.registry import AdapterRegistry
+from host.engine.lsp.manager import LanguageServers
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
@@ -57,6 +58,7 @@ from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
+from host.engine.services.reach import AgentReach, ModelImages
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
@@ -64,6 +66,7 @@ from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
 from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
+from host.engine.web.access import WebAccess
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
 
@@ -111,6 +114,8 @@ class Engine:
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
+    reach: AgentReach
+    """The web, images and language servers the tools reach (`lsp.status`)."""
     parts: Parts
 
     @classmethod
@@ -149,12 +154,23 @@ class Engine:
         store = SqliteStore.in_dir(data_dir)
         await store.open()
         plane.start()
-        chosen = tools if tools is not None else default_tools()
+        pool: AgentPool | None = None
+        selections = Selections(plane.settings, plane.registry, plane.overrides)
+
+        def reads_images(session_id: str) -> bool:
+            agent = pool.get(session_id) if pool is not None else None
+            selection = selections.current(session_id, agent.journal.model if agent is not None else None)
+            return plane.registry.accepts_images(selection.provider, selection.model)
+
+        reach = AgentReach(
+            WebAccess(lambda: plane.settings.section(WEB), plane.credentials.value),
+            ModelImages(reads_images, store.put_attachment),
+            LanguageServers(confinement, lambda: plane.settings.section(LSP).disabled),
+        )
+        chosen = tools if tools is not None else default_tools(reach.tools)
         registry = await WorkspaceRegistry.open(store, bus)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         pending = PendingTable(bus)
-        selections = Selections(plane.settings, plane.registry, plane.overrides)
-        pool: AgentPool | None = None
 
         def the_pool() -> AgentPool:
             assert pool is not None, "the engine is still opening"
@@ -175,6 +191,7 @@ class Engine:
             plane.default_preset,
             partial(preset_cap, store, preset_service.roster),
             confinement=confinement,
+            patterns=lambda: plane.settings.section(PERMISSION).rules,
         )
         preset_service.commands.register(permission_command(permissions))
         jobs = Jobs(core)
@@ -241,6 +258,7 @@ class Engine:
         model_status = ModelStatusRelay(bus)
         # turning a hook dialect on or off changes the hook files mcp.list shows (host/mcp-changed)
         plane.settings.on_change(lambda ns: mcp.servers.announce_all() if ns == HOOKS else None)
+        plane.settings.on_change(lambda ns: reach.settings_changed() if ns == LSP else None)
         gates.add(prompt_gate(mcp.hooks), frozenset({"user"}), mcp.hook_files_present)
         library = await Library.open(data_dir, bus, plane, local_probes, download_options or {})
         health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
@@ -277,6 +295,7 @@ class Engine:
             ),
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
+            reach=reach,
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
@@ -301,6 +320,7 @@ class Engine:
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         await self.finder.close()
+        await self.reach.close()
         parts.pending.cancel_all()
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await parts.plane.aclose()

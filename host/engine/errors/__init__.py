@@ -25,6 +25,7 @@ from host.engine.errors.base import EngineError
 from host.engine.errors.changes import (
     RevertConflict,
     RevertUnavailable,
+    RewindUnavailable,
 )
 from host.engine.errors.mcp import (
     McpServerChanged,
@@ -102,6 +103,7 @@ __all__ = [
     "QueueItemNotFound",
     "RevertConflict",
     "RevertUnavailable",
+    "RewindUnavailable",
     "SessionAlreadyHere",
     "SessionConflict",
     "SessionNotFound",
