@@ -140,3 +140,33 @@ async def test_a_rule_runs_a_matching_command_without_a_card_and_a_other_still_a
     result = tool_results(events)[0]
     assert result["error"]["code"] == "PERMISSION_DENIED"  # deny wins over the allow
     assert "echo secret*" in result["message"]["content"][0]["content"]
+
+
+async def test_web_fetch_asks_unless_a_rule_allows_its_domain(
+    engine_factory: Factory, scripted_llm: Any, tmp_path: Path
+) -> None:
+    from tests.engine.test_web_reach import Site
+
+    site = Site("127.0.0.2")
+    site.routes["/doc"] = (200, {"Content-Type": "text/plain"}, b"the docs")
+    try:
+        engine = await engine_factory(tools="engine")
+        await engine.config.update_settings("web", {"allowedPrivateHosts": ["127.0.0.2"]}, None)
+        sid = await engine.sessions.create_session(str(tmp_path))
+        mux = engine.host.subscribe_mux()
+        fetch = Reply(tool_calls=[("f1", "web_fetch", f'{{"url": "{site.url}/doc"}}')])
+        scripted_llm.enqueue(fetch, Reply(text="ok"))
+        asker = asyncio.create_task(answer(engine, engine.host.subscribe_mux(), sid, "rejected"))
+        events = await turn(engine, mux, sid)
+        frame = await asker
+        assert frame.tool_name == "web_fetch" and frame.pattern_rule.pattern == "127.0.0.2"
+        assert tool_results(events)[0]["error"]["code"] == "REJECTED" and site.hits == []
+
+        rule = {"tool": "web_fetch", "pattern": "127.0.0.2"}
+        await engine.config.update_settings("permission", {"rules": [rule]}, None)
+        scripted_llm.enqueue(fetch, Reply(text="ok"))
+        events = await turn(engine, mux, sid)
+        assert not any(e.type == "approval/asked" for e in events)
+        assert "the docs" in tool_results(events)[0]["message"]["content"][0]["content"]
+    finally:
+        site.close()
