@@ -1,6 +1,7 @@
 // Settings, built from settings.describe: a card per model provider (the built-in model,
 // DeepSeek, each OpenAI-compatible endpoint profile, which can be added, renamed and removed),
-// the default permission preset for new sessions, and any other exposed namespace as a plain form.
+// the default permission preset for new sessions and the rules by pattern, the web and the language
+// servers (views/settings-reach.js), and any other exposed namespace as a plain form.
 // Keys are write-only: only "configured (environment / file)" ever comes back.
 
 import { append, h, icon, clear } from "./dom.js";
@@ -13,6 +14,7 @@ import { languageOf, previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { lspSection, rulesBlock, webSection } from "./settings-reach.js";
 import { setLanguage, t } from "../i18n/i18n.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
@@ -157,6 +159,10 @@ export class SettingsDialog {
     ];
     for (const view of this.describe.namespaces) {
       if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
+      if (view.ns === "web" || view.ns === "lsp") {
+        sections.push((view.ns === "web" ? webSection : lspSection)(view, ctx));
+        continue;
+      }
       const form = this.formSection(view);
       if (form) sections.push(form);
     }
@@ -206,7 +212,8 @@ export class SettingsDialog {
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;
-    return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+    const rules = view.ns === "permission" ? rulesBlock(view, { write: (m, payload, btn) => this.write(m, payload, btn) }) : null;
+    return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save), rules]);
   }
 
   /** A looser default preset waits for the person's confirmation (the form keeps the choice). */
