@@ -101,3 +101,16 @@ def test_rewind_to_here_folds_the_turn_and_gives_back_the_text(page: Page, llm: 
     turn_ends(page, 3)
     sent = [m.get("content") for m in llm.requests[-1]["messages"]]
     assert "first question" in sent and "second question" not in sent and "second question, better" in sent
+
+    # the rewound turns can be restored: a new session through the last rewound turn
+    page.get_by_test_id("rewound-row").get_by_test_id("rewound-restore").click()
+    back = page.get_by_test_id("msg-user").filter(has_text="second question")
+    expect(back).to_have_count(1)
+    expect(back).to_be_visible()
+    expect(back).not_to_have_attribute("data-rewound", "true")
+    expect(page.get_by_text("Third answer.")).to_have_count(0)
+    llm.enqueue(Reply(text="Fourth answer."))
+    send(page, "and now?")
+    turn_ends(page, 3)
+    sent = [m.get("content") for m in llm.requests[-1]["messages"]]
+    assert "second question" in sent and "second question, better" not in sent

@@ -201,6 +201,8 @@ export default {
   "rewind.show": "Show",
   "rewind.hide": "Hide",
   "rewind.marked": "Rewound: the agent no longer sees this",
+  "rewind.restoreTurns": "Restore as a new session",
+  "rewind.restoreTurnsTitle": "A new session with the rewound messages back, as they were before the rewind",
   "edit.label": "Edit and resend",
   "edit.noSession": "no new session could be started",
   "edit.notLoaded": "the turn before this message could not be loaded",

@@ -200,6 +200,8 @@ export default {
   "rewind.show": "显示",
   "rewind.hide": "隐藏",
   "rewind.marked": "已回退：智能体不再看到这部分",
+  "rewind.restoreTurns": "恢复为新会话",
+  "rewind.restoreTurnsTitle": "新建一个会话，带回被回退的消息，与回退前相同",
   "edit.label": "编辑并重新发送",
   "edit.noSession": "无法开始新会话",
   "edit.notLoaded": "无法加载这条消息之前的一轮",

@@ -10,7 +10,7 @@
 //               callView?, resultView?}   (the host's views, when it sent them)
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, changes, unrecorded, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
-//   rewound    {id, kind, seq, atSeq, count, files}   (session/rewound; the rows from atSeq on
+//   rewound    {id, kind, seq, atSeq, lastSeq, count, files}   (session/rewound; the rows from atSeq on
 //              stay, with rewound: true)
 //   notice     {id, kind, seq, text, tone}
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [row ids]}   (compaction;
@@ -272,13 +272,15 @@ export class SessionFold {
   rewound(ev, d) {
     const at = typeof d.atSeq === "number" ? d.atSeq : ev.seq;
     let count = 0;
+    let lastSeq = null; // the last rewound row: a fork through it brings the rewound turns back
     for (const row of this.items) {
       if (row.seq >= at && !row.rewound) {
         row.rewound = true;
         if (row.kind === "user" || row.kind === "assistant") count++;
+        if (lastSeq === null || row.seq > lastSeq) lastSeq = row.seq;
       }
     }
-    this.add({ id: `w:${ev.seq}`, kind: "rewound", seq: ev.seq, atSeq: at, count, files: Array.isArray(d.restoredFiles) ? d.restoredFiles : [] });
+    this.add({ id: `w:${ev.seq}`, kind: "rewound", seq: ev.seq, atSeq: at, lastSeq, count, files: Array.isArray(d.restoredFiles) ? d.restoredFiles : [] });
     this.resetPending = true;
   }
 

@@ -42,9 +42,16 @@ export async function rewindTo(app, item, button) {
   }
 }
 
-/** The row a `session/rewound` leaves: how much was rewound, the files put back, Show/Hide. */
-export function rewoundRow(item) {
+/** The row a `session/rewound` leaves: how much was rewound, the files put back, Show/Hide, and
+ * "Restore as a new session": a fork through the last rewound turn, so the rewound turns come
+ * back (with their files if the person asks) while this session goes on from the rewind. */
+export function rewoundRow(item, ctx) {
   const toggle = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "rewound-toggle", "aria-expanded": "false" }, t("rewind.show"));
+  const restore =
+    item.lastSeq !== null && ctx?.onFork
+      ? h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "rewound-restore", title: t("rewind.restoreTurnsTitle") }, t("rewind.restoreTurns"))
+      : null;
+  restore?.addEventListener("click", () => ctx.onFork(item.lastSeq, restore));
   const el = h(
     "div",
     { class: "row rewound-row", testid: "rewound-row" },
@@ -52,6 +59,7 @@ export function rewoundRow(item) {
     h("span", {}, t("rewind.row", { count: item.count })),
     item.files.length ? h("span", { class: "muted" }, " · ", t("rewind.rowFiles", { count: item.files.length })) : null,
     toggle,
+    restore,
   );
   toggle.addEventListener("click", () => {
     const shown = document.body.classList.toggle("show-rewound");

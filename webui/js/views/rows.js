@@ -57,7 +57,7 @@ export function renderRow(item, ctx) {
       el = restoredRow(item);
       break;
     case "rewound":
-      el = rewoundRow(item);
+      el = rewoundRow(item, ctx);
       break;
     case "blocked":
       el = blockedRow(item);
