@@ -13,8 +13,8 @@ class LspStatusRequest(WireModel):
 class LanguageServerView(WireModel):
     id: str
     """`pylsp`, `pyright`, `typescript-language-server`, `gopls`, `rust-analyzer`, `clangd`."""
-    command: str | None
-    """Where it was found on PATH (None: not installed)."""
+    command: str | None = None
+    """Where it was found on PATH (absent: not installed)."""
     languages: list[str]
     enabled: bool
     """False: turned off in Settings (it never starts)."""
