@@ -6,23 +6,46 @@ composer (docs/decisions.md, "Rules by pattern", "Rewind in place")."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import ElementHandle, Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, send, shoot, tool_call, turn_ends
+from tests.browser.support import (
+    HarnessServer,
+    fresh_session,
+    rpc,
+    send,
+    shoot,
+    tool_call,
+    tool_messages,
+    turn_ends,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
 
-def _rules(server: HarnessServer) -> list[dict[str, object]]:
+def _namespace(server: HarnessServer, ns: str) -> dict[str, Any]:
     path = server.data_dir / "settings.json"
     if not path.exists():
-        return []
-    namespaces = json.loads(path.read_text())["namespaces"]
-    rules: list[dict[str, object]] = namespaces.get("permission", {}).get("rules", [])
+        return {}
+    found: dict[str, Any] = json.loads(path.read_text())["namespaces"].get(ns, {})
+    return found
+
+
+def _rules(server: HarnessServer) -> list[dict[str, object]]:
+    rules: list[dict[str, object]] = _namespace(server, "permission").get("rules", [])
     return rules
+
+
+def _redrawn(page: Page, before: ElementHandle) -> None:
+    """A saved section is drawn again from what the host now holds (the dialog reloads)."""
+    page.wait_for_function("(el) => !el.isConnected", arg=before)
+
+
+def _tools(request: dict[str, Any]) -> set[str]:
+    return {t["function"]["name"] for t in request.get("tools") or []}
 
 
 def test_a_card_saves_an_edited_pattern_and_the_next_command_runs_unasked(
@@ -63,7 +86,9 @@ def test_a_card_saves_an_edited_pattern_and_the_next_command_runs_unasked(
     expect(block.get_by_test_id("rule-item")).to_contain_text("echo f*")
     shoot(page, "settings-rules")
     block.get_by_test_id("rule-remove").click()
+    saving = block.element_handle()
     block.get_by_test_id("rules-save").click()
+    _redrawn(page, saving)
     expect(settings.get_by_test_id("settings-message")).to_have_text("Saved.")
     assert _rules(harness) == []
     settings.get_by_test_id("settings-close").click()
@@ -114,3 +139,69 @@ def test_rewind_to_here_folds_the_turn_and_gives_back_the_text(page: Page, llm: 
     turn_ends(page, 3)
     sent = [m.get("content") for m in llm.requests[-1]["messages"]]
     assert "second question" in sent and "second question, better" not in sent
+
+
+def test_settings_set_the_search_provider_a_deny_rule_and_a_language_server_off(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    fresh_session(page)
+    llm.enqueue(Reply(text="No search yet."))
+    send(page, "before")
+    turn_ends(page)
+    assert "web_fetch" in _tools(llm.requests[-1]) and "web_search" not in _tools(llm.requests[-1])
+
+    page.get_by_test_id("open-settings").click()
+    settings = page.get_by_test_id("settings-dialog")
+    web = settings.get_by_test_id("settings-ns-web")
+    web.get_by_test_id("web-search-kind").select_option("searxng")
+    web.get_by_test_id("web-search-url").fill("not a url")
+    web.get_by_test_id("settings-save-web").click()  # bad input: refused, nothing written
+    expect(settings.get_by_test_id("settings-message")).not_to_have_text("Saved.")
+    expect(settings.get_by_test_id("settings-message")).not_to_be_empty()
+    assert _namespace(harness, "web") == {}
+    web.get_by_test_id("web-search-url").fill("http://127.0.0.1:9")  # a private provider is fine
+    web.get_by_test_id("web-host-new").fill("10.0.0.0/8")
+    web.get_by_test_id("web-host-add").click()
+    saving = web.element_handle()
+    web.get_by_test_id("settings-save-web").click()
+    _redrawn(page, saving)
+    expect(settings.get_by_test_id("settings-message")).to_have_text("Saved.")
+    saved = _namespace(harness, "web")
+    assert saved["searchProvider"] == {"kind": "searxng", "url": "http://127.0.0.1:9"}
+    assert saved["allowedPrivateHosts"] == ["10.0.0.0/8"]
+
+    block = settings.get_by_test_id("rules-block")
+    block.get_by_test_id("rule-new-tool").select_option("bash")
+    block.get_by_test_id("rule-new-pattern").fill("echo secret*")
+    block.get_by_test_id("rule-new-decision").select_option("deny")
+    block.get_by_test_id("rule-add").click()
+    expect(block.get_by_test_id("rule-item")).to_have_count(1)
+    saving = block.element_handle()
+    block.get_by_test_id("rules-save").click()
+    _redrawn(page, saving)
+    expect(settings.get_by_test_id("settings-message")).to_have_text("Saved.")
+    assert _rules(harness) == [
+        {"tool": "bash", "pattern": "echo secret*", "decision": "deny", "folder": None}
+    ]
+
+    servers = settings.get_by_test_id("settings-ns-lsp")
+    expect(servers.get_by_test_id("lsp-server")).to_have_count(6)
+    servers.scroll_into_view_if_needed()
+    shoot(page, "settings-language-servers")
+    servers.get_by_test_id("lsp-enabled-clangd").uncheck()
+    expect(settings.get_by_test_id("settings-message")).to_have_text("Saved.")
+    assert _namespace(harness, "lsp") == {"disabled": ["clangd"]}
+    settings.get_by_test_id("settings-close").click()
+
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("d1", "bash", command="echo secret things")]), Reply(text="Denied.")
+    )
+    send(page, "after")
+    turn_ends(page, 2)
+    expect(page.get_by_test_id("approval-card")).to_have_count(0)  # a deny rule refuses unasked
+    assert "web_search" in _tools(llm.requests[-1])
+    refused = tool_messages(llm.requests[-1])[-1]["content"]
+    assert "Refused by the user's rule" in refused and "echo secret*" in refused
+
+    # clean up for the module's other tests
+    rpc(page, "settings.mutate", {"ns": "permission", "ops": [{"op": "set", "path": ["rules"], "value": []}]})
