@@ -170,3 +170,47 @@ async def test_web_fetch_asks_unless_a_rule_allows_its_domain(
         assert "the docs" in tool_results(events)[0]["message"]["content"][0]["content"]
     finally:
         site.close()
+
+
+@pytest.mark.parametrize("mode", ["read-only", "auto", "workspace-write", "danger-full-access"])
+def test_web_fetch_asks_in_every_mode_but_full_access_and_a_rule_decides_in_all(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """web_fetch runs in the host, outside any sandbox: Read-only and Auto ask like Ask, unless a
+    rule allows the domain; a deny refuses it even in Full access (docs/decisions.md, "Web fetch
+    and private addresses")."""
+    from host.engine.permissions.policy import SessionPermissions
+    from host.engine.permissions.presets import preset
+    from host.engine.sandbox import reset_support
+    from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
+
+    if not probe_bwrap().available:
+        pytest.skip("no bubblewrap here: Auto is not offered without a sandbox")
+    monkeypatch.delenv(FORCE_ENV, raising=False)
+    reset_support()
+    try:
+        rules: list[PatternRule] = []
+        perms = SessionPermissions("s1", tmp_path, preset(mode), patterns=lambda: rules)
+        tool = build_tools_with_web()["web_fetch"]
+        docs = {"url": "https://docs.python.org/3/"}
+        assert perms.preset.name == mode
+        assert perms.decide(tool, "web_fetch", docs).verdict == (
+            "allow" if mode == "danger-full-access" else "ask"
+        )
+        rules.append(PatternRule(tool="web_fetch", pattern="*.python.org"))
+        assert perms.decide(tool, "web_fetch", docs).verdict == "allow"
+        other = perms.decide(tool, "web_fetch", {"url": "https://evil.example/"}).verdict
+        assert other == ("allow" if mode == "danger-full-access" else "ask")  # not covered: asks
+        rules.append(PatternRule(tool="web_fetch", pattern="docs.python.org", decision="deny"))
+        assert perms.decide(tool, "web_fetch", docs).verdict == "deny"  # deny wins, in every mode
+    finally:
+        monkeypatch.undo()
+        reset_support()
+
+
+def build_tools_with_web() -> dict[str, Any]:
+    from contract.namespaces import WebSection
+    from host.engine.tools.reach import Reach
+    from host.engine.web.access import WebAccess
+
+    return build_tools(Reach(web=WebAccess(lambda: WebSection(), lambda ref: None)))
