@@ -214,3 +214,36 @@ def build_tools_with_web() -> dict[str, Any]:
     from host.engine.web.access import WebAccess
 
     return build_tools(Reach(web=WebAccess(lambda: WebSection(), lambda ref: None)))
+
+
+def test_an_mcp_rule_names_a_server_and_its_tools(tmp_path: Path) -> None:
+    """`server/tool`, `server/*`, `server/prefix*` against the tools MCP servers really offer;
+    the suggestion is the very tool; a deny wins (docs/decisions.md, "Rules by pattern")."""
+    from typing import cast
+
+    from host.engine.mcp.connection import McpConnection, ToolInfo
+    from host.engine.mcp.tool import McpTool
+    from host.engine.permissions.policy import SessionPermissions
+    from host.engine.permissions.presets import preset
+
+    def tool(server: str, raw: str) -> McpTool:
+        info = ToolInfo(raw, None, "", {"type": "object"}, False, False)
+        return McpTool(server, info, cast(McpConnection, None))
+
+    now, convert, log = tool("time", "get_current_time"), tool("time", "convert_time"), tool("git", "git_log")
+    rules = [
+        PatternRule(tool="mcp", pattern="time/*"),
+        PatternRule(tool="mcp", pattern="time/convert*", decision="deny"),
+    ]
+
+    def decided(t: McpTool) -> str | None:
+        rule = verdict(rules, t, t.name, {}, tmp_path)
+        return rule.decision if rule else None
+
+    assert (decided(now), decided(convert), decided(log)) == ("allow", "deny", None)
+    offered = suggestion(now, now.name, {}, tmp_path)
+    assert offered is not None and (offered.tool, offered.pattern) == ("mcp", "time/get_current_time")
+    perms = SessionPermissions("s1", tmp_path, preset("workspace-write"), patterns=lambda: rules)
+    assert perms.decide(now, now.name, {}).verdict == "allow"  # in Ask, without a card
+    assert perms.decide(convert, convert.name, {}).verdict == "deny"
+    assert perms.decide(log, log.name, {}).verdict == "ask"
