@@ -205,3 +205,61 @@ def test_settings_set_the_search_provider_a_deny_rule_and_a_language_server_off(
 
     # clean up for the module's other tests
     rpc(page, "settings.mutate", {"ns": "permission", "ops": [{"op": "set", "path": ["rules"], "value": []}]})
+
+
+def _png() -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    raw = b"".join(b"\x00" + b"\xff\x00\x00" * 4 for _ in range(3))
+    header = struct.pack(">IIBBBBB", 4, 3, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+
+
+def test_the_image_the_agent_looked_at_shows_in_its_tool_card(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    profile = {"id": "openai-compatible", "name": "Scripted", "baseURL": llm.base_url}
+    models = [{"id": "scripted-small", "images": True}]  # this model reads images
+    rpc(
+        page,
+        "settings.mutate",
+        {
+            "ns": "llm-openai-compatible",
+            "ops": [{"op": "set", "path": ["profiles"], "value": [{**profile, "models": models}]}],
+        },
+    )
+    (harness.workdir / "shot.png").write_bytes(_png())
+    try:
+        fresh_session(page)
+        llm.enqueue(
+            Reply(tool_calls=[tool_call("i1", "read_image", path="shot.png")]), Reply(text="A red image.")
+        )
+        send(page, "look at shot.png")
+        turn_ends(page)
+        card = page.get_by_test_id("tool-card").filter(has_text="read_image")
+        card.locator("summary").first.click()
+        thumb = card.get_by_test_id("tool-images").get_by_test_id("image-thumb")
+        expect(thumb).to_have_count(1)
+        expect(thumb).not_to_have_class("thumb loading")
+        expect(thumb).not_to_have_class("thumb failed")
+        assert thumb.locator("img").evaluate("(img) => img.naturalWidth") == 4
+        parts = [
+            p for m in llm.requests[-1]["messages"] if isinstance(m["content"], list) for p in m["content"]
+        ]
+        assert any(p.get("type") == "image_url" for p in parts)  # the model was shown it
+    finally:
+        rpc(
+            page,
+            "settings.mutate",
+            {"ns": "llm-openai-compatible", "ops": [{"op": "set", "path": ["profiles"], "value": []}]},
+        )
+        (harness.workdir / "shot.png").unlink()

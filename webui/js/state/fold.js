@@ -328,7 +328,9 @@ export class SessionFold {
       .join("\n");
     const isError = !!(d.error || resultBlock?.isError);
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
-    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
+    // read_image (and read_file on an image): the image the model was shown follows the result
+    const images = content.filter((b) => b?.type === "image" && b.attachment).map((b) => b.attachment);
+    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null, images };
     if (ev.view?.for === "result") tool.resultView = ev.view.view;
     noteTool(this, d.turn, tool.name, d.change, d.changes, d.snapshotError);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
