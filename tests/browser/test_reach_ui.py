@@ -59,6 +59,11 @@ def test_a_card_saves_an_edited_pattern_and_the_next_command_runs_unasked(
     editor.locator("summary").click()
     pattern = editor.get_by_test_id("rule-pattern")
     expect(pattern).to_have_value("echo first *")  # program and subcommand, then *
+    pattern.fill("*")  # every command: refused by the host, nothing saved, the card still waits
+    editor.get_by_test_id("rule-save").click()
+    expect(editor.locator(".card-error")).to_be_visible()
+    expect(editor.locator(".card-error")).to_contain_text("name the program")
+    assert _rules(harness) == []
     pattern.fill("echo f*")
     shoot(page, "approval-rule-editor")
     editor.get_by_test_id("rule-save").click()
