@@ -696,7 +696,7 @@ export default {
   "rules.tool.bash": "Command",
   "rules.tool.web_fetch": "Web domain",
   "rules.tool.mcp": "MCP tool",
-  "rules.hint.bash": "A command's first words; a trailing * matches any further text (npm run test*). Commands that run code from their arguments (bash -c, find -exec, git -c …) and chained commands are never covered by a *.",
+  "rules.hint.bash": "A command's first words; a trailing * matches any further text ({example}). Commands that run code from their arguments ({commands}) and chained commands are never covered by a *.",
   "rules.hint.web_fetch": "A domain (docs.python.org), or *.python.org for its subdomains.",
   "rules.hint.mcp": "server/tool, or server/* for every tool of that server.",
   "rules.alwaysLikeThis": "Always allow commands like this…",

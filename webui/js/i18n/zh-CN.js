@@ -695,7 +695,7 @@ export default {
   "rules.tool.bash": "命令",
   "rules.tool.web_fetch": "网站域名",
   "rules.tool.mcp": "MCP 工具",
-  "rules.hint.bash": "命令开头的词；结尾的 * 匹配其后的任何内容（npm run test*）。把参数当作代码运行的命令（bash -c、find -exec、git -c …）和串联的命令永远不会被 * 覆盖。",
+  "rules.hint.bash": "命令开头的词；结尾的 * 匹配其后的任何内容（{example}）。把参数当作代码运行的命令（{commands}）和串联的命令永远不会被 * 覆盖。",
   "rules.hint.web_fetch": "一个域名（docs.python.org），或 *.python.org 表示其子域名。",
   "rules.hint.mcp": "server/tool，或 server/* 表示该服务器的所有工具。",
   "rules.alwaysLikeThis": "总是允许类似的命令…",

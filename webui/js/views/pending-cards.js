@@ -10,6 +10,7 @@ import { guardCard } from "./bidi.js";
 import { rejectNote } from "./reject-note.js";
 import { askedByLine } from "./subagents.js";
 import { hasDraft, installApprovalKeys, keyHint, mayTakeFocus } from "./approval-keys.js";
+import { ruleHint } from "./settings-reach.js";
 import { t } from "../i18n/i18n.js";
 
 /** What "Allow always" would remember, named before the click: `code` spans stay code. */
@@ -157,7 +158,7 @@ export class PendingCardsView {
       h("summary", {}, t("rules.alwaysLikeThis")),
       h("div", { class: "rule-row" }, input, save),
       suggested.folder ? h("label", { class: "choice" }, here, h("span", {}, t("rules.onlyIn"), " ", h("code", { translate: "no" }, suggested.folder))) : null,
-      h("p", { class: "hint" }, t(`rules.hint.${suggested.tool}`)),
+      h("p", { class: "hint" }, ruleHint(suggested.tool)),
       error,
     );
   }

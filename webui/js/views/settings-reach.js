@@ -3,10 +3,17 @@
 // Web section (private hosts web_fetch may reach, the search provider) and the language servers
 // (which run, and a switch to turn one off). Each writes its namespace with settings.mutate.
 
-import { h, icon } from "./dom.js";
+import { h, icon, tNodes } from "./dom.js";
 import { t } from "../i18n/i18n.js";
 
 const TOOLS = ["bash", "web_fetch", "mcp"];
+
+/** What a pattern for `tool` looks like; commands and examples as code, never translated. */
+export function ruleHint(tool) {
+  if (tool !== "bash") return t(`rules.hint.${tool}`);
+  const code = (text) => h("code", { translate: "no" }, text);
+  return tNodes("rules.hint.bash", { example: code(t("rules.example.bash")), commands: code("bash -c, find -exec, git -c …") });
+}
 
 /** The rules of `permission.rules`: one row each (tool, pattern, allow/deny, where), removable,
  * and a row to add one; Save writes the whole list. A looser list is a settings write: privileged. */
@@ -41,9 +48,9 @@ export function rulesBlock(view, ctx) {
   const pattern = h("input", { type: "text", testid: "rule-new-pattern", placeholder: t("rules.example.bash"), translate: "no", spellcheck: "false", autocomplete: "off", "aria-label": t("rules.pattern") });
   const decision = h("select", { testid: "rule-new-decision", "aria-label": t("rules.decisionLabel") }, ["allow", "deny"].map((k) => h("option", { value: k }, t(`rules.decision.${k}`))));
   const folder = h("input", { type: "text", testid: "rule-new-folder", placeholder: t("rules.everywhere"), translate: "no", spellcheck: "false", autocomplete: "off", "aria-label": t("rules.folderLabel") });
-  const hint = h("p", { class: "hint" }, t("rules.hint.bash"));
+  const hint = h("p", { class: "hint" }, ruleHint("bash"));
   tool.addEventListener("change", () => {
-    hint.textContent = t(`rules.hint.${tool.value}`);
+    hint.replaceChildren(ruleHint(tool.value));
     pattern.placeholder = t(`rules.example.${tool.value}`);
   });
   const add = h("button", { type: "button", class: "btn btn-small", testid: "rule-add" }, icon("plus"), h("span", {}, t("rules.add")));
