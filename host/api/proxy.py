@@ -51,7 +51,6 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     goal,
     mcp,
     hooks,
-    lsp,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

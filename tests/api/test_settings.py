@@ -99,7 +99,9 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
     assert preset.revision == 1 and preset.value == {"defaultPreset": "read-only", "rules": []}
     await hosts.next(changed("permission"))
     reset = await ok(client, "settings.replace", {"ns": "permission", "section": {}})
-    assert reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto", "rules": []}
+    assert (
+        reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto", "rules": []}
+    )
     await hosts.next(changed("permission"))
     assert not any(f.type == "host/models-changed" for f in hosts.since(start))  # permission: settings only
     assert "permission" not in settings_file(host)["namespaces"]

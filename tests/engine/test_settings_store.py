@@ -154,7 +154,10 @@ async def test_conflicts_rejections_and_exposure(tmp_path: Path) -> None:
         assert str(info.value) == f"settings namespace {hidden!r} is not exposed"
     with pytest.raises(SettingsRejected, match="http"):
         await s.write("llm-deepseek", lambda _: {"baseURL": "ftp://x"}, None)
-    assert s.view("permission").value == {"defaultPreset": "read-only", "rules": []} and s.revision("permission") == 1
+    assert (
+        s.view("permission").value == {"defaultPreset": "read-only", "rules": []}
+        and s.revision("permission") == 1
+    )
     assert "llm-deepseek" not in on_disk(tmp_path)["namespaces"]
 
 
