@@ -29,6 +29,7 @@ from contract import (
     mcp,
     permissions,
     presets,
+    remotes,
     sessions,
     settings,
     skills,
@@ -381,6 +382,19 @@ SESSION_REWIND = Method(
 )
 # the language servers Settings lists (docs/decisions.md, "Language servers"): reads only
 LSP_STATUS = Method("lsp.status", lsp.LspStatusRequest, lsp.LspStatusValue)
+# remote hosts over SSH (docs/decisions.md, "Remote hosts"): privileged where they change
+# anything — they run ssh as the person, write known_hosts and start a server elsewhere
+_r = remotes
+REMOTE_LIST = Method("remote.list", _r.RemoteListRequest, _r.RemoteListValue)
+REMOTE_ADD = Method("remote.add", _r.RemoteAddRequest, _r.RemoteAddValue, privileged=True)
+REMOTE_UPDATE = Method("remote.update", _r.RemoteUpdateRequest, _r.RemoteHostView, privileged=True)
+REMOTE_REMOVE = Method("remote.remove", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TEST = Method("remote.test", _r.RemoteRef, _r.RemoteTestValue, privileged=True, user_paced=True)
+REMOTE_CONNECT = Method(
+    "remote.connect", _r.RemoteRef, _r.RemoteConnectValue, privileged=True, user_paced=True
+)
+REMOTE_DISCONNECT = Method("remote.disconnect", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TRUST_HOST_KEY = Method("remote.trustHostKey", _r.TrustHostKeyRequest, _r.RemoteDone, privileged=True)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

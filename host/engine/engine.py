@@ -44,6 +44,7 @@ from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.remotes.handover import handover_of
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
@@ -59,6 +60,7 @@ from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
 from host.engine.services.reach import AgentReach, ModelImages
+from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.workspaces import Workspaces
@@ -69,6 +71,9 @@ from host.engine.tools.base import Tool
 from host.engine.web.access import WebAccess
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
+
+PROJECT_SOURCE = Path(__file__).resolve().parents[2]
+"""The folder holding the project's packages, for the wheel a remote host gets."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,6 +121,8 @@ class Engine:
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
     reach: AgentReach
     """The web, images and language servers the tools reach (`lsp.status`)."""
+    remotes: Remotes
+    """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
     parts: Parts
 
     @classmethod
@@ -296,12 +303,20 @@ class Engine:
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
             reach=reach,
+            remotes=Remotes(
+                data_dir,
+                bus.publish,
+                partial(handover_of, plane),
+                lambda: bus.subscribers("host") > 0,
+                PROJECT_SOURCE,
+            ),
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
+        await engine.remotes.start()
         return engine
 
     async def close(self, bound: float | None = None) -> None:
@@ -314,6 +329,7 @@ class Engine:
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
         await self.library.close()
+        await self.remotes.close()
         await self.health.close()
         await parts.pool.dispose_all(end - time.monotonic())
         await self.mcp.close()

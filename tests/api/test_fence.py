@@ -261,6 +261,13 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "hooks.approve": {"workspaceId": "w-unknown", "digest": "0" * 64},
         "mcp.addEditorServers": {"sessionId": "s-unknown", "mcpServers": {}},
         "files.freeSpace": {},
+        "remote.add": {"target": "someone@example.invalid"},
+        "remote.update": {"hostId": "h-unknown", "mode": "attached"},
+        "remote.remove": {"hostId": "h-unknown"},
+        "remote.test": {"hostId": "h-unknown"},
+        "remote.connect": {"hostId": "h-unknown"},
+        "remote.disconnect": {"hostId": "h-unknown"},
+        "remote.trustHostKey": {"hostId": "h-unknown", "fingerprint": "SHA256:abcdefgh"},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models", "llm.localModels"):  # the catalogue is not privileged

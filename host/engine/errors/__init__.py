@@ -31,6 +31,13 @@ from host.engine.errors.mcp import (
     McpServerChanged,
     McpServerNotFound,
 )
+from host.engine.errors.remotes import (
+    HostKeyChanged,
+    HostKeyUnknown,
+    RemoteConnectFailed,
+    RemoteHostNotFound,
+    RemoteUnavailable,
+)
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -90,6 +97,8 @@ __all__ = [
     "EngineError",
     "ForkUnavailable",
     "HostActionFailed",
+    "HostKeyChanged",
+    "HostKeyUnknown",
     "InvalidTimeZone",
     "JobNotFound",
     "LocalModelNotFound",
@@ -101,6 +110,9 @@ __all__ = [
     "ModelUnavailable",
     "PrivilegeRequired",
     "QueueItemNotFound",
+    "RemoteConnectFailed",
+    "RemoteHostNotFound",
+    "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
     "RewindUnavailable",
