@@ -20,7 +20,7 @@ import contextlib
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -28,9 +28,9 @@ from contract.errors import rpc_error
 from contract.frames import ANSWERABLE_FRAMES, StreamError
 from contract.rpc import RpcRequest, new_rpc_id
 from host.fetch.errors import TransportError
-
-if TYPE_CHECKING:
-    from host.relay.api import RelayApi
+from host.fetch.proxy import ApiProxy
+from host.relay.links import Links, Remotes
+from host.relay.routes import RouteTable
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +61,19 @@ def item(rpc_id: str, frame: BaseModel) -> Item:
     return RpcRequest[Any].model_construct(rpc_id=rpc_id, payload=frame)
 
 
+class RelayParts(Protocol):
+    """What the merged streams use of the relay (host/relay/api.py's RelayApi)."""
+
+    local: ApiProxy
+    links: Links
+    remotes: Remotes
+    routes: RouteTable
+
+    def host_ids(self) -> list[str]: ...
+
+
 class RelayEvents:
-    def __init__(self, relay: RelayApi) -> None:
+    def __init__(self, relay: RelayParts) -> None:
         self._relay = relay
         self._open: weakref.WeakSet[MergedStream] = weakref.WeakSet()
 
@@ -84,7 +95,7 @@ class RelayEvents:
 
 
 class MergedStream:
-    def __init__(self, relay: RelayApi, key: str, local: AsyncIterator[Any], first: list[Item]) -> None:
+    def __init__(self, relay: RelayParts, key: str, local: AsyncIterator[Any], first: list[Item]) -> None:
         self._relay = relay
         self._key = key
         self._local = local
