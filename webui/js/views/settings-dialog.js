@@ -36,6 +36,7 @@ export class SettingsDialog {
     this.remoteHosts = ctx.remotes ? new RemoteHostsSection({ remotes: ctx.remotes, say: (text, tone) => this.say(text, tone) }) : null;
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
+    this.editing = new Set();
     this.draft = null; // a profile being added, not saved yet
     this.message = h("p", { class: "settings-message", testid: "settings-message", role: "status" });
     this.body = h("div", { class: "settings-body", testid: "settings-body" });
@@ -79,21 +80,26 @@ export class SettingsDialog {
     this.el.querySelector("summary, input, select, button")?.focus();
   }
 
-  /** A host change (another window, a hand edit): reload unless a card holds unsaved edits. */
+  /** A host change (another window, a hand edit): reload unless a card or a section of the
+   * agent's reach (rules, web) holds unsaved edits — checked again just before drawing. */
   async changed() {
     if (!this.el.open) return;
-    if (this.cards.some((c) => c.dirty) || this.draft) {
+    if (this.unsaved()) {
       this.say(t("settings.changedElsewhere"));
       return;
     }
-    await this.load();
+    await this.load({ keepUnsaved: true });
+  }
+
+  unsaved() {
+    return this.cards.some((c) => c.dirty) || !!this.draft || this.editing.size > 0;
   }
 
   async call(method, payload) {
     return this.ctx.config.dialog(method, payload);
   }
 
-  async load() {
+  async load({ keepUnsaved = false } = {}) {
     const [s, p, d] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {})]);
     if (!s.ok) {
       clear(this.body);
@@ -112,11 +118,13 @@ export class SettingsDialog {
     this.docBtn.hidden = !s.value.hasDocument;
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
+    if (keepUnsaved && this.unsaved()) return this.say(t("settings.changedElsewhere")); // edits began meanwhile
     this.render();
     await Promise.all([this.library.load(), this.remoteHosts?.load()]);
   }
 
   render() {
+    this.editing = new Set(); // sections of settings-reach.js with unsaved edits (ctx.editing)
     const spaces = new Map(this.describe.namespaces.map((n) => [n.ns, n]));
     const route = (key) => this.providers.find((r) => r.provider === key) ?? null;
     const ctx = {
@@ -125,6 +133,7 @@ export class SettingsDialog {
       reload: () => this.load(),
       problem: (e) => problemText(e),
       write: (m, payload, btn, announce = true) => this.write(m, payload, btn, announce),
+      editing: (key, on) => (on ? this.editing.add(key) : this.editing.delete(key)),
       discardDraft: () => {
         this.draft = null;
         this.render();
@@ -215,7 +224,7 @@ export class SettingsDialog {
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;
-    const rules = view.ns === "permission" ? rulesBlock(view, { write: (m, payload, btn) => this.write(m, payload, btn) }) : null;
+    const rules = view.ns === "permission" ? rulesBlock(view, { write: (m, payload, btn) => this.write(m, payload, btn), editing: (key, on) => (on ? this.editing.add(key) : this.editing.delete(key)) }) : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save), rules]);
   }
 

@@ -21,6 +21,7 @@ export function rulesBlock(view, ctx) {
   let rules = (view.value?.rules ?? []).map((r) => ({ ...r }));
   const list = h("ul", { class: "rules-list", testid: "rules-list" });
   const save = h("button", { type: "button", class: "btn btn-primary", testid: "rules-save", disabled: true }, t("rules.save"));
+  const edited = () => ctx.editing?.("rules", true); // unsaved: a host change does not redraw over it
   const draw = () => {
     list.replaceChildren(
       ...(rules.length
@@ -29,6 +30,7 @@ export function rulesBlock(view, ctx) {
             remove.addEventListener("click", () => {
               rules = rules.filter((_, j) => j !== i);
               save.disabled = false;
+              edited();
               draw();
             });
             return h(
@@ -59,8 +61,10 @@ export function rulesBlock(view, ctx) {
     rules.push({ tool: tool.value, pattern: pattern.value.trim(), decision: decision.value, folder: folder.value.trim() || null });
     pattern.value = "";
     save.disabled = false;
+    edited();
     draw();
   });
+  for (const input of [pattern, folder]) input.addEventListener("input", edited);
   save.addEventListener("click", () => ctx.write("settings.mutate", { ns: "permission", ops: [{ op: "set", path: ["rules"], value: rules }], expectedRevision: view.revision }, save));
   draw();
   return h(
@@ -114,6 +118,7 @@ export function webSection(view, ctx) {
   };
   kind.addEventListener("change", sync);
   sync();
+  const edited = () => ctx.editing?.("web", true); // unsaved: a host change does not redraw over it
   save.addEventListener("click", () => {
     const chosen = kind.value === "none" ? null : { kind: kind.value, url: url.value.trim() || null, ...(kind.value === "brave" ? { apiKeyEnv: key.value.trim() } : {}) };
     const ops = [
@@ -123,7 +128,7 @@ export function webSection(view, ctx) {
     return ctx.write("settings.mutate", { ns: "web", ops, expectedRevision: view.revision }, save);
   });
   draw();
-  return h(
+  const section = h(
     "section",
     { class: "settings-section", testid: "settings-ns-web", "aria-labelledby": "set-ns-web", dataset: { ns: "web" } },
     h("h3", { id: "set-ns-web" }, t("settings.section.web")),
@@ -133,6 +138,10 @@ export function webSection(view, ctx) {
     keyRow,
     h("div", { class: "row-actions" }, save),
   );
+  section.addEventListener("input", edited);
+  section.addEventListener("change", edited);
+  section.addEventListener("click", (e) => e.target.closest?.("button") && e.target.closest("button") !== save && edited());
+  return section;
 }
 
 /** `lsp`: each language server, found or not, running where, and a switch to turn it off. */
