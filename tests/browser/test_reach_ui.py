@@ -196,7 +196,9 @@ def test_settings_set_the_search_provider_a_deny_rule_and_a_language_server_off(
     saving = servers.element_handle()
     servers.get_by_test_id("lsp-enabled-clangd").uncheck()
     _redrawn(page, saving)  # saved, and drawn again from what the host holds
-    expect(settings.get_by_test_id("settings-ns-lsp").get_by_test_id("lsp-enabled-clangd")).not_to_be_checked()
+    expect(
+        settings.get_by_test_id("settings-ns-lsp").get_by_test_id("lsp-enabled-clangd")
+    ).not_to_be_checked()
     expect(settings.get_by_test_id("settings-message")).to_have_text("Saved.")
     assert _namespace(harness, "lsp") == {"disabled": ["clangd"]}
     settings.get_by_test_id("settings-close").click()
