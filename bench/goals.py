@@ -397,6 +397,15 @@ GOALS: list[Goal] = [
         " ms",
         "none: the delay itself (the gated and ungated hosts' p99s, printed, differ by more noise)",
     ),
+    Goal(
+        "worktree session, 10,000 files: create → first token / (1.5 x plain + `git worktree add`)",
+        "worktree",
+        _ratios(("ratios",)),
+        "<=",
+        1,
+        "x",
+        "a plain session of the same folder and `git worktree add` alone, same round",
+    ),
 ]
 
 

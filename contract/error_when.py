@@ -126,6 +126,29 @@ ERROR_WHEN: dict[str, str] = {
         "`session.import` of a file that is not a session archive, is damaged or too large (the"
         " reader's one line)"
     ),
+    "worktree-conflict": (
+        "`worktree.apply`: files the worktree changed were changed in the checkout too (`paths`); "
+        "`worktree.merge`: the branches change the same lines (`paths`); nothing was written"
+    ),
+    "worktree-dirty": (
+        "`worktree.merge` with uncommitted changes in the worktree or the checkout (`where`); "
+        "`worktree.remove` of a worktree with uncommitted changes without `force`"
+    ),
+    "worktree-unmerged": (
+        "`worktree.remove` deleting a branch with commits its base does not have, without `force`"
+    ),
+    "not-a-repository": (
+        "`session.create` with `worktree`, `worktree.options` or `worktree.adopt` for a folder "
+        "outside a git repository; `worktree.*` on a session that works in no worktree"
+    ),
+    "worktree-untrusted": (
+        "a worktree operation on a repository whose git configuration names programs, before the "
+        "folder is trusted (`findings`), or on a machine without a sandbox"
+    ),
+    "worktree-failed": (
+        "git refused or failed (a branch checked out elsewhere, no identity for a merge commit, a "
+        "checkout on another branch than the base); nothing was changed"
+    ),
     "remote-host-not-found": "a `remote.*` call, or a `hostId`, naming no remote host added here",
     "remote-unavailable": (
         "a call for a remote host (its `hostId`, or a session made there) while it is not connected;"

@@ -236,6 +236,32 @@ class ChildSessionDetails(WireModel):
     child_session_id: str
 
 
+class WorktreeConflictDetails(WireModel):
+    session_id: str
+    paths: list[str]
+    """The files that cannot be brought over (the checkout changed them too), repository-relative."""
+
+
+class WorktreeDirtyDetails(WireModel):
+    session_id: str
+    where: Literal["worktree", "local"]
+    """Which side holds the uncommitted changes: the session's worktree or the person's checkout."""
+    paths: list[str] = Field(default_factory=list)
+
+
+class WorktreeUnmergedDetails(WireModel):
+    session_id: str
+    branch: str
+    base: str
+    commits: int
+
+
+class RepositoryDetails(WireModel):
+    path: str
+    findings: list[str] = Field(default_factory=list)
+    """`worktree-untrusted`: what in the repository's git configuration names programs."""
+
+
 class PrivilegeDetails(WireModel):
     """`privilege-required`: the method that carried the change, and the change in words."""
 
@@ -324,6 +350,12 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
     "archive-invalid": ReasonDetails,
+    "worktree-conflict": WorktreeConflictDetails,
+    "worktree-dirty": WorktreeDirtyDetails,
+    "worktree-unmerged": WorktreeUnmergedDetails,
+    "not-a-repository": RepositoryDetails,
+    "worktree-untrusted": RepositoryDetails,
+    "worktree-failed": ReasonDetails,
     "remote-host-not-found": RemoteHostDetails,
     "remote-unavailable": RemoteUnavailableDetails,
     "remote-connect-failed": RemoteConnectDetails,

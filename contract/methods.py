@@ -35,6 +35,7 @@ from contract import (
     skills,
     subagents,
     workspaces,
+    worktrees,
 )
 
 Req = TypeVar("Req", bound=BaseModel, covariant=True)
@@ -395,6 +396,49 @@ REMOTE_CONNECT = Method(
 )
 REMOTE_DISCONNECT = Method("remote.disconnect", _r.RemoteRef, _r.RemoteDone, privileged=True)
 REMOTE_TRUST_HOST_KEY = Method("remote.trustHostKey", _r.TrustHostKeyRequest, _r.RemoteDone, privileged=True)
+
+# worktree sessions (docs/decisions.md, "Worktree sessions"): what changes the person's checkout
+# or branches, or names a command or folder the host runs or writes in, is privileged; reads are
+# not
+_wt = worktrees
+WORKTREE_LIST = Method("worktree.list", _wt.WorktreeListRequest, _wt.WorktreeListValue)
+WORKTREE_OPTIONS = Method("worktree.options", _wt.WorktreeOptionsRequest, _wt.WorktreeOptionsValue)
+WORKTREE_SPACE_USED = Method("worktree.spaceUsed", _wt.WorktreeSpaceRequest, _wt.WorktreeSpaceValue)
+WORKTREE_APPLY = Method(
+    "worktree.apply",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeApplyValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_MERGE = Method(
+    "worktree.merge",
+    _wt.WorktreeSessionRequest,
+    _wt.WorktreeMergeValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_REMOVE = Method(
+    "worktree.remove",
+    _wt.WorktreeRemoveRequest,
+    _wt.WorktreeRemoveValue,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_ADOPT = Method(
+    "worktree.adopt",
+    _wt.WorktreeAdoptRequest,
+    _wt.WorktreeState,
+    privileged=True,
+    session="changes",
+    subagent_fenced=True,
+)
+WORKTREE_CONFIGURE = Method(
+    "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

@@ -16,6 +16,7 @@ from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
 from contract.remotes import HostId
 from contract.views import HistoryEntry
+from contract.worktrees import WorktreeSpec, WorktreeState
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
 
@@ -49,15 +50,21 @@ class SessionSummary(WireModel):
     projections: Projections | None = None
     """The row's projection baseline (`title`, and `goal` for an attached session with goals);
     absent when there is nothing to say. `title` above mirrors `values.title`."""
+    worktree: WorktreeState | None = None
+    """The git worktree the session works in (its branch, ahead/behind of its base, uncommitted
+    changes); absent (null) for a session in the person's own checkout (docs/decisions.md,
+    "Worktree sessions")."""
     host_id: str | None = None
     """The remote host the session lives on (docs/decisions.md, "Remote hosts"); null: this one."""
 
     @model_serializer(mode="wrap")
     def _keep_host(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """`hostId: null` names this host: never dropped by `exclude_none` (issue 43's wire)."""
+        """`hostId: null` names this host, `worktree: null` a session in the person's own checkout:
+        never dropped by `exclude_none` (issues 43 and 41's wire)."""
         data = handler(self)
         if isinstance(data, dict):
             data.setdefault("hostId", None)
+            data.setdefault("worktree", None)
         return data
 
 
@@ -88,6 +95,10 @@ class CreateRequest(WireModel):
     agent_preset: str | None = None
     origin: Literal["acp"] | None = Field(
         default=None, description="`acp`: an editor drives the session over ACP (its sidebar row says so)"
+    )
+    worktree: WorktreeSpec | None = Field(
+        default=None,
+        description="work in a git worktree of the folder's repository (`not-a-repository` outside one)",
     )
     host_id: HostId | None = Field(
         default=None,

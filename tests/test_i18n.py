@@ -63,6 +63,7 @@ NOT_WORDS: dict[str, set[str]] = {
         "POP DIRECTIONAL ISOLATE",
     },
     "views/composer.js": {"Enter", "Shift"},  # key caps in <kbd>
+    "views/worktree-panel.js": {"npm ci"},  # a command, the setup field's example (translate="no")
 }
 """File → literals that read as words but are not the page's words to translate."""
 

@@ -26,6 +26,7 @@ from host.api import (
     skills,
     subagent,
     workspace,
+    worktree,
 )
 from host.api.archive import zip_chunks
 from host.api.events import EventsApi
@@ -51,6 +52,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     subagent,
     goal,
     mcp,
+    worktree,
     remote,
     hooks,
 )

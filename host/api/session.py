@@ -17,7 +17,9 @@ async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
 
 @implements("session.create")
 async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
-    sid = await engine.sessions.create_session(p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin)
+    sid = await engine.sessions.create_session(
+        p.cwd, p.session_id, p.agent_preset, p.workspace_id, p.origin, p.worktree
+    )
     return s.CreateValue(session_id=sid, agent_preset=await engine.presets.session_preset(sid))
 
 

@@ -71,6 +71,8 @@ from host.engine.tools.base import Tool
 from host.engine.web.access import WebAccess
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
+from host.engine.worktrees.rows import WorktreeRows
+from host.engine.worktrees.service import Worktrees
 
 PROJECT_SOURCE = Path(__file__).resolve().parents[2]
 """The folder holding the project's packages, for the wheel a remote host gets."""
@@ -121,6 +123,8 @@ class Engine:
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
     reach: AgentReach
     """The web, images and language servers the tools reach (`lsp.status`)."""
+    worktrees: Worktrees
+    """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
     remotes: Remotes
     """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
     parts: Parts
@@ -175,7 +179,8 @@ class Engine:
             LanguageServers(confinement, lambda: plane.settings.section(LSP).disabled),
         )
         chosen = tools if tools is not None else default_tools(reach.tools)
-        registry = await WorkspaceRegistry.open(store, bus)
+        worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
+        registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         pending = PendingTable(bus)
 
@@ -197,6 +202,7 @@ class Engine:
             bus,
             plane.default_preset,
             partial(preset_cap, store, preset_service.roster),
+            worktree_rows.binds_for,
             confinement=confinement,
             patterns=lambda: plane.settings.section(PERMISSION).rules,
         )
@@ -206,6 +212,31 @@ class Engine:
         forks = Forks(core, permissions, registry)
         files = Files(core, plane, forks.fork, FolderGit(confinement), mcp.project_trusted)
         goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
+
+        async def last_seq(session_id: str) -> int:
+            agent = the_pool().get(session_id)
+            return agent.journal.last_seq if agent is not None else (await core.header(session_id)).last_seq
+
+        async def session_folders() -> list[tuple[str, str | None]]:
+            return [(row.id, row.cwd) for row in await store.sessions()]
+
+        worktrees = Worktrees(
+            data_dir,
+            confinement,
+            worktree_rows,
+            FolderGit(confinement),
+            mcp.project_trusted,
+            bus,
+            header=core.header,
+            last_seq=last_seq,
+            set_cwd=store.set_cwd,
+            release=lambda sid: the_pool().release(sid),
+            session_folders=session_folders,
+            workspace_folder=lambda wid: registry.get(wid).path,
+            workspace_of_folder=registry.workspace_at,
+            workspace_of_session=registry.containing,
+        )
+        gates.add(worktrees.gate, frozenset({"user", "goal"}), worktrees.setups.active)
         extra_tools = goal_tools(goals.driver)
 
         async def compose(header: SessionHeader, messages: list[Message], cwd: Path) -> Composition:
@@ -241,7 +272,10 @@ class Engine:
             snapshots=files.snapshots,
             hooks=mcp.hooks,
             subagents=subagents.control_for,
-            turn_ended=chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+            turn_ended=chain_turn_ended(
+                chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+                lambda agent, *_: worktrees.turn_ended(agent.cwd),
+            ),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
         )
@@ -260,6 +294,7 @@ class Engine:
             jobs=jobs,
             fork=forks.fork,
             fork_restoring=files.fork_restoring,
+            worktrees=worktrees,
         )
         preset_service.commands.register(goal_command(goals.driver))
         model_status = ModelStatusRelay(bus)
@@ -303,6 +338,7 @@ class Engine:
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
             reach=reach,
+            worktrees=worktrees,
             remotes=Remotes(
                 data_dir,
                 bus.publish,
@@ -314,6 +350,7 @@ class Engine:
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
+        await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
         await engine.remotes.start()
@@ -337,6 +374,7 @@ class Engine:
         await self.jobs.close(end - time.monotonic())
         await self.finder.close()
         await self.reach.close()
+        await self.worktrees.close()
         parts.pending.cancel_all()
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await parts.plane.aclose()

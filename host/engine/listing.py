@@ -31,10 +31,16 @@ class Live(NamedTuple):
     """Live projection values (the title is added from `title`)."""
 
 
-def summaries(rows: list[ListedSession], live: Mapping[str, Live]) -> list[SessionSummary]:
+def summaries(
+    rows: list[ListedSession], live: Mapping[str, Live], worktrees: Mapping[str, Any] | None = None
+) -> list[SessionSummary]:
     """The rows (already newest first) as summaries; a row that breaks the contract (an old
-    unchecked import) is skipped with a log line instead of failing the whole list."""
+    unchecked import) is skipped with a log line instead of failing the whole list.
+    `worktrees`: the `worktree` value of each session that works in one."""
     items = [_item(row, live.get(row.id)) for row in rows]
+    for item in items if worktrees else ():
+        if (state := worktrees.get(item["session_id"])) is not None:  # type: ignore[union-attr]
+            item["worktree"] = state
     try:
         return _SUMMARIES.validate_python(items)
     except ValidationError as exc:

@@ -75,9 +75,12 @@ def default_title(path: str) -> str:
 class WorkspaceRegistry:
     """Create with `await WorkspaceRegistry.open(store, bus)`."""
 
-    def __init__(self, store: RegistryStore, bus: Bus) -> None:
+    def __init__(self, store: RegistryStore, bus: Bus, home: Callable[[str], str] | None = None) -> None:
         self._store = store
         self._bus = bus
+        self.home_of: Callable[[str], str] = home or (lambda path: path)
+        """A session folder → the folder whose workspace lists it: a worktree session's folder
+        maps to the same place in the checkout (docs/decisions.md, "Worktree sessions")."""
         self._order: list[WorkspaceRow] = []
         self._archived: list[str] = []
         self._member_cwd: dict[str, str] = {}
@@ -85,8 +88,10 @@ class WorkspaceRegistry:
         self._lock = asyncio.Lock()
 
     @classmethod
-    async def open(cls, store: RegistryStore, bus: Bus) -> WorkspaceRegistry:
-        registry = cls(store, bus)
+    async def open(
+        cls, store: RegistryStore, bus: Bus, home: Callable[[str], str] | None = None
+    ) -> WorkspaceRegistry:
+        registry = cls(store, bus, home)
         await registry._load()
         return registry
 
@@ -99,7 +104,8 @@ class WorkspaceRegistry:
                 self._member_cwd.update(dict.fromkeys(row.session_ids, row.path))
         members = {sid for row in state.order for sid in row.session_ids} - set(self._member_cwd)
         cwds = {sid: cwd for sid in members if (cwd := state.cwds.get(sid))}
-        self._member_cwd.update(await asyncio.to_thread(_resolved_all, cwds))
+        resolved = await asyncio.to_thread(_resolved_all, cwds)
+        self._member_cwd.update({sid: self.home_of(path) for sid, path in resolved.items()})
         self._order = state.order
         self._archived = state.archived
 
@@ -146,6 +152,11 @@ class WorkspaceRegistry:
             if row.id == workspace_id:
                 return row
         raise WorkspaceNotFound(workspace_id)
+
+    def workspace_at(self, path: str) -> str | None:
+        """The id of the workspace registered for exactly this folder (canonical), if any."""
+        real = os.path.realpath(path)
+        return next((row.id for row in self._order if row.path == real), None)
 
     def containing(self, session_id: str) -> str | None:
         """The id of the workspace whose account holds `session_id`, if any."""
@@ -239,6 +250,7 @@ class WorkspaceRegistry:
             header = await self._store.header(session_id)
             cwd = header.cwd if header is not None else None
             canonical = await asyncio.to_thread(canonical_dir, cwd) if cwd else None
+            canonical = self.home_of(canonical) if canonical is not None else None
             if canonical != row.path:
                 why = "its folder does not exist" if canonical is None else f"it works in {canonical}"
                 raise WorkspaceAttachFailed(session_id, workspace_id, why)

@@ -78,6 +78,10 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
         "goal.pause": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
         "goal.resume": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
         "goal.complete": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
+        "worktree.apply": {"sessionId": child},
+        "worktree.merge": {"sessionId": child},
+        "worktree.remove": {"sessionId": child, "keepBranch": True},
+        "worktree.adopt": {"sessionId": child},
         "goal.clear": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
         "session.rewind": {"sessionId": child, "atSeq": 0},
     }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { TurnCalls } from "../../webui/js/state/turn-calls.js";
 import { ConfigCalls } from "../../webui/js/state/config-calls.js";
 import { HostCalls } from "../../webui/js/state/host-calls.js";
+import { WorktreeCalls, GIT_WRITE_MS } from "../../webui/js/state/worktree-calls.js";
 import { METHODS } from "../../webui/js/contract.gen.js";
 
 const VIEWS = new URL("../../webui/js/views/", import.meta.url).pathname;
@@ -95,4 +96,26 @@ test("HostCalls.exportSession: the desktop's save dialog when the bridge has one
   assert.equal(new HostCalls(bridge).carrier, "bridge");
   assert.deepEqual(await new HostCalls(web).listDirectory(), { ok: true, value: {} });
   assert.deepEqual(web.calls.at(-1), ["host.listDirectory", {}]);
+});
+
+test("WorktreeCalls: the wire names the issue gives, and every call git writes for waits out the host's 300 s bound", async () => {
+  const calls = [];
+  const c = { async call(method, payload, opts) { calls.push([method, payload, opts?.timeoutMs]); return { ok: true, value: {} }; } };
+  const w = new WorktreeCalls(c);
+  await w.createSession("w1", { branch: "fix-a", base: "main" });
+  await w.apply("s");
+  await w.merge("s");
+  await w.remove("s", true);
+  await w.adopt("s");
+  await w.list("w1");
+  assert.deepEqual(calls.map(([m, p]) => [m, p]), [
+    ["session.create", { workspaceId: "w1", worktree: { branch: "fix-a", base: "main" } }],
+    ["worktree.apply", { sessionId: "s" }],
+    ["worktree.merge", { sessionId: "s" }],
+    ["worktree.remove", { sessionId: "s", keepBranch: true, force: false }],
+    ["worktree.adopt", { sessionId: "s" }],
+    ["worktree.list", { workspaceId: "w1" }],
+  ]);
+  assert.ok(GIT_WRITE_MS > 300_000);
+  assert.deepEqual(calls.map(([, , timeout]) => timeout), [GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, GIT_WRITE_MS, undefined]);
 });

@@ -79,6 +79,14 @@ from host.engine.errors.workspaces import (
     WorkspaceNameConflict,
     WorkspaceNotFound,
 )
+from host.engine.errors.worktrees import (
+    NotARepository,
+    WorktreeConflict,
+    WorktreeDirty,
+    WorktreeFailed,
+    WorktreeUnmerged,
+    WorktreeUntrusted,
+)
 
 __all__ = [
     "AgentBusy",
@@ -108,6 +116,7 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotARepository",
     "PrivilegeRequired",
     "QueueItemNotFound",
     "RemoteConnectFailed",
@@ -135,4 +144,9 @@ __all__ = [
     "WorkspaceMoveInvalid",
     "WorkspaceNameConflict",
     "WorkspaceNotFound",
+    "WorktreeConflict",
+    "WorktreeDirty",
+    "WorktreeFailed",
+    "WorktreeUnmerged",
+    "WorktreeUntrusted",
 ]

@@ -92,18 +92,46 @@ class FolderGit:
     def __init__(self, confinement: Confinement) -> None:
         self._confinement = confinement
 
-    def policy(self, layout: RepoLayout, write: bool) -> SandboxPolicy:
+    def policy(
+        self,
+        layout: RepoLayout,
+        write: bool,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
+    ) -> SandboxPolicy:
         """What every sandbox of this host hides (the data folder, the token file, the person's
-        secrets), the work tree read-only unless the call writes, never network."""
+        secrets), the work tree read-only unless the call writes, never network; plus what a
+        worktree operation reads and writes beyond the work tree (see `argv`)."""
         outside = tuple(p for p in (layout.git_dir, layout.common_dir) if not p.is_relative_to(layout.top))
-        return self._confinement.policy(layout.top, write=write, network=False, readable=outside)
+        return self._confinement.policy(
+            layout.top,
+            write=write,
+            network=False,
+            readable=(*outside, *readable),
+            writable=tuple(writable),
+            read_only=tuple(read_only),
+        )
 
-    def argv(self, layout: RepoLayout, args: Sequence[str], *, write: bool = False) -> list[str]:
+    def argv(
+        self,
+        layout: RepoLayout,
+        args: Sequence[str],
+        *,
+        write: bool = False,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
+    ) -> list[str]:
         """The command line that runs `git args` in `layout`'s work tree as this module allows,
-        or GitRefused."""
+        or GitRefused. `writable`: places outside the work tree (or protected inside it) this
+        call writes too — a worktree's folder and the repository's `worktrees/` for `git worktree
+        add/remove` (docs/decisions.md, "Worktree sessions"); `read_only` stays so over them;
+        `readable`: places git reads beyond the repository (its worktrees under the masked data
+        folder: `git worktree prune` would otherwise take them for deleted)."""
         argv = [GIT, *HARDENED, *args]
         if support().available:
-            return wrap(argv, self.policy(layout, write))
+            return wrap(argv, self.policy(layout, write, writable, read_only, readable))
         found = config_scan.findings(layout)
         if found:
             raise GitRefused(
@@ -121,10 +149,13 @@ class FolderGit:
         stdin: bytes | None = None,
         bound: float = DEFAULT_TIMEOUT,
         env: Mapping[str, str] | None = None,
+        writable: Sequence[Path] = (),
+        read_only: Sequence[Path] = (),
+        readable: Sequence[Path] = (),
     ) -> GitResult:
         """`git args` in the work tree's top; GitRefused when it may not run, TimeoutError when it
         takes longer than `bound` seconds (the process is killed)."""
-        argv = self.argv(layout, args, write=write)
+        argv = self.argv(layout, args, write=write, writable=writable, read_only=read_only, readable=readable)
         full_env = {**_folder_env(), **(env or {})}
         if not write:
             full_env["GIT_OPTIONAL_LOCKS"] = "0"

@@ -11,6 +11,7 @@ namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,7 @@ from host.engine.sandbox import Confinement, SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
 from host.engine.tools.base import Tool
+from host.engine.worktrees.layout import NO_BINDS, SandboxBinds
 
 Verdict = Literal["allow", "ask", "deny"]
 
@@ -86,6 +88,9 @@ class SessionPermissions:
     """What the sandbox hides (the data folder, the host's token file …) and whom it tells."""
     patterns: Patterns = lambda: ()
     """The rules a person wrote by pattern (docs/decisions.md, "Rules by pattern")."""
+    binds: SandboxBinds = NO_BINDS
+    """A worktree session's share of the shared git directory (docs/decisions.md, "Worktree
+    sessions"): bound writable when its commands may write."""
 
     @property
     def preset(self) -> Preset:
@@ -158,7 +163,13 @@ class SessionPermissions:
             return None
         write = self.preset.sandbox != "read-only"
         network = self.network or wants is Escalation.NETWORK
-        return self.confinement.policy(self.cwd, write=write, network=network)
+        return self.confinement.policy(
+            self.cwd,
+            write=write,
+            network=network,
+            writable=self.binds.writable,
+            read_only=self.binds.read_only,
+        )
 
     def projection(self) -> PermissionsProjection:
         now = self.preset
@@ -193,12 +204,14 @@ class PermissionService:
         bus: Bus,
         default_preset: Callable[[], str],
         cap_for: CapFor | None = None,
+        binds: Callable[[Path], SandboxBinds] | None = None,
         *,
         confinement: Confinement,
         patterns: Patterns = lambda: (),
     ) -> None:
         self._confinement = confinement
         self._patterns = patterns
+        self._binds = binds
         self._store = store
         self._bus = bus
         self._default = default_preset
@@ -242,6 +255,7 @@ class PermissionService:
             self._store.set_policy(sid, stored_policy(name, network), now_ms())
             unlogged = pinned is not None and journal.last_seq < 0
         rules = [g for g in await self._store.grants(sid) if g.scope != WHOLE_TOOL]
+        binds = await asyncio.to_thread(self._binds, cwd) if self._binds is not None else NO_BINDS
         perms = SessionPermissions(
             sid,
             cwd,
@@ -252,6 +266,7 @@ class PermissionService:
             network,
             self._confinement,
             self._patterns,
+            binds,
         )
         self._open[sid] = (perms, journal)
         return perms

@@ -6,7 +6,9 @@ masks; then the folder, writable or not; then the protected entries read-only ov
 then the masks that lie inside the folder once more (a folder that contains `~/.ssh` must not
 show it again). What git reads as configuration or code is protected whether or not it exists
 yet: a missing hooks/info/worktrees/modules folder is made empty and read-only, `.git` files are
-bound read-only (docs/decisions.md, "The host's git"). `.git` is bound over itself so that it is
+bound read-only (docs/decisions.md, "The host's git"). A worktree session's share of the shared git
+directory is bound writable after all that, its pointers read-only over it (docs/decisions.md,
+"Worktree sessions"). `.git` is bound over itself so that it is
 a mount point: renaming it away and planting a new `.git/config` fails with EBUSY.
 """
 
@@ -110,7 +112,14 @@ def bwrap_argv(
     if policy.write:
         for folder in git_folders_to_make(workspace):
             out += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    out += [arg for p in hidden if inside(p, workspace) for arg in mask(p)]
+        for place in (real(p) for p in policy.writable):
+            if place.is_dir():
+                out += ["--bind", str(place), str(place)]
+        for path in (real(p) for p in policy.read_only):
+            if path.exists():
+                out += ["--ro-bind", str(path), str(path)]
+    opened = [workspace, *(real(p) for p in policy.writable)] if policy.write else [workspace]
+    out += [arg for p in hidden if any(inside(p, place) for place in opened) for arg in mask(p)]
     out += list(ISOLATION)
     if not policy.network:
         out.append("--unshare-net")

@@ -67,6 +67,14 @@ class SandboxPolicy:
     readable: tuple[Path, ...] = ()
     """Places outside `workspace` bound read-only over the masks and the private /tmp (the git
     directory of a linked worktree, for the host's own git)."""
+    writable: tuple[Path, ...] = ()
+    """Places outside `workspace` bound writable over the masks and the protected entries: what
+    git writes for a linked worktree in the shared git directory (`objects/`, `refs/`, `logs/`,
+    its own `worktrees/<name>/`), and what `git worktree add/remove` changes (docs/decisions.md,
+    "Worktree sessions"). Only with `write`."""
+    read_only: tuple[Path, ...] = ()
+    """Existing files bound read-only over the writable places (a worktree's `commondir` and
+    `gitdir` pointers)."""
     masked: tuple[Path, ...] = ()
     """More files and folders masked inside: what the host's command line named (the token file
     above all) — docs/threat-model.md, "The sandbox and the host's own secrets"."""
@@ -94,7 +102,11 @@ class Confinement:
         write: bool = True,
         network: bool = False,
         readable: tuple[Path, ...] = (),
+        writable: tuple[Path, ...] = (),
+        read_only: tuple[Path, ...] = (),
     ) -> SandboxPolicy:
+        """`writable`/`read_only`: a worktree's share of its shared git directory
+        (docs/decisions.md, "Worktree sessions")."""
         if network:
             self.on_network()
         return SandboxPolicy(
@@ -103,6 +115,8 @@ class Confinement:
             network=network,
             data_dir=self.data_dir,
             readable=readable,
+            writable=writable,
+            read_only=read_only,
             masked=self.masked,
         )
 

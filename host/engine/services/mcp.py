@@ -109,7 +109,7 @@ class Mcp:
         return False
 
     def project_trusted(self, root: Path) -> bool:
-        here = str(root)
+        here = self._workspaces.home_of(str(root))  # a worktree is trusted with its checkout
         return any(inside(here, t) or inside(t, here) for t in self._workspaces.trusted_paths())
 
     async def mcp_session_tools(self, root: Path, cwd: Path) -> dict[str, Tool]:

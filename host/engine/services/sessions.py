@@ -20,6 +20,7 @@ from contract.frames import HostSessionRemoved
 from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
+from contract.worktrees import WORKTREE_KEY, WorktreeSpec
 from host.engine import events, ids
 from host.engine.errors import (
     AgentBusy,
@@ -46,6 +47,7 @@ from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHea
 from host.engine.titles import export_file_name, normalise
 from host.engine.views import page_views
 from host.engine.workspaces import WorkspaceRegistry
+from host.engine.worktrees.service import Worktrees
 
 Fork = Callable[[str, int | None], Awaitable[str]]
 """(session id, anchor seq) → the child's id."""
@@ -69,7 +71,9 @@ class Sessions:
         jobs: Jobs,
         fork: Fork,
         fork_restoring: Fork,
+        worktrees: Worktrees,
     ) -> None:
+        self._worktrees = worktrees
         self._core = core
         self._health = health
         self._permissions = permissions
@@ -95,7 +99,9 @@ class Sessions:
             )
             for sid, agent in self._core.pool.agents.items()
         }
-        return summaries(await self._core.store.sessions(), live)
+        rows = await self._core.store.sessions()
+        worktrees = {r.id: state for r in rows if (state := self._worktrees.state_of(r.cwd)) is not None}
+        return summaries(rows, live, worktrees)
 
     async def has_session(self, session_id: str) -> bool:
         return await self._core.store.header(session_id) is not None
@@ -109,28 +115,44 @@ class Sessions:
         agent_preset: str | None = None,
         workspace_id: str | None = None,
         origin: Literal["acp"] | None = None,
+        worktree: WorktreeSpec | None = None,
     ) -> str:
         """A new lazy session (nothing written until its first event), its cwd created if
         missing. Idempotent for a preallocated id with the same cwd; SessionConflict when it
         exists with another (AgentPresetConflict: another preset). `agent_preset` defaults to the
         default preset. With `workspace_id` the cwd is the workspace's path and the
         published session is then attached to it (WorkspaceAttachFailed: it exists anyway).
-        `origin="acp"` marks a session an editor started (a new session only)."""
+        `origin="acp"` marks a session an editor started (a new session only). With `worktree`
+        the session works in a git worktree of the folder's repository, made now
+        (`engine.worktrees`; docs/decisions.md, "Worktree sessions")."""
         self._core.check_open()
         if workspace_id is not None:
             cwd = self._workspaces.get(workspace_id).path
         cwd = _expand(cwd) if cwd else self._core.default_cwd
         existing = await self._core.store.header(session_id) if session_id is not None else None
         if existing is not None:
-            if existing.cwd != cwd:
+            if existing.cwd != cwd and (
+                worktree is None or self._worktrees.home_of(existing.cwd or "") != cwd
+            ):
                 raise SessionConflict(existing.id, cwd, existing.cwd)
             recorded = await self._presets.session_preset(existing.id)
             self._presets.service.check_adopt(existing, agent_preset, recorded)
-        sid = (
-            existing.id
-            if existing is not None
-            else await self._new_session(cwd, session_id, agent_preset, origin)
-        )
+        if existing is None and worktree is not None:
+            session_id = session_id or ids.session_id()
+            cwd = await self._worktrees.place(cwd, worktree, workspace_id, session_id)
+            try:
+                sid = await self._new_session(cwd, session_id, agent_preset, origin)
+            except BaseException:
+                await asyncio.shield(
+                    self._worktrees.session_deleted(cwd, keep_branch=False)
+                )  # no session, no worktree
+                raise
+        else:
+            sid = (
+                existing.id
+                if existing is not None
+                else await self._new_session(cwd, session_id, agent_preset, origin)
+            )
         if workspace_id is not None:
             await self._workspaces.attach(workspace_id, sid)
         return sid
@@ -168,9 +190,11 @@ class Sessions:
         await pool.release(session_id)
         pool.forget(session_id)
         await self._jobs.dispose_session(session_id)  # its background jobs end with it
+        folder = (await self._core.header(session_id)).cwd
         await self._core.store.delete_session(session_id)
         self._core.selections.forget(session_id)
         await self._workspaces.session_deleted(session_id)
+        await self._worktrees.session_deleted(folder)  # its worktree goes when nobody works there
         self._core.bus.publish("host", HostSessionRemoved(session_id=session_id))
 
     # ---- history ------------------------------------------------------------------------------
@@ -208,6 +232,8 @@ class Sessions:
             projections.values.update(await self._presets.preset_projections(session_id, cold))
             projections.values.update(await self._goals.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self._permissions.projection(session_id)).dump()
+            header = cold or await self._core.header(session_id)
+            projections.values[WORKTREE_KEY] = self._worktrees.state_of(header.cwd)
         return page
 
     def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:

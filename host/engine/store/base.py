@@ -307,6 +307,11 @@ class Store(Protocol):
 
     async def header(self, session_id: str) -> SessionHeader | None: ...
 
+    async def set_cwd(self, session_id: str, cwd: str) -> None:
+        """Move a session to another folder (a worktree hand-off, docs/decisions.md "Worktree
+        sessions"); committed on return. Its agent must not be loaded."""
+        ...
+
     async def sessions(self) -> list[ListedSession]:
         """Every session (written or only registered), newest activity first."""
         ...

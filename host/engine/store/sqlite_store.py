@@ -217,6 +217,15 @@ class SqliteStore:
             self._durable_next[session_id] = found.last_seq + 1
         return found
 
+    async def set_cwd(self, session_id: str, cwd: str) -> None:
+        for known in (self._lazy, self._registered, self._unwritten):
+            if session_id in known:
+                known[session_id].cwd = cwd  # a queued insert writes the new folder
+        await self.call(
+            lambda conn: conn.execute("UPDATE sessions SET cwd = ? WHERE id = ?", (cwd, session_id))
+        )
+        await self.flush()
+
     async def sessions(self) -> list[ListedSession]:
         found = await self.call(read_sessions)
         seen = {f.id for f in found}

@@ -5,7 +5,7 @@
 import { t } from "../i18n/i18n.js";
 
 /** The contract's error codes with a message in the catalogues (`error.<code>`). */
-const CODES = ["session-not-found", "agent-busy", "model-unavailable", "invalid-time-zone", "title-invalid", "fork-unavailable", "queue-item-not-found", "steer-unavailable", "attachment-error", "session-conflict", "session-exists", "archive-invalid", "settings-conflict", "settings-not-exposed", "settings-rejected", "credential-rejected", "storage-error", "agent-preset-not-found", "agent-preset-invalid", "agent-preset-read-only", "agent-preset-locked", "agent-preset-conflict", "model-discovery-failed", "model-download-not-found", "model-download-refused", "local-model-not-found", "job-not-found", "cancelled", "internal", "bad-request", "workspace-invalid-path", "workspace-not-found", "workspace-name-conflict", "workspace-move-invalid", "workspace-attach-failed", "directory-picker-unavailable", "directory-unreadable", "directory-exists", "directory-create-failed", "revert-unavailable", "rewind-unavailable", "privilege-required", "revert-conflict", "subagent-parent-unavailable", "subagent-not-found", "subagent-catalog-diagnostic", "subagent-not-resumable", "subagent-unauthorized", "subagent-delivery-unavailable", "mcp-server-not-found", "mcp-server-changed", "command-error", "unknown-command", "remote-host-not-found", "remote-unavailable", "remote-connect-failed", "host-key-unknown", "host-key-changed"];
+const CODES = ["session-not-found", "agent-busy", "model-unavailable", "invalid-time-zone", "title-invalid", "fork-unavailable", "queue-item-not-found", "steer-unavailable", "attachment-error", "session-conflict", "session-exists", "archive-invalid", "settings-conflict", "settings-not-exposed", "settings-rejected", "credential-rejected", "storage-error", "agent-preset-not-found", "agent-preset-invalid", "agent-preset-read-only", "agent-preset-locked", "agent-preset-conflict", "model-discovery-failed", "model-download-not-found", "model-download-refused", "local-model-not-found", "job-not-found", "cancelled", "internal", "bad-request", "workspace-invalid-path", "workspace-not-found", "workspace-name-conflict", "workspace-move-invalid", "workspace-attach-failed", "directory-picker-unavailable", "directory-unreadable", "directory-exists", "directory-create-failed", "revert-unavailable", "rewind-unavailable", "privilege-required", "revert-conflict", "subagent-parent-unavailable", "subagent-not-found", "subagent-catalog-diagnostic", "subagent-not-resumable", "subagent-unauthorized", "subagent-delivery-unavailable", "mcp-server-not-found", "mcp-server-changed", "command-error", "unknown-command", "worktree-conflict", "worktree-dirty", "worktree-unmerged", "not-a-repository", "worktree-untrusted", "worktree-failed", "remote-host-not-found", "remote-unavailable", "remote-connect-failed", "host-key-unknown", "host-key-changed"];
 
 /** error code → the sentence shown to the user, in the page's language (a getter each: the
  * language can change while the page runs). */
@@ -21,6 +21,17 @@ function conflictText(err) {
   return t("conflict.summary", { parts: conflicts.length > 4 ? t("conflict.more", { parts, count: conflicts.length - 4 }) : parts });
 }
 
+/** A worktree hand-off's refusal names the files or the branch (docs/decisions.md, "Worktree sessions"). */
+function worktreeText(err) {
+  const d = err.details ?? {};
+  const paths = Array.isArray(d.paths) ? d.paths.slice(0, 5).join(", ") + (d.paths.length > 5 ? " …" : "") : "";
+  if (err.code === "worktree-conflict" && paths) return t("error.worktreeConflictPaths", { paths });
+  if (err.code === "worktree-dirty" && paths) return t(d.where === "local" ? "error.worktreeDirtyLocal" : "error.worktreeDirtyWorktree", { paths });
+  if (err.code === "worktree-unmerged" && d.branch) return t("error.worktreeUnmergedNamed", { branch: d.branch, base: d.base, count: d.commits });
+  if (err.code === "worktree-failed" && d.reason) return t("error.withDetail", { message: MESSAGES[err.code], detail: d.reason });
+  return null;
+}
+
 /** Codes whose host message says what to do: shown after the code's message. */
 // The remote's own sentence (ssh's reason, what the remote lacks) is the useful part of the last two.
 const WITH_HOST_WORDS = new Set(["internal", "bad-request", "storage-error", "command-error", "unknown-command", "remote-connect-failed", "host-key-changed"]);
@@ -33,6 +44,8 @@ export function describeError(err) {
   if (WITH_HOST_WORDS.has(err.code) && err.message) return t("error.hostDetail", { message: MESSAGES[err.code], detail: err.message });
   if (err.code === "revert-conflict") return conflictText(err);
   if (err.code === "revert-unavailable" && err.details?.unrecorded) return t("error.revertUnrecorded", { why: err.details.unrecorded });
+  const worktree = worktreeText(err);
+  if (worktree) return worktree;
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "archive-invalid", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;

@@ -266,6 +266,7 @@ export class SessionManager extends Emitter {
         const s = this.sessions.get(f.sessionId);
         const fresh = s ? s.onProjection(f.key, f.value, f.seq) : true;
         if (fresh && f.key === "title" && typeof f.value === "string") this.patchSummary(f.sessionId, { title: f.value });
+        if (fresh && f.key === "worktree") this.patchSummary(f.sessionId, { worktree: f.value ?? null }); // its branch and state
         return;
       }
       default:

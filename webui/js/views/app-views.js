@@ -38,6 +38,8 @@ import { subagentOf } from "./subagents.js";
 import { TopBar } from "./topbar.js";
 import { revertTurn } from "./undo.js";
 import { WorkspaceActions } from "./workspace-actions.js";
+import { WorktreeMenu } from "./worktree-menu.js";
+import { WorktreePanel } from "./worktree-panel.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -50,7 +52,7 @@ export function buildViews(app) {
     openSettings: () => app.settings.open(),
   });
   app.providers = new ProviderState({ config, status: app.status, changed: () => app.renderModelNotes() });
-  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), remotes: app.remotes });
+  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), remotes: app.remotes, worktreeSpace: () => app.worktrees.spaceUsed() });
   app.secretPrompt = new SecretPrompt({ remotes: app.remotes });
   app.onboarding = new OnboardingNotice($("banners"), { config, openSettings: () => app.settings.open() });
   app.configNotice = new ConfigFileNotice($("banners"), { config, toast });
@@ -62,6 +64,7 @@ export function buildViews(app) {
     toast,
     newSession: (wid) => app.newSession(wid),
     exportSession: (id) => app.exportSession(id),
+    worktrees: app.worktrees,
   });
   const a = app.actions;
   app.importer = new ImportArchive({ state: new ImportState({ client: app.client }), manager: app.manager, workspaces: app.workspaces, picker: a.picker, toast, open: (id) => app.open(id), home: () => app.manager.hostInfo?.home });
@@ -91,9 +94,11 @@ export function buildViews(app) {
       if (!r.ok) toast(describeError(r.error));
     },
   });
+  app.worktreeMenu = new WorktreeMenu({ worktrees: app.worktrees, manager: app.manager, toast });
   app.topbar = new TopBar($("topbar"), {
     turns,
     toast,
+    worktreeMenu: app.worktreeMenu,
     modelPicker: app.modelPicker,
     toggleSidebar: () => app.toggleSidebar(),
     toggleTodos: () => app.toggleTodos(),
@@ -143,6 +148,14 @@ export function buildViews(app) {
     sentTexts: () => sentTexts(app.manager.active?.fold.items ?? []),
   });
   app.steerChips = new SteerChips(app.composer.chips, { turns, toast });
+  app.worktreePanel = new WorktreePanel({
+    worktrees: app.worktrees,
+    workspaces: app.workspaces,
+    manager: app.manager,
+    toast,
+    draft: () => app.composer.input.value,
+    onDraft: (listener) => app.composer.input.addEventListener("input", listener),
+  });
   app.notifier = new Notifier();
   app.emptyState = $("empty-state");
 }

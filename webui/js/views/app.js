@@ -8,6 +8,7 @@ import { connectHost, newRemoteSession } from "./remote-hosts.js";
 import { TurnCalls } from "../state/turn-calls.js";
 import { ConfigCalls } from "../state/config-calls.js";
 import { HostCalls } from "../state/host-calls.js";
+import { WorktreeCalls } from "../state/worktree-calls.js";
 import { RemoteHosts } from "../state/remote-hosts.js";
 import { rememberSession } from "../state/last-session.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
@@ -41,6 +42,7 @@ export class App {
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
+    this.worktrees = new WorktreeCalls(client);
     this.remotes = new RemoteHosts({ client });
     buildViews(this);
     wireApp(this);

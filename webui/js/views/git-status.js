@@ -8,10 +8,12 @@ const WITHHELD = new Set(["untrusted-config", "no-sandbox", "failed"]);
 
 export class GitStatus {
   /** @param {import("../state/turn-calls.js").TurnCalls} turns */
-  constructor(turns) {
+  constructor(turns, changed = () => {}) {
     this.turns = turns;
+    this.changed = changed; // the header's worktree button follows `repo`
     this.sessionId = null;
     this.seq = 0;
+    this.repo = false;
     this.el = h("span", { class: "heading-git", testid: "git-status", hidden: true });
   }
 
@@ -20,6 +22,7 @@ export class GitStatus {
     if (sessionId === this.sessionId) return;
     this.sessionId = sessionId;
     this.el.hidden = true;
+    this.repo = false;
     this.refresh();
   }
 
@@ -29,6 +32,8 @@ export class GitStatus {
     if (!sid) return;
     const r = await this.turns.gitStatus(sid);
     if (seq !== this.seq) return; // a newer answer is on its way
+    this.repo = !!(r.ok && r.value.repo);
+    this.changed();
     if (!r.ok || !r.value.repo) {
       this.el.hidden = true;
       return;

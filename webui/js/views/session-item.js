@@ -3,7 +3,16 @@
 
 import { h, icon } from "./dom.js";
 import { displayTitle, shortenPath, relativeTime } from "../state/session-list.js";
+import { aheadBehind } from "../state/worktree-calls.js";
 import { t } from "../i18n/i18n.js";
+
+/** The row's branch for a session in a worktree: "⑂ fix-login ↑2 •" (docs/decisions.md, "Worktree sessions"). */
+function worktreeMark(w) {
+  if (!w) return null;
+  const state = aheadBehind(w);
+  const title = t(w.dirty ? "sessionItem.worktreeDirty" : "sessionItem.worktree", { branch: w.branch, ahead: w.ahead, behind: w.behind, base: w.base });
+  return h("span", { class: "session-worktree", testid: "session-worktree", title, dataset: { branch: w.branch } }, icon("fork"), h("span", { class: "worktree-name", translate: "no" }, w.branch), state ? h("span", { class: "worktree-state" }, ` ${state}`) : null);
+}
 
 /**
  * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
@@ -31,7 +40,7 @@ export function sessionItem(node, ctx) {
       s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: t("sessionItem.editorTitle") }, t("sessionItem.editor")) : null,
       h("span", { class: "session-title", testid: "session-title", translate: s.title?.trim() || s.provisionalTitle ? "no" : undefined }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": t("sessionItem.pending", { count: pending }) }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd", translate: "no" }, shortenPath(s.cwd, ctx.home)) : null, ctx.note ? h("span", { class: "session-note", testid: "session-note" }, ctx.note) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+    h("span", { class: "session-sub" }, worktreeMark(subagent ? null : s.worktree), ctx.showCwd && !subagent && !s.worktree ? h("span", { class: "session-cwd", testid: "session-cwd", translate: "no" }, shortenPath(s.cwd, ctx.home)) : null, ctx.note ? h("span", { class: "session-note", testid: "session-note" }, ctx.note) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
   if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));

@@ -220,7 +220,7 @@ export class SettingsDialog {
       view.ns === "permission"
         ? h("p", { class: "hint" }, t("settings.permissionHint"))
         : view.ns === "undo"
-          ? [h("p", { class: "hint" }, t("settings.undoHint")), spaceBlock({ call: (m, p) => this.call(m, p), say: (text, tone) => this.say(text, tone) })]
+          ? [h("p", { class: "hint" }, t("settings.undoHint")), spaceBlock({ call: (m, p) => this.call(m, p), say: (text, tone) => this.say(text, tone), worktreeSpace: () => this.ctx.worktreeSpace() })]
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;

@@ -17,7 +17,9 @@ export class TopBar {
     this.title = h("h1", { class: "session-heading", testid: "session-heading", tabindex: "-1" }, "HarnessDesk");
     this.title.addEventListener("dblclick", () => this.sessionId && ctx.renameSession(this.sessionId));
     this.cwd = h("span", { class: "heading-cwd", testid: "session-cwd-heading" });
-    this.git = new GitStatus(ctx.turns); // branch and changed files of a git folder
+    this.git = new GitStatus(ctx.turns, () => this.updateWorktree()); // branch and changed files of a git folder
+    this.worktree = ctx.worktreeMenu; // the hand-off menu of a worktree session (worktree-menu.js)
+    this.summary = null;
     this.running = h("span", { class: "badge badge-running", testid: "session-running-badge", hidden: true }, h("span", { class: "running-dot", "aria-hidden": "true" }), t("sessionItem.running"));
     this.preset = h("span", { class: "badge badge-preset", testid: "session-preset", hidden: true, title: t("topbar.presetTitle") });
     this.plan = h("span", { class: "badge badge-plan", testid: "plan-badge", hidden: true, title: t("topbar.planTitle") }, t("topbar.plan"));
@@ -39,7 +41,7 @@ export class TopBar {
     this.permissions = new PermissionsView({ turns: ctx.turns, toast: ctx.toast });
     root.append(
       menu,
-      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.git.el, this.instructions)),
+      h("div", { class: "heading" }, h("div", { class: "heading-line" }, this.title, this.running, this.preset, this.plan), h("div", { class: "heading-sub" }, this.subagent, this.cwd, this.git.el, this.worktree.el, this.instructions)),
       h("div", { class: "top-actions" }, this.meter, ctx.modelPicker.el, this.permissions.button, this.changesBtn, this.mcpBtn, this.jobsBtn, this.todoBtn, this.exportBtn),
     );
   }
@@ -61,6 +63,8 @@ export class TopBar {
     this.title.translate = !(sessionId && (title || summary?.title || summary?.provisionalTitle)); // a title is the person's or the model's words
     this.cwd.textContent = sessionId ? shortenPath(summary?.cwd, home) : "";
     this.git.set(sessionId);
+    this.summary = summary;
+    this.updateWorktree();
     this.running.hidden = !running;
     this.exportBtn.hidden = !sessionId || !!summary?.blank;
     const count = todos?.length ?? 0;
@@ -72,6 +76,10 @@ export class TopBar {
     this.todoBtn.setAttribute("aria-expanded", String(!!todosOpen));
     this.updateJobs(sessionId ? jobs ?? [] : [], jobsOpen);
     this.updateMeter(sessionId ? context : null);
+  }
+
+  updateWorktree() {
+    this.worktree.update(this.sessionId, this.summary, this.git.repo);
   }
 
   /** The MCP button: how many servers are ready, and whether one waits on the person or failed. */

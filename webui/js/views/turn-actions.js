@@ -16,6 +16,13 @@ export async function sendPrompt(app, mode, content, attach = []) {
   app.notifier.requestPermission();
   const child = subagentOf(app.manager, s.sessionId);
   if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m), attach);
+  if (app.worktreePanel.wants(s.sessionId)) {
+    // "In a new worktree": the session is made now, named after this first prompt (worktree-panel.js)
+    const text = content.filter((c) => c.type === "text").map((c) => c.text).join(" ");
+    const made = await app.worktreePanel.start(s.sessionId, text);
+    if (!made) return false;
+    s = app.open(made);
+  }
   const payload = { sessionId: s.sessionId, mode, content };
   if (attach.length) payload.attach = attach; // files and folders chosen with `@`
   const r = await app.turns.prompt(payload);

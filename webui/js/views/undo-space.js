@@ -9,7 +9,30 @@ const MIB = 1 << 20;
 const one = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
 export const size = (n) => (n >= 1 << 30 ? `${number(n / (1 << 30), one)} GB` : n >= MIB ? `${number(n / MIB, one)} MB` : `${number(Math.ceil(n / 1024))} KB`);
 
-/** A block that loads `files.spaceUsed` and offers to free it; `ctx`: {call, say}. */
+const TEXT = {
+  worktrees: (n, bytes) => t("undoSpace.worktrees", { count: n, size: size(bytes) }),
+  get none() { return t("undoSpace.worktreesNone"); },
+  line: (w) => t(w.owned ? "undoSpace.worktreeLine" : "undoSpace.worktreeLineTheirs", { path: w.path, branch: w.branch, size: size(w.bytes) }),
+  get hint() { return t("undoSpace.worktreesHint"); },
+};
+
+/** The worktrees sessions work in, and the disk each takes (docs/decisions.md, "Worktree sessions"). */
+async function worktreeSpace(ctx) {
+  const r = await ctx.worktreeSpace();
+  if (!r.ok) return h("p", { class: "hint" }, TEXT.none);
+  const v = r.value;
+  if (!v.items.length) return h("p", { testid: "undo-worktrees-total" }, TEXT.none);
+  return h(
+    "div",
+    { class: "undo-worktrees", testid: "undo-worktrees" },
+    h("p", { testid: "undo-worktrees-total" }, TEXT.worktrees(v.items.length, v.totalBytes)),
+    h("ul", { class: "file-list", testid: "undo-worktree-list" }, v.items.map((w) => h("li", {}, TEXT.line(w)))),
+    h("p", { class: "hint" }, TEXT.hint),
+  );
+}
+
+/** A block that loads `files.spaceUsed` and offers to free it, and lists the worktrees' disk use;
+ * `ctx`: {call, say, worktreeSpace() (WorktreeCalls.spaceUsed)}. */
 export function spaceBlock(ctx) {
   const el = h("div", { class: "undo-space", testid: "undo-space" }, h("p", { class: "hint" }, t("undoSpace.measuring")));
   const load = async () => {
@@ -37,6 +60,7 @@ export function spaceBlock(ctx) {
       await load();
     });
     el.append(h("div", { class: "row-actions" }, free));
+    el.append(await worktreeSpace(ctx));
   };
   load();
   return el;

@@ -113,7 +113,7 @@ export function renderEmpty(app, s) {
     key = `session-empty:${s.sessionId}`;
     if (el.dataset.key === key && !el.hidden) return; // the picker updates itself (and keeps focus)
     const preset = m.summaries.get(s.sessionId)?.agentPreset ?? s.fold.preset;
-    content = [h("h2", {}, t("sidebar.newSession")), h("p", {}, t("welcome.newSessionHint")), app.presets.show(s.sessionId, preset)];
+    content = [h("h2", {}, t("sidebar.newSession")), h("p", {}, t("welcome.newSessionHint")), app.worktreePanel.show(s.sessionId), app.presets.show(s.sessionId, preset)];
     el.dataset.testid = "session-empty";
   } else if (s?.error && s.fold.items.length === 0) {
     content = [h("h2", {}, t("welcome.loadFailed")), h("p", { role: "alert" }, describeError(s.error))];

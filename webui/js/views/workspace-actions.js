@@ -53,19 +53,29 @@ export class WorkspaceActions {
   async deleteSession(sessionId) {
     const s = this.ctx.manager.summaries.get(sessionId);
     const title = displayTitle(s);
+    const w = s?.worktree?.owned ? s.worktree : null; // its worktree goes with it (docs/decisions.md, "Worktree sessions")
+    const dropBranch = w ? h("input", { type: "checkbox", id: "delete-branch", testid: "delete-branch" }) : null;
     const choice = await confirm({
       testid: "delete-dialog",
       title: t("ws.deleteTitle", { title }),
       body: [
-        t("ws.deleteBody"),
+        w ? t("ws.deleteBodyWorktree", { path: w.path, branch: w.branch }) : t("ws.deleteBody"),
+        w ? h("p", { class: "check-row" }, dropBranch, h("label", { for: "delete-branch" }, t("ws.deleteBranch", { branch: w.branch }))) : null,
         h("p", { class: "hint" }, t("ws.deleteHint")),
-      ],
+      ].filter(Boolean),
       actions: [
         { label: t("ws.exportFirst"), value: "export", testid: "delete-export", keepOpen: () => this.ctx.exportSession(sessionId) },
         { label: t("ws.delete"), value: "delete", tone: "danger", testid: "delete-confirm" },
       ],
     });
     if (choice !== "delete") return false;
+    if (dropBranch?.checked) {
+      const gone = await this.ctx.worktrees.remove(sessionId, false, true);
+      if (!gone.ok) {
+        this.ctx.toast(describeError(gone.error));
+        return false;
+      }
+    }
     const r = await this.ctx.host.deleteSession(sessionId);
     if (!r.ok) {
       this.ctx.toast(r.error.code === "agent-busy" ? t("ws.stopFirst") : describeError(r.error));
