@@ -12,7 +12,7 @@ from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
 from contract.jobs import JobView
-from contract.llm import DownloadState
+from contract.llm import DownloadCause, DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
@@ -177,6 +177,7 @@ class HostModelDownload(WireModel):
     received_bytes: int
     total_bytes: int | None = None
     error: str | None = None
+    cause: DownloadCause | None = None
     name: str | None = None
     model_id: str | None = None
 

@@ -55,9 +55,16 @@ class DescribeValue(WireModel):
     )
 
 
+FileKind = Literal["gguf"]
+"""A kind of file a picker may ask for instead of a folder: `gguf`, a model file (`*.gguf`)."""
+
+
 # host.pickDirectory
 class PickDirectoryRequest(WireModel):
-    pass
+    file: FileKind | None = Field(
+        default=None,
+        description="pick one file of this kind (the dialog filters by it) instead of a folder",
+    )
 
 
 class PickDirectoryValue(WireModel):
@@ -81,6 +88,7 @@ class DirectoryEntry(WireModel):
 
 class ListDirectoryRequest(WireModel):
     path: HostPath | None = Field(default=None, description="absent = the host's home")
+    files: FileKind | None = Field(default=None, description="also list the files of this kind")
     host_id: HostId | None = Field(
         default=None,
         description="a remote host's id (remote.list): the call is made there; absent: this host",
@@ -93,6 +101,10 @@ class DirectoryListing(WireModel):
     crumbs: list[DirectoryEntry] = Field(description="filesystem root down to `path`, inclusive")
     entries: list[DirectoryEntry] = Field(description="child directories (symlinks to them too), by name")
     truncated: bool
+    files: list[DirectoryEntry] = Field(
+        default_factory=list,
+        description="with `files`: the files of that kind (symlinks to them too), by name",
+    )
 
 
 # host.createDirectory

@@ -113,6 +113,10 @@ DownloadState = Literal["running", "paused", "verifying", "done", "failed", "can
 """`running` (also while it reconnects), `paused` (kept on disk, resumable), `verifying` (the
 checksum and the GGUF header), then `done`, `failed` (nothing was installed) or `cancelled`."""
 
+DownloadCause = Literal["no-network"]
+"""Why a download failed, when the page can say it in its words and offer what still works:
+`no-network`, this machine reached no network (the name did not resolve, no route)."""
+
 
 class CatalogueModelView(WireModel):
     """A tool-capable GGUF model the app offers for download."""
@@ -156,6 +160,7 @@ class ModelDownloadView(WireModel):
     received_bytes: int = Field(ge=0)
     total_bytes: int | None = Field(default=None, ge=0)
     error: str | None = None
+    cause: DownloadCause | None = None
     catalog_id: str | None = None
     model_id: str | None = None
     """The installed model, once `done`."""

@@ -1,9 +1,10 @@
 """Folders in the desktop app: the window's native folder dialog and "open this folder".
 
 `WindowFolderPicker` serves `host.pickDirectory` (the `native` capability, docs/decisions.md
-"Workspaces"): pywebview's `create_file_dialog(FOLDER)`, modal on the window and run by the GUI
-thread; the host's loop waits for it on a worker thread, for as long as the user takes. When the
-caller goes away (the page aborts, the window closes) the dialog is closed for them.
+"Workspaces"): pywebview's `create_file_dialog(FOLDER)` (or `OPEN` for one GGUF model file),
+modal on the window and run by the GUI thread; the host's loop waits for it on a worker thread,
+for as long as the user takes. When the caller goes away (the page aborts, the window closes)
+the dialog is closed for them.
 
 `open_folder` is what `harnessdesk PATH` does, in a fresh window or handed to a running one:
 register PATH as a workspace (or adopt its registration) and pick the session to show there —
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import ASGIApp
+
+from desktop.i18n import t
 
 if TYPE_CHECKING:
     from host.fetch.client import AbstractApiClient
@@ -50,7 +53,7 @@ class WindowFolderPicker:
         self._window = window
         self._close_dialogs = close_dialogs
 
-    async def pick(self) -> str | None:
+    async def pick(self, file: str | None = None) -> str | None:
         if self._window is None:
             from host.engine.errors import HostActionFailed
 
@@ -58,7 +61,7 @@ class WindowFolderPicker:
         if self._busy is None:
             self._busy = asyncio.Lock()
         async with self._busy:  # a second request waits for the first dialog to close
-            answer = asyncio.ensure_future(asyncio.to_thread(self._ask))
+            answer = asyncio.ensure_future(asyncio.to_thread(self._ask, file))
             try:
                 return await asyncio.shield(answer)
             except asyncio.CancelledError:
@@ -67,11 +70,20 @@ class WindowFolderPicker:
                     await asyncio.wait_for(answer, 10)
                 raise
 
-    def _ask(self) -> str | None:
+    def _ask(self, file: str | None = None) -> str | None:
         import webview
 
         with DIALOG_LOCK:
-            result = self._window.create_file_dialog(webview.FileDialog.FOLDER, directory=str(Path.home()))
+            if file == "gguf":  # a model file from disk (Settings → Add a GGUF file)
+                result = self._window.create_file_dialog(
+                    webview.FileDialog.OPEN,
+                    directory=str(Path.home()),
+                    file_types=(t("window.ggufFiles"), t("window.allFiles")),
+                )
+            else:
+                result = self._window.create_file_dialog(
+                    webview.FileDialog.FOLDER, directory=str(Path.home())
+                )
         if not result:
             return None
         chosen = result[0] if isinstance(result, list | tuple) else result

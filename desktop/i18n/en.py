@@ -110,6 +110,8 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "doctor.noBackend": "none usable — see the lines above",
     "doctor.backend": "GUI backend: {backend}",
     "window.webkitMissing": "the window needs GTK 3 and WebKitGTK 4.1, which this system lacks ({reason}); install them: {fix} — or run `harnessdesk serve` and use a browser",
+    "window.ggufFiles": "GGUF models (*.gguf)",
+    "window.allFiles": "All files (*.*)",
     "window.noSuchFolder": "cannot open {path}: no such folder",
     "window.notAFolder": "cannot open {path}: not a folder",
     "window.couldNotOpen": "harnessdesk: could not open {path}: {reason}",

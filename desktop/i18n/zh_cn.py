@@ -107,6 +107,8 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "doctor.noBackend": "没有可用的——见上面几行",
     "doctor.backend": "图形界面后端：{backend}",
     "window.webkitMissing": "窗口需要 GTK 3 和 WebKitGTK 4.1，而这个系统缺少它们（{reason}）；请安装：{fix}——或者运行 `harnessdesk serve` 并使用浏览器",
+    "window.ggufFiles": "GGUF 模型 (*.gguf)",
+    "window.allFiles": "所有文件 (*.*)",
     "window.noSuchFolder": "无法打开 {path}：没有这个文件夹",
     "window.notAFolder": "无法打开 {path}：不是文件夹",
     "window.couldNotOpen": "harnessdesk：无法打开 {path}：{reason}",

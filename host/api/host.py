@@ -16,12 +16,12 @@ async def describe(engine: Engine, p: DescribeRequest) -> DescribeValue:
 
 @implements("host.pickDirectory")
 async def pick_directory(engine: Engine, p: h.PickDirectoryRequest) -> h.PickDirectoryValue:
-    return h.PickDirectoryValue(path=await engine.workspaces.pick_directory())
+    return h.PickDirectoryValue(path=await engine.workspaces.pick_directory(p.file))
 
 
 @implements("host.listDirectory")
 async def list_directory(engine: Engine, p: h.ListDirectoryRequest) -> h.DirectoryListing:
-    return await engine.workspaces.list_directory(p.path)
+    return await engine.workspaces.list_directory(p.path, p.files)
 
 
 @implements("host.createDirectory")

@@ -34,10 +34,10 @@ class NativePicker(Protocol):
     """One OS folder chooser on the host's display (`host.pickDirectory`).
 
     `pick` waits for the user (no timeout); cancelling the awaiting task must close the chooser.
-    None = the user cancelled.
+    None = the user cancelled. `file`: choose one file of that kind (`gguf`) instead of a folder.
     """
 
-    async def pick(self) -> str | None: ...
+    async def pick(self, file: str | None = None) -> str | None: ...
 
 
 def home() -> str:
@@ -70,10 +70,19 @@ def _is_within(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
 
 
+FILE_SUFFIXES = {"gguf": ".gguf"}
+"""The kinds of file a listing or a native picker may offer (contract/host.py `FileKind`)."""
+
+
 def list_directory(
-    path: str | None, max_entries: int = MAX_ENTRIES, stop: threading.Event | None = None
+    path: str | None,
+    max_entries: int = MAX_ENTRIES,
+    stop: threading.Event | None = None,
+    files: str | None = None,
 ) -> DirectoryListing:
-    """Child directories of `path` (default: home), symlinked ones included, sorted by name.
+    """Child directories of `path` (default: home), symlinked ones included, sorted by name;
+    with `files` (a kind of FILE_SUFFIXES) also its files of that kind (a GGUF model picked from
+    disk in a browser tab: docs/decisions.md, "A day's work without friction").
 
     Broken links, link loops and links leading back to the listed folder or one of its
     ancestors ("cyclic": following them would only walk in circles) are skipped, and so are
@@ -83,7 +92,9 @@ def list_directory(
     if not is_fully_qualified(asked):
         raise DirectoryUnreadable(asked, f"not an absolute path: {asked!r}")
     target = os.path.realpath(asked)
+    suffix = FILE_SUFFIXES.get(files or "")
     found: list[DirectoryEntry] = []
+    chosen: list[DirectoryEntry] = []
     try:
         with os.scandir(target) as it:
             for entry in it:
@@ -92,16 +103,31 @@ def list_directory(
                 row = _entry(entry, target)
                 if row is not None:
                     found.append(row)
+                elif suffix and (hit := _file_entry(entry, suffix)) is not None:
+                    chosen.append(hit)
     except OSError as exc:
         raise DirectoryUnreadable(target, f"cannot read {target}: {exc.strerror or exc}") from exc
     found.sort(key=lambda e: (e.name.casefold(), e.name))
+    chosen.sort(key=lambda e: (e.name.casefold(), e.name))
     return DirectoryListing(
         path=target,
         home=home(),
         crumbs=crumbs(target),
         entries=found[:max_entries],
-        truncated=len(found) > max_entries,
+        truncated=len(found) + len(chosen) > max_entries,
+        files=chosen[: max(0, max_entries - len(found))],
     )
+
+
+def _file_entry(entry: os.DirEntry[str], suffix: str) -> DirectoryEntry | None:
+    if not _wire_safe(entry.name) or not entry.name.lower().endswith(suffix):
+        return None
+    try:
+        if not entry.is_file():  # follows symlinks: a link to a model file counts
+            return None
+    except OSError:
+        return None
+    return DirectoryEntry(name=entry.name, path=entry.path, hidden=entry.name.startswith("."))
 
 
 def _entry(entry: os.DirEntry[str], listed: str) -> DirectoryEntry | None:
@@ -220,17 +246,17 @@ class HostFolders:
     def capability(self) -> str:
         return "native" if self.picker is not None else "browse"
 
-    async def pick(self) -> str | None:
+    async def pick(self, file: str | None = None) -> str | None:
         if self.picker is None:
             raise DirectoryPickerUnavailable("browse", "native")
-        return await self.picker.pick()
+        return await self.picker.pick(file)
 
-    async def listing(self, path: str | None) -> DirectoryListing:
+    async def listing(self, path: str | None, files: str | None = None) -> DirectoryListing:
         self._need_browse()
         stop = threading.Event()
         try:
             return await TOOL_WORKERS.run(
-                list_directory, path, MAX_ENTRIES, stop
+                list_directory, path, MAX_ENTRIES, stop, files
             )  # a hung mount stalls only it
         except asyncio.CancelledError:
             stop.set()  # the caller went away: end the scan at the next entry

@@ -58,6 +58,29 @@ async def test_list_directory_shows_child_folders(host: Host) -> None:
     assert home.path == str(real(Path.home()))
 
 
+async def test_list_directory_offers_model_files_when_asked(host: Host) -> None:
+    """A GGUF file picked from disk in a browser tab (Settings → Add a GGUF file): the listing
+    names the folder's `.gguf` files, links to one too, only when asked."""
+    client = host.client()
+    root = real(host.workdir) / "models"
+    (root / "sub").mkdir(parents=True)
+    (root / "b.GGUF").write_bytes(b"GGUF")
+    (root / "a.gguf").write_bytes(b"GGUF")
+    (root / "notes.txt").write_text("no")
+    (root / "folder.gguf").mkdir()  # a folder named like one is a folder
+    (root / "link.gguf").symlink_to(root / "a.gguf")
+    (root / "dangling.gguf").symlink_to(root / "gone.gguf")
+    plain = await ok(client, "host.listDirectory", {"path": str(root)})
+    assert plain.files == [] and [e.name for e in plain.entries] == ["folder.gguf", "sub"]
+    listing = await ok(client, "host.listDirectory", {"path": str(root), "files": "gguf"})
+    assert [e.name for e in listing.files] == ["a.gguf", "b.GGUF", "link.gguf"]
+    assert listing.files[0].path == str(root / "a.gguf")
+    assert [e.name for e in listing.entries] == ["folder.gguf", "sub"]
+    await err(client, "host.listDirectory", {"path": str(root), "files": "exe"}, "bad-request")
+    await err(client, "host.pickDirectory", {"file": "gguf"}, "directory-picker-unavailable")
+    await err(client, "host.pickDirectory", {"file": "zip"}, "bad-request")
+
+
 async def test_list_directory_is_bounded(host: Host) -> None:
     root = host.workdir / "many"
     root.mkdir()

@@ -18,7 +18,8 @@ from pathlib import Path
 from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.i18n_screens import main_screens
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, ROOT, HarnessServer, open_app, openai_args
+from tests.browser.readme_shot import SHOWN_MODEL
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, ROOT, HarnessServer, open_app
 from tests.support.scripted_llm import ScriptedLlmServer
 
 OUT = ROOT / "docs" / "img"
@@ -33,14 +34,18 @@ def shoot(language: str, locale: str, tmp: Path) -> list[Path]:
     os.environ["HOME"] = str(home)  # the folder browser and the paths shown start here
     saved: list[Path] = []
     with ScriptedLlmServer() as llm:
-        server = HarnessServer(tmp / language / "serve", openai_args(llm.base_url))
+        llm.models = [SHOWN_MODEL]  # named as a person sees a model, not the tests' stand-in
+        args = ["--provider", "openai-compatible", "--base-url", llm.base_url, "--model", SHOWN_MODEL]
+        server = HarnessServer(tmp / language / "serve", args)
         server.start()
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1280, "height": 800}, locale=locale)
                 open_app(page, server.url)
-                page.get_by_test_id("onboarding-ack").click()  # read once, as a newcomer would
+                # read once, as a newcomer would (on the welcome page the notice waits for the
+                # first session, so it is acknowledged as its button does)
+                page.evaluate("() => window.harnessdesk.app.onboarding.acknowledge()")
                 expect(page.get_by_test_id("onboarding-notice")).to_be_hidden()
                 for name in main_screens(page, llm, server):
                     if name not in SHOWN:

@@ -1,8 +1,9 @@
 """`python -m tests.browser.readme_shot`: the README's "first five minutes" screenshot
 (docs/img/first-five-minutes.png), taken as the browser tests take theirs: a real
 `harnessdesk serve`, Debian's Chromium, and the scripted OpenAI-compatible server standing in
-for a model (the only double). A project folder is opened, a task typed, the agent's file edit
-approved, and the answer shown.
+for a model server on this computer (the only double), named as a person sees one: Ollama's
+`qwen2.5-coder:7b`, not the tests' stand-in name. A project folder is opened, a task typed, the
+agent's file edit approved, and the answer shown.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, ROOT, HarnessServer, openai_args
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, ROOT, HarnessServer
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 OUT = ROOT / "docs" / "img" / "first-five-minutes.png"
+SHOWN_MODEL = "qwen2.5-coder:7b"
+"""What a person running Ollama with a tool-capable coder model picks in the model menu."""
 
 
 def main() -> int:
@@ -29,7 +32,9 @@ def main() -> int:
         (project / "README.md").write_text("# Recipes\n\nA few recipes, one file each.\n")
         (project / "pancakes.md").write_text("# Pancakes\n\n- 2 eggs\n- 250 ml milk\n- 125 g flour\n")
         os.environ["HOME"] = str(home)
-        server = HarnessServer(Path(tmp) / "serve", openai_args(llm.base_url))
+        llm.models = [SHOWN_MODEL]
+        args = ["--provider", "openai-compatible", "--base-url", llm.base_url, "--model", SHOWN_MODEL]
+        server = HarnessServer(Path(tmp) / "serve", args)
         server.start()
         try:
             edit = {
@@ -46,12 +51,14 @@ def main() -> int:
                 page = browser.new_page(viewport={"width": 1280, "height": 760}, locale="en-US")
                 page.goto(server.url)
                 expect(page.locator("html")).to_have_attribute("data-connection", "connected")
-                page.get_by_test_id("onboarding-ack").click()  # read once, as a newcomer would
                 page.get_by_test_id("open-folder").click()
                 dialog = page.get_by_test_id("folder-dialog")
                 for name in ("projects", "recipes"):
                     dialog.get_by_test_id("folder-entry").filter(has_text=name).click()
                 dialog.get_by_test_id("folder-open").click()
+                ack = page.get_by_test_id("onboarding-ack")
+                expect(ack).to_be_visible()  # the welcome notice, in the first session
+                ack.click()  # read once, as a newcomer would
                 box = page.get_by_test_id("composer-input")
                 box.fill("Add a pinch of salt to the pancake recipe")
                 box.press("Enter")

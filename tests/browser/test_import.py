@@ -72,6 +72,8 @@ def exported_then_deleted(page: Page, llm: ScriptedLlmServer, tmp_path: Path) ->
         page.get_by_test_id("export-session").click()
     archive = tmp_path / "kept.zip"
     info.value.save_as(archive)
+    # the page says what it saved, and under which name (a tab: the browser's downloads)
+    toast(page, f"Exported as {info.value.suggested_filename}, in your browser's downloads.")
     rpc(page, "session.delete", {"sessionId": sid})
     expect(session_item(page, sid)).to_have_count(0)
     return sid, archive
@@ -126,11 +128,27 @@ def test_import_by_button_and_by_drop_lands_under_the_workspace(
     assert summary["cwd"] == work
     shots(page, "imported")
 
-    # the same archive again: one line, nothing doubled
+    # the same archive again: it is here already (no raw id): Open it, or Import as a copy
     page.get_by_test_id("import-file").set_input_files(str(archive))
     page.get_by_test_id("import-confirm").click()
-    toast(page, f"Could not import kept.zip: session {sid} is already here")
-    assert len(rpc(page, "session.list", {})["items"]) == 1  # type: ignore[index]
+    here = page.get_by_test_id("import-exists")
+    expect(here).to_contain_text("The session in this archive is already here")
+    expect(here).not_to_contain_text(sid)
+    expect(here.get_by_test_id("import-exists-copy")).to_be_focused()
+    shots(page, "exists")
+    rpc(page, "session.create", {})  # another session is open meanwhile
+    here.get_by_test_id("import-exists-open").click()
+    page.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=sid)
+    assert len([s for s in rpc(page, "session.list", {})["items"] if not s["blank"]]) == 1  # type: ignore[index]
+    page.get_by_test_id("import-file").set_input_files(str(archive))
+    page.get_by_test_id("import-confirm").click()
+    page.get_by_test_id("import-exists").get_by_test_id("import-exists-copy").click()
+    toast(page, "Imported kept.zip")
+    page.wait_for_function("(sid) => ![null, sid].includes(window.harnessdesk.app.manager.activeId)", arg=sid)
+    copy = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
+    expect(page.get_by_test_id("assistant-text").last).to_have_text("Kept safe in the archive.")
+    expect(page.get_by_test_id("session-title").filter(has_text="(copy)")).to_have_count(1)
+    rpc(page, "session.delete", {"sessionId": copy})
 
     # a drop on the window, into a folder chosen then (the in-page folder browser)
     rpc(page, "session.delete", {"sessionId": sid})

@@ -115,10 +115,12 @@ def test_search_highlights_and_opens_the_session(page: Page, llm: ScriptedLlmSer
     expect(search).to_be_focused()
     page.keyboard.type("xochimilco")
     results = page.get_by_test_id("search-results")
-    hit = results.locator(f'[data-testid="search-result"][data-session-id="{target}"]')
-    expect(hit).to_have_count(1)
+    group = results.locator(f'[data-testid="search-group"][data-session-id="{target}"]')
+    expect(group).to_have_count(1)
+    expect(group).to_contain_text("Where do axolotls live?")  # the session's title heads its hits
+    hit = group.get_by_test_id("search-result")
+    expect(hit).to_have_count(1)  # the one message that names it
     expect(hit.locator("mark").first).to_have_text(re.compile("^xochimilco$", re.I))
-    expect(hit).to_contain_text("Where do axolotls live?")
     hit.click()
     expect(results).to_be_hidden()
     expect(search).to_have_value("")

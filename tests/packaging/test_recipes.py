@@ -241,3 +241,12 @@ def test_the_frontmatter_and_gitignore_libraries_ship_without_libyaml() -> None:
         assert trim.keep_module("yaml", platform) and trim.keep_module("yaml.constructor", platform)
         assert trim.keep_module("pathspec.patterns.gitignore.spec", platform)
         assert not trim.keep_module("yaml._yaml", platform)  # the pure-Python safe loader is used
+
+
+def test_the_deb_description_says_what_auto_does_and_that_the_built_in_model_only_chats() -> None:
+    """`apt show harnessdesk` (issue 46, item 8): Auto runs inside the folder without asking, so
+    the description may not promise an approval before every write or command."""
+    control = (PACKAGING / "deb" / "control.in").read_text(encoding="utf-8")
+    description = control.split("Description:", 1)[1]
+    assert "before it writes or runs anything" not in description
+    assert "without asking" in description and "only" in description and "chats" in description

@@ -38,6 +38,7 @@ from host.engine.localmodels.transfer import (
     file_size,
     flush,
     human_size,
+    no_network,
     open_source,
 )
 
@@ -64,6 +65,7 @@ class Download:
     state: DownloadState = "running"
     received_bytes: int = 0
     error: str | None = None
+    cause: str | None = None
     installed_id: str | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False, compare=False)
 
@@ -75,6 +77,7 @@ class Download:
             received_bytes=self.received_bytes,
             total_bytes=self.total_bytes,
             error=self.error,
+            cause="no-network" if self.cause == "no-network" else None,
             catalog_id=self.catalog_id,
             model_id=self.installed_id,
         )
@@ -164,7 +167,7 @@ class DownloadManager:
         d = self.get(download_id)
         if d.state == "paused":
             d.state = "running"
-            d.error = None
+            d.error = d.cause = None
             await asyncio.to_thread(self._save, d)
             self._run(d)
         return d
@@ -231,7 +234,7 @@ class DownloadManager:
         except asyncio.CancelledError:
             raise
         except DownloadFailed as exc:
-            await self._fail(d, str(exc))
+            await self._fail(d, str(exc), exc.cause)
             return
         except OSError as exc:
             await self._fail(d, disk_sentence(exc))
@@ -245,8 +248,8 @@ class DownloadManager:
         self._announce(d)
         self._on_installed()
 
-    async def _fail(self, d: Download, reason: str) -> None:
-        d.state, d.error, d.task = "failed", reason, None
+    async def _fail(self, d: Download, reason: str, cause: str | None = None) -> None:
+        d.state, d.error, d.cause, d.task = "failed", reason, cause, None
         await asyncio.to_thread(self._discard, d)
         log.info("model download %s failed: %s", d.name, reason)
         self._announce(d)
@@ -267,10 +270,14 @@ class DownloadManager:
                 if d.received_bytes > before:
                     stalls = 0
                 stalls += 1
+                if stalls >= RETRIES and (offline := no_network(exc, d.source)):
+                    # said plainly, and the page offers what works without a network
+                    raise DownloadFailed(offline, "no-network") from None
                 if stalls >= RETRIES:
+                    total = human_size(d.total_bytes) if d.total_bytes else "an unknown size"
                     raise DownloadFailed(
-                        f"the connection kept dropping at {d.received_bytes} of "
-                        f"{d.total_bytes or 'unknown'} bytes ({describe_error(exc)})"
+                        f"the connection kept dropping at {human_size(d.received_bytes)} of "
+                        f"{total} ({describe_error(exc)})"
                     ) from None
                 await asyncio.sleep(RETRY_DELAYS[min(stalls - 1, len(RETRY_DELAYS) - 1)])
                 continue
@@ -397,6 +404,7 @@ class DownloadManager:
                 received_bytes=v.received_bytes,
                 total_bytes=v.total_bytes,
                 error=v.error,
+                cause=v.cause,
                 name=v.name,
                 model_id=v.model_id,
             )

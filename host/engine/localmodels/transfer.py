@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import errno
 import os
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,12 @@ CHUNK = 256 * 1024
 
 
 class DownloadFailed(Exception):
-    """A download cannot go on; the message is the sentence the person reads."""
+    """A download cannot go on; the message is the sentence the person reads, `cause` what the
+    page words itself (contract/llm.py `DownloadCause`)."""
+
+    def __init__(self, message: str, cause: str | None = None) -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 @contextlib.asynccontextmanager
@@ -100,3 +106,23 @@ def disk_sentence(exc: OSError) -> str:
 
 def describe_error(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
+
+
+NO_ROUTE = frozenset({errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN})
+
+
+def no_network(exc: BaseException, source: str) -> str | None:
+    """The plain sentence for a connection that found no network (its host's name did not
+    resolve, or there is no route), else None: a refused or dropped connection is the server's
+    (docs/decisions.md, "A day's work without friction")."""
+    host = urlsplit(source).hostname or source
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, socket.gaierror):
+            return f"no network: {host} could not be reached (its name did not resolve)"
+        if isinstance(cause, OSError) and cause.errno in NO_ROUTE:
+            return f"no network: {host} could not be reached ({cause.strerror or 'no route'})"
+        cause = cause.__cause__ or cause.__context__
+    return None

@@ -52,11 +52,11 @@ class Workspaces:
 
     # ---- host folders --------------------------------------------------------------------------
 
-    async def pick_directory(self) -> str | None:
-        return await self._folders.pick()
+    async def pick_directory(self, file: str | None = None) -> str | None:
+        return await self._folders.pick(file)
 
-    async def list_directory(self, path: str | None) -> DirectoryListing:
-        return await self._folders.listing(path)
+    async def list_directory(self, path: str | None, files: str | None = None) -> DirectoryListing:
+        return await self._folders.listing(path, files)
 
     async def create_directory(self, parent: str, name: str) -> str:
         return await self._folders.create(parent, name)

@@ -12,12 +12,14 @@ export class HostCalls {
     return this.client.kind;
   }
 
-  pickDirectory() {
-    return this.client.call("host.pickDirectory", {});
+  /** The native dialog for a folder, or (`file`: "gguf") for one file of that kind. */
+  pickDirectory(file) {
+    return this.client.call("host.pickDirectory", file ? { file } : {});
   }
 
-  listDirectory(path) {
-    return this.client.call("host.listDirectory", path === undefined ? {} : { path });
+  /** A folder's child folders; with `files` ("gguf") its files of that kind too. */
+  listDirectory(path, files) {
+    return this.client.call("host.listDirectory", { ...(path === undefined ? {} : { path }), ...(files ? { files } : {}) });
   }
 
   createDirectory(path, name) {
@@ -57,8 +59,11 @@ export class HostCalls {
   async exportSession(sessionId) {
     const c = this.client;
     if (c.kind === "bridge" && typeof c.bridge?.download === "function") {
-      await c.bridge.download(c.exportUrl(sessionId, true)); // the native save dialog
-      return { saved: true };
+      // the native save dialog; the desktop answers where it wrote the file
+      const r = (await c.bridge.download(c.exportUrl(sessionId, true))) ?? {};
+      if (r.cancelled) return { saved: false, cancelled: true };
+      if (!r.ok) throw new Error(r.error ?? `HTTP ${r.status ?? "?"}`);
+      return { saved: true, path: r.path ?? null };
     }
     return { response: await c.fetchExport(sessionId, true) };
   }

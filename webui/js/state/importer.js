@@ -53,8 +53,9 @@ export class ImportState {
     return r.ok ? { ok: true, value: r.value.workspace } : r;
   }
 
-  /** Import `file` into the workspace: {ok, value: ImportValue} | {ok: false, error}. */
-  async importFile(file, workspaceId) {
+  /** Import `file` into the workspace (`asCopy`: under new ids, beside the session it would
+   * bring, which is here already): {ok, value: ImportValue} | {ok: false, error}. */
+  async importFile(file, workspaceId, { asCopy = false } = {}) {
     const early = refusal(file);
     if (early) return { ok: false, error: { code: "archive-invalid", message: early } };
     let data;
@@ -63,6 +64,6 @@ export class ImportState {
     } catch (e) {
       return { ok: false, error: { code: "archive-invalid", message: t("import.unreadable", { name: file.name, reason: e.message }) } };
     }
-    return this.call("session.import", { data, workspaceId, fileName: (file.name || "archive.zip").slice(0, 300) });
+    return this.call("session.import", { data, workspaceId, fileName: (file.name || "archive.zip").slice(0, 300), ...(asCopy ? { asCopy: true } : {}) });
   }
 }

@@ -33,7 +33,7 @@ export function downloadLine(d) {
     case "done":
       return t("download.done");
     case "failed":
-      return t("download.failed", { reason: d.error ?? t("download.unknownError") });
+      return d.cause === "no-network" ? t("download.noNetwork") : t("download.failed", { reason: d.error ?? t("download.unknownError") });
     case "cancelled":
       return t("error.cancelled");
     default:
@@ -43,7 +43,7 @@ export function downloadLine(d) {
 
 /** A download's latest state from a `host/model-download` frame (the frame wins). */
 export function mergeDownload(list, frame) {
-  const next = { downloadId: frame.downloadId, name: frame.name ?? frame.downloadId, state: frame.state, receivedBytes: frame.receivedBytes, totalBytes: frame.totalBytes ?? null, error: frame.error ?? null, modelId: frame.modelId ?? null };
+  const next = { downloadId: frame.downloadId, name: frame.name ?? frame.downloadId, state: frame.state, receivedBytes: frame.receivedBytes, totalBytes: frame.totalBytes ?? null, error: frame.error ?? null, cause: frame.cause ?? null, modelId: frame.modelId ?? null };
   const i = list.findIndex((d) => d.downloadId === frame.downloadId);
   if (frame.state === "cancelled") return list.filter((d) => d.downloadId !== frame.downloadId);
   if (i < 0) return [...list, next];

@@ -40,6 +40,7 @@ export class Session extends Emitter {
     this.closed = false;
     this.detached = false;
     this.loadingNewer = false;
+    this.endSeq = -1; // the newest seq seen: live, or held while attached to the tail
   }
 
   get firstSeq() {
@@ -80,6 +81,7 @@ export class Session extends Emitter {
 
   /** A `session/event` frame for this session. */
   acceptLive(ev) {
+    if (ev.seq > this.endSeq) this.endSeq = ev.seq; // the session's end, held or not (views/session-rail.js)
     if (this.closed || this.detached) return;
     if (this.buffering) {
       this.buffer.push(ev);
@@ -120,6 +122,7 @@ export class Session extends Emitter {
   }
 
   append(ev) {
+    if (ev.seq > this.endSeq) this.endSeq = ev.seq;
     this.events.push(ev);
     this.fold.apply(ev);
   }
@@ -127,6 +130,7 @@ export class Session extends Emitter {
   /** Fold the held run again; `cause` "older" = only an older page was prepended (the view may
    * keep the rows it shows). */
   refold(cause = "other") {
+    this.endSeq = Math.max(this.endSeq, this.lastSeq);
     this.resetCause = cause;
     this.fold.reset();
     this.fold.applyAll(this.events);

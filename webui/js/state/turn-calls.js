@@ -38,8 +38,14 @@ export class TurnCalls {
     return this.client.call("command.execute", { sessionId, line });
   }
 
-  search(query) {
-    return this.client.call("session.search", { query: query.slice(0, 500) });
+  /** Every matching message across sessions, newest first; `cursor` asks for the next page. */
+  search(query, cursor) {
+    return this.client.call("session.search", { query: query.slice(0, 500), ...(cursor ? { cursor } : {}) });
+  }
+
+  /** One session's matching messages in reading order, with their `total` ("n of N"). */
+  searchSession(sessionId, query, cursor) {
+    return this.client.call("session.search", { query: query.slice(0, 500), sessionId, ...(cursor ? { cursor } : {}) });
   }
 
   /** An attachment's bytes, fetched once: {url (blob:), data (base64), mediaType, name}; rejects when unavailable. */

@@ -2,6 +2,8 @@
 // it needs (state/turn-calls.js, config-calls.js, host-calls.js), never the client
 // (docs/architecture.md, "Clients"). Split from App's constructor so app.js stays readable.
 
+import { FindBar } from "./find-bar.js";
+import { SessionRail } from "./session-rail.js";
 import { Catalogues } from "../state/catalogue.js";
 import { sentTexts } from "../state/recall.js";
 import { ArchivedNote } from "./archived-note.js";
@@ -52,7 +54,7 @@ export function buildViews(app) {
     openSettings: () => app.settings.open(),
   });
   app.providers = new ProviderState({ config, status: app.status, changed: () => app.renderModelNotes() });
-  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), remotes: app.remotes, worktreeSpace: () => app.worktrees.spaceUsed() });
+  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), pickFile: () => app.actions.picker.chooseFile("gguf"), remotes: app.remotes, worktreeSpace: () => app.worktrees.spaceUsed() });
   app.secretPrompt = new SecretPrompt({ remotes: app.remotes });
   app.onboarding = new OnboardingNotice($("banners"), { config, openSettings: () => app.settings.open() });
   app.configNotice = new ConfigFileNotice($("banners"), { config, toast });
@@ -74,7 +76,7 @@ export function buildViews(app) {
     workspaces: app.workspaces,
     turns,
     toast,
-    openSession: (id, atSeq) => app.open(id, atSeq),
+    openSession: (id, atSeq, query) => app.open(id, atSeq, query),
     newSession: () => app.newSession(),
     newSessionIn: (wid) => app.newSession(wid),
     openFolder: () => a.openFolder(),
@@ -122,6 +124,8 @@ export function buildViews(app) {
     cwdOf: (sid) => app.manager.summaries.get(sid)?.cwd ?? null,
     openSession: (id) => app.open(id),
   });
+  app.rail = new SessionRail(document.querySelector(".log-wrap"), app.conversation);
+  app.findBar = new FindBar(document.querySelector(".log-wrap"), { turns, conversation: app.conversation, sessionId: () => app.manager.activeId, focusAway: () => app.composer.focus() });
   app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus(), addRule: (rule) => app.config.addRule(rule) });
   app.cards.openSession = (id) => app.open(id);
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });

@@ -3,6 +3,8 @@
 
 import { lastSession } from "../state/last-session.js";
 import { installShortcuts } from "./keyboard.js";
+import { installDialogFocus } from "./dialog-focus.js";
+import { ShortcutsSheet } from "./shortcuts-sheet.js";
 import { onLanguage, t } from "../i18n/i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -104,7 +106,19 @@ export function wireApp(app) {
     },
     cancelTurn: () => app.running() && app.stop({ escape: true }),
     closeSidebar: () => app.toggleSidebar(false),
+    findInSession: () => {
+      if (!app.manager.activeId) return false;
+      app.findBar.show();
+      return true;
+    },
+    toStart: () => !!app.manager.active && (app.conversation.toStart(), true),
+    toEnd: () => !!app.manager.active && (app.conversation.jumpToLatest(), true),
+    showShortcuts: () => sheet().open(),
   });
+  let shortcuts = null; // built on first use
+  const sheet = () => (shortcuts ??= new ShortcutsSheet());
+  $("open-shortcuts").addEventListener("click", () => sheet().open());
+  installDialogFocus(() => app.composer.focus());
   onLanguage(() => relabel(app));
   $("open-settings").addEventListener("click", () => app.settings.open());
   $("import-archive").addEventListener("click", () => app.importer.choose());

@@ -56,10 +56,11 @@ export class App {
   // ---- sessions ---------------------------------------------------------------------------
 
   /** Show a session; with `atSeq` (a search hit), scrolled to and marking that message. */
-  open(sessionId, atSeq) {
+  open(sessionId, atSeq, query) {
     this.toggleSidebar(false);
     const s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
     if (atSeq !== undefined) this.conversation.reveal(atSeq);
+    if (query) this.findBar.show(query, atSeq); // "n of N" of that search in this session
     return s;
   }
 
@@ -137,6 +138,8 @@ export class App {
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
     if (sid) rememberSession(sid);
     this.conversation.setSession(session);
+    this.findBar.sessionChanged(sid);
+    this.rail.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);
     this.conversation.jumpToLatest();
@@ -165,7 +168,8 @@ export class App {
         if (kind) this.status.setProblem(kind, true, item.reason.error?.details?.model ?? "");
       }
       if (item?.kind === "turn-end" && item.reason?.kind === "completed") this.status.setProblem("model-unavailable", false);
-      if (item?.kind === "turn-end") this.topbar.git.refresh(); // the turn may have changed files
+      // a turn may have changed files, a revert or restore put them back
+      if (item?.kind === "turn-end" || item?.kind === "restored") this.topbar.git.refresh();
       if (item?.kind === "turn-end" || item?.kind === "restored") this.changes.refresh();
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
@@ -175,7 +179,10 @@ export class App {
     const m = this.manager;
     const s = m.active;
     if (!s) return false;
-    return !!m.summaries.get(s.sessionId)?.running || s.fold.activeTurn !== null;
+    if (m.summaries.get(s.sessionId)?.running) return true;
+    // a detached page (a search hit far up) may end inside a turn long finished: only the
+    // host's word counts then (docs/decisions.md, "A day's work without friction")
+    return !s.detached && s.fold.activeTurn !== null;
   }
 
   // ---- actions ----------------------------------------------------------------------------
@@ -199,12 +206,21 @@ export class App {
     return retryTurn(this, turnEnd, btn);
   }
 
+  /** Export a session and say where the file went: the path, with "Show in folder" where the
+   * host can open one (the window), else the file's name in the browser's downloads. */
   async exportSession(sessionId) {
+    let saved;
     try {
-      await downloadExport(this.host, sessionId);
+      saved = await downloadExport(this.host, sessionId);
     } catch (e) {
       this.status.toast(t("export.failed", { reason: e.message }));
+      return;
     }
+    if (saved.cancelled) return;
+    if (!saved.path) return this.status.toast(t("export.downloaded", { name: saved.name }), "info");
+    const folder = saved.path.replace(/[\\/][^\\/]*$/, "") || "/";
+    const show = this.canOpenPath() ? { label: t("export.showInFolder"), testid: "export-show-folder", run: () => this.actions.reveal(folder) } : null;
+    this.status.toast(t("export.savedTo", { path: saved.path }), "info", show);
   }
 
   checkProvider() {
@@ -271,7 +287,7 @@ export class App {
     const live = { preset: preset && this.presets.name(preset), instructions: s?.projections.get("instructions")?.value ?? null, plan: !!s?.projections.get("plan")?.value?.active, permissions: s?.projections.get("permissions")?.value };
     const child = subagentOf(m, s?.sessionId);
     const subagentLine = child ? parentLine(m, child, (id) => this.open(id)) : null;
-    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, context, jobs, jobsOpen: this.jobsOpen, subagentLine });
+    this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, chatOnly: this.chatOnly(s, preset), context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.changes.set(s?.sessionId ?? null);
     this.topbar.updateChanges(this.changes.count, this.changesOpen && !!s);
@@ -313,12 +329,21 @@ export class App {
     this.archivedNote.set(sid, !!sid && this.workspaces.isArchived(sid));
   }
 
+  /** Whether nothing can run in session `s`: its model cannot use tools, or it runs the
+   * shipped Chat preset (no tools at all). */
+  chatOnly(s, preset) {
+    if (!s) return false;
+    const provider = this.modelPicker.value?.current?.provider ?? this.providers.defaultSelection?.provider;
+    return !!this.providers.chatOnly(provider) || preset === "chat";
+  }
+
   /** Name the model new sessions start on (welcome, notice) and say when the model the composer
    * sends to is chat-only. */
   renderModelNotes() {
     const s = this.manager.active;
     const provider = (s && this.modelPicker.value?.current?.provider) || this.providers.defaultSelection?.provider;
     this.composer.setChatOnly(this.providers.chatOnly(provider));
+    if (s) this.renderHeader(); // the shield says "Chat only" while the model cannot act
     this.onboarding.setStartsOn(this.providers.startsOn());
     this.onboarding.setMode(this.providers.newSessionMode);
     if (!s) this.renderEmpty(s);

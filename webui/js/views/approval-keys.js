@@ -22,6 +22,49 @@ let lastTyped = -Infinity; // performance.now() of the last key pressed in the m
 document.addEventListener("keydown", (e) => e.target?.id === "composer-input" && (lastTyped = performance.now()), true);
 document.addEventListener("keydown", answerNewestWithAlt);
 
+// Stray answer keys: Y, A or N typed (once or again and again) into an empty message box while
+// an approval waits (the person answered before the card had the focus, or before it was armed)
+// are not a draft. They
+// never keep the card from taking the focus, and once the card is answered by a key they leave
+// the box; a letter that is anything else, or an edit, makes them the person's text again
+// (docs/decisions.md, "A day's work without friction").
+let stray = "";
+let strayNext = null;
+const isAnswerKey = (key) => key.length === 1 && Object.values(APPROVAL_KEYS).includes(key.toLowerCase());
+/** `key` after what the box holds is still only one answer key pressed again and again. */
+const strayAfter = (value, key) => isAnswerKey(key) && value === stray && (!stray || stray[0].toLowerCase() === key.toLowerCase());
+const cardWaiting = () => !!document.querySelector("#pending-cards .approval-card button[data-outcome]:not(:disabled)");
+document.addEventListener(
+  "keydown",
+  (e) => {
+    const box = e.target;
+    if (box?.id !== "composer-input") return;
+    if (!box.value) stray = "";
+    const plain = !e.ctrlKey && !e.metaKey && !e.altKey && !e.isComposing;
+    strayNext = plain && strayAfter(box.value, e.key) && cardWaiting() && box.selectionStart === box.value.length ? box.value + e.key : null;
+  },
+  true,
+);
+document.addEventListener(
+  "input",
+  (e) => {
+    const box = e.target;
+    if (box?.id !== "composer-input") return;
+    stray = strayNext !== null && box.value === strayNext ? strayNext : box.value === stray ? stray : "";
+    strayNext = null;
+  },
+  true,
+);
+
+/** The card was answered by a key: the stray letters meant for it leave the message box. */
+function dropStray() {
+  const box = document.getElementById("composer-input");
+  if (!box || !stray || box.value !== stray) return;
+  stray = "";
+  box.value = "";
+  box.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
 /** The key's label inside a button. */
 export function keyHint(outcome) {
   const key = APPROVAL_KEYS[outcome];
@@ -74,6 +117,7 @@ export function installApprovalKeys(card, buttons) {
     if (!button || button.disabled) return;
     e.preventDefault();
     button.click();
+    dropStray();
   });
 }
 
@@ -95,6 +139,8 @@ function typeIntoComposer(text) {
   const box = document.getElementById("composer-input");
   if (!box || box.disabled) return;
   box.focus();
+  if (!box.value) stray = "";
+  strayNext = strayAfter(box.value, text) && box.selectionStart === box.value.length ? box.value + text : null;
   box.setRangeText(text, box.selectionStart, box.selectionEnd, "end");
   box.dispatchEvent(new Event("input", { bubbles: true }));
   lastTyped = performance.now();
@@ -107,7 +153,7 @@ function editable(el) {
 /** Whether the message box holds unsent text (then cards never take the focus from it). */
 export function hasDraft() {
   const box = document.getElementById("composer-input");
-  return !!box?.value.trim() && !box.dataset.sending;
+  return !!box?.value.trim() && box.value !== stray && !box.dataset.sending;
 }
 
 /** Whether a new card may take the focus: nothing typed is in the way. */

@@ -13,7 +13,7 @@ import { h, icon, clear } from "./dom.js";
 import { renderRow, updateRow } from "./rows.js";
 import { appendLive } from "./transcript-stream.js";
 import { WindowFill, shiftKept } from "./transcript-fill.js";
-import { revealHit } from "./transcript-hit.js";
+import { revealHit, revealStart } from "./transcript-hit.js";
 import { t } from "../i18n/i18n.js";
 
 const PAGE = 40;
@@ -316,6 +316,16 @@ export class ConversationView {
   /** Scroll to the row showing event `seq` (a search hit) and mark it (transcript-hit.js). */
   reveal(seq) {
     return revealHit(this, seq);
+  }
+
+  /** The row of event `seq` at the top of the view, unmarked (the session rail). */
+  showSeq(seq) {
+    return revealHit(this, seq, { mark: false });
+  }
+
+  /** The session's first message (Ctrl+Home), paged in however far up it is. */
+  toStart() {
+    return revealStart(this);
   }
 
   markHit(node) {

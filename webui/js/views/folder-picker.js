@@ -1,5 +1,6 @@
 // "Open folder…": the host's native folder dialog in the desktop window (host.pickDirectory), an
-// in-page folder browser in a browser tab (host.listDirectory / host.createDirectory). A host
+// in-page folder browser in a browser tab (host.listDirectory / host.createDirectory). The same
+// picker chooses one file of a kind (a GGUF model for Settings: `chooseFile("gguf")`). A host
 // serves exactly one of the two and names the one it serves in directory-picker-unavailable, so
 // the picker starts with the likely one (native in the window) and switches once when told.
 
@@ -23,19 +24,39 @@ export class FolderPicker {
   }
 
   /** Ask the user for a folder; resolves to its absolute path, or null when they cancel. */
-  async choose() {
+  choose() {
+    return this.ask(null);
+  }
+
+  /** Ask for one file of a kind ("gguf": a model) on the host: the window's file dialog, or the
+   * in-page browser listing that kind's files beside the folders; its path, or null. */
+  chooseFile(kind) {
+    return this.ask(kind);
+  }
+
+  async ask(fileKind) {
+    this.fileKind = fileKind;
+    this.relabel();
     for (let attempt = 0; attempt < 2; attempt++) {
       if (this.mode === "native") {
-        const r = await this.ctx.host.pickDirectory();
+        const r = await this.ctx.host.pickDirectory(fileKind ?? undefined);
         if (r.ok) return r.value.path ?? null;
         if (!this.switchOn(r.error)) return this.fail(r.error);
       } else {
-        const r = await this.ctx.host.listDirectory();
+        const r = await this.ctx.host.listDirectory(undefined, fileKind ?? undefined);
         if (r.ok) return this.browse(r.value);
         if (!this.switchOn(r.error)) return this.fail(r.error);
       }
     }
     return null;
+  }
+
+  /** The dialog's words for what is asked: a folder to open, or a file to add. */
+  relabel() {
+    this.titleEl.textContent = this.fileKind ? t("folder.fileTitle") : this.ctx.title ?? t("presets.openFolder");
+    this.openBtn.hidden = !!this.fileKind; // a file is chosen by clicking it
+    this.choiceEl.hidden = !!this.fileKind;
+    this.newFolderBtn.hidden = !!this.fileKind;
   }
 
   /** directory-picker-unavailable names the capability the host does serve: use that one. */
@@ -66,21 +87,21 @@ export class FolderPicker {
     this.pathForm = h("form", { class: "fp-path-form", testid: "folder-path-form" }, this.pathInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-path-go" }, t("folder.go")));
     this.openBtn = h("button", { type: "button", class: "btn btn-primary", testid: "folder-open" }, t("folder.open"));
     const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, t("folder.home"));
-    const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, t("folder.new")));
+    const newFolder = (this.newFolderBtn = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, t("folder.new"))));
     const cancel = h("button", { type: "button", class: "btn", testid: "folder-cancel" }, t("common.cancel"));
     const titleId = this.ctx.testid ? `${this.ctx.testid}-title` : "fp-title";
     const close = h("button", { type: "button", class: "btn btn-icon", "aria-label": t("common.close") }, icon("x"));
     this.el = h(
       "dialog",
       { class: "dialog folder-dialog", testid: this.ctx.testid ?? "folder-dialog", "aria-labelledby": titleId },
-      h("header", { class: "dialog-head" }, h("h2", { id: titleId, testid: "folder-title" }, this.ctx.title ?? t("presets.openFolder")), close),
+      h("header", { class: "dialog-head" }, (this.titleEl = h("h2", { id: titleId, testid: "folder-title" }, this.ctx.title ?? t("presets.openFolder"))), close),
       h("div", { class: "fp-bar" }, this.crumbs),
       this.pathForm,
       h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, t("folder.showHidden"))),
       this.newForm,
       this.entries,
       this.note,
-      h("footer", { class: "dialog-foot" }, h("span", { class: "fp-choice" }, tNodes("folder.choice", { path: this.choosePath })), h("div", { class: "row-actions" }, cancel, this.openBtn)),
+      h("footer", { class: "dialog-foot" }, (this.choiceEl = h("span", { class: "fp-choice" }, tNodes("folder.choice", { path: this.choosePath }))), h("div", { class: "row-actions" }, cancel, this.openBtn)),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.finish(null));
@@ -141,7 +162,7 @@ export class FolderPicker {
 
   async step(path) {
     const seq = ++this.seq;
-    const r = await this.ctx.host.listDirectory(path);
+    const r = await this.ctx.host.listDirectory(path, this.fileKind ?? undefined);
     if (seq !== this.seq) return;
     if (!r.ok) {
       this.note.textContent = r.error.message || describeError(r.error);
@@ -194,8 +215,15 @@ export class FolderPicker {
       b.addEventListener("click", () => this.go(e.path));
       this.entries.append(h("li", {}, b));
     }
+    // asked for a file: the folder's files of that kind, chosen with a click
+    const files = this.fileKind ? (listing.files ?? []).filter((e) => this.showHidden || !e.hidden) : [];
+    for (const e of files) {
+      const b = h("button", { type: "button", class: "fp-entry fp-file", testid: "folder-file", dataset: { path: e.path }, title: e.path }, icon("file"), h("span", { translate: "no" }, e.name));
+      b.addEventListener("click", () => this.finish(e.path));
+      this.entries.append(h("li", {}, b));
+    }
     const hiddenCount = listing.entries.length - rows.length;
-    if (!rows.length) this.entries.append(h("li", { class: "fp-empty", testid: "folder-empty" }, hiddenCount ? t("folder.emptyHidden", { count: hiddenCount }) : t("folder.empty")));
+    if (!rows.length && !files.length) this.entries.append(h("li", { class: "fp-empty", testid: "folder-empty" }, hiddenCount ? t("folder.emptyHidden", { count: hiddenCount }) : this.fileKind ? t("folder.noFiles") : t("folder.empty")));
     if (listing.truncated) this.entries.append(h("li", { class: "fp-empty", testid: "folder-truncated" }, t("folder.truncated")));
   }
 }

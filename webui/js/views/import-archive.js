@@ -7,7 +7,7 @@ import { h, tNodes } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { isArchive, refusal } from "../state/importer.js";
 import { recentWorkspaces } from "../state/workspaces.js";
-import { shortenPath } from "../state/session-list.js";
+import { displayTitle, shortenPath } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
 import { t } from "../i18n/i18n.js";
 
@@ -78,7 +78,14 @@ export class ImportArchive {
     try {
       const workspace = await this.target(file);
       if (!workspace) return;
-      const r = await this.state.importFile(file, workspace.workspaceId);
+      let r = await this.state.importFile(file, workspace.workspaceId);
+      if (!r.ok && r.error.code === "session-exists") {
+        // already here: open that one, or bring the archive in again under new ids
+        const choice = await this.alreadyHere(file, r.error.details?.sessionId);
+        if (choice === "open") return this.ctx.open(r.error.details.sessionId);
+        if (choice !== "copy") return;
+        r = await this.state.importFile(file, workspace.workspaceId, { asCopy: true });
+      }
       if (!r.ok) return this.ctx.toast(t("import.failed", { name: file.name, reason: r.error.message || describeError(r.error) }));
       // `host/session-added` carries no title: read the list again so the sidebar and the header
       // show the imported title as stored, not "Untitled session"
@@ -89,6 +96,22 @@ export class ImportArchive {
     } finally {
       this.busy = false;
     }
+  }
+
+  /** The archive's session is here already (`session-exists`): "open" it, import a "copy",
+   * or null (Cancel). */
+  alreadyHere(file, sessionId) {
+    const summary = sessionId ? this.ctx.manager.summaries.get(sessionId) : null;
+    const title = summary ? h("strong", { testid: "import-existing", translate: summary.title || summary.provisionalTitle ? "no" : undefined }, displayTitle(summary)) : null;
+    return confirm({
+      testid: "import-exists",
+      title: t("import.exists.title", { name: file.name }),
+      body: [h("p", {}, title ? tNodes("import.exists.named", { title }) : t("import.exists.body")), h("p", { class: "hint" }, t("import.exists.hint"))],
+      actions: [
+        ...(sessionId ? [{ label: t("import.exists.open"), value: "open", testid: "import-exists-open" }] : []),
+        { label: t("import.exists.copy"), value: "copy", tone: "primary", testid: "import-exists-copy" },
+      ],
+    });
   }
 
   /** Ask where the archive goes: the current workspace (Import) or a folder chosen now. */

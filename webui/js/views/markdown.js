@@ -39,11 +39,27 @@ hljs.configure({ ignoreUnescapedHTML: true });
 
 const escapeHtml = (s) => s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
 
+/** Small models write "1. 1. Boil water" (a list item holding nothing but a one-item list: two
+ * numbers for one step) and empty items and fences; a person reads each step once and sees no
+ * empty box (docs/decisions.md, "A day's work without friction"). */
+function tidyList(token) {
+  if (token.type !== "list") return;
+  token.items = token.items
+    .map((item) => {
+      const only = item.tokens?.length === 1 ? item.tokens[0] : null;
+      if (only?.type === "list" && only.items.length === 1) return { ...only.items[0], loose: item.loose };
+      return item;
+    })
+    .filter((item) => item.task || (item.tokens ?? []).some((x) => x.type !== "space"));
+}
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
+  walkTokens: tidyList,
   renderer: {
     code({ text, lang }) {
+      if (!String(text ?? "").trim()) return ""; // an empty fence shows no empty box
       const language = (lang ?? "").trim().split(/\s+/)[0].toLowerCase();
       let body;
       if (language && hljs.getLanguage(language)) {

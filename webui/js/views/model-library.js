@@ -10,7 +10,8 @@ import { catalogueWords } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
 
 export class ModelLibrary {
-  /** ctx: {call(method, payload), say(text, tone), onChanged(), servers() , lookForServers()} */
+  /** ctx: {call(method, payload), say(text, tone), onChanged(), servers(), lookForServers(),
+   *        pickFile()} — pickFile: a GGUF file chosen on this machine (its path, or null) */
   constructor(ctx) {
     this.ctx = ctx;
     this.value = null;
@@ -40,7 +41,7 @@ export class ModelLibrary {
       this.ctx.say(t("library.installed", { name: d?.name ?? t("library.theModel") }), "ok");
       return this.load().then(() => this.ctx.onChanged());
     }
-    if (frame.state === "failed") this.ctx.say(t("library.failed", { name: d?.name ?? t("library.aDownload"), reason: frame.error ?? t("download.unknownError") }), "error");
+    if (frame.state === "failed") this.ctx.say(t("library.failed", { name: d?.name ?? t("library.aDownload"), reason: frame.cause === "no-network" ? t("download.noNetwork") : frame.error ?? t("download.unknownError") }), "error");
     if (row && d && row.dataset.state === d.state) return fillProgress(row, d);
     this.render();
   }
@@ -118,15 +119,60 @@ export class ModelLibrary {
   }
 
   downloadRow(d) {
-    const row = h("li", { class: "library-row", testid: "download", dataset: { downloadId: d.downloadId, state: d.state } });
+    const row = h("li", { class: "library-row", testid: "download", dataset: { downloadId: d.downloadId, state: d.state, cause: d.cause ?? "" } });
     const bar = h("progress", { class: "library-progress", testid: "download-progress", max: "100", value: "0", "aria-label": t("library.downloadOf", { name: d.name }) });
-    const line = h("span", { class: "muted", testid: "download-line" });
+    const line = h("span", { class: "muted", testid: "download-line", title: d.cause ? d.error ?? "" : undefined });
     const actions = h("div", { class: "row-actions" });
     if (d.state === "running") actions.append(this.action(t("library.pause"), "download-pause", "llm.pauseDownload", d));
     if (d.state === "paused") actions.append(this.action(t("library.resume"), "download-resume", "llm.resumeDownload", d));
     actions.append(this.action(["done", "failed"].includes(d.state) ? t("common.dismiss") : t("common.cancel"), "download-cancel", "llm.cancelDownload", d));
-    row.append(h("div", { class: "library-main" }, h("strong", { translate: "no" }, d.name), bar, line), actions);
+    const offline = d.state === "failed" && d.cause === "no-network" ? this.offlineChoices() : null;
+    row.append(h("div", { class: "library-main" }, h("strong", { translate: "no" }, d.name), offline ? null : bar, line, offline), actions);
     return fillProgress(row, d);
+  }
+
+  /** No network: what works without one, a GGUF file on this machine, a model server running
+   * on it, or any GGUF by its address (docs/decisions.md, "A day's work without friction"). */
+  offlineChoices() {
+    const file = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "offline-add-file" }, t("library.addFile"));
+    file.addEventListener("click", () => this.addFile(file));
+    const servers = this.ctx.servers().filter((s) => !s.profileId);
+    const look = h("button", { type: "button", class: "btn btn-small", testid: "offline-look" }, t("library.look"));
+    look.addEventListener("click", async () => {
+      look.disabled = true;
+      look.textContent = t("library.looking");
+      await this.ctx.lookForServers();
+      this.render();
+      const found = this.ctx.servers().filter((s) => !s.profileId).length;
+      this.ctx.say(found ? t("library.offlineFound", { count: found }) : t("library.noServers"), found ? "ok" : "info");
+    });
+    const uses = servers.map((server) => {
+      const use = h("button", { type: "button", class: "btn btn-small", testid: "offline-use-server" }, t("library.useServer", { name: server.name }));
+      use.addEventListener("click", () => this.useServer(server, use));
+      return use;
+    });
+    const anyGguf = h("button", { type: "button", class: "link", testid: "offline-any-gguf" }, t("library.offlineAnyLink"));
+    anyGguf.addEventListener("click", () => {
+      const form = this.el.querySelector("[data-testid=library-add-form]");
+      form?.scrollIntoView({ block: "center" });
+      form?.querySelector("input")?.focus();
+    });
+    return h(
+      "div",
+      { class: "library-offline", testid: "download-offline" },
+      h("p", {}, t("library.offlineLead")),
+      h("div", { class: "row-actions" }, file, ...uses, look),
+      h("p", { class: "hint" }, tNodes("library.offlineAny", { link: anyGguf })),
+    );
+  }
+
+  /** Add a GGUF file from this machine: the window's file dialog, or the in-page browser. */
+  async addFile(button) {
+    const path = await this.ctx.pickFile?.();
+    if (!path) return;
+    const url = sourceFor(path);
+    if (!url) return this.ctx.say(t("library.addBad"), "error");
+    await this.start({ url }, button);
   }
 
   action(label, testid, method, d) {
@@ -166,7 +212,16 @@ export class ModelLibrary {
       if (sha.value.trim()) payload.sha256 = sha.value.trim();
       this.start(payload, add);
     });
-    return h("div", { class: "library-add", testid: "library-add-form" }, h("h4", {}, t("library.addHead")), h("div", { class: "row-actions" }, input, sha, add));
+    // a file on this machine, picked as files are: no path to type
+    const pick = h("button", { type: "button", class: "btn btn-small", testid: "library-add-file" }, icon("folder-open"), h("span", { class: "btn-label" }, t("library.addFile")));
+    pick.addEventListener("click", () => this.addFile(pick));
+    return h(
+      "div",
+      { class: "library-add", testid: "library-add-form" },
+      h("h4", {}, t("library.addHead")),
+      h("div", { class: "row-actions" }, pick, h("span", { class: "muted" }, t("library.orAddress"))),
+      h("div", { class: "row-actions" }, input, sha, add),
+    );
   }
 
   async start(payload, button) {
@@ -191,9 +246,10 @@ export async function addServerProfile(call, server) {
 }
 
 function fillProgress(row, d) {
-  const bar = row.querySelector("progress");
+  const bar = row.querySelector("progress"); // none on a row that found no network
   const pct = d.totalBytes ? Math.min(100, (100 * d.receivedBytes) / d.totalBytes) : 0;
-  if (d.state === "verifying" || d.state === "done") bar.value = 100;
+  if (!bar);
+  else if (d.state === "verifying" || d.state === "done") bar.value = 100;
   else if (d.totalBytes) bar.value = pct;
   else bar.removeAttribute("value"); // no size known: an indeterminate bar
   row.querySelector("[data-testid=download-line]").textContent = downloadLine(d);

@@ -64,10 +64,24 @@ export class OnboardingNotice {
     }
     const view = describe ? describe.namespaces.find((n) => n.ns === "ui-onboarding") : null;
     this.revision = view?.revision ?? null;
-    this.el.hidden = !view || view.value?.welcomeNoticeVersion === NOTICE_VERSION;
+    this.due = !!view && view.value?.welcomeNoticeVersion !== NOTICE_VERSION;
+    this.show();
+  }
+
+  /** The welcome page (no session open) says the same in its own words: the notice waits for
+   * the first session, where the shield it explains is (docs/decisions.md, "A day's work
+   * without friction"). */
+  setWelcomeShown(shown) {
+    this.onWelcome = shown;
+    this.show();
+  }
+
+  show() {
+    this.el.hidden = !this.due || !!this.onWelcome;
   }
 
   async acknowledge() {
+    this.due = false;
     this.el.hidden = true;
     const ops = [{ op: "set", path: ["welcomeNoticeVersion"], value: NOTICE_VERSION }];
     const payload = { ns: "ui-onboarding", ops, ...(this.revision !== null ? { expectedRevision: this.revision } : {}) };

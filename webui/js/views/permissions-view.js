@@ -57,21 +57,26 @@ export class PermissionsView {
     document.body.append(this.dialog);
   }
 
-  /** The active session and its `permissions` projection value (null: none known yet). */
-  update(sessionId, value) {
+  /** The active session and its `permissions` projection value (null: none known yet);
+   * `chatOnly`: its model (or preset) has no tools, so nothing runs whatever the mode: the
+   * badge says that, not a mode that promises edits and commands (docs/decisions.md, "A day's
+   * work without friction"). */
+  update(sessionId, value, chatOnly = false) {
     if (sessionId !== this.sessionId) this.confirming = false;
     this.sessionId = sessionId;
     this.value = value ?? null;
+    this.chatOnly = chatOnly;
     this.button.hidden = !sessionId || !this.value;
     if (!this.value) return;
     const rules = this.value.rules ?? [];
-    const badge = badgeText(this.value) || this.title(this.value.currentValue);
-    const name = this.title(this.value.currentValue);
+    const badge = chatOnly ? t("badge.chatOnly") : badgeText(this.value) || this.title(this.value.currentValue);
+    const name = chatOnly ? t("badge.chatOnlyName") : this.title(this.value.currentValue);
     const cut = badge.startsWith(name) ? name.length : badge.indexOf(" — ");
     this.modeName.textContent = cut > 0 ? badge.slice(0, cut) : badge;
     this.rest.textContent = `${cut > 0 ? badge.slice(cut) : ""}${rules.length ? t("perm.rulesCount", { count: rules.length }) : ""}`;
     this.button.title = t("perm.buttonTitle", { badge });
     this.button.dataset.mode = this.value.currentValue;
+    this.button.dataset.chatOnly = String(chatOnly);
     if (this.dialog.open) this.render();
   }
 
@@ -87,6 +92,8 @@ export class PermissionsView {
   render() {
     const v = this.value ?? { rules: [], options: [] };
     clear(this.summary).append(h("strong", {}, badgeText(v) || this.title(v.currentValue)));
+    // a model without tools: the mode is what will apply once the session has one that acts
+    if (this.chatOnly) this.summary.prepend(h("span", { class: "perm-chat-only", testid: "permission-chat-only", role: "note" }, t("perm.chatOnly")));
     this.renderModes(v);
     this.renderConfirm(v);
     const sandboxed = v.currentValue !== FULL && v.sandbox?.kind && v.sandbox.kind !== "none";

@@ -23,31 +23,36 @@ export function choiceHint(ns, name, c) {
 let seq = 0;
 
 /** The scalar fields of `view` as `{el, name, read()}`; `only` limits and orders them. */
-export function scalarFields(view, only = null) {
+export function scalarFields(view, only = null, known = {}) {
   const fields = fieldsOf(view.schema).filter((f) => isScalar(f.schema));
   const picked = only ? only.map((n) => fields.find((f) => f.name === n)).filter(Boolean) : fields;
-  return picked.map((f) => scalarField(view.ns, f.name, f.schema, view.value?.[f.name]));
+  return picked.map((f) => scalarField(view.ns, f.name, f.schema, view.value?.[f.name], known[f.name] ?? null));
 }
 
 export function isScalar(schema) {
   return ["string", "integer", "number", "boolean"].includes(schema?.type) || choicesOf(schema).length > 0;
 }
 
-export function scalarField(ns, name, schema, value) {
+/** `known`: the choices when they are not in the schema but exist on the host (a free-text
+ * field whose values are the agent presets, say), as `{value, title, description, own}` already
+ * in the page's language (`own`: the person's words, not translated). */
+export function scalarField(ns, name, schema, value, known = null) {
   const id = `set-${ns}-${name}-${++seq}`;
   const label = tOr(`setting.${ns}.${name}`, fieldLabel(name, schema));
   const hint = schema.description ? h("p", { class: "hint", id: `${id}-hint` }, tOr(`setting.${ns}.${name}.hint`, schema.description)) : null;
   const described = hint ? `${id}-hint` : undefined;
-  const choices = choicesOf(schema);
+  const choices = known ?? choicesOf(schema);
   const testid = `setting-${ns}-${name}`;
-  if (choices.length && choices.some((c) => c.description)) {
+  if (choices.length && (known || choices.some((c) => c.description))) {
     const inputs = choices.map((c) => h("input", { type: "radio", name: id, value: c.value, checked: c.value === value, testid: `${testid}-${c.value}` }));
+    const title = (c) => (known ? c.title : choiceTitle(ns, name, c));
+    const text = (c) => (known ? c.description : choiceHint(ns, name, c));
     const el = h(
       "fieldset",
       { class: "field choice-field", testid },
       h("legend", {}, label),
       hint,
-      choices.map((c, i) => h("label", { class: "choice" }, inputs[i], h("span", { class: "choice-text" }, h("strong", {}, choiceTitle(ns, name, c)), c.description ? h("span", { class: "hint" }, choiceHint(ns, name, c)) : null))),
+      choices.map((c, i) => h("label", { class: "choice" }, inputs[i], h("span", { class: "choice-text" }, h("strong", { translate: c.own ? "no" : undefined }, title(c)), c.description ? h("span", { class: "hint", translate: c.own ? "no" : undefined }, text(c)) : null))),
     );
     return { el, name, read: () => inputs.find((i) => i.checked)?.value ?? value };
   }

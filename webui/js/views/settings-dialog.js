@@ -15,6 +15,7 @@ import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
 import { lspSection, rulesBlock, webSection } from "./settings-reach.js";
+import { presetDescription, presetName } from "../state/host-words.js";
 import { RemoteHostsSection } from "./remote-hosts.js";
 import { setLanguage, t } from "../i18n/i18n.js";
 
@@ -23,7 +24,7 @@ const LABELS = { permission: "settings.section.permission", "agent-presets": "se
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {config, onChanged(), servers(), lookForServers(), remotes? (state/remote-hosts.js)} */
+  /** ctx: {config, onChanged(), servers(), lookForServers(), pickFile(), remotes? (state/remote-hosts.js)} */
   constructor(ctx) {
     this.ctx = ctx;
     this.library = new ModelLibrary({
@@ -32,6 +33,7 @@ export class SettingsDialog {
       onChanged: () => ctx.onChanged(),
       servers: () => ctx.servers?.() ?? [],
       lookForServers: () => ctx.lookForServers?.(),
+      pickFile: () => ctx.pickFile?.() ?? null,
     });
     this.remoteHosts = ctx.remotes ? new RemoteHostsSection({ remotes: ctx.remotes, say: (text, tone) => this.say(text, tone) }) : null;
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
@@ -49,9 +51,10 @@ export class SettingsDialog {
       "dialog",
       { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
       h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, t("sidebar.settings")), close),
-      this.message,
       this.body,
-      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, t("settings.applyAtOnce")), this.mcpBtn, this.docBtn),
+      // what a Save said stands in the footer: a line appearing above the body would move every
+      // button under the pointer (docs/decisions.md, "A day's work without friction")
+      h("footer", { class: "dialog-foot settings-foot" }, this.message, h("p", { class: "hint" }, t("settings.applyAtOnce")), this.mcpBtn, this.docBtn),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());
@@ -100,7 +103,7 @@ export class SettingsDialog {
   }
 
   async load({ keepUnsaved = false } = {}) {
-    const [s, p, d] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {})]);
+    const [s, p, d, presets] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {}), this.ctx.config.listPresets()]);
     if (!s.ok) {
       clear(this.body);
       this.say(t("settings.notAvailable", { reason: describeError(s.error) }), "error");
@@ -111,6 +114,7 @@ export class SettingsDialog {
     const c = refs.length ? await this.call("credentials.describe", { refs }) : { ok: true, value: { credentials: {} } };
     this.describe = s.value;
     this.providers = p.ok ? p.value.providers : [];
+    this.presets = presets.ok ? presets.value.presets : null;
     const current = d.ok ? this.providers.find((r) => r.provider === d.value.provider) : null;
     if (current && !current.active && !this.shown) this.open_.add(current.provider); // what needs attention
     this.shown = true;
@@ -119,8 +123,12 @@ export class SettingsDialog {
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
     if (keepUnsaved && this.unsaved()) return this.say(t("settings.changedElsewhere")); // edits began meanwhile
+    // a reload after a Save keeps what the person looked at where it was
+    const top = this.body.scrollTop;
     this.render();
+    this.body.scrollTop = top;
     await Promise.all([this.library.load(), this.remoteHosts?.load()]);
+    this.body.scrollTop = top;
   }
 
   render() {
@@ -196,7 +204,7 @@ export class SettingsDialog {
 
   /** A namespace of plain fields (the default permission preset, …) with its own Save. */
   formSection(view) {
-    const fields = scalarFields(view);
+    const fields = scalarFields(view, null, this.knownChoices(view));
     if (!fields.length) return null;
     const id = `set-ns-${view.ns}`;
     const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, t("common.save"));
@@ -226,6 +234,17 @@ export class SettingsDialog {
             : null;
     const rules = view.ns === "permission" ? rulesBlock(view, { write: (m, payload, btn) => this.write(m, payload, btn), editing: (key, on) => (on ? this.editing.add(key) : this.editing.delete(key)) }) : null;
     return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save), rules]);
+  }
+
+  /** Fields whose values are things the host has, offered as a choice of them: the default
+   * agent preset among the presets that exist (`agentPreset.list`), never a free-text box. */
+  knownChoices(view) {
+    if (view.ns !== "agent-presets" || !this.presets) return {};
+    const usable = this.presets.filter((p) => !p.broken);
+    const choices = usable.map((p) => ({ value: p.id, title: presetName(p), description: presetDescription(p), own: p.trust === "user" }));
+    const current = view.value?.default;
+    if (current && !usable.some((p) => p.id === current)) choices.push({ value: current, title: t("settings.presetMissing", { id: current }), description: "" });
+    return { default: choices };
   }
 
   /** A looser default preset waits for the person's confirmation (the form keeps the choice). */

@@ -45,6 +45,7 @@ export class SidebarView {
       this.results,
       h("nav", { class: "session-nav", "aria-label": t("sidebar.sessions") }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
     );
+    this.results.addEventListener("keydown", (e) => this.moveInResults(e));
     let timer = 0;
     this.search.addEventListener("input", () => {
       clearTimeout(timer);
@@ -64,6 +65,17 @@ export class SidebarView {
         }
       }
     });
+  }
+
+  /** ↑/↓ between the results (each message, then "More results"), ↑ from the first back to the box. */
+  moveInResults(e) {
+    if (e.key !== "ArrowDown" && e.key !== "ArrowUp") return;
+    const all = [...this.results.querySelectorAll("button:not([disabled])")];
+    const i = all.indexOf(document.activeElement);
+    if (i < 0) return;
+    e.preventDefault();
+    if (e.key === "ArrowUp" && i === 0) this.search.focus();
+    else all[Math.min(all.length - 1, Math.max(0, i + (e.key === "ArrowDown" ? 1 : -1)))].focus();
   }
 
   focusSearch() {
@@ -97,23 +109,54 @@ export class SidebarView {
       this.results.append(h("p", { class: "list-empty", testid: "search-empty" }, t("sidebar.noResults", { query })));
       return;
     }
-    const ul = h("ul", { class: "result-list", role: "list", "aria-label": t("sidebar.searchResults") });
-    for (const hit of r.value.items) {
-      const summary = this.ctx.manager.summaries.get(hit.sessionId);
+    this.resultList = h("ul", { class: "result-list", role: "list", "aria-label": t("sidebar.searchResults") });
+    this.resultGroups = new Map();
+    this.results.append(this.resultList);
+    this.appendHits(r.value, query, seq);
+  }
+
+  /** Each matching message, under its session's title (a session's hits stay together, in the
+   * order the pages bring them); "More results" asks for the next page (`cursor`). */
+  appendHits(value, query, seq) {
+    this.results.querySelector("[data-testid=search-more]")?.closest("li")?.remove();
+    for (const hit of value.items) {
+      let group = this.resultGroups.get(hit.sessionId);
+      if (!group) {
+        const summary = this.ctx.manager.summaries.get(hit.sessionId);
+        group = h("ul", { class: "result-hits", role: "list" });
+        const title = h("span", { class: "result-title", translate: summary?.title || summary?.provisionalTitle ? "no" : undefined }, displayTitle(summary ?? {}));
+        this.resultList.append(h("li", { class: "result-group", testid: "search-group", dataset: { sessionId: hit.sessionId } }, title, group));
+        this.resultGroups.set(hit.sessionId, group);
+      }
       const btn = h(
         "button",
-        { type: "button", class: "result", testid: "search-result", dataset: { sessionId: hit.sessionId } },
-        h("span", { class: "result-title", translate: summary?.title || summary?.provisionalTitle ? "no" : undefined }, displayTitle(summary ?? {})),
+        { type: "button", class: "result", testid: "search-result", dataset: { sessionId: hit.sessionId, seq: String(hit.seq) } },
         h("span", { class: "snippet", translate: "no" }, highlightRuns(hit.snippet, query).map((run) => (run.match ? h("mark", {}, run.text) : run.text))),
       );
       btn.addEventListener("click", () => {
-        this.ctx.openSession(hit.sessionId, hit.seq); // scrolls to the matching message
+        this.ctx.openSession(hit.sessionId, hit.seq, query); // scrolls to the matching message
         this.clearSearch();
       });
-      ul.append(h("li", {}, btn));
+      group.append(h("li", {}, btn));
     }
-    if (r.value.hasMore) ul.append(h("li", { class: "list-empty" }, t("sidebar.moreResults")));
-    this.results.append(ul);
+    if (value.hasMore && value.cursor) {
+      const more = h("button", { type: "button", class: "btn btn-ghost btn-small search-more", testid: "search-more" }, t("sidebar.moreResults"));
+      more.addEventListener("click", async () => {
+        more.disabled = true;
+        const r = await this.ctx.turns.search(query, value.cursor);
+        if (seq !== this.searchSeq) return;
+        if (!r.ok) {
+          more.disabled = false;
+          this.ctx.toast?.(describeError(r.error));
+          return;
+        }
+        const focusNext = document.activeElement === more;
+        const before = this.resultList.querySelectorAll("[data-testid=search-result]").length;
+        this.appendHits(r.value, query, seq);
+        if (focusNext) this.resultList.querySelectorAll("[data-testid=search-result]")[before]?.focus(); // the keyboard goes on where it was
+      });
+      this.resultList.append(h("li", { class: "result-more" }, more));
+    }
   }
 
   // ---- the grouped list ---------------------------------------------------------------------
@@ -140,7 +183,11 @@ export class SidebarView {
       const itemCtx = this.itemCtx(null, [], true);
       for (const s of archived) this.archivedList.append(sessionItem({ summary: s, children: [], depth: 0 }, itemCtx));
     }
-    if (focusedId) this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`)?.focus();
+    if (focusedId) {
+      const again = this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`);
+      if (again) again.focus();
+      else if (document.activeElement === document.body) this.ctx.focusComposer?.(); // its session is gone: never the body
+    }
   }
 
   group({ workspace, roots }, count) {

@@ -23,6 +23,10 @@ export class StatusView {
     this.problemBanners = h("div", { class: "problem-banners" });
     this.modelBanner = h("div", { class: "banner banner-info", testid: "model-loading", role: "status", hidden: true });
     roots.banners.append(this.connBanner, this.problemBanners, this.modelBanner);
+    // Toasts stand above the message box, never over Send or Stop: the dock's height is the
+    // toasts' floor (docs/decisions.md, "A day's work without friction").
+    const dock = document.querySelector(".dock");
+    if (dock) new ResizeObserver(() => document.documentElement.style.setProperty("--dock-h", `${dock.offsetHeight}px`)).observe(dock);
   }
 
   /** `host/model-status`: a banner while the built-in model loads; gone once it is ready or failed. */

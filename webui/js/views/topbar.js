@@ -46,11 +46,11 @@ export class TopBar {
     );
   }
 
-  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions, context, jobs, jobsOpen, subagentLine = null }) {
+  update({ sessionId, summary, title, running, home, todos, todosOpen, preset, instructions, plan, permissions, chatOnly = false, context, jobs, jobsOpen, subagentLine = null }) {
     this.sessionId = sessionId;
     this.subagent.hidden = !subagentLine;
     setChildren(this.subagent, subagentLine);
-    this.permissions.update(sessionId, permissions);
+    this.permissions.update(sessionId, permissions, chatOnly);
     this.preset.hidden = !sessionId || !preset;
     this.preset.textContent = preset ?? "";
     this.plan.hidden = !sessionId || !plan;

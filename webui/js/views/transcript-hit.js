@@ -29,6 +29,9 @@ function until(session, ok) {
 async function holdAround(view, s, seq) {
   await until(s, () => !s.loading);
   if (s.hasMore && (s.firstSeq ?? 0) > seq) await s.loadAround(seq);
+  // a detached run (an earlier hit far up) that ends above this one: a page around it instead
+  else if (s.detached && seq > s.lastSeq) await s.loadAround(seq);
+  if (s.pulling) await s.pulling; // the page reached the log's end: the tail is joined again
   for (let i = 0; i < MAX_PAGES && s === view.session && s.hasMore && (s.firstSeq ?? 0) > seq; i++) {
     if (s.loadingOlder) await until(s, () => !s.loadingOlder);
     else if (!(await s.loadOlder(messagesToReach(s.events, seq, s.maxMessages))) && s.error) break;
@@ -39,7 +42,7 @@ async function holdAround(view, s, seq) {
  * Scroll `view` to the row showing event `seq` and mark it. Stops following, so the stream does
  * not pull the view away. False when the hit is not in the session (then the tail shows).
  */
-export async function revealHit(view, seq) {
+export async function revealHit(view, seq, { mark = true } = {}) {
   const s = view.session;
   if (!s) return false;
   view.follow = false;
@@ -67,9 +70,43 @@ export async function revealHit(view, seq) {
   view.lastLength = view.items.length;
   const node = view.nodes.get(view.items[idx].id);
   view.follow = false;
-  view.markHit(node);
-  node.scrollIntoView({ block: "center" });
+  if (mark) view.markHit(node);
+  else view.clearHit();
+  node.scrollIntoView({ block: mark ? "center" : "start" });
   view.lastTop = view.scroller.scrollTop;
+  view.updateOlder();
+  view.updateJump();
+  view.fill.soon();
+  return true;
+}
+
+/** Ctrl+Home: the session's first message, however long it is: the page at the log's start is
+ * held (detached from the tail, as a search hit far up is) and the window built from row 0. */
+export async function revealStart(view) {
+  const s = view.session;
+  if (!s) return false;
+  view.follow = false;
+  view.revealing = true;
+  try {
+    await holdAround(view, s, 0);
+  } finally {
+    if (s === view.session) view.revealing = false;
+  }
+  if (s !== view.session || !view.items.length) return false;
+  if (view.frame) cancelAnimationFrame(view.frame);
+  view.frame = 0;
+  view.fill.cancel();
+  view.resetPending = view.needsAppend = false;
+  view.dirty.clear();
+  view.clearHit();
+  clear(view.rows);
+  view.nodes.clear();
+  view.start = view.end = 0;
+  view.renderRange(0, Math.min(view.items.length, HIT_ABOVE + HIT_BELOW), "end");
+  view.lastLength = view.items.length;
+  view.follow = false;
+  view.scroller.scrollTop = 0;
+  view.lastTop = 0;
   view.updateOlder();
   view.updateJump();
   view.fill.soon();

@@ -125,6 +125,7 @@ export function renderEmpty(app, s) {
   if (key) el.dataset.key = key;
   else delete el.dataset.key;
   el.hidden = !content;
+  app.onboarding.setWelcomeShown(!s && !!content);
   conv.classList.toggle("is-empty", !!content);
   if (content) setChildren(el, content);
 }
