@@ -73,6 +73,20 @@ class ApprovalWhy(WireModel):
     """With `leaving`: what "Allow always" would still allow, inside the sandbox only."""
 
 
+RuleTool = Literal["bash", "web_fetch", "mcp"]
+"""What a pattern rule names (docs/decisions.md, "Rules by pattern")."""
+
+
+class RuleSuggestion(WireModel):
+    """On an approval request: the rule "Always allow commands like this" would save, which the
+    person may edit before saving (the host checks it again when it is saved)."""
+
+    tool: RuleTool
+    pattern: str
+    folder: str | None = None
+    """The session's folder: a saved rule applies there unless the person widens it."""
+
+
 ApprovalOutcome = Literal["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]
 
 
@@ -91,6 +105,9 @@ class ApprovalRequested(WireModel):
     """What answering `allowed-always` would remember."""
     why: ApprovalWhy | None = None
     """`reason` as parts, for a client's own language."""
+    pattern_rule: RuleSuggestion | None = None
+    """The pattern rule "Always allow commands like this" would save in `permission.rules`
+    (None: this call has none: a command that runs code, a compound one, a file tool)."""
 
 
 class ApprovalResolved(WireModel):

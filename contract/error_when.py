@@ -85,6 +85,10 @@ ERROR_WHEN: dict[str, str] = {
         "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works;"
         " `unrecorded`: the turn's steps ran without snapshots (why), so what they changed is unknown"
     ),
+    "rewind-unavailable": (
+        "`session.rewind` to a seq that is not a person's message opening a turn, one already rewound,"
+        " or while the agent works (nothing changed)"
+    ),
     "revert-conflict": (
         "a file to put back was changed since (`changed` outside the app, `later-turn`) or has no "
         "checkpoint (`not-saved`); `files.revertFile/revertHunk`: the file or hunk is not what the "

@@ -190,6 +190,11 @@ class JobDetails(WireModel):
     job_id: str
 
 
+class RewindUnavailableDetails(WireModel):
+    session_id: str
+    reason: str
+
+
 class RevertUnavailableDetails(WireModel):
     session_id: str
     turn: int
@@ -331,6 +336,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "local-model-not-found": LocalModelDetails,
     "job-not-found": JobDetails,
     "revert-unavailable": RevertUnavailableDetails,
+    "rewind-unavailable": RewindUnavailableDetails,
     "revert-conflict": RevertConflictDetails,
     "subagent-parent-unavailable": SubagentParentDetails,
     "subagent-not-found": SubagentChildDetails,

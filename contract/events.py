@@ -21,7 +21,7 @@ from contract._base import OpenModel, WireModel
 from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import ContentBlock, Message, StreamChunk, Usage
-from contract.filechange import FileChange, FilesRestored
+from contract.filechange import FileChange, FilesRestored, RestoredFile
 from contract.goals import GoalChange
 from contract.presets import AgentPresetSelected
 from contract.vetoes import HookInvoked, HookResult, PromptBlocked
@@ -294,6 +294,16 @@ class JobLost(OpenModel):
     detail: str
 
 
+class SessionRewound(OpenModel):
+    """`session/rewound`: the person rewound the session to the user message at `atSeq`: it and
+    every surface event after it (up to this event) leave what the model is sent; they stay in the
+    log, shown folded and marked (docs/decisions.md, "Rewind in place")."""
+
+    at_seq: int = Field(ge=0)
+    restored_files: list[RestoredFile] = Field(default_factory=list)
+    """The files put back as they were before that message (empty: none, or not asked)."""
+
+
 EVENT_DATA: dict[str, type[OpenModel]] = {
     "turn/start": TurnStart,
     "turn/end": TurnEnd,
@@ -331,14 +341,18 @@ EVENT_DATA: dict[str, type[OpenModel]] = {
     "hook/result": HookResult,
     "goal/change": GoalChange,  # type: ignore[dict-item]
     "job/lost": JobLost,
+    "session/rewound": SessionRewound,
 }
 
 STORED = "stored"
 """Validation context key: `{STORED: True}` marks an event read back from the host's own store,
 whose data was checked against its model when it was written (the envelope is still checked)."""
 
-SURFACE_TYPES = frozenset({"user/message", "steering/message", "assistant/message", "tool/result"})
-"""Events that make up the visible conversation (they may carry surfaceOp)."""
+SURFACE_TYPES = frozenset(
+    {"user/message", "steering/message", "assistant/message", "tool/result", "session/rewound"}
+)
+"""Events that make up the visible conversation (they may carry surfaceOp); `session/rewound`
+takes the rewound ones out of it again."""
 
 
 class ReplaceOp(WireModel):

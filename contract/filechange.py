@@ -63,10 +63,11 @@ class RestoredFile(WireModel):
 class FilesRestored(OpenModel):
     """`files/restored`: files put back, by a revert of `turn` or by a fork at `turn`."""
 
-    cause: Literal["revert", "fork", "revert-file", "revert-hunk"]
+    cause: Literal["revert", "fork", "revert-file", "revert-hunk", "rewind"]
     turn: int = Field(ge=0)
     """The reverted turn, or (fork) the last turn the files were restored to; `revert-file` /
-    `revert-hunk` (the Changes view): the session's first turn that changed the file."""
+    `revert-hunk` (the Changes view): the session's first turn that changed the file; `rewind`:
+    the turn the rewound message opened (its files are back as they were before it)."""
     files: list[RestoredFile]
     fork_session_id: str | None = None
     """cause fork: the other session (in the parent, the child; in the child, the parent)."""

@@ -25,6 +25,7 @@ from contract import (
     host,
     jobs,
     llm,
+    lsp,
     mcp,
     permissions,
     presets,
@@ -379,6 +380,12 @@ SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
 CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
 # `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
 FINDER_FIND = Method("finder.find", finder.FindRequest, finder.FindValue, session="reads")
+# rewind in place (docs/decisions.md, "Rewind in place"): changes what the agent is sent next
+SESSION_REWIND = Method(
+    "session.rewind", _s.RewindRequest, _s.RewindValue, session="changes", subagent_fenced=True
+)
+# the language servers Settings lists (docs/decisions.md, "Language servers"): reads only
+LSP_STATUS = Method("lsp.status", lsp.LspStatusRequest, lsp.LspStatusValue)
 # remote hosts over SSH (docs/decisions.md, "Remote hosts"): privileged where they change
 # anything — they run ssh as the person, write known_hosts and start a server elsewhere
 _r = remotes

@@ -8,6 +8,7 @@ not settings at all: a section names a credential reference (`apiKeyEnv`), see
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -16,7 +17,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from contract._base import WireModel
 from contract.credentials import REF_PATTERN
-from contract.permissions import PRESET_TEXT, PermissionPreset
+from contract.permissions import PRESET_TEXT, PatternRule, PermissionPreset
 
 LLM_LOCAL = "llm-local"
 LLM_DEEPSEEK = "llm-deepseek"
@@ -28,6 +29,8 @@ AGENT_PRESETS = "agent-presets"
 UNDO = "undo"
 HOOKS = "hooks"
 SESSIONS = "sessions"
+WEB = "web"
+LSP = "lsp"
 AGENT_DEFAULT_MODEL = "agent-default-model"
 """Registered but not exposed: only `session.selectModel` writes it."""
 
@@ -42,6 +45,8 @@ EXPOSED = (
     SESSIONS,
     UNDO,
     HOOKS,
+    WEB,
+    LSP,
 )
 """The namespaces `settings.*` serves, in the order `settings.describe` lists them."""
 
@@ -88,6 +93,9 @@ class ModelSpec(WireModel):
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning_efforts: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(
         default_factory=list, max_length=12
+    )
+    images: bool | None = Field(
+        default=None, description="the model reads images (empty: guessed from its name)"
     )
 
 
@@ -175,6 +183,15 @@ class PermissionSection(WireModel):
         json_schema_extra={
             "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in PRESET_TEXT.items()]
         },
+    )
+    rules: list[PatternRule] = Field(
+        default_factory=list,
+        max_length=500,
+        title="Rules",
+        description=(
+            "Commands, web domains and MCP tools allowed or denied by pattern, everywhere or in one"
+            " folder; a matching deny wins."
+        ),
     )
 
 
@@ -287,6 +304,90 @@ class SessionsSection(WireModel):
     )
 
 
+def _private_host(value: str) -> str:
+    """A host name (`intranet.example`, `*.corp.example`) or an address range (`10.0.0.0/8`,
+    `192.168.1.20`) web_fetch may reach although it is private (docs/threat-model.md)."""
+    text = value.strip().lower()
+    try:
+        ipaddress.ip_network(text, strict=False)
+        return text
+    except ValueError:
+        pass
+    if not re.match(
+        r"^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", text
+    ):
+        raise ValueError("a host name (docs.internal, *.corp.example) or an address range (10.0.0.0/8)")
+    return text
+
+
+PrivateHost = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(_private_host)]
+
+
+class SearchProvider(WireModel):
+    """Where web_search asks: a SearXNG instance (`url`, any address: the person chose it) or
+    Brave's hosted search API, whose key is a credential (`apiKeyEnv`), never a setting."""
+
+    kind: Literal["searxng", "brave"]
+    url: BaseUrl | None = Field(
+        default=None, description="SearXNG: the instance (http://127.0.0.1:8888); Brave: its API by default"
+    )
+    api_key_env: CredentialRefField | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _no_query(cls, v: str | None) -> str | None:
+        return v.rstrip("/") if v is not None else v
+
+    def problem(self) -> str | None:
+        if self.kind == "searxng" and self.url is None:
+            return "a SearXNG provider needs its url"
+        if self.kind == "brave" and self.api_key_env is None:
+            return "Brave search needs apiKeyEnv, the credential holding its key"
+        return None
+
+
+class WebSection(WireModel):
+    """`web`: web_fetch's private-address exceptions and web_search's provider
+    (docs/decisions.md, "Web fetch and private addresses")."""
+
+    allowed_private_hosts: list[PrivateHost] = Field(
+        default_factory=list,
+        max_length=200,
+        title="Private hosts web_fetch may reach",
+        description=(
+            "Host names or address ranges (10.0.0.0/8) on this machine or your network that web_fetch"
+            " may fetch; approving a fetch never adds to this list."
+        ),
+    )
+    search_provider: SearchProvider | None = Field(
+        default=None,
+        title="Search provider",
+        description="Where web_search asks; without one the agent has no web_search.",
+    )
+
+    @field_validator("search_provider")
+    @classmethod
+    def _complete(cls, v: SearchProvider | None) -> SearchProvider | None:
+        if v is not None and v.problem() is not None:
+            raise ValueError(v.problem())
+        return v
+
+
+LSP_SERVERS = ("pylsp", "pyright", "typescript-language-server", "gopls", "rust-analyzer", "clangd")
+"""The language servers the host knows how to start (docs/decisions.md, "Language servers")."""
+
+
+class LspSection(WireModel):
+    """`lsp`: the language servers a person turned off (the rest start when found on PATH)."""
+
+    disabled: list[Literal[LSP_SERVERS]] = Field(  # type: ignore[valid-type]
+        default_factory=list,
+        max_length=len(LSP_SERVERS),
+        title="Turned off",
+        description="Language servers that never start, even when installed.",
+    )
+
+
 class DefaultModelSection(WireModel):
     """`agent-default-model`: the model new sessions start on (written by `session.selectModel`)."""
 
@@ -322,6 +423,8 @@ SECTIONS: dict[str, type[WireModel]] = {
     SESSIONS: SessionsSection,
     UNDO: UndoSection,
     HOOKS: HooksSection,
+    WEB: WebSection,
+    LSP: LspSection,
     AGENT_DEFAULT_MODEL: DefaultModelSection,
 }
 """Every registered namespace's model, in registration order."""

@@ -11,12 +11,13 @@ of a tool. The session projection `permissions` lists the preset and the rules; 
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
 
 from contract._base import WireModel
-from contract.approvals import ScopeWords
+from contract.approvals import RuleTool, ScopeWords
 
 PermissionPreset = Literal["read-only", "auto", "workspace-write", "danger-full-access"]
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
@@ -119,3 +120,53 @@ class RevokeRequest(WireModel):
 class RevokeValue(WireModel):
     revoked: bool
     """False when no such rule existed (already revoked): nothing changed."""
+
+
+# ---- rules by pattern (the `permission` namespace's `rules`: docs/decisions.md, "Rules by pattern")
+
+RuleDecision = Literal["allow", "deny"]
+
+_DOMAIN = re.compile(r"^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+_MCP = re.compile(r"^[A-Za-z0-9_-]{1,32}/([A-Za-z0-9_.:-]{1,128}\*?|\*)$")
+
+
+def pattern_problem(tool: str, pattern: str) -> str | None:
+    """Why `pattern` cannot be a rule for `tool` (None: it can). Shared by the namespace's
+    validation and the approval card's suggestion, so both speak the same language."""
+    if tool == "bash":
+        if "\n" in pattern or "\r" in pattern or "\x00" in pattern:
+            return "a command pattern is one line"
+        body = pattern[:-1] if pattern.endswith("*") else pattern
+        if "*" in body:
+            return "a command pattern may hold `*` only at its end (`npm run test*`)"
+        if not body.strip():
+            return "name the program: `*` alone would be every command"
+        return None
+    if tool == "web_fetch":
+        if not _DOMAIN.match(pattern):
+            return "a domain such as docs.python.org, or *.python.org for its subdomains"
+        return None
+    if not _MCP.match(pattern):
+        return "an MCP server's tool as server/tool, or server/* for all its tools"
+    return None
+
+
+class PatternRule(WireModel):
+    """One rule a person wrote or "Always allow commands like this" saved (docs/decisions.md,
+    "Rules by pattern"): `bash` a command whose trailing `*` matches any further text, `web_fetch`
+    a domain (`*.python.org` for its subdomains), `mcp` `server/tool` (`server/*`). `folder`
+    null: everywhere; else that folder and the folders below it. A matching `deny` wins."""
+
+    tool: RuleTool
+    pattern: str = Field(min_length=1, max_length=1000)
+    decision: RuleDecision = "allow"
+    folder: str | None = Field(default=None, min_length=1, max_length=4096)
+
+    @model_validator(mode="after")
+    def _pattern_fits(self) -> PatternRule:
+        problem = pattern_problem(self.tool, self.pattern)
+        if problem is not None:
+            raise ValueError(problem)
+        if self.folder is not None and (not self.folder.startswith("/") or "\x00" in self.folder):
+            raise ValueError("a rule's folder is an absolute path (or null: everywhere)")
+        return self

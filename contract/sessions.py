@@ -10,6 +10,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
+from contract.filechange import FileConflict, RestoredFile
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
@@ -229,6 +230,27 @@ class ForkRequest(WireModel):
         description="also put the files later turns changed back as the fork's last turn left them"
         " (`files.restorePreview` shows what; refused with `revert-conflict`)",
     )
+
+
+# session.rewind (docs/decisions.md, "Rewind in place")
+class RewindRequest(WireModel):
+    """Rewind the session in place to the user message at `atSeq`: it and every turn after it leave
+    what the model is sent (they stay in the history, folded and marked), and with `restoreFiles`
+    the files are put back as they were before that message (`files.restorePreview` with `atSeq`
+    shows what)."""
+
+    session_id: SessionId
+    at_seq: int = Field(ge=0, le=MAX_SEQ)
+    restore_files: bool = False
+
+
+class RewindValue(WireModel):
+    text: str
+    """The rewound message's text, for the composer (attached files left out)."""
+    restored_files: list[RestoredFile]
+    conflicts: list[FileConflict]
+    """Files that kept their content because they changed since (as a fork's restore names them):
+    then no file was put back, all or nothing; the conversation is rewound all the same."""
 
 
 # session.delete

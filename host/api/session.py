@@ -71,6 +71,11 @@ async def fork(engine: Engine, p: s.ForkRequest) -> s.SessionRef:
     return s.SessionRef(session_id=await engine.sessions.fork(p.session_id, p.at_seq, p.restore_files))
 
 
+@implements("session.rewind")
+async def rewind(engine: Engine, p: s.RewindRequest) -> s.RewindValue:
+    return await engine.files.rewind(p.session_id, p.at_seq, p.restore_files)
+
+
 @implements("session.search")
 async def search(engine: Engine, p: s.SearchRequest) -> s.SearchValue:
     after = int(p.cursor) if p.cursor is not None else None

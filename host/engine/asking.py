@@ -17,6 +17,7 @@ from host.engine import events, ids, secret_values
 from host.engine.context import approval_notice
 from host.engine.journal import Journal
 from host.engine.pending import PendingTable
+from host.engine.permissions.rules import suggestion
 from host.engine.permissions.sandboxing import leaving_text
 from host.engine.permissions.scope import always_words, label, scope_words
 from host.engine.tools.base import Tool, ToolOutput
@@ -92,9 +93,12 @@ class Approvals:
         if why:
             reason = f"A hook asks: {why}. {reason}"
         preview = await self._preview(tool, args)
+        # "Always allow commands like this": the pattern rule offered (docs/decisions.md, "Rules by
+        # pattern"); never for a call that leaves the sandbox, which no rule covers
+        offered = None if leaving else suggestion(tool, call.name, args, self.cwd)
         self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview, parts))
         rpc_id, future = self.pending.ask_approval(
-            self.session_id, approval_id, call.name, call.id, reason, args, preview, always, parts
+            self.session_id, approval_id, call.name, call.id, reason, args, preview, always, parts, offered
         )
         self.open = (approval_id, rpc_id)
         try:

@@ -63,6 +63,13 @@ def _message(text: str, source: dict[str, Any]) -> Message:
     return events.new_message("user", [TextBlock(text=text)], MessageSource.model_validate(source))
 
 
+def _offered(tool: Tool) -> bool:
+    """A tool that depends on something the person sets up (a search provider, a language
+    server) says whether it is offered now (docs/architecture.md, "Tools")."""
+    offered = getattr(tool, "offered", None)
+    return bool(offered()) if callable(offered) else True
+
+
 def last_catalogue(history: list[Message]) -> str | None:
     """The skills catalogue the model last saw (on resume, read back from the conversation)."""
     for message in reversed(history):
@@ -124,7 +131,7 @@ class Composition:
         return {
             n: t
             for n, t in self._all_tools().items()
-            if (allowed is None or n in allowed) and (self.delegates or n != TASK_TOOL)
+            if (allowed is None or n in allowed) and (self.delegates or n != TASK_TOOL) and _offered(t)
         }
 
     def _mcp_allowed(self, name: str) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
-from contract.namespaces import HOOKS, SESSIONS
+from contract.namespaces import HOOKS, LSP, PERMISSION, SESSIONS, WEB
 from host.engine.archive_import import ArchiveImports
 from host.engine.attention import Attention
 from host.engine.bus import Bus
@@ -39,6 +39,7 @@ from host.engine.health import StorageHealth
 from host.engine.hooks.prompt import prompt_gate
 from host.engine.llm.local_servers import Probe
 from host.engine.llm.registry import AdapterRegistry
+from host.engine.lsp.manager import LanguageServers
 from host.engine.model_status import ModelStatusRelay
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
@@ -59,6 +60,7 @@ from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
+from host.engine.services.reach import AgentReach, ModelImages
 from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
@@ -68,6 +70,7 @@ from host.engine.settings.plane import ConfigPlane
 from host.engine.slots import TurnSlots
 from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
+from host.engine.web.access import WebAccess
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
 from host.engine.worktrees.rows import WorktreeRows
@@ -120,6 +123,8 @@ class Engine:
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
+    reach: AgentReach
+    """The web, images and language servers the tools reach (`lsp.status`)."""
     worktrees: Worktrees
     """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
     remotes: Remotes
@@ -162,7 +167,20 @@ class Engine:
         store = SqliteStore.in_dir(data_dir)
         await store.open()
         plane.start()
-        chosen = tools if tools is not None else default_tools()
+        pool: AgentPool | None = None
+        selections = Selections(plane.settings, plane.registry, plane.overrides)
+
+        def reads_images(session_id: str) -> bool:
+            agent = pool.get(session_id) if pool is not None else None
+            selection = selections.current(session_id, agent.journal.model if agent is not None else None)
+            return plane.registry.accepts_images(selection.provider, selection.model)
+
+        reach = AgentReach(
+            WebAccess(lambda: plane.settings.section(WEB), plane.credentials.value),
+            ModelImages(reads_images, store.put_attachment),
+            LanguageServers(confinement, lambda: plane.settings.section(LSP).disabled),
+        )
+        chosen = tools if tools is not None else default_tools(reach.tools)
         worktree_rows = await WorktreeRows.open(store)  # asked by the registry and the sandbox
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
@@ -170,8 +188,6 @@ class Engine:
         pending = PendingTable(bus, attention.pending)
         slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
         plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
-        selections = Selections(plane.settings, plane.registry, plane.overrides)
-        pool: AgentPool | None = None
 
         def the_pool() -> AgentPool:
             assert pool is not None, "the engine is still opening"
@@ -193,6 +209,7 @@ class Engine:
             partial(preset_cap, store, preset_service.roster),
             worktree_rows.binds_for,
             confinement=confinement,
+            patterns=lambda: plane.settings.section(PERMISSION).rules,
         )
         preset_service.commands.register(permission_command(permissions))
         jobs = Jobs(core)
@@ -291,6 +308,7 @@ class Engine:
         model_status = ModelStatusRelay(bus)
         # turning a hook dialect on or off changes the hook files mcp.list shows (host/mcp-changed)
         plane.settings.on_change(lambda ns: mcp.servers.announce_all() if ns == HOOKS else None)
+        plane.settings.on_change(lambda ns: reach.settings_changed() if ns == LSP else None)
         gates.add(prompt_gate(mcp.hooks), frozenset({"user"}), mcp.hook_files_present)
         library = await Library.open(data_dir, bus, plane, local_probes, download_options or {})
         health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
@@ -327,6 +345,7 @@ class Engine:
             ),
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
+            reach=reach,
             worktrees=worktrees,
             remotes=Remotes(
                 data_dir,
@@ -362,6 +381,7 @@ class Engine:
         await self.subagents.close()
         await self.jobs.close(end - time.monotonic())
         await self.finder.close()
+        await self.reach.close()
         await self.worktrees.close()
         parts.pending.cancel_all()
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))

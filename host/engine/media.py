@@ -79,14 +79,21 @@ def image_attachment(media_type: str, data_b64: str, name: str | None = None) ->
         data = base64.b64decode(data_b64, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise AttachmentError("image data is not valid base64") from exc
+    ref, data = image_attachment_bytes(data, name)
+    if ref.media_type != media_type:
+        raise AttachmentError(f"image is {ref.media_type}, not {media_type}")
+    return ref, data
+
+
+def image_attachment_bytes(data: bytes, name: str | None = None) -> tuple[AttachmentRef, bytes]:
+    """Check an image's bytes (its type from its header); the ref's id is its sha256. Raises
+    AttachmentError. Also read_image's check (host/engine/tools/image.py)."""
     if len(data) > MAX_IMAGE_BYTES:
         raise AttachmentError("image is larger than 20 MiB")
     try:
         sniffed, width, height = sniff(data)
     except (ValueError, IndexError, struct.error) as exc:
         raise AttachmentError(f"unreadable image: {exc}") from exc
-    if sniffed != media_type:
-        raise AttachmentError(f"image is {sniffed}, not {media_type}")
     ref = AttachmentRef(
         attachment_id="sha256-" + hashlib.sha256(data).hexdigest(),
         media_type=sniffed,  # type: ignore[arg-type]

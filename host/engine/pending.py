@@ -24,6 +24,7 @@ from contract.approvals import (
     ApprovalResolved,
     ApprovalWhy,
     AskedBy,
+    RuleSuggestion,
 )
 from contract.filechange import FileChange
 from contract.questions import (
@@ -87,6 +88,7 @@ class PendingTable:
         preview: FileChange | None = None,
         always: AllowAlways | None = None,
         why: ApprovalWhy | None = None,
+        pattern_rule: RuleSuggestion | None = None,
     ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
         """Publish `approval/requested`; the future resolves with the outcome (a rejection's
         note, if any, is then `take_note(rpc_id)`)."""
@@ -102,6 +104,7 @@ class PendingTable:
             subagent=asked_by,
             always=always,
             why=why,
+            pattern_rule=pattern_rule,
         )
         return self._add("approval", session_id, frame)
 

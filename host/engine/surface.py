@@ -110,9 +110,18 @@ class Surface:
 
 
 def fold_surface(events: Iterable[SessionEvent]) -> Surface:
-    """The surface of a log, from its surface events in seq order."""
+    """The surface of a log, from its surface events in seq order. A `session/rewound` folds the
+    surface again from the events before its `atSeq` (docs/decisions.md, "Rewind in place"), so
+    the rewound turns, and a compaction among them, are as if they had not been."""
     surface = Surface()
+    seen: list[SessionEvent] = []
     for event in events:
+        if event.type == "session/rewound":
+            at = int(event.data.get("atSeq", 0))
+            surface = fold_surface([e for e in seen if e.seq < at])
+            seen.append(event)
+            continue
+        seen.append(event)
         message = event_message(event)
         if message is None:
             continue

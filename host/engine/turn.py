@@ -368,6 +368,7 @@ class Turn:
             output.change,
             output.changes,
             output.snapshot_error,
+            output.image,
         )
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)

@@ -60,6 +60,9 @@ class Journal:
     state: str = "staging"
     done: list[str] = field(default_factory=list)
     error: str | None = None
+    rewind_at: int | None = None
+    """cause `rewind`: the rewound message's seq; finishing the journal also logs
+    `session/rewound`, so a crash never leaves files put back and the conversation not rewound."""
 
     def dump(self) -> bytes:
         return json.dumps(self.__dict__).encode()

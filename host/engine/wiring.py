@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from host.engine.tools.base import Tool
+from host.engine.tools.reach import Reach
 
 
-def default_tools() -> dict[str, Tool]:
+def default_tools(reach: Reach | None = None) -> dict[str, Tool]:
     from host.engine.tools import build_tools
 
-    return build_tools()
+    return build_tools(reach)

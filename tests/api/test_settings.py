@@ -23,6 +23,8 @@ EXPOSED = [
     "sessions",
     "undo",
     "hooks",
+    "web",
+    "lsp",
 ]
 
 
@@ -50,7 +52,7 @@ async def test_describe_lists_the_exposed_namespaces_redacted(host: Host) -> Non
     schema = deepseek.schema_
     assert schema["type"] == "object" and "baseURL" in schema["properties"]
     assert schema["properties"]["apiKeyEnv"]["role"] == "credential-ref"
-    assert views["permission"].value == {"defaultPreset": "auto"}
+    assert views["permission"].value == {"defaultPreset": "auto", "rules": []}
     preset_schema = views["permission"].schema_["properties"]["defaultPreset"]
     assert preset_schema["enum"] == ["read-only", "auto", "workspace-write", "danger-full-access"]
     assert views["llm-local"].applies == "live" and views["ui-onboarding"].applies == "live"
@@ -95,10 +97,12 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
     preset = await ok(
         client, "settings.replace", {"ns": "permission", "section": {"defaultPreset": "read-only"}}
     )
-    assert preset.revision == 1 and preset.value == {"defaultPreset": "read-only"}
+    assert preset.revision == 1 and preset.value == {"defaultPreset": "read-only", "rules": []}
     await hosts.next(changed("permission"))
     reset = await ok(client, "settings.replace", {"ns": "permission", "section": {}})
-    assert reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto"}
+    assert (
+        reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto", "rules": []}
+    )
     await hosts.next(changed("permission"))
     assert not any(f.type == "host/models-changed" for f in hosts.since(start))  # permission: settings only
     assert "permission" not in settings_file(host)["namespaces"]

@@ -83,6 +83,7 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
         "worktree.remove": {"sessionId": child, "keepBranch": True},
         "worktree.adopt": {"sessionId": child},
         "goal.clear": {"sessionId": child, "ref": {"id": "goal-x", "revision": 1}},
+        "session.rewind": {"sessionId": child, "atSeq": 0},
     }
     # every fenced row of the map is tried here: a new one needs its sample (docs/architecture.md,
     # "Adding a unary method")

@@ -91,7 +91,8 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
         windows: dict[str, int] | None = None,
         **kw: Any,
     ) -> Engine:
-        """`windows`: context windows per model (the endpoint's `contextWindow` settings)."""
+        """`windows`: context windows per model (the endpoint's `contextWindow` settings);
+        `tools="engine"`: the engine's own set (the web, image and language-server tools too)."""
         overrides = RuntimeOverrides(
             provider="openai-compatible", base_url=scripted_llm.base_url, model="scripted-small"
         )
@@ -99,7 +100,7 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
             data_dir or tmp_path / "data",
             overrides=overrides,
             adapter_options={"retry_base_delay": 0.01},
-            tools=tools if tools is not None else real_tools(),
+            tools=None if tools == "engine" else tools if tools is not None else real_tools(),
             **kw,
         )
         opened.append(engine)

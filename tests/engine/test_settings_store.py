@@ -119,7 +119,7 @@ async def test_layers_defaults_base_and_user(tmp_path: Path) -> None:
     ]
     assert view.user is None and view.revision == 0
     assert view.schema_["properties"]["baseURL"]["type"] == "string"
-    assert s.view("permission").value == {"defaultPreset": "auto"}
+    assert s.view("permission").value == {"defaultPreset": "auto", "rules": []}
     assert s.view("llm-local").applies == "live" and s.view("permission").applies == "live"
     new = await s.write("llm-deepseek", lambda sec: deep_merge(sec, {"baseURL": "http://127.0.0.1:9"}), 0)
     assert new.revision == 1 and new.user == {"baseURL": "http://127.0.0.1:9"}
@@ -154,7 +154,10 @@ async def test_conflicts_rejections_and_exposure(tmp_path: Path) -> None:
         assert str(info.value) == f"settings namespace {hidden!r} is not exposed"
     with pytest.raises(SettingsRejected, match="http"):
         await s.write("llm-deepseek", lambda _: {"baseURL": "ftp://x"}, None)
-    assert s.view("permission").value == {"defaultPreset": "read-only"} and s.revision("permission") == 1
+    assert (
+        s.view("permission").value == {"defaultPreset": "read-only", "rules": []}
+        and s.revision("permission") == 1
+    )
     assert "llm-deepseek" not in on_disk(tmp_path)["namespaces"]
 
 
@@ -194,11 +197,11 @@ async def test_hand_edits_raise_the_revision_and_call_listeners(tmp_path: Path) 
         (tmp_path / "settings.json").write_text(json.dumps(doc))
         assert await eventually(lambda: len(changed) >= 4, 5)
         assert sorted(changed[1:]) == ["permission", "someone-elses", "ui-onboarding"]
-        assert s.view("permission").value == {"defaultPreset": "danger-full-access"}
+        assert s.view("permission").value == {"defaultPreset": "danger-full-access", "rules": []}
         assert s.revision("permission") == 2 and s.revision("ui-onboarding") == 1
         (tmp_path / "settings.json").write_text("{ not json")
         await asyncio.sleep(0.3)
-        assert s.view("permission").value == {"defaultPreset": "danger-full-access"}  # kept
+        assert s.view("permission").value == {"defaultPreset": "danger-full-access", "rules": []}  # kept
         with pytest.raises(SettingsRejected, match="not valid JSON"):  # never written over
             await s.write("agent-presets", lambda _: {"default": "chat"}, None)
         assert (tmp_path / "settings.json").read_text() == "{ not json"
@@ -221,7 +224,7 @@ async def test_an_invalid_hand_edit_is_ignored_for_resolution_but_kept(
     with pytest.raises(SettingsRejected):  # an update merges into the bad section: still invalid
         await s.write("permission", lambda sec: deep_merge(sec, {}), None)
     fixed = await s.write("permission", lambda _: {"defaultPreset": "read-only"}, None)
-    assert fixed.value == {"defaultPreset": "read-only"}
+    assert fixed.value == {"defaultPreset": "read-only", "rules": []}
 
 
 # ---- migration ------------------------------------------------------------------------------------

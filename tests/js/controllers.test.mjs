@@ -30,13 +30,14 @@ test("views never call the client: no client import, no .call/.respond/.stream o
 });
 
 test("views name a wire method only where a controller checks it (goal bar, settings dialog panels)", () => {
-  const dialog = new Set(["settings", "credentials", "llm", "host", "files"]);
+  const dialog = new Set(["settings", "credentials", "llm", "host", "files", "lsp"]);
   const allowed = {
     "goal-bar.js": (key) => key.startsWith("goal."), // TurnCalls.goal
     "settings-dialog.js": (key) => dialog.has(key.split(".")[0]), // ConfigCalls.dialog
     "model-library.js": (key) => dialog.has(key.split(".")[0]),
     "provider-cards.js": (key) => dialog.has(key.split(".")[0]),
     "undo-space.js": (key) => dialog.has(key.split(".")[0]),
+    "settings-reach.js": (key) => dialog.has(key.split(".")[0]),
   };
   const found = [];
   for (const name of readdirSync(VIEWS).filter((n) => n.endsWith(".js"))) {

@@ -25,6 +25,7 @@ from host.engine.errors.base import EngineError
 from host.engine.errors.changes import (
     RevertConflict,
     RevertUnavailable,
+    RewindUnavailable,
 )
 from host.engine.errors.mcp import (
     McpServerChanged,
@@ -123,6 +124,7 @@ __all__ = [
     "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
+    "RewindUnavailable",
     "SessionAlreadyHere",
     "SessionConflict",
     "SessionNotFound",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contract.errors import (
     RevertConflictDetails,
     RevertUnavailableDetails,
+    RewindUnavailableDetails,
 )
 from contract.filechange import FileConflict
 from host.engine.errors.base import EngineError
@@ -22,6 +23,17 @@ class RevertUnavailable(EngineError[RevertUnavailableDetails]):
         # a turn whose snapshots failed changed something unknown, not nothing: it says why
         lead = "Cannot revert this turn" if unrecorded is not None else "Nothing to revert"
         super().__init__(f"{lead}: {reason}.", details)
+
+
+class RewindUnavailable(EngineError[RewindUnavailableDetails]):
+    """The session cannot be rewound there (docs/decisions.md, "Rewind in place")."""
+
+    code = "rewind-unavailable"
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(
+            f"Cannot rewind: {reason}.", RewindUnavailableDetails(session_id=session_id, reason=reason)
+        )
 
 
 _CONFLICT_TEXT = {

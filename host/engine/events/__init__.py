@@ -42,6 +42,7 @@ from host.engine.events.session import (
     permission_preset,
     plan_mode,
     sandbox_mode,
+    session_rewound,
     session_title,
 )
 from host.engine.events.turns import (
@@ -98,6 +99,7 @@ __all__ = [
     "request_header",
     "request_retry",
     "sandbox_mode",
+    "session_rewound",
     "session_title",
     "steering_message",
     "step_end",

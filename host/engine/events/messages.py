@@ -5,7 +5,16 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from contract.approvals import ApprovalOutcome, ApprovalWhy
-from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
+from contract.content import (
+    AttachmentRef,
+    ContentBlock,
+    ImageBlock,
+    Message,
+    MessageSource,
+    StreamChunk,
+    ToolResultBlock,
+    Usage,
+)
 from contract.events import (
     ApprovalAsked,
     ApprovalDecided,
@@ -70,11 +79,16 @@ def tool_result(
     change: FileChange | None = None,
     changes: list[FileChange] | None = None,
     snapshot_error: str | None = None,
+    image: AttachmentRef | None = None,
 ) -> NewEvent[ToolResult]:
     """The tool's answer as a `tool` message; an error result also names the tool and a code; a
-    file tool's result carries the change it made (the model never sees it)."""
+    file tool's result carries the change it made (the model never sees it); read_image's image
+    follows the result block (the adapters send it as an image part)."""
     block = ToolResultBlock(tool_call_id=call_id, content=text, is_error=True if error else None)
-    message = new_message("tool", [block], MessageSource(kind="tool", call_id=call_id))
+    blocks: list[ContentBlock] = [block]
+    if image is not None:
+        blocks.append(ImageBlock(attachment=image))
+    message = new_message("tool", blocks, MessageSource(kind="tool", call_id=call_id))
     result = ToolResult(
         turn=turn,
         step=step,
@@ -112,7 +126,7 @@ def approval_decided(
 
 
 def files_restored(
-    cause: Literal["revert", "fork", "revert-file", "revert-hunk"],
+    cause: Literal["revert", "fork", "revert-file", "revert-hunk", "rewind"],
     turn: int,
     files: list[RestoredFile],
     other: str | None = None,

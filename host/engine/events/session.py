@@ -10,9 +10,11 @@ from contract.events import (
     EndSeed,
     PermissionPresetSet,
     SandboxModeSet,
+    SessionRewound,
     SessionTitle,
     TitleSource,
 )
+from contract.filechange import RestoredFile
 from contract.presets import AgentPresetSelected
 from host.engine.events.base import NewEvent
 
@@ -57,3 +59,9 @@ def sandbox_mode(
 
 def approval_policy(policy: str) -> NewEvent[ApprovalPolicySet]:
     return NewEvent("approval/policy", ApprovalPolicySet(policy=policy))
+
+
+def session_rewound(at_seq: int, restored: list[RestoredFile]) -> NewEvent[SessionRewound]:
+    """The session rewound in place to the message at `at_seq` (docs/decisions.md, "Rewind in
+    place")."""
+    return NewEvent("session/rewound", SessionRewound(at_seq=at_seq, restored_files=restored))

@@ -56,14 +56,33 @@ async def to_openai_messages(request: LlmRequest, *, tools_as_text: bool = False
     out: list[OpenAiMessage] = []
     if request.system:
         out.append({"role": "system", "content": request.system})
+    images: list[dict[str, Any]] = []  # a tool's image waits until the run of tool results ends
     for message in request.messages:
+        tool = message.role == "tool" or _only_tool_results(message)
+        if not tool and images:
+            out.append(_images_message(images))
+            images = []
         if message.role == "assistant":
             out.extend(_assistant(message, tools_as_text))
-        elif message.role == "tool" or _only_tool_results(message):
+        elif tool:
             out.extend(_tool_results(message, tools_as_text))
+            for block in message.content:
+                if isinstance(block, ImageBlock):
+                    images.append(await _image_part(block, request))
         else:
             out.append({"role": "user", "content": await _user_content(message, request)})
+    if images:
+        out.append(_images_message(images))
     return out
+
+
+def _images_message(parts: list[dict[str, Any]]) -> OpenAiMessage:
+    """The images tool calls returned, as the user message right after the tool results (a tool
+    message carries text only; docs/decisions.md, "Images the agent reads")."""
+    return {
+        "role": "user",
+        "content": [{"type": "text", "text": "The image(s) the tool call(s) above returned:"}, *parts],
+    }
 
 
 def _only_tool_results(message: Message) -> bool:

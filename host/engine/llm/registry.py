@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,13 @@ log = logging.getLogger(__name__)
 
 SecretFor = Callable[[str | None], str | None]
 """A credential reference → its value (None when unset). Never log the result."""
+
+
+VISION_NAMES = re.compile(
+    r"(vision|-vl\b|vl-|llava|pixtral|gpt-4o|gpt-4\.1|gpt-5|o[34]\b|claude|gemini|gemma-?3|qwen2\.5-vl|qwen-vl|minicpm-v|moondream|llama-?4)",
+    re.IGNORECASE,
+)
+"""Model names that read images, for a model whose `images` setting is empty."""
 
 
 class AdapterRegistry:
@@ -112,6 +120,20 @@ class AdapterRegistry:
             return route.local_options[1]
         spec = route.spec(model)
         return spec.context_window if spec is not None else None
+
+    def accepts_images(self, key: str, model: str) -> bool:
+        """Whether `model` on route `key` reads images: its `images` setting, else its name says so
+        (docs/decisions.md, "Images the agent reads"); the built-in and downloaded models and
+        DeepSeek's API read none."""
+        route = self.route(key)
+        if route is None or route.kind == "local":
+            return False
+        spec = route.spec(model)
+        if spec is not None and spec.images is not None:
+            return spec.images
+        if route.key == "deepseek":
+            return False
+        return bool(VISION_NAMES.search(model))
 
     def default_model(self, key: str) -> str | None:
         route = self.route(key)

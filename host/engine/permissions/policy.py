@@ -12,17 +12,18 @@ namespace); the pin is a host-side row, logged as `permission/preset`, `sandbox/
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from contract.frames import SessionProjection
-from contract.permissions import PERMISSIONS_KEY, PermissionRule, PermissionsProjection
+from contract.permissions import PERMISSIONS_KEY, PatternRule, PermissionRule, PermissionsProjection
 from host.engine import events
 from host.engine.bus import Bus
 from host.engine.journal import Journal, now_ms
 from host.engine.permissions.presets import Preset, applied, capped, options, preset
+from host.engine.permissions.rules import WEB_FETCH, verdict
 from host.engine.permissions.sandboxing import (
     Escalation,
     badge,
@@ -61,6 +62,13 @@ AgentCap = Callable[[], tuple[str | None, str | None]]
 
 SANDBOXED_TOOLS = frozenset({"bash", "write_file", "edit_file"})
 """What Auto runs without asking: commands in the sandbox and file edits inside the folder."""
+NETWORK_READS = frozenset({WEB_FETCH})
+"""Tools the host runs itself that read the network: they ask in every mode but Full access,
+Read-only included (they change nothing here), unless a rule allows them (docs/decisions.md,
+"Web fetch and private addresses")."""
+
+Patterns = Callable[[], Sequence[PatternRule]]
+"""The rules of the `permission` namespace as they are now (a change applies at the next call)."""
 
 
 @dataclass
@@ -78,6 +86,8 @@ class SessionPermissions:
     """The session's "Allow network" switch: sandboxed commands reach the network unasked."""
     confinement: Confinement = field(default_factory=Confinement)
     """What the sandbox hides (the data folder, the host's token file …) and whom it tells."""
+    patterns: Patterns = lambda: ()
+    """The rules a person wrote by pattern (docs/decisions.md, "Rules by pattern")."""
     binds: SandboxBinds = NO_BINDS
     """A worktree session's share of the shared git directory (docs/decisions.md, "Worktree
     sessions"): bound writable when its commands may write."""
@@ -109,6 +119,14 @@ class SessionPermissions:
         journal.append(events.approval_policy(now.approval))
 
     def decide(self, tool: Tool, name: str, arguments: dict[str, Any]) -> Decision:
+        rule = verdict(self.patterns(), tool, name, arguments, self.cwd)
+        if rule is not None and rule.decision == "deny":  # a deny wins, in every mode
+            where = f" in {rule.folder}" if rule.folder else ""
+            return Decision(
+                "deny",
+                message=f"Refused by the user's rule: {rule.tool} `{rule.pattern}` is denied{where}"
+                " (Settings → Permissions). Do not try to get around it; ask the user if it is needed.",
+            )
         if not tool.needs_approval:
             return Decision("allow")
         mode = self.preset
@@ -117,7 +135,7 @@ class SessionPermissions:
             if blocked:
                 return Decision("deny", message=blocked)
         wants = escalation(name, arguments, self.network) if self.sandboxed else None
-        if mode.sandbox == "read-only":
+        if mode.sandbox == "read-only" and name not in NETWORK_READS:
             if name == "bash" and self.sandboxed and wants is None:
                 return Decision("allow")  # runs in the read-only sandbox
             return Decision("deny", message=read_only_refusal(name, mode.title, self.sandboxed))
@@ -128,6 +146,8 @@ class SessionPermissions:
         if wants is not None:
             return Decision("ask", scope=scope)  # leaving the sandbox asks every time
         if mode.approval == "on-request" and name in SANDBOXED_TOOLS:
+            return Decision("allow")
+        if rule is not None:  # an allow rule (never for what leaves the sandbox: asked above)
             return Decision("allow")
         if any(r.tool == name and covers(r.scope, name, arguments, self.cwd, path) for r in self.rules):
             return Decision("allow")
@@ -187,8 +207,10 @@ class PermissionService:
         binds: Callable[[Path], SandboxBinds] | None = None,
         *,
         confinement: Confinement,
+        patterns: Patterns = lambda: (),
     ) -> None:
         self._confinement = confinement
+        self._patterns = patterns
         self._binds = binds
         self._store = store
         self._bus = bus
@@ -243,6 +265,7 @@ class PermissionService:
             cap or (lambda: (None, None)),
             network,
             self._confinement,
+            self._patterns,
             binds,
         )
         self._open[sid] = (perms, journal)

@@ -14,11 +14,13 @@ import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
+from contract.content import Message, TextBlock
 from contract.filechange import FileConflict, RestoredFile
 from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
 from contract.namespaces import UNDO, UndoSection
+from contract.sessions import RewindValue
 from host.engine import events, undo_journal
 from host.engine.agent import Agent
 from host.engine.errors import (
@@ -27,6 +29,7 @@ from host.engine.errors import (
     HostActionFailed,
     RevertConflict,
     RevertUnavailable,
+    RewindUnavailable,
     SessionNotFound,
 )
 from host.engine.git.runner import FolderGit
@@ -36,13 +39,14 @@ from host.engine.settings.plane import ConfigPlane
 from host.engine.snapshots import Limits, SnapshotError, Snapshotter
 from host.engine.store import SessionHeader
 from host.engine.store.blobs import read_roots
+from host.engine.surface import fold_surface
 from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
 from host.engine.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 
-Cause = Literal["revert", "fork", "revert-file", "revert-hunk"]
-CAUSES = ("revert", "fork", "revert-file", "revert-hunk")
+Cause = Literal["revert", "fork", "revert-file", "revert-hunk", "rewind"]
+CAUSES = ("revert", "fork", "revert-file", "revert-hunk", "rewind")
 """A journal's cause as `files/restored` logs it (the Changes view's reverts too)."""
 
 
@@ -140,6 +144,61 @@ class Files:
             raise HostActionFailed(f"The fork was made, but restoring its files stopped: {error}")
         return child_id
 
+    async def rewind(self, session_id: str, at_seq: int, restore_files: bool) -> RewindValue:
+        """`session.rewind`: the conversation goes back to before the person's message at
+        `at_seq` (it and what followed leave the model's view, and stay in the log), and with
+        `restore_files` the files go back as they were before it, all or nothing; conflicts leave
+        every file as it is and are listed (docs/decisions.md, "Rewind in place")."""
+        header = await self._core.header(session_id)
+        agent = await self._core.attach(session_id)
+        _idle_for_rewind(agent, session_id)
+        async with agent.exclusive:
+            _idle_for_rewind(agent, session_id)
+            message, turn = await self._rewind_point(agent, session_id, at_seq)
+            restored: list[RestoredFile] = []
+            conflicts: list[FileConflict] = []
+            journal: undo_journal.Journal | None = None
+            error = None
+            if restore_files:
+                ledger = await self._ledger(session_id)
+                wanted = ledger.restore_to(at_seq - 1)
+                todo = await plan(
+                    Path(header.cwd or self._default_cwd), wanted, ledger, self._kept(session_id)
+                )
+                todo.conflicts[:0] = await self._moved(header, wanted)
+                if todo.conflicts:
+                    conflicts = todo.conflicts
+                elif todo.targets:
+                    journal = await self._write_back(session_id, header, todo, "rewind", turn, None, at_seq)
+                    restored, error = _outcome(journal)
+            news = [events.files_restored("rewind", turn, restored, error=error)] if journal else []
+            agent.journal.append_all([*news, events.session_rewound(at_seq, restored)])
+            await self._store.flush()
+            if journal is not None:
+                await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
+            agent.conversation.surface = fold_surface(await self._store.surface_events(session_id))
+        if error is not None:
+            raise HostActionFailed(f"Rewound, but restoring the files stopped: {error}")
+        text = "\n\n".join(b.text for b in message.content if isinstance(b, TextBlock) and b.attached is None)
+        return RewindValue(text=text, restored_files=restored, conflicts=conflicts)
+
+    async def _rewind_point(self, agent: Agent, session_id: str, at_seq: int) -> tuple[Message, int]:
+        """The person's message at `at_seq` and the turn it opened; RewindUnavailable when the
+        seq is not such a message or is no longer in what the model is sent."""
+        found = await self._store.events(session_id, at_seq, at_seq + 1)
+        event = found[0] if found else None
+        if (
+            event is None
+            or event.type != "user/message"
+            or event.data.get("source", {}).get("kind") != "user"
+        ):
+            raise RewindUnavailable(session_id, "that is not a message you wrote")
+        if all(node.seq != at_seq for node in agent.conversation.surface.nodes):
+            raise RewindUnavailable(session_id, "that message was already rewound or summarized")
+        starts = [e for e in await self._store.events_of_types(session_id, ("turn/start",)) if e.seq < at_seq]
+        turn = int(starts[-1].data.get("turn", 0)) if starts else 0
+        return Message.model_validate(event.data), turn
+
     async def snapshot_space(self) -> SpaceUsedValue:
         """What the snapshots take per folder, against the budget (Settings shows it)."""
         limits = self._snapshot_limits()
@@ -224,7 +283,14 @@ class Files:
         return todo
 
     async def _write_back(
-        self, session_id: str, header: SessionHeader, todo: Plan, cause: str, turn: int, other: str | None
+        self,
+        session_id: str,
+        header: SessionHeader,
+        todo: Plan,
+        cause: str,
+        turn: int,
+        other: str | None,
+        rewind_at: int | None = None,
     ) -> undo_journal.Journal:
         """Stage every file, commit the journal, rename them all; the journal says what was done.
         HostActionFailed (nothing changed) when staging fails."""
@@ -251,6 +317,7 @@ class Files:
             at_seq=at,
             fork_session_id=other,
             files=[f.model_dump(mode="json", by_alias=True) for f in files],
+            rewind_at=rewind_at,
         )
         try:
             await TOOL_WORKERS.run(undo_journal.stage, self._data_dir, journal, contents, todo.replacing)
@@ -281,7 +348,15 @@ class Files:
                         continue
                     cause = cast(Cause, journal.cause) if journal.cause in CAUSES else "revert"
                     agent = await self._core.attach(sid)
-                    agent.journal.append(events.files_restored(cause, journal.turn, files, other, error))
+                    news: list[events.NewEvent[Any]] = [
+                        events.files_restored(cause, journal.turn, files, other, error)
+                    ]
+                    if journal.rewind_at is not None:  # the rewind this journal was part of
+                        news.append(events.session_rewound(journal.rewind_at, files))
+                    agent.journal.append_all(news)
+                    if journal.rewind_at is not None:
+                        await self._store.flush()
+                        agent.conversation.surface = fold_surface(await self._store.surface_events(sid))
                 await self._store.flush()
             except SessionNotFound:
                 pass  # the session is gone: nothing to log it in
@@ -305,6 +380,11 @@ def _outcome(journal: undo_journal.Journal) -> tuple[list[RestoredFile], str | N
     done = set(journal.done)
     files = [RestoredFile.model_validate(f) for f in journal.files]
     return [f for f in files if f.action == "unchanged" or f.path in done], journal.error
+
+
+def _idle_for_rewind(agent: Agent, session_id: str) -> None:
+    if agent.running or agent.turn_open:
+        raise RewindUnavailable(session_id, "the agent is working; stop it or wait until it is done")
 
 
 def _idle(agent: Agent, session_id: str, turn: int) -> None:

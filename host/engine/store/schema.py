@@ -258,6 +258,12 @@ def apply_event(
         source = data.get("source") or {}
         if etype == "user/message" and source.get("kind") == "user":
             conn.execute("UPDATE sessions SET last_activity = ? WHERE id = ?", (time, session_id))
+    elif etype == "tool/result":  # read_image's image (docs/decisions.md, "Images the agent reads")
+        for attachment_id in image_refs(data.get("message") or {}):
+            conn.execute(
+                "INSERT OR IGNORE INTO session_attachments (session_id, attachment_id, seq) VALUES (?, ?, ?)",
+                (session_id, attachment_id, seq),
+            )
     elif etype == "turn/start":
         conn.execute(
             "INSERT INTO turns (session_id, start_seq, turn) VALUES (?, ?, ?)",

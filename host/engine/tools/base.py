@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from contract.content import AttachmentRef
 from contract.filechange import FileChange, FileState
 from contract.jobs import JobOutputValue, JobView
 from contract.questions import AnswerSet, Question
@@ -35,6 +36,8 @@ class ToolOutput:
     """Files the step changed otherwise (a shell command), found by the snapshots around it."""
     snapshot_error: str | None = None
     """Why the snapshots around the step could not be taken: what it changed is not recorded."""
+    image: AttachmentRef | None = None
+    """An image the model reads with the result (read_image; stored once as an attachment)."""
 
 
 class JobControl(Protocol):

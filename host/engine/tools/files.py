@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -25,7 +26,11 @@ from host.engine.tools.common import (
     open_regular,
     resolve_inside,
 )
+from host.engine.tools.image import looks_like_image, read_image
+from host.engine.tools.reach import CodeIntel, ImageSupport
 from host.engine.workers import TOOL_WORKERS
+
+log = logging.getLogger(__name__)
 
 DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -55,8 +60,15 @@ class ReadFileTool(BaseTool):
     )
     Arguments = ReadFileArgs
 
+    def __init__(self, images: ImageSupport | None = None) -> None:
+        super().__init__()
+        self._images = images
+        """Given: an image file goes to the model as an image (host/engine/tools/image.py)."""
+
     async def execute(self, args: ReadFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
+        if self._images is not None and await TOOL_WORKERS.run(_image_file, ctx.cwd, path):
+            return await read_image(self._images, args.path, ctx)
         return await TOOL_WORKERS.run(self._read, ctx.cwd, path, args.offset or 1, args.limit)
 
     def _read(self, cwd: Path, path: Path, offset: int, limit: int | None) -> ToolOutput:
@@ -107,6 +119,18 @@ class ReadFileTool(BaseTool):
         return ToolOutput(text)
 
 
+def _image_file(cwd: Path, path: Path) -> bool:
+    """Whether `path` is a regular file whose first bytes are an image's."""
+    if not path.is_file():
+        return False
+    try:
+        fd = open_regular(cwd, path, str(path))
+    except (ToolError, OSError):
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        return looks_like_image(fh.read(16))
+
+
 class WriteFileArgs(Args):
     path: PathText = Field(description="File path, relative to the working directory.")
     content: str = Field(description="The complete new content of the file.")
@@ -118,6 +142,11 @@ class WriteFileTool(BaseTool):
     needs_approval = True
     Arguments = WriteFileArgs
 
+    def __init__(self, code: CodeIntel | None = None) -> None:
+        super().__init__()
+        self._code = code
+        """Given: the file's new errors from its language server join the result."""
+
     async def execute(self, args: WriteFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
         shown = display(ctx.cwd, path)
@@ -128,7 +157,8 @@ class WriteFileTool(BaseTool):
         await TOOL_WORKERS.run(write_atomic, ctx.cwd, path, data)
         change = await TOOL_WORKERS.run(describe, shown, before, data)
         verb = "Overwrote" if before.state is not None else "Created"
-        return ToolOutput(f"{verb} {shown} ({len(data)} bytes).", change=change)
+        text = await with_diagnostics(self._code, f"{verb} {shown} ({len(data)} bytes).", path, ctx)
+        return ToolOutput(text, change=change)
 
     def preview(self, arguments: dict[str, Any], cwd: Path) -> FileChange | None:
         """The diff this call would write, against the file as it is now (blocking)."""
@@ -136,6 +166,19 @@ class WriteFileTool(BaseTool):
         path = resolve_inside(cwd, args.path)
         shown = display(cwd, path)
         return describe(shown, snapshot(cwd, path, shown), args.content.encode("utf-8"))
+
+
+async def with_diagnostics(code: CodeIntel | None, text: str, path: Path, ctx: ToolContext) -> str:
+    """`text` and, when a language server serves the file, the errors the write introduced
+    (docs/decisions.md, "Language servers"); a server that fails changes nothing."""
+    if code is None:
+        return text
+    try:
+        found = await code.diagnostics(ctx.cwd, path, ctx.sandbox)
+    except Exception as exc:  # the write succeeded: a server's trouble is not the tool's
+        log.info("no diagnostics for %s: %s", path, exc)
+        return text
+    return f"{text}\n\n{found}" if found else text
 
 
 def write_atomic(cwd: Path, path: Path, data: bytes) -> None:
@@ -189,6 +232,11 @@ class EditFileTool(BaseTool):
     needs_approval = True
     Arguments = EditFileArgs
 
+    def __init__(self, code: CodeIntel | None = None) -> None:
+        super().__init__()
+        self._code = code
+        """Given: the file's new errors from its language server join the result."""
+
     async def execute(self, args: EditFileArgs, ctx: ToolContext) -> ToolOutput:
         path = resolve_inside(ctx.cwd, args.path)
         shown = display(ctx.cwd, path)
@@ -199,7 +247,8 @@ class EditFileTool(BaseTool):
         await TOOL_WORKERS.run(write_atomic, ctx.cwd, path, data)
         change = await TOOL_WORKERS.run(describe, shown, before, data)
         plural = "occurrence" if count == 1 else "occurrences"
-        return ToolOutput(f"Replaced {count} {plural} in {shown}.", change=change)
+        text = await with_diagnostics(self._code, f"Replaced {count} {plural} in {shown}.", path, ctx)
+        return ToolOutput(text, change=change)
 
     def preview(self, arguments: dict[str, Any], cwd: Path) -> FileChange | None:
         """The diff this call would write, or None when it would fail (blocking)."""

@@ -3,7 +3,7 @@
 // (never throws). No DOM.
 
 /** Domains the settings dialog's panels (providers, model library, undo space) may call. */
-const DIALOG_DOMAINS = new Set(["settings", "credentials", "llm", "host", "files"]);
+const DIALOG_DOMAINS = new Set(["settings", "credentials", "llm", "host", "files", "lsp"]);
 
 export class ConfigCalls {
   constructor(client) {
@@ -26,6 +26,18 @@ export class ConfigCalls {
 
   mutateSettings(payload) {
     return this.client.call("settings.mutate", payload);
+  }
+
+  /** Add a rule to `permission.rules` (docs/decisions.md, "Rules by pattern"): the list as stored
+   * now plus `rule` (one the same already there is not added twice). */
+  async addRule(rule) {
+    const d = await this.describeSettings();
+    if (!d.ok) return d;
+    const view = d.value.namespaces.find((n) => n.ns === "permission");
+    const rules = view?.value?.rules ?? [];
+    const same = (r) => r.tool === rule.tool && r.pattern === rule.pattern && (r.folder ?? null) === (rule.folder ?? null) && (r.decision ?? "allow") === rule.decision;
+    const next = rules.some(same) ? rules : [...rules, rule];
+    return this.client.call("settings.mutate", { ns: "permission", ops: [{ op: "set", path: ["rules"], value: next }], expectedRevision: view?.revision });
   }
 
   openDocument(payload = {}) {

@@ -10,6 +10,8 @@
 //               callView?, resultView?}   (the host's views, when it sent them)
 //   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, changes, unrecorded, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
+//   rewound    {id, kind, seq, atSeq, lastSeq, count, files}   (session/rewound; the rows from atSeq on
+//              stay, with rewound: true)
 //   notice     {id, kind, seq, text, tone}
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [row ids]}   (compaction;
 //              the covered rows stay, with outOfContext: true)
@@ -228,6 +230,8 @@ export class SessionFold {
         return compactSummary(this, ev, d);
       case "files/restored":
         return filesRestored(this, ev, d);
+      case "session/rewound":
+        return this.rewound(ev, d);
       case "job/lost":
         this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", ...(d.detail ? notice("notice.jobLost", { id: d.jobId, label: d.label, detail: d.detail }) : notice("notice.jobLostClosed", { id: d.jobId, label: d.label })) });
         return;
@@ -261,6 +265,23 @@ export class SessionFold {
       const t = this.turnState(turn);
       if (!t.userItemId) t.userItemId = item.id;
     }
+  }
+
+  /** session/rewound: every row from the rewound message on is marked (the view folds them) and a
+   * "Rewound" row follows (docs/decisions.md, "Rewind in place"). */
+  rewound(ev, d) {
+    const at = typeof d.atSeq === "number" ? d.atSeq : ev.seq;
+    let count = 0;
+    let lastSeq = null; // the last rewound row: a fork through it brings the rewound turns back
+    for (const row of this.items) {
+      if (row.seq >= at && !row.rewound) {
+        row.rewound = true;
+        if (row.kind === "user" || row.kind === "assistant") count++;
+        if (lastSeq === null || row.seq > lastSeq) lastSeq = row.seq;
+      }
+    }
+    this.add({ id: `w:${ev.seq}`, kind: "rewound", seq: ev.seq, atSeq: at, lastSeq, count, files: Array.isArray(d.restoredFiles) ? d.restoredFiles : [] });
+    this.resetPending = true;
   }
 
   turnEnd(ev, d) {
@@ -307,7 +328,9 @@ export class SessionFold {
       .join("\n");
     const isError = !!(d.error || resultBlock?.isError);
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
-    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
+    // read_image (and read_file on an image): the image the model was shown follows the result
+    const images = content.filter((b) => b?.type === "image" && b.attachment).map((b) => b.attachment);
+    tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null, images };
     if (ev.view?.for === "result") tool.resultView = ev.view.view;
     noteTool(this, d.turn, tool.name, d.change, d.changes, d.snapshotError);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";

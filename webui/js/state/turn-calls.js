@@ -65,6 +65,11 @@ export class TurnCalls {
     return this.client.call("files.revertTurn", { sessionId, turn });
   }
 
+  /** session.rewind: back to before the message at `atSeq` (docs/decisions.md, "Rewind in place"). */
+  rewind(sessionId, atSeq, restoreFiles) {
+    return this.client.call("session.rewind", { sessionId, atSeq, restoreFiles });
+  }
+
   restorePreview(sessionId, atSeq) {
     return this.client.call("files.restorePreview", { sessionId, atSeq });
   }

@@ -12,6 +12,7 @@ import { ComposerView } from "./composer.js";
 import { ConfigFileNotice } from "./config-notice.js";
 import { ConversationView } from "./conversation.js";
 import { editAndResend } from "./edit-resend.js";
+import { rewindTo } from "./rewind.js";
 import { GoalBar } from "./goal-bar.js";
 import { HelpDialog } from "./help-dialog.js";
 import { JobsPanel } from "./jobs-panel.js";
@@ -117,6 +118,7 @@ export function buildViews(app) {
     onRevert: (item, btn) => revertTurn(app, item, btn),
     openChanges: (path) => app.showChanges(path),
     onEditResend: (item, btn) => editAndResend(app, item, btn),
+    onRewind: (item, btn) => rewindTo(app, item, btn),
     openPath: (path) => a.reveal(path),
     canOpenPath: () => app.canOpenPath(),
     cwdOf: (sid) => app.manager.summaries.get(sid)?.cwd ?? null,
@@ -124,7 +126,7 @@ export function buildViews(app) {
   });
   app.rail = new SessionRail(document.querySelector(".log-wrap"), app.conversation);
   app.findBar = new FindBar(document.querySelector(".log-wrap"), { turns, conversation: app.conversation, sessionId: () => app.manager.activeId, focusAway: () => app.composer.focus() });
-  app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus() });
+  app.cards = new PendingCardsView($("pending-cards"), app.manager, { focusComposer: () => app.composer.focus(), addRule: (rule) => app.config.addRule(rule) });
   app.cards.openSession = (id) => app.open(id);
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });
   app.jobsPanel = new JobsPanel($("jobs-panel"), { turns, toast });

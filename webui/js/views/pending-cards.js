@@ -10,6 +10,7 @@ import { guardCard } from "./bidi.js";
 import { rejectNote } from "./reject-note.js";
 import { askedByLine } from "./subagents.js";
 import { hasDraft, installApprovalKeys, keyHint, mayTakeFocus } from "./approval-keys.js";
+import { ruleHint } from "./settings-reach.js";
 import { t } from "../i18n/i18n.js";
 
 /** What "Allow always" would remember, named before the click: `code` spans stay code. */
@@ -20,10 +21,11 @@ function scopeLine(tool, always) {
 
 export class PendingCardsView {
   /** @param {HTMLElement} root @param {import("../state/session-manager.js").SessionManager} manager */
-  constructor(root, manager, { focusComposer = () => {} } = {}) {
+  constructor(root, manager, { focusComposer = () => {}, addRule = null } = {}) {
     this.root = root;
     this.manager = manager;
     this.focusComposer = focusComposer;
+    this.addRule = addRule; // (rule) → RpcResult: "Always allow commands like this" saves it
     this.sessionId = null;
     this.cards = new Map(); // rpcId → {el, entry, update()}
     this.forms = new Map(); // rpcId → question form state
@@ -109,6 +111,7 @@ export class PendingCardsView {
       f.reason || f.why ? h("p", { class: "card-reason", testid: "approval-reason", translate: f.why ? undefined : "no" }, approvalReason(f)) : null,
       renderApprovalArgs(f.toolName, f.arguments, f.preview),
       always ? scopeLine(f.toolName, always) : null,
+      f.patternRule && this.addRule ? this.ruleEditor(f.patternRule, () => answer("allowed-once")) : null,
       actions,
       reject.el,
       note,
@@ -127,6 +130,37 @@ export class PendingCardsView {
       },
     };
     return card;
+  }
+
+  /** "Always allow commands like this": the rule the host suggests, editable, saved to
+   * Settings → Permissions (privileged), then this call is allowed once (docs/decisions.md,
+   * "Rules by pattern"). */
+  ruleEditor(suggested, allow) {
+    const input = h("input", { type: "text", class: "rule-pattern", testid: "rule-pattern", value: suggested.pattern, translate: "no", spellcheck: "false", autocomplete: "off", "aria-label": t("rules.pattern") });
+    const here = h("input", { type: "checkbox", testid: "rule-here", checked: !!suggested.folder });
+    const error = h("p", { class: "card-error", role: "alert", hidden: true });
+    const save = h("button", { type: "button", class: "btn btn-small", testid: "rule-save" }, t("rules.saveAndAllow"));
+    save.addEventListener("click", async () => {
+      save.disabled = true;
+      const rule = { tool: suggested.tool, pattern: input.value.trim(), decision: "allow", folder: here.checked ? suggested.folder : null };
+      const r = await this.addRule(rule);
+      save.disabled = false;
+      if (!r.ok) {
+        error.hidden = false;
+        error.textContent = r.error.code === "settings-rejected" && r.error.message ? r.error.message : t("rules.notSaved");
+        return;
+      }
+      allow();
+    });
+    return h(
+      "details",
+      { class: "rule-editor", testid: "rule-editor" },
+      h("summary", {}, t("rules.alwaysLikeThis")),
+      h("div", { class: "rule-row" }, input, save),
+      suggested.folder ? h("label", { class: "choice" }, here, h("span", {}, t("rules.onlyIn"), " ", h("code", { translate: "no" }, suggested.folder))) : null,
+      h("p", { class: "hint" }, ruleHint(suggested.tool)),
+      error,
+    );
   }
 
   questionCard(entry) {

@@ -13,6 +13,7 @@ import { attachedOf, ownText } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine, unrecordedLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
+import { rewindButton, rewoundRow } from "./rewind.js";
 import { goalRoundLabel } from "../state/fold-goals.js";
 import { hookRow } from "./hook-row.js";
 import { t } from "../i18n/i18n.js";
@@ -55,6 +56,9 @@ export function renderRow(item, ctx) {
     case "restored":
       el = restoredRow(item);
       break;
+    case "rewound":
+      el = rewoundRow(item, ctx);
+      break;
     case "blocked":
       el = blockedRow(item);
       break;
@@ -67,7 +71,15 @@ export function renderRow(item, ctx) {
   el.dataset.itemId = item.id;
   el.dataset.seq = String(item.seq);
   if (item.outOfContext) markOutOfContext(el);
+  if (item.rewound) markRewound(el);
   return el;
+}
+
+/** A row a rewind took back: folded under its "Rewound" row, marked when shown. */
+function markRewound(el) {
+  el.classList.add("is-rewound");
+  el.dataset.rewound = "true";
+  el.title = t("rewind.marked");
 }
 
 /** A row a compaction summarized: still readable, dimmed, and saying why (its summary follows). */
@@ -84,6 +96,7 @@ export function updateRow(el, item, ctx) {
     case "tool": {
       const out = updateToolCard(el, item, ctx);
       if (item.outOfContext) markOutOfContext(out ?? el);
+      if (item.rewound) markRewound(out ?? el);
       return out;
     }
     case "turn-end":
@@ -114,6 +127,7 @@ function userRow(item, ctx) {
     "article",
     { class: ["row msg msg-user", item.steering && "is-steering"], testid: "msg-user" },
     !item.steering && ctx.onEditResend ? editResendButton(item, ctx) : null,
+    !item.steering && !item.fromParent && !item.rewound && ctx.onRewind ? rewindButton(item, ctx) : null,
     h(
       "div",
       { class: "bubble" },

@@ -1,6 +1,7 @@
 // Settings, built from settings.describe: a card per model provider (the built-in model,
 // DeepSeek, each OpenAI-compatible endpoint profile, which can be added, renamed and removed),
-// the default permission preset for new sessions, and any other exposed namespace as a plain form.
+// the default permission preset for new sessions and the rules by pattern, the web and the language
+// servers (views/settings-reach.js), and any other exposed namespace as a plain form.
 // Keys are write-only: only "configured (environment / file)" ever comes back.
 
 import { append, h, icon, clear } from "./dom.js";
@@ -13,6 +14,7 @@ import { languageOf, previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { lspSection, rulesBlock, webSection } from "./settings-reach.js";
 import { presetDescription, presetName } from "../state/host-words.js";
 import { RemoteHostsSection } from "./remote-hosts.js";
 import { setLanguage, t } from "../i18n/i18n.js";
@@ -36,6 +38,7 @@ export class SettingsDialog {
     this.remoteHosts = ctx.remotes ? new RemoteHostsSection({ remotes: ctx.remotes, say: (text, tone) => this.say(text, tone) }) : null;
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
+    this.editing = new Set();
     this.draft = null; // a profile being added, not saved yet
     this.message = h("p", { class: "settings-message", testid: "settings-message", role: "status" });
     this.body = h("div", { class: "settings-body", testid: "settings-body" });
@@ -80,21 +83,26 @@ export class SettingsDialog {
     this.el.querySelector("summary, input, select, button")?.focus();
   }
 
-  /** A host change (another window, a hand edit): reload unless a card holds unsaved edits. */
+  /** A host change (another window, a hand edit): reload unless a card or a section of the
+   * agent's reach (rules, web) holds unsaved edits — checked again just before drawing. */
   async changed() {
     if (!this.el.open) return;
-    if (this.cards.some((c) => c.dirty) || this.draft) {
+    if (this.unsaved()) {
       this.say(t("settings.changedElsewhere"));
       return;
     }
-    await this.load();
+    await this.load({ keepUnsaved: true });
+  }
+
+  unsaved() {
+    return this.cards.some((c) => c.dirty) || !!this.draft || this.editing.size > 0;
   }
 
   async call(method, payload) {
     return this.ctx.config.dialog(method, payload);
   }
 
-  async load() {
+  async load({ keepUnsaved = false } = {}) {
     const [s, p, d, presets] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {}), this.ctx.config.listPresets()]);
     if (!s.ok) {
       clear(this.body);
@@ -114,6 +122,7 @@ export class SettingsDialog {
     this.docBtn.hidden = !s.value.hasDocument;
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
+    if (keepUnsaved && this.unsaved()) return this.say(t("settings.changedElsewhere")); // edits began meanwhile
     // a reload after a Save keeps what the person looked at where it was
     const top = this.body.scrollTop;
     this.render();
@@ -123,6 +132,7 @@ export class SettingsDialog {
   }
 
   render() {
+    this.editing = new Set(); // sections of settings-reach.js with unsaved edits (ctx.editing)
     const spaces = new Map(this.describe.namespaces.map((n) => [n.ns, n]));
     const route = (key) => this.providers.find((r) => r.provider === key) ?? null;
     const ctx = {
@@ -131,6 +141,7 @@ export class SettingsDialog {
       reload: () => this.load(),
       problem: (e) => problemText(e),
       write: (m, payload, btn, announce = true) => this.write(m, payload, btn, announce),
+      editing: (key, on) => (on ? this.editing.add(key) : this.editing.delete(key)),
       discardDraft: () => {
         this.draft = null;
         this.render();
@@ -168,6 +179,10 @@ export class SettingsDialog {
     ].filter(Boolean);
     for (const view of this.describe.namespaces) {
       if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
+      if (view.ns === "web" || view.ns === "lsp") {
+        sections.push((view.ns === "web" ? webSection : lspSection)(view, ctx));
+        continue;
+      }
       const form = this.formSection(view);
       if (form) sections.push(form);
     }
@@ -217,7 +232,8 @@ export class SettingsDialog {
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;
-    return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+    const rules = view.ns === "permission" ? rulesBlock(view, { write: (m, payload, btn) => this.write(m, payload, btn), editing: (key, on) => (on ? this.editing.add(key) : this.editing.delete(key)) }) : null;
+    return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save), rules]);
   }
 
   /** Fields whose values are things the host has, offered as a choice of them: the default

@@ -11,6 +11,7 @@ import { diffView, fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
 import { askUserBody, askUserSummary } from "./ask-user-card.js";
 import { viewParts } from "./tool-views.js";
+import { attachmentThumb } from "./attachments.js";
 import { t } from "../i18n/i18n.js";
 
 const STATUS_LABEL = new Set(["streaming", "pending", "running", "awaiting-approval", "done", "error", "rejected", "cancelled"]);
@@ -95,6 +96,8 @@ export function updateToolCard(el, item, ctx = {}) {
     parts.push(argsBlock(item.arguments, d.args));
     if (shown) parts.push(resultBlock(item));
   }
+  const images = rejected ? [] : item.result?.images ?? [];
+  if (images.length && ctx?.turns) parts.push(h("div", { class: "thumbs tool-images", testid: "tool-images" }, images.map((ref) => attachmentThumb(ctx.turns, ctx.sessionId, ref))));
   setChildren(body, parts);
   el.classList.toggle("has-bidi", guardCard(el._parts.details, body)); // Trojan Source
 }
