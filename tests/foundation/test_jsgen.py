@@ -33,6 +33,7 @@ from contract.frames import (
     HostModelsChanged,
     HostModelStatus,
     HostSessionAdded,
+    HostSessionAttention,
     HostSessionPresetChanged,
     HostSessionRemoved,
     HostSessionStatus,
@@ -52,7 +53,7 @@ from contract.questions import Question, QuestionOption, QuestionRequested, Ques
 from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
 from contract.schema import frame_name
-from contract.sessions import ListRequest, ListValue
+from contract.sessions import Attention, ListRequest, ListValue
 from contract.workspaces import (
     HostArchivedSessionsChanged,
     HostWorkspaceChanged,
@@ -216,6 +217,8 @@ def _frames() -> list[tuple[str, Any]]:
         HostSessionAdded(session_id="s", blank=False, parent_session_id="p", cwd="/w"),
         HostSessionRemoved(session_id="s"),
         HostSessionStatus(session_id="s", running=True),
+        HostSessionAttention(session_id="s", attention=Attention(state="needs-you", pending=2)),
+        HostSessionAttention(session_id="s", attention=Attention(state="waiting", ahead=0)),
         HostAgentError(session_id="s", message="m"),
         HostSettingsChanged(ns="llm"),
         HostCredentialsChanged(ref="deepseek"),
