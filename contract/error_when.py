@@ -119,4 +119,14 @@ ERROR_WHEN: dict[str, str] = {
         "`session.import` of a file that is not a session archive, is damaged or too large (the"
         " reader's one line)"
     ),
+    "terminal-not-found": "`terminal.*` naming a terminal that was closed (or of an earlier host run)",
+    "outside-folder": (
+        "`files.tree` / `files.read` of a path that resolves outside the session's folder (`..`, a"
+        " symlink leading out)"
+    ),
+    "not-a-file": "`files.read` of a folder, a pipe, a device or a socket",
+    "too-large": (
+        "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
+        " (a whole file up to 10 MB is read at once)"
+    ),
 }

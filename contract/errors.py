@@ -214,6 +214,17 @@ class ChildSessionDetails(WireModel):
     child_session_id: str
 
 
+class TerminalDetails(WireModel):
+    terminal_id: str
+
+
+class TooLargeDetails(WireModel):
+    path: str
+    size: int
+    """The file's bytes (or, for a range, the range's text)."""
+    limit: int
+
+
 class PrivilegeDetails(WireModel):
     """`privilege-required`: the method that carried the change, and the change in words."""
 
@@ -273,6 +284,10 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
     "archive-invalid": ReasonDetails,
+    "terminal-not-found": TerminalDetails,
+    "outside-folder": PathDetails,
+    "not-a-file": PathDetails,
+    "too-large": TooLargeDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

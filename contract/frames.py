@@ -11,10 +11,12 @@ from contract.approvals import ApprovalRequested, ApprovalResolved
 from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
+from contract.file_tree import FilesChanged
 from contract.jobs import JobView
 from contract.llm import DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.terminals import TerminalClosed, TerminalOutput
 from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
@@ -90,6 +92,9 @@ MuxFrame = Annotated[
         SessionQueue,
         SessionJobs,
         SessionProjection,
+        TerminalOutput,
+        TerminalClosed,
+        FilesChanged,
         StreamError,
     ],
     Field(discriminator="type"),

@@ -23,6 +23,7 @@ from host.api import (
     settings,
     skills,
     subagent,
+    terminal,
     workspace,
 )
 from host.api.archive import zip_chunks
@@ -47,6 +48,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     finder,
     subagent,
     goal,
+    terminal,
     mcp,
     hooks,
 )

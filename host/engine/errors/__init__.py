@@ -58,6 +58,12 @@ from host.engine.errors.subagents import (
     SubagentParentUnavailable,
     SubagentUnauthorized,
 )
+from host.engine.errors.terminals import (
+    NotAFile,
+    OutsideFolder,
+    TerminalNotFound,
+    TooLarge,
+)
 from host.engine.errors.workspaces import (
     DirectoryCreateFailed,
     DirectoryExists,
@@ -97,6 +103,8 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotAFile",
+    "OutsideFolder",
     "PrivilegeRequired",
     "QueueItemNotFound",
     "RevertConflict",
@@ -113,7 +121,9 @@ __all__ = [
     "SubagentNotResumable",
     "SubagentParentUnavailable",
     "SubagentUnauthorized",
+    "TerminalNotFound",
     "TitleInvalid",
+    "TooLarge",
     "WorkspaceAttachFailed",
     "WorkspaceInvalidPath",
     "WorkspaceMoveInvalid",

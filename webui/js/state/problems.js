@@ -55,6 +55,10 @@ export const MESSAGES = {
   "mcp-server-changed": "That MCP server's entry changed since it was shown: read its command again.",
   "command-error": "The command could not run as written.",
   "unknown-command": "There is no such command.",
+  "terminal-not-found": "That terminal is closed.",
+  "outside-folder": "That path is outside the session's folder.",
+  "not-a-file": "That is not a file.",
+  "too-large": "That file is too large to show at once.",
 };
 
 /** Why a file could not be put back (FileConflict.reason). */
