@@ -1,0 +1,123 @@
+"""The person's shell is privileged (docs/decisions.md, "Terminal and files"; docs/threat-model.md,
+"The fence"): a browser that reached the host through a `--trusted-host` name is refused every
+`terminal.*` method at the fence (403), and its mux stream never carries a terminal's output,
+while the window (the in-process client, privileged) opens, types into and reads the same
+terminal on the same engine. Real parts: uvicorn on loopback with the real fence and token, a
+real PTY and shell."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import secrets
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+
+import httpx
+import pytest
+
+from desktop.paths import webui_dir
+from host.fetch import HttpApiClient
+from host.fetch.fetch_response import FetchResponse
+from host.server import build_site
+from host.server.run import LoopbackServer, bind_socket
+from tests.api.conftest import Host
+from tests.api.support import WAIT, Frames, ftype, ok
+
+TRUSTED = "trusted.example"
+
+
+class TrustedHostClient(HttpApiClient):
+    """A browser that reached the server through the trusted name (the Host it sends)."""
+
+    def __init__(self, base_url: str, token: str, port: int) -> None:
+        super().__init__(base_url, token)
+        self.host_header = f"{TRUSTED}:{port}"
+
+    async def do_fetch(
+        self, method: str, path: str, headers: Mapping[str, str], body: bytes | None
+    ) -> FetchResponse:
+        return await super().do_fetch(method, path, {**headers, "host": self.host_header}, body)
+
+
+@pytest.fixture
+async def trusted_site(host: Host) -> AsyncIterator[tuple[str, str, int]]:
+    token = secrets.token_urlsafe(32)
+    site = build_site(
+        host.runtime.app, webui_dir(), token=token, peers=host.runtime.peers, trusted_hosts=(TRUSTED,)
+    )
+    server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
+    ready = asyncio.Event()
+    task = asyncio.create_task(server.serve(on_ready=ready.set))
+    await asyncio.wait_for(ready.wait(), 10)
+    try:
+        yield f"http://127.0.0.1:{server.port}", token, server.port
+    finally:
+        server.stop()
+        await asyncio.wait_for(task, 10)
+
+
+async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
+    host: Host, trusted_site: tuple[str, str, int], tmp_path: Path
+) -> None:
+    base_url, token, port = trusted_site
+    window = host.client()  # the desktop window's path: no fence, privileged
+    folder = tmp_path / "project"
+    folder.mkdir()
+    sid = await host.create(folder)
+
+    async with httpx.AsyncClient(base_url=base_url, timeout=WAIT) as raw:
+        headers = {
+            "host": f"{TRUSTED}:{port}",
+            "authorization": f"Bearer {token}",
+            "content-type": "application/json",
+        }
+        for method, payload in {
+            "terminal.open": {"sessionId": sid, "cols": 80, "rows": 24},
+            "terminal.list": {"sessionId": sid},
+        }.items():
+            body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
+            refused = await raw.post(f"/api/{method}", content=body, headers=headers)
+            assert refused.status_code == 403, method
+    assert host.engine.terminals._terminals == {}  # nothing was started
+
+    browser = TrustedHostClient(base_url, token, port)
+    try:
+        assert (await ok(browser, "files.tree", {"sessionId": sid})).entries == []  # the API still answers
+        async with (
+            Frames(browser.stream("events.mux")) as seen_by_browser,
+            Frames(window.stream("events.mux")) as seen_by_window,
+        ):
+            tid = (await ok(window, "terminal.open", {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
+            for method in ("terminal.input", "terminal.attach"):
+                payload = (
+                    {"terminalId": tid, "data": "id\n"} if method == "terminal.input" else {"terminalId": tid}
+                )
+                body = json.dumps(
+                    {"type": "client-request", "rpcId": "r", "method": method, "payload": payload}
+                )
+                async with httpx.AsyncClient(base_url=base_url, timeout=WAIT) as raw:
+                    answer = await raw.post(
+                        f"/api/{method}",
+                        content=body,
+                        headers={
+                            "host": f"{TRUSTED}:{port}",
+                            "authorization": f"Bearer {token}",
+                            "content-type": "application/json",
+                        },
+                    )
+                assert answer.status_code == 403, method
+            await ok(window, "terminal.input", {"terminalId": tid, "data": "echo secret-$((6*7))\n"})
+            printed = b""
+            while b"secret-42" not in printed:
+                _, frame = await seen_by_window.next(ftype("terminal/output"))
+                printed += base64.b64decode(frame.data)
+            # a frame both streams carry, published after the output: the browser's stream got
+            # that far, and left out every terminal frame before it
+            await ok(window, "files.tree", {"sessionId": sid})  # starts the folder's watch
+            (folder / "after.txt").write_text("x")
+            await seen_by_browser.next(ftype("files/changed", sid))
+            assert not [f for _, f in seen_by_browser.items if getattr(f, "type", "") == "terminal/output"]
+    finally:
+        await browser.aclose()
