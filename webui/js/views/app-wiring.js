@@ -16,7 +16,7 @@ export function wireApp(app) {
     $("sidebar").querySelector(".new-session").disabled = s.state !== "connected";
   });
   c.on("lost", () => m.markPendingStale());
-  c.on("mux", (msg) => m.handleMux(msg));
+  c.on("mux", (msg) => routeMux(app, msg) || m.handleMux(msg));
   c.on("host", (msg) => app.workspaces.handleHost(msg.payload) || m.handleHost(msg));
   c.on("connected", async (describe) => {
     const first = !m.listLoaded;
@@ -35,6 +35,7 @@ export function wireApp(app) {
     }
     app.checkProvider();
     if (first) app.providers.lookForServers().then(() => app.modelPicker.refresh());
+    else app.terminalPane.reconnected(); // output sent while the stream was down is replayed
     app.checkUiSettings();
     app.renderAll();
   });
@@ -100,4 +101,16 @@ export function wireApp(app) {
   $("open-settings").addEventListener("click", () => app.settings.open());
   $("import-archive").addEventListener("click", () => app.importer.choose());
   $("scrim").addEventListener("click", () => app.toggleSidebar(false));
+}
+
+/** The Terminal's and the Files pane's frames (docs/decisions.md, "Terminal and files"); true
+ * when the frame was theirs. */
+function routeMux(app, msg) {
+  const f = msg.payload;
+  if (app.terminals.handleFrame(f)) return true;
+  if (f?.type === "files/changed") {
+    if (f.sessionId === app.fileTree.sessionId) app.fileTree.changed(f.paths);
+    return true;
+  }
+  return false;
 }
