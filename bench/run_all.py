@@ -50,6 +50,7 @@ BENCHES: dict[str, list[str]] = {
     "finder": ["finder_bench.py"],
     "transcript": ["transcript_bench.py", "--rounds", "3"],
     "window_day": ["window_day_bench.py"],
+    "terminal": ["terminal_bench.py", "--mb", "50", "--runs", "1"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 
