@@ -1,23 +1,26 @@
-"""Host memory per turn: what a long session costs the host in RSS, and whether closed sessions
-give it back (docs/decisions.md "Crash windows", memory).
+"""Host memory per turn: what a long session and many sessions cost the host in RSS, where the
+growth comes in steps, and whether closed sessions give it back (issue 48, goal 4).
 
-    python bench/memory_bench.py [--turns 1000] [--warmup 100] [--sessions 50] [--json FILE]
+    python bench/memory_bench.py [--turns 2000] [--warmup 100] [--sessions 50] [--session-turns 40]
+                                 [--json FILE]
 
 A real `harnessdesk serve` (a child process, a real SQLite file) on the scripted
 OpenAI-compatible provider on loopback (tests/support/scripted_llm.py, its default short reply).
-One session runs `--warmup` turns, more while the host's start-up integrity check and first
-backup (a minute after start) are not done, then `--turns` measured short turns, one after
-another (prompt → its `turn/end` on the mux); the host's RSS is read from /proc/<pid>/status
-every 50 turns. KB/turn is the least-squares slope of RSS over the measured turns (goal ≤ 10).
-Then `--sessions` sessions are opened (one turn each) and closed (deleted), and RSS is read
-again: "comes back" compares it with the RSS before them (goal: within 2 MB, what the allocator
-may keep). No assertions.
+One session runs `--turns` short turns, one after another (prompt → its `turn/end` on the mux);
+the host's RSS is read from /proc/<pid>/status every 10 turns. KB/turn is the least-squares slope
+of RSS from turn `--warmup` to the last (goal ≤ 10, and flat). Then `--sessions` more sessions of
+`--session-turns` turns each, kept open, RSS read after each: the same slope across them. The
+jumps of at least 512 KB between two samples are listed as steps, with the turn they came at and
+whether the host's first backup (a minute after start, a one-time cost) fell in that interval.
+Last, the sessions are closed (deleted) and RSS is read again: "comes back" compares it with the
+RSS before them (goal: within 2 MB, what the allocator may keep). No assertions.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import re
@@ -37,7 +40,9 @@ from tests.api.support import Frames, ok  # noqa: E402
 from tests.support.scripted_llm import ScriptedLlmServer  # noqa: E402
 
 LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:\d+)/\?token=(\S+)")
-SAMPLE_EVERY = 50
+SAMPLE_EVERY = 10
+STEP_KB = 512
+"""A jump between two samples at least this big is reported as a step."""
 BACK_MB = 2.0
 
 
@@ -50,7 +55,8 @@ def rss_kb(pid: int) -> int:
 
 def backed_up(data: Path) -> bool:
     """The host's start-up integrity check and first backup (a minute after start) are done:
-    a one-time ~3 MB (a worker thread's malloc arena, SQLite's copy), not a cost per turn."""
+    a one-time ~3 MB (a worker thread's malloc arena, SQLite's copy), not a cost per turn; the
+    bench notes the turn it happened at, so its step is told from the others."""
     return any(p.suffix == ".sqlite3" for p in (data / "backups").glob("*"))
 
 
@@ -95,59 +101,114 @@ async def one_turn(client: HttpApiClient, mux: Frames, sid: str, n: int) -> None
     )
 
 
+def steps(
+    samples: list[tuple[int, int]], backup_turn: int | None, at_least_kb: int = STEP_KB
+) -> list[dict[str, Any]]:
+    """The jumps of RSS between consecutive samples of at least `at_least_kb`: where the growth
+    comes in steps rather than a slope (and whether the first backup was made in that interval)."""
+    out = []
+    for (t0, kb0), (t1, kb1) in itertools.pairwise(samples):
+        if kb1 - kb0 >= at_least_kb:
+            backup = backup_turn is not None and t0 < backup_turn <= t1
+            out.append({"turn": t1, "mb": round((kb1 - kb0) / 1024, 2), "first_backup": backup})
+    return out
+
+
+def phase(samples: list[tuple[int, int]], start: int, backup_turn: int | None) -> dict[str, Any]:
+    """KB/turn (least squares) from turn `start` on, the RSS at the ends and the steps."""
+    kept = [p for p in samples if p[0] >= start]
+    jumps = steps(kept, backup_turn)
+    return {
+        "from_turn": kept[0][0],
+        "to_turn": kept[-1][0],
+        "kb_per_turn": round(slope(kept), 2),
+        "rss_start_mb": round(kept[0][1] / 1024, 1),
+        "rss_end_mb": round(kept[-1][1] / 1024, 1),
+        "steps": jumps,
+        "in_steps_mb": round(sum(j["mb"] for j in jumps), 1),
+        "samples": [[t, round(kb / 1024, 2)] for t, kb in samples],
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memory-bench-") as tmp, ScriptedLlmServer() as llm:
         data, work = Path(tmp) / "data", Path(tmp) / "work"
         work.mkdir()
         proc, url, token = start_host(data, work, llm.base_url)
+        backup_turn: int | None = None
+        started = time.monotonic()
         try:
             async with HttpApiClient(url, token) as client:
                 async with Frames(client.stream("events.mux")) as mux:
-                    sid = (await ok(client, "session.create", {"cwd": str(work)})).session_id
-                    samples: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
-                    started = time.monotonic()
-                    warmup, n = args.warmup, 0
-                    while n < warmup + args.turns:
-                        n += 1
+
+                    async def turn(sid: str, n: int) -> None:
                         await one_turn(client, mux, sid, n)
                         mux.items.clear()  # the bench's own reader keeps nothing either
                         mux.cursor = 0
-                        if n == warmup and not backed_up(data):
-                            warmup += SAMPLE_EVERY  # the start-up check and backup are warm-up too
+
+                    sid = (await ok(client, "session.create", {"cwd": str(work)})).session_id
+                    one: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
+                    for n in range(1, args.turns + 1):
+                        await turn(sid, n)
+                        if backup_turn is None and backed_up(data):
+                            backup_turn = n
                         if n % SAMPLE_EVERY == 0:
-                            samples.append((n, rss_kb(proc.pid)))
-                            print(f"turn {n}: RSS {samples[-1][1] / 1024:.1f} MB", flush=True)
-                    seconds = time.monotonic() - started
-                    after_turns = rss_kb(proc.pid)
-                    for n in range(args.sessions):
+                            one.append((n, rss_kb(proc.pid)))
+                        if n % 500 == 0:
+                            print(f"turn {n}: RSS {one[-1][1] / 1024:.1f} MB", flush=True)
+                    # 50 sessions of 40 turns, kept open; turns counted on from the session above
+                    many: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
+                    others = []
+                    for i in range(args.sessions):
                         other = (await ok(client, "session.create", {"cwd": str(work)})).session_id
-                        await one_turn(client, mux, other, n)
-                        mux.items.clear()
-                        mux.cursor = 0
+                        others.append(other)
+                        for k in range(args.session_turns):
+                            await turn(other, k)
+                            if backup_turn is None and backed_up(data):
+                                backup_turn = args.turns + i * args.session_turns + k + 1
+                        many.append(((i + 1) * args.session_turns, rss_kb(proc.pid)))
+                    before_close = many[-1][1]
+                    for other in others:
                         await ok(client, "session.delete", {"sessionId": other})
                     await asyncio.sleep(1.0)  # let the closed sessions' last writes settle
-                    after_sessions = rss_kb(proc.pid)
+                    after_close = rss_kb(proc.pid)
         finally:
             proc.terminate()
             proc.wait(30)
-    warm = [p for p in samples if p[0] >= warmup]
-    per_turn = slope(warm)
+    seconds = time.monotonic() - started
+    total = args.turns + args.sessions * args.session_turns
+    many_backup = None if backup_turn is None or backup_turn <= args.turns else backup_turn - args.turns
     figures = {
         "turns": args.turns,
-        "warmup": warmup,
-        "kb_per_turn": round(per_turn, 2),
-        "rss_mb": {str(t): round(kb / 1024, 1) for t, kb in samples},
-        "turns_per_s": round(n / seconds, 1),
-        "sessions": args.sessions,
-        "rss_after_turns_mb": round(after_turns / 1024, 1),
-        "rss_after_sessions_mb": round(after_sessions / 1024, 1),
-        "sessions_kept_mb": round((after_sessions - after_turns) / 1024, 1),
-        "comes_back": (after_sessions - after_turns) / 1024 <= BACK_MB,
+        "from_turn": args.warmup,
+        "first_backup_turn": backup_turn,
+        "one_session": phase(one, args.warmup, backup_turn),
+        "many_sessions": {
+            "sessions": args.sessions,
+            "turns_each": args.session_turns,
+            **phase(many, 0, many_backup),
+        },
+        "turns_per_s": round(total / seconds, 1),
+        "rss_before_close_mb": round(before_close / 1024, 1),
+        "rss_after_close_mb": round(after_close / 1024, 1),
+        "comes_back": (after_close - many[0][1]) / 1024 <= BACK_MB,
+        "kept_after_close_mb": round((after_close - many[0][1]) / 1024, 1),
     }
-    print(f"RSS over {args.turns} turns after {warmup} warm-up: {per_turn:.2f} KB/turn (goal ≤ 10)")
+    for label, key in (("one session", "one_session"), (f"{args.sessions} sessions", "many_sessions")):
+        got = figures[key]
+        print(
+            f"{label}: turns {got['from_turn']} to {got['to_turn']}:"
+            f" {got['rss_start_mb']} → {got['rss_end_mb']} MB,"
+            f" {got['kb_per_turn']:.2f} KB/turn (goal ≤ 10); {len(got['steps'])} steps of ≥ {STEP_KB} KB"
+            f" ({got['in_steps_mb']} MB in all)"
+        )
+        for jump in got["steps"]:
+            mark = " (the first backup was made in this interval)" if jump["first_backup"] else ""
+            print(f"    step at turn {jump['turn']}: +{jump['mb']} MB{mark}")
+    print(f"first backup at turn {backup_turn} (counted over both phases)")
     print(
-        f"{args.sessions} sessions opened and closed:"
-        f" {after_turns / 1024:.1f} → {after_sessions / 1024:.1f} MB"
+        f"{args.sessions} sessions closed: {before_close / 1024:.1f} → {after_close / 1024:.1f} MB"
+        f" against {many[0][1] / 1024:.1f} MB before them"
         f" ({'comes back' if figures['comes_back'] else 'kept'}; goal within {BACK_MB:g} MB)"
     )
     return figures
@@ -155,9 +216,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--turns", type=int, default=1000)
-    parser.add_argument("--warmup", type=int, default=100)
+    parser.add_argument("--turns", type=int, default=2000, help="turns of the one long session")
+    parser.add_argument("--warmup", type=int, default=100, help="the slope is measured from this turn on")
     parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--session-turns", type=int, default=40)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     figures = asyncio.run(run(args))

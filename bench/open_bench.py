@@ -16,8 +16,10 @@ against the validate-and-dump path it replaced, same data, same run (their bytes
 Prints median ms, the ratio to the baseline and the bytes, and where the time went: to the body's
 last byte (the server and the socket), this process's parse (the standard library's json: most
 of a whole session's figure on a loaded machine, and not the host's work) and the server
-process's CPU per call; the goals are the first page ≤ 13 ms and the whole session ≤ 200 ms,
-on the full figure (to the answer parsed).
+process's CPU per call. The goals compare against a peer run alongside: opencode serving the
+same session (bench/peer_opencode.py), its calls alternated with ours, both timed to the body's
+last byte (the bench's own parse is not the server's work); ours over its, the median of the
+pairs, ≤ 1. Without opencode installed the goals' rows say "no baseline".
 `--profile` instead profiles the whole-session call in process (cProfile, top 25). No assertions.
 """
 
@@ -41,6 +43,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import peer_opencode  # noqa: E402
 from contract.events import SessionEvent  # noqa: E402
 from host.api import open_host  # noqa: E402
 from host.engine.store import SessionHeader  # noqa: E402
@@ -58,11 +61,18 @@ DIFF = "".join(
 CODE = "```python\ndef handler(request):\n    value = parse(request.body)\n    return respond(value)\n```"
 
 
+def turn_texts(turn: int) -> tuple[str, str, str, str]:
+    """A turn's question, the path its tool call reads, the tool's result and the answer: the
+    same content for HarnessDesk and for the peer (bench/peer_opencode.py)."""
+    question = f"Please look at module_{turn % 37}.py and fix the failing test number {turn}."
+    answer = f"I changed `module_{turn % 37}.py`: the handler now parses the body first.\n\n{CODE}"
+    return question, f"module_{turn % 37}.py", DIFF, answer
+
+
 def turn_events(base: int, turn: int) -> list[dict[str, Any]]:
     """One completed turn of 14 events, as the agent writes them (wire JSON)."""
     call_id = f"call-{turn}"
-    question = f"Please look at module_{turn % 37}.py and fix the failing test number {turn}."
-    answer = f"I changed `module_{turn % 37}.py`: the handler now parses the body first.\n\n{CODE}"
+    question, _, _, answer = turn_texts(turn)
     chunk = {"type": "text-delta", "index": 0, "text": "I changed the handler "}
     tool_call = {
         "type": "tool-call",
@@ -219,7 +229,31 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
+async def peer_call(http: httpx.AsyncClient, url: str) -> tuple[float, float, int, int]:
+    """(seconds to the last byte, seconds parsing, bytes, messages) of one call to the peer."""
+    started = time.perf_counter()
+    response = await http.get(url)
+    raw = response.content
+    read = time.perf_counter()
+    if response.status_code != 200:
+        raise RuntimeError(f"opencode: HTTP {response.status_code} {raw[:200]!r}")
+    messages = json.loads(raw)
+    return read - started, time.perf_counter() - read, len(raw), len(messages)
+
+
+async def measure_peer(
+    peer: Any, samples: dict[str, list[float]], http: httpx.AsyncClient, first_page: int
+) -> dict[str, Any]:
+    """One round of the peer's two calls, `samples` extended with its seconds to the last byte."""
+    out = {}
+    for label, limit in (("first page", first_page), ("whole session", None)):
+        secs, parsing, size, messages = await peer_call(http, peer.url(limit))
+        samples[label].append(secs)
+        out[label] = {"bytes": size, "messages": messages, "parse_s": parsing}
+    return out
+
+
+async def measure(serve: Serve, repeat: int, first_page: int, peer: Any = None) -> dict[str, Any]:
     cases = {
         "baseline (host.describe)": ("host.describe", {}),
         "first page": ("session.history", {"sessionId": SID, "maxMessages": first_page}),
@@ -230,10 +264,19 @@ async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
     parse: dict[str, list[float]] = {k: [] for k in cases}
     cpu: dict[str, float | None] = dict.fromkeys(cases, 0.0)
     sizes: dict[str, tuple[int, int]] = {}
-    async with httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http:
+    peer_samples: dict[str, list[float]] = {"first page": [], "whole session": []}
+    peer_shape: dict[str, Any] = {}
+    async with (
+        httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http,
+        httpx.AsyncClient(timeout=None, trust_env=False) as peer_http,
+    ):
         for method, payload in cases.values():  # warm: the first call builds validators
             await call(http, serve.base, method, payload)
+        if peer is not None:
+            await measure_peer(peer, {"first page": [], "whole session": []}, peer_http, first_page)
         for _ in range(repeat):  # interleaved, so the machine's load hits each case alike
+            if peer is not None:  # the peer's two calls, then ours: alternated call by call
+                peer_shape = await measure_peer(peer, peer_samples, peer_http, first_page)
             for label, (method, payload) in cases.items():
                 before = cpu_seconds(serve.proc.pid)
                 seconds, parsing, size, value = await call(http, serve.base, method, payload)
@@ -251,6 +294,9 @@ async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
         to_last_byte = statistics.median(v - p for v, p in zip(values, parse[label], strict=True)) * 1000
         used = cpu[label]
         rows[label] = {
+            "last_byte_runs_ms": [
+                round((v - p) * 1000, 3) for v, p in zip(values, parse[label], strict=True)
+            ],
             "ms": ms,
             "ratio": ms / base_ms,
             "to_last_byte_ms": to_last_byte,
@@ -259,6 +305,16 @@ async def measure(serve: Serve, repeat: int, first_page: int) -> dict[str, Any]:
             "bytes": sizes[label][0],
             "events": sizes[label][1],
         }
+    if peer is not None:
+        out: dict[str, Any] = {}
+        for label, values in peer_samples.items():
+            ours = rows[label]["last_byte_runs_ms"]
+            out[label] = {
+                "to_last_byte_ms": statistics.median(values) * 1000,
+                "ratios": [round(a / (b * 1000), 4) for a, b in zip(ours, values, strict=True)],
+                **peer_shape.get(label, {}),
+            }
+        rows["peer"] = out
     return rows
 
 
@@ -321,6 +377,17 @@ async def profile(data_dir: Path, first_page: int) -> None:
     pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
 
 
+def start_peer(root: Path, turns: int) -> tuple[Any, dict[str, Any]]:
+    """opencode serving the same session (bench/peer_opencode.py), or None and why not."""
+    exe = peer_opencode.find()
+    if exe is None:
+        return None, {"missing": "opencode is not installed (`which opencode` found nothing)"}
+    try:
+        return peer_opencode.Opencode(exe, root, turns, turn_texts), {"version": peer_opencode.version(exe)}
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        return None, {"missing": f"opencode did not start: {exc}"}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=1000)
@@ -336,11 +403,16 @@ def main() -> int:
             asyncio.run(profile(data_dir, args.page))
             return 0
         inside = asyncio.run(host_side(data_dir, max(3, args.repeat // 3)))
+        peer, peer_info = start_peer(Path(tmp) / "peer", args.turns)
         serve = Serve(data_dir)
         try:
-            rows = asyncio.run(measure(serve, args.repeat, args.page))
+            rows = asyncio.run(measure(serve, args.repeat, args.page, peer))
         finally:
             serve.close()
+            if peer is not None:
+                peer.close()
+        if "peer" in rows:
+            peer_info["rows"] = rows.pop("peer")
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
         f"session.history over loopback HTTP, {args.turns:,} turns / {events:,} events,"
@@ -360,10 +432,20 @@ def main() -> int:
         "ms = to the answer parsed; last byte = to the body's last byte; parse = this process's json.loads;"
         " host CPU = the server process's CPU ms per call (/proc, 10 ms ticks summed over the calls)"
     )
-    print(
-        f"first page ({args.page} messages): {rows['first page']['ms']:.1f} ms (goal ≤ 13 ms);"
-        f" whole session: {rows['whole session']['ms']:.1f} ms (goal ≤ 200 ms)"
-    )
+    if "rows" in peer_info:
+        print(
+            f"opencode {peer_info['version']}, the same session, calls alternated with ours"
+            " (to the last byte):"
+        )
+        for label, row in peer_info["rows"].items():
+            print(
+                f"  {label:22}{row['to_last_byte_ms']:10.2f} ms, {row['messages']} messages,"
+                f" {row['bytes']:,} bytes;"
+                f" ours / opencode's (median of pairs): {statistics.median(row['ratios']):.2f}"
+                " (goal ≤ 1)"
+            )
+    else:
+        print(f"no peer: {peer_info['missing']} (the goals' rows say 'no baseline')")
     print(
         f"host side, whole session in process: spliced {inside['spliced']:.1f} ms, validate-and-dump"
         f" {inside['validated']:.1f} ms ({inside['ratio']:.1f}x; same bytes: {inside['same_bytes']})"
@@ -375,6 +457,7 @@ def main() -> int:
             "first_page_messages": args.page,
             "rows": rows,
             "host_side": inside,
+            "peer": peer_info,
         }
         args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     return 0

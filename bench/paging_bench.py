@@ -172,6 +172,21 @@ async def timed_pages(
     return samples
 
 
+BLOCKS = 5
+"""The calls of each page are cut into this many consecutive blocks: a ratio per block gives the
+goal its runs (the median of the blocks, with their spread)."""
+
+
+def block_ratios(small: list[float], big: list[float]) -> list[float]:
+    """big/small of each block's medians."""
+    size = max(1, len(small) // BLOCKS)
+    return [
+        statistics.median(big[b * size : (b + 1) * size])
+        / statistics.median(small[b * size : (b + 1) * size])
+        for b in range(BLOCKS)
+    ]
+
+
 async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         runtime = await open_host(Path(data_dir), dev_validate=False)
@@ -182,6 +197,7 @@ async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
         runtime = await open_host(Path(data_dir), dev_validate=False)
         client = InProcessApiClient(runtime.app)
         rows = []
+        blocks: list[list[float]] = []
         cases = (
             ("tail page", "big", None, None),
             ("middle page", "big", turns * 5, 60),
@@ -192,6 +208,7 @@ async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
         for label, big_sid, big_before, small_before in cases:
             small, big = await timed_pages(client, [("small", small_before), (big_sid, big_before)], repeat)
             rows.append((label, statistics.median(small), statistics.median(big)))
+            blocks.append(block_ratios(small, big))
         await runtime.close()
     print(f"session.history, {PAGE_MESSAGES} messages (50 events) per page, median of {repeat} calls")
     listed = turns * 2 // (COMPACTIONS + 1)
@@ -206,6 +223,8 @@ async def main(turns: int, repeat: int, json_file: Path | None = None) -> None:
             "compactions": COMPACTIONS,
             "pages": pages,
             "max_ratio": max(p["ratio"] for p in pages.values()),
+            # the goal's runs: per block of calls, the worst page's big/small ratio
+            "block_max_ratios": [round(max(case[b] for case in blocks), 4) for b in range(BLOCKS)],
         }
         json_file.write_text(json.dumps(figures, indent=1), encoding="utf-8")  # noqa: ASYNC240 - once, at the end
 

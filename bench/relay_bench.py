@@ -1,6 +1,7 @@
 """Relay: a burst of N deltas from a provider on loopback, raw and through the product.
 
-    python bench/relay_bench.py [--n 5000 20000] [--runs 3] [--no-window] [--json FILE]
+    python bench/relay_bench.py [--n 5000 20000] [--runs 5] [--loaded 20000] [--loaded-runs 5]
+                                [--burners 2] [--no-window] [--json FILE]
 
 The provider is the scripted OpenAI-compatible server (tests/support/scripted_llm.py) in a
 process of its own, streaming N deltas of 4 characters as fast as loopback allows. Per run:
@@ -17,7 +18,10 @@ bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A rea
 when it was not cut off (`stream/error`) and the text it joined equals what the provider sent,
 every character in order; a burst reaches the product's readers as fewer `assistant/chunk` events
 than deltas (merged under back-pressure, docs/decisions.md "Coalescing deltas"), so the number of
-events each reader got is printed beside it, and so is the time to the first text. No assertions.
+events each reader got is printed beside it, and so is the time to the first text. Then the
+`--loaded` sizes run again, `--loaded-runs` rounds, with `--burners` busy-loop processes the
+bench starts and stops itself (bench/load.py): the issue 48 figure. Each ratio's runs are the
+rounds' pairs (the two kinds ran back to back); goals are decided on their median. No assertions.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.load import Burners, load_now  # noqa: E402
 
 PAGE = ROOT / "bench" / "relay_page"
 LISTENING = "HarnessDesk listening on "
@@ -273,10 +279,30 @@ class Window:
 # ---- the run ----------------------------------------------------------------------------------
 
 
-def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
+def rounds(
+    provider: Provider, serve: Serve, win: Window | None, n: int, runs: int
+) -> dict[str, list[dict[str, Any]]]:
+    """`runs` rounds of every kind at `n` deltas, interleaved so load hits them alike."""
+    kinds: dict[str, list[dict[str, Any]]] = {"raw": [], "sse": []}
+    if win is not None:
+        kinds |= {"bridge": [], "window-sse": []}
+    for _ in range(runs):
+        kinds["raw"].append(asyncio.run(raw_turn(provider.base_url, provider, n)))
+        kinds["sse"].append(asyncio.run(serve.turn(n)))
+        if win is not None:
+            kinds["bridge"].append(win.turn(n, True))
+            kinds["window-sse"].append(win.turn(n, False))
+    return kinds
+
+
+def measure(
+    sizes: list[int], runs: int, window: bool, loaded: list[int], loaded_runs: int, burners: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the quiet rounds per size, the rounds per size with `burners` CPU burners running)."""
     from tests.desktop import x11
 
     results: dict[str, Any] = {str(n): {} for n in sizes}
+    under_load: dict[str, Any] = {}
     provider = Provider()
     xvfb = None
     with tempfile.TemporaryDirectory(prefix="relay-bench-") as tmp:
@@ -292,16 +318,13 @@ def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
                 win.turn(200, True)
                 win.turn(200, False)
             for n in sizes:
-                kinds: dict[str, list[dict[str, Any]]] = {"raw": [], "sse": []}
-                if win is not None:
-                    kinds |= {"bridge": [], "window-sse": []}
-                for _ in range(runs):
-                    kinds["raw"].append(asyncio.run(raw_turn(provider.base_url, provider, n)))
-                    kinds["sse"].append(asyncio.run(serve.turn(n)))
-                    if win is not None:
-                        kinds["bridge"].append(win.turn(n, True))
-                        kinds["window-sse"].append(win.turn(n, False))
-                results[str(n)] = kinds
+                results[str(n)] = rounds(provider, serve, win, n, runs)
+            if loaded:
+                with Burners(burners):
+                    load_before = load_now()
+                    for n in loaded:
+                        under_load[str(n)] = rounds(provider, serve, win, n, loaded_runs)
+                    under_load["load"] = {"burners": burners, "before": load_before, "after": load_now()}
         finally:
             serve.close()
             if win is not None:
@@ -310,7 +333,7 @@ def measure(sizes: list[int], runs: int, window: bool) -> dict[str, Any]:
                 xvfb.terminate()
                 xvfb.wait(10)
             provider.close()
-    return results
+    return results, under_load
 
 
 def _median_ms(seconds: list[float | None]) -> float | None:
@@ -323,23 +346,35 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
     """Medians per kind and the ratios the goals are stated in."""
     out: dict[str, Any] = {}
     for n, kinds in results.items():
+        if n == "load":
+            continue
         med = {kind: statistics.median(r["secs"] for r in rows) for kind, rows in kinds.items()}
         complete = {kind: all(not r["cutOff"] and r["textOk"] for r in rows) for kind, rows in kinds.items()}
         events = {kind: statistics.median(r["events"] for r in rows) for kind, rows in kinds.items()}
         first = {kind: _median_ms([r["first"] for r in rows]) for kind, rows in kinds.items()}
         row: dict[str, Any] = {"median_s": med, "complete": complete, "events": events, "first_ms": first}
         row["raw/sse"] = med["raw"] / med["sse"]
+
+        def paired(top: str, bottom: str, kinds: dict[str, Any] = kinds) -> list[float]:
+            """Round by round: the two kinds ran back to back, so they met the same load."""
+            return [round(a["secs"] / b["secs"], 4) for a, b in zip(kinds[top], kinds[bottom], strict=True)]
+
+        row["ratios"] = {"raw/sse": paired("raw", "sse")}
         if "bridge" in med:
             row["raw/bridge"] = med["raw"] / med["bridge"]
             row["bridge/window-sse"] = med["window-sse"] / med["bridge"]
             row["bridge/sse"] = med["sse"] / med["bridge"]
+            row["ratios"] |= {
+                "raw/bridge": paired("raw", "bridge"),
+                "bridge/window-sse": paired("window-sse", "bridge"),
+            }
         out[n] = row
     return out
 
 
-def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
+def report(results: dict[str, Any], figures: dict[str, Any], runs: int, title: str) -> None:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"relay: median of {runs} runs, seconds from request to the last delta (load {load})")
+    print(f"relay{title}: median of {runs} runs, seconds from request to the last delta (load {load})")
     kinds = list(next(iter(results.values())).keys())
     print(f"{'N':>7} " + "".join(f"{k:>12}" for k in kinds) + "   complete")
     for n in results:
@@ -354,12 +389,10 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
     for n in results:
         cells = (figures[n]["first_ms"][k] for k in kinds)
         print(f"{int(n):>7} " + "".join(f"{ms:12.1f}" if ms is not None else f"{'-':>12}" for ms in cells))
-    print("\nratios (goal: raw/sse and raw/bridge >= 0.5, bridge/window-sse >= 0.9)")
+    print("\nratios, the median of the rounds' pairs (min-max)")
     for n, row in figures.items():
         parts = [
-            f"{k} {row[k]:.2f}"
-            for k in ("raw/sse", "raw/bridge", "bridge/window-sse", "bridge/sse")
-            if k in row
+            f"{k} {statistics.median(v):.2f} ({min(v):.2f}-{max(v):.2f})" for k, v in row["ratios"].items()
         ]
         print(f"{int(n):>7}  " + "   ".join(parts))
 
@@ -367,7 +400,12 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[5000, 20000], help="deltas per burst")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--loaded", type=int, nargs="*", default=[20000], help="deltas per burst with the CPU burners running"
+    )
+    parser.add_argument("--loaded-runs", type=int, default=5)
+    parser.add_argument("--burners", type=int, default=2, help="busy-loop processes for the loaded rounds")
     parser.add_argument("--no-window", action="store_true", help="skip the desktop window (Xvfb)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
@@ -378,12 +416,21 @@ def main() -> int:
     if args.plain_window:
         return plain_window_child(args.plain_window)
     started = time.monotonic()
-    results = measure(args.n, args.runs, not args.no_window)
+    results, under_load = measure(
+        args.n, args.runs, not args.no_window, args.loaded, args.loaded_runs, args.burners
+    )
     figures = summary(results)
-    report(results, figures, args.runs)
+    report(results, figures, args.runs, "")
+    out: dict[str, Any] = {"runs": results, "summary": figures}
+    if under_load:
+        loaded = summary(under_load)
+        load = under_load["load"]
+        print(f"\n-- with {load['burners']} CPU burners (load {load['before']} -> {load['after']}) --")
+        report({k: v for k, v in under_load.items() if k != "load"}, loaded, args.loaded_runs, " under load")
+        out |= {"loaded": loaded, "loaded_runs": under_load}
     print(f"({time.monotonic() - started:.0f} s)")
     if args.json:
-        args.json.write_text(json.dumps({"runs": results, "summary": figures}, indent=1), encoding="utf-8")
+        args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")
     return 0
 
 

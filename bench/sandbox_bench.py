@@ -2,10 +2,13 @@
 tree against the same commands unsandboxed, interleaved in one run (the machine is shared: the
 baseline is measured beside each sandboxed run, so load moves both).
 
+The goal is a ratio: each sandboxed run over the bare run beside it, the median of those pairs
+(≤ 20x for `true`, ≤ 9x for `ls -R`: the former "≤ 15 ms added" over the bare commands' p50 on a
+quiet machine, 0.8 ms and 1.8 ms; bench/README.md).
+
 The sandboxed run is the product's: `wrap()` is called for every run (the masks and the
 protected entries are worked out each time, as the bash tool does), then bubblewrap starts the
-command with the full policy (namespaces, masks, read-only binds, no network). Goal: added p50
-≤ 15 ms per command (issue 27).
+command with the full policy (namespaces, masks, read-only binds, no network).
 
     .venv/bin/python bench/sandbox_bench.py [--runs 60] [--json FILE]
 """
@@ -63,10 +66,12 @@ def measure(argv: list[str], policy: SandboxPolicy, runs: int) -> dict[str, Any]
         plain.append(timed(bare))
         boxed.append(timed(sandboxed))
     p50_plain, p50_boxed = statistics.median(plain), statistics.median(boxed)
+    ratios = [b / p for b, p in zip(boxed, plain, strict=True) if p > 0]
     return {
         "p50_ms": {"unsandboxed": round(p50_plain, 2), "sandboxed": round(p50_boxed, 2)},
         "added_p50_ms": round(p50_boxed - p50_plain, 2),
-        "ratio": round(p50_boxed / p50_plain, 2) if p50_plain else None,
+        "ratio": round(statistics.median(ratios), 2),
+        "ratios": [round(r, 3) for r in ratios],
     }
 
 
@@ -99,7 +104,8 @@ def main() -> int:
         row = figures[name]
         print(
             f"{name:10}  unsandboxed p50 {row['p50_ms']['unsandboxed']:7.2f} ms   sandboxed p50"
-            f" {row['p50_ms']['sandboxed']:7.2f} ms   added {row['added_p50_ms']:6.2f} ms  (goal ≤ 15 ms)"
+            f" {row['p50_ms']['sandboxed']:7.2f} ms   added {row['added_p50_ms']:6.2f} ms"
+            f"   sandboxed/bare (median of pairs) {row['ratio']:.2f}x"
         )
     print(f"({figures['sandbox']}; load average {figures['load_average'][0]:.1f})")
     if args.json:

@@ -1,7 +1,8 @@
 """A 10,000-message session in the browser (Chromium) and in the window (WebKitGTK), against a
 120-message session measured in the same run (issue 33, goal 2).
 
-    .venv/bin/python bench/transcript_bench.py [--messages 10000] [--rounds 3] [--only chromium|window]
+    .venv/bin/python bench/transcript_bench.py [--messages 10000] [--rounds 3] [--burners 2]
+                                               [--only chromium|window]
 
 Both sessions are written into the store directly (tests/support/long_session.py), then the real
 `harnessdesk serve` (Chromium through Playwright) or the real app window (pywebview/WebKitGTK
@@ -9,7 +10,9 @@ under Xvfb, driven over its automation socket) opens them. Per engine and sessio
 screen painted after the click, a jump to a search hit (an early message of the long session),
 scrolling's frame cost p50/p99 (bench/transcript_probe.py) and the most DOM nodes seen. The goals:
 open ≤ 500 ms, jump ≤ 300 ms, frame p99 ≤ 16 ms, DOM nodes about the small session's. Medians of
-`rounds`, the two sessions alternating.
+`rounds`, the two sessions alternating; the goals are judged on the rounds. The window's rounds
+are run again with `--burners` busy-loop processes (bench/load.py) the bench starts and stops
+itself: scroll p99 in the window on a busy machine (issue 48).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench import transcript_probe as probe  # noqa: E402
+from bench.load import Burners, load_now  # noqa: E402
 from tests.support.long_session import MARKER, LongSession, seed_long_session  # noqa: E402
 
 SMALL = 120
@@ -72,23 +76,23 @@ def one_round(evaluate: Evaluate, session: LongSession, other: LongSession) -> d
     }
 
 
-def measure(
-    evaluate: Evaluate, big: LongSession, small: LongSession, rounds: int
-) -> dict[str, dict[str, float]]:
+def measure(evaluate: Evaluate, big: LongSession, small: LongSession, rounds: int) -> dict[str, Any]:
+    """Medians per session of `rounds` rounds, and the rounds themselves (the goals' runs)."""
     wait_listed(evaluate, [big.session_id, small.session_id])
     one_round(evaluate, small, big)  # warm-up: code paths compiled, caches filled
     samples: dict[str, list[dict[str, float]]] = {"small": [], "big": []}
     for _ in range(rounds):
         samples["small"].append(one_round(evaluate, small, big))
         samples["big"].append(one_round(evaluate, big, small))
-    return {
+    medians = {
         name: {k: statistics.median(r[k] for r in runs) for k in runs[0]} for name, runs in samples.items()
     }
+    return {**medians, "rounds": samples}
 
 
 def chromium(
-    data_dir: Path, big: LongSession, small: LongSession, rounds: int
-) -> dict[str, dict[str, float]]:
+    data_dir: Path, big: LongSession, small: LongSession, rounds: int, burners: int
+) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, HarnessServer, open_app
@@ -110,7 +114,9 @@ def chromium(
     return result
 
 
-def window(data_dir: Path, big: LongSession, small: LongSession, rounds: int) -> dict[str, dict[str, float]]:
+def window(data_dir: Path, big: LongSession, small: LongSession, rounds: int, burners: int) -> dict[str, Any]:
+    """The window's figures; with `burners`, the same rounds again under that many CPU burners
+    (under "loaded"): the issue 48 figure, scroll p99 in the window on a busy machine."""
     from tests.desktop import driver, x11
 
     xvfb, display = x11.start_xvfb()
@@ -138,7 +144,14 @@ def window(data_dir: Path, big: LongSession, small: LongSession, rounds: int) ->
         connected = "document.documentElement.dataset.connection === 'connected'"
         ready = f"new Promise(r => {{ const t = () => {connected} ? r(true) : setTimeout(t, 20); t(); }})"
         page = driver.connect_ready(sock, ready, timeout=90)
-        return measure(lambda e: page.evaluate(e, timeout=120), big, small, rounds)
+        result = measure(lambda e: page.evaluate(e, timeout=120), big, small, rounds)
+        if burners:
+            with Burners(burners):
+                before = load_now()
+                loaded = measure(lambda e: page.evaluate(e, timeout=240), big, small, rounds)
+                loaded["load"] = {"burners": burners, "before": before, "after": load_now()}
+            result["loaded"] = loaded
+        return result
     finally:
         app.terminate()
         app.wait(30)
@@ -146,7 +159,7 @@ def window(data_dir: Path, big: LongSession, small: LongSession, rounds: int) ->
         xvfb.wait(10)
 
 
-def report(engine: str, result: dict[str, dict[str, float]], messages: int) -> None:
+def report(engine: str, result: dict[str, Any], messages: int) -> None:
     small, big = result["small"], result["big"]
     print(f"{engine}: {messages:,} messages against {SMALL} (medians)")
     print(f"{'':22}{f'{SMALL} msgs':>12}{f'{messages:,} msgs':>14}{'ratio':>8}{'goal':>10}")
@@ -169,6 +182,7 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=("chromium", "window"))
+    parser.add_argument("--burners", type=int, default=2, help="CPU burners for the window's loaded rounds")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     figures: dict[str, Any] = {"messages": args.messages}
@@ -180,8 +194,12 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             data_dir = Path(tmp) / "data"
             big, small = seed(data_dir, args.messages)
-            result = run(data_dir, big, small, args.rounds)
+            result = run(data_dir, big, small, args.rounds, args.burners)
         report(name, result, big.messages)
+        if "loaded" in result:
+            loaded = result.pop("loaded")
+            report(f"{name}, {args.burners} CPU burners", loaded, big.messages)
+            figures[f"{name}_loaded"] = loaded
         figures[name] = result
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")

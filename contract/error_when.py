@@ -28,8 +28,10 @@ ERROR_WHEN: dict[str, str] = {
         " or is not a regular file or folder; an `attach` MCP resource whose server is not ready and"
         " allowed for the session, or whose `resources/read` fails or times out (nothing is queued)"
     ),
-    "session-conflict": (
-        "a preallocated id exists with another cwd; `session.import` of a session already here"
+    "session-conflict": "a preallocated id exists with another cwd",
+    "session-exists": (
+        "`session.import` of a session already here (`sessionId`: the one to open instead); nothing"
+        " is written — `asCopy: true` imports it under new ids"
     ),
     "settings-conflict": "`expectedRevision` is stale; nothing written",
     "settings-not-exposed": "a write to a namespace outside the exposed set (registered or not: same answer)",
@@ -80,7 +82,8 @@ ERROR_WHEN: dict[str, str] = {
     "local-model-not-found": "`llm.removeModel` of a model that is not installed",
     "job-not-found": "no background job of that id in that session (jobs end with the app)",
     "revert-unavailable": (
-        "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works"
+        "`files.revertTurn` of a turn that changed no file, was already reverted, or while the agent works;"
+        " `unrecorded`: the turn's steps ran without snapshots (why), so what they changed is unknown"
     ),
     "revert-conflict": (
         "a file to put back was changed since (`changed` outside the app, `later-turn`) or has no "

@@ -88,6 +88,12 @@ class SessionConflictDetails(WireModel):
     existing_cwd: str | None = None
 
 
+class SessionExistsDetails(WireModel):
+    """`session-exists`: the session an import would bring is already here."""
+
+    session_id: str
+
+
 class SettingsConflictDetails(WireModel):
     ns: str
     expected: int
@@ -188,6 +194,17 @@ class RevertUnavailableDetails(WireModel):
     session_id: str
     turn: int
     reason: str
+    unrecorded: str | None = None
+    """The turn's steps ran without snapshots (why, as their `snapshotError` says): what they
+    changed is unknown, not nothing."""
+
+    @model_serializer(mode="wrap")
+    def _absent_when_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """`unrecorded` is there only when it says something (the other shapes stay as they were)."""
+        out: dict[str, Any] = handler(self)
+        if self.unrecorded is None:
+            out.pop("unrecorded", None)
+        return out
 
 
 class RevertConflictDetails(WireModel):
@@ -246,6 +263,7 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "steer-unavailable": ItemDetails,
     "attachment-error": ReasonDetails,
     "session-conflict": SessionConflictDetails,
+    "session-exists": SessionExistsDetails,
     "settings-conflict": SettingsConflictDetails,
     "settings-not-exposed": NamespaceDetails,
     "settings-rejected": SettingsRejectedDetails,

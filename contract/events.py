@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from contract._base import OpenModel, WireModel
-from contract.approvals import ApprovalOutcome
+from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.commands import CommandDone, CommandRun, PlanMode
 from contract.content import ContentBlock, Message, StreamChunk, Usage
 from contract.filechange import FileChange, FilesRestored
@@ -100,6 +100,10 @@ class ToolResult(OpenModel):
     changes: list[FileChange] | None = None
     """What any other step changed in the folder (a shell command…), found by the snapshots
     around it (never sent to the model)."""
+    snapshot_error: str | None = None
+    """Why the snapshots around this step could not be taken (git failed, the disk is full, the
+    folder is too large, a lock): what it changed in the folder was not recorded and a revert
+    cannot put it back (never sent to the model)."""
 
 
 class TodoItem(WireModel):
@@ -118,6 +122,8 @@ class ApprovalAsked(OpenModel):
     reason: str | None = None
     preview: FileChange | None = None
     """What a file tool would write (the diff against the file as it was when asked)."""
+    why: ApprovalWhy | None = None
+    """`reason` as parts, for a client's own language (docs/decisions.md, "Languages")."""
 
 
 class ApprovalDecided(OpenModel):

@@ -34,6 +34,17 @@ class FileChange(OpenModel):
     diff_note: str | None = Field(default=None, description="why there is no diff, or why it is cut")
     added: int = Field(default=0, ge=0, description="lines added")
     removed: int = Field(default=0, ge=0, description="lines removed")
+    after_kind: Literal["symlink", "directory", "other"] | None = Field(
+        default=None,
+        description=(
+            "absent or null: `after` says what the path holds (a file, or nothing); else what a step"
+            " put in the file's place (a symlink, a folder, a pipe or socket): a revert removes it"
+            " and puts the file back"
+        ),
+    )
+    after_link: str | None = Field(
+        default=None, description="`afterKind` symlink: the link's text (where it points; never followed)"
+    )
 
 
 RestoreAction = Literal["restored", "removed", "unchanged"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, SerializerFunctionWrapHandler, TypeAdapter, model_serializer
 
 from contract._base import DEFERRED, WireModel
 from contract.approvals import ApprovalRequested, ApprovalResolved
@@ -72,8 +72,17 @@ class SessionProjection(WireModel):
     session_id: str
     key: str
     value: Any = None
-    """Optional so a `null` value survives `dump()` (which leaves out `None` fields)."""
+    """The projection's value; `null` (a cleared goal) is sent as `value: null`, never left out."""
     seq: int
+
+    @model_serializer(mode="wrap")
+    def _keep_value(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`dump()` leaves out `None` fields; a projection's `null` is a value (the contract's
+        `value: null`, which the reference's schemas require), so it is put back."""
+        data = handler(self)
+        if isinstance(data, dict):
+            data.setdefault("value", None)
+        return data
 
 
 class StreamError(WireModel):

@@ -142,7 +142,7 @@ SESSION_RENAME = Method(
     "session.rename", _s.RenameRequest, _s.RenameValue, session="changes", subagent_fenced=True
 )
 SESSION_FORK = Method("session.fork", _s.ForkRequest, _s.SessionRef, session="reads")
-SESSION_SEARCH = Method("session.search", _s.SearchRequest, _s.SearchValue)
+SESSION_SEARCH = Method("session.search", _s.SearchRequest, _s.SearchValue, session="reads")
 SESSION_MODELS = Method(
     "session.models", _s.SessionRef, _s.ModelsValue, session="reads", subagent_fenced=True
 )

@@ -9,7 +9,7 @@ not settings at all: a section names a credential reference (`apiKeyEnv`), see
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, Field, field_validator
@@ -183,14 +183,30 @@ THEMES = {
 }
 
 
+LANGUAGES = {
+    "system": ("System", "The language of this computer (in a browser tab: the browser's)."),
+    "zh-CN": ("简体中文", "Simplified Chinese."),
+    "en": ("English", "English."),
+}
+"""The choices of `ui-appearance.language` (docs/decisions.md, "Languages")."""
+
+
 class AppearanceSection(WireModel):
-    """`ui-appearance`: how the window looks, for every window of this host."""
+    """`ui-appearance`: how the window looks and which language it speaks, for every window of
+    this host (and the command line's messages)."""
 
     theme: Literal["system", "light", "dark"] = Field(
         default="system",
         title="Theme",
         json_schema_extra={
             "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in THEMES.items()]
+        },
+    )
+    language: Literal["system", "zh-CN", "en"] = Field(
+        default="system",
+        title="Language",
+        json_schema_extra={
+            "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in LANGUAGES.items()]
         },
     )
 
@@ -288,8 +304,3 @@ SECTIONS: dict[str, type[WireModel]] = {
     AGENT_DEFAULT_MODEL: DefaultModelSection,
 }
 """Every registered namespace's model, in registration order."""
-
-
-def section_schema(model: type[WireModel]) -> dict[str, Any]:
-    """The JSON Schema a client builds a form from (wire names)."""
-    return model.model_json_schema(by_alias=True, mode="validation")

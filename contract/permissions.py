@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from contract._base import WireModel
+from contract.approvals import ScopeWords
 
 PermissionPreset = Literal["read-only", "auto", "workspace-write", "danger-full-access"]
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
@@ -61,6 +62,8 @@ class PermissionRule(WireModel):
     label: str
     """What the rule allows, in words (`bash: npm test …`)."""
     created_at: int
+    words: ScopeWords | None = None
+    """`label` as parts, for a client's own language (docs/decisions.md, "Languages")."""
 
 
 class SandboxStatus(WireModel):

@@ -199,7 +199,14 @@ class SessionDeleted(WireModel):
 
 # session.search
 class SearchRequest(WireModel):
+    """Every matching message, a page at a time (docs/decisions.md, "Store"): across sessions
+    newest first, or with `sessionId` within that session in reading order (with `total`)."""
+
     query: str
+    session_id: SessionId | None = None
+    cursor: str | None = Field(default=None, max_length=40, pattern=r"^[0-9]+$")
+    """`cursor` of the previous page: the next page starts after it."""
+    limit: int = Field(default=20, ge=1, le=20)
 
     @field_validator("query")
     @classmethod
@@ -221,6 +228,10 @@ class SearchHit(WireModel):
 class SearchValue(WireModel):
     items: list[SearchHit] = Field(max_length=20)
     has_more: bool
+    cursor: str | None = None
+    """Pass it back for the next page (present when `hasMore`)."""
+    total: int | None = Field(default=None, ge=0)
+    """With `sessionId`: how many of the session's messages match (the "n of N")."""
 
 
 # session.models / session.selectModel
@@ -307,6 +318,10 @@ class ImportRequest(WireModel):
     data: str = Field(min_length=1, max_length=_MAX_IMPORT_CHARS, description="the .zip file, base64")
     workspace_id: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
     file_name: str | None = Field(default=None, max_length=300, description="for messages only")
+    as_copy: bool = Field(
+        default=False,
+        description="import under new session ids, titled “(copy)”: for an archive whose sessions are here",
+    )
 
     @field_validator("data")
     @classmethod

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from contract._base import WireModel
 from contract.events import SubagentMode
-from contract.sessions import MAX_SEQ, PromptContent, SessionId
+from contract.sessions import MAX_ATTACHMENTS, MAX_SEQ, AttachInput, PromptContent, SessionId
 
 Activity = Literal["running", "inactive"]
 
@@ -71,12 +71,15 @@ class SubagentHistoryRequest(WireModel):
 
 
 class SubagentPromptRequest(WireModel):
-    """`content` takes the blocks `session.prompt` takes (text, and images as base64 input)."""
+    """Takes what `session.prompt` takes: the content blocks (text, and images as base64 input),
+    `clientTimeZone` and `attach` (read from the child's folder)."""
 
     parent_session_id: SessionId
     child_session_id: SessionId
     mode: Literal["continuable"]
     content: list[PromptContent] = Field(min_length=1)
+    client_time_zone: str | None = None
+    attach: list[AttachInput] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
 
 
 class SubagentPromptValue(WireModel):

@@ -26,18 +26,10 @@ from desktop.folders import WindowFolderPicker, open_folder
 from desktop.geometry import Geometry
 from desktop.hostloop import Host, HostFactory, HostLoop
 from desktop.hoststart import StartingHost, failure_text
+from desktop.i18n import t
 from desktop.instance import ActivationError, acquire, activate_running
 
-NO_DISPLAY = (
-    "harnessdesk: no display found (DISPLAY / WAYLAND_DISPLAY unset); run `harnessdesk serve` instead"
-)
-
-
 WEBKIT_FIX = "sudo apt-get install gir1.2-webkit2-4.1 gir1.2-gtk-3.0 (Debian/Ubuntu)"
-WEBKIT_MISSING = (
-    "the window needs GTK 3 and WebKitGTK 4.1, which this system lacks ({reason}); install them: "
-    f"{WEBKIT_FIX} — or run `harnessdesk serve` and use a browser"
-)
 
 
 class WindowError(Exception):
@@ -100,7 +92,8 @@ def require_webkit() -> None:
     try:
         import desktop.gtkshell  # noqa: F401  (loads GTK 3 and WebKit2 4.1 through introspection)
     except (ImportError, ValueError) as exc:
-        raise WindowError(WEBKIT_MISSING.format(reason=str(exc).strip() or type(exc).__name__)) from exc
+        reason = str(exc).strip() or type(exc).__name__
+        raise WindowError(t("window.webkitMissing", reason=reason, fix=WEBKIT_FIX)) from exc
 
 
 def folder_argument(path: str | None) -> str | None:
@@ -111,9 +104,9 @@ def folder_argument(path: str | None) -> str | None:
     try:
         folder = folder.resolve(strict=True)
     except (OSError, RuntimeError) as exc:
-        raise WindowError(f"cannot open {path}: no such folder") from exc
+        raise WindowError(t("window.noSuchFolder", path=path)) from exc
     if not folder.is_dir():
-        raise WindowError(f"cannot open {path}: not a folder")
+        raise WindowError(t("window.notAFolder", path=path))
     return str(folder)
 
 
@@ -124,7 +117,7 @@ def _first_session(loop: HostLoop, app: ASGIApp, folder: str | None) -> str | No
     try:
         return loop.call(open_folder(app, folder), timeout=30)
     except Exception as exc:  # OpenFolderError, or the host failed: the window opens anyway
-        print(f"harnessdesk: could not open {folder}: {exc}", file=sys.stderr)
+        print(t("window.couldNotOpen", path=folder, reason=exc), file=sys.stderr)
         return None
 
 
@@ -139,27 +132,27 @@ def run_window(
     """Open the window (or focus the running one) and block until it is closed."""
     folder = folder_argument(getattr(args, "path", None))
     if not has_display() and folder is None:
-        print(NO_DISPLAY, file=sys.stderr)
+        print(t("window.noDisplay"), file=sys.stderr)
         return 2
     data_dir = paths.resolve_data_dir(args.data_dir)
     args.data_dir = str(data_dir)  # every factory sees the resolved dir
     primary = acquire(data_dir)
     if primary is not None and not has_display():  # PATH for a running instance, but none runs
         primary.close()
-        print(NO_DISPLAY, file=sys.stderr)
+        print(t("window.noDisplay"), file=sys.stderr)
         return 2
     if primary is None:
         try:
             pid = activate_running(data_dir, open_path=folder)
         except ActivationError as exc:
             raise WindowError(str(exc)) from exc
-        done = f"handed it {folder}" if folder else "focused its window"
-        print(f"HarnessDesk is already running on this data dir (pid {pid}); {done}.")
+        done = t("window.handedIt", path=folder) if folder else t("window.focusedIt")
+        print(t("window.alreadyRunning", pid=pid, done=done))
         return 0
     prepare_gui_env()
     webui = webui or paths.webui_dir()
     if not (webui / "index.html").is_file():
-        raise WindowError(f"the web UI is missing: no {webui / 'index.html'}")
+        raise WindowError(t("window.webuiMissing", path=webui / "index.html"))
     loop = HostLoop()
     loop.start()
     picker = WindowFolderPicker()
@@ -180,7 +173,7 @@ def run_window(
             try:
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
-                raise WindowError(f"the host could not start: {failure_text(exc)}") from exc
+                raise WindowError(t("window.hostFailed", reason=failure_text(exc))) from exc
             shell.start_loopback(args.port, peers)
         from desktop.acp.relay import serve_relay
 
@@ -192,7 +185,7 @@ def run_window(
         )
         shell.run()  # a host that failed to build is shown in the window until it is closed
         if (failure := host.failure()) is not None:
-            raise WindowError(f"the host could not start: {failure_text(failure)}") from failure
+            raise WindowError(t("window.hostFailed", reason=failure_text(failure))) from failure
     finally:
         if shell is not None:
             shell.stop_loopback()

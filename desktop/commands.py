@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from desktop.i18n import t
+
 PATH_OPTIONS = ("data_dir", "token_file", "output", "archive", "restore_backup")
 """The options whose value names a file or folder of the host's own (never the folder a session
 works in: `PATH`, `--cwd`). Every sandbox the host starts masks them (docs/threat-model.md, "The
@@ -33,9 +35,9 @@ def port_number(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+        raise argparse.ArgumentTypeError(t("cli.notPort", value=repr(text))) from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"port must be 0-65535, not {port}")
+        raise argparse.ArgumentTypeError(t("cli.portRange", port=port))
     return port
 
 
@@ -45,49 +47,38 @@ def turn_number(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number (0, 1, 2, …)")
+        raise argparse.ArgumentTypeError(t("cli.notTurn", value=repr(text)))
     return value
 
 
 def add_parsers(sub: Any, common: Any) -> None:
     """Register the headless subcommands on the main parser's subparsers."""
-    serve = sub.add_parser("serve", help="headless host + loopback server; prints a one-time URL")
-    serve.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
-    serve.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="DANGEROUS: allow a non-loopback --host; anyone on the network with the token drives"
-        " the agent, and the token crosses the network unencrypted",
-    )
-    serve.add_argument("--port", type=port_number, default=0, help="port (0 = a free port)")
-    serve.add_argument("--trusted-host", action="append", default=[], help="extra allowed Host name")
-    serve.add_argument("--token-file", help="keep the access token in this file (created 0600)")
-    serve.add_argument("--open", action="store_true", help="open the URL in the default browser")
+    serve = sub.add_parser("serve", help=t("cli.serveCommand"))
+    serve.add_argument("--host", default="127.0.0.1", help=t("cli.host"))
+    serve.add_argument("--allow-remote", action="store_true", help=t("cli.allowRemote"))
+    serve.add_argument("--port", type=port_number, default=0, help=t("cli.servePort"))
+    serve.add_argument("--trusted-host", action="append", default=[], help=t("cli.trustedHost"))
+    serve.add_argument("--token-file", help=t("cli.tokenFile"))
+    serve.add_argument("--open", action="store_true", help=t("cli.open"))
     common(serve)
-    prompt = sub.add_parser("prompt", help="run one turn and stream the answer to stdout")
-    prompt.add_argument("text")
-    prompt.add_argument("--session", help="continue this session (default: a new one)")
-    prompt.add_argument("--cwd", help="the folder a new session works in (default: the current one)")
-    prompt.add_argument("--json", action="store_true", help="print the raw frames as JSON lines")
+    prompt = sub.add_parser("prompt", help=t("cli.prompt"))
+    prompt.add_argument("text", help=t("cli.promptText"))
+    prompt.add_argument("--session", help=t("cli.session"))
+    prompt.add_argument("--cwd", help=t("cli.promptCwd"))
+    prompt.add_argument("--json", action="store_true", help=t("cli.json"))
     common(prompt)
-    export = sub.add_parser("export", help="write a session archive (.zip)")
-    export.add_argument("session_id")
-    export.add_argument("-o", "--output", required=True, help="the .zip file to write")
-    export.add_argument("--descendants", action="store_true", help="include forked child sessions")
+    export = sub.add_parser("export", help=t("cli.export"))
+    export.add_argument("session_id", help=t("cli.sessionId"))
+    export.add_argument("-o", "--output", required=True, help=t("cli.output"))
+    export.add_argument("--descendants", action="store_true", help=t("cli.descendants"))
     common(export)
-    revert = sub.add_parser("revert", help="put back the files a turn changed (any tool, shell included)")
-    revert.add_argument("session_id")
-    revert.add_argument("turn", type=turn_number, help="the turn's number (0 is the first)")
+    revert = sub.add_parser("revert", help=t("cli.revert"))
+    revert.add_argument("session_id", help=t("cli.sessionId"))
+    revert.add_argument("turn", type=turn_number, help=t("cli.turn"))
     common(revert)
-    imp = sub.add_parser("import", help="read a session archive back")
-    imp.add_argument("archive")
-    imp.add_argument(
-        "--cwd",
-        required=True,
-        help="the folder the imported sessions may work in (the archive's own folder is never used)",
-    )
+    imp = sub.add_parser("import", help=t("cli.import"))
+    imp.add_argument("archive", help=t("cli.archive"))
+    imp.add_argument("--cwd", required=True, help=t("cli.importCwd"))
     common(imp)
-    acp = sub.add_parser(
-        "acp", help="speak the Agent Client Protocol on stdin/stdout (for an editor such as Zed)"
-    )
+    acp = sub.add_parser("acp", help=t("cli.acp"))
     common(acp)

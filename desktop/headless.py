@@ -20,12 +20,13 @@ from contract.rpc import RpcErr, ServerRequest
 from desktop.commands import named_paths
 from desktop.folders import open_folder
 from desktop.handoff import HandoffError, import_into_running
+from desktop.i18n import t
 from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
 from host.api.archive import ArchiveError, read_archive, zip_chunks
 from host.engine.config import RuntimeOverrides
-from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionConflict
+from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionAlreadyHere
 from host.fetch.inprocess import InProcessApiClient
 
 CLOSE_BOUND = 0.8
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 def _lock(data_dir: Path) -> PrimaryInstance:
     instance = acquire(data_dir)
     if instance is None:
-        raise CommandError(f"another HarnessDesk is running on {data_dir}; use it or pass --data-dir")
+        raise CommandError(t("cli.otherInstance", data_dir=data_dir))
     return instance
 
 
@@ -97,17 +98,8 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
 
     if not is_loopback_bind(args.host):
         if not args.allow_remote:
-            raise CommandError(
-                f"refusing to listen on {args.host}: not a loopback address (anyone on the network"
-                " could reach the agent); use 127.0.0.1, or --allow-remote if you really mean it"
-            )
-        print(
-            f"harnessdesk: WARNING: listening on {args.host}: anyone who can reach it and holds the"
-            " token drives your agent, and the token travels unencrypted. Settings and credentials"
-            " stay available only to a browser on this machine.",
-            file=sys.stderr,
-            flush=True,
-        )
+            raise CommandError(t("cli.refuseRemote", host=args.host))
+        print(t("cli.remoteWarning", host=args.host), file=sys.stderr, flush=True)
     instance = _lock(data_dir)
     try:
         token = load_or_mint_token(Path(args.token_file) if args.token_file else None)
@@ -176,10 +168,10 @@ def _prompt_cwd(args: argparse.Namespace) -> None:
     if args.cwd is None:
         return
     if args.session:
-        raise CommandError("--cwd is for a new session; --session continues one where it works")
+        raise CommandError(t("cli.cwdWithSession"))
     cwd = Path(args.cwd).expanduser().resolve()
     if not cwd.is_dir():
-        raise CommandError(f"--cwd {args.cwd}: not an existing folder")
+        raise CommandError(t("cli.cwdMissing", path=args.cwd))
     args.cwd = str(cwd)
 
 
@@ -249,15 +241,15 @@ class PromptRun:
         if code is not None:
             print()
             if code:
-                print(f"harnessdesk: turn ended: {event.data['reason']}", file=sys.stderr)
+                print(t("cli.turnEnded", reason=event.data["reason"]), file=sys.stderr)
         return code
 
     async def _approve(self, rpc_id: str, frame: Any) -> None:
         outcome = "rejected"
         if self.interactive:
-            question = f"\nAllow {frame.tool_name} {json.dumps(frame.arguments)}? [y/N] "
+            question = "\n" + t("cli.allow", tool=frame.tool_name, arguments=json.dumps(frame.arguments))
             reply = await asyncio.to_thread(input, question)
-            outcome = "allowed-once" if reply.strip().lower() in {"y", "yes"} else "rejected"
+            outcome = "allowed-once" if reply.strip().lower() in {"y", "yes", "是"} else "rejected"
         value = {"sessionId": frame.session_id, "approvalId": frame.approval_id, "outcome": outcome}
         await self.client.respond(rpc_id, {"ok": True, "value": value})
 
@@ -272,7 +264,7 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
     runtime = await open_host(data_dir)
     try:
         if not await runtime.engine.sessions.has_session(args.session_id):
-            raise CommandError(f"no session {args.session_id} in {data_dir}")
+            raise CommandError(t("cli.noSession", session=args.session_id, data_dir=data_dir))
         out = Path(args.output)
         try:
             f = await asyncio.to_thread(out.open, "wb")
@@ -280,7 +272,7 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
                 async for chunk in zip_chunks(runtime.engine, args.session_id, args.descendants):
                     await asyncio.to_thread(f.write, chunk)
         except OSError as exc:
-            raise CommandError(f"cannot write {out}: {exc.strerror}") from exc
+            raise CommandError(t("cli.cannotWrite", path=out, reason=exc.strerror)) from exc
         print(out)
     finally:
         await runtime.close()
@@ -290,7 +282,7 @@ async def _export(args: argparse.Namespace, data_dir: Path) -> int:
 def _existing_dir(raw: str) -> str:
     path = Path(raw).expanduser().resolve()
     if not path.is_dir():
-        raise CommandError(f"--cwd {raw}: not a directory")
+        raise CommandError(t("cli.cwdNotDir", path=raw))
     return str(path)
 
 
@@ -303,9 +295,9 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     try:
         sessions = read_archive(path)  # checked whole before anything is written
     except OSError as exc:
-        raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise CommandError(t("cli.cannotRead", path=path, reason=exc.strerror or exc)) from exc
     except ArchiveError as exc:
-        raise CommandError(f"cannot read {path}: {exc}") from exc
+        raise CommandError(t("cli.cannotRead", path=path, reason=exc)) from exc
     instance = acquire(data_dir)
     if instance is None:
         try:
@@ -319,8 +311,8 @@ async def _import(args: argparse.Namespace, data_dir: Path) -> int:
     try:
         try:
             _, ids = await runtime.engine.imports.into_folder(sessions, cwd)
-        except SessionConflict as exc:
-            raise CommandError(f"cannot import {path}: {exc}") from exc
+        except SessionAlreadyHere as exc:
+            raise CommandError(t("cli.cannotImport", path=path, reason=exc)) from exc
         for sid in ids:
             print(sid)
     finally:
@@ -336,7 +328,7 @@ async def _revert(args: argparse.Namespace, data_dir: Path) -> int:
     runtime = await _open_locked(data_dir, instance, None)
     try:
         if not await runtime.engine.sessions.has_session(args.session_id):
-            raise CommandError(f"no session {args.session_id} in {data_dir}")
+            raise CommandError(t("cli.noSession", session=args.session_id, data_dir=data_dir))
         try:
             value = await runtime.engine.files.revert_turn(args.session_id, args.turn)
         except (RevertConflict, RevertUnavailable) as exc:

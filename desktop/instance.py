@@ -32,6 +32,8 @@ from multiprocessing.connection import Client, Connection, Listener, answer_chal
 from pathlib import Path
 from typing import IO
 
+from desktop.i18n import t
+
 LOCK_NAME = "instance.lock"
 INFO_NAME = "instance.json"
 SOCK_NAME = "instance.sock"
@@ -264,4 +266,4 @@ def activate_running(
         except (OSError, ValueError, KeyError, EOFError, AuthenticationError) as exc:
             last = exc
         time.sleep(0.1)
-    raise ActivationError(f"another HarnessDesk runs on {data_dir} but did not answer ({last})")
+    raise ActivationError(t("cli.otherInstanceSilent", data_dir=data_dir, reason=last))

@@ -45,13 +45,21 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def data_dir_of(arg: str | None) -> Path:
+    """The data dir `--data-dir` names (or the platform default), without creating or checking it
+    (the command line reads its language from it before anything else; desktop/i18n)."""
+    return Path(arg).expanduser().resolve() if arg else default_data_dir()
+
+
 def resolve_data_dir(arg: str | None) -> Path:
     """The data dir from `--data-dir` or the platform default, created 0700 if missing.
 
     Raises OSError when it cannot be created or is not a writable directory.
     """
-    path = Path(arg).expanduser().resolve() if arg else default_data_dir()
+    path = data_dir_of(arg)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not path.is_dir() or not os.access(path, os.W_OK | os.X_OK):
-        raise OSError(f"data dir {path} is not a writable directory")
+        from desktop.i18n import t
+
+        raise OSError(t("cli.dataDirUnusable", path=path))
     return path

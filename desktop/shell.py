@@ -36,13 +36,18 @@ if TYPE_CHECKING:
 log = logging.getLogger("desktop.shell")
 
 
-def dev_validate_prelude() -> str:
-    """JS run before the bridge script: with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite
-    sets it for every process it starts) the web client checks every value it receives against
-    the contract (docs/architecture.md, "Clients"); otherwise nothing."""
-    if os.environ.get("HARNESSDESK_DEV_VALIDATE") != "1":
-        return ""
-    return "globalThis.HARNESSDESK_DEV_VALIDATE = true;\n"
+def page_prelude() -> str:
+    """JS run before the bridge script: the system's language, which the page speaks unless
+    Settings says otherwise (docs/decisions.md, "Languages": WebKitGTK's navigator.languages need
+    not follow the locale); and with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite sets it
+    for every process it starts) the web client checks every value it receives against the
+    contract (docs/architecture.md, "Clients")."""
+    from desktop.i18n import system_language
+
+    prelude = f"globalThis.HARNESSDESK_SYSTEM_LANGUAGES = {json.dumps([system_language()])};\n"
+    if os.environ.get("HARNESSDESK_DEV_VALIDATE") == "1":
+        prelude += "globalThis.HARNESSDESK_DEV_VALIDATE = true;\n"
+    return prelude
 
 
 def chosen_gui() -> GUIType | None:
@@ -128,7 +133,7 @@ class Shell:
             from desktop import gtkgeometry, gtkshell
 
             gtkgeometry.track(gtkshell.browser_view(self.window).window, self.geometry)
-            source = dev_validate_prelude() + paths.bridge_js().read_text(encoding="utf-8")
+            source = page_prelude() + paths.bridge_js().read_text(encoding="utf-8")
             gtkshell.install(self.window, self.webui, source, self.download_from_navigation)
             self._closer = gtkshell.close_file_dialogs
             if (socket_path := automation.requested()) is not None:
@@ -136,7 +141,7 @@ class Shell:
 
     def _on_loaded(self) -> None:
         if not self.gtk:  # no document-start script here: evaluate once the page has loaded
-            self.window.run_js(dev_validate_prelude() + paths.bridge_js().read_text(encoding="utf-8"))
+            self.window.run_js(page_prelude() + paths.bridge_js().read_text(encoding="utf-8"))
 
     def _on_closing(self) -> None:
         with contextlib.suppress(OSError):

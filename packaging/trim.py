@@ -63,6 +63,11 @@ EXCLUDED_MODULES: tuple[str, ...] = (
     "httpx._main",
     "pygments",
     "rich",
+    # PyYAML's libyaml binding (~2.7 MB): the frontmatter reader uses the pure-Python safe
+    # loader, and `import yaml` goes on without it
+    "yaml._yaml",
+    "yaml.cyaml",
+    "_yaml",
 )
 
 # Each platform ships one pywebview backend; the others' modules stay out.

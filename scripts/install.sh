@@ -19,8 +19,9 @@ python="${PYTHON:-python3}"
 # A Debian python3 has no C headers without python3-dev (pyenv/python.org builds have them).
 "$python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' \
   || build_deps+=(python3-dev)
-# openbox (a real window manager) and wmctrl: the window geometry tests (tests/desktop/).
-test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs desktop-file-utils)
+# openbox (a real window manager) and wmctrl: the window geometry tests (tests/desktop/);
+# fonts-noto-cjk: the Chinese UI in screenshots (without it, boxes; docs/decisions.md, "Languages").
+test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs desktop-file-utils fonts-noto-cjk)
 
 apt_install() {
   local missing=()

@@ -14,6 +14,12 @@ os.environ.setdefault("HARNESSDESK_DEV_VALIDATE", "1")
 # asks like Ask, as the approval tests expect. The sandbox tests turn it on (tests/security/
 # sandboxing.py `sandbox_on`).
 os.environ.setdefault("HARNESSDESK_SANDBOX", "none")
+# ... and speaks English whatever the machine's locale (the command line and the window follow
+# it: desktop/i18n; the browser tests set their context's locale): the tests read English words.
+# The language tests set their own (tests/desktop/test_languages.py, tests/browser/test_i18n.py).
+if any(os.environ.get(n, "").lower().startswith("zh") for n in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")):
+    os.environ.pop("LANGUAGE", None)
+    os.environ["LC_ALL"] = "C.UTF-8"
 
 # Every `python` the tests start (serve, the CLI, the fork servers, a copied repository's suites)
 # reuses compiled bytecode instead of compiling our modules again at each start: the environment

@@ -4,6 +4,7 @@ the tests (as `free_port` did) would otherwise show only as a failed row in `ben
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -34,3 +35,56 @@ def test_every_bench_script_loads() -> None:
     count, _, failed = done.stdout.partition("\n")
     assert int(count) >= 20, f"only {count} bench scripts found"
     assert not failed.strip(), failed
+
+
+def test_readme_table_is_generated_from_the_results() -> None:
+    # the README's benchmark table is bench/run_all.py's rendering of bench/results.json, never
+    # copied by hand: a figure changed in one place only fails here
+    sys.path.insert(0, str(ROOT))
+    from bench import run_all
+
+    data = json.loads((ROOT / "bench" / "results.json").read_text(encoding="utf-8"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = readme.find(run_all.START), readme.find(run_all.END)
+    assert 0 <= start < end, "README.md lost its bench-table markers"
+    shown = readme[start : end + len(run_all.END)]
+    assert shown == run_all.readme_block(data), (
+        "README.md's table differs from bench/results.json: run `python bench/run_all.py --write-readme`"
+    )
+
+
+def test_every_goal_reads_a_bench_run_all_runs() -> None:
+    sys.path.insert(0, str(ROOT))
+    from bench import run_all
+    from bench.goals import GOALS
+
+    benches = set(run_all.discover())
+    assert {g.bench for g in GOALS} <= benches
+    assert len({g.label for g in GOALS}) == len(GOALS), "two goal rows share a label"
+
+
+def test_the_median_interval_and_the_verdict() -> None:
+    sys.path.insert(0, str(ROOT))
+    from bench.stats import median_interval, verdict
+
+    # five runs: only (min, max) holds the median with >= 90 % (93.75 %)
+    assert median_interval([5, 1, 4, 2, 3]) == (1, 5)
+    # nine runs: (x2, x8) holds it with 96 %; (x3, x7) only with 82 %
+    assert median_interval(list(range(1, 10))) == (2, 8)
+    assert median_interval([7.0]) == (7.0, 7.0)
+    assert verdict([1, 2, 3], "<=", 5) is True
+    assert verdict([6, 7, 8], "<=", 5) is False
+    assert verdict([4, 5, 6], "<=", 5) is None  # the target inside the interval: too close to call
+    assert verdict([0.9, 0.95, 1.0], ">=", 0.8) is True
+    assert verdict([1, 1], "==", 1) is True
+    assert verdict([2, 2], "==", 1) is False
+
+
+def test_no_goal_flips_on_a_slow_run_of_five() -> None:
+    # one outlier run among five moves the median's interval, not the verdict to its opposite
+    sys.path.insert(0, str(ROOT))
+    from bench.stats import verdict
+
+    steady = [0.85, 0.86, 0.88, 0.9, 0.91]
+    assert verdict(steady, ">=", 0.8) is True
+    assert verdict([0.3, *steady[1:]], ">=", 0.8) is None

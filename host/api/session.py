@@ -24,7 +24,8 @@ async def create(engine: Engine, p: s.CreateRequest) -> s.CreateValue:
 @implements("session.import")
 async def import_archive(engine: Engine, p: s.ImportRequest) -> s.ImportValue:
     """An uploaded archive into a workspace (docs/decisions.md, "Import in the app")."""
-    ids = await engine.imports.into_workspace(await read_uploaded(p.archive_bytes()), p.workspace_id)
+    sessions = await read_uploaded(p.archive_bytes())
+    ids = await engine.imports.into_workspace(sessions, p.workspace_id, copy=p.as_copy)
     return s.ImportValue(session_id=ids[0], session_ids=ids, workspace_id=p.workspace_id)
 
 
@@ -64,9 +65,11 @@ async def fork(engine: Engine, p: s.ForkRequest) -> s.SessionRef:
 
 @implements("session.search")
 async def search(engine: Engine, p: s.SearchRequest) -> s.SearchValue:
-    hits, has_more = await engine.sessions.search(p.query)
-    items = [s.SearchHit(session_id=sid, snippet=snippet, seq=seq) for sid, snippet, seq in hits]
-    return s.SearchValue(items=items, has_more=has_more)
+    after = int(p.cursor) if p.cursor is not None else None
+    found = await engine.sessions.search(p.query, p.session_id, after, p.limit)
+    items = [s.SearchHit(session_id=sid, snippet=snippet, seq=seq) for sid, snippet, seq in found.hits]
+    cursor = str(found.next_after) if found.has_more and found.next_after is not None else None
+    return s.SearchValue(items=items, has_more=found.has_more, cursor=cursor, total=found.total)
 
 
 @implements("session.models")

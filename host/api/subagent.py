@@ -27,7 +27,7 @@ async def history(engine: Engine, p: a.SubagentHistoryRequest) -> HistoryValue:
 @implements("subagent.prompt")
 async def prompt(engine: Engine, p: a.SubagentPromptRequest, rpc_id: str) -> a.SubagentPromptValue:
     message_id = await engine.subagents.prompt_subagent(
-        p.parent_session_id, p.child_session_id, p.content, rpc_id
+        p.parent_session_id, p.child_session_id, p.content, rpc_id, p.client_time_zone, p.attach
     )
     return a.SubagentPromptValue(message_id=message_id)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.content import AttachmentRef, Message, TextBlock
-from contract.events import AbortedBy, TurnEndReason
+from contract.events import AbortedBy, ToolResult, TurnEndReason
 from contract.frames import HostAgentError, HostSessionStatus
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
@@ -114,6 +114,8 @@ class Agent(AgentInput):
         self._shown_queue = self.inbox.items()
         self.running = False
         self.turn_open = False
+        self.last_turn_called_tools = False
+        """Whether the last turn ran a tool call (a goal round without one made no progress)."""
         self.cancel_by: AbortedBy | None = None
         self.meter = ContextMeter(self.conversation, deps.selection, deps.context_window)
         """The top bar's context meter (host/engine/context_meter.py)."""
@@ -149,6 +151,8 @@ class Agent(AgentInput):
         self._disposed = False
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
+        self._turn: Turn | None = None
+        """The open turn (None between turns)."""
         self._compaction: asyncio.Task[compaction.CompactOutcome] | None = None
 
     @property
@@ -286,6 +290,11 @@ class Agent(AgentInput):
         if self._task is not None:
             await asyncio.wait([self._task])
 
+    def unsaved_calls(self) -> dict[str, ToolResult | None]:
+        """The open turn's started calls and their results as this process knows them (what a
+        store failure's repair writes instead of "the host stopped": host/engine/repair.py)."""
+        return self._turn.unsaved() if self._turn is not None else {}
+
     def abandon(self) -> None:
         """Drop this agent after a store failure, writing nothing more: the log is detached, a
         running turn or compaction is cancelled, pending approvals/questions are cancelled. The
@@ -356,6 +365,7 @@ class Agent(AgentInput):
         trigger = self._triggers.pop(first.id, "queue")
         self.policy.log_pin(self.journal)
         turn = Turn(self.conversation, self, self._services, self.next_turn, trigger)
+        self._turn = turn
         self.next_turn += 1
         self.turn_open = True
         self.cancel_by = None
@@ -365,10 +375,12 @@ class Agent(AgentInput):
         self._turn_task = asyncio.create_task(turn.run())
         await asyncio.wait([self._turn_task])
         task, self._turn_task = self._turn_task, None
+        self._turn = None
         reason = turn.aborted() if task.cancelled() else task.result()
         turn.finish(reason)
         self.turn_open = False
         self.cancel_by = None
+        self.last_turn_called_tools = turn.step > 0  # each step after the first follows tool calls
         if self.deps.turn_ended is not None:
             self.deps.turn_ended(self, first, reason, turn.answer)
         if self.inbox.steering():

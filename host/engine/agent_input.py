@@ -131,9 +131,6 @@ class AgentInput:
     def has_steering(self) -> bool:
         return bool(self.inbox.steering())
 
-    def has_checkpoint_input(self) -> bool:
-        return bool(self.inbox.next_step)
-
     def _check_open(self) -> None:
         if self._disposed:
             raise AgentBusy("the session is closing")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.approvals import ApprovalOutcome
+from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.content import ToolCallBlock
 from contract.filechange import FileChange
 from host.engine import events, ids, secret_values
@@ -18,7 +18,7 @@ from host.engine.context import approval_notice
 from host.engine.journal import Journal
 from host.engine.pending import PendingTable
 from host.engine.permissions.sandboxing import leaving_text
-from host.engine.permissions.scope import always_words, label
+from host.engine.permissions.scope import always_words, label, scope_words
 from host.engine.tools.base import Tool, ToolOutput
 from host.engine.workers import TOOL_WORKERS
 
@@ -76,18 +76,25 @@ class Approvals:
         allowed = label(call.name, scope)
         reason = f"{call.name} needs your approval."  # what "Allow always" keeps: `always`
         always = always_words(call.name, scope)
+        # the same reason as parts, for a client's own language (docs/decisions.md, "Languages")
+        parts = ApprovalWhy(hook=why or None)
         leaving = leaving_text(call.name, args)
         if leaving:  # asks every time: a rule never lets a command out (docs/decisions.md)
             reason = f"{leaving} “Allow always” would allow {allowed} inside the sandbox only"
+            parts.leaving = "outside-sandbox" if args.get("outside_sandbox") is True else "network"
+            parts.rule = scope_words(scope)
         note = getattr(tool, "approval_note", None)  # an MCP tool says whose it is (docs/decisions.md)
         if isinstance(note, str) and note:
             reason = f"{note} {reason}"
+            parts.mcp_server = getattr(tool, "server", None)
+            parts.mcp_tool = getattr(tool, "raw_name", None)
+            parts.mcp_read_only = bool(getattr(tool, "read_only", False))
         if why:
             reason = f"A hook asks: {why}. {reason}"
         preview = await self._preview(tool, args)
-        self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview))
+        self.journal.append(events.approval_asked(approval_id, call.name, call.id, reason, preview, parts))
         rpc_id, future = self.pending.ask_approval(
-            self.session_id, approval_id, call.name, call.id, reason, args, preview, always
+            self.session_id, approval_id, call.name, call.id, reason, args, preview, always, parts
         )
         self.open = (approval_id, rpc_id)
         try:

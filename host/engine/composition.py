@@ -17,6 +17,7 @@ from typing import Any
 
 from contract.content import Message, MessageSource, TextBlock
 from host.engine import events
+from host.engine.goals.mounting import mounted
 from host.engine.presets.spec import PresetSpec
 from host.engine.project import Instructions, ProjectInstructions, project_root
 from host.engine.skills import SKILL_TOOL, SkillCatalog, SkillRoot, SkillSet, SkillTool, catalogue, render
@@ -108,8 +109,11 @@ class Composition:
     """Tools a mounted package adds for this session (the goal tools: docs/architecture.md, "Goals")."""
 
     def swap(self, preset: PresetSpec) -> None:
-        """Run another preset from the next request on (a blank session's `agentPreset.select`)."""
+        """Run another preset from the next request on (a blank session's `agentPreset.select`);
+        the goal tools go with a preset that does not mount them (the Chat preset has no tools)."""
         self.preset = preset
+        if not mounted(preset.id):
+            self.extra_tools = {}
 
     def can_write(self) -> bool:
         """Whether the preset offers any tool that changes things (plan mode means something)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,6 +27,36 @@ def approval_notice(tool: str, call_id: str, outcome: str, allowed: str) -> str 
             " if you need it, explain why or ask the user."
         )
     return None
+
+
+NO_TOOLS_SOURCE = {"kind": "plugin", "plugin": "no-tools"}
+NO_TOOLS_NOTICE = (
+    "<system-reminder>\nThe user is asking you to do something on their computer. You cannot: in"
+    " this conversation you have no tools, so you have not read, created, changed, deleted or run"
+    " anything, and you must never say that you did. Say plainly that you cannot do it here, then"
+    " help with words only (explain, or write what they could do themselves).\n</system-reminder>"
+)
+"""Told to a model that has no tools when the person asks for an action (the built-in model
+claimed it had created a file it could not create: docs/decisions.md, "Offline agent")."""
+
+_ACTION = re.compile(
+    r"\b(creat|make|made|writ|wrote|edit|chang|modif|delet|remov|renam|mov|run|ran|execut|install|fix|"
+    r"build|test|commit|refactor|add|sav|open|read|list|search|download|deploy)\w*\b"
+    r"|创建|新建|写入|写|修改|编辑|删除|移除|重命名|运行|执行|安装|修复|构建|测试|提交|保存|打开|读取|下载",
+    re.IGNORECASE,
+)
+_OBJECT = re.compile(
+    r"\b(file|files|folder|folders|director(?:y|ies)|code|script|command|repo|repository|project|"
+    r"test|tests|package|module|function|class|branch|commit)\b|\b[\w-]+\.[a-z0-9]{1,6}\b"
+    r"|文件|目录|文件夹|代码|脚本|命令|项目|仓库|函数|分支",
+    re.IGNORECASE,
+)
+
+
+def asks_for_action(text: str) -> bool:
+    """Whether a person's words ask for something only tools could do (an action verb and a
+    thing on the computer: "create todo.md", "did you run the tests?", "删除这个文件")."""
+    return bool(_ACTION.search(text) and _OBJECT.search(text))
 
 
 def first_user_text(messages: Iterable[Message]) -> str | None:

@@ -209,7 +209,7 @@ class Engine:
             assert sessions is not None, "the engine is still opening"
             return sessions.history(sid, before_seq, max_messages)
 
-        subagents = Subagents(core, preset_service, permissions, history)
+        subagents = Subagents(core, preset_service, permissions, history, finder)
         tracker = subagents.tracker
         pending.route = tracker.route
         pool = AgentPool(
@@ -287,7 +287,7 @@ class Engine:
         engine = cls(
             sessions=sessions,
             agents=agents,
-            config=Configuration(core, plane, permissions),
+            config=Configuration(core, plane, permissions, presets.follow_model),
             presets=presets,
             library=library,
             workspaces=Workspaces(registry, folders, mcp.servers.refresh_all),

@@ -12,7 +12,7 @@ from typing import Any
 
 from contract.events import SessionEvent, TurnEndReason
 from contract.sessions import Projections
-from host.engine.repair import crash_repair
+from host.engine.repair import Unsaved, crash_repair
 from host.engine.store import Page, SessionHeader, Store
 
 
@@ -39,6 +39,7 @@ async def history_page(
     before_seq: int | None,
     max_messages: int,
     reason: TurnEndReason | None = None,
+    unsaved: Unsaved | None = None,
 ) -> HistoryPage:
     """`cold` is the header of a session with no agent attached (None when attached: its log is
     whole). The tail page (`before_seq` None) carries the projections (`values`). `reason` ends
@@ -46,7 +47,7 @@ async def history_page(
     page = await store.page(session_id, before_seq, max_messages)
     extra: list[SessionEvent] = []
     if cold is not None and (before_seq is None or before_seq > cold.last_seq):
-        repair = await crash_repair(store, cold, reason)
+        repair = await crash_repair(store, cold, reason, unsaved)
         extra = [e for e in repair if before_seq is None or e.seq < before_seq]
     projections = None
     if before_seq is None:

@@ -22,6 +22,7 @@ from contract.approvals import (
     ApprovalOutcome,
     ApprovalRequested,
     ApprovalResolved,
+    ApprovalWhy,
     AskedBy,
 )
 from contract.filechange import FileChange
@@ -83,6 +84,7 @@ class PendingTable:
         arguments: Any = None,
         preview: FileChange | None = None,
         always: AllowAlways | None = None,
+        why: ApprovalWhy | None = None,
     ) -> tuple[str, asyncio.Future[ApprovalOutcome]]:
         """Publish `approval/requested`; the future resolves with the outcome (a rejection's
         note, if any, is then `take_note(rpc_id)`)."""
@@ -97,6 +99,7 @@ class PendingTable:
             preview=preview,
             subagent=asked_by,
             always=always,
+            why=why,
         )
         return self._add("approval", session_id, frame)
 

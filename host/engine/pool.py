@@ -28,7 +28,7 @@ from host.engine.journal import Journal
 from host.engine.llm.base import LlmAdapter
 from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
-from host.engine.repair import crash_repair
+from host.engine.repair import Unsaved, crash_repair
 from host.engine.snapshots import Snapshotter
 from host.engine.store import SessionHeader, Store
 from host.engine.surface import fold_surface
@@ -86,6 +86,9 @@ class AgentPool:
         """How many sessions were loaded (concurrent resumes share one load)."""
         self.failed: dict[str, TurnEndReason] = {}
         """Session → the turn/end reason its open turn gets on the next load (a store failure)."""
+        self.unsaved: dict[str, Unsaved] = {}
+        """Session → its open turn's started calls and their results when a store failure
+        abandoned it: the repair saves those results late (host/engine/repair.py)."""
         self._abandoned: dict[str, Agent] = {}
         self.subagents = subagents
         """A loading session's way to start subagents (None: it may not)."""
@@ -122,6 +125,7 @@ class AgentPool:
         agent = self.agents.pop(session_id, None)
         if agent is None:
             return False
+        self.unsaved.setdefault(session_id, {}).update(agent.unsaved_calls())
         agent.abandon()
         self._abandoned[session_id] = agent
         return True
@@ -144,7 +148,9 @@ class AgentPool:
         if header is None:
             raise SessionNotFound(session_id)
         self.resumes += 1
-        repairs = await crash_repair(self._store, header, self.failed.pop(session_id, None))
+        repairs = await crash_repair(
+            self._store, header, self.failed.pop(session_id, None), self.unsaved.pop(session_id, None)
+        )
         journal = Journal(header, self._store, self._bus)
         self._bus.publish("mux", SessionSubscribed(session_id=session_id, last_seq=header.last_seq))
         journal.extend(repairs)
@@ -196,6 +202,7 @@ class AgentPool:
     def forget(self, session_id: str) -> None:
         """A deleted session: no store-failure verdict waits for its next load."""
         self.failed.pop(session_id, None)
+        self.unsaved.pop(session_id, None)
         self._abandoned.pop(session_id, None)
 
     async def dispose_all(self, bound: float | None = None) -> None:

@@ -1,7 +1,9 @@
 """Crash repair on load (docs/architecture.md, "Crash repair").
 
 If the log ends inside an open turn, append in order: an error `tool/result` for every tool call
-without a result (`TOOL_OUTCOME_UNKNOWN` if its `tool/call` was logged, else `TOOL_NOT_STARTED`),
+without a result (`TOOL_OUTCOME_UNKNOWN` if its `tool/call` was logged, else `TOOL_NOT_STARTED`;
+when a store failure cut the turn short while the host kept running, the result the tool did
+return is written instead, saying it is saved late and why (`Unsaved`)),
 `compact/end {interrupted}` for a compaction still open, `command/done {interrupted}` for a
 command still running, `step/end` if a step is open, and `turn/end {reason: {kind:
 "interrupted"}}`. A compaction or command open outside a turn (`/compact`) is closed the same
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.commands import CommandRun
-from contract.content import ToolCallBlock
+from contract.content import ToolCallBlock, ToolResultBlock
 from contract.events import (
     AssistantMessage,
     CompactStart,
@@ -32,6 +34,11 @@ from contract.events import (
 from host.engine import events
 from host.engine.events import NewEvent
 from host.engine.store import SessionHeader, Store
+
+Unsaved = dict[str, ToolResult | None]
+"""A turn a store failure cut short (the host kept running): per call that had started, the
+result it returned (which the failed write lost), or None when it was still running (the failure
+stopped it). What the repair then says instead of "the host stopped"."""
 
 OUTCOME_UNKNOWN = "TOOL_OUTCOME_UNKNOWN"
 NOT_STARTED = "TOOL_NOT_STARTED"
@@ -73,7 +80,7 @@ class Brackets:
 
 
 async def crash_repair(
-    store: Store, header: SessionHeader, reason: TurnEndReason | None
+    store: Store, header: SessionHeader, reason: TurnEndReason | None, unsaved: Unsaved | None = None
 ) -> list[SessionEvent]:
     """The events closing whatever the log of a session without an agent left open."""
     sid = header.id
@@ -88,11 +95,14 @@ async def crash_repair(
         opened = await store.events(sid, header.open_turn_start)
     elif brackets.open:
         opened = await store.events(sid, header.last_seq)
-    return repair_events(opened, reason, brackets)
+    return repair_events(opened, reason, brackets, unsaved)
 
 
 def repair_events(
-    tail: Sequence[SessionEvent], reason: TurnEndReason | None = None, brackets: Brackets | None = None
+    tail: Sequence[SessionEvent],
+    reason: TurnEndReason | None = None,
+    brackets: Brackets | None = None,
+    unsaved: Unsaved | None = None,
 ) -> list[SessionEvent]:
     """The events closing an interrupted turn, compaction or command; [] when none is open.
 
@@ -113,7 +123,7 @@ def repair_events(
         out.append(new.stamp(seq, time))
 
     if turn_open:
-        _close_calls(tail, add)
+        _close_calls(tail, add, reason, unsaved or {})
     bracket = brackets.compaction
     if bracket is not None and bracket.type == "compact/start":
         start = CompactStart.model_validate(bracket.data)
@@ -149,8 +159,14 @@ def _open_step(open_turn: Sequence[SessionEvent]) -> int | None:
     return open_step
 
 
-def _close_calls(open_turn: Sequence[SessionEvent], add: Callable[[NewEvent[Any]], None]) -> None:
-    """An error `tool/result` for every call of the open turn without one."""
+def _close_calls(
+    open_turn: Sequence[SessionEvent],
+    add: Callable[[NewEvent[Any]], None],
+    reason: TurnEndReason | None,
+    unsaved: Unsaved,
+) -> None:
+    """An error `tool/result` for every call of the open turn without one (or, after a store
+    failure, the result the tool returned)."""
     turn = TurnStart.model_validate(open_turn[0].data).turn
     calls: dict[str, _Call] = {}
     for event in open_turn:
@@ -170,8 +186,12 @@ def _close_calls(open_turn: Sequence[SessionEvent], add: Callable[[NewEvent[Any]
                 calls[cid].done = True
             else:
                 calls[cid] = _Call(cid, "", turn, data.step, True, True)
+    why = str((reason.error or {}).get("message") or "") if reason is not None else ""
     for call in calls.values():
         if call.done:
+            continue
+        if call.call_id in unsaved and why:
+            add(_saved_late(call, unsaved[call.call_id], why))
             continue
         code = OUTCOME_UNKNOWN if call.logged else NOT_STARTED
         text = (
@@ -181,3 +201,40 @@ def _close_calls(open_turn: Sequence[SessionEvent], add: Callable[[NewEvent[Any]
         )
         error = ToolError(name=call.name, code=code)
         add(events.tool_result(call.turn, call.step, call.call_id, text, error))
+
+
+def _saved_late(call: _Call, result: ToolResult | None, why: str) -> NewEvent[ToolResult]:
+    """The result of a call whose own could not be saved when it came (a full disk): the host
+    kept running, so what the tool did is known and is said, with the failure that held it back
+    and — when its snapshots failed too — that its changes cannot be reverted."""
+    if result is None:
+        text = (
+            f"This tool was stopped part way: the host could not save to its disk ({why}) and kept"
+            " running without it. It had started; what it did before it stopped was not recorded."
+        )
+        return events.tool_result(
+            call.turn, call.step, call.call_id, text, ToolError(name=call.name, code=OUTCOME_UNKNOWN)
+        )
+    block = result.message.content[0]
+    content = block.content if isinstance(block, ToolResultBlock) else ""
+    note = (
+        "[HarnessDesk: this result is saved late: the host could not save to its disk when it came"
+        f" ({why}); the host kept running and the tool ran to its end."
+    )
+    if result.snapshot_error:
+        note += (
+            f" Its snapshot could not be taken ({result.snapshot_error}): what it changed in the"
+            " folder is not recorded and cannot be reverted."
+        )
+    note += "]"
+    text = f"{content}\n\n{note}" if content else note
+    return events.tool_result(
+        result.turn,
+        result.step,
+        call.call_id,
+        text,
+        result.error,
+        result.change,
+        result.changes,
+        result.snapshot_error,
+    )

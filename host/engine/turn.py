@@ -18,13 +18,15 @@ from typing import Any
 from contract.content import (
     Message,
     MessageSource,
+    TextBlock,
     ToolCallBlock,
 )
-from contract.events import ToolError, TurnEndReason, TurnTrigger
+from contract.events import ToolError, ToolResult, TurnEndReason, TurnTrigger
 from contract.sessions import ModelSelection
 from host.engine import compaction, events
 from host.engine.asking import Approvals
 from host.engine.coalesce import coalesced
+from host.engine.context import NO_TOOLS_NOTICE, NO_TOOLS_SOURCE, asks_for_action
 from host.engine.events import NewEvent
 from host.engine.gates import PromptCheck
 from host.engine.hooks import tools as tool_hooks
@@ -39,6 +41,23 @@ from host.engine.turn_calls import CallRunner
 from host.engine.turn_parts import Conversation, Inbox, NoAdapter, TurnServices, readable
 
 log = logging.getLogger(__name__)
+
+
+def _said(messages: list[Message]) -> list[str]:
+    """What the person typed in the turn's opening messages (attached files left out)."""
+    return [
+        b.text
+        for m in messages
+        if m.role == "user" and m.source.kind == "user"
+        for b in m.content
+        if isinstance(b, TextBlock) and b.attached is None
+    ]
+
+
+def no_tools_notice() -> Message:
+    return events.new_message(
+        "user", [TextBlock(text=NO_TOOLS_NOTICE)], MessageSource.model_validate(NO_TOOLS_SOURCE)
+    )
 
 
 class Turn:
@@ -64,6 +83,9 @@ class Turn:
         self.streamed = Streamed()
         self.open_calls: dict[str, tuple[str, bool]] = {}
         """callId → (tool name, tool/call logged) for calls without a result yet."""
+        self.results: dict[str, ToolResult] = {}
+        """callId → the result this turn logged: a store failure may lose the write, and the
+        repair then saves it late (host/engine/repair.py, `Unsaved`)."""
         self.approvals = Approvals(
             self.journal, services.pending, services.session_id, services.cwd, services.grant, services.notice
         )
@@ -193,6 +215,8 @@ class Turn:
                 raise NoAdapter(f"no adapter serves {selection.provider}/{selection.model}")
             specs = [ToolSpec(t.name, t.description, t.parameters) for t in setup.tools.values()]
             tools = specs if adapter.supports_tools else []
+            if step == 0 and not tools and asks_for_action(" ".join(_said(self.first))):
+                self._message(events.user_message(no_tools_notice()))
             await self._fit(selection, adapter, setup.system, tools)
             effort = selection.reasoning_effort or None
             names = [t.name for t in tools]
@@ -336,11 +360,26 @@ class Turn:
         if output.is_error:
             error = ToolError(name=name, code=output.error_code or "TOOL_ERROR")
         new = events.tool_result(
-            self.number, self.step, call_id, output.content, error, output.change, output.changes
+            self.number,
+            self.step,
+            call_id,
+            output.content,
+            error,
+            output.change,
+            output.changes,
+            output.snapshot_error,
         )
         event = self.journal.append(new)
         self.conversation.surface.add(event.seq, new.data.message)
         self.open_calls.pop(call_id, None)
+        self.results[call_id] = new.data
+
+    def unsaved(self) -> dict[str, ToolResult | None]:
+        """Per call that started: its result, or None while it still runs (for the repair after
+        a store failure, which cannot tell from the disk what the host knows)."""
+        out: dict[str, ToolResult | None] = dict(self.results)
+        out.update((cid, None) for cid, (_, logged) in self.open_calls.items() if logged)
+        return out
 
     # ---- closing an interrupted step --------------------------------------------------------
 

@@ -6,7 +6,10 @@ the turn logs `tool/call` and `tool/result` around it."""
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -18,7 +21,34 @@ from host.engine.events import NewEvent
 from host.engine.hooks import tools as tool_hooks
 from host.engine.journal import Journal
 from host.engine.tools.base import Tool, ToolContext, ToolOutput
+from host.engine.tools.common import argument_refusal
 from host.engine.turn_parts import TurnServices
+
+READ_ONLY = "Read-only file system"
+_FAILED_PATH = re.compile(
+    "(?:'([^']+)'|\u2018([^\u2019]+)\u2019|\u201c([^\u201d]+)\u201d|\"([^\"]+)\"|([^\\s'\"]+)): " + READ_ONLY
+)
+"""The path just before ": Read-only file system", quoted (coreutils, ASCII or typographic) or bare
+(bash: `bash: line 1: ../x: Read-only file system`)."""
+
+
+def wrote_outside(name: str, args: dict[str, Any], ctx: ToolContext, output: ToolOutput) -> bool:
+    """Whether a foreground bash command in a writable sandbox failed on a write outside its
+    folder (the sandbox's "Read-only file system" naming a path there, links resolved; a
+    protected entry inside the folder never counts)."""
+    policy = ctx.sandbox
+    if name != "bash" or policy is None or not policy.write or args.get("run_in_background"):
+        return False
+    text = output.content
+    if READ_ONLY not in text or "[exit code:" not in text:
+        return False
+    root = os.path.realpath(policy.workspace)
+    for match in _FAILED_PATH.finditer(text):
+        named = next(group for group in match.groups() if group)
+        path = os.path.realpath(os.path.join(ctx.cwd, named))
+        if path != root and not path.startswith(root + os.sep):
+            return True
+    return False
 
 
 class CallRunner:
@@ -48,6 +78,9 @@ class CallRunner:
         args, problem = parse_arguments(call.arguments, tool.parameters)
         if args is None:
             return ToolOutput(f"Bad arguments: {problem}", True, "BAD_ARGUMENTS")
+        refused = argument_refusal(tool, args)  # before the hooks and the gate read a path in them
+        if refused is not None:
+            return refused
         hooked = await tool_hooks.before(
             services.hooks,
             services.session_id,
@@ -80,6 +113,15 @@ class CallRunner:
             call_id=call.id,
             sandbox=services.policy.sandbox_for(call.name, args),
         )
+        output = await self._run(call, tool, args, ctx)
+        if wrote_outside(call.name, args, ctx, output):
+            return await self._offer_outside(call, tool, args, ctx, output)
+        return output
+
+    async def _run(
+        self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], ctx: ToolContext
+    ) -> ToolOutput:
+        services = self.services
         run = partial(tool.run, args, ctx)
         try:
             if services.watch is not None:
@@ -92,6 +134,21 @@ class CallRunner:
             return ToolOutput("The question was cancelled.", True, "CANCELLED")
         except Exception as exc:
             return ToolOutput(f"The tool failed: {exc}", True, "TOOL_FAILED")
+
+    async def _offer_outside(
+        self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], ctx: ToolContext, failed: ToolOutput
+    ) -> ToolOutput:
+        """A sandboxed command failed writing outside the folder: ask the person, as Auto
+        promises ("going outside asks"), whether to run it again without the sandbox
+        (docs/decisions.md, "Sandbox and the four modes")."""
+        outside = {**args, "outside_sandbox": True}
+        answer = await self.approvals.ask(call, tool, outside, "", None)
+        if not answer.allowed:
+            refused = answer.refusal()
+            return replace(failed, content=f"{failed.content}\n[{refused.content}]")
+        again = await self._run(call, tool, outside, replace(ctx, sandbox=None))
+        note = "[it failed inside the sandbox writing outside the folder; the user let it run again outside]"
+        return replace(again, content=f"{note}\n{again.content}")
 
     async def _emit(self, new: NewEvent[Any]) -> None:
         self.journal.append(new)

@@ -6,10 +6,18 @@ before and after), any other step's the `changes` its snapshots found (a shell c
 revert or fork restore a `files/restored` event. A file is put back only
 when it still holds what the app last left there; anything else is a conflict and nothing at all
 is written. The content to put back is the checkpoint kept before the turn's first change.
+
+What a step may have left in a file's place is part of that record (docs/decisions.md,
+"Snapshots: a stale lock, a failed snapshot, a file replaced by a link"): a symlink (by its text,
+never followed), a folder (put back only when all it holds is files the same restore removes:
+nothing the person made there is deleted) or a special file. A step whose snapshots failed
+leaves its `snapshotError`, so a revert can say why it knows nothing of that step.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +29,24 @@ from host.engine.tools.common import ToolError, resolve_inside
 from host.engine.workers import TOOL_WORKERS
 
 LEDGER_TYPES = ("tool/result", "files/restored")
+MAX_FOLDER_ENTRIES = 10_000
+"""A folder that replaced a file is looked through entry by entry; a larger one is a conflict."""
+
+
+@dataclass(frozen=True)
+class NotAFile:
+    """What a step left in a file's place: a symlink (`link`: its text), a folder, other."""
+
+    kind: str
+    link: str | None = None
+
+
+Held = FileState | NotAFile | None
+"""What a path holds: a file's content, something else, or nothing."""
+
+
+def after_of(change: FileChange) -> Held:
+    return NotAFile(change.after_kind, change.after_link) if change.after_kind else change.after
 
 
 @dataclass(frozen=True)
@@ -31,7 +57,7 @@ class Record:
     turn: int | None
     path: str
     before: FileState | None
-    after: FileState | None
+    after: Held
     restore: str | None = None
     """`revert` or `fork` for a restore."""
 
@@ -43,6 +69,8 @@ class Ledger:
     records: list[Record] = field(default_factory=list)
     reverted: set[int] = field(default_factory=set)
     """Turns whose changes were reverted."""
+    unrecorded: dict[int, str] = field(default_factory=dict)
+    """Turns with a step whose snapshots failed: why (the first such step's `snapshotError`)."""
 
     @classmethod
     def read(cls, events: Sequence[SessionEvent]) -> Ledger:
@@ -54,7 +82,11 @@ class Ledger:
                 found = ([data["change"]] if data.get("change") else []) + list(data.get("changes") or [])
                 for raw in found:  # a file tool's own change, or what the snapshots saw a step do
                     change = FileChange.model_validate(raw)
-                    ledger.records.append(Record(event.seq, turn, change.path, change.before, change.after))
+                    record = Record(event.seq, turn, change.path, change.before, after_of(change))
+                    ledger.records.append(record)
+                why = data.get("snapshotError")
+                if isinstance(why, str) and why:
+                    ledger.unrecorded.setdefault(turn, why)
             elif event.type == "files/restored":
                 restored = FilesRestored.model_validate(data)
                 if restored.cause == "revert" and restored.error is None:
@@ -83,7 +115,7 @@ class Ledger:
                 out[r.path] = Want(r.turn, r.before, last.after, last.seq)
         return out
 
-    def recorded_since(self, path: str, seq: int) -> list[FileState | None]:
+    def recorded_since(self, path: str, seq: int) -> list[Held]:
         """Every state the app left `path` in after `seq`."""
         return [r.after for r in self.records if r.path == path and r.seq > seq]
 
@@ -95,6 +127,8 @@ class Plan:
     targets: list[tuple[str, Want]] = field(default_factory=list)
     unchanged: list[tuple[str, FileState | None]] = field(default_factory=list)
     conflicts: list[FileConflict] = field(default_factory=list)
+    replacing: dict[str, str] = field(default_factory=dict)
+    """Targets where something else stands now (path → its kind): it is removed first."""
 
     def preview(self) -> list[RestoredFile]:
         return [
@@ -103,14 +137,42 @@ class Plan:
         ]
 
 
-def current(cwd: Path, shown: str) -> FileState | ToolError | None:
-    """What `shown` holds now, or the ToolError saying why it cannot be read as a file."""
+def current(cwd: Path, shown: str) -> Held | ToolError:
+    """What `shown` holds now, or the ToolError saying why it cannot be read. Its folder is
+    resolved inside `cwd`; the entry itself is never followed (a symlink is its text)."""
     try:
-        return snapshot(cwd, resolve_inside(cwd, shown), shown).state
+        parent = resolve_inside(cwd, str(Path(shown).parent))
+        where = parent / Path(shown).name
+        try:
+            info = os.lstat(where)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            return NotAFile("symlink", os.fsdecode(os.readlink(where)))
+        if stat.S_ISDIR(info.st_mode):
+            return NotAFile("directory")
+        if not stat.S_ISREG(info.st_mode):
+            return NotAFile("other")
+        return snapshot(cwd, where, shown).state
     except ToolError as exc:
         return exc
     except OSError as exc:
         return ToolError(str(exc), "IO_ERROR")
+
+
+def leftovers(cwd: Path, folder: str, removed: set[str]) -> bool:
+    """Whether the folder `folder` holds anything but (empty folders and) the files in
+    `removed`: what the person put there is never deleted by a restore. Walked without
+    following a link; a folder too large to look through counts as holding more."""
+    root = cwd / folder
+    seen = 0
+    for base, dirs, files in os.walk(root, followlinks=False):
+        rel = Path(base).relative_to(cwd)
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
+            seen += 1
+            if seen > MAX_FOLDER_ENTRIES or (rel / name).as_posix() not in removed:
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -119,8 +181,9 @@ class Want:
     """The turn whose checkpoint of the file holds `target`."""
     target: FileState | None
     """What the file should hold afterwards (None: absent)."""
-    expected: FileState | None
-    """What the app last left there: the only content it may overwrite."""
+    expected: Held
+    """What the app last left there: the only content it may overwrite (or remove: a symlink or
+    folder a step left in the file's place)."""
     since: int
     """The seq of that record: a state the app recorded later means "changed again by the app"."""
 
@@ -143,4 +206,10 @@ async def plan(
             out.conflicts.append(FileConflict(path=path, reason="not-saved"))
         else:
             out.targets.append((path, want))
+            if isinstance(now, NotAFile):
+                out.replacing[path] = now.kind
+    removed = {p for p, w in out.targets if w.target is None}
+    for path, kind in sorted(out.replacing.items()):
+        if kind == "directory" and await TOOL_WORKERS.run(leftovers, cwd, path, removed):
+            out.conflicts.append(FileConflict(path=path, reason="changed"))
     return out

@@ -8,14 +8,21 @@ The next start finishes a committed journal and rolls back one that was still st
 kill -9 at any point leaves either every file put back or none, and no staged copy in the
 person's folder. Every directory is opened below the session's folder as it was checked (its real
 path, fixed), so a folder that became a symlink since is never written through.
+
+A file a step replaced by a symlink or a special file is put back by the same rename (it replaces
+the entry, never follows it); one replaced by a folder after the files that folder held are
+deleted, the folder and its empty subfolders then removed (`rmdir`: never one that still holds
+anything). Deletions go first, deepest first, so the folder is empty by then.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +50,8 @@ class Journal:
     root: str
     """The session folder's real path when the revert was checked."""
     entries: list[dict[str, Any]]
-    """`{path, staged}` per file: `staged` is the name beside the target, None to delete it."""
+    """`{path, staged, replaces?}` per file: `staged` is the name beside the target, None to
+    delete it; `replaces` `directory` when an empty folder stands where the file goes."""
     at_seq: dict[str, int]
     """Each session's next seq when it started: a `files/restored` after it means logged."""
     fork_session_id: str | None = None
@@ -113,12 +121,21 @@ def _staged_name(rel: str, jid: str) -> str:
     return f".{Path(rel).name}{STAGED}{jid}.tmp"
 
 
-def stage(data_dir: Path, journal: Journal, contents: list[tuple[str, bytes | None]]) -> None:
+def stage(
+    data_dir: Path,
+    journal: Journal,
+    contents: list[tuple[str, bytes | None]],
+    replacing: dict[str, str] | None = None,
+) -> None:
     """Write the journal, then every staged copy beside its target; then mark it committed.
+    `replacing`: targets where something else stands now (path → `symlink`, `directory`…).
     On any failure the staged copies are removed and the journal dropped (nothing changed)."""
     folder = journal_dir(data_dir)
+    replacing = replacing or {}
     journal.entries = [
-        {"path": p, "staged": None if d is None else _staged_name(p, journal.id)} for p, d in contents
+        {"path": p, "staged": None if d is None else _staged_name(p, journal.id)}
+        | ({"replaces": "directory"} if replacing.get(p) == "directory" else {})
+        for p, d in contents
     ]
     _save(folder, journal)
     try:
@@ -137,8 +154,12 @@ def _write_staged(root: str, rel: str, name: str, data: bytes) -> None:
     assert parent is not None
     try:
         try:
-            mode = os.stat(Path(rel).name, dir_fd=parent, follow_symlinks=False).st_mode & 0o7777
+            info = os.stat(Path(rel).name, dir_fd=parent, follow_symlinks=False)
         except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            mode = info.st_mode & 0o7777
+        else:  # absent, or a symlink / folder stands there: never its mode (a link's is 0o777)
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
@@ -158,7 +179,7 @@ def commit(data_dir: Path, journal: Journal) -> OSError | None:
     """Rename every staged copy over its target, delete the removed files (idempotent: a second
     run after a crash finishes the rest). Returns the failure that stopped it, if any."""
     failure: OSError | None = None
-    for entry in journal.entries:
+    for entry in sorted(journal.entries, key=_order):
         rel, name = entry["path"], entry["staged"]
         if rel in journal.done:
             continue
@@ -166,6 +187,8 @@ def commit(data_dir: Path, journal: Journal) -> OSError | None:
             parent = _parent(journal.root, rel, create=False)
             if parent is not None:
                 try:
+                    if entry.get("replaces") == "directory":
+                        _remove_empty(parent, Path(rel).name)
                     if name is not None:
                         with contextlib.suppress(FileNotFoundError):  # renamed before a crash
                             os.replace(name, Path(rel).name, src_dir_fd=parent, dst_dir_fd=parent)
@@ -173,6 +196,11 @@ def commit(data_dir: Path, journal: Journal) -> OSError | None:
                         with contextlib.suppress(FileNotFoundError):
                             os.unlink(Path(rel).name, dir_fd=parent)
                     os.fsync(parent)
+                except OSError:
+                    if name is not None:  # this one stays as it is: its staged copy goes
+                        with contextlib.suppress(OSError):
+                            os.unlink(name, dir_fd=parent)
+                    raise
                 finally:
                     os.close(parent)
         except OSError as exc:
@@ -180,6 +208,34 @@ def commit(data_dir: Path, journal: Journal) -> OSError | None:
             continue
         journal.done.append(rel)
     return failure
+
+
+def _order(entry: dict[str, Any]) -> tuple[int, int]:
+    """Deletions first, deepest first (a folder to remove is empty by its turn), then the rest."""
+    return (0 if entry["staged"] is None else 1, -len(Path(entry["path"]).parts))
+
+
+def _remove_empty(parent: int, name: str) -> None:
+    """Remove the folder `name` (in `parent`) and the empty folders in it, never following a
+    link; OSError (ENOTEMPTY) when anything else is in it. Gone already: nothing to do."""
+    try:
+        fd = os.open(name, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC, dir_fd=parent)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            return  # not a folder (any more): the rename replaces what stands there
+        raise
+    try:
+        with os.scandir(fd) as listing:
+            inside = list(listing)
+        for entry in inside:
+            if not entry.is_dir(follow_symlinks=False):
+                raise OSError(errno.ENOTEMPTY, f"{name} is not empty", name)
+            _remove_empty(fd, entry.name)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
 
 
 def rollback(data_dir: Path, journal: Journal) -> None:

@@ -171,20 +171,17 @@ async def test_permission_shows_and_switches_the_session_preset(host: Host, llm:
     sid = await host.create()
     shown = await execute(host, sid, "/permission")
     _, done = await mux.next(event("command/done", sid, commandId=shown.command_id))
-    assert done.event.data["text"].startswith("Permission preset: workspace-write")
-    assert "danger-full-access" in done.event.data["text"]
+    assert done.event.data["text"] == "Permission mode: Ask. Available: read-only, auto, ask, full."
     bad = await execute(host, sid, "/permission yolo")
     _, done = await mux.next(event("command/done", sid, commandId=bad.command_id))
-    assert (
-        done.event.data["kind"] == "error" and "Unknown permission preset 'yolo'" in done.event.data["text"]
-    )
+    assert done.event.data["kind"] == "error" and "Unknown permission mode 'yolo'" in done.event.data["text"]
     start = len(mux.items)
     switched = await execute(host, sid, "/permission read-only")
     _, done = await mux.next(event("command/done", sid, commandId=switched.command_id))
     assert done.event.data == {
         "commandId": switched.command_id,
         "kind": "success",
-        "text": "preset read-only",
+        "text": "Permission mode Read-only",
     }
     logged = [(e.type, e.data) for e in events_of(mux.since(start), sid)]
     assert logged == [
@@ -222,6 +219,29 @@ async def test_the_agent_preset_caps_what_permission_can_switch_to(host: Host) -
     ).session_id
     wider = await execute(host, sid, "/permission danger-full-access")
     _, done = await mux.next(event("command/done", sid, commandId=wider.command_id))
-    assert done.event.data["text"].startswith("preset read-only: the agent preset “Read-only” allows no more")
+    assert done.event.data["text"].startswith(
+        "Permission mode Read-only: the agent preset “Read-only” allows no more"
+    )
     history = await ok(client, "session.history", {"sessionId": sid})
     assert history.projections.values["permissions"]["currentValue"] == "read-only"
+
+
+async def test_permission_takes_the_words_the_picker_shows(host: Host) -> None:
+    """`/permission ask` (issue 46, item 5): the picker's words, the titles and the wire names."""
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    for line, mode in (
+        ("/permission read-only", "read-only"),
+        ("/permission ask", "workspace-write"),
+        ("/permission Read-only", "read-only"),
+        ("/permission workspace-write", "workspace-write"),
+        ("/permission full", "danger-full-access"),
+        ("/permission ask", "workspace-write"),
+        ("/permission Full access", "danger-full-access"),
+    ):
+        ran = await execute(host, sid, line)
+        _, done = await mux.next(event("command/done", sid, commandId=ran.command_id))
+        assert done.event.data["kind"] == "success", (line, done.event.data)
+        history = await ok(client, "session.history", {"sessionId": sid})
+        assert history.projections.values["permissions"]["currentValue"] == mode, line

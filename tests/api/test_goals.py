@@ -4,6 +4,7 @@ preset refusals, Stop pausing a round, and `/goal`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -198,3 +199,45 @@ async def test_list_rows_carry_their_projections_block(host: Host, llm: Scripted
     assert block["asOfSeq"] >= 0
     await ok(client, "session.cancel", {"sessionId": sid})
     await mux.next(event("goal/change", sid, operation="pause"))
+
+
+async def test_the_goal_frame_after_a_clear_carries_value_null_on_the_wire(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    """The `goal` projection's `null` is a value: the frame keeps `"value": null` (issue 40,
+    item 9); the wire JSON is read as sent, not through a model that defaults the key."""
+    llm.enqueue(Reply(text="on it", hang_after=1))
+    client = host.client()
+    sid = await host.create()
+    stream = await client.do_fetch("GET", "/api/events.mux", {"accept": "text/event-stream"}, None)
+    payloads: list[dict[str, Any]] = []
+    cleared_seq: list[int] = []
+
+    async def read() -> None:
+        buffer = b""
+        async for chunk in stream.body:
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                if line.startswith(b"data: "):
+                    payloads.append(json.loads(line[6:])["payload"])
+            if cleared_seq and any(
+                p["type"] == "session/projection" and p["seq"] == cleared_seq[0] for p in payloads
+            ):
+                return
+
+    reader = asyncio.create_task(read())
+    try:
+        ref = ref_of(await ok(client, "goal.create", {"sessionId": sid, "objective": "Port the parser"}))
+        assert (await ok(client, "goal.clear", {"sessionId": sid, "ref": ref})).cleared is True
+        tail = await ok(client, "session.history", {"sessionId": sid})
+        cleared_seq.append(max(e.event.seq for e in tail.events if e.event.type == "goal/change"))
+        await asyncio.wait_for(reader, 30)
+    finally:
+        reader.cancel()
+        await stream.aclose()
+    goal_frames = [p for p in payloads if p["type"] == "session/projection" and p["key"] == "goal"]
+    last = goal_frames[-1]
+    assert last["seq"] == cleared_seq[0] and "value" in last and last["value"] is None, last
+    assert goal_frames[0]["value"]["goal"]["phase"] == "active"
+    await ok(client, "session.cancel", {"sessionId": sid})

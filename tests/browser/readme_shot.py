@@ -43,7 +43,7 @@ def main() -> int:
             )
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 760})
+                page = browser.new_page(viewport={"width": 1280, "height": 760}, locale="en-US")
                 page.goto(server.url)
                 expect(page.locator("html")).to_have_attribute("data-connection", "connected")
                 page.get_by_test_id("onboarding-ack").click()  # read once, as a newcomer would

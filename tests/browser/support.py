@@ -169,6 +169,9 @@ everything a page can keep, except the HTTP cache (the point of keeping the cont
 
 def new_context(browser: Browser, **options: object) -> BrowserContext:
     options.setdefault("viewport", VIEWPORT)
+    # English unless a test asks for another language: the tests find elements by their English
+    # words, and the page follows navigator.languages (docs/decisions.md, "Languages")
+    options.setdefault("locale", "en-US")
     context = browser.new_context(**options)  # type: ignore[arg-type]
     context.add_init_script(DEV_VALIDATE_SCRIPT)
     return context

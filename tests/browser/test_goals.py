@@ -81,6 +81,37 @@ def test_the_goal_bar_drives_a_goal(page: Page, llm: ScriptedLlmServer, harness:
     expect(page.get_by_test_id("goal-round-label")).to_have_count(2)  # the rounds stay in the log
 
 
+def test_a_fast_goal_is_paced_and_pause_takes_at_the_first_click(
+    page: Page, llm: ScriptedLlmServer, harness: HarnessServer
+) -> None:
+    """Issue 46, item 6: a fast model ran 9 rounds a second; Pause was not taken 3 s after the
+    click (its button was rebuilt at every round, so the click could land on one that was gone),
+    and Pause and Resume were both shown while the goal ran. Rounds that call a tool keep going;
+    the bar keeps its buttons; Pause stops the next round at once."""
+    fresh_session(page)
+    listing = Reply(tool_calls=[tool_call("c", "list_directory", path=".")])
+    for _ in range(40):
+        llm.enqueue(listing, Reply(text="Looked around."))
+    box = page.get_by_test_id("composer-input")
+    box.fill("/goal Keep looking around")
+    box.press("Enter")
+    bar = page.get_by_test_id("goal-bar")
+    expect(bar.get_by_test_id("goal-rounds")).to_have_text("3 of 256 rounds", timeout=30_000)
+    pause = bar.get_by_test_id("goal-pause")
+    handle = pause.element_handle()
+    expect(bar.get_by_test_id("goal-resume")).to_have_count(0)  # never both while it runs
+    expect(bar.get_by_test_id("goal-rounds")).to_have_text("4 of 256 rounds", timeout=30_000)
+    assert handle is not None and handle.evaluate("(el) => el.isConnected")  # the same button
+    pause.click()
+    expect(bar.get_by_test_id("goal-phase")).to_have_text("Paused")
+    wait_idle(page)
+    rounds = bar.get_by_test_id("goal-rounds").text_content()
+    page.wait_for_timeout(2500)  # longer than the gap between two rounds: none starts
+    expect(bar.get_by_test_id("goal-rounds")).to_have_text(rounds or "")
+    expect(bar.get_by_test_id("goal-resume")).to_be_visible()
+    bar.get_by_test_id("goal-clear").click()
+
+
 def test_a_bash_card_is_drawn_from_the_host_s_view(
     page: Page, llm: ScriptedLlmServer, harness: HarnessServer
 ) -> None:

@@ -147,7 +147,7 @@ def test_loosening_a_session_asks_first_and_tightening_does_not(page: Page) -> N
     page.get_by_test_id("loosen-confirm-ok").click()
     expect(box).to_have_value("")
     expect(page.get_by_test_id("command-row").last.get_by_test_id("command-result")).to_contain_text(
-        "preset danger-full-access"
+        "Permission mode Full access"
     )
     expect(shield).to_contain_text("Full access")
 

@@ -5,18 +5,19 @@ tests/screenshots/)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import fresh_session, send, shoot, tool_call, turn_ends
+from tests.browser.support import HarnessServer, fresh_session, send, shoot, tool_call, turn_ends
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
 
-def test_open_a_child_from_its_task_card(page: Page, llm: ScriptedLlmServer) -> None:
+def test_open_a_child_from_its_task_card(page: Page, harness: HarnessServer, llm: ScriptedLlmServer) -> None:
     parent = fresh_session(page)
     llm.enqueue(
         Reply(
@@ -67,11 +68,22 @@ def test_open_a_child_from_its_task_card(page: Page, llm: ScriptedLlmServer) -> 
     expect(page.get_by_test_id("raw-event")).to_have_count(0)
     shoot(page, "subagent-conversation")
 
-    # a message typed here goes through the parent; the answer comes back in the child
+    # a message typed here goes through the parent, with a file attached by `@` (subagent.prompt
+    # takes what session.prompt takes); the answer comes back in the child
+    (harness.workdir / "survey_notes.txt").write_text("tests/unit and tests/e2e were merged\n")
     llm.enqueue(Reply(when="CHILD-survey", text="Still four."))
-    send(page, "Count again")
+    box = page.get_by_test_id("composer-input")
+    box.click()
+    box.press_sequentially("Count again with @survey_no")
+    expect(page.get_by_test_id("finder-item").first).to_have_attribute("data-path", "survey_notes.txt")
+    box.press("Enter")  # attaches
+    expect(page.get_by_test_id("context-chip")).to_have_count(1)
+    box.press("Enter")  # sends
+    expect(box).to_have_value("")
     turn_ends(page, 2)
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Still four.")
+    expect(page.get_by_test_id("context-chip")).to_have_count(0)
+    assert "tests/unit and tests/e2e were merged" in json.dumps(llm.requests[-1]["messages"])
 
     page.get_by_test_id("subagent-parent-link").click()
     expect(page).to_have_url(re.compile(f"#session={parent}$"))

@@ -4,11 +4,16 @@ and 9), with screenshots at 800 and 1600 px in the light and dark themes in test
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import subprocess
+import time
 from datetime import datetime
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser import shots
 from tests.browser.support import (
@@ -300,3 +305,70 @@ def test_export_is_named_after_the_title_and_date(page: Page, llm: ScriptedLlmSe
     updated = page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id).updatedAt", sid)
     day = datetime.fromtimestamp(updated / 1000).strftime("%Y-%m-%d")
     assert download.value.suggested_filename == f"Fix-the-login-bug-users-admins-{day}.zip"
+
+
+def test_a_step_without_snapshots_is_said_on_its_turn_and_a_file_replaced_by_a_link_reverts(
+    page: Page, harness: HarnessServer, llm: ScriptedLlmServer, tmp_path: Path
+) -> None:
+    """Issue 40, item 6: a real git holding the snapshot repository's lock keeps a step from
+    being recorded, and the turn says so (not a silent "no files"); once it is killed the lock
+    it leaves is cleared, and a file the next turn replaced by a symlink is in the Revert dialog
+    with its earlier content and comes back as a file."""
+    work = harness.workdir
+    (work / "notes.txt").write_text("colour\n")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the agent's\n")
+    fresh_session(page)
+
+    def shell_turn(call_id: str, command: str, count: int) -> Locator:
+        llm.enqueue(Reply(tool_calls=[tool_call(call_id, "bash", command=command)]), Reply(text="Done."))
+        send(page, f"run {call_id}")
+        allow(page)
+        ends = turn_ends(page, count)
+        wait_idle(page)
+        return ends.nth(count - 1)
+
+    shell_turn("s1", "echo one > one.txt", 1)  # the folder's snapshot repository now exists
+    key = hashlib.sha256(os.fsencode(os.path.realpath(work))).hexdigest()[:24]
+    git_dir = harness.data_dir / "snapshots" / key / "git"
+    env = {
+        "PATH": os.environ["PATH"],
+        "GIT_DIR": str(git_dir),
+        "GIT_WORK_TREE": str(work),
+        "HOME": str(git_dir),
+    }
+    git = subprocess.Popen(["git", "update-index", "-z", "--add", "--stdin"], stdin=subprocess.PIPE, env=env)
+    try:
+        for _ in range(500):  # update-index takes the lock first, then waits for paths
+            if (git_dir / "index.lock").exists():
+                break
+            time.sleep(0.02)
+        assert (git_dir / "index.lock").exists()
+        blind = shell_turn("s2", "echo two > two.txt", 2)
+        note = blind.get_by_test_id("turn-unrecorded")
+        expect(note).to_contain_text(f"Not recorded: another git (pid {git.pid}) is still writing")
+        expect(note).to_contain_text("cannot be reverted")
+        expect(blind.get_by_test_id("revert-turn")).to_have_count(0)
+        shoot_all(page, "turn-unrecorded", (".turn-unrecorded span",))
+    finally:
+        git.kill()  # killed mid-write: its lock stays behind for the next step to clear
+        git.wait(10)
+
+    linked = shell_turn("s3", f"ln -sf {outside} notes.txt", 3)
+    expect(linked.get_by_test_id("turn-unrecorded")).to_have_count(0)
+    line = linked.get_by_test_id("turn-files")
+    expect(line).to_contain_text("Changed 1 file:")
+    line.get_by_test_id("revert-turn").click()
+    dialog = page.get_by_test_id("revert-dialog")
+    files = dialog.get_by_test_id("revert-files")
+    expect(files.get_by_test_id("diff-replaced")).to_have_text("replaced by a link")
+    expect(files.locator(".diff-del .diff-text")).to_have_text(["colour"])
+    expect(files.get_by_test_id("diff-note")).to_have_text(
+        f"The file was replaced by a symlink to {outside}; its earlier content is shown,"
+        " and Revert puts it back."
+    )
+    shoot_all(page, "revert-dialog-link", (".revert-files .diff-note",))
+    dialog.get_by_test_id("revert-confirm").click()
+    expect(page.get_by_test_id("restored-row").last).to_contain_text("notes.txt — restored")
+    assert not (work / "notes.txt").is_symlink() and (work / "notes.txt").read_text() == "colour\n"
+    assert outside.read_text() == "not the agent's\n"

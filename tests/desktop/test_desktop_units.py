@@ -61,6 +61,16 @@ def test_doctor_reports_versions_data_dir_backend_and_display(tmp_path: Path) ->
     assert "display: DISPLAY=:99" in shown.stdout and shown.returncode == 0
 
 
+def test_doctor_names_an_unknown_provider_instead_of_reporting_local(tmp_path: Path) -> None:
+    """`doctor --provider nonesuch` (issue 46, item 8) says the flag names no route, as `serve`
+    does, and exits 1; it used to report the local model as if the flag were fine."""
+    result = run_cli(
+        "doctor", "--provider", "nonesuch", "--data-dir", str(tmp_path / "d"), env={"DISPLAY": ":99"}
+    )
+    assert "provider: unknown provider 'nonesuch'; use local, deepseek" in result.stdout, result.stdout
+    assert "provider: local" not in result.stdout and result.returncode == 1
+
+
 WITHOUT_GI = (
     "import sys; sys.modules['gi'] = None;"  # as on a system without PyGObject's typelibs/bindings
     "from desktop.cli import main; sys.exit(main(sys.argv[1:]))"

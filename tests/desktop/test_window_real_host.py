@@ -182,7 +182,7 @@ def test_a_browser_joins_the_windows_sessions_through_serve(
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            tab = browser.new_page()
+            tab = browser.new_page(locale="en-US")
             tab.goto(url)
             assert "token" not in tab.url  # the one-time link redirected to a clean address
             item = tab.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')

@@ -1,4 +1,4 @@
-"""The SKILL.md frontmatter reader: the YAML subset it reads, and what it refuses (with the line)."""
+"""The SKILL.md frontmatter reader: PyYAML's safe loader, and what it refuses (with the line)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ url: https://example.com/a#b
 """
 
 
-def test_the_subset_reads_as_yaml_would() -> None:
+def test_the_frontmatter_reads_as_yaml() -> None:
     parts = split(DOC)
     assert parts is not None
     front, body = parts
@@ -48,7 +48,7 @@ def test_the_subset_reads_as_yaml_would() -> None:
         "name": "pdf-tools",
         "description": "Fill PDF forms and extract text.\nSecond paragraph.\n",
         "whenToUse": 'when the user says "pdf" é',
-        "disable-model-invocation": "yes",
+        "disable-model-invocation": True,  # YAML 1.1 (PyYAML): yes/no/on/off are booleans
         "user-invocable": False,
         "allowed-tools": ["Read", "Grep", "Bash(git *)"],
         "tags": ["a", "b c"],
@@ -70,22 +70,34 @@ def test_documents_without_frontmatter() -> None:
 @pytest.mark.parametrize(
     ("text", "line", "why"),
     [
-        ("a: &x 1", 1, "'&' is not supported"),
-        ("a: *x", 1, "'*' is not supported"),
-        ("a: !!str 1", 1, "'!' is not supported"),
-        ("a: {b: 1}", 1, "'{' is not supported"),
-        ("a: 'x\n  y'", 1, "multi-line strings"),
+        ("a: *x", 1, "aliases (*name) are not supported"),
+        ("a: &x [1]\nb: [*x, *x]", 2, "aliases (*name) are not supported"),  # a few lines could expand hugely
         ("a: 1\nb: 2\na: 3", 3, "duplicate key 'a'"),
-        ("a:\n\tb: 1", 2, "tabs"),
-        ("a: b: c", 1, "': '"),
-        ("- a", 1, "expected `key: value`"),
-        ("a:\n  - b: c", 2, "mappings inside lists"),
-        ("a: [1, 2", 1, "must close"),
-        ('a: "\\q"', 1, "unsupported escape"),
-        ("a: 1\n   b: 2", 2, "unexpected indentation"),
+        ("a:\n  b: 1\n  b: 2", 3, "duplicate key 'b'"),  # nested mappings too
+        ("a:\n\tb: 1", 2, "a tab where YAML needs spaces"),
+        ("a: b: c", 1, "quote a value that holds ': '"),
+        ("a: 1\n   b: 2", 2, "indented too far"),
+        ("- a", 1, "expected `key: value` lines, not a list"),
+        ("just words", 1, "expected `key: value` lines, not a single value"),
+        ("a: [1, 2", 1, "expected ',' or ']'"),
+        ('a: "\\q"', 1, "unknown escape character 'q' (while scanning a double-quoted scalar from line 1)"),
+        ("a: !!python/object/apply:os.system ['true']", 1, "could not determine a constructor"),  # no code
+        ("a: !custom 1", 1, "could not determine a constructor for the tag '!custom'"),
     ],
 )
-def test_outside_the_subset_is_refused_with_the_line(text: str, line: int, why: str) -> None:
+def test_what_cannot_be_read_is_refused_with_the_line(text: str, line: int, why: str) -> None:
     with pytest.raises(FrontmatterError) as info:
         parse(text)
     assert str(info.value).startswith(f"line {line}:") and why in str(info.value)
+
+
+def test_yaml_that_the_old_subset_refused_now_reads() -> None:
+    """Wider than the hand-written subset this replaced: what PyYAML reads safely is read."""
+    assert parse("a: &x 1\nb: !!str 2\nc: {d: 1}\ne: 'x\n  y'\nf:\n  - g: h\n") == {
+        "a": 1,
+        "b": "2",
+        "c": {"d": 1},
+        "e": "x y",
+        "f": [{"g": "h"}],
+    }
+    assert parse("") == {} and parse("# only a comment\n") == {}

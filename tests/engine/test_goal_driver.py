@@ -234,3 +234,51 @@ async def test_a_person_s_turn_may_create_a_goal_with_the_tool(
     changes = [e.data["operation"] for e in await logged(engine, sid, "goal/change")]
     assert changes == ["create", "block"]
     assert [s["round"] for s in goal_rounds(await logged(engine, sid, "user/message"))] == [1]
+
+
+async def test_rounds_are_paced_and_talk_only_rounds_block_no_progress(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    """Issue 46, item 6: a fast model ran 9 rounds a second. Each round now starts at least
+    ROUND_GAP after the previous one ended (read from the log's own times: a slower machine only
+    widens the gap), and three rounds in a row without a tool call block the goal `no-progress`."""
+    from host.engine.goals.driver import NO_PROGRESS_ROUNDS, ROUND_GAP
+
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    ref = await engine.goals.goal_create(sid, "Keep talking", 50)
+    await until(lambda: _phase(engine, sid, "blocked"))
+    log = await logged(engine, sid, "turn/start", "turn/end", "goal/change")
+    starts = [e.time for e in log if e.type == "turn/start"]
+    ends = [e.time for e in log if e.type == "turn/end"]
+    assert len(starts) == NO_PROGRESS_ROUNDS
+    for ended, started in zip(ends, starts[1:], strict=False):
+        assert started - ended >= ROUND_GAP * 1000 - 1  # the log's times are in ms
+    block = [e.data for e in log if e.type == "goal/change"][-1]
+    assert block["goal"]["blockedReason"]["code"] == "no-progress"
+    assert ref.id == block["goal"]["id"]
+
+
+async def test_rounds_that_call_tools_keep_going(
+    engine_factory: Factory, tmp_path: Any, scripted_llm: Any
+) -> None:
+    engine = await engine_factory()
+    sid = await new_session(engine, tmp_path)
+    listing = Reply(tool_calls=[("c", "list_directory", json.dumps({"path": "."}))])
+    for _ in range(NO_PROGRESS_CAP + 1):
+        scripted_llm.enqueue(listing, Reply(text="looked around"))
+    await engine.goals.goal_create(sid, "Look around", NO_PROGRESS_CAP + 1)
+    await until(lambda: _phase(engine, sid, "blocked"))
+    log = await logged(engine, sid, "goal/change", "user/message")
+    assert len(goal_rounds(log)) == NO_PROGRESS_CAP + 1  # past three rounds: each called a tool
+    assert [e.data for e in log if e.type == "goal/change"][-1]["goal"]["blockedReason"][
+        "code"
+    ] == "round-limit"
+
+
+NO_PROGRESS_CAP = 3
+
+
+async def _phase(engine: Any, sid: str, phase: str) -> bool:
+    log = await logged(engine, sid, "goal/change")
+    return bool(log) and log[-1].data["goal"]["phase"] == phase

@@ -111,6 +111,22 @@ async def test_a_server_that_lies_about_the_length_fails_cleanly(tmp_path: Path,
     rig.nothing_installed()
 
 
+async def test_a_file_cut_short_with_no_length_and_no_checksum_installs_nothing(
+    tmp_path: Path, server: FileServer
+) -> None:
+    """No Content-Length, no checksum, the connection ends at 40 %: the bytes received look like
+    a whole download, but the GGUF's own header says how long its tensor data is (issue 40)."""
+    rig = Rig(tmp_path)
+    d = await rig.manager.start(server.url("cut"))
+    failed = await rig.until(d.download_id, "done", "failed")
+    assert failed.state == "failed" and failed.error is not None, failed
+    assert failed.received_bytes == int(GGUF.stat().st_size * 0.4)  # type: ignore[union-attr]
+    assert failed.error.startswith("the model file is incomplete: the file ends at "), failed.error
+    assert "it was cut short" in failed.error
+    rig.nothing_installed()
+    assert rig.installed_calls == 0
+
+
 async def test_a_wrong_checksum_installs_nothing(tmp_path: Path, server: FileServer) -> None:
     rig = Rig(tmp_path)
     d = await rig.manager.start(server.url("ok"), sha256="0" * 64)

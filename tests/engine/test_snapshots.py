@@ -146,13 +146,19 @@ async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_s
         (many / f"f{n}.txt").write_text(f"{n}\n")
     monkeypatch.setattr(shadow, "MAX_PATHS", 5)
     out = await engine.files.snapshots.around("s", many, 0, writer(many / "f0.txt", b"changed\n"))
-    assert out.changes is None  # the step ran, without snapshots
+    assert out.changes is None  # the step ran, without snapshots, and says so (issue 40)
+    assert out.snapshot_error == "snapshots of this folder are off: more than 5 files to snapshot at once"
+    out = await engine.files.snapshots.around("s", many, 1, writer(many / "f1.txt", b"changed\n"))
+    assert out.snapshot_error == "snapshots of this folder are off: more than 5 files to snapshot at once"
     await engine.config.update_settings("undo", {"workspaceBudgetMb": 1}, None)
     big = tmp_path / "big"
     big.mkdir()
     (big / "data.bin").write_bytes(random.Random(2).randbytes(2 * MIB))
     out = await engine.files.snapshots.around("s", big, 0, writer(big / "other.txt", b"x\n"))
     assert out.changes is None
+    assert out.snapshot_error == (
+        "snapshots of this folder are off: its files alone take more than the space per folder"
+    )
     notes = {u.path: u.note for u in await engine.files.snapshots.usage()}
     assert notes == {
         str(many.resolve()): "shell changes are not kept: more than 5 files to snapshot at once",
@@ -161,7 +167,7 @@ async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_s
     assert not any((engine.parts.data_dir / "snapshots").iterdir())  # nothing of theirs is kept
     await engine.config.update_settings("undo", {"workspaceBudgetMb": 8}, None)  # more room: on again
     out = await engine.files.snapshots.around("s", big, 1, writer(big / "other.txt", b"y\n"))
-    assert [c.path for c in out.changes] == ["other.txt"]
+    assert [c.path for c in out.changes] == ["other.txt"] and out.snapshot_error is None
 
 
 async def test_a_step_runs_five_git_processes_and_a_touched_file_or_an_odd_name_is_right(

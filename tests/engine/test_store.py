@@ -141,7 +141,7 @@ async def test_open_turn_is_reported(store: SqliteStore) -> None:
     assert got is not None and got.open_turn_start == 6
 
 
-async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteStore) -> None:
+async def test_search_is_literal_bounded_and_paged(store: SqliteStore) -> None:
     for i in range(25):
         sid = f"s{i:02d}"
         store.register(header(sid))
@@ -149,9 +149,14 @@ async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteSt
     store.register(header("odd"))
     text = 'weird "quotes" AND OR NOT (parens) * col:on ' + "x" * 400
     store.append("odd", [ev(0, "user/message", user_msg(text))])
-    result = await store.search("parser")
-    assert len(result.hits) == 20 and result.has_more
-    assert len({sid for sid, _, _ in result.hits}) == 20
+    result = await store.search("parser")  # each message: 25 users' and 25 answers, newest first
+    assert len(result.hits) == 20 and result.has_more and result.next_after is not None
+    assert [sid for sid, _, _ in result.hits[:2]] == ["s24", "s24"]
+    seen = list(result.hits)
+    while result.has_more:
+        result = await store.search("parser", after=result.next_after)
+        seen += result.hits
+    assert len(seen) == 50 and len(set(seen)) == 50 and result.next_after is None
     for query in ['"quotes"', "AND OR NOT", "(parens)", "col:on", "*", '"', "NEAR(a b)"]:
         res = await store.search(query)  # never an FTS syntax error
         assert isinstance(res.hits, list)
@@ -159,13 +164,13 @@ async def test_search_is_literal_bounded_and_one_hit_per_session(store: SqliteSt
     assert [sid for sid, _, _ in res.hits] == ["odd"]
     assert all(len(snip) <= 240 for _, snip, _ in res.hits)
     res = await store.search("refactored")  # assistant text is indexed too
-    assert len(res.hits) == 20 and res.hits[0][1] == "done: parser refactored"
+    assert len(res.hits) == 20 and res.hits[0][1] == "done: parser refactored" and res.has_more
     res = await store.search("x")  # shorter than a trigram: substring fallback
     assert "odd" in [sid for sid, _, _ in res.hits]
     assert (await store.search("no such words anywhere")).hits == []
 
 
-async def test_search_lists_sessions_by_their_newest_match_with_that_snippet(store: SqliteStore) -> None:
+async def test_search_lists_every_matching_message_newest_first(store: SqliteStore) -> None:
     for sid, words in (("old", "lexer alpha"), ("mid", "lexer beta"), ("new", "lexer gamma")):
         store.register(header(sid))
         store.append(sid, turn_events(0, 0, f"fix the {words}", "ok"))
@@ -175,7 +180,25 @@ async def test_search_lists_sessions_by_their_newest_match_with_that_snippet(sto
         ("old", "lexer again, newest of all", 7),  # the seq of the message the snippet is from
         ("new", "fix the lexer gamma", 1),
         ("mid", "fix the lexer beta", 1),
+        ("old", "fix the lexer alpha", 1),  # one session's two messages are two hits
     ]
+
+
+async def test_search_within_a_session_steps_through_its_hits_in_order(store: SqliteStore) -> None:
+    """Issue 46, item 3: a session shows "n of N" and steps to the next and previous hit."""
+    store.register(header("long"))
+    for turn in range(30):
+        store.append("long", turn_events(turn * 6, turn, f"step {turn}: the needle moves", "fine"))
+    store.register(header("other"))
+    store.append("other", turn_events(0, 0, "a needle elsewhere", "ok"))
+    first = await store.search("needle", limit=20, session_id="long")
+    assert first.total == 30 and first.has_more
+    assert [seq for _, _, seq in first.hits] == [turn * 6 + 1 for turn in range(20)]
+    assert {sid for sid, _, _ in first.hits} == {"long"}
+    rest = await store.search("needle", limit=20, session_id="long", after=first.next_after)
+    assert [seq for _, _, seq in rest.hits] == [turn * 6 + 1 for turn in range(20, 30)]
+    assert not rest.has_more and rest.total == 30
+    assert (await store.search("needle", session_id="nope")).hits == []
 
 
 def test_match_expression_and_snippet_shapes() -> None:

@@ -167,3 +167,66 @@ async def test_a_full_disk_under_serve(small_disk: Path, tmp_path: Path, scripte
         await api.http.aclose()
     assert code == 0
     assert "Traceback" not in served.later_output
+
+
+async def test_a_command_that_fills_the_disk_keeps_its_result_and_names_the_disk(
+    small_disk: Path, scripted_llm: Any
+) -> None:
+    """The folder and the data folder share the small disk; a command fills it. The snapshot
+    after it fails, and so does saving its result; the host keeps running. Once space is back
+    the turn is closed with the result the command really gave, saying that it ran, that it was
+    saved late and why, and which disk was full for its snapshot; Revert says why it cannot
+    (issue 40, items 6 and 8: it said "The host stopped while this tool was running")."""
+    flags = ("--provider", "openai-compatible", "--base-url", scripted_llm.base_url, "--model", "m")
+    served = start_serve(small_disk / "data", *flags)
+    api = Api(served.base_url, served.token)
+    mux: list[dict[str, Any]] = []
+    hosts: list[dict[str, Any]] = []
+    subscribed = [asyncio.Event(), asyncio.Event()]
+    readers = [
+        asyncio.create_task(api.frames("mux", mux, subscribed[0])),
+        asyncio.create_task(api.frames("host", hosts, subscribed[1])),
+    ]
+    work = small_disk / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("hello\n")
+    try:
+        for event in subscribed:
+            await asyncio.wait_for(event.wait(), WAIT)
+        sid = (await api.call("session.create", {"cwd": str(work)}))["value"]["sessionId"]
+        full = {"sessionId": sid, "preset": "danger-full-access", "confirmFullAccess": True}
+        assert (await api.call("permission.set", full))["ok"]  # runs unasked (no sandbox in tests)
+        command = "cat /dev/zero > big.bin; echo the command went on"
+        scripted_llm.enqueue(
+            Reply(tool_calls=[("b1", "bash", json.dumps({"command": command}))]), Reply(text="done")
+        )
+        prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "fill it"}]}
+        assert (await api.call("session.prompt", prompt))["ok"]
+        error = await until(hosts, lambda f: f["type"] == "host/agent-error")
+        assert error["sessionId"] == sid and error["message"].startswith("the disk is full")
+        await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"])
+        (work / "big.bin").unlink()  # space is back: the recovery closes the turn
+        end = await until(mux, turn_end(sid, 0))
+        assert end["event"]["data"]["reason"]["kind"] == "error"
+
+        history = (await api.call("session.history", {"sessionId": sid}))["value"]["events"]
+        [result] = [e["event"]["data"] for e in history if e["event"]["type"] == "tool/result"]
+        text = result["message"]["content"][0]["content"]
+        snapshots = small_disk / "data" / "snapshots"
+        assert "The host stopped" not in text and result.get("error") is None, result
+        assert text.startswith("cat: write error: No space left on device\nthe command went on\n"), text
+        assert "the host kept running and the tool ran to its end" in text
+        assert f"the disk holding {snapshots} (the disk mounted at {small_disk}) is full" in text
+        assert result["snapshotError"].startswith(f"the disk holding {snapshots} (the disk mounted at")
+        refused = await api.call("files.revertTurn", {"sessionId": sid, "turn": 0})
+        assert not refused["ok"] and refused["error"]["code"] == "revert-unavailable", refused
+        assert refused["error"]["details"]["unrecorded"] == result["snapshotError"]
+        assert refused["error"]["message"].startswith("Cannot revert this turn: what its shell commands")
+    finally:
+        code = await asyncio.to_thread(served.stop, 20)
+        for reader in readers:
+            reader.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+        await api.http.aclose()
+    assert code == 0
+    assert "Traceback" not in served.later_output

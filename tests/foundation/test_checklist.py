@@ -74,11 +74,17 @@ def error_codes(repo: Path) -> None:
     package = repo / "host/engine/errors/__init__.py"
     insert(package, "from host.engine.errors.sessions import (\n", "    ProbeRefused,\n")
     insert(package, "__all__ = [\n", '    "ProbeRefused",\n')
-    insert(
-        repo / "webui/js/state/problems.js",
-        '  "session-not-found": "This session no longer exists.",\n',
-        '  "probe-refused": "There is no such session to touch.",\n',
-    )
+    insert(repo / "webui/js/state/problems.js", 'const CODES = ["session-not-found", ', '"probe-refused", ')
+    catalogues = {  # the code's sentence in both catalogues (docs/architecture.md, "Languages")
+        "en": ("This session no longer exists.", "There is no such session to touch."),
+        "zh-CN": ("这个会话已不存在。", "没有可以触碰的会话。"),
+    }
+    for lang, (anchor, sentence) in catalogues.items():
+        insert(
+            repo / f"webui/js/i18n/{lang}.js",
+            f'  "error.session-not-found": "{anchor}",\n',
+            f'  "error.probe-refused": "{sentence}",\n',
+        )
 
 
 def the_row(repo: Path) -> None:

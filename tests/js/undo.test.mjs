@@ -77,3 +77,26 @@ test("a shell command's changes (found by the snapshots) count for its turn, eac
   assert.deepEqual(end.files, ["a.txt", "notes.txt", "old.txt"]);
   assert.deepEqual(end.changes.map((c) => [c.path, c.diff.split("\n")[1]]), [["a.txt", "+x"], ["notes.txt", "+x"], ["old.txt", "-old"]]);
 });
+
+test("a step whose snapshots failed: its turn-end says why, a replaced file is a change like the others", () => {
+  const bashResult = (seq, callId, extra) =>
+    ev(seq, "tool/result", { turn: 0, step: 0, message: { id: `m${seq}`, role: "tool", content: [{ type: "tool-result", toolCallId: callId, content: "ok" }], source: { kind: "tool", callId } }, ...extra });
+  const why = "the disk holding /d/snapshots is full (0 bytes free)";
+  const linked = { path: "notes.txt", before: { sha256: "1".repeat(64), size: 7 }, diff: "@@ -1 +0,0 @@\n-colour", removed: 1, afterKind: "symlink", afterLink: "/etc/x", diffNote: "replaced by a symlink to /etc/x" };
+  const log = [
+    ev(0, "turn/start", { turn: 0, trigger: "user" }),
+    ev(1, "tool/call", { turn: 0, step: 0, callId: "b1", name: "bash", arguments: "{}" }),
+    bashResult(2, "b1", { snapshotError: why }),
+    ev(3, "tool/call", { turn: 0, step: 0, callId: "b2", name: "bash", arguments: "{}" }),
+    bashResult(4, "b2", { snapshotError: why }),
+    ev(5, "tool/call", { turn: 0, step: 0, callId: "b3", name: "bash", arguments: "{}" }),
+    bashResult(6, "b3", { changes: [linked] }),
+    ev(7, "turn/end", { turn: 0, reason: { kind: "completed" } }),
+  ];
+  const end = new SessionFold().applyAll(log).items.find((i) => i.kind === "turn-end");
+  assert.deepEqual([end.files, end.unrecorded], [["notes.txt"], [why]]); // once, however many steps said it
+  assert.equal(end.changes[0].afterKind, "symlink");
+  const quiet = new SessionFold().applyAll([...log.slice(0, 3), ev(3, "turn/end", { turn: 0, reason: { kind: "completed" } })]);
+  const bare = quiet.items.find((i) => i.kind === "turn-end");
+  assert.deepEqual([bare.files, bare.unrecorded], [[], [why]]);
+});

@@ -234,3 +234,10 @@ def test_macos_recipe_matches_the_spec() -> None:
     plist = plistlib.loads((PACKAGING / "macos" / "entitlements.plist").read_bytes())
     assert plist["com.apple.security.cs.allow-unsigned-executable-memory"] is True
     subprocess.run(["bash", "-n", str(PACKAGING / "macos" / "make_dmg.sh")], check=True)
+
+
+def test_the_frontmatter_and_gitignore_libraries_ship_without_libyaml() -> None:
+    for platform in ("linux", "win32", "darwin"):
+        assert trim.keep_module("yaml", platform) and trim.keep_module("yaml.constructor", platform)
+        assert trim.keep_module("pathspec.patterns.gitignore.spec", platform)
+        assert not trim.keep_module("yaml._yaml", platform)  # the pure-Python safe loader is used

@@ -88,13 +88,13 @@ async def test_a_trusted_host_browser_cannot_loosen_a_session_by_any_method(
 ) -> None:
     marker = tmp_path / "M"
     sid = (await ok(browser, "session.create", {"cwd": str(tmp_path)})).session_id
-    for line in ("/permission danger-full-access", "/permission   danger-full-access  "):
+    for line in ("/permission danger-full-access", "/permission   danger-full-access  ", "/permission full"):
         refused = await err(
             browser, "command.execute", {"sessionId": sid, "line": line}, "privilege-required"
         )
         assert refused.details == {
             "method": "command.execute",
-            "change": "switching this session from workspace-write to danger-full-access",
+            "change": "switching this session from Ask to Full access",
         }
     assert await preset_of(browser, sid) == "workspace-write"
     assert "command/run" not in await logged(browser, sid)  # refused before anything was logged
@@ -119,7 +119,7 @@ async def test_a_trusted_host_browser_cannot_loosen_a_session_by_any_method(
         {"sessionId": sid, "line": "/permission workspace-write"},
         "privilege-required",
     )
-    assert back.details["change"] == "switching this session from read-only to workspace-write"
+    assert back.details["change"] == "switching this session from Read-only to Ask"
     shown = await ok(browser, "command.execute", {"sessionId": sid, "line": "/permission"})  # showing is fine
     assert shown.matched and await preset_of(browser, sid) == "read-only"
 
@@ -174,7 +174,7 @@ async def test_a_privileged_caller_is_served_at_once(
             )
             assert switched.matched
             _, done = await mux.next(event("command/done", sid, commandId=switched.command_id))
-            assert done.event.data["text"] == "preset danger-full-access"
+            assert done.event.data["text"] == "Permission mode Full access"
             assert await preset_of(client, sid) == "danger-full-access"
             llm.enqueue(bash_call("c1", f"touch {marker}"), Reply(text="done"))
             await prompt(client, sid, "touch it")

@@ -3,7 +3,9 @@ byte` deep in the handler) for `session.create {cwd}`, `host.listDirectory` and
 `host.createDirectory`. Every request field that names a host path is now one contract type
 (`contract/paths.py`): a NUL, a lone surrogate or the U+FFFD the carrier puts in its place is a
 `bad-request` whose issues name the field, and nothing is created. A raw invalid UTF-8 byte in a
-body is not JSON (carrier rule 4: HTTP 400), never a 500. Over a real uvicorn and in-process."""
+body is not JSON (carrier rule 4: HTTP 400), never a 500. Over a real uvicorn and in-process.
+The model's side (issue 40): a NUL in a file tool's path argument is that call's BAD_ARGUMENTS
+result, in every mode, and the turn goes on."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ from typing import Any
 import pytest
 
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import raw
-from tests.support.scripted_llm import ScriptedLlmServer
+from tests.api.support import event, events_of, ok, prompt, raw
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 BAD = {
     "nul": "\\u0000",
@@ -124,3 +126,55 @@ async def test_ordinary_paths_still_work(any_host: Host) -> None:
         ).body
     )
     assert reply["result"]["ok"] is True and reply["result"]["value"]["path"] == str(odd)
+
+
+NUL_CALLS = [
+    ("w", "write_file", {"path": "a\x00b.txt", "content": "x"}),
+    ("e", "edit_file", {"path": "notes.txt\x00", "old_string": "x", "new_string": "y"}),
+    ("r", "read_file", {"path": "notes.txt\x00.bak"}),
+    ("l", "list_dir", {"path": "sub\x00dir"}),
+    ("g1", "glob", {"pattern": "*\x00.py"}),
+    ("g2", "glob", {"pattern": "*.py", "path": "s\x00"}),
+    ("r1", "grep", {"pattern": "x", "path": "notes\x00.txt"}),
+    ("r2", "grep", {"pattern": "x", "glob": "*\x00"}),
+]
+"""A NUL in every path argument of every file tool (issue 40, item 8)."""
+
+
+@pytest.mark.parametrize("preset", ["default", "auto", "read-only"])
+async def test_a_nul_in_any_file_tools_path_is_a_typed_tool_error(
+    any_host: Host, llm: ScriptedLlmServer, preset: str
+) -> None:
+    """Each call gets its own BAD_ARGUMENTS result naming the argument, before any gate or
+    approval reads the path; the turn goes on to the model's answer and nothing is written. It
+    failed the whole turn (`ValueError: embedded null byte` from the permission gate) before."""
+    (any_host.workdir / "notes.txt").write_text("x\n")
+    before = sorted(p.name for p in any_host.workdir.iterdir())
+    client = any_host.client()
+    mux = await any_host.mux(client)
+    sid = await any_host.create()
+    if preset != "default":
+        await ok(client, "permission.set", {"sessionId": sid, "preset": preset})
+    calls = [(cid, name, json.dumps(args)) for cid, name, args in NUL_CALLS]
+    llm.enqueue(Reply(tool_calls=calls), Reply(text="I will use plain names."))
+    await prompt(client, sid, "touch the odd files")
+    _, end = await mux.next(event("turn/end", sid))
+    assert end.event.data["reason"] == {"kind": "completed"}, end.event.data
+    results = {
+        e.data["message"]["content"][0]["toolCallId"]: e.data
+        for e in events_of(mux.frames, sid)
+        if e.type == "tool/result"
+    }
+    assert sorted(results) == sorted(cid for cid, _, _ in NUL_CALLS)
+    for cid, name, args in NUL_CALLS:
+        error, text = results[cid]["error"], results[cid]["message"]["content"][0]["content"]
+        assert error == {"name": name, "code": "BAD_ARGUMENTS"}, (cid, results[cid])
+        field = next(k for k, v in args.items() if isinstance(v, str) and "\x00" in v)
+        assert f"- {field}: a path cannot contain a NUL character" in text, (cid, text)
+    assert not [
+        e for e in events_of(mux.frames, sid) if e.type == "approval/asked"
+    ]  # never put to the person
+    sent = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
+    assert len(sent) == len(NUL_CALLS) and all("NUL character" in m["content"] for m in sent)
+    assert sorted(p.name for p in any_host.workdir.iterdir()) == before
+    assert (any_host.workdir / "notes.txt").read_text() == "x\n"

@@ -44,6 +44,26 @@ class Setup:
         await self.mux.next(event("turn/end", sid))
         return events_of(self.mux.since(start), sid)
 
+    async def turn_refusing(self, sid: str, words: str = "go") -> tuple[list[Any], list[Any]]:
+        """A turn whose every approval request (its subagents' too) is answered "rejected": the
+        events of `sid` and the requests, in order."""
+        start = len(self.mux.items)
+        await prompt(self.client, sid, words)
+        asked: list[Any] = []
+        self.mux.cursor = max(self.mux.cursor, start)
+        while True:
+            rpc_id, frame = await self.mux.next(lambda _frame: True, within=120)
+            if getattr(frame, "type", None) == "approval/requested":
+                value = {
+                    "sessionId": frame.session_id,
+                    "approvalId": frame.approval_id,
+                    "outcome": "rejected",
+                }
+                await self.client.respond(rpc_id, {"ok": True, "value": value})
+                asked.append(frame)
+            elif event("turn/end", sid)(frame):
+                return events_of(self.mux.since(start), sid), asked
+
 
 @pytest.fixture
 async def setup(
@@ -141,11 +161,14 @@ async def test_escapes_from_an_auto_session_fail_with_errors_the_model_can_act_o
         Reply(text="I stayed inside."),
     )
     sid = await setup.host.create(cwd=box.workspace)
-    events = await setup.turn(sid)
-    assert not [e for e in events if e.type in ASKED]
+    events, asked = await setup.turn_refusing(sid)
+    # a write outside the folder asks to run that command again without the sandbox (Auto's
+    # promise: "going outside asks"); refused, nothing was written
+    assert [a.call_id for a in asked] == ["b1", "b2"]
+    assert all(a.arguments.get("outside_sandbox") is True for a in asked)
     done = results(events)
     assert "blocked by the sandbox: writing outside" in text(done["b1"])
-    assert "outside_sandbox: true" in text(done["b1"])
+    assert "The user did not allow this call (rejected)" in text(done["b1"])
     assert "Read-only file system" in text(done["b2"])
     assert SECRET not in text(done["b3"])
     assert any(setup.data_dir.iterdir())  # the data folder holds the database outside…
@@ -192,8 +215,8 @@ async def test_a_background_job_a_subagent_and_a_forked_session_stay_inside(
         Reply(when="PARENT", text="done"),
     )
     sid = await setup.host.create(cwd=box.workspace)
-    events = await setup.turn(sid, "PARENT: try everything")
-    assert not [e for e in events if e.type in ASKED]
+    events, asked = await setup.turn_refusing(sid, "PARENT: try everything")
+    assert [a.call_id for a in asked] == ["cb"]  # the child's write outside asked, and was refused
     job_id = text(results(events)["j1"]).split("background job ", 1)[1].split(".", 1)[0]
     job = setup.host.engine.jobs.job(sid, job_id)
     await asyncio.wait_for(job.ended.wait(), 120)
@@ -210,9 +233,9 @@ async def test_a_background_job_a_subagent_and_a_forked_session_stay_inside(
 
     fork = (await ok(setup.client, "session.fork", {"sessionId": sid})).session_id
     llm.enqueue(call("f1", "bash", command=f"echo x > {box.outside}/fork.txt"), Reply(text="no"))
-    forked = await setup.turn(fork)
+    forked, asked = await setup.turn_refusing(fork)
     assert "blocked by the sandbox" in text(results(forked)["f1"])
-    assert not [e for e in forked if e.type in ASKED]
+    assert [a.call_id for a in asked] == ["f1"]
     assert sorted(p.name for p in box.outside.iterdir()) == ["notes.txt"]
 
 
@@ -239,6 +262,8 @@ async def test_going_outside_asks_and_the_approval_lets_out_that_one_command(
     network = await answer(setup, sid, "allowed-once")
     outside = await answer(setup, sid, "allowed-once")
     await answer(setup, sid, "rejected")
+    offered = await answer(setup, sid, "rejected")  # b1 failed writing outside: asked again, refused
+    assert offered.call_id == "b1" and offered.arguments.get("outside_sandbox") is True
     assert "in the sandbox WITH network access" in network.reason
     assert "WITHOUT the sandbox" in outside.reason
     await setup.mux.next(event("turn/end", sid))
@@ -247,6 +272,33 @@ async def test_going_outside_asks_and_the_approval_lets_out_that_one_command(
     assert (box.outside / "granted.txt").exists()  # without the sandbox, once
     assert not (box.outside / "refused.txt").exists()
     assert "REACHED" not in text(done["b1"]) and not (box.outside / "after.txt").exists()  # back inside
+
+
+async def test_a_write_outside_the_folder_asks_and_allowed_runs_once_without_the_sandbox(
+    setup: Setup, llm: ScriptedLlmServer
+) -> None:
+    """Issue 46, item 4: in Auto a write under the home folder failed "Read-only file system"
+    though Auto says going outside asks. It asks now, after the sandboxed try: allowed, that
+    command runs again without the sandbox; the next one is back inside."""
+    box = setup.box
+    target = box.home / "notes" / "todo.txt"
+    llm.enqueue(
+        call("b1", "bash", command=f"mkdir -p {target.parent} && echo remember > {target}"),
+        call("b2", "bash", command=f"echo again > {box.home}/second.txt"),
+        Reply(text="done"),
+    )
+    sid = await setup.host.create(cwd=box.workspace)
+    await prompt(setup.client, sid, "note it in my home folder")
+    allowed = await answer(setup, sid, "allowed-once")
+    assert allowed.call_id == "b1" and "WITHOUT the sandbox" in allowed.reason
+    refused = await answer(setup, sid, "rejected")
+    assert refused.call_id == "b2"
+    await setup.mux.next(event("turn/end", sid))
+    done = results(events_of(setup.mux.frames, sid))
+    assert target.read_text() == "remember\n"
+    assert "the user let it run again outside" in text(done["b1"])
+    assert not (box.home / "second.txt").exists()
+    assert "The user did not allow this call" in text(done["b2"])
 
 
 async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(

@@ -9,6 +9,8 @@ The only double the model-download tests use (the network edge): a real HTTP ser
 - `/liar/<name>`: claims `Content-Length` one MiB larger than the file and closes after the
   real bytes, every time;
 - `/unsized/<name>`: HTTP/1.0 style, no Content-Length: the body ends when the connection does;
+- `/cut/<name>`: as `unsized`, but the connection closes after `cut_share` of the file (a link
+  that drops with nothing to tell the client the body was longer);
 - `/gated/<name>`: sends `drop_after` bytes, then waits for `gate` before sending the rest;
 - `/catalogue/...`, `/api/tags`, `/v1/models`: JSON lists (`json_routes`).
 """
@@ -25,9 +27,12 @@ CHUNK = 256 * 1024
 
 
 class FileServer:
-    def __init__(self, path: Path | None = None, *, drop_after: int = 8 * 1024 * 1024) -> None:
+    def __init__(
+        self, path: Path | None = None, *, drop_after: int = 8 * 1024 * 1024, cut_share: float = 0.4
+    ) -> None:
         self.path = path
         self.drop_after = drop_after
+        self.cut_share = cut_share
         self.gate = threading.Event()
         self.ranges: list[str | None] = []
         """The Range header of every file request, in order (None: none sent)."""
@@ -73,7 +78,7 @@ class FileServer:
             h.wfile.write(body)
             return
         mode = h.path.strip("/").split("/")[0]
-        if self.path is None or mode not in ("ok", "drop", "liar", "unsized", "gated"):
+        if self.path is None or mode not in ("ok", "drop", "liar", "unsized", "cut", "gated"):
             h.send_error(404)
             return
         data_size = self.path.stat().st_size
@@ -88,7 +93,7 @@ class FileServer:
             h.end_headers()
             return
         h.send_response(206 if asked else 200)
-        if mode == "unsized":
+        if mode in ("unsized", "cut"):
             h.send_header("connection", "close")
         else:
             h.send_header("content-length", str(claimed - start))
@@ -100,6 +105,8 @@ class FileServer:
         if mode == "drop" and h.path not in self.dropped:
             self.dropped.add(h.path)
             limit = self.drop_after
+        elif mode == "cut":
+            limit = int(data_size * self.cut_share)
         sent = 0
         try:
             with open(self.path, "rb") as f:

@@ -2,12 +2,13 @@
 
 import { createClient } from "./client/bridge-client.js";
 import { App } from "./views/app.js";
-import { NEEDS_LINK } from "./views/status.js";
 import { applyCachedTheme } from "./views/theme.js";
+import { applyCachedLanguage, t } from "./i18n/i18n.js";
 
 applyCachedTheme(); // before anything paints
+applyCachedLanguage();
 
-function stateCard(testid, title, text) {
+function stateCard(testid, title, text, foreign = false) {
   const overlay = document.getElementById("overlay");
   overlay.hidden = false;
   overlay.textContent = "";
@@ -19,6 +20,7 @@ function stateCard(testid, title, text) {
   h2.textContent = title;
   const p = document.createElement("p");
   p.textContent = text;
+  p.translate = !foreign; // the browser's own words are not ours to relabel
   card.append(h2, p);
   overlay.append(card);
 }
@@ -28,11 +30,11 @@ async function boot() {
   try {
     client = await createClient(window);
   } catch (err) {
-    stateCard("unreachable-state", "The desktop bridge did not start", String(err?.message ?? err));
+    stateCard("unreachable-state", t("status.bridgeFailed"), String(err?.message ?? err), true);
     return;
   }
   if (client.kind === "web" && !client.token) {
-    stateCard("needs-link-state", "Open HarnessDesk with its link", NEEDS_LINK);
+    stateCard("needs-link-state", t("status.needsLinkTitle"), t("status.needsLink"));
     return;
   }
   const app = new App(client);

@@ -15,9 +15,13 @@ class RevertUnavailable(EngineError[RevertUnavailableDetails]):
 
     code = "revert-unavailable"
 
-    def __init__(self, session_id: str, turn: int, reason: str) -> None:
-        details = RevertUnavailableDetails(session_id=session_id, turn=turn, reason=reason)
-        super().__init__(f"Nothing to revert: {reason}.", details)
+    def __init__(self, session_id: str, turn: int, reason: str, unrecorded: str | None = None) -> None:
+        details = RevertUnavailableDetails(
+            session_id=session_id, turn=turn, reason=reason, unrecorded=unrecorded
+        )
+        # a turn whose snapshots failed changed something unknown, not nothing: it says why
+        lead = "Cannot revert this turn" if unrecorded is not None else "Nothing to revert"
+        super().__init__(f"{lead}: {reason}.", details)
 
 
 _CONFLICT_TEXT = {

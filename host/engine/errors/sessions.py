@@ -9,6 +9,7 @@ from contract.errors import (
     ReasonDetails,
     SessionConflictDetails,
     SessionDetails,
+    SessionExistsDetails,
 )
 from host.engine.errors.base import EngineError
 
@@ -72,6 +73,18 @@ class SessionConflict(EngineError[SessionConflictDetails]):
             session_id=session_id, requested_cwd=requested_cwd, existing_cwd=existing_cwd
         )
         super().__init__(message or f"session {session_id} exists with another cwd", details)
+
+
+class SessionAlreadyHere(EngineError[SessionExistsDetails]):
+    """An import would bring a session that is already here (nothing is written)."""
+
+    code = "session-exists"
+
+    def __init__(self, session_id: str, existing_cwd: str | None) -> None:
+        where = f", in {existing_cwd}" if existing_cwd else ""
+        super().__init__(
+            f"session {session_id} is already here{where}", SessionExistsDetails(session_id=session_id)
+        )
 
 
 class JobNotFound(EngineError[JobDetails]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from contract.approvals import ApprovalOutcome
+from contract.approvals import ApprovalOutcome, ApprovalWhy
 from contract.content import Message, MessageSource, StreamChunk, ToolResultBlock, Usage
 from contract.events import (
     ApprovalAsked,
@@ -69,12 +69,21 @@ def tool_result(
     error: ToolError | None = None,
     change: FileChange | None = None,
     changes: list[FileChange] | None = None,
+    snapshot_error: str | None = None,
 ) -> NewEvent[ToolResult]:
     """The tool's answer as a `tool` message; an error result also names the tool and a code; a
     file tool's result carries the change it made (the model never sees it)."""
     block = ToolResultBlock(tool_call_id=call_id, content=text, is_error=True if error else None)
     message = new_message("tool", [block], MessageSource(kind="tool", call_id=call_id))
-    result = ToolResult(turn=turn, step=step, message=message, error=error, change=change, changes=changes)
+    result = ToolResult(
+        turn=turn,
+        step=step,
+        message=message,
+        error=error,
+        change=change,
+        changes=changes,
+        snapshot_error=snapshot_error,
+    )
     return NewEvent("tool/result", result)
 
 
@@ -83,10 +92,15 @@ def todo_write(todos: list[TodoItem]) -> NewEvent[TodoWrite]:
 
 
 def approval_asked(
-    approval_id: str, tool_name: str, call_id: str, reason: str, preview: FileChange | None = None
+    approval_id: str,
+    tool_name: str,
+    call_id: str,
+    reason: str,
+    preview: FileChange | None = None,
+    why: ApprovalWhy | None = None,
 ) -> NewEvent[ApprovalAsked]:
     asked = ApprovalAsked(
-        id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason, preview=preview
+        id=approval_id, tool_name=tool_name, call_id=call_id, reason=reason, preview=preview, why=why
     )
     return NewEvent("approval/asked", asked)
 

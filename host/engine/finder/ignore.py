@@ -1,11 +1,17 @@
 """.gitignore rules, as git reads them, for the `@` finder (docs/decisions.md, "The @ finder").
 
-Each `.gitignore` applies to paths below its own folder; within and across files the last rule
-that matches wins; a folder that is ignored is never entered, so nothing below it can be
-re-included (git's rule too). Patterns: `*` `?` `[...]` within one path segment, `**` across
-segments, a leading or middle `/` anchors to the file's folder, a trailing `/` matches folders
-only, `!` re-includes, `\\` escapes. No library: the grammar is small and git's own
-documentation fixes it.
+`pathspec` reads the patterns (git's wildmatch grammar: `*` `?` `[...]`, `**`, anchoring `/`,
+folders-only `/`, `!`, `\\` escapes, trailing spaces); this module applies them the way git's
+own walk does: each `.gitignore` to paths below its folder, the innermost file with a rule that
+matches the path itself decides, and within a file the last such rule wins. A folder that is
+ignored is never entered, so nothing below it can be re-included (git's rule too).
+
+pathspec answers for a flat list of files, where a rule that names a folder also covers what
+is in it; the walk asks about one entry whose folders were all kept, so a rule counts here
+only when it names the entry itself, which the folder mark in pathspec's regexes tells apart
+(`RuleSet.verdict`). tests/engine/test_finder_index.py holds the walk to `git check-ignore`.
+Known gap (as before pathspec): POSIX classes such as `[[:digit:]]` are not read as git reads
+them.
 """
 
 from __future__ import annotations
@@ -13,99 +19,60 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pathspec import GitIgnoreSpec
+
 MAX_RULES = 2_000
 """Rules kept from one file (a generated file of thousands of lines would slow every entry)."""
+_DIR_MARK = "ps_d"
+"""The group pathspec's regexes give the slash after a name that matched as a folder."""
+_MARK_AT_END = f"(?P<{_DIR_MARK}>/)"
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     regex: re.Pattern[str]
+    """pathspec's regex for the pattern, searched in a "/"-separated relative path."""
     negate: bool
-    dir_only: bool
-
-
-def _segment(pat: str) -> str:
-    """A glob over one or more segments (no `**` left inside) as a regex."""
-    out: list[str] = []
-    i = 0
-    while i < len(pat):
-        c = pat[i]
-        if c == "\\" and i + 1 < len(pat):
-            out.append(re.escape(pat[i + 1]))
-            i += 2
-            continue
-        if c == "*":
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = pat.find("]", i + 2 if i + 1 < len(pat) and pat[i + 1] in "!^" else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-            else:
-                body = pat[i + 1 : j]
-                neg = body[:1] in ("!", "^")
-                body = body[1:] if neg else body
-                body = body.replace("\\", "\\\\").replace("^", "\\^")
-                out.append(f"[{'^/' if neg else ''}{body}]")
-                i = j + 1
-                continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-def compile_rule(line: str) -> Rule | None:
-    """One line of a .gitignore, or None for a blank line, a comment or a pattern that cannot
-    be read."""
-    if not line or line.startswith("#"):
-        return None
-    # trailing spaces are ignored unless escaped
-    stripped = line.rstrip(" ")
-    if stripped.endswith("\\") and len(stripped) < len(line):
-        stripped += " "
-    line = stripped
-    negate = line.startswith("!")
-    if negate:
-        line = line[1:]
-    elif line.startswith("\\!") or line.startswith("\\#"):
-        line = line[1:]
-    dir_only = line.endswith("/") and not line.endswith("\\/")
-    line = line.rstrip("/") if dir_only else line
-    if not line:
-        return None
-    anchored = "/" in line
-    line = line.lstrip("/")
-    parts = line.split("/")
-    pieces: list[str] = []
-    for k, part in enumerate(parts):
-        last = k == len(parts) - 1
-        if part == "**":
-            # leading "**/" any folders; middle "/**/" zero or more; trailing "/**" everything inside
-            pieces.append(".*" if last else "(?:[^/]+/)*")
-        else:
-            pieces.append(_segment(part) + ("" if last else "/"))
-    body = "".join(pieces)
-    if pieces and parts[-1] == "**" and len(parts) > 1:
-        body = "".join(pieces[:-1]) + "[^/].*"  # "a/**" matches what is inside a, not a itself
-    prefix = "" if anchored else "(?:[^/]+/)*"
-    try:
-        return Rule(re.compile(f"{prefix}{body}", re.DOTALL), negate, dir_only)
-    except re.error:
-        return None
+    marked: bool
+    """The regex has the folder mark group (most do; "*", "**" and "x/**" do not)."""
+    folders_only: bool
+    """The regex ends in the folder mark ("build/"): it never matches a file itself."""
 
 
 def parse(text: str) -> tuple[Rule, ...]:
-    """Every rule of a .gitignore's text, in order."""
+    """Every rule of a .gitignore's text, in order (a line pathspec cannot read is left out,
+    as git leaves it out)."""
     rules: list[Rule] = []
-    for raw in text.splitlines():
-        rule = compile_rule(raw)
-        if rule is not None:
-            rules.append(rule)
-            if len(rules) >= MAX_RULES:
-                break
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            spec = GitIgnoreSpec.from_lines([_as_git_reads(line)])
+        except ValueError:  # pathspec's GitIgnorePatternError: an unreadable pattern
+            continue
+        for pattern in spec.patterns:
+            if pattern.include is not None and pattern.regex is not None:
+                regex = pattern.regex
+                marked = _DIR_MARK in regex.groupindex
+                rules.append(Rule(regex, not pattern.include, marked, regex.pattern.endswith(_MARK_AT_END)))
+        if len(rules) >= MAX_RULES:
+            break
     return tuple(rules)
+
+
+def _as_git_reads(line: str) -> str:
+    """Two spellings pathspec reads otherwise than git: a path segment of three or more `*`
+    is `**` to git (wildmatch folds a run of stars), and "a/**/" is only the folders inside a,
+    which pathspec would read as "a/" (a itself and all in it); "a/**/*/" says it in a form
+    pathspec keeps."""
+    line = _STAR_RUN.sub("**", line)
+    stripped = line.rstrip(" ")
+    if stripped.endswith("/**/") and not stripped.endswith("\\/**/"):
+        return stripped + "*/"
+    return line
+
+
+_STAR_RUN = re.compile(r"(?<![^/])\*{3,}(?![^/])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +95,31 @@ class RuleSet:
             path = rel[len(self.base) :]
         else:
             path = rel
+        if is_dir:
+            return self._folder_verdict(path)
+        # a file: a match counts when no folder mark (`ps_d`) in it names a folder above
+        # `path` (that folder was kept by the walk, so such a match is not about `path`)
         for rule in reversed(self.rules):
-            if rule.dir_only and not is_dir:
+            if rule.folders_only:
                 continue
-            if rule.regex.fullmatch(path):
+            found = rule.regex.search(path)
+            if found is not None and (not rule.marked or found.start(_DIR_MARK) < 0):
+                return not rule.negate
+        return None
+
+    def _folder_verdict(self, path: str) -> bool | None:
+        """A folder matches through the mark right after its own name ("build/" on "build/")
+        or, with no mark, without reaching past its name: "out/**" is what is inside out, not
+        out, though pathspec's regex for it matches "out/"."""
+        folder = path + "/"
+        end = len(path)
+        for rule in reversed(self.rules):
+            if rule.regex.search(folder) is None:  # the common case: no match at all
+                continue
+            alone = rule.regex.search(folder, 0, end)
+            if alone is not None and (not rule.marked or alone.start(_DIR_MARK) < 0):
+                return not rule.negate
+            if rule.marked and any(found.start(_DIR_MARK) == end for found in rule.regex.finditer(folder)):
                 return not rule.negate
         return None
 

@@ -13,6 +13,7 @@ or block it. Activation is process-local: a newly loaded agent starts disarmed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -84,10 +85,31 @@ class SessionGoals:
     """Our own gate dropped the claimed round (it went stale): reserve again at idle."""
     projected: Any = None
     """The `goal` projection's value: the newest logged `goal/change`'s (never a round's)."""
+    next_round_at: float = 0.0
+    """The loop time before which no round starts (the gap after the last round)."""
+    waiting: asyncio.TimerHandle | None = None
+    """The check scheduled for the end of that gap."""
+    idle_rounds: int = 0
+    """Rounds in a row that ended without one tool call."""
+
+
+ROUND_GAP = 1.0
+"""Seconds between the end of a round and the start of the next: a fast model ran 9 rounds a
+second, too fast for a person to read or to click Pause (docs/architecture.md, "Goals")."""
+NO_PROGRESS_ROUNDS = 3
+"""Rounds in a row without a tool call after which the goal is blocked (`no-progress`): the model
+only talks, and more rounds would only repeat it."""
 
 
 class GoalDriver:
-    def __init__(self, store: Store, gates: PromptGates, live: Callable[[str], Agent | None]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        gates: PromptGates,
+        live: Callable[[str], Agent | None],
+        round_gap: float = ROUND_GAP,
+    ) -> None:
+        self._round_gap = round_gap
         self._store = store
         self._live = live
         self.live = live
@@ -126,6 +148,7 @@ class GoalDriver:
         if self._live(goals.agent.session_id) is not goals.agent:
             raise GoalRejected("GOAL_AGENT_NOT_LIVE", "the session's agent was replaced; try again")
         change = apply(goals.ledger, now_ms())
+        goals.idle_rounds = 0  # a change of the goal (a person's resume, an edit) starts the count again
         journal = goals.agent.journal
         event = journal.append(events.goal_change(change))
         projection = change.projection()
@@ -158,6 +181,11 @@ class GoalDriver:
             return
         if agent.turn_open or agent.inbox.next_turn or goals.reserved is not None:
             return
+        wait = goals.next_round_at - asyncio.get_running_loop().time()
+        if wait > 0:
+            if goals.waiting is None:
+                goals.waiting = asyncio.get_running_loop().call_later(wait, self._after_gap, goals)
+            return
         if goal.exhausted:
             message = f"Goal reached its configured limit of {goal.max_goal_rounds} rounds."
             ref = goal.ref
@@ -174,6 +202,10 @@ class GoalDriver:
         except AgentBusy as exc:
             ref, why = goal.ref, f"Could not queue goal round {round_no}: {exc}"
             self._quiet_mutation(goals, lambda ledger, now: ledger.block(ref, "queue-failed", why, now))
+
+    def _after_gap(self, goals: SessionGoals) -> None:
+        goals.waiting = None
+        self.check(goals.agent)
 
     # ---- claim, admission and the turn's end --------------------------------------------------
 
@@ -221,8 +253,20 @@ class GoalDriver:
             return
         goals.reserved, was_running, stale = None, goals.running_round, goals.stale
         goals.running_round, goals.stale = None, False
+        goals.next_round_at = asyncio.get_running_loop().time() + self._round_gap
         if goal is None:
             return
+        if reason.kind == "completed" and was_running is not None and goal.phase == "active":
+            goals.idle_rounds = 0 if agent.last_turn_called_tools else goals.idle_rounds + 1
+            if goals.idle_rounds >= NO_PROGRESS_ROUNDS and not goal.exhausted:  # else: the cap says it
+                goals.idle_rounds = 0
+                ref = goal.ref
+                text = (
+                    f"The last {NO_PROGRESS_ROUNDS} rounds made no tool calls: the agent only answered."
+                    " Tell it what to do next, or resume the goal."
+                )
+                self._quiet_mutation(goals, lambda ledger, now: ledger.block(ref, "no-progress", text, now))
+                return
         if reason.kind == "blocked" and not stale and was_running is None:
             # another gate (a UserPromptSubmit hook) refused the round
             ref = goal.ref

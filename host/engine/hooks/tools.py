@@ -81,7 +81,8 @@ async def after(
             if merged.reason
             else "blocked by PostToolUse hook"
         )
-        return ToolOutput(text, True, "HOOK_BLOCKED", output.change)
+        # what the step changed stays recorded (and revertable): only the model's view is blocked
+        return dataclasses.replace(output, content=text, is_error=True, error_code="HOOK_BLOCKED")
     if merged.contexts:
         return dataclasses.replace(output, content="\n\n".join([output.content, *merged.contexts]))
     return output

@@ -231,17 +231,9 @@ async def loaded_server(options: tuple[int | None, int] | None = None, model: Pa
     return server
 
 
-def local_model_loaded() -> bool:
-    return _shared._server is not None
-
-
 def local_model_context() -> int | None:
     """The context size (tokens) the shared model is loaded with, None when it is not loaded."""
     return _shared.options[1] if _shared._server is not None else None
-
-
-def local_model_load_seconds() -> float | None:
-    return _shared.load_seconds
 
 
 def active_generations() -> int:

@@ -4,8 +4,9 @@ Each download writes `<models>/.downloads/<id>.part` beside a small state file `
 (source, expected checksum, state), so one that was running when the app ended resumes at the
 next start, and a paused one stays paused. A dropped connection is resumed from the bytes on
 disk; a server that answers a range with the whole file restarts it. Before the first byte the
-free space is checked against what remains; when the last byte is in, the SHA-256 (when known)
-and the GGUF header are checked, then the library moves the file into place. On any failure the
+free space is checked against what remains; when the last byte is in, the SHA-256 (when known),
+the GGUF header and the file's length against the tensor data that header describes are
+checked, then the library moves the file into place. On any failure the
 partial file is removed: nothing half-installed is ever listed (docs/decisions.md, "Offline agent").
 """
 
@@ -28,7 +29,7 @@ from contract.frames import HostModelDownload
 from contract.llm import DownloadState, ModelDownloadView
 from host.engine import ids
 from host.engine.errors import ModelDownloadNotFound, ModelDownloadRefused
-from host.engine.localmodels.gguf_meta import NotGguf, read_info
+from host.engine.localmodels.gguf_meta import Incomplete, NotGguf, check_whole, read_info
 from host.engine.localmodels.library import ModelLibrary, write_atomic
 from host.engine.localmodels.transfer import (
     DownloadFailed,
@@ -323,6 +324,9 @@ class DownloadManager:
             raise DownloadFailed(f"the checksum does not match: expected {d.sha256}, got {actual}")
         try:
             info = read_info(part)
+            check_whole(part)  # its own header says how long it is: a cut-off file goes
+        except Incomplete as exc:
+            raise DownloadFailed(f"the model file is incomplete: {exc}") from None
         except NotGguf as exc:
             raise DownloadFailed(f"this is not a GGUF model file ({exc})") from None
         source = d.source if not d.source.startswith("file:") else unquote(urlsplit(d.source).path)

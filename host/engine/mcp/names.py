@@ -25,12 +25,3 @@ def public_name(server: str, raw: str) -> str:
         return plain
     digest = hashlib.sha256(f"{server}\0{raw}".encode()).hexdigest()[:12]
     return f"{safe[:KEEP]}_{digest}"
-
-
-def server_of(name: str) -> str | None:
-    """The server part of a public MCP tool name (None for a built-in tool's name)."""
-    if not name.startswith(PREFIX):
-        return None
-    rest = name[len(PREFIX) :]
-    server, sep, _ = rest.partition("__")
-    return server if sep else None

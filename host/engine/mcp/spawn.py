@@ -11,6 +11,8 @@ off unless the entry says `"network": true`.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,30 @@ from host.engine.mcp.config import Expanded
 from host.engine.sandbox import Confinement, SandboxUnavailable, support, wrap
 
 log = logging.getLogger(__name__)
+
+
+PRIVATE_ROOTS = (Path("/tmp"), Path("/run"))
+"""Where the sandbox shows a fresh, empty folder instead of the host's (host/engine/sandbox/bwrap.py)."""
+
+
+def program_places(argv: list[str]) -> tuple[Path, ...]:
+    """The folders a server's command line names below /tmp or /run, bound read-only into its
+    sandbox: a server installed there ran "bwrap: execvp … No such file" (the sandbox's /tmp is
+    its own). The person approved this command line (docs/decisions.md, "MCP servers"); the
+    folder holding the program — the first folder below /tmp or /run, so a script's modules come
+    along — is all that is added, never writable."""
+    found: list[Path] = []
+    program = shutil.which(argv[0]) if argv else None
+    for word in [program or "", *argv]:
+        if not word.startswith("/"):
+            continue
+        path = Path(os.path.realpath(word))
+        for root in PRIVATE_ROOTS:
+            if path.is_relative_to(root) and path != root and os.path.lexists(path):
+                top = root / path.relative_to(root).parts[0]
+                if top not in found:
+                    found.append(top)
+    return tuple(found)
 
 
 def sandboxed_argv(
@@ -28,7 +54,7 @@ def sandboxed_argv(
     shows "not sandboxed"): never silently."""
     if not support().available:
         return argv, False
-    policy = confinement.policy(workspace, write=True, network=network)
+    policy = confinement.policy(workspace, write=True, network=network, readable=program_places(argv))
     try:
         return list(wrap(argv, policy)), True
     except SandboxUnavailable:

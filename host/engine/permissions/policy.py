@@ -32,7 +32,7 @@ from host.engine.permissions.sandboxing import (
     stored_policy,
     stored_value,
 )
-from host.engine.permissions.scope import covers, label, scope_for
+from host.engine.permissions.scope import covers, label, scope_for, scope_words
 from host.engine.sandbox import Confinement, SandboxPolicy, support
 from host.engine.store import Store
 from host.engine.store.grants import WHOLE_TOOL, Grant
@@ -151,7 +151,11 @@ class SessionPermissions:
             sandbox=sandbox_status(found),
             rules=[
                 PermissionRule(
-                    tool=r.tool, scope=r.scope, label=label(r.tool, r.scope), created_at=r.created_at
+                    tool=r.tool,
+                    scope=r.scope,
+                    label=label(r.tool, r.scope),
+                    created_at=r.created_at,
+                    words=scope_words(r.scope),
                 )
                 for r in self.rules
             ],

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contract.approvals import AllowAlways
+from contract.approvals import AllowAlways, ScopeWords
 from host.engine.permissions.code_runners import INTERPRETER, program_name, runs_code
 from host.engine.permissions.shellwords import simple_words
 from host.engine.project import project_root
@@ -167,21 +167,45 @@ def label(tool: str, scope: str) -> str:
     return f"{tool}: every call"
 
 
+def scope_words(scope: str) -> ScopeWords:
+    """`label`'s parts, for a client that words the rule in its own language (docs/decisions.md,
+    "Languages")."""
+    if scope.startswith(SHAPE):
+        stored = _stored_shape(scope)
+        return ScopeWords(kind="command", subject=stored.words() if stored else "?")
+    for prefix, kind in (
+        (EXACT, "exact-command"),
+        (LEGACY_WORDS, "legacy"),
+        (WORKSPACE, "folder"),
+        (PROJECT, "project"),
+        (ARGS, "exact-arguments"),
+    ):
+        if scope.startswith(prefix):
+            return ScopeWords(kind=kind, subject=scope[len(prefix) :])  # type: ignore[arg-type]
+    return ScopeWords(kind="any")
+
+
 def always_words(tool: str, scope: str) -> AllowAlways:
     """The button and the sentence naming what an "Allow always" answer would remember, as the
     approval request carries them (every client shows the same words before the click)."""
     if scope.startswith(SHAPE):
         stored = _stored_shape(scope)
         shown = stored.words() if stored else "?"
-        return _always("Allow always", f"Always allow `{shown} …` in this session", False)
+        words = ScopeWords(kind="command", subject=shown)
+        return _always("Allow always", f"Always allow `{shown} …` in this session", False, words)
     if scope.startswith(EXACT):
-        return _always("Allow this exact command always", "Always allow exactly this command", True)
+        words = ScopeWords(kind="exact-command", subject=scope[len(EXACT) :])
+        return _always("Allow this exact command always", "Always allow exactly this command", True, words)
     if scope.startswith(WORKSPACE):
         where = scope[len(WORKSPACE) :]
-        return _always("Allow always", f"Always allow {tool} anywhere in {where} in this session", False)
+        words = ScopeWords(kind="folder", subject=where)
+        return _always(
+            "Allow always", f"Always allow {tool} anywhere in {where} in this session", False, words
+        )
     exactly = f"Always allow {tool} with exactly these arguments"
-    return _always("Allow these exact arguments always", exactly, True)
+    words = ScopeWords(kind="exact-arguments")
+    return _always("Allow these exact arguments always", exactly, True, words)
 
 
-def _always(button: str, text: str, exact: bool) -> AllowAlways:
-    return AllowAlways(button=button, text=text, exact=exact)
+def _always(button: str, text: str, exact: bool, words: ScopeWords) -> AllowAlways:
+    return AllowAlways(button=button, text=text, exact=exact, words=words)

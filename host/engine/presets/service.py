@@ -61,6 +61,8 @@ class PresetService:
         self._locks: dict[str, asyncio.Lock] = {}
         self.mcp_tools = mcp_tools
         """The MCP tools a session's project offers."""
+        self.requested_at_create: set[str] = set()
+        """Sessions whose creator named their agent preset (in this run of the host)."""
 
     def _commands_changed(self) -> None:
         self._bus.publish("host", HostCommandsChanged())
@@ -83,12 +85,15 @@ class PresetService:
     async def entries(self) -> list[AgentPresetEntry]:
         return await asyncio.to_thread(self.roster.entries)
 
-    async def resolve(self, requested: str | None) -> str:
+    async def resolve(self, requested: str | None, session_id: str | None = None) -> str:
         """The preset a new session runs: the requested one (which must exist and not be
-        broken), else the default."""
+        broken), else the default. A requested one is remembered as the caller's choice."""
         if requested is None:
             return await asyncio.to_thread(self.roster.default_id)
-        return (await asyncio.to_thread(self.roster.runnable, requested)).id
+        chosen = (await asyncio.to_thread(self.roster.runnable, requested)).id
+        if session_id is not None:
+            self.requested_at_create.add(session_id)
+        return chosen
 
     @staticmethod
     def check_adopt(header: SessionHeader, requested: str | None, running: str | None) -> None:

@@ -4,6 +4,7 @@ behind them."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from contract.credentials import CredentialView
@@ -33,10 +34,17 @@ from host.engine.settings.plane import ConfigPlane
 class Configuration:
     """`engine.config`."""
 
-    def __init__(self, core: Core, plane: ConfigPlane, permissions: PermissionService) -> None:
+    def __init__(
+        self,
+        core: Core,
+        plane: ConfigPlane,
+        permissions: PermissionService,
+        follow_model: Callable[[str, str], Awaitable[None]],
+    ) -> None:
         self._core = core
         self._plane = plane
         self._permissions = permissions
+        self._follow_model = follow_model
 
     # ---- a session's model ----------------------------------------------------------------------
 
@@ -51,7 +59,9 @@ class Configuration:
     ) -> ModelSelection:
         """Validate and apply from the next request; also the host default for new sessions."""
         await self._core.header(session_id)
-        return await self._core.selections.select(session_id, provider, model, reasoning_effort)
+        selected = await self._core.selections.select(session_id, provider, model, reasoning_effort)
+        await self._follow_model(session_id, provider)
+        return selected
 
     # ---- settings.* ---------------------------------------------------------------------------
 

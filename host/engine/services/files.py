@@ -79,6 +79,10 @@ class Files:
             _idle(agent, session_id, turn)
             ledger = await self._ledger(session_id)
             wanted = ledger.revert(turn)
+            unrecorded = ledger.unrecorded.get(turn)
+            if not wanted and unrecorded is not None:
+                why = f"what its shell commands changed was not recorded: {unrecorded}"
+                raise RevertUnavailable(session_id, turn, why, unrecorded=unrecorded)
             if not wanted:
                 raise RevertUnavailable(session_id, turn, "that turn changed no files")
             if turn in ledger.reverted:
@@ -249,7 +253,7 @@ class Files:
             files=[f.model_dump(mode="json", by_alias=True) for f in files],
         )
         try:
-            await TOOL_WORKERS.run(undo_journal.stage, self._data_dir, journal, contents)
+            await TOOL_WORKERS.run(undo_journal.stage, self._data_dir, journal, contents, todo.replacing)
         except undo_journal.Escaped as exc:
             raise RevertConflict(session_id, [FileConflict(path=journal.root, reason="changed")]) from exc
         except OSError as exc:

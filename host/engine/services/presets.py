@@ -20,7 +20,7 @@ from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
 from host.engine.presets.service import PresetService
 from host.engine.project import ProjectInstructions, instructions_view, project_root
 from host.engine.services.core import Core
-from host.engine.settings.plane import ConfigPlane
+from host.engine.settings.plane import CHAT_PRESET, ConfigPlane
 from host.engine.store import SessionHeader, Store
 
 
@@ -83,6 +83,25 @@ class Presets:
         chosen = await self.service.select(agent, agent_preset)
         self._permissions.refresh(session_id)  # a preset may make the session stricter
         return chosen
+
+    async def follow_model(self, session_id: str, provider: str) -> None:
+        """After `session.selectModel`: a blank session the host started on the Chat preset only
+        because its model could not use tools (docs/decisions.md, "Offline agent") runs the
+        default agent preset once a model that can is chosen. A session whose person chose Chat
+        — picked it, named it at creation, or set it as the default — keeps it."""
+        agent = await self._core.attach(session_id)
+        if agent.next_turn > 0 or agent.turn_open:
+            return
+        if agent.composition.preset.id != CHAT_PRESET or session_id in self.service.requested_at_create:
+            return
+        if self._plane.chosen_agent_preset() is not None or not self._plane.model_acts(provider):
+            return
+        await self._core.store.flush()
+        if await self._core.store.events_of_types(session_id, ("agent-preset/selected",)):
+            return
+        target = self._plane.acting_agent_preset()
+        if target != CHAT_PRESET:
+            await self.select_preset(session_id, target)
 
     async def read_preset(self, agent_preset: str) -> PresetReadValue:
         spec, content = await asyncio.to_thread(self.service.roster.read, agent_preset)

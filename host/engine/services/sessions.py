@@ -21,7 +21,14 @@ from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from host.engine import events, ids
-from host.engine.errors import AgentBusy, AttachmentError, HostActionFailed, SessionConflict, TitleInvalid
+from host.engine.errors import (
+    AgentBusy,
+    AttachmentError,
+    HostActionFailed,
+    SessionAlreadyHere,
+    SessionConflict,
+    TitleInvalid,
+)
 from host.engine.health import StorageHealth
 from host.engine.history import HistoryPage, history_page
 from host.engine.history_wire import encode_history
@@ -35,7 +42,7 @@ from host.engine.services.goals import Goals
 from host.engine.services.jobs import Jobs
 from host.engine.services.presets import Presets
 from host.engine.services.subagents import subagent_tree
-from host.engine.store import ExportRow, SessionExists, SessionHeader
+from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader
 from host.engine.titles import export_file_name, normalise
 from host.engine.views import page_views
 from host.engine.workspaces import WorkspaceRegistry
@@ -135,8 +142,8 @@ class Sessions:
             await asyncio.to_thread(os.makedirs, cwd, exist_ok=True)
         except OSError as exc:
             raise HostActionFailed(f"cannot create the folder {cwd}: {exc.strerror or exc}") from exc
-        preset = await self._presets.service.resolve(agent_preset)
         sid = session_id or ids.session_id()
+        preset = await self._presets.service.resolve(agent_preset, sid)
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset, origin=origin)
         self._core.store.register(header)
         self._permissions.pin(sid)
@@ -192,8 +199,9 @@ class Sessions:
         if before_seq is None and (context := await self._agents.context_projection(session_id, cold)):
             values["context"] = context
         reason = self._core.pool.failed.get(session_id)  # a turn a store failure cut short
+        unsaved = self._core.pool.unsaved.get(session_id)
         page = await history_page(
-            self._core.store, session_id, cold, values, before_seq, max_messages, reason
+            self._core.store, session_id, cold, values, before_seq, max_messages, reason, unsaved
         )
         if page.projections is not None:
             projections = page.projections
@@ -227,10 +235,14 @@ class Sessions:
             return await self._fork_restoring(session_id, at_seq)
         return await self._fork(session_id, at_seq)
 
-    async def search(self, query: str) -> tuple[list[tuple[str, str, int]], bool]:
-        """(hits as (sessionId, snippet, seq), hasMore); the query is literal text, never syntax."""
-        result = await self._core.store.search(query.strip(), 20)
-        return result.hits, result.has_more
+    async def search(
+        self, query: str, session_id: str | None = None, after: int | None = None, limit: int = 20
+    ) -> SearchResult:
+        """Every matching message, a page at a time; the query is literal text, never syntax.
+        Within one session (`session_id`) in reading order, with the number of matches."""
+        if session_id is not None:
+            await self._core.header(session_id)
+        return await self._core.store.search(query.strip(), limit, session_id, after)
 
     # ---- attachments, export, import ----------------------------------------------------------
 
@@ -256,7 +268,7 @@ class Sessions:
 
     async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
-        archive's own cwd is never used); SessionConflict when its id exists. A subagent whose
+        archive's own cwd is never used); SessionAlreadyHere when its id exists. A subagent whose
         parent is not here becomes a session of its own (nothing could message it otherwise)."""
         store = self._core.store
         rows = list(rows)
@@ -266,7 +278,7 @@ class Sessions:
             sid = await store.import_rows(rows_with_cwd(rows, cwd, has_parent))
         except SessionExists as exc:
             existing = await store.header(exc.session_id)
-            raise SessionConflict(exc.session_id, "", existing.cwd if existing else None) from exc
+            raise SessionAlreadyHere(exc.session_id, existing.cwd if existing else None) from exc
         await drop_pending_input(store, sid)
         self._core.announce(await self._core.header(sid))
         return sid

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from contract.content import MessageSource, TextBlock
 from contract.events import SessionEvent, SubagentDescriptor
-from contract.sessions import Projections, PromptContent
+from contract.sessions import AttachInput, Projections, PromptContent
 from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
 from host.engine import events, ids
 from host.engine.agent import Agent
@@ -28,12 +28,14 @@ from host.engine.errors import (
     SubagentUnauthorized,
 )
 from host.engine.events import NewEvent
+from host.engine.finder.service import Finder
 from host.engine.journal import now_ms
 from host.engine.permissions.policy import PermissionService
 from host.engine.presets.service import PresetService
 from host.engine.services.core import Core
 from host.engine.store import SessionHeader, Store
 from host.engine.subagents.tracker import SubagentTracker, task_output
+from host.engine.timezones import check_time_zone
 from host.engine.titles import normalise
 from host.engine.tools.base import SubagentControl, ToolOutput
 
@@ -76,11 +78,14 @@ class Subagents:
         presets: PresetService,
         permissions: PermissionService,
         history: History,
+        finder: Finder,
     ) -> None:
         self._core = core
         self._presets = presets
         self._permissions = permissions
         self._history = history
+        self._finder = finder
+        """Reads what `subagent.prompt` attaches, as `session.prompt` does."""
         self.tracker = SubagentTracker(self._deliver_answer)
         """The children's lineage, descriptors, slots and waiters."""
 
@@ -243,11 +248,21 @@ class Subagents:
         return await self._history(child_id, before_seq, max_messages or 50)
 
     async def prompt_subagent(
-        self, parent_id: str, child_id: str, content: list[PromptContent], rpc_id: str
+        self,
+        parent_id: str,
+        child_id: str,
+        content: list[PromptContent],
+        rpc_id: str,
+        client_time_zone: str | None = None,
+        attach: Sequence[AttachInput] = (),
     ) -> str:
-        """Queue a person's input in a continuable child; its answer reaches the parent as
+        """Queue a person's input in a continuable child (with what `session.prompt` takes: the
+        time zone, attachments read from the child's folder); its answer reaches the parent as
         context. Returns the message id."""
+        if client_time_zone is not None:
+            check_time_zone(client_time_zone)
         await self._child(parent_id, child_id, "continuable")
+        attached = await self._finder.attach(child_id, list(attach)) if attach else []
         try:
             await self._core.attach(parent_id)
         except EngineError as exc:
@@ -259,7 +274,8 @@ class Subagents:
         except (EngineError, ValueError) as exc:
             raise SubagentNotResumable(child_id, f"the subagent's session cannot be loaded: {exc}") from exc
         try:
-            return child.queue(self._core.blocks(content), MessageSource(kind="user", rpc_id=rpc_id))
+            source = MessageSource(kind="user", rpc_id=rpc_id, client_time_zone=client_time_zone)
+            return child.queue([*self._core.blocks(content), *attached], source)
         except AgentBusy as exc:
             raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
 

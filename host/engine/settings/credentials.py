@@ -13,28 +13,16 @@ sentence until it is fixed by hand (watched) or `reset()` sets it aside
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from contract.credentials import CredentialView
 from host.engine import secret_values
 from host.engine.errors import CredentialRejected
-from host.engine.settings.files import (
-    CREDENTIALS_FILE,
-    FileProblem,
-    credential_values,
-    credentials_document,
-    read_json,
-    set_aside,
-    signature,
-    writable_dir,
-    write_private,
-)
-from host.engine.settings.watch import POLL_INTERVAL, FileWatch
+from host.engine.settings.files import CREDENTIALS_FILE, credential_values, credentials_document
+from host.engine.settings.watch import POLL_INTERVAL, EditedMeanwhile, FileWatch, WatchedFile
 
 log = logging.getLogger(__name__)
 
@@ -50,30 +38,35 @@ class CredentialStore:
         *,
         poll_interval: float = POLL_INTERVAL,
     ) -> None:
-        self.path = Path(data_dir) / CREDENTIALS_FILE
         self._environ = environ if environ is not None else os.environ
-        self._lock = threading.Lock()
         self._listeners: list[RefListener] = []
-        self._file_listeners: list[FileListener] = []
-        self.watch = FileWatch(self.path, self._reload, poll_interval)
-        self._file: dict[str, str] = {}
-        self.problem: str | None = None
+        self.file = WatchedFile(
+            Path(data_dir) / CREDENTIALS_FILE,
+            read=credential_values,
+            document=credentials_document,
+            edited=self._edited,
+            poll_interval=poll_interval,
+        )
+        self.path = self.file.path
+        secret_values.remember(*(v for v in self.file.value.values() if v))
+
+    @property
+    def watch(self) -> FileWatch:
+        return self.file.watch
+
+    @property
+    def problem(self) -> str | None:
         """Why credentials.json cannot be used (one sentence naming it); None when it can."""
-        try:
-            self._file = credential_values(read_json(self.path))
-        except FileProblem as exc:
-            self.problem = str(exc)
-            log.warning("not using credentials: %s", exc)
-        secret_values.remember(*(v for v in self._file.values() if v))
+        return self.file.problem
 
     def __repr__(self) -> str:
-        return f"CredentialStore(path={str(self.path)!r}, refs={len(self._file)})"
+        return f"CredentialStore(path={str(self.path)!r}, refs={len(self.file.value)})"
 
     def on_change(self, listener: RefListener) -> None:
         self._listeners.append(listener)
 
     def on_file_change(self, listener: FileListener) -> None:
-        self._file_listeners.append(listener)
+        self.file.on_file_change(listener)
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -85,24 +78,17 @@ class CredentialStore:
         if env and env.strip():
             secret_values.remember(env)
             return env.strip()
-        stored = self._file.get(ref)
+        stored = self.file.value.get(ref)
         return stored.strip() if stored and stored.strip() else None
 
     def view(self, ref: str) -> CredentialView:
         env = self._environ.get(ref)
         if env and env.strip():
             return CredentialView(configured=True, source="env", writable=False)
-        writable = self._file_writable()
-        if self._file.get(ref, "").strip():
+        writable = self.file.writable
+        if self.file.value.get(ref, "").strip():
             return CredentialView(configured=True, source="file", writable=writable)
         return CredentialView(configured=False, writable=writable)
-
-    def _file_writable(self) -> bool:
-        if self.problem is not None:
-            return False
-        if self.path.exists():
-            return os.access(self.path, os.W_OK) and writable_dir(self.path.parent)
-        return writable_dir(self.path.parent)
 
     # ---- writing ------------------------------------------------------------------------------
 
@@ -146,17 +132,20 @@ class CredentialStore:
 
     async def _save(self, ref: str, refs: list[str], edit: Callable[[dict[str, str]], bool]) -> None:
         """The one write path of set, unset and move: re-read a hand edit the poll has not seen
-        yet (it is never written over), refuse while the file cannot be used, then `edit` the
-        values the host holds (False: nothing to change, nothing written) and write them only if
-        the file on disk is still the one read; `refs` are announced after a write."""
-        await self._reload()
-        if self.problem is not None:
-            raise CredentialRejected(
-                ref, f"{self.problem} Nothing is written to it until it is fixed (Open file) or reset."
-            )
+        yet (it is never written over), refuse while the file cannot be used, then `edit` a copy
+        of the values the host holds (False: nothing to change, nothing written) and write them
+        only if the file on disk is still the one read; `refs` are announced after a write."""
+        await self.file.reload()
+        if self.file.problem is not None:
+            raise CredentialRejected(ref, self.file.refusal())
+
+        def edited(values: dict[str, str]) -> dict[str, str] | None:
+            copy = dict(values)
+            return copy if edit(copy) else None
+
         try:
-            written = await asyncio.to_thread(self._persist, edit)
-        except _EditedMeanwhile:
+            written = await self.file.save(edited)
+        except EditedMeanwhile:
             raise CredentialRejected(
                 ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
             ) from None
@@ -164,17 +153,6 @@ class CredentialStore:
             raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
         if written:
             self._announce(refs)
-
-    def _persist(self, edit: Callable[[dict[str, str]], bool]) -> bool:
-        with self._lock:
-            values = dict(self._file)
-            if not edit(values):
-                return False
-            if signature(self.path) != self.watch.known:
-                raise _EditedMeanwhile
-            self.watch.known = write_private(self.path, credentials_document(values))
-            self._file = values
-            return True
 
     def _announce(self, refs: list[str]) -> None:
         for ref in refs:
@@ -184,64 +162,14 @@ class CredentialStore:
                 except Exception:
                     log.exception("a credentials listener failed")
 
-    # ---- outside edits ------------------------------------------------------------------------
+    # ---- outside edits and reset ---------------------------------------------------------------
 
-    async def _reload(self) -> None:
-        """Re-read the file when its signature differs from the one last read or written."""
-        if signature(self.path) == self.watch.known:
-            return
-        before = self.problem
-        self._announce(await asyncio.to_thread(self._read_outside_edit))
-        if self.problem != before:
-            self._file_changed()
-
-    def _read_outside_edit(self) -> list[str]:
-        with self._lock:
-            now = signature(self.path)
-            try:
-                fresh = credential_values(read_json(self.path))
-            except FileProblem as exc:
-                self.watch.known = now
-                if self.problem != str(exc):
-                    log.warning("not using the edited credentials: %s", exc)
-                self.problem = str(exc)  # the host keeps what it had; nothing is written
-                return []
-            self.watch.known = now
-            self.problem = None
-            changed = sorted(r for r in {*fresh, *self._file} if fresh.get(r) != self._file.get(r))
-            self._file = fresh
+    def _edited(self, old: dict[str, str], fresh: dict[str, str]) -> None:
         secret_values.remember(*(v for v in fresh.values() if v))
-        return changed
-
-    # ---- reset --------------------------------------------------------------------------------
+        self._announce(sorted(r for r in {*fresh, *old} if fresh.get(r) != old.get(r)))
 
     async def reset(self) -> str | None:
         """Set an unusable credentials.json aside (`credentials.json.broken-<time>`) and write
         the keys the host holds now in its place; the kept file's name, or None when the file
         was usable (nothing done)."""
-        await self._reload()
-        kept = await asyncio.to_thread(self._reset)
-        if kept is not None:
-            self._file_changed()
-        return kept
-
-    def _reset(self) -> str | None:
-        with self._lock:
-            if self.problem is None:
-                return None
-            kept = set_aside(self.path)
-            self.watch.known = write_private(self.path, credentials_document(self._file))
-            self.problem = None
-            log.warning("credentials.json could not be used; kept it as %s and started afresh", kept.name)
-            return kept.name
-
-    def _file_changed(self) -> None:
-        for listener in list(self._file_listeners):
-            try:
-                listener(self.problem)
-            except Exception:
-                log.exception("a credentials file listener failed")
-
-
-class _EditedMeanwhile(Exception):
-    """The file changed on disk between the re-read and the write: nothing was written."""
+        return await self.file.reset()

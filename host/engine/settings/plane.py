@@ -193,8 +193,24 @@ class ConfigPlane:
     def default_model_acts(self) -> bool:
         """Whether the model new sessions start on is offered tools."""
         selection = Selections(self.settings, self.registry, self.overrides).default()
-        route = self.registry.route(selection.provider)
+        return self.model_acts(selection.provider)
+
+    def model_acts(self, provider: str) -> bool:
+        """Whether a route's models are offered tools (an unknown route: assume so)."""
+        route = self.registry.route(provider)
         return route is None or route_supports_tools(route)
+
+    def chosen_agent_preset(self) -> str | None:
+        """The agent preset the person set as the default in settings, if any."""
+        if "default" not in (self.settings.view(AGENT_PRESETS).user or {}):
+            return None
+        section: AgentPresetsSection = self.settings.section(AGENT_PRESETS)
+        return section.default
+
+    def acting_agent_preset(self) -> str:
+        """The default agent preset for a model that can use tools (never the automatic Chat)."""
+        section: AgentPresetsSection = self.settings.section(AGENT_PRESETS)
+        return section.default
 
     async def forget_agent_preset(self, preset_id: str) -> None:
         """A removed preset stops being the user's default (the shipped one applies again)."""
@@ -299,8 +315,10 @@ class ConfigPlane:
 def read_llm_settings(data_dir: Path, overrides: RuntimeOverrides | None = None) -> LlmSummary:
     """The default selection's route and whether it can serve, read without opening the engine or
     changing a file (for `doctor`: another instance may own the data dir, and a version-1
-    configuration stays as it is until the app starts)."""
+    configuration stays as it is until the app starts). A `--provider` that names no route
+    raises ModelUnavailable, as it does when the app starts."""
     plane = ConfigPlane(Path(data_dir), Bus(), overrides, migrate_files=False)
+    plane.check_overrides()
     selection = Selections(plane.settings, plane.registry, plane.overrides).default()
     route = plane.registry.route(selection.provider)
     active, problem = plane.registry.status(selection.provider)

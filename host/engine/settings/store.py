@@ -20,9 +20,7 @@ import asyncio
 import copy
 import json
 import logging
-import os
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,17 +28,7 @@ from typing import Any
 from contract.settings import NS_PATTERN, SettingsNamespaceView
 from host.engine import secret_values
 from host.engine.errors import SettingsConflict, SettingsNotExposed, SettingsRejected
-from host.engine.settings.files import (
-    SETTINGS_FILE,
-    FileProblem,
-    read_json,
-    set_aside,
-    settings_document,
-    settings_sections,
-    signature,
-    writable_dir,
-    write_private,
-)
+from host.engine.settings.files import SETTINGS_FILE, settings_document, settings_sections
 from host.engine.settings.sections import (
     Namespace,
     SectionError,
@@ -50,7 +38,7 @@ from host.engine.settings.sections import (
     resolve,
     secrets_of,
 )
-from host.engine.settings.watch import POLL_INTERVAL, FileWatch
+from host.engine.settings.watch import POLL_INTERVAL, EditedMeanwhile, FileWatch, WatchedFile
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +50,6 @@ FileListener = Callable[[str | None], None]
 """Called on the event loop with the file's new problem (None: usable again) when it changes."""
 
 
-class EditedMeanwhile(Exception):
-    """The file changed on disk between the re-read and the write: nothing was written."""
-
-
 class SettingsStore:
     def __init__(
         self,
@@ -75,27 +59,32 @@ class SettingsStore:
         is_exposed: Callable[[str], bool],
         poll_interval: float = POLL_INTERVAL,
     ) -> None:
-        self.path = Path(data_dir) / SETTINGS_FILE
         self._spaces = {n.ns: n for n in namespaces}
         self._is_exposed = is_exposed
-        self._user: dict[str, dict[str, Any]] = {}
-        """Every section of the file, registered or not (unknown ones are kept as they are)."""
         self._revision: dict[str, int] = dict.fromkeys(self._spaces, 0)
         self._queues: dict[str, asyncio.Lock] = {}
-        self._file_lock = threading.Lock()
         self._listeners: list[ChangeListener] = []
         self._reported: dict[str, str] = {}
-        self._file_listeners: list[FileListener] = []
-        self.problem: str | None = None
-        """Why settings.json cannot be used (one sentence naming it); None when it can."""
-        self.watch = FileWatch(self.path, self._reload, poll_interval)
-        try:
-            self._user = settings_sections(read_json(self.path))
-        except FileProblem as exc:
-            self.problem = str(exc)
-            log.warning("not using settings: %s", exc)
-        for ns in self._user:
+        self.file = WatchedFile(
+            Path(data_dir) / SETTINGS_FILE,
+            read=settings_sections,
+            document=settings_document,
+            edited=self._edited,
+            poll_interval=poll_interval,
+        )
+        """Its value: every section of the file, registered or not (unknown ones are kept)."""
+        self.path = self.file.path
+        for ns in self.file.value:
             self._remember_secrets(ns)
+
+    @property
+    def watch(self) -> FileWatch:
+        return self.file.watch
+
+    @property
+    def problem(self) -> str | None:
+        """Why settings.json cannot be used (one sentence naming it); None when it can."""
+        return self.file.problem
 
     # ---- reading ------------------------------------------------------------------------------
 
@@ -103,17 +92,15 @@ class SettingsStore:
         self._listeners.append(listener)
 
     def on_file_change(self, listener: FileListener) -> None:
-        self._file_listeners.append(listener)
+        self.file.on_file_change(listener)
 
     @property
     def writable(self) -> bool:
-        if self.problem is not None:
-            return False
-        return writable_dir(self.path.parent) and (not self.path.exists() or _writable(self.path))
+        return self.file.writable
 
     def refusal(self) -> str:
         """The answer to a write while the file cannot be used."""
-        return f"{self.problem} Nothing is written to it until it is fixed (Open file) or reset."
+        return self.file.refusal()
 
     def namespaces(self) -> list[str]:
         return list(self._spaces)
@@ -125,7 +112,7 @@ class SettingsStore:
         """The resolved section model for engine use (a bad user section falls back to base)."""
         space = self._spaces[ns]
         try:
-            return resolve(space, self._user.get(ns))
+            return resolve(space, self.file.value.get(ns))
         except SectionError as exc:
             if self._reported.get(ns) != str(exc):
                 self._reported[ns] = str(exc)
@@ -136,7 +123,7 @@ class SettingsStore:
         """The redacted wire view of one registered namespace."""
         space = self._spaces[ns]
         value, slots = redact(space.model, dump(self.section(ns)))
-        user = self._user.get(ns)
+        user = self.file.value.get(ns)
         base = space.base
         return SettingsNamespaceView(
             ns=ns,
@@ -164,7 +151,7 @@ class SettingsStore:
         if space is None:
             raise SettingsRejected(ns, f"no settings are registered under {ns!r}")
         async with self._queues.setdefault(ns, asyncio.Lock()):
-            await self._reload()  # a hand edit the poll has not seen yet is never written over
+            await self.file.reload()  # a hand edit the poll has not seen yet is never written over
             if self.problem is not None:
                 raise SettingsRejected(ns, self.refusal())
             if not self.writable:
@@ -172,7 +159,7 @@ class SettingsStore:
             actual = self.revision(ns)
             if expected_revision is not None and expected_revision != actual:
                 raise SettingsConflict(ns, expected_revision, actual)
-            current = copy.deepcopy(self._user.get(ns, {}))
+            current = copy.deepcopy(self.file.value.get(ns, {}))
             try:
                 candidate = op(current)
                 resolve(space, candidate)
@@ -181,9 +168,16 @@ class SettingsStore:
                 raise SettingsRejected(ns, str(exc), exc.issues) from None
             except (TypeError, ValueError) as exc:
                 raise SettingsRejected(ns, f"{ns}: not a JSON value ({exc})") from None
-            if candidate != self._user.get(ns, {}):
+            if candidate != self.file.value.get(ns, {}):
+
+                def put(sections: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+                    new = {**sections, ns: candidate}
+                    if not candidate:
+                        new.pop(ns)
+                    return new
+
                 try:
-                    await asyncio.to_thread(self._persist, ns, candidate)
+                    await self.file.save(put)
                 except EditedMeanwhile:
                     raise SettingsRejected(
                         ns,
@@ -193,57 +187,20 @@ class SettingsStore:
                     raise SettingsRejected(
                         ns, f"could not save {self.path.name}: {exc.strerror or exc}"
                     ) from None
+                self._reported.pop(ns, None)
+                self._remember_secrets(ns)
                 self._bump(ns)
             return self.view(ns)
 
-    def _persist(self, ns: str, candidate: dict[str, Any]) -> None:
-        """On a worker thread: write the whole document with `candidate`, then commit it."""
-        with self._file_lock:
-            if signature(self.path) != self.watch.known:
-                raise EditedMeanwhile
-            sections = {**self._user, ns: candidate}
-            if not candidate:
-                sections.pop(ns)
-            self.watch.known = write_private(self.path, settings_document(sections))
-            self._user = sections
-        self._reported.pop(ns, None)
-        self._remember_secrets(ns)
-
     async def ensure_document(self) -> None:
         """Create settings.json from what the host holds, when it does not exist yet."""
-        await asyncio.to_thread(self._create_document)
-
-    def _create_document(self) -> None:
-        with self._file_lock:
-            if self.problem is None and not os.path.lexists(self.path):
-                self.watch.known = write_private(self.path, settings_document(self._user))
+        await self.file.create()
 
     async def reset(self) -> str | None:
         """Set an unusable settings.json aside (`settings.json.broken-<time>`) and write what
         the host runs with now in its place; the kept file's name, or None when the file was
         usable (nothing done: a fix may have landed since the person chose Reset)."""
-        await self._reload()
-        kept = await asyncio.to_thread(self._reset)
-        if kept is not None:
-            self._file_changed()
-        return kept
-
-    def _reset(self) -> str | None:
-        with self._file_lock:
-            if self.problem is None:
-                return None
-            kept = set_aside(self.path)
-            self.watch.known = write_private(self.path, settings_document(self._user))
-            self.problem = None
-            log.warning("settings.json could not be used; kept it as %s and started afresh", kept.name)
-            return kept.name
-
-    def _file_changed(self) -> None:
-        for listener in list(self._file_listeners):
-            try:
-                listener(self.problem)
-            except Exception:
-                log.exception("a settings file listener failed")
+        return await self.file.reset()
 
     def _bump(self, ns: str) -> None:
         self._revision[ns] = self.revision(ns) + 1
@@ -256,40 +213,16 @@ class SettingsStore:
     def _remember_secrets(self, ns: str) -> None:
         space = self._spaces.get(ns)
         if space is not None:
-            secret_values.remember(*secrets_of(space.model, self._user.get(ns, {})))
+            secret_values.remember(*secrets_of(space.model, self.file.value.get(ns, {})))
 
     # ---- outside edits ------------------------------------------------------------------------
 
-    async def _reload(self) -> None:
-        """Re-read the file when its signature differs from the one last read or written."""
-        if signature(self.path) == self.watch.known:
-            return
-        before = self.problem
-        changed = await asyncio.to_thread(self._read_outside_edit)
-        for ns in changed:
-            self._bump(ns)
-        if self.problem != before:
-            self._file_changed()
-
-    def _read_outside_edit(self) -> list[str]:
-        with self._file_lock:
-            now = signature(self.path)
-            try:
-                fresh = settings_sections(read_json(self.path))
-            except FileProblem as exc:
-                self.watch.known = now
-                if self.problem != str(exc):
-                    log.warning("not using the edited settings: %s", exc)
-                self.problem = str(exc)  # the host keeps what it had; nothing is written
-                return []
-            self.watch.known = now
-            self.problem = None
-            changed = [ns for ns in {*fresh, *self._user} if fresh.get(ns, {}) != self._user.get(ns, {})]
-            self._user = fresh
+    def _edited(self, old: dict[str, dict[str, Any]], fresh: dict[str, dict[str, Any]]) -> None:
+        """An outside edit was read: each namespace whose section changed, in registration
+        order (then the unregistered ones), goes up one revision."""
+        order = list(self._spaces)
+        changed = [ns for ns in {*fresh, *old} if fresh.get(ns, {}) != old.get(ns, {})]
         for ns in changed:
             self._remember_secrets(ns)
-        return sorted(changed, key=lambda ns: list(self._spaces).index(ns) if ns in self._spaces else 999)
-
-
-def _writable(path: Path) -> bool:
-    return os.access(path, os.W_OK)
+        for ns in sorted(changed, key=lambda ns: order.index(ns) if ns in self._spaces else len(order)):
+            self._bump(ns)

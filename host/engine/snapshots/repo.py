@@ -147,14 +147,16 @@ class ShadowRepo:
 
     def update(self, paths: Sequence[str]) -> None:
         """Bring the index to the folder's state for `paths`: keepable files stored, the rest
-        (gone, too large, not a regular file) dropped from the index."""
+        (gone, too large, not a regular file) dropped from the index. Dropped first, and added
+        with `--replace`: a file that became a folder (`a` → `a/x`), or a folder that became a
+        file, is not a conflict that fails the whole snapshot."""
         keep = [p for p in paths if self._keepable(p)]
         kept = set(keep)  # once: built per path, a first look at 10,000 files took ~25 s here
         drop = [p for p in paths if p not in kept]
-        if keep:
-            self._git(["update-index", "-z", "--add", "--remove", "--stdin"], _z(keep))
         if drop:
             self._git(["update-index", "-z", "--force-remove", "--stdin"], _z(drop))
+        if keep:
+            self._git(["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], _z(keep))
 
     def take_in(self) -> list[str]:
         """The snapshot before a step: whatever changed since the last look (edits made outside

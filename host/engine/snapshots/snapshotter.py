@@ -22,9 +22,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from contract.filechange import FileChange, FileState
-from host.engine.snapshots import budget, rows
+from host.engine.snapshots import budget, failures, rows
 from host.engine.snapshots.after import Found, after_step
 from host.engine.snapshots.budget import Limits, Survey
+from host.engine.snapshots.lock import clear_stale
 from host.engine.snapshots.repo import ShadowRepo, SnapshotError, TooLarge
 from host.engine.store import Store
 from host.engine.store import blobs as store_blobs
@@ -100,23 +101,30 @@ class Snapshotter:
     ) -> ToolOutput:
         """Run a step that may change files between two snapshots. `record` False: the tool
         reports its change itself (a file tool), only the snapshot before it is taken. A step
-        cancelled mid-run (Stop) still gets the snapshot after it: `interrupted(changes)`."""
+        cancelled mid-run (Stop) still gets the snapshot after it: `interrupted(changes)`. When
+        a snapshot could not be taken the result's `snapshot_error` says why (the turn's card and
+        Revert show it)."""
         opened = await self._before(cwd)
-        if opened is None or not record:
+        if not record:
             return await run()
+        if isinstance(opened, str):
+            return replace(await run(), snapshot_error=opened)
         try:
             output = await run()
         except asyncio.CancelledError:
-            changes = await asyncio.shield(self._after_step(session_id, turn, cwd, *opened))
+            changes, _ = await asyncio.shield(self._after_step(session_id, turn, cwd, *opened))
             if changes and interrupted is not None:
                 interrupted(changes)
             raise
-        changes = await self._after_step(session_id, turn, cwd, *opened)
-        return replace(output, changes=changes) if changes else output
+        changes, error = await self._after_step(session_id, turn, cwd, *opened)
+        if changes:
+            output = replace(output, changes=changes)
+        return replace(output, snapshot_error=error) if error else output
 
     async def _after_step(
         self, session_id: str, turn: int, cwd: Path, key: str, repo: ShadowRepo
-    ) -> list[FileChange]:
+    ) -> tuple[list[FileChange], str | None]:
+        """What the step changed, and why it is not known when the snapshot failed."""
         try:
             async with self._lock(key):
                 found = await TOOL_WORKERS.run(
@@ -125,27 +133,27 @@ class Snapshotter:
                 if found:
                     await self._keep(session_id, turn, key, cwd, found)
         except (SnapshotError, OSError) as exc:
-            log.warning("snapshot after a step failed (its changes are not kept): %s", exc)
-            return []
+            why = await TOOL_WORKERS.run(failures.describe, exc, self.root)
+            log.warning("snapshot after a step failed (its changes are not kept): %s (%s)", why, exc)
+            return [], why
         if found:
             await self.enforce(key)
-        return [f.change for f in found]
+        return [f.change for f in found], None
 
-    async def before_step(self, cwd: Path) -> None:
-        """Only the snapshot before a step (for callers that run the step themselves)."""
-        await self._before(cwd)
-
-    async def _before(self, cwd: Path) -> tuple[str, ShadowRepo] | None:
+    async def _before(self, cwd: Path) -> tuple[str, ShadowRepo] | str:
+        """The snapshot before a step: the repository to take the one after it in, or why there
+        is none (the step then runs without snapshots)."""
         if self.unavailable is not None:
-            return None
+            return self.unavailable
         key = _key(await TOOL_WORKERS.run(os.path.realpath, cwd))
         if key in self.off:
             if self.off[key][2] >= self.limits().workspace_bytes:
-                return None
+                return _off(self.off[key][1])
             del self.off[key]  # the budget grew since: try again
         try:
             key, repo = await TOOL_WORKERS.run(self._open, cwd)
             async with self._lock(key):
+                await TOOL_WORKERS.run(clear_stale, repo.git_dir)  # a killed git's index.lock
                 repo.max_file_bytes = self.limits().max_file_bytes
                 taken = await TOOL_WORKERS.run(repo.take_in)  # outside changes, or the first look
                 if taken:
@@ -154,13 +162,14 @@ class Snapshotter:
             if taken:
                 await self.enforce(key)
             if key in self.off:
-                return None
+                return _off(self.off[key][1])
         except TooLarge as exc:
             await self._turn_off(key, str(cwd), str(exc))
-            return None
+            return _off(str(exc))
         except (SnapshotError, OSError) as exc:
-            log.warning("snapshot before a step failed (the step runs without one): %s", exc)
-            return None
+            why = await TOOL_WORKERS.run(failures.describe, exc, self.root)
+            log.warning("snapshot before a step failed (the step runs without one): %s (%s)", why, exc)
+            return why
         return key, repo
 
     def _lock(self, key: str) -> asyncio.Lock:
@@ -318,6 +327,10 @@ class Snapshotter:
                 self._usage.pop(k, None)
                 freed += used
         return freed
+
+
+def _off(why: str) -> str:
+    return f"snapshots of this folder are off: {why}"
 
 
 def _key(real: str) -> str:

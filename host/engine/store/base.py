@@ -211,8 +211,12 @@ class Page:
 @dataclass
 class SearchResult:
     hits: list[tuple[str, str, int]] = field(default_factory=list)
-    """(sessionId, snippet ≤ 240 code points, seq of the message), one per session, best first."""
+    """(sessionId, snippet ≤ 240 code points, seq of the message), one per matching message."""
     has_more: bool = False
+    next_after: int | None = None
+    """Where the next page starts (`search(after=…)`), when there is one."""
+    total: int | None = None
+    """Within one session: how many of its messages match."""
 
 
 @dataclass(frozen=True)
@@ -360,7 +364,9 @@ class Store(Protocol):
         """Copy events 0..through_seq of the source into the new child session."""
         ...
 
-    async def search(self, query: str, limit: int = 20) -> SearchResult: ...
+    async def search(
+        self, query: str, limit: int = 20, session_id: str | None = None, after: int | None = None
+    ) -> SearchResult: ...
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         """An attachment the session references, else None."""

@@ -2,11 +2,11 @@
 
 User text is never FTS syntax: each whitespace-separated word becomes a quoted literal phrase
 (quotes doubled), words are ANDed. Words shorter than a trigram are checked as substrings.
-One hit per session (its newest match), sessions by their newest match, at most `limit`, plus
-`has_more`. Newest first rather than by FTS rank: ranking must score every match before the first
-row comes back (~300 ms for a common word over 1M events), while FTS5 walks its doclists in rowid
-order and stops at the limit (a few ms); a person looks for recent work first
-(docs/decisions.md, "Store").
+Every matching message (issue 46: a person steps through the hits of a session), at most
+`limit` a page, plus `has_more` and the cursor of the next page. Newest first rather than by FTS
+rank: ranking must score every match before the first row comes back (~300 ms for a common word
+over 1M events), while FTS5 walks its doclists in rowid order and stops at the limit (a few
+ms); a person looks for recent work first (docs/decisions.md, "Store").
 """
 
 from __future__ import annotations
@@ -50,29 +50,70 @@ def _contains_all(text: str, words: list[str]) -> bool:
     return all(w.lower() in lower for w in words)
 
 
-def search(conn: sqlite3.Connection, query: str, limit: int = 20) -> SearchResult:
+def search(
+    conn: sqlite3.Connection,
+    query: str,
+    limit: int = 20,
+    session_id: str | None = None,
+    after: int | None = None,
+) -> SearchResult:
+    """Every matching message: across sessions newest first (`after`: the cursor, a
+    `message_text` id to continue below), or within one session in reading order (`after`: the
+    seq to continue after) with `total`, the number of its matching messages."""
     words = query.split()
     if not words:
         return SearchResult()
+    if session_id is not None:
+        return _in_session(conn, words, limit, session_id, after)
     expr = match_expression(words)
+    below = after if after is not None else 2**63 - 1
     if expr is not None:
         cursor = conn.execute(
-            "SELECT m.session_id, m.text, m.seq FROM search JOIN message_text m ON m.id = search.rowid"
-            " WHERE search MATCH ? ORDER BY search.rowid DESC LIMIT ?",
-            (expr, SCAN_CAP),
+            "SELECT m.id, m.session_id, m.text, m.seq FROM search JOIN message_text m ON m.id = search.rowid"
+            " WHERE search MATCH ? AND search.rowid < ? ORDER BY search.rowid DESC LIMIT ?",
+            (expr, below, SCAN_CAP),
         )
     else:
         cursor = conn.execute(
-            "SELECT session_id, text, seq FROM message_text ORDER BY id DESC LIMIT ?", (SCAN_CAP * 4,)
+            "SELECT id, session_id, text, seq FROM message_text WHERE id < ? ORDER BY id DESC LIMIT ?",
+            (below, SCAN_CAP * 4),
         )
     result = SearchResult()
-    seen: set[str] = set()
-    for session_id, text, seq in cursor:
-        if session_id in seen or not _contains_all(text, words):
+    for row_id, sid, text, seq in cursor:
+        if not _contains_all(text, words):
             continue
         if len(result.hits) == limit:
             result.has_more = True
             break
-        seen.add(session_id)
-        result.hits.append((session_id, snippet(text, words), int(seq)))
+        result.hits.append((sid, snippet(text, words), int(seq)))
+        result.next_after = int(row_id)
+    if not result.has_more:
+        result.next_after = None
+    return result
+
+
+def _in_session(
+    conn: sqlite3.Connection, words: list[str], limit: int, session_id: str, after: int | None
+) -> SearchResult:
+    expr = match_expression(words)
+    if expr is not None:
+        rows = conn.execute(
+            "SELECT m.seq, m.text FROM search JOIN message_text m ON m.id = search.rowid"
+            " WHERE search MATCH ? AND m.session_id = ? ORDER BY m.seq LIMIT ?",
+            (expr, session_id, SCAN_CAP),
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            "SELECT seq, text FROM message_text WHERE session_id = ? ORDER BY seq LIMIT ?",
+            (session_id, SCAN_CAP * 4),
+        ).fetchall()
+    matching = [(int(seq), text) for seq, text in rows if _contains_all(text, words)]
+    result = SearchResult(total=len(matching))
+    start = (
+        0 if after is None else next((i for i, (seq, _) in enumerate(matching) if seq > after), len(matching))
+    )
+    page = matching[start : start + limit]
+    result.hits = [(session_id, snippet(text, words), seq) for seq, text in page]
+    result.has_more = start + limit < len(matching)
+    result.next_after = page[-1][0] if result.has_more and page else None
     return result

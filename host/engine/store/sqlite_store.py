@@ -301,8 +301,10 @@ class SqliteStore:
             raise
         self._durable_next[child.id] = through_seq + 1
 
-    async def search(self, query: str, limit: int = 20) -> SearchResult:
-        return await self.call(lambda conn: search.search(conn, query, limit))
+    async def search(
+        self, query: str, limit: int = 20, session_id: str | None = None, after: int | None = None
+    ) -> SearchResult:
+        return await self.call(lambda conn: search.search(conn, query, limit, session_id, after))
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         return await self.call(lambda conn: copy.read_attachment(conn, attachment_id, session_id))

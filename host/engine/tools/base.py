@@ -33,6 +33,8 @@ class ToolOutput:
     """The file the tool wrote (logged with the result, never sent to the model)."""
     changes: list[FileChange] | None = None
     """Files the step changed otherwise (a shell command), found by the snapshots around it."""
+    snapshot_error: str | None = None
+    """Why the snapshots around the step could not be taken: what it changed is not recorded."""
 
 
 class JobControl(Protocol):

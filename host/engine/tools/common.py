@@ -9,9 +9,10 @@ import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic_core import PydanticCustomError
 
 from host.engine import secret_values
 from host.engine.tools.base import ToolContext, ToolOutput
@@ -38,6 +39,20 @@ class Args(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+NUL_IN_PATH = "a path cannot contain a NUL character (\\0): no file name holds one; send it without"
+
+
+def _no_nul(value: str) -> str:
+    if "\x00" in value:
+        raise PydanticCustomError("nul_in_path", NUL_IN_PATH)
+    return value
+
+
+PathText = Annotated[str, AfterValidator(_no_nul)]
+"""A tool argument naming a file, a folder or a path pattern: a NUL in it is BAD_ARGUMENTS, found
+before the hooks and the permission gate read it as a path (docs/architecture.md, "Tools")."""
+
+
 class BaseTool:
     """A tool with pydantic-validated arguments; `execute` may raise `ToolError`."""
 
@@ -54,6 +69,16 @@ class BaseTool:
     def __repr__(self) -> str:
         return f"<tool {self.name}>"
 
+    def check(self, arguments: dict[str, Any]) -> ToolOutput | None:
+        """The BAD_ARGUMENTS result when `arguments` do not validate (None: they do). The turn
+        asks before the hooks and the permission gate see them, so a call the tool would refuse
+        anyway is never put to the person, nor read as a path by the gate."""
+        try:
+            self.Arguments.model_validate(arguments)
+        except ValidationError as exc:
+            return ToolOutput(bad_arguments(self.name, exc, self.parameters), True, "BAD_ARGUMENTS")
+        return None
+
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         try:
             args = self.Arguments.model_validate(arguments)
@@ -69,6 +94,19 @@ class BaseTool:
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolOutput:
         raise NotImplementedError
+
+
+def argument_refusal(tool: Any, arguments: dict[str, Any]) -> ToolOutput | None:
+    """BAD_ARGUMENTS for a call whose arguments its tool would refuse (`check`), or — any other
+    tool, an MCP one — whose `path` holds a NUL: the permission gate reads `path` as a path, and a
+    NUL there failed the whole turn (`ValueError: embedded null byte`) instead of one call."""
+    if isinstance(tool, BaseTool):
+        return tool.check(arguments)
+    raw = arguments.get("path")
+    if isinstance(raw, str) and "\x00" in raw:
+        name = getattr(tool, "name", "the tool")
+        return ToolOutput(f"Invalid arguments for {name}:\n- path: {NUL_IN_PATH}.", True, "BAD_ARGUMENTS")
+    return None
 
 
 def safe_output(output: ToolOutput) -> ToolOutput:
@@ -176,11 +214,6 @@ def display(root: Path, path: Path) -> str:
     except ValueError:
         return str(path)
     return rel.as_posix() or "."
-
-
-def is_binary(path: Path, sample: int = 8192) -> bool:
-    with open(path, "rb") as fh:
-        return b"\x00" in fh.read(sample)
 
 
 def open_regular(cwd: Path, path: Path, shown: str) -> int:

@@ -18,6 +18,7 @@ from host.engine.tools.common import (
     CLOEXEC,
     Args,
     BaseTool,
+    PathText,
     ToolError,
     display,
     open_inside,
@@ -37,7 +38,9 @@ MAX_EDIT_BYTES = 20_000_000
 
 
 class ReadFileArgs(Args):
-    path: str = Field(description="File path, relative to the working directory (or absolute inside it).")
+    path: PathText = Field(
+        description="File path, relative to the working directory (or absolute inside it)."
+    )
     offset: int | None = Field(default=None, ge=1, description="First line to read (1-based). Default 1.")
     limit: int | None = Field(
         default=None, ge=1, le=10_000, description=f"Number of lines to read. Default {DEFAULT_READ_LINES}."
@@ -105,7 +108,7 @@ class ReadFileTool(BaseTool):
 
 
 class WriteFileArgs(Args):
-    path: str = Field(description="File path, relative to the working directory.")
+    path: PathText = Field(description="File path, relative to the working directory.")
     content: str = Field(description="The complete new content of the file.")
 
 
@@ -169,7 +172,7 @@ def write_atomic(cwd: Path, path: Path, data: bytes) -> None:
 
 
 class EditFileArgs(Args):
-    path: str = Field(description="File path, relative to the working directory.")
+    path: PathText = Field(description="File path, relative to the working directory.")
     old_string: str = Field(min_length=1, description="Exact text to replace (must match the file exactly).")
     new_string: str = Field(description="Replacement text.")
     replace_all: bool = Field(
@@ -236,7 +239,9 @@ def _edited(shown: str, before: Snapshot, args: EditFileArgs) -> tuple[bytes, in
 
 
 class ListDirArgs(Args):
-    path: str | None = Field(default=None, description="Directory to list; default the working directory.")
+    path: PathText | None = Field(
+        default=None, description="Directory to list; default the working directory."
+    )
 
 
 class ListDirTool(BaseTool):

@@ -16,6 +16,7 @@ from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import (
     Args,
     BaseTool,
+    PathText,
     ToolError,
     display,
     resolve_inside,
@@ -85,8 +86,8 @@ def _literal_prefix(pattern: str) -> str:
 
 
 class GlobArgs(Args):
-    pattern: str = Field(description="Glob such as '**/*.py' or 'src/*.ts' ('**' spans directories).")
-    path: str | None = Field(
+    pattern: PathText = Field(description="Glob such as '**/*.py' or 'src/*.ts' ('**' spans directories).")
+    path: PathText | None = Field(
         default=None, description="Directory to search from; default the working directory."
     )
 
@@ -132,10 +133,10 @@ class GlobTool(BaseTool):
 
 class GrepArgs(Args):
     pattern: str = Field(description="Python regular expression (use (?i) for case-insensitive).")
-    path: str | None = Field(
+    path: PathText | None = Field(
         default=None, description="File or directory to search; default the working directory."
     )
-    glob: str | None = Field(
+    glob: PathText | None = Field(
         default=None,
         description="Only files matching this glob, e.g. '*.py' (by name) or 'src/**/*.ts' (by path).",
     )

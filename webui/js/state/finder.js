@@ -2,6 +2,8 @@
 // what choosing a match leaves in the text, the chips a message carries, and the one client call
 // (finder.find). Everything but `FinderQueries` is PURE.
 
+import { number, t } from "../i18n/i18n.js";
+
 
 /** The `@token` around the caret: {start, end, query} or null. `@` starts the text or follows
  * whitespace (so an e-mail address never opens the finder); the token runs to the next space. */
@@ -59,7 +61,7 @@ export function addChip(chips, chip) {
 export function problemsNote(problems) {
   const n = problems?.length ?? 0;
   if (!n) return "";
-  return n === 1 ? `${problems[0].split(":")[0]}: resources unavailable` : `${n} MCP servers: resources unavailable`;
+  return n === 1 ? t("finder.resourcesUnavailableOne", { server: problems[0].split(":")[0] }) : t("finder.resourcesUnavailable", { count: n });
 }
 
 /** The chips of a logged message: its text parts marked `attached`. */
@@ -75,16 +77,16 @@ export function ownText(content) {
 /** "12 KB" style sizes for chips and the menu. */
 export function formatSize(bytes) {
   if (bytes == null) return "";
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes < 1024) return `${number(bytes)} B`;
+  if (bytes < 1024 * 1024) return `${number(Math.round(bytes / 1024))} KB`;
+  return `${number(bytes / (1024 * 1024), { minimumFractionDigits: 1, maximumFractionDigits: 1 })} MB`;
 }
 
 /** What a chip says about itself (its title and, when cut, its note). */
 export function chipNote(chip, cap) {
-  if (chip.kind === "folder") return chip.truncated ? `listing cut to its first entries (${chip.size} in all)` : "";
-  if (chip.binary) return "binary: only its name and size are sent";
-  if (chip.cut || chip.truncated) return `cut to the first ${formatSize(cap)} of ${formatSize(chip.size)}`;
+  if (chip.kind === "folder") return chip.truncated ? t("finder.folderCut", { count: chip.size }) : "";
+  if (chip.binary) return t("finder.binary");
+  if (chip.cut || chip.truncated) return t("finder.fileCut", { cap: formatSize(cap), size: formatSize(chip.size) });
   return "";
 }
 
@@ -114,7 +116,7 @@ export class FinderQueries {
   /** {matches, partial, error} for `query`, or null when a newer query was asked meanwhile. */
   async find(query) {
     const sid = this.sessionId();
-    if (!sid) return { matches: [], partial: false, error: "Open a session to attach its files.", problems: [] };
+    if (!sid) return { matches: [], partial: false, error: t("finder.openSession"), problems: [] };
     const seq = ++this.seq;
     const r = await this.client.call("finder.find", { sessionId: sid, query, limit: 30 });
     if (seq !== this.seq) return null;

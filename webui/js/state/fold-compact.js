@@ -7,6 +7,11 @@
 // A user/message that the host injected (a job's end, an approval notice) is a `context` row.
 
 import { goalRoundOf } from "./fold-goals.js";
+import { t } from "../i18n/i18n.js";
+
+function notice(key, params) {
+  return { key, params, text: t(key, params) }; // as state/fold.js does
+}
 
 /** The seqs of the surface events a row shows (user, assistant, tool, summary and context rows). */
 function surfaceSeqs(item) {
@@ -44,9 +49,9 @@ export function compactBracket(fold, ev, d) {
   } else {
     fold.compacting = null;
     if (d.interrupted) {
-      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: "Compaction interrupted: the app closed before the summary was saved; nothing was changed." });
+      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", ...notice("notice.compactInterrupted") });
     } else if (d.error) {
-      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `The earlier conversation could not be summarized (${d.error}); nothing was changed.` });
+      fold.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", ...notice("notice.compactFailed", { error: d.error }) });
     }
   }
   fold.ops.push({ op: "meta" });

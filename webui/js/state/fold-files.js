@@ -3,15 +3,19 @@
 //
 // A turn-end row gets `files` (the paths the turn changed, by any tool, in order), `changes`
 // (every FileChange with its diff: a file tool's own `change`, and the `changes` the snapshots
-// found around a shell command), `ranBash` and `reverted`; a `files/restored` event is a row
+// found around a shell command), `unrecorded` (why a step's snapshots could not be taken: what it
+// changed is not known, docs/architecture.md "Snapshots"), `ranBash` and `reverted`; a
+// `files/restored` event is a row
 //   restored {id, kind: "restored", seq, cause: "revert"|"fork", turn, files, error, forkSessionId}
 
-/** A tool result's `change` and `changes` (or any tool call of the turn): remembered for its turn-end. */
-export function noteTool(fold, turn, name, change, changes) {
+/** A tool result's `change`, `changes` and `snapshotError` (or any tool call of the turn): remembered for its turn-end. */
+export function noteTool(fold, turn, name, change, changes, snapshotError = null) {
   if (typeof turn !== "number") return;
   const t = fold.turnState(turn);
   t.files ??= [];
   t.changes ??= [];
+  t.unrecorded ??= [];
+  if (typeof snapshotError === "string" && snapshotError && !t.unrecorded.includes(snapshotError)) t.unrecorded.push(snapshotError);
   for (const c of [change, ...(Array.isArray(changes) ? changes : [])]) {
     if (!c?.path) continue;
     t.changes.push(c);
@@ -23,7 +27,7 @@ export function noteTool(fold, turn, name, change, changes) {
 /** Fields the turn-end row takes from its turn. */
 export function turnFiles(fold, turn) {
   const t = fold.turnState(turn);
-  return { files: [...(t.files ?? [])], changes: [...(t.changes ?? [])], ranBash: !!t.ranBash, reverted: !!t.reverted };
+  return { files: [...(t.files ?? [])], changes: [...(t.changes ?? [])], unrecorded: [...(t.unrecorded ?? [])], ranBash: !!t.ranBash, reverted: !!t.reverted };
 }
 
 export function filesRestored(fold, ev, d) {

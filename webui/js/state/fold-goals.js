@@ -4,6 +4,8 @@
 //   context rows of a goal round carry goalRound {round, max} ("working toward the goal — round
 //   3 of 10"); the wrap-up notice (plugin tool-goal) is a context row too.
 
+import { t } from "../i18n/i18n.js";
+
 /** Log-only events that render no row: goal changes (the goal bar shows the goal from its
  *  projection). Hook records are rows of their own (fold-hooks.js). */
 export const GOAL_SILENT = ["goal/change"];
@@ -32,9 +34,8 @@ export function goalRoundOf(source, text) {
 
 /** "Working toward the goal — round 3 of 10". */
 export function goalRoundLabel(goalRound) {
-  if (!goalRound) return "Working toward the goal";
-  const of = goalRound.max ? ` of ${goalRound.max}` : "";
-  return `Working toward the goal — round ${goalRound.round}${of}`;
+  if (!goalRound) return t("goal.working");
+  return goalRound.max ? t("goal.roundOf", { round: goalRound.round, max: goalRound.max }) : t("goal.round", { round: goalRound.round });
 }
 
 /** The round of the newest goal round's context row of `goalId` in the fold (null: none seen). */
@@ -46,8 +47,14 @@ export function liveRound(items, goalId) {
   return null;
 }
 
-/** What the goal bar shows for a `goal` projection value (null: nothing; complete hides it). */
-export function goalBarModel(value, round, hiddenId) {
+/** How long an active goal's session must have been idle before Resume is offered on it: an
+ * armed goal starts its next round a second after the last one (host/engine/goals/driver.py),
+ * a disarmed one (after a restart) never does. */
+export const RESUME_AFTER_IDLE_MS = 2500;
+
+/** What the goal bar shows for a `goal` projection value (null: nothing; complete hides it).
+ * `idleMs`: how long the session has been idle (null: it is running). */
+export function goalBarModel(value, round, hiddenId, idleMs = null) {
   const goal = value?.goal;
   if (!goal || goal.phase === "complete" || goal.id === hiddenId) return null;
   const used = Math.max(value.roundsStarted ?? 0, round ?? 0);
@@ -56,8 +63,9 @@ export function goalBarModel(value, round, hiddenId) {
     objective: goal.objective,
     phase: goal.phase,
     reason: goal.blockedReason?.message ?? null,
-    rounds: `${Math.min(used, goal.maxGoalRounds)} of ${goal.maxGoalRounds} rounds`,
+    rounds: t("goal.rounds", { used: Math.min(used, goal.maxGoalRounds), count: goal.maxGoalRounds }),
     canPause: goal.phase === "active",
-    canResume: true, // also on active: after a restart an active goal may be disarmed
+    // on active only once the session has stayed idle: after a restart an active goal is disarmed
+    canResume: goal.phase !== "active" || (idleMs !== null && idleMs >= RESUME_AFTER_IDLE_MS),
   };
 }

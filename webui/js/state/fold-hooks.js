@@ -4,6 +4,8 @@
 // `hook/invoked` adds the row; the next `hook/result` of the same turn and handler fills it in
 // (one handler can fire several times in a turn: once per tool call).
 
+import { number, t } from "../i18n/i18n.js";
+
 const key = (d) => `${d.turn}:${d.handlerId}`;
 
 export function hookInvoked(fold, ev, d) {
@@ -46,6 +48,7 @@ export function hookResult(fold, ev, d) {
 }
 
 const REFUSED = new Set(["deny", "block", "stop"]);
+const HOOK_DECISIONS = new Set(["pass", "allow", "deny", "block", "stop", "ask", "error", "context"]);
 
 /** How the row is coloured: "refused" (deny/block/stop), "ask", "error", "ok" or "running". */
 export function hookTone(item) {
@@ -58,9 +61,9 @@ export function hookTone(item) {
 
 /** "denied · exit 2 · 41 ms" — the row's outcome line. */
 export function hookOutcome(item) {
-  if (item.status !== "done") return "running…";
-  const parts = [item.decision];
-  parts.push(item.exitCode === null ? "did not run to an exit" : `exit ${item.exitCode}`);
-  if (item.durationMs !== null) parts.push(item.durationMs < 1000 ? `${Math.round(item.durationMs)} ms` : `${(item.durationMs / 1000).toFixed(1)} s`);
+  if (item.status !== "done") return t("hook.running");
+  const parts = [HOOK_DECISIONS.has(item.decision) ? t(`hook.decision.${item.decision}`) : item.decision];
+  parts.push(item.exitCode === null ? t("hook.noExit") : t("hook.exit", { code: String(item.exitCode) }));
+  if (item.durationMs !== null) parts.push(item.durationMs < 1000 ? t("hook.ms", { ms: Math.round(item.durationMs) }) : t("hook.s", { s: number(item.durationMs / 1000, { minimumFractionDigits: 1, maximumFractionDigits: 1 }) }));
   return parts.join(" · ");
 }

@@ -8,7 +8,7 @@
 //   assistant  {id, kind, seq, turn, step, partial, blocks:[{index, type:"text"|"reasoning", text, partial}], interrupted, usage}
 //   tool       {id, kind, seq, turn, step, callId, name, arguments, status, result, approval, subagent?,
 //               callView?, resultView?}   (the host's views, when it sent them)
-//   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, ranBash, reverted}
+//   turn-end   {id, kind, seq, turn, reason, usage, userItemId, files, changes, unrecorded, ranBash, reverted}
 //   restored   {id, kind, seq, cause, turn, files, error, forkSessionId}   (see fold-files.js)
 //   notice     {id, kind, seq, text, tone}
 //   summary    {id, kind, seq, count, tokens, text, manual, shadowed: [row ids]}   (compaction;
@@ -31,6 +31,20 @@ import { isTaskPrompt, subagentSpawned } from "./fold-subagents.js";
 import { GOAL_SILENT, promptBlocked } from "./fold-goals.js";
 import { markRetry } from "./fold-retry.js";
 import { hookInvoked, hookResult } from "./fold-hooks.js";
+import { t } from "../i18n/i18n.js";
+
+/** A notice row's words: its key and params (rendered in the language shown, views/rows.js) and
+ * the text they make now. */
+export function notice(key, params) {
+  return { key, params, text: t(key, params) };
+}
+const notice_ = notice;
+
+/** An approval's outcome in words ("allowed once", …). */
+export function outcomeWords(outcome) {
+  return OUTCOMES.has(outcome) ? t(`approval.outcome.${outcome}`) : outcome;
+}
+const OUTCOMES = new Set(["allowed-once", "allowed-always", "rejected", "cancelled", "unavailable"]);
 
 /** Known event types that change state but render no row of their own. */
 const SILENT = new Set(["step/start", "step/end", "plan/mode", "permission/preset", "sandbox/mode", "approval/policy", "agent/inbox/spliced", "subagent/descriptor", ...GOAL_SILENT]);
@@ -156,7 +170,7 @@ export class SessionFold {
         this.ops.push({ op: "meta" });
         return;
       case "request/retry":
-        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Retrying the model request (attempt ${d.attempt}): ${d.reason}` });
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", ...notice("notice.retry", { attempt: d.attempt, reason: d.reason }) });
         return;
       case "user/message": {
         const shown = userMessageKind(d);
@@ -215,10 +229,10 @@ export class SessionFold {
       case "files/restored":
         return filesRestored(this, ev, d);
       case "job/lost":
-        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", text: `Background job ${d.jobId} (${d.label}): ${d.detail ?? "stopped: the app closed"}` });
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "warn", ...(d.detail ? notice("notice.jobLost", { id: d.jobId, label: d.label, detail: d.detail }) : notice("notice.jobLostClosed", { id: d.jobId, label: d.label })) });
         return;
       case "session/end-seed":
-        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: "Forked here — the conversation above was copied from the parent session." });
+        this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", ...notice("notice.forked") });
         return;
       default:
         if (SILENT.has(ev.type)) return;
@@ -295,13 +309,13 @@ export class SessionFold {
     const tool = toolForResult(this, ev, d, callId, d.error?.name ?? null);
     tool.result = { content: text, isError, errorCode: d.error?.code ?? null, seq: ev.seq, change: d.change ?? null, changes: d.changes ?? null };
     if (ev.view?.for === "result") tool.resultView = ev.view.view;
-    noteTool(this, d.turn, tool.name, d.change, d.changes);
+    noteTool(this, d.turn, tool.name, d.change, d.changes, d.snapshotError);
     tool.status = tool.approval?.outcome === "rejected" ? "rejected" : isError ? "error" : "done";
     this.touch(tool);
   }
 
   approvalAsked(ev, d) {
-    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
+    const a = { id: d.id, toolName: d.toolName, callId: d.callId ?? null, reason: d.reason ?? null, why: d.why ?? null, outcome: null, seq: ev.seq, preview: d.preview ?? null };
     this.approvals.set(d.id, a);
     const tool = toolRunning(this, a.callId);
     if (tool) {
@@ -310,14 +324,14 @@ export class SessionFold {
       if (!tool.result) tool.status = "awaiting-approval";
       this.touch(tool);
     } else {
-      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: `Approval asked for ${d.toolName}${d.reason ? `: ${d.reason}` : ""}`, approvalId: d.id });
+      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", ...(d.reason ? notice("notice.approvalAskedWhy", { tool: d.toolName, reason: d.reason }) : notice("notice.approvalAsked", { tool: d.toolName })), approvalId: d.id });
     }
   }
 
   approvalDecided(ev, d) {
     const a = this.approvals.get(d.id);
     if (!a) {
-      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", text: `Approval ${d.id}: ${d.outcome}` });
+      this.add({ id: `n:${ev.seq}`, kind: "notice", seq: ev.seq, tone: "info", ...notice("notice.approvalOutcome", { id: d.id, outcome: outcomeWords(d.outcome) }) });
       return;
     }
     a.outcome = d.outcome;
@@ -330,7 +344,7 @@ export class SessionFold {
     }
     const notice = this.items.find((it) => it.kind === "notice" && it.approvalId === d.id);
     if (notice) {
-      notice.text = `Approval for ${a.toolName}: ${d.outcome}`;
+      Object.assign(notice, notice_("notice.approvalFor", { tool: a.toolName, outcome: outcomeWords(d.outcome) }));
       this.touch(notice);
     }
   }

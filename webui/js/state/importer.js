@@ -2,6 +2,8 @@
 // the file is read as base64 and sent as `session.import` (docs/decisions.md, "Import in the
 // app"). Every client call of the import lives here; no DOM beyond the File it is given.
 
+import { number, t } from "../i18n/i18n.js";
+
 
 export const MAX_IMPORT_BYTES = 20 * 1024 * 1024; // contract/sessions.py MAX_IMPORT_BYTES
 const ZIP_TYPES = new Set(["application/zip", "application/x-zip-compressed", "application/x-zip"]);
@@ -13,17 +15,17 @@ export function isArchive(file) {
 
 /** The one line that refuses a file before anything is sent, or null when it may go. */
 export function refusal(file) {
-  const name = file?.name || "The file";
-  if (!isArchive(file)) return `${name} is not a session archive (a .zip from Export).`;
-  if (file.size === 0) return `${name} is empty.`;
+  const name = file?.name || t("import.theFile");
+  if (!isArchive(file)) return t("import.notArchive", { name });
+  if (file.size === 0) return t("import.empty", { name });
   if (file.size > MAX_IMPORT_BYTES) {
-    return `${name} is ${megabytes(file.size)}; the app imports archives up to ${megabytes(MAX_IMPORT_BYTES)} (use harnessdesk import for a larger one).`;
+    return t("import.tooLarge", { name, size: megabytes(file.size), max: megabytes(MAX_IMPORT_BYTES) });
   }
   return null;
 }
 
 export function megabytes(size) {
-  return `${(size / (1024 * 1024)).toFixed(1)} MB`;
+  return `${number(size / (1024 * 1024), { minimumFractionDigits: 1, maximumFractionDigits: 1 })} MB`;
 }
 
 /** A File's bytes as base64 (without the data: URL prefix). */
@@ -59,7 +61,7 @@ export class ImportState {
     try {
       data = await fileBase64(file);
     } catch (e) {
-      return { ok: false, error: { code: "archive-invalid", message: `${file.name} could not be read: ${e.message}` } };
+      return { ok: false, error: { code: "archive-invalid", message: t("import.unreadable", { name: file.name, reason: e.message }) } };
     }
     return this.call("session.import", { data, workspaceId, fileName: (file.name || "archive.zip").slice(0, 300) });
   }

@@ -2,38 +2,40 @@
 // what a download row says, and the endpoint profile a server found on this machine becomes.
 
 import { profileIdFor } from "./settings-model.js";
+import { number, t } from "../i18n/i18n.js";
 
 /** 986000000 → "986 MB" (decimal units, as download sites list them). */
 export function formatBytes(n) {
   if (n == null || !Number.isFinite(n)) return "?";
-  const units = ["bytes", "KB", "MB", "GB", "TB"];
+  const units = ["", "KB", "MB", "GB", "TB"];
   let i = 0;
   let v = n;
   while (v >= 1000 && i < units.length - 1) {
     v /= 1000;
     i += 1;
   }
-  return i === 0 ? `${v} bytes` : `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+  if (i === 0) return t("size.bytes", { count: v });
+  const digits = v >= 100 ? 0 : 1;
+  return `${number(v, { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${units[i]}`;
 }
 
 /** The line under a download's progress bar. */
 export function downloadLine(d) {
   const got = formatBytes(d.receivedBytes);
-  const of = d.totalBytes != null ? ` of ${formatBytes(d.totalBytes)}` : "";
-  const pct = d.totalBytes ? ` (${Math.floor((100 * d.receivedBytes) / d.totalBytes)} %)` : "";
+  const where = d.totalBytes ? t("download.progress", { got, total: formatBytes(d.totalBytes), percent: Math.floor((100 * d.receivedBytes) / d.totalBytes) }) : got;
   switch (d.state) {
     case "running":
-      return `Downloading… ${got}${of}${pct}`;
+      return t("download.running", { where });
     case "paused":
-      return `Paused at ${got}${of}${pct}`;
+      return t("download.paused", { where });
     case "verifying":
-      return "Checking the file…";
+      return t("download.verifying");
     case "done":
-      return "Installed.";
+      return t("download.done");
     case "failed":
-      return `Failed: ${d.error ?? "unknown error"}`;
+      return t("download.failed", { reason: d.error ?? t("download.unknownError") });
     case "cancelled":
-      return "Cancelled.";
+      return t("error.cancelled");
     default:
       return d.state;
   }

@@ -2,93 +2,43 @@
 // MESSAGES has one entry per code of the contract (ERROR_CODES in contract.gen.js); a code added
 // to contract/errors.py without a message here fails tests/js/problems.test.mjs.
 
-/** error code → the sentence shown to the user. */
-export const MESSAGES = {
-  "session-not-found": "This session no longer exists.",
-  "agent-busy": "The agent cannot take this input right now.",
-  "model-unavailable": "The selected model is unavailable.",
-  "invalid-time-zone": "Your time zone was not recognised.",
-  "title-invalid": "That title is empty once trimmed.",
-  "fork-unavailable": "This turn cannot be forked (it has not completed).",
-  "queue-item-not-found": "That queued input was already taken or removed.",
-  "steer-unavailable": "That input cannot be used to steer right now.",
-  "attachment-error": "The image could not be attached.",
-  "session-conflict": "A session with this id already exists.",
-  "archive-invalid": "This file is not a session archive HarnessDesk can read.",
-  "settings-conflict": "Settings changed elsewhere; they were reloaded.",
-  "settings-not-exposed": "These settings cannot be changed from here.",
-  "settings-rejected": "The host rejected these settings.",
-  "credential-rejected": "The host rejected this credential.",
-  "storage-error": "Your sessions cannot be saved right now.",
-  "agent-preset-not-found": "That agent preset does not exist.",
-  "agent-preset-invalid": "That agent preset cannot be used.",
-  "agent-preset-read-only": "Shipped presets are read-only: copy one to make your own.",
-  "agent-preset-locked": "This session has already started; start a new session to use another preset.",
-  "agent-preset-conflict": "A session with this id already exists with another preset.",
-  "model-discovery-failed": "The endpoint's models could not be listed.",
-  "model-download-not-found": "That download is gone (it finished or was cancelled).",
-  "model-download-refused": "The download could not start.",
-  "local-model-not-found": "That model is not installed any more.",
-  "job-not-found": "That background job is gone (jobs end when the app closes).",
-  cancelled: "Cancelled.",
-  internal: "The host failed to do this.",
-  "bad-request": "The request was malformed.",
-  "workspace-invalid-path": "That folder does not exist (or is not a folder).",
-  "workspace-not-found": "That workspace is no longer registered.",
-  "workspace-name-conflict": "Another workspace already has that name.",
-  "workspace-move-invalid": "That session is not in this workspace any more.",
-  "workspace-attach-failed": "The session was created but could not join the workspace.",
-  "directory-picker-unavailable": "This window cannot show a folder picker.",
-  "directory-unreadable": "That folder cannot be read.",
-  "directory-exists": "A folder with that name already exists.",
-  "directory-create-failed": "The folder could not be created.",
-  "revert-unavailable": "There is nothing to revert here.",
-  "privilege-required": "Only the app's window or a browser on this machine can let the agent do more without asking.",
-  "revert-conflict": "Nothing was restored: some files changed since.",
-  "subagent-parent-unavailable": "The subagent's parent session cannot run right now.",
-  "subagent-not-found": "That subagent is gone (or it is not this session's).",
-  "subagent-catalog-diagnostic": "That subagent's session cannot be read.",
-  "subagent-not-resumable": "That subagent's session cannot be continued.",
-  "subagent-unauthorized": "That subagent belongs to another session.",
-  "subagent-delivery-unavailable": "The subagent cannot take a message right now.",
-  "mcp-server-not-found": "That MCP server is not configured for this project (or needs no approval).",
-  "mcp-server-changed": "That MCP server's entry changed since it was shown: read its command again.",
-  "command-error": "The command could not run as written.",
-  "unknown-command": "There is no such command.",
-  "terminal-not-found": "That terminal is closed.",
-  "outside-folder": "That path is outside the session's folder.",
-  "not-a-file": "That is not a file.",
-  "too-large": "That file is too large to show at once.",
-};
+import { t } from "../i18n/i18n.js";
+
+/** The contract's error codes with a message in the catalogues (`error.<code>`). */
+const CODES = ["session-not-found", "agent-busy", "model-unavailable", "invalid-time-zone", "title-invalid", "fork-unavailable", "queue-item-not-found", "steer-unavailable", "attachment-error", "session-conflict", "session-exists", "archive-invalid", "settings-conflict", "settings-not-exposed", "settings-rejected", "credential-rejected", "storage-error", "agent-preset-not-found", "agent-preset-invalid", "agent-preset-read-only", "agent-preset-locked", "agent-preset-conflict", "model-discovery-failed", "model-download-not-found", "model-download-refused", "local-model-not-found", "job-not-found", "cancelled", "internal", "bad-request", "workspace-invalid-path", "workspace-not-found", "workspace-name-conflict", "workspace-move-invalid", "workspace-attach-failed", "directory-picker-unavailable", "directory-unreadable", "directory-exists", "directory-create-failed", "revert-unavailable", "privilege-required", "revert-conflict", "subagent-parent-unavailable", "subagent-not-found", "subagent-catalog-diagnostic", "subagent-not-resumable", "subagent-unauthorized", "subagent-delivery-unavailable", "mcp-server-not-found", "mcp-server-changed", "command-error", "unknown-command", "terminal-not-found", "outside-folder", "not-a-file", "too-large"];
+
+/** error code → the sentence shown to the user, in the page's language (a getter each: the
+ * language can change while the page runs). */
+export const MESSAGES = Object.defineProperties({}, Object.fromEntries(CODES.map((code) => [code, { enumerable: true, get: () => t(`error.${code}`) }])));
 
 /** Why a file could not be put back (FileConflict.reason). */
-const CONFLICT_TEXT = {
-  changed: "was changed outside HarnessDesk since",
-  "later-turn": "was changed again by a later turn (revert that one first)",
-  "not-saved": "has no saved earlier content",
-  stale: "is not what the Changes view showed (it changed since; look again)",
-};
+const CONFLICT_TEXT = new Set(["changed", "later-turn", "not-saved", "stale"]);
 
 function conflictText(err) {
   const conflicts = Array.isArray(err.details?.conflicts) ? err.details.conflicts : [];
   if (!conflicts.length) return MESSAGES[err.code];
-  const parts = conflicts.slice(0, 4).map((c) => `${c.path} ${CONFLICT_TEXT[c.reason] ?? "cannot be restored"}`);
-  const more = conflicts.length > 4 ? ` (and ${conflicts.length - 4} more)` : "";
-  return `Nothing was restored: ${parts.join("; ")}${more}.`;
+  const parts = conflicts.slice(0, 4).map((c) => t(CONFLICT_TEXT.has(c.reason) ? `conflict.${c.reason}` : "conflict.other", { path: c.path })).join(t("common.listSeparator"));
+  return t("conflict.summary", { parts: conflicts.length > 4 ? t("conflict.more", { parts, count: conflicts.length - 4 }) : parts });
 }
+
+/** Codes whose host message says what to do: shown after the code's message. */
+const WITH_HOST_WORDS = new Set(["internal", "bad-request", "storage-error", "command-error", "unknown-command"]);
 
 /** A one-line message for an RpcError (or a TransportError / Error). */
 export function describeError(err) {
   if (!err) return "";
-  // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor --repair").
-  if ((err.code === "internal" || err.code === "bad-request" || err.code === "storage-error" || err.code === "command-error" || err.code === "unknown-command") && err.message) return err.message;
+  // The host's own sentence says what to do ("the disk is full: …", "run harnessdesk doctor
+  // --repair"): it follows the code's message as its detail.
+  if (WITH_HOST_WORDS.has(err.code) && err.message) return t("error.hostDetail", { message: MESSAGES[err.code], detail: err.message });
   if (err.code === "revert-conflict") return conflictText(err);
+  if (err.code === "revert-unavailable" && err.details?.unrecorded) return t("error.revertUnrecorded", { why: err.details.unrecorded });
   if (Object.hasOwn(MESSAGES, err.code ?? "")) {
     const withReason = ["agent-busy", "attachment-error", "archive-invalid", "agent-preset-invalid", "revert-unavailable"];
     const extra = withReason.includes(err.code) ? err.details?.reason : err.code === "privilege-required" ? err.details?.change : null;
-    if (err.code === "model-unavailable" && err.details?.model) return `Model ${err.details.provider}/${err.details.model} is unavailable.`;
-    return extra ? `${MESSAGES[err.code]} (${extra})` : MESSAGES[err.code];
+    if (err.code === "model-unavailable" && err.details?.model) return t("error.modelNamed", { model: `${err.details.provider}/${err.details.model}` });
+    return extra ? t("error.withDetail", { message: MESSAGES[err.code], detail: extra }) : MESSAGES[err.code];
   }
+  if (err.code === "transport") return err.message ? t("error.hostDetail", { message: t("error.transport"), detail: err.message }) : t("error.transport");
   return err.message || String(err);
 }
 

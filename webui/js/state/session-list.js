@@ -1,5 +1,7 @@
 // Pure helpers for the sidebar: ordering, nesting of forked children, blank hiding, labels.
 
+import { dateTime, t as tr } from "../i18n/i18n.js";
+
 /**
  * Build the visible tree: newest activity first (or by `order(a, b)` over summaries), children
  * under their parents (a child whose parent is not listed stands at the top level), blank
@@ -77,7 +79,7 @@ export function shortenPath(path, home) {
 /** The host's title, else the provisional one from the first message, else "Untitled session". */
 export function displayTitle(summary) {
   const t = summary?.title?.trim();
-  return t || summary?.provisionalTitle || "Untitled session";
+  return t || summary?.provisionalTitle || tr("sessionItem.untitled");
 }
 
 export const PROVISIONAL_TITLE_MAX = 60;
@@ -141,14 +143,14 @@ export function highlightRuns(text, query) {
 export function relativeTime(ms, now = Date.now()) {
   if (!ms) return "";
   const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 45) return "just now";
+  if (s < 45) return tr("time.justNow");
   const m = Math.round(s / 60);
-  if (m < 60) return `${m} min ago`;
+  if (m < 60) return tr("time.minutesAgo", { count: m });
   const h = Math.round(m / 60);
-  if (h < 24) return `${h} h ago`;
+  if (h < 24) return tr("time.hoursAgo", { count: h });
   const d = Math.round(h / 24);
-  if (d < 30) return `${d} d ago`;
-  return new Date(ms).toLocaleDateString();
+  if (d < 30) return tr("time.daysAgo", { count: d });
+  return dateTime(ms, { dateStyle: "medium" });
 }
 
 /**

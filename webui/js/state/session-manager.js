@@ -12,6 +12,7 @@ import { isTransportFailure, transportErrorOf } from "../client/errors.js";
 import { Session, withView } from "./session.js";
 import { reusableBlank, provisionalTitle, contentText, ListSequence } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
+import { t } from "../i18n/i18n.js";
 
 const MAX_OPEN = 6;
 
@@ -51,7 +52,7 @@ export class SessionManager extends Emitter {
     if (isTransportFailure(r)) throw transportErrorOf(r.error); // rebuild() fails: the app reconnects
     if (this.listOrder.stale(ticket)) return true; // a newer answer is already shown
     if (!r.ok) {
-      this.emit("error", `Could not list sessions: ${r.error.message}`);
+      this.emit("error", t("sessions.listFailed", { reason: r.error.message }));
       return false;
     }
     const next = new Map();
@@ -172,7 +173,7 @@ export class SessionManager extends Emitter {
     const r = await this.client.call("session.create", workspace ? { workspaceId } : {});
     let id = r.ok ? r.value.sessionId : null;
     if (!r.ok) {
-      this.emit("error", `Could not create a session: ${r.error.message}`);
+      this.emit("error", t("sessions.createFailed", { reason: r.error.message }));
       if (r.error.code !== "workspace-attach-failed") return null;
       id = r.error.details.sessionId; // it exists, just outside the workspace
     }
@@ -378,7 +379,7 @@ export class SessionManager extends Emitter {
     else if (receipt.reason === "not-pending") this.pending.delete(rpcId);
     else {
       entry.state = "open";
-      entry.error = "The host did not accept this answer.";
+      entry.error = t("cards.answerRefused");
     }
     this.emit("pending", {});
     return receipt;

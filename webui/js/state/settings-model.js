@@ -1,3 +1,4 @@
+import { t } from "../i18n/i18n.js";
 // Pure helpers behind the Settings page: reading a namespace's JSON Schema, endpoint profile ids
 // and credential refs, model lists and their reasoning efforts, and the path operations a card's
 // save sends (settings.mutate). No DOM, no I/O.
@@ -37,8 +38,8 @@ export function fieldLabel(name, schema) {
   return words.charAt(0).toUpperCase() + words.slice(1).replace(/\burl\b/g, "URL");
 }
 
-const LIST_ITEMS = { profiles: "Endpoint", models: "Model" };
-const FIELD_WORDS = { streamIdleTimeoutMs: "Silence timeout", apiKeyEnv: "API key", id: "Id" };
+const LIST_ITEMS = { profiles: "settings.issue.endpoint", models: "settings.issue.model" };
+const FIELD_WORDS = { streamIdleTimeoutMs: "settings.issue.silenceTimeout", apiKeyEnv: "settings.issue.apiKey", id: "settings.issue.id", name: "provider.name", baseURL: "provider.baseUrl" };
 
 /** A refused setting's place in words: `["profiles", "0", "baseURL"]` → "Endpoint 1 · Base URL". */
 export function issueLabel(loc) {
@@ -47,9 +48,9 @@ export function issueLabel(loc) {
     const part = String(loc[i]);
     const next = loc[i + 1];
     if (Object.hasOwn(LIST_ITEMS, part) && /^\d+$/.test(String(next ?? ""))) {
-      words.push(`${LIST_ITEMS[part]} ${Number(next) + 1}`);
+      words.push(t(LIST_ITEMS[part], { n: Number(next) + 1 }));
       i++;
-    } else if (!/^\d+$/.test(part)) words.push(FIELD_WORDS[part] ?? fieldLabel(part));
+    } else if (!/^\d+$/.test(part)) words.push(FIELD_WORDS[part] ? t(FIELD_WORDS[part]) : fieldLabel(part));
   }
   return words.join(" · ");
 }
@@ -57,7 +58,7 @@ export function issueLabel(loc) {
 /** A `settings-rejected` error's reasons in words, one per issue (none: null). */
 export function issueLines(error) {
   const issues = error?.details?.issues ?? [];
-  return issues.length ? issues.map((i) => `${issueLabel(i.loc) || "This section"}: ${i.msg}`) : null;
+  return issues.length ? issues.map((i) => t("settings.issue", { label: issueLabel(i.loc) || t("settings.issue.section"), message: i.msg })) : null;
 }
 
 /** Choices of an enum field: `[{value, title, description}]` (from `oneOf` consts when given). */
@@ -120,10 +121,10 @@ export function refsOf(namespaces) {
 
 /** "Configured (environment)" / "Configured (file)" / "Not configured" for a CredentialView. */
 export function credentialText(view) {
-  if (!view?.configured) return "Not configured";
-  if (view.source === "env") return "Configured (environment)";
-  if (view.source === "file") return "Configured (file)";
-  return "Configured";
+  if (!view?.configured) return t("provider.key.none");
+  if (view.source === "env") return t("provider.key.env");
+  if (view.source === "file") return t("provider.key.file");
+  return t("provider.key.configured");
 }
 
 /** The efforts a model list offers, in first-seen order (the union over its models). */

@@ -2,11 +2,13 @@
 // whether a line is a command. Commands must start the message (the host's grammar: slash at
 // byte 0); skills may sit anywhere, bounded by whitespace (docs/architecture.md, "Skills").
 
+import { t } from "../i18n/i18n.js";
+
 /** Commands the web client runs itself (not in command.list). */
 export const CLIENT_COMMANDS = [
-  { name: "model", description: "Choose the model for this session" },
-  { name: "new", description: "Start a new session" },
-  { name: "help", description: "List the commands and skills you can use here" },
+  { name: "model", get description() { return t("slash.model"); } },
+  { name: "new", get description() { return t("slash.new"); } },
+  { name: "help", get description() { return t("slash.help"); } },
 ];
 
 const COMMAND_LINE = /^\/([a-z][a-z0-9_-]*)(?=$|[ \t\r\n])/;

@@ -10,15 +10,19 @@ export class TurnCalls {
   }
 
   /** session.prompt with the window's time zone; a host that refuses the zone gets none. */
-  async prompt(payload) {
+  prompt(payload) {
+    return this.#withZone("session.prompt", payload);
+  }
+
+  async #withZone(method, payload) {
     const withZone = { ...payload };
     try {
       withZone.clientTimeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     } catch {
       /* no time zone: the host uses its own */
     }
-    const r = await this.client.call("session.prompt", withZone);
-    if (!r.ok && r.error.code === "invalid-time-zone") return this.client.call("session.prompt", payload);
+    const r = await this.client.call(method, withZone);
+    if (!r.ok && r.error.code === "invalid-time-zone") return this.client.call(method, payload);
     return r;
   }
 
@@ -97,8 +101,9 @@ export class TurnCalls {
     return this.client.call("mcp.setEnabled", payload);
   }
 
+  /** subagent.prompt takes what session.prompt takes: the window's time zone too. */
   messageSubagent(payload) {
-    return this.client.call("subagent.prompt", payload);
+    return this.#withZone("subagent.prompt", payload);
   }
 
   interruptSubagent(payload) {

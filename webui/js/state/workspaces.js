@@ -5,6 +5,7 @@
 
 import { Emitter } from "./emitter.js";
 import { buildTree } from "./session-list.js";
+import { t } from "../i18n/i18n.js";
 
 export class WorkspaceState extends Emitter {
   constructor({ client }) {
@@ -18,7 +19,7 @@ export class WorkspaceState extends Emitter {
   /** Rebuild from the baseline (on every (re)connect: host frames are changes only). */
   async load() {
     const r = await this.client.call("workspace.list", {});
-    if (!r.ok) throw new Error(`Could not list workspaces: ${r.error.message}`);
+    if (!r.ok) throw new Error(t("workspaces.listFailed", { reason: r.error.message }));
     this.items = r.value.items;
     this.archived = r.value.archivedSessionIds;
     this.loaded = true;

@@ -3,6 +3,7 @@
 
 import { lastSession } from "../state/last-session.js";
 import { installShortcuts } from "./keyboard.js";
+import { onLanguage, t } from "../i18n/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -56,7 +57,7 @@ export function wireApp(app) {
     if (pinned || added?.sessionId === m.activeId) app.conversation.jumpToLatest();
     app.sidebar.render();
     if (added) {
-      const what = added.kind === "approval" ? `Approval needed: ${added.frame.toolName}` : "The agent has a question";
+      const what = added.kind === "approval" ? t("notify.approval", { tool: added.frame.toolName }) : t("notify.question");
       app.notifier.attention("HarnessDesk", what, () => app.open(added.sessionId));
     }
   });
@@ -69,7 +70,7 @@ export function wireApp(app) {
   m.on("jobs", (sid) => sid === m.activeId && app.renderAll());
   m.on("mcp", (project) => app.mcpPanel.changed(project));
   m.on("agent-error", ({ sessionId, message }) => {
-    app.status.toast(`${sessionId === m.activeId ? "" : "Another session: "}${message}`);
+    app.status.toast(sessionId === m.activeId ? message : t("notify.otherSession", { message }));
   });
   m.on("config", (type) => {
     if (type === "host/config-file-changed") app.configNotice.check();
@@ -98,9 +99,23 @@ export function wireApp(app) {
     cancelTurn: () => app.running() && app.stop({ escape: true }),
     closeSidebar: () => app.toggleSidebar(false),
   });
+  onLanguage(() => relabel(app));
   $("open-settings").addEventListener("click", () => app.settings.open());
   $("import-archive").addEventListener("click", () => app.importer.choose());
   $("scrim").addEventListener("click", () => app.toggleSidebar(false));
+}
+
+/** After a language switch (i18n/i18n.js has relabelled the text on screen that t() made):
+ * re-render what the views build from state. The composer's text, the scroll position and open
+ * dialogs stay as they are (docs/decisions.md, "Languages"). */
+function relabel(app) {
+  app.sidebar.render();
+  app.renderAll();
+  app.renderModelNotes();
+  app.onboarding.relabel();
+  app.status.renderConnection();
+  app.status.renderProblems();
+  app.composer.refresh();
 }
 
 /** The Terminal's and the Files pane's frames (docs/decisions.md, "Terminal and files"); true

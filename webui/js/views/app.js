@@ -19,6 +19,7 @@ import { forkFrom } from "./undo.js";
 import { renderEmpty } from "./welcome.js";
 import { checkUiSettings } from "./theme.js";
 import { parentLine, subagentOf } from "./subagents.js";
+import { t } from "../i18n/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -160,7 +161,7 @@ export class App {
     try {
       await downloadExport(this.host, sessionId);
     } catch (e) {
-      this.status.toast(`Export failed: ${e.message}`);
+      this.status.toast(t("export.failed", { reason: e.message }));
     }
   }
 
@@ -236,7 +237,7 @@ export class App {
     this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);
     this.topbar.updateMcp(s ? this.mcpPanel.value : null, this.mcpOpen);
     const goal = s?.projections.get("goal")?.value;
-    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null);
+    this.goalBar.set(s?.sessionId ?? null, goal, s ? liveRound(s.fold.items, goal?.goal?.id) : null, this.running());
     this.notifier.setBase(s ? title || summary?.provisionalTitle : null);
   }
 

@@ -6,8 +6,8 @@
 import { h, icon } from "./dom.js";
 import { ARG_NAMES, describeTool, parseArgs } from "../state/diff.js";
 import { lineCount, otherArgs, prettyText, prettyTokens } from "../state/args-format.js";
-import { diffView } from "./tool-card.js";
-import { fileChangeView } from "./diff.js";
+import { diffView, fileChangeView } from "./diff.js";
+import { t } from "../i18n/i18n.js";
 
 const COLLAPSE_LINES = 14;
 const COLLAPSE_CHARS = 1500;
@@ -51,22 +51,22 @@ function hasAny(args, ...lists) {
 /** The arguments not shown by the tool-specific view, as pretty JSON (nothing when none). */
 function rest(args, ...lists) {
   const others = otherArgs(args, lists.flat());
-  return Object.keys(others).length ? [jsonView(others, "Other arguments")] : [];
+  return Object.keys(others).length ? [jsonView(others, t("args.other"))] : [];
 }
 
 function fileView(path, content) {
-  const pre = h("pre", { class: "args-content", testid: "approval-content" }, content === "" ? h("span", { class: "args-empty" }, "(empty file)") : content);
+  const pre = h("pre", { class: "args-content", testid: "approval-content", translate: content === "" ? undefined : "no" }, content === "" ? h("span", { class: "args-empty" }, t("args.emptyFile")) : content);
   const wrap = h(
     "div",
     { class: "diff-wrap args-file" },
-    h("div", { class: "diff-path" }, icon("file"), h("span", { testid: "approval-path" }, path)),
+    h("div", { class: "diff-path" }, icon("file"), h("span", { testid: "approval-path", translate: "no" }, path)),
     pre,
   );
   return collapsible(wrap, pre, lineCount(content), content.length);
 }
 
 function commandView(command) {
-  const pre = h("pre", { class: "terminal", testid: "approval-command" }, h("span", { class: "term-prompt" }, "$ "), h("span", { class: "term-cmd" }, command));
+  const pre = h("pre", { class: "terminal", testid: "approval-command", translate: "no" }, h("span", { class: "term-prompt" }, "$ "), h("span", { class: "term-cmd" }, command));
   return collapsible(pre, pre, lineCount(command), command.length);
 }
 
@@ -75,7 +75,7 @@ const TOKEN_CLASS = { key: "hljs-attr", string: "hljs-string", literal: "hljs-nu
 function jsonView(value, label = null) {
   const pre = h(
     "pre",
-    { class: "args-json", testid: "approval-json" },
+    { class: "args-json", testid: "approval-json", translate: "no" },
     prettyTokens(value).map((t) => (t.kind === "punct" ? t.text : h("span", { class: TOKEN_CLASS[t.kind] }, t.text))),
   );
   const text = prettyText(value);
@@ -84,7 +84,7 @@ function jsonView(value, label = null) {
 }
 
 function plain(text) {
-  const pre = h("pre", { class: "args-json", testid: "approval-json" }, text);
+  const pre = h("pre", { class: "args-json", testid: "approval-json", translate: "no" }, text);
   return collapsible(pre, pre, lineCount(text), text.length);
 }
 
@@ -95,12 +95,12 @@ function plain(text) {
 function collapsible(el, scroller, lines, chars) {
   if (lines <= COLLAPSE_LINES && chars <= COLLAPSE_CHARS) return el;
   scroller.classList.add("is-collapsed");
-  const more = `Show all ${lines} line${lines === 1 ? "" : "s"}`;
+  const more = t("diff.showAll", { count: lines });
   const btn = h("button", { type: "button", class: "btn btn-small args-toggle", testid: "approval-args-toggle", "aria-expanded": "false" }, more);
   btn.addEventListener("click", () => {
     const collapsed = scroller.classList.toggle("is-collapsed");
     btn.setAttribute("aria-expanded", String(!collapsed));
-    btn.textContent = collapsed ? more : "Show less";
+    btn.textContent = collapsed ? t("diff.showAll", { count: lines }) : t("diff.showLess");
   });
   return h("div", { class: "args-collapsible" }, el, btn);
 }

@@ -11,6 +11,7 @@
 //   included: a key with Alt is never text.
 
 import { h } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 export const APPROVAL_KEYS = { "allowed-once": "y", "allowed-always": "a", rejected: "n" };
 
@@ -39,7 +40,7 @@ export function installApprovalKeys(card, buttons) {
     byKey.set(key, button);
     const k = key.toUpperCase();
     button.setAttribute("aria-keyshortcuts", `${k} Alt+${k}`);
-    button.title = `${k} while this card has the focus, Alt+${k} from the message box`;
+    button.title = t("cards.keyTitle", { key: k });
   }
   const armed = () => {
     const on = performance.now() - shownAt >= approvalTiming.armMs;

@@ -2,17 +2,18 @@
 // person knows why it is not in the list (docs/decisions.md, "Review and context").
 
 import { h } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 export class ArchivedNote {
   /** @param root the banners strip @param ctx {unarchive(sessionId)} */
   constructor(root, ctx) {
     this.sessionId = null;
-    const undo = h("button", { type: "button", class: "btn btn-small", testid: "archived-note-unarchive" }, "Unarchive");
+    const undo = h("button", { type: "button", class: "btn btn-small", testid: "archived-note-unarchive" }, t("sessionItem.unarchive"));
     undo.addEventListener("click", () => this.sessionId && ctx.unarchive(this.sessionId));
     this.el = h(
       "div",
       { class: "banner banner-info", testid: "archived-note", role: "status", hidden: true },
-      h("span", {}, h("strong", {}, "This session is archived."), " It stays under Archived at the bottom of the list."),
+      h("span", {}, h("strong", {}, t("archived.title")), t("archived.where")),
       undo,
     );
     root.append(this.el);

@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { askUserView } from "../state/ask-user.js";
+import { t } from "../i18n/i18n.js";
 
 export function askUserBody(item) {
   const v = askUserView(item.arguments, item.result);
@@ -14,16 +15,16 @@ export function askUserBody(item) {
       h(
         "div",
         { class: "qa" },
-        h("dt", { testid: "qa-question" }, q.header ? h("span", { class: "q-header" }, q.header) : null, q.question),
+        h("dt", { testid: "qa-question", translate: "no" }, q.header ? h("span", { class: "q-header" }, q.header) : null, q.question),
         h(
           "dd",
-          { class: q.answer === null ? "qa-answer is-empty" : "qa-answer", testid: "qa-answer" },
-          q.answer ?? (waiting ? "Waiting for your answer…" : "No answer"),
+          { class: q.answer === null ? "qa-answer is-empty" : "qa-answer", testid: "qa-answer", translate: q.answer === null ? undefined : "no" },
+          q.answer ?? (waiting ? t("qa.waiting") : t("qa.none")),
         ),
       ),
     ),
   );
-  const note = v.note ? h("p", { class: item.result?.isError ? "tool-note is-error" : "tool-note", testid: "tool-result" }, v.note) : null;
+  const note = v.note ? h("p", { class: item.result?.isError ? "tool-note is-error" : "tool-note", testid: "tool-result", translate: "no" }, v.note) : null;
   return h("div", { class: "tool-qa-wrap" }, v.questions.length ? list : null, note);
 }
 

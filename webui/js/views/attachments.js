@@ -2,6 +2,7 @@
 // and pasted/dropped files → base64 image content for session.prompt.
 
 import { h } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 export const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -15,7 +16,7 @@ export function bytesToBase64(bytes) {
 
 /** A thumbnail element for an image content block; loads lazily. */
 export function attachmentThumb(turns, sessionId, ref) {
-  const label = ref.name || `image ${ref.width}×${ref.height}`;
+  const label = ref.name || t("attach.imageSize", { width: String(ref.width), height: String(ref.height) });
   const fig = h("figure", { class: "thumb loading", testid: "image-thumb", dataset: { attachmentId: ref.attachmentId } });
   const img = h("img", { alt: label, width: Math.min(ref.width || 160, 240), decoding: "async" });
   fig.append(img);
@@ -27,7 +28,7 @@ export function attachmentThumb(turns, sessionId, ref) {
     () => {
       fig.classList.remove("loading");
       fig.classList.add("failed");
-      fig.append(h("figcaption", {}, "Image unavailable"));
+      fig.append(h("figcaption", {}, t("attach.unavailable")));
     },
   );
   return fig;
@@ -35,8 +36,8 @@ export function attachmentThumb(turns, sessionId, ref) {
 
 /** A File (paste/drop/picker) → {type:"image", mediaType, data, name} or an error string. */
 export async function fileToImageInput(file) {
-  if (!IMAGE_TYPES.has(file.type)) return { error: `${file.name || "file"}: only PNG, JPEG, WebP and GIF images can be attached` };
-  if (file.size > MAX_IMAGE_BYTES) return { error: `${file.name || "image"} is larger than 20 MB` };
+  if (!IMAGE_TYPES.has(file.type)) return { error: t("attach.wrongType", { name: file.name || t("attach.file") }) };
+  if (file.size > MAX_IMAGE_BYTES) return { error: t("attach.tooLarge", { name: file.name || t("attach.image") }) };
   const bytes = new Uint8Array(await file.arrayBuffer());
   const input = { type: "image", mediaType: file.type, data: bytesToBase64(bytes) };
   if (file.name) input.name = file.name;

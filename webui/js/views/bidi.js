@@ -6,6 +6,7 @@
 // only, by a visible marker naming it, and the card gets a warning.
 
 import { h } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 const NAMES = {
   "\u061C": "ARABIC LETTER MARK",
@@ -24,8 +25,6 @@ const NAMES = {
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 const BIDI_ALL = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 
-export const BIDI_WARNING =
-  "This contains invisible text-direction characters (shown as ⟨U+…⟩): what is displayed may not be what runs.";
 
 /** Whether `text` holds a bidi control. */
 export function hasBidi(text) {
@@ -73,7 +72,7 @@ export function revealBidi(root) {
 export function guardCard(card, before = null) {
   card.querySelectorAll(":scope [data-testid='bidi-warning']").forEach((w) => w.remove());
   if (!revealBidi(card)) return false;
-  const warning = h("p", { class: "bidi-warning", testid: "bidi-warning", role: "alert" }, "⚠ ", BIDI_WARNING);
+  const warning = h("p", { class: "bidi-warning", testid: "bidi-warning", role: "alert", translate: "yes" }, "⚠ ", t("bidi.warning"));
   card.insertBefore(warning, before && before.parentNode === card ? before : card.firstChild);
   return true;
 }

@@ -7,9 +7,10 @@ import { h, icon, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { diffTable, statNodes } from "./diff.js";
 import { describeError } from "../state/problems.js";
+import { hostNote } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
-const STATUS = { added: "new file", modified: "modified", deleted: "deleted" };
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const STATUS = new Set(["added", "modified", "deleted"]);
 
 export class ChangesPanel {
   /** @param {HTMLElement} root @param {{state, toast(msg, tone?), close()}} ctx */
@@ -43,14 +44,14 @@ export class ChangesPanel {
     const top = this.root.scrollTop; // a re-read keeps the place the person was reading
     const had = focusKey(this.root); // a re-read keeps the focus where it was, too
     clear(this.root);
-    const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": "Close changes" }, icon("x"));
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": t("changesPanel.close") }, icon("x"));
     close.addEventListener("click", () => this.ctx.close());
-    const count = files ? h("span", { class: "changes-count", testid: "changes-summary" }, files.length ? `${plural(files.length, "file")} changed since the session started` : "") : null;
-    this.root.append(h("div", { class: "changes-head" }, h("h2", { class: "panel-title" }, "Changes"), count, close));
+    const count = files ? h("span", { class: "changes-count", testid: "changes-summary" }, files.length ? t("changesPanel.summary", { count: files.length }) : "") : null;
+    this.root.append(h("div", { class: "changes-head" }, h("h2", { class: "panel-title" }, t("changes.label")), count, close));
     if (error) this.root.append(h("p", { class: "list-empty", role: "alert" }, describeError(error)));
-    if (!files) return this.root.append(h("p", { class: "list-empty" }, "Reading the changes…"));
+    if (!files) return this.root.append(h("p", { class: "list-empty" }, t("changesPanel.reading")));
     if (!files.length) {
-      this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, "This session has not changed any file (or every change was put back)."));
+      this.root.append(h("p", { class: "list-empty", testid: "changes-empty" }, t("changesPanel.empty")));
       if (had) close.focus(); // nothing left to review: the way out
       return;
     }
@@ -67,29 +68,29 @@ export class ChangesPanel {
   }
 
   fileNode(file) {
-    const revert = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "changes-revert-file", disabled: !file.revertable, title: file.revertable ? "Put this file back as it was when the session started" : file.note ?? "" }, icon("retry"), h("span", {}, "Revert file"));
+    const revert = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "changes-revert-file", disabled: !file.revertable, title: file.revertable ? t("changesPanel.revertFileTitle") : hostNote(file.note) }, icon("retry"), h("span", {}, t("changesPanel.revertFile")));
     revert.addEventListener("click", () => this.revertFile(file, revert));
-    const turns = file.turns.length ? h("span", { class: "changes-turns" }, `turn${file.turns.length > 1 ? "s" : ""} ${file.turns.map((t) => t + 1).join(", ")}`) : null;
+    const turns = file.turns.length ? h("span", { class: "changes-turns" }, t("changesPanel.turns", { count: file.turns.length, list: file.turns.map((n) => n + 1).join(", ") })) : null;
     const head = h(
       "div",
       { class: "diff-path changes-file-head" },
       icon("file"),
-      h("span", { class: "diff-file", testid: "changes-file-name", tabindex: "-1" }, file.path),
-      h("span", { class: ["badge", "diff-badge", `is-${file.status}`], testid: "changes-status" }, STATUS[file.status] ?? file.status),
-      file.added || file.removed ? h("span", { class: "diff-stat", "aria-label": `${file.added} lines added, ${file.removed} removed` }, statNodes(file)) : null,
+      h("span", { class: "diff-file", testid: "changes-file-name", tabindex: "-1", translate: "no" }, file.path),
+      h("span", { class: ["badge", "diff-badge", `is-${file.status}`], testid: "changes-status" }, STATUS.has(file.status) ? t(`changesPanel.status.${file.status}`) : file.status),
+      file.added || file.removed ? h("span", { class: "diff-stat", "aria-label": t("diff.stat", { added: file.added, removed: file.removed }) }, statNodes(file)) : null,
       turns,
       h("span", { class: "changes-spacer" }),
       revert,
     );
     const hunks = file.hunks.map((hunk) => this.hunkNode(file, hunk));
-    const note = file.note ? h("p", { class: "diff-note", testid: "changes-note" }, `No diff shown: ${file.note}.`) : null;
+    const note = file.note ? h("p", { class: "diff-note", testid: "changes-note" }, t("diff.noteNone", { note: hostNote(file.note) })) : null;
     return h("li", { class: "diff-wrap file-change changes-file", testid: "changes-file", dataset: { path: file.path, status: file.status } }, head, ...hunks, note);
   }
 
   hunkNode(file, hunk) {
-    const btn = h("button", { type: "button", class: "btn btn-small btn-ghost", testid: "changes-revert-hunk", disabled: !file.revertable, title: "Undo only this change" }, icon("retry"), h("span", {}, "Revert hunk"));
+    const btn = h("button", { type: "button", class: "btn btn-small btn-ghost", testid: "changes-revert-hunk", disabled: !file.revertable, title: t("changesPanel.hunkTitle") }, icon("retry"), h("span", {}, t("changesPanel.revertHunk")));
     btn.addEventListener("click", () => this.revertHunk(file, hunk, btn));
-    return h("div", { class: "changes-hunk", testid: "changes-hunk", dataset: { hunkId: hunk.id } }, h("div", { class: "changes-hunk-bar" }, btn), diffTable(hunk.diff, `A change to ${file.path}`));
+    return h("div", { class: "changes-hunk", testid: "changes-hunk", dataset: { hunkId: hunk.id } }, h("div", { class: "changes-hunk-bar" }, btn), diffTable(hunk.diff, t("changesPanel.hunkLabel", { path: file.path })));
   }
 
   /** After a revert: the next hunk's Revert button in the same file (the last one when it was
@@ -121,16 +122,16 @@ export class ChangesPanel {
     const r = await this.ctx.state.revertHunk(file, hunk); // the list is re-read (and drawn) by then
     this.placeFocus(place);
     if (!r.ok) this.ctx.toast(describeError(r.error));
-    else this.ctx.toast(`Undid one change in ${file.path}.`, "info");
+    else this.ctx.toast(t("changesPanel.undid", { path: file.path }), "info");
   }
 
   async revertFile(file, btn) {
-    const what = file.status === "added" ? "It did not exist when the session started, so it will be deleted." : "It will hold what it held when the session started; every change since is undone (edits made outside HarnessDesk included).";
+    const what = file.status === "added" ? t("changesPanel.willDelete") : t("changesPanel.willRestore");
     const choice = await confirm({
-      title: `Revert ${file.path}?`,
+      title: t("changesPanel.revertTitle", { path: file.path }),
       body: [what],
       testid: "changes-revert-dialog",
-      actions: [{ label: "Revert file", value: "revert", tone: "danger", testid: "changes-revert-confirm" }],
+      actions: [{ label: t("changesPanel.revertFile"), value: "revert", tone: "danger", testid: "changes-revert-confirm" }],
     });
     if (choice !== "revert") return;
     btn.disabled = true;
@@ -138,7 +139,7 @@ export class ChangesPanel {
     const r = await this.ctx.state.revertFile(file);
     this.placeFocus(place);
     if (!r.ok) this.ctx.toast(describeError(r.error));
-    else this.ctx.toast(`Reverted ${file.path}.`, "info");
+    else this.ctx.toast(t("changesPanel.reverted", { path: file.path }), "info");
   }
 }
 

@@ -4,6 +4,8 @@
 import { describeError } from "../state/problems.js";
 import { permissionTarget } from "../state/looseness.js";
 import { confirmLoosening } from "./loosen-confirm.js";
+import { t } from "../i18n/i18n.js";
+import { modeHint, modeName } from "../state/host-words.js";
 
 /** Run `line` (it starts with a command of the session); false when it did not run. */
 export async function runCommand(app, line) {
@@ -19,7 +21,7 @@ export async function runCommand(app, line) {
     return false;
   }
   if (!r.value.matched) {
-    app.status.toast(`${line.split(/\s/, 1)[0]} is not a command here.`);
+    app.status.toast(t("commands.notHere", { command: line.split(/\s/, 1)[0] }));
     return false;
   }
   app.manager.patchSummary(s.sessionId, { commandsRun: true }); // "New session" will not reuse it
@@ -31,16 +33,16 @@ async function mayLoosen(session, line) {
   const to = permissionTarget(line);
   if (to === null) return true;
   const perms = session.projections.get("permissions")?.value;
-  const options = perms?.options ?? [];
+  const options = (perms?.options ?? []).map((o) => ({ value: o.value, name: modeName(o.value, o.name), description: o.value === "danger-full-access" ? t("perm.fullWarning") : modeHint(o.value, o.description) }));
   if (options.length && !options.some((o) => o.value === to)) return true; // the host names the mistake
-  return confirmLoosening({ from: perms?.currentValue ?? "read-only", to, options, where: "This session" });
+  return confirmLoosening({ from: perms?.currentValue ?? "read-only", to, options, where: t("loosen.thisSession") });
 }
 
 /** The client's own commands. */
 export async function runClient(app, name) {
   if (name === "new") return app.newSession();
   if (name === "model") {
-    if (!app.manager.active) return app.status.toast("Open or start a session to choose its model.");
+    if (!app.manager.active) return app.status.toast(t("commands.modelNeedsSession"));
     app.modelPicker.select.focus();
     app.modelPicker.select.showPicker?.();
     return;

@@ -5,7 +5,7 @@
 // ArrowUp in an empty box recalls what was sent before (state/recall.js); setDraft() fills the
 // box (and its images) for "Edit and resend".
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { fileToImageInput } from "./attachments.js";
 import { isArchive } from "../state/importer.js";
 import { SlashMenu } from "./slash-menu.js";
@@ -14,6 +14,7 @@ import { ContextChips } from "./context-chips.js";
 import { addChip, attachOf, chipFor, removeToken } from "../state/finder.js";
 import { CLIENT_COMMANDS, commandLine } from "../state/slash.js";
 import { Recall } from "../state/recall.js";
+import { t } from "../i18n/i18n.js";
 
 const CLIENT_NAMES = new Set(CLIENT_COMMANDS.map((c) => c.name));
 
@@ -35,18 +36,18 @@ export class ComposerView {
       class: "composer-input",
       testid: "composer-input",
       rows: 1,
-      placeholder: "Ask the agent to do something…",
-      "aria-label": "Message",
+      placeholder: t("composer.placeholder"),
+      "aria-label": t("composer.label"),
       "aria-describedby": "composer-hint",
     });
     this.chatOnly = h("span", { class: "chat-only", testid: "chat-only", hidden: true, role: "note" });
     this.thumbs = h("div", { class: "composer-attachments", testid: "composer-attachments", hidden: true });
     this.file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", multiple: true, class: "offscreen", tabindex: "-1", "aria-hidden": "true" });
-    this.attachBtn = h("button", { type: "button", class: "btn btn-icon", testid: "composer-attach", title: "Attach images", "aria-label": "Attach images" }, icon("image"));
-    this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: "Send (Enter)" }, icon("send"), h("span", { class: "btn-label" }, "Send"));
-    this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: "Deliver now, at the agent's next step" }, icon("steer"), h("span", { class: "btn-label" }, "Steer"));
-    this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: "Stop the running turn (Esc)" }, icon("stop"), h("span", { class: "btn-label" }, "Stop"));
-    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, h("kbd", {}, "Enter"), " to send · ", h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter"), " for a new line · ", h("kbd", {}, "/"), " for commands and skills · ", h("kbd", {}, "@"), " for files and MCP resources · paste or drop images");
+    this.attachBtn = h("button", { type: "button", class: "btn btn-icon", testid: "composer-attach", title: t("composer.attach"), "aria-label": t("composer.attach") }, icon("image"));
+    this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: t("composer.sendTitle") }, icon("send"), h("span", { class: "btn-label" }, t("composer.send")));
+    this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: t("composer.steerTitle") }, icon("steer"), h("span", { class: "btn-label" }, t("composer.steer")));
+    this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: t("composer.stopTitle") }, icon("stop"), h("span", { class: "btn-label" }, t("composer.stop")));
+    const hint = h("p", { id: "composer-hint", class: "composer-hint" }, tNodes("composer.hint", { enter: h("kbd", {}, "Enter"), newline: [h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter")], slash: h("kbd", {}, "/"), at: h("kbd", {}, "@") }));
     this.picks = new ContextChips(() => this.refresh(), () => this.finderQueries?.cap);
     this.finderQueries = actions.finder ?? null;
     this.finder = new FinderMenu(this.input, { queries: actions.finder, choose: (match, token) => this.attachMatch(match, token) });
@@ -143,9 +144,10 @@ export class ComposerView {
   /** `name` of the chat-only model the box sends to (it gets no tools), or null. */
   setChatOnly(name) {
     this.chatOnly.hidden = !name;
-    this.chatOnly.replaceChildren(...(name ? [icon("info"), h("span", {}, `${name}: chat only, no tools`)] : []));
-    this.chatOnly.title = name ? `${name} cannot read files, run commands or change anything: it only answers. Pick another model above the conversation, or connect one in Settings.` : "";
-    this.input.placeholder = name ? "Ask a question (this model only chats: no files, no commands)…" : "Ask the agent to do something…";
+    this.chatOnly.replaceChildren(...(name ? [icon("info"), h("span", {}, t("composer.chatOnly", { name }))] : []));
+    this.chatOnly.title = name ? t("composer.chatOnlyTitle", { name }) : "";
+    this.input.placeholder = name ? t("composer.placeholderChat") : t("composer.placeholder");
+    this.chatOnlyName = name;
   }
 
   /** A match chosen in the `@` menu: its token leaves the text, a chip takes its place. */
@@ -201,14 +203,14 @@ export class ComposerView {
     clear(this.thumbs);
     this.thumbs.hidden = this.images.length === 0;
     this.images.forEach((img, i) => {
-      const remove = h("button", { type: "button", class: "btn btn-icon thumb-remove", testid: "attachment-remove", "aria-label": `Remove ${img.input.name ?? "image"}` }, icon("x"));
+      const remove = h("button", { type: "button", class: "btn btn-icon thumb-remove", testid: "attachment-remove", "aria-label": img.input.name ? t("composer.removeImage", { name: img.input.name }) : t("composer.removeAnImage") }, icon("x"));
       remove.addEventListener("click", () => {
         URL.revokeObjectURL(img.url);
         this.images.splice(i, 1);
         this.renderThumbs();
         this.refresh();
       });
-      this.thumbs.append(h("figure", { class: "thumb", testid: "attachment-thumb" }, h("img", { src: img.url, alt: img.input.name ?? "pasted image" }), remove));
+      this.thumbs.append(h("figure", { class: "thumb", testid: "attachment-thumb" }, h("img", { src: img.url, alt: img.input.name ?? t("composer.pastedImage") }), remove));
     });
   }
 
@@ -286,15 +288,16 @@ export class ComposerView {
     const enabled = this.enabled !== false;
     this.input.disabled = !enabled;
     this.sendBtn.disabled = !enabled || !has || this.busy;
-    this.sendBtn.title = this.running ? "Queue for the next turn (Enter)" : "Send (Enter)";
-    this.sendBtn.querySelector(".btn-label").textContent = this.running ? "Queue" : "Send";
+    this.sendBtn.title = this.running ? t("composer.queueTitle") : t("composer.sendTitle");
+    this.sendBtn.querySelector(".btn-label").textContent = this.running ? t("composer.queue") : t("composer.send");
+    this.input.placeholder = this.chatOnlyName ? t("composer.placeholderChat") : t("composer.placeholder");
     this.steerBtn.hidden = !this.running;
     this.steerBtn.disabled = !enabled || !has || this.busy;
     this.stopBtn.hidden = !this.running;
     this.stopBtn.disabled = !enabled;
     this.stopBtn.title = this.waiting
-      ? `Stop this turn (Esc); the ${this.waiting === 1 ? "waiting message runs" : `${this.waiting} waiting messages run`} next. Esc again, or Stop all, clears them.`
-      : "Stop the running turn (Esc)";
+      ? t("composer.stopWaiting", { count: this.waiting })
+      : t("composer.stopTitle");
   }
 
   focus() {

@@ -6,13 +6,14 @@
 
 import { h } from "./dom.js";
 import { confirm } from "./confirm.js";
+import { t } from "../i18n/i18n.js";
 
 export class ConfigFileNotice {
   /** ctx: {config, toast(text, tone)} — `root` receives the notice. */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.list = h("div", { class: "config-notice-files" });
-    this.el = h("section", { class: "banner banner-error config-notice", testid: "config-file-notice", hidden: true, role: "alert", "aria-label": "A configuration file cannot be used" }, this.list);
+    this.el = h("section", { class: "banner banner-error config-notice", testid: "config-file-notice", hidden: true, role: "alert", "aria-label": t("config.label") }, this.list);
     root.prepend(this.el);
     this.seq = 0;
   }
@@ -29,35 +30,35 @@ export class ConfigFileNotice {
   }
 
   row(file, canOpen) {
-    const open = h("button", { type: "button", class: "btn btn-small", testid: "config-file-open" }, "Open file");
+    const open = h("button", { type: "button", class: "btn btn-small", testid: "config-file-open" }, t("config.open"));
     open.addEventListener("click", () => this.open(file));
-    const reset = h("button", { type: "button", class: "btn btn-small", testid: "config-file-reset" }, "Reset…");
+    const reset = h("button", { type: "button", class: "btn btn-small", testid: "config-file-reset" }, t("config.resetButton"));
     reset.addEventListener("click", () => this.reset(file));
-    const where = canOpen ? "" : ` It is at ${file.path}.`;
+
     return h(
       "div",
       { class: "config-notice-file", testid: "config-file-problem", "data-file": file.file },
-      h("p", { class: "config-notice-text" }, h("strong", {}, file.problem), ` HarnessDesk runs without this file and changes nothing in it until it is fixed; a saved fix applies at once.${where}`),
+      h("p", { class: "config-notice-text" }, h("strong", { translate: "no" }, file.problem), canOpen ? t("config.runsWithout") : t("config.runsWithoutAt", { path: file.path })),
       h("div", { class: "config-notice-actions" }, canOpen ? open : null, reset),
     );
   }
 
   async open(file) {
     const r = await this.ctx.config.openDocument({ file: file.file });
-    if (!r.ok) this.ctx.toast(r.error.message || `Cannot open ${file.file}.`, "error");
+    if (!r.ok) this.ctx.toast(r.error.message || t("config.cannotOpen", { file: file.file }), "error");
   }
 
   async reset(file) {
     const choice = await confirm({
-      title: `Reset ${file.file}?`,
+      title: t("config.resetTitle", { file: file.file }),
       testid: "config-file-reset-confirm",
-      body: [`The file is kept beside the new one as ${file.file}.broken-<date and time>, unchanged; HarnessDesk starts a fresh ${file.file} with what it runs with now.`],
-      actions: [{ label: "Reset", value: "reset", tone: "primary", testid: "config-file-reset-confirm-ok" }],
+      body: [t("config.resetBody", { file: file.file })],
+      actions: [{ label: t("config.reset"), value: "reset", tone: "primary", testid: "config-file-reset-confirm-ok" }],
     });
     if (choice !== "reset") return;
     const r = await this.ctx.config.resetDocument({ file: file.file });
-    if (!r.ok) this.ctx.toast(r.error.message || `Cannot reset ${file.file}.`, "error");
-    else if (r.value.keptAs) this.ctx.toast(`${file.file} was reset; the old file is kept as ${r.value.keptAs}.`, "info");
+    if (!r.ok) this.ctx.toast(r.error.message || t("config.cannotReset", { file: file.file }), "error");
+    else if (r.value.keptAs) this.ctx.toast(t("config.wasReset", { file: file.file, kept: r.value.keptAs }), "info");
     await this.check();
   }
 }

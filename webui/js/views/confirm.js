@@ -4,6 +4,7 @@
 // (docs/decisions.md, "Review and context").
 
 import { h, icon } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 /**
  * @param {{title: string, body: (string|Node)[], testid: string,
@@ -32,9 +33,9 @@ export function confirm(spec) {
       });
       return b;
     });
-    const cancel = h("button", { type: "button", class: "btn", testid: `${spec.testid}-cancel` }, "Cancel");
+    const cancel = h("button", { type: "button", class: "btn", testid: `${spec.testid}-cancel` }, t("common.cancel"));
     cancel.addEventListener("click", () => close(null));
-    const x = h("button", { type: "button", class: "btn btn-icon", "aria-label": "Close" }, icon("x"));
+    const x = h("button", { type: "button", class: "btn btn-icon", "aria-label": t("common.close") }, icon("x"));
     x.addEventListener("click", () => close(null));
     const titleId = `${spec.testid}-title`;
     const el = h(

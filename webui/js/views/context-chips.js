@@ -5,31 +5,31 @@
 
 import { h, icon, clear } from "./dom.js";
 import { chipNote, formatSize } from "../state/finder.js";
+import { t } from "../i18n/i18n.js";
 
 const DEFAULT_CAP = 64 * 1024;
 
 function chipBody(chip, cap) {
   const note = chipNote(chip, cap ?? DEFAULT_CAP);
-  const label = chip.kind === "folder" ? `${chip.path === "." ? "(the whole folder)" : chip.path}/` : chip.path;
+  const label = chip.kind === "folder" ? (chip.path === "." ? t("chips.wholeFolder") : `${chip.path}/`) : chip.path;
   const glyph = { folder: "folder", resource: "resource" }[chip.kind] ?? "file";
   return [
     icon(glyph),
-    h("span", { class: "context-chip-path", dir: "ltr" }, label),
+    h("span", { class: "context-chip-path", dir: "ltr", translate: chip.kind === "folder" && chip.path === "." ? undefined : "no" }, label),
     note ? h("span", { class: "context-chip-note", testid: "context-chip-note" }, short(chip, cap ?? DEFAULT_CAP)) : null,
   ];
 }
 
 function short(chip, cap) {
-  if (chip.binary) return "binary";
-  if (chip.kind === "folder") return "listing cut";
-  return `first ${formatSize(cap)} only`;
+  if (chip.binary) return t("chips.binary");
+  if (chip.kind === "folder") return t("chips.listingCut");
+  return t("chips.firstOnly", { size: formatSize(cap) });
 }
 
 function title(chip, cap) {
   const note = chipNote(chip, cap ?? DEFAULT_CAP);
-  if (chip.kind === "resource") return `MCP resource sent with the message: ${chip.uri} from the server ${chip.server}${note ? ` (${note})` : ""}`;
-  const what = chip.kind === "folder" ? "Folder listing" : "File content";
-  return `${what} sent with the message: ${chip.path}${note ? ` (${note})` : ""}`;
+  const what = chip.kind === "resource" ? t("chips.resource", { uri: chip.uri, server: chip.server }) : t(chip.kind === "folder" ? "chips.folder" : "chips.file", { path: chip.path });
+  return note ? t("error.withDetail", { message: what, detail: note }) : what;
 }
 
 /** The composer's chips: `set()` replaces them; each has a remove button. */
@@ -41,7 +41,7 @@ export class ContextChips {
     this.cap = cap;
     this.inputId = inputId;
     this.chips = [];
-    this.el = h("div", { class: "context-chips composer-context", testid: "composer-context", hidden: true, "aria-label": "Attached files and folders" });
+    this.el = h("div", { class: "context-chips composer-context", testid: "composer-context", hidden: true, "aria-label": t("chips.label") });
   }
 
   set(chips) {
@@ -54,7 +54,7 @@ export class ContextChips {
     clear(this.el);
     this.el.hidden = this.chips.length === 0;
     this.chips.forEach((chip, i) => {
-      const remove = h("button", { type: "button", class: "btn btn-icon context-chip-remove", testid: "context-chip-remove", "aria-label": `Remove ${chip.path}`, title: "Remove" }, icon("x"));
+      const remove = h("button", { type: "button", class: "btn btn-icon context-chip-remove", testid: "context-chip-remove", "aria-label": t("composer.removeImage", { name: chip.path }), title: t("chips.remove") }, icon("x"));
       remove.addEventListener("click", () => {
         this.set(this.chips.filter((_, k) => k !== i));
         document.getElementById(this.inputId)?.focus();

@@ -14,13 +14,13 @@ import { renderRow, updateRow } from "./rows.js";
 import { appendLive } from "./transcript-stream.js";
 import { WindowFill, shiftKept } from "./transcript-fill.js";
 import { revealHit } from "./transcript-hit.js";
+import { t } from "../i18n/i18n.js";
 
 const PAGE = 40;
 const TAIL_ROWS = 30; // rows a session opens with; the window grows from there (transcript-fill.js)
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
-const WAITING_LABEL = { approval: "Waiting for your approval", question: "Waiting for your answer" };
-const COMPACTING_LABEL = "Summarizing the earlier conversation…";
+const WAITING_LABEL = { approval: "conversation.waitingApproval", question: "conversation.waitingAnswer" };
 
 
 export class ConversationView {
@@ -39,14 +39,14 @@ export class ConversationView {
     this.follow = true;
     this.lastTop = 0;
     this.fill = new WindowFill(this); // the window grows near an edge a little per frame
-    this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, "Load older messages");
+    this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, t("conversation.loadOlder"));
     this.olderBtn.addEventListener("click", () => this.showOlder());
     this.top = h("div", { class: "sentinel", "aria-hidden": "true" });
     this.rows = h("div", { class: "rows" });
     this.bottom = h("div", { class: "sentinel", "aria-hidden": "true" });
-    this.workingLabel = h("span", { class: "working-label" }, "Working…");
+    this.workingLabel = h("span", { class: "working-label" }, t("conversation.working"));
     this.working = h("div", { class: "working", testid: "working-indicator", hidden: true, role: "status", dataset: { state: "working" } }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), icon("down", "icon waiting-mark"), this.workingLabel);
-    this.jump = h("button", { type: "button", class: "btn jump-latest", testid: "jump-latest", hidden: true }, icon("down"), h("span", {}, "Latest"));
+    this.jump = h("button", { type: "button", class: "btn jump-latest", testid: "jump-latest", hidden: true }, icon("down"), h("span", {}, t("conversation.latest")));
     this.jump.addEventListener("click", () => this.jumpToLatest());
     // Approval/question cards stand inline after the last row, outside the windowed rows.
     this.tail = ctx.tailSlot ?? null;
@@ -85,7 +85,7 @@ export class ConversationView {
   setActivity(running, waiting = null, compacting = false) {
     this.working.hidden = !running && !waiting && !compacting;
     this.working.dataset.state = waiting ? `waiting-${waiting}` : compacting ? "compacting" : "working";
-    this.workingLabel.textContent = WAITING_LABEL[waiting] ?? (compacting ? COMPACTING_LABEL : "Working…");
+    this.workingLabel.textContent = WAITING_LABEL[waiting] ? t(WAITING_LABEL[waiting]) : compacting ? t("conversation.compacting") : t("conversation.working");
   }
 
   /** The view follows the stream (the person has not scrolled up). */
@@ -352,7 +352,7 @@ export class ConversationView {
     const more = !!s && (this.start > 0 || s.hasMore);
     this.olderBtn.hidden = !more;
     this.olderBtn.disabled = !!s?.loadingOlder;
-    const label = s?.loadingOlder ? "Loading older messages…" : "Load older messages";
+    const label = s?.loadingOlder ? t("conversation.loadingOlder") : t("conversation.loadOlder");
     if (this.olderBtn.textContent !== label) this.olderBtn.textContent = label; // no DOM write per frame
   }
 }

@@ -1,6 +1,8 @@
 // Small DOM helpers. No innerHTML here: text goes in as text nodes; event handlers are attached
 // with addEventListener (the page runs under a CSP without inline handlers or styles).
 
+import { number, t } from "../i18n/i18n.js";
+
 /**
  * h("button", {class: "btn", testid: "send", onclick: fn, attrs...}, ...children)
  * Keys: class, testid (→ data-testid), dataset {}, on* (listeners), hidden/disabled/checked/value
@@ -108,7 +110,28 @@ function withoutClass(props) {
   return rest;
 }
 
-export const fmt = new Intl.NumberFormat();
+/** Numbers in the page's language (i18n/i18n.js). */
+export const fmt = { format: (n) => number(n) };
+
+/** The message `key` with elements in some placeholders (`{link}` → a button), as one inline
+ * element, so a sentence keeps its own word order in every language; a language switch
+ * (i18n/i18n.js) fills it again around the same elements. */
+export function tNodes(key, params = {}) {
+  const el = document.createElement("span");
+  el.className = "i18n-nodes";
+  el._relabel = () => {
+    const slots = {};
+    for (const [k, v] of Object.entries(params)) slots[k] = v instanceof Node || Array.isArray(v) ? `\u0000${k}\u0000` : v;
+    const parts = t(key, slots)
+      .split("\u0000")
+      .map((part, i) => (i % 2 ? params[part] : part))
+      .filter((part) => part !== "");
+    clear(el);
+    append(el, parts);
+  };
+  el._relabel();
+  return el;
+}
 
 /** Write text to the clipboard; resolves true on success. */
 export async function copyText(text) {

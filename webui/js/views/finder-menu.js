@@ -7,6 +7,7 @@
 import { h, icon, clear } from "./dom.js";
 import { ComboList } from "./combobox.js";
 import { atToken, formatSize, highlightRuns, problemsNote } from "../state/finder.js";
+import { t } from "../i18n/i18n.js";
 
 const RETRIES = 10;
 const RETRY_MS = 1500;
@@ -20,7 +21,7 @@ export class FinderMenu {
     this.input = input;
     this.ctx = ctx;
     this.token = null;
-    this.combo = new ComboList(input, { id: "finder-menu-list", label: "Files, folders and resources", optionPrefix: "finder-opt-", choose: (i) => this.choose(i) });
+    this.combo = new ComboList(input, { id: "finder-menu-list", label: t("finder.label"), optionPrefix: "finder-opt-", choose: (i) => this.choose(i) });
     this.list = this.combo.list;
     this.el = h("div", { class: "slash-menu finder-menu", testid: "finder-menu", hidden: true });
     this.foot = h("p", { class: "finder-foot", testid: "finder-foot" });
@@ -68,7 +69,7 @@ export class FinderMenu {
 
   renderWaiting() {
     clear(this.list);
-    this.list.append(h("li", { class: "slash-empty", role: "presentation" }, "Looking through the folder…"));
+    this.list.append(h("li", { class: "slash-empty", role: "presentation" }, t("finder.looking")));
     this.foot.textContent = "";
     this.show();
   }
@@ -76,11 +77,11 @@ export class FinderMenu {
   render({ error, partial, problems }) {
     clear(this.list);
     const anyResource = this.items.some((m) => m.kind === "resource");
-    this.list.append(h("li", { class: "slash-section", role: "presentation" }, anyResource ? "Files, folders and MCP resources" : "Files and folders"));
+    this.list.append(h("li", { class: "slash-section", role: "presentation" }, anyResource ? t("finder.withResources") : t("finder.filesFolders")));
     this.items.forEach((item, i) => this.list.append(this.row(item, i)));
-    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "finder-empty" }, error ?? "No file, folder or resource matches."));
+    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "finder-empty" }, error ?? t("finder.none")));
     const trouble = problemsNote(problems);
-    this.foot.textContent = [partial ? "A very large folder: only part of it is searched." : "Enter or Tab attaches · Esc closes", trouble].filter(Boolean).join(" · ");
+    this.foot.textContent = [partial ? t("finder.partial") : t("finder.keys"), trouble].filter(Boolean).join(" · ");
     this.foot.title = (problems ?? []).join("\n");
     this.show();
     this.combo.syncActive();
@@ -96,7 +97,7 @@ export class FinderMenu {
         "li",
         { ...attrs, class: [...attrs.class, "finder-resource"], title: [r.title, r.uri, r.description].filter(Boolean).join("\n"), dataset: { index: String(i), path: item.path, kind: "resource", server: r.server, uri: r.uri } },
         icon("resource"),
-        h("span", { class: "finder-path", dir: "ltr" }, marked, r.title && r.title !== r.name ? h("span", { class: "finder-title" }, ` ${r.title}`) : null),
+        h("span", { class: "finder-path", dir: "ltr", translate: "no" }, marked, r.title && r.title !== r.name ? h("span", { class: "finder-title" }, ` ${r.title}`) : null),
         h("span", { class: "slash-kind finder-server", testid: "finder-server" }, `MCP · ${r.server}`),
       );
     }
@@ -104,8 +105,8 @@ export class FinderMenu {
       "li",
       { ...attrs, dataset: { index: String(i), path: item.path, kind: item.kind } },
       icon(item.kind === "folder" ? "folder" : "file"),
-      h("span", { class: "finder-path", dir: "ltr" }, marked, item.kind === "folder" ? "/" : ""),
-      h("span", { class: "slash-kind" }, item.kind === "folder" ? "folder" : formatSize(item.size)),
+      h("span", { class: "finder-path", dir: "ltr", translate: "no" }, marked, item.kind === "folder" ? "/" : ""),
+      h("span", { class: "slash-kind" }, item.kind === "folder" ? t("finder.folder") : formatSize(item.size)),
     );
   }
 

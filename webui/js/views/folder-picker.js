@@ -3,9 +3,10 @@
 // serves exactly one of the two and names the one it serves in directory-picker-unavailable, so
 // the picker starts with the likely one (native in the window) and switches once when told.
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { shortenPath } from "../state/session-list.js";
+import { t } from "../i18n/i18n.js";
 
 export class FolderPicker {
   /** ctx: {host, toast(msg)} */
@@ -45,39 +46,39 @@ export class FolderPicker {
   }
 
   fail(error) {
-    if (error?.code !== "cancelled") this.ctx.toast(`Could not open a folder: ${describeError(error)}`);
+    if (error?.code !== "cancelled") this.ctx.toast(t("folder.failed", { reason: describeError(error) }));
     return null;
   }
 
   // ---- the in-page browser ------------------------------------------------------------------
 
   build() {
-    this.crumbs = h("nav", { class: "fp-crumbs", testid: "folder-crumbs", "aria-label": "Folder path" });
-    this.entries = h("ul", { class: "fp-entries", testid: "folder-entries", role: "list", "aria-label": "Folders" });
+    this.crumbs = h("nav", { class: "fp-crumbs", testid: "folder-crumbs", "aria-label": t("folder.path") });
+    this.entries = h("ul", { class: "fp-entries", testid: "folder-entries", role: "list", "aria-label": t("folder.folders") });
     this.note = h("p", { class: "fp-note", testid: "folder-note", role: "status" });
     this.hiddenBox = h("input", { type: "checkbox", id: "fp-hidden", testid: "folder-show-hidden" });
-    this.nameInput = h("input", { type: "text", class: "fp-name", testid: "folder-new-name", "aria-label": "New folder name", placeholder: "New folder name", autocomplete: "off", spellcheck: "false" });
-    this.newForm = h("form", { class: "fp-new", testid: "folder-new-form", hidden: true }, this.nameInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-new-create" }, "Create"));
-    this.choosePath = h("code", { class: "fp-current", testid: "folder-current" });
+    this.nameInput = h("input", { type: "text", class: "fp-name", testid: "folder-new-name", "aria-label": t("folder.newName"), placeholder: t("folder.newName"), autocomplete: "off", spellcheck: "false" });
+    this.newForm = h("form", { class: "fp-new", testid: "folder-new-form", hidden: true }, this.nameInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-new-create" }, t("folder.create")));
+    this.choosePath = h("code", { class: "fp-current", testid: "folder-current", translate: "no" });
     // a typed or pasted path goes straight there (`~` is the home folder): no clicking down a tree
-    this.pathInput = h("input", { type: "text", class: "fp-path", testid: "folder-path-input", "aria-label": "Folder path", placeholder: "Type a path, then Enter", autocomplete: "off", spellcheck: "false" });
-    this.pathForm = h("form", { class: "fp-path-form", testid: "folder-path-form" }, this.pathInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-path-go" }, "Go"));
-    this.openBtn = h("button", { type: "button", class: "btn btn-primary", testid: "folder-open" }, "Open this folder");
-    const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, "Home");
-    const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, "New folder"));
-    const cancel = h("button", { type: "button", class: "btn", testid: "folder-cancel" }, "Cancel");
-    const close = h("button", { type: "button", class: "btn btn-icon", "aria-label": "Close" }, icon("x"));
+    this.pathInput = h("input", { type: "text", class: "fp-path", testid: "folder-path-input", "aria-label": t("folder.path"), placeholder: t("folder.typePath"), autocomplete: "off", spellcheck: "false" });
+    this.pathForm = h("form", { class: "fp-path-form", testid: "folder-path-form" }, this.pathInput, h("button", { type: "submit", class: "btn btn-small", testid: "folder-path-go" }, t("folder.go")));
+    this.openBtn = h("button", { type: "button", class: "btn btn-primary", testid: "folder-open" }, t("folder.open"));
+    const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, t("folder.home"));
+    const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, t("folder.new")));
+    const cancel = h("button", { type: "button", class: "btn", testid: "folder-cancel" }, t("common.cancel"));
+    const close = h("button", { type: "button", class: "btn btn-icon", "aria-label": t("common.close") }, icon("x"));
     this.el = h(
       "dialog",
       { class: "dialog folder-dialog", testid: "folder-dialog", "aria-labelledby": "fp-title" },
-      h("header", { class: "dialog-head" }, h("h2", { id: "fp-title" }, "Open folder"), close),
+      h("header", { class: "dialog-head" }, h("h2", { id: "fp-title" }, t("presets.openFolder")), close),
       h("div", { class: "fp-bar" }, this.crumbs),
       this.pathForm,
-      h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, "Show hidden")),
+      h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, t("folder.showHidden"))),
       this.newForm,
       this.entries,
       this.note,
-      h("footer", { class: "dialog-foot" }, h("span", { class: "fp-choice" }, "The agent will work in ", this.choosePath), h("div", { class: "row-actions" }, cancel, this.openBtn)),
+      h("footer", { class: "dialog-foot" }, h("span", { class: "fp-choice" }, tNodes("folder.choice", { path: this.choosePath })), h("div", { class: "row-actions" }, cancel, this.openBtn)),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.finish(null));
@@ -154,7 +155,7 @@ export class FolderPicker {
     if (!name || !this.listing) return;
     const r = await this.ctx.host.createDirectory(this.listing.path, name);
     if (!r.ok) {
-      this.note.textContent = r.error.code === "directory-exists" ? `“${name}” already exists here.` : describeError(r.error);
+      this.note.textContent = r.error.code === "directory-exists" ? t("folder.exists", { name }) : describeError(r.error);
       return;
     }
     this.nameInput.value = "";
@@ -172,7 +173,7 @@ export class FolderPicker {
       const after = listing.crumbs[i - 1]?.name ?? "";
       if (i > 0 && !/[\\/]$/.test(after)) this.crumbs.append(h("span", { class: "fp-sep", "aria-hidden": "true" }, "/"));
       const last = i === listing.crumbs.length - 1;
-      const b = h("button", { type: "button", class: "fp-crumb", testid: "folder-crumb", "aria-current": last ? "location" : undefined, title: c.path }, c.name);
+      const b = h("button", { type: "button", class: "fp-crumb", testid: "folder-crumb", "aria-current": last ? "location" : undefined, title: c.path, translate: "no" }, c.name);
       b.addEventListener("click", () => this.go(c.path));
       this.crumbs.append(b);
     });
@@ -187,12 +188,12 @@ export class FolderPicker {
     if (!listing) return;
     const rows = listing.entries.filter((e) => this.showHidden || !e.hidden);
     for (const e of rows) {
-      const b = h("button", { type: "button", class: ["fp-entry", e.hidden && "is-hidden"], testid: "folder-entry", dataset: { path: e.path }, title: e.path }, icon("folder"), h("span", {}, e.name));
+      const b = h("button", { type: "button", class: ["fp-entry", e.hidden && "is-hidden"], testid: "folder-entry", dataset: { path: e.path }, title: e.path }, icon("folder"), h("span", { translate: "no" }, e.name));
       b.addEventListener("click", () => this.go(e.path));
       this.entries.append(h("li", {}, b));
     }
     const hiddenCount = listing.entries.length - rows.length;
-    if (!rows.length) this.entries.append(h("li", { class: "fp-empty", testid: "folder-empty" }, hiddenCount ? `No folders here (${hiddenCount} hidden).` : "No folders here."));
-    if (listing.truncated) this.entries.append(h("li", { class: "fp-empty", testid: "folder-truncated" }, "This folder has more folders than can be shown; the list stops here."));
+    if (!rows.length) this.entries.append(h("li", { class: "fp-empty", testid: "folder-empty" }, hiddenCount ? t("folder.emptyHidden", { count: hiddenCount }) : t("folder.empty")));
+    if (listing.truncated) this.entries.append(h("li", { class: "fp-empty", testid: "folder-truncated" }, t("folder.truncated")));
   }
 }

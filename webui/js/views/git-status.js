@@ -2,12 +2,9 @@
 // (files.gitStatus), fetched when the session changes and after each of its turns.
 
 import { h, icon } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
-const WITHHELD = {
-  "untrusted-config": "Changed files are not counted: this repository's git configuration names programs git would run, and the folder is not trusted (trust it in the MCP panel).",
-  "no-sandbox": "Changed files are not counted: this repository's git configuration names programs, and this machine has no sandbox to run git in.",
-  failed: "Changed files could not be counted: git did not answer.",
-};
+const WITHHELD = new Set(["untrusted-config", "no-sandbox", "failed"]);
 
 export class GitStatus {
   /** @param {import("../state/turn-calls.js").TurnCalls} turns */
@@ -37,21 +34,23 @@ export class GitStatus {
       return;
     }
     const { branch, changed, withheld, findings } = r.value;
-    const label = branch ?? "detached HEAD";
+    const label = branch ?? t("git.detached");
     this.el.dataset.branch = branch ?? "";
     this.el.dataset.changed = changed == null ? "" : String(changed);
     this.el.dataset.withheld = withheld ?? "";
+    const branchEl = h("span", { class: "git-branch", testid: "git-branch", translate: branch ? "no" : undefined }, label);
     if (changed == null) {
       // Not counted: git would run what the repository's configuration names (docs/decisions.md,
       // "The host's git"), or git did not answer.
-      this.el.title = `Git: on ${label}. ${WITHHELD[withheld] ?? WITHHELD.failed}${findings?.length ? ` (${findings.join(", ")})` : ""}`;
-      this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: "git-changed is-withheld", testid: "git-changed" }, "?"));
+      const why = t(`git.withheld.${WITHHELD.has(withheld) ? withheld : "failed"}`) + (findings?.length ? ` (${findings.join(", ")})` : "");
+      this.el.title = t("git.titleWithheld", { branch: label, why });
+      this.el.replaceChildren(icon("fork"), branchEl, h("span", { class: "git-changed is-withheld", testid: "git-changed" }, "?"));
       this.el.hidden = false;
       return;
     }
-    const what = changed === 0 ? "no changes" : changed === 1 ? "1 changed file" : `${changed} changed files`;
-    this.el.title = `Git: on ${label}, ${what}`;
-    this.el.replaceChildren(icon("fork"), h("span", { class: "git-branch", testid: "git-branch" }, label), h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
+    const what = changed === 0 ? t("git.clean") : t("git.changed", { count: changed });
+    this.el.title = t("git.title", { branch: label, what });
+    this.el.replaceChildren(icon("fork"), branchEl, h("span", { class: ["git-changed", changed && "is-dirty"], testid: "git-changed" }, changed ? `±${changed}` : "✓"));
     this.el.hidden = false;
   }
 }

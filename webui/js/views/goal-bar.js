@@ -6,9 +6,10 @@
 
 import { h, clear, append } from "./dom.js";
 import { describeError } from "../state/problems.js";
-import { goalBarModel } from "../state/fold-goals.js";
+import { goalBarModel, RESUME_AFTER_IDLE_MS } from "../state/fold-goals.js";
+import { t } from "../i18n/i18n.js";
 
-const PHASE = { active: "Active", paused: "Paused", blocked: "Blocked" };
+const PHASE = new Set(["active", "paused", "blocked"]);
 
 export class GoalBar {
   /** el: the bar's element; ctx: {turns} */
@@ -21,18 +22,33 @@ export class GoalBar {
     this.editing = false;
     this.error = null;
     this.hiddenId = null; // a cleared goal, hidden until its `null` arrives
+    this.args = [null, null, null, false];
+    this.idleSince = null;
+    this.idleTimer = null;
+    this.shape = null; // what the bar's elements show, but the rounds: unchanged → no rebuild
+    this.roundsEl = null;
   }
 
-  /** The active session, its `goal` projection value and the newest round seen live. */
-  set(sessionId, value, round) {
+  /** The active session, its `goal` projection value, the newest round seen live, and whether
+   * the session is running. */
+  set(sessionId, value, round, running = false) {
     if (sessionId !== this.sessionId) {
       this.editing = false;
       this.error = null;
       this.hiddenId = null;
+      this.idleSince = null;
     }
     if (value === null) this.hiddenId = null;
     this.sessionId = sessionId;
-    const next = sessionId ? goalBarModel(value, round, this.hiddenId) : null;
+    this.args = [sessionId, value, round, running];
+    if (running) this.idleSince = null;
+    else this.idleSince ??= performance.now();
+    const idleMs = running || this.idleSince === null ? null : performance.now() - this.idleSince;
+    const next = sessionId ? goalBarModel(value, round, this.hiddenId, idleMs) : null;
+    clearTimeout(this.idleTimer);
+    if (next?.phase === "active" && !next.canResume && idleMs !== null) {
+      this.idleTimer = setTimeout(() => this.set(...this.args), RESUME_AFTER_IDLE_MS - idleMs + 50);
+    }
     if (this.editing && next && this.model && next.ref.revision === this.model.ref.revision) {
       this.model = next;
       return; // keep the half-typed edit
@@ -42,14 +58,28 @@ export class GoalBar {
   }
 
   render() {
+    // Only the rounds changed (a round started): update that text in place. Rebuilding the
+    // buttons at every round lost clicks — a Pause pressed while its button was replaced.
+    const m = this.model;
+    const shape = m && JSON.stringify([m.ref, m.objective, m.phase, m.reason, m.canPause, m.canResume, this.editing, this.busy, this.error]);
+    if (m && shape === this.shape && this.roundsEl?.isConnected) {
+      this.roundsEl.textContent = m.rounds;
+      return;
+    }
+    this.shape = shape;
+    this.build();
+  }
+
+  build() {
     const m = this.model;
     this.el.hidden = !m;
     clear(this.el);
     if (!m) return;
     this.el.dataset.phase = m.phase;
-    const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE[m.phase] ?? m.phase);
-    const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective }, m.objective);
+    const phase = h("span", { class: `goal-phase phase-${m.phase}`, testid: "goal-phase", title: m.reason ?? "" }, PHASE.has(m.phase) ? t(`goalBar.phase.${m.phase}`) : m.phase);
+    const main = this.editing ? this.editor(m) : h("span", { class: "goal-objective", testid: "goal-objective", title: m.objective, translate: "no" }, m.objective);
     const rounds = h("span", { class: "goal-rounds", testid: "goal-rounds" }, m.rounds);
+    this.roundsEl = rounds;
     const actions = h("span", { class: "goal-actions" });
     const button = (label, testid, run) => {
       const b = h("button", { type: "button", class: "btn btn-small", testid, disabled: this.busy }, label);
@@ -57,23 +87,23 @@ export class GoalBar {
       actions.append(b);
     };
     if (!this.editing) {
-      if (m.canPause) button("Pause", "goal-pause", () => this.act("goal.pause"));
-      if (m.canResume) button("Resume", "goal-resume", () => this.act("goal.resume"));
-      button("Complete", "goal-complete", () => this.act("goal.complete"));
-      button("Edit", "goal-edit", () => this.startEdit());
-      button("Clear", "goal-clear", () => this.act("goal.clear"));
+      if (m.canPause) button(t("library.pause"), "goal-pause", () => this.act("goal.pause"));
+      if (m.canResume) button(t("library.resume"), "goal-resume", () => this.act("goal.resume"));
+      button(t("goalBar.complete"), "goal-complete", () => this.act("goal.complete"));
+      button(t("queue.edit"), "goal-edit", () => this.startEdit());
+      button(t("goalBar.clear"), "goal-clear", () => this.act("goal.clear"));
     }
     append(this.el, [
-      h("div", { class: "goal-line" }, h("span", { class: "goal-label" }, "Goal"), phase, main, rounds, actions),
-      m.phase === "blocked" && m.reason ? h("p", { class: "goal-reason", testid: "goal-reason" }, m.reason) : null,
+      h("div", { class: "goal-line" }, h("span", { class: "goal-label" }, t("goal.label")), phase, main, rounds, actions),
+      m.phase === "blocked" && m.reason ? h("p", { class: "goal-reason", testid: "goal-reason", translate: "no" }, m.reason) : null,
       this.error ? h("p", { class: "goal-error", role: "alert", testid: "goal-error" }, this.error) : null,
     ]);
   }
 
   editor(m) {
-    const input = h("input", { type: "text", class: "goal-input", testid: "goal-edit-input", value: m.objective, "aria-label": "Goal objective" });
-    const save = h("button", { type: "submit", class: "btn btn-small btn-primary", testid: "goal-edit-save", disabled: this.busy }, "Save");
-    const cancel = h("button", { type: "button", class: "btn btn-small", testid: "goal-edit-cancel" }, "Cancel");
+    const input = h("input", { type: "text", class: "goal-input", testid: "goal-edit-input", value: m.objective, "aria-label": t("goalBar.objective") });
+    const save = h("button", { type: "submit", class: "btn btn-small btn-primary", testid: "goal-edit-save", disabled: this.busy }, t("common.save"));
+    const cancel = h("button", { type: "button", class: "btn btn-small", testid: "goal-edit-cancel" }, t("common.cancel"));
     cancel.addEventListener("click", () => {
       this.editing = false;
       this.render();

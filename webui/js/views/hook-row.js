@@ -1,8 +1,9 @@
 // A hook record in the conversation (docs/decisions.md, "Hook rows"): one compact line — the
 // event, the hook's command, the outcome — that opens to the reason (the hook's stderr).
 
-import { h, icon } from "./dom.js";
+import { h, icon, tNodes } from "./dom.js";
 import { hookOutcome, hookTone } from "../state/fold-hooks.js";
+import { t } from "../i18n/i18n.js";
 
 export function hookRow(item) {
   const tone = hookTone(item);
@@ -13,17 +14,17 @@ export function hookRow(item) {
       "summary",
       { title: item.handlerId },
       icon("terminal"),
-      h("span", { class: "hook-point", testid: "hook-point" }, `${item.point} hook`),
-      h("code", { class: "hook-command", testid: "hook-command" }, item.command ?? item.handlerId),
+      h("span", { class: "hook-point", testid: "hook-point" }, t("hooks.point", { point: item.point })),
+      h("code", { class: "hook-command", testid: "hook-command", translate: "no" }, item.command ?? item.handlerId),
       h("span", { class: "hook-outcome", testid: "hook-outcome" }, hookOutcome(item)),
-      item.reason ? h("span", { class: "hook-reason-first", testid: "hook-reason" }, item.reason.split("\n", 1)[0]) : null,
+      item.reason ? h("span", { class: "hook-reason-first", testid: "hook-reason", translate: "no" }, item.reason.split("\n", 1)[0]) : null,
     ),
     h(
       "div",
       { class: "hook-body" },
-      item.matcher ? h("p", {}, "Matcher: ", h("code", {}, item.matcher)) : null,
-      item.command ? h("pre", { class: "hook-command-full" }, item.command) : null,
-      item.reason ? h("pre", { class: "hook-reason" }, item.reason) : h("p", {}, "The hook printed nothing on stderr."),
+      item.matcher ? h("p", {}, tNodes("hooks.matcher", { matcher: h("code", { translate: "no" }, item.matcher) })) : null,
+      item.command ? h("pre", { class: "hook-command-full", translate: "no" }, item.command) : null,
+      item.reason ? h("pre", { class: "hook-reason", translate: "no" }, item.reason) : h("p", {}, t("hooks.noStderr")),
     ),
   );
 }

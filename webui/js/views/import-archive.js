@@ -3,12 +3,13 @@
 // the one used last) or a folder the person chooses; the imported session then opens under its
 // workspace (docs/decisions.md, "Import in the app"). Client calls: state/importer.js.
 
-import { h } from "./dom.js";
+import { h, tNodes } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { isArchive, refusal } from "../state/importer.js";
 import { recentWorkspaces } from "../state/workspaces.js";
 import { shortenPath } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
+import { t } from "../i18n/i18n.js";
 
 export class ImportArchive {
   /** ctx: {state (ImportState), manager, workspaces, picker (FolderPicker), toast(msg, tone), open(sid), home()} */
@@ -72,20 +73,19 @@ export class ImportArchive {
   async importFile(file) {
     const early = refusal(file);
     if (early) return this.ctx.toast(early);
-    if (this.busy) return this.ctx.toast("An import is already running.");
+    if (this.busy) return this.ctx.toast(t("import.busy"));
     this.busy = true;
     try {
       const workspace = await this.target(file);
       if (!workspace) return;
       const r = await this.state.importFile(file, workspace.workspaceId);
-      if (!r.ok) return this.ctx.toast(`Could not import ${file.name}: ${r.error.message || describeError(r.error)}`);
+      if (!r.ok) return this.ctx.toast(t("import.failed", { name: file.name, reason: r.error.message || describeError(r.error) }));
       // `host/session-added` carries no title: read the list again so the sidebar and the header
       // show the imported title as stored, not "Untitled session"
       await this.ctx.manager.refreshList().catch(() => false);
       this.ctx.open(r.value.sessionId);
       const more = r.value.sessionIds.length - 1;
-      const also = more > 0 ? ` with ${more} related session${more === 1 ? "" : "s"}` : "";
-      this.ctx.toast(`Imported ${file.name}${also} into ${workspace.title}.`, "info");
+      this.ctx.toast(more > 0 ? t("import.doneWith", { name: file.name, count: more, workspace: workspace.title }) : t("import.done", { name: file.name, workspace: workspace.title }), "info");
     } finally {
       this.busy = false;
     }
@@ -98,14 +98,14 @@ export class ImportArchive {
       const where = shortenPath(here.path, this.ctx.home());
       const choice = await confirm({
         testid: "import-dialog",
-        title: `Import “${file.name}”?`,
+        title: t("import.title", { name: file.name }),
         body: [
-          h("p", {}, "Into ", h("strong", { testid: "import-target" }, here.title), ` (${where}).`),
-          h("p", { class: "hint" }, "It works in that folder, in the mode new sessions start with; nothing runs until you send a message."),
+          h("p", {}, tNodes("import.into", { workspace: h("strong", { testid: "import-target", translate: "no" }, here.title), path: where })),
+          h("p", { class: "hint" }, t("import.hint")),
         ],
         actions: [
-          { label: "Choose folder…", value: "choose", testid: "import-choose" },
-          { label: "Import", value: "here", tone: "primary", testid: "import-confirm" },
+          { label: t("import.chooseFolder"), value: "choose", testid: "import-choose" },
+          { label: t("import.import"), value: "here", tone: "primary", testid: "import-confirm" },
         ],
       });
       if (choice === "here") return here;
@@ -115,7 +115,7 @@ export class ImportArchive {
     if (!path) return null;
     const r = await this.state.workspaceFor(path);
     if (!r.ok) {
-      this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
+      this.ctx.toast(t("import.openFailed", { path, reason: describeError(r.error) }));
       return null;
     }
     this.ctx.workspaces.upsert(r.value);

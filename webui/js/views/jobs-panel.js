@@ -3,6 +3,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { t, tOr } from "../i18n/i18n.js";
 
 const LIVE = new Set(["running", "stopping"]);
 const REFRESH_MS = 1500;
@@ -10,9 +11,9 @@ const REFRESH_MS = 1500;
 /** "4 s", "2 min 05 s", "1 h 03 min". */
 export function elapsed(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
-  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
+  if (s < 60) return t("jobs.seconds", { s });
+  if (s < 3600) return t("jobs.minutes", { m: Math.floor(s / 60), s: String(s % 60).padStart(2, "0") });
+  return t("jobs.hours", { h: Math.floor(s / 3600), m: String(Math.floor((s % 3600) / 60)).padStart(2, "0") });
 }
 
 export class JobsPanel {
@@ -55,7 +56,7 @@ export class JobsPanel {
     }
     const shown = new Map([...this.outputs].map(([id, o]) => [id, o.node]));
     clear(this.root);
-    this.root.append(h("h2", { class: "panel-title" }, "Background jobs"));
+    this.root.append(h("h2", { class: "panel-title" }, t("jobs.label")));
     const list = h("ul", { class: "job-list", role: "list" });
     for (const job of this.jobs) list.append(this.jobNode(job, shown.get(job.id)));
     this.root.append(list);
@@ -71,11 +72,11 @@ export class JobsPanel {
 
   jobNode(job, outputNode) {
     const live = LIVE.has(job.status);
-    const stop = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "job-stop", disabled: job.status !== "running", title: "End the command and everything it started" }, icon("stop"), h("span", {}, job.status === "stopping" ? "Stopping…" : "Stop"));
+    const stop = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "job-stop", disabled: job.status !== "running", title: t("jobs.stopTitle") }, icon("stop"), h("span", {}, job.status === "stopping" ? t("jobs.stopping") : t("composer.stop")));
     stop.addEventListener("click", () => this.stop(job, stop));
     const showing = this.outputs.has(job.id);
-    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "job-output-toggle", "aria-expanded": String(showing) }, icon("terminal"), h("span", {}, showing ? "Hide output" : "Output"));
-    const output = outputNode ?? h("pre", { class: "job-output", testid: "job-output", tabindex: "0" });
+    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "job-output-toggle", "aria-expanded": String(showing) }, icon("terminal"), h("span", {}, showing ? t("jobs.hideOutput") : t("jobs.output")));
+    const output = outputNode ?? h("pre", { class: "job-output", testid: "job-output", tabindex: "0", translate: "no" });
     output.hidden = !showing;
     toggle.addEventListener("click", () => this.toggleOutput(job, output));
     return h(
@@ -84,12 +85,12 @@ export class JobsPanel {
       h(
         "div",
         { class: "job-head" },
-        h("span", { class: ["badge", "job-status", live && "badge-running"], testid: "job-status" }, job.status),
+        h("span", { class: ["badge", "job-status", live && "badge-running"], testid: "job-status" }, tOr(`jobs.status.${job.status}`, job.status)),
         h("span", { class: "job-elapsed", testid: "job-elapsed" }, elapsed((job.finishedAt ?? Date.now()) - job.startedAt)),
         h("span", { class: "job-id" }, job.id),
       ),
-      h("code", { class: "job-label", testid: "job-label", title: job.label }, job.label),
-      job.detail ? h("div", { class: "job-detail" }, job.detail) : null,
+      h("code", { class: "job-label", testid: "job-label", title: job.label, translate: "no" }, job.label),
+      job.detail ? h("div", { class: "job-detail", translate: "no" }, job.detail) : null,
       h("div", { class: "job-actions" }, toggle, live ? stop : null),
       output,
     );
@@ -111,7 +112,7 @@ export class JobsPanel {
       this.outputs.delete(job.id);
     } else {
       this.outputs.set(job.id, { node, timer: 0 });
-      node.textContent = "Loading…";
+      node.textContent = t("common.loading");
       this.refreshOutput(job.id);
     }
     this.render();
@@ -126,9 +127,9 @@ export class JobsPanel {
     const node = entry.node;
     if (!r.ok) node.textContent = describeError(r.error);
     else {
-      const cut = r.value.offset > 0 ? `[… ${r.value.offset} earlier bytes not shown]\n` : "";
+      const cut = r.value.offset > 0 ? `${t("jobs.cut", { count: r.value.offset })}\n` : "";
       const pinned = node.scrollHeight - node.scrollTop - node.clientHeight < 24;
-      node.textContent = cut + (r.value.text || "(no output yet)");
+      node.textContent = cut + (r.value.text || t("jobs.noOutputYet"));
       if (pinned) node.scrollTop = node.scrollHeight;
     }
     const job = this.jobs.find((j) => j.id === jobId);

@@ -6,6 +6,8 @@
 
 import { confirm } from "./confirm.js";
 import { loosens } from "../state/looseness.js";
+import { modeName } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
 /**
  * Resolve true when the change may be sent: it does not loosen, or the person confirmed it.
@@ -14,16 +16,16 @@ import { loosens } from "../state/looseness.js";
 export async function confirmLoosening({ from, to, options = [], where }) {
   if (!loosens(from, to)) return true;
   const named = (v) => options.find((o) => o.value === v);
-  const title = (v) => named(v)?.name ?? v;
+  const title = (v) => modeName(v, named(v)?.name ?? v);
   const body = [
-    `${where} goes from “${title(from)}” to “${title(to)}”.`,
-    named(to)?.description ?? "The agent will be able to do more without asking you first.",
+    t("loosen.goesFrom", { where, from: title(from), to: title(to) }),
+    named(to)?.description ?? t("loosen.more"),
   ];
   const choice = await confirm({
-    title: "Let the agent do more without asking?",
+    title: t("loosen.title"),
     body,
     testid: "loosen-confirm",
-    actions: [{ label: `Switch to “${title(to)}”`, value: "loosen", tone: "danger", testid: "loosen-confirm-ok" }],
+    actions: [{ label: t("loosen.switch", { mode: title(to) }), value: "loosen", tone: "danger", testid: "loosen-confirm-ok" }],
   });
   return choice === "loosen";
 }

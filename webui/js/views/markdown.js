@@ -23,6 +23,7 @@ import typescript from "../../vendor/highlight/languages/typescript.min.js";
 import xml from "../../vendor/highlight/languages/xml.min.js";
 import yaml from "../../vendor/highlight/languages/yaml.min.js";
 import { h, icon, copyText } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 const LANGS = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
 for (const [name, def] of Object.entries(LANGS)) hljs.registerLanguage(name, def);
@@ -132,16 +133,16 @@ export function renderMarkdownInto(el, text, { cache = false } = {}) {
     const code = block.querySelector("code");
     const btn = h(
       "button",
-      { type: "button", class: "btn btn-icon copy-code", testid: "copy-code", title: "Copy code", "aria-label": "Copy code" },
+      { type: "button", class: "btn btn-icon copy-code", testid: "copy-code", title: t("markdown.copy"), "aria-label": t("markdown.copy"), translate: "yes" },
       icon("copy"),
     );
     btn.addEventListener("click", async () => {
       const ok = await copyText(code?.textContent ?? "");
       btn.classList.toggle("copied", ok);
-      btn.title = ok ? "Copied" : "Copy failed";
+      btn.title = ok ? t("markdown.copied") : t("markdown.copyFailed");
       setTimeout(() => {
         btn.classList.remove("copied");
-        btn.title = "Copy code";
+        btn.title = t("markdown.copy");
       }, 1500);
     });
     block.prepend(btn);

@@ -3,19 +3,12 @@
 // prompt that shows each project server's exact command line before anything of it runs
 // (docs/decisions.md, "MCP servers").
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { hookCommandList, hookFileNode } from "./hook-files.js";
+import { t, tOr } from "../i18n/i18n.js";
 
-const STATE_TEXT = {
-  disabled: "disabled",
-  "needs-trust": "needs trust",
-  "needs-approval": "needs approval",
-  starting: "starting…",
-  ready: "ready",
-  failed: "failed",
-  stopped: "stopped",
-};
+const STATES = new Set(["disabled", "needs-trust", "needs-approval", "starting", "ready", "failed", "stopped"]);
 
 export class McpPanel {
   /** @param {HTMLElement} root @param {{turns: TurnCalls, config: ConfigCalls, toast(msg), changed(value)}} ctx */
@@ -60,54 +53,54 @@ export class McpPanel {
     this.root.hidden = !this.open;
     if (!this.open) return;
     clear(this.root);
-    this.root.append(h("h2", { class: "panel-title" }, "MCP servers"));
+    this.root.append(h("h2", { class: "panel-title" }, t("mcp.label")));
     const v = this.value;
     if (!v) {
-      this.root.append(h("p", { class: "mcp-empty" }, "Loading…"));
+      this.root.append(h("p", { class: "mcp-empty" }, t("common.loading")));
       return;
     }
     const project = v.servers.filter((s) => s.scope === "project");
     const hookFiles = v.hookFiles ?? [];
     if ((project.length || hookFiles.length) && !v.trusted) this.root.append(this.trustPrompt(v, project, hookFiles));
     if (!v.servers.length) {
-      this.root.append(h("p", { class: "mcp-empty", testid: "mcp-empty" }, "No MCP servers. Add them to mcp.json in the data folder, or to the project's .mcp.json."));
+      this.root.append(h("p", { class: "mcp-empty", testid: "mcp-empty" }, t("mcp.none")));
     }
     const list = h("ul", { class: "job-list mcp-list", role: "list" });
     for (const server of v.servers) list.append(this.serverNode(v, server));
     for (const file of hookFiles) list.append(hookFileNode(v, file, { approve: (f, b) => this.act(() => this.ctx.config.approveHooks({ workspaceId: v.workspaceId, digest: f.digest }), b) }));
     this.root.append(list);
-    for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem" }, p));
-    const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: "Your own servers, used in every folder" }, h("span", {}, "Edit your servers (mcp.json)"));
+    for (const p of v.problems ?? []) this.root.append(h("p", { class: "mcp-problem", testid: "mcp-problem", translate: "no" }, p));
+    const edit = h("button", { type: "button", class: "btn btn-small", testid: "mcp-open-user-file", title: t("mcp.editTitle") }, h("span", {}, t("mcp.edit")));
     edit.addEventListener("click", () => openUserFile(this.ctx, edit));
     this.root.append(h("div", { class: "job-actions" }, edit));
   }
 
   trustPrompt(v, servers, hookFiles) {
-    const trust = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "mcp-trust", disabled: !v.workspaceId }, icon("check"), h("span", {}, "Trust this folder"));
+    const trust = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "mcp-trust", disabled: !v.workspaceId }, icon("check"), h("span", {}, t("mcp.trust")));
     trust.addEventListener("click", () => this.trust(v, trust));
     return h(
       "section",
-      { class: "mcp-trust", testid: "mcp-trust-prompt", role: "group", "aria-label": "Trust this folder?" },
-      h("p", { class: "mcp-trust-text" }, `This folder brings its own ${servers.length ? "MCP servers" : ""}${servers.length && hookFiles.length ? " and " : ""}${hookFiles.length ? "hooks" : ""}. Nothing of it runs until you trust `, h("code", {}, v.project), " and approve each server and hook file after reading its commands:"),
-      servers.length ? h("ul", { class: "mcp-trust-commands" }, ...servers.map((s) => h("li", {}, h("strong", {}, s.name), " ", h("code", { testid: "mcp-trust-command" }, s.commandLine)))) : null,
+      { class: "mcp-trust", testid: "mcp-trust-prompt", role: "group", "aria-label": t("mcp.trustLabel") },
+      h("p", { class: "mcp-trust-text" }, tNodes(servers.length && hookFiles.length ? "mcp.trustBoth" : servers.length ? "mcp.trustServers" : "mcp.trustHooks", { project: h("code", { translate: "no" }, v.project) })),
+      servers.length ? h("ul", { class: "mcp-trust-commands" }, ...servers.map((s) => h("li", { translate: "no" }, h("strong", {}, s.name), " ", h("code", { testid: "mcp-trust-command" }, s.commandLine)))) : null,
       ...hookFiles.map(hookCommandList),
-      v.workspaceId ? trust : h("p", { class: "mcp-problem" }, "Open this folder as a workspace to trust it."),
+      v.workspaceId ? trust : h("p", { class: "mcp-problem" }, t("mcp.openToTrust")),
     );
   }
 
   serverNode(v, s) {
     const actions = [];
     if (s.state === "needs-approval") {
-      const approve = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "mcp-approve", title: "Run exactly this command" }, icon("check"), h("span", {}, "Approve"));
+      const approve = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "mcp-approve", title: t("mcp.approveTitle") }, icon("check"), h("span", {}, t("hooks.approveButton")));
       approve.addEventListener("click", () => this.approve(v, s, approve));
       actions.push(approve);
     }
     if (["ready", "failed", "stopped"].includes(s.state)) {
-      const restart = h("button", { type: "button", class: "btn btn-small", testid: "mcp-restart" }, h("span", {}, "Restart"));
+      const restart = h("button", { type: "button", class: "btn btn-small", testid: "mcp-restart" }, h("span", {}, t("mcp.restartButton")));
       restart.addEventListener("click", () => this.act(() => this.ctx.turns.restartMcp({ sessionId: this.sessionId, name: s.name }), restart));
       actions.push(restart);
     }
-    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-enable" }, h("span", {}, s.enabled ? "Disable" : "Enable"));
+    const toggle = h("button", { type: "button", class: "btn btn-small", testid: "mcp-enable" }, h("span", {}, s.enabled ? t("mcp.disable") : t("mcp.enable")));
     toggle.addEventListener("click", () => this.act(() => this.ctx.turns.setMcpEnabled({ sessionId: this.sessionId, name: s.name, enabled: !s.enabled }), toggle));
     actions.push(toggle);
     const failed = s.state === "failed";
@@ -117,15 +110,15 @@ export class McpPanel {
       h(
         "div",
         { class: "job-head" },
-        h("strong", { class: "mcp-name" }, s.name),
-        h("span", { class: ["badge", "mcp-state", s.state === "ready" && "badge-running"], testid: "mcp-state" }, STATE_TEXT[s.state] ?? s.state),
-        h("span", { class: "job-id" }, `${s.scope} · ${s.transport}${s.transport === "stdio" ? (s.network ? " · network" : " · no network") : ""}${s.transport === "stdio" && s.state === "ready" && !s.sandboxed ? " · not sandboxed" : ""}`),
+        h("strong", { class: "mcp-name", translate: "no" }, s.name),
+        h("span", { class: ["badge", "mcp-state", s.state === "ready" && "badge-running"], testid: "mcp-state" }, STATES.has(s.state) ? t(`mcp.state.${s.state}`) : s.state),
+        h("span", { class: "job-id" }, [tOr(`mcp.scope.${s.scope}`, s.scope), s.transport, s.transport === "stdio" ? (s.network ? t("mcp.network") : t("mcp.noNetwork")) : null, s.transport === "stdio" && s.state === "ready" && !s.sandboxed ? t("mcp.notSandboxed") : null].filter(Boolean).join(" · ")),
       ),
-      h("code", { class: "job-label mcp-command", testid: "mcp-command", title: s.commandLine }, s.commandLine),
-      s.error ? h("div", { class: "mcp-error", testid: "mcp-error" }, s.error) : null,
-      failed && s.stderrTail ? h("pre", { class: "job-output", testid: "mcp-stderr", tabindex: "0" }, s.stderrTail) : null,
-      s.tools.length ? h("div", { class: "mcp-tools", testid: "mcp-tools" }, ...s.tools.map((t) => h("span", { class: "mcp-tool", title: t.description }, t.rawName, t.readOnlyHint ? h("span", { class: "mcp-ro" }, " (read-only)") : null))) : null,
-      ...(s.warnings ?? []).map((w) => h("div", { class: "job-detail" }, w)),
+      h("code", { class: "job-label mcp-command", testid: "mcp-command", title: s.commandLine, translate: "no" }, s.commandLine),
+      s.error ? h("div", { class: "mcp-error", testid: "mcp-error", translate: "no" }, s.error) : null,
+      failed && s.stderrTail ? h("pre", { class: "job-output", testid: "mcp-stderr", tabindex: "0", translate: "no" }, s.stderrTail) : null,
+      s.tools.length ? h("div", { class: "mcp-tools", testid: "mcp-tools" }, ...s.tools.map((tool) => h("span", { class: "mcp-tool", title: tool.description }, h("span", { translate: "no" }, tool.rawName), tool.readOnlyHint ? h("span", { class: "mcp-ro" }, t("mcp.readOnly")) : null))) : null,
+      ...(s.warnings ?? []).map((w) => h("div", { class: "job-detail", translate: "no" }, w)),
       h("div", { class: "job-actions" }, ...actions),
     );
   }
@@ -144,7 +137,7 @@ export class McpPanel {
   }
 
   approve(v, s, button) {
-    if (!v.workspaceId) return this.ctx.toast("Open this folder as a workspace to approve its servers.");
+    if (!v.workspaceId) return this.ctx.toast(t("mcp.openToApprove"));
     return this.act(() => this.ctx.config.approveMcp({ workspaceId: v.workspaceId, name: s.name, digest: s.digest }), button);
   }
 }
@@ -154,6 +147,6 @@ export async function openUserFile(ctx, button) {
   if (button) button.disabled = true;
   const r = await ctx.config.openMcpUserFile();
   if (button) button.disabled = false;
-  ctx.toast(r.ok ? `${r.value.path} is open in your editor; saved edits apply at the next request.` : describeError(r.error));
+  ctx.toast(r.ok ? t("mcp.fileOpen", { path: r.value.path }) : describeError(r.error));
   return r;
 }

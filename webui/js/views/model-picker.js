@@ -5,6 +5,8 @@
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
 import { addServerProfile } from "./model-library.js";
+import { routeName } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
 const SEP = "\u0001";
 
@@ -14,8 +16,8 @@ export class ModelPicker {
     this.ctx = ctx;
     this.sessionId = null;
     this.value = null;
-    this.select = h("select", { class: "model-select", testid: "model-picker", "aria-label": "Model" });
-    this.effort = h("select", { class: "effort-select", testid: "model-effort", "aria-label": "Reasoning effort", hidden: true });
+    this.select = h("select", { class: "model-select", testid: "model-picker", "aria-label": t("picker.model") });
+    this.effort = h("select", { class: "effort-select", testid: "model-effort", "aria-label": t("picker.effort"), hidden: true });
     this.el = h("div", { class: "model-picker", hidden: true }, this.select, this.effort);
     this.select.addEventListener("change", () => this.choose());
     this.effort.addEventListener("change", () => this.choose());
@@ -47,7 +49,7 @@ export class ModelPicker {
     }
     if (sid !== this.sessionId) return;
     if (!r.ok) {
-      if (!this.select.options.length) this.select.append(h("option", { value: "" }, "Model unavailable"));
+      if (!this.select.options.length) this.select.append(h("option", { value: "" }, t("picker.unavailable")));
       return;
     }
     this.render(r.value);
@@ -61,34 +63,34 @@ export class ModelPicker {
     let listed = false;
     this.entries = new Map();
     for (const g of v.groups) {
-      const og = h("optgroup", { label: g.name });
+      const og = h("optgroup", { label: routeName({ provider: g.id, displayName: g.name }) });
       for (const m of g.models) {
         const key = `${g.id}${SEP}${m.id}`;
         const efforts = (m.reasoning?.efforts ?? []).map((e) => e.id);
         this.entries.set(key, { provider: g.id, model: m.id, reasoningEfforts: efforts, defaultEffort: m.reasoning?.defaultEffort ?? null });
         if (key === curKey) listed = true;
-        og.append(h("option", { value: key }, m.name));
+        og.append(h("option", { value: key, translate: "no" }, m.name));
       }
       if (g.models.length) this.select.append(og);
     }
     const found = (this.ctx.servers?.() ?? []).filter((s) => !s.profileId && s.models.length);
     for (const s of found) {
       // a server on this machine not yet a provider: choosing one of its models adds it
-      const og = h("optgroup", { label: `${s.name} (found on this machine)`, testid: "model-found-server" });
+      const og = h("optgroup", { label: t("picker.found", { name: s.name }), testid: "model-found-server" });
       for (const m of s.models) {
         const key = `found:${s.port}${SEP}${m.id}`;
         this.entries.set(key, { addServer: s, model: m.id });
-        og.append(h("option", { value: key }, m.id));
+        og.append(h("option", { value: key, translate: "no" }, m.id));
       }
       this.select.append(og);
     }
     if (!listed) {
       this.entries.set(curKey, { provider: cur.provider, model: cur.model });
-      this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted" }, `${cur.model} (${cur.provider})`));
+      this.select.prepend(h("option", { value: curKey, testid: "model-current-unlisted", translate: "no" }, `${cur.model} (${cur.provider})`));
     }
     this.select.value = curKey;
     this.renderEffort(this.entries.get(curKey), cur.reasoningEffort);
-    this.select.title = v.routable ? `${cur.provider} · ${cur.model}` : `${cur.provider} is not available`;
+    this.select.title = v.routable ? `${cur.provider} · ${cur.model}` : t("picker.notAvailable", { provider: cur.provider });
     this.ctx.onProblem(v.routable ? null : "model-unavailable", `${cur.provider}/${cur.model}`);
     this.ctx.changed?.();
   }
@@ -98,9 +100,9 @@ export class ModelPicker {
     const efforts = entry?.reasoningEfforts ?? [];
     this.effort.hidden = efforts.length === 0;
     if (!efforts.length) return;
-    const fallback = entry?.defaultEffort ? `default (${entry.defaultEffort})` : "default effort";
+    const fallback = entry?.defaultEffort ? t("picker.defaultEffort", { effort: entry.defaultEffort }) : t("picker.defaultEffortPlain");
     this.effort.append(h("option", { value: "" }, fallback));
-    for (const e of efforts) this.effort.append(h("option", { value: e }, e));
+    for (const e of efforts) this.effort.append(h("option", { value: e, translate: "no" }, e));
     this.effort.value = current && efforts.includes(current) ? current : "";
   }
 

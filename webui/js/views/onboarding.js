@@ -3,6 +3,7 @@
 
 import { h, icon } from "./dom.js";
 import { modeWords } from "./welcome.js";
+import { t } from "../i18n/i18n.js";
 
 export const NOTICE_VERSION = "2026-11-30.1";
 
@@ -11,20 +12,20 @@ export class OnboardingNotice {
   constructor(root, ctx) {
     this.ctx = ctx;
     this.revision = null;
-    const ack = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "onboarding-ack" }, "Got it");
+    const ack = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "onboarding-ack" }, t("onboarding.ack"));
     ack.addEventListener("click", () => this.acknowledge());
-    const settings = h("button", { type: "button", class: "btn btn-small", testid: "onboarding-settings" }, icon("gear"), h("span", {}, "Settings"));
+    const settings = h("button", { type: "button", class: "btn btn-small", testid: "onboarding-settings" }, icon("gear"), h("span", {}, t("sidebar.settings")));
     settings.addEventListener("click", () => ctx.openSettings());
     this.el = h(
       "section",
-      { class: "onboarding", testid: "onboarding-notice", hidden: true, "aria-label": "Welcome" },
+      { class: "onboarding", testid: "onboarding-notice", hidden: true, "aria-label": t("onboarding.label") },
       h(
         "div",
         { class: "onboarding-text" },
-        h("strong", {}, "Welcome to HarnessDesk."),
-        " The agent works on this computer, in the folder of each session. ",
+        h("strong", {}, t("onboarding.title")),
+        t("onboarding.where"),
         (this.mode = h("span", { testid: "onboarding-mode" })),
-        " The shield above the conversation shows what it may do and switches between Read-only, Auto, Ask and Full access. ",
+        t("onboarding.shield"),
         (this.startsOn = h("span", { testid: "onboarding-model" })),
       ),
       h("div", { class: "onboarding-actions" }, settings, ack),
@@ -36,16 +37,22 @@ export class OnboardingNotice {
    * `newSessionMode`: Ask where Auto has no sandbox), as the welcome does; nothing before the
    * host said, rather than words that may not hold on this machine. */
   setMode(mode) {
+    this.modeValue = mode;
     this.mode.textContent = modeWords(mode) ?? "";
   }
 
   /** Name the model new sessions start on ({name, model, tools} from views/provider-state.js). */
   setStartsOn(on) {
+    this.on = on;
     if (!on) return this.startsOn.replaceChildren();
     const which = `${on.name}${on.model ? ` · ${on.model}` : ""}`;
-    this.startsOn.textContent = on.tools
-      ? `New sessions start on ${which}; add DeepSeek or any OpenAI-compatible server in Settings.`
-      : `New sessions start on ${which}, which only chats (no files, no commands): connect DeepSeek or any OpenAI-compatible server in Settings to let the agent work.`;
+    this.startsOn.textContent = on.tools ? t("onboarding.startsOn", { model: which }) : t("onboarding.startsOnChat", { model: which });
+  }
+
+  /** The language changed: say the mode and the model again in it. */
+  relabel() {
+    this.setMode(this.modeValue);
+    this.setStartsOn(this.on);
   }
 
   /** Show the notice unless this version was acknowledged (nothing when settings are not

@@ -2,17 +2,19 @@
 // the manager drops the entry (on */resolved, from any window). Question form state survives
 // re-renders of other cards.
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
+import { alwaysButton, alwaysText, approvalReason } from "../state/host-words.js";
 import { emptyForm, chooseOption, setCustom, buildAnswerSet, answerProblems } from "../state/answers.js";
 import { renderApprovalArgs } from "./approval-args.js";
 import { guardCard } from "./bidi.js";
 import { rejectNote } from "./reject-note.js";
 import { askedByLine } from "./subagents.js";
 import { hasDraft, installApprovalKeys, keyHint, mayTakeFocus } from "./approval-keys.js";
+import { t } from "../i18n/i18n.js";
 
 /** What "Allow always" would remember, named before the click: `code` spans stay code. */
-function scopeLine(always) {
-  const parts = always.text.split("`").map((piece, i) => (i % 2 ? h("code", {}, piece) : piece));
+function scopeLine(tool, always) {
+  const parts = alwaysText(tool, always).split("`").map((piece, i) => (i % 2 ? h("code", { translate: "no" }, piece) : piece));
   return h("p", { class: ["card-scope", always.exact && "is-exact"], testid: "approval-scope", dataset: { exact: String(!!always.exact) } }, ...parts);
 }
 
@@ -78,8 +80,8 @@ export class PendingCardsView {
 
   status(entry) {
     if (entry.error) return h("p", { class: "card-error", role: "alert" }, entry.error);
-    if (entry.state === "sending") return h("p", { class: "card-note" }, "Sending…");
-    if (entry.state === "sent") return h("p", { class: "card-note" }, "Answer sent — waiting for the agent…");
+    if (entry.state === "sending") return h("p", { class: "card-note" }, t("cards.sending"));
+    if (entry.state === "sent") return h("p", { class: "card-note" }, t("cards.sent"));
     return null;
   }
 
@@ -87,9 +89,9 @@ export class PendingCardsView {
     const f = entry.frame;
     const always = f.always ?? null; // the host's words for what "Allow always" remembers
     const buttons = [
-      ["allowed-once", "Allow once", "approval-allow-once", "btn-primary"],
-      ["allowed-always", always?.button ?? "Allow always", "approval-allow-always", ""],
-      ["rejected", "Reject", "approval-reject", "btn-danger"],
+      ["allowed-once", t("cards.allowOnce"), "approval-allow-once", "btn-primary"],
+      ["allowed-always", alwaysButton(always), "approval-allow-always", ""],
+      ["rejected", t("cards.reject"), "approval-reject", "btn-danger"],
     ].map(([outcome, label, testid, cls]) => {
       const b = h("button", { type: "button", class: `btn ${cls}`, testid, dataset: { outcome } }, label, keyHint(outcome));
       b.addEventListener("click", () => answer(outcome));
@@ -101,12 +103,12 @@ export class PendingCardsView {
     const actions = h("div", { class: "card-actions" }, buttons);
     const el = h(
       "section",
-      { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": `Approval needed for ${f.toolName}`, dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
-      h("header", { class: "card-head" }, icon("tool"), h("h3", {}, "Allow ", h("code", { testid: "approval-tool" }, f.toolName), "?")),
+      { class: "card approval-card", testid: "approval-card", role: "group", "aria-label": t("cards.approvalLabel", { tool: f.toolName }), dataset: { rpcId: entry.rpcId, toolName: f.toolName } },
+      h("header", { class: "card-head" }, icon("tool"), h("h3", {}, tNodes("cards.allowTool", { tool: h("code", { testid: "approval-tool", translate: "no" }, f.toolName) }))),
       askedByLine(f, this.openSession),
-      f.reason ? h("p", { class: "card-reason", testid: "approval-reason" }, f.reason) : null,
+      f.reason || f.why ? h("p", { class: "card-reason", testid: "approval-reason", translate: f.why ? undefined : "no" }, approvalReason(f)) : null,
       renderApprovalArgs(f.toolName, f.arguments, f.preview),
-      always ? scopeLine(always) : null,
+      always ? scopeLine(f.toolName, always) : null,
       actions,
       reject.el,
       note,
@@ -130,14 +132,14 @@ export class PendingCardsView {
   questionCard(entry) {
     const qs = entry.frame.questions;
     if (!this.forms.has(entry.rpcId)) this.forms.set(entry.rpcId, emptyForm(qs));
-    const submit = h("button", { type: "button", class: "btn btn-primary", testid: "question-submit" }, "Send answer");
-    const dismiss = h("button", { type: "button", class: "btn", testid: "question-dismiss", title: "Decline to answer" }, "Dismiss");
+    const submit = h("button", { type: "button", class: "btn btn-primary", testid: "question-submit" }, t("cards.sendAnswer"));
+    const dismiss = h("button", { type: "button", class: "btn", testid: "question-dismiss", title: t("cards.declineTitle") }, t("common.dismiss"));
     const note = h("div", { class: "card-status" });
     const fields = qs.map((q, qi) => this.questionField(entry, q, qi, () => sync()));
     const sync = () => {
       const problems = answerProblems(qs, buildAnswerSet(qs, this.forms.get(entry.rpcId)));
       submit.disabled = problems.length > 0 || entry.state !== "open";
-      submit.title = problems.length ? "Answer every question first" : "Send answer";
+      submit.title = problems.length ? t("cards.answerAll") : t("cards.sendAnswer");
       for (const fld of fields) fld.sync(this.forms.get(entry.rpcId));
     };
     submit.addEventListener("click", () => {
@@ -149,8 +151,8 @@ export class PendingCardsView {
     });
     const el = h(
       "section",
-      { class: "card question-card", testid: "question-card", role: "group", "aria-label": "The agent asks", dataset: { rpcId: entry.rpcId } },
-      h("header", { class: "card-head" }, h("h3", {}, "The agent asks")),
+      { class: "card question-card", testid: "question-card", role: "group", "aria-label": t("cards.agentAsks"), dataset: { rpcId: entry.rpcId } },
+      h("header", { class: "card-head" }, h("h3", {}, t("cards.agentAsks"))),
       askedByLine(entry.frame, this.openSession),
       fields.map((f) => f.el),
       h("div", { class: "card-actions" }, dismiss, submit),
@@ -181,8 +183,8 @@ export class PendingCardsView {
         "label",
         { class: "option", testid: "question-option", dataset: { label: o.label } },
         input,
-        h("span", { class: "option-label" }, o.label),
-        o.description ? h("span", { class: "option-desc" }, o.description) : null,
+        h("span", { class: "option-label", translate: "no" }, o.label),
+        o.description ? h("span", { class: "option-desc", translate: "no" }, o.description) : null,
       );
       return { input, label, value: o.label };
     });
@@ -190,15 +192,15 @@ export class PendingCardsView {
       type: "text",
       class: "question-custom",
       testid: "question-custom",
-      placeholder: q.options?.length ? "Or type your own answer" : "Your answer",
-      "aria-label": `Answer to: ${q.question}`,
+      placeholder: q.options?.length ? t("cards.ownAnswer") : t("cards.yourAnswer"),
+      "aria-label": t("cards.answerTo", { question: q.question }),
     });
     custom.addEventListener("input", () => setForm(setCustom(form(), q, custom.value)));
     const el = h(
       "fieldset",
       { class: "question", testid: "question", dataset: { questionId: q.id } },
-      h("legend", {}, q.header ? h("span", { class: "q-header" }, q.header) : null, h("span", { class: "q-text" }, q.question)),
-      q.multiSelect ? h("p", { class: "q-hint" }, "Choose any that apply.") : null,
+      h("legend", {}, q.header ? h("span", { class: "q-header", translate: "no" }, q.header) : null, h("span", { class: "q-text", translate: "no" }, q.question)),
+      q.multiSelect ? h("p", { class: "q-hint" }, t("cards.chooseAny")) : null,
       inputs.length ? h("div", { class: "options", role: q.multiSelect ? "group" : "radiogroup" }, inputs.map((i) => i.label)) : null,
       custom,
     );

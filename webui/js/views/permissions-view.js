@@ -4,8 +4,10 @@
 // network" switch, what sandbox this machine offers, and the "Allow always" rules, each
 // revocable (permission.revoke). Full access shows its consequence and asks to confirm first.
 
-import { h, icon, clear } from "./dom.js";
+import { h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { badgeText, modeHint, modeName, scopeText } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
 const FULL = "danger-full-access";
 
@@ -28,26 +30,26 @@ export class PermissionsView {
     this.confirmBox = h("div", { class: "perm-confirm", testid: "full-access-confirm", hidden: true });
     this.network = h("input", { type: "checkbox", testid: "permission-network" });
     this.network.addEventListener("change", () => this.set({ network: this.network.checked }));
-    this.networkRow = h("label", { class: "perm-network" }, this.network, h("span", {}, h("strong", {}, "Allow network"), " — commands in this session reach the network without asking."));
+    this.networkRow = h("label", { class: "perm-network" }, this.network, h("span", {}, h("strong", {}, t("perm.network")), t("perm.networkHint")));
     this.sandboxLine = h("p", { class: "hint perm-sandbox", testid: "permission-sandbox" });
     this.list = h("div", { class: "perm-list", testid: "permission-rules" });
     this.summary = h("p", { class: "perm-summary", testid: "permission-preset" });
-    const close = h("button", { type: "button", class: "btn btn-icon", testid: "permissions-close", "aria-label": "Close" }, icon("x"));
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "permissions-close", "aria-label": t("common.close") }, icon("x"));
     close.addEventListener("click", () => this.dialog.close());
     this.dialog = h(
       "dialog",
       { class: "dialog perm-dialog", testid: "permissions-dialog", "aria-labelledby": "perm-title" },
-      h("header", { class: "dialog-head" }, h("h2", { id: "perm-title" }, "Permissions in this session"), close),
+      h("header", { class: "dialog-head" }, h("h2", { id: "perm-title" }, t("perm.title")), close),
       h(
         "div",
         { class: "dialog-body" },
         this.summary,
-        h("h3", { class: "perm-head", id: "perm-modes-head" }, "What the agent may do"),
+        h("h3", { class: "perm-head", id: "perm-modes-head" }, t("perm.modesHead")),
         this.modes,
         this.confirmBox,
         this.networkRow,
         this.sandboxLine,
-        h("h3", { class: "perm-head" }, "“Allow always” rules"),
+        h("h3", { class: "perm-head" }, t("perm.rulesHead")),
         this.list,
       ),
     );
@@ -63,17 +65,18 @@ export class PermissionsView {
     this.button.hidden = !sessionId || !this.value;
     if (!this.value) return;
     const rules = this.value.rules ?? [];
-    const badge = this.value.badge || this.title(this.value.currentValue);
-    const cut = badge.indexOf(" — ");
+    const badge = badgeText(this.value) || this.title(this.value.currentValue);
+    const name = this.title(this.value.currentValue);
+    const cut = badge.startsWith(name) ? name.length : badge.indexOf(" — ");
     this.modeName.textContent = cut > 0 ? badge.slice(0, cut) : badge;
-    this.rest.textContent = `${cut > 0 ? badge.slice(cut) : ""}${rules.length ? ` · ${rules.length} rule${rules.length === 1 ? "" : "s"}` : ""}`;
-    this.button.title = `${badge} Open to change what the agent may do.`;
+    this.rest.textContent = `${cut > 0 ? badge.slice(cut) : ""}${rules.length ? t("perm.rulesCount", { count: rules.length }) : ""}`;
+    this.button.title = t("perm.buttonTitle", { badge });
     this.button.dataset.mode = this.value.currentValue;
     if (this.dialog.open) this.render();
   }
 
   title(mode) {
-    return (this.value?.options ?? []).find((o) => o.value === mode)?.name ?? mode ?? "";
+    return modeName(mode, (this.value?.options ?? []).find((o) => o.value === mode)?.name);
   }
 
   open() {
@@ -83,16 +86,15 @@ export class PermissionsView {
 
   render() {
     const v = this.value ?? { rules: [], options: [] };
-    clear(this.summary).append(h("strong", {}, v.badge || this.title(v.currentValue)));
+    clear(this.summary).append(h("strong", {}, badgeText(v) || this.title(v.currentValue)));
     this.renderModes(v);
     this.renderConfirm(v);
     const sandboxed = v.currentValue !== FULL && v.sandbox?.kind && v.sandbox.kind !== "none";
     this.network.checked = !!v.network;
     this.network.disabled = this.busy || !sandboxed;
     this.networkRow.classList.toggle("is-off", !sandboxed);
-    this.sandboxLine.textContent = v.sandbox?.kind === "none"
-      ? `No sandbox is available on this machine: ${v.sandbox.reason} Auto is not offered; in Ask every command asks and runs with your rights.`
-      : v.sandbox ? `Sandbox: ${v.sandbox.reason}.` : "";
+    const reason = h("span", { translate: "no" }, v.sandbox?.reason ?? ""); // the host's words for what it found
+    this.sandboxLine.replaceChildren(v.sandbox?.kind === "none" ? tNodes("perm.noSandbox", { reason }) : v.sandbox ? tNodes("perm.sandbox", { reason }) : "");
     this.renderRules(v.rules ?? []);
   }
 
@@ -102,7 +104,7 @@ export class PermissionsView {
       const input = h("input", { type: "radio", name: "perm-mode", value: option.value, checked: option.value === v.currentValue, disabled: this.busy });
       input.addEventListener("change", () => this.choose(option.value));
       this.modes.append(
-        h("label", { class: ["perm-mode", option.value === FULL && "is-danger"], testid: "permission-mode", dataset: { mode: option.value } }, input, h("span", { class: "perm-mode-text" }, h("strong", {}, option.name), h("span", { class: "hint" }, option.description ?? ""))),
+        h("label", { class: ["perm-mode", option.value === FULL && "is-danger"], testid: "permission-mode", dataset: { mode: option.value } }, input, h("span", { class: "perm-mode-text" }, h("strong", {}, modeName(option.value, option.name)), h("span", { class: "hint" }, modeHint(option.value, option.description ?? "")))),
       );
     }
   }
@@ -111,11 +113,11 @@ export class PermissionsView {
     this.confirmBox.hidden = !this.confirming;
     clear(this.confirmBox);
     if (!this.confirming) return;
-    const yes = h("button", { type: "button", class: "btn btn-small btn-danger", testid: "full-access-yes" }, "Turn on Full access");
-    const no = h("button", { type: "button", class: "btn btn-small", testid: "full-access-no" }, "Keep the sandbox");
+    const yes = h("button", { type: "button", class: "btn btn-small btn-danger", testid: "full-access-yes" }, t("perm.fullYes"));
+    const no = h("button", { type: "button", class: "btn btn-small", testid: "full-access-no" }, t("perm.fullNo"));
     yes.addEventListener("click", () => { this.confirming = false; this.set({ preset: FULL, confirmFullAccess: true }); });
     no.addEventListener("click", () => { this.confirming = false; this.render(); });
-    this.confirmBox.append(h("p", { role: "alert" }, v.fullAccessWarning ?? ""), h("div", { class: "perm-confirm-actions" }, no, yes));
+    this.confirmBox.append(h("p", { role: "alert" }, t("perm.fullWarning")), h("div", { class: "perm-confirm-actions" }, no, yes));
   }
 
   choose(mode) {
@@ -143,14 +145,14 @@ export class PermissionsView {
   renderRules(rules) {
     clear(this.list);
     if (!rules.length) {
-      this.list.append(h("p", { class: "hint", testid: "permission-rules-empty" }, "None. “Allow always” on an approval adds a rule for that command or this folder, never for every call of a tool."));
+      this.list.append(h("p", { class: "hint", testid: "permission-rules-empty" }, t("perm.noRules")));
       return;
     }
     const ul = h("ul", { class: "perm-rules", role: "list" });
     for (const rule of rules) {
-      const revoke = h("button", { type: "button", class: "btn btn-small btn-danger", testid: "permission-revoke" }, "Revoke");
+      const revoke = h("button", { type: "button", class: "btn btn-small btn-danger", testid: "permission-revoke" }, t("perm.revoke"));
       revoke.addEventListener("click", () => this.revoke(rule, revoke));
-      ul.append(h("li", { class: "perm-rule", testid: "permission-rule", dataset: { tool: rule.tool, scope: rule.scope } }, h("code", { class: "perm-label" }, rule.label), revoke));
+      ul.append(h("li", { class: "perm-rule", testid: "permission-rule", dataset: { tool: rule.tool, scope: rule.scope } }, h("code", { class: "perm-label" }, scopeText(rule.tool, rule.words, rule.label)), revoke));
     }
     this.list.append(ul);
   }

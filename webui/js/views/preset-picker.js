@@ -4,6 +4,8 @@
 
 import { h, icon, setChildren } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { presetDescription, presetName } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
 export class PresetPicker {
   /** ctx: {config, toast(msg), view(id), selected(sessionId, presetId), loaded()} */
@@ -46,7 +48,8 @@ export class PresetPicker {
   }
 
   name(id) {
-    return this.value?.presets.find((p) => p.id === id)?.name ?? id;
+    const p = this.value?.presets.find((x) => x.id === id);
+    return p ? presetName(p) : id;
   }
 
   /** Render for a blank session running `current`; returns the picker's element. */
@@ -66,7 +69,7 @@ export class PresetPicker {
       const radio = h("input", { type: "radio", name: "agent-preset", id, value: p.id, testid: "preset-radio", disabled: !!p.broken || this.busy });
       radio.checked = p.id === current;
       radio.addEventListener("change", () => radio.checked && this.pick(p.id));
-      const details = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "preset-details", "aria-label": `Details of ${p.name ?? p.id}` }, "Details");
+      const details = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "preset-details", "aria-label": t("presets.detailsOf", { name: presetName(p) }) }, t("presets.details"));
       details.addEventListener("click", () => this.ctx.view(p.id));
       return h(
         "div",
@@ -75,15 +78,15 @@ export class PresetPicker {
         h(
           "label",
           { for: id },
-          h("span", { class: "preset-name" }, p.name ?? p.id, p.trust === "user" ? h("span", { class: "badge badge-user", title: "Your own preset" }, "yours") : null),
+          h("span", { class: "preset-name" }, h("span", { translate: p.trust === "user" ? "no" : undefined }, presetName(p)), p.trust === "user" ? h("span", { class: "badge badge-user", title: t("presets.yoursTitle") }, t("presets.yours")) : null),
           p.broken
-            ? h("span", { class: "preset-broken", testid: "preset-broken" }, icon("x"), ` Cannot be used: ${p.broken}`)
-            : h("span", { class: "preset-desc" }, p.description ?? ""),
+            ? h("span", { class: "preset-broken", testid: "preset-broken" }, icon("x"), t("presets.broken", { reason: p.broken }))
+            : h("span", { class: "preset-desc", translate: p.trust === "user" ? "no" : undefined }, presetDescription(p)),
         ),
         details,
       );
     });
-    setChildren(this.el, h("legend", {}, "Agent"), presets.length ? rows : h("p", { class: "muted" }, "Loading presets…"));
+    setChildren(this.el, h("legend", {}, t("presets.agent")), presets.length ? rows : h("p", { class: "muted" }, t("presets.loading")));
     if (focused) this.el.querySelector(`input[value="${CSS.escape(focused)}"]`)?.focus();
   }
 

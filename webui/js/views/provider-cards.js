@@ -18,48 +18,50 @@ import {
   removeProfileOps,
   saveProfileOps,
 } from "../state/settings-model.js";
+import { routeName } from "../state/host-words.js";
+import { t } from "../i18n/i18n.js";
 
 let seq = 0;
 
 /** ctx: {call(method, payload) → result, say(text, tone), reload(), problem(err) → text} */
-function card(title, status, testid, open, body, onSubmit = null) {
-  const badge = h("span", { class: `route-status ${status.active ? "is-ok" : "is-off"}`, testid: "provider-status" }, status.active ? "Ready" : status.text);
+function card(title, status, testid, open, body, onSubmit = null, own = true) {
+  const badge = h("span", { class: `route-status ${status.active ? "is-ok" : "is-off"}`, testid: "provider-status" }, status.active ? t("provider.ready") : status.text);
   // A form (Chrome wants a password field inside one): Enter in any field saves the card.
   const form = h("form", { class: "provider-body", autocomplete: "off", novalidate: true }, body);
   form.addEventListener("submit", (e) => {
     e.preventDefault(); // never navigate: the card saves through the API
     onSubmit?.();
   });
-  return h("details", { class: "provider-card", testid, open: !!open }, h("summary", {}, h("span", { class: "provider-name" }, title), badge), form);
+  return h("details", { class: "provider-card", testid, open: !!open }, h("summary", {}, h("span", { class: "provider-name", translate: own ? undefined : "no" }, title), badge), form);
 }
 
 function statusOf(route) {
-  if (!route) return { active: false, text: "Not saved yet" };
-  return { active: route.active, text: route.problem ? shortProblem(route.problem) : "Not available" };
+  if (!route) return { active: false, text: t("provider.notSaved") };
+  return { active: route.active, text: route.problem ? shortProblem(route.problem) : t("provider.notAvailable") };
 }
 
 function shortProblem(text) {
-  if (/needs an API key/.test(text)) return "Needs an API key";
-  if (/not an http/.test(text)) return "Check the URL";
-  if (/model file is missing/.test(text)) return "Model missing";
-  return "Not available";
+  if (/needs an API key/.test(text)) return t("provider.needsKey");
+  if (/not an http/.test(text)) return t("provider.checkUrl");
+  if (/model file is missing/.test(text)) return t("provider.modelMissing");
+  return t("provider.notAvailable");
 }
 
 /** The built-in model: threads and context size (the model reloads with them on its next turn). */
 export function localCard(view, route, ctx, open) {
   const fields = scalarFields(view, ["threads", "contextSize"]);
-  const save = h("button", { type: "submit", class: "btn btn-primary", testid: "provider-save" }, "Save");
+  const save = h("button", { type: "submit", class: "btn btn-primary", testid: "provider-save" }, t("common.save"));
   const submit = async () => {
     const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
     await ctx.write("settings.mutate", { ns: view.ns, ops: fieldOps(values, fallbackOf(view)), expectedRevision: view.revision }, save);
   };
   const body = [
-    h("p", { class: "hint" }, "Runs offline on this computer. Small and quick, but often wrong, and it cannot use tools."),
+    h("p", { class: "hint" }, t("provider.localHint")),
     fields.map((f) => f.el),
-    h("p", { class: "hint" }, "The model reloads with these on its next answer."),
+    h("p", { class: "hint" }, t("provider.localReload")),
     h("div", { class: "row-actions" }, save),
   ];
-  return card(route?.displayName ?? "Built-in model", statusOf(route), "provider-card-local", open, body, submit);
+  return card(route ? routeName(route) : t("provider.route.local"), statusOf(route), "provider-card-local", open, body, submit);
 }
 
 /** DeepSeek (ns llm-deepseek, the whole section) or one endpoint profile (index into profiles). */
@@ -80,52 +82,52 @@ export class RemoteCard {
     this.baseURL.placeholder = "http://127.0.0.1:11434/v1";
     this.key = input(`${id}-key`, "password", "", "provider-api-key");
     this.key.autocomplete = "new-password";
-    this.key.placeholder = "Paste a new key";
+    this.key.placeholder = t("provider.pasteKey");
     const cred = this.apiKeyEnv ? creds[this.apiKeyEnv] : null;
     this.cred = cred;
     this.keyStatus = h("span", { class: "key-status", testid: "credential-status", dataset: { configured: String(!!cred?.configured) } }, credentialText(cred));
     this.keyWritable = cred ? cred.writable : true;
     this.key.disabled = !this.keyWritable;
-    this.removeKey = h("button", { type: "button", class: "btn btn-small", testid: "provider-remove-key", hidden: !(cred?.configured && cred.source === "file") }, "Remove key");
+    this.removeKey = h("button", { type: "button", class: "btn btn-small", testid: "provider-remove-key", hidden: !(cred?.configured && cred.source === "file") }, t("provider.removeKey"));
     this.removeKey.addEventListener("click", () => this.unsetKey());
     this.chips = h("ul", { class: "model-chips", testid: "provider-models", role: "list" });
-    this.found = h("select", { id: `${id}-found`, testid: "provider-discovered", "aria-label": "Models the endpoint offers", hidden: true });
-    this.addBtn = h("button", { type: "button", class: "btn btn-small", testid: "provider-add-model", hidden: true }, icon("plus"), h("span", { class: "btn-label" }, "Add"));
+    this.found = h("select", { id: `${id}-found`, testid: "provider-discovered", "aria-label": t("provider.offered"), hidden: true });
+    this.addBtn = h("button", { type: "button", class: "btn btn-small", testid: "provider-add-model", hidden: true }, icon("plus"), h("span", { class: "btn-label" }, t("library.add")));
     this.addBtn.addEventListener("click", () => this.addFound());
-    this.testBtn = h("button", { type: "button", class: "btn btn-small", testid: "provider-test" }, "Test connection");
+    this.testBtn = h("button", { type: "button", class: "btn btn-small", testid: "provider-test" }, t("provider.test"));
     this.testBtn.addEventListener("click", () => this.test());
     this.testNote = h("p", { class: "hint test-note", testid: "provider-test-result", role: "status" });
     this.effort = h("select", { id: `${id}-effort`, testid: "provider-effort" });
     this.effortValue = value.reasoningEffort ?? "";
-    this.effortField = h("div", { class: "field" }, h("label", { for: this.effort.id }, "Reasoning effort"), this.effort, h("p", { class: "hint" }, "Used when a chat does not pick one; offered only by models that take an effort."));
+    this.effortField = h("div", { class: "field" }, h("label", { for: this.effort.id }, t("picker.effort")), this.effort, h("p", { class: "hint" }, t("provider.effortHint")));
     this.timeout = input(`${id}-idle`, "number", String(Math.round((value.streamIdleTimeoutMs ?? 60000) / 1000)), "provider-idle-timeout");
     this.timeout.min = "1";
-    this.saveBtn = h("button", { type: "submit", class: "btn btn-primary", testid: "provider-save" }, "Save");
+    this.saveBtn = h("button", { type: "submit", class: "btn btn-primary", testid: "provider-save" }, t("common.save"));
     // Chrome wants a (hidden) username beside a password: the reference the key is stored under.
     this.keyUser = h("input", { type: "text", name: "username", autocomplete: "username", hidden: true, tabindex: "-1", "aria-hidden": "true" });
     const actions = [this.saveBtn];
     if (this.isProfile) {
-      const remove = h("button", { type: "button", class: "btn btn-danger", testid: "provider-remove" }, "Remove");
+      const remove = h("button", { type: "button", class: "btn btn-danger", testid: "provider-remove" }, t("chips.remove"));
       remove.addEventListener("click", () => this.remove());
       actions.unshift(remove);
     }
-    const title = this.isProfile ? value.name || "New endpoint" : route?.displayName ?? "DeepSeek";
+    const title = this.isProfile ? value.name || t("provider.newEndpoint") : route ? routeName(route) : "DeepSeek";
     const ref = this.apiKeyEnv ?? (this.isProfile ? keyRefFor(value.name || value.id) : null);
     this.el = card(title, statusOf(route), this.isProfile ? `provider-card-${value.id}` : "provider-card-deepseek", open, [
-      this.name ? field(this.name, "Name") : null,
-      field(this.baseURL, "Base URL", this.isProfile ? "The server's OpenAI-compatible address, usually ending in /v1." : null),
+      this.name ? field(this.name, t("provider.name")) : null,
+      field(this.baseURL, t("provider.baseUrl"), this.isProfile ? t("provider.baseUrlHint") : null),
       h(
         "div",
         { class: "field" },
-        h("label", { for: this.key.id }, "API key"),
+        h("label", { for: this.key.id }, t("settings.issue.apiKey")),
         h("div", { class: "key-row" }, this.keyUser, this.key, this.removeKey),
-        h("p", { class: "hint" }, this.keyStatus, (this.slotNote = h("span", { testid: "provider-key-slot" }, ref ? ` · stored as ${ref}` : "")), this.keyWritable ? "" : " · set in the host's environment, which wins"),
+        h("p", { class: "hint" }, this.keyStatus, (this.slotNote = h("span", { testid: "provider-key-slot" }, ref ? t("provider.storedAs", { ref }) : "")), this.keyWritable ? "" : t("provider.envWins")),
       ),
-      h("div", { class: "field" }, h("span", { class: "field-label" }, "Models"), this.chips, h("div", { class: "discover-row" }, this.testBtn, this.found, this.addBtn), this.testNote),
+      h("div", { class: "field" }, h("span", { class: "field-label" }, t("provider.models")), this.chips, h("div", { class: "discover-row" }, this.testBtn, this.found, this.addBtn), this.testNote),
       this.effortField,
-      field(this.timeout, "Silence timeout (seconds)", "A provider that sends nothing this long is asked once more, then the turn stops with an error."),
+      field(this.timeout, t("provider.timeout"), t("provider.timeoutHint")),
       h("div", { class: "row-actions" }, actions),
-    ], () => this.save());
+    ], () => this.save(), !this.isProfile);
     this.keyUser.value = ref ?? "";
     // where a refused field's reason goes (views/settings-dialog.js placeIssues)
     this.el.dataset.ns = view.ns;
@@ -138,7 +140,7 @@ export class RemoteCard {
         const others = new Set((view.value.profiles ?? []).filter((_, i) => i !== index).map((p) => p.apiKeyEnv).filter(Boolean));
         const slot = keySlotAfter(profile, this.name.value, others, cred);
         const shown = slot.ref ?? slot.wanted;
-        this.slotNote.textContent = shown ? ` · stored as ${shown}` : "";
+        this.slotNote.textContent = shown ? t("provider.storedAs", { ref: shown }) : "";
       });
     }
     this.el.addEventListener("input", () => (this.dirty = true));
@@ -148,19 +150,19 @@ export class RemoteCard {
 
   renderModels() {
     clear(this.chips);
-    if (!this.models.length) this.chips.append(h("li", { class: "hint" }, this.isProfile ? "None chosen: every model the endpoint lists is offered." : "None."));
+    if (!this.models.length) this.chips.append(h("li", { class: "hint" }, this.isProfile ? t("provider.noneChosen") : t("provider.none")));
     for (const m of this.models) {
-      const drop = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": `Remove ${m.id}`, testid: "provider-model-remove" }, icon("x"));
+      const drop = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": t("composer.removeImage", { name: m.id }), testid: "provider-model-remove" }, icon("x"));
       drop.addEventListener("click", () => {
         this.models = removeModel(this.models, m.id);
         this.dirty = true;
         this.renderModels();
       });
-      this.chips.append(h("li", { class: "model-chip", testid: "provider-model", dataset: { model: m.id } }, h("span", {}, m.name ?? m.id), drop));
+      this.chips.append(h("li", { class: "model-chip", testid: "provider-model", dataset: { model: m.id } }, h("span", { translate: "no" }, m.name ?? m.id), drop));
     }
     const efforts = effortsOf(this.models);
     clear(this.effort);
-    append(this.effort, [h("option", { value: "" }, "Provider default"), efforts.map((e) => h("option", { value: e }, e))]);
+    append(this.effort, [h("option", { value: "" }, t("provider.defaultEffort")), efforts.map((e) => h("option", { value: e }, e))]);
     this.effort.value = efforts.includes(this.effortValue) ? this.effortValue : "";
     this.effortField.hidden = efforts.length === 0;
   }
@@ -180,24 +182,24 @@ export class RemoteCard {
     if (url) payload.baseURL = url;
     if (this.key.value.trim()) payload.apiKey = this.key.value.trim();
     this.testBtn.disabled = true;
-    this.testNote.textContent = "Asking the endpoint…";
+    this.testNote.textContent = t("provider.asking");
     const r = await this.ctx.call("llm.discoverModels", payload);
     this.testBtn.disabled = false;
     if (!r.ok) {
-      this.testNote.textContent = `Could not list models: ${r.error.message || this.ctx.problem(r.error)}`;
+      this.testNote.textContent = t("provider.listFailed", { reason: this.ctx.problem(r.error) });
       this.testNote.dataset.tone = "error";
       return;
     }
     const models = r.value.models;
     this.testNote.dataset.tone = "ok";
-    this.testNote.textContent = models.length ? `Connected: ${models.length} model${models.length === 1 ? "" : "s"} available.` : "Connected, but the endpoint lists no models.";
+    this.testNote.textContent = models.length ? t("provider.connected", { count: models.length }) : t("provider.connectedNone");
     clear(this.found);
-    append(this.found, [h("option", { value: "" }, "Choose a model…"), models.map((m) => h("option", { value: m.id, dataset: { name: m.name ?? "" } }, m.name ? `${m.name} (${m.id})` : m.id))]);
+    append(this.found, [h("option", { value: "" }, t("provider.chooseModel")), models.map((m) => h("option", { value: m.id, dataset: { name: m.name ?? "" } }, m.name ? `${m.name} (${m.id})` : m.id))]);
     this.found.hidden = this.addBtn.hidden = models.length === 0;
   }
 
   async save() {
-    this.ctx.say("Saving…");
+    this.ctx.say(t("provider.saving"));
     if (this.found.value) this.addFound(); // a model picked in the list but not added yet
     const idle = Math.max(1, Number(this.timeout.value) || 60) * 1000;
     const keyTyped = !!this.key.value.trim();
@@ -223,7 +225,7 @@ export class RemoteCard {
     if (ok) {
       this.dirty = false;
       await this.ctx.reload();
-      this.ctx.say("Saved.", "ok"); // once the page shows what was saved
+      this.ctx.say(t("settings.saved"), "ok"); // once the page shows what was saved
     } // refused: the form keeps what the person typed, each reason beside its field
   }
 
@@ -244,7 +246,7 @@ export class RemoteCard {
   async unsetKey() {
     const r = await this.ctx.call("credentials.unset", { ref: this.apiKeyEnv });
     if (!r.ok) this.ctx.say(this.ctx.problem(r.error), "error");
-    else this.ctx.say("Key removed.", "ok");
+    else this.ctx.say(t("provider.keyRemoved"), "ok");
     await this.ctx.reload();
   }
 
@@ -255,7 +257,7 @@ export class RemoteCard {
       return;
     }
     const ok = await this.ctx.write("settings.mutate", { ns: this.view.ns, ops: removeProfileOps(this.index), expectedRevision: this.view.revision }, null);
-    if (ok) this.ctx.say(`Removed ${this.profile.name}.`, "ok");
+    if (ok) this.ctx.say(t("provider.removed", { name: this.profile.name }), "ok");
   }
 }
 

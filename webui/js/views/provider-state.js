@@ -5,6 +5,7 @@
 // "provider not configured" banner when the default route cannot serve.
 
 import { providerProblem } from "../state/problems.js";
+import { routeName } from "../state/host-words.js";
 
 export class ProviderState {
   /** ctx: {config, status (StatusView), changed()} */
@@ -45,7 +46,7 @@ export class ProviderState {
   /** The display name of a chat-only route, else null (unknown routes are not labelled). */
   chatOnly(provider) {
     const r = this.route(provider);
-    return r && r.supportsTools === false ? r.displayName : null;
+    return r && r.supportsTools === false ? routeName(r) : null;
   }
 
   /** What new sessions start on: {name, model, tools} or null before the host said. */
@@ -54,6 +55,6 @@ export class ProviderState {
     if (!sel) return null;
     const r = this.route(sel.provider);
     const acts = this.routes.some((x) => x.active && x.supportsTools !== false && x.provider !== "local");
-    return { name: r?.displayName ?? sel.provider, model: sel.model, tools: r ? r.supportsTools !== false : true, servers: this.servers, acts };
+    return { name: r ? routeName(r) : sel.provider, model: sel.model, tools: r ? r.supportsTools !== false : true, servers: this.servers, acts };
   }
 }

@@ -8,6 +8,7 @@ import { contentToPromptInput } from "./attachments.js";
 import { ContextChips, sentChips } from "./context-chips.js";
 import { attachedOf } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
+import { t } from "../i18n/i18n.js";
 
 export class QueueView {
   /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg), stopAll(): void}} ctx */
@@ -45,9 +46,9 @@ export class QueueView {
     clear(this.root);
     this.root.hidden = this.items.length === 0;
     if (!this.items.length) return;
-    const head = h("div", { class: "queue-head" }, h("h2", { class: "queue-title" }, `Waiting (${this.items.length})`));
+    const head = h("div", { class: "queue-head" }, h("h2", { class: "queue-title" }, t("queue.waiting", { count: this.items.length })));
     if (this.running) {
-      const stopAll = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "queue-stop-all", title: "Stop the running turn and clear everything that waits" }, icon("stop"), h("span", {}, "Stop all"));
+      const stopAll = h("button", { type: "button", class: "btn btn-small btn-danger-ghost", testid: "queue-stop-all", title: t("queue.stopAllTitle") }, icon("stop"), h("span", {}, t("queue.stopAll")));
       stopAll.addEventListener("click", () => this.ctx.stopAll());
       head.append(h("span", { class: "spacer" }), stopAll);
     }
@@ -64,13 +65,13 @@ export class QueueView {
     const li = h("li", { class: "queue-item", testid: "queue-item", dataset: { itemId: item.id, placement: item.placement } });
     if (this.editing === item.id) {
       const inputId = `queue-edit-${item.id}`;
-      const ta = h("textarea", { id: inputId, class: "queue-edit-input", testid: "queue-edit-input", "aria-label": "Edit queued message", rows: 2 });
+      const ta = h("textarea", { id: inputId, class: "queue-edit-input", testid: "queue-edit-input", "aria-label": t("queue.editLabel"), rows: 2 });
       ta.value = text;
       // attached files stay chips (removable), and are named again on Save: read as they are then
       const chips = new ContextChips(() => {}, () => undefined, inputId);
       chips.set(attachedOf(content).map((a) => ({ ...a })));
-      const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, "Save");
-      const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, "Cancel");
+      const save = h("button", { type: "button", class: "btn btn-small btn-primary", testid: "queue-edit-save" }, t("common.save"));
+      const cancel = h("button", { type: "button", class: "btn btn-small", testid: "queue-edit-cancel" }, t("common.cancel"));
       const doSave = async () => {
         const images = await contentToPromptInput(this.ctx.turns, this.sessionId, content.filter((b) => b.type === "image"));
         const edited = [...(ta.value.trim() ? [{ type: "text", text: ta.value }] : []), ...images];
@@ -99,9 +100,9 @@ export class QueueView {
       queueMicrotask(() => ta.focus());
       return li;
     }
-    const edit = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-edit", title: "Edit", "aria-label": "Edit queued message" }, icon("pencil"));
-    const steer = h("button", { type: "button", class: "btn btn-small", testid: "queue-steer", title: "Deliver now, at the next step" }, icon("steer"), h("span", {}, "Steer"));
-    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-remove", title: "Remove", "aria-label": "Remove queued message" }, icon("trash"));
+    const edit = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-edit", title: t("queue.edit"), "aria-label": t("queue.editLabel") }, icon("pencil"));
+    const steer = h("button", { type: "button", class: "btn btn-small", testid: "queue-steer", title: t("queue.steerTitle") }, icon("steer"), h("span", {}, t("composer.steer")));
+    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "queue-remove", title: t("chips.remove"), "aria-label": t("queue.removeLabel") }, icon("trash"));
     edit.addEventListener("click", () => {
       this.editing = item.id;
       this.render();
@@ -109,7 +110,7 @@ export class QueueView {
     steer.addEventListener("click", () => this.update(item.id, { kind: "steer" }));
     remove.addEventListener("click", () => this.update(item.id, { kind: "remove" }));
     li.append(
-      h("div", { class: "queue-body" }, h("span", { class: "queue-text" }, text || "(image)", images ? h("span", { class: "queue-images" }, ` + ${images} image${images > 1 ? "s" : ""}`) : null), sentChips(attachedOf(content))),
+      h("div", { class: "queue-body" }, h("span", { class: "queue-text" }, text ? h("span", { translate: "no" }, text) : t("steer.image"), images ? h("span", { class: "queue-images" }, t("steer.images", { count: images })) : null), sentChips(attachedOf(content))),
       h("div", { class: "queue-actions" }, steer, edit, remove),
     );
     return li;

@@ -3,6 +3,7 @@
 // Reject stays one click when no note is written. Ctrl/⌘+Enter in the field rejects.
 
 import { h } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 /**
  * @param {HTMLButtonElement} rejectButton relabelled "Reject with note" while the note has text
@@ -10,11 +11,11 @@ import { h } from "./dom.js";
  */
 export function rejectNote(rejectButton, reject) {
   const labelNode = rejectButton.firstChild; // the label's text (its hotkey hint follows it)
-  const label = labelNode.textContent;
+
   const id = `reject-note-${Math.random().toString(36).slice(2)}`;
-  const field = h("textarea", { id, testid: "approval-note", rows: 2, maxlength: 4000, placeholder: "e.g. Don't touch the tests; put it in src/ instead." });
-  const box = h("div", { class: "reject-note", hidden: true }, h("label", { for: id }, "Note to the agent (sent with Reject)"), field);
-  const toggle = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "approval-note-toggle", "aria-expanded": "false" }, "Add a note for the agent…");
+  const field = h("textarea", { id, testid: "approval-note", rows: 2, maxlength: 4000, placeholder: t("reject.placeholder") });
+  const box = h("div", { class: "reject-note", hidden: true }, h("label", { for: id }, t("reject.label")), field);
+  const toggle = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "approval-note-toggle", "aria-expanded": "false" }, t("reject.toggle"));
   toggle.addEventListener("click", () => {
     box.hidden = false;
     toggle.hidden = true;
@@ -22,7 +23,7 @@ export function rejectNote(rejectButton, reject) {
     field.focus();
   });
   field.addEventListener("input", () => {
-    labelNode.textContent = field.value.trim() ? "Reject with note" : label;
+    labelNode.textContent = field.value.trim() ? t("reject.withNote") : t("cards.reject");
   });
   field.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {

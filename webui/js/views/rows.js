@@ -2,7 +2,8 @@
 // streaming assistant message only the block whose text grew is rendered, and of that only what
 // changed (transcript-stream.js).
 
-import { h, icon, fmt, setChildren } from "./dom.js";
+import { noToolsRow } from "./no-tools-row.js";
+import { h, icon, fmt, setChildren, tNodes } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
 import { renderStreaming, settle } from "./transcript-stream.js";
 import { renderToolCard, updateToolCard } from "./tool-card.js";
@@ -10,10 +11,11 @@ import { attachmentThumb } from "./attachments.js";
 import { sentChips } from "./context-chips.js";
 import { attachedOf, ownText } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
-import { restoredRow, turnFilesLine } from "./undo.js";
+import { restoredRow, turnFilesLine, unrecordedLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
 import { goalRoundLabel } from "../state/fold-goals.js";
 import { hookRow } from "./hook-row.js";
+import { t } from "../i18n/i18n.js";
 
 /** ctx: {turns, sessionId, onFork(seq), onRetry(item), isRunning(), openPath?(path), canOpenPath?(), cwdOf?(sid)} */
 export function renderRow(item, ctx) {
@@ -35,7 +37,7 @@ export function renderRow(item, ctx) {
       updateTurnEnd(el, item, ctx);
       break;
     case "notice":
-      el = h("div", { class: `row notice tone-${item.tone ?? "info"}`, testid: "notice-row" }, item.text);
+      el = h("div", { class: `row notice tone-${item.tone ?? "info"}`, testid: "notice-row" }, noticeText(item));
       break;
     case "command":
       el = h("div", { class: "row command-row", testid: "command-row" });
@@ -72,7 +74,7 @@ export function renderRow(item, ctx) {
 function markOutOfContext(el) {
   el.classList.add("out-of-context");
   el.dataset.outOfContext = "true";
-  el.title = "Summarized: no longer in the model's context (the summary below replaces it)";
+  el.title = t("row.outOfContext");
 }
 
 export function updateRow(el, item, ctx) {
@@ -87,7 +89,7 @@ export function updateRow(el, item, ctx) {
     case "turn-end":
       return updateTurnEnd(el, item, ctx);
     case "notice":
-      el.textContent = item.text;
+      el.textContent = noticeText(item);
       return;
     case "command":
       return updateCommand(el, item);
@@ -99,8 +101,13 @@ export function updateRow(el, item, ctx) {
   }
 }
 
+/** A notice the fold made (`key` + `params`: in the page's language), or the host's own text. */
+function noticeText(item) {
+  return item.key ? t(item.key, item.params) : item.text;
+}
+
 function userRow(item, ctx) {
-  if (item.retried) return h("div", { class: "row notice tone-info retried-attempt", testid: "retried-attempt" }, "The message below was retried after this attempt failed.");
+  if (item.retried) return h("div", { class: "row notice tone-info retried-attempt", testid: "retried-attempt" }, t("row.retriedAttempt"));
   const texts = ownText(item.content).filter((t) => t.length);
   const images = item.content.filter((b) => b.type === "image" && b.attachment);
   return h(
@@ -110,10 +117,10 @@ function userRow(item, ctx) {
     h(
       "div",
       { class: "bubble" },
-      item.steering ? h("span", { class: "steer-tag", title: "Sent while the agent was working" }, "steer") : null,
-      item.fromParent ? h("span", { class: "steer-tag", testid: "from-parent", title: "The parent session's agent gave this subagent its task" }, "task from the parent") : null,
+      item.steering ? h("span", { class: "steer-tag", title: t("row.steerTitle") }, t("row.steer")) : null,
+      item.fromParent ? h("span", { class: "steer-tag", testid: "from-parent", title: t("row.fromParentTitle") }, t("row.fromParent")) : null,
       images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.turns, ctx.sessionId, b.attachment))) : null,
-      texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
+      texts.length ? h("div", { class: "user-text", translate: "no" }, texts.join("\n")) : null,
       sentChips(attachedOf(item.content)),
     ),
   );
@@ -131,13 +138,13 @@ function updateAssistant(el, item) {
     let entry = el._blocks.get(key);
     if (!entry || entry.type !== b.type) {
       entry?.node.remove();
-      entry = { type: b.type, node: b.type === "reasoning" ? reasoningNode() : h("div", { class: "md", testid: "assistant-text" }), text: null, partial: null, stream: null };
+      entry = { type: b.type, node: b.type === "reasoning" ? reasoningNode() : h("div", { class: "md", testid: "assistant-text", translate: "no" }), text: null, partial: null, stream: null };
       el._blocks.set(key, entry);
     }
     if (entry.text !== b.text || entry.partial !== b.partial) {
       if (b.type === "reasoning") {
         entry.node._body.textContent = b.text;
-        entry.node._label.textContent = b.partial && item.partial ? "Thinking…" : `Reasoning (${fmt.format(b.text.length)} chars)`;
+        entry.node._label.textContent = b.partial && item.partial ? t("row.thinking") : t("row.reasoningChars", { count: b.text.length });
       } else if (b.partial) {
         entry.latest = b.text;
         renderStreaming(entry, b.text);
@@ -159,13 +166,13 @@ function updateAssistant(el, item) {
     }
   }
   let mark = el.querySelector(":scope > .interrupted-mark");
-  if (item.interrupted && !mark) el.append(h("p", { class: "interrupted-mark", testid: "interrupted-mark" }, "Interrupted — this reply was cut off."));
+  if (item.interrupted && !mark) el.append(h("p", { class: "interrupted-mark", testid: "interrupted-mark" }, t("row.interruptedReply")));
   else if (!item.interrupted && mark) mark.remove();
 }
 
 function reasoningNode() {
-  const label = h("span", { class: "reasoning-label" }, "Reasoning");
-  const body = h("div", { class: "reasoning-body" });
+  const label = h("span", { class: "reasoning-label" }, t("row.reasoning"));
+  const body = h("div", { class: "reasoning-body", translate: "no" });
   const d = h("details", { class: "reasoning", testid: "reasoning" }, h("summary", { testid: "reasoning-toggle" }, label), body);
   d._label = label;
   d._body = body;
@@ -173,54 +180,54 @@ function reasoningNode() {
 }
 
 const REASON_TEXT = {
-  aborted: (r) => (r.by === "user" ? "Stopped" : r.by === "parent" ? "Stopped by the parent session" : "Stopped (session closed)"),
-  "max-tokens": () => "Stopped: the output limit was reached",
-  interrupted: () => "Interrupted — the app closed while this turn was running",
-  blocked: () => "Not sent: a prompt check refused it",
+  aborted: (r) => (r.by === "user" ? t("turn.stopped") : r.by === "parent" ? t("turn.stoppedByParent") : t("turn.stoppedClosed")),
+  "max-tokens": () => t("turn.maxTokens"),
+  interrupted: () => t("turn.interruptedClosed"),
+  blocked: () => t("turn.blocked"),
 };
 
 function updateTurnEnd(el, item, ctx) {
   const r = item.reason ?? { kind: "completed" };
   el.dataset.reason = r.kind;
   const meta = h("div", { class: "turn-meta" });
-  if (r.kind === "interrupted") meta.append(h("span", { class: "badge badge-warn", testid: "interrupted-mark" }, "Interrupted"));
+  if (r.kind === "interrupted") meta.append(h("span", { class: "badge badge-warn", testid: "interrupted-mark" }, t("turn.interrupted")));
   if (REASON_TEXT[r.kind]) meta.append(h("span", { class: "turn-reason" }, REASON_TEXT[r.kind](r)));
   if (item.usage) {
     meta.append(
       h(
         "span",
-        { class: "usage", testid: "turn-usage", title: "Tokens used by this turn" },
-        `${fmt.format(item.usage.inputTokens)} in · ${fmt.format(item.usage.outputTokens)} out`,
+        { class: "usage", testid: "turn-usage", title: t("turn.usageTitle") },
+        t("turn.usage", { input: item.usage.inputTokens, output: item.usage.outputTokens }),
       ),
     );
   }
-  const fork = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "fork-turn", title: "Start a new session from this point" }, icon("fork"), h("span", {}, "Fork"));
+  const fork = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "fork-turn", title: t("turn.forkTitle") }, icon("fork"), h("span", {}, t("turn.fork")));
   fork.addEventListener("click", () => ctx.onFork(item.seq, fork));
   meta.append(h("span", { class: "spacer" }), fork);
   const parts = [];
   if (r.kind === "error" && item.retried) {
-    parts.push(h("p", { class: "turn-retried", testid: "turn-error-retried" }, `That attempt failed (${describeError(r.error) || "the turn failed"}); it was retried below.`));
+    parts.push(h("p", { class: "turn-retried", testid: "turn-error-retried" }, t("turn.retriedBelow", { reason: describeError(r.error) || t("turn.failedShort") })));
   } else if (r.kind === "error") {
-    const message = describeError(r.error) || "The turn failed.";
-    const retry = h("button", { type: "button", class: "btn btn-small", testid: "retry-turn" }, icon("retry"), h("span", {}, "Retry"));
+    const message = describeError(r.error) || t("turn.failed");
+    const retry = h("button", { type: "button", class: "btn btn-small", testid: "retry-turn" }, icon("retry"), h("span", {}, t("turn.retry")));
     retry.addEventListener("click", () => ctx.onRetry(item, retry));
-    parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, "Error: "), message), item.userItemId ? retry : null));
+    parts.push(h("div", { class: "turn-error", role: "alert", testid: "turn-error" }, h("p", {}, h("strong", {}, t("turn.errorLabel")), message), item.userItemId ? retry : null));
   }
-  setChildren(el, parts, turnFilesLine(item, ctx), meta);
+  setChildren(el, parts, turnFilesLine(item, ctx), unrecordedLine(item), meta);
 }
 
-const COMMAND_STATUS = { running: "Running…", success: "Done", error: "Failed", interrupted: "Interrupted" };
+const COMMAND_STATUS = { running: "command.running", success: "command.done", error: "command.failed", interrupted: "turn.interrupted" };
 
 /** A slash command the person ran: `/name args` and, once settled, its result. */
 function updateCommand(el, item) {
   el.dataset.status = item.status;
   el.dataset.commandId = item.commandId;
-  const line = item.name ? `/${item.name}${item.args ?? ""}` : "Command";
-  const status = h("span", { class: "command-status", testid: "command-status" }, COMMAND_STATUS[item.status] ?? item.status);
+  const line = item.name ? `/${item.name}${item.args ?? ""}` : t("command.command");
+  const status = h("span", { class: "command-status", testid: "command-status" }, COMMAND_STATUS[item.status] ? t(COMMAND_STATUS[item.status]) : item.status);
   setChildren(
     el,
-    h("div", { class: "command-line" }, icon("terminal"), h("code", { testid: "command-line" }, line), status),
-    item.text ? h("p", { class: "command-result", testid: "command-result" }, item.text) : null,
+    h("div", { class: "command-line" }, icon("terminal"), h("code", { testid: "command-line", translate: "no" }, line), status),
+    item.text ? h("p", { class: "command-result", testid: "command-result", translate: "no" }, item.text) : null,
   );
 }
 
@@ -229,12 +236,12 @@ function skillRow(item) {
   return h(
     "details",
     { class: "row skill-row", testid: "skill-row" },
-    h("summary", {}, icon("book"), h("span", {}, "Skill "), h("code", {}, `/${item.name}`), h("span", { class: "muted" }, " loaded for the agent")),
-    h("pre", { class: "skill-text" }, item.text),
+    h("summary", {}, icon("book"), tNodes("row.skillLoaded", { name: h("code", { translate: "no" }, `/${item.name}`) })),
+    h("pre", { class: "skill-text", translate: "no" }, item.text),
   );
 }
 
-const CONTEXT_LABEL = { jobs: "Background job", subagent: "Subagent's answer", "tool-goal": "Goal wrap-up" };
+const CONTEXT_LABEL = { jobs: "row.context.job", subagent: "row.context.subagent", "tool-goal": "row.context.goalWrapUp" };
 
 /** A prompt a prompt gate refused: greyed out, with the reason; it never reached the model. */
 function blockedRow(item) {
@@ -245,22 +252,23 @@ function blockedRow(item) {
     h(
       "div",
       { class: "bubble" },
-      h("span", { class: "steer-tag blocked-tag" }, "not sent"),
-      texts.length ? h("div", { class: "user-text" }, texts.join("\n")) : null,
-      h("p", { class: "blocked-reason", testid: "blocked-reason" }, item.reason || "A prompt check refused this prompt."),
+      h("span", { class: "steer-tag blocked-tag" }, t("row.notSent")),
+      texts.length ? h("div", { class: "user-text", translate: "no" }, texts.join("\n")) : null,
+      item.reason ? h("p", { class: "blocked-reason", testid: "blocked-reason", translate: "no" }, item.reason) : h("p", { class: "blocked-reason", testid: "blocked-reason" }, t("row.blockedReason")),
     ),
   );
 }
 
 /** Context the host gave the agent (a job's end, an approval notice): small, collapsed. */
 function contextRow(item) {
+  if (item.plugin === "no-tools") return noToolsRow();
   const objective = item.goalRound ? /^Objective: (.*)$/m.exec(item.text)?.[1] : null;
   const first = objective ?? item.text.split("\n", 1)[0];
   return h(
     "details",
     { class: "row context-row", testid: "context-row", dataset: { plugin: item.plugin } },
-    h("summary", { title: "Given to the agent as context" }, icon("info"), h("span", { class: "context-label", testid: item.goalRound ? "goal-round-label" : null }, item.plugin === "goal" ? goalRoundLabel(item.goalRound) : CONTEXT_LABEL[item.plugin] ?? "Context"), h("span", { class: "context-first" }, first)),
-    h("pre", { class: "context-text" }, item.text),
+    h("summary", { title: t("row.context.title") }, icon("info"), h("span", { class: "context-label", testid: item.goalRound ? "goal-round-label" : null }, item.plugin === "goal" ? goalRoundLabel(item.goalRound) : t(CONTEXT_LABEL[item.plugin] ?? "row.context.context")), h("span", { class: "context-first", translate: "no" }, first)),
+    h("pre", { class: "context-text", translate: "no" }, item.text),
   );
 }
 
@@ -269,22 +277,22 @@ function contextRow(item) {
  * stay visible, marked out of context); expands to what the agent now continues from.
  */
 function summaryRow(item) {
-  const what = `${fmt.format(item.count)} message${item.count === 1 ? "" : "s"}${item.tokens ? ` · ~${fmt.format(item.tokens)} tokens` : ""}`;
+  const what = item.tokens ? t("summary.messagesTokens", { count: item.count, tokens: item.tokens }) : t("summary.messages", { count: item.count });
   const body = h("div", { class: "summary-body" });
   const details = h(
     "details",
     { class: "summary-details" },
-    h("summary", { testid: "summary-toggle" }, icon("compress"), h("strong", {}, "Earlier conversation summarized"), h("span", { class: "summary-meta" }, what, item.manual ? " · /compact" : " · automatically")),
+    h("summary", { testid: "summary-toggle" }, icon("compress"), h("strong", {}, t("summary.title")), h("span", { class: "summary-meta" }, what, item.manual ? " · /compact" : t("summary.automatically"))),
     body,
   );
   const where = item.shadowed.length
-    ? "The messages above are no longer in the model's context: it continues from this summary."
-    : "The summarized messages are on older pages (“Load older messages” above); the model continues from this summary.";
+    ? t("summary.above")
+    : t("summary.olderPages");
   details.addEventListener("toggle", () => {
     if (!details.open || body.childElementCount) return;
-    const text = h("div", { class: "md summary-text", testid: "summary-text" });
+    const text = h("div", { class: "md summary-text", testid: "summary-text", translate: "no" });
     renderMarkdownInto(text, item.text);
-    body.append(h("h3", { class: "summary-heading" }, "What the agent remembers"), text);
+    body.append(h("h3", { class: "summary-heading" }, t("summary.remembers")), text);
   });
   return h("section", { class: "row summary-row", testid: "summary-row" }, details, h("p", { class: "summary-note muted small", testid: "summary-note" }, where));
 }
@@ -293,8 +301,8 @@ function rawRow(item) {
   const d = h(
     "details",
     { class: "row raw-event", testid: "raw-event" },
-    h("summary", {}, h("code", {}, item.type), ` · event ${item.seq}`),
-    h("pre", {}, JSON.stringify(item.data, null, 2)),
+    h("summary", {}, h("code", {}, item.type), t("row.rawEvent", { seq: String(item.seq) })),
+    h("pre", { translate: "no" }, JSON.stringify(item.data, null, 2)),
   );
   return d;
 }

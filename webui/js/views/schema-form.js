@@ -4,6 +4,21 @@
 
 import { h } from "./dom.js";
 import { choicesOf, fieldLabel, fieldsOf } from "../state/settings-model.js";
+import { tOr } from "../i18n/i18n.js";
+
+// The host describes its settings in English (contract/namespaces.py); the page shows the
+// catalogue's words for them: `setting.<ns>.<field>` (and `.hint`), `setting.<ns>.<field>.<choice>`
+// (and `.hint`). tests/test_i18n.py fails when an exposed field has no message.
+
+/** A choice's title in the page's language. */
+export function choiceTitle(ns, name, c) {
+  return tOr(`setting.${ns}.${name}.${c.value}`, c.title);
+}
+
+/** A choice's description in the page's language. */
+export function choiceHint(ns, name, c) {
+  return c.description ? tOr(`setting.${ns}.${name}.${c.value}.hint`, c.description) : "";
+}
 
 let seq = 0;
 
@@ -20,8 +35,8 @@ export function isScalar(schema) {
 
 export function scalarField(ns, name, schema, value) {
   const id = `set-${ns}-${name}-${++seq}`;
-  const label = fieldLabel(name, schema);
-  const hint = schema.description ? h("p", { class: "hint", id: `${id}-hint` }, schema.description) : null;
+  const label = tOr(`setting.${ns}.${name}`, fieldLabel(name, schema));
+  const hint = schema.description ? h("p", { class: "hint", id: `${id}-hint` }, tOr(`setting.${ns}.${name}.hint`, schema.description)) : null;
   const described = hint ? `${id}-hint` : undefined;
   const choices = choicesOf(schema);
   const testid = `setting-${ns}-${name}`;
@@ -32,12 +47,12 @@ export function scalarField(ns, name, schema, value) {
       { class: "field choice-field", testid },
       h("legend", {}, label),
       hint,
-      choices.map((c, i) => h("label", { class: "choice" }, inputs[i], h("span", { class: "choice-text" }, h("strong", {}, c.title), c.description ? h("span", { class: "hint" }, c.description) : null))),
+      choices.map((c, i) => h("label", { class: "choice" }, inputs[i], h("span", { class: "choice-text" }, h("strong", {}, choiceTitle(ns, name, c)), c.description ? h("span", { class: "hint" }, choiceHint(ns, name, c)) : null))),
     );
     return { el, name, read: () => inputs.find((i) => i.checked)?.value ?? value };
   }
   if (choices.length) {
-    const select = h("select", { id, testid, "aria-describedby": described }, choices.map((c) => h("option", { value: c.value }, c.title)));
+    const select = h("select", { id, testid, "aria-describedby": described }, choices.map((c) => h("option", { value: c.value }, choiceTitle(ns, name, c))));
     select.value = value ?? choices[0].value;
     return { el: h("div", { class: "field" }, h("label", { for: id }, label), select, hint), name, read: () => select.value };
   }
@@ -54,6 +69,7 @@ export function scalarField(ns, name, schema, value) {
     max: schema.maximum,
     step: schema.type === "integer" ? "1" : undefined,
     placeholder: schema.default !== undefined && schema.default !== null ? String(schema.default) : "",
+    translate: "no", // the default value as placeholder, not words
     autocomplete: "off",
     spellcheck: "false",
     "aria-describedby": described,

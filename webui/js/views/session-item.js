@@ -3,6 +3,7 @@
 
 import { h, icon } from "./dom.js";
 import { displayTitle, shortenPath, relativeTime } from "../state/session-list.js";
+import { t } from "../i18n/i18n.js";
 
 /**
  * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
@@ -24,12 +25,12 @@ export function sessionItem(node, ctx) {
     "button",
     { type: "button", class: "session-open", testid: "session-open", "aria-current": active ? "page" : undefined, title: s.cwd ?? "" },
     h("span", { class: "session-line" },
-      s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": "running" }) : null,
-      subagent ? h("span", { class: "subagent-mark", testid: "session-subagent", title: "A subagent: its parent's task started it" }, icon("subagent")) : null,
-      s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: "Started from an editor over ACP (harnessdesk acp)" }, "editor") : null,
-      h("span", { class: "session-title", testid: "session-title" }, title),
-      pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": `${pending} waiting for you` }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+      s.running ? h("span", { class: "running-dot", testid: "session-running", role: "img", "aria-label": t("sessionItem.running") }) : null,
+      subagent ? h("span", { class: "subagent-mark", testid: "session-subagent", title: t("sessionItem.subagentTitle") }, icon("subagent")) : null,
+      s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: t("sessionItem.editorTitle") }, t("sessionItem.editor")) : null,
+      h("span", { class: "session-title", testid: "session-title", translate: s.title?.trim() || s.provisionalTitle ? "no" : undefined }, title),
+      pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": t("sessionItem.pending", { count: pending }) }, String(pending)) : null),
+    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd", translate: "no" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
   if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));
@@ -47,30 +48,30 @@ export function sessionItem(node, ctx) {
     }
   });
   const tool = (name, testid, label, onClick) => {
-    const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": `${label}: ${title}` }, icon(name));
+    const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": t("common.labelFor", { label, name: title }) }, icon(name));
     b.addEventListener("click", onClick);
     return b;
   };
   // A subagent goes with its parent (rename, archive and delete are the parent's).
   const tools = subagent
-    ? [tool("download", "session-export", "Export as ZIP", () => ctx.exportSession(s.sessionId))]
+    ? [tool("download", "session-export", t("sessionItem.export"), () => ctx.exportSession(s.sessionId))]
     : ctx.archived
     ? [
-        tool("unarchive", "session-unarchive", "Unarchive", () => ctx.unarchive(s.sessionId)),
-        tool("trash", "session-delete", "Delete…", () => ctx.deleteSession(s.sessionId)),
+        tool("unarchive", "session-unarchive", t("sessionItem.unarchive"), () => ctx.unarchive(s.sessionId)),
+        tool("trash", "session-delete", t("sessionItem.delete"), () => ctx.deleteSession(s.sessionId)),
       ]
     : [
-        tool("pencil", "session-rename", "Rename (F2)", () => ctx.startRename(s.sessionId)),
-        tool("download", "session-export", "Export as ZIP", () => ctx.exportSession(s.sessionId)),
-        tool("archive", "session-archive", "Archive", () => ctx.archive(s.sessionId)),
-        tool("trash", "session-delete", "Delete…", () => ctx.deleteSession(s.sessionId)),
+        tool("pencil", "session-rename", t("sessionItem.rename"), () => ctx.startRename(s.sessionId)),
+        tool("download", "session-export", t("sessionItem.export"), () => ctx.exportSession(s.sessionId)),
+        tool("archive", "session-archive", t("sessionItem.archive"), () => ctx.archive(s.sessionId)),
+        tool("trash", "session-delete", t("sessionItem.delete"), () => ctx.deleteSession(s.sessionId)),
       ];
   li.append(h("div", { class: "session-row" }, open, h("div", { class: "session-tools" }, tools)));
   return li;
 }
 
 function renameInput(s, ctx) {
-  const input = h("input", { type: "text", class: "rename-input", testid: "rename-input", "aria-label": "Session title", maxlength: 1000 });
+  const input = h("input", { type: "text", class: "rename-input", testid: "rename-input", "aria-label": t("sessionItem.titleLabel"), maxlength: 1000 });
   input.value = s.title ?? "";
   let done = false;
   const finish = (commit) => {

@@ -6,17 +6,17 @@
 import { append, h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { RemoteCard, localCard } from "./provider-cards.js";
-import { scalarFields } from "./schema-form.js";
+import { choiceHint, choiceTitle, scalarFields } from "./schema-form.js";
 import { choicesOf, fallbackOf, fieldOps, fieldsOf, issueLabel, issueLines, profileIdFor, refsOf } from "../state/settings-model.js";
 import { confirmLoosening } from "./loosen-confirm.js";
-import { previewTheme, themeOf } from "./theme.js";
+import { languageOf, previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { setLanguage, t } from "../i18n/i18n.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
-const FULL_ACCESS = "Full access turns the sandbox off and never asks: every command the agent runs in a new session can read your keys and passwords, change or delete any of your files and reach the network, with your rights.";
-const LABELS = { permission: "Permissions", "agent-presets": "Agent presets", "ui-appearance": "Appearance", undo: "Undo", hooks: "Hooks" };
+const LABELS = { permission: "settings.section.permission", "agent-presets": "settings.section.agentPresets", "ui-appearance": "settings.section.appearance", undo: "settings.section.undo", hooks: "settings.section.hooks" };
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
@@ -35,25 +35,29 @@ export class SettingsDialog {
     this.draft = null; // a profile being added, not saved yet
     this.message = h("p", { class: "settings-message", testid: "settings-message", role: "status" });
     this.body = h("div", { class: "settings-body", testid: "settings-body" });
-    const close = h("button", { type: "button", class: "btn btn-icon", testid: "settings-close", "aria-label": "Close settings" }, icon("x"));
-    this.docBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-document" }, "Open settings.json");
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "settings-close", "aria-label": t("settings.close") }, icon("x"));
+    this.docBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-document" }, t("settings.openDocumentButton"));
     this.docBtn.addEventListener("click", () => this.openDocument());
-    this.mcpBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-mcp", title: "MCP tool servers you use in every folder" }, "Open mcp.json (MCP servers)");
+    this.mcpBtn = h("button", { type: "button", class: "btn btn-small", testid: "settings-open-mcp", title: t("settings.openMcpTitle") }, t("settings.openMcp"));
     this.mcpBtn.addEventListener("click", () => openUserFile({ config: this.ctx.config, toast: (m) => this.say(m) }, this.mcpBtn));
     this.el = h(
       "dialog",
       { class: "settings-dialog settings-page", testid: "settings-dialog", "aria-labelledby": "settings-title" },
-      h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, "Settings"), close),
+      h("header", { class: "dialog-head" }, h("h2", { id: "settings-title" }, t("sidebar.settings")), close),
       this.message,
       this.body,
-      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, "Changes apply at once, in every open window."), this.mcpBtn, this.docBtn),
+      h("footer", { class: "dialog-foot settings-foot" }, h("p", { class: "hint" }, t("settings.applyAtOnce")), this.mcpBtn, this.docBtn),
     );
     document.body.append(this.el);
     close.addEventListener("click", () => this.el.close());
-    // A previewed theme that was not saved goes back to the saved one when Settings closes.
+    // A previewed theme or language that was not saved goes back to the saved one when Settings closes.
     this.el.addEventListener("close", () => {
+      if (!this.previewing) return;
+      this.previewing = false;
       const saved = themeOf(this.describe);
       if (saved) previewTheme(saved);
+      const language = languageOf(this.describe);
+      if (language) setLanguage(language);
     });
   }
 
@@ -75,7 +79,7 @@ export class SettingsDialog {
   async changed() {
     if (!this.el.open) return;
     if (this.cards.some((c) => c.dirty) || this.draft) {
-      this.say("Settings changed elsewhere; save or close to see the new values.");
+      this.say(t("settings.changedElsewhere"));
       return;
     }
     await this.load();
@@ -89,7 +93,7 @@ export class SettingsDialog {
     const [s, p, d] = await Promise.all([this.call("settings.describe", {}), this.call("llm.providers", {}), this.call("host.describe", {})]);
     if (!s.ok) {
       clear(this.body);
-      this.say(`Settings are not available here: ${describeError(s.error)}`, "error");
+      this.say(t("settings.notAvailable", { reason: describeError(s.error) }), "error");
       this.docBtn.hidden = true;
       return;
     }
@@ -103,7 +107,7 @@ export class SettingsDialog {
     this.creds = c.ok ? c.value.credentials : {};
     this.docBtn.hidden = !s.value.hasDocument;
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
-    if (broken.length) this.say(`${broken.map((f) => f.problem).join(" ")} Changes cannot be saved there until it is fixed or reset (the notice above the conversation).`, "error");
+    if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
     this.render();
     await this.library.load();
   }
@@ -145,10 +149,10 @@ export class SettingsDialog {
         providerCards.push(card.el);
       }
     }
-    const add = h("button", { type: "button", class: "btn add-endpoint", testid: "settings-add-endpoint", hidden: !endpoints || !!this.draft }, icon("plus"), h("span", { class: "btn-label" }, "Add an OpenAI-compatible endpoint"));
+    const add = h("button", { type: "button", class: "btn add-endpoint", testid: "settings-add-endpoint", hidden: !endpoints || !!this.draft }, icon("plus"), h("span", { class: "btn-label" }, t("settings.addEndpoint")));
     add.addEventListener("click", () => this.addEndpoint(endpoints));
     const sections = [
-      h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, "Model providers"), h("p", { class: "hint" }, "Pick a model for a chat from the model menu above the conversation; it lists every provider that is ready."), providerCards, add),
+      h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, t("settings.providers")), h("p", { class: "hint" }, t("settings.providersHint")), providerCards, add),
       this.library.el,
     ];
     for (const view of this.describe.namespaces) {
@@ -166,7 +170,7 @@ export class SettingsDialog {
 
   addEndpoint(endpoints) {
     const taken = new Set((endpoints.value.profiles ?? []).map((p) => p.id));
-    const name = "My endpoint";
+    const name = t("settings.myEndpoint");
     this.draft = { id: profileIdFor(name, taken), name, baseURL: "" };
     this.render();
     this.cards.at(-1)?.el.querySelector("input")?.focus();
@@ -177,7 +181,7 @@ export class SettingsDialog {
     const fields = scalarFields(view);
     if (!fields.length) return null;
     const id = `set-ns-${view.ns}`;
-    const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, "Save");
+    const save = h("button", { type: "button", class: "btn btn-primary", testid: `settings-save-${view.ns}` }, t("common.save"));
     save.addEventListener("click", async () => {
       const values = Object.fromEntries(fields.map((f) => [f.name, f.read()]));
       if (view.ns === "permission" && !(await this.mayLoosen(view, values))) return;
@@ -187,17 +191,22 @@ export class SettingsDialog {
     for (const f of fields) f.el.dataset.settingField = f.name;
     if (view.ns === "ui-appearance") {
       // The choice shows at once; Save keeps it, closing without saving puts the saved one back.
-      section.addEventListener("change", () => previewTheme(fields.find((f) => f.name === "theme")?.read()));
+      section.addEventListener("change", () => {
+        this.previewing = true;
+        previewTheme(fields.find((f) => f.name === "theme")?.read());
+        const language = fields.find((f) => f.name === "language")?.read();
+        if (language) setLanguage(language, { remember: false });
+      });
     }
     const note =
       view.ns === "permission"
-        ? h("p", { class: "hint" }, "A session keeps the mode it was created with; the shield above each conversation switches it and lists its “Allow always” answers, which can be revoked there.")
+        ? h("p", { class: "hint" }, t("settings.permissionHint"))
         : view.ns === "undo"
-          ? [h("p", { class: "hint" }, "Before each command the agent runs, the folder is snapshotted so Revert can put back what the command changed. The oldest turns go first when the space runs out."), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
+          ? [h("p", { class: "hint" }, t("settings.undoHint")), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
           : view.ns === "hooks"
-            ? h("p", { class: "hint" }, "Your own hooks live in hooks.json in the data folder. A project's hook files run only in a folder you trust, once you approved them in the MCP panel; a changed file asks again.")
+            ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;
-    return append(section, [h("h3", { id }, LABELS[view.ns] ?? view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
+    return append(section, [h("h3", { id }, LABELS[view.ns] ? t(LABELS[view.ns]) : view.ns), fields.map((f) => f.el), note, h("div", { class: "row-actions" }, save)]);
   }
 
   /** A looser default preset waits for the person's confirmation (the form keeps the choice). */
@@ -205,8 +214,8 @@ export class SettingsDialog {
     const from = view.value?.defaultPreset ?? fallbackOf(view).defaultPreset;
     const field = fieldsOf(view.schema).find((f) => f.name === "defaultPreset");
     // Full access says its consequence in plain words before the person confirms it.
-    const options = choicesOf(field?.schema).map((c) => ({ value: c.value, name: c.title, description: c.value === "danger-full-access" ? FULL_ACCESS : c.description }));
-    return confirmLoosening({ from, to: values.defaultPreset, options, where: "The default for new sessions" });
+    const options = choicesOf(field?.schema).map((c) => ({ value: c.value, name: choiceTitle(view.ns, "defaultPreset", c), description: c.value === "danger-full-access" ? t("settings.fullAccessWarning") : choiceHint(view.ns, "defaultPreset", c) }));
+    return confirmLoosening({ from, to: values.defaultPreset, options, where: t("settings.defaultForNew") });
   }
 
   /** One settings write; a conflict reloads, a refusal shows the host's reason. */
@@ -222,10 +231,11 @@ export class SettingsDialog {
       return false;
     }
     placeIssues(this.body, payload.ns, []);
+    if (payload.ns === "ui-appearance") this.previewing = false; // what shows is what is saved now
     this.draft = null;
     this.ctx.onChanged();
     if (announce) {
-      this.say("Saved.", "ok");
+      this.say(t("settings.saved"), "ok");
       await this.load();
     }
     return true;
@@ -233,7 +243,7 @@ export class SettingsDialog {
 
   async openDocument() {
     const r = await this.call("settings.openDocument", {});
-    this.say(r.ok ? "settings.json is open in your editor; saved edits apply at once." : problemText(r.error), r.ok ? "ok" : "error");
+    this.say(r.ok ? t("settings.documentOpen") : problemText(r.error), r.ok ? "ok" : "error");
   }
 }
 
@@ -249,7 +259,7 @@ function placeIssues(root, ns, issues) {
       const name = path.slice(prefix.length).split(".")[0];
       const field = scope.querySelector(`[data-setting-field="${CSS.escape(name)}"]`);
       if (!field) continue;
-      field.append(h("p", { class: "field-error", testid: "field-error", role: "alert" }, `${issueLabel(issue.loc)}: ${issue.msg}`));
+      field.append(h("p", { class: "field-error", testid: "field-error", role: "alert" }, t("settings.issue", { label: issueLabel(issue.loc), message: issue.msg })));
       scope.open = true; // a closed card opens on its error
     }
   }

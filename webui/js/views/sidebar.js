@@ -7,6 +7,7 @@ import { displayTitle, shortenPath, highlightRuns } from "../state/session-list.
 import { groupSessions, dropTarget } from "../state/workspaces.js";
 import { describeError } from "../state/problems.js";
 import { sessionItem } from "./session-item.js";
+import { t } from "../i18n/i18n.js";
 
 const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 
@@ -21,25 +22,25 @@ export class SidebarView {
     this.showArchived = false;
     this.collapsed = new Set(readCollapsed());
     this.dragging = null;
-    this.newBtn = h("button", { type: "button", class: "btn btn-primary new-session", testid: "new-session", title: "New session (Ctrl+N)" }, icon("plus"), h("span", { class: "btn-label" }, "New session"));
+    this.newBtn = h("button", { type: "button", class: "btn btn-primary new-session", testid: "new-session", title: t("sidebar.newSessionTitle") }, icon("plus"), h("span", { class: "btn-label" }, t("sidebar.newSession")));
     this.newBtn.addEventListener("click", () => ctx.newSession());
-    this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: "Choose a project folder to work in" }, icon("folder-open"), h("span", { class: "btn-label" }, "Open folder…"));
+    this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: t("sidebar.openFolderTitle") }, icon("folder-open"), h("span", { class: "btn-label" }, t("sidebar.openFolder")));
     this.folderBtn.addEventListener("click", () => ctx.openFolder());
-    this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: "Search (Ctrl+K)", "aria-label": "Search sessions", autocomplete: "off" });
+    this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: t("sidebar.searchPlaceholder"), "aria-label": t("sidebar.searchLabel"), autocomplete: "off" });
     this.results = h("div", { class: "search-results", testid: "search-results", hidden: true, "aria-live": "polite" });
     this.groupsEl = h("div", { class: "ws-groups", testid: "session-list" });
-    this.empty = h("p", { class: "list-empty", testid: "session-list-empty", hidden: true }, "No sessions yet.");
+    this.empty = h("p", { class: "list-empty", testid: "session-list-empty", hidden: true }, t("sidebar.noSessions"));
     this.archivedBtn = h("button", { type: "button", class: "archived-toggle", testid: "archived-toggle", "aria-expanded": "false", hidden: true });
     this.archivedBtn.addEventListener("click", () => {
       this.showArchived = !this.showArchived;
       this.render();
     });
-    this.archivedList = h("ul", { class: "session-list archived-list", testid: "archived-list", role: "list", "aria-label": "Archived sessions", hidden: true });
+    this.archivedList = h("ul", { class: "session-list archived-list", testid: "archived-list", role: "list", "aria-label": t("sidebar.archivedLabel"), hidden: true });
     root.append(
       h("div", { class: "sidebar-head" }, h("span", { class: "brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }), "HarnessDesk"), h("div", { class: "head-actions" }, this.newBtn, this.folderBtn)),
       h("div", { class: "search" }, icon("search", "icon search-icon"), this.search),
       this.results,
-      h("nav", { class: "session-nav", "aria-label": "Sessions" }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
+      h("nav", { class: "session-nav", "aria-label": t("sidebar.sessions") }, this.groupsEl, this.empty, h("div", { class: "archived" }, this.archivedBtn, this.archivedList)),
     );
     let timer = 0;
     this.search.addEventListener("input", () => {
@@ -90,17 +91,17 @@ export class SidebarView {
       return;
     }
     if (!r.value.items.length) {
-      this.results.append(h("p", { class: "list-empty", testid: "search-empty" }, `No results for “${query}”.`));
+      this.results.append(h("p", { class: "list-empty", testid: "search-empty" }, t("sidebar.noResults", { query })));
       return;
     }
-    const ul = h("ul", { class: "result-list", role: "list", "aria-label": "Search results" });
+    const ul = h("ul", { class: "result-list", role: "list", "aria-label": t("sidebar.searchResults") });
     for (const hit of r.value.items) {
       const summary = this.ctx.manager.summaries.get(hit.sessionId);
       const btn = h(
         "button",
         { type: "button", class: "result", testid: "search-result", dataset: { sessionId: hit.sessionId } },
-        h("span", { class: "result-title" }, displayTitle(summary ?? {})),
-        h("span", { class: "snippet" }, highlightRuns(hit.snippet, query).map((run) => (run.match ? h("mark", {}, run.text) : run.text))),
+        h("span", { class: "result-title", translate: summary?.title || summary?.provisionalTitle ? "no" : undefined }, displayTitle(summary ?? {})),
+        h("span", { class: "snippet", translate: "no" }, highlightRuns(hit.snippet, query).map((run) => (run.match ? h("mark", {}, run.text) : run.text))),
       );
       btn.addEventListener("click", () => {
         this.ctx.openSession(hit.sessionId, hit.seq); // scrolls to the matching message
@@ -108,7 +109,7 @@ export class SidebarView {
       });
       ul.append(h("li", {}, btn));
     }
-    if (r.value.hasMore) ul.append(h("li", { class: "list-empty" }, "More results — refine the search."));
+    if (r.value.hasMore) ul.append(h("li", { class: "list-empty" }, t("sidebar.moreResults")));
     this.results.append(ul);
   }
 
@@ -126,7 +127,7 @@ export class SidebarView {
     this.archivedBtn.hidden = archived.length === 0;
     if (!archived.length) this.showArchived = false;
     this.archivedBtn.setAttribute("aria-expanded", String(this.showArchived));
-    this.archivedBtn.replaceChildren(icon("chevron", "icon chevron"), icon("archive"), h("span", {}, `Archived (${archived.length})`));
+    this.archivedBtn.replaceChildren(icon("chevron", "icon chevron"), icon("archive"), h("span", {}, t("sidebar.archived", { count: archived.length })));
     clear(this.archivedList);
     this.archivedList.hidden = !this.showArchived;
     if (this.showArchived) {
@@ -139,7 +140,7 @@ export class SidebarView {
   group({ workspace, roots }, count) {
     const id = workspace?.workspaceId ?? "ungrouped";
     const collapsed = this.collapsed.has(id);
-    const list = h("ul", { class: "session-list", role: "list", hidden: collapsed, "aria-label": workspace ? `Sessions in ${workspace.title}` : "Ungrouped sessions" });
+    const list = h("ul", { class: "session-list", role: "list", hidden: collapsed, "aria-label": workspace ? t("sidebar.sessionsIn", { title: workspace.title }) : t("sidebar.ungroupedSessions") });
     const rootIds = roots.map((n) => n.summary.sessionId);
     const itemCtx = this.itemCtx(workspace, rootIds, false);
     const add = (nodes, ul) => {
@@ -155,16 +156,16 @@ export class SidebarView {
       }
     };
     add(roots, list);
-    if (workspace && !roots.length) list.append(h("li", { class: "list-empty ws-empty" }, "No sessions here yet."));
+    if (workspace && !roots.length) list.append(h("li", { class: "list-empty ws-empty" }, t("sidebar.noSessionsHere")));
     const home = this.ctx.manager.hostInfo?.home;
     if (!workspace && count === 1) return h("section", { class: "ws-group ws-ungrouped is-only", testid: "ungrouped-group" }, list);
     const toggle = h(
       "button",
-      { type: "button", class: "ws-toggle", testid: "workspace-toggle", "aria-expanded": String(!collapsed), title: workspace?.path ?? "Sessions outside any workspace" },
+      { type: "button", class: "ws-toggle", testid: "workspace-toggle", "aria-expanded": String(!collapsed), title: workspace?.path ?? t("sidebar.outsideWorkspaces") },
       icon("chevron", "icon chevron"),
       icon(workspace ? "folder" : "list"),
-      h("span", { class: "ws-title", testid: "workspace-title" }, workspace ? workspace.title : "Ungrouped"),
-      workspace ? h("span", { class: "ws-path" }, h("bdi", { dir: "ltr" }, shortenPath(workspace.path, home))) : null, // long paths: cut at the start
+      workspace ? h("span", { class: "ws-title", testid: "workspace-title", translate: "no" }, workspace.title) : h("span", { class: "ws-title", testid: "workspace-title" }, t("sidebar.ungrouped")),
+      workspace ? h("span", { class: "ws-path", translate: "no" }, h("bdi", { dir: "ltr" }, shortenPath(workspace.path, home))) : null, // long paths: cut at the start
     );
     toggle.addEventListener("click", () => {
       if (this.collapsed.has(id)) this.collapsed.delete(id);
@@ -179,16 +180,16 @@ export class SidebarView {
 
   workspaceTools(workspace) {
     const tool = (name, testid, label, onClick) => {
-      const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": `${label}: ${workspace.title}` }, icon(name));
+      const b = h("button", { type: "button", class: "btn btn-icon btn-small", testid, title: label, "aria-label": t("common.labelFor", { label, name: workspace.title }) }, icon(name));
       b.addEventListener("click", onClick);
       return b;
     };
     return h(
       "div",
       { class: "ws-tools" },
-      tool("plus", "workspace-new-session", "New session here", () => this.ctx.newSessionIn(workspace.workspaceId)),
-      this.ctx.canOpenPath() ? tool("reveal", "workspace-reveal", "Reveal in file manager", () => this.ctx.revealFolder(workspace.path)) : null,
-      tool("x", "workspace-remove", "Remove from the list", () => this.ctx.removeWorkspace(workspace)),
+      tool("plus", "workspace-new-session", t("sidebar.newSessionHere"), () => this.ctx.newSessionIn(workspace.workspaceId)),
+      this.ctx.canOpenPath() ? tool("reveal", "workspace-reveal", t("sidebar.reveal"), () => this.ctx.revealFolder(workspace.path)) : null,
+      tool("x", "workspace-remove", t("sidebar.removeWorkspace"), () => this.ctx.removeWorkspace(workspace)),
     );
   }
 

@@ -6,9 +6,14 @@
 import { h, clear } from "./dom.js";
 import { ComboList } from "./combobox.js";
 import { applyChoice, slashItems, slashToken } from "../state/slash.js";
+import { t } from "../i18n/i18n.js";
+import { commandDescription } from "../state/host-words.js";
 
-const KIND_LABEL = { command: "command", client: "app", skill: "skill" };
-const SECTION = { command: "Commands", client: "Commands", skill: "Skills" };
+/** Whether the page words this entry itself (a shipped command). */
+const ownWords = (item) => commandDescription(item) !== item.description;
+
+const KIND_LABEL = { command: "slash.kind.command", client: "slash.kind.app", skill: "slash.kind.skill" };
+const SECTION = { command: "slash.commands", client: "slash.commands", skill: "slash.skills" };
 
 export class SlashMenu {
   /**
@@ -21,7 +26,7 @@ export class SlashMenu {
     this.token = null;
     this.seq = 0;
     this.refreshing = false;
-    this.combo = new ComboList(input, { id: "slash-menu-list", label: "Commands and skills", optionPrefix: "slash-opt-", choose: (i) => this.choose(i) });
+    this.combo = new ComboList(input, { id: "slash-menu-list", label: t("slash.label"), optionPrefix: "slash-opt-", choose: (i) => this.choose(i) });
     this.list = this.combo.list;
     this.el = h("div", { class: "slash-menu", testid: "slash-menu", hidden: true });
     this.foot = h("p", { class: "slash-foot", testid: "slash-warnings", hidden: true });
@@ -69,7 +74,7 @@ export class SlashMenu {
     this.items.forEach((item, i) => {
       if (SECTION[item.kind] !== section) {
         section = SECTION[item.kind];
-        this.list.append(h("li", { class: "slash-section", role: "presentation" }, section));
+        this.list.append(h("li", { class: "slash-section", role: "presentation" }, t(section)));
       }
       const li = h(
         "li",
@@ -79,16 +84,16 @@ export class SlashMenu {
           testid: "slash-item",
           dataset: { index: String(i), kind: item.kind, name: item.name },
         },
-        h("span", { class: "slash-name" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
-        h("span", { class: "slash-desc" }, item.description),
-        h("span", { class: "slash-kind" }, KIND_LABEL[item.kind]),
+        h("span", { class: "slash-name", translate: "no" }, `/${item.name}`, item.hint ? h("span", { class: "slash-hint" }, ` ${item.hint}`) : null),
+        h("span", { class: "slash-desc", translate: item.kind === "client" || ownWords(item) ? undefined : "no" }, commandDescription(item)),
+        h("span", { class: "slash-kind" }, t(KIND_LABEL[item.kind])),
       );
       this.list.append(li);
     });
-    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "slash-empty" }, "No command or skill matches."));
+    if (!this.items.length) this.list.append(h("li", { class: "slash-empty", role: "presentation", testid: "slash-empty" }, t("slash.none")));
     this.foot.hidden = !warnings.length;
     if (warnings.length) {
-      this.foot.textContent = `${warnings.length} skill file${warnings.length > 1 ? "s" : ""} could not be loaded`;
+      this.foot.textContent = t("slash.warnings", { count: warnings.length });
       this.foot.title = warnings.map((w) => `${w.source}: ${w.location} — ${w.message}`).join("\n");
     }
     this.el.hidden = false;

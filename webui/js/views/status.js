@@ -3,19 +3,9 @@
 // provider/model banners, the built-in model loading (first local turn), and toasts.
 
 import { h, icon, clear } from "./dom.js";
+import { t } from "../i18n/i18n.js";
 
 const BUILT_IN_MODEL = "smollm2-135m-instruct";
-
-/** Shown when this tab holds no access token, or the host refuses the one it holds. */
-export const NEEDS_LINK =
-  "This tab has no valid access key. Open the link that `harnessdesk serve` printed" +
-  " (http://127.0.0.1:PORT/?token=…) in this tab: the key then stays in this tab only, and a" +
-  " reload keeps it. Another tab needs the link again.";
-
-/** Under the reason when the desktop host could not start (nothing in this window can fix it). */
-export const HOST_FAILED_HELP =
-  "Close this window, fix the cause, and start HarnessDesk again. Running harnessdesk doctor in a" +
-  " terminal checks this machine and the data folder.";
 
 export class StatusView {
   /**
@@ -42,10 +32,10 @@ export class StatusView {
     document.documentElement.dataset.modelLoading = String(loading);
     if (loading) {
       // the built-in model, or a downloaded one (docs/decisions.md, "Offline agent")
-      const what = !model || model === BUILT_IN_MODEL ? "Loading the built-in model…" : `Loading ${model}…`;
+      const what = !model || model === BUILT_IN_MODEL ? t("status.loadingBuiltIn") : t("status.loadingModel", { model });
       this.modelBanner.replaceChildren(
         h("span", { class: "spinner spinner-small", "aria-hidden": "true" }),
-        h("span", {}, h("strong", {}, what), h("span", { class: "banner-more" }, " The answer starts as soon as it is ready.")),
+        h("span", {}, h("strong", {}, what), h("span", { class: "banner-more" }, t("status.loadingMore"))),
       );
     }
   }
@@ -64,7 +54,7 @@ export class StatusView {
   }
 
   retryButton(testid = "reconnect-now") {
-    const b = h("button", { type: "button", class: "btn btn-small", testid }, icon("retry"), h("span", {}, "Retry now"));
+    const b = h("button", { type: "button", class: "btn btn-small", testid }, icon("retry"), h("span", {}, t("status.retryNow")));
     b.addEventListener("click", () => this.ctx.retryNow());
     return b;
   }
@@ -73,7 +63,7 @@ export class StatusView {
     const s = this.conn;
     const { overlay } = this.roots;
     const neverConnected = !s.describe;
-    const waiting = s.retryAt ? `Retrying in ${this.countdown()} s…` : "Trying now…";
+    const waiting = s.retryAt ? t("status.retryingIn", { seconds: this.countdown() }) : t("status.tryingNow");
     const countdown = h("span", { class: "countdown", testid: "reconnect-countdown" }, waiting);
     clear(overlay);
     overlay.hidden = true;
@@ -86,30 +76,30 @@ export class StatusView {
         h(
           "div",
           { class: "state-card", testid: "host-failed-state", role: "alert" },
-          h("h2", {}, "HarnessDesk could not start"),
-          h("p", { testid: "host-failed-reason" }, s.error || "The host did not start."),
-          h("p", { class: "muted small" }, HOST_FAILED_HELP),
+          h("h2", {}, t("status.hostFailed")),
+          s.error ? h("p", { testid: "host-failed-reason", translate: "no" }, s.error) : h("p", { testid: "host-failed-reason" }, t("status.hostDidNotStart")),
+          h("p", { class: "muted small" }, t("status.hostFailedHelp")),
         ),
       );
       return;
     }
     if (s.needsLink) {
       overlay.hidden = false;
-      overlay.append(h("div", { class: "state-card", testid: "needs-link-state", role: "alert" }, h("h2", {}, "Open HarnessDesk with its link"), h("p", {}, NEEDS_LINK)));
+      overlay.append(h("div", { class: "state-card", testid: "needs-link-state", role: "alert" }, h("h2", {}, t("status.needsLinkTitle")), h("p", {}, t("status.needsLink"))));
       return;
     }
     if (neverConnected) {
       overlay.hidden = false;
       if (s.state === "connecting" && !s.error) {
-        overlay.append(h("div", { class: "state-card", testid: "connecting-state", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), h("h2", {}, "Connecting to the HarnessDesk host…")));
+        overlay.append(h("div", { class: "state-card", testid: "connecting-state", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" }), h("h2", {}, t("status.connecting"))));
       } else {
         overlay.append(
           h(
             "div",
             { class: "state-card", testid: "unreachable-state", role: "alert" },
-            h("h2", {}, s.unreachable ? "Host unreachable" : "Connecting to the HarnessDesk host…"),
-            h("p", {}, s.unreachable ? "The HarnessDesk host is not answering. Is it still running?" : "The first attempt failed; trying again."),
-            s.error ? h("p", { class: "muted small" }, s.error) : null,
+            h("h2", {}, s.unreachable ? t("status.unreachableTitle") : t("status.connecting")),
+            h("p", {}, s.unreachable ? t("status.unreachable") : t("status.firstAttemptFailed")),
+            s.error ? h("p", { class: "muted small", translate: "no" }, s.error) : null,
             h("p", {}, countdown),
             this.retryButton(),
           ),
@@ -120,9 +110,9 @@ export class StatusView {
     this.connBanner.hidden = false;
     this.connBanner.dataset.state = s.unreachable ? "unreachable" : "reconnecting";
     clear(this.connBanner).append(
-      h("strong", {}, s.unreachable ? "Host unreachable." : "Connection lost."),
+      h("strong", {}, s.unreachable ? t("status.unreachableShort") : t("status.connectionLost")),
       " ",
-      s.retryAt ? countdown : h("span", { testid: "reconnect-countdown" }, "Reconnecting…"),
+      s.retryAt ? countdown : h("span", { testid: "reconnect-countdown" }, t("status.reconnecting")),
       h("span", { class: "spacer" }),
       this.retryButton(),
     );
@@ -143,11 +133,11 @@ export class StatusView {
       if (this.dismissed.has(kind)) continue;
       const text =
         kind === "provider-not-configured"
-          ? ["The model provider is not ready.", detail ? ` ${detail}: fix it in Settings, or pick another model.` : " Add an API key in Settings, or switch back to the bundled local model."]
-          : [`The selected model is unavailable${detail ? ` (${detail})` : ""}.`, " Pick another model, or check the provider in Settings."];
-      const open = h("button", { type: "button", class: "btn btn-small", testid: "banner-open-settings" }, icon("gear"), h("span", {}, "Settings"));
+          ? [t("status.providerNotReady"), detail ? t("status.providerFix", { detail }) : t("status.providerAddKey")]
+          : [detail ? t("status.modelUnavailableNamed", { detail }) : t("status.modelUnavailable"), t("status.modelPickAnother")];
+      const open = h("button", { type: "button", class: "btn btn-small", testid: "banner-open-settings" }, icon("gear"), h("span", {}, t("sidebar.settings")));
       open.addEventListener("click", () => this.ctx.openSettings());
-      const close = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "banner-dismiss", "aria-label": "Dismiss" }, icon("x"));
+      const close = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "banner-dismiss", "aria-label": t("common.dismiss") }, icon("x"));
       close.addEventListener("click", () => {
         this.dismissed.add(kind);
         this.renderProblems();
@@ -168,19 +158,19 @@ export class StatusView {
   /** A short message; `action` {label, run, testid?} adds a button that runs it and closes the toast. */
   toast(message, tone = "error", action = null) {
     if (!message) return;
-    const t = h("div", { class: `toast tone-${tone}`, testid: "toast", role: tone === "error" ? "alert" : "status" }, h("span", {}, message));
+    const toast = h("div", { class: `toast tone-${tone}`, testid: "toast", role: tone === "error" ? "alert" : "status" }, h("span", {}, message));
     if (action) {
       const act = h("button", { type: "button", class: "btn btn-small", testid: action.testid ?? "toast-action" }, action.label);
       act.addEventListener("click", () => {
-        t.remove();
+        toast.remove();
         action.run();
       });
-      t.append(act);
+      toast.append(act);
     }
-    const close = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": "Dismiss" }, icon("x"));
-    close.addEventListener("click", () => t.remove());
-    t.append(close);
-    this.roots.toasts.append(t);
-    setTimeout(() => t.remove(), 7000);
+    const close = h("button", { type: "button", class: "btn btn-icon btn-small", "aria-label": t("common.dismiss") }, icon("x"));
+    close.addEventListener("click", () => toast.remove());
+    toast.append(close);
+    this.roots.toasts.append(toast);
+    setTimeout(() => toast.remove(), 7000);
   }
 }

@@ -4,6 +4,7 @@
 
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
+import { t } from "../i18n/i18n.js";
 
 export class SteerChips {
   /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg)}} ctx */
@@ -26,7 +27,7 @@ export class SteerChips {
     const content = item.message?.content ?? [];
     const text = content.filter((b) => b.type === "text").map((b) => b.text).join(" ").replace(/\s+/g, " ").trim();
     const images = content.filter((b) => b.type === "image").length;
-    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "steer-chip-remove", title: "Take back", "aria-label": "Take back this steering message" }, icon("x"));
+    const remove = h("button", { type: "button", class: "btn btn-icon btn-small", testid: "steer-chip-remove", title: t("steer.takeBack"), "aria-label": t("steer.takeBackLabel") }, icon("x"));
     remove.addEventListener("click", async () => {
       remove.disabled = true;
       const payload = { sessionId: this.sessionId, itemId: item.id, action: { kind: "remove" } };
@@ -38,11 +39,11 @@ export class SteerChips {
     });
     return h(
       "div",
-      { class: "steer-chip", testid: "steer-chip", role: "status", dataset: { itemId: item.id }, title: "Delivered to the agent at its next step" },
+      { class: "steer-chip", testid: "steer-chip", role: "status", dataset: { itemId: item.id }, title: t("steer.title") },
       icon("steer"),
-      h("span", { class: "steer-chip-label" }, "Steering"),
-      h("span", { class: "steer-chip-text", testid: "steer-chip-text" }, text || "(image)", images && text ? ` + ${images} image${images > 1 ? "s" : ""}` : ""),
-      h("span", { class: "steer-chip-when" }, "at the next step"),
+      h("span", { class: "steer-chip-label" }, t("steer.label")),
+      h("span", { class: "steer-chip-text", testid: "steer-chip-text" }, text ? h("span", { translate: "no" }, text) : t("steer.image"), images && text ? t("steer.images", { count: images }) : ""),
+      h("span", { class: "steer-chip-when" }, t("steer.when")),
       remove,
     );
   }

@@ -3,10 +3,11 @@
 // (`subagent.prompt`, `subagent.interrupt`), nested under the parent in the sidebar. Its
 // approvals and questions are answered in the parent, labelled with it.
 
-import { h, icon } from "./dom.js";
+import { h, icon, tNodes } from "./dom.js";
 import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
 import { modelWords } from "../state/model-words.js";
+import { t } from "../i18n/i18n.js";
 
 /** The session's summary when it is a subagent, else null. */
 export function subagentOf(manager, sessionId) {
@@ -19,8 +20,10 @@ function childRef(summary) {
 }
 
 /** The composer of a subagent's conversation: its answer reaches the parent as context. */
-export async function messageSubagent(turns, summary, content, toast) {
-  const r = await turns.messageSubagent({ ...childRef(summary), content });
+export async function messageSubagent(turns, summary, content, toast, attach = []) {
+  const payload = { ...childRef(summary), content };
+  if (attach.length) payload.attach = attach; // files and folders chosen with `@`, as session.prompt
+  const r = await turns.messageSubagent(payload);
   if (!r.ok) toast(describeError(r.error));
   return r.ok;
 }
@@ -44,15 +47,15 @@ export function taskChildRow(item, ctx) {
   return h(
     "div",
     { class: "task-child", testid: "task-child" },
-    h("span", { class: "task-child-label" }, "Subagent: ", quotedLabel(child.label), child.agentPreset ? h("span", { class: "muted" }, ` · ${child.agentPreset}`) : null),
-    openButton("task-open-child", "Open conversation", child.sessionId, ctx.openSession),
+    h("span", { class: "task-child-label" }, tNodes("subagent.label", { label: quotedLabel(child.label) }), child.agentPreset ? h("span", { class: "muted", translate: "no" }, ` · ${child.agentPreset}`) : null),
+    openButton("task-open-child", t("subagent.openConversation"), child.sessionId, ctx.openSession),
   );
 }
 
 /** The label in its place: after "Subagent:", quoted, marked as the model's words — never where
  * the app names who is asking (a label "Your own terminal (trusted)" stays a quotation). */
 function quotedLabel(label) {
-  return h("q", { class: "model-words", testid: "subagent-label", title: "The subagent's description, as the model wrote it" }, modelWords(label));
+  return h("q", { class: "model-words", testid: "subagent-label", title: t("subagent.labelTitle"), translate: "no" }, modelWords(label));
 }
 
 /** On an approval or question card that a subagent asked: which one, and a way to look at it. */
@@ -63,18 +66,17 @@ export function askedByLine(frame, open) {
     "p",
     { class: "card-asked-by", testid: "pending-subagent", dataset: { sessionId: by.sessionId } },
     icon("subagent"),
-    h("span", { class: "asked-by-kind" }, "Subagent: "),
+    h("span", { class: "asked-by-kind" }, t("subagent.kind")),
     quotedLabel(by.label),
-    h("span", { class: "muted" }, " (the model's words)"),
-    open ? openButton("pending-subagent-open", "Open", by.sessionId, open) : null,
+    h("span", { class: "muted" }, t("subagent.modelWords")),
+    open ? openButton("pending-subagent-open", t("tool.open"), by.sessionId, open) : null,
   );
 }
 
 /** Under a subagent's title: whose it is (a link to the parent) and how it is messaged. */
 export function parentLine(manager, summary, open) {
   const parent = manager.summaries.get(summary.parentSessionId);
-  const link = h("button", { type: "button", class: "link", testid: "subagent-parent-link" }, displayTitle(parent ?? {}));
+  const link = h("button", { type: "button", class: "link", testid: "subagent-parent-link", translate: parent?.title || parent?.provisionalTitle ? "no" : undefined }, displayTitle(parent ?? {}));
   link.addEventListener("click", () => open(summary.parentSessionId));
-  const why = "A subagent: its parent's task started it. What you send here goes to it through the parent, and its answer is given to the parent.";
-  return h("span", { class: "heading-subagent", testid: "subagent-of", title: why }, icon("subagent"), "Subagent of ", link);
+  return h("span", { class: "heading-subagent", testid: "subagent-of", title: t("subagent.ofTitle") }, icon("subagent"), tNodes("subagent.of", { parent: link }));
 }

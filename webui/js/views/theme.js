@@ -1,8 +1,10 @@
 // The theme (docs/decisions.md, "UX pass"): the `ui-appearance` setting (system | light | dark)
 // sets <html data-theme>; the CSS tokens are light-dark() pairs resolved by `color-scheme`, so
 // "system" follows the computer live. The last theme is kept in localStorage, so a reload paints
-// in it before the host answers.
+// in it before the host answers. The same section's `language` picks the page's language
+// (i18n/i18n.js; docs/decisions.md, "Languages").
 
+import { setLanguage } from "../i18n/i18n.js";
 
 const KEY = "harnessdesk.theme";
 const THEMES = new Set(["system", "light", "dark"]);
@@ -40,12 +42,20 @@ export function themeOf(describe) {
   return view ? view.value?.theme ?? "system" : null;
 }
 
-/** One `settings.describe` for the window's own namespaces: apply the theme, and let the
- * welcome notice (views/onboarding.js) decide whether it shows. */
+/** The language a `settings.describe` value holds ("system" | "zh-CN" | "en"; null: not offered). */
+export function languageOf(describe) {
+  const view = describe?.namespaces?.find((n) => n.ns === "ui-appearance");
+  return view ? view.value?.language ?? "system" : null;
+}
+
+/** One `settings.describe` for the window's own namespaces: apply the theme and the language,
+ * and let the welcome notice (views/onboarding.js) decide whether it shows. */
 export async function checkUiSettings(config, onboarding) {
   const r = await config.describeSettings();
   const describe = r.ok ? r.value : null;
   const theme = themeOf(describe);
   if (theme) applyTheme(theme);
+  const language = languageOf(describe);
+  if (language) setLanguage(language);
   await onboarding.check(describe);
 }

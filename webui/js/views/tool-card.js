@@ -2,30 +2,18 @@
 // write_file → the host's unified diff against the file (views/diff.js), or before the host has
 // one a diff of the arguments; anything else → pretty JSON arguments and the result text.
 
-import { h, icon, setChildren } from "./dom.js";
-import { describeTool, lineDiff, withContext } from "../state/diff.js";
+import { h, icon, setChildren, tNodes } from "./dom.js";
+import { approvalReason } from "../state/host-words.js";
+import { outcomeWords } from "../state/fold.js";
+import { describeTool } from "../state/diff.js";
 import { guardCard } from "./bidi.js";
-import { fileChangeView } from "./diff.js";
+import { diffView, fileChangeView } from "./diff.js";
 import { taskChildRow } from "./subagents.js";
 import { askUserBody, askUserSummary } from "./ask-user-card.js";
 import { viewParts } from "./tool-views.js";
+import { t } from "../i18n/i18n.js";
 
-const STATUS_LABEL = {
-  streaming: "preparing",
-  pending: "queued",
-  running: "running",
-  "awaiting-approval": "needs approval",
-  done: "done",
-  error: "failed",
-  rejected: "rejected",
-  cancelled: "cancelled",
-};
-
-const OUTCOME_LABEL = {
-  "allowed-once": "allowed once",
-  "allowed-always": "allowed always",
-  rejected: "rejected",
-};
+const STATUS_LABEL = new Set(["streaming", "pending", "running", "awaiting-approval", "done", "error", "rejected", "cancelled"]);
 
 const COLLAPSED_BY_DEFAULT = new Set(["read_file", "list_dir", "glob", "grep", "todo_write"]);
 const MAX_OUTPUT = 20_000;
@@ -58,9 +46,9 @@ function openRow(item, d, ctx) {
   const named = d.path ?? (PATH_TOOLS.has(item.name) ? d.summary : null);
   const target = absolutePath(named, ctx.cwdOf?.(ctx.sessionId));
   if (!target) return null;
-  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-open-path", title: `Open ${target}` }, icon("reveal"), h("span", { class: "btn-label" }, "Open"));
+  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-open-path", title: t("tool.openTitle", { path: target }) }, icon("reveal"), h("span", { class: "btn-label" }, t("tool.open")));
   btn.addEventListener("click", () => ctx.openPath(target));
-  return h("div", { class: "tool-open-row" }, h("code", { class: "tool-open-path" }, target), btn);
+  return h("div", { class: "tool-open-row" }, h("code", { class: "tool-open-path", translate: "no" }, target), btn);
 }
 
 export function updateToolCard(el, item, ctx = {}) {
@@ -74,10 +62,10 @@ export function updateToolCard(el, item, ctx = {}) {
     summary,
     icon("chevron", "icon chevron"),
     icon(kindIcon),
-    h("span", { class: "tool-name" }, item.name || "tool"),
-    item.name === "ask_user" ? h("span", { class: "tool-arg-summary tool-question" }, oneLine(askUserSummary(item))) : null,
-    d.summary ? h("code", { class: "tool-arg-summary" }, oneLine(d.summary)) : null,
-    h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, item.name === "ask_user" && item.status === "done" ? "answered" : STATUS_LABEL[item.status] ?? item.status),
+    h("span", { class: "tool-name", translate: "no" }, item.name || "tool"),
+    item.name === "ask_user" ? h("span", { class: "tool-arg-summary tool-question", translate: "no" }, oneLine(askUserSummary(item))) : null,
+    d.summary ? h("code", { class: "tool-arg-summary", translate: "no" }, oneLine(d.summary)) : null,
+    h("span", { class: `status-chip status-${item.status}`, testid: "tool-status" }, item.name === "ask_user" && item.status === "done" ? t("tool.answered") : STATUS_LABEL.has(item.status) ? t(`tool.status.${item.status}`) : item.status),
   );
   const parts = [openRow(item, d, ctx), taskChildRow(item, ctx)];
   // While the approval is open its card shows the reason; the tool card only says so in its
@@ -85,10 +73,9 @@ export function updateToolCard(el, item, ctx = {}) {
   // A rejection is stated once: the status chip (the tool result and the reason would repeat it).
   const rejected = item.status === "rejected";
   if (item.approval?.reason && item.approval.outcome && !rejected) {
-    const outcome = OUTCOME_LABEL[item.approval.outcome] ?? item.approval.outcome;
-    parts.push(h("p", { class: "tool-reason" }, `Approval: ${item.approval.reason} — ${outcome}`));
+    parts.push(h("p", { class: "tool-reason" }, t("tool.approvalOutcome", { reason: approvalReason(item.approval), outcome: outcomeWords(item.approval.outcome) })));
   }
-  if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, `Your note to the agent: ${item.approval.note}`));
+  if (item.approval?.note) parts.push(h("p", { class: "tool-reject-note", testid: "tool-reject-note" }, tNodes("tool.rejectNote", { note: h("span", { translate: "no" }, item.approval.note) })));
   const change = item.result?.change ?? item.approval?.preview ?? null; // the host's diff, when known
   const viewed = item.name !== "ask_user" && !rejected && !change ? viewParts(item) : null; // tool-views.js
   el.dataset.card = viewed ? item.callView.card : "default";
@@ -120,7 +107,7 @@ function clip(text) {
 }
 
 function showMore(pre, full) {
-  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-show-all" }, "Show all output");
+  const btn = h("button", { type: "button", class: "btn btn-small", testid: "tool-show-all" }, t("tool.showAll"));
   btn.addEventListener("click", () => {
     pre.textContent = full;
     btn.remove();
@@ -129,53 +116,37 @@ function showMore(pre, full) {
 }
 
 function terminal(command, item) {
-  const pre = h("pre", { class: "terminal", testid: "tool-terminal" });
+  const pre = h("pre", { class: "terminal", testid: "tool-terminal", translate: "no" });
   pre.append(h("span", { class: "term-prompt" }, "$ "), h("span", { class: "term-cmd" }, command || "…"), "\n");
   let more = null;
   if (item.result) {
     const { text, clipped } = clip(item.result.content ?? "");
-    pre.append(h("span", { class: item.result.isError ? "term-out term-err" : "term-out", testid: "tool-result" }, text || "(no output)"));
+    pre.append(text ? h("span", { class: item.result.isError ? "term-out term-err" : "term-out", testid: "tool-result" }, text) : h("span", { class: "term-out", testid: "tool-result", translate: "yes" }, t("tool.noOutput")));
     if (clipped) more = showMore(pre, `$ ${command}\n${item.result.content}`);
   } else if (item.status === "running") {
-    pre.append(h("span", { class: "term-cursor", "aria-label": "running" }, "▍"));
+    pre.append(h("span", { class: "term-cursor", "aria-label": t("sessionItem.running"), translate: "yes" }, "▍"));
   }
   return h("div", { class: "terminal-wrap" }, pre, more, errorCode(item));
-}
-
-/** A line diff of d.old → d.new under d.path (also used by the approval card). */
-export function diffView(d, testid = "tool-diff") {
-  const lines = withContext(lineDiff(d.old, d.new), 3);
-  const table = h("div", { class: "diff", testid, role: "table", "aria-label": `Changes to ${d.path ?? "file"}` });
-  for (const l of lines) {
-    if (l.op === "…") {
-      table.append(h("div", { class: "diff-line diff-skip", role: "row" }, `⋯ ${l.count} unchanged line${l.count === 1 ? "" : "s"}`));
-      continue;
-    }
-    const cls = l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx";
-    table.append(h("div", { class: `diff-line ${cls}`, role: "row" }, h("span", { class: "diff-op", "aria-hidden": "true" }, l.op), h("span", { class: "diff-text" }, l.text || " ")));
-  }
-  if (lines.length === 0) table.append(h("div", { class: "diff-line diff-skip" }, "(no changes)"));
-  return h("div", { class: "diff-wrap" }, d.path ? h("div", { class: "diff-path" }, d.path) : null, table);
 }
 
 function argsBlock(raw, parsed) {
   let text = raw ?? "";
   if (parsed && Object.keys(parsed).length) text = JSON.stringify(parsed, null, 2);
   if (!text) return null;
-  return h("pre", { class: "tool-args", testid: "tool-args" }, text);
+  return h("pre", { class: "tool-args", testid: "tool-args", translate: "no" }, text);
 }
 
 function resultBlock(item) {
   const { text, clipped } = clip(item.result.content ?? "");
-  const pre = h("pre", { class: item.result.isError ? "tool-result is-error" : "tool-result", testid: "tool-result" }, text || "(empty result)");
+  const pre = text ? h("pre", { class: item.result.isError ? "tool-result is-error" : "tool-result", testid: "tool-result", translate: "no" }, text) : h("pre", { class: "tool-result", testid: "tool-result" }, t("tool.emptyResult"));
   return h("div", { class: "tool-result-wrap" }, pre, clipped ? showMore(pre, item.result.content) : null, errorCode(item));
 }
 
 function errorCode(item) {
   if (!item.result?.errorCode) return null;
   const explain = {
-    TOOL_OUTCOME_UNKNOWN: "The app stopped while this tool was running; its outcome is unknown.",
-    TOOL_NOT_STARTED: "The app stopped before this tool started.",
+    TOOL_OUTCOME_UNKNOWN: "tool.outcomeUnknown",
+    TOOL_NOT_STARTED: "tool.notStarted",
   }[item.result.errorCode];
-  return h("p", { class: "tool-error-code" }, explain ?? `Error: ${item.result.errorCode}`);
+  return h("p", { class: "tool-error-code" }, explain ? t(explain) : t("tool.errorCode", { code: item.result.errorCode }));
 }

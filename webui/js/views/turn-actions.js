@@ -4,6 +4,7 @@ import { classifyProblem, describeError } from "../state/problems.js";
 import { contentToPromptInput } from "./attachments.js";
 import { attachOf, attachedOf } from "../state/finder.js";
 import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
+import { t } from "../i18n/i18n.js";
 
 export async function sendPrompt(app, mode, content, attach = []) {
   let s = app.manager.active;
@@ -14,11 +15,7 @@ export async function sendPrompt(app, mode, content, attach = []) {
   app.conversation.jumpToLatest(); // sending always shows the newest message
   app.notifier.requestPermission();
   const child = subagentOf(app.manager, s.sessionId);
-  if (child && attach.length) {
-    app.status.toast("Files attached with @ go to the main session's agent: open it to send them (the message is kept).");
-    return false;
-  }
-  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m));
+  if (child) return messageSubagent(app.turns, child, content, (m) => app.status.toast(m), attach);
   const payload = { sessionId: s.sessionId, mode, content };
   if (attach.length) payload.attach = attach; // files and folders chosen with `@`
   const r = await app.turns.prompt(payload);
@@ -53,10 +50,9 @@ export async function stopTurn(app, { clearQueue = false, escape = false } = {})
     app.status.toast(describeError(r.error));
     return;
   }
-  if (clear) app.status.toast("Stopped, and the waiting messages were cleared.", "info");
+  if (clear) app.status.toast(t("turn.stoppedCleared"), "info");
   else if (waiting) {
-    const what = waiting === 1 ? "1 waiting message runs" : `${waiting} waiting messages run`;
-    app.status.toast(`Stopped this turn; ${what} next.`, "info", { label: "Stop all", testid: "toast-stop-all", run: () => stopTurn(app, { clearQueue: true }) });
+    app.status.toast(t("turn.stoppedNext", { count: waiting }), "info", { label: t("queue.stopAll"), testid: "toast-stop-all", run: () => stopTurn(app, { clearQueue: true }) });
   }
 }
 
@@ -72,7 +68,7 @@ export async function retryTurn(app, turnEnd, btn) {
     if (!content.length && attach.length) content.push({ type: "text", text: "" });
     if (content.length) await sendPrompt(app, "queue", content, attach);
   } catch (e) {
-    app.status.toast(`Could not retry: ${e.message}`);
+    app.status.toast(t("turn.retryFailed", { reason: e.message }));
   } finally {
     btn.disabled = false;
   }

@@ -7,23 +7,23 @@ import { h, icon } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
 import { fileChangeView } from "./diff.js";
+import { t } from "../i18n/i18n.js";
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The first three paths, each a link into the Changes view when there is one. */
 function fileLinks(files, ctx) {
   const out = [];
   files.slice(0, 3).forEach((p, i) => {
     if (i) out.push(", ");
-    if (!ctx.openChanges) return out.push(p);
-    const a = h("button", { type: "button", class: "link-button", testid: "turn-file-link", dataset: { path: p }, title: "Show this file's changes since the session started" }, p);
+    if (!ctx.openChanges) return out.push(h("span", { translate: "no" }, p));
+    const a = h("button", { type: "button", class: "link-button", testid: "turn-file-link", dataset: { path: p }, title: t("undo.fileTitle"), translate: "no" }, p);
     a.addEventListener("click", () => ctx.openChanges(p));
     out.push(a);
   });
   if (files.length > 3) {
-    if (!ctx.openChanges) out.push(` and ${files.length - 3} more`);
+    if (!ctx.openChanges) out.push(" ", t("undo.andMore", { count: files.length - 3 }));
     else {
-      const more = h("button", { type: "button", class: "link-button", testid: "turn-file-link" }, `and ${files.length - 3} more`);
+      const more = h("button", { type: "button", class: "link-button", testid: "turn-file-link" }, t("undo.andMore", { count: files.length - 3 }));
       more.addEventListener("click", () => ctx.openChanges(null));
       out.push(" ", more);
     }
@@ -40,27 +40,39 @@ export function turnFilesLine(item, ctx) {
     "div",
     { class: ["turn-files", item.reverted && "is-reverted"], testid: "turn-files" },
     icon("file"),
-    h("span", {}, item.reverted ? `Reverted: ${plural(files.length, "file")} put back` : `Changed ${plural(files.length, "file")}:`),
+    h("span", {}, item.reverted ? t("undo.revertedLine", { count: files.length }) : t("undo.changedLine", { count: files.length })),
     item.reverted ? null : h("span", { class: "files-list" }, shown),
   );
   if (!item.reverted && ctx.onRevert) {
-    const btn = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "revert-turn", title: "Put these files back as they were before this turn" }, icon("retry"), h("span", {}, "Revert"));
+    const btn = h("button", { type: "button", class: "btn btn-ghost btn-small", testid: "revert-turn", title: t("undo.revertTitle") }, icon("retry"), h("span", {}, t("undo.revert")));
     btn.addEventListener("click", () => ctx.onRevert(item, btn));
     line.append(btn);
   }
   return line;
 }
 
-const ACTION_TEXT = { restored: "restored", removed: "removed (it did not exist before)", unchanged: "already as it was" };
+/** Under a turn-end whose step ran without snapshots: what was not recorded, and why (null when all was). */
+export function unrecordedLine(item) {
+  const why = item.unrecorded ?? [];
+  if (!why.length || item.reverted) return null;
+  return h(
+    "p",
+    { class: "turn-unrecorded", role: "note", testid: "turn-unrecorded" },
+    icon("info"),
+    h("span", {}, t("undo.unrecorded", { why: why.join("; ") })),
+  );
+}
 
-const CAUSE_TEXT = { "revert-file": "Reverted a file in the Changes view", "revert-hunk": "Undid one change in the Changes view" };
+const ACTIONS = new Set(["restored", "removed", "unchanged"]);
+
+const CAUSE_TEXT = { "revert-file": "undo.cause.revertFile", "revert-hunk": "undo.cause.revertHunk" };
 
 /** The row of a `files/restored` event. */
 export function restoredRow(item) {
-  const what = CAUSE_TEXT[item.cause] ?? (item.cause === "fork" ? (item.forkSessionId ? "Files restored for a fork at this point" : "Files restored to this point") : "Reverted this turn's file changes");
+  const what = t(CAUSE_TEXT[item.cause] ?? (item.cause === "fork" ? (item.forkSessionId ? "undo.cause.forkAt" : "undo.cause.fork") : "undo.cause.turn"));
   const el = h("div", { class: "row restored-row", testid: "restored-row", dataset: { cause: item.cause } }, h("strong", {}, what));
-  el.append(h("ul", {}, item.files.map((f) => h("li", { dataset: { action: f.action } }, `${f.path} — ${ACTION_TEXT[f.action] ?? f.action}`))));
-  if (item.error) el.append(h("p", { class: "restored-error", role: "alert" }, `Stopped early: ${item.error}`));
+  el.append(h("ul", {}, item.files.map((f) => h("li", { dataset: { action: f.action } }, h("span", { translate: "no" }, f.path), " — ", ACTIONS.has(f.action) ? t(`undo.action.${f.action}`) : f.action))));
+  if (item.error) el.append(h("p", { class: "restored-error", role: "alert" }, t("undo.stoppedEarly", { reason: item.error })));
   return el;
 }
 
@@ -70,18 +82,19 @@ export async function revertTurn(app, item, btn) {
   if (!s) return;
   const changes = item.changes ?? [];
   const body = [
-    "These files will be put back as they were before this turn (what its file tools and shell commands changed):",
+    t("undo.revertBody"),
     h(
       "ul",
       { class: "file-list revert-files", testid: "revert-files" },
-      item.files.map((p) => h("li", { dataset: { path: p } }, changes.filter((c) => c.path === p).map((c) => fileChangeView(c, { testid: "revert-diff", foldRows: 12 })).concat(changes.some((c) => c.path === p) ? [] : [p]))),
+      item.files.map((p) => h("li", { dataset: { path: p } }, changes.filter((c) => c.path === p).map((c) => fileChangeView(c, { testid: "revert-diff", foldRows: 12 })).concat(changes.some((c) => c.path === p) ? [] : [h("span", { translate: "no" }, p)]))),
     ),
   ];
+  if (item.unrecorded?.length) body.push(h("p", { class: "dialog-hint", testid: "revert-unrecorded" }, t("undo.notPutBack", { why: item.unrecorded.join("; ") })));
   const choice = await confirm({
-    title: "Revert this turn's changes?",
+    title: t("undo.revertDialog"),
     body,
     testid: "revert-dialog",
-    actions: [{ label: `Revert ${plural(item.files.length, "file")}`, value: "revert", tone: "danger", testid: "revert-confirm" }],
+    actions: [{ label: t("undo.revertFiles", { count: item.files.length }), value: "revert", tone: "danger", testid: "revert-confirm" }],
   });
   if (choice !== "revert") return;
   btn.disabled = true;
@@ -89,7 +102,7 @@ export async function revertTurn(app, item, btn) {
   btn.disabled = false;
   if (!r.ok) return app.status.toast(describeError(r.error));
   const changed = r.value.files.filter((f) => f.action !== "unchanged").length;
-  app.status.toast(`Reverted: ${plural(changed, "file")} put back.`, "info");
+  app.status.toast(t("undo.reverted", { count: changed }), "info");
 }
 
 /** Fork at a turn; when later turns changed files, offer to restore them to that point too. */
@@ -117,19 +130,19 @@ export async function forkFrom(app, atSeq, btn) {
 function forkDialog({ files, conflicts }) {
   const blocked = conflicts.length > 0;
   const items = [
-    ...files.map((f) => h("li", {}, `${f.path} — ${f.action === "removed" ? "removed (created later)" : "restored"}`)),
-    ...conflicts.map((c) => h("li", { class: "conflict" }, `${c.path} — ${c.reason === "not-saved" ? "no saved copy" : "changed outside HarnessDesk since"}`)),
+    ...files.map((f) => h("li", {}, h("span", { translate: "no" }, f.path), " — ", f.action === "removed" ? t("undo.fork.removed") : t("undo.action.restored"))),
+    ...conflicts.map((c) => h("li", { class: "conflict" }, h("span", { translate: "no" }, c.path), " — ", c.reason === "not-saved" ? t("undo.fork.noCopy") : t("undo.fork.changedOutside"))),
   ];
   // keeping the files is the default (last, focused): restoring rewrites files, so it is asked for
-  const actions = blocked ? [] : [{ label: "Fork and restore files", value: "restore", testid: "fork-restore-files" }];
-  actions.push({ label: "Fork, keep files as they are", value: "keep", testid: "fork-keep-files", tone: "primary" });
+  const actions = blocked ? [] : [{ label: t("undo.fork.restore"), value: "restore", testid: "fork-restore-files" }];
+  actions.push({ label: t("undo.fork.keep"), value: "keep", testid: "fork-keep-files", tone: "primary" });
   return {
-    title: "Fork from here",
+    title: t("undo.fork.title"),
     testid: "fork-dialog",
     body: [
-      `Later turns changed ${plural(files.length + conflicts.length, "file")} in this folder. The fork keeps them as they are unless you ask to restore them to how they were at this point.`,
+      t("undo.fork.body", { count: files.length + conflicts.length }),
       h("ul", { class: "file-list", testid: "fork-files" }, items),
-      blocked ? h("p", { class: "dialog-hint" }, "Files changed outside HarnessDesk cannot be restored; fork without restoring, or undo those edits first.") : null,
+      blocked ? h("p", { class: "dialog-hint" }, t("undo.fork.blocked")) : null,
     ].filter(Boolean),
     actions,
   };

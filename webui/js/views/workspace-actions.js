@@ -7,6 +7,7 @@ import { confirm } from "./confirm.js";
 import { FolderPicker } from "./folder-picker.js";
 import { displayTitle } from "../state/session-list.js";
 import { describeError } from "../state/problems.js";
+import { t } from "../i18n/i18n.js";
 
 export class WorkspaceActions {
   /** ctx: {host, manager, workspaces, toast(msg), open(sid), newSession(wid), exportSession(sid), canOpenPath()} */
@@ -26,7 +27,7 @@ export class WorkspaceActions {
   async openPath(path) {
     const r = await this.ctx.host.createWorkspace(path);
     if (!r.ok) {
-      this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
+      this.ctx.toast(t("import.openFailed", { path, reason: describeError(r.error) }));
       return null;
     }
     this.ctx.workspaces.upsert(r.value.workspace);
@@ -38,8 +39,8 @@ export class WorkspaceActions {
     if (!r.ok) return this.ctx.toast(describeError(r.error));
     this.ctx.workspaces.setArchived(r.value.archivedSessionIds);
     const title = displayTitle(this.ctx.manager.summaries.get(sessionId));
-    const undo = { label: "Undo", testid: "toast-undo-archive", run: () => this.unarchive(sessionId) };
-    this.ctx.toast(`Archived “${title}”. Find it under Archived at the bottom of the list.`, "info", undo);
+    const undo = { label: t("ws.undo"), testid: "toast-undo-archive", run: () => this.unarchive(sessionId) };
+    this.ctx.toast(t("ws.archived", { title }), "info", undo);
   }
 
   async unarchive(sessionId) {
@@ -54,20 +55,20 @@ export class WorkspaceActions {
     const title = displayTitle(s);
     const choice = await confirm({
       testid: "delete-dialog",
-      title: `Delete “${title}”?`,
+      title: t("ws.deleteTitle", { title }),
       body: [
-        "The conversation, its history and its images are removed from HarnessDesk for good. The folder and your files are not touched.",
-        h("p", { class: "hint" }, "Export it first to keep a copy you can import later."),
+        t("ws.deleteBody"),
+        h("p", { class: "hint" }, t("ws.deleteHint")),
       ],
       actions: [
-        { label: "Export first", value: "export", testid: "delete-export", keepOpen: () => this.ctx.exportSession(sessionId) },
-        { label: "Delete", value: "delete", tone: "danger", testid: "delete-confirm" },
+        { label: t("ws.exportFirst"), value: "export", testid: "delete-export", keepOpen: () => this.ctx.exportSession(sessionId) },
+        { label: t("ws.delete"), value: "delete", tone: "danger", testid: "delete-confirm" },
       ],
     });
     if (choice !== "delete") return false;
     const r = await this.ctx.host.deleteSession(sessionId);
     if (!r.ok) {
-      this.ctx.toast(r.error.code === "agent-busy" ? "Stop the session before deleting it." : describeError(r.error));
+      this.ctx.toast(r.error.code === "agent-busy" ? t("ws.stopFirst") : describeError(r.error));
       return false;
     }
     return true;
@@ -77,9 +78,9 @@ export class WorkspaceActions {
   async removeWorkspace(workspace) {
     const choice = await confirm({
       testid: "remove-workspace-dialog",
-      title: `Remove “${workspace.title}” from the list?`,
-      body: [`Its sessions stay (under Ungrouped) and ${workspace.path} is not touched. Open the folder again to bring it back.`],
-      actions: [{ label: "Remove", value: "remove", tone: "primary", testid: "remove-workspace-confirm" }],
+      title: t("ws.removeTitle", { title: workspace.title }),
+      body: [t("ws.removeBody", { path: workspace.path })],
+      actions: [{ label: t("chips.remove"), value: "remove", tone: "primary", testid: "remove-workspace-confirm" }],
     });
     if (choice !== "remove") return;
     const r = await this.ctx.host.deleteWorkspace(workspace.workspaceId);
@@ -96,6 +97,6 @@ export class WorkspaceActions {
   /** Hand a folder or file to the OS (file manager, default app). */
   async reveal(path) {
     const r = await this.ctx.host.openPath(path);
-    if (!r.ok) this.ctx.toast(`Could not open ${path}: ${describeError(r.error)}`);
+    if (!r.ok) this.ctx.toast(t("import.openFailed", { path, reason: describeError(r.error) }));
   }
 }
