@@ -62,6 +62,7 @@ NOT_WORDS: dict[str, set[str]] = {
         "POP DIRECTIONAL ISOLATE",
     },
     "views/composer.js": {"Enter", "Shift"},  # key caps in <kbd>
+    "views/terminal-pane.js": {"Backquote"},  # a KeyboardEvent.code, never shown
 }
 """File → literals that read as words but are not the page's words to translate."""
 

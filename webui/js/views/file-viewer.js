@@ -4,25 +4,11 @@
 // in the person's editor (host.openPath, the window or a browser on this machine), attach it to
 // the message (the `@` chip), copy its path.
 
-import { h, icon, clear, copyText, fmt } from "./dom.js";
+import { h, icon, clear, copyText } from "./dom.js";
+import { t } from "../i18n/i18n.js";
+import { describeError } from "../state/problems.js";
 import { codeHtml } from "./markdown.js";
 import { languageOf } from "../state/file-tree.js";
-
-// The viewer's words (the lead moves them into the message catalogues).
-const TEXT = {
-  back: "Back to the files",
-  edit: "Open in editor",
-  editTitle: "Open this file in your editor (or the system's default program)",
-  attach: "Attach",
-  attachTitle: "Attach this file to the message (as @ does)",
-  copyPath: "Copy path",
-  copied: "Path copied.",
-  attached: (path) => `${path} is attached to the message.`,
-  binary: (size) => `A binary file (${fmt.format(size)} bytes): not shown.`,
-  lines: (shown, total) => (shown < total ? `${fmt.format(shown)} of ${fmt.format(total)} lines` : `${fmt.format(total)} lines`),
-  more: "Loading more…",
-  image: (path) => `The image ${path}`,
-};
 
 export class FileViewer {
   /** @param {{state, toast, attach(path, size), openPath(path), canOpen(), cwd(), back()}} ctx */
@@ -30,15 +16,15 @@ export class FileViewer {
     this.ctx = ctx;
     this.state = ctx.state;
     this.el = h("section", { class: "file-viewer", testid: "file-viewer", hidden: true });
-    this.path = h("span", { class: "file-viewer-path", testid: "file-viewer-path" });
+    this.path = h("span", { class: "file-viewer-path", testid: "file-viewer-path", translate: "no" });
     this.meta = h("span", { class: "file-viewer-meta", testid: "file-viewer-meta" });
-    const back = h("button", { type: "button", class: "btn btn-icon", testid: "file-viewer-back", title: TEXT.back, "aria-label": TEXT.back }, icon("up"));
+    const back = h("button", { type: "button", class: "btn btn-icon", testid: "file-viewer-back", title: t("fileViewer.back"), "aria-label": t("fileViewer.back") }, icon("up"));
     back.addEventListener("click", () => ctx.back());
-    this.editBtn = h("button", { type: "button", class: "btn btn-small", testid: "file-viewer-edit", title: TEXT.editTitle }, icon("reveal"), h("span", { class: "btn-label" }, TEXT.edit));
+    this.editBtn = h("button", { type: "button", class: "btn btn-small", testid: "file-viewer-edit", title: t("fileViewer.editTitle") }, icon("reveal"), h("span", { class: "btn-label" }, t("fileViewer.edit")));
     this.editBtn.addEventListener("click", () => this.openInEditor());
-    const attach = h("button", { type: "button", class: "btn btn-small", testid: "file-viewer-attach", title: TEXT.attachTitle }, h("span", { "aria-hidden": "true" }, "@"), h("span", { class: "btn-label" }, TEXT.attach));
+    const attach = h("button", { type: "button", class: "btn btn-small", testid: "file-viewer-attach", title: t("fileViewer.attachTitle") }, h("span", { "aria-hidden": "true" }, "@"), h("span", { class: "btn-label" }, t("fileViewer.attach")));
     attach.addEventListener("click", () => this.attach());
-    const copy = h("button", { type: "button", class: "btn btn-icon", testid: "file-viewer-copy-path", title: TEXT.copyPath, "aria-label": TEXT.copyPath }, icon("copy"));
+    const copy = h("button", { type: "button", class: "btn btn-icon", testid: "file-viewer-copy-path", title: t("fileViewer.copyPath"), "aria-label": t("fileViewer.copyPath") }, icon("copy"));
     copy.addEventListener("click", () => this.copyPath());
     this.body = h("div", { class: "file-viewer-body", testid: "file-viewer-body", tabindex: "0" });
     this.body.addEventListener("scroll", () => {
@@ -59,17 +45,17 @@ export class FileViewer {
     this.editBtn.hidden = !this.ctx.canOpen();
     if (f.error) {
       this.meta.textContent = "";
-      this.body.append(h("p", { class: "list-empty", role: "alert", testid: "file-viewer-error" }, f.error.message));
+      this.body.append(h("p", { class: "list-empty", role: "alert", testid: "file-viewer-error" }, describeError(f.error)));
       return;
     }
     if (f.image) {
-      this.meta.textContent = `${fmt.format(f.size)} bytes`;
-      this.body.append(h("img", { class: "file-viewer-image", testid: "file-viewer-image", src: `data:${f.image.mime};base64,${f.image.data}`, alt: TEXT.image(f.path) }));
+      this.meta.textContent = t("fileViewer.size", { count: f.size });
+      this.body.append(h("img", { class: "file-viewer-image", testid: "file-viewer-image", src: `data:${f.image.mime};base64,${f.image.data}`, alt: t("fileViewer.image", { path: f.path }) }));
       return;
     }
     if (f.binary) {
       this.meta.textContent = "";
-      this.body.append(h("p", { class: "list-empty", testid: "file-viewer-binary" }, TEXT.binary(f.size)));
+      this.body.append(h("p", { class: "list-empty", testid: "file-viewer-binary" }, t("fileViewer.binary", { count: f.size })));
       return;
     }
     this.appendChunk(f.text, f.startLine);
@@ -83,8 +69,8 @@ export class FileViewer {
     const numbers = Array.from({ length: count }, (_, i) => String(startLine + i)).join("\n");
     const code = h("code", { class: "hljs" });
     code.innerHTML = codeHtml(text, languageOf(f.path)); // escaped or sanitised (views/markdown.js)
-    this.body.append(h("div", { class: "file-chunk", testid: "file-chunk" }, h("pre", { class: "file-gutter", "aria-hidden": "true" }, numbers), h("pre", { class: "file-code" }, code)));
-    this.meta.textContent = TEXT.lines(f.lines, f.totalLines);
+    this.body.append(h("div", { class: "file-chunk", testid: "file-chunk" }, h("pre", { class: "file-gutter", "aria-hidden": "true" }, numbers), h("pre", { class: "file-code", translate: "no" }, code)));
+    this.meta.textContent = (f.lines < f.totalLines ? t("fileViewer.linesOf", { shown: f.lines, count: f.totalLines }) : t("fileViewer.lines", { count: f.totalLines }));
   }
 
   absolute() {
@@ -101,11 +87,11 @@ export class FileViewer {
     const f = this.state.file;
     if (!f) return;
     this.ctx.attach(f.path, f.size ?? null);
-    this.ctx.toast(TEXT.attached(f.path), "info");
+    this.ctx.toast(t("fileViewer.attached", { path: f.path }), "info");
   }
 
   async copyPath() {
     const f = this.state.file;
-    if (f && (await copyText(f.path))) this.ctx.toast(TEXT.copied, "info");
+    if (f && (await copyText(f.path))) this.ctx.toast(t("fileViewer.copied"), "info");
   }
 }

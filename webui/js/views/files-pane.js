@@ -4,34 +4,13 @@
 // calls and the data are state/file-tree.js; the tree follows `files/changed`.
 
 import { h, icon, clear } from "./dom.js";
+import { t } from "../i18n/i18n.js";
+import { describeError } from "../state/problems.js";
 import { FileViewer } from "./file-viewer.js";
 import { filterEntries, nameOf } from "../state/file-tree.js";
 
-// The pane's words (the lead moves them into the message catalogues).
-const TEXT = {
-  pane: "Files",
-  filter: "Filter by name",
-  showIgnored: "Show ignored",
-  showIgnoredTitle: "Also list what .gitignore ignores",
-  hide: "Hide files (Ctrl+Shift+E)",
-  noSession: "Open a session to see its folder.",
-  empty: "This folder is empty.",
-  noMatch: "No open folder holds a matching name.",
-  mine: "changed by this session",
-  git: {
-    modified: ["M", "modified"],
-    added: ["A", "added"],
-    deleted: ["D", "deleted"],
-    renamed: ["R", "renamed"],
-    untracked: ["U", "untracked"],
-    ignored: ["I", "ignored"],
-  },
-  withheld: {
-    "untrusted-config": "No git marks: this repository's git configuration names programs, and the folder is not trusted (MCP panel).",
-    "no-sandbox": "No git marks: this machine has no sandbox to run git in for this repository.",
-    failed: "No git marks: git did not answer.",
-  },
-};
+/** git status's own letters for the marks (the word is in the catalogues: files.git.*). */
+const GIT_LETTERS = { modified: "M", added: "A", deleted: "D", renamed: "R", untracked: "U", ignored: "I" };
 
 export class FilesPane {
   /** @param {HTMLElement} root @param {{state, toast, hide(), attach(path, size), openPath(path), canOpen(), cwd()}} ctx */
@@ -40,19 +19,19 @@ export class FilesPane {
     this.state = ctx.state;
     this.ctx = ctx;
     this.visible = false;
-    this.filter = h("input", { type: "search", class: "input files-filter", testid: "files-filter", placeholder: TEXT.filter, "aria-label": TEXT.filter });
+    this.filter = h("input", { type: "search", class: "input files-filter", testid: "files-filter", placeholder: t("files.filter"), "aria-label": t("files.filter") });
     this.filter.addEventListener("input", () => this.state.setFilter(this.filter.value));
     this.ignored = h("input", { type: "checkbox", testid: "files-show-ignored" });
     this.ignored.addEventListener("change", () => this.state.setShowIgnored(this.ignored.checked));
-    const hide = h("button", { type: "button", class: "btn btn-icon", testid: "files-hide", title: TEXT.hide, "aria-label": TEXT.hide }, icon("x"));
+    const hide = h("button", { type: "button", class: "btn btn-icon", testid: "files-hide", title: t("files.hide"), "aria-label": t("files.hide") }, icon("x"));
     hide.addEventListener("click", () => ctx.hide());
     this.note = h("p", { class: "files-note", testid: "files-note", hidden: true });
-    this.tree = h("ul", { class: "files-tree", role: "tree", "aria-label": TEXT.pane, testid: "files-tree" });
+    this.tree = h("ul", { class: "files-tree", role: "tree", "aria-label": t("files.pane"), testid: "files-tree" });
     this.treeWrap = h("div", { class: "files-tree-wrap" }, this.note, this.tree);
     this.viewer = new FileViewer({ state: this.state, toast: ctx.toast, attach: ctx.attach, openPath: ctx.openPath, canOpen: ctx.canOpen, cwd: ctx.cwd, back: () => this.state.closeFile() });
     root.append(
-      h("div", { class: "pane-head" }, h("h2", { class: "panel-title" }, icon("folder"), TEXT.pane), h("span", { class: "spacer" }), hide),
-      h("div", { class: "files-tools" }, this.filter, h("label", { class: "files-ignored", title: TEXT.showIgnoredTitle }, this.ignored, TEXT.showIgnored)),
+      h("div", { class: "pane-head" }, h("h2", { class: "panel-title" }, icon("folder"), t("files.pane")), h("span", { class: "spacer" }), hide),
+      h("div", { class: "files-tools" }, this.filter, h("label", { class: "files-ignored", title: t("files.showIgnoredTitle") }, this.ignored, t("files.showIgnored"))),
       this.treeWrap,
       this.viewer.el,
     );
@@ -87,15 +66,15 @@ export class FilesPane {
     this.renderMode();
     const s = this.state;
     clear(this.tree);
-    const note = !s.sessionId ? TEXT.noSession : s.error ? s.error.message : s.git.withheld ? TEXT.withheld[s.git.withheld] : null;
+    const note = !s.sessionId ? t("files.noSession") : s.error ? describeError(s.error) : s.git.withheld ? t(`files.withheld.${s.git.withheld}`) : null;
     this.note.hidden = !note;
     this.note.textContent = note ?? "";
     if (!s.sessionId || !s.levels.has("")) return;
     const keep = filterEntries(s.levels, s.filter);
     const top = s.levels.get("");
     this.appendLevel(this.tree, top, keep, 1);
-    if (!top.length) this.tree.append(h("li", { class: "list-empty" }, TEXT.empty));
-    else if (keep && !keep.size) this.tree.append(h("li", { class: "list-empty", testid: "files-no-match" }, TEXT.noMatch));
+    if (!top.length) this.tree.append(h("li", { class: "list-empty" }, t("files.empty")));
+    else if (keep && !keep.size) this.tree.append(h("li", { class: "list-empty", testid: "files-no-match" }, t("files.noMatch")));
   }
 
   appendLevel(list, entries, keep, depth) {
@@ -104,7 +83,7 @@ export class FilesPane {
       if (keep && !keep.has(e.path)) continue;
       const folder = e.kind === "dir" || (e.kind === "symlink" && e.target === "dir");
       const open = folder && (s.open.has(e.path) || (keep && s.levels.has(e.path)));
-      const mark = e.git ? TEXT.git[e.git] : null;
+      const mark = e.git ? [GIT_LETTERS[e.git], t(`files.git.${e.git}`)] : null;
       const row = h(
         "button",
         {
@@ -119,8 +98,8 @@ export class FilesPane {
         },
         folder ? icon("chevron", `icon files-chevron${open ? " is-open" : ""}`) : h("span", { class: "files-chevron-gap" }),
         icon(folder ? "folder" : "file"),
-        h("span", { class: "files-name" }, nameOf(e.path)),
-        e.changedBySession ? h("span", { class: "files-mine", testid: "files-mine", title: TEXT.mine, "aria-label": TEXT.mine }, "●") : null,
+        h("span", { class: "files-name", translate: "no" }, nameOf(e.path)),
+        e.changedBySession ? h("span", { class: "files-mine", testid: "files-mine", title: t("files.mine"), "aria-label": t("files.mine") }, "●") : null,
         mark ? h("span", { class: "files-git", testid: "files-git", title: mark[1] }, mark[0]) : null,
       );
       row.style.paddingInlineStart = `${0.35 + (depth - 1) * 0.85}rem`; // CSSOM, not an inline style attribute
