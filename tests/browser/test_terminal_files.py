@@ -148,6 +148,30 @@ def test_a_reload_replays_the_scrollback_and_close_ends_the_shell(page: Page, ha
     page.get_by_test_id("terminal-close").first.click()
     expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
     assert len(rpc(page, "terminal.list", {"sessionId": sid})["items"]) == 1
+
+    # the stream reconnects while the shell is printing: what it printed meanwhile is shown
+    page.locator("[data-testid=terminal-view]:not([hidden]) .xterm").click()
+    type_line(page, "sleep 1; echo after-re''connect-$((3+3))")
+    page.evaluate("() => window.harnessdesk.app.connection.reconnect('test')")
+    wait_text(page, "after-reconnect-6")
+
+    # a shell starts only when the person asks: not on a session switch, nor on a reload, with
+    # the pane open
+    other = rpc(page, "session.create", {"cwd": str(harness.workdir)})["sessionId"]
+    page.wait_for_function("(s) => window.harnessdesk.app.manager.summaries.has(s)", arg=other)
+    page.evaluate("(s) => window.harnessdesk.app.open(s)", other)
+    page.wait_for_function("(s) => window.harnessdesk.app.manager.activeId === s", arg=other)
+    expect(page.get_by_test_id("terminal-note")).to_be_visible()
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-connection", "connected")
+    page.wait_for_function("(s) => window.harnessdesk.app.manager.activeId === s", arg=other)
+    expect(page.get_by_test_id("terminal-note")).to_be_visible()
+    assert rpc(page, "terminal.list", {"sessionId": other})["items"] == []
+    page.locator("body").click(position={"x": 5, "y": 300})
+    page.keyboard.press("Control+Backquote")  # the pane is open, the focus elsewhere: start one
+    expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
+    expect(page.get_by_test_id("terminal-note")).to_be_hidden()
+    assert len(rpc(page, "terminal.list", {"sessionId": other})["items"]) == 1
     page.keyboard.press("Control+Backquote")  # focused: hides it
     page.keyboard.press("Control+Backquote")
 
@@ -185,6 +209,10 @@ def test_the_files_pane_lists_marks_follows_and_shows_files(page: Page, harness:
     page.keyboard.press("Control+Shift+KeyE")
     pane = page.get_by_test_id("files-pane")
     expect(pane).to_be_visible()
+    page.keyboard.press("Control+Shift+KeyG")  # the review: the Changes view
+    expect(page.get_by_test_id("changes-panel")).to_be_visible()
+    page.keyboard.press("Control+Shift+KeyG")
+    expect(page.get_by_test_id("changes-panel")).to_be_hidden()
     entry = lambda path: pane.locator(f"[data-testid=files-entry][data-path='{path}']")  # noqa: E731
     expect(entry("tracked.txt")).to_have_attribute("data-git", "modified")
     expect(entry("src")).to_be_visible()

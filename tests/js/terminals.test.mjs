@@ -123,3 +123,27 @@ test("files/changed re-reads the open folders above a changed path, and the file
   await new Promise((r) => setTimeout(r, 0));
   assert.deepEqual(client.calls.map(([m, p]) => `${m}:${p.path}`).sort(), ["files.read:src/a.py", "files.tree:", "files.tree:src"]);
 });
+
+test("typed text goes out in order, one call in flight, what came meanwhile gathered", async () => {
+  const calls = [];
+  const gates = [];
+  const client = {
+    call(method, payload) {
+      calls.push(payload.data);
+      return new Promise((resolve) => gates.push(() => resolve({ ok: true, value: { done: true } })));
+    },
+  };
+  const state = new TerminalsState({ client });
+  const first = state.input("t1", "a");
+  state.input("t1", "f");
+  const last = state.input("t1", "ter");
+  assert.deepEqual(calls, ["a"]); // the rest waits for the first answer
+  gates.shift()();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(calls, ["a", "fter"]);
+  gates.shift()();
+  assert.deepEqual(await last, { ok: true, value: { done: true } });
+  assert.equal(first, last);
+  assert.equal(state.outgoing.size, 0);
+  assert.deepEqual(pieces("ab\u{1F600}", 3), ["ab", "\u{1F600}"]); // a pair stays whole
+});

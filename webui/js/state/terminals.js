@@ -32,10 +32,17 @@ export function quoteBlock(text) {
   return lines.length ? `${lines.map((l) => (l ? `> ${l}` : ">")).join("\n")}\n\n` : "";
 }
 
-/** The pieces a paste is sent in (each at most `size` characters: the host's input cap). */
+/** The pieces a paste is sent in (each at most `size` characters: the host's input cap), never
+ * splitting a surrogate pair. */
 export function pieces(text, size = 32 * 1024) {
   const out = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + size);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && end - i > 1 && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    out.push(text.slice(i, end));
+    i = end;
+  }
   return out;
 }
 
@@ -60,6 +67,7 @@ export class TerminalsState extends Emitter {
     this.client = client;
     this.viewer = viewerId();
     this.attached = new Map(); // terminalId → Attached
+    this.outgoing = new Map(); // terminalId → {pending: text not yet sent, sending: its promise}
     this.lists = new Map(); // sessionId → [{terminalId, cwd, title, alive, exitCode}]
   }
 
@@ -86,8 +94,32 @@ export class TerminalsState extends Emitter {
     return r;
   }
 
+  /** Send typed or pasted text in order: one `terminal.input` in flight per terminal, what is
+   * typed meanwhile gathered into the next (calls on separate connections may reach the host in
+   * any order: "after" arrived as "aeftr"). Resolves with the last call's result once `data`
+   * has gone out. */
   input(terminalId, data) {
-    return Promise.all(pieces(data).map((p) => this.client.call("terminal.input", { terminalId, data: p })));
+    let out = this.outgoing.get(terminalId);
+    if (!out) this.outgoing.set(terminalId, (out = { pending: "", sending: null }));
+    out.pending += data;
+    out.sending ??= this.#send(terminalId, out);
+    return out.sending;
+  }
+
+  async #send(terminalId, out) {
+    let r = { ok: true };
+    try {
+      while (out.pending) {
+        const [piece] = pieces(out.pending);
+        out.pending = out.pending.slice(piece.length);
+        r = await this.client.call("terminal.input", { terminalId, data: piece });
+        if (!r.ok) out.pending = ""; // closed, or the host refused it: the rest cannot follow
+      }
+    } finally {
+      out.sending = null;
+      if (!out.pending) this.outgoing.delete(terminalId);
+    }
+    return r;
   }
 
   resize(terminalId, cols, rows) {

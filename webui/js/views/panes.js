@@ -5,17 +5,8 @@
 // a drawer over the conversation.
 
 import { h, icon } from "./dom.js";
-import { isPaneShortcut, keyIs } from "./terminal-pane.js";
-
-// The layout's words (the lead moves them into the message catalogues).
-const TEXT = {
-  terminal: "Terminal",
-  terminalTitle: "Show the terminal (Ctrl+`)",
-  files: "Files",
-  filesTitle: "Show the session's files (Ctrl+Shift+E)",
-  resizeTerminal: "Resize the terminal",
-  resizeFiles: "Resize the files",
-};
+import { t } from "../i18n/i18n.js";
+import { isBackquote, isPaneShortcut, keyIs } from "./terminal-pane.js";
 
 const KEY = "harnessdesk.panes";
 const LIMITS = { terminal: [120, 2000], files: [200, 1600] };
@@ -44,14 +35,14 @@ export class Panes {
     this.ctx = ctx;
     this.layout = readLayout();
     this.buttons = {};
-    for (const [name, label, title, iconName] of [["files", TEXT.files, TEXT.filesTitle, "folder"], ["terminal", TEXT.terminal, TEXT.terminalTitle, "terminal"]]) {
+    for (const [name, label, title, iconName] of [["files", t("panes.files"), t("panes.filesTitle"), "folder"], ["terminal", t("panes.terminal"), t("panes.terminalTitle"), "terminal"]]) {
       const btn = h("button", { type: "button", class: "btn btn-small jobs-toggle pane-toggle", testid: `${name}-toggle`, title, "aria-controls": ctx[name].root.id, "aria-expanded": "false" }, icon(iconName), h("span", { class: "btn-label" }, label));
       btn.addEventListener("click", () => this.toggle(name));
       this.buttons[name] = btn;
       ctx.topActions.prepend(btn);
     }
-    this.grip(ctx.terminal.root, "terminal", "row", TEXT.resizeTerminal);
-    this.grip(ctx.files.root, "files", "column", TEXT.resizeFiles);
+    this.grip(ctx.terminal.root, "terminal", "row", t("panes.resizeTerminal"));
+    this.grip(ctx.files.root, "files", "column", t("panes.resizeFiles"));
     document.addEventListener("keydown", (e) => this.onKey(e));
     this.apply();
   }
@@ -104,11 +95,12 @@ export class Panes {
     }
     this.layout[name].open = next;
     this.save();
-    this.apply();
+    this.apply(next ? name : null);
     if (next) this.ctx[name].pane.focus();
   }
 
-  apply() {
+  /** Show and size the panes as the layout says; `summoned`: the pane the person just opened. */
+  apply(summoned = null) {
     for (const name of Object.keys(DEFAULTS)) {
       const { root, pane } = this.ctx[name];
       const open = this.layout[name].open;
@@ -116,7 +108,7 @@ export class Panes {
       this.applySize(name);
       this.buttons[name].setAttribute("aria-expanded", String(open));
       this.buttons[name].classList.toggle("is-active", open);
-      pane.setVisible(open);
+      pane.setVisible(open, name === summoned);
     }
   }
 
@@ -131,9 +123,9 @@ export class Panes {
   onKey(e) {
     if (e.defaultPrevented || !isPaneShortcut(e)) return;
     e.preventDefault();
-    if (keyIs(e, "Backquote")) {
+    if (isBackquote(e)) {
       const focused = this.ctx.terminal.root.contains(document.activeElement);
-      if (this.layout.terminal.open && !focused) this.ctx.terminal.pane.focus();
+      if (this.layout.terminal.open && !focused) this.ctx.terminal.pane.summon();
       else this.toggle("terminal");
     } else if (keyIs(e, "KeyE")) this.toggle("files");
     else if (keyIs(e, "KeyG")) this.ctx.toggleReview();

@@ -5,31 +5,10 @@
 // output's bookkeeping are state/terminals.js; a terminal outlives the page (reload: replayed).
 
 import { h, icon, clear, copyText } from "./dom.js";
+import { t } from "../i18n/i18n.js";
+import { describeError } from "../state/problems.js";
 import { installCspStyles, sweepStyles } from "./xterm-csp.js";
 import { quoteBlock } from "../state/terminals.js";
-
-// The pane's words (the lead moves them into the message catalogues).
-const TEXT = {
-  pane: "Terminal",
-  tabs: "Terminals",
-  newTab: "New terminal",
-  closeTab: (title) => `Close ${title}`,
-  hide: "Hide the terminal (Ctrl+`)",
-  find: "Find in the terminal (Ctrl+Shift+F)",
-  findPlaceholder: "Find",
-  next: "Next match",
-  previous: "Previous match",
-  closeFind: "Close find",
-  send: "Send to agent",
-  sendTitle: "Put the selected text in the message box as a quote",
-  copy: "Copy selection (Ctrl+Shift+C)",
-  noSession: "Open a session to use a terminal in its folder.",
-  loading: "Starting the terminal…",
-  failed: "The terminal could not open",
-  exited: (code) => (code == null ? "[the shell ended]" : `[the shell exited with code ${code}]`),
-  ended: "ended",
-  copied: "Copied.",
-};
 
 let lib = null;
 
@@ -54,11 +33,14 @@ const cssVar = (name, fallback) => getComputedStyle(document.documentElement).ge
 /** Whether key event `e` is the physical key `name` (whatever the keyboard layout types). */
 export const keyIs = (e, name) => e.code === name;
 
+/** Ctrl+` (the terminal's toggle): the key's code, whatever the layout prints on it. */
+export const isBackquote = (e) => keyIs(e, "Backquote");
+
 /** A key the window handles (pane toggles): xterm must not take it. */
 export function isPaneShortcut(e) {
   const mod = e.ctrlKey || e.metaKey;
   if (!mod) return false;
-  if (keyIs(e, "Backquote") && !e.shiftKey && !e.altKey) return true;
+  if (isBackquote(e) && !e.shiftKey && !e.altKey) return true;
   return e.shiftKey && !e.altKey && ["KeyE", "KeyG"].includes(e.code);
 }
 
@@ -68,7 +50,7 @@ class TermView {
     this.sessionId = sessionId;
     this.title = "";
     this.ended = false;
-    this.el = h("div", { class: "term-view", testid: "terminal-view", dataset: { terminalId }, hidden: true });
+    this.el = h("div", { class: "term-view", testid: "terminal-view", translate: "no", dataset: { terminalId }, hidden: true }); // the shell's own words
     const term = new lib.Terminal({
       allowProposedApi: true, // the search addon's match highlights
       cursorBlink: true,
@@ -87,7 +69,7 @@ class TermView {
     term.onData((data) => pane.state.input(terminalId, data));
     term.onResize(({ cols, rows }) => pane.state.resize(terminalId, cols, rows));
     term.onSelectionChange(() => pane.selectionChanged(this));
-    term.onTitleChange((t) => pane.retitle(this, t));
+    term.onTitleChange((title) => pane.retitle(this, title));
     term.attachCustomKeyEventHandler((e) => {
       if (e.type !== "keydown") return true;
       if (isPaneShortcut(e)) return false; // the window's (views/panes.js)
@@ -110,7 +92,7 @@ class TermView {
       reset: () => term.reset(),
       ended: (code, gone) => {
         this.ended = true;
-        if (!gone) term.write(`\r\n\x1b[2m${TEXT.exited(code)}\x1b[0m\r\n`);
+        if (!gone) term.write(`\r\n\x1b[2m${(code == null ? t("terminal.shellEnded") : t("terminal.shellExited", { code }))}\x1b[0m\r\n`);
         pane.renderTabs();
       },
     };
@@ -152,34 +134,34 @@ export class TerminalPane {
     this.views = new Map(); // terminalId → TermView
     this.activeBySession = new Map();
     this.opening = null;
-    this.tabs = h("div", { class: "term-tabs", role: "tablist", "aria-label": TEXT.tabs, testid: "terminal-tabs" });
-    const add = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-new", title: TEXT.newTab, "aria-label": TEXT.newTab }, icon("plus"));
+    this.tabs = h("div", { class: "term-tabs", role: "tablist", "aria-label": t("terminal.tabs"), testid: "terminal-tabs" });
+    const add = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-new", title: t("terminal.newTab"), "aria-label": t("terminal.newTab") }, icon("plus"));
     add.addEventListener("click", () => this.openNew());
-    this.sendBtn = h("button", { type: "button", class: "btn btn-small", testid: "terminal-send", title: TEXT.sendTitle, disabled: true }, icon("send"), h("span", { class: "btn-label" }, TEXT.send));
+    this.sendBtn = h("button", { type: "button", class: "btn btn-small", testid: "terminal-send", title: t("terminal.sendTitle"), disabled: true }, icon("send"), h("span", { class: "btn-label" }, t("terminal.send")));
     this.sendBtn.addEventListener("click", () => this.sendSelection());
-    const copy = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-copy", title: TEXT.copy, "aria-label": TEXT.copy }, icon("copy"));
+    const copy = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-copy", title: t("terminal.copy"), "aria-label": t("terminal.copy") }, icon("copy"));
     copy.addEventListener("click", () => this.active && this.copySelection(this.active));
-    const find = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-find", title: TEXT.find, "aria-label": TEXT.find }, icon("search"));
+    const find = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-find", title: t("terminal.find"), "aria-label": t("terminal.find") }, icon("search"));
     find.addEventListener("click", () => this.openFind());
-    const hide = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-hide", title: TEXT.hide, "aria-label": TEXT.hide }, icon("x"));
+    const hide = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-hide", title: t("terminal.hide"), "aria-label": t("terminal.hide") }, icon("x"));
     hide.addEventListener("click", () => ctx.hide());
-    this.findInput = h("input", { type: "search", class: "input term-find-input", testid: "terminal-find-input", placeholder: TEXT.findPlaceholder, "aria-label": TEXT.find });
+    this.findInput = h("input", { type: "search", class: "input term-find-input", testid: "terminal-find-input", placeholder: t("terminal.findPlaceholder"), "aria-label": t("terminal.find") });
     this.findInput.addEventListener("keydown", (e) => {
       if (e.key === "Enter") this.findStep(!e.shiftKey);
       if (e.key === "Escape") this.closeFind();
     });
     this.findInput.addEventListener("input", () => this.findStep(true, true));
-    const prev = h("button", { type: "button", class: "btn btn-icon", title: TEXT.previous, "aria-label": TEXT.previous }, icon("up"));
+    const prev = h("button", { type: "button", class: "btn btn-icon", title: t("terminal.previous"), "aria-label": t("terminal.previous") }, icon("up"));
     prev.addEventListener("click", () => this.findStep(false));
-    const next = h("button", { type: "button", class: "btn btn-icon", title: TEXT.next, "aria-label": TEXT.next }, icon("down"));
+    const next = h("button", { type: "button", class: "btn btn-icon", title: t("terminal.next"), "aria-label": t("terminal.next") }, icon("down"));
     next.addEventListener("click", () => this.findStep(true));
-    const closeFind = h("button", { type: "button", class: "btn btn-icon", title: TEXT.closeFind, "aria-label": TEXT.closeFind }, icon("x"));
+    const closeFind = h("button", { type: "button", class: "btn btn-icon", title: t("terminal.closeFind"), "aria-label": t("terminal.closeFind") }, icon("x"));
     closeFind.addEventListener("click", () => this.closeFind());
     this.findBar = h("div", { class: "term-find", testid: "terminal-find-bar", hidden: true }, this.findInput, prev, next, closeFind);
     this.note = h("p", { class: "term-note", testid: "terminal-note", hidden: true });
     this.body = h("div", { class: "term-body", testid: "terminal-body" });
     root.append(
-      h("div", { class: "pane-head term-head" }, h("h2", { class: "panel-title" }, icon("terminal"), TEXT.pane), this.tabs, add, h("span", { class: "spacer" }), this.sendBtn, copy, find, hide),
+      h("div", { class: "pane-head term-head" }, h("h2", { class: "panel-title" }, icon("terminal"), t("terminal.pane")), this.tabs, add, h("span", { class: "spacer" }), this.sendBtn, copy, find, hide),
       this.findBar,
       this.note,
       this.body,
@@ -202,11 +184,22 @@ export class TerminalPane {
     else this.renderTabs();
   }
 
-  /** The layout shows or hides the pane. */
-  setVisible(visible) {
+  /** The layout shows or hides the pane; `byPerson`: the person asked for it just now (Ctrl+`,
+   * the pane's button), and only then does a shell start when the session has none: a restored
+   * layout, a reload or a session switch never starts one (docs/decisions.md, "Terminal and
+   * files"). */
+  setVisible(visible, byPerson = false) {
     const was = this.visible;
     this.visible = visible;
-    if (visible && !was) this.refresh({ openIfNone: true });
+    if (visible && !was) this.refresh({ openIfNone: byPerson });
+  }
+
+  /** The person asked for the terminal while the pane was open (Ctrl+`): focus it, starting a
+   * shell when the session has none alive. */
+  async summon() {
+    this.wantFocus = true;
+    await this.refresh({ openIfNone: true });
+    this.focus();
   }
 
   /** Focus the active terminal (once there is one: the pane may still be listing them). */
@@ -219,24 +212,25 @@ export class TerminalPane {
   /** List the session's terminals; with `openIfNone`, start one when it has none. */
   async refresh({ openIfNone = false } = {}) {
     const sid = this.sessionId;
-    this.showNote(sid ? null : TEXT.noSession);
+    this.showNote(sid ? null : t("terminal.noSession"));
     if (!sid) return this.sync();
     const r = await this.state.list(sid);
     if (sid !== this.sessionId) return;
-    if (!r.ok) return this.showNote(`${TEXT.failed}: ${r.error?.message ?? ""}`);
-    if (openIfNone && this.visible && !(this.state.lists.get(sid) ?? []).some((t) => t.alive)) await this.openNew();
-    else await this.sync();
+    if (!r.ok) return this.showNote(t("terminal.failed", { reason: describeError(r.error) }));
+    if (openIfNone && this.visible && !(this.state.lists.get(sid) ?? []).some((x) => x.alive)) return this.openNew();
+    await this.sync();
+    if (sid === this.sessionId && !this.opening && !(this.state.lists.get(sid) ?? []).length) this.showNote(t("terminal.none"));
   }
 
   async openNew() {
     const sid = this.sessionId;
     if (!sid || this.opening) return;
-    this.showNote(TEXT.loading);
+    this.showNote(t("terminal.loading"));
     const size = this.active?.fit.proposeDimensions?.() ?? null;
     this.opening = this.state.open(sid, Math.max(2, size?.cols ?? 80), Math.max(1, size?.rows ?? 24));
     try {
       const r = await this.opening;
-      if (!r.ok) return this.showNote(`${TEXT.failed}: ${r.error?.message ?? ""}`);
+      if (!r.ok) return this.showNote(t("terminal.failed", { reason: describeError(r.error) }));
       this.showNote(null);
       this.activeBySession.set(sid, r.value.terminalId);
       await this.sync();
@@ -252,19 +246,19 @@ export class TerminalPane {
     const items = sid ? this.state.lists.get(sid) ?? [] : [];
     if (items.length) {
       const x = await loadXterm();
-      for (const t of items) {
-        if (this.views.has(t.terminalId)) continue;
-        const view = new TermView(x, t.terminalId, sid, this);
-        view.title = t.title;
-        this.views.set(t.terminalId, view);
+      for (const item of items) {
+        if (this.views.has(item.terminalId)) continue;
+        const view = new TermView(x, item.terminalId, sid, this);
+        view.title = item.title;
+        this.views.set(item.terminalId, view);
         this.body.append(view.el);
-        this.state.attach(t.terminalId, sid, view.sink);
+        this.state.attach(item.terminalId, sid, view.sink);
       }
     }
     for (const [id, view] of this.views) {
-      if (view.sessionId === sid && !items.some((t) => t.terminalId === id)) this.drop(id);
+      if (view.sessionId === sid && !items.some((x) => x.terminalId === id)) this.drop(id);
     }
-    if (!items.some((t) => t.terminalId === this.activeBySession.get(sid))) this.activeBySession.set(sid, items.at(-1)?.terminalId);
+    if (!items.some((x) => x.terminalId === this.activeBySession.get(sid))) this.activeBySession.set(sid, items.at(-1)?.terminalId);
     if (sid === this.sessionId) this.show(this.activeBySession.get(sid));
   }
 
@@ -288,19 +282,19 @@ export class TerminalPane {
     const sid = this.sessionId;
     const items = sid ? this.state.lists.get(sid) ?? [] : [];
     const current = this.activeBySession.get(sid);
-    for (const t of items) {
-      const view = this.views.get(t.terminalId);
-      const title = view?.title || t.title || TEXT.pane;
-      const ended = view?.ended || !t.alive;
-      const tab = h("button", { type: "button", role: "tab", class: ["term-tab", t.terminalId === current && "is-active", ended && "is-ended"], testid: "terminal-tab", "aria-selected": String(t.terminalId === current), dataset: { terminalId: t.terminalId }, title: t.cwd }, h("span", { class: "term-tab-title" }, ended ? `${title} (${TEXT.ended})` : title));
+    for (const item of items) {
+      const view = this.views.get(item.terminalId);
+      const title = view?.title || item.title || t("terminal.pane");
+      const ended = view?.ended || !item.alive;
+      const tab = h("button", { type: "button", role: "tab", class: ["term-tab", item.terminalId === current && "is-active", ended && "is-ended"], testid: "terminal-tab", "aria-selected": String(item.terminalId === current), dataset: { terminalId: item.terminalId }, title: item.cwd, translate: ended ? undefined : "no" }, ended ? h("span", { class: "term-tab-title" }, t("terminal.ended", { title })) : h("span", { class: "term-tab-title", translate: "no" }, title));
       tab.addEventListener("click", () => {
-        this.show(t.terminalId);
+        this.show(item.terminalId);
         this.focus();
       });
-      const close = h("button", { type: "button", class: "btn btn-icon term-tab-close", testid: "terminal-close", title: TEXT.closeTab(title), "aria-label": TEXT.closeTab(title) }, icon("x"));
+      const close = h("button", { type: "button", class: "btn btn-icon term-tab-close", testid: "terminal-close", title: t("terminal.closeTab", { title }), "aria-label": t("terminal.closeTab", { title }) }, icon("x"));
       close.addEventListener("click", (e) => {
         e.stopPropagation();
-        this.closeTerminal(t.terminalId);
+        this.closeTerminal(item.terminalId);
       });
       this.tabs.append(h("span", { class: "term-tab-wrap" }, tab, close));
     }
@@ -309,7 +303,7 @@ export class TerminalPane {
   async closeTerminal(terminalId) {
     this.drop(terminalId);
     const r = await this.state.close(terminalId);
-    if (!r.ok && r.error?.code !== "terminal-not-found") this.ctx.toast(r.error?.message ?? TEXT.failed);
+    if (!r.ok && r.error?.code !== "terminal-not-found") this.ctx.toast(r.error ? describeError(r.error) : t("terminal.failedShort"));
   }
 
   retitle(view, title) {
@@ -324,7 +318,7 @@ export class TerminalPane {
 
   async copySelection(view) {
     const text = view.term.getSelection();
-    if (text && (await copyText(text))) this.ctx.toast(TEXT.copied, "info");
+    if (text && (await copyText(text))) this.ctx.toast(t("terminal.copied"), "info");
   }
 
   sendSelection() {
