@@ -18,8 +18,8 @@ BATCH = 512
 """Most frames handed to the carrier in one item (one SSE write)."""
 
 
-PRIVILEGED_FRAMES = frozenset({"terminal/output"})
-"""What only a privileged caller's stream carries: the person's shell's output (docs/decisions.md,
+PRIVILEGED_FRAMES = frozenset({"terminal/output", "terminal/closed"})
+"""What only a privileged caller's stream carries: the person's shell's output and its end (docs/decisions.md,
 "Terminal and files"); a `--trusted-host` browser may not open, type into or attach a terminal,
 and does not read one either."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import secrets
 from collections.abc import AsyncIterator, Mapping
@@ -41,11 +42,12 @@ class TrustedHostClient(HttpApiClient):
         return await super().do_fetch(method, path, {**headers, "host": self.host_header}, body)
 
 
-@pytest.fixture
-async def trusted_site(host: Host) -> AsyncIterator[tuple[str, str, int]]:
+@contextlib.asynccontextmanager
+async def served(host: Host, trusted: tuple[str, ...]) -> AsyncIterator[tuple[str, str, int]]:
+    """The real site (fence, token) on a loopback port for `host`'s app."""
     token = secrets.token_urlsafe(32)
     site = build_site(
-        host.runtime.app, webui_dir(), token=token, peers=host.runtime.peers, trusted_hosts=(TRUSTED,)
+        host.runtime.app, webui_dir(), token=token, peers=host.runtime.peers, trusted_hosts=trusted
     )
     server = LoopbackServer(site, bind_socket("127.0.0.1", 0))
     ready = asyncio.Event()
@@ -56,6 +58,12 @@ async def trusted_site(host: Host) -> AsyncIterator[tuple[str, str, int]]:
     finally:
         server.stop()
         await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+async def trusted_site(host: Host) -> AsyncIterator[tuple[str, str, int]]:
+    async with served(host, (TRUSTED,)) as site:
+        yield site
 
 
 async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
@@ -121,3 +129,37 @@ async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
             assert not [f for _, f in seen_by_browser.items if getattr(f, "type", "") == "terminal/output"]
     finally:
         await browser.aclose()
+
+
+async def test_no_terminal_without_the_token(host: Host, tmp_path: Path) -> None:
+    """Over HTTP a terminal needs the launch's token, even from this machine with a loopback
+    Host (the carriers without one are the window's bridge and the ACP relay, both this user's
+    own processes: docs/threat-model.md, "The person's terminal"); with it, the same request
+    opens one."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    sid = await host.create(folder)
+    body = json.dumps(
+        {
+            "type": "client-request",
+            "rpcId": "r",
+            "method": "terminal.open",
+            "payload": {"sessionId": sid, "cols": 80, "rows": 24},
+        }
+    )
+    async with (
+        served(host, ()) as (base_url, token, port),
+        httpx.AsyncClient(base_url=base_url, timeout=WAIT) as raw,
+    ):
+        headers = {"host": f"127.0.0.1:{port}", "content-type": "application/json"}
+        for auth in ({}, {"authorization": f"Bearer {token[:-2]}xx"}):
+            refused = await raw.post("/api/terminal.open", content=body, headers={**headers, **auth})
+            assert refused.status_code == 401, auth
+        mux = await raw.get("/api/events.mux", headers={"host": f"127.0.0.1:{port}"})
+        assert mux.status_code == 401
+        assert host.engine.terminals._terminals == {}
+        opened = await raw.post(
+            "/api/terminal.open", content=body, headers={**headers, "authorization": f"Bearer {token}"}
+        )
+        assert opened.status_code == 200 and opened.json()["result"]["ok"] is True
+        assert len(host.engine.terminals._terminals) == 1
