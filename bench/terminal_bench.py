@@ -15,6 +15,8 @@ A file of `--mb` MB of text lines is made in a temporary folder. Per run, interl
 - xterm: the same page writes the same bytes straight into a second xterm.js terminal (each write
   after the last one's callback), with the same frame sampling: what xterm.js itself costs in
   this browser, the ceiling of the page's figure.
+- tree: a file written in the session's folder until the Files pane shows it (watch, debounce,
+  `files/changed`, the pane's re-read), ten times, against a `files.tree` call from the page.
 Figures: bytes/s of each, and the ratios page/pty and page/devnull (1.0 = as fast as the PTY
 alone); medians over the runs. Machine load hits every kind alike; no assertions.
 """
@@ -175,7 +177,9 @@ def percentile(values: list[float], q: float) -> float:
 Rows = list[dict[str, Any]]
 
 
-def page_runs(path: Path, folder: Path, runs: int, sink: Rows, devnull: Rows, alone: Rows) -> None:
+def page_runs(
+    path: Path, folder: Path, runs: int, sink: Rows, devnull: Rows, alone: Rows, tree: Rows
+) -> None:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory(prefix="term-bench-data-") as data:
@@ -247,10 +251,40 @@ def page_runs(path: Path, folder: Path, runs: int, sink: Rows, devnull: Rows, al
                         f" frame p99 {sink[-1]['frames']['p99']:.1f} ms",
                         flush=True,
                     )
+                tree_runs(page, folder, runs=10, sink=tree)
                 browser.close()
         finally:
             proc.terminate()
             proc.wait(30)
+
+
+TREE_CALL = """async (s) => {
+  const started = performance.now();
+  await window.harnessdesk.client.call("files.tree", { sessionId: s });
+  return performance.now() - started;
+}"""
+
+
+def tree_runs(page: Any, folder: Path, runs: int, sink: Rows) -> None:
+    """A file written in the folder until the Files pane shows it (the watch, the debounce, the
+    frame, the pane's re-read and its drawing), timed here in one clock; the baseline is a
+    `files.tree` call from the same page (what the re-read alone costs)."""
+    page.evaluate("() => window.harnessdesk.app.panes.toggle('files', true)")
+    page.wait_for_selector("[data-testid=files-entry][data-path='big.txt']", timeout=60_000)
+    sid = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    for run in range(runs):
+        name = f"watched-{run}.txt"
+        started = time.perf_counter()
+        (folder / name).write_text("x\n")
+        page.wait_for_selector(f"[data-testid=files-entry][data-path='{name}']", timeout=60_000)
+        shown_ms = (time.perf_counter() - started) * 1000
+        sink.append({"shownMs": shown_ms, "treeCallMs": page.evaluate(TREE_CALL, sid)})
+        time.sleep(0.2)  # the next write starts a new batch
+    print(
+        f"file to tree: p50 {statistics.median(r['shownMs'] for r in sink):.0f} ms,"
+        f" max {max(r['shownMs'] for r in sink):.0f} ms",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -268,7 +302,8 @@ def main() -> int:
         page: list[dict[str, Any]] = []
         devnull: list[dict[str, Any]] = []
         alone: list[dict[str, Any]] = []
-        page_runs(path, folder, args.runs, page, devnull, alone)
+        tree: list[dict[str, Any]] = []
+        page_runs(path, folder, args.runs, page, devnull, alone, tree)
     med = lambda rows, key="bytesPerSec": statistics.median(r[key] for r in rows)  # noqa: E731
     figures = {
         "mb": args.mb,
@@ -277,6 +312,7 @@ def main() -> int:
         "devnull": devnull,
         "page": page,
         "xterm": alone,
+        "tree": tree,
         "summary": {
             "ptyBytesPerSec": med(raw),
             "devnullBytesPerSec": med(devnull),
@@ -289,6 +325,10 @@ def main() -> int:
             "frameP50Ms": statistics.median(r["frames"]["p50"] for r in page),
             "frameP99Ms": statistics.median(r["frames"]["p99"] for r in page),
             "frameMaxMs": max(r["frames"]["max"] for r in page),
+            "fileToTreeP50Ms": med(tree, "shownMs"),
+            "fileToTreeMaxMs": max(r["shownMs"] for r in tree),
+            "treeCallP50Ms": med(tree, "treeCallMs"),
+            "fileToTree/treeCall": med(tree, "shownMs") / med(tree, "treeCallMs"),
         },
     }
     s = figures["summary"]
@@ -298,7 +338,9 @@ def main() -> int:
         f" page {mbs['page']:.1f} MB/s (page/pty {s['page/pty']:.3f});"
         f" frames p50 {s['frameP50Ms']:.1f} ms, p99 {s['frameP99Ms']:.1f} ms, max {s['frameMaxMs']:.0f} ms;"
         f" xterm.js alone {mbs['xterm']:.1f} MB/s (page/xterm {s['page/xterm']:.2f}),"
-        f" its p99 {s['xtermFrameP99Ms']:.1f} ms"
+        f" its p99 {s['xtermFrameP99Ms']:.1f} ms; a file written to shown in the Files pane"
+        f" p50 {s['fileToTreeP50Ms']:.0f} ms (max {s['fileToTreeMaxMs']:.0f} ms,"
+        f" {s['fileToTree/treeCall']:.1f}x a files.tree call)"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
