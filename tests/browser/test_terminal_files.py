@@ -80,6 +80,40 @@ def test_a_terminal_runs_the_login_shell_in_the_session_folder(page: Page, harne
     # set by script) both apply under the page's CSP
     assert "rgb(255, 0, 0)" in colours and "rgb(0, 200, 0)" in colours, colours
 
+    # find in the scrollback (Ctrl+Shift+F): the search addon selects the match
+    page.keyboard.press("Control+Shift+KeyF")
+    find = page.get_by_test_id("terminal-find-input")
+    expect(find).to_be_focused()
+    find.fill("answer=4")
+    page.wait_for_function(
+        "() => window.harnessdesk.app.terminalPane.active.term.getSelection() === 'answer=4'"
+    )
+    find.press("Escape")
+    expect(page.get_by_test_id("terminal-find-bar")).to_be_hidden()
+
+    # a link printed by a program opens on a click (the web-links addon)
+    page.locator("[data-testid=terminal-view]:not([hidden]) .xterm").click()
+    type_line(page, "clear; echo see https://example.com/lin''ked here")
+    wait_text(page, "see https://example.com/linked here", ROWS)
+    page.evaluate(
+        "() => { window.__opened = []; window.open = (u) => { window.__opened.push(u); return null; }; }"
+    )
+    row = page.locator(
+        "[data-testid=terminal-view]:not([hidden]) .xterm-rows > div",
+        has_text="see https://example.com/linked",
+    ).last
+    box = row.bounding_box()
+    assert box is not None
+    cols = page.evaluate("() => window.harnessdesk.app.terminalPane.active.term.cols")
+    cell = box["width"] / cols
+    x = box["x"] + (len("see ") + 5) * cell
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x - cell, y)
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)
+    page.wait_for_function("() => window.__opened.length > 0")
+    assert page.evaluate("() => window.__opened") == ["https://example.com/linked"]
+
     # a resize reaches the shell: the pane is made taller with its grip's keys
     before = page.evaluate("() => window.harnessdesk.app.terminalPane.active.term.rows")
     grip = page.get_by_test_id("terminal-grip")
