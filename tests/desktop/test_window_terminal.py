@@ -60,7 +60,10 @@ def test_the_window_runs_a_terminal_and_closing_it_ends_every_shell(apps: AppFac
         "while [ ! -s $f ]; do sleep 0.05; done; echo pids:$$:$a:$(cat $f):$(pwd):end",
     )
     x11.xdotool(app.display, "key", "Return")
-    found = wait_until(lambda: re.search(r"pids:(\d+):(\d+):(\d+):(\S+):end", page.evaluate(BUFFER)))
+    try:
+        found = wait_until(lambda: re.search(r"pids:(\d+):(\d+):(\d+):(\S+):end", page.evaluate(BUFFER)))
+    except AssertionError:
+        raise AssertionError(f"no pids line; the terminal holds:\n{page.evaluate(BUFFER)[-1500:]}") from None
     pids = {int(p) for p in found.groups()[:3]}
     assert found.group(4) == str(folder.resolve())  # the session's folder
     assert pids <= set(table()), "the shell and its processes run"

@@ -108,11 +108,16 @@ class TermView {
     }
   }
 
-  /** The text the terminal shows now (its active buffer), for tests and copy. */
+  /** The text the terminal holds now (its active buffer), a wrapped line as one, for tests and copy. */
   text() {
     const buf = this.term.buffer.active;
     const out = [];
-    for (let i = 0; i < buf.length; i++) out.push(buf.getLine(i)?.translateToString(true) ?? "");
+    for (let i = 0; i < buf.length; i++) {
+      const line = buf.getLine(i);
+      const text = line?.translateToString(!buf.getLine(i + 1)?.isWrapped) ?? ""; // a wrapped row keeps its spaces
+      if (line?.isWrapped && out.length) out[out.length - 1] += text; // rows a long line wrapped onto: one line
+      else out.push(text);
+    }
     return out.join("\n");
   }
 
