@@ -51,9 +51,15 @@ def test_auto_runs_without_a_click_and_the_picker_switches_modes(
         Reply(text="Done."),
     )
     send(page, "Write and run hello.py")
-    turn_ends(page)
-    expect(page.get_by_test_id("approval-card")).to_have_count(0)  # not a single click
+    # writing and running inside the folder took no click; only b2, which failed inside the
+    # sandbox writing outside the folder, asks whether to run it again outside: refused
+    card = page.get_by_test_id("approval-card")
+    expect(card).to_have_count(1)
     assert (server.workdir / "out.txt").read_text() == "hi\n"
+    expect(card.get_by_test_id("approval-args")).to_contain_text("/etc/escape.txt")
+    card.get_by_test_id("approval-reject").click()
+    turn_ends(page)
+    expect(page.get_by_test_id("approval-card")).to_have_count(0)
     blocked = page.locator('[data-testid="tool-card"][data-call-id="b2"]')
     expect(blocked.get_by_test_id("tool-result")).to_contain_text("blocked by the sandbox")
     badge = page.get_by_test_id("permission-badge")

@@ -20,6 +20,7 @@ from host.engine.errors import (
     InvalidTimeZone,
     ModelUnavailable,
     QueueItemNotFound,
+    SessionAlreadyHere,
     SessionConflict,
     SessionNotFound,
     TitleInvalid,
@@ -183,7 +184,9 @@ async def test_fork_anchors_and_end_seed(engine_factory: Factory, scripted_llm: 
         await engine.sessions.fork(empty)
     # the child inherits the parent's model selection and can run a turn of its own
     await engine.config.select_model("cold", "openai-compatible", "scripted-large")
-    third = await engine.sessions.fork("cold", at_seq=99)
+    # selecting a model loads "cold", which closes its open turn: that turn counts as ended now,
+    # so the child is anchored in the first turn to keep its history to the seed
+    third = await engine.sessions.fork("cold", at_seq=1)
     scripted_llm.enqueue(Reply(text="child answer"))
     mux = engine.host.subscribe_mux()
     await engine.agents.prompt(third, "queue", [TextInput(text="go on")], "r")
@@ -238,17 +241,19 @@ async def test_search_export_import(engine_factory: Factory, scripted_llm: Any, 
     await engine.agents.prompt(sid, "queue", [TextInput(text="check the capacitor")], "r")
     await engine.agents.attach(sid)
     await wait_quiet(agent_of(engine, sid))
-    hits, more = await engine.sessions.search("  flux CAPACITOR ")
-    assert [(s, text) for s, text, _ in hits] == [(sid, "The flux capacitor is charged.")] and not more
+    found = await engine.sessions.search("  flux CAPACITOR ")
+    hits = found.hits
+    assert [(s, text) for s, text, _ in hits] == [(sid, "The flux capacitor is charged.")]
+    assert not found.has_more
     events, _, _ = await engine.sessions.history(sid)
     assert next(e for e in events if e.seq == hits[0][2]).type == "assistant/message"  # the hit's message
     rows = [row async for row in engine.sessions.export_rows(sid)]
     other = await engine_factory(tmp_path / "other", tools={})
     assert await other.sessions.import_rows(rows, "/tmp") == sid
     assert [row async for row in other.sessions.export_rows(sid)] == rows
-    with pytest.raises(SessionConflict):
+    with pytest.raises(SessionAlreadyHere):
         await other.sessions.import_rows(rows, "/tmp")
-    assert (await other.sessions.search("capacitor"))[0][0][0] == sid
+    assert (await other.sessions.search("capacitor")).hits[0][0] == sid
 
 
 async def test_models_and_selection(engine_factory: Factory, scripted_llm: Any, tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from host.engine.sandbox import Confinement, SandboxPolicy, wrap
 from host.fetch import HttpApiClient
 from host.server.fence import SANDBOXED_PEER
 from host.server.peers import SandboxPeers
-from tests.api.support import Frames, Served, event, events_of, ok, prompt, start_serve
+from tests.api.support import Frames, Served, event, events_of, ftype, ok, prompt, start_serve
 from tests.security.sandboxing import PY, needs_sandbox, sandbox_on
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -136,10 +136,15 @@ class Person:
         await ok(self.client, "permission.set", {"sessionId": sid, "network": True})
         return sid
 
-    async def turn(self, sid: str) -> dict[str, str]:
+    async def turn(self, sid: str, refuse: int = 0) -> dict[str, str]:
+        """Runs a turn; the person refuses the first `refuse` approvals it asks for."""
         assert self.mux is not None
         start = len(self.mux.items)
         await prompt(self.client, sid, "go")
+        for _ in range(refuse):
+            rpc_id, frame = await self.mux.next(ftype("approval/requested", sid), within=180)
+            value = {"sessionId": sid, "approvalId": frame.approval_id, "outcome": "rejected"}
+            assert (await self.client.respond(rpc_id, {"ok": True, "value": value})).accepted
         await self.mux.next(event("turn/end", sid), within=180)
         return results(events_of(self.mux.since(start), sid))
 
@@ -219,7 +224,8 @@ async def test_a_sandboxed_command_with_network_cannot_switch_its_session_to_ful
             call("b4", "bash", command=f"echo escaped > {place.outside}/full.txt"),
             Reply(text="I tried."),
         )
-        done = await person.turn(sid)
+        # b4 fails inside the sandbox; Auto then asks whether to run it outside: the person refuses
+        done = await person.turn(sid, refuse=1)
         job_id = done["j1"].split("background job ", 1)[1].split(".", 1)[0]
         done["j1"] = await person.job_output(sid, job_id)
         assert done["b1"].endswith("Permission denied\nREAD-DONE")  # the token file cannot be read

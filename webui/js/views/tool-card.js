@@ -72,6 +72,9 @@ export function updateToolCard(el, item, ctx = {}) {
   // status chip, and keeps the reason with the outcome once decided.
   // A rejection is stated once: the status chip (the tool result and the reason would repeat it).
   const rejected = item.status === "rejected";
+  // A command that ran and failed (say, blocked by the sandbox) before the person refused to run
+  // it again outside keeps its output: only a refusal that stopped the call hides the result.
+  const shown = rejected && item.result?.errorCode === "REJECTED" ? null : item.result;
   if (item.approval?.reason && item.approval.outcome && !rejected) {
     parts.push(h("p", { class: "tool-reason" }, t("tool.approvalOutcome", { reason: approvalReason(item.approval), outcome: outcomeWords(item.approval.outcome) })));
   }
@@ -81,16 +84,16 @@ export function updateToolCard(el, item, ctx = {}) {
   el.dataset.card = viewed ? item.callView.card : "default";
   if (item.name === "ask_user") parts.push(askUserBody(item));
   else if (viewed) parts.push(...viewed);
-  else if (d.kind === "bash") parts.push(terminal(d.summary, rejected ? { ...item, result: null } : item));
+  else if (d.kind === "bash") parts.push(terminal(d.summary, { ...item, result: shown }));
   else if (change) {
     parts.push(fileChangeView(change, { testid: "tool-diff" }));
-    if (item.result && !rejected) parts.push(resultBlock(item));
+    if (shown) parts.push(resultBlock(item));
   } else if (d.kind === "diff" && (d.old || d.new)) {
     parts.push(diffView(d));
-    if (item.result && !rejected) parts.push(resultBlock(item));
+    if (shown) parts.push(resultBlock(item));
   } else {
     parts.push(argsBlock(item.arguments, d.args));
-    if (item.result && !rejected) parts.push(resultBlock(item));
+    if (shown) parts.push(resultBlock(item));
   }
   setChildren(body, parts);
   el.classList.toggle("has-bidi", guardCard(el._parts.details, body)); // Trojan Source

@@ -25,7 +25,7 @@ function start(node) {
   node.textContent = "";
   const tail = h("div", { class: "md-tail" });
   node.append(tail);
-  return { done: 0, tail, shown: 0, cost: 0, nextAt: 0, timer: 0 };
+  return { done: 0, tail, shown: 0, text: "", cost: 0, nextAt: 0, timer: 0 };
 }
 
 function renderTail(s, text) {
@@ -34,6 +34,7 @@ function renderTail(s, text) {
   const t0 = performance.now();
   renderMarkdownInto(s.tail, text.slice(s.done));
   s.shown = text.length;
+  s.text = text;
   s.cost = performance.now() - t0;
   s.nextAt = t0 + s.cost * (TAIL_SHARE + 1);
 }
@@ -45,6 +46,9 @@ function renderTail(s, text) {
  */
 export function renderStreaming(entry, text) {
   const s = entry.stream ?? (entry.stream = start(entry.node));
+  // An older state of the same stream (a delta already appended more, live): the DOM is ahead;
+  // rendering this would take text away for a frame.
+  if (text.length < s.shown && s.text.startsWith(text)) return;
   if (text.length < s.shown || text.length < s.done) {
     settle(entry, text); // not an append (replaced): render it whole
     return;
@@ -98,5 +102,6 @@ export function appendLive(el, item) {
     if (!s || b.text.length <= s.shown) continue;
     continuation(s.tail).append(b.text.slice(s.shown));
     s.shown = b.text.length;
+    s.text = b.text;
   }
 }
