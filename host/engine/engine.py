@@ -290,7 +290,7 @@ class Engine:
             config=Configuration(core, plane, permissions, presets.follow_model),
             presets=presets,
             library=library,
-            workspaces=Workspaces(registry, folders, mcp.servers.refresh_all),
+            workspaces=Workspaces(registry, folders, mcp.servers.refresh_all, plane.editor),
             files=files,
             subagents=subagents,
             jobs=jobs,

@@ -372,7 +372,7 @@ export const DEFS = {
   "NotAFileError": {"additionalProperties":false,"properties":{"code":{"const":"not-a-file","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/PathDetails"}},"required":["code","message","details"],"type":"object"},
   "OneShotChild": {"additionalProperties":false,"properties":{"kind":{"const":"child","type":"string"},"id":{"type":"string"},"mode":{"const":"one-shot","type":"string"},"activity":{"enum":["running","inactive"],"type":"string"},"hasChildren":{"type":"boolean"},"label":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["kind","mode","id","activity","hasChildren"],"type":"object"},
   "OpenDocumentRequest": {"additionalProperties":false,"properties":{"file":{"enum":["settings.json","credentials.json"],"type":"string"}},"type":"object"},
-  "OpenPathRequest": {"additionalProperties":false,"properties":{"path":{"maxLength":4096,"minLength":1,"type":"string"}},"required":["path"],"type":"object"},
+  "OpenPathRequest": {"additionalProperties":false,"properties":{"path":{"maxLength":4096,"minLength":1,"type":"string"},"editor":{"type":"boolean"}},"required":["path"],"type":"object"},
   "OpenPathValue": {"additionalProperties":false,"properties":{"opened":{"const":true,"type":"boolean"}},"type":"object","required":["opened"]},
   "Opened": {"additionalProperties":false,"properties":{"opened":{"const":true,"type":"boolean"}},"type":"object","required":["opened"]},
   "OutsideFolderError": {"additionalProperties":false,"properties":{"code":{"const":"outside-folder","type":"string"},"message":{"type":"string"},"details":{"$ref":"#/$defs/PathDetails"}},"required":["code","message","details"],"type":"object"},

@@ -675,6 +675,8 @@ export default {
   "setting.permission.defaultPreset.read-only.hint": "Reads and runs read-only commands in the sandbox; never writes.",
   "setting.permission.defaultPreset.workspace-write": "Ask",
   "setting.permission.defaultPreset.workspace-write.hint": "Runs inside this folder like Auto, and asks before every write and command.",
+  "setting.ui-appearance.editor": "Editor",
+  "setting.ui-appearance.editor.hint": "The program, with its options, that opens a file from the Files pane (Open in editor); the file's path is added at the end. Empty: the system's default program.",
   "setting.ui-appearance.language": "Language",
   "setting.ui-appearance.language.en": "English",
   "setting.ui-appearance.language.en.hint": "English.",

@@ -674,6 +674,8 @@ export default {
   "setting.permission.defaultPreset.read-only.hint": "在沙箱中读取并运行只读命令；从不写入。",
   "setting.permission.defaultPreset.workspace-write": "询问",
   "setting.permission.defaultPreset.workspace-write.hint": "与“自动”一样在此文件夹内运行，但每次写入和命令前都询问。",
+  "setting.ui-appearance.editor": "编辑器",
+  "setting.ui-appearance.editor.hint": "从文件面板打开文件（“在编辑器中打开”）所用的程序及其选项，文件路径会加在末尾。留空：使用系统默认程序。",
   "setting.ui-appearance.language": "语言",
   "setting.ui-appearance.language.en": "English",
   "setting.ui-appearance.language.en.hint": "英语。",

@@ -158,7 +158,7 @@ function buildPanes(app, toast) {
     toast,
     hide: () => app.panes.toggle("files", false),
     attach: (path, size) => app.composer.attachPath(path, size),
-    openPath: (path) => app.actions.reveal(path),
+    openPath: (path) => app.actions.reveal(path, { editor: true }),
     canOpen: () => app.canOpenPath(),
     cwd,
   });
