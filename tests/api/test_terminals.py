@@ -56,6 +56,17 @@ class Screen:
         return self.text
 
 
+@pytest.fixture(autouse=True)
+def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shells start in a home of their own: this machine's ~/.bashrc is not what is tested,
+    and a shell ended while it starts must not leave that file's state behind (a pyenv rehash
+    killed midway left its lock, and every later login shell waited a minute)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 async def open_terminal(host: Host, folder: Path, cols: int = 80, rows: int = 24) -> tuple[Any, str, str]:
     client = host.client()
     sid = await host.create(folder)

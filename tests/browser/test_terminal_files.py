@@ -13,11 +13,14 @@ from __future__ import annotations
 import base64
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, rpc, shoot
+from tests.browser.streak import stable_port
+from tests.browser.support import HarnessServer, fresh_session, openai_args, rpc, shoot
+from tests.support.scripted_llm import ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
@@ -31,6 +34,22 @@ ROWS = (
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
+
+
+@pytest.fixture(scope="module")
+def harness(
+    tmp_path_factory: pytest.TempPathFactory, llm_server: ScriptedLlmServer
+) -> Iterator[HarnessServer]:
+    """The module's `harnessdesk serve`, its shells in a home of their own: this machine's
+    ~/.bashrc is not what is tested, and a shell ended while it starts must not leave that
+    file's state behind (a pyenv rehash killed midway left its lock)."""
+    root = tmp_path_factory.mktemp("harness")
+    (root / "home").mkdir()
+    home = {"HOME": str(root / "home")}
+    server = HarnessServer(root, openai_args(llm_server.base_url), port=stable_port("module"), env=home)
+    server.start()
+    yield server
+    server.stop()
 
 
 def wait_text(page: Page, needle: str, script: str = BUFFER) -> None:

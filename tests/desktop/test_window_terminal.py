@@ -25,6 +25,17 @@ pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 BUFFER = "(() => { const v = window.harnessdesk.app.terminalPane.active; return v ? v.text() : ''; })()"
 
 
+@pytest.fixture(autouse=True)
+def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shells start in a home of their own: this machine's ~/.bashrc is not what is tested,
+    and a shell ended while it starts must not leave that file's state behind (a pyenv rehash
+    killed midway left its lock, and every later login shell waited a minute)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 def wait_until(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while not (value := predicate()):

@@ -47,6 +47,17 @@ async def all_gone(pids: set[int]) -> bool:
     return False
 
 
+@pytest.fixture(autouse=True)
+def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shells start in a home of their own: this machine's ~/.bashrc is not what is tested,
+    and a shell ended while it starts must not leave that file's state behind (a pyenv rehash
+    killed midway left its lock, and every later login shell waited a minute)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 async def terminals_of(served: Served, folder: Path) -> set[int]:
     async with HttpApiClient(served.base_url, served.token) as client:
         sid = (await ok(client, "session.create", {"cwd": str(folder)})).session_id

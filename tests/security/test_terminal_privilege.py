@@ -42,6 +42,17 @@ class TrustedHostClient(HttpApiClient):
         return await super().do_fetch(method, path, {**headers, "host": self.host_header}, body)
 
 
+@pytest.fixture(autouse=True)
+def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The shells start in a home of their own: this machine's ~/.bashrc is not what is tested,
+    and a shell ended while it starts must not leave that file's state behind (a pyenv rehash
+    killed midway left its lock, and every later login shell waited a minute)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    return home
+
+
 @contextlib.asynccontextmanager
 async def served(host: Host, trusted: tuple[str, ...]) -> AsyncIterator[tuple[str, str, int]]:
     """The real site (fence, token) on a loopback port for `host`'s app."""
