@@ -543,6 +543,32 @@ GOALS += [
         "one session's first token, same host, alternated",
     ),
 ]
+GOALS += [
+    Goal(
+        "remote host: first token added through the SSH forward",
+        "remote",
+        lambda f: f["first_token_added_runs"],
+        "<=",
+        20,
+        " ms",
+        "the same host's local session, alternated",
+        valid=lambda f: f"needs root for its sshd: {f['skipped']}" if "skipped" in f else None,
+    ),
+    Goal(
+        "remote host: 20,000-delta burst, throughput remote/local",
+        "remote",
+        lambda f: f["throughput_ratios"],
+        ">=",
+        0.8,
+        "",
+        "the same host's local session, alternated",
+        valid=lambda f: (
+            f"needs root for its sshd: {f['skipped']}"
+            if "skipped" in f
+            else ("a reader missed characters" if not f.get("complete", True) else None)
+        ),
+    ),
+]
 
 
 def runs_of(goal: Goal, figures: Any) -> list[float] | bool:

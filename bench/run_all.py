@@ -63,6 +63,7 @@ BENCHES: dict[str, list[str]] = {
     "first_load": ["first_load_bench.py"],
     "keystroke": ["keystroke_bench.py"],
     "many": ["many_bench.py"],
+    "remote": ["remote_bench.py", "--runs", "5"],
     "terminal": ["terminal_bench.py", "--mb", "50", "--runs", "1"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""

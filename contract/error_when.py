@@ -122,6 +122,24 @@ ERROR_WHEN: dict[str, str] = {
         "`session.import` of a file that is not a session archive, is damaged or too large (the"
         " reader's one line)"
     ),
+    "remote-host-not-found": "a `remote.*` call, or a `hostId`, naming no remote host added here",
+    "remote-unavailable": (
+        "a call for a remote host (its `hostId`, or a session made there) while it is not connected;"
+        " `state` says what it is instead"
+    ),
+    "remote-connect-failed": (
+        "`remote.connect` could not reach or log in to the host (`ssh`), bring or install the server"
+        " there (`bootstrap`: no suitable Python, another architecture — the message says which), or"
+        " start it (`server`)"
+    ),
+    "host-key-unknown": (
+        "`remote.connect` to a host whose key is not in known_hosts: `fingerprint` and `keyType` to"
+        " show before `remote.trustHostKey`; nothing was recorded"
+    ),
+    "host-key-changed": (
+        "the host presents another key than known_hosts records for it (never accepted by the app);"
+        " `remote.trustHostKey` of a fingerprint the host no longer presents"
+    ),
     "terminal-not-found": "`terminal.*` naming a terminal that was closed (or of an earlier host run)",
     "outside-folder": (
         "`files.tree` / `files.read` of a path that resolves outside the session's folder (`..`, a"

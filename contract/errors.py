@@ -249,6 +249,33 @@ class PrivilegeDetails(WireModel):
     change: str
 
 
+class RemoteHostDetails(WireModel):
+    host_id: str
+
+
+class RemoteUnavailableDetails(WireModel):
+    """`remote-unavailable`: the host is not connected now (`state`: what it is instead)."""
+
+    host_id: str
+    state: str
+
+
+class RemoteConnectDetails(WireModel):
+    """`remote-connect-failed`: the step that failed: `ssh` (reaching or logging in), `bootstrap`
+    (no usable Python, another architecture, an install that failed) or `server`."""
+
+    host_id: str
+    stage: Literal["ssh", "bootstrap", "server"]
+
+
+class HostKeyDetails(WireModel):
+    """`host-key-unknown` / `host-key-changed`: the key the host presents now."""
+
+    host_id: str
+    fingerprint: str = Field(description="`SHA256:…`, as `ssh-keygen -l` prints it")
+    key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": InternalDetails,
@@ -302,6 +329,11 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "unknown-command": NoDetails,
     "privilege-required": PrivilegeDetails,
     "archive-invalid": ReasonDetails,
+    "remote-host-not-found": RemoteHostDetails,
+    "remote-unavailable": RemoteUnavailableDetails,
+    "remote-connect-failed": RemoteConnectDetails,
+    "host-key-unknown": HostKeyDetails,
+    "host-key-changed": HostKeyDetails,
     "terminal-not-found": TerminalDetails,
     "outside-folder": PathDetails,
     "not-a-file": PathDetails,

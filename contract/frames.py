@@ -16,11 +16,12 @@ from contract.jobs import JobView
 from contract.llm import DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
+from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
 from contract.terminals import TerminalClosed, TerminalOutput
 from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
-ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested"})
+ANSWERABLE_FRAMES = frozenset({"approval/requested", "question/requested", "remote/secret-requested"})
 """Their rpcId is stable (minted once, reused on replay); every other frame's is fresh."""
 
 
@@ -101,6 +102,7 @@ MuxFrame = Annotated[
         SessionQueue,
         SessionJobs,
         SessionProjection,
+        HostRemoteStatus,
         TerminalOutput,
         TerminalClosed,
         FilesChanged,
@@ -119,6 +121,8 @@ class HostSessionAdded(WireModel):
     cwd: str | None = None
     agent_preset: str | None = None
     origin: Literal["subagent", "acp"] | None = None
+    host_id: str | None = None
+    """The remote host the session lives on (set by the local host's relay); absent: this one."""
 
 
 class HostSessionRemoved(WireModel):
@@ -214,6 +218,9 @@ HostFrame = Annotated[
         HostCommandsChanged,
         HostSessionPresetChanged,
         HostMcpChanged,
+        HostRemoteStatus,
+        RemoteSecretRequested,
+        RemoteSecretResolved,
         StreamError,
     ],
     Field(discriminator="type"),

@@ -16,7 +16,8 @@ from pydantic import Field, SerializerFunctionWrapHandler, field_validator, mode
 
 from contract._base import WireModel
 from contract.paths import HostPath, PathSegment
-from contract.permissions import PresetOption
+from contract.permissions import PresetOption, SandboxStatus
+from contract.remotes import HostId
 
 PickerCapability = Literal["native", "browse"]
 
@@ -49,6 +50,9 @@ class DescribeValue(WireModel):
         default=None,
         description="the permission mode a new session starts in here (Auto is Ask without a sandbox)",
     )
+    sandbox: SandboxStatus | None = Field(
+        default=None, description="the sandbox this machine offers (`none`: no sandboxed mode here)"
+    )
 
 
 # host.pickDirectory
@@ -77,6 +81,10 @@ class DirectoryEntry(WireModel):
 
 class ListDirectoryRequest(WireModel):
     path: HostPath | None = Field(default=None, description="absent = the host's home")
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
 
 class DirectoryListing(WireModel):
@@ -91,6 +99,10 @@ class DirectoryListing(WireModel):
 class CreateDirectoryRequest(WireModel):
     path: HostPath = Field(description="the existing parent directory")
     name: PathSegment
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
     @field_validator("name")
     @classmethod

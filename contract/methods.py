@@ -29,6 +29,7 @@ from contract import (
     mcp,
     permissions,
     presets,
+    remotes,
     sessions,
     settings,
     skills,
@@ -376,6 +377,19 @@ SESSION_IMPORT = Method("session.import", _s.ImportRequest, _s.ImportValue)
 CREDENTIALS_MOVE = Method("credentials.move", credentials.MoveRequest, credentials.Done, privileged=True)
 # `@` in the composer (docs/architecture.md, "The @ finder"): read-only, not privileged
 FINDER_FIND = Method("finder.find", finder.FindRequest, finder.FindValue, session="reads")
+# remote hosts over SSH (docs/decisions.md, "Remote hosts"): privileged where they change
+# anything — they run ssh as the person, write known_hosts and start a server elsewhere
+_r = remotes
+REMOTE_LIST = Method("remote.list", _r.RemoteListRequest, _r.RemoteListValue)
+REMOTE_ADD = Method("remote.add", _r.RemoteAddRequest, _r.RemoteAddValue, privileged=True)
+REMOTE_UPDATE = Method("remote.update", _r.RemoteUpdateRequest, _r.RemoteHostView, privileged=True)
+REMOTE_REMOVE = Method("remote.remove", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TEST = Method("remote.test", _r.RemoteRef, _r.RemoteTestValue, privileged=True, user_paced=True)
+REMOTE_CONNECT = Method(
+    "remote.connect", _r.RemoteRef, _r.RemoteConnectValue, privileged=True, user_paced=True
+)
+REMOTE_DISCONNECT = Method("remote.disconnect", _r.RemoteRef, _r.RemoteDone, privileged=True)
+REMOTE_TRUST_HOST_KEY = Method("remote.trustHostKey", _r.TrustHostKeyRequest, _r.RemoteDone, privileged=True)
 
 # the Files pane (docs/decisions.md, "Terminal and files"): read-only inside the session's folder,
 # not privileged (like finder.find)

@@ -6,13 +6,14 @@ import base64
 import binascii
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from contract._base import WireModel
 from contract.content import AttachmentRef, MediaType
 from contract.host import is_fully_qualified
 from contract.llm import ModelCatalogFailure, ModelProviderGroup
 from contract.paths import HostPath
+from contract.remotes import HostId
 from contract.views import HistoryEntry
 
 SessionId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -47,6 +48,16 @@ class SessionSummary(WireModel):
     projections: Projections | None = None
     """The row's projection baseline (`title`, and `goal` for an attached session with goals);
     absent when there is nothing to say. `title` above mirrors `values.title`."""
+    host_id: str | None = None
+    """The remote host the session lives on (docs/decisions.md, "Remote hosts"); null: this one."""
+
+    @model_serializer(mode="wrap")
+    def _keep_host(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """`hostId: null` names this host: never dropped by `exclude_none` (issue 43's wire)."""
+        data = handler(self)
+        if isinstance(data, dict):
+            data.setdefault("hostId", None)
+        return data
 
 
 class SessionRef(WireModel):
@@ -76,6 +87,10 @@ class CreateRequest(WireModel):
     agent_preset: str | None = None
     origin: Literal["acp"] | None = Field(
         default=None, description="`acp`: an editor drives the session over ACP (its sidebar row says so)"
+    )
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
     )
 
     @field_validator("cwd")

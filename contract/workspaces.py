@@ -13,6 +13,7 @@ from pydantic import Field, field_validator
 
 from contract._base import WireModel
 from contract.paths import HostPath
+from contract.remotes import HostId
 from contract.sessions import SessionId
 
 WorkspaceId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -49,6 +50,10 @@ class WorkspaceListValue(WireModel):
 # workspace.create
 class WorkspaceCreateRequest(WireModel):
     path: HostPath = Field(min_length=1)
+    host_id: HostId | None = Field(
+        default=None,
+        description="a remote host's id (remote.list): the call is made there; absent: this host",
+    )
 
 
 class WorkspaceCreateValue(WireModel):

@@ -110,6 +110,20 @@ def folder_argument(path: str | None) -> str | None:
     return str(folder)
 
 
+def remote_argument(args: argparse.Namespace) -> tuple[str, str | None] | None:
+    """`harnessdesk --remote [user@]host[:port] [PATH]`: (target, PATH on that host)."""
+    target = getattr(args, "remote", None)
+    if not target:
+        return None
+    from contract.remotes import parse_target
+
+    try:
+        parse_target(target)
+    except ValueError as exc:
+        raise WindowError(t("window.badRemote", target=target, reason=exc)) from None
+    return target, getattr(args, "path", None)
+
+
 def _first_session(loop: HostLoop, app: ASGIApp, folder: str | None) -> str | None:
     """The session the window opens on for `harnessdesk PATH` (None: the usual start)."""
     if folder is None:
@@ -130,8 +144,9 @@ def run_window(
     webui: Path | None = None,
 ) -> int:
     """Open the window (or focus the running one) and block until it is closed."""
-    folder = folder_argument(getattr(args, "path", None))
-    if not has_display() and folder is None:
+    remote = remote_argument(args)
+    folder = None if remote else folder_argument(getattr(args, "path", None))
+    if not has_display() and (folder is None or remote):
         print(t("window.noDisplay"), file=sys.stderr)
         return 2
     data_dir = paths.resolve_data_dir(args.data_dir)
@@ -147,6 +162,8 @@ def run_window(
         except ActivationError as exc:
             raise WindowError(str(exc)) from exc
         done = t("window.handedIt", path=folder) if folder else t("window.focusedIt")
+        if remote:
+            done += t("window.remoteThere", target=remote[0])
         print(t("window.alreadyRunning", pid=pid, done=done))
         return 0
     prepare_gui_env()
@@ -168,7 +185,9 @@ def run_window(
 
         first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
         geometry = Geometry(data_dir / "window.json")
-        shell = Shell(host, loop, webui, geometry, data_dir, picker=picker, first_session=first)
+        shell = Shell(
+            host, loop, webui, geometry, data_dir, picker=picker, first_session=first, remote=remote
+        )
         if args.serve:
             try:
                 host.wait()  # the printed URL must answer at once

@@ -6,6 +6,7 @@ Bad flags and unusable paths end with a one-line error and exit code 2, never a 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--serve", action="store_true", help=t("cli.serve"))
     parser.add_argument("--port", type=port_number, default=0, help=t("cli.port"))
+    parser.add_argument("--remote", metavar="[USER@]HOST[:PORT]", help=t("cli.remote"))
     _common(parser, top=True)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, title=t("cli.commands"))
     doctor = sub.add_parser("doctor", help=t("cli.doctor"))
@@ -128,11 +130,17 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
     skip_pydantic_plugin_scan()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["askpass"] and os.environ.get("HARNESSDESK_ASKPASS_KEY"):
+        from host.askpass_client import client_main  # ssh's SSH_ASKPASS in a packaged build
+
+        return client_main(argv[1:])
     i18n.choose(paths.data_dir_of(data_dir_argument(argv)))
     parser = build_parser()
     rest, folder = split_folder(parser, argv)
     args = parser.parse_args(rest)
     args.path = folder
+    if getattr(args, "remote", None) and args.command is not None:
+        parser.error(t("cli.remoteWithCommand", command=args.command))
     if folder is not None and args.command is not None:
         parser.error(t("cli.pathWithCommand", path=folder, command=args.command))
     try:

@@ -60,6 +60,13 @@ def add_parsers(sub: Any, common: Any) -> None:
     serve.add_argument("--trusted-host", action="append", default=[], help=t("cli.trustedHost"))
     serve.add_argument("--token-file", help=t("cli.tokenFile"))
     serve.add_argument("--open", action="store_true", help=t("cli.open"))
+    # a remote host's server (docs/decisions.md, "Remote hosts"): desktop/serve_unix.py
+    serve.add_argument("--unix-socket", metavar="PATH", help=t("cli.unixSocket"))
+    serve.add_argument("--handover", metavar="-", help=t("cli.handover"))
+    lifetime = serve.add_mutually_exclusive_group()
+    lifetime.add_argument("--attached", action="store_true", help=t("cli.attached"))
+    lifetime.add_argument("--detach", action="store_true", help=t("cli.detach"))
+    serve.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS", help=t("cli.idleExit"))
     common(serve)
     prompt = sub.add_parser("prompt", help=t("cli.prompt"))
     prompt.add_argument("text", help=t("cli.promptText"))

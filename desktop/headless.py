@@ -53,6 +53,15 @@ def run(args: argparse.Namespace) -> int:
         except (EngineError, TransportError) as exc:
             raise CommandError(str(exc)) from exc
     data_dir = resolve_data_dir(args.data_dir)
+    if args.command == "serve" and args.unix_socket:
+        from desktop.serve_unix import ServeError, run_unix
+
+        try:
+            return run_unix(args, data_dir)
+        except ServeError as exc:
+            raise CommandError(str(exc)) from exc
+    if args.command == "serve" and (args.attached or args.detach or args.handover):
+        raise CommandError(t("cli.unixSocketOnly"))
     commands = {"serve": _serve, "prompt": _prompt, "export": _export, "import": _import, "revert": _revert}
     command = commands[args.command]
     if args.command == "prompt":

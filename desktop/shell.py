@@ -69,7 +69,10 @@ class Shell:
         *,
         picker: WindowFolderPicker | None = None,
         first_session: str | None = None,
+        remote: tuple[str, str | None] | None = None,
     ) -> None:
+        """`remote`: (target, path) of `harnessdesk --remote`: the page connects that host and
+        opens a session there (docs/decisions.md, "Remote hosts")."""
         self.api_app = api_app
         self.host_loop = host_loop
         self.webui = webui
@@ -105,6 +108,7 @@ class Shell:
         self.api = BridgeApi(self.bridge, self.ask_save_path)
         self.window._js_api = self.api
         self.first_session = first_session
+        self.remote = remote
         self._closer: Any = None
         if picker is not None:
             picker.bind(self.window, self.close_dialogs)
@@ -126,6 +130,11 @@ class Shell:
             start = appscheme.START_URL
             if self.first_session:  # the page opens it on connect (`#session=` as on reload)
                 start += "#session=" + quote(self.first_session, safe="")
+            elif self.remote is not None:  # the page connects it and opens a session there
+                target, path = self.remote
+                start += (
+                    "#remote=" + quote(target, safe="") + ("&path=" + quote(path, safe="") if path else "")
+                )
             self.window.real_url = start  # type: ignore[assignment]  # inferred None upstream
 
     def _on_before_show(self) -> None:

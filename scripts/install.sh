@@ -20,8 +20,10 @@ python="${PYTHON:-python3}"
 "$python" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' \
   || build_deps+=(python3-dev)
 # openbox (a real window manager) and wmctrl: the window geometry tests (tests/desktop/);
-# fonts-noto-cjk: the Chinese UI in screenshots (without it, boxes; docs/decisions.md, "Languages").
-test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs desktop-file-utils fonts-noto-cjk)
+# fonts-noto-cjk: the Chinese UI in screenshots (without it, boxes; docs/decisions.md, "Languages");
+# OpenSSH (server and client): the remote-host tests on a loopback sshd (tests/remote/).
+test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs desktop-file-utils fonts-noto-cjk
+  openssh-server openssh-client)
 
 apt_install() {
   local missing=()

@@ -44,9 +44,10 @@ NOT_WORDS: dict[str, set[str]] = {
     },
     "state/ask-user.js": {"The user answered:"},  # the host's tool result, parsed, never shown
     "state/session-manager.js": {"dismissed by the user"},  # sent to the host with `cancelled`
+    "state/remote-hosts.js": {"dismissed by the user"},  # sent to the host with `cancelled`
     "state/session.js": {"older page does not join at seq "},  # an error's detail (code history-gap)
     "state/connection.js": {"reconnect requested"},  # a reason in the log
-    "views/app-wiring.js": {"rebuild failed: "},  # a reason in the log
+    "views/app-wiring.js": {"rebuild failed: ", "a remote host came back"},  # reasons in the log
     "views/bidi.js": {  # Unicode's names of the marks, in a mark's title beside its code point
         "ARABIC LETTER MARK",
         "LEFT-TO-RIGHT MARK",

@@ -23,6 +23,7 @@ FORBIDDEN: dict[str, set[str]] = {
     "host": {"desktop", "webui", "tests", "bench", "packaging", "scripts"},
     "host/engine": {"host.fetch", "host.api", "host.server"},
     "host/fetch": {"host.engine", "host.api"},
+    "host/relay": {"host.engine", "host.api", "host.server"},
 }
 """Folder → module prefixes its files may not import."""
 

@@ -19,6 +19,7 @@ from host.api import (
     mcp,
     permission,
     presets,
+    remote,
     session,
     settings,
     skills,
@@ -50,6 +51,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     goal,
     terminal,
     mcp,
+    remote,
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

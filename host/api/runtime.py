@@ -14,13 +14,15 @@ from host.engine.config import RuntimeOverrides
 from host.engine.directories import NativePicker
 from host.engine.engine import Engine
 from host.fetch.handler import to_fetch_handler
+from host.relay import RelayApi
 from host.server.peers import SandboxPeers
 
 
 @dataclass
 class HostRuntime:
     engine: Engine
-    api: HostApiProxy
+    api: RelayApi
+    """The engine's methods, and every connected remote host's relayed (docs/decisions.md, "Remote hosts")."""
     app: ASGIApp
     peers: SandboxPeers
     """Who is inside this host's sandboxes: the loopback site's fence asks (`build_site`)."""
@@ -28,6 +30,7 @@ class HostRuntime:
     async def close(self, bound: float | None = None) -> None:
         """End running turns as aborted (disposed), flush and close the store (within `bound` s)."""
         await self.engine.close(bound)
+        await self.api.aclose()
 
 
 async def open_host(
@@ -51,6 +54,6 @@ async def open_host(
     engine = await Engine.open(
         data_dir, overrides, picker=picker, masked=masked, on_network_sandbox=peers.expect, **engine_options
     )
-    api = HostApiProxy(engine)
+    api = RelayApi(HostApiProxy(engine), engine.remotes, engine.remotes.host_ids)
     app = to_fetch_handler(api, heartbeat_interval=heartbeat, dev_validate=dev_validate)
     return HostRuntime(engine=engine, api=api, app=app, peers=peers)

@@ -45,6 +45,7 @@ from host.engine.pending import PendingTable
 from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
+from host.engine.remotes.handover import handover_of
 from host.engine.removals import follow_removals
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
@@ -61,6 +62,7 @@ from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
+from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.terminals import Terminals
@@ -71,6 +73,9 @@ from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.wiring import default_tools
 from host.engine.workspaces import WorkspaceRegistry
+
+PROJECT_SOURCE = Path(__file__).resolve().parents[2]
+"""The folder holding the project's packages, for the wheel a remote host gets."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,6 +123,8 @@ class Engine:
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
     """Session archives into a workspace (docs/decisions.md, "Import in the app")."""
+    remotes: Remotes
+    """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
     terminals: Terminals
     """The person's shells beside a session: terminal.* (docs/decisions.md, "Terminal and files")."""
     file_tree: FileTree
@@ -301,6 +308,13 @@ class Engine:
             changes=changes,
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
+            remotes=Remotes(
+                data_dir,
+                bus.publish,
+                partial(handover_of, plane),
+                lambda: bus.subscribers("host") > 0,
+                PROJECT_SOURCE,
+            ),
             terminals=terminals,
             file_tree=file_tree,
             parts=parts,
@@ -309,6 +323,7 @@ class Engine:
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
+        await engine.remotes.start()
         return engine
 
     async def close(self, bound: float | None = None) -> None:
@@ -323,6 +338,7 @@ class Engine:
         await self.terminals.close_all()  # the person's shells end with the host
         await self.file_tree.close()
         await self.library.close()
+        await self.remotes.close()
         await self.health.close()
         await parts.pool.dispose_all(end - time.monotonic())
         await self.mcp.close()

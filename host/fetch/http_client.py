@@ -25,13 +25,16 @@ class HttpApiClient(AbstractApiClient):
         *,
         timeout: float = UNARY_TIMEOUT,
         connect_timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        """`transport`: another way to reach the host (a Unix socket: `httpx.AsyncHTTPTransport(uds=…)`)."""
         super().__init__(timeout=timeout)
         self.base_url = base_url.rstrip("/")
         self._auth = {"authorization": f"Bearer {token}"} if token else {}
         self._http = httpx.AsyncClient(
             timeout=httpx.Timeout(None, connect=connect_timeout),
             trust_env=False,  # loopback: never through a proxy from the environment
+            transport=transport,
         )
 
     async def do_fetch(

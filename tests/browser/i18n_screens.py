@@ -25,6 +25,7 @@ ALLOWED_WORDS = (
     "MCP", "API", "URL", "JSON", "GGUF", "ZIP", "Git", "HEAD", "SHA", "UTF",
     "KiB", "KB", "MB", "GB", "TB", "Esc", "Enter", "Shift", "Tab", "Ctrl", "Alt", "Cmd",
     "English", "token", "stdio", "stderr", "bash", "shell", "MiB", "Claude Code", "Codex", "Qwen", "Meta",
+    "SSH", "ssh", "Python",
 )  # fmt: skip
 """Words a Chinese screen may show in Latin letters."""
 

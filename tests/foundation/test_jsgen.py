@@ -50,6 +50,7 @@ from contract.jobs import JobView
 from contract.mcp import HostMcpChanged
 from contract.methods import METHODS, Method
 from contract.questions import Question, QuestionOption, QuestionRequested, QuestionResolved
+from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
 from contract.schema import frame_name
 from contract.sessions import ListRequest, ListValue
@@ -179,6 +180,7 @@ def _frames() -> list[tuple[str, Any]]:
     event = SessionEvent(type="turn/start", seq=0, time=1, data={"turn": 0, "trigger": "user"})
     unknown = SessionEvent(type="future/thing", seq=1, time=2, data={"x": [1]})
     mux = [
+        HostRemoteStatus(host_id="h-1", state="connected"),
         SessionEventFrame(session_id="s", event=event),
         SessionEventFrame(session_id="s", event=unknown),
         SessionSubscribed(session_id="s", last_seq=-1),
@@ -239,6 +241,10 @@ def _frames() -> list[tuple[str, Any]]:
         HostMcpChanged(project="/w"),
         HostModelDownload(download_id="dl-1", state="running", received_bytes=10, total_bytes=100),
         HostSessionAdded(session_id="s", blank=True, agent_preset="chat"),
+        HostSessionAdded(session_id="s", blank=True, host_id="h-1"),
+        HostRemoteStatus(host_id="h-1", state="reconnecting", detail="the SSH connection ended"),
+        RemoteSecretRequested(host_id="h-1", prompt="Enter passphrase for key 'id_ed25519': "),
+        RemoteSecretResolved(host_id="h-1", request_rpc_id="r"),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     return [("events.mux", f) for f in mux] + [("events.host", f) for f in host]

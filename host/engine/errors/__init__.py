@@ -30,6 +30,13 @@ from host.engine.errors.mcp import (
     McpServerChanged,
     McpServerNotFound,
 )
+from host.engine.errors.remotes import (
+    HostKeyChanged,
+    HostKeyUnknown,
+    RemoteConnectFailed,
+    RemoteHostNotFound,
+    RemoteUnavailable,
+)
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -95,6 +102,8 @@ __all__ = [
     "EngineError",
     "ForkUnavailable",
     "HostActionFailed",
+    "HostKeyChanged",
+    "HostKeyUnknown",
     "InvalidTimeZone",
     "JobNotFound",
     "LocalModelNotFound",
@@ -108,6 +117,9 @@ __all__ = [
     "OutsideFolder",
     "PrivilegeRequired",
     "QueueItemNotFound",
+    "RemoteConnectFailed",
+    "RemoteHostNotFound",
+    "RemoteUnavailable",
     "RevertConflict",
     "RevertUnavailable",
     "SessionAlreadyHere",

@@ -9,6 +9,7 @@ from pathlib import Path
 from contract import __version__
 from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
+from contract.permissions import SandboxStatus
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from host.engine import ids
 from host.engine.bus import Item, Subscription, push
@@ -43,6 +44,7 @@ class HostSurface:
             can_open_path=can_open_path(),
             host_instance_id=self.instance_id,
             new_session_mode=applied(preset(self._default_preset()), support().available).option(),
+            sandbox=SandboxStatus(kind=support().kind, reason=support().reason),
         )
 
     def subscribe_mux(self, limit: int | None = None) -> Subscription:

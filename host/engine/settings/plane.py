@@ -96,6 +96,7 @@ class ConfigPlane:
         opener: Opener | None = None,
         can_open: Callable[[], bool] | None = None,
         migrate_files: bool = True,
+        pinned_settings: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
         """`migrate_files=False` reads a version-1 configuration as empty instead of converting.
         `can_open` says whether the opener can reach a desktop right now (a display may come and
@@ -107,7 +108,9 @@ class ConfigPlane:
         if migrate_files:
             migrate(Path(data_dir))
         poll = {} if poll_interval is None else {"poll_interval": poll_interval}
-        self.settings = SettingsStore(data_dir, registered_namespaces(), is_exposed=self.is_exposed, **poll)
+        self.settings = SettingsStore(
+            data_dir, registered_namespaces(), is_exposed=self.is_exposed, pinned=pinned_settings, **poll
+        )
         self.credentials = CredentialStore(data_dir, environ, **poll)
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
         self.installed: Callable[[], Sequence[InstalledFile]] = tuple

@@ -21,7 +21,7 @@ import copy
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,12 @@ class SettingsStore:
         *,
         is_exposed: Callable[[str], bool],
         poll_interval: float = POLL_INTERVAL,
+        pinned: Mapping[str, dict[str, Any]] | None = None,
     ) -> None:
+        """`pinned`: sections this launch was handed (a remote host serving another computer's
+        model settings, docs/decisions.md "Remote hosts"): used instead of the file's, kept in
+        memory only, never written."""
+        self._pinned = {ns: dict(section) for ns, section in (pinned or {}).items()}
         self._spaces = {n.ns: n for n in namespaces}
         self._is_exposed = is_exposed
         self._revision: dict[str, int] = dict.fromkeys(self._spaces, 0)
@@ -76,6 +81,9 @@ class SettingsStore:
         self.path = self.file.path
         for ns in self.file.value:
             self._remember_secrets(ns)
+        for ns, section in self._pinned.items():
+            if ns in self._spaces:
+                secret_values.remember(*secrets_of(self._spaces[ns].model, section))
 
     @property
     def watch(self) -> FileWatch:
@@ -112,7 +120,7 @@ class SettingsStore:
         """The resolved section model for engine use (a bad user section falls back to base)."""
         space = self._spaces[ns]
         try:
-            return resolve(space, self.file.value.get(ns))
+            return resolve(space, self._pinned[ns] if ns in self._pinned else self.file.value.get(ns))
         except SectionError as exc:
             if self._reported.get(ns) != str(exc):
                 self._reported[ns] = str(exc)
@@ -123,7 +131,7 @@ class SettingsStore:
         """The redacted wire view of one registered namespace."""
         space = self._spaces[ns]
         value, slots = redact(space.model, dump(self.section(ns)))
-        user = self.file.value.get(ns)
+        user = self._pinned[ns] if ns in self._pinned else self.file.value.get(ns)
         base = space.base
         return SettingsNamespaceView(
             ns=ns,
@@ -150,6 +158,10 @@ class SettingsStore:
         space = self._spaces.get(ns)
         if space is None:
             raise SettingsRejected(ns, f"no settings are registered under {ns!r}")
+        if ns in self._pinned:
+            raise SettingsRejected(
+                ns, f"{ns} comes from the computer this host serves, for this launch: change it there"
+            )
         async with self._queues.setdefault(ns, asyncio.Lock()):
             await self.file.reload()  # a hand edit the poll has not seen yet is never written over
             if self.problem is not None:

@@ -5,7 +5,7 @@
 import { t } from "../i18n/i18n.js";
 
 /** The contract's error codes with a message in the catalogues (`error.<code>`). */
-const CODES = ["session-not-found", "agent-busy", "model-unavailable", "invalid-time-zone", "title-invalid", "fork-unavailable", "queue-item-not-found", "steer-unavailable", "attachment-error", "session-conflict", "session-exists", "archive-invalid", "settings-conflict", "settings-not-exposed", "settings-rejected", "credential-rejected", "storage-error", "agent-preset-not-found", "agent-preset-invalid", "agent-preset-read-only", "agent-preset-locked", "agent-preset-conflict", "model-discovery-failed", "model-download-not-found", "model-download-refused", "local-model-not-found", "job-not-found", "cancelled", "internal", "bad-request", "workspace-invalid-path", "workspace-not-found", "workspace-name-conflict", "workspace-move-invalid", "workspace-attach-failed", "directory-picker-unavailable", "directory-unreadable", "directory-exists", "directory-create-failed", "revert-unavailable", "privilege-required", "revert-conflict", "subagent-parent-unavailable", "subagent-not-found", "subagent-catalog-diagnostic", "subagent-not-resumable", "subagent-unauthorized", "subagent-delivery-unavailable", "mcp-server-not-found", "mcp-server-changed", "command-error", "unknown-command", "terminal-not-found", "outside-folder", "not-a-file", "too-large"];
+const CODES = ["session-not-found", "agent-busy", "model-unavailable", "invalid-time-zone", "title-invalid", "fork-unavailable", "queue-item-not-found", "steer-unavailable", "attachment-error", "session-conflict", "session-exists", "archive-invalid", "settings-conflict", "settings-not-exposed", "settings-rejected", "credential-rejected", "storage-error", "agent-preset-not-found", "agent-preset-invalid", "agent-preset-read-only", "agent-preset-locked", "agent-preset-conflict", "model-discovery-failed", "model-download-not-found", "model-download-refused", "local-model-not-found", "job-not-found", "cancelled", "internal", "bad-request", "workspace-invalid-path", "workspace-not-found", "workspace-name-conflict", "workspace-move-invalid", "workspace-attach-failed", "directory-picker-unavailable", "directory-unreadable", "directory-exists", "directory-create-failed", "revert-unavailable", "privilege-required", "revert-conflict", "subagent-parent-unavailable", "subagent-not-found", "subagent-catalog-diagnostic", "subagent-not-resumable", "subagent-unauthorized", "subagent-delivery-unavailable", "mcp-server-not-found", "mcp-server-changed", "command-error", "unknown-command", "remote-host-not-found", "remote-unavailable", "remote-connect-failed", "host-key-unknown", "host-key-changed", "terminal-not-found", "outside-folder", "not-a-file", "too-large"];
 
 /** error code → the sentence shown to the user, in the page's language (a getter each: the
  * language can change while the page runs). */
@@ -22,7 +22,8 @@ function conflictText(err) {
 }
 
 /** Codes whose host message says what to do: shown after the code's message. */
-const WITH_HOST_WORDS = new Set(["internal", "bad-request", "storage-error", "command-error", "unknown-command"]);
+// The remote's own sentence (ssh's reason, what the remote lacks) is the useful part of the last two.
+const WITH_HOST_WORDS = new Set(["internal", "bad-request", "storage-error", "command-error", "unknown-command", "remote-connect-failed", "host-key-changed"]);
 
 /** A one-line message for an RpcError (or a TransportError / Error). */
 export function describeError(err) {

@@ -287,6 +287,7 @@ export class SessionManager extends Emitter {
             ...(f.cwd ? { cwd: f.cwd } : {}),
             ...(f.agentPreset ? { agentPreset: f.agentPreset } : {}),
             ...(f.origin ? { origin: f.origin } : {}),
+            ...(f.hostId ? { hostId: f.hostId } : {}),
           });
           if (f.origin) this.refreshList(); // a subagent is titled from its start (its task)
         }

@@ -28,6 +28,8 @@ import { PresetViewer } from "./preset-viewer.js";
 import { ProviderState } from "./provider-state.js";
 import { QueueView } from "./queue-view.js";
 import { SettingsDialog } from "./settings-dialog.js";
+import { SecretPrompt, connectHost } from "./remote-hosts.js";
+import { describeError } from "../state/problems.js";
 import { SidebarView } from "./sidebar.js";
 import { StatusView } from "./status.js";
 import { SteerChips } from "./steer-chips.js";
@@ -52,7 +54,8 @@ export function buildViews(app) {
     openSettings: () => app.settings.open(),
   });
   app.providers = new ProviderState({ config, status: app.status, changed: () => app.renderModelNotes() });
-  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers() });
+  app.settings = new SettingsDialog({ config, onChanged: () => app.checkProvider(), servers: () => app.providers.servers, lookForServers: () => app.providers.lookForServers(), remotes: app.remotes });
+  app.secretPrompt = new SecretPrompt({ remotes: app.remotes });
   app.onboarding = new OnboardingNotice($("banners"), { config, openSettings: () => app.settings.open() });
   app.configNotice = new ConfigFileNotice($("banners"), { config, toast });
   app.modelPicker = new ModelPicker({ turns, config, toast, servers: () => app.providers.servers, serverAdded: () => app.providers.lookForServers(), onProblem: (kind, detail) => app.status.setProblem("model-unavailable", kind === "model-unavailable", detail), changed: () => app.renderModelNotes() });
@@ -85,6 +88,12 @@ export function buildViews(app) {
     removeWorkspace: (w) => a.removeWorkspace(w),
     moveSession: (wid, sid, before) => a.moveSession(wid, sid, before),
     focusComposer: () => app.composer.focus(),
+    remotes: app.remotes,
+    newRemoteSession: (hostId) => app.newRemoteSession(hostId),
+    connectHost: async (hostId) => {
+      const r = await connectHost(app.remotes, hostId);
+      if (!r.ok) toast(describeError(r.error));
+    },
   });
   app.topbar = new TopBar($("topbar"), {
     turns,

@@ -18,11 +18,16 @@ export function wireApp(app) {
   });
   c.on("lost", () => m.markPendingStale());
   c.on("mux", (msg) => routeMux(app, msg) || m.handleMux(msg));
-  c.on("host", (msg) => app.workspaces.handleHost(msg.payload) || m.handleHost(msg));
+  c.on("host", (msg) => app.remotes.handleHost(msg) || app.workspaces.handleHost(msg.payload) || m.handleHost(msg));
+  // A remote host (docs/decisions.md, "Remote hosts"): its rows follow its state; back after a
+  // drop, what it did meanwhile is read again (reconnect = rebuild, for that host's sessions).
+  app.remotes.on("change", () => app.sidebar.render());
+  app.remotes.on("connected", () => m.refreshList().catch(() => {}));
+  app.remotes.on("reconnected", () => m.rebuild().catch(() => c.reconnect("a remote host came back")));
   c.on("connected", async (describe) => {
     const first = !m.listLoaded;
     try {
-      await Promise.all([m.rebuild(describe), app.workspaces.load()]);
+      await Promise.all([m.rebuild(describe), app.workspaces.load(), app.remotes.load()]);
     } catch (err) {
       // A call failed mid-rebuild (the host blipped): rebuild again rather than stay half-built.
       if (c.status.state === "connected") c.reconnect(`rebuild failed: ${err?.message ?? err}`);
@@ -31,8 +36,10 @@ export function wireApp(app) {
     if (first) {
       // the URL's session (a reload, `harnessdesk PATH`), else the one open when the app last
       // closed (docs/decisions.md, "Review and context, part 2")
-      const wanted = new URLSearchParams(location.hash.slice(1)).get("session") ?? lastSession();
-      if (wanted && m.summaries.has(wanted)) app.open(wanted);
+      const hash = new URLSearchParams(location.hash.slice(1));
+      const wanted = hash.get("session") ?? lastSession();
+      if (hash.get("remote")) app.openRemote(hash.get("remote"), hash.get("path")); // harnessdesk --remote
+      else if (wanted && m.summaries.has(wanted)) app.open(wanted);
     }
     app.checkProvider();
     if (first) app.providers.lookForServers().then(() => app.modelPicker.refresh());

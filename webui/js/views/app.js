@@ -3,10 +3,12 @@
 
 import { ConnectionController } from "../state/connection.js";
 import { SessionManager } from "../state/session-manager.js";
-import { classifyProblem } from "../state/problems.js";
+import { classifyProblem, describeError } from "../state/problems.js";
+import { connectHost, newRemoteSession } from "./remote-hosts.js";
 import { TurnCalls } from "../state/turn-calls.js";
 import { ConfigCalls } from "../state/config-calls.js";
 import { HostCalls } from "../state/host-calls.js";
+import { RemoteHosts } from "../state/remote-hosts.js";
 import { rememberSession } from "../state/last-session.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { liveRound } from "../state/fold-goals.js";
@@ -39,6 +41,7 @@ export class App {
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
+    this.remotes = new RemoteHosts({ client });
     buildViews(this);
     wireApp(this);
   }
@@ -64,6 +67,8 @@ export class App {
   async newSession(workspaceId) {
     if (this.connection.status.state !== "connected") return null;
     const m = this.manager;
+    const remote = m.activeId && !workspaceId ? m.summaries.get(m.activeId) : null;
+    if (remote?.hostId && remote.cwd) return this.newRemoteSession(remote.hostId, remote.cwd);
     let wid = workspaceId ?? (m.activeId ? this.workspaces.of(m.activeId)?.workspaceId : null) ?? null;
     if (!wid && !m.activeId) {
       const last = recentWorkspaces(this.workspaces.items, m.summaries.values(), 1)[0];
@@ -74,6 +79,43 @@ export class App {
     this.toggleSidebar(false);
     if (s) this.composer.focus();
     return s;
+  }
+
+  /** A session on a remote host: in `cwd` there, or in a folder of it the person picks now. */
+  async newRemoteSession(hostId, cwd) {
+    let made;
+    if (cwd) {
+      const r = await this.remotes.createSession(hostId, cwd);
+      if (!r.ok) {
+        this.status.toast(describeError(r.error));
+        return null;
+      }
+      made = { sessionId: r.value.sessionId, cwd };
+    } else {
+      made = await newRemoteSession({ remotes: this.remotes, hostId, toast: (m) => this.status.toast(m) });
+    }
+    if (!made) return null;
+    if (!this.manager.summaries.has(made.sessionId)) {
+      this.manager.addSummary({ sessionId: made.sessionId, updatedAt: Date.now(), running: false, blank: true, cwd: made.cwd, hostId });
+    }
+    const s = this.open(made.sessionId);
+    this.composer.focus();
+    return s;
+  }
+
+  /** `harnessdesk --remote TARGET [PATH]`: connect that host (asking what must be asked) and
+   * open a session there in PATH, or its home. */
+  async openRemote(target, path) {
+    let host = this.remotes.items.find((h) => h.target === target);
+    if (!host) {
+      const added = await this.remotes.add(target);
+      if (!added.ok) return this.status.toast(describeError(added.error));
+      host = this.remotes.get(added.value.hostId);
+    }
+    const r = await connectHost(this.remotes, host.hostId);
+    if (!r.ok) return this.status.toast(describeError(r.error));
+    const home = path ? null : await this.remotes.listDirectory(host.hostId);
+    return this.newRemoteSession(host.hostId, path ?? (home?.ok ? home.value.path : null));
   }
 
   /** The desktop shell asks (`harnessdesk PATH` handed to this window): show that session. */

@@ -9,7 +9,8 @@ import { shortenPath } from "../state/session-list.js";
 import { t } from "../i18n/i18n.js";
 
 export class FolderPicker {
-  /** ctx: {host, toast(msg)} */
+  /** ctx: {host, toast(msg), title?, testid?} — `host` may be a remote host's folder calls
+   * (always the in-page browser: views/remote-hosts.js). */
   constructor(ctx) {
     this.ctx = ctx;
     this.mode = ctx.host.carrier === "bridge" ? "native" : "browse";
@@ -67,11 +68,12 @@ export class FolderPicker {
     const home = h("button", { type: "button", class: "btn btn-small", testid: "folder-home" }, t("folder.home"));
     const newFolder = h("button", { type: "button", class: "btn btn-small", testid: "folder-new" }, icon("plus"), h("span", { class: "btn-label" }, t("folder.new")));
     const cancel = h("button", { type: "button", class: "btn", testid: "folder-cancel" }, t("common.cancel"));
+    const titleId = this.ctx.testid ? `${this.ctx.testid}-title` : "fp-title";
     const close = h("button", { type: "button", class: "btn btn-icon", "aria-label": t("common.close") }, icon("x"));
     this.el = h(
       "dialog",
-      { class: "dialog folder-dialog", testid: "folder-dialog", "aria-labelledby": "fp-title" },
-      h("header", { class: "dialog-head" }, h("h2", { id: "fp-title" }, t("presets.openFolder")), close),
+      { class: "dialog folder-dialog", testid: this.ctx.testid ?? "folder-dialog", "aria-labelledby": titleId },
+      h("header", { class: "dialog-head" }, h("h2", { id: titleId, testid: "folder-title" }, this.ctx.title ?? t("presets.openFolder")), close),
       h("div", { class: "fp-bar" }, this.crumbs),
       this.pathForm,
       h("div", { class: "fp-tools" }, home, newFolder, h("label", { class: "fp-toggle", for: "fp-hidden" }, this.hiddenBox, t("folder.showHidden"))),

@@ -7,7 +7,8 @@ import { t } from "../i18n/i18n.js";
 
 /**
  * ctx: {manager, home, renaming, archived: bool, showCwd: bool, openSession, startRename, finishRename(s, title|null),
- *       exportSession, archive, unarchive, deleteSession, onKeyMove(sid, dir) → bool}
+ *       exportSession, archive, unarchive, deleteSession, onKeyMove(sid, dir) → bool, note?: string
+ *       (a remote host's rows while it is away: "reconnecting")}
  */
 export function sessionItem(node, ctx) {
   const s = node.summary;
@@ -30,7 +31,7 @@ export function sessionItem(node, ctx) {
       s.origin === "acp" ? h("span", { class: "editor-mark", testid: "session-editor", title: t("sessionItem.editorTitle") }, t("sessionItem.editor")) : null,
       h("span", { class: "session-title", testid: "session-title", translate: s.title?.trim() || s.provisionalTitle ? "no" : undefined }, title),
       pending ? h("span", { class: "pending-badge", testid: "session-pending-badge", "aria-label": t("sessionItem.pending", { count: pending }) }, String(pending)) : null),
-    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd", translate: "no" }, shortenPath(s.cwd, ctx.home)) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
+    h("span", { class: "session-sub" }, ctx.showCwd && !subagent ? h("span", { class: "session-cwd", testid: "session-cwd", translate: "no" }, shortenPath(s.cwd, ctx.home)) : null, ctx.note ? h("span", { class: "session-note", testid: "session-note" }, ctx.note) : null, h("span", { class: "session-time" }, relativeTime(s.updatedAt))),
   );
   open.addEventListener("click", () => ctx.openSession(s.sessionId));
   if (!subagent) open.addEventListener("dblclick", () => ctx.startRename(s.sessionId));

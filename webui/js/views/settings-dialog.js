@@ -13,6 +13,7 @@ import { languageOf, previewTheme, themeOf } from "./theme.js";
 import { openUserFile } from "./mcp-panel.js";
 import { spaceBlock } from "./undo-space.js";
 import { ModelLibrary } from "./model-library.js";
+import { RemoteHostsSection } from "./remote-hosts.js";
 import { setLanguage, t } from "../i18n/i18n.js";
 
 const PROVIDER_NS = new Set(["llm-local", "llm-deepseek", "llm-openai-compatible"]);
@@ -20,16 +21,17 @@ const LABELS = { permission: "settings.section.permission", "agent-presets": "se
 const HIDDEN = new Set(["ui-onboarding"]); // acknowledged from the welcome notice, not edited here
 
 export class SettingsDialog {
-  /** ctx: {config, onChanged(), servers(), lookForServers()} */
+  /** ctx: {config, onChanged(), servers(), lookForServers(), remotes? (state/remote-hosts.js)} */
   constructor(ctx) {
     this.ctx = ctx;
     this.library = new ModelLibrary({
       call: (m, payload) => this.call(m, payload),
-      say: (t, tone) => this.say(t, tone),
+      say: (text, tone) => this.say(text, tone),
       onChanged: () => ctx.onChanged(),
       servers: () => ctx.servers?.() ?? [],
       lookForServers: () => ctx.lookForServers?.(),
     });
+    this.remoteHosts = ctx.remotes ? new RemoteHostsSection({ remotes: ctx.remotes, say: (text, tone) => this.say(text, tone) }) : null;
     this.open_ = new Set(); // provider cards the user expanded (kept across reloads)
     this.cards = [];
     this.draft = null; // a profile being added, not saved yet
@@ -109,7 +111,7 @@ export class SettingsDialog {
     const broken = [s.value.file, c.ok ? c.value.file : null].filter((f) => f?.problem);
     if (broken.length) this.say(t("settings.fileBroken", { problem: broken.map((f) => f.problem).join(" ") }), "error");
     this.render();
-    await this.library.load();
+    await Promise.all([this.library.load(), this.remoteHosts?.load()]);
   }
 
   render() {
@@ -117,7 +119,7 @@ export class SettingsDialog {
     const route = (key) => this.providers.find((r) => r.provider === key) ?? null;
     const ctx = {
       call: (m, payload) => this.call(m, payload),
-      say: (t, tone) => this.say(t, tone),
+      say: (text, tone) => this.say(text, tone),
       reload: () => this.load(),
       problem: (e) => problemText(e),
       write: (m, payload, btn, announce = true) => this.write(m, payload, btn, announce),
@@ -154,7 +156,8 @@ export class SettingsDialog {
     const sections = [
       h("section", { class: "settings-section", "aria-labelledby": "set-providers" }, h("h3", { id: "set-providers" }, t("settings.providers")), h("p", { class: "hint" }, t("settings.providersHint")), providerCards, add),
       this.library.el,
-    ];
+      this.remoteHosts?.el,
+    ].filter(Boolean);
     for (const view of this.describe.namespaces) {
       if (PROVIDER_NS.has(view.ns) || HIDDEN.has(view.ns)) continue;
       const form = this.formSection(view);
@@ -202,7 +205,7 @@ export class SettingsDialog {
       view.ns === "permission"
         ? h("p", { class: "hint" }, t("settings.permissionHint"))
         : view.ns === "undo"
-          ? [h("p", { class: "hint" }, t("settings.undoHint")), spaceBlock({ call: (m, p) => this.call(m, p), say: (t, tone) => this.say(t, tone) })]
+          ? [h("p", { class: "hint" }, t("settings.undoHint")), spaceBlock({ call: (m, p) => this.call(m, p), say: (text, tone) => this.say(text, tone) })]
           : view.ns === "hooks"
             ? h("p", { class: "hint" }, t("settings.hooksHint"))
             : null;

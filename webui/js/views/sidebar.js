@@ -3,10 +3,12 @@
 // highlighted snippets; inline rename.
 
 import { h, icon, clear } from "./dom.js";
-import { displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
+import { buildTree, displayTitle, shortenPath, highlightRuns } from "../state/session-list.js";
 import { groupSessions, dropTarget } from "../state/workspaces.js";
 import { describeError } from "../state/problems.js";
 import { sessionItem } from "./session-item.js";
+import { byHost } from "../state/remote-hosts.js";
+import { hostGroup } from "./remote-hosts.js";
 import { t } from "../i18n/i18n.js";
 
 const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
@@ -14,7 +16,8 @@ const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 export class SidebarView {
   /** ctx: {manager, workspaces, turns, toast, openSession, newSession, newSessionIn, openFolder,
    *        exportSession, archive, unarchive, deleteSession, revealFolder, canOpenPath,
-   *        removeWorkspace, moveSession, focusComposer} */
+   *        removeWorkspace, moveSession, focusComposer, remotes?, newRemoteSession(hostId),
+   *        connectHost(hostId)} */
   constructor(root, ctx) {
     this.ctx = ctx;
     this.renaming = null;
@@ -118,11 +121,14 @@ export class SidebarView {
   render() {
     const m = this.ctx.manager;
     const ws = this.ctx.workspaces;
-    const { groups, archived } = groupSessions(m.summaries.values(), ws.items, ws.archived, { keepId: m.activeId });
+    const local = [...m.summaries.values()].filter((s) => !s.hostId); // a remote host's are under it
+    const { groups, archived } = groupSessions(local, ws.items, ws.archived, { keepId: m.activeId });
     const focusedId = document.activeElement?.closest?.(".session-item")?.dataset.sessionId;
     clear(this.groupsEl);
-    for (const group of groups) this.groupsEl.append(this.group(group, groups.length));
-    const anything = groups.some((g) => g.workspace || g.roots.length);
+    const remote = this.remoteGroups();
+    for (const group of groups) this.groupsEl.append(this.group(group, groups.length + remote.length));
+    this.groupsEl.append(...remote);
+    const anything = groups.some((g) => g.workspace || g.roots.length) || remote.length > 0;
     this.empty.hidden = anything || !m.listLoaded;
     this.archivedBtn.hidden = archived.length === 0;
     if (!archived.length) this.showArchived = false;
@@ -176,6 +182,43 @@ export class SidebarView {
     const tools = workspace ? this.workspaceTools(workspace) : null;
     const attrs = workspace ? { testid: "workspace-group", dataset: { workspaceId: workspace.workspaceId } } : { testid: "ungrouped-group" };
     return h("section", { class: ["ws-group", !workspace && "ws-ungrouped", collapsed && "is-collapsed"], ...attrs }, h("div", { class: "ws-head" }, toggle, tools), list);
+  }
+
+  /** One group per remote host that is connected or has sessions here (docs/decisions.md,
+   * "Remote hosts"); its rows say "reconnecting" while it is away. */
+  remoteGroups() {
+    const remotes = this.ctx.remotes;
+    if (!remotes) return [];
+    const sessions = byHost(this.ctx.manager.summaries.values());
+    const out = [];
+    for (const host of remotes.items) {
+      const mine = sessions.get(host.hostId) ?? [];
+      if (!mine.length && host.state === "disconnected") continue;
+      const roots = buildTree(mine, { keepId: this.ctx.manager.activeId });
+      out.push(
+        hostGroup({
+          host,
+          roots,
+          itemsOf: (nodes, ul, note) => this.remoteItems(nodes, ul, note),
+          newSession: () => this.ctx.newRemoteSession(host.hostId),
+          connect: () => this.ctx.connectHost(host.hostId),
+        }),
+      );
+    }
+    return out;
+  }
+
+  remoteItems(nodes, ul, note) {
+    const itemCtx = { ...this.itemCtx(null, [], false), note, showCwd: true, home: null };
+    for (const n of nodes) {
+      const li = sessionItem(n, itemCtx);
+      ul.append(li);
+      if (n.children.length) {
+        const sub = h("ul", { class: "session-children", role: "list" });
+        li.append(sub);
+        this.remoteItems(n.children, sub, note);
+      }
+    }
   }
 
   workspaceTools(workspace) {
