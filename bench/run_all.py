@@ -65,6 +65,7 @@ BENCHES: dict[str, list[str]] = {
     "many": ["many_bench.py"],
     "worktree": ["worktree_bench.py", "--runs", "5"],
     "remote": ["remote_bench.py", "--runs", "5"],
+    "terminal": ["terminal_bench.py", "--mb", "50", "--runs", "1"],
 }
 """name → script and arguments (each also gets `--json FILE`)."""
 

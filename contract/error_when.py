@@ -167,4 +167,14 @@ ERROR_WHEN: dict[str, str] = {
         "the host presents another key than known_hosts records for it (never accepted by the app);"
         " `remote.trustHostKey` of a fingerprint the host no longer presents"
     ),
+    "terminal-not-found": "`terminal.*` naming a terminal that was closed (or of an earlier host run)",
+    "outside-folder": (
+        "`files.tree` / `files.read` of a path that resolves outside the session's folder (`..`, a"
+        " symlink leading out)"
+    ),
+    "not-a-file": "`files.read` of a folder, a pipe, a device or a socket",
+    "too-large": (
+        "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
+        " (a whole file up to 10 MB is read at once)"
+    ),
 }

@@ -262,6 +262,17 @@ class RepositoryDetails(WireModel):
     """`worktree-untrusted`: what in the repository's git configuration names programs."""
 
 
+class TerminalDetails(WireModel):
+    terminal_id: str
+
+
+class TooLargeDetails(WireModel):
+    path: str
+    size: int
+    """The file's bytes (or, for a range, the range's text)."""
+    limit: int
+
+
 class PrivilegeDetails(WireModel):
     """`privilege-required`: the method that carried the change, and the change in words."""
 
@@ -361,6 +372,10 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "remote-connect-failed": RemoteConnectDetails,
     "host-key-unknown": HostKeyDetails,
     "host-key-changed": HostKeyDetails,
+    "terminal-not-found": TerminalDetails,
+    "outside-folder": PathDetails,
+    "not-a-file": PathDetails,
+    "too-large": TooLargeDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -11,12 +11,14 @@ from contract.approvals import ApprovalRequested, ApprovalResolved
 from contract.content import Message
 from contract.errors import RpcError
 from contract.events import SessionEvent
+from contract.file_tree import FilesChanged
 from contract.jobs import JobView
 from contract.llm import DownloadCause, DownloadState
 from contract.mcp import HostMcpChanged
 from contract.questions import QuestionRequested, QuestionResolved
 from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecretResolved
 from contract.sessions import Attention
+from contract.terminals import TerminalClosed, TerminalOutput
 from contract.views import ToolEventView
 from contract.workspaces import HostArchivedSessionsChanged, HostWorkspaceChanged, HostWorkspaceRemoved
 
@@ -102,6 +104,9 @@ MuxFrame = Annotated[
         SessionJobs,
         SessionProjection,
         HostRemoteStatus,
+        TerminalOutput,
+        TerminalClosed,
+        FilesChanged,
         StreamError,
     ],
     Field(discriminator="type"),

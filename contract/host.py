@@ -138,6 +138,9 @@ class DirectoryPath(WireModel):
 # host.openPath
 class OpenPathRequest(WireModel):
     path: HostPath = Field(min_length=1)
+    editor: bool = False
+    """Open a file in the person's editor (`ui-appearance.editor`) when one is set, rather than
+    the system's default program (the Files pane's Open in editor)."""
 
 
 class OpenPathValue(WireModel):

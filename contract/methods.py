@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from contract import (
     commands,
     credentials,
+    file_tree,
     files,
     finder,
     goals,
@@ -34,6 +35,7 @@ from contract import (
     settings,
     skills,
     subagents,
+    terminals,
     workspaces,
     worktrees,
 )
@@ -442,6 +444,24 @@ WORKTREE_ADOPT = Method(
 WORKTREE_CONFIGURE = Method(
     "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
 )
+# the Files pane (docs/decisions.md, "Terminal and files"): read-only inside the session's folder,
+# not privileged (like finder.find)
+FILES_TREE = Method("files.tree", file_tree.TreeRequest, file_tree.TreeValue, session="reads")
+FILES_READ = Method("files.read", file_tree.ReadRequest, file_tree.ReadValue, session="reads")
+# the person's own shell (docs/decisions.md, "Terminal and files"): it runs outside the sandbox
+# with the person's rights, so every method is privileged
+_t = terminals
+TERMINAL_OPEN = Method(
+    "terminal.open", _t.TerminalOpenRequest, _t.TerminalOpenValue, privileged=True, session="reads"
+)
+TERMINAL_INPUT = Method("terminal.input", _t.TerminalInputRequest, _t.TerminalDone, privileged=True)
+TERMINAL_RESIZE = Method("terminal.resize", _t.TerminalResizeRequest, _t.TerminalDone, privileged=True)
+TERMINAL_CLOSE = Method("terminal.close", _t.TerminalRef, _t.TerminalDone, privileged=True)
+TERMINAL_LIST = Method(
+    "terminal.list", _t.TerminalListRequest, _t.TerminalListValue, privileged=True, session="reads"
+)
+TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
+TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

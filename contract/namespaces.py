@@ -211,8 +211,8 @@ LANGUAGES = {
 
 
 class AppearanceSection(WireModel):
-    """`ui-appearance`: how the window looks and which language it speaks, for every window of
-    this host (and the command line's messages)."""
+    """`ui-appearance`: how the window looks, which language it speaks (for every window of this
+    host, and the command line's messages) and which editor opens a file from the Files pane."""
 
     theme: Literal["system", "light", "dark"] = Field(
         default="system",
@@ -227,6 +227,13 @@ class AppearanceSection(WireModel):
         json_schema_extra={
             "oneOf": [{"const": k, "title": t, "description": d} for k, (t, d) in LANGUAGES.items()]
         },
+    )
+    editor: str = Field(
+        default="",
+        max_length=1000,
+        title="Editor",
+        description="The program, with its options, that opens a file from the Files pane (Open in"
+        " editor); the file's path is added at the end. Empty: the system's default program.",
     )
 
 

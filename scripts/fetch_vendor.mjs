@@ -54,6 +54,40 @@ export const PINS = [
     ]),
     licenses: ["LICENSE"],
   },
+  // the Terminal pane (docs/decisions.md, "Terminal and files"): xterm.js's ES module build and
+  // its stylesheet, and three of its addons
+  {
+    name: "@xterm/xterm",
+    version: "6.0.0",
+    integrity: "sha512-TQwDdQGtwwDt+2cgKDLn0IRaSxYu1tSUjgKarSDkUM0ZNiSRXFpjxEsvc/Zgc5kq5omJ+V0a8/kIM2WD3sMOYg==",
+    dir: "xterm",
+    files: { "lib/xterm.mjs": "xterm.mjs", "css/xterm.css": "xterm.css" },
+    licenses: ["LICENSE"],
+  },
+  {
+    name: "@xterm/addon-fit",
+    version: "0.11.0",
+    integrity: "sha512-jYcgT6xtVYhnhgxh3QgYDnnNMYTcf8ElbxxFzX0IZo+vabQqSPAjC3c1wJrKB5E19VwQei89QCiZZP86DCPF7g==",
+    dir: "xterm-addon-fit",
+    files: { "lib/addon-fit.mjs": "addon-fit.mjs" },
+    licenses: ["LICENSE"],
+  },
+  {
+    name: "@xterm/addon-search",
+    version: "0.16.0",
+    integrity: "sha512-9OeuBFu0/uZJPu+9AHKY6g/w0Czyb/Ut0A5t79I4ULoU4IfU5BEpPFVGQxP4zTTMdfZEYkVIRYbHBX1xWwjeSA==",
+    dir: "xterm-addon-search",
+    files: { "lib/addon-search.mjs": "addon-search.mjs" },
+    licenses: ["LICENSE"],
+  },
+  {
+    name: "@xterm/addon-web-links",
+    version: "0.12.0",
+    integrity: "sha512-4Smom3RPyVp7ZMYOYDoC/9eGJJJqYhnPLGGqJ6wOBfB8VxPViJNSKdgRYb8NpaM6YSelEKbA2SStD7lGyqaobw==",
+    dir: "xterm-addon-web-links",
+    files: { "lib/addon-web-links.mjs": "addon-web-links.mjs" },
+    licenses: ["LICENSE"],
+  },
 ];
 
 /** Minimal ustar reader: {path → Buffer} for regular files (handles pax and GNU long names). */

@@ -64,6 +64,7 @@ NOT_WORDS: dict[str, set[str]] = {
     },
     "views/composer.js": {"Enter", "Shift"},  # key caps in <kbd>
     "views/worktree-panel.js": {"npm ci"},  # a command, the setup field's example (translate="no")
+    "views/terminal-pane.js": {"Backquote"},  # a KeyboardEvent.code, never shown
 }
 """File → literals that read as words but are not the page's words to translate."""
 

@@ -12,16 +12,29 @@ from typing import Any
 from contract.rpc import RpcRequest
 from host.engine.bus import Subscription
 from host.engine.engine import Engine
+from host.fetch.caller import caller_privileged
 
 BATCH = 512
 """Most frames handed to the carrier in one item (one SSE write)."""
 
 
-async def _drain(sub: Subscription) -> AsyncIterator[list[RpcRequest[Any]]]:
+PRIVILEGED_FRAMES = frozenset({"terminal/output", "terminal/closed"})
+"""What only a privileged caller's stream carries: the person's shell's output and its end (docs/decisions.md,
+"Terminal and files"); a `--trusted-host` browser may not open, type into or attach a terminal,
+and does not read one either."""
+
+
+async def _drain(sub: Subscription, privileged: bool = True) -> AsyncIterator[list[RpcRequest[Any]]]:
     """Yield batches until the subscription ends; leaving early (client gone) frees its slot."""
     try:
         while items := await sub.batch(BATCH):
-            yield [RpcRequest[Any].model_construct(rpc_id=rpc_id, payload=frame) for rpc_id, frame in items]
+            batch = [
+                RpcRequest[Any].model_construct(rpc_id=rpc_id, payload=frame)
+                for rpc_id, frame in items
+                if privileged or getattr(frame, "type", None) not in PRIVILEGED_FRAMES
+            ]
+            if batch:
+                yield batch
     finally:
         sub.close()
 
@@ -33,7 +46,7 @@ class EventsApi:
 
     def mux(self) -> AsyncIterator[list[RpcRequest[Any]]]:
         """Per attached session: subscribed, pending replays (same rpcId), queue; then live."""
-        return _drain(self.engine.host.subscribe_mux(self.queue_limit))
+        return _drain(self.engine.host.subscribe_mux(self.queue_limit), caller_privileged())
 
     def host(self) -> AsyncIterator[list[RpcRequest[Any]]]:
         return _drain(self.engine.host.subscribe_host(self.queue_limit))

@@ -1,8 +1,9 @@
 """`files.*`: undoing what the agent changed, and the disk its snapshots take (docs/architecture.md,
-"Checkpoints and undo", "Snapshots")."""
+"Checkpoints and undo", "Snapshots"); the Files pane's tree and viewer."""
 
 from __future__ import annotations
 
+from contract import file_tree as ft
 from contract import files as f
 from host.api.registry import implements
 from host.engine.engine import Engine
@@ -47,3 +48,14 @@ async def revert_file(engine: Engine, p: f.RevertFileRequest) -> f.RevertChangeV
 @implements("files.revertHunk")
 async def revert_hunk(engine: Engine, p: f.RevertHunkRequest) -> f.RevertChangeValue:
     return await engine.changes.revert(p.session_id, p.path, p.current, p.hunk_id)
+
+
+# the Files pane (docs/decisions.md, "Terminal and files")
+@implements("files.tree")
+async def tree(engine: Engine, p: ft.TreeRequest) -> ft.TreeValue:
+    return await engine.file_tree.tree(p.session_id, p.path, p.show_ignored)
+
+
+@implements("files.read")
+async def read(engine: Engine, p: ft.ReadRequest) -> ft.ReadValue:
+    return await engine.file_tree.read(p.session_id, p.path, p.start_line, p.max_lines)

@@ -31,5 +31,5 @@ async def create_directory(engine: Engine, p: h.CreateDirectoryRequest) -> h.Dir
 
 @implements("host.openPath")
 async def open_path(engine: Engine, p: h.OpenPathRequest) -> h.OpenPathValue:
-    await engine.workspaces.open_path(p.path)
+    await engine.workspaces.open_path(p.path, p.editor)
     return h.OpenPathValue()

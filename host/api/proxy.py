@@ -25,6 +25,7 @@ from host.api import (
     settings,
     skills,
     subagent,
+    terminal,
     workspace,
     worktree,
 )
@@ -51,6 +52,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     finder,
     subagent,
     goal,
+    terminal,
     mcp,
     worktree,
     remote,

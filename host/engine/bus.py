@@ -54,6 +54,11 @@ class _Log:
         self.base = 0
         """Position of `entries[0]`."""
         self.subs: list[Subscription] = []
+        self.weighed = 0
+        """The weight of every entry ever released (`publish(weight=)`: terminal output bytes)."""
+        self.marks: deque[int] = deque()
+        """Per entry, `weighed` before it (so the weight from any position to the head is one
+        subtraction)."""
 
     @property
     def head(self) -> int:
@@ -67,7 +72,13 @@ class _Log:
         keep = min((s._cursor for s in self.subs), default=self.head)
         while self.base < keep:
             self.entries.popleft()
+            self.marks.popleft()
             self.base += 1
+
+    def unread_weight(self) -> int:
+        """The weight of the entries the slowest subscriber has not taken yet."""
+        slowest = min((s._cursor for s in self.subs), default=self.head)
+        return self.weighed - self.marks[slowest - self.base] if slowest < self.head else 0
 
 
 class Subscription:
@@ -194,7 +205,7 @@ class Bus:
         self._limit = limit
         self.stall_after = stall_after
         self._logs: dict[Channel, _Log] = {"mux": _Log(), "host": _Log()}
-        self._held: deque[tuple[int, Channel, Item, Callable[[], None] | None]] = deque()
+        self._held: deque[tuple[int, Channel, Item, Callable[[], None] | None, int]] = deque()
         """Frames waiting for their store ticket (0 = none), in publication order."""
         self._settled = 0
         self._dropped: set[int] = set()
@@ -233,11 +244,13 @@ class Bus:
         *,
         after: int | None = None,
         then: Callable[[], None] | None = None,
+        weight: int = 0,
     ) -> str:
         """Queue a frame for every subscriber of `channel`; returns the rpcId used.
 
         `after` is the store ticket the frame waits for (its event's write); `then` runs when the
         frame is released. Answerable frames must pass their stable `rpc_id`; pushes get a fresh one.
+        `weight` counts toward `unread_weight` until every subscriber took the frame.
         """
         if rpc_id is None:
             if frame_type(frame) in ANSWERABLE_FRAMES:
@@ -247,9 +260,9 @@ class Bus:
         if not self._held and ticket <= self._settled:
             if then is not None:
                 then()
-            self._deliver(self._logs[channel], [(rpc_id, frame)])
+            self._deliver(self._logs[channel], [(rpc_id, frame)], [weight])
         else:
-            self._held.append((ticket, channel, (rpc_id, frame), then))
+            self._held.append((ticket, channel, (rpc_id, frame), then, weight))
             if ticket <= self._settled:
                 self._release()
         return rpc_id
@@ -265,28 +278,39 @@ class Bus:
         return len(self._held)
 
     def _release(self) -> None:
-        ready: dict[Channel, list[Item]] = {}
+        ready: dict[Channel, tuple[list[Item], list[int]]] = {}
         while self._held:
-            ticket, channel, item, then = self._held[0]
+            ticket, channel, item, then, weight = self._held[0]
             if ticket > self._settled:
                 break
             self._held.popleft()
             if ticket in self._dropped:
                 continue
-            ready.setdefault(channel, []).append(item)
+            items, weights = ready.setdefault(channel, ([], []))
+            items.append(item)
+            weights.append(weight)
             if then is not None:
                 then()
         self._dropped.clear()  # held tickets never decrease: every dropped one was just seen
-        for channel, items in ready.items():
-            self._deliver(self._logs[channel], items)
+        for channel, (items, weights) in ready.items():
+            self._deliver(self._logs[channel], items, weights)
 
-    def _deliver(self, log_: _Log, items: list[Item]) -> None:
+    def _deliver(self, log_: _Log, items: list[Item], weights: list[int]) -> None:
         lagged = [s._cursor < log_.head for s in log_.subs]
         log_.entries.extend(items)
+        for weight in weights:
+            log_.marks.append(log_.weighed)
+            log_.weighed += weight
         now = time.monotonic()
         for sub, was_behind in zip(list(log_.subs), lagged, strict=True):
             sub._check(now, was_behind)
         log_.trim()
+
+    def unread_weight(self, channel: Channel) -> int:
+        """The weight (`publish(weight=)`) of the frames of `channel` some subscriber has not
+        taken yet: what a slow client holds back (terminal flow control, docs/decisions.md
+        "Terminal and files")."""
+        return self._logs[channel].unread_weight()
 
     def subscribers(self, channel: Channel) -> int:
         return len(self._logs[channel].subs)

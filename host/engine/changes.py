@@ -121,6 +121,16 @@ class SessionChanges:
             files.append(await self._describe(session_id, path, base, now))
         return SessionChangesValue(files=files)
 
+    async def changed_paths(self, session_id: str) -> set[str]:
+        """The paths `list` would show, without their diffs (the Files pane's marks)."""
+        cwd = self._cwd(await self._header(session_id))
+        out: set[str] = set()
+        for path, base in (await self._bases(session_id)).items():
+            now = await TOOL_WORKERS.run(_read, cwd, path)
+            if now is None or now.state != base.state:
+                out.add(path)
+        return out
+
     async def _describe(
         self, session_id: str, path: str, base: Base, now: Snapshot | None
     ) -> SessionFileChange:

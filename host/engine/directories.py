@@ -270,13 +270,16 @@ class HostFolders:
         if self.picker is not None:
             raise DirectoryPickerUnavailable("native", "browse")
 
-    async def open(self, path: str) -> None:
-        """Hand `path` to the OS default application, never through a shell."""
+    async def open(self, path: str, program: list[str] | None = None) -> None:
+        """Hand `path` to the OS default application, or to `program` (an argv the path is added
+        to: the person's editor), never through a shell."""
         if not is_fully_qualified(path):
             raise HostActionFailed(f"not an absolute path: {path!r}")
         if not await asyncio.to_thread(os.path.exists, path):
             raise HostActionFailed(f"no such file or folder: {path}")
-        if is_wsl():
+        if program:
+            argv = [*program, path]
+        elif is_wsl():
             windows = await self._output(["wslpath", "-w", path])
             argv = wsl_argv(windows.strip())
         else:

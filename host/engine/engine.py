@@ -17,6 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
 from contract.namespaces import HOOKS, LSP, PERMISSION, SESSIONS, WEB
@@ -46,12 +48,14 @@ from host.engine.permissions.policy import PermissionService
 from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.remotes.handover import handover_of
+from host.engine.removals import follow_removals
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.services.agents import Agents
 from host.engine.services.config import Configuration
 from host.engine.services.core import Core
+from host.engine.services.file_tree import FileTree
 from host.engine.services.files import Files
 from host.engine.services.forks import Forks
 from host.engine.services.goals import Goals
@@ -64,6 +68,7 @@ from host.engine.services.reach import AgentReach, ModelImages
 from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
+from host.engine.services.terminals import Terminals
 from host.engine.services.workspaces import Workspaces
 from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.plane import ConfigPlane
@@ -98,6 +103,8 @@ class Parts:
     plane: ConfigPlane
     core: Core
     model_status: ModelStatusRelay
+    followers: tuple[asyncio.Task[None], ...] = ()
+    """Tasks that live as long as the engine (what ends with a deleted session)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +136,10 @@ class Engine:
     """Sessions in git worktrees and their hand-off (docs/decisions.md, "Worktree sessions")."""
     remotes: Remotes
     """Remote hosts over SSH (docs/decisions.md, "Remote hosts")."""
+    terminals: Terminals
+    """The person's shells beside a session: terminal.* (docs/decisions.md, "Terminal and files")."""
+    file_tree: FileTree
+    """The Files pane: files.tree / files.read and the folder's watch."""
     parts: Parts
 
     @classmethod
@@ -312,6 +323,20 @@ class Engine:
         gates.add(prompt_gate(mcp.hooks), frozenset({"user"}), mcp.hook_files_present)
         library = await Library.open(data_dir, bus, plane, local_probes, download_options or {})
         health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
+        changes = SessionChanges(
+            store, files.snapshots, data_dir, core.header, core.attach, lambda: core.default_cwd
+        )
+
+        def to_mux(frame: BaseModel, weight: int = 0) -> None:
+            bus.publish("mux", frame, weight=weight)
+
+        terminals = Terminals(folder_of, to_mux, lambda: bus.unread_weight("mux"))
+        file_tree = FileTree(
+            folder_of, FolderGit(confinement), mcp.project_trusted, changes.changed_paths, to_mux
+        )
+        followers = (
+            asyncio.create_task(follow_removals(bus, terminals.session_removed, file_tree.session_removed)),
+        )
         parts = Parts(
             data_dir,
             store,
@@ -325,6 +350,7 @@ class Engine:
             plane,
             core,
             model_status,
+            followers,
         )
         engine = cls(
             sessions=sessions,
@@ -332,7 +358,7 @@ class Engine:
             config=Configuration(core, plane, permissions, presets.follow_model),
             presets=presets,
             library=library,
-            workspaces=Workspaces(registry, folders, mcp.servers.refresh_all),
+            workspaces=Workspaces(registry, folders, mcp.servers.refresh_all, plane.editor),
             files=files,
             subagents=subagents,
             jobs=jobs,
@@ -340,9 +366,7 @@ class Engine:
             mcp=mcp,
             health=health,
             host=HostSurface(core, jobs, model_status, plane.default_preset),
-            changes=SessionChanges(
-                store, files.snapshots, data_dir, core.header, core.attach, lambda: core.default_cwd
-            ),
+            changes=changes,
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
             reach=reach,
@@ -354,6 +378,8 @@ class Engine:
                 lambda: bus.subscribers("host") > 0,
                 PROJECT_SOURCE,
             ),
+            terminals=terminals,
+            file_tree=file_tree,
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
@@ -373,6 +399,8 @@ class Engine:
         parts.core.closed = True
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
+        await self.terminals.close_all()  # the person's shells end with the host
+        await self.file_tree.close()
         await self.library.close()
         await self.remotes.close()
         await self.health.close()
@@ -387,3 +415,5 @@ class Engine:
         await parts.store.close(None if bound is None else max(0.1, end - time.monotonic()))
         await parts.plane.aclose()
         self.host.end_streams()
+        for task in parts.followers:
+            task.cancel()

@@ -21,7 +21,7 @@ from starlette.types import Message, Receive, Scope, Send
 from contract.frames import STREAMS
 from contract.methods import METHODS
 from contract.schema import openapi_document
-from host.fetch.caller import scope_privileged
+from host.fetch.caller import reset_caller, scope_privileged, set_caller
 from host.fetch.export import serve_export
 from host.fetch.inbound import (
     MAX_BODY,
@@ -99,15 +99,19 @@ class ApiDispatcher:
             source = resolve_stream(self.api, name)
             if source is None:
                 raise Reject(501, f"{name} is not implemented by this host")
-            await serve_stream(
-                name,
-                source,
-                receive,
-                send,
-                heartbeat=self.heartbeat_interval,
-                dev_validate=self.dev_validate,
-                cache=self.wire[name],
-            )
+            caller = set_caller(scope_privileged(scope))  # the stream leaves out what it may not see
+            try:
+                await serve_stream(
+                    name,
+                    source,
+                    receive,
+                    send,
+                    heartbeat=self.heartbeat_interval,
+                    dev_validate=self.dev_validate,
+                    cache=self.wire[name],
+                )
+            finally:
+                reset_caller(caller)
         elif method in ("GET", "HEAD") and name == EXPORT:
             await serve_export(self.api, scope, receive, send)
         elif method == "GET" and name == OPENAPI:

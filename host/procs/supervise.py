@@ -9,6 +9,12 @@ them and exits. When PROGRAM exits by itself, this exits with its status; backgr
 it left behind keep running, as they would from a terminal, unless `--end-leftovers` comes first
 (a background job: when its command ends, whatever it started ends with it).
 
+With `--tty` (the person's shell in the Terminal pane, docs/decisions.md "Terminal and files") its
+standard input is a terminal, and it is a session leader (the host starts it with a session of
+its own): the terminal becomes its controlling terminal and PROGRAM's process group the
+terminal's foreground group, so the shell has job control, Ctrl+C reaches what runs in it, and
+a resize sends SIGWINCH.
+
 Elsewhere (no prctl) it still kills PROGRAM's process group: descendants that left the group
 escape there, as they did before (docs/threat-model.md).
 """
@@ -24,6 +30,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 GRACE = 0.5
 LEFTOVERS_FLAG = "--end-leftovers"
+TTY_FLAG = "--tty"
 stopping: list[int] = []
 
 
@@ -110,10 +117,11 @@ def reap() -> dict[int, int]:
         done[pid] = status
 
 
-def kill_all(group: int, subreaper: bool) -> None:
-    """SIGTERM, a short grace, then SIGKILL until no descendant is left."""
+def kill_all(group: int, subreaper: bool, soft: int = signal.SIGTERM) -> None:
+    """`soft` (SIGTERM; SIGHUP for a terminal's shell, which ignores SIGTERM), a short grace,
+    then SIGKILL until no descendant is left."""
     me = os.getpid()
-    for sig, rounds in ((signal.SIGTERM, 1), (signal.SIGKILL, 200)):
+    for sig, rounds in ((soft, 1), (signal.SIGKILL, 200)):
         for _ in range(rounds):
             with_group(group, sig)
             targets = descendants(me) if subreaper else []
@@ -123,7 +131,7 @@ def kill_all(group: int, subreaper: bool) -> None:
                 except OSError:
                     pass
             reap()
-            if sig == signal.SIGTERM:
+            if sig == soft:
                 end = time.monotonic() + GRACE
                 while time.monotonic() < end and (descendants(me) if subreaper else alive(group)):
                     time.sleep(0.01)
@@ -149,13 +157,35 @@ def alive(group: int) -> bool:
     return True
 
 
+def take_terminal() -> None:
+    """Make standard input (a terminal) this session leader's controlling terminal."""
+    import fcntl
+    import termios
+
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def to_foreground() -> None:
+    """In the child: its own process group becomes the terminal's foreground group (SIGTTOU,
+    which a background group gets for asking, is ignored meanwhile)."""
+    previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    try:
+        os.tcsetpgrp(0, os.getpgrp())
+    finally:
+        signal.signal(signal.SIGTTOU, previous)
+
+
 def main(argv: list[str]) -> int:
-    end_leftovers = bool(argv) and argv[0] == LEFTOVERS_FLAG
-    if end_leftovers:
+    end_leftovers = tty = False
+    while argv and argv[0] in (LEFTOVERS_FLAG, TTY_FLAG):
+        end_leftovers = end_leftovers or argv[0] == LEFTOVERS_FLAG
+        tty = tty or argv[0] == TTY_FLAG
         argv = argv[1:]
     if not argv:
-        print(f"usage: supervise.py [{LEFTOVERS_FLAG}] PROGRAM [ARGS...]", file=sys.stderr)
+        print(f"usage: supervise.py [{LEFTOVERS_FLAG}] [{TTY_FLAG}] PROGRAM [ARGS...]", file=sys.stderr)
         return 2
+    if tty:
+        take_terminal()
     subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     stops = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
@@ -166,6 +196,8 @@ def main(argv: list[str]) -> int:
     if pid == 0:  # the command: its own process group, default signal handling
         try:
             os.setpgid(0, 0)
+            if tty:
+                to_foreground()
             for sig in stops:
                 signal.signal(sig, signal.SIG_DFL)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
@@ -188,12 +220,13 @@ def main(argv: list[str]) -> int:
                 status = st
     except Stop:
         pass
+    soft = signal.SIGHUP if tty else signal.SIGTERM
     if stopping:
-        kill_all(pid, subreaper)
+        kill_all(pid, subreaper, soft)
         return 128 + stopping[0]
     if end_leftovers:
         stopping.append(0)  # a stop signal from now on no longer interrupts (nothing to wait for)
-        kill_all(pid, subreaper)
+        kill_all(pid, subreaper, soft)
     code = os.waitstatus_to_exitcode(status) if status is not None else 1
     return 128 - code if code < 0 else code
 

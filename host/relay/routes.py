@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-ROUTED_FIELDS = ("session_id", "parent_session_id", "child_session_id", "workspace_id")
-"""Request fields that name something living on one host."""
+ROUTED_FIELDS = ("session_id", "parent_session_id", "child_session_id", "workspace_id", "terminal_id")
+"""Request fields that name something living on one host (a remote session's terminal runs
+there: docs/decisions.md, "Terminal and files")."""
 REMEMBER_RPCS = 10_000
 
 
@@ -16,6 +17,7 @@ class RouteTable:
     def __init__(self) -> None:
         self.sessions: dict[str, str] = {}
         self.workspaces: dict[str, str] = {}
+        self.terminals: dict[str, str] = {}
         self.rpcs: OrderedDict[str, str] = OrderedDict()
         """rpcId of a remote's answerable request → its host (the newest kept)."""
 
@@ -24,7 +26,9 @@ class RouteTable:
         for field in ROUTED_FIELDS:
             value = getattr(payload, field, None)
             if isinstance(value, str):
-                table = self.workspaces if field == "workspace_id" else self.sessions
+                table = {"workspace_id": self.workspaces, "terminal_id": self.terminals}.get(
+                    field, self.sessions
+                )
                 if value in table:
                     return table[value]
         return None
@@ -36,6 +40,10 @@ class RouteTable:
     def workspace(self, workspace_id: str | None, host_id: str) -> None:
         if workspace_id:
             self.workspaces[workspace_id] = host_id
+
+    def terminal(self, terminal_id: str | None, host_id: str) -> None:
+        if terminal_id:
+            self.terminals[terminal_id] = host_id
 
     def asked(self, rpc_id: str, host_id: str) -> None:
         self.rpcs[rpc_id] = host_id
@@ -62,6 +70,12 @@ class RouteTable:
             self.workspace(workspace.get("workspaceId"), host_id)
             for sid in workspace.get("sessionIds") or []:
                 self.session(sid, host_id)
+        elif key == "terminal.open":
+            self.terminal(value.get("terminalId"), host_id)
+        elif key == "terminal.list":
+            for terminal in value.get("items") or []:
+                if isinstance(terminal, dict):
+                    self.terminal(terminal.get("terminalId"), host_id)
         elif key == "workspace.list":
             for workspace in value.get("items") or []:
                 if isinstance(workspace, dict):
@@ -73,3 +87,4 @@ class RouteTable:
         subagent = getattr(frame, "subagent", None)
         self.session(getattr(subagent, "session_id", None), host_id)
         self.session(getattr(frame, "parent_session_id", None), host_id)
+        self.terminal(getattr(frame, "terminal_id", None), host_id)

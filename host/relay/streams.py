@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from contract.errors import rpc_error
 from contract.frames import ANSWERABLE_FRAMES, StreamError
 from contract.rpc import RpcRequest, new_rpc_id
+from host.fetch.caller import caller_privileged
 from host.fetch.errors import TransportError
 from host.fetch.proxy import ApiProxy
 from host.relay.links import Links, Remotes
@@ -53,6 +54,9 @@ HOST_FRAMES_RELAYED = frozenset(
 )
 """A remote host's host-stream frames that concern its sessions (the rest stay there)."""
 MUX_FRAMES_KEPT_THERE = frozenset({"stream/error", "host/remote-status"})
+PRIVILEGED_FRAMES = frozenset({"terminal/output", "terminal/closed"})
+"""A remote's frames only a privileged caller's stream carries, as this host's own
+(host/api/events.py: the person's shell's output)."""
 
 Item = RpcRequest[Any]
 _END = object()
@@ -79,7 +83,8 @@ class RelayEvents:
         self._open: weakref.WeakSet[MergedStream] = weakref.WeakSet()
 
     def mux(self) -> AsyncIterator[list[Item]]:
-        return self._merged("events.mux", self._relay.local.events.mux(), [])
+        stream = self._merged("events.mux", self._relay.local.events.mux(), [])
+        return stream if caller_privileged() else _without(stream, PRIVILEGED_FRAMES)
 
     def host(self) -> AsyncIterator[list[Item]]:
         prompts = [item(rpc_id, frame) for rpc_id, frame in self._relay.links.pending_prompts()]
@@ -93,6 +98,17 @@ class RelayEvents:
     def links_changed(self) -> None:
         for stream in list(self._open):
             stream.links_changed()
+
+
+async def _without(stream: AsyncIterator[list[Item]], kinds: frozenset[str]) -> AsyncIterator[list[Item]]:
+    """`stream` less the frames of `kinds` (an unprivileged caller's mux)."""
+    try:
+        async for batch in stream:
+            kept = [i for i in batch if getattr(i.payload, "type", None) not in kinds]
+            if kept:
+                yield kept
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
 
 
 class MergedStream:

@@ -273,6 +273,13 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "remote.connect": {"hostId": "h-unknown"},
         "remote.disconnect": {"hostId": "h-unknown"},
         "remote.trustHostKey": {"hostId": "h-unknown", "fingerprint": "SHA256:abcdefgh"},
+        "terminal.open": {"sessionId": "s-unknown", "cols": 80, "rows": 24},
+        "terminal.input": {"terminalId": "t-x", "data": "id\n"},
+        "terminal.resize": {"terminalId": "t-x", "cols": 80, "rows": 24},
+        "terminal.close": {"terminalId": "t-x"},
+        "terminal.list": {"sessionId": "s-unknown"},
+        "terminal.attach": {"terminalId": "t-x"},
+        "terminal.ack": {"terminalId": "t-x", "viewer": "v", "seq": 0},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models", "llm.localModels"):  # the catalogue is not privileged

@@ -217,3 +217,27 @@ async def test_settings_json_and_a_preset_folder_open_like_any_path(host: Host, 
     by_hand = await ok(client, "agentPreset.openDocument", {"agentPreset": "mine"})
     assert by_hand.opened is False and by_hand.path == str(folder)
     assert len((desktop / "opened.txt").read_text().splitlines()) == 2  # nothing else was started
+
+
+async def test_open_in_editor_runs_the_editor_setting_else_the_default(host: Host, desktop: Path) -> None:
+    """The Files pane's Open in editor (`editor: true`): the command `ui-appearance.editor` names,
+    split as a shell splits it and run without one, the path added last; with no editor set, the
+    default application as before; a setting that cannot be split is said, nothing runs."""
+    client = host.client()
+    notes = host.workdir / "it's $(notes).txt"
+    notes.write_text("hello")
+    await ok(client, "host.openPath", {"path": str(notes), "editor": True})  # nothing set: default
+    assert await opened(desktop, 1) == [str(notes)]
+    editor = desktop / "editor.sh"
+    editor.write_text(f"#!/bin/sh\nprintf 'editor:%s\\n' \"$@\" >> {desktop / 'opened.txt'}\n")
+    editor.chmod(0o755)
+    await ok(
+        client, "settings.update", {"ns": "ui-appearance", "patch": {"editor": f"'{editor}' --line 'a b'"}}
+    )
+    await ok(client, "host.openPath", {"path": str(notes), "editor": True})
+    assert (await opened(desktop, 4))[1:] == ["editor:--line", "editor:a b", f"editor:{notes}"]
+    await ok(client, "host.openPath", {"path": str(notes)})  # not the editor: the default program
+    assert (await opened(desktop, 5))[4] == str(notes)
+    await ok(client, "settings.update", {"ns": "ui-appearance", "patch": {"editor": "'unclosed"}})
+    error = await err(client, "host.openPath", {"path": str(notes), "editor": True}, "internal")
+    assert "editor setting" in error.message

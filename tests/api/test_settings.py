@@ -56,7 +56,7 @@ async def test_describe_lists_the_exposed_namespaces_redacted(host: Host) -> Non
     preset_schema = views["permission"].schema_["properties"]["defaultPreset"]
     assert preset_schema["enum"] == ["read-only", "auto", "workspace-write", "danger-full-access"]
     assert views["llm-local"].applies == "live" and views["ui-onboarding"].applies == "live"
-    assert views["ui-appearance"].value == {"theme": "system", "language": "system"}
+    assert views["ui-appearance"].value == {"theme": "system", "language": "system", "editor": ""}
     assert views["ui-appearance"].applies == "live"
     raw = (await client.call("settings.describe", {})).dump()["result"]["value"]
     assert set(raw["namespaces"][0]) >= {"ns", "schema", "value", "applies", "secrets", "revision"}

@@ -1,10 +1,10 @@
 """The main screens, walked in one page, for the language tests and their screenshots
 (docs/decisions.md, "Languages"): the welcome, a session's preset picker and a shipped preset, a
 conversation with tool cards, an approval card waiting with its diff, the slash menu and the help
-dialog, the Changes view, the permissions dialog, the MCP panel with a failed server, the revert
-dialog, Settings, the delete dialog and the folder browser. `main_screens` drives the page and
-yields each screen's name once it shows; the caller checks it (`english_on_screen`) or shoots it
-(tests/browser/i18n_shots.py).
+dialog, the Changes view, the Terminal and Files panes and the file viewer, the permissions
+dialog, the MCP panel with a failed server, the revert dialog, Settings, the delete dialog and the
+folder browser. `main_screens` drives the page and yields each screen's name once it shows; the
+caller checks it (`english_on_screen`) or shoots it (tests/browser/i18n_shots.py).
 """
 
 from __future__ import annotations
@@ -106,6 +106,21 @@ def main_screens(page: Page, llm: ScriptedLlmServer, harness: HarnessServer) -> 
     expect(page.get_by_test_id("changes-file")).to_have_count(1)
     yield "changes"
     page.get_by_test_id("changes-close").click()
+
+    page.get_by_test_id("terminal-toggle").click()  # the person's own shell (its output is theirs)
+    expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
+    expect(page.locator("[data-testid=terminal-view]:not([hidden]) .xterm-rows")).to_be_visible()
+    page.get_by_test_id("terminal-find").click()
+    yield "terminal"
+    page.get_by_test_id("terminal-hide").click()
+
+    page.get_by_test_id("files-toggle").click()
+    expect(page.locator("[data-testid=files-entry][data-path='notes.md']")).to_be_visible()
+    yield "files"
+    page.locator("[data-testid=files-entry][data-path='notes.md']").click()
+    expect(page.get_by_test_id("file-viewer-meta")).to_be_visible()
+    yield "file-viewer"
+    page.get_by_test_id("files-hide").click()
 
     page.get_by_test_id("permissions-toggle").click()
     expect(page.get_by_test_id("permissions-dialog")).to_be_visible()

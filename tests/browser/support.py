@@ -64,8 +64,12 @@ def warm_cli(env: dict[str, str]) -> WarmCli:
 class HarnessServer:
     """One `harnessdesk serve` process; `start()` / `kill()` / `restart()` keep port and token."""
 
-    def __init__(self, root: Path, provider_args: list[str], port: int = 0) -> None:
+    def __init__(
+        self, root: Path, provider_args: list[str], port: int = 0, env: dict[str, str] | None = None
+    ) -> None:
         self.root = root
+        self.env = env or {}
+        """Variables set for the server over this process's own."""
         self.data_dir = root / "data"
         self.workdir = root / "work"
         """The host's cwd, hence every new session's cwd."""
@@ -103,6 +107,7 @@ class HarnessServer:
         env = {k: v for k, v in os.environ.items() if k != "HARNESSDESK_API_KEY"}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
+        env.update(self.env)
         out.write_bytes(b"")
         err.write_bytes(b"")  # (the child truncates them again: both exist before it runs)
         self.proc = warm_cli(env).start(self.command()[3:], self.workdir, env, out, err)

@@ -23,6 +23,7 @@ from contract.approvals import ApprovalRequested, ApprovalResolved
 from contract.content import AttachmentRef, ImageBlock, Message, MessageSource, TextBlock
 from contract.errors import ERROR_DETAILS, ERROR_MODELS, rpc_error
 from contract.events import SessionEvent
+from contract.file_tree import FilesChanged
 from contract.frames import (
     STREAMS,
     HostAgentError,
@@ -54,6 +55,7 @@ from contract.remotes import HostRemoteStatus, RemoteSecretRequested, RemoteSecr
 from contract.rpc import RpcRequest, ServerResponse, fail, ok
 from contract.schema import frame_name
 from contract.sessions import Attention, ListRequest, ListValue
+from contract.terminals import TerminalClosed, TerminalOutput
 from contract.workspaces import (
     HostArchivedSessionsChanged,
     HostWorkspaceChanged,
@@ -210,6 +212,10 @@ def _frames() -> list[tuple[str, Any]]:
         ),
         SessionJobs(session_id="s", jobs=[]),
         SessionProjection(session_id="s", key="title", value=None, seq=3),
+        TerminalOutput(terminal_id="t-1", session_id="s", seq=3, data="aGkK"),
+        TerminalClosed(terminal_id="t-1", session_id="s", exit_code=0),
+        TerminalClosed(terminal_id="t-1", session_id="s"),
+        FilesChanged(session_id="s", paths=["src/a.py", ""]),
         StreamError(error=rpc_error("internal", "boom")),
     ]
     host = [

@@ -330,3 +330,38 @@ def test_the_command_line_refuses_what_is_no_remote(tmp_path: Path, argv: list[s
         timeout=120,
     )
     assert done.returncode == 2 and said in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_remote_session_s_terminal_is_routed_there_by_its_id() -> None:
+    """terminal.input/resize/close/attach/ack name only the terminal: it lives on the host whose
+    session opened it (learnt from terminal.open, terminal.list and its frames)."""
+    from contract.terminals import TerminalOutput, TerminalRef
+    from host.relay.routes import RouteTable
+
+    routes = RouteTable()
+    assert routes.host_of(TerminalRef(terminal_id="t-a")) is None  # unknown: this host's
+    routes.record_value("terminal.open", {"terminalId": "t-a"}, "h-1")
+    routes.record_value("terminal.list", {"items": [{"terminalId": "t-b"}, "junk"]}, "h-2")
+    routes.record_frame(TerminalOutput(terminal_id="t-c", session_id="s-c", seq=1, data=""), "h-3")
+    assert [routes.host_of(TerminalRef(terminal_id=t)) for t in ("t-a", "t-b", "t-c", "t-d")] == [
+        "h-1",
+        "h-2",
+        "h-3",
+        None,
+    ]
+
+
+async def test_an_unprivileged_caller_s_merged_mux_leaves_out_remote_terminal_output() -> None:
+    from contract.file_tree import FilesChanged
+    from contract.terminals import TerminalClosed, TerminalOutput
+    from host.relay.streams import PRIVILEGED_FRAMES, _without, item
+
+    async def frames():  # type: ignore[no-untyped-def]
+        yield [
+            item("r1", TerminalOutput(terminal_id="t", session_id="s", seq=1, data="eA==")),
+            item("r2", FilesChanged(session_id="s", paths=["a"])),
+        ]
+        yield [item("r3", TerminalClosed(terminal_id="t", session_id="s"))]
+
+    kept = [[i.payload.type for i in batch] async for batch in _without(frames(), PRIVILEGED_FRAMES)]
+    assert kept == [["files/changed"]]

@@ -67,6 +67,12 @@ from host.engine.errors.subagents import (
     SubagentParentUnavailable,
     SubagentUnauthorized,
 )
+from host.engine.errors.terminals import (
+    NotAFile,
+    OutsideFolder,
+    TerminalNotFound,
+    TooLarge,
+)
 from host.engine.errors.workspaces import (
     DirectoryCreateFailed,
     DirectoryExists,
@@ -116,7 +122,9 @@ __all__ = [
     "ModelDownloadNotFound",
     "ModelDownloadRefused",
     "ModelUnavailable",
+    "NotAFile",
     "NotARepository",
+    "OutsideFolder",
     "PrivilegeRequired",
     "QueueItemNotFound",
     "RemoteConnectFailed",
@@ -138,7 +146,9 @@ __all__ = [
     "SubagentNotResumable",
     "SubagentParentUnavailable",
     "SubagentUnauthorized",
+    "TerminalNotFound",
     "TitleInvalid",
+    "TooLarge",
     "WorkspaceAttachFailed",
     "WorkspaceInvalidPath",
     "WorkspaceMoveInvalid",

@@ -73,7 +73,7 @@ def _readable_name(name: str) -> bool:
     return True
 
 
-def _ancestor_rules(root: str) -> tuple[RuleSet, ...]:
+def ancestor_rules(root: str) -> tuple[RuleSet, ...]:
     """The .gitignore files of the folders above `root` up to its git work tree's top (git
     applies them to `root` too), and that repository's info/exclude."""
     sets: list[RuleSet] = []
@@ -115,7 +115,7 @@ def build(folder: str | Path) -> FolderIndex:
     found: list[str] = []
     watched: list[tuple[str, int]] = []
     partial = False
-    stack: list[tuple[str, str, tuple[RuleSet, ...]]] = [(root, "", _ancestor_rules(root))]
+    stack: list[tuple[str, str, tuple[RuleSet, ...]]] = [(root, "", ancestor_rules(root))]
     while stack:
         path, rel, sets = stack.pop()
         try:

@@ -4,22 +4,30 @@ service (browse, native pick, create, open); the work is done by `WorkspaceRegis
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Awaitable, Callable
 
 from contract.host import DirectoryListing
 from contract.workspaces import WorkspaceView
 from host.engine.directories import HostFolders
+from host.engine.errors import HostActionFailed
 from host.engine.workspaces import WorkspaceRegistry
 
 
 class Workspaces:
     def __init__(
-        self, registry: WorkspaceRegistry, folders: HostFolders, trust_changed: Callable[[], Awaitable[None]]
+        self,
+        registry: WorkspaceRegistry,
+        folders: HostFolders,
+        trust_changed: Callable[[], Awaitable[None]],
+        editor: Callable[[], str],
     ) -> None:
         self._registry = registry
         self._folders = folders
         self._trust_changed = trust_changed
         """Told after a workspace's trust changed (the MCP servers follow it)."""
+        self._editor = editor
+        """`ui-appearance.editor`: the person's editor command ("" for none)."""
 
     # ---- workspace.* ---------------------------------------------------------------------------
 
@@ -61,5 +69,13 @@ class Workspaces:
     async def create_directory(self, parent: str, name: str) -> str:
         return await self._folders.create(parent, name)
 
-    async def open_path(self, path: str) -> None:
-        await self._folders.open(path)
+    async def open_path(self, path: str, editor: bool = False) -> None:
+        """The system's default program for `path`; with `editor`, the person's editor when the
+        setting names one (split as a shell would split it, run without a shell)."""
+        program: list[str] | None = None
+        if editor and (line := self._editor().strip()):
+            try:
+                program = shlex.split(line)
+            except ValueError as exc:
+                raise HostActionFailed(f"the editor setting cannot be read: {exc}") from exc
+        await self._folders.open(path, program)

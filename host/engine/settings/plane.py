@@ -37,7 +37,9 @@ from contract.namespaces import (
     LLM_LOCAL,
     LLM_OPENAI_COMPATIBLE,
     PERMISSION,
+    UI_APPEARANCE,
     AgentPresetsSection,
+    AppearanceSection,
     PermissionSection,
 )
 from contract.settings import (
@@ -181,6 +183,11 @@ class ConfigPlane:
     def default_preset(self) -> str:
         section: PermissionSection = self.settings.section(PERMISSION)
         return section.default_preset
+
+    def editor(self) -> str:
+        """`ui-appearance.editor`: the command that opens a file in the person's editor ("")."""
+        section: AppearanceSection = self.settings.section(UI_APPEARANCE)
+        return section.editor
 
     def default_agent_preset(self) -> str:
         """`agent-presets.default`: the agent preset new sessions run (the roster falls back to

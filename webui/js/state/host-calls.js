@@ -26,8 +26,8 @@ export class HostCalls {
     return this.client.call("host.createDirectory", { path, name });
   }
 
-  openPath(path) {
-    return this.client.call("host.openPath", { path });
+  openPath(path, editor = false) {
+    return this.client.call("host.openPath", editor ? { path, editor } : { path });
   }
 
   createWorkspace(path) {

@@ -42,6 +42,11 @@ import { revertTurn } from "./undo.js";
 import { WorkspaceActions } from "./workspace-actions.js";
 import { WorktreeMenu } from "./worktree-menu.js";
 import { WorktreePanel } from "./worktree-panel.js";
+import { TerminalsState } from "../state/terminals.js";
+import { TerminalPane } from "./terminal-pane.js";
+import { FileTreeState } from "../state/file-tree.js";
+import { FilesPane } from "./files-pane.js";
+import { Panes } from "./panes.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -160,6 +165,35 @@ export function buildViews(app) {
     draft: () => app.composer.input.value,
     onDraft: (listener) => app.composer.input.addEventListener("input", listener),
   });
+  buildPanes(app, toast);
   app.notifier = new Notifier({ onFocus: () => app.manager.markSeen(app.manager.activeId) });
   app.emptyState = $("empty-state");
+}
+
+/** The Terminal and Files panes and their layout (docs/decisions.md, "Terminal and files"). */
+function buildPanes(app, toast) {
+  app.terminals = new TerminalsState({ client: app.client });
+  app.terminalPane = new TerminalPane($("terminal-pane"), {
+    state: app.terminals,
+    toast,
+    quote: (text) => app.composer.insertText(text),
+    hide: () => app.panes.toggle("terminal", false),
+  });
+  app.fileTree = new FileTreeState({ client: app.client });
+  const cwd = () => app.manager.summaries.get(app.manager.activeId)?.cwd ?? null;
+  app.filesPane = new FilesPane($("files-pane"), {
+    state: app.fileTree,
+    toast,
+    hide: () => app.panes.toggle("files", false),
+    attach: (path, size) => app.composer.attachPath(path, size),
+    openPath: (path) => app.actions.reveal(path, { editor: true }),
+    canOpen: () => app.canOpenPath(),
+    cwd,
+  });
+  app.panes = new Panes({
+    terminal: { root: $("terminal-pane"), pane: app.terminalPane },
+    files: { root: $("files-pane"), pane: app.filesPane },
+    topActions: $("topbar").querySelector(".top-actions"),
+    toggleReview: () => app.toggleChanges(),
+  });
 }

@@ -21,7 +21,7 @@ export function wireApp(app) {
     $("sidebar").querySelector(".new-session").disabled = s.state !== "connected";
   });
   c.on("lost", () => m.markPendingStale());
-  c.on("mux", (msg) => m.handleMux(msg));
+  c.on("mux", (msg) => routeMux(app, msg) || m.handleMux(msg));
   c.on("host", (msg) => app.remotes.handleHost(msg) || app.workspaces.handleHost(msg.payload) || m.handleHost(msg));
   // A remote host (docs/decisions.md, "Remote hosts"): its rows follow its state; back after a
   // drop, what it did meanwhile is read again (reconnect = rebuild, for that host's sessions).
@@ -47,6 +47,7 @@ export function wireApp(app) {
     }
     app.checkProvider();
     if (first) app.providers.lookForServers().then(() => app.modelPicker.refresh());
+    else app.terminalPane.reconnected(); // output sent while the stream was down is replayed
     app.checkUiSettings();
     app.renderAll();
   });
@@ -144,4 +145,16 @@ function relabel(app) {
   app.status.renderConnection();
   app.status.renderProblems();
   app.composer.refresh();
+}
+
+/** The Terminal's and the Files pane's frames (docs/decisions.md, "Terminal and files"); true
+ * when the frame was theirs. */
+function routeMux(app, msg) {
+  const f = msg.payload;
+  if (app.terminals.handleFrame(f)) return true;
+  if (f?.type === "files/changed") {
+    if (f.sessionId === app.fileTree.sessionId) app.fileTree.changed(f.paths);
+    return true;
+  }
+  return false;
 }

@@ -144,6 +144,8 @@ export class App {
     this.rail.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);
+    this.terminalPane.setSession(sid);
+    this.filesPane.setSession(sid);
     this.conversation.jumpToLatest();
     this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
     this.steerChips.set(sid, sid ? this.manager.visibleQueue(sid) : []);

@@ -160,6 +160,21 @@ export class ComposerView {
     this.refresh();
   }
 
+  /** Add `text` to the message box after what is there (the terminal's "Send to agent"). */
+  insertText(text) {
+    const before = this.input.value;
+    this.input.value = before && !before.endsWith("\n") ? `${before}\n\n${text}` : `${before}${text}`;
+    this.refresh();
+    this.input.focus();
+    this.input.setSelectionRange(this.input.value.length, this.input.value.length);
+  }
+
+  /** Attach a file of the session's folder as an `@` chip (the Files pane's viewer). */
+  attachPath(path, size) {
+    this.picks.set(addChip(this.picks.chips, chipFor({ path, kind: "file", size }, this.finderQueries?.cap ?? Infinity)));
+    this.refresh();
+  }
+
   /** Put `text` (and images: [{input, url}], attached files: chips) in the box, replacing what
    * was there, and focus it. */
   setDraft(text, images = [], chips = []) {

@@ -94,6 +94,17 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+/** A file's text as highlighted HTML (the Files pane's viewer); escaped text for an unknown
+ * language or text highlight.js gives up on. */
+export function codeHtml(text, language) {
+  if (!language || !hljs.getLanguage(language)) return escapeHtml(text);
+  try {
+    return DOMPurify.sanitize(hljs.highlight(text, { language, ignoreIllegals: true }).value, PURIFY);
+  } catch {
+    return escapeHtml(text);
+  }
+}
+
 /** Sanitised HTML string for markdown text (exported for tests in a browser). */
 export function markdownToHtml(text) {
   let html;

@@ -104,9 +104,10 @@ export class WorkspaceActions {
     this.ctx.workspaces.upsert(r.value.workspace);
   }
 
-  /** Hand a folder or file to the OS (file manager, default app). */
-  async reveal(path) {
-    const r = await this.ctx.host.openPath(path);
+  /** Hand a folder or file to the OS (file manager, default app); with `editor`, a file to the
+   * person's editor when Settings names one (ui-appearance.editor). */
+  async reveal(path, { editor = false } = {}) {
+    const r = await this.ctx.host.openPath(path, editor);
     if (!r.ok) this.ctx.toast(t("import.openFailed", { path, reason: describeError(r.error) }));
   }
 }
