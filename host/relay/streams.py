@@ -36,8 +36,11 @@ from host.relay.routes import RouteTable
 log = logging.getLogger(__name__)
 
 BATCH = 512
-LIMIT = 50_000
-"""Frames a subscriber may be behind before it is cut off (as the engine's bus does)."""
+QUEUED = 16
+"""Batches a merged stream holds for its reader. Small on purpose: a reader that stops reading
+stops the pumps, so the engine's bus sees the stall and cuts that subscriber as it would without
+the relay, instead of the relay buffering the whole stream in memory (docs/architecture.md,
+"Remote hosts and the relay")."""
 HOST_FRAMES_RELAYED = frozenset(
     {
         "host/session-added",
@@ -116,9 +119,9 @@ class MergedStream:
         self._relay = relay
         self._key = key
         self._local = local
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
-        for it in first:
-            self._queue.put_nowait(it)
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(QUEUED)
+        if first:
+            self._queue.put_nowait(first)
         self._parts: dict[str, tuple[int, asyncio.Task[None]]] = {}
         """host → (generation, the task pumping its frames)."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -154,13 +157,10 @@ class MergedStream:
                 with contextlib.suppress(Exception):
                     await aclose()
 
-    def _put(self, value: Any) -> None:
-        if self._ended:
-            return
-        if self._queue.qsize() > LIMIT:
-            self._cut("subscriber fell behind; reconnect and rebuild")
-            return
-        self._queue.put_nowait(value)
+    async def _put(self, value: Any) -> None:
+        """Waits while the reader is behind (back-pressure to the bus or the remote's stream)."""
+        if not self._ended:
+            await self._queue.put(value)
 
     def _cut(self, why: str) -> None:
         """End this stream with `stream/error` (the window reconnects and rebuilds)."""
@@ -175,10 +175,10 @@ class MergedStream:
     async def _pump_local(self) -> None:
         try:
             async for batch in self._local:
-                self._put(batch)
+                await self._put(batch)
         finally:
-            if not self._ended:
-                self._queue.put_nowait(_END)
+            if not self._ended:  # the bus ended it (a stall cut, the host closing): so do we
+                await self._queue.put(_END)
 
     def links_changed(self) -> None:
         """Open a part for every host whose link is new; parts of gone links end by themselves."""
@@ -219,7 +219,7 @@ class MergedStream:
                         routes.asked(rpc_id, host_id)
                     if kind == "host/session-added":
                         frame = frame.model_copy(update={"host_id": host_id})
-                    self._put(item(rpc_id, frame))
+                    await self._put(item(rpc_id, frame))
         except (TransportError, OSError) as exc:
             log.info("%s of remote %s ended: %s", self._key, host_id, exc)
         except asyncio.CancelledError:

@@ -225,7 +225,8 @@ async def test_a_hand_fix_is_seen_and_nothing_the_person_wrote_is_lost(tmp_path:
             lambda f: ftype("host/config-file-changed")(f) and f.file == "settings.json" and f.problem, WAIT
         )
         view = await ok(client, "settings.describe")
-        assert {n.ns: n.value for n in view.namespaces}["permission"] == {"defaultPreset": "read-only"}
+        permission = {n.ns: n.value for n in view.namespaces}["permission"]
+        assert permission == {"defaultPreset": "read-only", "rules": []}  # rules: the section's default
         await err(client, *_write_call("settings.json"), "settings-rejected")
         assert settings.read_bytes().endswith(b"},}}") and leftovers(data) == []
     finally:

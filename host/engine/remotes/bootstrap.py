@@ -330,8 +330,11 @@ mv "$dir.partial" "$dir" || exit 5
 if [ "$kind" = wheels ]; then
   pip=$(sed -n 's/.*"pip": *"\([^"]*\)".*/\1/p' "$dir/manifest.json")
   "$py" -m venv --without-pip "$dir/venv" || { echo "python -m venv failed"; rm -rf "$dir"; exit 7; }
+  # --ignore-requires-python: the wheels are the set this host runs, already held to the remote's
+  # Python minor by the compiled ones (Bundle.python); a pure wheel's patch-level floor (soupsieve:
+  # >=3.11.5) would refuse Debian 12's 3.11.2 for nothing (docs/decisions.md, "Remote hosts")
   if ! "$dir/venv/bin/python" "$dir/wheels/$pip/pip" install --no-index --no-deps --no-cache-dir \
-      --disable-pip-version-check -q "$dir"/wheels/*.whl; then
+      --ignore-requires-python --disable-pip-version-check -q "$dir"/wheels/*.whl; then
     rm -rf "$dir"; exit 8
   fi
   rm -rf "$dir/wheels"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import uuid
 from pathlib import Path
 from typing import Any
+
+from contract.rpc import new_rpc_id
 
 PING_BOUND = 10.0
 
@@ -19,7 +20,7 @@ class PingFailed(Exception):
 async def describe(socket_path: Path, token: str, bound: float = PING_BOUND) -> dict[str, Any]:
     """The remote host's `host.describe` value; PingFailed when it does not answer with one."""
     body = json.dumps(
-        {"type": "client-request", "rpcId": str(uuid.uuid4()), "method": "host.describe", "payload": {}}
+        {"type": "client-request", "rpcId": new_rpc_id(), "method": "host.describe", "payload": {}}
     ).encode()
     head = (
         "POST /api/host.describe HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"

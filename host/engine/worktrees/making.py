@@ -29,6 +29,10 @@ from host.engine.worktrees.layout import fresh_path, inside, parent_folder
 
 log = logging.getLogger(__name__)
 
+UNMAKE_TRIES = 20
+UNMAKE_PAUSE = 0.25
+"""Rolling back a worktree a kill -9 interrupted: its folder is removed again for up to ~5 s while
+the killed host's git (ending with its sandbox) may still write its last files."""
 MAX_COPIED = 20_000
 
 
@@ -179,7 +183,11 @@ class Maker:
         local = await asyncio.to_thread(local_repository, plan.local)
         if local is not None and await asyncio.to_thread(os.path.lexists, plan.path):
             await self._quietly(local, ["worktree", "remove", "--force", "--force", plan.path], plan)
-        await asyncio.to_thread(shutil.rmtree, plan.path, True)  # it did not exist before
+        for _ in range(UNMAKE_TRIES):  # it did not exist before; a killed checkout may still be
+            await asyncio.to_thread(shutil.rmtree, plan.path, True)  # writing its last files
+            if not await asyncio.to_thread(os.path.lexists, plan.path):
+                break
+            await asyncio.sleep(UNMAKE_PAUSE)
         if local is None:
             return
         await self._quietly(local, ["worktree", "unlock", plan.path], plan)
@@ -193,7 +201,11 @@ class Maker:
     async def _quietly(self, local: RepoLayout, args: list[str], plan: Plan) -> None:
         """A roll-back step that may find nothing to do (git answers 128 then)."""
         writes = worktree_writes(plan.common, plan.path)
-        done = await self._git.run(local, args, write=True, writable=writes, codes=(0, 1, 128))
+        try:
+            done = await self._git.run(local, args, write=True, writable=writes, codes=(0, 1, 128))
+        except WorktreeFailed as exc:  # e.g. "Directory not empty": the steps after it finish the job
+            log.info("rolling back %s: %s", plan.path, exc)
+            return
         if not done.ok:
             log.info("rolling back %s: git %s: %s", plan.path, args[1], done.last_error)
 
