@@ -461,7 +461,10 @@ def ask_over_the_socket(path: Path, token: str) -> bytes:
             f"POST /api/host.describe HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         )
-        sock.sendall(head.encode() + body)
+        try:
+            sock.sendall(head.encode() + body)
+        except (BrokenPipeError, ConnectionResetError):
+            return b""  # closed before the request was even written: unread
         out = b""
         with contextlib.suppress(ConnectionResetError):
             while chunk := sock.recv(65536):
