@@ -307,6 +307,13 @@ class HostKeyDetails(WireModel):
     key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
 
 
+class AutomationDetails(WireModel):
+    """`automation-not-found` / `automation-running`: the automation (and the run) named."""
+
+    automation_id: str | None = None
+    run_id: str | None = None
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": InternalDetails,
@@ -376,6 +383,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "outside-folder": PathDetails,
     "not-a-file": PathDetails,
     "too-large": TooLargeDetails,
+    # automations (docs/decisions/automations.md)
+    "automation-not-found": AutomationDetails,
+    "automation-running": AutomationDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

@@ -7,6 +7,7 @@ from types import ModuleType, SimpleNamespace
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import ExportQuery
 from host.api import (
+    automation,
     commands,
     credentials,
     files,
@@ -56,6 +57,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
+    automation,
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

@@ -21,6 +21,7 @@ from host.engine.errors.agents import (
     ModelDownloadRefused,
     ModelUnavailable,
 )
+from host.engine.errors.automations import AutomationNotFound, AutomationRunning
 from host.engine.errors.base import EngineError
 from host.engine.errors.changes import (
     RevertConflict,
@@ -103,6 +104,8 @@ __all__ = [
     "AgentPresetReadOnly",
     "ArchiveInvalid",
     "AttachmentError",
+    "AutomationNotFound",
+    "AutomationRunning",
     "CredentialRejected",
     "DirectoryCreateFailed",
     "DirectoryExists",
