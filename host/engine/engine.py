@@ -203,15 +203,20 @@ class Engine:
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         attention = Attention(bus)
-        pending = PendingTable(bus, attention.pending)
+        automations: Automations | None = None
+
+        def asking_changed(session_id: str, count: int) -> None:
+            attention.pending(session_id, count)
+            if automations is not None:
+                automations.wake()  # a run that waits on the person says so now
+
+        pending = PendingTable(bus, asking_changed)
         slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
         plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
 
         def the_pool() -> AgentPool:
             assert pool is not None, "the engine is still opening"
             return pool
-
-        automations: Automations | None = None
 
         core = Core(data_dir, store, bus, pending, plane.registry, selections, os.getcwd(), the_pool)
 
