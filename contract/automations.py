@@ -18,6 +18,7 @@ from pydantic import Field, field_validator, model_validator
 
 from contract._base import WireModel
 from contract.paths import HostPath
+from contract.remotes import HostId
 from contract.sessions import AttachInput, PromptContent
 
 AutomationId = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -114,7 +115,14 @@ Trigger = Annotated[Union[ScheduleTrigger, FilesTrigger, ManualTrigger], Field(d
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 
-class _Fields(WireModel):
+class _OnHost(WireModel):
+    """`hostId`: a remote host's id (remote.list): the relay makes the call there, so the automation
+    lives and runs on that host (docs/decisions/automations.md); absent: this host."""
+
+    host_id: HostId | None = None
+
+
+class _Fields(_OnHost):
     """What `create` sets and `update` changes (`update` leaves an absent field as it is)."""
 
     @model_validator(mode="after")
@@ -154,7 +162,7 @@ class AutomationUpdateRequest(_Fields):
     enabled: bool | None = None
 
 
-class AutomationRef(WireModel):
+class AutomationRef(_OnHost):
     automation_id: AutomationId
 
 
@@ -166,7 +174,7 @@ class AutomationDone(WireModel):
     done: Literal[True] = True
 
 
-class RunRef(WireModel):
+class RunRef(_OnHost):
     run_id: RunId
 
 
@@ -199,8 +207,8 @@ class AutomationItem(WireModel):
     last_run: AutomationRun | None = None
 
 
-class AutomationListRequest(WireModel):
-    pass
+class AutomationListRequest(_OnHost):
+    """The automations of this host, or of the remote host `hostId`."""
 
 
 class AutomationListValue(WireModel):
@@ -212,7 +220,7 @@ class AutomationRunNowValue(WireModel):
     session_id: str
 
 
-class AutomationRunsRequest(WireModel):
+class AutomationRunsRequest(_OnHost):
     automation_id: AutomationId | None = None
     archived: bool = Field(default=False, description="also the archived runs")
 

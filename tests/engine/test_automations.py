@@ -135,6 +135,7 @@ async def test_one_run_at_a_time_and_run_now(place: Path, scripted_llm: Any, eng
     with pytest.raises(AutomationRunning):
         await engine.automations.discard(run_id)
     await engine.agents.cancel(sid)
+    engine.automations.wake()  # a Stop before the first turn opened ends no turn: the pass sees it
     [run] = await runs_until(engine, finished)
     assert run.outcome == "failed" and run.session_id == sid
 

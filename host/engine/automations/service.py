@@ -53,6 +53,11 @@ delivers them late): they never trigger it again."""
 ACTIVE = ("running", "needs-you")
 
 
+def _quiet(agent: Agent) -> bool:
+    """Nothing running, open or queued: the run's session has nothing more to do."""
+    return not (agent.running or agent.turn_open or agent.inbox.next_turn)
+
+
 def _when(ms_value: int) -> datetime:
     return datetime.fromtimestamp(ms_value / 1000, UTC)
 
@@ -68,6 +73,10 @@ class Automations:
         """automation id → its active run's id."""
         self._asking_since: dict[str, datetime] = {}
         """run id → when the loop first saw it wait on the person."""
+        self._launching: set[str] = set()
+        """Runs whose session is being set up (not yet prompted)."""
+        self._settling: set[str] = set()
+        """Runs whose last turn ended and whose outcome is being written."""
         self._ended_at: dict[str, float] = {}
         """automation id → monotonic time its last run ended (the file watch's quiet time)."""
         self._lock = asyncio.Lock()
@@ -128,7 +137,7 @@ class Automations:
     # ---- the automations ------------------------------------------------------------------------
 
     async def create(self, p: AutomationCreateRequest) -> str:
-        spec = p.model_dump(mode="json", by_alias=True, exclude={"confirm_full_access", "enabled"})
+        spec = p.model_dump(mode="json", by_alias=True, exclude={"confirm_full_access", "enabled", "host_id"})
         if "permission" not in p.model_fields_set:
             # outside a git repository a run works in the folder itself: Read-only unless chosen
             spec["permission"] = "auto" if await asyncio.to_thread(spot, p.cwd) else "read-only"
@@ -140,7 +149,10 @@ class Automations:
     async def update(self, p: AutomationUpdateRequest) -> None:
         row = self._get(p.automation_id)
         changes = p.model_dump(
-            mode="json", by_alias=True, exclude_unset=True, exclude={"automation_id", "confirm_full_access"}
+            mode="json",
+            by_alias=True,
+            exclude_unset=True,
+            exclude={"automation_id", "confirm_full_access", "host_id"},
         )
         enabled = changes.pop("enabled", row.enabled)
         spec = {**row.spec, **{k: v for k, v in changes.items()}}
@@ -307,6 +319,7 @@ class Automations:
             self._runs[run_id] = run
             self._active[row.id] = run_id
         assert run.session_id is not None
+        self._launching.add(run_id)
         try:
             in_repository = await asyncio.to_thread(spot, row.spec["cwd"]) is not None
             await launch(self._drive, row.spec, run.session_id, run_id, in_repository, now)
@@ -315,6 +328,8 @@ class Automations:
             if not await self._drive.exists(run.session_id):
                 run.session_id = None
             await self._finish(run, "failed", 0, f"The run could not start: {exc}"[:200])
+        finally:
+            self._launching.discard(run_id)
         return run
 
     # ---- how a run ends -------------------------------------------------------------------------
@@ -327,6 +342,7 @@ class Automations:
         if run is None or agent.inbox.next_turn:
             return
         text = "".join(b.text for b in (answer.content if answer else []) if isinstance(b, TextBlock))
+        self._settling.add(run.run_id)
         self._spawn(self._settle(run, reason, summary_of(text)), f"settle {run.run_id}")
 
     def _run_of(self, session_id: str) -> RunRow | None:
@@ -337,6 +353,12 @@ class Automations:
         return None
 
     async def _settle(self, run: RunRow, reason: TurnEndReason, summary: str) -> None:
+        try:
+            await self._settled(run, reason, summary)
+        finally:
+            self._settling.discard(run.run_id)
+
+    async def _settled(self, run: RunRow, reason: TurnEndReason, summary: str) -> None:
         if reason.kind != "completed":
             why = {"aborted": "Stopped", "error": "The model or the host failed", "blocked": "Refused"}
             text = summary or f"{why.get(reason.kind, 'Ended early')} ({reason.kind})."
@@ -417,6 +439,12 @@ class Automations:
         for run_id in list(self._active.values()):
             run = self._runs.get(run_id)
             if run is None or run.session_id is None:
+                continue
+            agent = self._drive.agent(run.session_id)
+            busy = run_id in self._settling or run_id in self._launching
+            if agent is not None and not busy and _quiet(agent):
+                # Stop before its first turn opened (or input dropped): no turn end will tell
+                await self._finish(run, "failed", 0, "Stopped before it began.")
                 continue
             asking = self._drive.asking(run.session_id) > 0
             if not asking:
