@@ -370,6 +370,7 @@ class Engine:
                 rename=sessions.rename,
                 set_permission=lambda sid, preset: config.set_permission(sid, preset, None),
                 select_model=lambda sid, provider, model: config.select_model(sid, provider, model, None),
+                inject=lambda sid, text: agents.inject(sid, text, "automation"),
                 prompt=lambda sid, content, rpc_id, zone, attach: agents.prompt(
                     sid, "queue", content, rpc_id, zone, attach
                 ),

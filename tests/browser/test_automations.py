@@ -63,6 +63,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(dialog.get_by_test_id("automation-problem")).to_be_visible()
     assert rpc(page, "automation.list", {})["items"] == []
     dialog.get_by_test_id("automation-permission").select_option("auto")
+    expect(dialog.get_by_test_id("automation-problem")).to_be_hidden()
     dialog.get_by_test_id("automation-trigger").select_option("manual")
     dialog.get_by_test_id("automation-save").click()
     row = dialog.get_by_test_id("automation-row")

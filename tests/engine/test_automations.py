@@ -134,8 +134,11 @@ async def test_one_run_at_a_time_and_run_now(place: Path, scripted_llm: Any, eng
         await engine.automations.run_now(aid)
     with pytest.raises(AutomationRunning):
         await engine.automations.discard(run_id)
-    await engine.agents.cancel(sid)
-    engine.automations.wake()  # a Stop before the first turn opened ends no turn: the pass sees it
+    deadline = time.monotonic() + 30
+    while not scripted_llm.requests:  # the turn is open and the model answering
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.01)
+    await engine.agents.cancel(sid)  # Stop: the turn ends aborted
     [run] = await runs_until(engine, finished)
     assert run.outcome == "failed" and run.session_id == sid
 
@@ -252,3 +255,28 @@ async def test_a_run_waiting_on_an_approval_is_paused_and_gives_its_slot_back(
     [run] = await runs_until(engine, finished)
     assert run.outcome == "changed" and run.summary == "Wrote out.txt"
     assert engine.parts.pool.get(run_sid) is not None and engine.parts.pool.get(run_sid).slot is None
+
+
+async def test_a_run_stopped_while_it_waits_for_a_slot_ends_failed(
+    place: Path, scripted_llm: Any, engine_factory: Factory
+) -> None:
+    repo = make_repo(place / "repo")
+    engine = await engine_factory(data_dir=place / "data", tools={})
+    await engine.config.update_settings("sessions", {"maxRunningTurns": 1}, None)
+    busy = await engine.sessions.create_session(str(repo))
+    scripted_llm.enqueue(Reply(text="busy " * 40, hang_after=2, when="hold the slot"))
+    await engine.agents.prompt(busy, "queue", [TextInput(text="hold the slot")], "r-busy")
+    deadline = time.monotonic() + 30
+    while not scripted_llm.requests:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.01)
+    aid = await engine.automations.create(request(repo, {"kind": "manual"}))
+    _, sid = await engine.automations.run_now(aid)
+    while engine.parts.pool.get(sid) is None or not agent_of(engine, sid).running:
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.01)
+    await engine.agents.cancel(sid)  # Stop while it waits in line: no turn opens, none ends
+    engine.automations.wake()
+    [run] = await runs_until(engine, finished)
+    assert run.outcome == "failed" and run.summary == "Stopped before it began."
+    await engine.agents.cancel(busy)

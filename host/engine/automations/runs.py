@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter
 
-from contract.sessions import AttachInput, PromptContent, TextInput
+from contract.sessions import AttachInput, PromptContent
 from contract.worktrees import WorktreeSpec
 from host.engine.automations.schedule import zone
 
@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from host.engine.agent import Agent
 
 SUMMARY_ASK = (
-    "\n\n(This task runs unattended; the person reads the result later in an inbox. When you are"
-    " done, begin your final answer with one short line that sums up what you did or found.)"
+    "This task runs unattended: the person reads the result later in an inbox. When you are"
+    " done, begin your final answer with one short line that sums up what you did or found."
 )
-"""Appended to every run's prompt: the first line of the final answer is the run's summary."""
+"""Given to every run as context beside its prompt (the person's words stay as they wrote them):
+the first line of the final answer is the run's summary."""
 
 MAX_SUMMARY = 200
 
@@ -43,6 +44,8 @@ class Drive:
     rename: Callable[[str, str], Awaitable[Any]]
     set_permission: Callable[[str, str], Awaitable[Any]]
     select_model: Callable[[str, str, str], Awaitable[Any]]
+    inject: Callable[[str, str], Awaitable[Any]]
+    """(session, text): context for the session's next step."""
     prompt: Callable[[str, list[PromptContent], str, str, Sequence[AttachInput]], Awaitable[Any]]
     """(session, content, rpc id, time zone, attach)."""
     agent: Callable[[str], Agent | None]
@@ -60,8 +63,7 @@ def title(name: str, zone_name: str | None, now: datetime) -> str:
 
 
 def content_of(spec: dict[str, Any]) -> list[PromptContent]:
-    parts = PROMPT.validate_python(spec["prompt"])
-    return [*parts, TextInput(text=SUMMARY_ASK)]
+    return PROMPT.validate_python(spec["prompt"])
 
 
 def attach_of(spec: dict[str, Any]) -> list[AttachInput]:
@@ -81,6 +83,7 @@ async def launch(
     if model:
         provider, _, name = model.partition("/")
         await drive.select_model(sid, provider, name or provider)
+    await drive.inject(sid, SUMMARY_ASK)
     await drive.prompt(sid, content_of(spec), run_id, zone(zone_name).key, attach_of(spec))
 
 

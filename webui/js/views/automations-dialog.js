@@ -113,7 +113,6 @@ export class AutomationsDialog {
     permission.value = a?.permission ?? "auto";
     const confirmFull = h("input", { type: "checkbox", testid: "automation-confirm-full" });
     const fullRow = h("label", { class: "form-row full-access-confirm", hidden: permission.value !== "danger-full-access" }, confirmFull, h("span", {}, t("automations.confirmFull")), h("span", { class: "hint warn" }, t("settings.fullAccessWarning")));
-    permission.addEventListener("change", () => (fullRow.hidden = permission.value !== "danger-full-access"));
 
     const trigger = a?.trigger ?? { kind: "schedule", cron: "0 9 * * 1-5", timeZone: localZone() };
     const kind = h("select", { testid: "automation-trigger" }, ["schedule", "files", "manual"].map((k) => h("option", { value: k }, t(`automations.trigger.${k}`))));
@@ -144,6 +143,10 @@ export class AutomationsDialog {
     showTrigger();
     const enabled = h("input", { type: "checkbox", checked: a ? a.enabled : true, testid: "automation-form-enabled" });
     const problem = h("p", { class: "form-problem", role: "alert", testid: "automation-problem", hidden: true });
+    permission.addEventListener("change", () => {
+      fullRow.hidden = permission.value !== "danger-full-access";
+      problem.hidden = true;
+    });
     const save = h("button", { type: "submit", class: "btn btn-primary", testid: "automation-save" }, t("common.save"));
     const cancel = h("button", { type: "button", class: "btn", testid: "automation-cancel" }, t("common.cancel"));
     cancel.addEventListener("click", () => this.showList());
