@@ -252,7 +252,7 @@ class AgentPresetsSection(WireModel):
 
 
 class HooksSection(WireModel):
-    """`hooks`: the opt-in hook files of other tools (docs/decisions.md, "Hook rows and hook
+    """`hooks`: the opt-in hook files of other tools (docs/decisions.md, "Hook
     approval"). A project's files still run only in a trusted folder, once approved."""
 
     claude_code: bool = Field(
