@@ -1,7 +1,8 @@
 """The lists of docs/architecture.md that mirror the code, generated from it: the layers and what
 each may not import, the engine's door (both from tests/test_layering.py, which enforces them),
-the engine's services (from `Engine`'s fields and each service class's first docstring line) and
-which `host/api/` module implements each domain's methods (from the registry)."""
+the engine's services (from `Engine`'s fields and each service class's first docstring line),
+which `host/api/` module implements each domain's methods (from the registry) and the built-in
+tools (from the tool classes of `host/engine/tools/`)."""
 
 from __future__ import annotations
 
@@ -88,11 +89,35 @@ def render_domains() -> str:
     return "\n".join(rows)
 
 
+def render_tools() -> str:
+    import importlib
+    import pkgutil
+
+    import host.engine.tools as package
+    from host.engine.tools import BaseTool
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+
+    def below(cls: type[BaseTool]) -> list[type[BaseTool]]:
+        return [c for sub in cls.__subclasses__() for c in (sub, *below(sub))]
+
+    built_in = [c for c in below(BaseTool) if c.__module__.startswith(package.__name__ + ".")]
+    rows = ["| tool | class (module) | `needs_approval` |", "|---|---|---|"]
+    for cls in sorted(built_in, key=lambda c: str(getattr(c, "name", ""))):
+        asks = "yes" if getattr(cls, "needs_approval", False) else ""
+        rows.append(
+            f"| `{getattr(cls, 'name', '?')}` | `{cls.__name__}` (`{_where(cls.__module__)}`) | {asks} |"
+        )
+    return "\n".join(rows)
+
+
 BLOCKS = {
     "layers": render_layers,
     "door": render_door,
     "services": render_services,
     "domains": render_domains,
+    "tools": render_tools,
 }
 
 
