@@ -6,6 +6,7 @@ or record names one that exists. Each check is also shown failing on a page made
 from __future__ import annotations
 
 import subprocess
+import typing
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,28 @@ def test_the_tables_that_mirror_the_code_are_generated_from_it() -> None:
     assert "`host.engine.maintenance`" in tables.render_door()
     assert "| `session` | `host/api/session.py` |" in tables.render_domains()
     assert "| `bash` | `BashTool` (`host/engine/tools/bash.py`) | yes |" in tables.render_tools()
+
+
+def _section(page: str, title: str) -> str:
+    start = page.index(f"\n### {title}\n")
+    return page[start : page.find("\n##", start + 5)]
+
+
+def test_the_event_and_frame_lists_name_every_type_the_contract_has() -> None:
+    """Checked rather than generated: each row says more than the type's name. A new event type
+    or frame fails this test until "Session events" or "Stream frames" names it."""
+    from contract.events import EVENT_DATA
+    from contract.frames import STREAMS
+
+    page = tables.ARCHITECTURE.read_text(encoding="utf-8")
+    events = _section(page, "Session events")
+    assert [t for t in EVENT_DATA if f"`{t}`" not in events] == []
+    frames = _section(page, "Stream frames")
+    for stream, adapter in STREAMS.items():
+        models = typing.get_args(typing.get_args(adapter._type)[0])
+        types = [m.model_fields["type"].default for m in models]
+        assert len(types) > 10, stream
+        assert [t for t in types if f"`{t}" not in frames] == [], stream
 
 
 def test_every_cited_section_and_record_exists() -> None:
