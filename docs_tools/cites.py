@@ -16,6 +16,8 @@ SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", ".sh", ".toml", ".md")
 PAGES = ("decisions", "architecture", "threat-model")
 TITLE = re.compile(r"(decisions|architecture|threat-model)\.md(?:[,;:]|\s)(?:\s|#|//|\*|\()*\"([^\"]+)\"")
 RECORD = re.compile(r"docs/decisions/([A-Za-z0-9_.-]+\.md)")
+MORE = re.compile(r"(?:\s|#|//|\*)*(?:,|;|and|, and)(?:\s|#|//|\*)*\"([^\"]+)\"")
+"""A further title of the same page in a list: `docs/decisions.md, "A", "B" and "C"`."""
 WRAP = re.compile(r"\s*\n\s*(?:#|//|\*)?\s*")
 ISSUE = re.compile(r"\s*\(issues? [^)]*\)$")
 """A trailing issue tag, `(issue 27)`: the long-form decision sections had them in their titles,
@@ -49,10 +51,15 @@ def tracked_files(root: Path = ROOT) -> list[Path]:
 def cites_in(text: str, name: str) -> list[Cite]:
     found: list[Cite] = []
     for m in TITLE.finditer(text):
-        title = WRAP.sub(" ", m.group(2)).strip()
-        if m.group(1) == "decisions":
-            title = ISSUE.sub("", title)
-        found.append(Cite(name, text.count("\n", 0, m.start()) + 1, m.group(1), title))
+        titles, end = [m.group(2)], m.end()
+        while more := MORE.match(text, end):
+            titles.append(more.group(1))
+            end = more.end()
+        for raw in titles:
+            title = WRAP.sub(" ", raw).strip()
+            if m.group(1) == "decisions":
+                title = ISSUE.sub("", title)
+            found.append(Cite(name, text.count("\n", 0, m.start()) + 1, m.group(1), title))
     for m in RECORD.finditer(text):
         found.append(Cite(name, text.count("\n", 0, m.start()) + 1, "record", m.group(1)))
     return found

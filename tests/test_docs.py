@@ -149,6 +149,16 @@ def test_a_citation_of_a_missing_section_or_record_is_found(tmp_path: Path) -> N
     ]
 
 
+def test_every_title_of_a_listed_citation_is_read() -> None:
+    text = 'See docs/decisions.md "MCP servers", "Hooks",\n# "Hook rows" and "Hook\n# approval" (issue 29).'
+    assert [c.target for c in cites.cites_in(text, "x.py")] == [
+        "MCP servers",
+        "Hooks",
+        "Hook rows",
+        "Hook approval",
+    ]
+
+
 def test_a_service_that_does_not_say_what_it_owns_stops_the_table() -> None:
     class Silent:
         pass
