@@ -5,7 +5,9 @@ its output comes back, an untrusted folder's does not (a marker proves it); no i
 staged and a configuration that names programs are refused; the log links the turns a commit
 covers; push to a bare repository over file:// sets the upstream once, a diverged remote answers
 push-rejected and a repository without a remote no-remote; with no `gh`, the pull request is the
-hosting site's compare page; the draft comes from the session's model and sees the staged diff."""
+hosting site's compare page; the draft comes from the session's model and sees the staged diff;
+a push over ssh to a real OpenSSH server on loopback uses the person's own ssh setup, and a key
+the server refuses answers `auth-failed` at once, without a prompt."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from tests.api.support import err, ok
 from tests.security.sandboxing import needs_sandbox
 from tests.support.git_repos import place
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+from tests.support.sshd import Sshd
 
 __all__ = ["place"]
 
@@ -343,3 +346,70 @@ async def test_the_draft_comes_from_the_sessions_model_and_sees_the_staged_diff(
         git(repo, "rev-parse", "HEAD") == git(repo, "rev-parse", "main")
         and git(repo, "log", "--format=%s") == "start"
     )
+
+
+# ---- push over ssh to a loopback sshd ---------------------------------------------------------
+
+
+@pytest.fixture
+def sshd(place: Path) -> Iterator[Sshd]:
+    with Sshd.start(place / "sshd") as server:
+        server.trust()
+        yield server
+
+
+def _run(*argv: str) -> str:
+    return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout.strip()
+
+
+def _git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout.strip()
+
+
+def _ssh_command(sshd: Sshd, key: Path) -> str:
+    """What the person's own setup says (their ssh configuration and key): here by
+    GIT_SSH_COMMAND, since ssh reads the configuration of the account, not of $HOME."""
+    known = sshd.client_home / ".ssh" / "known_hosts"
+    return f"ssh -F /dev/null -i {key} -o IdentitiesOnly=yes -o UserKnownHostsFile={known} -o BatchMode=yes"
+
+
+@pytest.mark.parametrize("carrier", ["inprocess"])
+async def test_push_over_ssh_uses_the_persons_key_and_a_refused_key_is_auth_failed(
+    host: Host, place: Path, sshd: Sshd, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = place / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = Pat\n\temail = pat@example.invalid\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    remote = sshd.home / "remote.git"
+    _run("git", "init", "-q", "--bare", "-b", "main", str(remote))
+    _run("chown", "-R", f"{sshd.user}:{sshd.user}", str(remote))
+    repo = place / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "a.txt").write_text("over ssh\n")
+    _git(repo, "add", "a.txt")
+    _git(repo, "commit", "-q", "-m", "start")
+    _git(repo, "remote", "add", "origin", f"ssh://{sshd.user}@127.0.0.1:{sshd.port}{remote}")
+    sid = await host.create(repo)
+
+    stranger = place / "stranger"
+    _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger))
+    monkeypatch.setenv("GIT_SSH_COMMAND", _ssh_command(sshd, stranger))
+    refused = await err(host.client(), "git.push", {"sessionId": sid}, "auth-failed")
+    assert "Permission denied" in refused.details["output"] and "origin" in refused.message
+
+    monkeypatch.setenv("GIT_SSH_COMMAND", _ssh_command(sshd, sshd.client_home / ".ssh" / "id_ed25519"))
+    done = await ok(host.client(), "git.push", {"sessionId": sid})
+    assert (done.remote, done.branch, done.upstream_set) == ("origin", "main", True)
+    pushed = _run("git", "--git-dir", str(remote), "-c", f"safe.directory={remote}", "rev-parse", "main")
+    assert pushed == _git(repo, "rev-parse", "HEAD")
+    assert os.stat(remote / "refs" / "heads" / "main").st_uid != 0, "written by the server's user"
