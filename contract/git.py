@@ -79,6 +79,8 @@ class LogValue(WireModel):
     items: list[LogItem]
     branch: str | None = None
     """The checked-out branch (None: detached)."""
+    staged: list[str] = Field(default_factory=list)
+    """The paths staged now (what Commit would take), repository-relative."""
 
 
 class PushValue(WireModel):

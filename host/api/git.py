@@ -25,7 +25,7 @@ async def commit(engine: Engine, p: g.CommitRequest) -> g.CommitValue:
 
 @implements("git.log")
 async def log(engine: Engine, p: g.LogRequest) -> g.LogValue:
-    entries, branch = await engine.commits.log(p.session_id, p.limit)
+    log = await engine.commits.log(p.session_id, p.limit)
     items = [
         g.LogItem(
             sha=e.line.sha,
@@ -34,9 +34,9 @@ async def log(engine: Engine, p: g.LogRequest) -> g.LogValue:
             at=e.line.at_ms,
             turns=[g.CoveredTurn(turn=t, seq=s) for t, s in e.turns],
         )
-        for e in entries
+        for e in log.entries
     ]
-    return g.LogValue(items=items, branch=branch)
+    return g.LogValue(items=items, branch=log.branch, staged=log.staged)
 
 
 @implements("git.push")

@@ -217,13 +217,14 @@ async def test_the_log_links_the_turns_a_commit_covers(
     history = await ok(client, "session.history", {"sessionId": sid})
     starts = {e.event.seq for e in history.events if e.event.type == "turn/start"}
     assert {t.seq for i in log.items for t in i.turns} <= starts, "each link scrolls to a turn's start"
-    assert log.branch == "main"
+    assert log.branch == "main" and log.staged == []
     one = await ok(client, "git.log", {"sessionId": sid, "limit": 1})
     assert [i.sha for i in one.items] == [later.sha]
     await err(client, "git.log", {"sessionId": sid, "limit": 0}, "bad-request")
 
     (repo / "n3.txt").write_text("third, again\n")
     git(repo, "add", "-A")
+    assert (await ok(client, "git.log", {"sessionId": sid})).staged == ["n3.txt"]
     amended = await ok(
         client, "git.commit", {"sessionId": sid, "message": "The third, amended", "amend": True}
     )

@@ -124,6 +124,10 @@ class RepoCommits:
         done = await self._read(repo, ["diff", "--cached", "--quiet", "--no-ext-diff"], codes=(0, 1))
         return done.returncode == 1
 
+    async def staged_paths(self, repo: RepoLayout) -> list[str]:
+        raw = (await self._read(repo, ["diff", "--cached", "--name-only", "-z", "--no-ext-diff"])).stdout
+        return [p for p in raw.decode("utf-8", "replace").split("\0") if p]
+
     async def staged_diff(self, repo: RepoLayout, cap: int) -> tuple[str, str]:
         """(`--stat`, the diff cut to `cap` characters) of what is staged."""
         stat = _text(await self._read(repo, ["diff", "--cached", "--stat", "--no-color", "--no-ext-diff"]))

@@ -60,6 +60,13 @@ class LogEntry:
     turns: list[tuple[int, int]]
 
 
+@dataclass(frozen=True)
+class Log:
+    entries: list[LogEntry]
+    branch: str | None
+    staged: list[str]
+
+
 class Commits:
     """`git.draftMessage/commit/log/push/pullRequest` for a session's repository."""
 
@@ -183,12 +190,13 @@ class Commits:
         await self._store.call(write)
         await self._store.flush()
 
-    async def log(self, session_id: str, limit: int) -> tuple[list[LogEntry], str | None]:
+    async def log(self, session_id: str, limit: int) -> Log:
         _, repo, _ = await self._open(session_id)
         lines = await self._repo.log(repo, limit)
         rows = await self._store.call(lambda conn: table.read(conn, session_id))
         turns = {r.sha: r.turns for r in rows}
-        return [LogEntry(line, turns.get(line.sha, [])) for line in lines], git_layout.branch(repo)
+        entries = [LogEntry(line, turns.get(line.sha, [])) for line in lines]
+        return Log(entries, git_layout.branch(repo), await self._repo.staged_paths(repo))
 
     # ---- push and pull request ----------------------------------------------------------------
 
