@@ -414,3 +414,30 @@ async def test_push_over_ssh_uses_the_persons_key_and_a_refused_key_is_auth_fail
     pushed = _run("git", "--git-dir", str(remote), "-c", f"safe.directory={remote}", "rev-parse", "main")
     assert pushed == _git(repo, "rev-parse", "HEAD")
     assert os.stat(remote / "refs" / "heads" / "main").st_uid != 0, "written by the server's user"
+
+
+@pytest.mark.parametrize("carrier", ["inprocess"])
+async def test_a_worktree_session_commits_into_the_shared_repository_in_the_sandbox(
+    host: Host, place: Path, home: Path
+) -> None:
+    repo = plain_repo(place / "repo")
+    made = await ok(host.client(), "workspace.create", {"path": str(repo)})
+    created = await ok(
+        host.client(),
+        "session.create",
+        {"workspaceId": made.workspace.workspace_id, "worktree": {"branch": "feature"}},
+    )
+    sid = created.session_id
+    tree = Path(
+        next(s for s in (await ok(host.client(), "session.list", {})).items if s.session_id == sid).cwd
+    )
+    assert tree != repo and (tree / ".git").is_file()
+    (tree / "f.txt").write_text("feature\n")
+    git(tree, "add", "f.txt")
+    done = await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Feature work"})
+    assert done.hooks_skipped is True
+    assert git(repo, "rev-parse", "feature") == done.sha, "the branch moved in the shared repository"
+    assert tree_of(repo, "feature") == {"a.txt": "one", "f.txt": "feature"}
+    assert git(repo, "rev-parse", "main") != done.sha and git(repo, "status", "--porcelain") == ""
+    log = await ok(host.client(), "git.log", {"sessionId": sid})
+    assert log.branch == "feature" and [i.subject for i in log.items] == ["Feature work", "start"]
