@@ -441,3 +441,16 @@ async def test_a_worktree_session_commits_into_the_shared_repository_in_the_sand
     assert git(repo, "rev-parse", "main") != done.sha and git(repo, "status", "--porcelain") == ""
     log = await ok(host.client(), "git.log", {"sessionId": sid})
     assert log.branch == "feature" and [i.subject for i in log.items] == ["Feature work", "start"]
+
+
+@pytest.mark.parametrize("carrier", ["inprocess"])
+async def test_a_failed_push_never_shows_the_password_of_the_remotes_address(
+    host: Host, place: Path, home: Path
+) -> None:
+    repo = plain_repo(place / "repo")
+    git(repo, "remote", "add", "origin", "https://pat:hunter2-SECRET@127.0.0.1:9/nowhere.git")
+    sid = await host.create(repo)
+    response = await host.client().call("git.push", {"sessionId": sid})
+    assert not response.result.ok
+    wire = response.result.error.model_dump_json(by_alias=True)
+    assert "hunter2-SECRET" not in wire and response.result.error.code in ("git-failed", "auth-failed")

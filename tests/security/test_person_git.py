@@ -97,3 +97,18 @@ def test_the_persons_git_never_waits_on_a_terminal(monkeypatch: pytest.MonkeyPat
     assert "GIT_SSH_COMMAND" not in _person_env(ssh_configured=True), "the person's own ssh command stays"
     monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -F /elsewhere")
     assert _person_env(ssh_configured=False)["GIT_SSH_COMMAND"] == "ssh -F /elsewhere"
+
+
+def test_the_persons_environment_keeps_their_tokens_but_not_the_hosts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from host.engine.git.runner import person_environment
+    from host.engine.secret_values import remember
+
+    remember("sk-host-known-key-123456")
+    monkeypatch.setenv("GH_TOKEN", "ghp_the_persons_own_token")
+    monkeypatch.setenv("HARNESSDESK_TOKEN_FILE", "/somewhere/token")
+    monkeypatch.setenv("COPIED_KEY", "prefix-sk-host-known-key-123456")
+    env = person_environment()
+    assert env["GH_TOKEN"] == "ghp_the_persons_own_token", "their credential helper may need it"
+    assert "HARNESSDESK_TOKEN_FILE" not in env and "COPIED_KEY" not in env

@@ -3,15 +3,23 @@ sentence, with git's own output in `details.output` for the disclosure under it.
 
 from __future__ import annotations
 
+import re
+
 from contract.errors import GitOutputDetails, NoDetails, SessionDetails
 from host.engine.errors.base import EngineError
+from host.engine.secret_values import redact
 
 OUTPUT_CAP = 8000
 """git's output kept for the disclosure: its last characters (where git says what went wrong)."""
 
 
+_USERINFO = re.compile(r"(\b[a-z][a-z0-9+.-]*://)[^/@\s]+@", re.IGNORECASE)
+
+
 def _tail(output: str) -> str:
-    return output[-OUTPUT_CAP:].strip()
+    """The end of git's output, with any `user:password@` of an address and any key the host
+    knows taken out (secrets never in a response)."""
+    return redact(_USERINFO.sub(r"\1", output[-OUTPUT_CAP:])).strip()
 
 
 class NothingStaged(EngineError[SessionDetails]):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlencode, urlsplit
 
-from host.engine.secret_values import child_environment
+from host.engine.git.runner import person_environment
 
 GH_BOUND = 60.0
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(.+)$")
@@ -95,7 +95,7 @@ def gh_program(env: dict[str, str] | None = None) -> str | None:
 
 
 def _gh_env() -> dict[str, str]:
-    env = child_environment()
+    env = person_environment()  # gh's own login, or the person's GH_TOKEN
     env.update(
         {"GH_PROMPT_DISABLED": "1", "GIT_TERMINAL_PROMPT": "0", "NO_COLOR": "1", "GH_NO_UPDATE_NOTIFIER": "1"}
     )

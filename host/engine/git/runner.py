@@ -35,7 +35,7 @@ from typing import Literal, get_args
 from host.engine.git import config_scan
 from host.engine.git.layout import RepoLayout
 from host.engine.sandbox import Confinement, SandboxPolicy, support, wrap
-from host.engine.secret_values import child_environment
+from host.engine.secret_values import HOST_PREFIX, child_environment, known
 
 GIT = "git"
 HARDENED = (
@@ -198,11 +198,22 @@ PERSON_TIMEOUT = 120.0
 BATCH_SSH = "ssh -o BatchMode=yes"
 
 
+def person_environment() -> dict[str, str]:
+    """The person's own environment — their ssh agent, HOME, PATH and their tokens (a credential
+    helper reads them: it is their git) — less the host's own variables and any value holding a
+    key the host knows (docs/threat-model.md, "The one unsandboxed git")."""
+    secrets = known()
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.upper().startswith(HOST_PREFIX) and not any(s in v for s in secrets)
+    }
+
+
 def _person_env(ssh_configured: bool) -> dict[str, str]:
-    """The person's environment (their ssh agent, HOME, PATH) without the host's own secrets,
-    and nothing that could wait on a terminal: no prompt, no pager, no editor, ssh in batch mode
-    unless the person configured their own ssh command."""
-    env = child_environment()
+    """The person's environment, and nothing that could wait on a terminal: no prompt, no pager,
+    no editor, ssh in batch mode unless the person configured their own ssh command."""
+    env = person_environment()
     env.update(
         {
             "GIT_TERMINAL_PROMPT": "0",
