@@ -4,7 +4,8 @@ scripted provider, real git and a bare repository over file:// as the remote. Th
 file in a turn; with it staged, the box lists it, Draft fills the message from the model, the
 person edits it and commits (as themselves; the untrusted folder's hooks do not run and the box
 says so); the log row appears with a link to the turn; Push sends the branch and sets its
-upstream; a push the diverged remote refuses is one sentence with git's output behind a
+upstream; without `gh`, Open pull request opens the hosting site's compare page with the
+edited title; a push the diverged remote refuses is one sentence with git's output behind a
 disclosure."""
 
 from __future__ import annotations
@@ -124,6 +125,25 @@ def test_draft_edit_commit_push_from_the_commit_box(
     expect(note).to_have_text("Pushed main to origin and set it as the upstream.")
     assert git(remote, "rev-parse", "main") == sha
     shoot(page, "commit-box-pushed")
+
+    # without gh, the pull request is the hosting site's page, opened in the browser
+    git(repo, "config", "remote.origin.pushurl", "git@github.com:octo/widgets.git")
+    page.context.route("https://github.com/**", lambda route: route.fulfill(body="the site"))
+    box.get_by_test_id("commit-pr-open").click()
+    title = box.get_by_test_id("commit-pr-title")
+    expect(title).to_be_focused()
+    expect(title).to_have_value("Start a notes file")  # the session's title
+    expect(box.get_by_test_id("commit-pr-body")).to_have_value("- Start the notes\n- start")
+    title.fill("Notes, started")
+    with page.expect_popup() as popup:
+        box.get_by_test_id("commit-pr-create").click()
+    site = popup.value
+    assert site.url.startswith("https://github.com/octo/widgets/compare/main...main?")
+    assert "title=Notes%2C+started" in site.url
+    site.close()
+    expect(note).to_contain_text("Finish the pull request on the site")
+    expect(box.get_by_test_id("commit-pr-link")).to_have_attribute("href", site.url)
+    git(repo, "config", "--unset", "remote.origin.pushurl")
     assert git(repo, "rev-parse", "--abbrev-ref", "main@{upstream}") == "origin/main"
 
     other = place / "other"
