@@ -131,6 +131,8 @@ class RepoCommits:
     async def staged_diff(self, repo: RepoLayout, cap: int) -> tuple[str, str]:
         """(`--stat`, the diff cut to `cap` characters) of what is staged."""
         stat = _text(await self._read(repo, ["diff", "--cached", "--stat", "--no-color", "--no-ext-diff"]))
+        if len(stat) > cap // 4:  # thousands of files: their names would crowd out the diff
+            stat = stat[: cap // 4] + "\n[… more files left out …]"
         diff = (
             await self._read(repo, ["diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv"])
         ).stdout.decode("utf-8", "replace")
