@@ -44,6 +44,7 @@ export class CommitBox {
       this.log = this.problem = this.note = this.pr = null;
       this.message = "";
     } else if (this.ctx.state.loading || this.busy) return; // the list's answer comes next
+    if (!this.root.isConnected || this.root.closest("[hidden]")) return this.render(); // read when shown
     this.reload();
   }
 
