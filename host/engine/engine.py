@@ -358,6 +358,7 @@ class Engine:
             mcp.project_trusted,
             worktree_rows.binds_for,
             base_of,
+            changes.turns_by_path,
         )
         followers = (
             asyncio.create_task(follow_removals(bus, terminals.session_removed, file_tree.session_removed)),

@@ -200,8 +200,10 @@ async def test_the_log_links_the_turns_a_commit_covers(
     repo = plain_repo(place / "repo")
     client, mux, sid = await open_session_in(host, repo)
     first = await turn_writing(host, llm, client, mux, sid, write("w1", "n1.txt", "first\n"))
+    await turn_writing(host, llm, client, mux, sid)  # a turn that only talks: no commit covers it
     second = await turn_writing(host, llm, client, mux, sid, write("w2", "n2.txt", "second\n"))
-    git(repo, "add", "-A")
+    aside = await turn_writing(host, llm, client, mux, sid, write("w4", "aside.txt", "not yet\n"))
+    git(repo, "add", "n1.txt", "n2.txt")
     done = await ok(client, "git.commit", {"sessionId": sid, "message": "Two turns of work"})
     third = await turn_writing(host, llm, client, mux, sid, write("w3", "n3.txt", "third\n"))
     git(repo, "add", "-A")
@@ -212,7 +214,7 @@ async def test_the_log_links_the_turns_a_commit_covers(
     assert [i.subject for i in log.items] == ["The third", "Two turns of work", "start"]
     assert log.items[0].author == PERSON[0] and log.items[2].author == "Someone Else"
     assert [t.turn for t in log.items[1].turns] == [first, second]
-    assert [t.turn for t in log.items[0].turns] == [third]
+    assert [t.turn for t in log.items[0].turns] == [aside, third], "a turn counts where its file went"
     assert log.items[2].turns == [], "a commit made elsewhere links no turn"
     history = await ok(client, "session.history", {"sessionId": sid})
     starts = {e.event.seq for e in history.events if e.event.type == "turn/start"}
@@ -229,7 +231,9 @@ async def test_the_log_links_the_turns_a_commit_covers(
         client, "git.commit", {"sessionId": sid, "message": "The third, amended", "amend": True}
     )
     top = (await ok(client, "git.log", {"sessionId": sid, "limit": 1})).items[0]
-    assert top.sha == amended.sha and [t.turn for t in top.turns] == [third], "an amend keeps its turns"
+    assert top.sha == amended.sha and [t.turn for t in top.turns] == [aside, third], (
+        "an amend keeps its turns"
+    )
 
 
 async def open_session_in(host: Host, folder: Path) -> tuple[Any, Any, str]:

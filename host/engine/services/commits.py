@@ -11,6 +11,7 @@ click only (the methods are privileged).
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
@@ -81,6 +82,7 @@ class Commits:
         trusted: Callable[[Path], bool],
         binds_for: Callable[[Path], SandboxBinds],
         base_of: Callable[[str], str | None],
+        turns_by_path: Callable[[str], Awaitable[tuple[Path, dict[str, tuple[int, ...]]]]],
     ) -> None:
         self._store = store
         self._registry = registry
@@ -92,6 +94,8 @@ class Commits:
         self._binds_for = binds_for
         self._base_of = base_of
         """The branch a worktree session's branch is compared with (None: a local session)."""
+        self._turns_by_path = turns_by_path
+        """The session's folder and the turns that changed each path in it (its change record)."""
 
     async def _open(self, session_id: str) -> tuple[SessionHeader, RepoLayout, bool]:
         """The session's header, its repository and whether the person trusted its folder;
@@ -160,6 +164,7 @@ class Commits:
             raise GitFailed("There is no commit to amend yet.")
         if not amend and not await self._repo.has_staged(repo):
             raise NothingStaged(session_id)
+        changed = await self._changed_turns(session_id, repo, await self._repo.staged_paths(repo))
         binds = await asyncio.to_thread(self._binds_for, repo.top)
         done = await self._repo.commit(
             repo,
@@ -170,18 +175,46 @@ class Commits:
             writable=binds.writable,
             read_only=binds.read_only,
         )
-        await self._record(session_id, done.sha, before if amend else None)
+        await self._record(session_id, done.sha, before if amend else None, changed)
         return done
 
-    async def _record(self, session_id: str, sha: str, amended: str | None) -> None:
-        """Which turns `sha` covers: those that ended since the session's previous commit (an
-        amended commit's turns carry over to the commit replacing it)."""
+    async def _changed_turns(self, session_id: str, repo: RepoLayout, paths: list[str]) -> set[int] | None:
+        """The turns that changed any of `paths` (repository-relative), from the session's change
+        record; None when it cannot be read."""
+        try:
+            cwd, by_path = await self._turns_by_path(session_id)
+        except Exception:
+            return None
+
+        def match() -> set[int]:
+            folder = os.path.realpath(cwd)
+            top = os.path.realpath(repo.top)
+            committed = {os.path.normpath(os.path.join(top, p)) for p in paths}
+            return {
+                turn
+                for path, turns in by_path.items()
+                if os.path.normpath(os.path.join(folder, path)) in committed
+                for turn in turns
+            }
+
+        return await asyncio.to_thread(match)
+
+    async def _record(self, session_id: str, sha: str, amended: str | None, changed: set[int] | None) -> None:
+        """Which turns `sha` covers: those that changed a file it commits and that no earlier
+        commit of the session covers (`changed` None: the turns that ended since its previous
+        commit); an amended commit's turns carry over to the commit replacing it."""
 
         def write(conn: Any) -> None:
             rows = table.read(conn, session_id)
-            after = max((r.last_seq for r in rows), default=-1)
             kept = next((r.turns for r in rows if r.sha == amended), []) if amended else []
-            covered = [*kept, *(t for t in table.ended_turns(conn, session_id, after) if t not in kept)]
+            if changed is None:
+                after = max((r.last_seq for r in rows), default=-1)
+                fresh = table.ended_turns(conn, session_id, after)
+            else:
+                linked = {t for r in rows if r.sha != amended for t, _ in r.turns}
+                starts = table.turn_starts(conn, session_id)
+                fresh = [(t, starts[t]) for t in sorted(changed) if t in starts and t not in linked]
+            covered = sorted({*((t, s) for t, s in kept), *fresh})
             row = table.CommitRow(
                 session_id, sha, covered, table.last_seq(conn, session_id), int(time.time() * 1000)
             )

@@ -1,8 +1,10 @@
 """Which of a session's turns each commit made from it covers (docs/decisions/commit-and-push.md).
 
-A row is written when `git.commit` succeeds: the commit's sha, the turns that ended since the
-session's previous commit (their numbers and the event each starts at, for the log row's links)
-and the last event then. A commit made elsewhere has no row, so its log row links nothing.
+A row is written when `git.commit` succeeds: the commit's sha, the turns it covers — those that
+changed a file it commits and no earlier commit of the session covers (or, when the session's
+change record cannot be read, the turns that ended since its previous commit) — with the event
+each starts at, for the log row's links, and the last event then. A commit made elsewhere has no
+row, so its log row links nothing.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ def ended_turns(conn: sqlite3.Connection, session_id: str, after_seq: int) -> li
         (session_id, after_seq),
     ).fetchall()
     return [(int(t), int(s)) for t, s in rows]
+
+
+def turn_starts(conn: sqlite3.Connection, session_id: str) -> dict[int, int]:
+    """Every turn of the session → the event it starts at."""
+    rows = conn.execute("SELECT turn, start_seq FROM turns WHERE session_id = ?", (session_id,)).fetchall()
+    return {int(t): int(s) for t, s in rows}
 
 
 def last_seq(conn: sqlite3.Connection, session_id: str) -> int:
