@@ -39,6 +39,7 @@ from host.engine.git.hosting import compare_url, gh_create, gh_logged_in, gh_pro
 from host.engine.git.layout import RepoLayout
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.registry import AdapterRegistry
+from host.engine.secret_values import redact
 from host.engine.store import SessionHeader, Store
 from host.engine.store import commits as table
 from host.engine.worktrees.layout import SandboxBinds
@@ -130,7 +131,7 @@ class Commits:
             messages=[
                 events.new_message(
                     "user",
-                    [TextBlock(text=DRAFT_ASK.format(stat=stat, diff=diff))],
+                    [TextBlock(text=redact(DRAFT_ASK.format(stat=stat, diff=diff)))],  # as a tool's output
                     MessageSource(kind="plugin"),
                 )
             ],
