@@ -147,6 +147,13 @@ async def test_a_trusted_folders_hook_runs_as_the_persons_git_and_its_output_com
     assert "lint: a.txt is ugly" in refused.details["output"] and marker.exists()
     assert git(repo, "rev-parse", "HEAD") == done.sha, "the hook refused: nothing committed"
 
+    remote = bare(place / "remote.git")
+    git(repo, "remote", "add", "origin", remote.as_uri())
+    pushed = place / "pre-push-ran"
+    hook(repo, "pre-push", pushed, "pre-push")
+    await ok(host.client(), "git.push", {"sessionId": sid})
+    assert pushed.exists(), "a trusted folder's pre-push hook runs, as in the person's terminal"
+
 
 @pytest.mark.parametrize("carrier", ["inprocess"])
 async def test_no_identity_nothing_staged_and_untrusted_configuration_are_refused(
@@ -255,8 +262,11 @@ async def test_push_over_file_sets_the_upstream_once_and_a_diverged_remote_is_re
     await err(host.client(), "git.push", {"sessionId": sid}, "no-remote")
     remote = bare(place / "remote.git")
     git(repo, "remote", "add", "origin", remote.as_uri())
+    marker = place / "pre-push-ran"
+    hook(repo, "pre-push", marker, "pre-push")
     first = await ok(host.client(), "git.push", {"sessionId": sid})
     assert (first.remote, first.branch, first.upstream_set) == ("origin", "main", True)
+    assert not marker.exists(), "the person's git, but not the untrusted folder's hook"
     assert git(remote, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
     assert git(repo, "rev-parse", "--abbrev-ref", "main@{upstream}") == "origin/main"
 
