@@ -44,6 +44,10 @@ export function isPaneShortcut(e) {
   return e.shiftKey && !e.altKey && ["KeyE", "KeyG"].includes(e.code);
 }
 
+/** Whether Tab (or Shift+Tab) right after Escape: the way out of the terminal by keyboard, which
+ * otherwise sends Tab to the shell (docs/decisions/keyboard-reach.md). */
+export const leavesTerminal = (e, escaped) => escaped && e.key === "Tab" && !e.ctrlKey && !e.altKey && !e.metaKey;
+
 class TermView {
   constructor(lib, terminalId, sessionId, pane) {
     this.terminalId = terminalId;
@@ -70,9 +74,13 @@ class TermView {
     term.onResize(({ cols, rows }) => pane.state.resize(terminalId, cols, rows));
     term.onSelectionChange(() => pane.selectionChanged(this));
     term.onTitleChange((title) => pane.retitle(this, title));
+    let escaped = false; // Esc, then Tab: the focus leaves the terminal (the shell keeps Tab otherwise)
     term.attachCustomKeyEventHandler((e) => {
       if (e.type !== "keydown") return true;
       if (isPaneShortcut(e)) return false; // the window's (views/panes.js)
+      if (/^(Shift|Control|Alt|Meta)$/.test(e.key)) return true; // a modifier alone: wait for its key
+      if (leavesTerminal(e, escaped)) return (escaped = false); // the browser moves the focus
+      escaped = e.key === "Escape" && !e.ctrlKey && !e.altKey && !e.metaKey;
       const shifted = (e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey;
       if (shifted && keyIs(e, "KeyC")) {
         e.preventDefault();
