@@ -33,9 +33,11 @@ pytestmark = pytest.mark.browser
 
 FOCUSED = "() => document.activeElement?.dataset?.testid ?? document.activeElement?.id ?? null"
 
-HEADING = ("session-heading",)
+HEADING = ("session-heading", "jump-latest")
 """The session's title in the header: its double-click is the mouse's shortcut for Rename, which
-the keyboard has as F2 on the session's row in the sidebar (and the row's pencil button)."""
+the keyboard has as F2 on the session's row in the sidebar (and the row's pencil button). Latest
+shows only while the view is away from the newest message: Tab through the log brings the view
+there, so the walk may pass where it stood hidden (Ctrl+End does what it does)."""
 
 ANSWER = "Wrote it. Then:\n\n1. run the tests\n2. commit\n\n```python\nprint('hi')\n```"
 
@@ -63,6 +65,14 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     found: dict[str, list[str]] = {}
     fresh_session(page)
     found["blank session"] = audit(page, allowed=HEADING).problems
+    details = page.get_by_test_id("preset-details").first  # a preset's details, from the blank session
+    details.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("preset-viewer")).to_be_visible()
+    found["preset details"] = audit(page, allowed=HEADING).problems
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("preset-viewer")).to_be_hidden()
+    expect(details).to_be_focused()
 
     llm.enqueue(
         Reply(tool_calls=[tool_call("r1", "write_file", path="reach.txt", content="reached\n")]),
@@ -157,6 +167,14 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     press_on(page, "terminal-toggle")
     expect(page.get_by_test_id("terminal-tab").first).to_be_visible()
     found["files and terminal"] = audit(page, allowed=HEADING).problems
+    shell = page.locator(".term-view:not([hidden]) .xterm-helper-textarea")
+    shell.focus()
+    page.keyboard.press("Tab")  # the shell's (completion): the focus stays
+    expect(shell).to_be_focused()
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")  # Esc, then Tab: out of the terminal
+    expect(shell).not_to_be_focused()
+    assert page.evaluate("() => !document.querySelector('#terminal-pane .term-view')?.contains(document.activeElement)")
     press_on(page, "terminal-hide")
     press_on(page, "files-hide")
 
