@@ -174,7 +174,9 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")  # Esc, then Tab: out of the terminal
     expect(shell).not_to_be_focused()
-    assert page.evaluate("() => !document.querySelector('#terminal-pane .term-view')?.contains(document.activeElement)")
+    assert page.evaluate(
+        "() => !document.querySelector('#terminal-pane .term-view')?.contains(document.activeElement)"
+    )
     press_on(page, "terminal-hide")
     press_on(page, "files-hide")
 
