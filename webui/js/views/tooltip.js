@@ -86,7 +86,11 @@ function watch() {
 export function hide() {
   clearTimeout(timer);
   cancelAnimationFrame(frame);
-  if (tip) tip.hidden = true;
+  if (tip) {
+    tip.hidden = true;
+    tip.textContent = ""; // nothing of it left in a dialog's text
+    if (tip.parentElement !== document.body) document.body.append(tip);
+  }
   if (anchor) {
     // under the pointer still, a title given back would show the engine's tooltip at its next move
     if (anchor.matches(":hover") && anchor.dataset.tip !== undefined) resting = anchor;
