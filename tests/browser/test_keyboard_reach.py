@@ -83,6 +83,14 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     expect(card).to_be_visible()
     page.wait_for_function(f"() => ({FOCUSED})() === 'approval-card'")
     found["approval card"] = audit(page, allowed=HEADING).problems
+    box = page.get_by_test_id("composer-input")
+    box.focus()
+    page.keyboard.type("and then the docs")
+    page.keyboard.press("Enter")  # a turn runs: the message waits in the queue
+    expect(page.get_by_test_id("queue-item")).to_have_count(1)
+    found["queue"] = audit(page, allowed=HEADING).problems
+    press_on(page, "queue-remove")
+    expect(page.get_by_test_id("queue-item")).to_have_count(0)
     card.focus()
     expect(card).to_have_attribute("data-armed", "true")
     page.keyboard.press("y")
@@ -125,6 +133,11 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     expect(page.get_by_test_id("settings-dialog")).to_be_visible()
     expect(page.get_by_test_id("settings-dialog").get_by_test_id("catalogue-entry").first).to_be_visible()
     found["settings"] = audit(page, limit=600, allowed=HEADING).problems
+    for card in ("provider-card-local", "provider-card-deepseek"):  # each card opened by Enter
+        page.get_by_test_id(card).locator("summary").focus()
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id(card).get_by_test_id("provider-save")).to_be_visible()
+    found["settings, cards open"] = audit(page, limit=600, allowed=HEADING).problems
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("settings-dialog")).to_be_hidden()
     assert page.evaluate(FOCUSED) == "open-settings"
@@ -160,10 +173,42 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     found["search"] = audit(page, allowed=HEADING).problems
     page.keyboard.press("Escape")
 
-    # the files and terminal panes
+    # the files pane: one Tab stop for the tree, the arrows inside it, a folder opened by → keeps
+    # the focus, Enter on a file opens the viewer
+    folder = harness.workdir / "keys-dir"
+    folder.mkdir(exist_ok=True)
+    (folder / "inside.txt").write_text("inside\n")
     press_on(page, "files-toggle")
-    expect(page.get_by_test_id("files-tree")).to_be_visible()
-    expect(page.get_by_test_id("files-entry").first).to_be_visible()
+    entry = lambda path: page.locator(f"[data-testid=files-entry][data-path='{path}']")  # noqa: E731
+    expect(entry("keys-dir")).to_be_visible()
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('[role=treeitem]')].filter((r) => r.tabIndex === 0).length"
+        )
+        == 1
+    )
+    page.get_by_test_id("files-entry").first.focus()
+    page.keyboard.press("End")
+    page.keyboard.press("Home")
+    expect(page.get_by_test_id("files-entry").first).to_be_focused()
+    entry("keys-dir").focus()
+    page.keyboard.press("ArrowRight")  # opens the folder: the tree is drawn again, the focus stays
+    expect(entry("keys-dir/inside.txt")).to_be_visible()
+    expect(entry("keys-dir")).to_be_focused()
+    page.keyboard.press("ArrowRight")  # into it
+    expect(entry("keys-dir/inside.txt")).to_be_focused()
+    page.keyboard.press("ArrowLeft")  # back to its folder
+    expect(entry("keys-dir")).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("file-viewer")).to_be_visible()
+    found["file viewer"] = audit(page, allowed=HEADING).problems
+    press_on(page, "file-viewer-back")
+    expect(entry("keys-dir")).to_be_visible()
+    entry("keys-dir").focus()
+    page.keyboard.press("ArrowLeft")  # closes it
+    expect(entry("keys-dir/inside.txt")).to_have_count(0)
+    expect(entry("keys-dir")).to_be_focused()
     press_on(page, "terminal-toggle")
     expect(page.get_by_test_id("terminal-tab").first).to_be_visible()
     found["files and terminal"] = audit(page, allowed=HEADING).problems
@@ -191,6 +236,8 @@ def test_a_git_folders_header_menu_changes_and_revert_by_keyboard(
     repo = make_repo(tmp_path / "keys-repo")
     workspace = rpc(page, "workspace.create", {"path": str(repo)})["workspace"]
     page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])
+    expect(page.get_by_test_id("worktree-panel")).to_be_visible()
+    found: dict[str, list[str]] = {"blank session in a repository": audit(page, allowed=HEADING).problems}
     llm.enqueue(
         Reply(tool_calls=[tool_call("g1", "write_file", path="a.txt", content="one\nTWO\nthree\n")]),
         Reply(text="Changed a.txt."),
@@ -200,7 +247,7 @@ def test_a_git_folders_header_menu_changes_and_revert_by_keyboard(
     ends = turn_ends(page, 1)
     wait_idle(page)
     expect(page.get_by_test_id("git-status")).to_have_attribute("data-changed", "1")
-    found: dict[str, list[str]] = {"git session": audit(page, allowed=HEADING).problems}
+    found["git session"] = audit(page, allowed=HEADING).problems
 
     # the branch menu: ↓ opens it on its first item, Escape closes it back to its button
     button = page.get_by_test_id("worktree-menu")
