@@ -84,9 +84,8 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     page.wait_for_function(f"() => ({FOCUSED})() === 'approval-card'")
     found["approval card"] = audit(page, allowed=HEADING).problems
     box = page.get_by_test_id("composer-input")
-    box.focus()
-    page.keyboard.type("and then the docs")
-    page.keyboard.press("Enter")  # a turn runs: the message waits in the queue
+    box.fill("then the docs")  # at once: a slow "n" typed in a quiet box would answer the card
+    box.press("Enter")  # a turn runs: the message waits in the queue
     expect(page.get_by_test_id("queue-item")).to_have_count(1)
     found["queue"] = audit(page, allowed=HEADING).problems
     press_on(page, "queue-remove")
@@ -138,6 +137,14 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
         page.keyboard.press("Enter")
         expect(page.get_by_test_id(card).get_by_test_id("provider-save")).to_be_visible()
     found["settings, cards open"] = audit(page, limit=600, allowed=HEADING).problems
+    press_on(page, "library-add-file")  # a GGUF file from this computer: the page's file browser
+    picker = page.locator("dialog[open]").last
+    expect(picker).not_to_have_attribute("data-testid", "settings-dialog")
+    found["file browser"] = audit(page, allowed=HEADING).problems
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("library-add-file")).to_be_focused()
+    press_on(page, "settings-add-endpoint")  # a new endpoint's card, its fields
+    found["settings, new endpoint"] = audit(page, limit=600, allowed=HEADING).problems
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("settings-dialog")).to_be_hidden()
     assert page.evaluate(FOCUSED) == "open-settings"

@@ -2,8 +2,8 @@
 // own instead of the engine's. WebKitGTK keeps a native tooltip on screen until the pointer
 // moves, a key or a button is pressed — whatever opens or moves under it meanwhile (a dialog, the
 // sidebar collapsing) — and nothing a page does hides it. This one goes when what it describes is
-// covered, moved, hidden or scrolled, when a key or a button is pressed, when the window loses
-// the focus, or the pointer or the focus leaves; it shows for the keyboard's focus too.
+// covered, moved, hidden or scrolled away, when a key or a button is pressed, when the window
+// loses the focus, or the pointer or the focus leaves; it shows for the keyboard's focus too.
 
 const DELAY_MS = 600; // as long as a pointer rests before the engines' own tooltips show
 
@@ -106,7 +106,7 @@ export function hide() {
 function arm(el, { strip }) {
   if (el === anchor) return;
   hide();
-  if (resting && resting !== el) leave();
+  if (strip && resting && resting !== el) leave(); // the pointer moved on (a focus leaves it be)
   anchor = el;
   if (strip) stash(el);
   timer = setTimeout(() => anchor === el && show(el), DELAY_MS);
@@ -141,6 +141,7 @@ export function installTooltips() {
   });
   document.addEventListener("focusout", (e) => anchor && anchor.contains(e.target) && !anchor.matches(":hover") && hide());
   for (const type of ["pointerdown", "keydown", "wheel"]) document.addEventListener(type, () => anchor && hide(), true);
-  document.addEventListener("scroll", () => anchor && hide(), true);
+  // a scroll that carries the anchor away (the frame check sees it too); a log streaming elsewhere does not
+  document.addEventListener("scroll", (e) => anchor && (e.target === document || e.target.contains?.(anchor)) && hide(), true);
   window.addEventListener("blur", () => anchor && hide());
 }
