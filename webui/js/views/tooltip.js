@@ -19,6 +19,10 @@ function stash(el) {
   const title = el.getAttribute("title");
   if (title === null) return;
   el.dataset.tip = title;
+  if (!el.hasAttribute("aria-label") && !el.textContent.trim()) {
+    el.setAttribute("aria-label", title); // the title was its only name: it keeps it meanwhile
+    el.dataset.tipLabel = "";
+  }
   el.removeAttribute("title");
 }
 
@@ -26,7 +30,9 @@ function stash(el) {
 function unstash(el) {
   if (el.dataset.tip === undefined) return;
   if (!el.hasAttribute("title")) el.setAttribute("title", el.dataset.tip);
+  if (el.dataset.tipLabel !== undefined) el.removeAttribute("aria-label");
   delete el.dataset.tip;
+  delete el.dataset.tipLabel;
 }
 
 const textOf = (el) => el.getAttribute("title") ?? el.dataset.tip ?? "";
