@@ -219,6 +219,24 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     press_on(page, "terminal-toggle")
     expect(page.get_by_test_id("terminal-tab").first).to_be_visible()
     found["files and terminal"] = audit(page, allowed=HEADING).problems
+    press_on(page, "terminal-new")  # a second tab: one Tab stop for both, the arrows between them
+    tabs = page.get_by_test_id("terminal-tab")
+    expect(tabs).to_have_count(2)
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('[role=tab]')].filter((b) => b.tabIndex === 0).length"
+        )
+        == 1
+    )
+    tabs.first.focus()
+    page.keyboard.press("ArrowRight")
+    expect(tabs.last).to_be_focused()
+    page.keyboard.press("Home")
+    expect(tabs.first).to_be_focused()
+    page.keyboard.press("ArrowLeft")  # round to the last
+    expect(tabs.last).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(tabs.last).to_have_attribute("aria-selected", "true")
     shell = page.locator(".term-view:not([hidden]) .xterm-helper-textarea")
     shell.focus()
     page.keyboard.press("Tab")  # the shell's (completion): the focus stays

@@ -148,6 +148,7 @@ export class TerminalPane {
     this.activeBySession = new Map();
     this.opening = null;
     this.tabs = h("div", { class: "term-tabs", role: "tablist", "aria-label": t("terminal.tabs"), testid: "terminal-tabs" });
+    this.tabs.addEventListener("keydown", (e) => this.onTabKey(e)); // ←/→, Home/End between the tabs
     const add = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-new", title: t("terminal.newTab"), "aria-label": t("terminal.newTab") }, icon("plus"));
     add.addEventListener("click", () => this.openNew());
     this.sendBtn = h("button", { type: "button", class: "btn btn-small", testid: "terminal-send", title: t("terminal.sendTitle"), disabled: true }, icon("send"), h("span", { class: "btn-label" }, t("terminal.send")));
@@ -309,8 +310,23 @@ export class TerminalPane {
         e.stopPropagation();
         this.closeTerminal(item.terminalId);
       });
+      tab.tabIndex = item.terminalId === current ? 0 : -1; // one Tab stop: the shown tab (the arrows reach the rest)
       this.tabs.append(h("span", { class: "term-tab-wrap" }, tab, close));
     }
+    const tabs = [...this.tabs.querySelectorAll("[role=tab]")];
+    if (tabs.length && !tabs.some((b) => b.tabIndex === 0)) tabs[0].tabIndex = 0;
+  }
+
+  /** A tab list's keys (docs/decisions/keyboard-reach.md): ←/→ the previous and next tab, Home/End
+   * the first and last; Enter or Space shows the focused one. */
+  onTabKey(e) {
+    const tabs = [...this.tabs.querySelectorAll("[role=tab]")];
+    const i = tabs.indexOf(e.target);
+    if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    tabs[(to + tabs.length) % tabs.length].focus();
   }
 
   async closeTerminal(terminalId) {
