@@ -21,6 +21,7 @@ from contract import (
     file_tree,
     files,
     finder,
+    git,
     goals,
     hooks,
     host,
@@ -462,6 +463,31 @@ TERMINAL_LIST = Method(
 )
 TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
 TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
+
+# commit, log, push, pull request (docs/decisions/commit-and-push.md): drafting and reading change
+# nothing; a commit changes the person's branch and push / pullRequest use their credentials
+# outside the sandbox, so those three are privileged
+_g = git
+GIT_DRAFT_MESSAGE = Method("git.draftMessage", _g.GitSessionRequest, _g.DraftMessageValue, session="reads")
+GIT_COMMIT = Method(
+    "git.commit",
+    _g.CommitRequest,
+    _g.CommitValue,
+    privileged=True,
+    session="reads",
+)
+GIT_LOG = Method("git.log", _g.LogRequest, _g.LogValue, session="reads")
+GIT_PUSH = Method(
+    "git.push", _g.GitSessionRequest, _g.PushValue, privileged=True, user_paced=True, session="reads"
+)
+GIT_PULL_REQUEST = Method(
+    "git.pullRequest",
+    _g.PullRequestRequest,
+    _g.PullRequestValue,
+    privileged=True,
+    user_paced=True,
+    session="reads",
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:
