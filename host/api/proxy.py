@@ -12,6 +12,7 @@ from host.api import (
     credentials,
     files,
     finder,
+    git,
     goal,
     hooks,
     host,
@@ -58,6 +59,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     worktree,
     remote,
     automation,
+    git,  # commit, log, push, pull request
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

@@ -35,7 +35,8 @@ from host.engine.config import RuntimeOverrides
 from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.finder.service import Finder
 from host.engine.gates import PromptGates
-from host.engine.git.runner import FolderGit
+from host.engine.git.commits import RepoCommits
+from host.engine.git.runner import FolderGit, PersonGit
 from host.engine.goals.command import goal_command
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.goals.mounting import mounted
@@ -56,6 +57,7 @@ from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.services.agents import Agents
+from host.engine.services.commits import Commits
 from host.engine.services.config import Configuration
 from host.engine.services.core import Core
 from host.engine.services.file_tree import FileTree
@@ -145,6 +147,8 @@ class Engine:
     """The Files pane: files.tree / files.read and the folder's watch."""
     automations: Automations
     """Prompts that run by themselves, and the inbox of their runs (docs/decisions/automations.md)."""
+    commits: Commits
+    """The commit box: git.draftMessage/commit/log/push/pullRequest (docs/decisions/commit-and-push.md)."""
     parts: Parts
 
     @classmethod
@@ -383,6 +387,28 @@ class Engine:
             ),
             automation_clock,
         )
+
+        # commit, log, push, pull request (docs/decisions/commit-and-push.md)
+        def selection_of(session_id: str, header: SessionHeader) -> Any:
+            agent = the_pool().get(session_id)
+            return core.current_selection(session_id, agent.journal if agent is not None else None, header)
+
+        def base_of(folder: str) -> str | None:
+            row = worktree_rows.of(folder)
+            return row.base if row is not None else None
+
+        commits = Commits(
+            store,
+            plane.registry,
+            core.header,
+            lambda: core.default_cwd,
+            selection_of,
+            RepoCommits(FolderGit(confinement), PersonGit()),
+            mcp.project_trusted,
+            worktree_rows.binds_for,
+            base_of,
+            changes.turns_by_path,
+        )
         followers = (
             asyncio.create_task(follow_removals(bus, terminals.session_removed, file_tree.session_removed)),
         )
@@ -430,6 +456,7 @@ class Engine:
             terminals=terminals,
             file_tree=file_tree,
             automations=automations,
+            commits=commits,
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)

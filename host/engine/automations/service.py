@@ -63,6 +63,8 @@ def _when(ms_value: int) -> datetime:
 
 
 class Automations:
+    """Automations, their scheduler and file watches, their runs and the inbox (`automation.*`)."""
+
     def __init__(self, store: RowStore, drive: Drive, clock: Clock | None = None) -> None:
         self._store = store
         self._drive = drive
