@@ -177,4 +177,13 @@ ERROR_WHEN: dict[str, str] = {
         "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
         " (a whole file up to 10 MB is read at once)"
     ),
+    # the review pane (docs/decisions/review-pane.md)
+    "stale-diff": (
+        "`git.stage` / `git.unstage` / `git.discard` naming a hunk or a file that is not what git shows"
+        " now, or `git.undoDiscard` of a file changed since: nothing was written"
+    ),
+    "repository-untrusted": (
+        "`git.stage` / `git.unstage` / `git.discard` in a repository whose configuration names programs"
+        " while its folder is not trusted (`findings` says what)"
+    ),
 }

@@ -21,6 +21,7 @@ from contract import (
     file_tree,
     files,
     finder,
+    git,
     goals,
     hooks,
     host,
@@ -462,6 +463,41 @@ TERMINAL_LIST = Method(
 )
 TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
 TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
+
+# the review pane (docs/decisions/review-pane.md): git on the person's repository, in the
+# sandbox with only the git directory writable (a discard writes the files through the undo
+# journal); open on a subagent's session like files.revertHunk: none of them drives the agent
+_g = git
+GIT_STATUS = Method("git.status", _g.ReviewStatusRequest, _g.ReviewStatusValue, session="reads")
+GIT_STAGE = Method(
+    "git.stage",
+    _g.ReviewChangeRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it changes the repository's index, never drives the agent",
+)
+GIT_UNSTAGE = Method(
+    "git.unstage",
+    _g.ReviewChangeRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it changes the repository's index, never drives the agent",
+)
+GIT_DISCARD = Method(
+    "git.discard",
+    _g.ReviewChangeRequest,
+    _g.DiscardValue,
+    session="changes",
+    unfenced_because="it puts files back as the index holds them, never drives the agent",
+)
+GIT_UNDO_DISCARD = Method(
+    "git.undoDiscard",
+    _g.UndoDiscardRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it puts back what a discard replaced, never drives the agent",
+)
+# end of the review pane's block
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

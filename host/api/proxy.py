@@ -11,6 +11,7 @@ from host.api import (
     credentials,
     files,
     finder,
+    git,
     goal,
     hooks,
     host,
@@ -57,6 +58,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     worktree,
     remote,
     hooks,
+    git,  # the review pane and the commit box
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""

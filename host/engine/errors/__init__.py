@@ -38,6 +38,7 @@ from host.engine.errors.remotes import (
     RemoteHostNotFound,
     RemoteUnavailable,
 )
+from host.engine.errors.review import RepositoryUntrusted, StaleDiff
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -130,6 +131,8 @@ __all__ = [
     "RemoteConnectFailed",
     "RemoteHostNotFound",
     "RemoteUnavailable",
+    # the review pane
+    "RepositoryUntrusted",
     "RevertConflict",
     "RevertUnavailable",
     "RewindUnavailable",
@@ -139,6 +142,7 @@ __all__ = [
     "SettingsConflict",
     "SettingsNotExposed",
     "SettingsRejected",
+    "StaleDiff",
     "SteerUnavailable",
     "SubagentCatalogDiagnostic",
     "SubagentDeliveryUnavailable",
