@@ -17,8 +17,6 @@ from typing import Any
 import pytest
 
 from host.engine import undo_journal
-from host.engine.git.layout import find
-from host.engine.sandbox import support
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import open_session, turn_writing, write
 from tests.api.support import err, event, ok, page_events
@@ -331,15 +329,3 @@ async def test_review_comments_reach_the_model_as_text_naming_file_and_lines(
         ("src/app.py", 12, "new"),
         ("src/app.py", 3, "old"),
     ]
-
-
-async def test_staging_never_opens_the_work_tree_to_git(host: Host, place: Path) -> None:
-    """The sandbox of a stage keeps the folder read-only: only `.git` is writable."""
-    if not support().available:
-        pytest.skip("no sandbox on this machine")
-    repo = make_repo(place / "repo")
-    argv = host.engine.review._git.argv(find(repo), ["apply"], write=True, index_only=True)  # type: ignore[union-attr]
-    top = str(repo.resolve())
-    binds = [(argv[i], argv[i + 1]) for i in range(len(argv) - 1) if argv[i] in ("--bind", "--ro-bind")]
-    assert ("--ro-bind", top) in binds and ("--bind", top) not in binds
-    assert ("--bind", f"{top}/.git") in binds
