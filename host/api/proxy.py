@@ -57,8 +57,8 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
-    hooks,
     git,  # the review pane and the commit box
+    hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain
 is a new module in host/api plus its name here."""
