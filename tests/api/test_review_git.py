@@ -329,3 +329,21 @@ async def test_review_comments_reach_the_model_as_text_naming_file_and_lines(
         ("src/app.py", 12, "new"),
         ("src/app.py", 3, "old"),
     ]
+
+
+async def test_a_repository_without_commits_stages_and_unstages_a_new_file(host: Host, place: Path) -> None:
+    repo = place / "fresh"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "first.txt").write_text("one\ntwo\n")
+    client = host.client()
+    sid = await host.create(repo)
+    first = file_of(await status(client, sid), "first.txt")
+    assert (first.status, [h.header for h in first.unstaged]) == ("untracked", ["@@ -0,0 +1,2 @@"])
+    await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [first.unstaged[0].id]})
+    assert git(repo, "diff", "--cached", "--name-status").split() == ["A", "first.txt"]
+    first = file_of(await status(client, sid), "first.txt")
+    assert (first.status, first.staged[0].added, first.has_unstaged) == ("added", 2, False)
+    await ok(client, "git.unstage", {"sessionId": sid, "paths": ["first.txt"]})
+    assert git(repo, "diff", "--cached", "--name-only") == ""
+    assert file_of(await status(client, sid), "first.txt").status == "untracked"

@@ -92,6 +92,7 @@ def test_stage_a_hunk_discard_with_undo_and_send_a_line_comment(
     unstaged.nth(1).get_by_test_id("review-stage").click()
     expect(staged).to_have_count(1)
     expect(unstaged).to_have_count(1)
+    expect(unstaged.nth(0).get_by_test_id("review-stage")).to_be_focused()  # the row now in its place
     cached = git(work, "diff", "--cached", "-U0")
     assert "+line five" in cached and "three" not in cached
 
@@ -101,6 +102,7 @@ def test_stage_a_hunk_discard_with_undo_and_send_a_line_comment(
     assert (work / "a.txt").read_text() == LINES.replace("line 5\n", "line five\n")
     undo = pane.get_by_test_id("review-undo")
     expect(undo).to_be_visible()
+    expect(undo.get_by_test_id("review-undo-button")).to_be_focused()
     shoot_all(page, "discarded")
     undo.get_by_test_id("review-undo-button").click()
     expect(unstaged).to_have_count(1)

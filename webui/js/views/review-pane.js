@@ -166,6 +166,7 @@ export class ReviewPane {
         b.disabled = true;
         const r = await run();
         if (!r.ok) this.ctx.toast(describeError(r.error));
+        this.#refocus(verb, section, target.hunkIds ? "review-hunk" : "review-file");
       });
       out.push(b);
     };
@@ -176,6 +177,15 @@ export class ReviewPane {
       make("unstage", "btn-ghost", () => this.state.unstage(target));
     }
     return out;
+  }
+
+  /** After an action the clicked row is gone: the focus goes to the same action of the row now in
+   * its place (or the next one of that list), else to the list itself — never to <body>. */
+  #refocus(verb, section, kind) {
+    const here = document.activeElement;
+    if (here && here !== document.body && this.el.contains(here) && !here.disabled) return;
+    const pick = (testid) => this.window.querySelector(`[data-testid="${testid}"][data-section="${section}"] [data-testid="review-${verb}"]:not(:disabled)`);
+    (pick(kind) ?? pick(kind === "review-hunk" ? "review-file" : "review-hunk") ?? this.scroller).focus({ preventScroll: true });
   }
 
   async #discard(target) {
@@ -288,6 +298,8 @@ export class ReviewPane {
   #undo() {
     const undo = this.state.undo;
     this.undoBar.hidden = !undo;
+    if (undo && this.undoBar.dataset.undoId === undo.undoId) return; // the same discard: keep the focus
+    this.undoBar.dataset.undoId = undo?.undoId ?? "";
     clear(this.undoBar);
     if (!undo) return;
     const btn = h("button", { type: "button", class: "btn btn-small", testid: "review-undo-button" }, t("review.undo"));
