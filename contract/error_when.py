@@ -139,7 +139,8 @@ ERROR_WHEN: dict[str, str] = {
     ),
     "not-a-repository": (
         "`session.create` with `worktree`, `worktree.options` or `worktree.adopt` for a folder "
-        "outside a git repository; `worktree.*` on a session that works in no worktree"
+        "outside a git repository; `worktree.*` on a session that works in no worktree; `git.*` on"
+        " a session whose folder is in no git repository"
     ),
     "worktree-untrusted": (
         "a worktree operation on a repository whose git configuration names programs, before the "

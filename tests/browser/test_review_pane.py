@@ -169,3 +169,26 @@ def test_a_five_thousand_line_diff_keeps_only_the_rows_in_view(page: Page, harne
     assert page.evaluate("() => document.querySelectorAll('[data-testid=review-line]').length") < 200
     (work / "big.txt").unlink()
     page.get_by_test_id("changes-close").click()
+
+
+def test_an_untrusted_repository_that_names_programs_is_not_read(page: Page, harness: HarnessServer) -> None:
+    work = harness.workdir
+    repo_at(work)
+    marker = harness.root / "ran"
+    hook = harness.root / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    git(work, "config", "core.fsmonitor", str(hook))
+    try:
+        (work / "a.txt").write_text(EDITED)
+        fresh_session(page)
+        page.evaluate("() => window.harnessdesk.app.toggleChanges(true)")
+        pane = page.get_by_test_id("review-pane")
+        expect(pane.get_by_test_id("review-untrusted")).to_contain_text("core.fsmonitor")
+        expect(pane.get_by_test_id("review-untrusted")).to_contain_text("Trust the folder")
+        expect(pane.locator("[data-testid=review-hunk]")).to_have_count(0)
+        assert not marker.exists()
+        page.get_by_test_id("changes-close").click()
+    finally:
+        git(work, "config", "--unset", "core.fsmonitor")
+        git(work, "reset", "-q", "--hard")
