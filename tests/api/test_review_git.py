@@ -347,3 +347,27 @@ async def test_a_repository_without_commits_stages_and_unstages_a_new_file(host:
     await ok(client, "git.unstage", {"sessionId": sid, "paths": ["first.txt"]})
     assert git(repo, "diff", "--cached", "--name-only") == ""
     assert file_of(await status(client, sid), "first.txt").status == "untracked"
+
+
+async def test_a_worktree_session_compares_its_branch_with_its_base_and_stages_there(
+    host: Host, llm: ScriptedLlmServer, place: Path
+) -> None:
+    repo = make_repo(place / "repo", branch="trunk")  # no main, no master: only the row names the base
+    wid = str((await ok(host.client(), "workspace.create", {"path": str(repo)})).workspace.workspace_id)
+    sid = str(
+        (
+            await ok(host.client(), "session.create", {"workspaceId": wid, "worktree": {"branch": "fix"}})
+        ).session_id
+    )
+    client = host.client()
+    tree = Path(next(s for s in (await ok(client, "session.list", {})).items if s.session_id == sid).cwd)
+    (tree / "b.txt").write_text("committed on fix\n")
+    git(tree, "commit", "-q", "-am", "on fix")
+    (tree / "a.txt").write_text(LINES.replace("line 7\n", "line seven\n"))
+    value = await status(client, sid, "branch")
+    assert value.base == "trunk"
+    assert "+committed on fix" in file_of(value, "b.txt").staged[0].diff
+    a = file_of(value, "a.txt")
+    await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [a.unstaged[0].id]})
+    assert "+line seven" in git(tree, "diff", "--cached") and git(repo, "diff", "--cached") == ""
+    assert (repo / "a.txt").read_text() == LINES  # the person's checkout is untouched
