@@ -314,6 +314,14 @@ class HostKeyDetails(WireModel):
     key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
 
 
+# commit, log, push, pull request (docs/decisions/commit-and-push.md)
+class GitOutputDetails(WireModel):
+    """`push-rejected`, `no-remote`, `auth-failed`, `git-failed`: what git (or `gh`) printed,
+    for the disclosure under the one-sentence message."""
+
+    output: str = ""
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": InternalDetails,
@@ -386,6 +394,13 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     # the review pane (docs/decisions/review-pane.md)
     "stale-diff": StaleDiffDetails,
     "repository-untrusted": RepositoryDetails,
+    # commit, log, push, pull request
+    "nothing-staged": SessionDetails,
+    "git-identity-missing": NoDetails,
+    "push-rejected": GitOutputDetails,
+    "no-remote": GitOutputDetails,
+    "auth-failed": GitOutputDetails,
+    "git-failed": GitOutputDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

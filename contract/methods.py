@@ -498,6 +498,29 @@ GIT_UNDO_DISCARD = Method(
     unfenced_because="it puts back what a discard replaced, never drives the agent",
 )
 # end of the review pane's block
+# commit, log, push, pull request (docs/decisions/commit-and-push.md): drafting and reading change
+# nothing; a commit changes the person's branch and push / pullRequest use their credentials
+# outside the sandbox, so those three are privileged
+GIT_DRAFT_MESSAGE = Method("git.draftMessage", _g.GitSessionRequest, _g.DraftMessageValue, session="reads")
+GIT_COMMIT = Method(
+    "git.commit",
+    _g.CommitRequest,
+    _g.CommitValue,
+    privileged=True,
+    session="reads",
+)
+GIT_LOG = Method("git.log", _g.LogRequest, _g.LogValue, session="reads")
+GIT_PUSH = Method(
+    "git.push", _g.GitSessionRequest, _g.PushValue, privileged=True, user_paced=True, session="reads"
+)
+GIT_PULL_REQUEST = Method(
+    "git.pullRequest",
+    _g.PullRequestRequest,
+    _g.PullRequestValue,
+    privileged=True,
+    user_paced=True,
+    session="reads",
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

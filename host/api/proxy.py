@@ -57,7 +57,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
-    git,  # the review pane and the commit box
+    git,  # the review pane; commit, log, push, pull request
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

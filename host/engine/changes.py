@@ -138,6 +138,13 @@ class SessionChanges:
                 out.add(path)
         return out
 
+    async def turns_by_path(self, session_id: str) -> tuple[Path, dict[str, tuple[int, ...]]]:
+        """The session's folder and, per path it changed (relative to that folder), the turns
+        that changed it, from the log alone (the commit box links a commit's turns:
+        docs/decisions/commit-and-push.md)."""
+        cwd = self._cwd(await self._header(session_id))
+        return cwd, {path: tuple(base.turns) for path, base in (await self._bases(session_id)).items()}
+
     async def _describe(
         self, session_id: str, path: str, base: Base, now: Snapshot | None
     ) -> SessionFileChange:

@@ -89,6 +89,7 @@ export class ReviewState extends Emitter {
     this.undo = null;
     const r = await this.client.call("git.undoDiscard", { sessionId: this.sessionId, undoId: undo.undoId });
     await this.refresh();
+    if (r.ok) this.emit("changed");
     return r;
   }
 
@@ -106,6 +107,7 @@ export class ReviewState extends Emitter {
     if (hunkIds?.length) payload.hunkIds = hunkIds;
     const r = await this.client.call(key, payload);
     await this.refresh(); // done or refused: the pane shows the repository as it is now
+    if (r.ok) this.emit("changed");
     return r;
   }
 

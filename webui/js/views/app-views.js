@@ -138,7 +138,7 @@ export function buildViews(app) {
   app.jobsPanel = new JobsPanel($("jobs-panel"), { turns, toast });
   app.changes = new ChangesState({ client: app.client }); // the Changes view (docs/architecture.md, "The Changes view")
   app.review = new ReviewState({ client: app.client }); // the review pane (docs/decisions/review-pane.md)
-  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, review: app.review, toast, close: () => app.toggleChanges(false), send: (content) => app.send("queue", content) });
+  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, review: app.review, toast, close: () => app.toggleChanges(false), send: (content) => app.send("queue", content), showSeq: (seq) => app.conversation.showSeq(seq), sessionTitle: () => app.manager.summaries.get(app.manager.activeId)?.title ?? null });
   app.changes.on("change", () => app.topbar.updateChanges(app.changes.count, app.changesOpen));
   app.mcpPanel = new McpPanel($("mcp-panel"), { turns, config, toast, changed: (v) => app.topbar.updateMcp(v, app.mcpOpen) });
   app.goalBar = new GoalBar($("goal-bar"), { turns });

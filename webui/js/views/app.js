@@ -175,7 +175,6 @@ export class App {
       // a turn may have changed files, a revert or restore put them back
       if (item?.kind === "turn-end" || item?.kind === "restored") this.topbar.git.refresh();
       if (item?.kind === "turn-end" || item?.kind === "restored") this.changes.refresh();
-      if ((item?.kind === "turn-end" || item?.kind === "restored") && this.review.active) this.review.refresh();
     }
     if (ops.some((o) => o.op === "meta" || o.op === "reset")) this.renderAll();
   }

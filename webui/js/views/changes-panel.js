@@ -12,21 +12,33 @@ import { diffTable, statNodes } from "./diff.js";
 import { describeError } from "../state/problems.js";
 import { hostNote } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
+import { mountCommitBox } from "./commit-box.js";
 
 const STATUS = new Set(["added", "modified", "deleted"]);
 
 export class ChangesPanel {
-  /** @param {HTMLElement} root @param {{state, review, toast(msg, tone?), close(), send(content)}} ctx */
+  /** @param {HTMLElement} root @param {{state, review, toast(msg, tone?), close(), send(content), showSeq(seq), sessionTitle()}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    this.commitBox = mountCommitBox(ctx); // kept below the list: in a git repository, the review pane's .commit-box-slot
     this.open = false;
     this.pending = null; // a path to scroll to once the list is read
     this.target = null; // the path a turn's link opened, highlighted until the view closes
     this.aim = null; // review pane: {path, start?, end?, side?} to show once the repository is read
     this.pane = ctx.review ? new ReviewPane({ state: ctx.review, toast: ctx.toast, send: ctx.send }) : null;
-    ctx.state.on("change", () => this.open && this.render());
+    this.quiet = false; // the next re-read of the list follows the pane's own change: no second git.status
+    ctx.state.on("change", () => {
+      // the list was read again (a turn ended, a commit was made): so is the repository
+      if (this.open && this.reviewing && !this.quiet && ctx.state.files !== null) ctx.review.refresh();
+      this.quiet = false;
+      if (this.open) this.render();
+    });
     ctx.review?.on("change", () => this.open && this.render());
+    ctx.review?.on("changed", () => {
+      this.quiet = true; // staged, unstaged or discarded: the commit box and the count read again
+      ctx.state.refresh();
+    });
   }
 
   set(open) {
@@ -36,6 +48,7 @@ export class ChangesPanel {
     if (this.ctx.review) this.ctx.review.active = open;
     if (!open) this.target = this.pending = this.aim = null;
     if (open && !was) {
+      this.quiet = true; // both are read now: the list's answer needs no second git.status
       this.ctx.state.refresh();
       this.ctx.review?.refresh();
     }
@@ -55,9 +68,20 @@ export class ChangesPanel {
 
   render() {
     if (!this.open) return;
-    if (this.reviewing) return this.renderReview();
-    this.root.classList.remove("is-review");
-    this.head = null;
+    const typing = this.commitBox.contains(document.activeElement) ? document.activeElement : null;
+    if (this.reviewing) {
+      this.renderReview(); // the commit box sits in the review pane's slot, under the Staged list
+      if (this.commitBox.parentNode !== this.pane.slot) this.pane.slot.append(this.commitBox);
+    } else {
+      this.root.classList.remove("is-review");
+      this.head = null;
+      this.draw();
+      this.root.append(this.commitBox);
+    }
+    typing?.focus({ preventScroll: true }); // a re-read of the list does not take the focus from the box
+  }
+
+  draw() {
     const { files, error, loading } = this.ctx.state;
     const top = this.root.scrollTop; // a re-read keeps the place the person was reading
     const had = focusKey(this.root); // a re-read keeps the focus where it was, too
