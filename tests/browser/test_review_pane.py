@@ -95,6 +95,11 @@ def test_stage_a_hunk_discard_with_undo_and_send_a_line_comment(
     expect(unstaged.nth(0).get_by_test_id("review-stage")).to_be_focused()  # the row now in its place
     cached = git(work, "diff", "--cached", "-U0")
     assert "+line five" in cached and "three" not in cached
+    # the commit box, in its slot under the Staged list, reads what is staged again
+    slot = pane.locator("#commit-box-slot")
+    expect(slot.get_by_test_id("commit-box").get_by_test_id("commit-staged").locator("li")).to_have_text(
+        ["a.txt"]
+    )
 
     # Discard: the file's lines go back at once, and Undo (10 s) puts them back again
     unstaged.nth(0).get_by_test_id("review-discard").click()
@@ -109,7 +114,7 @@ def test_stage_a_hunk_discard_with_undo_and_send_a_line_comment(
     assert (work / "a.txt").read_text() == EDITED
     expect(undo).to_be_hidden()
 
-    # the commit box's slot sits under the Staged list (the commit helper mounts it)
+    # the commit box's slot sits under the Staged list
     assert page.evaluate(
         "() => { const s = document.querySelector('.review-scroll');"
         " const slot = document.getElementById('commit-box-slot');"

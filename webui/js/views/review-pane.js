@@ -37,7 +37,7 @@ export class ReviewPane {
     this.undoBar = h("div", { class: "review-undo", testid: "review-undo", role: "status", hidden: true });
     this.form = h("div", { class: "review-comment-form", testid: "review-comment-form", hidden: true });
     this.tray = h("div", { class: "review-tray", testid: "review-tray", hidden: true });
-    this.el.append(this.tabs, this.notice, this.scroller, this.slot, this.undoBar, this.form, this.tray);
+    this.el.append(this.tabs, this.notice, this.scroller, this.undoBar, this.form, this.tray, this.slot);
     this.scroller.addEventListener("scroll", () => this.#schedule());
     this.undoTimer = null;
   }
