@@ -127,6 +127,17 @@ def _puts_back(what: str) -> str:
     return f"it puts {what} back, never drives the agent, refuses while it works"
 
 
+_R = TypeVar("_R", bound=BaseModel)
+_V = TypeVar("_V", bound=BaseModel)
+
+
+def _privileged_change(key: str, request: type[_R], value: type[_V]) -> Method[_R, _V]:
+    """The row of a method that changes the session it names and is privileged: fenced on a
+    subagent's session (people reach a child through its parent), so nothing that loosens or
+    reaches outside the folder can be aimed at a child directly."""
+    return Method(key, request, value, privileged=True, session="changes", subagent_fenced=True)
+
+
 SESSION_LIST = Method("session.list", _s.ListRequest, _s.ListValue)
 SESSION_CREATE = Method(
     "session.create",
@@ -160,14 +171,7 @@ SESSION_UPDATE_QUEUE = Method(
     "session.updateQueue", _s.UpdateQueueRequest, _s.Accepted, session="changes", subagent_fenced=True
 )
 SESSION_ATTACHMENT = Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue, session="reads")
-SESSION_DELETE = Method(
-    "session.delete",
-    _s.SessionRef,
-    _s.SessionDeleted,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
+SESSION_DELETE = _privileged_change("session.delete", _s.SessionRef, _s.SessionDeleted)
 HOST_DESCRIBE = Method("host.describe", host.DescribeRequest, host.DescribeValue)
 HOST_PICK_DIRECTORY = Method(
     "host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, privileged=True, user_paced=True
@@ -410,38 +414,10 @@ _wt = worktrees
 WORKTREE_LIST = Method("worktree.list", _wt.WorktreeListRequest, _wt.WorktreeListValue)
 WORKTREE_OPTIONS = Method("worktree.options", _wt.WorktreeOptionsRequest, _wt.WorktreeOptionsValue)
 WORKTREE_SPACE_USED = Method("worktree.spaceUsed", _wt.WorktreeSpaceRequest, _wt.WorktreeSpaceValue)
-WORKTREE_APPLY = Method(
-    "worktree.apply",
-    _wt.WorktreeSessionRequest,
-    _wt.WorktreeApplyValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_MERGE = Method(
-    "worktree.merge",
-    _wt.WorktreeSessionRequest,
-    _wt.WorktreeMergeValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_REMOVE = Method(
-    "worktree.remove",
-    _wt.WorktreeRemoveRequest,
-    _wt.WorktreeRemoveValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_ADOPT = Method(
-    "worktree.adopt",
-    _wt.WorktreeAdoptRequest,
-    _wt.WorktreeState,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
+WORKTREE_APPLY = _privileged_change("worktree.apply", _wt.WorktreeSessionRequest, _wt.WorktreeApplyValue)
+WORKTREE_MERGE = _privileged_change("worktree.merge", _wt.WorktreeSessionRequest, _wt.WorktreeMergeValue)
+WORKTREE_REMOVE = _privileged_change("worktree.remove", _wt.WorktreeRemoveRequest, _wt.WorktreeRemoveValue)
+WORKTREE_ADOPT = _privileged_change("worktree.adopt", _wt.WorktreeAdoptRequest, _wt.WorktreeState)
 WORKTREE_CONFIGURE = Method(
     "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
 )

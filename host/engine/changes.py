@@ -66,7 +66,10 @@ def _read(cwd: Path, path: str) -> Snapshot | None:
 
 
 class SessionChanges:
-    """`files.sessionChanges`, `files.revertFile`, `files.revertHunk`."""
+    """The Changes view: what a session changed since it started, and reverting a file or a hunk of
+    it.
+
+    `files.sessionChanges`, `files.revertFile`, `files.revertHunk`."""
 
     def __init__(
         self,
