@@ -139,7 +139,8 @@ ERROR_WHEN: dict[str, str] = {
     ),
     "not-a-repository": (
         "`session.create` with `worktree`, `worktree.options` or `worktree.adopt` for a folder "
-        "outside a git repository; `worktree.*` on a session that works in no worktree"
+        "outside a git repository; `worktree.*` on a session that works in no worktree; `git.*` on"
+        " a session whose folder is in no git repository"
     ),
     "worktree-untrusted": (
         "a worktree operation on a repository whose git configuration names programs, before the "
@@ -182,6 +183,15 @@ ERROR_WHEN: dict[str, str] = {
     "automation-running": (
         "`automation.runNow` while a run of that automation is still active, or `automation.discardRun`"
         " of the active run"
+    ),
+    # the review pane (docs/decisions/review-pane.md)
+    "stale-diff": (
+        "`git.stage` / `git.unstage` / `git.discard` naming a hunk or a file that is not what git shows"
+        " now, or `git.undoDiscard` of a file changed since: nothing was written"
+    ),
+    "repository-untrusted": (
+        "`git.stage` / `git.unstage` / `git.discard` in a repository whose configuration names programs"
+        " while its folder is not trusted (`findings` says what)"
     ),
     # commit, log, push, pull request (docs/decisions/commit-and-push.md)
     "nothing-staged": "`git.draftMessage` or `git.commit` (without `amend`) while nothing is staged",

@@ -59,7 +59,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     worktree,
     remote,
     automation,
-    git,  # commit, log, push, pull request
+    git,  # the review pane; commit, log, push, pull request
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

@@ -47,6 +47,7 @@ from host.engine.errors.remotes import (
     RemoteHostNotFound,
     RemoteUnavailable,
 )
+from host.engine.errors.review import RepositoryUntrusted, StaleDiff
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -147,6 +148,8 @@ __all__ = [
     "RemoteConnectFailed",
     "RemoteHostNotFound",
     "RemoteUnavailable",
+    # the review pane
+    "RepositoryUntrusted",
     "RevertConflict",
     "RevertUnavailable",
     "RewindUnavailable",
@@ -156,6 +159,7 @@ __all__ = [
     "SettingsConflict",
     "SettingsNotExposed",
     "SettingsRejected",
+    "StaleDiff",
     "SteerUnavailable",
     "SubagentCatalogDiagnostic",
     "SubagentDeliveryUnavailable",
