@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from contract.automations import AutomationCreateRequest, AutomationRun, AutomationUpdateRequest
 from contract.rpc import ClientResponse, ReceiptAccepted, RpcOk
 from contract.sessions import TextInput
-from host.engine.errors import AutomationRunning
+from host.engine.errors import AutomationRunning, WorkspaceInvalidPath
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap, reset_support
 from tests.support.engine import agent_of, wait_quiet
 from tests.support.fake_clock import FakeClock
@@ -132,6 +132,10 @@ async def test_one_run_at_a_time_and_run_now(place: Path, scripted_llm: Any, eng
     run_id, sid = await engine.automations.run_now(aid)
     with pytest.raises(AutomationRunning):
         await engine.automations.run_now(aid)
+    for nowhere in (str(place / "missing"), "relative/folder"):
+        with pytest.raises(WorkspaceInvalidPath):
+            await engine.automations.create(request(Path(nowhere), {"kind": "manual"}))
+    assert len(engine.automations.items()) == 1 and not (place / "missing").exists()
     with pytest.raises(AutomationRunning):
         await engine.automations.discard(run_id)
     deadline = time.monotonic() + 30

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import time
 from datetime import UTC, datetime, timedelta
@@ -33,7 +34,7 @@ from host.engine import ids
 from host.engine.automations.clock import Clock, SystemClock, ms
 from host.engine.automations.runs import Drive, launch, summary_of
 from host.engine.automations.schedule import latest_due, next_after
-from host.engine.errors import AutomationNotFound, AutomationRunning
+from host.engine.errors import AutomationNotFound, AutomationRunning, WorkspaceInvalidPath
 from host.engine.filetree.watching import FolderWatch
 from host.engine.store import automations as tables
 from host.engine.store.automations import AutomationRow, RunRow
@@ -51,6 +52,21 @@ QUIET_AFTER_RUN = 3.0
 """File events this long after a run of the automation ended are its own (the watch's debounce
 delivers them late): they never trigger it again."""
 ACTIVE = ("running", "needs-you")
+
+
+async def _folder(path: str) -> str:
+    """An existing folder of this host, absolute (a run never creates the folder it works in)."""
+    found = await asyncio.to_thread(_existing_folder, path)
+    if found is None:
+        raise WorkspaceInvalidPath(path, f"{path} is not a folder on this host (give its full path)")
+    return found
+
+
+def _existing_folder(path: str) -> str | None:
+    expanded = os.path.expanduser(path)
+    if not os.path.isabs(expanded) or not os.path.isdir(expanded):
+        return None
+    return os.path.abspath(expanded)
 
 
 def _quiet(agent: Agent) -> bool:
@@ -140,6 +156,7 @@ class Automations:
 
     async def create(self, p: AutomationCreateRequest) -> str:
         spec = p.model_dump(mode="json", by_alias=True, exclude={"confirm_full_access", "enabled", "host_id"})
+        spec["cwd"] = await _folder(p.cwd)
         if "permission" not in p.model_fields_set:
             # outside a git repository a run works in the folder itself: Read-only unless chosen
             spec["permission"] = "auto" if await asyncio.to_thread(spot, p.cwd) else "read-only"
@@ -157,6 +174,8 @@ class Automations:
             exclude={"automation_id", "confirm_full_access", "host_id"},
         )
         enabled = changes.pop("enabled", row.enabled)
+        if "cwd" in changes:
+            changes["cwd"] = await _folder(changes["cwd"])
         spec = {**row.spec, **{k: v for k, v in changes.items()}}
         since = row.since
         if "trigger" in changes or (enabled and not row.enabled):
