@@ -178,6 +178,12 @@ ERROR_WHEN: dict[str, str] = {
         "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
         " (a whole file up to 10 MB is read at once)"
     ),
+    # automations (docs/decisions/automations.md)
+    "automation-not-found": "`automation.*` naming an automation or a run that was deleted or discarded",
+    "automation-running": (
+        "`automation.runNow` while a run of that automation is still active, or `automation.discardRun`"
+        " of the active run"
+    ),
     # the review pane (docs/decisions/review-pane.md)
     "stale-diff": (
         "`git.stage` / `git.unstage` / `git.discard` naming a hunk or a file that is not what git shows"

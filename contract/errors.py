@@ -314,6 +314,13 @@ class HostKeyDetails(WireModel):
     key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
 
 
+class AutomationDetails(WireModel):
+    """`automation-not-found` / `automation-running`: the automation (and the run) named."""
+
+    automation_id: str | None = None
+    run_id: str | None = None
+
+
 # commit, log, push, pull request (docs/decisions/commit-and-push.md)
 class GitOutputDetails(WireModel):
     """`push-rejected`, `no-remote`, `auth-failed`, `git-failed`: what git (or `gh`) printed,
@@ -391,6 +398,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "outside-folder": PathDetails,
     "not-a-file": PathDetails,
     "too-large": TooLargeDetails,
+    # automations (docs/decisions/automations.md)
+    "automation-not-found": AutomationDetails,
+    "automation-running": AutomationDetails,
     # the review pane (docs/decisions/review-pane.md)
     "stale-diff": StaleDiffDetails,
     "repository-untrusted": RepositoryDetails,

@@ -16,6 +16,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel
 
 from contract import (
+    automations,
     commands,
     credentials,
     file_tree,
@@ -440,6 +441,24 @@ TERMINAL_LIST = Method(
 TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
 TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
 
+# automations (docs/decisions/automations.md): what makes, changes or starts a run — a prompt that
+# runs unattended later — or removes a run's worktree is privileged; reading the inbox is not
+_au = automations
+AUTOMATION_CREATE = Method(
+    "automation.create", _au.AutomationCreateRequest, _au.AutomationCreated, privileged=True
+)
+AUTOMATION_UPDATE = Method(
+    "automation.update", _au.AutomationUpdateRequest, _au.AutomationDone, privileged=True
+)
+AUTOMATION_DELETE = Method("automation.delete", _au.AutomationRef, _au.AutomationDone, privileged=True)
+AUTOMATION_LIST = Method("automation.list", _au.AutomationListRequest, _au.AutomationListValue)
+AUTOMATION_RUN_NOW = Method(
+    "automation.runNow", _au.AutomationRef, _au.AutomationRunNowValue, privileged=True
+)
+AUTOMATION_RUNS = Method("automation.runs", _au.AutomationRunsRequest, _au.AutomationRunsValue)
+AUTOMATION_MARK_READ = Method("automation.markRead", _au.RunRef, _au.AutomationDone)
+AUTOMATION_ARCHIVE_RUN = Method("automation.archiveRun", _au.RunRef, _au.AutomationDone)
+AUTOMATION_DISCARD_RUN = Method("automation.discardRun", _au.RunRef, _au.AutomationDone, privileged=True)
 # the review pane (docs/decisions/review-pane.md): git on the person's repository, in the
 # sandbox with only the git directory writable (a discard writes the files through the undo
 # journal); open on a subagent's session like files.revertHunk: none of them drives the agent

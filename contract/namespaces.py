@@ -309,6 +309,13 @@ class SessionsSection(WireModel):
         title="Desktop notifications",
         description="Tell me when a session I am not looking at needs me or finishes.",
     )
+    automation_pause_minutes: int = Field(
+        default=30,
+        ge=1,
+        le=1440,
+        title="Pause an automation that waits on me after (minutes)",
+        description="A run waiting this long on an approval frees its slot for others until you answer.",
+    )
 
 
 def _private_host(value: str) -> str:

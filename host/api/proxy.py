@@ -7,6 +7,7 @@ from types import ModuleType, SimpleNamespace
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
 from contract.sessions import ExportQuery
 from host.api import (
+    automation,
     commands,
     credentials,
     files,
@@ -57,6 +58,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
+    automation,
     git,  # the review pane; commit, log, push, pull request
     hooks,
 )

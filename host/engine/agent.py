@@ -148,6 +148,7 @@ class Agent(AgentInput):
             watch=partial(deps.snapshots.step, self.session_id, cwd) if deps.snapshots else None,
             gates=deps.gates,
             hooks=deps.hooks,
+            rejoin=self.retake_slot,
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""
@@ -163,6 +164,9 @@ class Agent(AgentInput):
         self._compaction: asyncio.Task[compaction.CompactOutcome] | None = None
         self._slot_wait: asyncio.Task[Slot] | None = None
         """The next turn waiting for a slot (Stop withdraws it)."""
+        self.slot: Slot | None = None
+        """The open turn's slot (an automation's run gives it back while it waits on the person:
+        docs/decisions/automations.md)."""
 
     @property
     def exclusive(self) -> asyncio.Lock:
@@ -360,7 +364,7 @@ class Agent(AgentInput):
             try:
                 while not self._disposed and self.inbox.next_turn:
                     self._set_running(True)
-                    go, slot = await self._take_slot()
+                    go, self.slot = await self._take_slot()
                     if not go:
                         continue
                     try:
@@ -369,8 +373,9 @@ class Agent(AgentInput):
                                 break
                             await self._one_turn()
                     finally:
-                        if slot is not None:
-                            slot.release()
+                        if self.slot is not None:
+                            self.slot.release()
+                            self.slot = None
             except Exception as exc:
                 log.exception("agent %s failed outside a turn", self.session_id)
                 message = f"{type(exc).__name__}: {exc}"
@@ -383,6 +388,20 @@ class Agent(AgentInput):
             if not self.inbox.next_turn:
                 self._set_running(False)
         self._set_running(False)
+
+    def give_back_slot(self) -> bool:
+        """Release the open turn's slot while it waits on the person (an automation's run paused
+        on an approval); `retake_slot` queues for one again once it is answered. False when it
+        holds none."""
+        if self.slot is None or not self.slot.held:
+            return False
+        self.slot.release()
+        return True
+
+    async def retake_slot(self) -> None:
+        """After an answer: a turn that gave its slot back waits in line for one again."""
+        if self.slot is not None and not self.slot.held and self.deps.slots is not None:
+            self.slot = await self.deps.slots.take(self.session_id)
 
     async def _take_slot(self) -> tuple[bool, Slot | None]:
         """(go, the next turn's slot or None when it needs none); go is False when Stop withdrew

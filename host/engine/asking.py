@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,8 @@ class Approvals:
         self.notice = notice
         self.open: tuple[str, str] | None = None
         """(approval id, rpc id) of the request waiting for an answer."""
+        self.rejoin: Callable[[], Awaitable[None]] | None = None
+        """Awaited after an answer (`TurnServices.rejoin`)."""
 
     async def ask(
         self, call: ToolCallBlock, tool: Tool, args: dict[str, Any], scope: str, why: str | None = None
@@ -109,6 +111,8 @@ class Approvals:
             raise
         decision = Decision(outcome, self.pending.take_note(rpc_id))
         self.decided(outcome, decision.note)
+        if self.rejoin is not None:
+            await self.rejoin()  # a paused run queues for a slot again (docs/decisions/automations.md)
         if outcome == "allowed-always":
             self.grant(call.name, scope)
         text = approval_notice(call.name, call.id, str(outcome), allowed)

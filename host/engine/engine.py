@@ -24,6 +24,9 @@ from contract.finder import ATTACH_CAP_BYTES
 from contract.namespaces import HOOKS, LSP, PERMISSION, SESSIONS, WEB
 from host.engine.archive_import import ArchiveImports
 from host.engine.attention import Attention
+from host.engine.automations.clock import Clock
+from host.engine.automations.runs import Drive
+from host.engine.automations.service import Automations
 from host.engine.bus import Bus
 from host.engine.changes import SessionChanges
 from host.engine.commands.permission import permission_command
@@ -143,6 +146,8 @@ class Engine:
     """The person's shells beside a session: terminal.* (docs/decisions.md, "Terminal and files")."""
     file_tree: FileTree
     """The Files pane: files.tree / files.read and the folder's watch."""
+    automations: Automations
+    """Prompts that run by themselves, and the inbox of their runs (docs/decisions/automations.md)."""
     commits: Commits
     """The commit box: git.draftMessage/commit/log/push/pullRequest (docs/decisions/commit-and-push.md)."""
     parts: Parts
@@ -164,6 +169,7 @@ class Engine:
         download_options: dict[str, Any] | None = None,
         masked: tuple[Path, ...] = (),
         on_network_sandbox: Callable[[], None] | None = None,
+        automation_clock: Clock | None = None,
         **plane_options: Any,
     ) -> Engine:
         """`plane_options` go to `ConfigPlane` (`adapter_options`, `environ`, `poll_interval`,
@@ -172,7 +178,8 @@ class Engine:
         raises ModelUnavailable before anything is opened; settings files that cannot be read
         within `settings_timeout` s raise StoreTimeout. `masked`: more paths every sandbox hides
         (what the command line named); `on_network_sandbox`: told before a sandbox with network
-        starts (the loopback fence's `SandboxPeers.expect`): docs/threat-model.md."""
+        starts (the loopback fence's `SandboxPeers.expect`): docs/threat-model.md. `automation_clock`:
+        the automations' clock (tests move time)."""
         data_dir = Path(data_dir)
         confinement = Confinement(data_dir, tuple(masked))
         if on_network_sandbox is not None:
@@ -204,7 +211,14 @@ class Engine:
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         attention = Attention(bus)
-        pending = PendingTable(bus, attention.pending)
+        automations: Automations | None = None
+
+        def asking_changed(session_id: str, count: int) -> None:
+            attention.pending(session_id, count)
+            if automations is not None:
+                automations.wake()  # a run that waits on the person says so now
+
+        pending = PendingTable(bus, asking_changed)
         slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
         plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
 
@@ -297,8 +311,11 @@ class Engine:
             hooks=mcp.hooks,
             subagents=subagents.control_for,
             turn_ended=chain_turn_ended(
-                chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
-                lambda agent, *_: worktrees.turn_ended(agent.cwd),
+                chain_turn_ended(
+                    chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
+                    lambda agent, *_: worktrees.turn_ended(agent.cwd),
+                ),
+                lambda *args: automations.turn_ended(*args) if automations is not None else None,
             ),
             idle=goals.driver.idle,
             loaded=[tracker.loaded],
@@ -356,6 +373,38 @@ class Engine:
         file_tree = FileTree(
             folder_of, FolderGit(confinement), mcp.project_trusted, changes.changed_paths, to_mux
         )
+        config = Configuration(core, plane, permissions, presets.follow_model)
+
+        async def changed_files(session_id: str) -> int:
+            return len(await changes.changed_paths(session_id))
+
+        async def discard_run(session_id: str) -> None:
+            if worktrees.state_of((await core.header(session_id)).cwd) is not None:
+                await worktrees.remove(session_id, False, True)  # the run's worktree and branch go
+            await sessions.delete_session(session_id)
+
+        automations = Automations(
+            store,
+            Drive(
+                create_session=lambda cwd, sid, preset, wt: sessions.create_session(
+                    cwd, sid, preset, None, None, wt
+                ),
+                rename=sessions.rename,
+                set_permission=lambda sid, preset: config.set_permission(sid, preset, None),
+                select_model=lambda sid, provider, model: config.select_model(sid, provider, model, None),
+                inject=lambda sid, text: agents.inject(sid, text, "automation"),
+                prompt=lambda sid, content, rpc_id, zone, attach: agents.prompt(
+                    sid, "queue", content, rpc_id, zone, attach
+                ),
+                agent=pool.get,
+                asking=lambda sid: len(pending.requests_for(sid)),
+                changed_files=changed_files,
+                discard=discard_run,
+                exists=sessions.has_session,
+                pause_after_minutes=lambda: plane.settings.section(SESSIONS).automation_pause_minutes,
+            ),
+            automation_clock,
+        )
 
         # commit, log, push, pull request (docs/decisions/commit-and-push.md)
         def selection_of(session_id: str, header: SessionHeader) -> Any:
@@ -399,7 +448,7 @@ class Engine:
         engine = cls(
             sessions=sessions,
             agents=agents,
-            config=Configuration(core, plane, permissions, presets.follow_model),
+            config=config,
             presets=presets,
             library=library,
             workspaces=Workspaces(registry, folders, mcp.servers.refresh_all, plane.editor),
@@ -424,6 +473,7 @@ class Engine:
             ),
             terminals=terminals,
             file_tree=file_tree,
+            automations=automations,
             commits=commits,
             parts=parts,
             review=review,
@@ -434,6 +484,7 @@ class Engine:
         await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()
+        await automations.open()  # after the resume: a run that took up its input again is watched
         await engine.remotes.start()
         return engine
 
@@ -446,6 +497,7 @@ class Engine:
         parts.core.closed = True
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
+        await self.automations.close()  # no run starts while the engine closes
         await self.terminals.close_all()  # the person's shells end with the host
         await self.file_tree.close()
         await self.library.close()

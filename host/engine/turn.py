@@ -89,6 +89,7 @@ class Turn:
         self.approvals = Approvals(
             self.journal, services.pending, services.session_id, services.cwd, services.grant, services.notice
         )
+        self.approvals.rejoin = services.rejoin
         self.first: list[Message] = []
         self.answer: Message | None = None
         """The newest assistant message: when the turn ends, its final answer."""

@@ -114,3 +114,6 @@ class TurnServices:
     """The prompt gates asked before the opening prompt is accepted (host/engine/gates.py)."""
     hooks: HookService | None = None
     """PreToolUse / PostToolUse hooks around every tool call (host/engine/hooks/)."""
+    rejoin: Callable[[], Awaitable[None]] | None = None
+    """Awaited after an approval was answered: a turn that gave its slot back while it waited
+    queues for one again before it goes on (docs/decisions/automations.md)."""

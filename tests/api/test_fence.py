@@ -280,6 +280,16 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "terminal.list": {"sessionId": "s-unknown"},
         "terminal.attach": {"terminalId": "t-x"},
         "terminal.ack": {"terminalId": "t-x", "viewer": "v", "seq": 0},
+        "automation.create": {
+            "name": "x",
+            "cwd": "/",
+            "prompt": [{"type": "text", "text": "rm -rf ~"}],
+            "trigger": {"kind": "manual"},
+        },
+        "automation.update": {"automationId": "au-x", "name": "y"},
+        "automation.delete": {"automationId": "au-x"},
+        "automation.runNow": {"automationId": "au-x"},
+        "automation.discardRun": {"runId": "run-x"},
         # commit, log, push, pull request
         "git.commit": {"sessionId": "s-unknown", "message": "m"},
         "git.push": {"sessionId": "s-unknown"},

@@ -21,6 +21,7 @@ from host.engine.errors.agents import (
     ModelDownloadRefused,
     ModelUnavailable,
 )
+from host.engine.errors.automations import AutomationNotFound, AutomationRunning
 from host.engine.errors.base import EngineError
 from host.engine.errors.changes import (
     RevertConflict,
@@ -113,6 +114,8 @@ __all__ = [
     "ArchiveInvalid",
     "AttachmentError",
     "AuthFailed",
+    "AutomationNotFound",
+    "AutomationRunning",
     "CredentialRejected",
     "DirectoryCreateFailed",
     "DirectoryExists",

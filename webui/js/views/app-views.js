@@ -48,6 +48,8 @@ import { TerminalPane } from "./terminal-pane.js";
 import { FileTreeState } from "../state/file-tree.js";
 import { FilesPane } from "./files-pane.js";
 import { Panes } from "./panes.js";
+import { AutomationsDialog } from "./automations-dialog.js";
+import { RunInbox } from "./run-inbox.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -102,6 +104,20 @@ export function buildViews(app) {
       if (!r.ok) toast(describeError(r.error));
     },
   });
+  // automations and the inbox of their runs (docs/decisions/automations.md)
+  const openRun = async (run) => {
+    if (!app.manager.summaries.has(run.sessionId)) await app.manager.refreshList().catch(() => {});
+    app.open(run.sessionId);
+    app.showChanges(); // a run is reviewed in its Changes view: the review pane in a repository
+  };
+  app.automationsDialog = new AutomationsDialog({
+    calls: app.automations,
+    toast,
+    folder: () => app.manager.active?.cwd ?? app.manager.summaries.get(app.manager.activeId)?.cwd ?? null,
+    changed: () => app.runInbox.soon(),
+  });
+  app.runInbox = new RunInbox({ calls: app.automations, toast, openRun, openAutomations: () => app.automationsDialog.open() });
+  $("sidebar-body").insertBefore(app.runInbox.el, $("sidebar-body").querySelector(".session-nav"));
   app.worktreeMenu = new WorktreeMenu({ worktrees: app.worktrees, manager: app.manager, toast });
   app.topbar = new TopBar($("topbar"), {
     turns,

@@ -51,7 +51,9 @@ export function wireApp(app) {
     else app.terminalPane.reconnected(); // output sent while the stream was down is replayed
     app.checkUiSettings();
     app.renderAll();
+    app.runInbox.start(); // docs/decisions/automations.md
   });
+  m.on("attention", () => app.runInbox.soon()); // a run's turn ended or waits on the person
   app.workspaces.on("change", () => {
     app.sidebar.render();
     app.renderArchived();

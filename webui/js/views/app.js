@@ -10,6 +10,7 @@ import { ConfigCalls } from "../state/config-calls.js";
 import { HostCalls } from "../state/host-calls.js";
 import { WorktreeCalls } from "../state/worktree-calls.js";
 import { RemoteHosts } from "../state/remote-hosts.js";
+import { AutomationCalls } from "../state/automation-calls.js";
 import { rememberSession } from "../state/last-session.js";
 import { WorkspaceState, recentWorkspaces } from "../state/workspaces.js";
 import { liveRound } from "../state/fold-goals.js";
@@ -45,6 +46,7 @@ export class App {
     this.host = new HostCalls(client);
     this.worktrees = new WorktreeCalls(client);
     this.remotes = new RemoteHosts({ client });
+    this.automations = new AutomationCalls(client); // docs/decisions/automations.md
     buildViews(this);
     wireApp(this);
   }
