@@ -177,4 +177,26 @@ ERROR_WHEN: dict[str, str] = {
         "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
         " (a whole file up to 10 MB is read at once)"
     ),
+    # commit, log, push, pull request (docs/decisions/commit-and-push.md)
+    "nothing-staged": "`git.draftMessage` or `git.commit` (without `amend`) while nothing is staged",
+    "git-identity-missing": (
+        "`git.commit` when git knows no `user.name` / `user.email` for the person (the host never"
+        " invents one); the message says how to set them"
+    ),
+    "push-rejected": (
+        "`git.push` refused by the remote (it has commits the branch lacks, or a hook there refused);"
+        " git's output in `output`"
+    ),
+    "no-remote": (
+        "`git.push` in a repository with no remote (or several and no upstream); `git.pullRequest`"
+        " before the branch was pushed or for a remote that is no hosting site"
+    ),
+    "auth-failed": (
+        "`git.push` whose remote did not accept the person's ssh key or credential helper (no prompt"
+        " is ever shown); git's output in `output`"
+    ),
+    "git-failed": (
+        "git or `gh` failed otherwise: a hook refused the commit, a timeout, `gh pr create` failed;"
+        " their output in `output`"
+    ),
 }

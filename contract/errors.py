@@ -307,6 +307,14 @@ class HostKeyDetails(WireModel):
     key_type: str = Field(description="`ED25519`, `ECDSA`, `RSA` …")
 
 
+# commit, log, push, pull request (docs/decisions/commit-and-push.md)
+class GitOutputDetails(WireModel):
+    """`push-rejected`, `no-remote`, `auth-failed`, `git-failed`: what git (or `gh`) printed,
+    for the disclosure under the one-sentence message."""
+
+    output: str = ""
+
+
 ERROR_DETAILS: dict[str, type[WireModel]] = {
     "bad-request": BadRequestDetails,
     "internal": InternalDetails,
@@ -376,6 +384,13 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "outside-folder": PathDetails,
     "not-a-file": PathDetails,
     "too-large": TooLargeDetails,
+    # commit, log, push, pull request
+    "nothing-staged": SessionDetails,
+    "git-identity-missing": NoDetails,
+    "push-rejected": GitOutputDetails,
+    "no-remote": GitOutputDetails,
+    "auth-failed": GitOutputDetails,
+    "git-failed": GitOutputDetails,
 }
 """`bad-request` and `cancelled` come from the carrier, `internal` from the carrier or from one host
 exception (an action on this machine that failed: opening a file in an editor or a folder in the file

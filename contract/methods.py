@@ -21,6 +21,7 @@ from contract import (
     file_tree,
     files,
     finder,
+    git,
     goals,
     hooks,
     host,
@@ -126,6 +127,17 @@ def _puts_back(what: str) -> str:
     return f"it puts {what} back, never drives the agent, refuses while it works"
 
 
+_R = TypeVar("_R", bound=BaseModel)
+_V = TypeVar("_V", bound=BaseModel)
+
+
+def _privileged_change(key: str, request: type[_R], value: type[_V]) -> Method[_R, _V]:
+    """The row of a method that changes the session it names and is privileged: fenced on a
+    subagent's session (people reach a child through its parent), so nothing that loosens or
+    reaches outside the folder can be aimed at a child directly."""
+    return Method(key, request, value, privileged=True, session="changes", subagent_fenced=True)
+
+
 SESSION_LIST = Method("session.list", _s.ListRequest, _s.ListValue)
 SESSION_CREATE = Method(
     "session.create",
@@ -159,14 +171,7 @@ SESSION_UPDATE_QUEUE = Method(
     "session.updateQueue", _s.UpdateQueueRequest, _s.Accepted, session="changes", subagent_fenced=True
 )
 SESSION_ATTACHMENT = Method("session.attachment", _s.AttachmentRequest, _s.AttachmentValue, session="reads")
-SESSION_DELETE = Method(
-    "session.delete",
-    _s.SessionRef,
-    _s.SessionDeleted,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
+SESSION_DELETE = _privileged_change("session.delete", _s.SessionRef, _s.SessionDeleted)
 HOST_DESCRIBE = Method("host.describe", host.DescribeRequest, host.DescribeValue)
 HOST_PICK_DIRECTORY = Method(
     "host.pickDirectory", host.PickDirectoryRequest, host.PickDirectoryValue, privileged=True, user_paced=True
@@ -410,38 +415,10 @@ _wt = worktrees
 WORKTREE_LIST = Method("worktree.list", _wt.WorktreeListRequest, _wt.WorktreeListValue)
 WORKTREE_OPTIONS = Method("worktree.options", _wt.WorktreeOptionsRequest, _wt.WorktreeOptionsValue)
 WORKTREE_SPACE_USED = Method("worktree.spaceUsed", _wt.WorktreeSpaceRequest, _wt.WorktreeSpaceValue)
-WORKTREE_APPLY = Method(
-    "worktree.apply",
-    _wt.WorktreeSessionRequest,
-    _wt.WorktreeApplyValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_MERGE = Method(
-    "worktree.merge",
-    _wt.WorktreeSessionRequest,
-    _wt.WorktreeMergeValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_REMOVE = Method(
-    "worktree.remove",
-    _wt.WorktreeRemoveRequest,
-    _wt.WorktreeRemoveValue,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
-WORKTREE_ADOPT = Method(
-    "worktree.adopt",
-    _wt.WorktreeAdoptRequest,
-    _wt.WorktreeState,
-    privileged=True,
-    session="changes",
-    subagent_fenced=True,
-)
+WORKTREE_APPLY = _privileged_change("worktree.apply", _wt.WorktreeSessionRequest, _wt.WorktreeApplyValue)
+WORKTREE_MERGE = _privileged_change("worktree.merge", _wt.WorktreeSessionRequest, _wt.WorktreeMergeValue)
+WORKTREE_REMOVE = _privileged_change("worktree.remove", _wt.WorktreeRemoveRequest, _wt.WorktreeRemoveValue)
+WORKTREE_ADOPT = _privileged_change("worktree.adopt", _wt.WorktreeAdoptRequest, _wt.WorktreeState)
 WORKTREE_CONFIGURE = Method(
     "worktree.configure", _wt.WorktreeConfigureRequest, _wt.WorktreeSettingsView, privileged=True
 )
@@ -463,6 +440,31 @@ TERMINAL_LIST = Method(
 )
 TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
 TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
+
+# commit, log, push, pull request (docs/decisions/commit-and-push.md): drafting and reading change
+# nothing; a commit changes the person's branch and push / pullRequest use their credentials
+# outside the sandbox, so those three are privileged
+_g = git
+GIT_DRAFT_MESSAGE = Method("git.draftMessage", _g.GitSessionRequest, _g.DraftMessageValue, session="reads")
+GIT_COMMIT = Method(
+    "git.commit",
+    _g.CommitRequest,
+    _g.CommitValue,
+    privileged=True,
+    session="reads",
+)
+GIT_LOG = Method("git.log", _g.LogRequest, _g.LogValue, session="reads")
+GIT_PUSH = Method(
+    "git.push", _g.GitSessionRequest, _g.PushValue, privileged=True, user_paced=True, session="reads"
+)
+GIT_PULL_REQUEST = Method(
+    "git.pullRequest",
+    _g.PullRequestRequest,
+    _g.PullRequestValue,
+    privileged=True,
+    user_paced=True,
+    session="reads",
+)
 
 
 def _collect(namespace: dict[str, Any]) -> dict[str, AnyMethod]:

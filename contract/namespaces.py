@@ -252,7 +252,7 @@ class AgentPresetsSection(WireModel):
 
 
 class HooksSection(WireModel):
-    """`hooks`: the opt-in hook files of other tools (docs/decisions.md, "Hook rows and hook
+    """`hooks`: the opt-in hook files of other tools (docs/decisions.md, "Hook
     approval"). A project's files still run only in a trusted folder, once approved."""
 
     claude_code: bool = Field(
@@ -401,22 +401,6 @@ class DefaultModelSection(WireModel):
     provider: str = Field(default="local", min_length=1)
     model: str | None = Field(default=None, min_length=1)
     reasoning_effort: str | None = Field(default=None, min_length=1)
-
-
-def profile_id_for(name: str, taken: set[str]) -> str:
-    """A route key from a display name: `My Ollama` → `my-ollama` (suffixed when taken)."""
-    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:50] or "endpoint"
-    if not re.match(PROFILE_ID, base):
-        base = f"p-{base}"
-    candidate, n = base, 2
-    while candidate in taken or candidate in RESERVED_ROUTES:
-        candidate, n = f"{base}-{n}", n + 1
-    return candidate
-
-
-def default_ref_for(profile_id: str) -> str:
-    """The credential reference a new profile's key is stored under: `OLLAMA_API_KEY`."""
-    return re.sub(r"[^A-Z0-9]+", "_", profile_id.upper()).strip("_") + "_API_KEY"
 
 
 SECTIONS: dict[str, type[WireModel]] = {

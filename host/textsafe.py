@@ -1,4 +1,4 @@
-"""Strings that are always valid Unicode text (docs/threat-model.md, "Poison strings").
+"""Strings that are always valid Unicode text (docs/threat-model.md, "Hostile content").
 
 Python strings may hold lone surrogates: a file name with a non-UTF-8 byte comes back from
 `os.scandir` as `\\udce9`, and `json.loads` turns the escape `"\\ud800"` from a request body or

@@ -10,6 +10,7 @@ py=.venv/bin
 export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-${TMPDIR:-/tmp}/harnessdesk-test-pycache-$(id -u)}"
 unset PYTHONDONTWRITEBYTECODE
 $py/python -m contract --check   # webui/js/contract.gen.js matches contract/
+$py/python -m docs_tools --check # the decision index and the generated tables of docs/ match
 $py/ruff check .
 $py/ruff format --check .
 $py/mypy

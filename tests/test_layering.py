@@ -16,11 +16,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-OURS = {"contract", "host", "desktop", "webui", "tests", "bench", "packaging", "scripts"}
+OURS = {"contract", "host", "desktop", "webui", "tests", "bench", "packaging", "scripts", "docs_tools"}
 
 FORBIDDEN: dict[str, set[str]] = {
     "contract": OURS - {"contract"},
-    "host": {"desktop", "webui", "tests", "bench", "packaging", "scripts"},
+    "host": {"desktop", "webui", "tests", "bench", "packaging", "scripts", "docs_tools"},
     "host/engine": {"host.fetch", "host.api", "host.server"},
     "host/fetch": {"host.engine", "host.api"},
     "host/relay": {"host.engine", "host.api", "host.server"},

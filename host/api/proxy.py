@@ -11,6 +11,7 @@ from host.api import (
     credentials,
     files,
     finder,
+    git,
     goal,
     hooks,
     host,
@@ -56,6 +57,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
+    git,  # commit, log, push, pull request
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

@@ -74,7 +74,9 @@ def _copy_title(title: str) -> str:
 
 
 class ArchiveImports:
-    """Writes each session of an archive, then joins them to the workspace's account."""
+    """Importing a session archive into a workspace.
+
+    Writes each session of an archive, then joins them to the workspace's account."""
 
     def __init__(self, workspaces: WorkspaceRegistry, import_rows: ImportRows, header_of: HeaderOf) -> None:
         self._workspaces = workspaces

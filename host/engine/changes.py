@@ -66,7 +66,10 @@ def _read(cwd: Path, path: str) -> Snapshot | None:
 
 
 class SessionChanges:
-    """`files.sessionChanges`, `files.revertFile`, `files.revertHunk`."""
+    """The Changes view: what a session changed since it started, and reverting a file or a hunk of
+    it.
+
+    `files.sessionChanges`, `files.revertFile`, `files.revertHunk`."""
 
     def __init__(
         self,
@@ -130,6 +133,13 @@ class SessionChanges:
             if now is None or now.state != base.state:
                 out.add(path)
         return out
+
+    async def turns_by_path(self, session_id: str) -> tuple[Path, dict[str, tuple[int, ...]]]:
+        """The session's folder and, per path it changed (relative to that folder), the turns
+        that changed it, from the log alone (the commit box links a commit's turns:
+        docs/decisions/commit-and-push.md)."""
+        cwd = self._cwd(await self._header(session_id))
+        return cwd, {path: tuple(base.turns) for path, base in (await self._bases(session_id)).items()}
 
     async def _describe(
         self, session_id: str, path: str, base: Base, now: Snapshot | None

@@ -32,7 +32,8 @@ from host.engine.config import RuntimeOverrides
 from host.engine.directories import HostFolders, NativePicker, can_open_path
 from host.engine.finder.service import Finder
 from host.engine.gates import PromptGates
-from host.engine.git.runner import FolderGit
+from host.engine.git.commits import RepoCommits
+from host.engine.git.runner import FolderGit, PersonGit
 from host.engine.goals.command import goal_command
 from host.engine.goals.driver import GoalDriver, chain_turn_ended
 from host.engine.goals.mounting import mounted
@@ -53,6 +54,7 @@ from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
 from host.engine.services.agents import Agents
+from host.engine.services.commits import Commits
 from host.engine.services.config import Configuration
 from host.engine.services.core import Core
 from host.engine.services.file_tree import FileTree
@@ -140,6 +142,8 @@ class Engine:
     """The person's shells beside a session: terminal.* (docs/decisions.md, "Terminal and files")."""
     file_tree: FileTree
     """The Files pane: files.tree / files.read and the folder's watch."""
+    commits: Commits
+    """The commit box: git.draftMessage/commit/log/push/pullRequest (docs/decisions/commit-and-push.md)."""
     parts: Parts
 
     @classmethod
@@ -334,6 +338,28 @@ class Engine:
         file_tree = FileTree(
             folder_of, FolderGit(confinement), mcp.project_trusted, changes.changed_paths, to_mux
         )
+
+        # commit, log, push, pull request (docs/decisions/commit-and-push.md)
+        def selection_of(session_id: str, header: SessionHeader) -> Any:
+            agent = the_pool().get(session_id)
+            return core.current_selection(session_id, agent.journal if agent is not None else None, header)
+
+        def base_of(folder: str) -> str | None:
+            row = worktree_rows.of(folder)
+            return row.base if row is not None else None
+
+        commits = Commits(
+            store,
+            plane.registry,
+            core.header,
+            lambda: core.default_cwd,
+            selection_of,
+            RepoCommits(FolderGit(confinement), PersonGit()),
+            mcp.project_trusted,
+            worktree_rows.binds_for,
+            base_of,
+            changes.turns_by_path,
+        )
         followers = (
             asyncio.create_task(follow_removals(bus, terminals.session_removed, file_tree.session_removed)),
         )
@@ -380,6 +406,7 @@ class Engine:
             ),
             terminals=terminals,
             file_tree=file_tree,
+            commits=commits,
             parts=parts,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)

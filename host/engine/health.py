@@ -35,6 +35,8 @@ RETRY_MAX = 5.0
 
 
 class StorageHealth:
+    """The store's health: write failures, recovery probes, backups."""
+
     def __init__(self, store: Store, bus: Bus, pool: AgentPool) -> None:
         self._store = store
         self._bus = bus

@@ -27,11 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from host.engine.tools.common import opened_path
+from host.engine.folder_walk import CLOEXEC, DIRECTORY, NOFOLLOW, open_parent
 
-DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 STAGED = ".hd-revert-"
 
 
@@ -96,30 +93,6 @@ def _fsync_dir(path: str, dir_fd: int | None = None) -> None:
         os.close(fd)
 
 
-def _parent(root: str, rel: str, create: bool) -> int | None:
-    """A descriptor of `rel`'s folder, walked component by component below `root` without
-    following a symlink; None when it does not exist (and `create` is False)."""
-    fd = os.open(root, os.O_RDONLY | DIRECTORY | CLOEXEC)
-    if str(opened_path(fd, Path(root))) != root:
-        os.close(fd)
-        raise Escaped(f"{root} is not the folder it was (a symlink now?)")
-    for part in Path(rel).parent.parts:
-        try:
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
-            nxt = os.open(part, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC, dir_fd=fd)
-        except FileNotFoundError:
-            os.close(fd)
-            return None
-        except OSError as exc:
-            os.close(fd)
-            raise Escaped(f"{rel}: a folder on its path is not a folder ({exc.strerror})") from exc
-        os.close(fd)
-        fd = nxt
-    return fd
-
-
 def _staged_name(rel: str, jid: str) -> str:
     return f".{Path(rel).name}{STAGED}{jid}.tmp"
 
@@ -153,7 +126,7 @@ def stage(
 
 
 def _write_staged(root: str, rel: str, name: str, data: bytes) -> None:
-    parent = _parent(root, rel, create=True)
+    parent = open_parent(root, rel, Escaped, create=True, fixed_root=True)
     assert parent is not None
     try:
         try:
@@ -187,7 +160,7 @@ def commit(data_dir: Path, journal: Journal) -> OSError | None:
         if rel in journal.done:
             continue
         try:
-            parent = _parent(journal.root, rel, create=False)
+            parent = open_parent(journal.root, rel, Escaped, fixed_root=True)
             if parent is not None:
                 try:
                     if entry.get("replaces") == "directory":
@@ -247,7 +220,7 @@ def rollback(data_dir: Path, journal: Journal) -> None:
         if entry["staged"] is None:
             continue
         with contextlib.suppress(OSError):
-            parent = _parent(journal.root, entry["path"], create=False)
+            parent = open_parent(journal.root, entry["path"], Escaped, fixed_root=True)
             if parent is not None:
                 try:
                     with contextlib.suppress(FileNotFoundError):

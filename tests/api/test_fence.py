@@ -280,6 +280,10 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "terminal.list": {"sessionId": "s-unknown"},
         "terminal.attach": {"terminalId": "t-x"},
         "terminal.ack": {"terminalId": "t-x", "viewer": "v", "seq": 0},
+        # commit, log, push, pull request
+        "git.commit": {"sessionId": "s-unknown", "message": "m"},
+        "git.push": {"sessionId": "s-unknown"},
+        "git.pullRequest": {"sessionId": "s-unknown", "title": "t"},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
     for method in ("llm.providers", "llm.models", "llm.localModels"):  # the catalogue is not privileged

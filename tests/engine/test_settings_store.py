@@ -18,8 +18,6 @@ from contract.namespaces import (
     EXPOSED,
     DeepSeekSection,
     OpenAICompatibleSection,
-    default_ref_for,
-    profile_id_for,
 )
 from host.engine import secret_values
 from host.engine.errors import CredentialRejected, SettingsConflict, SettingsNotExposed, SettingsRejected
@@ -93,12 +91,7 @@ async def test_a_secret_field_never_leaves_through_a_view(tmp_path: Path) -> Non
     assert [(x.path, x.set) for x in replaced.secrets] == [(["top"], False)]
 
 
-def test_profile_ids_and_refs() -> None:
-    assert profile_id_for("My Ollama", set()) == "my-ollama"
-    assert profile_id_for("My Ollama", {"my-ollama"}) == "my-ollama-2"
-    assert profile_id_for("DeepSeek", set()) == "deepseek-2"  # a built-in route's key is reserved
-    assert profile_id_for("!!!", set()) == "endpoint"
-    assert default_ref_for("my-ollama") == "MY_OLLAMA_API_KEY"
+def test_profile_ids_are_unique() -> None:
     with pytest.raises(ValueError, match="unique"):
         OpenAICompatibleSection.model_validate(
             {"profiles": [{"id": "a", "name": "A", "baseURL": "http://x"}] * 2}, by_alias=True

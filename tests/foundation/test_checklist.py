@@ -26,7 +26,7 @@ import pytest
 from contract.methods import METHODS
 
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ("contract", "host", "desktop", "webui", "tests", "docs", "pyproject.toml")
+COPIED = ("contract", "host", "desktop", "webui", "tests", "docs", "docs_tools", "pyproject.toml")
 
 
 def insert(path: Path, anchor: str, text: str, *, before: bool = False) -> None:
@@ -168,9 +168,12 @@ def regenerate(repo: Path) -> None:
         '"probe.touch": {"privileged":true,"userPaced":false,"request":"TouchRequest","value":"TouchValue"},'
         in (repo / "webui/js/contract.gen.js").read_text()
     )
+    done = run(repo, "-m", "docs_tools")  # the domains table gains the new module
+    assert done.returncode == 0, done.stderr
     page = (repo / "docs/architecture.md").read_text(encoding="utf-8")
     assert "| `probe.touch` | `TouchRequest` → `TouchValue` | yes |  | changes | fenced |" in page
     assert "| `probe-refused` | `{sessionId}` | `probe.touch` of a session that does not exist |" in page
+    assert "| `probe` | `host/api/probe.py` | `touch` |" in page
 
 
 def a_test(repo: Path) -> None:

@@ -1,5 +1,5 @@
-"""Opt-in Claude Code and Codex hook files (issue 29, item 4; docs/decisions.md, "Hook rows and
-hook approval"): off by default, turned on in settings `hooks`; a project's files still need
+"""Opt-in Claude Code and Codex hook files (issue 29, item 4; docs/decisions.md, "Hook
+approval"): off by default, turned on in settings `hooks`; a project's files still need
 trust and the approval of their exact content. Real processes writing marker files."""
 
 from __future__ import annotations

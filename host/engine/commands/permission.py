@@ -36,10 +36,6 @@ def _available() -> str:
     return ", ".join(WORDS)
 
 
-def _title(name: str) -> str:
-    return PRESETS[name].title
-
-
 def loosening(ctx: CommandContext) -> str | None:
     """The change in words when `/permission <preset>` would let more run unasked."""
     wanted = wanted_preset(ctx.argument)

@@ -68,7 +68,9 @@ class _Slot:
 
 
 class Finder:
-    """Searches a session's folder (and its MCP resources); `folder_of` says which folder
+    """The `@` finder: ranked files, folders and MCP resources of a session's folder.
+
+    Searches a session's folder (and its MCP resources); `folder_of` says which folder
     (raising for an unknown id)."""
 
     def __init__(

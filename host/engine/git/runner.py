@@ -10,6 +10,11 @@ Two kinds of git run:
   repository's configuration names no program at all (`config_scan.findings` empty), and it
   refuses otherwise. Either way hooks, fsmonitor, pagers and credential helpers are switched off
   on the command line.
+- `PersonGit.run`: the person's own git, on their click — the one unsandboxed path on a person's
+  repository (docs/decisions/commit-and-push.md). Only two actions use it, each named by its
+  `purpose`: a commit whose hooks run (a trusted folder) and a push (the person's ssh agent and
+  credential helpers). It runs with the person's environment and configuration, never asks on a
+  terminal, and is bounded in time; a test fails when any other code calls it.
 - `private_git`: git on the app's own shadow repositories (snapshots). `GIT_DIR` is ours, the
   system and global configurations are off, so the only configuration git reads is the one we
   wrote: nothing in the person's folder can name a program for it (a `.gitattributes` may name a
@@ -25,11 +30,12 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, get_args
 
 from host.engine.git import config_scan
 from host.engine.git.layout import RepoLayout
 from host.engine.sandbox import Confinement, SandboxPolicy, support, wrap
-from host.engine.secret_values import child_environment
+from host.engine.secret_values import HOST_PREFIX, child_environment, known
 
 GIT = "git"
 HARDENED = (
@@ -170,6 +176,99 @@ class FolderGit:
         )
         try:
             out, err = await asyncio.wait_for(proc.communicate(stdin), bound)
+        except (TimeoutError, asyncio.CancelledError):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await asyncio.shield(proc.wait())
+            raise
+        return GitResult(proc.returncode or 0, out, err)
+
+
+# ---- the person's own git, on their click ------------------------------------------------------
+
+PersonPurpose = Literal["commit-with-hooks", "push"]
+"""The only two reasons git runs outside the sandbox on a person's repository
+(docs/decisions/commit-and-push.md); `tests/security/test_person_git.py` fails on any other
+caller."""
+PERSON_PURPOSES: frozenset[str] = frozenset(get_args(PersonPurpose))
+PERSON_TIMEOUT = 120.0
+"""A pre-commit hook (a formatter, a test run) or a push over a slow link: minutes at most."""
+BATCH_SSH = "ssh -o BatchMode=yes"
+
+
+def person_environment() -> dict[str, str]:
+    """The person's own environment — their ssh agent, HOME, PATH and their tokens (a credential
+    helper reads them: it is their git) — less the host's own variables and any value holding a
+    key the host knows (docs/threat-model.md, "The one unsandboxed git")."""
+    secrets = known()
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.upper().startswith(HOST_PREFIX) and not any(s in v for s in secrets)
+    }
+
+
+def _person_env(ssh_configured: bool) -> dict[str, str]:
+    """The person's environment, and nothing that could wait on a terminal: no prompt, no pager,
+    no editor, ssh in batch mode unless the person configured their own ssh command."""
+    env = person_environment()
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "GIT_EDITOR": ":",
+            "SSH_ASKPASS_REQUIRE": "never",
+        }
+    )
+    if not ssh_configured and "GIT_SSH_COMMAND" not in env and "GIT_SSH" not in env:
+        env["GIT_SSH_COMMAND"] = BATCH_SSH
+    return env
+
+
+class PersonGit:
+    """The person's own git, as their terminal would run it, started only by their click on
+    Commit (in a trusted folder, so that its hooks run) or Push (their credentials): no sandbox,
+    their configuration and hooks, but no terminal prompt (`GIT_TERMINAL_PROMPT=0`, ssh in
+    `BatchMode` unless their configuration names an ssh command, stdin empty, a session of its
+    own) and a bound on time (docs/decisions/commit-and-push.md; docs/threat-model.md, "The one
+    unsandboxed git")."""
+
+    async def run(
+        self,
+        layout: RepoLayout,
+        args: Sequence[str],
+        *,
+        purpose: PersonPurpose,
+        bound: float = PERSON_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+    ) -> GitResult:
+        """`git args` in the work tree's top; TimeoutError after `bound` s (the process group is
+        killed); ValueError for a purpose that is not one of the two."""
+        if purpose not in PERSON_PURPOSES:
+            raise ValueError(f"the person's git runs only to {sorted(PERSON_PURPOSES)}, not {purpose!r}")
+        configured = await self._spawn(
+            layout, ["config", "--get", "core.sshCommand"], _person_env(True), min(bound, DEFAULT_TIMEOUT)
+        )
+        full_env = {**_person_env(configured.ok and bool(configured.stdout.strip())), **(env or {})}
+        return await self._spawn(layout, args, full_env, bound)
+
+    @staticmethod
+    async def _spawn(layout: RepoLayout, args: Sequence[str], env: dict[str, str], bound: float) -> GitResult:
+        proc = await asyncio.create_subprocess_exec(
+            GIT,
+            *args,
+            cwd=str(layout.top),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), bound)
         except (TimeoutError, asyncio.CancelledError):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, 9)

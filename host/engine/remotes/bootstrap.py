@@ -20,7 +20,6 @@ import platform
 import re
 import shlex
 import sys
-import sysconfig
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -401,7 +400,3 @@ TOKEN_READ = r"""cat "$HOME/$1/run/token" """
 
 def token_command() -> str:
     return shell(TOKEN_READ, BASE)
-
-
-def local_platform() -> str:
-    return sysconfig.get_platform()

@@ -1,4 +1,4 @@
-"""The sandbox around every process the agent starts (docs/decisions.md, "Sandbox").
+"""The sandbox around every process the agent starts (docs/decisions.md, "Sandbox and the four modes").
 
 Callers (the bash tool, background jobs, MCP stdio servers, hooks) build their argv as before and
 exec `wrap(argv, policy)` instead when the session runs sandboxed. `support()` says, once per

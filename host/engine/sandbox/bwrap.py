@@ -1,4 +1,4 @@
-"""The bubblewrap command line for a policy (docs/decisions.md, "Sandbox").
+"""The bubblewrap command line for a policy (docs/decisions.md, "Sandbox and the four modes").
 
 The order of the mounts is the design: the whole root read-only, a fresh /dev, /proc of the
 sandbox's own PID namespace, a private /tmp and /run (the host's sockets live there); then the

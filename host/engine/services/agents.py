@@ -20,6 +20,9 @@ from host.engine.timezones import check_time_zone
 
 
 class Agents:
+    """A session's agent (`attach`) and its input: prompt, steer, cancel, queue edits, injected
+    context, compaction, the context meter."""
+
     def __init__(self, core: Core, health: StorageHealth, finder: Finder) -> None:
         self._core = core
         self._health = health

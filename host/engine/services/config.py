@@ -32,7 +32,8 @@ from host.engine.settings.plane import ConfigPlane
 
 
 class Configuration:
-    """`engine.config`."""
+    """A session's model; settings, credentials, providers and their catalogue; permission modes and
+    rules."""
 
     def __init__(
         self,

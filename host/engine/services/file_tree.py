@@ -30,7 +30,10 @@ MAX_WATCHES = 8
 
 
 class FileTree:
-    """`folder_of(session_id)`: the folder a session works in (SessionNotFound for none);
+    """The Files pane: `files.tree`, `files.read` and the folders' watch (over
+    `host/engine/filetree/`).
+
+    `folder_of(session_id)`: the folder a session works in (SessionNotFound for none);
     `changed(session_id)`: the paths the Changes view lists for it; `publish(frame)`: onto the
     mux stream; `trusted(top)`: whether the person trusted a repository's folder."""
 

@@ -51,7 +51,10 @@ CAUSES = ("revert", "fork", "revert-file", "revert-hunk", "rewind")
 
 
 class Files:
-    """`engine.files`; `fork` makes a plain fork (the session service's), which a fork that
+    """Undo: revert a turn, a fork that restores files, the restore preview, git status, the
+    snapshots' disk use, reverts a crash interrupted.
+
+    `engine.files`; `fork` makes a plain fork (the session service's), which a fork that
     restores files starts from."""
 
     def __init__(

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 
 class Goals:
-    """`engine.goals`: built on the goal driver, which `Engine.open()` hooks into the pool (idle
+    """A session's goal: its mutations and the `goal` projection, over the goal driver.
+
+    `engine.goals`: built on the goal driver, which `Engine.open()` hooks into the pool (idle
     and turn-end) and the prompt gates."""
 
     def __init__(self, core: Core, driver: GoalDriver) -> None:

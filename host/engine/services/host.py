@@ -22,6 +22,8 @@ from host.engine.services.jobs import Jobs
 
 
 class HostSurface:
+    """`host.describe`, the mux and host streams, answers to pending requests, ending the streams."""
+
     def __init__(
         self, core: Core, jobs: Jobs, model_status: ModelStatusRelay, default_preset: Callable[[], str]
     ) -> None:

@@ -22,6 +22,8 @@ ENDED_TAIL_BYTES = 2_000
 
 
 class Jobs:
+    """Background jobs: list, stop, output, and the jobs a crash lost."""
+
     def __init__(self, core: Core) -> None:
         self._core = core
         self._registry = JobRegistry(core.data_dir / JOBS_DIR, self._publish, self._ended)

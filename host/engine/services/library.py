@@ -35,7 +35,9 @@ from host.engine.settings.plane import ConfigPlane
 
 
 class Library:
-    """`engine.library`; built by `open` (reads the installed models, makes them routes, picks up
+    """The model library: installed models, the catalogue, downloads, model servers on this machine.
+
+    `engine.library`; built by `open` (reads the installed models, makes them routes, picks up
     interrupted downloads)."""
 
     def __init__(

@@ -40,7 +40,7 @@ def inside(path: str, root: str) -> bool:
 
 
 class Mcp:
-    """`engine.mcp`: the MCP servers, hook-file approvals and folder trust; built by `open`."""
+    """MCP servers, hook-file approvals and which folders are trusted."""
 
     def __init__(
         self,

@@ -34,7 +34,7 @@ async def preset_cap(store: Store, roster: PresetRoster, session_id: str) -> tup
 
 
 class Presets:
-    """`engine.presets`."""
+    """Agent presets (list, select, read, copy, open, remove), skills and slash commands."""
 
     def __init__(
         self,

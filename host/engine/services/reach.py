@@ -34,6 +34,8 @@ class ModelImages:
 
 
 class AgentReach:
+    """What the agent reaches beyond the folder's files: the web, images, language servers."""
+
     def __init__(self, web: WebAccess, images: ModelImages, servers: LanguageServers) -> None:
         self._servers = servers
         self._tasks: set[asyncio.Task[None]] = set()

@@ -58,6 +58,9 @@ class _Asked:
 
 
 class Remotes:
+    """Remote hosts over SSH: the list, connections, host keys, askpass prompts; the relay reads its
+    links."""
+
     def __init__(
         self,
         data_dir: Path,

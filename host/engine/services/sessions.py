@@ -59,6 +59,9 @@ def _expand(path: str) -> str:
 
 
 class Sessions:
+    """Sessions: create, list, rename, fork, search, delete; history pages and their projections;
+    attachments, export and import."""
+
     def __init__(
         self,
         core: Core,

@@ -69,7 +69,10 @@ class ParentControl:
 
 
 class Subagents:
-    """`engine.subagents`; `Engine.open()` hooks its tracker into the pool and the pending table
+    """The `task` tool's children: `subagent.*` and the fence that keeps direct input off a
+    subagent.
+
+    `engine.subagents`; `Engine.open()` hooks its tracker into the pool and the pending table
     (a child's approvals show in its parent's window, a child's answer reaches its parent)."""
 
     def __init__(

@@ -31,7 +31,9 @@ MAX_TERMINALS = 32
 
 
 class Terminals:
-    """`folder_of(session_id)` is the folder a session works in (SessionNotFound for none);
+    """The person's shells beside a session (`terminal.*`, over `host/engine/terminals/`).
+
+    `folder_of(session_id)` is the folder a session works in (SessionNotFound for none);
     `publish(frame, weight)` puts a frame on the mux stream; `unread()` is the output the mux's
     slowest subscriber has not taken yet (the flow marks' first measure)."""
 

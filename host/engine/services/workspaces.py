@@ -15,6 +15,9 @@ from host.engine.workspaces import WorkspaceRegistry
 
 
 class Workspaces:
+    """Workspaces, the archive set, folder trust and the host's folder service (picker, listing,
+    open path)."""
+
     def __init__(
         self,
         registry: WorkspaceRegistry,

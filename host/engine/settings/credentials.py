@@ -13,7 +13,6 @@ sentence until it is fixed by hand (watched) or `reset()` sets it aside
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,9 +21,7 @@ from contract.credentials import CredentialView
 from host.engine import secret_values
 from host.engine.errors import CredentialRejected
 from host.engine.settings.files import CREDENTIALS_FILE, credential_values, credentials_document
-from host.engine.settings.watch import POLL_INTERVAL, EditedMeanwhile, FileWatch, WatchedFile
-
-log = logging.getLogger(__name__)
+from host.engine.settings.watch import POLL_INTERVAL, FileWatch, WatchedFile, tell
 
 RefListener = Callable[[str], None]
 FileListener = Callable[[str | None], None]
@@ -135,32 +132,21 @@ class CredentialStore:
         yet (it is never written over), refuse while the file cannot be used, then `edit` a copy
         of the values the host holds (False: nothing to change, nothing written) and write them
         only if the file on disk is still the one read; `refs` are announced after a write."""
-        await self.file.reload()
-        if self.file.problem is not None:
-            raise CredentialRejected(ref, self.file.refusal())
+
+        def refused(why: str) -> CredentialRejected:
+            return CredentialRejected(ref, why)
 
         def edited(values: dict[str, str]) -> dict[str, str] | None:
             copy = dict(values)
             return copy if edit(copy) else None
 
-        try:
-            written = await self.file.save(edited)
-        except EditedMeanwhile:
-            raise CredentialRejected(
-                ref, f"{self.path.name} was changed on disk while saving; nothing was written, try again"
-            ) from None
-        except OSError as exc:
-            raise CredentialRejected(ref, f"could not save {self.path.name}: {exc.strerror or exc}") from None
-        if written:
+        await self.file.ready(refused)
+        if await self.file.write(edited, refused):
             self._announce(refs)
 
     def _announce(self, refs: list[str]) -> None:
         for ref in refs:
-            for listener in list(self._listeners):
-                try:
-                    listener(ref)
-                except Exception:
-                    log.exception("a credentials listener failed")
+            tell(self._listeners, ref, about="credentials")
 
     # ---- outside edits and reset ---------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from host.engine.settings.sections import (
     resolve,
     secrets_of,
 )
-from host.engine.settings.watch import POLL_INTERVAL, EditedMeanwhile, FileWatch, WatchedFile
+from host.engine.settings.watch import POLL_INTERVAL, FileWatch, WatchedFile, tell
 
 log = logging.getLogger(__name__)
 
@@ -162,10 +162,12 @@ class SettingsStore:
             raise SettingsRejected(
                 ns, f"{ns} comes from the computer this host serves, for this launch: change it there"
             )
+
+        def refused(why: str) -> SettingsRejected:
+            return SettingsRejected(ns, why)
+
         async with self._queues.setdefault(ns, asyncio.Lock()):
-            await self.file.reload()  # a hand edit the poll has not seen yet is never written over
-            if self.problem is not None:
-                raise SettingsRejected(ns, self.refusal())
+            await self.file.ready(refused)
             if not self.writable:
                 raise SettingsRejected(ns, f"settings are read-only: {self.path} cannot be written")
             actual = self.revision(ns)
@@ -188,17 +190,7 @@ class SettingsStore:
                         new.pop(ns)
                     return new
 
-                try:
-                    await self.file.save(put)
-                except EditedMeanwhile:
-                    raise SettingsRejected(
-                        ns,
-                        f"{self.path.name} was changed on disk while saving; nothing was written, try again",
-                    ) from None
-                except OSError as exc:
-                    raise SettingsRejected(
-                        ns, f"could not save {self.path.name}: {exc.strerror or exc}"
-                    ) from None
+                await self.file.write(put, refused)
                 self._reported.pop(ns, None)
                 self._remember_secrets(ns)
                 self._bump(ns)
@@ -216,11 +208,7 @@ class SettingsStore:
 
     def _bump(self, ns: str) -> None:
         self._revision[ns] = self.revision(ns) + 1
-        for listener in list(self._listeners):
-            try:
-                listener(ns)
-            except Exception:
-                log.exception("a settings listener failed for %s", ns)
+        tell(self._listeners, ns, about="settings")
 
     def _remember_secrets(self, ns: str) -> None:
         space = self._spaces.get(ns)

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 POLL_INTERVAL = 0.5
 """Seconds between checks: an edit shows up in every open window within about this long."""
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 class FileWatch:
@@ -129,12 +130,26 @@ class WatchedFile(Generic[T]):
 
     # ---- writing ------------------------------------------------------------------------------
 
-    async def save(self, edit: Callable[[T], T | None]) -> bool:
-        """Write `edit(value)` (None: nothing to change, nothing written) and hold it; False when
-        nothing was written. Raises EditedMeanwhile when the file on disk is no longer the one
-        read, OSError when it cannot be written. Callers reload first and refuse while
-        `problem` is set."""
-        return await asyncio.to_thread(self._save, edit)
+    async def ready(self, refused: Callable[[str], Exception]) -> None:
+        """Before a write: re-read a hand edit the poll has not seen yet (it is never written
+        over), then refuse while the file cannot be used. `refused(sentence)` is the owner's
+        typed error (settings-rejected, credential-rejected)."""
+        await self.reload()
+        if self.problem is not None:
+            raise refused(self.refusal())
+
+    async def write(self, edit: Callable[[T], T | None], refused: Callable[[str], Exception]) -> bool:
+        """Write `edit(value)` (None: nothing to change, nothing written) and hold it, only if the
+        file on disk is still the one read; False when nothing was written. A file changed
+        meanwhile or one that cannot be written is `refused(sentence)`: nothing was written."""
+        try:
+            return await asyncio.to_thread(self._save, edit)
+        except EditedMeanwhile:
+            raise refused(
+                f"{self.path.name} was changed on disk while saving; nothing was written, try again"
+            ) from None
+        except OSError as exc:
+            raise refused(f"could not save {self.path.name}: {exc.strerror or exc}") from None
 
     def _save(self, edit: Callable[[T], T | None]) -> bool:
         with self._lock:
@@ -208,8 +223,13 @@ class WatchedFile(Generic[T]):
             return kept.name
 
     def _file_changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(self.problem)
-            except Exception:
-                log.exception("a listener of %s failed", self.path.name)
+        tell(self._listeners, self.problem, about=self.path.name)
+
+
+def tell(listeners: list[Callable[[A], None]], what: A, *, about: str) -> None:
+    """Call each listener with `what`; one that raises is logged and the others still hear it."""
+    for listener in list(listeners):
+        try:
+            listener(what)
+        except Exception:
+            log.exception("a listener of %s failed", about)

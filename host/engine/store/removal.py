@@ -23,6 +23,7 @@ _PER_SESSION = (
     "DELETE FROM archived_sessions WHERE session_id = ?",
     "DELETE FROM grants WHERE session_id = ?",
     "DELETE FROM session_policies WHERE session_id = ?",
+    "DELETE FROM session_commits WHERE session_id = ?",  # commit, log, push, pull request
     "DELETE FROM sessions WHERE id = ?",
 )
 

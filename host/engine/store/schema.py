@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from host.engine.store import blobs, grants, mcp, workspaces, worktrees
+from host.engine.store import blobs, commits, grants, mcp, workspaces, worktrees
 from host.engine.store.base import ListedSession, SessionHeader, origin_of
 from host.engine.store.named import named_row, named_rows
 
@@ -133,6 +133,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(workspaces.DDL)
     conn.executescript(mcp.DDL)
     conn.executescript(worktrees.DDL)
+    conn.executescript(commits.DDL)  # commit, log, push, pull request
     add_missing_columns(conn)
     conn.execute(
         "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)

@@ -18,9 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+from host.engine.folder_walk import CLOEXEC, NOFOLLOW, open_parent
+
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 MAX_FILE = 512 * 1024 * 1024
 """A file larger than this is not moved (it would be read into memory)."""
@@ -36,33 +35,9 @@ class FileData:
     executable: bool
 
 
-def _walk_to_parent(root: str, rel: str, create: bool = False) -> int | None:
-    """A descriptor of `rel`'s folder below `root`, every component opened without following a
-    link; None when a folder on the way is missing (and `create` is False)."""
-    parts = Path(rel).parts
-    if not parts or any(p in ("..", ".", "") for p in parts) or os.path.isabs(rel):
-        raise NotRegular(f"{rel}: not a path inside the folder")
-    fd = os.open(root, os.O_RDONLY | DIRECTORY | CLOEXEC)
-    for part in parts[:-1]:
-        try:
-            if create:
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
-            nxt = os.open(part, os.O_RDONLY | DIRECTORY | NOFOLLOW | CLOEXEC, dir_fd=fd)
-        except FileNotFoundError:
-            os.close(fd)
-            return None
-        except OSError as exc:
-            os.close(fd)
-            raise NotRegular(f"{rel}: a folder on its path is a link or not a folder") from exc
-        os.close(fd)
-        fd = nxt
-    return fd
-
-
 def read_inside(root: str, rel: str) -> FileData | None:
     """Regular file `rel` below `root`, or None when it does not exist; NotRegular otherwise."""
-    parent = _walk_to_parent(root, rel)
+    parent = open_parent(root, rel, NotRegular)
     if parent is None:
         return None
     try:
@@ -86,7 +61,7 @@ def read_inside(root: str, rel: str) -> FileData | None:
 def kind_inside(root: str, rel: str) -> str:
     """`file`, `dir`, `missing` or `other` (a link, a device) for `rel` below `root`."""
     try:
-        parent = _walk_to_parent(root, rel)
+        parent = open_parent(root, rel, NotRegular)
     except NotRegular:
         return "other"
     if parent is None:
@@ -105,7 +80,7 @@ def kind_inside(root: str, rel: str) -> str:
 def write_inside(root: str, rel: str, data: bytes, executable: bool = False) -> None:
     """Write `rel` below `root` (our own worktree) whole: a temporary name, then a rename; the
     folders on its way are made, none followed through a link."""
-    parent = _walk_to_parent(root, rel, create=True)
+    parent = open_parent(root, rel, NotRegular, create=True)
     assert parent is not None
     name = Path(rel).name
     tmp = f".{name}.hd-{secrets.token_hex(4)}.tmp"
@@ -125,7 +100,7 @@ def write_inside(root: str, rel: str, data: bytes, executable: bool = False) -> 
 
 def remove_inside(root: str, rel: str) -> None:
     """Delete file `rel` below `root` (nothing when it is missing)."""
-    parent = _walk_to_parent(root, rel)
+    parent = open_parent(root, rel, NotRegular)
     if parent is None:
         return
     try:
@@ -137,7 +112,7 @@ def remove_inside(root: str, rel: str) -> None:
 
 def set_executable(root: str, rel: str, executable: bool) -> None:
     """The owner's execute bit of a file the hand-off wrote (the journal keeps the content only)."""
-    parent = _walk_to_parent(root, rel)
+    parent = open_parent(root, rel, NotRegular)
     if parent is None:
         return
     try:

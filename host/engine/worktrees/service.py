@@ -54,6 +54,9 @@ SessionFolders = Callable[[], Awaitable[list[tuple[str, str | None]]]]
 
 
 class Worktrees:
+    """Sessions in git worktrees: making them, their branch state, the hand-off (apply, merge,
+    remove, adopt), clean-up."""
+
     def __init__(
         self,
         data_dir: Path,

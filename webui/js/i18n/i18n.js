@@ -50,11 +50,6 @@ export function language() {
   return current;
 }
 
-/** The person's choice ("system" | "zh-CN" | "en"). */
-export function languagePreference() {
-  return preference;
-}
-
 /** The message `key` in the current language, `{name}` placeholders filled from `params`
  * (numbers formatted for the language; `count` picks the plural form where the language has one). */
 export function t(key, params) {

@@ -5,8 +5,6 @@
 // [c/2, c] ("equal jitter"), so it never collapses to zero and never exceeds the cap.
 // reset() after a successful connect starts again at the base.
 
-export const BACKOFF_DEFAULTS = Object.freeze({ baseMs: 500, factor: 2, capMs: 10_000 });
-
 export class Backoff {
   constructor({ baseMs = 500, factor = 2, capMs = 10_000, random = Math.random } = {}) {
     this.baseMs = baseMs;

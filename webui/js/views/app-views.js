@@ -136,7 +136,7 @@ export function buildViews(app) {
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });
   app.jobsPanel = new JobsPanel($("jobs-panel"), { turns, toast });
   app.changes = new ChangesState({ client: app.client }); // the Changes view (docs/architecture.md, "The Changes view")
-  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, toast, close: () => app.toggleChanges(false) });
+  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, toast, close: () => app.toggleChanges(false), showSeq: (seq) => app.conversation.showSeq(seq), sessionTitle: () => app.manager.summaries.get(app.manager.activeId)?.title ?? null });
   app.changes.on("change", () => app.topbar.updateChanges(app.changes.count, app.changesOpen));
   app.mcpPanel = new McpPanel($("mcp-panel"), { turns, config, toast, changed: (v) => app.topbar.updateMcp(v, app.mcpOpen) });
   app.goalBar = new GoalBar($("goal-bar"), { turns });

@@ -4,6 +4,7 @@
 import { lastSession } from "../state/last-session.js";
 import { installShortcuts } from "./keyboard.js";
 import { installDialogFocus } from "./dialog-focus.js";
+import { installTooltips } from "./tooltip.js";
 import { ShortcutsSheet } from "./shortcuts-sheet.js";
 import { onLanguage, t } from "../i18n/i18n.js";
 import { displayTitle } from "../state/session-list.js";
@@ -107,6 +108,7 @@ export function wireApp(app) {
     if (sid === null) app.presets.invalidate();
     else if (sid === m.activeId) app.presets.show(sid, m.summaries.get(sid)?.agentPreset);
   });
+  installTooltips(); // titles in the page's own tooltip, which a dialog or a collapse hides (tooltip.js)
   installShortcuts({
     newSession: () => app.newSession(),
     focusSearch: () => {

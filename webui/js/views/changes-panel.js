@@ -9,14 +9,16 @@ import { diffTable, statNodes } from "./diff.js";
 import { describeError } from "../state/problems.js";
 import { hostNote } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
+import { mountCommitBox } from "./commit-box.js";
 
 const STATUS = new Set(["added", "modified", "deleted"]);
 
 export class ChangesPanel {
-  /** @param {HTMLElement} root @param {{state, toast(msg, tone?), close()}} ctx */
+  /** @param {HTMLElement} root @param {{state, toast(msg, tone?), close(), showSeq(seq), sessionTitle()}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
+    this.commitBox = mountCommitBox(ctx); // kept below the list (the review pane's .commit-box-slot later)
     this.open = false;
     this.pending = null; // a path to scroll to once the list is read
     this.target = null; // the path a turn's link opened, highlighted until the view closes
@@ -40,6 +42,13 @@ export class ChangesPanel {
 
   render() {
     if (!this.open) return;
+    const typing = this.commitBox.contains(document.activeElement) ? document.activeElement : null;
+    this.draw();
+    this.root.append(this.commitBox);
+    typing?.focus({ preventScroll: true }); // a re-read of the list does not take the focus from the box
+  }
+
+  draw() {
     const { files, error, loading } = this.ctx.state;
     const top = this.root.scrollTop; // a re-read keeps the place the person was reading
     const had = focusKey(this.root); // a re-read keeps the focus where it was, too

@@ -27,6 +27,9 @@ export class FilesPane {
     hide.addEventListener("click", () => ctx.hide());
     this.note = h("p", { class: "files-note", testid: "files-note", hidden: true });
     this.tree = h("ul", { class: "files-tree", role: "tree", "aria-label": t("files.pane"), testid: "files-tree" });
+    this.current = null; // the row Tab lands on (one stop for the tree; the arrows move inside it)
+    this.tree.addEventListener("keydown", (e) => this.onTreeKey(e));
+    this.tree.addEventListener("focusin", (e) => e.target.dataset?.path !== undefined && (this.current = e.target.dataset.path));
     this.treeWrap = h("div", { class: "files-tree-wrap" }, this.note, this.tree);
     this.viewer = new FileViewer({ state: this.state, toast: ctx.toast, attach: ctx.attach, openPath: ctx.openPath, canOpen: ctx.canOpen, cwd: ctx.cwd, back: () => this.state.closeFile() });
     root.append(
@@ -65,6 +68,7 @@ export class FilesPane {
   render() {
     this.renderMode();
     const s = this.state;
+    const had = this.tree.contains(document.activeElement); // a redraw keeps the keyboard's place
     clear(this.tree);
     const note = !s.sessionId ? t("files.noSession") : s.error ? describeError(s.error) : s.git.withheld ? t(`files.withheld.${s.git.withheld}`) : null;
     this.note.hidden = !note;
@@ -75,6 +79,39 @@ export class FilesPane {
     this.appendLevel(this.tree, top, keep, 1);
     if (!top.length) this.tree.append(h("li", { class: "list-empty" }, t("files.empty")));
     else if (keep && !keep.size) this.tree.append(h("li", { class: "list-empty", testid: "files-no-match" }, t("files.noMatch")));
+    const rows = this.rows();
+    const current = rows.find((r) => r.dataset.path === this.current) ?? rows[0];
+    for (const r of rows) r.tabIndex = r === current ? 0 : -1;
+    if (had) current?.focus();
+  }
+
+  rows() {
+    return [...this.tree.querySelectorAll("[role=treeitem]")];
+  }
+
+  /** The tree's keys, as trees go (docs/decisions/keyboard-reach.md): ↓/↑ the next and previous
+   * row, Home/End the first and last, → opens a folder or goes into it, ← closes it or goes to
+   * its folder; Enter and Space press the row. */
+  onTreeKey(e) {
+    const row = e.target.closest?.("[role=treeitem]");
+    if (!row || e.altKey || e.ctrlKey || e.metaKey) return;
+    const rows = this.rows();
+    const i = rows.indexOf(row);
+    const open = row.getAttribute("aria-expanded");
+    const parent = row.parentElement?.parentElement?.closest("li")?.querySelector(":scope > [role=treeitem]");
+    const go = (to) => to && (e.preventDefault(), (this.current = to.dataset.path), to.focus());
+    if (e.key === "ArrowDown") go(rows[i + 1]);
+    else if (e.key === "ArrowUp") go(rows[i - 1]);
+    else if (e.key === "Home") go(rows[0]);
+    else if (e.key === "End") go(rows[rows.length - 1]);
+    else if (e.key === "ArrowRight" && open === "false") {
+      e.preventDefault();
+      this.state.toggle(row.dataset.path);
+    } else if (e.key === "ArrowRight" && open === "true") go(rows[i + 1]);
+    else if (e.key === "ArrowLeft" && open === "true") {
+      e.preventDefault();
+      this.state.toggle(row.dataset.path);
+    } else if (e.key === "ArrowLeft") go(parent);
   }
 
   appendLevel(list, entries, keep, depth) {

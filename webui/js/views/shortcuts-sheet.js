@@ -4,22 +4,33 @@
 import { h, icon } from "./dom.js";
 import { t } from "../i18n/i18n.js";
 
-/** [keys, what they do]: "|" between alternatives, "+" in a chord; key caps are written as
- * keyboards print them (not translated), capitalised by `cap`. */
-const ROWS = [
+/** [keys, what they do]: "|" between alternatives, "+" in a chord, "," in a sequence; key caps
+ * are written as keyboards print them (not translated), capitalised by `cap`. Every key a handler
+ * in webui/js/views/ takes is here (tests/test_shortcuts_sheet.py holds them to it). */
+export const ROWS = [
   ["ctrl+n", "keys.newSession"],
   ["ctrl+k", "keys.search"],
   ["↓|↑", "keys.results"],
   ["ctrl+f", "keys.find"],
-  ["enter|shift+enter", "keys.findStep"],
+  ["enter|shift+enter|f3|shift+f3", "keys.findStep"],
   ["ctrl+home|ctrl+end", "keys.ends"],
   ["enter", "keys.send"],
   ["shift+enter", "keys.newline"],
+  ["ctrl+enter", "keys.steer"],
+  ["↑|↓", "keys.recall"],
   ["/", "keys.slash"],
   ["@", "keys.mention"],
   ["y|a|n", "keys.approve"],
   ["alt+y|alt+a|alt+n", "keys.approveAnywhere"],
+  ["f2", "keys.rename"],
   ["alt+↑|alt+↓", "keys.reorder"],
+  ["↓|↑|←|→|home|end", "keys.menus"],
+  ["ctrl+`", "keys.terminal"],
+  ["ctrl+shift+e", "keys.files"],
+  ["ctrl+shift+g", "keys.review"],
+  ["ctrl+shift+c|ctrl+shift+v", "keys.termCopy"],
+  ["ctrl+shift+f", "keys.termFind"],
+  ["esc,tab", "keys.termLeave"],
   ["esc", "keys.escape"],
   ["?", "keys.sheet"],
 ];
@@ -43,7 +54,7 @@ export class ShortcutsSheet {
   open() {
     this.list.replaceChildren(
       ...ROWS.flatMap(([keys, what]) => [
-        h("dt", { translate: "no" }, keys.split("|").flatMap((alt, i) => [i ? " / " : null, ...alt.split("+").flatMap((k, j) => [j ? "+" : null, h("kbd", {}, cap(k))])])),
+        h("dt", { translate: "no" }, keys.split("|").flatMap((alt, i) => [i ? " / " : null, ...alt.split(",").flatMap((step, n) => [n ? ", " : null, ...step.split("+").flatMap((k, j) => [j ? "+" : null, h("kbd", {}, cap(k))])])])),
         h("dd", {}, t(what)),
       ]),
     );

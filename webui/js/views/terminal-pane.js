@@ -44,6 +44,10 @@ export function isPaneShortcut(e) {
   return e.shiftKey && !e.altKey && ["KeyE", "KeyG"].includes(e.code);
 }
 
+/** Whether Tab (or Shift+Tab) right after Escape: the way out of the terminal by keyboard, which
+ * otherwise sends Tab to the shell (docs/decisions/keyboard-reach.md). */
+export const leavesTerminal = (e, escaped) => escaped && e.key === "Tab" && !e.ctrlKey && !e.altKey && !e.metaKey;
+
 class TermView {
   constructor(lib, terminalId, sessionId, pane) {
     this.terminalId = terminalId;
@@ -70,9 +74,13 @@ class TermView {
     term.onResize(({ cols, rows }) => pane.state.resize(terminalId, cols, rows));
     term.onSelectionChange(() => pane.selectionChanged(this));
     term.onTitleChange((title) => pane.retitle(this, title));
+    let escaped = false; // Esc, then Tab: the focus leaves the terminal (the shell keeps Tab otherwise)
     term.attachCustomKeyEventHandler((e) => {
       if (e.type !== "keydown") return true;
       if (isPaneShortcut(e)) return false; // the window's (views/panes.js)
+      if (/^(Shift|Control|Alt|Meta)$/.test(e.key)) return true; // a modifier alone: wait for its key
+      if (leavesTerminal(e, escaped)) return (escaped = false); // the browser moves the focus
+      escaped = e.key === "Escape" && !e.ctrlKey && !e.altKey && !e.metaKey;
       const shifted = (e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey;
       if (shifted && keyIs(e, "KeyC")) {
         e.preventDefault();
@@ -140,6 +148,7 @@ export class TerminalPane {
     this.activeBySession = new Map();
     this.opening = null;
     this.tabs = h("div", { class: "term-tabs", role: "tablist", "aria-label": t("terminal.tabs"), testid: "terminal-tabs" });
+    this.tabs.addEventListener("keydown", (e) => this.onTabKey(e)); // ←/→, Home/End between the tabs
     const add = h("button", { type: "button", class: "btn btn-icon", testid: "terminal-new", title: t("terminal.newTab"), "aria-label": t("terminal.newTab") }, icon("plus"));
     add.addEventListener("click", () => this.openNew());
     this.sendBtn = h("button", { type: "button", class: "btn btn-small", testid: "terminal-send", title: t("terminal.sendTitle"), disabled: true }, icon("send"), h("span", { class: "btn-label" }, t("terminal.send")));
@@ -301,8 +310,23 @@ export class TerminalPane {
         e.stopPropagation();
         this.closeTerminal(item.terminalId);
       });
+      tab.tabIndex = item.terminalId === current ? 0 : -1; // one Tab stop: the shown tab (the arrows reach the rest)
       this.tabs.append(h("span", { class: "term-tab-wrap" }, tab, close));
     }
+    const tabs = [...this.tabs.querySelectorAll("[role=tab]")];
+    if (tabs.length && !tabs.some((b) => b.tabIndex === 0)) tabs[0].tabIndex = 0;
+  }
+
+  /** A tab list's keys (docs/decisions/keyboard-reach.md): ←/→ the previous and next tab, Home/End
+   * the first and last; Enter or Space shows the focused one. */
+  onTabKey(e) {
+    const tabs = [...this.tabs.querySelectorAll("[role=tab]")];
+    const i = tabs.indexOf(e.target);
+    if (i < 0 || e.altKey || e.ctrlKey || e.metaKey) return;
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    tabs[(to + tabs.length) % tabs.length].focus();
   }
 
   async closeTerminal(terminalId) {

@@ -5,6 +5,7 @@
 
 import { h, icon, setChildren } from "./dom.js";
 import { confirm } from "./confirm.js";
+import { menuItem, menuKeys } from "./menu-keys.js";
 import { describeError } from "../state/problems.js";
 import { aheadBehind } from "../state/worktree-calls.js";
 import { t } from "../i18n/i18n.js";
@@ -50,7 +51,7 @@ export class WorktreeMenu {
     this.el = h("span", { class: "worktree-slot" }, this.button, this.popup);
     this.button.addEventListener("click", () => this.toggle());
     document.addEventListener("click", (e) => !this.el.contains(e.target) && this.toggle(false));
-    this.popup.addEventListener("keydown", (e) => e.key === "Escape" && (this.toggle(false), this.button.focus()));
+    menuKeys(this.button, this.popup, (open) => this.toggle(open)); // ↓/↑, Home/End, Escape, Tab (menu-keys.js)
   }
 
   /** `summary` of the open session; `inRepo`: its folder is in a git repository (the header's git line). */
@@ -68,15 +69,16 @@ export class WorktreeMenu {
   }
 
   toggle(open = this.popup.hidden) {
+    const was = !this.popup.hidden;
     this.popup.hidden = !open;
     this.button.setAttribute("aria-expanded", String(open));
-    if (open) this.renderItems();
+    if (open && !was) this.renderItems();
   }
 
   renderItems() {
     const w = this.worktree;
     const item = (label, testid, run, danger = false) => {
-      const b = h("button", { type: "button", role: "menuitem", class: ["menu-item", danger && "is-danger"], testid }, label);
+      const b = h("button", { type: "button", ...menuItem, class: ["menu-item", danger && "is-danger"], testid }, label);
       b.addEventListener("click", () => {
         this.toggle(false);
         run();
