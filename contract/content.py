@@ -43,10 +43,23 @@ class Attached(WireModel):
     mime_type: str | None = None
 
 
+class ReviewNote(WireModel):
+    """What a text part carries when it is a review comment (session.prompt's `review-comment`):
+    clients show a chip linking back to the lines, the model reads the text
+    (docs/decisions/review-pane.md)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    side: Literal["new", "old"]
+    body: str
+
+
 class TextBlock(WireModel):
     type: Literal["text"] = "text"
     text: str
     attached: Attached | None = None
+    review: ReviewNote | None = None
 
 
 class ReasoningBlock(WireModel):

@@ -139,7 +139,8 @@ ERROR_WHEN: dict[str, str] = {
     ),
     "not-a-repository": (
         "`session.create` with `worktree`, `worktree.options` or `worktree.adopt` for a folder "
-        "outside a git repository; `worktree.*` on a session that works in no worktree"
+        "outside a git repository; `worktree.*` on a session that works in no worktree; `git.*` on"
+        " a session whose folder is in no git repository"
     ),
     "worktree-untrusted": (
         "a worktree operation on a repository whose git configuration names programs, before the "
@@ -176,6 +177,15 @@ ERROR_WHEN: dict[str, str] = {
     "too-large": (
         "`files.read` of a file over 10 MB without a range, or of a range whose text exceeds 1 MB"
         " (a whole file up to 10 MB is read at once)"
+    ),
+    # the review pane (docs/decisions/review-pane.md)
+    "stale-diff": (
+        "`git.stage` / `git.unstage` / `git.discard` naming a hunk or a file that is not what git shows"
+        " now, or `git.undoDiscard` of a file changed since: nothing was written"
+    ),
+    "repository-untrusted": (
+        "`git.stage` / `git.unstage` / `git.discard` in a repository whose configuration names programs"
+        " while its folder is not trusted (`findings` says what)"
     ),
     # commit, log, push, pull request (docs/decisions/commit-and-push.md)
     "nothing-staged": "`git.draftMessage` or `git.commit` (without `amend`) while nothing is staged",

@@ -262,6 +262,13 @@ class RepositoryDetails(WireModel):
     """`worktree-untrusted`: what in the repository's git configuration names programs."""
 
 
+class StaleDiffDetails(WireModel):
+    """`stale-diff`: the files whose hunks are not what the request named (nothing was written)."""
+
+    session_id: str
+    paths: list[str] = Field(default_factory=list)
+
+
 class TerminalDetails(WireModel):
     terminal_id: str
 
@@ -384,6 +391,9 @@ ERROR_DETAILS: dict[str, type[WireModel]] = {
     "outside-folder": PathDetails,
     "not-a-file": PathDetails,
     "too-large": TooLargeDetails,
+    # the review pane (docs/decisions/review-pane.md)
+    "stale-diff": StaleDiffDetails,
+    "repository-untrusted": RepositoryDetails,
     # commit, log, push, pull request
     "nothing-staged": SessionDetails,
     "git-identity-missing": NoDetails,

@@ -441,10 +441,43 @@ TERMINAL_LIST = Method(
 TERMINAL_ATTACH = Method("terminal.attach", _t.TerminalAttachRequest, _t.TerminalAttachValue, privileged=True)
 TERMINAL_ACK = Method("terminal.ack", _t.TerminalAckRequest, _t.TerminalDone, privileged=True)
 
+# the review pane (docs/decisions/review-pane.md): git on the person's repository, in the
+# sandbox with only the git directory writable (a discard writes the files through the undo
+# journal); open on a subagent's session like files.revertHunk: none of them drives the agent
+_g = git
+GIT_STATUS = Method("git.status", _g.ReviewStatusRequest, _g.ReviewStatusValue, session="reads")
+GIT_STAGE = Method(
+    "git.stage",
+    _g.ReviewChangeRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it changes the repository's index, never drives the agent",
+)
+GIT_UNSTAGE = Method(
+    "git.unstage",
+    _g.ReviewChangeRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it changes the repository's index, never drives the agent",
+)
+GIT_DISCARD = Method(
+    "git.discard",
+    _g.ReviewChangeRequest,
+    _g.DiscardValue,
+    session="changes",
+    unfenced_because="it puts files back as the index holds them, never drives the agent",
+)
+GIT_UNDO_DISCARD = Method(
+    "git.undoDiscard",
+    _g.UndoDiscardRequest,
+    _g.ReviewChangeValue,
+    session="changes",
+    unfenced_because="it puts back what a discard replaced, never drives the agent",
+)
+# end of the review pane's block
 # commit, log, push, pull request (docs/decisions/commit-and-push.md): drafting and reading change
 # nothing; a commit changes the person's branch and push / pullRequest use their credentials
 # outside the sandbox, so those three are privileged
-_g = git
 GIT_DRAFT_MESSAGE = Method("git.draftMessage", _g.GitSessionRequest, _g.DraftMessageValue, session="reads")
 GIT_COMMIT = Method(
     "git.commit",

@@ -164,7 +164,27 @@ class ImageInput(WireModel):
     name: str | None = None
 
 
-PromptContent = Annotated[Union[TextInput, ImageInput], Field(discriminator="type")]
+class ReviewCommentInput(WireModel):
+    """A comment on lines of a diff in the review pane (docs/decisions/review-pane.md): the model
+    reads it as text naming the file and the lines with the excerpt; clients show a chip that
+    links back to the lines."""
+
+    type: Literal["review-comment"] = "review-comment"
+    path: str = Field(min_length=1, max_length=4096)
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    side: Literal["new", "old"]
+    body: str = Field(min_length=1, max_length=20_000)
+    excerpt: str = Field(default="", max_length=100_000)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ReviewCommentInput:
+        if self.end_line < self.start_line:
+            raise ValueError("endLine comes before startLine")
+        return self
+
+
+PromptContent = Annotated[Union[TextInput, ImageInput, ReviewCommentInput], Field(discriminator="type")]
 
 MAX_ATTACHMENTS = 20
 

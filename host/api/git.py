@@ -1,5 +1,6 @@
 """`git.*`: a session's repository from change to commit (issue 42).
 
+# the review pane (docs/decisions/review-pane.md)
 # commit, log, push, pull request (docs/decisions/commit-and-push.md)
 """
 
@@ -49,3 +50,34 @@ async def push(engine: Engine, p: g.GitSessionRequest) -> g.PushValue:
 async def pull_request(engine: Engine, p: g.PullRequestRequest) -> g.PullRequestValue:
     url, created = await engine.commits.pull_request(p.session_id, p.title, p.body)
     return g.PullRequestValue(url=url, created=created)
+
+
+# ---- the review pane (docs/decisions/review-pane.md) ------------------------------------------
+
+
+@implements("git.status")
+async def status(engine: Engine, p: g.ReviewStatusRequest) -> g.ReviewStatusValue:
+    return await engine.review.status(p.session_id, p.scope)
+
+
+@implements("git.stage")
+async def stage(engine: Engine, p: g.ReviewChangeRequest) -> g.ReviewChangeValue:
+    return await engine.review.stage(p.session_id, p.paths, p.hunk_ids)
+
+
+@implements("git.unstage")
+async def unstage(engine: Engine, p: g.ReviewChangeRequest) -> g.ReviewChangeValue:
+    return await engine.review.unstage(p.session_id, p.paths, p.hunk_ids)
+
+
+@implements("git.discard")
+async def discard(engine: Engine, p: g.ReviewChangeRequest) -> g.DiscardValue:
+    return await engine.review.discard(p.session_id, p.paths, p.hunk_ids)
+
+
+@implements("git.undoDiscard")
+async def undo_discard(engine: Engine, p: g.UndoDiscardRequest) -> g.ReviewChangeValue:
+    return await engine.review.undo_discard(p.session_id, p.undo_id)
+
+
+# ---- end of the review pane's block -----------------------------------------------------------

@@ -57,7 +57,7 @@ DOMAIN_MODULES: tuple[ModuleType, ...] = (
     mcp,
     worktree,
     remote,
-    git,  # commit, log, push, pull request
+    git,  # the review pane; commit, log, push, pull request
     hooks,
 )
 """One module per domain of the method map; importing it registers its methods. A new domain

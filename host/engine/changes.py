@@ -124,6 +124,13 @@ class SessionChanges:
             files.append(await self._describe(session_id, path, base, now))
         return SessionChangesValue(files=files)
 
+    async def last_turn_paths(self, session_id: str) -> set[str]:
+        """The paths the session's last turn that changed files changed (the review pane's
+        "Last turn" scope, docs/decisions/review-pane.md)."""
+        found = await self._bases(session_id)
+        last = max((t for b in found.values() for t in b.turns), default=None)
+        return {path for path, b in found.items() if last is not None and last in b.turns}
+
     async def changed_paths(self, session_id: str) -> set[str]:
         """The paths `list` would show, without their diffs (the Files pane's marks)."""
         cwd = self._cwd(await self._header(session_id))

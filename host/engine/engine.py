@@ -50,6 +50,7 @@ from host.engine.pool import AgentPool
 from host.engine.presets.service import PresetService
 from host.engine.remotes.handover import handover_of
 from host.engine.removals import follow_removals
+from host.engine.review import Review
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.selection import Selections
@@ -145,6 +146,9 @@ class Engine:
     commits: Commits
     """The commit box: git.draftMessage/commit/log/push/pullRequest (docs/decisions/commit-and-push.md)."""
     parts: Parts
+    # the review pane (docs/decisions/review-pane.md)
+    review: Review
+    """git.status / stage / unstage / discard / undoDiscard (host/engine/review.py)."""
 
     @classmethod
     async def open(
@@ -334,6 +338,20 @@ class Engine:
         def to_mux(frame: BaseModel, weight: int = 0) -> None:
             bus.publish("mux", frame, weight=weight)
 
+        # the review pane (docs/decisions/review-pane.md)
+        def worktree_of(folder: str) -> tuple[str, str] | None:
+            row = worktree_rows.of(os.path.realpath(folder))
+            return (row.base, row.local) if row is not None else None
+
+        review = Review(
+            FolderGit(confinement),
+            mcp.project_trusted,
+            folder_of,
+            changes.changed_paths,
+            changes.last_turn_paths,
+            worktree_of,
+            data_dir,
+        )
         terminals = Terminals(folder_of, to_mux, lambda: bus.unread_weight("mux"))
         file_tree = FileTree(
             folder_of, FolderGit(confinement), mcp.project_trusted, changes.changed_paths, to_mux
@@ -408,9 +426,11 @@ class Engine:
             file_tree=file_tree,
             commits=commits,
             parts=parts,
+            review=review,
         )
         await asyncio.to_thread(sandbox_support)  # probed once, off the loop (it runs bwrap)
         await files.recover_reverts()  # a revert a crash interrupted: completed or rolled back
+        await review.recover()  # a discard a crash interrupted: finished or rolled back
         await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
         await jobs.record_lost_jobs()

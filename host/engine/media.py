@@ -11,8 +11,8 @@ import hashlib
 import struct
 from collections.abc import Callable, Sequence
 
-from contract.content import AttachmentRef, ContentBlock, ImageBlock, TextBlock
-from contract.sessions import ImageInput, PromptContent, TextInput
+from contract.content import AttachmentRef, ContentBlock, ImageBlock, ReviewNote, TextBlock
+from contract.sessions import ImageInput, PromptContent, ReviewCommentInput, TextInput
 from host.engine.errors import AttachmentError
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
@@ -105,6 +105,26 @@ def image_attachment_bytes(data: bytes, name: str | None = None) -> tuple[Attach
     return ref, data
 
 
+def review_text(part: ReviewCommentInput) -> str:
+    """A review comment as the model reads it: the file, the lines and which side of the diff,
+    the excerpt, then the comment (docs/decisions/review-pane.md)."""
+    lines = (
+        f"line {part.start_line}"
+        if part.start_line == part.end_line
+        else f"lines {part.start_line}-{part.end_line}"
+    )
+    side = "the new version" if part.side == "new" else "the old version (removed lines)"
+    head = f"Review comment on {part.path}, {lines} of {side}:"
+    excerpt = f"\n```diff\n{part.excerpt.rstrip()}\n```" if part.excerpt.strip() else ""
+    return f"{head}{excerpt}\n{part.body}"
+
+
+def review_note(part: ReviewCommentInput) -> ReviewNote:
+    return ReviewNote(
+        path=part.path, start_line=part.start_line, end_line=part.end_line, side=part.side, body=part.body
+    )
+
+
 def prompt_blocks(
     content: Sequence[PromptContent], put: Callable[[AttachmentRef, bytes], object]
 ) -> list[ContentBlock]:
@@ -114,6 +134,8 @@ def prompt_blocks(
     for part in content:
         if isinstance(part, TextInput):
             blocks.append(TextBlock(text=part.text))
+        elif isinstance(part, ReviewCommentInput):
+            blocks.append(TextBlock(text=review_text(part), review=review_note(part)))
         elif isinstance(part, ImageInput):
             ref, data = image_attachment(part.media_type, part.data, part.name)
             refs.append((ref, data))

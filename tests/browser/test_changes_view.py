@@ -93,6 +93,9 @@ def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(
     shoot_all(page, "open")
 
     big.get_by_test_id("changes-hunk").nth(1).get_by_test_id("changes-revert-hunk").click()
+    hunk_dialog = page.get_by_test_id("changes-revert-hunk-dialog")  # asked once, Cancel focused (issue 42)
+    expect(hunk_dialog.get_by_test_id("changes-revert-hunk-dialog-cancel")).to_be_focused()
+    hunk_dialog.get_by_test_id("changes-revert-hunk-confirm").click()
     expect(big.get_by_test_id("changes-hunk")).to_have_count(1)
     assert (work / "big.txt").read_text() == LINES.replace("line 2\n", "line two\n")  # only that hunk
     expect(page.get_by_test_id("restored-row")).to_contain_text("Undid one change in the Changes view")
@@ -118,6 +121,7 @@ def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(
     # a stale view: the file changed on disk since it was shown; nothing is written
     (work / "big.txt").write_text("edited by hand\n")
     big.get_by_test_id("changes-revert-hunk").click()
+    page.get_by_test_id("changes-revert-hunk-confirm").click()
     expect(page.get_by_test_id("toast").last).to_contain_text("is not what the Changes view showed")
     assert (work / "big.txt").read_text() == "edited by hand\n"
     page.reload()  # the reverts are in the history

@@ -59,6 +59,15 @@ def focused(page: Page) -> dict[str, str | None]:
     )
 
 
+def confirm_hunk(page: Page) -> None:
+    """Revert hunk's question, by keyboard: Cancel has the focus; Tab, then Enter reverts."""
+    dialog = page.get_by_test_id("changes-revert-hunk-dialog")
+    expect(dialog.get_by_test_id("changes-revert-hunk-dialog-cancel")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(dialog.get_by_test_id("changes-revert-hunk-confirm")).to_be_focused()
+    page.keyboard.press("Enter")
+
+
 def test_after_a_revert_the_focus_stays_in_the_changes_view(
     page: Page, harness: HarnessServer, llm: ScriptedLlmServer
 ) -> None:
@@ -90,6 +99,7 @@ def test_after_a_revert_the_focus_stays_in_the_changes_view(
     # the middle hunk, by keyboard: the focus goes to the hunk that took its place
     big.get_by_test_id("changes-hunk").nth(1).get_by_test_id("changes-revert-hunk").focus()
     page.keyboard.press("Enter")
+    confirm_hunk(page)  # Revert hunk asks once, Cancel focused (issue 42, item 5)
     expect(big.get_by_test_id("changes-hunk")).to_have_count(2)
     expect(big.get_by_test_id("changes-hunk").nth(1).get_by_test_id("changes-revert-hunk")).to_be_focused()
     assert focused(page) == {"tag": "BUTTON", "testid": "changes-revert-hunk", "path": "big.txt", "hunk": "1"}
@@ -97,10 +107,12 @@ def test_after_a_revert_the_focus_stays_in_the_changes_view(
     shoot(page, "changes-after-hunk")
     # the last hunk: the one before it now
     page.keyboard.press("Enter")
+    confirm_hunk(page)  # Revert hunk asks once, Cancel focused (issue 42, item 5)
     expect(big.get_by_test_id("changes-hunk")).to_have_count(1)
     expect(big.get_by_test_id("changes-hunk").nth(0).get_by_test_id("changes-revert-hunk")).to_be_focused()
     # the file's only hunk: the file goes from the list, the next file's name has the focus
     page.keyboard.press("Enter")
+    confirm_hunk(page)  # Revert hunk asks once, Cancel focused (issue 42, item 5)
     expect(files).to_have_count(2)
     expect(files.nth(0).get_by_test_id("changes-file-name")).to_have_text("notes.txt")
     expect(files.nth(0).get_by_test_id("changes-file-name")).to_be_focused()

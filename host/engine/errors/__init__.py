@@ -46,6 +46,7 @@ from host.engine.errors.remotes import (
     RemoteHostNotFound,
     RemoteUnavailable,
 )
+from host.engine.errors.review import RepositoryUntrusted, StaleDiff
 from host.engine.errors.sessions import (
     AgentBusy,
     ArchiveInvalid,
@@ -144,6 +145,8 @@ __all__ = [
     "RemoteConnectFailed",
     "RemoteHostNotFound",
     "RemoteUnavailable",
+    # the review pane
+    "RepositoryUntrusted",
     "RevertConflict",
     "RevertUnavailable",
     "RewindUnavailable",
@@ -153,6 +156,7 @@ __all__ = [
     "SettingsConflict",
     "SettingsNotExposed",
     "SettingsRejected",
+    "StaleDiff",
     "SteerUnavailable",
     "SubagentCatalogDiagnostic",
     "SubagentDeliveryUnavailable",

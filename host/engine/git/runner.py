@@ -105,6 +105,7 @@ class FolderGit:
         writable: Sequence[Path] = (),
         read_only: Sequence[Path] = (),
         readable: Sequence[Path] = (),
+        index_only: bool = False,
     ) -> SandboxPolicy:
         """What every sandbox of this host hides (the data folder, the token file, the person's
         secrets), the work tree read-only unless the call writes, never network; plus what a
@@ -117,6 +118,7 @@ class FolderGit:
             readable=(*outside, *readable),
             writable=tuple(writable),
             read_only=tuple(read_only),
+            tree_read_only=index_only,
         )
 
     def argv(
@@ -128,6 +130,7 @@ class FolderGit:
         writable: Sequence[Path] = (),
         read_only: Sequence[Path] = (),
         readable: Sequence[Path] = (),
+        index_only: bool = False,
     ) -> list[str]:
         """The command line that runs `git args` in `layout`'s work tree as this module allows,
         or GitRefused. `writable`: places outside the work tree (or protected inside it) this
@@ -137,7 +140,7 @@ class FolderGit:
         folder: `git worktree prune` would otherwise take them for deleted)."""
         argv = [GIT, *HARDENED, *args]
         if support().available:
-            return wrap(argv, self.policy(layout, write, writable, read_only, readable))
+            return wrap(argv, self.policy(layout, write, writable, read_only, readable, index_only))
         found = config_scan.findings(layout)
         if found:
             raise GitRefused(
@@ -158,10 +161,19 @@ class FolderGit:
         writable: Sequence[Path] = (),
         read_only: Sequence[Path] = (),
         readable: Sequence[Path] = (),
+        index_only: bool = False,
     ) -> GitResult:
         """`git args` in the work tree's top; GitRefused when it may not run, TimeoutError when it
         takes longer than `bound` seconds (the process is killed)."""
-        argv = self.argv(layout, args, write=write, writable=writable, read_only=read_only, readable=readable)
+        argv = self.argv(
+            layout,
+            args,
+            write=write,
+            writable=writable,
+            read_only=read_only,
+            readable=readable,
+            index_only=index_only,
+        )
         full_env = {**_folder_env(), **(env or {})}
         if not write:
             full_env["GIT_OPTIONAL_LOCKS"] = "0"

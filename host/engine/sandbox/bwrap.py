@@ -99,7 +99,8 @@ def bwrap_argv(
             if resolver.is_dir():  # /etc/resolv.conf often points here
                 out += ["--ro-bind", str(resolver), str(resolver)]
     out += [arg for p in hidden for arg in mask(p)]
-    out += ["--bind" if policy.write else "--ro-bind", str(workspace), str(workspace)]
+    tree_write = policy.write and not policy.tree_read_only
+    out += ["--bind" if tree_write else "--ro-bind", str(workspace), str(workspace)]
     for extra in policy.readable:
         place = real(extra)
         if place.exists() and not inside(place, workspace):

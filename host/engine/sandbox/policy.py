@@ -78,6 +78,10 @@ class SandboxPolicy:
     masked: tuple[Path, ...] = ()
     """More files and folders masked inside: what the host's command line named (the token file
     above all) — docs/threat-model.md, "The sandbox and the host's own secrets"."""
+    tree_read_only: bool = False
+    """With `write`: the folder itself stays read-only and only its `.git` folder and `writable`
+    are opened (the review pane's staging writes the index and objects, never a file;
+    docs/decisions/review-pane.md)."""
 
 
 def _nothing() -> None:
@@ -104,6 +108,7 @@ class Confinement:
         readable: tuple[Path, ...] = (),
         writable: tuple[Path, ...] = (),
         read_only: tuple[Path, ...] = (),
+        tree_read_only: bool = False,
     ) -> SandboxPolicy:
         """`writable`/`read_only`: a worktree's share of its shared git directory
         (docs/decisions.md, "Worktree sessions")."""
@@ -118,6 +123,7 @@ class Confinement:
             writable=writable,
             read_only=read_only,
             masked=self.masked,
+            tree_read_only=tree_read_only,
         )
 
 

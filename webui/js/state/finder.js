@@ -69,9 +69,15 @@ export function attachedOf(content) {
   return (content ?? []).filter((b) => b?.type === "text" && b.attached).map((b) => b.attached);
 }
 
-/** A logged message's own words (its text parts that are not attached files or resources). */
+/** A logged message's own words (its text parts that are not attached files or resources, nor
+ * review comments: those show as chips). */
 export function ownText(content) {
-  return (content ?? []).filter((b) => b?.type === "text" && !b.attached).map((b) => b.text);
+  return (content ?? []).filter((b) => b?.type === "text" && !b.attached && !b.review).map((b) => b.text);
+}
+
+/** A logged message's review comments (docs/decisions/review-pane.md): its text parts marked `review`. */
+export function reviewsOf(content) {
+  return (content ?? []).filter((b) => b?.type === "text" && b.review).map((b) => b.review);
 }
 
 /** "12 KB" style sizes for chips and the menu. */

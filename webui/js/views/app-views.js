@@ -18,6 +18,7 @@ import { HelpDialog } from "./help-dialog.js";
 import { JobsPanel } from "./jobs-panel.js";
 import { ChangesPanel } from "./changes-panel.js";
 import { ChangesState } from "../state/changes.js";
+import { ReviewState } from "../state/review.js";
 import { FinderQueries } from "../state/finder.js";
 import { ImportArchive } from "./import-archive.js";
 import { ImportState } from "../state/importer.js";
@@ -121,7 +122,7 @@ export function buildViews(app) {
     onFork: (seq, btn) => app.fork(seq, btn),
     onRetry: (item, btn) => app.retry(item, btn),
     onRevert: (item, btn) => revertTurn(app, item, btn),
-    openChanges: (path) => app.showChanges(path),
+    openChanges: (path, at) => app.showChanges(path, at),
     onEditResend: (item, btn) => editAndResend(app, item, btn),
     onRewind: (item, btn) => rewindTo(app, item, btn),
     openPath: (path) => a.reveal(path),
@@ -136,7 +137,8 @@ export function buildViews(app) {
   app.queue = new QueueView($("queue"), { turns, toast, stopAll: () => app.stop({ clearQueue: true }) });
   app.jobsPanel = new JobsPanel($("jobs-panel"), { turns, toast });
   app.changes = new ChangesState({ client: app.client }); // the Changes view (docs/architecture.md, "The Changes view")
-  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, toast, close: () => app.toggleChanges(false), showSeq: (seq) => app.conversation.showSeq(seq), sessionTitle: () => app.manager.summaries.get(app.manager.activeId)?.title ?? null });
+  app.review = new ReviewState({ client: app.client }); // the review pane (docs/decisions/review-pane.md)
+  app.changesPanel = new ChangesPanel($("changes-panel"), { state: app.changes, review: app.review, toast, close: () => app.toggleChanges(false), send: (content) => app.send("queue", content), showSeq: (seq) => app.conversation.showSeq(seq), sessionTitle: () => app.manager.summaries.get(app.manager.activeId)?.title ?? null });
   app.changes.on("change", () => app.topbar.updateChanges(app.changes.count, app.changesOpen));
   app.mcpPanel = new McpPanel($("mcp-panel"), { turns, config, toast, changed: (v) => app.topbar.updateMcp(v, app.mcpOpen) });
   app.goalBar = new GoalBar($("goal-bar"), { turns });

@@ -267,11 +267,12 @@ export class App {
     this.renderAll();
   }
 
-  /** Open the Changes view at `path` (a turn's file list links here). */
-  showChanges(path) {
+  /** Open the Changes view at `path` (a turn's file list links here), or at lines of it (`at`:
+   * {start, end, side}, a review comment's chip). */
+  showChanges(path, at = null) {
     this.changesOpen = true;
     this.renderAll();
-    if (path) this.changesPanel.reveal(path);
+    if (path) this.changesPanel.reveal(path, at);
   }
 
   toggleMcp() {
@@ -294,6 +295,7 @@ export class App {
     this.topbar.update({ sessionId: s?.sessionId ?? null, summary, title, running: this.running(), home: m.hostInfo?.home, todos: s?.fold.todos, todosOpen: this.todosOpen, ...live, chatOnly: this.chatOnly(s, preset), context, jobs, jobsOpen: this.jobsOpen, subagentLine });
     this.jobsPanel.set(s?.sessionId ?? null, jobs, this.jobsOpen);
     this.changes.set(s?.sessionId ?? null);
+    this.review.set(s?.sessionId ?? null);
     this.topbar.updateChanges(this.changes.count, this.changesOpen && !!s);
     this.changesPanel.set(this.changesOpen && !!s);
     this.mcpPanel.set(s?.sessionId ?? null, this.mcpOpen);

@@ -2,9 +2,12 @@
 // by any tool, with its combined diff from the session's start to now; Revert a whole file (asked
 // first) or one hunk. A turn's "Changed N files" line opens it at a file (`reveal`). The data and
 // the calls are state/changes.js; the diff rows are the tool cards' (views/diff.js).
+// In a git repository the panel is the review pane instead (views/review-pane.js,
+// docs/decisions/review-pane.md): scopes, staging, discard with Undo, line comments.
 
 import { h, icon, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
+import { ReviewPane } from "./review-pane.js";
 import { diffTable, statNodes } from "./diff.js";
 import { describeError } from "../state/problems.js";
 import { hostNote } from "../state/host-words.js";
@@ -14,37 +17,67 @@ import { mountCommitBox } from "./commit-box.js";
 const STATUS = new Set(["added", "modified", "deleted"]);
 
 export class ChangesPanel {
-  /** @param {HTMLElement} root @param {{state, toast(msg, tone?), close(), showSeq(seq), sessionTitle()}} ctx */
+  /** @param {HTMLElement} root @param {{state, review, toast(msg, tone?), close(), send(content), showSeq(seq), sessionTitle()}} ctx */
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.commitBox = mountCommitBox(ctx); // kept below the list (the review pane's .commit-box-slot later)
+    this.commitBox = mountCommitBox(ctx); // kept below the list: in a git repository, the review pane's .commit-box-slot
     this.open = false;
     this.pending = null; // a path to scroll to once the list is read
     this.target = null; // the path a turn's link opened, highlighted until the view closes
-    ctx.state.on("change", () => this.open && this.render());
+    this.aim = null; // review pane: {path, start?, end?, side?} to show once the repository is read
+    this.pane = ctx.review ? new ReviewPane({ state: ctx.review, toast: ctx.toast, send: ctx.send }) : null;
+    this.quiet = false; // the next re-read of the list follows the pane's own change: no second git.status
+    ctx.state.on("change", () => {
+      // the list was read again (a turn ended, a commit was made): so is the repository
+      if (this.open && this.reviewing && !this.quiet && ctx.state.files !== null) ctx.review.refresh();
+      this.quiet = false;
+      if (this.open) this.render();
+    });
+    ctx.review?.on("change", () => this.open && this.render());
+    ctx.review?.on("changed", () => {
+      this.quiet = true; // staged, unstaged or discarded: the commit box and the count read again
+      ctx.state.refresh();
+    });
   }
 
   set(open) {
     const was = this.open;
     this.open = open;
     this.root.hidden = !open;
-    if (!open) this.target = this.pending = null;
-    if (open && !was) this.ctx.state.refresh();
+    if (this.ctx.review) this.ctx.review.active = open;
+    if (!open) this.target = this.pending = this.aim = null;
+    if (open && !was) {
+      this.quiet = true; // both are read now: the list's answer needs no second git.status
+      this.ctx.state.refresh();
+      this.ctx.review?.refresh();
+    }
     if (open) this.render();
   }
 
-  /** Open at `path` (from a turn's file list). */
-  reveal(path) {
+  /** Open at `path` (from a turn's file list), or at lines of it (a review comment's chip). */
+  reveal(path, at = null) {
     this.pending = this.target = path;
+    this.aim = { path, ...(at ?? {}) };
     this.render();
+  }
+
+  get reviewing() {
+    return !!this.pane && this.ctx.review.repo !== false;
   }
 
   render() {
     if (!this.open) return;
     const typing = this.commitBox.contains(document.activeElement) ? document.activeElement : null;
-    this.draw();
-    this.root.append(this.commitBox);
+    if (this.reviewing) {
+      this.renderReview(); // the commit box sits in the review pane's slot, under the Staged list
+      if (this.commitBox.parentNode !== this.pane.slot) this.pane.slot.append(this.commitBox);
+    } else {
+      this.root.classList.remove("is-review");
+      this.head = null;
+      this.draw();
+      this.root.append(this.commitBox);
+    }
     typing?.focus({ preventScroll: true }); // a re-read of the list does not take the focus from the box
   }
 
@@ -74,6 +107,23 @@ export class ChangesPanel {
       target?.scrollIntoView({ block: "start" });
       target?.querySelector("[data-testid=changes-file-name]")?.focus();
     }
+  }
+
+  /** The review pane under the panel's head (its element is kept: the scroll place and what is
+   * being typed survive a re-read). */
+  renderReview() {
+    const close = h("button", { type: "button", class: "btn btn-icon", testid: "changes-close", "aria-label": t("changesPanel.close") }, icon("x"));
+    close.addEventListener("click", () => this.ctx.close());
+    if (!this.head) this.head = h("div", { class: "changes-head" });
+    clear(this.head);
+    this.head.append(h("h2", { class: "panel-title" }, t("changes.label")), h("span", { class: "changes-spacer" }), close);
+    if (this.head.parentNode !== this.root || this.pane.el.parentNode !== this.root) {
+      clear(this.root);
+      this.root.append(this.head, this.pane.el);
+    }
+    this.root.classList.add("is-review");
+    this.pane.render();
+    if (this.aim && this.ctx.review.value && this.pane.reveal(this.aim)) this.aim = null;
   }
 
   fileNode(file) {
@@ -126,6 +176,13 @@ export class ChangesPanel {
   }
 
   async revertHunk(file, hunk, btn) {
+    const choice = await confirm({
+      title: t("changesPanel.revertHunkTitle", { path: file.path }),
+      body: [t("changesPanel.revertHunkBody")],
+      testid: "changes-revert-hunk-dialog",
+      actions: [{ label: t("changesPanel.revertHunk"), value: "revert", tone: "danger", testid: "changes-revert-hunk-confirm" }],
+    });
+    if (choice !== "revert") return btn.focus();
     btn.disabled = true;
     const place = this.#place(file, file.hunks.indexOf(hunk));
     const r = await this.ctx.state.revertHunk(file, hunk); // the list is re-read (and drawn) by then

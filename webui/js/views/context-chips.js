@@ -73,3 +73,20 @@ export function sentChips(attached) {
     attached.map((a) => h("span", { class: "context-chip", testid: "msg-context-chip", title: title(a), dataset: { path: a.path, kind: a.kind } }, ...chipBody(a))),
   );
 }
+
+/** A sent message's review comments as chips that open the review pane at their lines
+ * (docs/decisions/review-pane.md); `open(path, {start, end, side})`, or null: plain chips. */
+export function reviewChips(reviews, open) {
+  if (!reviews.length) return null;
+  return h(
+    "div",
+    { class: "context-chips review-chips", testid: "msg-review" },
+    reviews.map((r) => {
+      const lines = r.startLine === r.endLine ? t("review.line", { n: r.startLine }) : t("review.lines", { from: r.startLine, to: r.endLine });
+      const label = t("review.chip", { path: r.path, lines }) + (r.side === "old" ? ` ${t("review.sideOld")}` : "");
+      const chip = h(open ? "button" : "span", { type: open ? "button" : null, class: "context-chip review-chip", testid: "msg-review-chip", title: open ? t("review.chipTitle") : null, dataset: { path: r.path } }, icon("file"), h("span", { translate: "no" }, label), h("span", { class: "review-chip-body", translate: "no" }, r.body));
+      if (open) chip.addEventListener("click", () => open(r.path, { start: r.startLine, end: r.endLine, side: r.side }));
+      return chip;
+    }),
+  );
+}

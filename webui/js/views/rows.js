@@ -8,8 +8,8 @@ import { renderMarkdownInto } from "./markdown.js";
 import { renderStreaming, settle } from "./transcript-stream.js";
 import { renderToolCard, updateToolCard } from "./tool-card.js";
 import { attachmentThumb } from "./attachments.js";
-import { sentChips } from "./context-chips.js";
-import { attachedOf, ownText } from "../state/finder.js";
+import { reviewChips, sentChips } from "./context-chips.js";
+import { attachedOf, ownText, reviewsOf } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
 import { restoredRow, turnFilesLine, unrecordedLine } from "./undo.js";
 import { editResendButton } from "./edit-resend.js";
@@ -136,6 +136,7 @@ function userRow(item, ctx) {
       images.length ? h("div", { class: "thumbs" }, images.map((b) => attachmentThumb(ctx.turns, ctx.sessionId, b.attachment))) : null,
       texts.length ? h("div", { class: "user-text", translate: "no" }, texts.join("\n")) : null,
       sentChips(attachedOf(item.content)),
+      reviewChips(reviewsOf(item.content), ctx.openChanges ?? null),
     ),
   );
 }

@@ -80,6 +80,7 @@ export class TopBar {
 
   updateWorktree() {
     this.worktree.update(this.sessionId, this.summary, this.git.repo);
+    if (this.lastChanges) this.updateChanges(...this.lastChanges);
   }
 
   /** The MCP button: how many servers are ready, and whether one waits on the person or failed. */
@@ -93,9 +94,11 @@ export class TopBar {
     this.mcpBtn.setAttribute("aria-expanded", String(!!open));
   }
 
-  /** The Changes button: how many files differ from the session's start (hidden at none, unless open). */
+  /** The Changes button: how many files differ from the session's start. Hidden at none unless open,
+   * except in a git repository, where the review pane also shows the person's own uncommitted edits. */
   updateChanges(count, open) {
-    this.changesBtn.hidden = !this.sessionId || (count === 0 && !open);
+    this.lastChanges = [count, open];
+    this.changesBtn.hidden = !this.sessionId || (count === 0 && !open && !this.git.repo);
     setChildren(this.changesBtn, icon("file"), h("span", { class: "btn-label" }, t("changes.label")), h("span", { class: "count", testid: "changes-count" }, String(count)));
     this.changesBtn.setAttribute("aria-label", t("topbar.changesCount", { count }));
     this.changesBtn.setAttribute("aria-expanded", String(!!open));
