@@ -9,7 +9,9 @@ The real app (`tests.desktop.launch --webui webui --real-host --serve`: the wind
 one process, as a person runs it, plus the loopback server the bench drives the other sessions
 through) under Xvfb, on a scripted OpenAI-compatible provider in a child process (so serving the
 streams costs this process nothing). Its data directory holds `--sessions` small sessions and one
-long session of `--turns` turns (bench/open_bench.py's turns), written before it starts.
+long session of `--turns` turns (bench/open_bench.py's turns), written before it starts. Its
+limit of sessions working at once (Settings → Sessions) is raised so every session the bench
+prompts runs at once.
 
 Busy against idle: `--cycles` cycles, each an idle phase then a busy one (`--streams` sessions
 streaming paced replies, ~50 deltas a second each, started before the phase and cancelled after
@@ -356,6 +358,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 window_id = found[0] if found else 0
                 time.sleep(0.1 if not window_id else 0)
             cwd = {"cwd": str(Path(tmp))}
+            # every session this bench starts runs at once (Settings → Sessions; the default 4
+            # would queue the rest, and their first text would wait for a free slot)
+            at_once = {"maxRunningTurns": min(64, max(args.streams, args.many) + 1)}
+            api.call("settings.update", {"ns": "sessions", "patch": at_once})
             streams = [api.call("session.create", cwd)["sessionId"] for _ in range(args.streams)]
             many = [api.call("session.create", cwd)["sessionId"] for _ in range(args.many)]
             small = "small-00000"

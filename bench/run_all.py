@@ -257,7 +257,10 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--table", action="store_true", help="print the README table from --out and exit")
     parser.add_argument(
-        "--write-readme", action="store_true", help="write the table into README.md from --out and exit"
+        "--write-readme",
+        "--readme",
+        action="store_true",
+        help="write the table into README.md from --out and exit",
     )
     args = parser.parse_args()
     if args.table or args.write_readme:  # goals judged again: a goal changed since applies too

@@ -92,6 +92,14 @@ class StreamError(WireModel):
     error: RpcError
 
 
+class StreamOpened(WireModel):
+    """`stream/opened`: the first frame of an `events.mux` stream, naming it for `host.focus`
+    (docs/decisions/performance-under-load.md)."""
+
+    type: Literal["stream/opened"] = "stream/opened"
+    stream_id: str
+
+
 MuxFrame = Annotated[
     Union[
         SessionEventFrame,
@@ -108,6 +116,7 @@ MuxFrame = Annotated[
         TerminalClosed,
         FilesChanged,
         StreamError,
+        StreamOpened,
     ],
     Field(discriminator="type"),
 ]

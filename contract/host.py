@@ -145,3 +145,18 @@ class OpenPathRequest(WireModel):
 
 class OpenPathValue(WireModel):
     opened: Literal[True] = True
+
+
+# host.focus
+class FocusRequest(WireModel):
+    """The sessions a page shows (docs/decisions/performance-under-load.md): its `events.mux`
+    stream (`stream/opened`) then carries streamed chunks of these sessions only; every other
+    frame of every session still comes."""
+
+    stream_id: str = Field(min_length=1, max_length=64)
+    session_ids: list[str] = Field(max_length=64)
+
+
+class FocusValue(WireModel):
+    open: bool
+    """Whether the stream is open on this host (False: it ended; the next one is focused anew)."""

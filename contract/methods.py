@@ -180,6 +180,7 @@ HOST_PICK_DIRECTORY = Method(
 HOST_LIST_DIRECTORY = Method("host.listDirectory", host.ListDirectoryRequest, host.DirectoryListing)
 HOST_CREATE_DIRECTORY = Method("host.createDirectory", host.CreateDirectoryRequest, host.DirectoryPath)
 HOST_OPEN_PATH = Method("host.openPath", host.OpenPathRequest, host.OpenPathValue, privileged=True)
+HOST_FOCUS = Method("host.focus", host.FocusRequest, host.FocusValue)
 WORKSPACE_LIST = Method("workspace.list", _w.WorkspaceListRequest, _w.WorkspaceListValue)
 WORKSPACE_CREATE = Method("workspace.create", _w.WorkspaceCreateRequest, _w.WorkspaceCreateValue)
 WORKSPACE_RENAME = Method("workspace.rename", _w.WorkspaceRenameRequest, _w.WorkspaceValue)

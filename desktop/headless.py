@@ -212,7 +212,7 @@ class PromptRun:
             if isinstance(answer.result, RpcErr):
                 raise CommandError(answer.result.error.message)
             async for rpc_id, frame in frames:
-                if getattr(frame, "session_id", sid) != sid:
+                if getattr(frame, "session_id", sid) != sid or frame.type == "stream/opened":
                     continue
                 if self.args.json:
                     message = ServerRequest(rpc_id=rpc_id, method=frame.type, payload=frame.dump())

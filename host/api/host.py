@@ -33,3 +33,8 @@ async def create_directory(engine: Engine, p: h.CreateDirectoryRequest) -> h.Dir
 async def open_path(engine: Engine, p: h.OpenPathRequest) -> h.OpenPathValue:
     await engine.workspaces.open_path(p.path, p.editor)
     return h.OpenPathValue()
+
+
+@implements("host.focus")
+async def focus(engine: Engine, p: h.FocusRequest) -> h.FocusValue:
+    return h.FocusValue(open=engine.host.focus(p.stream_id, p.session_ids))

@@ -51,3 +51,8 @@ def goal_id() -> str:
 def download_id() -> str:
     """A model download (also the name of its partial file under `models/.downloads/`)."""
     return _mint("dl")
+
+
+def mux_stream_id() -> str:
+    """An `events.mux` stream, for `host.focus` (unguessable: it steers what that stream carries)."""
+    return _mint("mux")

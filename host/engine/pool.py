@@ -206,6 +206,7 @@ class AgentPool:
             raise AgentBusy("the session is working; stop it before deleting it")
         del self.agents[session_id]
         await agent.dispose()
+        self._permissions.close(session_id)  # it held the session's log and policy for good
 
     def forget(self, session_id: str) -> None:
         """A deleted session: no store-failure verdict waits for its next load."""

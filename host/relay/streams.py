@@ -56,7 +56,7 @@ HOST_FRAMES_RELAYED = frozenset(
     }
 )
 """A remote host's host-stream frames that concern its sessions (the rest stay there)."""
-MUX_FRAMES_KEPT_THERE = frozenset({"stream/error", "host/remote-status"})
+MUX_FRAMES_KEPT_THERE = frozenset({"stream/error", "host/remote-status", "stream/opened"})
 PRIVILEGED_FRAMES = frozenset({"terminal/output", "terminal/closed"})
 """A remote's frames only a privileged caller's stream carries, as this host's own
 (host/api/events.py: the person's shell's output)."""

@@ -76,6 +76,8 @@ class Frames:
     def __init__(self, stream: FrameStream) -> None:
         self.stream = stream
         self.items: list[Frame] = []
+        self.stream_id: str | None = None
+        """The mux stream's name (its `stream/opened` frame, kept out of `items`: host.focus)."""
         self.cursor = 0
         self.ended = False
         self.error: BaseException | None = None
@@ -101,6 +103,10 @@ class Frames:
     async def _pump(self) -> None:
         try:
             async for item in self.stream:
+                if getattr(item[1], "type", None) == "stream/opened" and self.stream_id is None:
+                    self.stream_id = item[1].stream_id
+                    self._changed.set()
+                    continue
                 self.items.append(item)
                 self._changed.set()
         except Exception as exc:  # a transport failure is a finding: keep it for the test
@@ -108,6 +114,19 @@ class Frames:
         finally:
             self.ended = True
             self._changed.set()
+
+    async def named(self, within: float = WAIT) -> str:
+        """The stream's name, once its `stream/opened` frame has come."""
+
+        async def wait() -> str:
+            while self.stream_id is None:
+                if self.ended:
+                    raise AssertionError(f"the stream ended unnamed: {self.error!r}")
+                self._changed.clear()
+                await self._changed.wait()
+            return self.stream_id
+
+        return await asyncio.wait_for(wait(), within)
 
     @property
     def frames(self) -> list[Any]:

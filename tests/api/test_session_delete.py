@@ -151,3 +151,21 @@ async def test_first_start_groups_existing_sessions_by_folder(
         assert later in [s.session_id for s in (await ok(host.client(), "session.list")).items]
     finally:
         await host.close()
+
+
+async def test_a_deleted_session_leaves_nothing_of_its_agent_in_the_host(
+    host: Host, llm: ScriptedLlmServer
+) -> None:
+    """Its permissions and log were held for good after the agent went (issue 48, memory: the
+    RSS after closing sessions did not come back)."""
+    llm.enqueue(Reply(text="fine"))
+    client = host.client()
+    mux = await host.mux(client)
+    sid = await host.create()
+    await run_turn(client, mux, sid, "hello")
+    pool = host.engine.host._core.pool
+    held = pool._permissions._open
+    assert sid in pool.agents and sid in held
+    await ok(client, "session.delete", {"sessionId": sid})
+    assert sid not in pool.agents
+    assert sid not in held

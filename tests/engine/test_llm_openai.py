@@ -436,3 +436,20 @@ async def test_a_raw_line_separator_inside_a_delta_stays_in_the_text(
     scripted_llm.enqueue(Reply(raw=[json.dumps(delta, ensure_ascii=False)]))
     chunks = await collect(adapter, request())
     assert text_of(chunks) == text
+
+
+async def test_a_compressed_stream_is_decoded_and_a_plain_one_read_as_it_came() -> None:
+    import gzip
+
+    from host.engine.llm.openai_wire import sse_events as _sse_events
+
+    body = b'data: {"a": 1}\n\ndata: [DONE]\n\n'
+
+    async def reads(data: bytes) -> Any:
+        for i in range(0, len(data), 7):
+            yield data[i : i + 7]
+
+    packed = httpx.Response(200, headers={"content-encoding": "gzip"}, content=reads(gzip.compress(body)))
+    plain = httpx.Response(200, content=reads(body))
+    for response in (packed, plain):
+        assert [e async for e in _sse_events(response)] == ['{"a": 1}', "[DONE]"]

@@ -46,6 +46,7 @@ from contract.frames import (
     SessionQueue,
     SessionSubscribed,
     StreamError,
+    StreamOpened,
 )
 from contract.jobs import JobView
 from contract.mcp import HostMcpChanged
@@ -217,6 +218,7 @@ def _frames() -> list[tuple[str, Any]]:
         TerminalClosed(terminal_id="t-1", session_id="s"),
         FilesChanged(session_id="s", paths=["src/a.py", ""]),
         StreamError(error=rpc_error("internal", "boom")),
+        StreamOpened(stream_id="mux-0123"),
     ]
     host = [
         HostSessionAdded(session_id="s", blank=True),

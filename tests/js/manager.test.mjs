@@ -212,3 +212,45 @@ test("provisional title from the first user message until the host's title proje
   assert.equal(m.summaries.get("s2").provisionalTitle, undefined);
   assert.equal(s.title, "Parser rename");
 });
+
+test("the shown session is the mux stream's focus; a session not shown sleeps and catches up when shown", async () => {
+  const client = fakeClient();
+  client.list = [
+    { sessionId: "s1", updatedAt: 5, running: true, blank: false, title: "One" },
+    { sessionId: "s2", updatedAt: 4, running: true, blank: false, title: "Two" },
+  ];
+  const m = new SessionManager({ client });
+  await m.refreshList();
+  const one = m.open("s1");
+  await flush();
+  assert.equal(client.calls.filter(([method]) => method === "host.focus").length, 0, "no stream named yet");
+  m.handleMux(mux({ type: "stream/opened", streamId: "mux-a" }));
+  const focus = () => client.calls.filter(([method]) => method === "host.focus").map(([, p]) => p);
+  assert.deepEqual(focus(), [{ streamId: "mux-a", sessionIds: ["s1"] }]);
+
+  const two = m.open("s2");
+  await flush();
+  assert.deepEqual(focus().at(-1), { streamId: "mux-a", sessionIds: ["s2"] });
+  assert.equal(one.dormant, true);
+  assert.equal(two.dormant, false);
+
+  // s1 goes on in the background: it holds nothing of it, and asks for nothing yet
+  const pulls = () => client.calls.filter(([method, p]) => method === "session.history" && p.sessionId === "s1").length;
+  const before = pulls();
+  m.handleMux(mux({ type: "session/event", sessionId: "s1", event: ev(7, "assistant/message", { turn: 0 }) }));
+  await flush();
+  assert.equal(one.events.length, 0);
+  assert.equal(pulls(), before, "a sleeping session does not re-pull on a gap");
+
+  // shown again: the focus follows, and it re-pulls its tail once
+  m.open("s1");
+  await flush();
+  assert.deepEqual(focus().at(-1), { streamId: "mux-a", sessionIds: ["s1"] });
+  assert.equal(one.dormant, false);
+  assert.equal(two.dormant, true);
+  assert.equal(pulls(), before + 1);
+
+  // a new stream (a reconnect) is focused anew
+  m.handleMux(mux({ type: "stream/opened", streamId: "mux-b" }));
+  assert.deepEqual(focus().at(-1), { streamId: "mux-b", sessionIds: ["s1"] });
+});

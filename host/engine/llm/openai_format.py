@@ -287,10 +287,12 @@ class ChunkAssembler:
             out += started
         block = self._current
         block.parts.append(text)
+        # built without validation: `text` is a str and the index ours, and this runs once per
+        # streamed delta (docs/decisions/performance-under-load.md)
         if kind == "text":
-            out.append(TextDeltaChunk(index=block.index, text=text))
+            out.append(TextDeltaChunk.model_construct(index=block.index, text=text))
         else:
-            out.append(ReasoningDeltaChunk(index=block.index, text=text))
+            out.append(ReasoningDeltaChunk.model_construct(index=block.index, text=text))
         return out
 
     def _tool_delta(self, call: Any) -> list[Any]:

@@ -57,7 +57,11 @@ async def sse_events(response: httpx.Response) -> AsyncGenerator[str, None]:
     data: list[bytes] = []
     partial = b""
     skip_lf = False
-    async for raw in response.aiter_bytes():
+    # the body as it came when it is not compressed: one decoding layer less per streamed
+    # delta (docs/decisions/performance-under-load.md)
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    body = response.aiter_raw() if encoding in ("", "identity") else response.aiter_bytes()
+    async for raw in body:
         if not raw:
             continue
         if skip_lf and raw.startswith(b"\n"):

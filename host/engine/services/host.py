@@ -33,6 +33,8 @@ class HostSurface:
         self._model_status = model_status
         self.instance_id = ids.host_instance_id()
         """Changes with every start (a client that sees it change reloads)."""
+        self._focus: dict[str, frozenset[str] | None] = {}
+        """Per open mux stream: the sessions its page shows (None: all, until it says)."""
 
     def describe(self) -> DescribeValue:
         selection = self._core.selections.default()
@@ -52,6 +54,27 @@ class HostSurface:
     def subscribe_mux(self, limit: int | None = None) -> Subscription:
         """`session/subscribed` + pending replays + queue per attached session, then live frames."""
         return self._core.bus.subscribe("mux", self._mux_snapshot, limit)
+
+    def open_focus(self) -> str:
+        """A name for a new mux stream; it carries every session's chunks until `focus`."""
+        stream_id = ids.mux_stream_id()
+        self._focus[stream_id] = None
+        return stream_id
+
+    def close_focus(self, stream_id: str) -> None:
+        self._focus.pop(stream_id, None)
+
+    def focus(self, stream_id: str, session_ids: Iterable[str]) -> bool:
+        """The page of `stream_id` shows these sessions: only their chunks are streamed to it
+        (docs/decisions/performance-under-load.md). False when the stream is not open."""
+        if stream_id not in self._focus:
+            return False
+        self._focus[stream_id] = frozenset(session_ids)
+        return True
+
+    def shown(self, stream_id: str) -> frozenset[str] | None:
+        """The sessions whose chunks `stream_id` carries (None: every session's)."""
+        return self._focus.get(stream_id)
 
     def _mux_snapshot(self) -> Iterable[Item]:
         pending = self._core.pending

@@ -8,6 +8,7 @@ sessions that lost writes are rewound to what is really on disk before anyone ap
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from collections import deque
@@ -34,9 +35,12 @@ from host.engine.store.base import (
     SessionExists,
     SessionHeader,
     Settled,
+    StoreClosed,
     StoreError,
+    StoreTimeout,
     UnknownSession,
 )
+from host.engine.store.reader import Reader
 from host.engine.store.schema import apply_event, insert_header, read_header, read_sessions
 from host.engine.store.writer import CALL_TIMEOUT, OPEN_TIMEOUT, Writer
 from host.textsafe import clean_json
@@ -85,6 +89,10 @@ class SqliteStore:
         """Headers whose insert is queued but not yet committed (restored as lazy on failure)."""
         self._inflight: deque[tuple[int, str, int]] = deque()
         """(ticket, session, next seq after it) of every append not yet settled, in ticket order."""
+        self._reader = Reader(self.path, call_timeout)
+        self._settled_through = 0
+        self._barriers: list[tuple[int, asyncio.Future[None]]] = []
+        """Reads waiting until every write before them is settled: (ticket, future)."""
 
     @classmethod
     def in_dir(cls, data_dir: Path, **kwargs: Any) -> SqliteStore:
@@ -101,6 +109,7 @@ class SqliteStore:
     async def close(self, bound: float | None = None) -> None:
         """Commit what is queued and close; give up after `bound` seconds (default: after 30 s
         in which the writer made no progress)."""
+        self._reader.stop()
         await self._writer.stop(bound)
 
     @property
@@ -124,12 +133,41 @@ class SqliteStore:
                 if header is not None and durable == 0:
                     self._lazy[sid] = header
             self._writer.reset(settled.failed_sessions)
+        self._settled_through = max(self._settled_through, settled.through)
+        if self._barriers:
+            waiting = []
+            for ticket, fut in self._barriers:
+                if ticket <= self._settled_through:
+                    if not fut.done():
+                        fut.set_result(None)
+                else:
+                    waiting.append((ticket, fut))
+            self._barriers = waiting
         if self.on_settled is not None:
             self.on_settled(settled)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the writer thread after every write submitted so far."""
         return await self._writer.call(fn)
+
+    async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `fn(conn)` on the read connection once every write submitted so far is settled:
+        what `call` sees, without a place in the writer's queue (docs/decisions/performance-under-load.md)."""
+        if self._writer.closed:
+            raise StoreClosed("the store is closed")
+        ticket = self._writer.submitted
+        if ticket > self._settled_through:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._barriers.append((ticket, fut))
+            self._writer.commit()  # end the open batch now rather than after its linger
+            try:
+                await asyncio.wait_for(asyncio.shield(fut), self._writer.call_timeout)
+            except TimeoutError:
+                raise StoreTimeout(
+                    f"the database {self.path} did not answer within {self._writer.call_timeout:g}s"
+                    " (saving before a read); the disk may be stuck or another program holds the file"
+                ) from None
+        return await self._reader.call(fn)
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -227,7 +265,7 @@ class SqliteStore:
         await self.flush()
 
     async def sessions(self) -> list[ListedSession]:
-        found = await self.call(read_sessions)
+        found = await self.read(read_sessions)
         seen = {f.id for f in found}
         queued = [h.listed() for h in self._registered.values() if h.id not in seen]
         if not queued:  # their inserts are behind this read: rare, and then a few
@@ -294,7 +332,7 @@ class SqliteStore:
             rows, bounds = page_rows(conn, session_id, before_seq, max_messages)
             return Page(rows=rows, has_more=bounds.has_more, cut=bounds.cut)
 
-        return await self.call(read)
+        return await self.read(read)
 
     async def fork_anchor(self, session_id: str, at_seq: int | None) -> int | None:
         return await self.call(lambda conn: copy.fork_anchor(conn, session_id, at_seq))
@@ -313,7 +351,7 @@ class SqliteStore:
     async def search(
         self, query: str, limit: int = 20, session_id: str | None = None, after: int | None = None
     ) -> SearchResult:
-        return await self.call(lambda conn: search.search(conn, query, limit, session_id, after))
+        return await self.read(lambda conn: search.search(conn, query, limit, session_id, after))
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         return await self.call(lambda conn: copy.read_attachment(conn, attachment_id, session_id))

@@ -159,6 +159,11 @@ class Writer:
 
     # ---- what the event loop submits ------------------------------------------------------
 
+    @property
+    def submitted(self) -> int:
+        """The last ticket handed out."""
+        return self._ticket
+
     def write(self, session_id: str | None, fn: Callable[[sqlite3.Connection], None]) -> int:
         """Queue `fn(conn)` into the current batch; returns its ticket (see `Settled`)."""
         if self.closed:

@@ -32,6 +32,7 @@ export class SessionManager extends Emitter {
     this.hostInfo = null;
     this.listLoaded = false;
     this.listOrder = new ListSequence(); // list answers vs. adds/removes in between
+    this.muxStreamId = null; // the mux stream's name (stream/opened), for host.focus
   }
 
   get active() {
@@ -123,9 +124,11 @@ export class SessionManager extends Emitter {
 
   open(sessionId) {
     let s = this.sessions.get(sessionId);
+    for (const [id, other] of this.sessions) if (id !== sessionId) other.sleep();
     if (s) {
       this.sessions.delete(sessionId); // move to most-recent
       this.sessions.set(sessionId, s);
+      s.wake();
     } else {
       s = new Session({ sessionId, client: this.client });
       const session = s;
@@ -135,8 +138,20 @@ export class SessionManager extends Emitter {
       this.evict();
     }
     this.activeId = sessionId;
+    this.sendFocus();
     this.emit("active", s);
     return s;
+  }
+
+  /**
+   * Tell the host which session is shown: the mux then streams that session's chunks only
+   * (docs/decisions/performance-under-load.md); the others sleep and re-pull their tail when
+   * shown again. A lost call costs only bandwidth, so its answer is not awaited.
+   */
+  sendFocus() {
+    if (!this.muxStreamId) return;
+    const payload = { streamId: this.muxStreamId, sessionIds: this.activeId ? [this.activeId] : [] };
+    Promise.resolve(this.client.call("host.focus", payload)).catch(() => {});
   }
 
   /**
@@ -221,6 +236,10 @@ export class SessionManager extends Emitter {
   handleMux(msg) {
     const f = msg.payload;
     switch (f.type) {
+      case "stream/opened":
+        this.muxStreamId = f.streamId;
+        this.sendFocus();
+        return;
       case "session/event": {
         this.sessions.get(f.sessionId)?.acceptLive(withView(f.event, f.view));
         const t = f.event.type;
@@ -301,6 +320,7 @@ export class SessionManager extends Emitter {
         this.sessions.delete(f.sessionId);
         if (this.activeId === f.sessionId) {
           this.activeId = null;
+          this.sendFocus();
           this.emit("active", null);
         }
         this.emit("list");

@@ -12,6 +12,10 @@
 // pages forward until the run meets the log's end, then it joins the tail again (pullTail).
 // While detached, live frames are not held (the tail is re-pulled on re-attaching).
 //
+// An open session that is not shown *sleeps* (docs/decisions/performance-under-load.md): the
+// host streams it no chunks, so it takes no live frames at all and re-pulls its tail on waking
+// if any came meanwhile.
+//
 // Events: "ops" (fold change list), "state" (loading / hasMore / error changed).
 
 import { Emitter } from "./emitter.js";
@@ -41,6 +45,8 @@ export class Session extends Emitter {
     this.detached = false;
     this.loadingNewer = false;
     this.endSeq = -1; // the newest seq seen: live, or held while attached to the tail
+    this.dormant = false; // not shown: live frames are skipped (sleep/wake)
+    this.missed = false; // a live frame was skipped while dormant
   }
 
   get firstSeq() {
@@ -68,6 +74,20 @@ export class Session extends Emitter {
     this.closed = true;
   }
 
+  /** Not shown any more: skip live frames until `wake()`. */
+  sleep() {
+    this.dormant = true;
+  }
+
+  /** Shown again: catch up with what was skipped (one tail pull). */
+  wake() {
+    if (!this.dormant) return;
+    this.dormant = false;
+    const missed = this.missed;
+    this.missed = false;
+    if (missed && this.loaded && !this.detached && !this.closed) this.pullTail();
+  }
+
   emitOps() {
     const ops = this.fold.takeOps();
     if (ops.length) this.emit("ops", ops);
@@ -82,6 +102,10 @@ export class Session extends Emitter {
   /** A `session/event` frame for this session. */
   acceptLive(ev) {
     if (ev.seq > this.endSeq) this.endSeq = ev.seq; // the session's end, held or not (views/session-rail.js)
+    if (this.dormant) {
+      this.missed = true;
+      return;
+    }
     if (this.closed || this.detached) return;
     if (this.buffering) {
       this.buffer.push(ev);
@@ -100,6 +124,10 @@ export class Session extends Emitter {
   /** `session/subscribed` for this session. */
   onSubscribed(lastSeq) {
     if (lastSeq > this.subscribedLastSeq) this.subscribedLastSeq = lastSeq;
+    if (this.dormant) {
+      this.missed = true;
+      return;
+    }
     if (this.closed || !this.loaded || this.detached) return;
     if (this.buffering) {
       this.repullWanted = this.repullWanted || lastSeq > this.lastSeq;
