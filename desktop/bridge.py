@@ -98,6 +98,24 @@ def refusal(message: str) -> dict[str, Any]:
     }
 
 
+class HostGone(Exception):
+    """The host's loop stopped before a call from the page was answered."""
+
+
+CALL_SLICE = 0.5
+"""Seconds a page call waits before it looks again whether the host's loop still runs."""
+
+
+def gone(message: str) -> dict[str, Any]:
+    """The answer to a page call the stopped host can no longer make."""
+    return {
+        "status": 503,
+        "headers": [["content-type", "text/plain; charset=utf-8"]],
+        "body": message,
+        "bodyEncoding": "text",
+    }
+
+
 class Bridge:
     """Drives the API app for the window; blocking entry points are for pywebview's threads."""
 
@@ -115,8 +133,19 @@ class Bridge:
         pusher.on_push = lambda: loop.call_soon_threadsafe(self._drained.set)
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the host's loop and wait for it — in slices, so a caller whose loop
+        stopped under it (the window closing) is let go instead of holding the process's exit."""
+        if self.loop.is_closed():
+            coro.close()
+            raise HostGone("the host has stopped")
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        return future.result()
+        while True:
+            try:
+                return future.result(timeout=CALL_SLICE)
+            except TimeoutError:
+                if not self.loop.is_running():
+                    future.cancel()
+                    raise HostGone("the host has stopped") from None
 
     def _exchange(self, request: dict[str, Any], target: str) -> AsgiExchange:
         headers: dict[str, str] = {}
@@ -148,7 +177,10 @@ class Bridge:
             target = api_target(request.get("url"))
         except BridgeRefused as exc:
             return refusal(str(exc))
-        return self._call(self._unary(str(request.get("id")), self._exchange(request, target)))
+        try:
+            return self._call(self._unary(str(request.get("id")), self._exchange(request, target)))
+        except HostGone as exc:
+            return gone(str(exc))
 
     async def _unary(self, request_id: str, exchange: AsgiExchange) -> dict[str, Any]:
         try:
@@ -175,7 +207,10 @@ class Bridge:
             self.pusher.put(request_id, "t", str(exc))
             self.pusher.put(request_id, "e")
             return {**refusal(str(exc)), "body": None}
-        return self._call(self._stream(request_id, self._exchange(request, target)))
+        try:
+            return self._call(self._stream(request_id, self._exchange(request, target)))
+        except HostGone as exc:
+            return {**gone(str(exc)), "body": None}
 
     async def _stream(self, request_id: str, exchange: AsgiExchange) -> dict[str, Any]:
         try:

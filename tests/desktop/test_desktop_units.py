@@ -247,6 +247,43 @@ def test_bridge_streams_and_cancels_without_a_window(tmp_path: Path) -> None:
         thread.join(5)
 
 
+def test_a_page_call_whose_host_loop_stopped_is_let_go(tmp_path: Path) -> None:
+    """The window closing stops the host's loop; a page call still waiting on it (or sent just
+    then) answers 503 instead of holding its thread, and with it the process's exit, for good."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    bridge = Bridge(build_app(tmp_path), loop, Pusher(Sink()))
+    started = threading.Event()
+
+    async def never() -> dict[str, object]:
+        started.set()
+        await asyncio.Event().wait()
+        return {}
+
+    replies: list[object] = []
+
+    def ask() -> None:
+        try:
+            replies.append(bridge._call(never()))
+        except Exception as exc:
+            replies.append(exc)
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    assert started.wait(10)
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(5)
+    asker.join(10)
+    assert not asker.is_alive()
+    assert len(replies) == 1 and type(replies[0]).__name__ == "HostGone"
+    reply = bridge.fetch({"id": "late", "url": "/api/echo", "method": "POST", "headers": [], "body": "hi"})
+    assert reply["status"] == 503
+    loop.close()
+    reply = bridge.fetch({"id": "later", "url": "/api/echo", "method": "POST", "headers": [], "body": "hi"})
+    assert reply["status"] == 503
+
+
 def test_parsing_the_window_command_line_imports_neither_the_host_nor_pydantic() -> None:
     """The window starts GTK while the host is imported on its own thread; that only helps if
     the command line itself is parsed without importing the host (docs/decisions.md)."""
