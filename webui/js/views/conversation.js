@@ -349,7 +349,18 @@ export class ConversationView {
     this.follow = true;
     this.revealing = false; // a jump still on its way no longer holds the view's frames back
     this.clearHit();
-    if (this.session?.detached) this.session.pullTail(); // its reset renders the tail
+    this.fill.cancel(); // a forward page still filling in is not wanted any more
+    const s = this.session;
+    if (s?.detached) {
+      // its reset renders the tail; once it is in, the tail is drawn again for sure, whatever
+      // frame the reset fell into (a scroll still on its way may have stopped following)
+      s.pullTail().then(() => {
+        if (s !== this.session || this.revealing) return;
+        this.follow = true;
+        this.renderTail();
+        this.stick();
+      });
+    }
     if (!this.following) this.renderTail();
     this.stick();
     this.updateJump();
