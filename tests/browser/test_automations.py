@@ -8,6 +8,7 @@ and worktree). A zh-CN page shows the same screens in Chinese."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -49,6 +50,11 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(page.get_by_test_id("inbox-empty")).to_be_visible()
     fill_form(page, "Morning tests", str(repo_server.workdir), "look at the failing tests")
     dialog = page.get_by_test_id("automations-dialog")
+    # model and preset offer what this host has: the default model, the built-in presets
+    first_model = dialog.locator("[data-testid=automation-models] option").first
+    expect(first_model).to_have_attribute("value", re.compile(r"^.+/.+$"))
+    preset_ids = [p["id"] for p in rpc(page, "agentPreset.list", {})["presets"] if not p.get("broken")]
+    expect(dialog.locator("[data-testid=automation-presets] option")).to_have_count(len(preset_ids))
     # the schedule presets write the cron expression
     expect(dialog.get_by_test_id("automation-cron")).to_have_value("0 9 * * 1-5")
     dialog.get_by_test_id("automation-time").fill("07:30")
