@@ -8,6 +8,7 @@ and worktree). A zh-CN page shows the same screens in Chinese."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -48,7 +49,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     page = contexts.warm_page(repo_server.url)
     page.set_viewport_size({"width": 1600, "height": 900})  # the Changes view beside the conversation
     expect(page.get_by_test_id("inbox-empty")).to_be_visible()
-    fill_form(page, "Morning tests", str(repo_server.workdir), "look at the failing tests")
+    fill_form(page, "Morning tests", str(repo_server.workdir), "look at the failing tests and @b.txt")
     dialog = page.get_by_test_id("automations-dialog")
     # model and preset offer what this host has: the default model, the built-in presets
     first_model = dialog.locator("[data-testid=automation-models] option").first
@@ -76,6 +77,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(row).to_have_count(1)
     [item] = rpc(page, "automation.list", {})["items"]
     assert item["trigger"] == {"kind": "manual"} and item["permission"] == "auto"
+    assert item["attach"] == [{"path": "b.txt"}]  # the prompt's @ mention rides along with each run
 
     # a run that waits on an approval: the inbox says it needs the person (no sandbox here: Auto asks)
     llm.enqueue(
@@ -86,6 +88,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     dialog.get_by_test_id("automations-close").click()
     run = page.get_by_test_id("inbox-run")
     expect(run).to_have_attribute("data-outcome", "needs-you", timeout=WAIT)
+    assert any("bee" in json.dumps(r["messages"]) for r in llm.requests)  # b.txt, read in the run's worktree
     expect(page.get_by_test_id("inbox-unread")).to_have_text("1")
     run.click()  # opens the run's session with the Changes view, and marks it read
     [value] = rpc(page, "automation.runs", {})["items"]

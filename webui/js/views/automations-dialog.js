@@ -7,7 +7,7 @@
 import { h, icon, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
-import { SCHEDULE_PRESETS, localZone, presetCron, presetOf, promptText, outcomeKey } from "../state/automation-calls.js";
+import { SCHEDULE_PRESETS, localZone, mentionsOf, presetCron, presetOf, promptText, outcomeKey } from "../state/automation-calls.js";
 import { t } from "../i18n/i18n.js";
 
 const PERMISSIONS = ["auto", "read-only", "danger-full-access"];
@@ -160,7 +160,7 @@ export class AutomationsDialog {
       { class: "automation-form", testid: "automation-form" },
       field(t("automations.name"), name),
       field(t("automations.folder"), cwd, t("automations.folderHint")),
-      field(t("automations.prompt"), prompt),
+      field(t("automations.prompt"), prompt, t("automations.promptHint")),
       field(t("automations.model"), model),
       models,
       field(t("automations.preset"), preset),
@@ -186,6 +186,7 @@ export class AutomationsDialog {
         name: name.value.trim(),
         cwd: cwd.value.trim(),
         prompt: [{ type: "text", text: prompt.value }],
+        attach: mentionsOf(prompt.value).map((path) => ({ path })),
         model: model.value.trim() || undefined,
         preset: preset.value.trim() || undefined,
         permission: permission.value,
