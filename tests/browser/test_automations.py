@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.i18n_screens import english_on_screen
-from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, tool_call
+from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, shoot, tool_call
 from tests.support.git_repos import make_repo
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -56,6 +56,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(first_model).to_have_attribute("value", re.compile(r"^.+/.+$"))
     preset_ids = [p["id"] for p in rpc(page, "agentPreset.list", {})["presets"] if not p.get("broken")]
     expect(dialog.locator("[data-testid=automation-presets] option")).to_have_count(len(preset_ids))
+    shoot(page, "automations-form")
     # the schedule presets write the cron expression
     expect(dialog.get_by_test_id("automation-cron")).to_have_value("0 9 * * 1-5")
     dialog.get_by_test_id("automation-time").fill("07:30")
@@ -108,6 +109,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(first).to_have_attribute("data-read", "false")
     expect(first.get_by_test_id("inbox-summary")).to_have_text("All tests pass today")
     expect(page.get_by_test_id("inbox-run")).to_have_count(2)
+    shoot(page, "automations-inbox")
 
     # Archive takes the first out of the inbox; Discard run removes the other and its session
     page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-archive").click()
