@@ -8,13 +8,15 @@ and worktree). A zh-CN page shows the same screens in Chinese."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.i18n_screens import english_on_screen
-from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, tool_call
+from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, shoot, tool_call
 from tests.support.git_repos import make_repo
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -47,8 +49,14 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     page = contexts.warm_page(repo_server.url)
     page.set_viewport_size({"width": 1600, "height": 900})  # the Changes view beside the conversation
     expect(page.get_by_test_id("inbox-empty")).to_be_visible()
-    fill_form(page, "Morning tests", str(repo_server.workdir), "look at the failing tests")
+    fill_form(page, "Morning tests", str(repo_server.workdir), "look at the failing tests and @b.txt")
     dialog = page.get_by_test_id("automations-dialog")
+    # model and preset offer what this host has: the default model, the built-in presets
+    first_model = dialog.locator("[data-testid=automation-models] option").first
+    expect(first_model).to_have_attribute("value", re.compile(r"^.+/.+$"))
+    preset_ids = [p["id"] for p in rpc(page, "agentPreset.list", {})["presets"] if not p.get("broken")]
+    expect(dialog.locator("[data-testid=automation-presets] option")).to_have_count(len(preset_ids))
+    shoot(page, "automations-form")
     # the schedule presets write the cron expression
     expect(dialog.get_by_test_id("automation-cron")).to_have_value("0 9 * * 1-5")
     dialog.get_by_test_id("automation-time").fill("07:30")
@@ -70,6 +78,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(row).to_have_count(1)
     [item] = rpc(page, "automation.list", {})["items"]
     assert item["trigger"] == {"kind": "manual"} and item["permission"] == "auto"
+    assert item["attach"] == [{"path": "b.txt"}]  # the prompt's @ mention rides along with each run
 
     # a run that waits on an approval: the inbox says it needs the person (no sandbox here: Auto asks)
     llm.enqueue(
@@ -80,6 +89,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     dialog.get_by_test_id("automations-close").click()
     run = page.get_by_test_id("inbox-run")
     expect(run).to_have_attribute("data-outcome", "needs-you", timeout=WAIT)
+    assert any("bee" in json.dumps(r["messages"]) for r in llm.requests)  # b.txt, read in the run's worktree
     expect(page.get_by_test_id("inbox-unread")).to_have_text("1")
     run.click()  # opens the run's session with the Changes view, and marks it read
     [value] = rpc(page, "automation.runs", {})["items"]
@@ -99,6 +109,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(first).to_have_attribute("data-read", "false")
     expect(first.get_by_test_id("inbox-summary")).to_have_text("All tests pass today")
     expect(page.get_by_test_id("inbox-run")).to_have_count(2)
+    shoot(page, "automations-inbox")
 
     # Archive takes the first out of the inbox; Discard run removes the other and its session
     page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-archive").click()

@@ -1339,6 +1339,7 @@ export default {
   "automations.preset.weekly": "Every Monday at",
   "automations.presetDefault": "default",
   "automations.prompt": "Prompt",
+  "automations.promptHint": "Name files with @path: each run sends them with the prompt, read in its own worktree.",
   "automations.runNow": "Run now",
   "automations.scheduleText": "cron {cron} {zone}",
   "automations.started": "“{name}” started: its run is in the Inbox.",

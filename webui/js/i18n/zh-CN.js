@@ -1338,6 +1338,7 @@ export default {
   "automations.preset.weekly": "每周一的",
   "automations.presetDefault": "默认",
   "automations.prompt": "提示",
+  "automations.promptHint": "用 @路径 指明文件：每次运行都会在它自己的工作树中读取这些文件，并随提示一起发送。",
   "automations.runNow": "立即运行",
   "automations.scheduleText": "定时 {cron} {zone}",
   "automations.started": "“{name}”已开始运行，结果见收件箱。",

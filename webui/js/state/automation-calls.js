@@ -93,3 +93,14 @@ export function outcomeKey(run) {
 export function promptText(parts) {
   return (parts ?? []).filter((p) => p.type === "text").map((p) => p.text).join("\n");
 }
+
+/** The `@path` mentions of a prompt, as the runs' `attach` (each run reads them in its own
+ * worktree, as the composer's `@` chips are read at send time): unique, in order, at most 20. */
+export function mentionsOf(text) {
+  const paths = [];
+  for (const m of (text ?? "").matchAll(/(?:^|\s)@([^\s@]+)/g)) {
+    const path = m[1].replace(/[.,;:!?)]+$/, "");
+    if (path && !paths.includes(path)) paths.push(path);
+  }
+  return paths.slice(0, 20);
+}

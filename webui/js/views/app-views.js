@@ -114,6 +114,16 @@ export function buildViews(app) {
     calls: app.automations,
     toast,
     folder: () => app.manager.active?.cwd ?? app.manager.summaries.get(app.manager.activeId)?.cwd ?? null,
+    // what the model menu lists for the open session (else the host's default), as "provider/model"
+    models: () => {
+      const listed = (app.modelPicker?.value?.groups ?? []).flatMap((g) => g.models.map((m) => ({ value: `${g.id}/${m.id}`, label: m.name ?? m.id })));
+      const d = app.providers.defaultSelection;
+      return listed.length || !d?.model ? listed : [{ value: `${d.provider}/${d.model}`, label: d.model }];
+    },
+    presets: async () => {
+      const r = await app.config.listPresets();
+      return r.ok ? r.value.presets.filter((p) => !p.broken) : [];
+    },
     changed: () => app.runInbox.soon(),
   });
   app.runInbox = new RunInbox({ calls: app.automations, toast, openRun, openAutomations: () => app.automationsDialog.open() });

@@ -7,7 +7,7 @@
 import { h, icon, clear } from "./dom.js";
 import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
-import { SCHEDULE_PRESETS, localZone, presetCron, presetOf, promptText, outcomeKey } from "../state/automation-calls.js";
+import { SCHEDULE_PRESETS, localZone, mentionsOf, presetCron, presetOf, promptText, outcomeKey } from "../state/automation-calls.js";
 import { t } from "../i18n/i18n.js";
 
 const PERMISSIONS = ["auto", "read-only", "danger-full-access"];
@@ -107,8 +107,13 @@ export class AutomationsDialog {
     const cwd = h("input", { type: "text", required: true, testid: "automation-cwd", value: a?.cwd ?? this.ctx.folder() ?? "", translate: "no" });
     const prompt = h("textarea", { rows: "4", required: true, testid: "automation-prompt" });
     prompt.value = promptText(a?.prompt);
-    const model = h("input", { type: "text", testid: "automation-model", value: a?.model ?? "", placeholder: t("automations.modelDefault"), translate: "no" });
-    const preset = h("input", { type: "text", testid: "automation-preset", value: a?.preset ?? "", placeholder: t("automations.presetDefault"), translate: "no" });
+    // model and preset: typed, or picked from what this host offers (a datalist keeps a model the
+    // list does not show, e.g. one of a server that is off right now)
+    const model = h("input", { type: "text", testid: "automation-model", value: a?.model ?? "", placeholder: t("automations.modelDefault"), translate: "no", list: "automation-models" });
+    const preset = h("input", { type: "text", testid: "automation-preset", value: a?.preset ?? "", placeholder: t("automations.presetDefault"), translate: "no", list: "automation-presets" });
+    const models = h("datalist", { id: "automation-models", testid: "automation-models" }, (this.ctx.models?.() ?? []).map((m) => h("option", { value: m.value, translate: "no" }, m.label)));
+    const presets = h("datalist", { id: "automation-presets", testid: "automation-presets" });
+    this.ctx.presets?.().then((items) => presets.append(...items.map((p) => h("option", { value: p.id, translate: "no" }, p.name ?? p.id))));
     const permission = h("select", { testid: "automation-permission" }, PERMISSIONS.map((p) => h("option", { value: p }, t(`mode.${p}.name`))));
     permission.value = a?.permission ?? "auto";
     const confirmFull = h("input", { type: "checkbox", testid: "automation-confirm-full" });
@@ -155,9 +160,11 @@ export class AutomationsDialog {
       { class: "automation-form", testid: "automation-form" },
       field(t("automations.name"), name),
       field(t("automations.folder"), cwd, t("automations.folderHint")),
-      field(t("automations.prompt"), prompt),
+      field(t("automations.prompt"), prompt, t("automations.promptHint")),
       field(t("automations.model"), model),
+      models,
       field(t("automations.preset"), preset),
+      presets,
       field(t("automations.permission"), permission),
       fullRow,
       field(t("automations.trigger"), kind),
@@ -179,6 +186,7 @@ export class AutomationsDialog {
         name: name.value.trim(),
         cwd: cwd.value.trim(),
         prompt: [{ type: "text", text: prompt.value }],
+        attach: mentionsOf(prompt.value).map((path) => ({ path })),
         model: model.value.trim() || undefined,
         preset: preset.value.trim() || undefined,
         permission: permission.value,
