@@ -114,7 +114,7 @@ export function buildViews(app) {
     calls: app.automations,
     toast,
     folder: () => app.manager.active?.cwd ?? app.manager.summaries.get(app.manager.activeId)?.cwd ?? null,
-    // what the model menu lists for the open session (else the host's default), as "provider/model"
+    // what the model menu lists for the open session (else the host's default), as the wire's provider/model
     models: () => {
       const listed = (app.modelPicker?.value?.groups ?? []).flatMap((g) => g.models.map((m) => ({ value: `${g.id}/${m.id}`, label: m.name ?? m.id })));
       const d = app.providers.defaultSelection;
