@@ -89,9 +89,11 @@ def is_textual(headers: list[tuple[str, str]]) -> bool:
     return bool(_TEXTUAL.match(ctype.strip()))
 
 
-def refusal(message: str) -> dict[str, Any]:
+def refusal(message: str, status: int = 404) -> dict[str, Any]:
+    """A plain-text answer the bridge gives itself: 404 for a path it does not carry, 503 for a
+    call the stopped host can no longer make."""
     return {
-        "status": 404,
+        "status": status,
         "headers": [["content-type", "text/plain; charset=utf-8"]],
         "body": message,
         "bodyEncoding": "text",
@@ -104,16 +106,6 @@ class HostGone(Exception):
 
 CALL_SLICE = 0.5
 """Seconds a page call waits before it looks again whether the host's loop still runs."""
-
-
-def gone(message: str) -> dict[str, Any]:
-    """The answer to a page call the stopped host can no longer make."""
-    return {
-        "status": 503,
-        "headers": [["content-type", "text/plain; charset=utf-8"]],
-        "body": message,
-        "bodyEncoding": "text",
-    }
 
 
 class Bridge:
@@ -180,7 +172,7 @@ class Bridge:
         try:
             return self._call(self._unary(str(request.get("id")), self._exchange(request, target)))
         except HostGone as exc:
-            return gone(str(exc))
+            return refusal(str(exc), 503)
 
     async def _unary(self, request_id: str, exchange: AsgiExchange) -> dict[str, Any]:
         try:
@@ -210,7 +202,7 @@ class Bridge:
         try:
             return self._call(self._stream(request_id, self._exchange(request, target)))
         except HostGone as exc:
-            return {**gone(str(exc)), "body": None}
+            return {**refusal(str(exc), 503), "body": None}
 
     async def _stream(self, request_id: str, exchange: AsgiExchange) -> dict[str, Any]:
         try:
