@@ -21,9 +21,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract.events import SessionEvent
-from host.engine.compaction import Compacted
-from host.engine.config import RuntimeOverrides
+from host.engine.agent.compaction import Compacted
 from host.engine.engine import Engine
+from host.engine.llm.overrides import RuntimeOverrides
 from host.engine.llm.windows import default_window
 from host.engine.store import SessionHeader
 from tests.support.scripted_llm import Reply, ScriptedLlmServer

@@ -44,7 +44,7 @@ sys.path.insert(0, {root!r})
 from pathlib import Path
 from desktop.paths import webui_dir
 from host.api import open_host
-from host.engine.config import RuntimeOverrides
+from host.engine.llm.overrides import RuntimeOverrides
 from host.server import build_site
 from host.server.run import LoopbackServer, bind_socket
 

@@ -125,8 +125,8 @@ async def run_adapter(max_tokens: int) -> dict[str, Any]:
 
 async def run_turn() -> dict[str, Any]:
     from host.api import open_host
-    from host.engine.config import RuntimeOverrides
     from host.engine.llm.local import LocalModelAdapter
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.fetch.inprocess import InProcessApiClient
 
     await LocalModelAdapter().preload()  # the load is not what this kind measures

@@ -154,7 +154,7 @@ class Collected:
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     from host.api import open_host
-    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.fetch import InProcessApiClient
     from tests.support.sshd import Sshd
 

@@ -36,8 +36,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from host.engine.snapshots.after import STATE_CACHE, after_step, found_in
-from host.engine.snapshots.repo import MAX_PATHS, ShadowRepo, TooLarge
+from host.engine.files.snapshots.after import STATE_CACHE, after_step, found_in
+from host.engine.files.snapshots.repo import MAX_PATHS, ShadowRepo, TooLarge
 from host.engine.tools.changes import MAX_DIFF_BYTES, state_of
 
 States = dict[str, Any]

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from host.api import open_host  # noqa: E402
-from host.engine.config import RuntimeOverrides  # noqa: E402
+from host.engine.llm.overrides import RuntimeOverrides  # noqa: E402
 from host.engine.sandbox import reset_support, support  # noqa: E402
 from host.engine.sandbox.probe import FORCE_ENV  # noqa: E402
 from host.fetch import InProcessApiClient  # noqa: E402

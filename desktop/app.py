@@ -47,8 +47,8 @@ async def build_host(args: argparse.Namespace) -> Host:
     """
     from desktop.commands import named_paths
     from host.api import open_host
-    from host.engine.config import RuntimeOverrides
     from host.engine.errors import EngineError
+    from host.engine.llm.overrides import RuntimeOverrides
 
     overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
     picker = getattr(args, "folder_picker", None)  # the window's native folder dialog

@@ -58,8 +58,8 @@ def provider_line(args: argparse.Namespace, data_dir: Path) -> tuple[bool, str]:
     """The default model's route from the data dir's settings and the flags (read-only; no
     secret), and whether the flags name a route at all (`--provider nonesuch` does not)."""
     try:
-        from host.engine.config import RuntimeOverrides
-        from host.engine.settings.plane import read_llm_settings
+        from host.engine.llm.overrides import RuntimeOverrides
+        from host.engine.settings.configuration import read_llm_settings
     except ImportError as exc:
         return True, t("doctor.providerNoHost", reason=exc)
     from host.engine.errors import ModelUnavailable
@@ -80,7 +80,7 @@ def provider_line(args: argparse.Namespace, data_dir: Path) -> tuple[bool, str]:
 def database_line(data_dir: Path) -> str:
     """The database file, its integrity (checked within a bound) and its backups."""
     try:
-        from host.engine.maintenance import database_status
+        from host.engine.store.maintenance import database_status
     except ImportError as exc:
         return t("doctor.databaseNoHost", reason=exc)
     try:
@@ -100,7 +100,7 @@ def run_storage(args: argparse.Namespace) -> int:
     """`doctor --repair` / `doctor --restore-backup [FILE]`: one report, exit 0, or one line, 2.
     Both need the data dir to themselves: they refuse while HarnessDesk runs on it."""
     from desktop.instance import acquire
-    from host.engine.maintenance import MaintenanceError, repair_database, restore_backup
+    from host.engine.store.maintenance import MaintenanceError, repair_database, restore_backup
 
     try:
         data_dir = paths.resolve_data_dir(args.data_dir)

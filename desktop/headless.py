@@ -25,8 +25,8 @@ from desktop.instance import PrimaryInstance, acquire
 from desktop.paths import resolve_data_dir, webui_dir
 from host.api import HostRuntime, open_host
 from host.api.archive import ArchiveError, read_archive, zip_chunks
-from host.engine.config import RuntimeOverrides
 from host.engine.errors import EngineError, RevertConflict, RevertUnavailable, SessionAlreadyHere
+from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch.inprocess import InProcessApiClient
 
 CLOSE_BOUND = 0.8

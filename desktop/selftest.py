@@ -60,7 +60,7 @@ async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
     """Open the host on `data_dir`, prompt the embedded model once, collect the streamed answer."""
     from contract.rpc import RpcErr
     from host.api import open_host
-    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.fetch.inprocess import InProcessApiClient
 
     outcome = Outcome()

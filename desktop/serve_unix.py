@@ -34,7 +34,7 @@ from contract import __version__
 from desktop.commands import named_paths
 from desktop.i18n import t
 from desktop.instance import acquire
-from host.engine.config import RuntimeOverrides
+from host.engine.llm.overrides import RuntimeOverrides
 
 READY_BOUND = 120.0
 """Seconds the launching process waits for the detached server's ready line."""

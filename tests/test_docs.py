@@ -55,7 +55,7 @@ def test_the_tables_that_mirror_the_code_are_generated_from_it() -> None:
     services = tables.render_services()
     for field in Engine.__dataclass_fields__:
         assert (f"`engine.{field}`" in services) == (field != "parts")
-    assert "`host.engine.maintenance`" in tables.render_door()
+    assert "`host.engine.store.maintenance`" in tables.render_door()
     assert "| `session` | `host/api/session.py` |" in tables.render_domains()
     assert "| `bash` | `BashTool` (`host/engine/tools/bash.py`) | yes |" in tables.render_tools()
 

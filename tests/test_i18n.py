@@ -21,7 +21,7 @@ import pytest
 
 from contract.approvals import ScopeKind
 from contract.namespaces import EXPOSED, SECTIONS, UI_ONBOARDING
-from host.engine.permissions.scope import always_words, label, scope_words
+from host.engine.tools.permissions.scope import always_words, label, scope_words
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "webui" / "js"
@@ -331,7 +331,7 @@ def test_the_catalogue_words_every_scope_as_the_host_does() -> None:
 
 
 def test_every_shipped_catalogue_model_has_its_words_in_both_languages_the_host_s_in_english() -> None:
-    shipped = json.loads((ROOT / "host" / "engine" / "localmodels" / "catalogue.json").read_text())
+    shipped = json.loads((ROOT / "host" / "engine" / "llm" / "localmodels" / "catalogue.json").read_text())
     entries = shipped["models"] if isinstance(shipped, dict) else shipped
     assert entries
     en, zh = catalogue("en"), catalogue("zh-CN")
@@ -343,8 +343,8 @@ def test_every_shipped_catalogue_model_has_its_words_in_both_languages_the_host_
 
 
 def test_the_shipped_commands_have_their_words_in_both_languages_the_host_s_in_english() -> None:
-    from host.engine.commands.compact import COMPACT
-    from host.engine.commands.plan import PLAN
+    from host.engine.agent.commands.compact import COMPACT
+    from host.engine.agent.commands.plan import PLAN
 
     en, zh = catalogue("en"), catalogue("zh-CN")
     source = (JS / "state" / "host-words.js").read_text(encoding="utf-8")
@@ -358,6 +358,7 @@ def test_the_shipped_commands_have_their_words_in_both_languages_the_host_s_in_e
             ROOT
             / "host"
             / "engine"
+            / "agent"
             / ("commands/permission.py" if name == "permission" else "goals/command.py")
         )
         host[name] = re.search(rf'name="{name}",\s*description="([^"]+)"', module.read_text()).group(1)  # type: ignore[union-attr]

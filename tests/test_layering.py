@@ -30,8 +30,8 @@ FORBIDDEN: dict[str, set[str]] = {
 ENGINE_DOOR: dict[str, set[str]] = {
     "host.engine.engine": {"Engine"},
     "host.engine.errors": {"*"},
-    "host.engine.config": {"RuntimeOverrides"},
-    "host.engine.settings.plane": {"read_llm_settings"},
+    "host.engine.llm.overrides": {"RuntimeOverrides"},
+    "host.engine.settings.configuration": {"read_llm_settings"},
     "host.engine.store": {"ExportAttachment", "ExportEvent", "ExportHeader", "ExportRow", "SessionHeader"},
     "host.engine.store.base": {
         "ExportAttachment",
@@ -40,10 +40,15 @@ ENGINE_DOOR: dict[str, set[str]] = {
         "ExportRow",
         "SessionHeader",
     },
-    "host.engine.bus": {"Subscription"},
-    "host.engine.directories": {"NativePicker"},
+    "host.engine.sessions.bus": {"Subscription"},
+    "host.engine.workspaces.folders": {"NativePicker"},
     "host.engine.llm.local": {"find_model_file"},
-    "host.engine.maintenance": {"MaintenanceError", "database_status", "repair_database", "restore_backup"},
+    "host.engine.store.maintenance": {
+        "MaintenanceError",
+        "database_status",
+        "repair_database",
+        "restore_backup",
+    },
 }
 """What `host/api/` and `desktop/` may import from the engine: `Engine` itself, its typed errors,
 the CLI's overrides and the read-only settings view for `doctor`, the archive's row types, the
@@ -216,14 +221,14 @@ def test_the_door_checker_catches_what_it_should() -> None:
     assert door_violations("from host.engine.engine import Engine\n", "host.api.x") == []
     assert door_violations("from host.engine import errors\n", "host.api.x") == []
     assert door_violations("from ..engine.errors import AgentBusy\n", "host.api.x") == []
-    assert door_violations("from host.engine.config import Config\n", "desktop.x") == [
-        "1: host.engine.config.Config is not part of the engine's door"
+    assert door_violations("from host.engine.llm.overrides import Config\n", "desktop.x") == [
+        "1: host.engine.llm.overrides.Config is not part of the engine's door"
     ]
     assert door_violations("import host.engine.store\n", "desktop.x") == [
         "1: host.engine.store.<module> is not part of the engine's door"
     ]
-    assert door_violations("def f():\n    from host.engine.bus import Bus\n", "host.api.x") == [
-        "2: host.engine.bus.Bus is not part of the engine's door"
+    assert door_violations("def f():\n    from host.engine.sessions.bus import Bus\n", "host.api.x") == [
+        "2: host.engine.sessions.bus.Bus is not part of the engine's door"
     ]
     reach = "async def f(runtime):\n    await runtime.engine.parts.store.header('s')\n"
     assert door_violations(reach, "desktop.x") == ["2: reaches into engine.parts"]

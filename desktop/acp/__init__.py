@@ -129,7 +129,7 @@ async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
     from desktop.commands import named_paths
     from desktop.instance import acquire
     from host.api import open_host
-    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.fetch.inprocess import InProcessApiClient
 
     instance = acquire(data_dir)

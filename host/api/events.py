@@ -11,8 +11,8 @@ from typing import Any
 
 from contract.frames import StreamOpened
 from contract.rpc import RpcRequest, new_rpc_id
-from host.engine.bus import Subscription
 from host.engine.engine import Engine
+from host.engine.sessions.bus import Subscription
 from host.fetch.caller import caller_privileged
 
 BATCH = 512

@@ -10,9 +10,9 @@ from typing import Any
 from starlette.types import ASGIApp
 
 from host.api.proxy import HostApiProxy
-from host.engine.config import RuntimeOverrides
-from host.engine.directories import NativePicker
 from host.engine.engine import Engine
+from host.engine.llm.overrides import RuntimeOverrides
+from host.engine.workspaces.folders import NativePicker
 from host.fetch.handler import to_fetch_handler
 from host.relay import RelayApi
 from host.server.peers import SandboxPeers

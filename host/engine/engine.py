@@ -22,50 +22,46 @@ from pydantic import BaseModel
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
 from contract.namespaces import HOOKS, LSP, PERMISSION, SESSIONS, WEB
-from host.engine.archive_import import ArchiveImports
-from host.engine.attention import Attention
+from host.engine.agent.attention import Attention
+from host.engine.agent.commands.permission import permission_command
+from host.engine.agent.goals.command import goal_command
+from host.engine.agent.goals.driver import GoalDriver, chain_turn_ended
+from host.engine.agent.goals.mounting import mounted
+from host.engine.agent.goals.tools import goal_tools
+from host.engine.agent.pending import PendingTable
+from host.engine.agent.pool import AgentPool
+from host.engine.agent.prompt_gates import PromptGates
+from host.engine.agent.prompt_hooks import prompt_gate
+from host.engine.agent.slots import TurnSlots
 from host.engine.automations.clock import Clock
 from host.engine.automations.runs import Drive
 from host.engine.automations.service import Automations
-from host.engine.bus import Bus
-from host.engine.changes import SessionChanges
-from host.engine.commands.permission import permission_command
-from host.engine.composition import Composition
-from host.engine.config import RuntimeOverrides
-from host.engine.directories import HostFolders, NativePicker, can_open_path
-from host.engine.finder.service import Finder
-from host.engine.gates import PromptGates
-from host.engine.git.commits import RepoCommits
-from host.engine.git.runner import FolderGit, PersonGit
-from host.engine.goals.command import goal_command
-from host.engine.goals.driver import GoalDriver, chain_turn_ended
-from host.engine.goals.mounting import mounted
-from host.engine.goals.tools import goal_tools
-from host.engine.health import StorageHealth
-from host.engine.hooks.prompt import prompt_gate
+from host.engine.files.git.commits import RepoCommits
+from host.engine.files.git.runner import FolderGit, PersonGit
+from host.engine.files.review import Review
+from host.engine.integrations.lsp.manager import LanguageServers
+from host.engine.integrations.web.access import WebAccess
 from host.engine.llm.local_servers import Probe
+from host.engine.llm.model_status import ModelStatusRelay
+from host.engine.llm.overrides import RuntimeOverrides
 from host.engine.llm.registry import AdapterRegistry
-from host.engine.lsp.manager import LanguageServers
-from host.engine.model_status import ModelStatusRelay
-from host.engine.pending import PendingTable
-from host.engine.permissions.policy import PermissionService
-from host.engine.pool import AgentPool
+from host.engine.presets.composition import Composition
 from host.engine.presets.service import PresetService
-from host.engine.remotes.handover import handover_of
-from host.engine.removals import follow_removals
-from host.engine.review import Review
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
-from host.engine.selection import Selections
 from host.engine.services.agents import Agents
+from host.engine.services.changes import SessionChanges
 from host.engine.services.commits import Commits
 from host.engine.services.config import Configuration
 from host.engine.services.core import Core
 from host.engine.services.file_tree import FileTree
 from host.engine.services.files import Files
+from host.engine.services.finder import Finder
 from host.engine.services.forks import Forks
 from host.engine.services.goals import Goals
+from host.engine.services.health import StorageHealth
 from host.engine.services.host import HostSurface
+from host.engine.services.imports import ArchiveImports
 from host.engine.services.jobs import Jobs
 from host.engine.services.library import Library
 from host.engine.services.mcp import Mcp
@@ -76,16 +72,20 @@ from host.engine.services.sessions import Sessions
 from host.engine.services.subagents import HistoryPage, Subagents
 from host.engine.services.terminals import Terminals
 from host.engine.services.workspaces import Workspaces
-from host.engine.settings.plane import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
-from host.engine.settings.plane import ConfigPlane
-from host.engine.slots import TurnSlots
+from host.engine.sessions.bus import Bus
+from host.engine.sessions.removals import follow_removals
+from host.engine.settings.configuration import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
+from host.engine.settings.configuration import ConfigPlane
+from host.engine.settings.selection import Selections
 from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
-from host.engine.web.access import WebAccess
-from host.engine.wiring import default_tools
-from host.engine.workspaces import WorkspaceRegistry
-from host.engine.worktrees.rows import WorktreeRows
-from host.engine.worktrees.service import Worktrees
+from host.engine.tools.defaults import default_tools
+from host.engine.tools.permissions.policy import PermissionService
+from host.engine.workspaces.folders import HostFolders, NativePicker, can_open_path
+from host.engine.workspaces.registry import WorkspaceRegistry
+from host.engine.workspaces.remotes.handover import handover_of
+from host.engine.workspaces.worktrees.rows import WorktreeRows
+from host.engine.workspaces.worktrees.service import Worktrees
 
 PROJECT_SOURCE = Path(__file__).resolve().parents[2]
 """The folder holding the project's packages, for the wheel a remote host gets."""
@@ -103,7 +103,7 @@ class Parts:
     pool: AgentPool
     permissions: PermissionService
     prompt_gates: PromptGates
-    """Asked before a turn accepts its opening prompt (the veto seam, host/engine/gates.py)."""
+    """Asked before a turn accepts its opening prompt (the veto seam, host/engine/agent/prompt_gates.py)."""
     registry: AdapterRegistry
     tools: dict[str, Tool]
     plane: ConfigPlane
@@ -131,7 +131,7 @@ class Engine:
     health: StorageHealth
     host: HostSurface
     changes: SessionChanges
-    """The Changes view: files.sessionChanges / revertFile / revertHunk (host/engine/changes.py)."""
+    """The Changes view: files.sessionChanges / revertFile / revertHunk (host/engine/services/changes.py)."""
     finder: Finder
     """`@` in the composer: finder.find, and what session.prompt's `attach` sends."""
     imports: ArchiveImports
@@ -153,7 +153,7 @@ class Engine:
     parts: Parts
     # the review pane (docs/decisions/review-pane.md)
     review: Review
-    """git.status / stage / unstage / discard / undoDiscard (host/engine/review.py)."""
+    """git.status / stage / unstage / discard / undoDiscard (host/engine/files/review.py)."""
 
     @classmethod
     async def open(

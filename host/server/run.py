@@ -17,7 +17,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from host.server.coalesce import CoalescingH11Protocol
+from host.server.write_batching import CoalescingH11Protocol
 
 _TOKEN_IN_TEXT = re.compile(r"token=[^&\s\"']+")
 
@@ -133,7 +133,7 @@ class LoopbackServer:
         log_level: str = "warning",
         http: type[asyncio.Protocol] | str = CoalescingH11Protocol,
     ) -> None:
-        """`http`: uvicorn's protocol; one write per loop step by default (host/server/coalesce.py)."""
+        """`http`: uvicorn's protocol; one write per loop step by default (host/server/write_batching.py)."""
         self.sock = sock
         config = uvicorn.Config(
             app,

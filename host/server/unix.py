@@ -25,9 +25,9 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from host.server.coalesce import CoalescingH11Protocol
 from host.server.fence import SANDBOXED_PEER, LoopbackFence
 from host.server.peers import SandboxPeers, _Tree, _user_ns
+from host.server.write_batching import CoalescingH11Protocol
 
 UNIX_PEER = "unix"
 """`scope["client"][0]` of a request that came through the Unix socket (`[1]` is the peer's pid)."""

@@ -24,8 +24,8 @@ from starlette.types import ASGIApp
 
 from desktop.paths import webui_dir
 from host.api import HostApiProxy, HostRuntime, open_host
-from host.engine.config import RuntimeOverrides
 from host.engine.engine import Engine
+from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch import AbstractApiClient, HttpApiClient, InProcessApiClient, to_fetch_handler
 from host.server import build_site
 from host.server.run import LoopbackServer, bind_socket

@@ -10,7 +10,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from host.engine import undo_journal
+from host.engine.files import undo_journal
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import (
     edit,

@@ -1,4 +1,4 @@
-"""The served API answers in one TCP segment (host/server/coalesce.py), byte for byte the same.
+"""The served API answers in one TCP segment (host/server/write_batching.py), byte for byte the same.
 
 A real host behind the real site on uvicorn, a raw socket as the client; the kernel's own count
 of data segments the client received (`TCP_INFO`, Linux) is the measure, and plain uvicorn h11
@@ -130,7 +130,7 @@ async def test_connection_close_sends_the_whole_answer_before_closing(host: Host
 
 def test_the_served_site_uses_the_coalescing_protocol(tmp_path: Path) -> None:
     """The product's server (not only this test's) gets it: `LoopbackServer`'s default."""
-    from host.server.coalesce import CoalescingH11Protocol
+    from host.server.write_batching import CoalescingH11Protocol
 
     site = build_site(lambda *_: None, webui_dir(), token="t" * 32, peers=SandboxPeers())  # type: ignore[arg-type]
     server = LoopbackServer(site, bind_socket("127.0.0.1", 0))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from contract.methods import METHODS
-from host.engine.commands import Command, CommandContext, CommandResult, failure, success
+from host.engine.agent.commands import Command, CommandContext, CommandResult, failure, success
 from host.fetch.errors import TransportError
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import err, event, events_of, ftype, ok, run_turn

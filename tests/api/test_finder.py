@@ -89,7 +89,7 @@ async def test_gitignore_at_every_level_and_the_git_folder_are_left_out(host: Ho
 
 
 async def test_a_new_file_shows_up_and_a_gone_one_goes(host: Host, tmp_path: Path, monkeypatch: Any) -> None:
-    from host.engine.finder import service
+    from host.engine.services import finder as service
 
     monkeypatch.setattr(service, "CHECK_S", 0.0)  # check on every search (the real bound is seconds)
     root = tree(tmp_path / "live", {"old_name.py": ""})

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from host.engine.git.hosting import compare_url, gh_program, hosted
+from host.engine.files.git.hosting import compare_url, gh_program, hosted
 from tests.api.conftest import Host
 from tests.api.file_turns import open_session, turn_writing, write
 from tests.api.support import err, ok

@@ -21,7 +21,7 @@ import pytest
 
 from host.api import open_host
 from host.engine.llm.local import find_model_file
-from host.engine.localmodels.gguf_meta import read_info
+from host.engine.llm.localmodels.gguf_meta import read_info
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, text
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from host.engine import undo_journal
+from host.engine.files import undo_journal
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import open_session, turn_writing, write
 from tests.api.support import err, event, ok, page_events

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from host.engine.titles import auto_title
+from host.engine.sessions.titles import auto_title
 from tests.browser.shots import SHOTS
 from tests.browser.support import HarnessServer, fresh_session, new_session, send, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer

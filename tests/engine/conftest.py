@@ -80,8 +80,8 @@ def real_tools() -> dict[str, Any]:
 @pytest.fixture
 async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any]:
     """Open Engines on tmp_path whose provider is the scripted OpenAI-compatible server."""
-    from host.engine.config import RuntimeOverrides
     from host.engine.engine import Engine
+    from host.engine.llm.overrides import RuntimeOverrides
 
     opened: list[Engine] = []
 

@@ -25,7 +25,7 @@ from host.engine.errors import (
     SessionNotFound,
     TitleInvalid,
 )
-from host.engine.media import sniff
+from host.engine.sessions.media import sniff
 from host.engine.store import DB_FILE, SessionHeader, SqliteStore, StoreError
 from tests.engine.conftest import assistant_data, ev, events_of, frames_until, is_event, user_msg
 from tests.support.engine import agent_of, queued, wait_quiet

@@ -17,7 +17,7 @@ from contract.content import (
     ToolCallDeltaChunk,
 )
 from contract.sessions import TextInput
-from host.engine.coalesce import merge
+from host.engine.agent.stream_buffer import merge
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from contract.content import Message, MessageSource, TextBlock, ToolResultBlock
 from contract.sessions import TextInput
-from host.engine import compaction
-from host.engine.compaction import REPLACEMENT_HEAD, SUMMARY_SYSTEM, shadow_count, transcript
-from host.engine.surface import Surface, fold_surface
+from host.engine.agent import compaction
+from host.engine.agent.compaction import REPLACEMENT_HEAD, SUMMARY_SYSTEM, shadow_count, transcript
+from host.engine.agent.transcript import Surface, fold_surface
 from tests.engine.conftest import ev, events_of, frames_until, is_event, user_msg
 from tests.support.engine import agent_of, wait_quiet
 from tests.support.scripted_llm import Reply

@@ -1,6 +1,6 @@
 """The engine's event vocabulary and ids are each stated once.
 
-- every session event type of the contract has exactly one constructor in host/engine/events/
+- every session event type of the contract has exactly one constructor in host/engine/sessions/events/
   (one module per family of events), and no other engine module builds an event or mints an id
   by hand;
 - the constructors produce the contract's wire JSON (camelCase, unset optionals left out), key
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from contract.content import MessageSource, TextBlock, TextDeltaChunk, Usage
 from contract.events import EVENT_DATA, TodoItem, ToolError
-from host.engine import events
+from host.engine.sessions import events
 
 ENGINE = Path(__file__).resolve().parents[2] / "host" / "engine"
 
@@ -35,7 +35,7 @@ def calls_in(path: Path, name: str) -> list[ast.Call]:
 def test_one_constructor_per_event_type() -> None:
     built = [
         call.args[0].value
-        for path in sorted((ENGINE / "events").glob("*.py"))
+        for path in sorted((ENGINE / "sessions" / "events").glob("*.py"))
         for call in calls_in(path, "NewEvent")
         if call.args and isinstance(call.args[0], ast.Constant)
     ]
@@ -46,9 +46,10 @@ def test_no_engine_module_builds_events_or_ids_by_hand() -> None:
     offenders = []
     for path in sorted(ENGINE.rglob("*.py")):
         rel = path.relative_to(ENGINE).as_posix()
-        if not rel.startswith("events/") and (calls_in(path, "NewEvent") or calls_in(path, "SessionEvent")):
+        builds = calls_in(path, "NewEvent") or calls_in(path, "SessionEvent")
+        if not rel.startswith("sessions/events/") and builds:
             offenders.append(f"{rel} builds an event")
-        if rel != "ids.py" and calls_in(path, "uuid4"):
+        if rel != "store/ids.py" and calls_in(path, "uuid4"):
             offenders.append(f"{rel} mints an id")
     # the store turns rows read back from disk into events; that is reading, not building
     assert [o for o in offenders if not o.startswith("store/")] == []

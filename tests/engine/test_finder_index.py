@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.finder import index as index_module
-from host.engine.finder.ignore import RuleSet, ignored, parse
-from host.engine.finder.index import build
+from host.engine.files.finder import index as index_module
+from host.engine.files.finder.ignore import RuleSet, ignored, parse
+from host.engine.files.finder.index import build
 
 
 def rules(text: str) -> tuple[RuleSet, ...]:

@@ -1,4 +1,4 @@
-"""The link-refusing walk the undo journal and the worktree hand-off share (host/engine/folder_walk.py):
+"""The link-refusing walk the undo journal and the worktree hand-off share (host/engine/files/folder_walk.py):
 real folders on a real file system, a planted symbolic link, a root swapped for one."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.folder_walk import open_parent
+from host.engine.files.folder_walk import open_parent
 
 
 class Refused(OSError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.engine.skills.frontmatter import FrontmatterError, parse, split
+from host.engine.presets.skills.frontmatter import FrontmatterError, parse, split
 
 DOC = """---
 name: pdf-tools   # a trailing comment

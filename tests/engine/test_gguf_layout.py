@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from host.engine.llm.local import find_model_file
-from host.engine.localmodels.gguf_meta import TYPE_SIZES, Incomplete, NotGguf, check_whole, read_layout
+from host.engine.llm.localmodels.gguf_meta import TYPE_SIZES, Incomplete, NotGguf, check_whole, read_layout
 
 Q = gguf.GGMLQuantizationType
 

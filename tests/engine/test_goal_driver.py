@@ -12,8 +12,8 @@ import pytest
 
 from contract.goals import GoalRef
 from contract.sessions import TextInput
-from host.engine.gates import PromptCheck, Veto
-from host.engine.goals.domain import GoalRejected
+from host.engine.agent.goals.domain import GoalRejected
+from host.engine.agent.prompt_gates import PromptCheck, Veto
 from tests.support.engine import agent_of, wait_quiet
 from tests.support.scripted_llm import Reply
 
@@ -242,7 +242,7 @@ async def test_rounds_are_paced_and_talk_only_rounds_block_no_progress(
     """Issue 46, item 6: a fast model ran 9 rounds a second. Each round now starts at least
     ROUND_GAP after the previous one ended (read from the log's own times: a slower machine only
     widens the gap), and three rounds in a row without a tool call block the goal `no-progress`."""
-    from host.engine.goals.driver import NO_PROGRESS_ROUNDS, ROUND_GAP
+    from host.engine.agent.goals.driver import NO_PROGRESS_ROUNDS, ROUND_GAP
 
     engine = await engine_factory()
     sid = await new_session(engine, tmp_path)

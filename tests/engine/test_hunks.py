@@ -1,11 +1,11 @@
-"""The Changes view's hunks (host/engine/hunks.py): headers as `diff -u` writes them, each hunk's
+"""The Changes view's hunks (host/engine/files/hunks.py): headers as `diff -u` writes them, each hunk's
 revert leaves every other line as it is now (line endings included), and the limits."""
 
 from __future__ import annotations
 
 import difflib
 
-from host.engine.hunks import NO_EOL, compare, unapply
+from host.engine.files.hunks import NO_EOL, compare, unapply
 
 OLD = b"".join(b"line %d\r\n" % i for i in range(1, 21))
 NEW = OLD.replace(b"line 2\r\n", b"line two\r\n").replace(b"line 19\r\n", b"line nineteen\r\nextra\r\n")

@@ -13,7 +13,7 @@ from typing import Any
 
 from contract.content import Message, MessageSource, TextBlock
 from contract.sessions import TextInput
-from host.engine.inbox import InboxLists, replay
+from host.engine.sessions.inbox import InboxLists, replay
 from host.engine.store import ExportEvent, ExportHeader
 from tests.engine.conftest import ev, frames_until, is_event
 from tests.support.engine import agent_of, queued, wait_quiet
@@ -61,7 +61,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, {repo!r})
     from pathlib import Path
     from contract.sessions import TextInput
-    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.engine.engine import Engine
 
     async def main():

@@ -17,7 +17,7 @@ from contract.frames import SessionJobs, SessionQueue
 from contract.rpc import ClientResponse, RpcOk
 from contract.sessions import TextInput
 from host.engine.errors import JobNotFound
-from host.engine.jobs import OutputFile
+from host.engine.tools.background_jobs import OutputFile
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.engine import agent_of, queued
 from tests.support.scripted_llm import Reply

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from host.engine.lsp.manager import LanguageServers
+from host.engine.integrations.lsp.manager import LanguageServers
 from host.engine.sandbox import Confinement, reset_support
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 from host.engine.tools.base import ToolContext

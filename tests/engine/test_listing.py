@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from host.engine.listing import Live, summaries
+from host.engine.sessions.listing import Live, summaries
 from host.engine.store.base import ListedSession
 
 
@@ -37,7 +37,7 @@ def test_live_sessions_override_their_stored_title_preset_and_running() -> None:
 
 def test_a_row_that_breaks_the_contract_is_skipped_and_logged(caplog: pytest.LogCaptureFixture) -> None:
     rows = [row("s-3", 30), row("bad id with spaces", 25), row("s-2", -1), row("s-1", 10)]
-    with caplog.at_level(logging.WARNING, logger="host.engine.listing"):
+    with caplog.at_level(logging.WARNING, logger="host.engine.sessions.listing"):
         got = summaries(rows, {})
     assert [s.session_id for s in got] == ["s-3", "s-1"]
     logged = " ".join(r.getMessage() for r in caplog.records)

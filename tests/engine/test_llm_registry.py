@@ -9,9 +9,9 @@ import pytest
 
 from contract.content import Message, MessageSource, TextBlock
 from contract.namespaces import DeepSeekSection, LocalSection, OpenAICompatibleSection
-from host.engine.config import RuntimeOverrides
 from host.engine.llm import AdapterRegistry, LlmRequest, LocalModelAdapter, OpenAICompatibleAdapter
 from host.engine.llm.deepseek import DEEPSEEK_BASE
+from host.engine.llm.overrides import RuntimeOverrides
 from host.engine.llm.routes import Route, build_routes, is_local_url
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 

@@ -103,9 +103,9 @@ async def test_a_long_local_session_is_compacted_instead_of_losing_turns(tmp_pat
     summary the model itself writes, and the turn completes; nothing is silently dropped."""
     from contract.events import SessionEvent
     from contract.sessions import TextInput
-    from host.engine.compaction import REPLACEMENT_HEAD
-    from host.engine.config import RuntimeOverrides
+    from host.engine.agent.compaction import REPLACEMENT_HEAD
     from host.engine.engine import Engine
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.engine.store import SessionHeader
     from tests.support.engine import agent_of, wait_quiet
 

@@ -20,8 +20,8 @@ import pytest
 from contract.frames import HostModelDownload
 from host.engine.errors import ModelDownloadRefused
 from host.engine.llm.local import find_model_file
-from host.engine.localmodels.downloads import DownloadManager
-from host.engine.localmodels.library import ModelLibrary
+from host.engine.llm.localmodels.downloads import DownloadManager
+from host.engine.llm.localmodels.library import ModelLibrary
 from tests.support.file_server import FileServer
 
 GGUF = find_model_file()

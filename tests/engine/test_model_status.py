@@ -11,8 +11,8 @@ import pytest
 
 from contract.frames import HostModelStatus
 from host.api import open_host
-from host.engine.config import RuntimeOverrides
 from host.engine.llm import local
+from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch.inprocess import InProcessApiClient
 
 pytestmark = pytest.mark.model
@@ -71,7 +71,7 @@ def test_opening_the_host_imports_neither_the_model_runtime_nor_a_gui_toolkit(tm
 
     probe = (
         "import asyncio, sys; from pathlib import Path; from host.api import open_host\n"
-        "from host.engine.config import RuntimeOverrides\n"
+        "from host.engine.llm.overrides import RuntimeOverrides\n"
         "async def main():\n"
         f"    rt = await open_host(Path({str(tmp_path)!r}), RuntimeOverrides(provider='local'))\n"
         "    await rt.engine.sessions.list_sessions(); await rt.close()\n"

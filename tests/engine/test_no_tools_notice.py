@@ -1,13 +1,13 @@
 """A model that has no tools, asked to act, is told it cannot — and the person reads it too
 (issue 46, item 1): the built-in model answered "No, I created todo.md…". The host adds a
-`no-tools` context message to the turn of every such request (host/engine/context.py), which the
+`no-tools` context message to the turn of every such request (host/engine/presets/prompt_texts.py), which the
 page shows as a plain row (tests/browser/test_offline_words.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from host.engine.context import NO_TOOLS_NOTICE, asks_for_action
+from host.engine.presets.prompt_texts import NO_TOOLS_NOTICE, asks_for_action
 
 
 @pytest.mark.parametrize(

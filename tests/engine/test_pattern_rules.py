@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from contract.namespaces import PermissionSection
 from contract.permissions import PatternRule
-from host.engine.permissions.rules import command_matches, suggestion, verdict
 from host.engine.tools import build_tools
+from host.engine.tools.permissions.rules import command_matches, suggestion, verdict
 from tests.engine.test_permissions import answer, bash, tool_results, turn
 from tests.support.scripted_llm import Reply
 
@@ -179,10 +179,10 @@ def test_web_fetch_asks_in_every_mode_but_full_access_and_a_rule_decides_in_all(
     """web_fetch runs in the host, outside any sandbox: Read-only and Auto ask like Ask, unless a
     rule allows the domain; a deny refuses it even in Full access (docs/decisions.md, "Web fetch
     and private addresses")."""
-    from host.engine.permissions.policy import SessionPermissions
-    from host.engine.permissions.presets import preset
     from host.engine.sandbox import reset_support
     from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
+    from host.engine.tools.permissions.modes import preset
+    from host.engine.tools.permissions.policy import SessionPermissions
 
     if not probe_bwrap().available:
         pytest.skip("no bubblewrap here: Auto is not offered without a sandbox")
@@ -210,8 +210,8 @@ def test_web_fetch_asks_in_every_mode_but_full_access_and_a_rule_decides_in_all(
 
 def build_tools_with_web() -> dict[str, Any]:
     from contract.namespaces import WebSection
+    from host.engine.integrations.web.access import WebAccess
     from host.engine.tools.reach import Reach
-    from host.engine.web.access import WebAccess
 
     return build_tools(Reach(web=WebAccess(lambda: WebSection(), lambda ref: None)))
 
@@ -221,10 +221,10 @@ def test_an_mcp_rule_names_a_server_and_its_tools(tmp_path: Path) -> None:
     the suggestion is the very tool; a deny wins (docs/decisions.md, "Rules by pattern")."""
     from typing import cast
 
-    from host.engine.mcp.connection import McpConnection, ToolInfo
-    from host.engine.mcp.tool import McpTool
-    from host.engine.permissions.policy import SessionPermissions
-    from host.engine.permissions.presets import preset
+    from host.engine.integrations.mcp.connection import McpConnection, ToolInfo
+    from host.engine.integrations.mcp.tool import McpTool
+    from host.engine.tools.permissions.modes import preset
+    from host.engine.tools.permissions.policy import SessionPermissions
 
     def tool(server: str, raw: str) -> McpTool:
         info = ToolInfo(raw, None, "", {"type": "object"}, False, False)

@@ -12,8 +12,8 @@ from contract.errors import rpc_error
 from contract.frames import HostSessionStatus, StreamError
 from contract.questions import AnswerSet, Question, QuestionOption, QuestionRequested, QuestionResolved
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused, RpcErr, RpcOk
-from host.engine.bus import Bus
-from host.engine.pending import PendingTable, QuestionCancelled
+from host.engine.agent.pending import PendingTable, QuestionCancelled
+from host.engine.sessions.bus import Bus
 from tests.support.engine import pending_ids
 
 

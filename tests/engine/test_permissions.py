@@ -11,7 +11,7 @@ import pytest
 
 from contract.rpc import ClientResponse, RpcOk
 from contract.sessions import TextInput
-from host.engine.permissions.scope import Shape, bash_shape, covers, label, scope_for
+from host.engine.tools.permissions.scope import Shape, bash_shape, covers, label, scope_for
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply
 

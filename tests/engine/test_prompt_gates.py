@@ -1,4 +1,4 @@
-"""The veto seam (host/engine/gates.py): prompt gates asked before a turn accepts its prompt."""
+"""The veto seam (host/engine/agent/prompt_gates.py): prompt gates asked before a turn accepts its prompt."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 from contract.events import SessionEvent
 from contract.sessions import TextInput
 from contract.vetoes import stderr_summary
-from host.engine import events
-from host.engine.gates import PromptCheck, Veto
-from host.engine.inbox import replay
+from host.engine.agent.prompt_gates import PromptCheck, Veto
+from host.engine.sessions import events
+from host.engine.sessions.inbox import replay
 from tests.support.engine import agent_of, wait_quiet
 from tests.support.scripted_llm import Reply
 

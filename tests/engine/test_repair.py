@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 from contract.events import SessionEvent
-from host.engine.repair import NOT_STARTED, OUTCOME_UNKNOWN, Brackets, repair_events
+from host.engine.sessions.repair import NOT_STARTED, OUTCOME_UNKNOWN, Brackets, repair_events
 from host.engine.store import DB_FILE, SqliteStore
 from tests.engine.conftest import assistant_data, ev, header, user_msg
 

@@ -22,7 +22,7 @@ CHILD = textwrap.dedent(
     sys.path.insert(0, {repo!r})
     from pathlib import Path
     from contract.sessions import TextInput
-    from host.engine.config import RuntimeOverrides
+    from host.engine.llm.overrides import RuntimeOverrides
     from host.engine.engine import Engine
     from tests.support.engine import agent_of, wait_quiet
 

@@ -1,5 +1,5 @@
 """The four modes as the engine decides them, on a machine with the sandbox and without one
-(host/engine/permissions/policy.py `decide` and `sandbox_for`; real tools, real bwrap probe)."""
+(host/engine/tools/permissions/policy.py `decide` and `sandbox_for`; real tools, real bwrap probe)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from host.engine.permissions.policy import SessionPermissions
-from host.engine.permissions.presets import preset
 from host.engine.sandbox import Confinement, reset_support
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 from host.engine.tools import build_tools
+from host.engine.tools.permissions.modes import preset
+from host.engine.tools.permissions.policy import SessionPermissions
 
 TOOLS = build_tools()
 

@@ -19,8 +19,8 @@ from contract.namespaces import (
     DeepSeekSection,
     OpenAICompatibleSection,
 )
-from host.engine import secret_values
 from host.engine.errors import CredentialRejected, SettingsConflict, SettingsNotExposed, SettingsRejected
+from host.engine.sandbox import secret_values
 from host.engine.settings import registered_namespaces
 from host.engine.settings.credentials import CredentialStore
 from host.engine.settings.migrate import migrate

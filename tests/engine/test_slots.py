@@ -11,7 +11,7 @@ import pytest
 
 from contract.frames import HostSessionAttention, SessionEventFrame
 from contract.sessions import TextInput
-from host.engine.slots import TurnSlots
+from host.engine.agent.slots import TurnSlots
 from tests.engine.conftest import frames_until
 from tests.support.engine import agent_of, queued, wait_quiet
 from tests.support.scripted_llm import Reply

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from host.engine.snapshots import rows
+from host.engine.files.snapshots import rows
 from host.engine.tools.base import ToolOutput
 
 MIB = 1 << 20
@@ -137,7 +137,7 @@ async def test_free_space_deletes_every_snapshot_and_the_next_step_starts_afresh
 async def test_a_folder_too_large_to_snapshot_turns_its_snapshots_off_and_says_so(
     engine_factory: Any, tmp_path: Path, monkeypatch: Any
 ) -> None:
-    from host.engine.snapshots import repo as shadow
+    from host.engine.files.snapshots import repo as shadow
 
     engine = await engine_factory()
     many = tmp_path / "many"

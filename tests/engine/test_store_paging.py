@@ -6,8 +6,8 @@ import sqlite3
 from pathlib import Path
 
 from contract.events import SessionEvent
-from host.engine.paging import page_rows
 from host.engine.store import DB_FILE, SqliteStore
+from host.engine.store.paging import page_rows
 from tests.engine.conftest import answered_turn, assistant_data, ev, header, user_msg
 from tests.support.paging import page_window
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from host.engine.agent.timezones import check_time_zone, is_valid_time_zone
 from host.engine.errors import InvalidTimeZone
-from host.engine.timezones import check_time_zone, is_valid_time_zone
 
 
 def test_time_zone_helper() -> None:

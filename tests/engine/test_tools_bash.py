@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from contract.questions import AnswerSet, Question
-from host.engine.events import NewEvent
+from host.engine.sessions.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 from host.engine.tools.bash import MAX_OUTPUT_CHARS, OutputCapture
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from contract.questions import AnswerSet, Question
-from host.engine.events import NewEvent
+from host.engine.sessions.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 
 TOOLS = build_tools()

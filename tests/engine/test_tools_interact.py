@@ -10,7 +10,7 @@ import pytest
 
 from contract.events import TodoWrite
 from contract.questions import AnswerItem, AnswerSet, Question, answer_problems
-from host.engine.events import NewEvent
+from host.engine.sessions.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 
 TOOLS = build_tools()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from contract.questions import AnswerSet, Question
-from host.engine.events import NewEvent
+from host.engine.sessions.events import NewEvent
 from host.engine.tools import ToolContext, build_tools
 from host.engine.tools.search import MAX_GLOB_RESULTS, MAX_GREP_MATCHES, glob_regex
 

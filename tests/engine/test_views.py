@@ -1,4 +1,4 @@
-"""Tool render intents (host/engine/views.py; spec 07 §2, §6 items 16-19)."""
+"""Tool render intents (host/engine/sessions/tool_views.py; spec 07 §2, §6 items 16-19)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from contract.events import SessionEvent
-from host.engine import views
-from host.engine.views import LiveViews, page_views
+from host.engine.sessions import tool_views as views
+from host.engine.sessions.tool_views import LiveViews, page_views
 
 
 def ev(seq: int, etype: str, data: dict[str, Any]) -> SessionEvent:

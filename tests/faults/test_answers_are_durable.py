@@ -20,7 +20,7 @@ import pytest
 from contract.frames import SessionProjection
 from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import TextInput
-from host.engine.agent import Agent
+from host.engine.agent.agent import Agent
 from host.engine.engine import Engine
 from tests.engine.conftest import frames_until, is_event
 from tests.support.scripted_llm import Reply

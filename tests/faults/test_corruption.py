@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from host.engine.maintenance import database_status as status_line
 from host.engine.store import SqliteStore, StoreCorrupt
 from host.engine.store.backup import BackupSchedule, backups, make_backup
 from host.engine.store.grants import Grant
+from host.engine.store.maintenance import database_status as status_line
 from host.engine.store.salvage import salvage
 from tests.api.support import run_cli, run_main
 from tests.faults.conftest import PAGE, add_noise, check, db_of, fill, leaf_page

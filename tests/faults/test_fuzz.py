@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from contract.methods import METHODS
 from host.api import HostRuntime, open_host
-from host.engine.config import RuntimeOverrides
+from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch.asgi_driver import drive
 from host.fetch.sse import encode_event
 from host.fetch.sse_parser import SseParser, SseTooLong

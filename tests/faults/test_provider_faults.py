@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from contract.sessions import TextInput
-from host.engine.config import RuntimeOverrides
 from host.engine.engine import Engine
+from host.engine.llm.overrides import RuntimeOverrides
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 

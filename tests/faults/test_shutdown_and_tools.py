@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from host.engine.workers import WorkerPool
+from host.workers import WorkerPool
 from tests.api.support import ROOT, cli_env, start_serve
 from tests.support.scripted_llm import Reply
 
@@ -83,7 +83,7 @@ async def test_a_process_with_threads_stuck_on_a_fifo_still_exits(tmp_path: Path
         f"""
         import asyncio, sys
         sys.path.insert(0, {str(ROOT)!r})
-        from host.engine.workers import TOOL_WORKERS
+        from host.workers import TOOL_WORKERS
 
         async def main():
             jobs = [asyncio.ensure_future(TOOL_WORKERS.run(lambda: open({str(fifo)!r}, "rb").read()))

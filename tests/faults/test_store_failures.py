@@ -16,7 +16,7 @@ import pytest
 from contract.events import SessionEvent
 from contract.frames import HostSessionStatus, SessionEventFrame
 from contract.sessions import TextInput
-from host.engine.bus import Bus
+from host.engine.sessions.bus import Bus
 from host.engine.store import DB_FILE, SessionHeader, SqliteStore, StoreError, StoreFull, StoreTimeout
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply

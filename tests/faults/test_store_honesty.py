@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.maintenance import database_status
 from host.engine.store import SqliteStore, StoreCorrupt
+from host.engine.store.maintenance import database_status
 from tests.api.support import run_main
 from tests.faults.conftest import PAGE, add_noise, check, db_of, fill
 from tests.faults.test_corruption import one_line

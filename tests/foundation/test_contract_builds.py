@@ -19,7 +19,7 @@ from contract.methods import METHODS
 from contract.rpc import request_model
 from host.fetch.warm import warm_contract
 
-HOST_MODULES = ("host.engine.settings.sections", "host.engine.listing")
+HOST_MODULES = ("host.engine.settings.sections", "host.engine.sessions.listing")
 """Host modules that define contract-based models or adapters."""
 
 

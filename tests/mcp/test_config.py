@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.mcp import config as cfg
-from host.engine.mcp.names import public_name
-from host.engine.permissions.scope import covers, label, scope_for
+from host.engine.integrations.mcp import config as cfg
+from host.engine.integrations.mcp.names import public_name
+from host.engine.tools.permissions.scope import covers, label, scope_for
 
 
 def test_public_names_follow_the_reference_vectors() -> None:

@@ -1,7 +1,7 @@
 """A stdio MCP server installed below /tmp starts inside the sandbox (issue 46, item 4): the
 sandbox's /tmp is a fresh one, so a server whose program or script lives in the host's /tmp
 failed with "bwrap: execvp … No such file". The folder its command line names is bound
-read-only (host/engine/mcp/spawn.py); it stays unwritable."""
+read-only (host/engine/integrations/mcp/spawn.py); it stays unwritable."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from host.engine.mcp.spawn import program_places
+from host.engine.integrations.mcp.spawn import program_places
 from tests.api.conftest import Host
 from tests.mcp.test_faults import FAULTY, server_in
 from tests.security.sandboxing import needs_sandbox, sandbox_on

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from host.api import HostRuntime, open_host
-from host.engine.config import RuntimeOverrides
+from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch import InProcessApiClient
 from tests.api.support import Frames, ftype
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -137,7 +137,7 @@ def _is_master(pid: int, host_id: str, local: Local) -> bool:
 
 def _mine(argv: list[bytes], local: Local) -> bool:
     """A master of this test's host: its ControlPath lies in this data dir's control folder."""
-    from host.engine.remotes.ssh import control_folder
+    from host.engine.workspaces.remotes.ssh import control_folder
 
     folder = str(control_folder(local.data_dir)).encode()
     return any(a.startswith(b"ControlPath=" + folder) for a in argv)

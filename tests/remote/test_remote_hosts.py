@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from host.engine.remotes import bootstrap
 from host.engine.settings.files import VERSION as SETTINGS_VERSION
+from host.engine.workspaces.remotes import bootstrap
 from tests.api.support import event, ftype, raw
 from tests.remote.support import (
     CONNECT,

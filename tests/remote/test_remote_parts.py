@@ -21,13 +21,13 @@ import pytest
 
 from contract.remotes import parse_target
 from host.api import open_host
-from host.engine.remotes import bootstrap, hostkeys
-from host.engine.remotes.askpass import AskpassServer
-from host.engine.remotes.bootstrap import Bundle, RemoteFacts, RemotePython, RemoteUnsuitable
-from host.engine.remotes.records import RemoteRecords
-from host.engine.remotes.ssh import SshFiles, account_home
-from host.engine.remotes.wheels import normalized, requirement_name, server_wheels
 from host.engine.services.remotes import ssh_config_entries
+from host.engine.workspaces.remotes import bootstrap, hostkeys
+from host.engine.workspaces.remotes.askpass import AskpassServer
+from host.engine.workspaces.remotes.bootstrap import Bundle, RemoteFacts, RemotePython, RemoteUnsuitable
+from host.engine.workspaces.remotes.records import RemoteRecords
+from host.engine.workspaces.remotes.ssh import SshFiles, account_home
+from host.engine.workspaces.remotes.wheels import normalized, requirement_name, server_wheels
 from host.fetch import InProcessApiClient
 
 ROOT = Path(__file__).resolve().parents[2]

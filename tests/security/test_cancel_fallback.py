@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.jobs import Job, JobRegistry
 from host.engine.sandbox import SandboxPolicy
 from host.engine.tools import bash
+from host.engine.tools.background_jobs import Job, JobRegistry
 from tests.security.sandboxing import needs_sandbox, sandbox_on  # noqa: F401 - a fixture, asked for by name
 from tests.security.tools import TOOLS, context
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from host.engine import secret_values
+from host.engine.sandbox import secret_values
 from tests.api.conftest import open_test_host
 from tests.api.support import event, ftype, ok, page_events, prompt
 from tests.security.tools import run

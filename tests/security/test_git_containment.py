@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.git import config_scan, layout
-from host.engine.git.runner import FolderGit, GitRefused
-from host.engine.git.status import git_status
-from host.engine.permissions.sandboxing import blocked_write
+from host.engine.files.git import config_scan, layout
+from host.engine.files.git.runner import FolderGit, GitRefused
+from host.engine.files.git.status import git_status
 from host.engine.sandbox import Confinement, SandboxPolicy, wrap
+from host.engine.tools.permissions.sandboxing import blocked_write
 from tests.security.sandboxing import needs_sandbox, sandbox_on
 
 __all__ = ["sandbox_on"]
@@ -195,12 +195,12 @@ async def test_trusted_the_host_runs_git_inside_the_sandbox(place: Path, sandbox
 
 
 def test_no_code_outside_the_git_module_starts_git() -> None:
-    """Every git process the host starts goes through host/engine/git/runner.py: no other module
+    """Every git process the host starts goes through host/engine/files/git/runner.py: no other module
     of the product names `git` as the program of a command line."""
     offenders = []
     for base in ("host", "desktop"):
         for path in (ROOT / base).rglob("*.py"):
-            if path.is_relative_to(ROOT / "host" / "engine" / "git"):
+            if path.is_relative_to(ROOT / "host" / "engine" / "files" / "git"):
                 continue
             tree = ast.parse(path.read_text(), str(path))
             for node in ast.walk(tree):

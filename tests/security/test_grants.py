@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.engine.permissions.scope import covers, option_key, scope_for
-from host.engine.permissions.shellwords import simple_words
+from host.engine.tools.permissions.scope import covers, option_key, scope_for
+from host.engine.tools.permissions.shellwords import simple_words
 from tests.api.conftest import Host
 from tests.api.support import Frames, event, ftype, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -211,7 +211,7 @@ def _empty_folder() -> Any:
 
 
 def test_the_card_names_the_scope_in_words() -> None:
-    from host.engine.permissions.scope import always_words
+    from host.engine.tools.permissions.scope import always_words
 
     assert always_words("bash", grant("npm test")).text == "Always allow `npm test …` in this session"
     assert (

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.permissions.looseness import looseness, loosens
+from host.engine.tools.permissions.looseness import looseness, loosens
 from host.fetch import HttpApiClient
 from host.fetch.fetch_response import FetchResponse
 from tests.api.support import Frames, Served, err, event, ftype, ok, prompt, start_serve

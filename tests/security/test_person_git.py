@@ -11,22 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.git import layout
-from host.engine.git.runner import BATCH_SSH, PersonGit, _person_env
+from host.engine.files.git import layout
+from host.engine.files.git.runner import BATCH_SSH, PersonGit, _person_env
 from tests.support.git_repos import place
 
 __all__ = ["place"]
 
 ROOT = Path(__file__).resolve().parents[2]
 ALLOWED = {
-    ("host/engine/git/commits.py", "commit"): "commit-with-hooks",
-    ("host/engine/git/commits.py", "push"): "push",
+    ("host/engine/files/git/commits.py", "commit"): "commit-with-hooks",
+    ("host/engine/files/git/commits.py", "push"): "push",
 }
 """(file, function) → the one purpose it may pass to the person's git."""
 HOLDERS = {
-    ("host/engine/git/runner.py", None),
+    ("host/engine/files/git/runner.py", None),
     ("host/engine/engine.py", "open"),
-    ("host/engine/git/commits.py", "__init__"),
+    ("host/engine/files/git/commits.py", "__init__"),
 }
 """Where the person's git may be named without being run: its definition, the engine building it,
 and the one class holding it."""
@@ -102,8 +102,8 @@ def test_the_persons_git_never_waits_on_a_terminal(monkeypatch: pytest.MonkeyPat
 def test_the_persons_environment_keeps_their_tokens_but_not_the_hosts(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from host.engine.git.runner import person_environment
-    from host.engine.secret_values import remember
+    from host.engine.files.git.runner import person_environment
+    from host.engine.sandbox.secret_values import remember
 
     remember("sk-host-known-key-123456")
     monkeypatch.setenv("GH_TOKEN", "ghp_the_persons_own_token")

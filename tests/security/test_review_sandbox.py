@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from host.engine.git import layout
-from host.engine.git.runner import FolderGit
-from host.engine.review import Review
+from host.engine.files.git import layout
+from host.engine.files.git.runner import FolderGit
+from host.engine.files.review import Review
 from host.engine.sandbox import Confinement
 from tests.security.sandboxing import needs_sandbox, sandbox_on
 

@@ -29,11 +29,11 @@ import pytest
 
 from desktop.cli import build_parser
 from desktop.commands import named_paths
-from host.engine.hooks.run import argv_for
-from host.engine.mcp.spawn import sandboxed_argv
-from host.engine.permissions.policy import SessionPermissions
-from host.engine.permissions.presets import preset
+from host.engine.integrations.hooks.run import argv_for
+from host.engine.integrations.mcp.spawn import sandboxed_argv
 from host.engine.sandbox import Confinement, SandboxPolicy, wrap
+from host.engine.tools.permissions.modes import preset
+from host.engine.tools.permissions.policy import SessionPermissions
 from host.fetch import HttpApiClient
 from host.server.fence import SANDBOXED_PEER
 from host.server.peers import SandboxPeers

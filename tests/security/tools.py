@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.questions import AnswerSet, Question
-from host.engine.events import NewEvent
+from host.engine.sessions.events import NewEvent
 from host.engine.tools import ToolContext, ToolOutput, build_tools
 
 TOOLS = build_tools()

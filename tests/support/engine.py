@@ -6,9 +6,9 @@ import asyncio
 import time
 
 from contract.frames import QueuedInboxItem
-from host.engine.agent import Agent
+from host.engine.agent.agent import Agent
+from host.engine.agent.pending import PendingTable
 from host.engine.engine import Engine
-from host.engine.pending import PendingTable
 
 
 def agent_of(engine: Engine, session_id: str) -> Agent:

@@ -20,7 +20,7 @@ from contract.worktrees import WorktreeSpec
 from host.engine.automations.schedule import zone
 
 if TYPE_CHECKING:
-    from host.engine.agent import Agent
+    from host.engine.agent.agent import Agent
 
 SUMMARY_ASK = (
     "This task runs unattended: the person reads the result later in an inbox. When you are"

@@ -30,19 +30,19 @@ from contract.automations import (
 )
 from contract.content import Message, TextBlock
 from contract.events import TurnEndReason
-from host.engine import ids
 from host.engine.automations.clock import Clock, SystemClock, ms
 from host.engine.automations.runs import Drive, launch, summary_of
 from host.engine.automations.schedule import latest_due, next_after
 from host.engine.errors import AutomationNotFound, AutomationRunning, WorkspaceInvalidPath
-from host.engine.filetree.watching import FolderWatch
+from host.engine.files.filetree.watching import FolderWatch
 from host.engine.store import automations as tables
+from host.engine.store import ids
 from host.engine.store.automations import AutomationRow, RunRow
-from host.engine.worktrees.making import spot
+from host.engine.workspaces.worktrees.making import spot
 
 if TYPE_CHECKING:
-    from host.engine.agent import Agent
-    from host.engine.worktrees.rows import RowStore
+    from host.engine.agent.agent import Agent
+    from host.engine.workspaces.worktrees.rows import RowStore
 
 log = logging.getLogger(__name__)
 

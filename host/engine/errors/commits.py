@@ -7,7 +7,7 @@ import re
 
 from contract.errors import GitOutputDetails, NoDetails, SessionDetails
 from host.engine.errors.base import EngineError
-from host.engine.secret_values import redact
+from host.engine.sandbox.secret_values import redact
 
 OUTPUT_CAP = 8000
 """git's output kept for the disclosure: its last characters (where git says what went wrong)."""

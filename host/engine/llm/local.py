@@ -1,7 +1,7 @@
 """The local adapters: GGUF models run in-process by llama.cpp (`xllamacpp`).
 
 The `local` route runs the bundled SmolLM2-135M-Instruct (chat only), offline with no
-configuration; each installed model of the library (`host/engine/localmodels/`) is a route of
+configuration; each installed model of the library (`host/engine/llm/localmodels/`) is a route of
 its own, offered tools when its chat template declares them: llama.cpp renders the template with
 jinja, parses the model's tool calls and constrains their arguments to the tools' JSON Schemas
 (docs/decisions.md, "Offline agent"). One model is loaded at a time.

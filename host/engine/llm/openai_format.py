@@ -28,8 +28,8 @@ from contract.content import (
     Usage,
     UsageChunk,
 )
-from host.engine import ids
 from host.engine.llm.base import LlmRequest, ToolSpec
+from host.engine.store import ids
 
 log = logging.getLogger(__name__)
 

@@ -31,9 +31,9 @@ from contract.namespaces import (
     ModelSpec,
     OpenAICompatibleSection,
 )
-from host.engine.config import RuntimeOverrides
 from host.engine.llm.deepseek import DEEPSEEK_DEFAULT_MODEL
 from host.engine.llm.local import MODEL_ID, MODEL_LABEL, InstalledFile
+from host.engine.llm.overrides import RuntimeOverrides
 
 RouteKind = Literal["local", "openai"]
 LOCAL = "local"

@@ -15,23 +15,23 @@ from typing import TYPE_CHECKING
 from contract.content import Message
 from contract.frames import HostAgentError, HostCommandsChanged, HostSessionPresetChanged
 from contract.presets import AgentPresetEntry
-from host.engine import events
-from host.engine.bus import Bus
-from host.engine.commands import CommandRegistry
-from host.engine.commands.compact import COMPACT
-from host.engine.commands.plan import PLAN
-from host.engine.composition import Composition, McpTools, last_catalogue
-from host.engine.context import DEFAULT_SYSTEM
+from host.engine.agent.commands import CommandRegistry
+from host.engine.agent.commands.compact import COMPACT
+from host.engine.agent.commands.plan import PLAN
 from host.engine.errors import AgentPresetConflict, AgentPresetLocked
+from host.engine.presets.composition import Composition, McpTools, last_catalogue
+from host.engine.presets.prompt_texts import DEFAULT_SYSTEM
 from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
+from host.engine.presets.skills import SKILL_TOOL, SkillCatalog, SkillRoot
 from host.engine.presets.spec import PresetSpec
-from host.engine.skills import SKILL_TOOL, SkillCatalog, SkillRoot
+from host.engine.sessions import events
+from host.engine.sessions.bus import Bus
 from host.engine.store import SessionHeader, Store
 from host.engine.tools import TOOL_CLASSES
 from host.engine.tools.base import Tool
 
 if TYPE_CHECKING:
-    from host.engine.agent import Agent
+    from host.engine.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ GIT_MADE_FOLDERS = ("hooks", "info", "worktrees", "modules")
 """Of those, the folders the sandbox makes (empty, read-only) when they are missing, so nothing
 can be planted there either; an empty one is what git itself would make. A missing `commondir`
 cannot be made harmlessly (git refuses an empty one): the host's git never trusts one it finds
-(`host/engine/git/config_scan.py`)."""
+(`host/engine/files/git/config_scan.py`)."""
 PROTECTED_ENTRIES = (".harnessdesk", ".mcp.json", "AGENTS.md", *(f".git/{name}" for name in GIT_PROTECTED))
 """Inside the folder and read-only even when it is writable: what git, HarnessDesk or the next
 session would run or read as instructions (a planted hook runs on the user's next commit)."""

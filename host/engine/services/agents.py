@@ -9,14 +9,14 @@ from typing import Any
 
 from contract.content import MessageSource, TextBlock
 from contract.sessions import AttachInput, PromptContent
-from host.engine import compaction
-from host.engine.agent import Agent
+from host.engine.agent import compaction
+from host.engine.agent.agent import Agent
+from host.engine.agent.timezones import check_time_zone
 from host.engine.errors import AgentBusy, ModelUnavailable, QueueItemNotFound
-from host.engine.finder.service import Finder
-from host.engine.health import StorageHealth
 from host.engine.services.core import Core
+from host.engine.services.finder import Finder
+from host.engine.services.health import StorageHealth
 from host.engine.store import SessionHeader
-from host.engine.timezones import check_time_zone
 
 
 class Agents:

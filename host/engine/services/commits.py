@@ -23,7 +23,6 @@ from pydantic import BaseModel
 
 from contract.content import STREAM_CHUNK, BlockEndChunk, MessageSource, TextBlock
 from contract.sessions import ModelSelection
-from host.engine import events
 from host.engine.errors import (
     GitFailed,
     ModelUnavailable,
@@ -32,17 +31,18 @@ from host.engine.errors import (
     NothingStaged,
     WorktreeUntrusted,
 )
-from host.engine.git import config_scan
-from host.engine.git import layout as git_layout
-from host.engine.git.commits import Committed, LogLine, Pushed, RepoCommits
-from host.engine.git.hosting import compare_url, gh_create, gh_logged_in, gh_program, hosted
-from host.engine.git.layout import RepoLayout
+from host.engine.files.git import config_scan
+from host.engine.files.git import layout as git_layout
+from host.engine.files.git.commits import Committed, LogLine, Pushed, RepoCommits
+from host.engine.files.git.hosting import compare_url, gh_create, gh_logged_in, gh_program, hosted
+from host.engine.files.git.layout import RepoLayout
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.registry import AdapterRegistry
-from host.engine.secret_values import redact
+from host.engine.sandbox.secret_values import redact
+from host.engine.sessions import events
 from host.engine.store import SessionHeader, Store
 from host.engine.store import commits as table
-from host.engine.worktrees.layout import SandboxBinds
+from host.engine.workspaces.worktrees.layout import SandboxBinds
 
 DIFF_CAP = 24_000
 """Characters of the staged diff the model reads to draft a message (the `--stat` is always whole)."""

@@ -24,11 +24,11 @@ from contract.settings import (
     SettingsNamespaceView,
     SettingsPathOp,
 )
-from host.engine import models as model_info
 from host.engine.errors import SessionNotFound
-from host.engine.permissions.policy import PermissionService
+from host.engine.llm import models as model_info
 from host.engine.services.core import Core
-from host.engine.settings.plane import ConfigPlane
+from host.engine.settings.configuration import ConfigPlane
+from host.engine.tools.permissions.policy import PermissionService
 
 
 class Configuration:

@@ -10,16 +10,16 @@ from typing import Any
 from contract.content import ContentBlock
 from contract.frames import HostSessionAdded
 from contract.sessions import ModelSelection, PromptContent
-from host.engine.agent import Agent
-from host.engine.bus import Bus
+from host.engine.agent.agent import Agent
+from host.engine.agent.pending import PendingTable
+from host.engine.agent.pool import AgentPool
 from host.engine.errors import AgentBusy, SessionNotFound
-from host.engine.journal import Journal
 from host.engine.llm.registry import AdapterRegistry
 from host.engine.llm.windows import default_window
-from host.engine.media import prompt_blocks
-from host.engine.pending import PendingTable
-from host.engine.pool import AgentPool
-from host.engine.selection import Selections
+from host.engine.sessions.bus import Bus
+from host.engine.sessions.journal import Journal
+from host.engine.sessions.media import prompt_blocks
+from host.engine.settings.selection import Selections
 from host.engine.store import SessionHeader, Store
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from contract.file_tree import FilesChanged, ReadValue, TreeEntry, TreeValue
 from host.engine.errors import DirectoryUnreadable, NotAFile, OutsideFolder
-from host.engine.filetree import listing, marks, reading
-from host.engine.filetree.paths import relative, resolve
-from host.engine.filetree.watching import FolderWatch
-from host.engine.git.runner import FolderGit
-from host.engine.workers import TOOL_WORKERS
+from host.engine.files.filetree import listing, marks, reading
+from host.engine.files.filetree.paths import relative, resolve
+from host.engine.files.filetree.watching import FolderWatch
+from host.engine.files.git.runner import FolderGit
+from host.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ MAX_WATCHES = 8
 
 class FileTree:
     """The Files pane: `files.tree`, `files.read` and the folders' watch (over
-    `host/engine/filetree/`).
+    `host/engine/files/filetree/`).
 
     `folder_of(session_id)`: the folder a session works in (SessionNotFound for none);
     `changed(session_id)`: the paths the Changes view lists for it; `publish(frame)`: onto the

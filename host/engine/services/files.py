@@ -5,7 +5,7 @@ snapshots' disk use.
 Both run with the session's agent held between turns (its turn lock), so no tool writes while
 files are put back; a session that is working is refused. Either everything planned is written
 or, when a file blocks it, nothing (`revert-conflict`); the writes go through a journal
-(`host/engine/undo_journal.py`) so a crash cannot leave half of them.
+(`host/engine/files/undo_journal.py`) so a crash cannot leave half of them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from contract.filechange import FileConflict, RestoredFile
 from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, RevertTurnValue, SpaceUsedValue
 from contract.namespaces import UNDO, UndoSection
 from contract.sessions import RewindValue
-from host.engine import events, undo_journal
-from host.engine.agent import Agent
+from host.engine.agent.agent import Agent
+from host.engine.agent.transcript import fold_surface
 from host.engine.errors import (
     EngineError,
     ForkUnavailable,
@@ -32,16 +32,17 @@ from host.engine.errors import (
     RewindUnavailable,
     SessionNotFound,
 )
-from host.engine.git.runner import FolderGit
-from host.engine.git.status import git_status
+from host.engine.files import undo_journal
+from host.engine.files.git.runner import FolderGit
+from host.engine.files.git.status import git_status
+from host.engine.files.snapshots import Limits, SnapshotError, Snapshotter
+from host.engine.files.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
 from host.engine.services.core import Core
-from host.engine.settings.plane import ConfigPlane
-from host.engine.snapshots import Limits, SnapshotError, Snapshotter
+from host.engine.sessions import events
+from host.engine.settings.configuration import ConfigPlane
 from host.engine.store import SessionHeader
 from host.engine.store.blobs import read_roots
-from host.engine.surface import fold_surface
-from host.engine.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
-from host.engine.workers import TOOL_WORKERS
+from host.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ class Files:
 
     async def git_status(self, session_id: str) -> GitStatusValue:
         """The session folder's branch and changed files (read-only, bounded, sandboxed:
-        host/engine/git/status.py); the count waits for trust when the repository's git
+        host/engine/files/git/status.py); the count waits for trust when the repository's git
         configuration names programs."""
         header = await self._core.header(session_id)
         folder = Path(header.cwd or self._default_cwd)

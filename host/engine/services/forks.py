@@ -3,10 +3,10 @@ that restores files (docs/architecture.md, "Checkpoints and undo")."""
 
 from __future__ import annotations
 
-from host.engine.fork import fork_session
-from host.engine.permissions.policy import PermissionService
 from host.engine.services.core import Core
-from host.engine.workspaces import WorkspaceRegistry
+from host.engine.sessions.fork import fork_session
+from host.engine.tools.permissions.policy import PermissionService
+from host.engine.workspaces.registry import WorkspaceRegistry
 
 
 class Forks:

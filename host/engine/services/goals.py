@@ -7,15 +7,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from contract.goals import GOAL_KEY, GoalRef
+from host.engine.agent.goals.domain import fold_projection
+from host.engine.agent.goals.driver import GoalDriver, SessionGoals
+from host.engine.agent.goals.mounting import mounted
 from host.engine.errors import HostActionFailed
-from host.engine.goals.domain import fold_projection
-from host.engine.goals.driver import GoalDriver, SessionGoals
-from host.engine.goals.mounting import mounted
 from host.engine.services.core import Core
 from host.engine.store import SessionHeader
 
 if TYPE_CHECKING:
-    from host.engine.agent import Agent
+    from host.engine.agent.agent import Agent
 
 
 class Goals:

@@ -11,14 +11,14 @@ from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.permissions import SandboxStatus
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
-from host.engine import ids
-from host.engine.bus import Item, Subscription, push
-from host.engine.directories import can_open_path
-from host.engine.model_status import ModelStatusRelay
-from host.engine.permissions.presets import applied, preset
+from host.engine.llm.model_status import ModelStatusRelay
 from host.engine.sandbox import support
 from host.engine.services.core import Core
 from host.engine.services.jobs import Jobs
+from host.engine.sessions.bus import Item, Subscription, push
+from host.engine.store import ids
+from host.engine.tools.permissions.modes import applied, preset
+from host.engine.workspaces.folders import can_open_path
 
 
 class HostSurface:

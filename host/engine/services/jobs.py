@@ -9,10 +9,10 @@ import logging
 from contract.content import TextBlock
 from contract.frames import SessionJobs as SessionJobsFrame
 from contract.jobs import JobOutputValue, JobView
-from host.engine import events
-from host.engine.jobs import Job, JobRegistry, SessionJobs, ended_text
-from host.engine.lost_jobs import APP_CLOSED, lost_text
 from host.engine.services.core import Core
+from host.engine.sessions import events
+from host.engine.tools.background_jobs import Job, JobRegistry, SessionJobs, ended_text
+from host.engine.tools.lost_jobs import APP_CLOSED, lost_text
 
 log = logging.getLogger(__name__)
 

@@ -23,15 +23,15 @@ from contract.llm import (
     ModelDownloadView,
 )
 from contract.namespaces import LLM_OPENAI_COMPATIBLE, OpenAICompatibleSection
-from host.engine.bus import Bus
 from host.engine.errors import LocalModelNotFound, ModelDownloadRefused
 from host.engine.llm.local import InstalledFile
 from host.engine.llm.local_servers import WELL_KNOWN, Probe, discover_servers, probes_from_env
+from host.engine.llm.localmodels import catalogue
+from host.engine.llm.localmodels.downloads import DownloadManager
+from host.engine.llm.localmodels.library import InstalledModel, ModelLibrary
 from host.engine.llm.routes import INSTALLED_PREFIX
-from host.engine.localmodels import catalogue
-from host.engine.localmodels.downloads import DownloadManager
-from host.engine.localmodels.library import InstalledModel, ModelLibrary
-from host.engine.settings.plane import ConfigPlane
+from host.engine.sessions.bus import Bus
+from host.engine.settings.configuration import ConfigPlane
 
 
 class Library:

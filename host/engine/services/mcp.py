@@ -15,24 +15,24 @@ from typing import Any
 
 from contract.mcp import McpListValue, McpServerView
 from contract.namespaces import HOOKS, HooksSection
-from host.engine.bus import Bus
-from host.engine.directories import HostFolders
 from host.engine.errors import McpServerChanged, McpServerNotFound, SessionNotFound
-from host.engine.hooks import approval as hook_approval
-from host.engine.hooks import config as hook_config
-from host.engine.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
-from host.engine.hooks.config import USER_FILE as HOOKS_USER_FILE
-from host.engine.hooks.service import HookService
-from host.engine.mcp import config as cfg
-from host.engine.mcp.finding import McpResources
-from host.engine.mcp.service import McpService, Project
-from host.engine.project import project_root
+from host.engine.integrations.hooks import approval as hook_approval
+from host.engine.integrations.hooks import config as hook_config
+from host.engine.integrations.hooks.config import PROJECT_FILE as HOOKS_PROJECT_FILE
+from host.engine.integrations.hooks.config import USER_FILE as HOOKS_USER_FILE
+from host.engine.integrations.hooks.service import HookService
+from host.engine.integrations.mcp import config as cfg
+from host.engine.integrations.mcp.finding import McpResources
+from host.engine.integrations.mcp.service import McpService, Project
 from host.engine.sandbox import Confinement
-from host.engine.settings.plane import ConfigPlane
+from host.engine.sessions.bus import Bus
+from host.engine.settings.configuration import ConfigPlane
 from host.engine.store import Store
 from host.engine.store import mcp as mcp_tables
 from host.engine.tools.base import Tool
-from host.engine.workspaces import WorkspaceRegistry, now_iso
+from host.engine.workspaces.folders import HostFolders
+from host.engine.workspaces.project import project_root
+from host.engine.workspaces.registry import WorkspaceRegistry, now_iso
 
 
 def inside(path: str, root: str) -> bool:
@@ -76,7 +76,7 @@ class Mcp:
             self.hook_dialects,
             confinement=confinement,
         )
-        """The hooks every session's tool calls pass (host/engine/hooks/)."""
+        """The hooks every session's tool calls pass (host/engine/integrations/hooks/)."""
 
     @classmethod
     async def open(

@@ -36,13 +36,21 @@ from host.engine.errors import (
     RemoteConnectFailed,
     RemoteHostNotFound,
 )
-from host.engine.remotes import bootstrap, hostkeys
-from host.engine.remotes.askpass import AskpassServer
-from host.engine.remotes.bootstrap import Bundle
-from host.engine.remotes.connection import Connection, HostPlan, Link, endpoint_of
-from host.engine.remotes.records import RemoteRecord, RemoteRecords, new_host_id
-from host.engine.remotes.ssh import Ssh, SshFiles, SshMissing, Target, control_folder, last_line, run
-from host.engine.remotes.wheels import Wheel, WheelError
+from host.engine.workspaces.remotes import bootstrap, hostkeys
+from host.engine.workspaces.remotes.askpass import AskpassServer
+from host.engine.workspaces.remotes.bootstrap import Bundle
+from host.engine.workspaces.remotes.connection import Connection, HostPlan, Link, endpoint_of
+from host.engine.workspaces.remotes.records import RemoteRecord, RemoteRecords, new_host_id
+from host.engine.workspaces.remotes.ssh import (
+    Ssh,
+    SshFiles,
+    SshMissing,
+    Target,
+    control_folder,
+    last_line,
+    run,
+)
+from host.engine.workspaces.remotes.wheels import Wheel, WheelError
 
 log = logging.getLogger(__name__)
 

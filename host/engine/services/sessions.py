@@ -21,8 +21,7 @@ from contract.permissions import PERMISSIONS_KEY
 from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from contract.worktrees import WORKTREE_KEY, WorktreeSpec
-from host.engine import events, ids
-from host.engine.attention import Attention
+from host.engine.agent.attention import Attention
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -31,24 +30,25 @@ from host.engine.errors import (
     SessionConflict,
     TitleInvalid,
 )
-from host.engine.health import StorageHealth
-from host.engine.history import HistoryPage, history_page
-from host.engine.history_wire import encode_history
-from host.engine.imported import drop_pending_input, parent_of, rows_with_cwd
-from host.engine.journal import now_ms
-from host.engine.listing import Live, summaries
-from host.engine.permissions.policy import PermissionService
 from host.engine.services.agents import Agents
 from host.engine.services.core import Core
 from host.engine.services.goals import Goals
+from host.engine.services.health import StorageHealth
 from host.engine.services.jobs import Jobs
 from host.engine.services.presets import Presets
 from host.engine.services.subagents import subagent_tree
-from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader
-from host.engine.titles import export_file_name, normalise
-from host.engine.views import page_views
-from host.engine.workspaces import WorkspaceRegistry
-from host.engine.worktrees.service import Worktrees
+from host.engine.sessions import events
+from host.engine.sessions.history import HistoryPage, history_page
+from host.engine.sessions.history_wire import encode_history
+from host.engine.sessions.imported import drop_pending_input, parent_of, rows_with_cwd
+from host.engine.sessions.journal import now_ms
+from host.engine.sessions.listing import Live, summaries
+from host.engine.sessions.titles import export_file_name, normalise
+from host.engine.sessions.tool_views import page_views
+from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader, ids
+from host.engine.tools.permissions.policy import PermissionService
+from host.engine.workspaces.registry import WorkspaceRegistry
+from host.engine.workspaces.worktrees.service import Worktrees
 
 Fork = Callable[[str, int | None], Awaitable[str]]
 """(session id, anchor seq) → the child's id."""
@@ -221,7 +221,8 @@ class Sessions:
     async def history_value(
         self, session_id: str, before_seq: int | None = None, max_messages: int = 50
     ) -> HistoryValue:
-        """`history` as its wire answer, spliced from the stored JSON (host/engine/history_wire.py)."""
+        """`history` as its wire answer, spliced from the stored JSON
+        (host/engine/sessions/history_wire.py)."""
         page = await self._history_page(session_id, before_seq, max_messages)
         return encode_history(page.rows, page.extra, page.has_more, page.projections)
 
@@ -250,7 +251,7 @@ class Sessions:
 
     def history_entries(self, events: list[SessionEvent]) -> list[HistoryEntry]:
         """A page's events as history entries, each tool call and result with its view
-        (host/engine/views.py: a result finds its call on the same page only)."""
+        (host/engine/sessions/tool_views.py: a result finds its call on the same page only)."""
         return [HistoryEntry(event=e, view=v) for e, v in zip(events, page_views(events), strict=True)]
 
     # ---- titles, forks, search ----------------------------------------------------------------

@@ -15,8 +15,9 @@ from contract.content import MessageSource, TextBlock
 from contract.events import SessionEvent, SubagentDescriptor
 from contract.sessions import AttachInput, Projections, PromptContent
 from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
-from host.engine import events, ids
-from host.engine.agent import Agent
+from host.engine.agent.agent import Agent
+from host.engine.agent.subagents import SubagentTracker, task_output
+from host.engine.agent.timezones import check_time_zone
 from host.engine.errors import (
     AgentBusy,
     EngineError,
@@ -27,17 +28,16 @@ from host.engine.errors import (
     SubagentParentUnavailable,
     SubagentUnauthorized,
 )
-from host.engine.events import NewEvent
-from host.engine.finder.service import Finder
-from host.engine.journal import now_ms
-from host.engine.permissions.policy import PermissionService
 from host.engine.presets.service import PresetService
 from host.engine.services.core import Core
-from host.engine.store import SessionHeader, Store
-from host.engine.subagents.tracker import SubagentTracker, task_output
-from host.engine.timezones import check_time_zone
-from host.engine.titles import normalise
+from host.engine.services.finder import Finder
+from host.engine.sessions import events
+from host.engine.sessions.events import NewEvent
+from host.engine.sessions.journal import now_ms
+from host.engine.sessions.titles import normalise
+from host.engine.store import SessionHeader, Store, ids
 from host.engine.tools.base import SubagentControl, ToolOutput
+from host.engine.tools.permissions.policy import PermissionService
 
 log = logging.getLogger(__name__)
 

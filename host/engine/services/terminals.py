@@ -22,7 +22,7 @@ from host.engine.errors import HostActionFailed, TerminalNotFound
 from host.engine.terminals.flow import Flow
 from host.engine.terminals.shell import login_shell, start
 from host.engine.terminals.terminal import InputRefused, Terminal
-from host.engine.workers import TOOL_WORKERS
+from host.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 

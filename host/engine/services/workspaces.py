@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from contract.host import DirectoryListing
 from contract.workspaces import WorkspaceView
-from host.engine.directories import HostFolders
 from host.engine.errors import HostActionFailed
-from host.engine.workspaces import WorkspaceRegistry
+from host.engine.workspaces.folders import HostFolders
+from host.engine.workspaces.registry import WorkspaceRegistry
 
 
 class Workspaces:

@@ -10,8 +10,8 @@ from contract.namespaces import (
     SECTIONS,
 )
 from host.engine.llm.deepseek import DEEPSEEK_BASE
-from host.engine.permissions.presets import DEFAULT_PRESET
 from host.engine.settings.sections import Namespace
+from host.engine.tools.permissions.modes import DEFAULT_PRESET
 
 BASES = {
     "llm-deepseek": DEEPSEEK_BASE,

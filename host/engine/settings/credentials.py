@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from contract.credentials import CredentialView
-from host.engine import secret_values
 from host.engine.errors import CredentialRejected
+from host.engine.sandbox import secret_values
 from host.engine.settings.files import CREDENTIALS_FILE, credential_values, credentials_document
 from host.engine.settings.watch import POLL_INTERVAL, FileWatch, WatchedFile, tell
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.settings import NS_PATTERN, SettingsNamespaceView
-from host.engine import secret_values
 from host.engine.errors import SettingsConflict, SettingsNotExposed, SettingsRejected
+from host.engine.sandbox import secret_values
 from host.engine.settings.files import SETTINGS_FILE, settings_document, settings_sections
 from host.engine.settings.sections import (
     Namespace,

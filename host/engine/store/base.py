@@ -282,7 +282,7 @@ class Store(Protocol):
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` in its own transaction after every write submitted so far: the side
-        tables of undo (`host/engine/snapshots/rows.py`), committed on return."""
+        tables of undo (`host/engine/files/snapshots/rows.py`), committed on return."""
         ...
 
     def commit(self) -> None:

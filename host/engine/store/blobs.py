@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS file_checkpoints (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS file_checkpoints_sha ON file_checkpoints (sha256);
 -- what a shell command (any step) changed: the earlier content is a blob of the workspace's
--- shadow repository (host/engine/snapshots/); `oid` NULL: the file did not exist
+-- shadow repository (host/engine/files/snapshots/); `oid` NULL: the file did not exist
 CREATE TABLE IF NOT EXISTS snapshot_checkpoints (
     session_id TEXT NOT NULL,
     turn INTEGER NOT NULL,

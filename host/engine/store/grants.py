@@ -3,7 +3,7 @@
 Neither is ever derived from a session's event log: the log is portable (export, import, fork)
 and anyone can forge one. The `approval/decided` and `permission/preset` events stay in the log
 as an audit for the conversation view only. Grant rows are `(session, tool, scope)` with a scope
-from `host/engine/permissions/scope.py`; a row with the empty scope (a whole-tool grant of an
+from `host/engine/tools/permissions/scope.py`; a row with the empty scope (a whole-tool grant of an
 earlier version) is never honoured. `session_policies` pins each session's preset.
 """
 

@@ -20,7 +20,6 @@ from pydantic_core import PydanticSerializationError
 
 from contract.content import AttachmentRef
 from contract.events import STORED, SURFACE_TYPES, SessionEvent
-from host.engine.paging import page_rows
 from host.engine.store import blobs, by_type, copy, removal, search
 from host.engine.store import grants as grant_rows
 from host.engine.store.base import (
@@ -40,6 +39,7 @@ from host.engine.store.base import (
     StoreTimeout,
     UnknownSession,
 )
+from host.engine.store.paging import page_rows
 from host.engine.store.reader import Reader
 from host.engine.store.schema import apply_event, insert_header, read_header, read_sessions
 from host.engine.store.writer import CALL_TIMEOUT, OPEN_TIMEOUT, Writer

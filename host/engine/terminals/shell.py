@@ -21,7 +21,7 @@ import termios
 from asyncio.subprocess import Process
 
 from host import procs
-from host.engine.secret_values import HOST_PREFIX
+from host.engine.sandbox.secret_values import HOST_PREFIX
 from host.engine.tools.bash import start_shielded
 
 FALLBACKS = ("/bin/bash", "/bin/sh")

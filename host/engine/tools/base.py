@@ -11,8 +11,8 @@ from contract.content import AttachmentRef
 from contract.filechange import FileChange, FileState
 from contract.jobs import JobOutputValue, JobView
 from contract.questions import AnswerSet, Question
-from host.engine.events import NewEvent
 from host.engine.sandbox import SandboxPolicy
+from host.engine.sessions.events import NewEvent
 
 
 @dataclass(frozen=True)

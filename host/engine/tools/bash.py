@@ -1,14 +1,14 @@
 """The bash tool: one command under a supervisor, with a timeout and an output cap.
 
 The command runs as `/bin/bash -c COMMAND` in the session's cwd with stdin closed, stderr merged
-into stdout and an environment without credentials (host/engine/secret_values.py). It runs below
+into stdout and an environment without credentials (host/engine/sandbox/secret_values.py). It runs below
 a small supervisor process (host/procs/supervise.py, a Linux child subreaper): on timeout or
 cancel the supervisor kills every descendant, even one that left the process group with
 `setsid`, then exits; if it does not within a bound, the host finds the tree in /proc and kills it
 (host/procs/tree.py). Output keeps its head
 and tail and says how much of the middle was cut.
 
-With `run_in_background: true` the command becomes a background job (host/engine/jobs.py): it
+With `run_in_background: true` the command becomes a background job (host/engine/tools/background_jobs.py): it
 starts the same way, the call returns its job id at once, and its output goes to a file.
 
 When the session runs sandboxed, `ctx.sandbox` is the policy and bash runs inside bubblewrap
@@ -30,12 +30,12 @@ from typing import Any
 from pydantic import Field
 
 from host import procs
-from host.engine.permissions.sandboxing import blocked_hint
 from host.engine.sandbox import SandboxPolicy, SandboxUnavailable, wrap
 from host.engine.sandbox.git_guard import move_planted_commondir
-from host.engine.secret_values import child_environment
+from host.engine.sandbox.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
+from host.engine.tools.permissions.sandboxing import blocked_hint
 from host.procs.tree import CommandTree
 
 DEFAULT_TIMEOUT = 120.0

@@ -14,10 +14,10 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic_core import PydanticCustomError
 
-from host.engine import secret_values
+from host.engine.sandbox import secret_values
 from host.engine.tools.base import ToolContext, ToolOutput
-from host.engine.workers import TOOL_WORKERS
 from host.textsafe import clean_text
+from host.workers import TOOL_WORKERS
 
 T = TypeVar("T")
 

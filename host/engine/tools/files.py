@@ -28,7 +28,7 @@ from host.engine.tools.common import (
 )
 from host.engine.tools.image import looks_like_image, read_image
 from host.engine.tools.reach import CodeIntel, ImageSupport
-from host.engine.workers import TOOL_WORKERS
+from host.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ import os
 from pydantic import Field
 
 from host.engine.errors import AttachmentError
-from host.engine.media import MAX_IMAGE_BYTES, image_attachment_bytes
+from host.engine.sessions.media import MAX_IMAGE_BYTES, image_attachment_bytes
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import (
     Args,
@@ -22,7 +22,7 @@ from host.engine.tools.common import (
     resolve_inside,
 )
 from host.engine.tools.reach import ImageSupport
-from host.engine.workers import TOOL_WORKERS
+from host.workers import TOOL_WORKERS
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 

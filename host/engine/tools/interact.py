@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from contract.events import TodoItem
 from contract.questions import AnswerSet, Question, QuestionOption
-from host.engine import events
+from host.engine.sessions import events
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool
 

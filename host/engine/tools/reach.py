@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Protocol
 
 from contract.content import AttachmentRef
+from host.engine.integrations.web.fetch import Page
+from host.engine.integrations.web.search import Hit
 from host.engine.sandbox import SandboxPolicy
-from host.engine.web.fetch import Page
-from host.engine.web.search import Hit
 
 
 class WebReach(Protocol):
@@ -34,7 +34,7 @@ class ImageSupport(Protocol):
 
 
 class CodeIntel(Protocol):
-    """The language servers (host/engine/lsp/)."""
+    """The language servers (host/engine/integrations/lsp/)."""
 
     async def diagnostics(self, cwd: Path, path: Path, sandbox: SandboxPolicy | None) -> str | None:
         """The file's errors after a write, as lines for the tool result (None: no server, or none)."""

@@ -11,7 +11,7 @@ import threading
 from pydantic import Field
 
 from host import procs
-from host.engine.secret_values import child_environment
+from host.engine.sandbox.secret_values import child_environment
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import (
     Args,

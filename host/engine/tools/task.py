@@ -1,6 +1,6 @@
 """The `task` tool: hand a self-contained piece of work to a subagent, a child session that runs
 to its final answer (docs/architecture.md, "Subagents"). The engine does the work
-(`host/engine/subagents/service.py`); several calls in one step run at the same time."""
+(`host/engine/agent/subagents/service.py`); several calls in one step run at the same time."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ export function liveRound(items, goalId) {
 }
 
 /** How long an active goal's session must have been idle before Resume is offered on it: an
- * armed goal starts its next round a second after the last one (host/engine/goals/driver.py),
+ * armed goal starts its next round a second after the last one (host/engine/agent/goals/driver.py),
  * a disarmed one (after a restart) never does. */
 export const RESUME_AFTER_IDLE_MS = 2500;
 

@@ -103,7 +103,7 @@ export function presetDescription(p) {
   return p?.trust !== "user" && SHIPPED_PRESETS.has(id) ? t(`preset.${id}.description`) : p?.description ?? "";
 }
 
-/** A shipped model catalogue entry's description and checksum note (host/engine/localmodels/
+/** A shipped model catalogue entry's description and checksum note (host/engine/llm/localmodels/
  * catalogue.json, by entry id), in the page's language; an unknown entry keeps its own words. */
 export function catalogueWords(entry) {
   return {

@@ -86,7 +86,7 @@ export const PROVISIONAL_TITLE_MAX = 60;
 
 /**
  * A title from the first user message, shown until the host's title arrives (the host derives
- * its auto title the same way when the first turn completes: host/engine/titles.py auto_title).
+ * its auto title the same way when the first turn completes: host/engine/sessions/titles.py auto_title).
  * Whitespace collapsed, control characters dropped, cut at a word boundary near `limit`.
  * Returns null when nothing visible is left.
  */

@@ -3,7 +3,7 @@
 // Every call resolves to an RpcResult (never throws). No DOM.
 
 /** What git may take for a worktree operation on a large repository: the host bounds each write
- * at 300 s (host/engine/worktrees/gitops.py), so the page waits longer than its 30 s for any
+ * at 300 s (host/engine/workspaces/worktrees/gitops.py), so the page waits longer than its 30 s for any
  * call rather than report a failure while the host finishes (docs/decisions.md, "Worktree
  * sessions"). */
 export const GIT_WRITE_MS = 330_000;
@@ -54,7 +54,7 @@ export class WorktreeCalls {
   }
 }
 
-/** A branch name from the first words of a prompt (the host's rule: host/engine/worktrees/layout.py). */
+/** A branch name from the first words of a prompt (the host's rule: host/engine/workspaces/worktrees/layout.py). */
 export function branchFrom(text) {
   const words = (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).slice(0, 6);
   return words.join("-").slice(0, 48).replace(/-+$/, "");

@@ -1,1 +1,0 @@
-"""Subagents: child sessions a parent's `task` calls start (docs/architecture.md, "Subagents")."""
