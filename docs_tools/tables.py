@@ -12,6 +12,7 @@ import typing
 from pathlib import Path
 
 from docs_tools.markers import fill
+from docs_tools.packages import render_packages
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
@@ -113,6 +114,7 @@ def render_tools() -> str:
 
 
 BLOCKS = {
+    "packages": render_packages,
     "layers": render_layers,
     "door": render_door,
     "services": render_services,

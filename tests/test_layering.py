@@ -290,3 +290,22 @@ def test_every_service_is_a_class_of_its_own_module_built_whole() -> None:
     assert public <= LIFECYCLE, f"Engine members beyond its lifecycle and services: {public - LIFECYCLE}"
     for module in classes:
         importlib.import_module(module)
+
+
+def test_the_engine_is_domain_packages_with_no_circle_between_them() -> None:
+    """docs/architecture.md, "The engine's packages": no module flat beside the packages but the
+    composition root, and no two packages (nor a longer ring of them) importing each other."""
+    from docs_tools import packages
+
+    assert packages.flat_modules() == []
+    found = packages.packages()
+    assert {"agent", "sessions", "store", "sandbox", "settings", "tools"} <= set(found)
+    assert packages.cycles({name: set(p.uses) for name, p in found.items()}) == []
+
+
+def test_a_circle_between_packages_is_found() -> None:
+    """The check above can fail: a ring of three and a two-way tie are both reported."""
+    from docs_tools.packages import cycles
+
+    ring = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d"}, "f": set()}
+    assert sorted(cycles(ring)) == [["a", "b", "c"], ["d", "e"]]

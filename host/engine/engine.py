@@ -26,10 +26,10 @@ from host.engine.agent.attention import Attention
 from host.engine.agent.commands.permission import permission_command
 from host.engine.agent.goals.command import goal_command
 from host.engine.agent.goals.driver import GoalDriver, chain_turn_ended
-from host.engine.agent.goals.mounting import mounted
 from host.engine.agent.goals.tools import goal_tools
 from host.engine.agent.pending import PendingTable
 from host.engine.agent.pool import AgentPool
+from host.engine.agent.presets import PresetService
 from host.engine.agent.prompt_gates import PromptGates
 from host.engine.agent.prompt_hooks import prompt_gate
 from host.engine.agent.slots import TurnSlots
@@ -40,13 +40,12 @@ from host.engine.files.git.commits import RepoCommits
 from host.engine.files.git.runner import FolderGit, PersonGit
 from host.engine.files.review import Review
 from host.engine.integrations.lsp.manager import LanguageServers
-from host.engine.integrations.web.access import WebAccess
 from host.engine.llm.local_servers import Probe
 from host.engine.llm.model_status import ModelStatusRelay
 from host.engine.llm.overrides import RuntimeOverrides
 from host.engine.llm.registry import AdapterRegistry
 from host.engine.presets.composition import Composition
-from host.engine.presets.service import PresetService
+from host.engine.presets.goal_mounting import mounted
 from host.engine.sandbox import Confinement
 from host.engine.sandbox import support as sandbox_support
 from host.engine.services.agents import Agents
@@ -81,6 +80,7 @@ from host.engine.store import SessionHeader, SqliteStore, Store
 from host.engine.tools.base import Tool
 from host.engine.tools.defaults import default_tools
 from host.engine.tools.permissions.policy import PermissionService
+from host.engine.tools.web_access.access import WebAccess
 from host.engine.workspaces.folders import HostFolders, NativePicker, can_open_path
 from host.engine.workspaces.registry import WorkspaceRegistry
 from host.engine.workspaces.remotes.handover import handover_of

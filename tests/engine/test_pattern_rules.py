@@ -210,8 +210,8 @@ def test_web_fetch_asks_in_every_mode_but_full_access_and_a_rule_decides_in_all(
 
 def build_tools_with_web() -> dict[str, Any]:
     from contract.namespaces import WebSection
-    from host.engine.integrations.web.access import WebAccess
     from host.engine.tools.reach import Reach
+    from host.engine.tools.web_access.access import WebAccess
 
     return build_tools(Reach(web=WebAccess(lambda: WebSection(), lambda ref: None)))
 

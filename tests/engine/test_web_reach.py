@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from contract.namespaces import SearchProvider, WebSection
-from host.engine.integrations.web.access import WebAccess
-from host.engine.integrations.web.fetch import MAX_BYTES
 from host.engine.tools.base import ToolContext
 from host.engine.tools.web import MAX_CHARS, WebFetchTool, WebSearchTool
+from host.engine.tools.web_access.access import WebAccess
+from host.engine.tools.web_access.fetch import MAX_BYTES
 
 PAGE = b"""<html><head><title>The Docs</title><style>p{color:red}</style>
 <script>var secret = 1;</script></head><body><h1>Install</h1><p>Run <code>pip install x</code>,

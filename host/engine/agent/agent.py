@@ -54,11 +54,11 @@ from host.engine.sessions.bus import Bus
 from host.engine.sessions.events import NewEvent
 from host.engine.sessions.inbox import InboxLists
 from host.engine.sessions.journal import Journal
+from host.engine.sessions.project import Instructions, instructions_view
 from host.engine.sessions.titles import auto_title
 from host.engine.store import Store
 from host.engine.tools.base import JobControl, SubagentControl
 from host.engine.tools.permissions.policy import PermissionService, SessionPermissions
-from host.engine.workspaces.project import Instructions, instructions_view
 
 log = logging.getLogger(__name__)
 

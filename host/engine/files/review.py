@@ -50,7 +50,7 @@ from host.engine.files.git.patches import (
     untracked_hunk,
 )
 from host.engine.files.git.runner import FolderGit, GitRefused, GitResult
-from host.engine.workspaces.worktrees.files import NotRegular, read_inside
+from host.engine.files.safe_io import NotRegular, read_inside
 from host.workers import TOOL_WORKERS
 
 log = logging.getLogger(__name__)

@@ -1,1 +1,1 @@
-"""What the person plugs in: MCP servers, hooks, language servers and the web search provider."""
+"""What the person plugs in: MCP servers, hooks and language servers."""

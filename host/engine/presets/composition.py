@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.content import Message, MessageSource, TextBlock
-from host.engine.agent.goals.mounting import mounted
+from host.engine.presets.goal_mounting import mounted
 from host.engine.presets.skills import (
     SKILL_TOOL,
     SkillCatalog,
@@ -29,9 +29,9 @@ from host.engine.presets.skills import (
 from host.engine.presets.skills.invoke import skill_tokens
 from host.engine.presets.spec import PresetSpec
 from host.engine.sessions import events
+from host.engine.sessions.project import Instructions, ProjectInstructions, project_root
 from host.engine.tools.base import Tool
 from host.engine.tools.task import TASK_TOOL
-from host.engine.workspaces.project import Instructions, ProjectInstructions, project_root
 
 CATALOGUE_SOURCE = {"kind": "plugin", "plugin": "skills", "reminder": "catalogue"}
 PLAN_SOURCE = {"kind": "plugin", "plugin": "plan-mode"}

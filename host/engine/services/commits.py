@@ -38,11 +38,11 @@ from host.engine.files.git.hosting import compare_url, gh_create, gh_logged_in, 
 from host.engine.files.git.layout import RepoLayout
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.registry import AdapterRegistry
+from host.engine.sandbox.binds import SandboxBinds
 from host.engine.sandbox.secret_values import redact
 from host.engine.sessions import events
 from host.engine.store import SessionHeader, Store
 from host.engine.store import commits as table
-from host.engine.workspaces.worktrees.layout import SandboxBinds
 
 DIFF_CAP = 24_000
 """Characters of the staged diff the model reads to draft a message (the `--stat` is always whole)."""

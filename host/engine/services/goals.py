@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from contract.goals import GOAL_KEY, GoalRef
 from host.engine.agent.goals.domain import fold_projection
 from host.engine.agent.goals.driver import GoalDriver, SessionGoals
-from host.engine.agent.goals.mounting import mounted
 from host.engine.errors import HostActionFailed
+from host.engine.presets.goal_mounting import mounted
 from host.engine.services.core import Core
 from host.engine.store import SessionHeader
 

@@ -26,12 +26,12 @@ from host.engine.integrations.mcp.finding import McpResources
 from host.engine.integrations.mcp.service import McpService, Project
 from host.engine.sandbox import Confinement
 from host.engine.sessions.bus import Bus
+from host.engine.sessions.project import project_root
 from host.engine.settings.configuration import ConfigPlane
 from host.engine.store import Store
 from host.engine.store import mcp as mcp_tables
 from host.engine.tools.base import Tool
 from host.engine.workspaces.folders import HostFolders
-from host.engine.workspaces.project import project_root
 from host.engine.workspaces.registry import WorkspaceRegistry, now_iso
 
 

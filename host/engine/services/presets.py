@@ -1,5 +1,5 @@
 """`engine.presets`: agent presets, skills and commands (the work is in
-`host/engine/presets/service.py`, `host/engine/presets/skills/` and `host/engine/agent/commands/`)."""
+`host/engine/agent/presets.py`, `host/engine/presets/skills/` and `host/engine/agent/commands/`)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from contract.commands import CommandDescriptor
 from contract.presets import PresetListValue, PresetReadValue
 from contract.skills import SkillEntry, SkillWarning
 from host.engine.agent.commands import execute
+from host.engine.agent.presets import PresetService
 from host.engine.errors import PrivilegeRequired
 from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
-from host.engine.presets.service import PresetService
 from host.engine.services.core import Core
+from host.engine.sessions.project import ProjectInstructions, instructions_view, project_root
 from host.engine.settings.configuration import CHAT_PRESET, ConfigPlane
 from host.engine.store import SessionHeader, Store
 from host.engine.tools.permissions.looseness import loosens
 from host.engine.tools.permissions.modes import capped
 from host.engine.tools.permissions.policy import PermissionService
 from host.engine.workspaces.folders import HostFolders, can_open_path
-from host.engine.workspaces.project import ProjectInstructions, instructions_view, project_root
 
 
 async def preset_cap(store: Store, roster: PresetRoster, session_id: str) -> tuple[str | None, str | None]:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from contract.content import AttachmentRef
 from contract.lsp import LanguageServerView, LspStatusValue
 from host.engine.integrations.lsp.manager import LanguageServers
-from host.engine.integrations.web.access import WebAccess
 from host.engine.sandbox import support
 from host.engine.tools.reach import Reach
+from host.engine.tools.web_access.access import WebAccess
 
 
 class ModelImages:

@@ -16,6 +16,7 @@ from contract.events import SessionEvent, SubagentDescriptor
 from contract.sessions import AttachInput, Projections, PromptContent
 from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
 from host.engine.agent.agent import Agent
+from host.engine.agent.presets import PresetService
 from host.engine.agent.subagents import SubagentTracker, task_output
 from host.engine.agent.timezones import check_time_zone
 from host.engine.errors import (
@@ -28,7 +29,6 @@ from host.engine.errors import (
     SubagentParentUnavailable,
     SubagentUnauthorized,
 )
-from host.engine.presets.service import PresetService
 from host.engine.services.core import Core
 from host.engine.services.finder import Finder
 from host.engine.sessions import events

@@ -1,4 +1,5 @@
-"""The agent's tools, run in the session's cwd (docs/architecture.md, "Tools")."""
+"""The agent's tools, run in the session's cwd (docs/architecture.md, "Tools"), with what governs
+them: permission modes and grants, background jobs, web access."""
 
 from __future__ import annotations
 

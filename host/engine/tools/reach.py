@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Protocol
 
 from contract.content import AttachmentRef
-from host.engine.integrations.web.fetch import Page
-from host.engine.integrations.web.search import Hit
 from host.engine.sandbox import SandboxPolicy
+from host.engine.tools.web_access.fetch import Page
+from host.engine.tools.web_access.search import Hit
 
 
 class WebReach(Protocol):

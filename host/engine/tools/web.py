@@ -2,7 +2,7 @@
 
 web_fetch runs in the host process, not in the sandbox, so the permission policy asks before it
 in every mode but Full access unless a rule allows the domain (host/engine/tools/permissions/rules.py),
-and the host itself refuses private addresses (host/engine/integrations/web/guard.py). web_search asks the
+and the host itself refuses private addresses (host/engine/tools/web_access/guard.py). web_search asks the
 provider the person configured; without one it is not offered."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import ClassVar
 import httpx
 from pydantic import Field
 
-from host.engine.integrations.web.guard import Refused
-from host.engine.integrations.web.search import SearchFailed
 from host.engine.tools.base import ToolContext, ToolOutput
 from host.engine.tools.common import Args, BaseTool, ToolError
 from host.engine.tools.reach import WebReach
+from host.engine.tools.web_access.guard import Refused
+from host.engine.tools.web_access.search import SearchFailed
 
 MAX_CHARS = 40_000
 """What a fetch returns at most (the rest is cut, with a note)."""

@@ -1,2 +1,2 @@
-"""Where sessions work: workspaces (registered project folders), a session's project and its
-instructions, the host's folders, git worktrees for parallel agents, and remote hosts over SSH."""
+"""Where sessions work: workspaces (registered project folders), the host's folders (browse,
+pick, create, open), git worktrees for parallel agents, and remote hosts over SSH."""

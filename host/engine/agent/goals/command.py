@@ -9,7 +9,7 @@ import re
 from host.engine.agent.commands.registry import Command, CommandContext, CommandResult, failure, success
 from host.engine.agent.goals.domain import Goal, GoalLedger, GoalRejected
 from host.engine.agent.goals.driver import GoalDriver
-from host.engine.agent.goals.mounting import mounted
+from host.engine.presets.goal_mounting import mounted
 
 USAGE = "Usage: /goal <objective> | /goal edit <objective> | /goal pause | /goal resume | /goal clear"
 REJECTED = "That is not valid for the goal's current state; run /goal to see it."

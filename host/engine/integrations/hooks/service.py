@@ -24,7 +24,7 @@ from host.engine.integrations.hooks.run import run_hook
 from host.engine.sandbox import Confinement
 from host.engine.sessions import events
 from host.engine.sessions.events import NewEvent
-from host.engine.workspaces.project import project_root
+from host.engine.sessions.project import project_root
 
 Record = Callable[[NewEvent[Any]], object]
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from contract.frames import SessionProjection
 from contract.permissions import PERMISSIONS_KEY, PatternRule, PermissionRule, PermissionsProjection
 from host.engine.sandbox import Confinement, SandboxPolicy, support
+from host.engine.sandbox.binds import NO_BINDS, SandboxBinds
 from host.engine.sessions import events
 from host.engine.sessions.bus import Bus
 from host.engine.sessions.journal import Journal, now_ms
@@ -39,7 +40,6 @@ from host.engine.tools.permissions.sandboxing import (
     stored_value,
 )
 from host.engine.tools.permissions.scope import covers, label, scope_for, scope_words
-from host.engine.workspaces.worktrees.layout import NO_BINDS, SandboxBinds
 
 Verdict = Literal["allow", "ask", "deny"]
 

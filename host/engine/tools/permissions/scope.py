@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from contract.approvals import AllowAlways, ScopeWords
+from host.engine.sessions.project import project_root
 from host.engine.tools.permissions.code_runners import INTERPRETER, program_name, runs_code
 from host.engine.tools.permissions.shellwords import simple_words
-from host.engine.workspaces.project import project_root
 
 SHAPE, EXACT, WORKSPACE, ARGS, PROJECT = "shape:", "exact:", "workspace:", "args:", "project:"
 LEGACY_WORDS = "words:"

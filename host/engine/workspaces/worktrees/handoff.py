@@ -31,11 +31,12 @@ from host.engine.errors import (
     WorktreeFailed,
     WorktreeUnmerged,
 )
+from host.engine.files import safe_io as files
 from host.engine.files import undo_journal
 from host.engine.files.git import layout as repo_layout
 from host.engine.files.git.layout import RepoLayout
 from host.engine.store.worktrees import WorktreeRow
-from host.engine.workspaces.worktrees import files, journal
+from host.engine.workspaces.worktrees import journal
 from host.engine.workspaces.worktrees.gitops import Entry, RepoGit
 from host.engine.workspaces.worktrees.making import Maker, Plan, worktree_writes
 from host.engine.workspaces.worktrees.merging import Merger, find_tree, paths_of

@@ -19,25 +19,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from host.engine.sandbox.binds import NO_BINDS, SandboxBinds
 from host.engine.store.worktrees import WorktreeRow
 
 DATA_FOLDER = "worktrees"
 POINTERS = ("commondir", "gitdir", "config.worktree")
 SHARED_WRITABLE = ("objects", "refs", "logs")
-
-
-@dataclass(frozen=True)
-class SandboxBinds:
-    """A worktree session's additions to its sandbox policy."""
-
-    writable: tuple[Path, ...] = ()
-    read_only: tuple[Path, ...] = ()
-
-
-NO_BINDS = SandboxBinds()
 
 
 def slug(branch: str) -> str:

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host.engine.errors import WorktreeFailed
+from host.engine.files import safe_io as files
 from host.engine.files.git import layout as repo_layout
 from host.engine.files.git.layout import RepoLayout
 from host.engine.store.worktrees import WorktreeRow
-from host.engine.workspaces.worktrees import files
 from host.engine.workspaces.worktrees.gitops import Entry, RepoGit
 from host.engine.workspaces.worktrees.layout import fresh_path, inside, parent_folder
 

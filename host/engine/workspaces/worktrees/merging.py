@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host.engine.errors import WorktreeConflict, WorktreeDirty, WorktreeFailed
+from host.engine.files import safe_io as files
 from host.engine.files.git import layout as repo_layout
 from host.engine.files.git.layout import RepoLayout
 from host.engine.store.worktrees import WorktreeRow
-from host.engine.workspaces.worktrees import files, journal
+from host.engine.workspaces.worktrees import journal
 from host.engine.workspaces.worktrees.gitops import Entry, RepoGit
 from host.workers import TOOL_WORKERS
 

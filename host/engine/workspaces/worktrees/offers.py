@@ -18,10 +18,10 @@ from contract.worktrees import (
     WorktreeSpaceValue,
 )
 from host.engine.errors import WorktreeFailed, WorktreeUntrusted
+from host.engine.files import safe_io as files
 from host.engine.files.git import layout as repo_layout
 from host.engine.sandbox import support
 from host.engine.store.worktrees import WorkspaceWorktreeSettings
-from host.engine.workspaces.worktrees import files
 from host.engine.workspaces.worktrees.gitops import RepoGit
 from host.engine.workspaces.worktrees.layout import inside
 from host.engine.workspaces.worktrees.making import spot

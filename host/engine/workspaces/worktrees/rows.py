@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+from host.engine.sandbox.binds import NO_BINDS, SandboxBinds
 from host.engine.store import worktrees as tables
 from host.engine.store.worktrees import WorkspaceWorktreeSettings, WorktreeRow
-from host.engine.workspaces.worktrees.layout import NO_BINDS, SandboxBinds, binds, home_of, row_of
+from host.engine.workspaces.worktrees.layout import binds, home_of, row_of
 
 T = TypeVar("T")
 

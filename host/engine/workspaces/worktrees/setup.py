@@ -22,8 +22,8 @@ from pathlib import Path
 
 from host.engine.agent.prompt_gates import PromptCheck, Veto
 from host.engine.sandbox import Confinement, SandboxUnavailable, wrap
+from host.engine.sandbox.binds import SandboxBinds
 from host.engine.sandbox.secret_values import child_environment
-from host.engine.workspaces.worktrees.layout import SandboxBinds
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from contract.namespaces import WebSection
-from host.engine.integrations.web.fetch import Page, display_url, fetch
-from host.engine.integrations.web.guard import Exceptions
-from host.engine.integrations.web.search import Hit, search
+from host.engine.tools.web_access.fetch import Page, display_url, fetch
+from host.engine.tools.web_access.guard import Exceptions
+from host.engine.tools.web_access.search import Hit, search
 
 CACHE_SECONDS = 15 * 60
 CACHE_ENTRIES = 200

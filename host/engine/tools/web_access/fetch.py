@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
-from host.engine.integrations.web.guard import Exceptions, Refused, resolve
+from host.engine.tools.web_access.guard import Exceptions, Refused, resolve
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
