@@ -98,7 +98,7 @@ def the_row(repo: Path) -> None:
 
 
 def engine(repo: Path) -> None:
-    (repo / "host/engine/touching.py").write_text(
+    (repo / "host/engine/sessions/touching.py").write_text(
         '"""The checklist walk\'s concern: a small class built from the part it needs."""\n\n'
         "from __future__ import annotations\n\n"
         "from collections.abc import Awaitable, Callable\n\n"
@@ -114,7 +114,7 @@ def engine(repo: Path) -> None:
     )
     door = repo / "host/engine/services/sessions.py"  # the service that owns the concern
     insert(
-        door, "from __future__ import annotations\n", "\nfrom host.engine.touching import SessionToucher\n"
+        door, "from __future__ import annotations\n", "\nfrom host.engine.sessions.touching import SessionToucher\n"
     )
     insert(
         door,
