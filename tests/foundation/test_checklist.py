@@ -114,7 +114,9 @@ def engine(repo: Path) -> None:
     )
     door = repo / "host/engine/services/sessions.py"  # the service that owns the concern
     insert(
-        door, "from __future__ import annotations\n", "\nfrom host.engine.sessions.touching import SessionToucher\n"
+        door,
+        "from __future__ import annotations\n",
+        "\nfrom host.engine.sessions.touching import SessionToucher\n",
     )
     insert(
         door,
