@@ -67,6 +67,8 @@ def add_parsers(sub: Any, common: Any) -> None:
     lifetime.add_argument("--attached", action="store_true", help=t("cli.attached"))
     lifetime.add_argument("--detach", action="store_true", help=t("cli.detach"))
     serve.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS", help=t("cli.idleExit"))
+    # the desktop window's own host process (docs/decisions/window-host-process.md): not for people
+    serve.add_argument("--window", action="store_true", help=argparse.SUPPRESS)
     common(serve)
     prompt = sub.add_parser("prompt", help=t("cli.prompt"))
     prompt.add_argument("text", help=t("cli.promptText"))
