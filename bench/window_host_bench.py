@@ -9,7 +9,9 @@ with `HARNESSDESK_WINDOW_HOST=inprocess`. With `--burners` busy-loop processes r
 and stopped here, bench/load.py), `--rounds` rounds alternate the two (which goes first
 alternates too); each round streams `--tokens` stamped deltas into a fresh session of each and
 notes when each stamp first shows in the page (bench/pixel_observer.py, as window_day_bench
-does). Prints the median over rounds of each round's p50 and p99, and the load. No assertions.
+does). Prints the median over rounds of each round's p50 and p99, and the load. With `--cold N`
+first (no burners): N cold starts of each, alternated, from the process's start to the page
+`connected` (fresh data folders). No assertions.
 """
 
 from __future__ import annotations
@@ -53,6 +55,23 @@ def launch(tmp: Path, name: str, host: str, llm: ScriptedLlmServer) -> tuple[Any
     return xvfb, app, page
 
 
+def cold_starts(runs: int) -> dict[str, list[float]]:
+    """Seconds from starting the app to its page connected, per mode, alternated."""
+    out: dict[str, list[float]] = {name: [] for name, _ in MODES}
+    with ScriptedLlmServer() as llm:
+        for r in range(runs):
+            for name, host in MODES if r % 2 == 0 else MODES[::-1]:
+                with tempfile.TemporaryDirectory(prefix="window-host-cold-") as tmp:
+                    started = time.monotonic()
+                    xvfb, app, page = launch(Path(tmp), name, host, llm)
+                    out[name].append(time.monotonic() - started)
+                    page.close()
+                    for proc in (app, xvfb):
+                        proc.terminate()
+                        proc.wait(30)
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rows: dict[str, list[dict[str, float]]] = {name: [] for name, _ in MODES}
     procs: list[Any] = []
@@ -93,9 +112,17 @@ def main() -> int:
     parser.add_argument("--tokens", type=int, default=300)
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--burners", type=int, default=2)
+    parser.add_argument("--cold", type=int, default=0, help="cold starts of each first")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     started = time.monotonic()
+    if args.cold:
+        cold = cold_starts(args.cold)
+        print(f"cold start to connected, {args.cold} of each alternated (s; load {load_now()}):")
+        for name, times in cold.items():
+            print(f"{name:12}{statistics.median(times):8.2f}   " + ", ".join(f"{x:.2f}" for x in times))
+    if not args.rounds:
+        return 0
     figures = run(args)
     load = figures["load"]
     print(

@@ -181,10 +181,7 @@ def run_window(
     if host_factory is build_host and childhost.wanted(args):
         # the host in a process of its own, started while GTK starts here; it asks the window
         # for the folder dialog (docs/decisions/window-host-process.md)
-        host = ChildHost(loop, args, picker)
-        # `--serve`'s fence here never hears the child prepare a sandbox: it checks every peer
-        # from the start (the child's sandboxes are this process's descendants too)
-        peers.expect()
+        host = ChildHost(loop, args, picker, webui if args.serve else None)
     else:
         args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
         args.sandbox_peers = peers  # the real factory hands it to the engine
@@ -204,7 +201,10 @@ def run_window(
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
                 raise WindowError(t("window.hostFailed", reason=failure_text(exc))) from exc
-            shell.start_loopback(args.port, peers)
+            if isinstance(host, ChildHost):  # the child serves it, behind its own fence
+                print(f"HarnessDesk listening on {host.url}", flush=True)
+            else:
+                shell.start_loopback(args.port, peers)
         from desktop.acp.relay import serve_relay
 
         primary.listen(

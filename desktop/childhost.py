@@ -74,8 +74,14 @@ class ChildHost:
     """The host process of one window, and the ASGI app forwarding to it."""
 
     def __init__(
-        self, loop: HostLoop, args: argparse.Namespace, picker: Any, timeout: float = START_TIMEOUT
+        self,
+        loop: HostLoop,
+        args: argparse.Namespace,
+        picker: Any,
+        webui: Path | None = None,
+        timeout: float = START_TIMEOUT,
     ) -> None:
+        """`webui`: with `--serve`, the child serves the loopback site of these pages itself."""
         self.timeout = timeout
         self._loop = loop
         self._folder = Path(tempfile.mkdtemp(prefix="harnessdesk-host-"))  # 0700
@@ -89,6 +95,10 @@ class ChildHost:
         ):
             if value:
                 argv += [flag, str(value)]
+        if webui is not None:
+            argv += ["--window-serve", str(webui), "--port", str(getattr(args, "port", 0) or 0)]
+        self.url: str | None = None
+        """The loopback site's URL (with `webui`), once the child is ready."""
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
         self._ready: Future[str] = Future()
         self._closing = False
@@ -121,6 +131,7 @@ class ChildHost:
                     continue
                 kind = message.get("harnessdesk")
                 if kind == "ready" and not self._ready.done():
+                    self.url = str(message["url"]) if message.get("url") else None
                     self._ready.set_result(str(message.get("token") or ""))
                 elif kind == "error" and not self._ready.done():
                     self._ready.set_exception(ChildFailed(str(message.get("message") or "error")))

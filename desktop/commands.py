@@ -69,6 +69,7 @@ def add_parsers(sub: Any, common: Any) -> None:
     serve.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS", help=t("cli.idleExit"))
     # the desktop window's own host process (docs/decisions/window-host-process.md): not for people
     serve.add_argument("--window", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--window-serve", metavar="WEBUI", help=argparse.SUPPRESS)
     common(serve)
     prompt = sub.add_parser("prompt", help=t("cli.prompt"))
     prompt.add_argument("text", help=t("cli.promptText"))

@@ -34,7 +34,7 @@ from contract import __version__
 from desktop.commands import named_paths
 from desktop.i18n import t
 from desktop.instance import LOCK_NAME, acquire
-from desktop.windowlink import ChannelPicker, read_window
+from desktop.windowlink import ChannelPicker, loopback_site, read_window
 from host.engine.llm.overrides import RuntimeOverrides
 
 READY_BOUND = 120.0
@@ -213,9 +213,15 @@ async def serve_unix(
         http=UnixPeerProtocol,
     )
 
+    site, url = None, None
+    if window and getattr(args, "window_serve", None):
+        site, url = await loopback_site(runtime, args.window_serve, args.port)
+
     def stop() -> None:
         runtime.engine.host.end_streams()
         server.stop()
+        if site is not None:
+            site.stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
@@ -253,6 +259,7 @@ async def serve_unix(
                 "version": version,
                 "pid": os.getpid(),
                 "sandbox": sandbox,
+                **({"url": url} if url else {}),
             }
         )
     )

@@ -11,6 +11,9 @@ stdout. Every line is one JSON object:
 - window → host: `{"id": N, "path": "…" | null}` or `{"id": N, "error": "…"}`.
 
 The host's stdin closing means the window is gone: the host stops (as `--attached` does).
+With `harnessdesk --serve`, the host also serves the loopback site itself (`--window-serve
+WEBUI`, `--port`), behind its own fence and its own sandbox peers, and names its URL in the ready
+line: a browser's traffic never passes through the window's process.
 Everything else the page needs from the window (notifications, external links, the save dialog
 of a download) never reaches the host: the page asks the bridge for it directly.
 """
@@ -100,6 +103,24 @@ def read_window(
         loop.call_soon_threadsafe(stop)
 
     threading.Thread(target=run, name="harnessdesk-window-link", daemon=True).start()
+
+
+async def loopback_site(runtime: Any, webui: str, port: int) -> tuple[Any, str]:
+    """`--serve` for the window: the loopback site on this host's app (started), and its URL."""
+    from pathlib import Path
+
+    from host.server.run import LoopbackServer, bind_socket, load_or_mint_token
+    from host.server.site import build_site
+
+    sock = bind_socket("127.0.0.1", port)
+    token = load_or_mint_token(None)
+    site = build_site(runtime.app, Path(webui), token=token, peers=runtime.peers)
+    server = LoopbackServer(site, sock)
+    ready = asyncio.Event()
+    task = asyncio.create_task(server.serve(on_ready=ready.set))
+    await asyncio.wait_for(ready.wait(), 10)
+    server._harnessdesk_task = task  # type: ignore[attr-defined]  # kept alive with the server
+    return server, f"http://127.0.0.1:{server.port}/?token={token}"
 
 
 class WindowSide:
