@@ -39,10 +39,9 @@ from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import ScriptedLlmServer  # noqa: E402
 
 PHRASE = "the quick brown fox jumps over the lazy dog"
-WINDOWS = [("window", "child"), ("window-inproc", "inprocess")]
-"""The window with its host in a child process (the default), and with `--inprocess` also the
-window with the host on a thread of its own process, side by side
-(docs/decisions/window-host-process.md)."""
+WINDOWS = [("window", "inprocess"), ("window-child", "child")]
+"""The window as it runs (its host on a thread of its process), and with `--child` also the
+window with its host in a child process, side by side (docs/decisions/window-host-process.md)."""
 CONNECTED = (
     "new Promise(r => { const t = () => document.documentElement.dataset.connection === 'connected'"
     " ? r(true) : setTimeout(t, 20); t(); })"
@@ -145,7 +144,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         xvfb_chromium, chromium_display = x11.start_xvfb()
         procs.append(xvfb_chromium)
         windows: list[tuple[str, str, subprocess.Popen[Any], Path]] = []
-        for name, host in WINDOWS[: 2 if args.inprocess else 1]:
+        for name, host in WINDOWS[: 2 if args.child else 1]:
             xvfb_window, window_display = x11.start_xvfb()
             procs.append(xvfb_window)
             sock = Path(tmp) / f"{name}.sock"
@@ -248,7 +247,7 @@ def main() -> int:
     parser.add_argument("--gap", type=float, default=0.08, help="seconds between keys (~12 a second)")
     parser.add_argument("--burners", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--inprocess", action="store_true", help="also the window with its host in-process")
+    parser.add_argument("--child", action="store_true", help="also the window with a child host")
     args = parser.parse_args()
     started = time.monotonic()
     figures = run(args)

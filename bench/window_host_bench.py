@@ -4,8 +4,8 @@
     .venv/bin/python bench/window_host_bench.py [--rounds 5] [--tokens 300] [--rate 100] [--burners 2]
 
 Two real apps (`tests.desktop.launch --webui webui --real-host`), each in its own Xvfb, on one
-scripted OpenAI-compatible provider: one with its host in a child process (the default), one
-with `HARNESSDESK_WINDOW_HOST=inprocess`. With `--burners` busy-loop processes running (started
+scripted OpenAI-compatible provider: one with its host in a child process, one (the default)
+with its host in-process. With `--burners` busy-loop processes running (started
 and stopped here, bench/load.py), `--rounds` rounds alternate the two (which goes first
 alternates too); each round streams `--tokens` stamped deltas into a fresh session of each and
 notes when each stamp first shows in the page (bench/pixel_observer.py, as window_day_bench
@@ -35,7 +35,7 @@ from bench.window_day_bench import MODEL, pct, pixel_run  # noqa: E402
 from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import ScriptedLlmServer  # noqa: E402
 
-MODES = (("child", "child"), ("in-process", "inprocess"))
+MODES = (("in-process", "inprocess"), ("child", "child"))
 READY = (
     "new Promise(r => { const t = () => document.documentElement.dataset.connection === 'connected'"
     " ? r(true) : setTimeout(t, 20); t(); })"

@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("desktop.childhost")
 
 ENV = "HARNESSDESK_WINDOW_HOST"
-"""`inprocess`: the host on a thread of the window's own process (the earlier path, kept for the
-benches' side by side); anything else: the host in a child process."""
+"""`child`: the host in a child process; anything else: the host on a thread of the window's own
+process, still the default — side by side on a busy machine the child did not make the window
+keep up better (docs/decisions/window-host-process.md)."""
 STOP_BOUND = 8.0
 """Seconds the closing window waits for the child to end its turns and flush before killing it."""
 LOOPBACK = "http://localhost"
@@ -56,7 +57,7 @@ UNPRIVILEGED = (b"x-harnessdesk-unprivileged", b"1")
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether this window runs its host in a child process."""
-    return os.environ.get(ENV, "").strip().lower() != "inprocess"
+    return os.environ.get(ENV, "").strip().lower() == "child"
 
 
 def self_command() -> list[str]:

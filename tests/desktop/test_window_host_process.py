@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.desktop.support import App, AppFactory, descendants, gui_test
+from tests.desktop.support import App, AppFactory, descendants, gui_test, listening_tcp
 from tests.desktop.test_window_real_host import RPC
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -57,6 +59,9 @@ def picker_kind(page: Any) -> str:
     return str(page.evaluate("rpc('host.listDirectory', {}).then(() => 'browse', e => e.message)"))
 
 
+CHILD = {"HARNESSDESK_WINDOW_HOST": "child"}
+
+
 def provider(llm: ScriptedLlmServer) -> list[str]:
     return ["--provider", "openai-compatible", "--base-url", llm.base_url, "--model", "scripted-small"]
 
@@ -67,7 +72,7 @@ def test_the_host_runs_in_a_child_the_bridge_forwards_to_and_closing_leaves_none
 ) -> None:
     scripted_llm.reset()
     scripted_llm.enqueue(Reply(text="hello from the child", chunk_size=3, delay=0.01))
-    app = apps.launch("--real-host", *provider(scripted_llm))
+    app = apps.launch("--real-host", "--serve", *provider(scripted_llm), env=CHILD)
     page = app.page()
     page.evaluate(RPC)
     (child,) = wait_until(lambda: host_children(app))
@@ -88,6 +93,18 @@ def test_the_host_runs_in_a_child_the_bridge_forwards_to_and_closing_leaves_none
         refused == 404
     ), refused
 
+    # `--serve`: the child serves the loopback site itself; the window's process listens on nothing
+    match = re.match(
+        r"^HarnessDesk listening on (http://127\.0\.0\.1:(\d+))/\?token=(\S+)$", app.stdout().splitlines()[0]
+    )
+    assert match, app.stdout()
+    assert ("127.0.0.1", int(match.group(2))) in listening_tcp([child])
+    assert not listening_tcp([app.pid])
+    envelope = {"type": "client-request", "rpcId": "b1", "method": "session.list", "payload": {}}
+    bearer = {"authorization": f"Bearer {match.group(3)}"}
+    listed = httpx.post(f"{match.group(1)}/api/session.list", json=envelope, headers=bearer)
+    assert listed.status_code == 200 and sid in listed.text
+
     assert app.close_window(60) == 0
     assert not alive(child)
     assert not host_children(app)
@@ -97,7 +114,7 @@ def test_the_host_runs_in_a_child_the_bridge_forwards_to_and_closing_leaves_none
 def test_a_host_child_that_dies_gives_the_page_one_clear_error_and_the_window_keeps_answering(
     apps: AppFactory, scripted_llm: ScriptedLlmServer
 ) -> None:
-    app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", *provider(scripted_llm))
+    app = apps.launch("--webui", str(ROOT / "webui"), "--real-host", *provider(scripted_llm), env=CHILD)
     page = app.page()
     wait_until(lambda: page.evaluate("document.documentElement.dataset.connection === 'connected'"))
     (child,) = wait_until(lambda: host_children(app))
@@ -120,9 +137,9 @@ def test_a_host_child_that_dies_gives_the_page_one_clear_error_and_the_window_ke
 
 
 @gui_test
-def test_the_in_process_host_stays_selectable(apps: AppFactory, scripted_llm: ScriptedLlmServer) -> None:
-    """`HARNESSDESK_WINDOW_HOST=inprocess`: the benches' side by side; no child at all."""
-    app = apps.launch("--real-host", *provider(scripted_llm), env={"HARNESSDESK_WINDOW_HOST": "inprocess"})
+def test_the_in_process_host_is_the_default(apps: AppFactory, scripted_llm: ScriptedLlmServer) -> None:
+    """Without `HARNESSDESK_WINDOW_HOST=child` the host runs in the window's process: no child."""
+    app = apps.launch("--real-host", *provider(scripted_llm))
     page = app.page()
     page.evaluate(RPC)
     assert '"capability":"native"' in picker_kind(page)
