@@ -11,7 +11,9 @@ through) under Xvfb, on a scripted OpenAI-compatible provider in a child process
 streams costs this process nothing). Its data directory holds `--sessions` small sessions and one
 long session of `--turns` turns (bench/open_bench.py's turns), written before it starts. Its
 limit of sessions working at once (Settings → Sessions) is raised so every session the bench
-prompts runs at once.
+prompts runs at once. With `HARNESSDESK_WINDOW_HOST=child` in the environment the window's host
+runs in a child process instead (docs/decisions/window-host-process.md): run the bench once each
+way, alternated, to compare.
 
 Busy against idle: `--cycles` cycles, each an idle phase then a busy one (`--streams` sessions
 streaming paced replies, ~50 deltas a second each, started before the phase and cancelled after

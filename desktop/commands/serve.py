@@ -43,6 +43,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     lifetime.add_argument("--attached", action="store_true", help=t("cli.attached"))
     lifetime.add_argument("--detach", action="store_true", help=t("cli.detach"))
     serve.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS", help=t("cli.idleExit"))
+    # the desktop window's own host process (docs/decisions/window-host-process.md): not for people
+    serve.add_argument("--window", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--window-serve", metavar="WEBUI", help=argparse.SUPPRESS)
     return serve  # type: ignore[no-any-return]
 
 
