@@ -14,6 +14,7 @@ import { renderRow, updateRow } from "./rows.js";
 import { appendLive } from "./transcript-stream.js";
 import { WindowFill, shiftKept } from "./transcript-fill.js";
 import { revealHit, revealStart } from "./transcript-hit.js";
+import { firstRowBelow } from "./row-at.js";
 import { t } from "../i18n/i18n.js";
 
 const PAGE = 40;
@@ -66,15 +67,20 @@ export class ConversationView {
     return this.session ? this.session.fold.items : [];
   }
 
-  setSession(session) {
+  /** `reveal`: a search hit is shown next (reveal()); the tail is not rendered meanwhile. */
+  setSession(session, { reveal = false } = {}) {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
-    this.revealing = false;
+    this.revealing = reveal;
     this.fill.cancel();
-    this.follow = true;
+    this.follow = !reveal;
     this.hit = null;
-    this.renderTail();
+    if (reveal) {
+      clear(this.rows);
+      this.nodes.clear();
+      this.start = this.end = this.lastLength = 0;
+    } else this.renderTail();
     if (!session) return;
     this.unsubs.push(session.on("ops", (ops) => this.onOps(ops)));
     this.unsubs.push(session.on("state", () => this.updateOlder()));
@@ -262,9 +268,7 @@ export class ConversationView {
   }
 
   firstVisible() {
-    const top = this.scroller.getBoundingClientRect().top;
-    for (const node of this.rows.children) if (node.getBoundingClientRect().bottom > top) return node;
-    return null;
+    return firstRowBelow(this.rows, this.scroller.getBoundingClientRect().top);
   }
 
   /** Render rows [from, to) on one side; `reuse` (id → node) supplies rows already built. */
