@@ -1,18 +1,19 @@
 // The row at the top of the log, found by halving (webui/js/views/row-at.js): the same row a scan
-// of every row's box finds, hidden and unrendered rows stepped over, with few boxes read.
+// of every row's box finds, rows not rendered stepped over, with few boxes read.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { firstRowBelow } from "../../webui/js/views/row-at.js";
 
-/** Rows of the given heights stacked from y = 0 (height 0: not rendered, box at 0,0). */
+/** Rows of the given heights stacked from y = 0 (height 0: not rendered, box at 0,0; `hidden`:
+ * display: none as well, whatever its height says). */
 function rows(heights, hidden = new Set()) {
   let y = 0;
   let reads = 0;
   const children = heights.map((height, i) => {
     const top = y;
     if (height) y += height;
-    const box = height ? { top, bottom: top + height, width: 100, height } : { top: 0, bottom: 0, width: 0, height: 0 };
-    return { i, hidden: hidden.has(i), getBoundingClientRect: () => (reads++, box) };
+    const box = height && !hidden.has(i) ? { top, bottom: top + height, width: 100, height } : { top: 0, bottom: 0, width: 0, height: 0 };
+    return { i, getBoundingClientRect: () => (reads++, box) };
   });
   return { parent: { children }, reads: () => reads };
 }
@@ -21,7 +22,7 @@ function rows(heights, hidden = new Set()) {
 function scan(children, y) {
   for (const node of children) {
     const box = node.getBoundingClientRect();
-    if (!node.hidden && (box.width || box.height) && box.bottom > y) return node;
+    if ((box.width || box.height) && box.bottom > y) return node;
   }
   return null;
 }

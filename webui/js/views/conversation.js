@@ -14,7 +14,6 @@ import { renderRow, updateRow } from "./rows.js";
 import { appendLive } from "./transcript-stream.js";
 import { WindowFill, shiftKept } from "./transcript-fill.js";
 import { revealHit, revealStart } from "./transcript-hit.js";
-import { firstRowBelow } from "./row-at.js";
 import { t } from "../i18n/i18n.js";
 
 const PAGE = 40;
@@ -268,7 +267,9 @@ export class ConversationView {
   }
 
   firstVisible() {
-    return firstRowBelow(this.rows, this.scroller.getBoundingClientRect().top);
+    const top = this.scroller.getBoundingClientRect().top;
+    for (const node of this.rows.children) if (node.getBoundingClientRect().bottom > top) return node;
+    return null;
   }
 
   /** Render rows [from, to) on one side; `reuse` (id → node) supplies rows already built. */

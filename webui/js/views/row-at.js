@@ -1,14 +1,14 @@
 // The first row of the log whose bottom is below a line on screen, found by halving rather than
 // by measuring every row: rows stand in DOM order from top to bottom, so their boxes are sorted.
-// A row not rendered (an assistant message with nothing shown yet, a folded row) has an empty
-// box at 0,0 and is stepped over. Called once per frame while scrolling (the session rail), so
-// it reads a handful of boxes instead of all of the window's (docs/decisions/scroll-frames.md).
+// A row not rendered (display: none: an assistant message with nothing shown yet, a folded row)
+// has an empty box at 0,0 and is stepped over. Called once per frame while scrolling (the
+// session rail), so it reads a handful of boxes, not all of the window's
+// (docs/decisions/scroll-frames.md).
 
 /** A shown row at or after index `i` of `rows` (an HTMLCollection), with its box; null if none. */
 function shownFrom(rows, i, end) {
   for (; i < end; i++) {
     const node = rows[i];
-    if (node.hidden) continue;
     const box = node.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) continue; // not rendered (display: none by a class)
     return { i, node, box };
