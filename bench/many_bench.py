@@ -435,6 +435,8 @@ def report(figures: dict[str, Any]) -> None:
     )
     print(f"{'':10}{'idle ms':>10}{'busy ms':>10}{'busy/idle':>11}   per cycle")
     for op, row in figures["busy"].items():
+        if not row["ratios"]:  # --cycles 0: only the first-token rounds ran
+            continue
         per = ", ".join(f"{r:.2f}" for r in row["ratios"])
         print(
             f"{op:10}{row['idle_ms']:10.1f}{row['busy_ms']:10.1f}"

@@ -45,7 +45,7 @@ async def build_host(args: argparse.Namespace) -> Host:
     Awaited on the host loop's thread. The real host: `host.api.open_host` (engine + ApiProxy +
     fetch app); its `close()` ends running turns `aborted {by: "disposed"}` and flushes.
     """
-    from desktop.commands import named_paths
+    from desktop.options import named_paths
     from host.api import open_host
     from host.engine.errors import EngineError
     from host.engine.llm.overrides import RuntimeOverrides
@@ -194,7 +194,7 @@ def run_window(
             except Exception as exc:
                 raise WindowError(t("window.hostFailed", reason=failure_text(exc))) from exc
             shell.start_loopback(args.port, peers)
-        from desktop.acp.relay import serve_relay
+        from desktop.instance_relay import serve_relay
 
         primary.listen(
             shell.activate,

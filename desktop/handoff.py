@@ -22,7 +22,7 @@ class HandoffError(Exception):
 async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[str]:
     """Import `archive` into DIR's workspace through the running host; the ids, main one first."""
     from contract.sessions import MAX_IMPORT_BYTES
-    from desktop.acp.relay import RelayApiClient
+    from desktop.instance_relay import RelayApiClient
     from host.fetch.errors import TransportError
 
     try:

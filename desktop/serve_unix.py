@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from contract import __version__
-from desktop.commands import named_paths
 from desktop.i18n import t
 from desktop.instance import acquire
+from desktop.options import named_paths
 from host.engine.llm.overrides import RuntimeOverrides
 
 READY_BOUND = 120.0
