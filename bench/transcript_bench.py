@@ -8,7 +8,9 @@ Both sessions are written into the store directly (tests/support/long_session.py
 `harnessdesk serve` (Chromium through Playwright) or the real app window (pywebview/WebKitGTK
 under Xvfb, driven over its automation socket) opens them. Per engine and session: the first
 screen painted after the click, a jump to a search hit (an early message of the long session),
-scrolling's frame cost p50/p99 (bench/transcript_probe.py) and the most DOM nodes seen. The goals:
+scrolling's frame cost p50/p99 (bench/transcript_probe.py; the frames of the round's two scroll
+passes pooled, twice SCROLL_FRAMES, so that p99 is a percentile and not the round's one slowest
+frame) and the most DOM nodes seen. The goals:
 open ≤ 500 ms, jump ≤ 300 ms, frame p99 ≤ 16 ms, DOM nodes about the small session's. Medians of
 `rounds`, the two sessions alternating; the goals are judged on the rounds. The window's rounds
 are run again with `--burners` busy-loop processes (bench/load.py) the bench starts and stops
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -37,11 +40,17 @@ from bench.load import Burners, load_now  # noqa: E402
 from tests.support.long_session import MARKER, LongSession, seed_long_session  # noqa: E402
 
 SMALL = 120
-SCROLL_FRAMES = 90
+SCROLL_FRAMES = 150
 SCROLL_STEP = -120
 GOALS = {"open_ms": 500.0, "jump_ms": 300.0, "frame_p99_ms": 16.0}
 
 Evaluate = Callable[[str], Any]
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest rank: the smallest value with at least p % of `values` at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
 def seed(data_dir: Path, messages: int) -> tuple[LongSession, LongSession]:
@@ -69,8 +78,8 @@ def one_round(evaluate: Evaluate, session: LongSession, other: LongSession) -> d
     return {
         "open_ms": opened["ms"],
         "jump_ms": jump["ms"],
-        "frame_p50_ms": max(tail_scroll["p50"], down["p50"]),
-        "frame_p99_ms": max(tail_scroll["p99"], down["p99"]),
+        "frame_p50_ms": percentile(tail_scroll["costs"] + down["costs"], 50),
+        "frame_p99_ms": percentile(tail_scroll["costs"] + down["costs"], 99),
         "nodes": max(opened["nodes"], jump["nodes"], tail_scroll["nodes"], down["nodes"]),
         "rows": max(tail_scroll["rows"], down["rows"]),
     }

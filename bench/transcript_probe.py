@@ -81,7 +81,7 @@ _SCROLL = """
   }
   costs.sort((a, b) => a - b);
   const q = (p) => costs[Math.min(costs.length - 1, Math.floor(p * costs.length))];
-  return {frames, p50: q(0.5), p99: q(0.99), max: costs[costs.length - 1], nodes,
+  return {frames, p50: q(0.5), p99: q(0.99), max: costs[costs.length - 1], costs, nodes,
           rows: log.querySelectorAll('.rows > .row').length,
           firstSeq: window.harnessdesk.app.manager.active?.firstSeq ?? null};
 })
@@ -101,5 +101,6 @@ def jump_to_hit(sid: str, word: str) -> str:
 
 
 def scroll(frames: int, step: int) -> str:
-    """Scroll the log by `step` px per frame for `frames` frames; the frames' cost p50/p99."""
+    """Scroll the log by `step` px per frame for `frames` frames; the frames' cost p50/p99 (of
+    fewer than 100 frames, "p99" is the slowest one: pool several passes' `costs` for a p99)."""
     return f"{_SCROLL}({frames}, {step})"

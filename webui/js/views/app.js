@@ -61,7 +61,15 @@ export class App {
   /** Show a session; with `atSeq` (a search hit), scrolled to and marking that message. */
   open(sessionId, atSeq, query) {
     this.toggleSidebar(false);
-    const s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
+    // a search hit: the session opens straight at the hit, not at its tail first (nor pulls a
+    // tail it would throw away: docs/decisions/scroll-frames.md)
+    this.revealNext = atSeq !== undefined;
+    let s;
+    try {
+      s = this.manager.activeId === sessionId ? this.manager.active : this.manager.open(sessionId);
+    } finally {
+      this.revealNext = false;
+    }
     if (atSeq !== undefined) this.conversation.reveal(atSeq);
     if (query) this.findBar.show(query, atSeq); // "n of N" of that search in this session
     return s;
@@ -141,14 +149,15 @@ export class App {
     history.replaceState(null, "", sid ? `#session=${encodeURIComponent(sid)}` : location.pathname + location.search);
     if (sid) rememberSession(sid);
     if (sid && onScreen()) this.manager.markSeen(sid); // its finished turns are read now
-    this.conversation.setSession(session);
+    const revealing = this.revealNext && !!session;
+    this.conversation.setSession(session, { reveal: revealing });
     this.findBar.sessionChanged(sid);
     this.rail.setSession(session);
     this.composer.recall.reset();
     this.cards.setSession(sid);
     this.terminalPane.setSession(sid);
     this.filesPane.setSession(sid);
-    this.conversation.jumpToLatest();
+    if (!revealing) this.conversation.jumpToLatest();
     this.queue.set(sid, sid ? this.manager.visibleQueue(sid) : [], this.running());
     this.steerChips.set(sid, sid ? this.manager.visibleQueue(sid) : []);
     this.composer.setWaiting(sid ? this.manager.visibleQueue(sid).length : 0);

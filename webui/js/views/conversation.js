@@ -66,15 +66,20 @@ export class ConversationView {
     return this.session ? this.session.fold.items : [];
   }
 
-  setSession(session) {
+  /** `reveal`: a search hit is shown next (reveal()); the tail is not rendered meanwhile. */
+  setSession(session, { reveal = false } = {}) {
     for (const u of this.unsubs) u();
     this.unsubs = [];
     this.session = session;
-    this.revealing = false;
+    this.revealing = reveal;
     this.fill.cancel();
-    this.follow = true;
+    this.follow = !reveal;
     this.hit = null;
-    this.renderTail();
+    if (reveal) {
+      clear(this.rows);
+      this.nodes.clear();
+      this.start = this.end = this.lastLength = 0;
+    } else this.renderTail();
     if (!session) return;
     this.unsubs.push(session.on("ops", (ops) => this.onOps(ops)));
     this.unsubs.push(session.on("state", () => this.updateOlder()));

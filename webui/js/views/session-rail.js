@@ -8,6 +8,7 @@
 
 import { h } from "./dom.js";
 import { t } from "../i18n/i18n.js";
+import { firstRowBelow } from "./row-at.js";
 
 const KEY_STEP = 0.02; // ↑/↓: 2 % of the session
 const PAGE_STEP = 0.1; // PageUp/PageDown: 10 %
@@ -68,9 +69,8 @@ export class SessionRail {
   /** The seq of the first row whose bottom is below the view's top edge. */
   topSeq() {
     const top = this.view.scroller.getBoundingClientRect().top;
-    for (const node of this.view.rows.children) {
-      if (node.getBoundingClientRect().bottom > top + 1 && node.dataset.seq) return Number(node.dataset.seq);
-    }
+    const node = firstRowBelow(this.view.rows, top + 1);
+    if (node?.dataset.seq) return Number(node.dataset.seq);
     return this.session?.firstSeq ?? 0;
   }
 

@@ -40,7 +40,9 @@ export class WindowFill {
   /** One frame's share: older rows near the top, newer near the bottom; more next frame. */
   step() {
     const v = this.view;
-    if (!v.session) return;
+    // a jump on its way builds the window itself (transcript-hit.js): an empty log is not a
+    // log scrolled to its top, and paging older now would only compete with the jump's page
+    if (!v.session || v.revealing) return;
     const near = this.near();
     let more = false;
     if (near.top && v.start > 0) more = this.older() || more;

@@ -49,6 +49,13 @@ export async function revealHit(view, seq, { mark = true } = {}) {
   view.revealing = true;
   try {
     await holdAround(view, s, seq);
+  } catch (err) {
+    // the view may hold no rows yet (a session opened at its hit): the tail shows instead
+    if (s === view.session) {
+      view.revealing = false;
+      view.renderTail();
+    }
+    throw err;
   } finally {
     if (s === view.session) view.revealing = false;
   }
