@@ -130,9 +130,10 @@ def implementation(repo: Path) -> None:
         '"""`probe.*`."""\n\n'
         "from __future__ import annotations\n\n"
         "from contract import probe as pr\n"
+        "from contract.methods import PROBE_TOUCH\n"
         "from host.api.registry import implements\n"
         "from host.engine.engine import Engine\n\n\n"
-        '@implements("probe.touch")\n'
+        "@implements(PROBE_TOUCH)\n"
         "async def touch(engine: Engine, p: pr.TouchRequest) -> pr.TouchValue:\n"
         "    return pr.TouchValue(touched=await engine.sessions.touch_probe(p.session_id))\n",
         encoding="utf-8",
