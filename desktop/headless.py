@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT
 from contract.rpc import RpcErr, ServerRequest
 from desktop.commands import named_paths
 from desktop.folders import open_folder
@@ -206,7 +207,7 @@ class PromptRun:
         sid = self.args.session or await self._create()
         async with self.client.stream("events.mux") as frames:
             answer = await self.client.call(
-                "session.prompt",
+                SESSION_PROMPT,
                 {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": self.args.text}]},
             )
             if isinstance(answer.result, RpcErr):
@@ -223,7 +224,7 @@ class PromptRun:
         return 1
 
     async def _create(self) -> str:
-        created = await self.client.call("session.create", {"cwd": self.args.cwd or str(Path.cwd())})
+        created = await self.client.call(SESSION_CREATE, {"cwd": self.args.cwd or str(Path.cwd())})
         if isinstance(created.result, RpcErr):
             raise CommandError(created.result.error.message)
         return str(created.result.value.session_id)
