@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from contract.host import DescribeValue
 from contract.methods import METHODS, SESSION_LIST, Method
 from contract.sessions import ListRequest, ListValue
 from tests.api import typed_calls, typed_handlers
@@ -25,8 +26,8 @@ async def test_typed_calls_work_over_each_carrier(host: Host) -> None:
     client = host.client()
     session_id, listed = await typed_calls.create_and_list(client, str(host.workdir))
     assert session_id in listed
-    instance, untyped = await typed_calls.describe_by_handle_and_by_key(client)
-    assert instance and untyped.host_instance_id == instance
+    instance, untyped = await typed_calls.describe_by_handle_and_through_the_map(client)
+    assert instance and isinstance(untyped, DescribeValue) and untyped.host_instance_id == instance
 
 
 async def test_a_handle_not_in_the_map_is_refused(host: Host) -> None:
