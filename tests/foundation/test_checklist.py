@@ -98,7 +98,7 @@ def the_row(repo: Path) -> None:
 
 
 def engine(repo: Path) -> None:
-    (repo / "host/engine/touching.py").write_text(
+    (repo / "host/engine/sessions/touching.py").write_text(
         '"""The checklist walk\'s concern: a small class built from the part it needs."""\n\n'
         "from __future__ import annotations\n\n"
         "from collections.abc import Awaitable, Callable\n\n"
@@ -113,9 +113,8 @@ def engine(repo: Path) -> None:
         encoding="utf-8",
     )
     door = repo / "host/engine/services/sessions.py"  # the service that owns the concern
-    insert(
-        door, "from __future__ import annotations\n", "\nfrom host.engine.touching import SessionToucher\n"
-    )
+    toucher = "\nfrom host.engine.sessions.touching import SessionToucher\n"
+    insert(door, "from __future__ import annotations\n", toucher)
     insert(
         door,
         "    async def has_session(self, session_id: str) -> bool:\n",
@@ -191,7 +190,7 @@ def a_test(repo: Path) -> None:
         "    session_id = await host.create()\n"
         "    touched = await client.call(PROBE_TOUCH, TouchRequest(session_id=session_id))\n"
         "    assert isinstance(touched.result, RpcOk) and touched.result.value.touched is True\n"
-        '    error = await err(client, "probe.touch", {"sessionId": "s-none"}, "probe-refused")\n'
+        '    error = await err(client, PROBE_TOUCH, {"sessionId": "s-none"}, "probe-refused")\n'
         '    assert error.details == {"sessionId": "s-none"}\n',
         encoding="utf-8",
     )
