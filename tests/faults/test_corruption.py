@@ -70,14 +70,14 @@ async def test_noise_inside_the_file_stops_the_start_and_doctor_repair_salvages(
     salvaged = await read_all(data)
     total = sum(len(v) for v in written.values())
     got = sum(len(v) for v in salvaged.values())
-    assert got >= total // 2, ran.stdout
+    assert got >= total // 2, repaired.stdout
     for sid, events in salvaged.items():
         assert [e.seq for e in events] == list(range(len(events)))  # contiguous again
         assert is_subsequence([semantic(e) for e in events], [semantic(e) for e in written[sid]])
         for e in events:  # references point at events that exist
             assert all(0 <= s < len(events) for s in e.source_event_seqs or [])
     if got < total:
-        assert "could not read" in ran.stdout
+        assert "could not read" in repaired.stdout
     sid = next(iter(salvaged))  # and the app opens it again
     exported = run_main("export", sid, "-o", str(tmp_path / "out.zip"), "--data-dir", str(data))
     assert exported.returncode == 0 and (tmp_path / "out.zip").stat().st_size > 0, exported.stderr

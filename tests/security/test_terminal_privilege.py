@@ -127,7 +127,7 @@ async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
                             "content-type": "application/json",
                         },
                     )
-                assert answer.status_code == 403, method
+                assert answer.status_code == 403, handle.key
             await ok(window, TERMINAL_INPUT, {"terminalId": tid, "data": "echo secret-$((6*7))\n"})
             printed = b""
             while b"secret-42" not in printed:
