@@ -588,6 +588,29 @@ GOALS += [
 ]
 
 
+def _suite_valid(f: Any) -> str | None:
+    """A suite run counts only when it passed and began on a quiet machine (bench/suite_bench.py)."""
+    if f.get("exit") != 0 or f.get("failed", 0) or f.get("error", 0):
+        return f"the run did not pass (exit {f.get('exit')}, {f.get('failed', 0)} failed)"
+    if f["load_before"][0] > f["quiet_load"]:
+        return f"the machine was busy (1-minute load {f['load_before'][0]:g} at the start)"
+    return None
+
+
+GOALS += [
+    Goal(
+        "the test suite (`./scripts/test.sh`), wall time on a quiet machine",
+        "suite",
+        lambda f: f["wall_s"] / 60,
+        "<=",
+        10,
+        " min",
+        "none: a time, with no other load (the load at the start is checked)",
+        valid=_suite_valid,
+    ),
+]
+
+
 def runs_of(goal: Goal, figures: Any) -> list[float] | bool:
     """The goal's per-run figures from its bench's JSON."""
     return _runs(goal.values(figures))

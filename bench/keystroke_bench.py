@@ -39,6 +39,9 @@ from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import ScriptedLlmServer  # noqa: E402
 
 PHRASE = "the quick brown fox jumps over the lazy dog"
+WINDOWS = [("window", "inprocess"), ("window-child", "child")]
+"""The window as it runs (its host on a thread of its process), and with `--child` also the
+window with its host in a child process, side by side (docs/decisions/window-host-process.md)."""
 CONNECTED = (
     "new Promise(r => { const t = () => document.documentElement.dataset.connection === 'connected'"
     " ? r(true) : setTimeout(t, 20); t(); })"
@@ -138,31 +141,47 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     procs: list[subprocess.Popen[Any]] = []
     engines: list[Engine] = []
     with tempfile.TemporaryDirectory(prefix="keystroke-bench-") as tmp, ScriptedLlmServer() as llm:
-        xvfb_window, window_display = x11.start_xvfb()
         xvfb_chromium, chromium_display = x11.start_xvfb()
-        procs += [xvfb_window, xvfb_chromium]
-        sock = Path(tmp) / "window.sock"
-        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(ROOT / "webui"), "--real-host"]
-        cmd += ["--data-dir", str(Path(tmp) / "window-data"), *openai_args(llm.base_url)]
-        app = subprocess.Popen(
-            cmd,
-            cwd=ROOT,
-            env={**os.environ, **driver.window_env(window_display, sock)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        procs.append(app)
+        procs.append(xvfb_chromium)
+        windows: list[tuple[str, str, subprocess.Popen[Any], Path]] = []
+        for name, host in WINDOWS[: 2 if args.child else 1]:
+            xvfb_window, window_display = x11.start_xvfb()
+            procs.append(xvfb_window)
+            sock = Path(tmp) / f"{name}.sock"
+            cmd = [
+                sys.executable,
+                "-m",
+                "tests.desktop.launch",
+                "--webui",
+                str(ROOT / "webui"),
+                "--real-host",
+            ]
+            cmd += ["--data-dir", str(Path(tmp) / f"{name}-data"), *openai_args(llm.base_url)]
+            app = subprocess.Popen(
+                cmd,
+                cwd=ROOT,
+                env={
+                    **os.environ,
+                    **driver.window_env(window_display, sock),
+                    "HARNESSDESK_WINDOW_HOST": host,
+                },
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            procs.append(app)
+            windows.append((name, window_display, app, sock))
         server = HarnessServer(Path(tmp) / "chromium", openai_args(llm.base_url))
         try:
-            page_w = driver.connect_ready(sock, CONNECTED, timeout=120)
-            engines.append(
-                Engine(
-                    "window",
-                    window_display,
-                    lambda e: page_w.evaluate(e, timeout=60),
-                    visible_window(window_display, app.pid, "^HarnessDesk$"),
+            for name, window_display, app, sock in windows:
+                page_w = driver.connect_ready(sock, CONNECTED, timeout=120)
+                engines.append(
+                    Engine(
+                        name,
+                        window_display,
+                        lambda e, page=page_w: page.evaluate(e, timeout=60),
+                        visible_window(window_display, app.pid, "^HarnessDesk$"),
+                    )
                 )
-            )
             url = server.start()
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(
@@ -204,13 +223,13 @@ def report(figures: dict[str, Any]) -> None:
         f" {figures['gap_s'] * 1000:.0f} ms apart, {load['burners']} CPU burners"
         f" (load {load['before']} -> {load['after']})"
     )
-    print(f"{'engine':10}{'p50':>8}{'p99':>8}{'max':>9}{'page p99':>10}   p99 per round    clock offset")
+    print(f"{'engine':14}{'p50':>8}{'p99':>8}{'max':>9}{'page p99':>10}   p99 per round    clock offset")
     for name, row in figures["engines"].items():
         whole, cal = row["all"], row["calibration"]
         rounds = ", ".join(f"{r['p99']:.0f}" for r in row["rounds"])
         page = max(r["page_p99"] for r in row["rounds"])
         print(
-            f"{name:10}{whole['p50']:8.1f}{whole['p99']:8.1f}{whole['max']:9.1f}{page:10.1f}   {rounds:16}"
+            f"{name:14}{whole['p50']:8.1f}{whole['p99']:8.1f}{whole['max']:9.1f}{page:10.1f}   {rounds:16}"
             f" {cal['offset_ms']:+.2f} ± {cal['error_ms']:.2f} ms"
         )
         if row["invalid"]:
@@ -228,6 +247,7 @@ def main() -> int:
     parser.add_argument("--gap", type=float, default=0.08, help="seconds between keys (~12 a second)")
     parser.add_argument("--burners", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--child", action="store_true", help="also the window with a child host")
     args = parser.parse_args()
     started = time.monotonic()
     figures = run(args)

@@ -11,7 +11,9 @@ through) under Xvfb, on a scripted OpenAI-compatible provider in a child process
 streams costs this process nothing). Its data directory holds `--sessions` small sessions and one
 long session of `--turns` turns (bench/open_bench.py's turns), written before it starts. Its
 limit of sessions working at once (Settings → Sessions) is raised so every session the bench
-prompts runs at once.
+prompts runs at once. With `HARNESSDESK_WINDOW_HOST=child` in the environment the window's host
+runs in a child process instead (docs/decisions/window-host-process.md): run the bench once each
+way, alternated, to compare.
 
 Busy against idle: `--cycles` cycles, each an idle phase then a busy one (`--streams` sessions
 streaming paced replies, ~50 deltas a second each, started before the phase and cancelled after
@@ -442,6 +444,8 @@ def report(figures: dict[str, Any]) -> None:
     )
     print(f"{'':10}{'idle ms':>10}{'busy ms':>10}{'busy/idle':>11}   per cycle")
     for op, row in figures["busy"].items():
+        if not row["ratios"]:  # --cycles 0: only the first-token rounds ran
+            continue
         per = ", ".join(f"{r:.2f}" for r in row["ratios"])
         print(
             f"{op:10}{row['idle_ms']:10.1f}{row['busy_ms']:10.1f}"

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from starlette.types import ASGIApp
 
-from desktop import paths
+from desktop import childhost, paths
+from desktop.childhost import ChildHost
 from desktop.folders import WindowFolderPicker, open_folder
 from desktop.geometry import Geometry
 from desktop.hostloop import Host, HostFactory, HostLoop
@@ -45,7 +46,7 @@ async def build_host(args: argparse.Namespace) -> Host:
     Awaited on the host loop's thread. The real host: `host.api.open_host` (engine + ApiProxy +
     fetch app); its `close()` ends running turns `aborted {by: "disposed"}` and flushes.
     """
-    from desktop.commands import named_paths
+    from desktop.options import named_paths
     from host.api import open_host
     from host.engine.errors import EngineError
     from host.engine.llm.overrides import RuntimeOverrides
@@ -173,11 +174,18 @@ def run_window(
     loop = HostLoop()
     loop.start()
     picker = WindowFolderPicker()
-    args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
     from host.server.peers import SandboxPeers  # stdlib only: cheap while GTK starts
 
-    args.sandbox_peers = peers = SandboxPeers()  # the real factory hands it to the engine
-    host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
+    peers = SandboxPeers()
+    host: StartingHost | ChildHost
+    if host_factory is build_host and childhost.wanted(args):
+        # the host in a process of its own, started while GTK starts here; it asks the window
+        # for the folder dialog (docs/decisions/window-host-process.md)
+        host = ChildHost(loop, args, picker, webui if args.serve else None)
+    else:
+        args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
+        args.sandbox_peers = peers  # the real factory hands it to the engine
+        host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
     shell = None
     try:
         require_webkit()  # while the host is built on its thread
@@ -193,8 +201,11 @@ def run_window(
                 host.wait()  # the printed URL must answer at once
             except Exception as exc:
                 raise WindowError(t("window.hostFailed", reason=failure_text(exc))) from exc
-            shell.start_loopback(args.port, peers)
-        from desktop.acp.relay import serve_relay
+            if isinstance(host, ChildHost):  # the child serves it, behind its own fence
+                print(f"HarnessDesk listening on {host.url}", flush=True)
+            else:
+                shell.start_loopback(args.port, peers)
+        from desktop.instance_relay import serve_relay
 
         primary.listen(
             shell.activate,
@@ -209,6 +220,8 @@ def run_window(
         if shell is not None:
             shell.stop_loopback()
         loop.stop(host.shutdown)
+        if isinstance(host, ChildHost):
+            host.kill()  # no-op once it ended; never leave it behind the window
         if shell is not None:
             shell.settle()
         primary.close()

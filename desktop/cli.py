@@ -1,4 +1,6 @@
-"""Argument parsing for `harnessdesk`; each command lives in its own module, imported lazily.
+"""`harnessdesk`: the main parser and the dispatch to one command's entry (desktop/commands/,
+one module per command: its arguments and its `run`; docs/architecture.md, "Desktop, command line
+and data").
 
 Bad flags and unusable paths end with a one-line error and exit code 2, never a traceback.
 """
@@ -7,48 +9,41 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import contract
 from desktop import i18n, paths
-from desktop.commands import add_parsers, port_number
+from desktop.commands import acp, doctor, export, import_, prompt, revert, serve, window
 from desktop.i18n import t
+from desktop.options import CliError, add_common
 from desktop.startup import skip_pydantic_plugin_scan
 
 
-class CliError(Exception):
-    """A user-facing problem: printed as one line, exit code 2."""
+class Entry(Protocol):
+    """What a subcommand's module offers (checked by mypy against each module)."""
+
+    def add_parser(self, sub: Any) -> argparse.ArgumentParser: ...
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+COMMANDS: dict[str, Entry] = {
+    "doctor": doctor,
+    "serve": serve,
+    "prompt": prompt,
+    "export": export,
+    "revert": revert,
+    "import": import_,
+    "acp": acp,
+}
+"""The subcommands' entries, in the order `--help` lists them; no subcommand is the window
+(desktop/commands/window.py)."""
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"harnessdesk: {message}\n")
-
-
-def provider_name(text: str) -> str:
-    """argparse type: a route key (`deepseek`, `my-ollama`); unknown ones fail when the host opens."""
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", text):
-        raise argparse.ArgumentTypeError(t("cli.notProvider", value=repr(text)))
-    return text
-
-
-def _common(p: argparse.ArgumentParser, top: bool = False) -> None:
-    """Flags every command takes. On a subcommand they default to "not given" so that the same
-    flag before the subcommand (`--provider x serve`) is kept, not reset by the subparser."""
-    unset: Any = None if top else argparse.SUPPRESS
-    p.add_argument("--data-dir", default=unset, help=t("cli.dataDir"))
-    p.add_argument("--provider", type=provider_name, default=unset, help=t("cli.provider"))
-    p.add_argument("--base-url", default=unset, help=t("cli.baseUrl"))
-    p.add_argument("--model", default=unset, help=t("cli.model"))
-    p.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        default="warning" if top else argparse.SUPPRESS,
-        help=t("cli.logLevel"),
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,17 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"harnessdesk {contract.__version__}", help=t("cli.version")
     )
-    parser.add_argument("--serve", action="store_true", help=t("cli.serve"))
-    parser.add_argument("--port", type=port_number, default=0, help=t("cli.port"))
-    parser.add_argument("--remote", metavar="[USER@]HOST[:PORT]", help=t("cli.remote"))
-    _common(parser, top=True)
+    window.arguments(parser)
+    add_common(parser, top=True)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, title=t("cli.commands"))
-    doctor = sub.add_parser("doctor", help=t("cli.doctor"))
-    doctor.add_argument("--self-test", action="store_true", help=t("cli.selfTest"))
-    doctor.add_argument("--repair", action="store_true", help=t("cli.repair"))
-    doctor.add_argument("--restore-backup", nargs="?", const="", metavar="FILE", help=t("cli.restoreBackup"))
-    _common(doctor)
-    add_parsers(sub, _common)
+    for entry in COMMANDS.values():
+        add_common(entry.add_parser(sub))
     return parser
 
 
@@ -127,7 +116,7 @@ def split_folder(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[
 
 
 def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
-    """`window_options` go to `desktop.app.run_window` (tests pass their own host factory)."""
+    """`window_options` go to the window's entry (tests pass their own host factory)."""
     skip_pydantic_plugin_scan()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["askpass"] and os.environ.get("HARNESSDESK_ASKPASS_KEY"):
@@ -145,12 +134,8 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
         parser.error(t("cli.pathWithCommand", path=folder, command=args.command))
     try:
         if args.command is None:
-            return _window(args, window_options)
-        if args.command == "doctor":
-            from desktop.doctor import run_doctor
-
-            return run_doctor(args)
-        return _headless(args)  # argparse admits only the commands add_parsers registered
+            return window.run(args, **window_options)
+        return COMMANDS[args.command].run(args)  # argparse admits only the commands registered
     except CliError as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)  # the program's name, then the reason
         return 2
@@ -167,22 +152,3 @@ def data_dir_argument(argv: Sequence[str]) -> str | None:
         if token.startswith("--data-dir="):
             return token.split("=", 1)[1]
     return None
-
-
-def _window(args: argparse.Namespace, options: dict[str, Any]) -> int:
-    from desktop.app import WindowError, run_window
-    from host.engine.errors import EngineError
-
-    try:
-        return run_window(args, **options)
-    except (WindowError, OSError, EngineError) as exc:  # e.g. a damaged database: one line
-        raise CliError(str(exc)) from exc
-
-
-def _headless(args: argparse.Namespace) -> int:
-    from desktop.headless import CommandError, run
-
-    try:
-        return run(args)
-    except (CommandError, OSError) as exc:
-        raise CliError(str(exc)) from exc

@@ -27,7 +27,7 @@ async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[s
     """Import `archive` into DIR's workspace through the running host; the ids, main one first."""
     from contract.methods import SESSION_IMPORT, WORKSPACE_CREATE
     from contract.sessions import MAX_IMPORT_BYTES
-    from desktop.acp.relay import RelayApiClient
+    from desktop.instance_relay import RelayApiClient
     from host.fetch.errors import TransportError
 
     try:

@@ -63,7 +63,7 @@ class StartingHost:
             failure = self.failure()
             if failure is None or scope["type"] != "http":
                 raise  # still building after `timeout`: a plain error, the page retries
-            await _answer_failed(send, failure)
+            await answer_failed(send, failure)
             return
         await app(scope, receive, send)
 
@@ -88,7 +88,7 @@ class StartingHost:
             await result
 
 
-async def _answer_failed(send: Send, failure: BaseException) -> None:
+async def answer_failed(send: Send, failure: BaseException) -> None:
     body = failure_text(failure).encode("utf-8")
     headers = [
         (b"content-type", b"text/plain; charset=utf-8"),

@@ -97,7 +97,7 @@ class PrimaryInstance:
 
         `on_open(path)` answers a later `harnessdesk PATH` (an absolute, existing folder);
         `on_api(conn)` carries an API relay (`harnessdesk acp`) on that connection until it
-        closes (desktop/acp/relay.py); `on_show(session_id)` shows a session `harnessdesk import`
+        closes (desktop/instance_relay.py); `on_show(session_id)` shows a session `harnessdesk import`
         just imported through that relay."""
         self._on_activate = on_activate
         if on_open is not None:
@@ -168,6 +168,8 @@ class PrimaryInstance:
                 if self._on_api is None:
                     conn.send({"ok": False})
                 else:
+                    if self._family == "AF_UNIX":  # a relay may be silent for long: no timeout
+                        _set_timeout(conn, 0)
                     self._on_api(conn)  # the relay answers, then owns the connection until it ends
                 return
             path = _open_path(request)

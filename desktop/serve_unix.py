@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from contract import __version__
-from desktop.commands import named_paths
 from desktop.i18n import t
-from desktop.instance import acquire
+from desktop.instance import LOCK_NAME, acquire
+from desktop.options import named_paths
+from desktop.windowlink import ChannelPicker, loopback_site, read_window
 from host.engine.llm.overrides import RuntimeOverrides
 
 READY_BOUND = 120.0
@@ -91,9 +92,16 @@ def run_unix(args: argparse.Namespace, data_dir: Path) -> int:
     handover = read_handover(args.handover)
     if args.detach:
         return _detached(args, data_dir, socket_path, handover)
-    return asyncio.run(
-        serve_unix(args, data_dir, socket_path, handover, _print_line, watch_stdin=args.attached)
+    window = bool(getattr(args, "window", False))
+    run = serve_unix(
+        args, data_dir, socket_path, handover, _print_line, watch_stdin=args.attached or window, window=window
     )
+    if not window:
+        return asyncio.run(run)
+    try:
+        return asyncio.run(run)
+    except Exception:  # the window has heard why on the error line: it says so, once
+        return 2
 
 
 def _print_line(line: str) -> None:
@@ -158,30 +166,44 @@ async def serve_unix(
     tell: Callable[[str], None],
     *,
     watch_stdin: bool,
+    window: bool = False,
 ) -> int:
+    """`window`: the host of the desktop window that started it (docs/decisions/window-host-process.md):
+    the window holds the data folder's instance lock and answers the folder dialog over
+    stdin/stdout (desktop/windowlink.py); stdin closing ends it."""
     from host.api import open_host
     from host.server.run import LoopbackServer
     from host.server.unix import UnixPeerProtocol, bind_unix, build_unix_site
 
     folder = socket_path.parent
     instance = acquire(data_dir)
-    if instance is None:
+    if window and instance is None and _held_by_parent(data_dir):
+        pass  # the window that started us holds the data folder
+    elif window or instance is None:
+        if instance is not None:  # `--window` only under the window holding this data folder
+            instance.close()
         message = t("serve.otherInstance", data_dir=data_dir)
         tell(json.dumps({"harnessdesk": "error", "message": message}))
         raise ServeError(message)
     try:
         sock = bind_unix(socket_path)
     except OSError as exc:
-        instance.close()
+        if instance is not None:
+            instance.close()
         tell(json.dumps({"harnessdesk": "error", "message": str(exc)}))
         raise ServeError(str(exc)) from exc
     token = secrets.token_urlsafe(32)
     overrides, options = host_options(handover, args)
+    loop = asyncio.get_running_loop()
+    picker = ChannelPicker(loop, _print_line) if window else None
     try:
-        runtime = await open_host(data_dir, overrides, masked=(*named_paths(args), folder), **options)
+        runtime = await open_host(
+            data_dir, overrides, masked=(*named_paths(args), folder), picker=picker, **options
+        )
     except BaseException as exc:
         sock.close()
-        instance.close()
+        if instance is not None:
+            instance.close()
         tell(json.dumps({"harnessdesk": "error", "message": str(exc)}))
         raise
     server = LoopbackServer(
@@ -190,16 +212,21 @@ async def serve_unix(
         log_level=args.log_level,
         http=UnixPeerProtocol,
     )
-    loop = asyncio.get_running_loop()
+
+    site, url = None, None
+    if window and getattr(args, "window_serve", None):
+        site, url = await loopback_site(runtime, args.window_serve, args.port)
 
     def stop() -> None:
         runtime.engine.host.end_streams()
         server.stop()
+        if site is not None:
+            site.stop()
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
-    mode = "attached" if watch_stdin else "detached"
+    mode = "window" if window else "attached" if watch_stdin else "detached"
     describe = runtime.engine.host.describe()
     sandbox = describe.sandbox is not None and describe.sandbox.kind != "none"
     version = os.environ.get("HARNESSDESK_BUNDLE") or __version__
@@ -218,7 +245,9 @@ async def serve_unix(
     }
     written.append(_write_private(folder / INFO, json.dumps(info) + "\n"))
     tasks: list[asyncio.Task[None]] = []
-    if watch_stdin:
+    if picker is not None:
+        read_window(sys.stdin.buffer, loop, picker, stop)
+    elif watch_stdin:
         _watch_stdin(loop, stop)
     elif args.idle_exit > 0:
         tasks.append(asyncio.create_task(_idle_exit(runtime, server, args.idle_exit, stop)))
@@ -230,6 +259,7 @@ async def serve_unix(
                 "version": version,
                 "pid": os.getpid(),
                 "sandbox": sandbox,
+                **({"url": url} if url else {}),
             }
         )
     )
@@ -240,8 +270,17 @@ async def serve_unix(
             task.cancel()
         await asyncio.to_thread(_remove_ours, written, socket_path)
         await runtime.close(bound=0.8)
-        instance.close()
+        if instance is not None:
+            instance.close()
     return 0
+
+
+def _held_by_parent(data_dir: Path) -> bool:
+    """The data folder's instance lock is held by the process that started us (the window)."""
+    try:
+        return int((data_dir / LOCK_NAME).read_text().split()[0]) == os.getppid()
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def _remove_ours(written: list[Path], socket_path: Path) -> None:

@@ -258,8 +258,8 @@ def test_the_door_checker_fences_each_service() -> None:
     ]
     typed = "from host.engine.services.sessions import Sessions\n"
     assert door_violations(typed, "host.api.x") == []
-    assert door_violations("from host.engine.services.core import Core\n", "host.api.x") == [
-        "1: host.engine.services.core.Core is not part of the engine's door"
+    assert door_violations("from host.engine.agent.pool import AgentPool\n", "host.api.x") == [
+        "1: host.engine.agent.pool.AgentPool is not part of the engine's door"
     ]
     assert door_violations("from host.engine.services.forks import Forks\n", "desktop.x") == [
         "1: host.engine.services.forks.Forks is not part of the engine's door"

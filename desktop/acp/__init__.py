@@ -1,42 +1,28 @@
-"""`harnessdesk acp`: HarnessDesk as the agent behind an editor, over ACP on stdio.
+"""HarnessDesk as the agent behind an editor, over ACP on stdio, as a client of a host's API
+(`harnessdesk acp` is desktop/commands/acp.py; docs/decisions.md, "ACP bridge").
 
 stdout carries protocol frames only: the real stdout is kept for the protocol and file
 descriptor 1 then points at stderr, so a stray print (ours, a library's, llama.cpp's) cannot
-corrupt the stream. Logs go to stderr. With the window or `serve` already running on the data
-dir, the calls travel to it over the instance channel (desktop/acp/relay.py); otherwise this
-process opens the host itself (docs/decisions.md, "ACP bridge").
+corrupt the stream. Logs go to stderr.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import contextlib
 import json
-import logging
 import os
 import sys
 from asyncio.streams import FlowControlMixin
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING
 
-from desktop.paths import resolve_data_dir
+if TYPE_CHECKING:
+    from host.fetch.client import AbstractApiClient
 
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest protocol line read (images travel inline as base64)."""
 
 
-def run_acp(args: argparse.Namespace) -> int:
-    protocol_out = _take_stdout()
-    logging.basicConfig(
-        stream=sys.stderr, level=getattr(logging, str(args.log_level).upper(), logging.WARNING)
-    )
-    try:
-        return asyncio.run(_main(args, protocol_out))
-    except KeyboardInterrupt:
-        return 0
-
-
-def _take_stdout() -> IO[bytes]:
+def take_stdout() -> IO[bytes]:
     """The protocol's stdout; fd 1 (and `sys.stdout`) now write to stderr."""
     sys.stdout.flush()
     protocol = os.fdopen(os.dup(1), "wb", buffering=0)
@@ -101,55 +87,20 @@ def _malformed(line: bytes) -> bytes | None:
     return json.dumps(error).encode() + b"\n"
 
 
-async def _main(args: argparse.Namespace, out: IO[bytes]) -> int:
+async def speak(client: AbstractApiClient, out: IO[bytes]) -> None:
+    """Be the agent on stdin and `out` (from `take_stdout`) until the editor closes stdin."""
     import acp
 
     from desktop.acp.agent import HarnessAcpAgent
 
-    data_dir = resolve_data_dir(args.data_dir)
-    async with _host_client(args, data_dir) as client:
-        agent = HarnessAcpAgent(client)
-        reader, writer, feeding = await _streams(out)
-        try:
-            conn = acp.core.AgentSideConnection(agent, writer, reader, listening=False)  # type: ignore[arg-type]
-            try:
-                await conn.listen()
-            finally:
-                await asyncio.shield(conn.close())
-        finally:
-            feeding.cancel()
-            await agent.close()
-    return 0
-
-
-@contextlib.asynccontextmanager
-async def _host_client(args: argparse.Namespace, data_dir: Any) -> Any:
-    """A client of the running instance's host, or of a host opened here under the lock."""
-    from desktop.acp.relay import RelayApiClient, serve_relay
-    from desktop.commands import named_paths
-    from desktop.instance import acquire
-    from host.api import open_host
-    from host.engine.llm.overrides import RuntimeOverrides
-    from host.fetch.inprocess import InProcessApiClient
-
-    instance = acquire(data_dir)
-    if instance is None:
-        client = await RelayApiClient.connect(data_dir)
-        try:
-            yield client
-        finally:
-            await client.aclose()
-        return
+    agent = HarnessAcpAgent(client)
+    reader, writer, feeding = await _streams(out)
     try:
-        overrides = RuntimeOverrides(provider=args.provider, base_url=args.base_url, model=args.model)
-        runtime = await open_host(data_dir, overrides, masked=named_paths(args))
-    except BaseException:
-        instance.close()
-        raise
-    loop = asyncio.get_running_loop()
-    try:
-        instance.listen(lambda: None, None, on_api=lambda conn: serve_relay(conn, runtime.app, loop))
-        yield InProcessApiClient(runtime.app)
+        conn = acp.core.AgentSideConnection(agent, writer, reader, listening=False)  # type: ignore[arg-type]
+        try:
+            await conn.listen()
+        finally:
+            await asyncio.shield(conn.close())
     finally:
-        await runtime.close(bound=2.0)
-        instance.close()
+        feeding.cancel()
+        await agent.close()

@@ -122,6 +122,7 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "window.alreadyRunning": "HarnessDesk is already running on this data dir (pid {pid}); {done}.",
     "window.webuiMissing": "the web UI is missing: no {path}",
     "window.hostFailed": "the host could not start: {reason}",
+    "window.hostStopped": "the host process stopped (exit code {code}); close the window and start HarnessDesk again",
     "window.remoteThere": " (open {target} there: Settings → Remote hosts)",
     "window.badRemote": "--remote {target}: {reason}",
     "serve.handoverDash": "--handover takes '-' (one JSON line on stdin)",

@@ -119,6 +119,7 @@ MESSAGES: dict[str, str | dict[str, str]] = {
     "window.alreadyRunning": "HarnessDesk 已在使用这个数据目录（pid {pid}）；{done}。",
     "window.webuiMissing": "缺少网页界面：没有 {path}",
     "window.hostFailed": "主机无法启动：{reason}",
+    "window.hostStopped": "主机进程已停止（退出码 {code}）；请关闭窗口并重新启动 HarnessDesk",
     "window.remoteThere": "（请在那里打开 {target}：设置 → 远程主机）",
     "window.badRemote": "--remote {target}：{reason}",
     "serve.handoverDash": "--handover 只接受 '-'（标准输入上的一行 JSON）",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,25 +22,30 @@ from pydantic import BaseModel
 from contract.content import Message
 from contract.finder import ATTACH_CAP_BYTES
 from contract.namespaces import HOOKS, LSP, PERMISSION, SESSIONS, WEB
+from host.engine.agent.agent import Agent
 from host.engine.agent.attention import Attention
 from host.engine.agent.commands.permission import permission_command
 from host.engine.agent.goals.command import goal_command
-from host.engine.agent.goals.driver import GoalDriver, chain_turn_ended
+from host.engine.agent.goals.driver import GoalDriver
 from host.engine.agent.goals.tools import goal_tools
+from host.engine.agent.model_choice import ModelChoice
 from host.engine.agent.pending import PendingTable
 from host.engine.agent.pool import AgentPool
 from host.engine.agent.presets import PresetService
 from host.engine.agent.prompt_gates import PromptGates
 from host.engine.agent.prompt_hooks import prompt_gate
 from host.engine.agent.slots import TurnSlots
+from host.engine.agent.subagents import SubagentTracker
 from host.engine.automations.clock import Clock
 from host.engine.automations.runs import Drive
 from host.engine.automations.service import Automations
 from host.engine.files.git.commits import RepoCommits
 from host.engine.files.git.runner import FolderGit, PersonGit
 from host.engine.files.review import Review
+from host.engine.files.snapshots import Snapshotter
 from host.engine.integrations.lsp.manager import LanguageServers
 from host.engine.llm.local_servers import Probe
+from host.engine.llm.localmodels.library import ModelLibrary
 from host.engine.llm.model_status import ModelStatusRelay
 from host.engine.llm.overrides import RuntimeOverrides
 from host.engine.llm.registry import AdapterRegistry
@@ -52,9 +57,8 @@ from host.engine.services.agents import Agents
 from host.engine.services.changes import SessionChanges
 from host.engine.services.commits import Commits
 from host.engine.services.config import Configuration
-from host.engine.services.core import Core
 from host.engine.services.file_tree import FileTree
-from host.engine.services.files import Files
+from host.engine.services.files import Files, snapshot_limits
 from host.engine.services.finder import Finder
 from host.engine.services.forks import Forks
 from host.engine.services.goals import Goals
@@ -62,16 +66,19 @@ from host.engine.services.health import StorageHealth
 from host.engine.services.host import HostSurface
 from host.engine.services.imports import ArchiveImports
 from host.engine.services.jobs import Jobs
-from host.engine.services.library import Library
+from host.engine.services.library import Library, installed_files
 from host.engine.services.mcp import Mcp
 from host.engine.services.presets import Presets, preset_cap
 from host.engine.services.reach import AgentReach, ModelImages
 from host.engine.services.remotes import Remotes
 from host.engine.services.sessions import Sessions
-from host.engine.services.subagents import HistoryPage, Subagents
+from host.engine.services.subagents import Subagents
 from host.engine.services.terminals import Terminals
 from host.engine.services.workspaces import Workspaces
 from host.engine.sessions.bus import Bus
+from host.engine.sessions.lookup import announce as announce_added
+from host.engine.sessions.lookup import existing_header
+from host.engine.sessions.media import prompt_blocks
 from host.engine.sessions.removals import follow_removals
 from host.engine.settings.configuration import OPEN_TIMEOUT as SETTINGS_OPEN_TIMEOUT
 from host.engine.settings.configuration import ConfigPlane
@@ -107,7 +114,6 @@ class Parts:
     registry: AdapterRegistry
     tools: dict[str, Tool]
     plane: ConfigPlane
-    core: Core
     model_status: ModelStatusRelay
     followers: tuple[asyncio.Task[None], ...] = ()
     """Tasks that live as long as the engine (what ends with a deleted session)."""
@@ -180,24 +186,41 @@ class Engine:
         (what the command line named); `on_network_sandbox`: told before a sandbox with network
         starts (the loopback fence's `SandboxPeers.expect`): docs/threat-model.md. `automation_clock`:
         the automations' clock (tests move time)."""
+        # Built in dependency order: each part from parts built before it. Where a part built
+        # later must be told by one built earlier, it registers with it right after it is built
+        # (`pool.on_turn_ended`, `pending.on_counted`, `store.on_settled`); nothing is set on a
+        # part from outside (docs/architecture.md, "The engine"; tests/test_service_shape.py).
         data_dir = Path(data_dir)
-        confinement = Confinement(data_dir, tuple(masked))
-        if on_network_sandbox is not None:
-            confinement = Confinement(data_dir, tuple(masked), on_network_sandbox)
+        confinement = (
+            Confinement(data_dir, tuple(masked))
+            if on_network_sandbox is None
+            else Confinement(data_dir, tuple(masked), on_network_sandbox)
+        )
         bus = Bus()
         folders = HostFolders(picker)
         if "opener" not in plane_options:  # settings.json opens like any host.openPath
             plane_options.update(opener=folders.open, can_open=can_open_path)
-        plane = await ConfigPlane.open(data_dir, bus, overrides, bound=settings_timeout, **plane_options)
+        model_library = ModelLibrary(data_dir)  # read by `Library.open`; the settings list its models
+        installed = partial(installed_files, model_library)
+        plane = await ConfigPlane.open(
+            data_dir, bus, overrides, bound=settings_timeout, installed=installed, **plane_options
+        )
         plane.check_overrides()
         store = SqliteStore.in_dir(data_dir)
         await store.open()
         plane.start()
-        pool: AgentPool | None = None
+        default_cwd = os.getcwd()
         selections = Selections(plane.settings, plane.registry, plane.overrides)
+        # the lookups most services start with, bound once (host/engine/sessions/lookup.py)
+        header = partial(existing_header, store)
+        announce = partial(announce_added, bus)
+        blocks = partial(prompt_blocks, put=store.put_attachment)
+        # the attached agents: the pool fills this map, the parts built before it look up in it
+        live: dict[str, Agent] = {}
+        models = ModelChoice(selections, plane.registry, live.get)
 
         def reads_images(session_id: str) -> bool:
-            agent = pool.get(session_id) if pool is not None else None
+            agent = live.get(session_id)
             selection = selections.current(session_id, agent.journal.model if agent is not None else None)
             return plane.registry.accepts_images(selection.provider, selection.model)
 
@@ -211,25 +234,13 @@ class Engine:
         registry = await WorkspaceRegistry.open(store, bus, worktree_rows.home_of)
         mcp = await Mcp.open(data_dir, bus, store, registry, folders, plane, confinement)
         attention = Attention(bus)
-        automations: Automations | None = None
-
-        def asking_changed(session_id: str, count: int) -> None:
-            attention.pending(session_id, count)
-            if automations is not None:
-                automations.wake()  # a run that waits on the person says so now
-
-        pending = PendingTable(bus, asking_changed)
+        tracker = SubagentTracker()
+        pending = PendingTable(bus, attention.pending, tracker.route)
         slots = TurnSlots(lambda: plane.settings.section(SESSIONS).max_running_turns, attention.waiting)
         plane.settings.on_change(lambda ns: slots.settle() if ns == SESSIONS else None)
 
-        def the_pool() -> AgentPool:
-            assert pool is not None, "the engine is still opening"
-            return pool
-
-        core = Core(data_dir, store, bus, pending, plane.registry, selections, os.getcwd(), the_pool)
-
         async def folder_of(session_id: str) -> str:
-            return (await core.header(session_id)).cwd or core.default_cwd
+            return (await header(session_id)).cwd or default_cwd
 
         finder = Finder(folder_of, ATTACH_CAP_BYTES, mcp.resources)
         preset_service = PresetService(
@@ -245,15 +256,71 @@ class Engine:
             patterns=lambda: plane.settings.section(PERMISSION).rules,
         )
         preset_service.commands.register(permission_command(permissions))
-        jobs = Jobs(core)
+        jobs = Jobs(data_dir, bus, header, live.get)
         gates = PromptGates()
-        forks = Forks(core, permissions, registry)
-        files = Files(core, plane, forks.fork, FolderGit(confinement), mcp.project_trusted)
-        goals = Goals(core, GoalDriver(store, gates, lambda sid: the_pool().get(sid)))
+        driver = GoalDriver(store, gates, live.get)
+        preset_service.commands.register(goal_command(driver))
+        extra_tools = goal_tools(driver)
+
+        async def compose(session: SessionHeader, messages: list[Message], cwd: Path) -> Composition:
+            """A session's composition, with the goal tools where the goal stack is mounted (an
+            engine built with no tools at all offers the model none, goal tools included)."""
+            composition = await preset_service.compose(session, messages, cwd)
+            if chosen and session.origin is None and mounted(composition.preset.id):
+                composition.extra_tools = extra_tools
+            return composition
+
+        limits = partial(snapshot_limits, plane)
+        snapshots = Snapshotter(data_dir / "snapshots", store, limits)
+        pool = AgentPool(
+            store,
+            bus,
+            pending,
+            compose,
+            plane.registry.get,
+            models.current,
+            permissions,
+            models.context_window,
+            default_cwd,
+            step_cap,
+            jobs.control,
+            gates,
+            agents=live,
+            snapshots=snapshots,
+            hooks=mcp.hooks,
+            idle=driver.idle,
+            slots=slots,
+            attention=attention,
+        )
+        pool.on_loaded(tracker.loaded)
+        forks = Forks(
+            store,
+            header,
+            live.get,
+            pool.check_open,
+            models.current,
+            selections,
+            announce,
+            permissions,
+            registry,
+        )
+        files = Files(
+            data_dir,
+            default_cwd,
+            store,
+            header,
+            pool.attach,
+            snapshots,
+            limits,
+            forks.fork,
+            FolderGit(confinement),
+            mcp.project_trusted,
+        )
+        goals = Goals(store, pool.attach, driver)
 
         async def last_seq(session_id: str) -> int:
-            agent = the_pool().get(session_id)
-            return agent.journal.last_seq if agent is not None else (await core.header(session_id)).last_seq
+            agent = live.get(session_id)
+            return agent.journal.last_seq if agent is not None else (await header(session_id)).last_seq
 
         async def session_folders() -> list[tuple[str, str | None]]:
             return [(row.id, row.cwd) for row in await store.sessions()]
@@ -265,69 +332,28 @@ class Engine:
             FolderGit(confinement),
             mcp.project_trusted,
             bus,
-            header=core.header,
+            header=header,
             last_seq=last_seq,
             set_cwd=store.set_cwd,
-            release=lambda sid: the_pool().release(sid),
+            release=pool.release,
             session_folders=session_folders,
             workspace_folder=lambda wid: registry.get(wid).path,
             workspace_of_folder=registry.workspace_at,
             workspace_of_session=registry.containing,
         )
         gates.add(worktrees.gate, frozenset({"user", "goal"}), worktrees.setups.active)
-        extra_tools = goal_tools(goals.driver)
-
-        async def compose(header: SessionHeader, messages: list[Message], cwd: Path) -> Composition:
-            """A session's composition, with the goal tools where the goal stack is mounted (an
-            engine built with no tools at all offers the model none, goal tools included)."""
-            composition = await preset_service.compose(header, messages, cwd)
-            if chosen and header.origin is None and mounted(composition.preset.id):
-                composition.extra_tools = extra_tools
-            return composition
-
-        sessions: Sessions | None = None
-
-        def history(sid: str, before_seq: int | None, max_messages: int) -> Awaitable[HistoryPage]:
-            assert sessions is not None, "the engine is still opening"
-            return sessions.history(sid, before_seq, max_messages)
-
-        subagents = Subagents(core, preset_service, permissions, history, finder)
-        tracker = subagents.tracker
-        pending.route = tracker.route
-        pool = AgentPool(
+        health = StorageHealth(store, bus, pool)
+        store.on_settled(health.settled)
+        agents = Agents(pool, store, header, models, plane.registry.get, blocks, health, finder)
+        presets = Presets(pool, store, header, default_cwd, preset_service, permissions, plane, folders)
+        sessions = Sessions(
+            pool,
             store,
             bus,
-            pending,
-            compose,
-            plane.registry.get,
-            lambda sid, journal: core.current_selection(sid, journal),
-            permissions,
-            core.context_window,
-            core.default_cwd,
-            step_cap,
-            jobs.control,
-            gates,
-            snapshots=files.snapshots,
-            hooks=mcp.hooks,
-            subagents=subagents.control_for,
-            turn_ended=chain_turn_ended(
-                chain_turn_ended(
-                    chain_turn_ended(tracker.turn_ended, goals.driver.turn_ended),
-                    lambda agent, *_: worktrees.turn_ended(agent.cwd),
-                ),
-                lambda *args: automations.turn_ended(*args) if automations is not None else None,
-            ),
-            idle=goals.driver.idle,
-            loaded=[tracker.loaded],
-            slots=slots,
-            attention=attention,
-        )
-        health = StorageHealth(store, bus, pool)
-        store.on_settled = health.settled
-        agents = Agents(core, health, finder)
-        presets = Presets(core, preset_service, permissions, plane, folders)
-        sessions = Sessions(
-            core,
+            header,
+            announce,
+            selections,
+            default_cwd,
             health=health,
             permissions=permissions,
             workspaces=registry,
@@ -340,17 +366,33 @@ class Engine:
             attention=attention,
             worktrees=worktrees,
         )
-        preset_service.commands.register(goal_command(goals.driver))
+        subagents = Subagents(
+            pool,
+            store,
+            tracker,
+            models,
+            selections,
+            announce,
+            blocks,
+            preset_service,
+            permissions,
+            sessions.history,
+            finder,
+        )
+        # the agents' turns reach the parts built on the pool: the subagents (a `task` call and a
+        # child's answer), the goal driver, the worktrees; the automations below
+        pool.serve_subagents(subagents.control_for)
+        pool.on_turn_ended(subagents.turn_ended)
+        pool.on_turn_ended(driver.turn_ended)
+        pool.on_turn_ended(lambda agent, *_: worktrees.turn_ended(agent.cwd))
         model_status = ModelStatusRelay(bus)
         # turning a hook dialect on or off changes the hook files mcp.list shows (host/mcp-changed)
         plane.settings.on_change(lambda ns: mcp.servers.announce_all() if ns == HOOKS else None)
         plane.settings.on_change(lambda ns: reach.settings_changed() if ns == LSP else None)
         gates.add(prompt_gate(mcp.hooks), frozenset({"user"}), mcp.hook_files_present)
-        library = await Library.open(data_dir, bus, plane, local_probes, download_options or {})
+        library = await Library.open(model_library, bus, plane, local_probes, download_options or {})
         health.start_backups(store.path, data_dir / "backups", fully_checked=store.fully_checked)
-        changes = SessionChanges(
-            store, files.snapshots, data_dir, core.header, core.attach, lambda: core.default_cwd
-        )
+        changes = SessionChanges(store, snapshots, data_dir, header, pool.attach, lambda: default_cwd)
 
         def to_mux(frame: BaseModel, weight: int = 0) -> None:
             bus.publish("mux", frame, weight=weight)
@@ -373,13 +415,15 @@ class Engine:
         file_tree = FileTree(
             folder_of, FolderGit(confinement), mcp.project_trusted, changes.changed_paths, to_mux
         )
-        config = Configuration(core, plane, permissions, presets.follow_model)
+        config = Configuration(
+            pool, store, header, models, selections, plane.registry, plane, permissions, presets.follow_model
+        )
 
         async def changed_files(session_id: str) -> int:
             return len(await changes.changed_paths(session_id))
 
         async def discard_run(session_id: str) -> None:
-            if worktrees.state_of((await core.header(session_id)).cwd) is not None:
+            if worktrees.state_of((await header(session_id)).cwd) is not None:
                 await worktrees.remove(session_id, False, True)  # the run's worktree and branch go
             await sessions.delete_session(session_id)
 
@@ -405,11 +449,13 @@ class Engine:
             ),
             automation_clock,
         )
+        pool.on_turn_ended(automations.turn_ended)
+        pending.on_counted(lambda session_id, count: automations.wake())  # a waiting run says so now
 
         # commit, log, push, pull request (docs/decisions/commit-and-push.md)
-        def selection_of(session_id: str, header: SessionHeader) -> Any:
-            agent = the_pool().get(session_id)
-            return core.current_selection(session_id, agent.journal if agent is not None else None, header)
+        def selection_of(session_id: str, session: SessionHeader) -> Any:
+            agent = live.get(session_id)
+            return models.current(session_id, agent.journal if agent is not None else None, session)
 
         def base_of(folder: str) -> str | None:
             row = worktree_rows.of(folder)
@@ -418,8 +464,8 @@ class Engine:
         commits = Commits(
             store,
             plane.registry,
-            core.header,
-            lambda: core.default_cwd,
+            header,
+            lambda: default_cwd,
             selection_of,
             RepoCommits(FolderGit(confinement), PersonGit()),
             mcp.project_trusted,
@@ -441,7 +487,6 @@ class Engine:
             plane.registry,
             chosen,
             plane,
-            core,
             model_status,
             followers,
         )
@@ -458,7 +503,9 @@ class Engine:
             goals=goals,
             mcp=mcp,
             health=health,
-            host=HostSurface(core, jobs, model_status, plane.default_preset),
+            host=HostSurface(
+                bus, pending, live, selections, default_cwd, jobs, model_status, plane.default_preset
+            ),
             changes=changes,
             finder=finder,
             imports=ArchiveImports(registry, sessions.import_rows, store.header),
@@ -483,7 +530,7 @@ class Engine:
         await review.recover()  # a discard a crash interrupted: finished or rolled back
         await worktrees.recover()  # a hand-off a crash interrupted; prune; unused worktrees go
         await pool.resume(await store.pending_inbox())  # queued input runs now
-        await jobs.record_lost_jobs()
+        await jobs.record_lost_jobs(pool.attach)
         await automations.open()  # after the resume: a run that took up its input again is watched
         await engine.remotes.start()
         return engine
@@ -492,9 +539,9 @@ class Engine:
         """End running turns `aborted {by: disposed}`, cancel pending requests, flush, close;
         give up waiting after `bound` seconds (a SIGTERM exits within 2 s, docs/decisions.md)."""
         parts = self.parts
-        if parts.core.closed:
+        if parts.pool.closing:
             return
-        parts.core.closed = True
+        parts.pool.shut()
         end = time.monotonic() + (bound if bound is not None else 3600.0)
         parts.model_status.close()
         await self.automations.close()  # no run starts while the engine closes

@@ -11,6 +11,7 @@ the server refuses answers `auth-failed` at once, without a prompt."""
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Iterator
@@ -37,7 +38,8 @@ from tests.api.conftest import Host
 from tests.api.file_turns import open_session, turn_writing, write
 from tests.api.support import cwd_of, err, ok
 from tests.security.sandboxing import needs_sandbox
-from tests.support.git_repos import place
+from tests.support.git_repos import IDENTITY, place
+from tests.support.git_repos import git as git_in
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 from tests.support.sshd import Sshd
 
@@ -48,11 +50,7 @@ START = ("-c", "user.name=Someone Else", "-c", "user.email=else@example.invalid"
 pytestmark = needs_sandbox
 
 
-def git(folder: Path, *args: str, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(folder), *START, *args], check=check, capture_output=True, text=True, timeout=120
-    )
-    return done.stdout.strip()
+git = functools.partial(git_in, config=START)
 
 
 def plain_repo(folder: Path, branch: str = "main") -> Path:
@@ -387,15 +385,7 @@ def _run(*argv: str) -> str:
     return subprocess.run(argv, check=True, capture_output=True, text=True, timeout=120).stdout.strip()
 
 
-def _git(folder: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(folder), "-c", "user.name=T", "-c", "user.email=t@example.invalid", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return done.stdout.strip()
+_git = functools.partial(git_in, config=IDENTITY)
 
 
 def _ssh_command(sshd: Sshd, key: Path) -> str:

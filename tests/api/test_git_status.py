@@ -6,7 +6,6 @@ tests/security/test_git_containment.py and test_git_escapes.py)."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,9 @@ import pytest
 from contract.methods import FILES_GIT_STATUS
 from tests.api.conftest import Host
 from tests.api.support import err, ok
+from tests.support.git_repos import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, timeout=60)
 
 
 def make_repo(folder: Path) -> None:

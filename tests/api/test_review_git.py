@@ -8,7 +8,6 @@ review comments reaching the model as text naming the file and the lines."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,16 +31,12 @@ from host.engine.files import undo_journal
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import open_session, turn_writing, write
 from tests.api.support import cwd_of, err, event, ok, page_events
+from tests.support.git_repos import git
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 LINES = "".join(f"line {i}\n" for i in range(1, 21))
-
-
-def git(folder: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, timeout=60)
-    return done.stdout.decode()
 
 
 @pytest.fixture

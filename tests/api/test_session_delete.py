@@ -178,7 +178,7 @@ async def test_a_deleted_session_leaves_nothing_of_its_agent_in_the_host(
     mux = await host.mux(client)
     sid = await host.create()
     await run_turn(client, mux, sid, "hello")
-    pool = host.engine.host._core.pool
+    pool = host.engine.parts.pool
     held = pool._permissions._open
     assert sid in pool.agents and sid in held
     await ok(client, SESSION_DELETE, {"sessionId": sid})

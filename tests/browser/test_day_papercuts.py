@@ -4,7 +4,6 @@ git badge stayed stale after a revert, and a Save in Settings moved what was und
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from tests.browser.support import (
     turn_ends,
     wait_idle,
 )
+from tests.support.git_repos import git
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -106,10 +106,6 @@ def test_the_narrow_drawer_shows_a_sessions_title(page: Page, llm: ScriptedLlmSe
     finally:
         page.keyboard.press("Escape")
         page.set_viewport_size(VIEWPORT)
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
 def test_the_git_badge_follows_a_revert(page: Page, llm: ScriptedLlmServer, tmp_path: Path) -> None:

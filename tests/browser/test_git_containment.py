@@ -7,6 +7,7 @@ why the changed files are not counted until the folder is trusted."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 from collections.abc import Callable
@@ -17,15 +18,15 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.support import Contexts, HarnessServer, openai_args, send, turn_ends, wait_idle
 from tests.security.sandboxing import needs_sandbox, sandbox_on
+from tests.support.git_repos import IDENTITY
+from tests.support.git_repos import git as git_in
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = [pytest.mark.browser, needs_sandbox]
 __all__ = ["sandbox_on"]
 
 
-def git(folder: Path, *args: str) -> None:
-    identity = ("-c", "user.name=Test", "-c", "user.email=t@example.invalid")
-    subprocess.run(["git", "-C", str(folder), *identity, *args], check=True, capture_output=True, timeout=60)
+git = functools.partial(git_in, config=IDENTITY)
 
 
 def test_the_pages_refresh_after_a_turn_runs_no_planted_filter(

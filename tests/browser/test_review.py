@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from tests.browser.support import (
     turn_ends,
     wait_idle,
 )
+from tests.support.git_repos import git
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -257,10 +257,6 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
 
 
 # ---- item 10: the git branch and changed files in the header -------------------------------------
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, timeout=60)
 
 
 def test_header_shows_the_branch_and_changed_files_after_each_turn(

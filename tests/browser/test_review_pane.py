@@ -9,7 +9,6 @@ only the rows in view in the DOM and still scrolls to its last line. Screenshots
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,17 +25,13 @@ from tests.browser.support import (
     turn_ends,
     wait_idle,
 )
+from tests.support.git_repos import git
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
 
 LINES = "".join(f"line {i}\n" for i in range(1, 31))
 EDITED = LINES.replace("line 3\n", "line three\n").replace("line 5\n", "line five\n")
-
-
-def git(folder: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, timeout=60)
-    return done.stdout.decode()
 
 
 def repo_at(work: Path) -> None:

@@ -23,6 +23,7 @@ from contract.rpc import ClientResponse, ReceiptAccepted, RpcOk
 from contract.sessions import TextInput
 from host.engine.errors import AutomationRunning, WorkspaceInvalidPath
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap, reset_support
+from host.engine.sessions.lookup import existing_header
 from tests.support.engine import agent_of, wait_quiet
 from tests.support.fake_clock import FakeClock
 from tests.support.git_repos import make_repo, place
@@ -84,7 +85,7 @@ async def test_a_schedule_fires_at_a_faked_clock_in_a_worktree_and_lands_in_the_
     assert (run.automation_id, run.outcome, run.read) == (aid, "answered", False)
     assert run.summary == "Two tests fail on a renamed fixture"
     assert run.session_id is not None
-    header = await engine.parts.core.header(run.session_id)
+    header = await existing_header(engine.parts.store, run.session_id)
     assert header.cwd is not None and not header.cwd.startswith(str(repo))  # its own worktree
     assert engine.worktrees.state_of(header.cwd) is not None
     [summary] = [s for s in await engine.sessions.list_sessions() if s.session_id == run.session_id]
@@ -192,7 +193,7 @@ async def test_a_read_only_run_cannot_write_and_outside_a_repository_is_read_onl
     [run] = await runs_until(engine, finished)
     assert run.outcome == "answered" and run.changed_files == 0
     assert not (folder / "made.txt").exists()
-    header = await engine.parts.core.header(sid)
+    header = await existing_header(engine.parts.store, sid)
     assert header.cwd == str(folder)  # not a repository: the folder itself
     tool_result = json.dumps(scripted_llm.requests[1]["messages"][-1])
     assert "Read-only file system" in tool_result  # bubblewrap refused the write

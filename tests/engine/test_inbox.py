@@ -138,7 +138,7 @@ async def test_a_fork_and_an_import_start_with_nothing_pending(
     waiting = await engine.agents.prompt(sid, "queue", [TextInput(text="waiting")], "r3")
     assert [i.id for i in queued(engine, sid)] == [waiting]
     child = await engine.sessions.fork(sid)
-    assert queued(engine, child) == [] and (await engine.agents.attach(child)).inbox.items() == []
+    assert queued(engine, child) == [] and (await engine.agents.attach(child)).input.inbox.items() == []
     # an archive whose inbox still holds input: imported, that input is canceled, never run
     rows: list[Any] = [row async for row in engine.sessions.export_rows(sid)]
     header = rows[0].json.replace(sid, "imported-1")
@@ -150,4 +150,4 @@ async def test_a_fork_and_an_import_start_with_nothing_pending(
     dropped = [e for e in log if e.type == "agent/inbox/spliced" and e.data.get("outcome") == "canceled"]
     splices = [e.seq for e in log if e.type == "agent/inbox/spliced"]
     assert dropped and dropped[-1].seq == max(splices) == len(events)  # appended after the archive
-    assert (await engine.agents.attach(imported)).inbox.items() == []
+    assert (await engine.agents.attach(imported)).input.inbox.items() == []

@@ -70,7 +70,7 @@ async def test_a_veto_logs_the_prompt_blocked_inside_a_turn_with_no_steps(
     assert result.data["stderrSummary"] == "Destructive requests need a ticket number."
     assert result.data["exitCode"] == 2 and result.data["durationMs"] == 12.5
     # the claim is logged with the veto: the prompt is not left queued
-    assert agent_of(engine, sid).queue_items() == []
+    assert agent_of(engine, sid).input.queue_items() == []
 
     # a prompt the gate passes runs as usual, as the next turn
     scripted_llm.enqueue(Reply(text="fine"))

@@ -165,7 +165,7 @@ async def test_a_late_client_is_shown_only_the_committed_queue(attached: Attache
     async with writer_held(engine):
         answer = asyncio.ensure_future(engine.agents.prompt(sid, "queue", [TextInput(text="not yet")], "r2"))
         for _ in range(int(WAIT / 0.01)):  # the prompt is queued in memory, its splice not committed
-            if "not yet" in texts(agent.queue_items()):
+            if "not yet" in texts(agent.input.queue_items()):
                 break
             await asyncio.sleep(0.01)
         late = engine.host.subscribe_mux()

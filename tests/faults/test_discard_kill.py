@@ -10,21 +10,17 @@ import json
 import os
 import random
 import signal
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from contract.methods import GIT_DISCARD, SESSION_CREATE
 from tests.faults.test_kill9 import Client, Zygote
+from tests.support.git_repos import git
 
 FILES = 40
 SIZE = 1 << 20
 MODES = ["staging", "commit", "random", "commit", "staging", "random", "finish"]
 SEED = int(os.environ.get("HARNESSDESK_FAULT_SEED", "4242"))
-
-
-def git(folder: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, timeout=120)
 
 
 def state(work: Path, committed: dict[str, bytes], edited: dict[str, bytes]) -> str:

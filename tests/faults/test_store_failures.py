@@ -158,7 +158,7 @@ async def test_the_writer_survives_a_lock_held_elsewhere_and_every_wait_is_bound
     store = SqliteStore.in_dir(tmp_path, call_timeout=1.0)
     await store.open()
     failures: list[Any] = []
-    store.on_settled = lambda s: failures.append(s) if s.error is not None else None
+    store.on_settled(lambda s: failures.append(s) if s.error is not None else None)
     try:
         store.register(SessionHeader(id="s1", created_at=0))
         store.append("s1", [SessionEvent(type="x", seq=0, time=0, data={})])

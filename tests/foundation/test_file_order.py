@@ -23,9 +23,19 @@ def order(nodeids: list[str], weights: dict[str, float]) -> list[str]:
 
 def test_files_go_longest_first_and_keep_their_tests_in_order() -> None:
     ids = ["a.py::t1", "a.py::t2", "b.py::t1", "c.py::t1", "c.py::t2", "c.py::t3", "b.py::t2"]
-    got = order(ids, {"a.py": 5.0, "b.py": 40.0})
-    # b is known to be long; c is unknown (3 tests: 3 s); a is 5 s
-    assert got == ["b.py::t1", "b.py::t2", "a.py::t1", "a.py::t2", "c.py::t1", "c.py::t2", "c.py::t3"]
+    got = order(ids, {"a.py": 5.0, "b.py": 1.0})
+    # a is known to be 5 s; c is unknown: 3 tests at its folder's 6 s / 4 tests, 4.5 s; b is 1 s
+    assert got == ["a.py::t1", "a.py::t2", "c.py::t1", "c.py::t2", "c.py::t3", "b.py::t1", "b.py::t2"]
+
+
+def test_a_new_file_counts_at_its_folders_seconds_per_test() -> None:
+    ids = ["f/quick.py::t", "f/new.py::t1", "f/new.py::t2", "g/long.py::t", "h/new.py::t1", "h/new.py::t2"]
+    got = order(ids, {"f/quick.py": 0.1, "g/long.py": 1.5})
+    # f/new.py: 2 tests at f's 0.1 s each; h/new.py: a folder with no weighed file, 1 s per test
+    assert got == [
+        *("h/new.py::t1", "h/new.py::t2", "g/long.py::t"),
+        *("f/new.py::t1", "f/new.py::t2", "f/quick.py::t"),
+    ]
 
 
 def test_files_of_equal_weight_keep_pytests_order() -> None:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,14 @@ from contract.methods import METHODS, Method
 from contract.sessions import ListRequest, ListValue
 
 ROOT = Path(__file__).resolve().parents[2]
-DOC = schema.openapi_document()
+
+
+@cache
+def openapi() -> dict[str, Any]:
+    """The OpenAPI document, built on first use, not at import: every xdist worker imports this
+    module to collect it, and building the document costs seconds of CPU (docs/decisions/
+    a-faster-suite.md)."""
+    return schema.openapi_document()
 
 
 def refs(node: Any) -> Iterator[str]:
@@ -40,9 +48,9 @@ def test_every_method_has_models_and_an_openapi_path(key: str) -> None:
     assert issubclass(m.request, BaseModel)
     assert issubclass(m.value, BaseModel)
     assert m.key == key
-    op = DOC["paths"][f"/api/{key}"]["post"]
-    assert set(DOC["paths"][f"/api/{key}"]) == {"post"}
-    components = DOC["components"]["schemas"]
+    op = openapi()["paths"][f"/api/{key}"]["post"]
+    assert set(openapi()["paths"][f"/api/{key}"]) == {"post"}
+    components = openapi()["components"]["schemas"]
     request = components[op["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]]
     assert request["properties"]["method"]["const"] == key
     payload_ref = request["properties"]["payload"]["$ref"].split("/")[-1]
@@ -56,8 +64,8 @@ def test_every_method_has_models_and_an_openapi_path(key: str) -> None:
 
 
 def test_carrier_paths() -> None:
-    paths = DOC["paths"]
-    assert DOC["openapi"].startswith("3.1")
+    paths = openapi()["paths"]
+    assert openapi()["openapi"].startswith("3.1")
     assert set(paths) == {f"/api/{k}" for k in METHODS} | {
         "/api/respond",
         "/api/events.mux",
@@ -76,7 +84,7 @@ def test_carrier_paths() -> None:
         sse = paths[f"/api/{key}"]["get"]["responses"]["200"]["content"]["text/event-stream"]
         frames = sse["x-sse-data"]["allOf"][1]["properties"]["payload"]["$ref"].split("/")[-1]
         assert frames == schema.frame_name(key)
-        assert "oneOf" in DOC["components"]["schemas"][frames]
+        assert "oneOf" in openapi()["components"]["schemas"][frames]
     export = paths["/api/session.export"]
     assert set(export) == {"get", "head"}
     params = {p["name"]: p for p in export["get"]["parameters"]}
@@ -86,8 +94,8 @@ def test_carrier_paths() -> None:
 
 
 def test_every_reference_resolves() -> None:
-    components = DOC["components"]["schemas"]
-    targets = set(refs(DOC))
+    components = openapi()["components"]["schemas"]
+    targets = set(refs(openapi()))
     assert targets
     assert all(t.startswith("#/components/schemas/") for t in targets)
     assert {t.rsplit("/", 1)[1] for t in targets} <= set(components)
@@ -152,7 +160,7 @@ def test_cli_writes_every_schema_and_the_openapi_document(tmp_path: Path) -> Non
     for name, file in index.items():
         written = json.loads((out / file).read_text())
         assert written["title"] == name
-    assert json.loads((out / "openapi.json").read_text()) == DOC
+    assert json.loads((out / "openapi.json").read_text()) == openapi()
 
 
 def test_cli_default_directory(tmp_path: Path) -> None:

@@ -86,9 +86,13 @@ async def test_with_nobody_to_answer_ssh_asks_nothing(
 ) -> None:
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
         await local.host.close()  # no window listens on the host stream: BatchMode
+        # sees the host's frames as its own followers do, and is not counted as a listener
+        seen = local.runtime.engine.parts.bus.subscribe("host", counted=False)
         host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
         failed = await local.error(REMOTE_CONNECT, {"hostId": host_id}, "remote-connect-failed")
         assert failed.details.stage == "ssh" and "Permission denied" in failed.message
+        # refused at once, not after the passphrase prompt waited its bound for nobody
+        assert not [f for _, f in seen.take() if ftype("remote/secret-requested")(f)]
 
 
 async def test_a_changed_host_key_is_never_accepted(

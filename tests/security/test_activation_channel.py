@@ -75,3 +75,42 @@ def test_a_long_data_dir_gets_an_unpredictable_name_that_cannot_be_taken_first(t
             instance.close()
     finally:
         squatter.close()
+
+
+def test_an_api_relay_may_stay_silent_longer_than_the_handshake_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The handshake's receive bound is for the handshake: a relay (`harnessdesk acp` waiting for
+    the editor's next request) that says nothing for longer still has its connection."""
+    import threading
+    import time
+    from multiprocessing.connection import Client, Connection
+
+    import desktop.instance
+
+    monkeypatch.setattr(desktop.instance, "HANDSHAKE_TIMEOUT", 0.2)
+    instance = acquire(tmp_path)
+    assert instance is not None
+    heard: list[object] = []
+    done = threading.Event()
+
+    def relay(conn: Connection) -> None:
+        conn.send({"ok": True})
+        try:
+            heard.append(conn.recv_bytes())
+        except Exception as exc:
+            heard.append(exc)
+        done.set()
+
+    try:
+        instance.listen(lambda: None, on_api=relay)
+        info = json.loads((tmp_path / INFO_NAME).read_text())
+        with Client(info["address"], info["family"], authkey=bytes.fromhex(info["authkey"])) as client:
+            client.send({"cmd": "api"})
+            assert client.poll(5) and client.recv() == {"ok": True}
+            time.sleep(0.6)  # silent for three times the handshake's bound
+            client.send_bytes(b"later")
+            assert done.wait(5)
+        assert heard == [b"later"]
+    finally:
+        instance.close()

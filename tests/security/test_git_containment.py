@@ -10,6 +10,7 @@ private)."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import shutil
 import subprocess
@@ -25,17 +26,15 @@ from host.engine.files.git.status import git_status
 from host.engine.sandbox import Confinement, SandboxPolicy, wrap
 from host.engine.tools.permissions.sandboxing import blocked_write
 from tests.security.sandboxing import needs_sandbox, sandbox_on
+from tests.support.git_repos import IDENTITY
+from tests.support.git_repos import git as git_in
 
 __all__ = ["sandbox_on"]
 
 ROOT = Path(__file__).resolve().parents[2]
-IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
 
 
-def git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-C", str(folder), *IDENTITY, *args], check=True, capture_output=True, text=True, timeout=60
-    )
+git = functools.partial(git_in, config=IDENTITY)
 
 
 @pytest.fixture
@@ -274,8 +273,8 @@ def test_ordinary_git_use_keeps_working_in_the_sandbox(place: Path, sandbox_on: 
     done = sandboxed(repo, script, place / "data")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
-    assert "topic" in git(repo, "branch").stdout
-    assert git(repo, "stash", "list").stdout.strip()
+    assert "topic" in git(repo, "branch")
+    assert git(repo, "stash", "list")
 
 
 @needs_sandbox

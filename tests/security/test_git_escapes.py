@@ -14,9 +14,9 @@ Each planted program leaves a marker outside the folder when it runs; no marker 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import shutil
-import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -35,18 +35,15 @@ from contract.methods import (
 from host.fetch.http_client import HttpApiClient
 from tests.api.support import Frames, event, events_of, ok, prompt, start_serve
 from tests.security.sandboxing import needs_sandbox, sandbox_on
+from tests.support.git_repos import IDENTITY
+from tests.support.git_repos import git as git_in
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = [needs_sandbox, pytest.mark.usefixtures("sandbox_on")]
 __all__ = ["sandbox_on"]
 
-IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
 
-
-def git(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-C", str(folder), *IDENTITY, *args], check=True, capture_output=True, text=True, timeout=60
-    )
+git = functools.partial(git_in, config=IDENTITY)
 
 
 def call(call_id: str, tool: str, **arguments: Any) -> Reply:

@@ -5,8 +5,8 @@ is the host's own write, never git's. Folders under /var/tmp (the sandbox's /tmp
 
 from __future__ import annotations
 
+import functools
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,19 +18,16 @@ from host.engine.files.git.runner import FolderGit
 from host.engine.files.review import Review
 from host.engine.sandbox import Confinement
 from tests.security.sandboxing import needs_sandbox, sandbox_on
+from tests.support.git_repos import IDENTITY
+from tests.support.git_repos import git as git_in
 
 __all__ = ["sandbox_on"]
 
 pytestmark = needs_sandbox
-IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
 LINES = "".join(f"line {i}\n" for i in range(1, 11))
 
 
-def git(folder: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(folder), *IDENTITY, *args], check=True, capture_output=True, timeout=60
-    )
-    return done.stdout.decode()
+git = functools.partial(git_in, config=IDENTITY)
 
 
 @pytest.fixture
@@ -93,7 +90,7 @@ async def test_staging_writes_the_index_and_never_the_work_tree(
         ["apply", "-R", "-"],
         write=True,
         index_only=True,
-        stdin=patch.encode(),
+        stdin=(patch + "\n").encode(),  # the helper strips the last newline
     )
     assert not done.ok and b"Read-only file system" in done.stderr
     assert "line eight" in (folder / "a.txt").read_text()

@@ -36,7 +36,7 @@ from contract.methods import (
     SESSION_LIST,
 )
 from desktop.cli import build_parser
-from desktop.commands import named_paths
+from desktop.options import named_paths
 from host.engine.integrations.hooks.run import argv_for
 from host.engine.integrations.mcp.spawn import sandboxed_argv
 from host.engine.sandbox import Confinement, SandboxPolicy, wrap

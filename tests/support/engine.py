@@ -21,13 +21,13 @@ def agent_of(engine: Engine, session_id: str) -> Agent:
 def queued(engine: Engine, session_id: str) -> list[QueuedInboxItem]:
     """The session's queued input (empty when no agent is attached)."""
     agent = engine.parts.pool.agents.get(session_id)
-    return agent.queue_items() if agent is not None else []
+    return agent.input.queue_items() if agent is not None else []
 
 
 def is_quiet(agent: Agent) -> bool:
     """Idle with nothing queued or steered: the loop has nothing left to do (injected context
     waits for the next turn and does not count)."""
-    return not (agent.running or agent.turn_open or agent.inbox.next_turn or agent.has_steering())
+    return not (agent.running or agent.turn_open or agent.input.inbox.next_turn or agent.input.has_steering())
 
 
 async def wait_quiet(agent: Agent, within: float = 30.0) -> None:

@@ -6,7 +6,9 @@ tests first, which leaves the few files that are one long test each (kill -9 at 
 revert of 120 files, 200 turns of snapshots) for the end, where one worker runs them while the
 others have nothing left. Here the files are ordered by the seconds they took in a measured run
 (tests/support/file_weights.json, written by scripts/weigh_tests.py), longest first, so the short
-ones fill the gaps at the end. A file the weights do not know yet counts one second per test.
+ones fill the gaps at the end. A file the weights do not know yet counts its tests at the seconds
+per test of the known files in its folder (one second per test where its folder has none): a
+new folder of quick unit tests then goes late, a new browser file early.
 Tests keep their order within a file (module-scoped servers are built once).
 
 The browser files go out before all others (longest first among themselves): a worker then runs
@@ -40,8 +42,18 @@ def longest_first(items: list[pytest.Item], weights: dict[str, float]) -> list[p
     for item in items:
         by_file.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
 
+    known: dict[str, list[float]] = {}  # folder -> [seconds, tests] of its weighed files
+    for path, tests in by_file.items():
+        if path in weights:
+            folder = known.setdefault(path.rpartition("/")[0], [0.0, 0.0])
+            folder[0] += weights[path]
+            folder[1] += len(tests)
+
     def weight(path: str) -> float:
-        return weights.get(path, UNKNOWN_PER_TEST * len(by_file[path]))
+        if path in weights:
+            return weights[path]
+        seconds, tests = known.get(path.rpartition("/")[0], (0.0, 0.0))
+        return (seconds / tests if tests else UNKNOWN_PER_TEST) * len(by_file[path])
 
     def rank(path: str) -> tuple[bool, float]:
         return (not path.startswith(BROWSER), -weight(path))

@@ -8,16 +8,21 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+IDENTITY = ("-c", "user.name=Test", "-c", "user.email=test@example.invalid")
+"""A committer for the test's own commits, on the command line (the repository's configuration
+stays as the test made it)."""
 
-def git(folder: Path, *args: str, check: bool = True) -> str:
-    """`git args` in `folder` (the test's own git, not the host's); its stdout."""
+
+def git(folder: Path, *args: str, check: bool = True, config: Sequence[str] = ()) -> str:
+    """`git [config] args` in `folder` (the test's own git, not the host's); its stdout, stripped.
+    The one git helper of the tests: `config` adds `-c` options (`IDENTITY`) before `args`."""
     done = subprocess.run(
-        ["git", "-C", str(folder), *args], check=check, capture_output=True, text=True, timeout=120
+        ["git", "-C", str(folder), *config, *args], check=check, capture_output=True, text=True, timeout=120
     )
     return done.stdout.strip()
 

@@ -100,7 +100,12 @@ def serve_commands() -> None:
     import uvicorn  # noqa: F401  (what `serve` and the commands import, once)
 
     import desktop.cli
-    import desktop.headless  # noqa: F401
+    import desktop.folders
+    import desktop.handoff
+    import desktop.hostopen
+    import desktop.instance_relay  # noqa: F401  (the commands import these when they run)
+    import host.api.archive
+    import host.fetch.inprocess
     import host.fetch.warm
     import host.server
     import host.server.run

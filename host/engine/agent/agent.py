@@ -95,7 +95,7 @@ class AgentDeps:
     """Told when the agent starts or stops working and how each turn ended."""
 
 
-class Agent(AgentInput):
+class Agent:
     def __init__(
         self,
         journal: Journal,
@@ -115,13 +115,20 @@ class Agent(AgentInput):
         self._instructions: tuple[str, str] | None = None
         self.session_id = journal.session_id
         self.deps = deps
-        self._bus = deps.bus
         self.cwd = cwd
         self.next_turn = next_turn
-        self.inbox = inbox or InboxLists()
-        self._shown_queue = self.inbox.items()
         self.running = False
         self.turn_open = False
+        self._disposed = False
+        self.input = AgentInput(
+            journal,
+            deps.bus,
+            inbox or InboxLists(),
+            lambda: self.running,
+            lambda: self.turn_open,
+            lambda: self._disposed,
+        )
+        """The input side: queue, steer, inject, the queue's edits (host/engine/agent/input.py)."""
         self.last_turn_called_tools = False
         """Whether the last turn ran a tool call (a goal round without one made no progress)."""
         self.cancel_by: AbortedBy | None = None
@@ -153,11 +160,8 @@ class Agent(AgentInput):
         )
         self.opening: list[NewEvent[Any]] = []
         """Events the next turn logs right after its `turn/start` (a child's descriptor)."""
-        self._triggers = {}
         self._exclusive = asyncio.Lock()
         """Held by a turn, or by a manual compaction: never both."""
-        self._wake = asyncio.Event()
-        self._disposed = False
         self._task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[TurnEndReason] | None = None
         self._turn: Turn | None = None
@@ -184,14 +188,12 @@ class Agent(AgentInput):
 
     def start(self) -> None:
         """Run the loop; input left from before a restart (or a crash) is taken up at once."""
-        leftover = self.inbox.steering()
+        leftover = self.input.inbox.steering()
         if leftover:
-            self._late_steering()
+            self.input.late_steering()
         self._task = asyncio.create_task(self._drain(), name=f"agent-{self.session_id}")
-        if self.inbox.next_turn:
-            self._wake.set()
-
-    # ---- input (queue, steer, inject, update_queue: host/engine/agent/input.py) ----------------
+        if self.input.inbox.next_turn:
+            self.input.wake.set()
 
     def cancel(self, by: AbortedBy = "user", clear_queue: bool = False) -> bool:
         """Abort the running turn (or manual compaction) and cancel pending requests; queued input
@@ -199,9 +201,9 @@ class Agent(AgentInput):
         if self._slot_wait is not None and not self._slot_wait.done():
             self._slot_wait.cancel()  # the turn that waited for a slot is dropped (in _drain)
             if clear_queue:
-                self._clear_person_input()
+                self.input.clear_person_input()
             return True
-        dropped = self._clear_person_input() if clear_queue else False
+        dropped = self.input.clear_person_input() if clear_queue else False
         active = self.running or self.turn_open or self._compaction is not None
         if not active:
             return dropped
@@ -284,9 +286,9 @@ class Agent(AgentInput):
                 return outcome
             finally:
                 self._compaction = None
-                self._set_running(bool(self.inbox.next_turn))
-                if self.inbox.next_turn:
-                    self._wake.set()
+                self._set_running(bool(self.input.inbox.next_turn))
+                if self.input.inbox.next_turn:
+                    self.input.wake.set()
 
     def context_view(self) -> dict[str, int]:
         """`{tokens, window}` for the `context` projection (an estimate before the first answer)."""
@@ -295,7 +297,7 @@ class Agent(AgentInput):
     def _notice(self, text: str) -> None:
         """An approval notice for the model's next step."""
         if not self._disposed:
-            self.inject([TextBlock(text=text)], "approvals")
+            self.input.inject([TextBlock(text=text)], "approvals")
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -323,9 +325,7 @@ class Agent(AgentInput):
             return
         self._disposed = True
         self.journal.detach()
-        if self.inbox.next_turn or self.inbox.next_step:
-            self.inbox = InboxLists()
-            self._publish_queue(durable=False)
+        self.input.drop()
         self.deps.pending.cancel_session(self.session_id)
         self._end_work()
 
@@ -338,7 +338,7 @@ class Agent(AgentInput):
             self._compaction.cancel()
         if self._slot_wait is not None:
             self._slot_wait.cancel()
-        self._wake.set()
+        self.input.wake.set()
 
     async def stopped(self, bound: float) -> None:
         """Wait (at most `bound` seconds) until the drain task has ended."""
@@ -360,17 +360,17 @@ class Agent(AgentInput):
 
     async def _drain(self) -> None:
         while not self._disposed:
-            await self._wake.wait()
-            self._wake.clear()
+            await self.input.wake.wait()
+            self.input.wake.clear()
             try:
-                while not self._disposed and self.inbox.next_turn:
+                while not self._disposed and self.input.inbox.next_turn:
                     self._set_running(True)
                     go, self.slot = await self._take_slot()
                     if not go:
                         continue
                     try:
                         async with self._exclusive:
-                            if self._disposed or not self.inbox.next_turn:
+                            if self._disposed or not self.input.inbox.next_turn:
                                 break
                             await self._one_turn()
                     finally:
@@ -386,7 +386,7 @@ class Agent(AgentInput):
                     self.deps.idle(self)  # may queue a goal round (which wakes the loop again)
                 except Exception:
                     log.exception("the idle hook of %s failed", self.session_id)
-            if not self.inbox.next_turn:
+            if not self.input.inbox.next_turn:
                 self._set_running(False)
         self._set_running(False)
 
@@ -418,16 +418,18 @@ class Agent(AgentInput):
                 task.cancel()  # this loop itself was cancelled: leave the line, hold nothing
         if not task.cancelled():
             return True, task.result()
-        if not self._disposed and self.inbox.next_turn:
-            self._splice(self.inbox.splice("next-turn", 0, 1, canceled=True))
+        if not self._disposed and self.input.inbox.next_turn:
+            self.input.record(self.input.inbox.splice("next-turn", 0, 1, canceled=True))
         return False, None
 
     async def _one_turn(self) -> None:
-        first = self.inbox.next_turn[0]
-        claim = self.inbox.splice("next-turn", 0, 1)
-        trigger = self._triggers.pop(first.id, "queue")
+        first = self.input.inbox.next_turn[0]
+        claim = self.input.inbox.splice("next-turn", 0, 1)
+        trigger = self.input.triggers.pop(first.id, "queue")
         self.policy.log_pin(self.journal)
-        turn = Turn(self.conversation, self, self._services, self.next_turn, trigger)
+        turn = Turn(
+            self.conversation, self.input, lambda: self.cancel_by, self._services, self.next_turn, trigger
+        )
         self._turn = turn
         self.next_turn += 1
         self.turn_open = True
@@ -436,7 +438,7 @@ class Agent(AgentInput):
             self.deps.attention.turn_started(self.session_id)
         turn.begin(first, claim, self.opening)
         self.opening = []
-        self._publish_queue()
+        self.input.publish_queue()
         self._turn_task = asyncio.create_task(turn.run())
         await asyncio.wait([self._turn_task])
         task, self._turn_task = self._turn_task, None
@@ -450,8 +452,8 @@ class Agent(AgentInput):
             self.deps.attention.turn_ended(self.session_id, reason.kind, self.journal.last_seq)
         if self.deps.turn_ended is not None:
             self.deps.turn_ended(self, first, reason, turn.answer)
-        if self.inbox.steering():
-            self._late_steering()
+        if self.input.inbox.steering():
+            self.input.late_steering()
         await self.deps.store.flush(checkpoint=True)
         if reason.kind == "completed" and self.journal.title is None:
             text = first_user_text(self.conversation.history)

@@ -64,16 +64,26 @@ Route = Callable[[str], "tuple[str, AskedBy] | None"]
 class PendingTable:
     """In-memory judge of answerable server-requests; publishes requested/resolved frames."""
 
-    def __init__(self, bus: Bus, counted: Callable[[str, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        counted: Callable[[str, int], None] | None = None,
+        route: Route = lambda session_id: None,
+    ) -> None:
         self._bus = bus
-        self._counted = counted
-        """Told (session, how many requests it shows) after each change: the attention state."""
+        self._counted: list[Callable[[str, int], None]] = [counted] if counted is not None else []
+        """Told (session, how many requests it shows) after each change: the attention state,
+        and the automations (`on_counted`, they are built later)."""
         self._items: dict[str, PendingRequest] = {}
         self._notes: dict[str, str] = {}
         """rpcId → the note of a rejection, until the asker takes it."""
-        self.route: Route = lambda session_id: None
-        """Set by the subagent service: a child's requests appear in its parent's conversation
+        self._route = route
+        """The subagent tracker's: a child's requests appear in its parent's conversation
         (docs/architecture.md, "Subagents")."""
+
+    def on_counted(self, listener: Callable[[str, int], None]) -> None:
+        """`listener(session, how many requests it shows)` after each change."""
+        self._counted.append(listener)
 
     # ---- asking ---------------------------------------------------------------------------
 
@@ -117,7 +127,7 @@ class PendingTable:
         return self._add("question", session_id, frame)
 
     def _shown(self, session_id: str) -> tuple[str, AskedBy | None]:
-        routed = self.route(session_id)
+        routed = self._route(session_id)
         return routed if routed is not None else (session_id, None)
 
     async def question(self, session_id: str, questions: list[Question]) -> AnswerSet:
@@ -222,8 +232,9 @@ class PendingTable:
         self._count(item.session_id)
 
     def _count(self, session_id: str) -> None:
-        if self._counted is not None:
-            self._counted(session_id, sum(1 for i in self._items.values() if i.session_id == session_id))
+        count = sum(1 for i in self._items.values() if i.session_id == session_id)
+        for counted in self._counted:
+            counted(session_id, count)
 
 
 def _parse_answer(item: PendingRequest, value: Any) -> Any:

@@ -59,15 +59,16 @@ class AgentPool:
         job_control: Callable[[str], JobControl] | None = None,
         gates: PromptGates | None = None,
         *,
+        agents: dict[str, Agent] | None = None,
         snapshots: Snapshotter | None = None,
         hooks: HookService | None = None,
-        subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None,
-        turn_ended: TurnEnded | None = None,
         idle: Callable[[Agent], None] | None = None,
-        loaded: Iterable[Callable[[SessionHeader], None]] = (),
         slots: TurnSlots | None = None,
         attention: Attention | None = None,
     ) -> None:
+        """`agents`: the map this pool fills (one per session), handed first to the parts that
+        only look an attached agent up (`agents.get`), so they are built before the pool
+        (docs/architecture.md, "The engine")."""
         self._store = store
         self._bus = bus
         self._pending = pending
@@ -84,7 +85,7 @@ class AgentPool:
         self.gates = gates
         self.hooks = hooks
         """The hooks every session's tool calls pass (host/engine/integrations/hooks/)."""
-        self.agents: dict[str, Agent] = {}
+        self.agents: dict[str, Agent] = agents if agents is not None else {}
         self._attaching: dict[str, asyncio.Future[Agent]] = {}
         self.resumes = 0
         """How many sessions were loaded (concurrent resumes share one load)."""
@@ -94,20 +95,59 @@ class AgentPool:
         """Session → its open turn's started calls and their results when a store failure
         abandoned it: the repair saves those results late (host/engine/sessions/repair.py)."""
         self._abandoned: dict[str, Agent] = {}
-        self.subagents = subagents
-        """A loading session's way to start subagents (None: it may not)."""
-        self.turn_ended = turn_ended
+        self._subagents: Callable[[SessionHeader], SubagentControl | None] = lambda header: None
+        """A loading session's way to start subagents (None: it may not); `serve_subagents`."""
+        self._turn_ended: list[TurnEnded] = []
         self.idle = idle
         """Told when an agent's loop drained its inbox (the goal driver)."""
-        self.loaded = list(loaded)
+        self._loaded: list[Callable[[SessionHeader], None]] = []
         """Called with each header as its session loads (before its agent starts)."""
         self._slots = slots
         self._attention = attention
+        self._shut = False
+
+    # ---- what parts built after the pool hook in (docs/architecture.md, "The engine") ----------
+
+    def on_loaded(self, listener: Callable[[SessionHeader], None]) -> None:
+        """`listener(header)` as each session loads, before its agent starts."""
+        self._loaded.append(listener)
+
+    def on_turn_ended(self, listener: TurnEnded) -> None:
+        """`listener` at every agent's turn/end, after the listeners added before it."""
+        self._turn_ended.append(listener)
+
+    def serve_subagents(self, control_for: Callable[[SessionHeader], SubagentControl | None]) -> None:
+        """What a loading session's `task` calls reach (the subagent service, which is built on
+        this pool: the one cycle of the engine, closed here once)."""
+        self._subagents = control_for
+
+    def _ended(self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None) -> None:
+        for listener in self._turn_ended:
+            listener(agent, first, reason, answer)
+
+    # ---- the doors' lookups -------------------------------------------------------------------
+
+    @property
+    def closing(self) -> bool:
+        """The host is closing (`shut`)."""
+        return self._shut
+
+    def shut(self) -> None:
+        """The host is closing: no session attaches from now on."""
+        self._shut = True
+
+    def check_open(self) -> None:
+        """AgentBusy once the host is closing."""
+        if self._shut:
+            raise AgentBusy("the host is shutting down")
 
     def get(self, session_id: str) -> Agent | None:
         return self.agents.get(session_id)
 
     async def attach(self, session_id: str) -> Agent:
+        """The session's agent, resuming a cold session (concurrent resumes share one load);
+        AgentBusy once the host is closing."""
+        self.check_open()
         agent = self.agents.get(session_id)
         if agent is not None:
             return agent
@@ -172,8 +212,8 @@ class AgentPool:
             context_window=self._context_window,
             jobs=self._job_control(session_id) if self._job_control is not None else None,
             step_cap=self._step_cap,
-            subagents=self.subagents(header),
-            turn_ended=self.turn_ended,
+            subagents=self._subagents(header),
+            turn_ended=self._ended,
             snapshots=self.snapshots,
             gates=self.gates,
             idle=self.idle,
@@ -186,7 +226,7 @@ class AgentPool:
         spec = lambda: (composition.preset.sandbox, composition.preset.approval)  # noqa: E731
         policy = await self._permissions.open(journal, cwd, spec)
         agent = Agent(journal, cwd, deps, surface, header.last_turn + 1, composition, policy, inbox)
-        for listener in self.loaded:
+        for listener in self._loaded:
             listener(header)
         self.agents[session_id] = agent
         agent.start()
@@ -195,7 +235,7 @@ class AgentPool:
     def busy(self, session_id: str) -> bool:
         """The session's agent works or holds input (it cannot be unloaded)."""
         agent = self.agents.get(session_id)
-        return agent is not None and bool(agent.running or agent.turn_open or agent.queue_items())
+        return agent is not None and bool(agent.running or agent.turn_open or agent.input.queue_items())
 
     async def release(self, session_id: str) -> None:
         """Unload an idle session's agent (before it is deleted); AgentBusy while it works."""

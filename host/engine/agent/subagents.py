@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from contract.approvals import AskedBy
@@ -68,16 +68,13 @@ def delivery_text(label: str, child_id: str, outcome: Outcome) -> str:
 
 
 class SubagentTracker:
-    def __init__(self, deliver: Callable[[str, str, str], Awaitable[None]]) -> None:
-        self._deliver = deliver
-        """(parent id, child id, text): inject a child's answer into its parent."""
+    def __init__(self) -> None:
         self.lineage: dict[str, Lineage] = {}
         self.descriptors: dict[str, SubagentDescriptor] = {}
         """Children started by this host, before their descriptor is in their log."""
         self._waiters: dict[str, asyncio.Future[Outcome]] = {}
         """The id of the message that opens a child's turn → the `task` call waiting for it."""
         self._slots: dict[str, asyncio.Semaphore] = {}
-        self._deliveries: set[asyncio.Task[None]] = set()
 
     # ---- lineage ---------------------------------------------------------------------------
 
@@ -128,30 +125,19 @@ class SubagentTracker:
             closed.cancel()
             self._waiters.pop(message_id, None)
 
-    def turn_ended(self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None) -> None:
+    def turn_ended(
+        self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None
+    ) -> tuple[str, str] | None:
         """Every agent's turn/end: a waiting `task` call gets its child's answer; a child's turn
-        nobody waits for (input sent with `subagent.prompt`) reaches its parent as context."""
+        nobody waits for (input sent with `subagent.prompt`) reaches its parent as context: returned
+        as (parent id, text) for the subagent service to deliver."""
         outcome = Outcome(reason, answer_text(answer))
         future = self._waiters.get(first.id)
         if future is not None:
             if not future.done():
                 future.set_result(outcome)
-            return
+            return None
         lineage = self.lineage.get(agent.session_id)
         if lineage is None or reason.kind == "interrupted":
-            return
-        text = delivery_text(lineage.label, agent.session_id, outcome)
-        task = asyncio.create_task(self._deliver_logged(lineage.parent, agent.session_id, text))
-        self._deliveries.add(task)
-        task.add_done_callback(self._deliveries.discard)
-
-    async def _deliver_logged(self, parent_id: str, child_id: str, text: str) -> None:
-        try:
-            await self._deliver(parent_id, child_id, text)
-        except Exception:
-            log.exception("could not give subagent %s's answer to its parent %s", child_id, parent_id)
-
-    async def close(self) -> None:
-        for task in list(self._deliveries):
-            task.cancel()
-        await asyncio.gather(*self._deliveries, return_exceptions=True)
+            return None
+        return lineage.parent, delivery_text(lineage.label, agent.session_id, outcome)

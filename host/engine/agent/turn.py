@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -21,7 +22,7 @@ from contract.content import (
     TextBlock,
     ToolCallBlock,
 )
-from contract.events import ToolError, ToolResult, TurnEndReason, TurnTrigger
+from contract.events import AbortedBy, ToolError, ToolResult, TurnEndReason, TurnTrigger
 from contract.sessions import ModelSelection
 from host.engine.agent import compaction
 from host.engine.agent.approvals import Approvals
@@ -62,12 +63,14 @@ def no_tools_notice() -> Message:
 
 
 class Turn:
-    """One turn; it sees its agent only through `Conversation`, `Inbox` and `TurnServices`."""
+    """One turn; it sees its agent only through `Conversation`, `Inbox`, who cancelled it and
+    `TurnServices`."""
 
     def __init__(
         self,
         conversation: Conversation,
         inbox: Inbox,
+        cancelled_by: Callable[[], AbortedBy | None],
         services: TurnServices,
         number: int,
         trigger: TurnTrigger,
@@ -75,6 +78,8 @@ class Turn:
         self.conversation = conversation
         self.journal = conversation.journal
         self.inbox = inbox
+        self._cancelled_by = cancelled_by
+        """Who cancelled the turn (None while nobody did)."""
         self.services = services
         self.number = number
         self.trigger = trigger
@@ -99,7 +104,7 @@ class Turn:
         self.tools: dict[str, Tool] = {}
         """The tools offered in the current step (what the model may call)."""
         self.calls = CallRunner(
-            services, self.journal, self.approvals, number, lambda: self.inbox.cancel_by is not None
+            services, self.journal, self.approvals, number, lambda: self._cancelled_by() is not None
         )
         """Runs each tool call (host/engine/agent/tool_calls.py)."""
         self.opening_message: Message | None = None
@@ -180,7 +185,7 @@ class Turn:
     def aborted(self) -> TurnEndReason:
         self._accept()  # cancelled while the gates thought: the prompt is kept, as asked
         self._close_open("CANCELLED", "The turn was cancelled before this tool finished.")
-        return events.aborted(self.inbox.cancel_by or "user")
+        return events.aborted(self._cancelled_by() or "user")
 
     def finish(self, reason: TurnEndReason) -> None:
         """`turn/end` (synchronous); input still pending stays in the inbox."""
@@ -188,7 +193,7 @@ class Turn:
 
     def _check_cancel(self) -> None:
         """Raise CancelledError when a cancel was requested (in case a callee swallowed it)."""
-        if self.inbox.cancel_by is not None:
+        if self._cancelled_by() is not None:
             raise asyncio.CancelledError()
 
     async def _steps(self) -> TurnEndReason:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from contract.content import AttachmentRef, Message
-from contract.events import AbortedBy, RequestHeader
+from contract.events import RequestHeader
 from contract.questions import AnswerSet, Question
 from contract.sessions import ModelSelection
 from host.engine.agent.pending import PendingTable
@@ -57,10 +57,7 @@ class Conversation:
 
 
 class Inbox(Protocol):
-    """What a running turn asks its agent: input due at a step checkpoint, and who cancelled."""
-
-    @property
-    def cancel_by(self) -> AbortedBy | None: ...
+    """What a running turn asks its agent's input side: input due at a step checkpoint."""
 
     def claim_step(self) -> tuple[NewEvent[Any], list[Message]] | None:
         """Take every next-step message: the splice to log first, and the messages."""

@@ -71,7 +71,7 @@ def _existing_folder(path: str) -> str | None:
 
 def _quiet(agent: Agent) -> bool:
     """Nothing running, open or queued: the run's session has nothing more to do."""
-    return not (agent.running or agent.turn_open or agent.inbox.next_turn)
+    return not (agent.running or agent.turn_open or agent.input.inbox.next_turn)
 
 
 def _when(ms_value: int) -> datetime:
@@ -123,7 +123,7 @@ class Automations:
         """A run that was active when the app stopped: still going when its session took up its
         queued input again (it is watched), else it failed — it is never started again."""
         agent = self._drive.agent(run.session_id) if run.session_id else None
-        if agent is not None and (agent.running or agent.inbox.next_turn):
+        if agent is not None and (agent.running or agent.input.inbox.next_turn):
             self._active[run.automation_id] = run.run_id
             return
         exists = run.session_id is not None and await self._drive.exists(run.session_id)
@@ -360,7 +360,7 @@ class Automations:
     ) -> None:
         """Pool hook: a run's session ended a turn; with nothing more queued the run is over."""
         run = self._run_of(agent.session_id)
-        if run is None or agent.inbox.next_turn:
+        if run is None or agent.input.inbox.next_turn:
             return
         text = "".join(b.text for b in (answer.content if answer else []) if isinstance(b, TextBlock))
         self._settling.add(run.run_id)

@@ -49,7 +49,7 @@ from host.engine.files.git.patches import (
     unapply,
     untracked_hunk,
 )
-from host.engine.files.git.runner import FolderGit, GitRefused, GitResult
+from host.engine.files.git.runner import LITERAL, FolderGit, GitErrors, GitResult, checked
 from host.engine.files.safe_io import NotRegular, read_inside
 from host.workers import TOOL_WORKERS
 
@@ -59,7 +59,8 @@ READ_BOUND = 30.0
 WRITE_BOUND = 60.0
 UNDO_KEEP = 20
 """Discards kept per host for `undoDiscard` (the oldest go first)."""
-LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+ERRORS = GitErrors(RepositoryUntrusted, lambda line, _done: HostActionFailed(line))
+"""A review's git that did not work: one line for the person (docs/decisions.md, "The host's git")."""
 STATUS_WORDS: dict[str, ReviewFileStatus] = {
     "A": "added",
     "M": "modified",
@@ -160,26 +161,17 @@ class Review:
         writable: list[Path] = []
         if index and lay.git_dir != lay.top / ".git":  # a linked worktree: its own and the shared
             writable = [lay.git_dir, lay.common_dir / "objects"]
-        try:
-            done = await self._git.run(
-                lay,
-                args,
-                write=index,
-                index_only=index,
-                writable=writable,
-                stdin=stdin,
-                bound=WRITE_BOUND if index else READ_BOUND,
-                env=LITERAL,
-            )
-        except GitRefused as exc:
-            raise RepositoryUntrusted(str(lay.top), [], str(exc)) from exc
-        except TimeoutError as exc:
-            raise HostActionFailed(f"git {args[0]} did not finish in time; nothing was changed") from exc
-        except OSError as exc:
-            raise HostActionFailed(f"git could not start: {exc.strerror or exc}") from exc
-        if done.returncode not in codes:
-            raise HostActionFailed(f"git {args[0]} failed: {done.last_error}")
-        return done
+        running = self._git.run(
+            lay,
+            args,
+            write=index,
+            index_only=index,
+            writable=writable,
+            stdin=stdin,
+            bound=WRITE_BOUND if index else READ_BOUND,
+            env=LITERAL,
+        )
+        return await checked(running, lay, args, ERRORS, codes)
 
     # ---- reading --------------------------------------------------------------------------------
 

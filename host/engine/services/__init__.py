@@ -1,4 +1,4 @@
 """The engine's services, one per concern (docs/architecture.md, "The engine"): each a class
-with a narrow public interface, built completely by `Engine.open()` from the parts it needs.
-`host/api` and `desktop/` call `engine.<service>.<method>(...)`; the helpers in
-`host/engine/services/core.py` are shared by the services only."""
+with a narrow public interface whose constructor names exactly the parts and callables it uses,
+built completely by `Engine.open()` in dependency order. `host/api` and `desktop/` call
+`engine.<service>.<method>(...)`."""

@@ -24,10 +24,15 @@ from contract.settings import (
     SettingsNamespaceView,
     SettingsPathOp,
 )
+from host.engine.agent.model_choice import ModelChoice
+from host.engine.agent.pool import AgentPool
 from host.engine.errors import SessionNotFound
 from host.engine.llm import models as model_info
-from host.engine.services.core import Core
+from host.engine.llm.registry import AdapterRegistry
+from host.engine.sessions.lookup import Header
 from host.engine.settings.configuration import ConfigPlane
+from host.engine.settings.selection import Selections
+from host.engine.store import Store
 from host.engine.tools.permissions.policy import PermissionService
 
 
@@ -37,12 +42,22 @@ class Configuration:
 
     def __init__(
         self,
-        core: Core,
+        pool: AgentPool,
+        store: Store,
+        header: Header,
+        models: ModelChoice,
+        selections: Selections,
+        registry: AdapterRegistry,
         plane: ConfigPlane,
         permissions: PermissionService,
         follow_model: Callable[[str, str], Awaitable[None]],
     ) -> None:
-        self._core = core
+        self._pool = pool
+        self._store = store
+        self._header = header
+        self._models = models
+        self._selections = selections
+        self._registry = registry
         self._plane = plane
         self._permissions = permissions
         self._follow_model = follow_model
@@ -50,17 +65,17 @@ class Configuration:
     # ---- a session's model ----------------------------------------------------------------------
 
     async def models(self, session_id: str) -> ModelsValue:
-        header = await self._core.header(session_id)
-        agent = self._core.pool.get(session_id)
-        current = self._core.current_selection(session_id, agent.journal if agent else None, header)
-        return await model_info.describe(self._core.registry, current)
+        header = await self._header(session_id)
+        agent = self._pool.get(session_id)
+        current = self._models.current(session_id, agent.journal if agent else None, header)
+        return await model_info.describe(self._registry, current)
 
     async def select_model(
         self, session_id: str, provider: str, model: str, reasoning_effort: str | None = None
     ) -> ModelSelection:
         """Validate and apply from the next request; also the host default for new sessions."""
-        await self._core.header(session_id)
-        selected = await self._core.selections.select(session_id, provider, model, reasoning_effort)
+        await self._header(session_id)
+        selected = await self._selections.select(session_id, provider, model, reasoning_effort)
         await self._follow_model(session_id, provider)
         return selected
 
@@ -131,7 +146,7 @@ class Configuration:
 
     async def revoke_permission(self, session_id: str, tool: str, scope: str) -> bool:
         """Drop one "Allow always" rule of a session (False when it had none such)."""
-        if await self._core.store.header(session_id) is None:
+        if await self._store.header(session_id) is None:
             raise SessionNotFound(session_id)
         return await self._permissions.revoke(session_id, tool, scope)
 
@@ -140,11 +155,11 @@ class Configuration:
     ) -> PermissionsProjection:
         """Switch a session's mode and/or its "Allow network" switch (the request checked that
         Full access was confirmed). The session is attached so that its log records it."""
-        await self._core.header(session_id)
-        await self._core.pool.attach(session_id)
+        await self._header(session_id)
+        await self._pool.attach(session_id)
         if preset is not None:
             self._permissions.switch(session_id, preset)
         if network is not None:
             self._permissions.set_network(session_id, network)
-        await self._core.store.flush()  # the answer says it applies: it is on disk
+        await self._store.flush()  # the answer says it applies: it is on disk
         return await self._permissions.projection(session_id)

@@ -37,10 +37,10 @@ from host.engine.files.git.runner import FolderGit
 from host.engine.files.git.status import git_status
 from host.engine.files.snapshots import Limits, SnapshotError, Snapshotter
 from host.engine.files.undo import LEDGER_TYPES, Ledger, Plan, Want, plan
-from host.engine.services.core import Core
 from host.engine.sessions import events
+from host.engine.sessions.lookup import Header
 from host.engine.settings.configuration import ConfigPlane
-from host.engine.store import SessionHeader
+from host.engine.store import SessionHeader, Store
 from host.engine.store.blobs import read_roots
 from host.workers import TOOL_WORKERS
 
@@ -60,28 +60,34 @@ class Files:
 
     def __init__(
         self,
-        core: Core,
-        plane: ConfigPlane,
+        data_dir: Path,
+        default_cwd: str,
+        store: Store,
+        header: Header,
+        attach: Callable[[str], Awaitable[Agent]],
+        snapshots: Snapshotter,
+        limits: Callable[[], Limits],
         fork: Callable[[str, int | None], Awaitable[str]],
         git: FolderGit,
         trusted: Callable[[Path], bool],
     ) -> None:
+        """`snapshots`: the folder's snapshots around the steps that may change files, built
+        before the agent pool that takes them (docs/architecture.md, "Snapshots")."""
+        self._data_dir = data_dir
+        self._default_cwd = default_cwd
+        self._store = store
+        self._header = header
+        self._attach = attach
+        self.snapshots = snapshots
+        self._snapshot_limits = limits
+        self._fork = fork
         self._git = git
         self._trusted = trusted
-        self._core = core
-        self._plane = plane
-        self._fork = fork
-        self._store = core.store
-        self._data_dir = core.data_dir
-        self._default_cwd = core.default_cwd
-        self.snapshots = Snapshotter(core.data_dir / "snapshots", core.store, self._snapshot_limits)
-        """The folder's snapshots around the steps that may change files (docs/architecture.md,
-        "Snapshots")."""
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertTurnValue:
         """Put back every file `turn` changed, as it was before the turn's first change to it."""
-        header = await self._core.header(session_id)
-        agent = await self._core.attach(session_id)
+        header = await self._header(session_id)
+        agent = await self._attach(session_id)
         _idle(agent, session_id, turn)
         async with agent.exclusive:
             _idle(agent, session_id, turn)
@@ -109,13 +115,13 @@ class Files:
         """The session folder's branch and changed files (read-only, bounded, sandboxed:
         host/engine/files/git/status.py); the count waits for trust when the repository's git
         configuration names programs."""
-        header = await self._core.header(session_id)
+        header = await self._header(session_id)
         folder = Path(header.cwd or self._default_cwd)
         return await git_status(self._git, folder, self._trusted)
 
     async def restore_preview(self, session_id: str, at_seq: int | None) -> RestorePreviewValue:
         """What a fork at `at_seq` with `restoreFiles` would put back, and what would block it."""
-        header = await self._core.header(session_id)
+        header = await self._header(session_id)
         anchor, turn = await self._anchor(session_id, at_seq)
         ledger = await self._ledger(session_id)
         wanted = ledger.restore_to(anchor)
@@ -126,8 +132,8 @@ class Files:
     async def fork_restoring(self, session_id: str, at_seq: int | None) -> str:
         """`session.fork` with `restoreFiles`: the child, and the files put back as the anchor turn
         left them; recorded in both sessions."""
-        header = await self._core.header(session_id)
-        parent = await self._core.attach(session_id)
+        header = await self._header(session_id)
+        parent = await self._attach(session_id)
         anchor, turn = await self._anchor(session_id, at_seq)
         _idle(parent, session_id, turn)
         async with parent.exclusive:
@@ -140,7 +146,7 @@ class Files:
             journal = await self._write_back(session_id, header, todo, "fork", turn, child_id)
             files, error = _outcome(journal)
             parent.journal.append(events.files_restored("fork", turn, files, child_id, error))
-            child = await self._core.attach(child_id)
+            child = await self._attach(child_id)
             child.journal.append(events.files_restored("fork", turn, files, session_id, error))
             await self._store.flush()
             await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
@@ -153,8 +159,8 @@ class Files:
         `at_seq` (it and what followed leave the model's view, and stay in the log), and with
         `restore_files` the files go back as they were before it, all or nothing; conflicts leave
         every file as it is and are listed (docs/decisions.md, "Rewind in place")."""
-        header = await self._core.header(session_id)
-        agent = await self._core.attach(session_id)
+        header = await self._header(session_id)
+        agent = await self._attach(session_id)
         _idle_for_rewind(agent, session_id)
         async with agent.exclusive:
             _idle_for_rewind(agent, session_id)
@@ -227,15 +233,6 @@ class Files:
         return 0 if key is None else await self.snapshots.free(key)
 
     # ---- the parts ------------------------------------------------------------------------
-
-    def _snapshot_limits(self) -> Limits:
-        """The `undo` settings: the snapshots' disk budget and size cap (docs/architecture.md,
-        "Snapshots")."""
-        section: UndoSection = self._plane.settings.section(UNDO)
-        mib = 1 << 20
-        return Limits(
-            section.workspace_budget_mb * mib, section.total_budget_mb * mib, section.max_file_mb * mib
-        )
 
     async def _ledger(self, session_id: str) -> Ledger:
         return Ledger.read(await self._store.events_of_types(session_id, LEDGER_TYPES))
@@ -351,7 +348,7 @@ class Files:
                     if await self._logged(sid, journal):
                         continue
                     cause = cast(Cause, journal.cause) if journal.cause in CAUSES else "revert"
-                    agent = await self._core.attach(sid)
+                    agent = await self._attach(sid)
                     news: list[events.NewEvent[Any]] = [
                         events.files_restored(cause, journal.turn, files, other, error)
                     ]
@@ -394,3 +391,11 @@ def _idle_for_rewind(agent: Agent, session_id: str) -> None:
 def _idle(agent: Agent, session_id: str, turn: int) -> None:
     if agent.running or agent.turn_open:
         raise RevertUnavailable(session_id, turn, "the agent is working; stop it or wait until it is done")
+
+
+def snapshot_limits(settings: ConfigPlane) -> Limits:
+    """The `undo` settings: the snapshots' disk budget and size cap (docs/architecture.md,
+    "Snapshots")."""
+    section: UndoSection = settings.settings.section(UNDO)
+    mib = 1 << 20
+    return Limits(section.workspace_budget_mb * mib, section.total_budget_mb * mib, section.max_file_mb * mib)

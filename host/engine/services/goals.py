@@ -4,6 +4,7 @@ and the `goal` projection for history pages and list rows."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from contract.goals import GOAL_KEY, GoalRef
@@ -11,8 +12,7 @@ from host.engine.agent.goals.domain import fold_projection
 from host.engine.agent.goals.driver import GoalDriver, SessionGoals
 from host.engine.errors import HostActionFailed
 from host.engine.presets.goal_mounting import mounted
-from host.engine.services.core import Core
-from host.engine.store import SessionHeader
+from host.engine.store import SessionHeader, Store
 
 if TYPE_CHECKING:
     from host.engine.agent.agent import Agent
@@ -24,8 +24,9 @@ class Goals:
     `engine.goals`: built on the goal driver, which `Engine.open()` hooks into the pool (idle
     and turn-end) and the prompt gates."""
 
-    def __init__(self, core: Core, driver: GoalDriver) -> None:
-        self._core = core
+    def __init__(self, store: Store, attach: Callable[[str], Awaitable[Agent]], driver: GoalDriver) -> None:
+        self._store = store
+        self._attach = attach
         self.driver = driver
         """The continuation driver (its `/goal` command and tools are registered by the engine)."""
 
@@ -34,7 +35,7 @@ class Goals:
         return self.driver.live_values(agent)
 
     async def _goals(self, session_id: str) -> SessionGoals:
-        agent = await self._core.attach(session_id)
+        agent = await self._attach(session_id)
         if not mounted(agent.composition.preset.id):
             raise HostActionFailed(
                 f"no goal service in this session: its preset {agent.composition.preset.id!r}"
@@ -74,10 +75,10 @@ class Goals:
         elif header is not None:
             preset = header.agent_preset
         else:
-            found = await self._core.store.header(session_id)
+            found = await self._store.header(session_id)
             preset = found.agent_preset if found is not None else None
         if not mounted(preset):
             return {}
-        await self._core.store.flush()
-        changes = await self._core.store.events_of_types(session_id, ("goal/change",))
+        await self._store.flush()
+        changes = await self._store.events_of_types(session_id, ("goal/change",))
         return {GOAL_KEY: fold_projection([e.data for e in changes])}

@@ -11,11 +11,13 @@ from contract.frames import SessionJobs, SessionQueue, SessionSubscribed
 from contract.host import DescribeValue
 from contract.permissions import SandboxStatus
 from contract.rpc import ClientResponse, ReceiptAccepted, ReceiptRefused
+from host.engine.agent.agent import Agent
+from host.engine.agent.pending import PendingTable
 from host.engine.llm.model_status import ModelStatusRelay
 from host.engine.sandbox import support
-from host.engine.services.core import Core
 from host.engine.services.jobs import Jobs
-from host.engine.sessions.bus import Item, Subscription, push
+from host.engine.sessions.bus import Bus, Item, Subscription, push
+from host.engine.settings.selection import Selections
 from host.engine.store import ids
 from host.engine.tools.permissions.modes import applied, preset
 from host.engine.workspaces.folders import can_open_path
@@ -25,9 +27,22 @@ class HostSurface:
     """`host.describe`, the mux and host streams, answers to pending requests, ending the streams."""
 
     def __init__(
-        self, core: Core, jobs: Jobs, model_status: ModelStatusRelay, default_preset: Callable[[], str]
+        self,
+        bus: Bus,
+        pending: PendingTable,
+        agents: dict[str, Agent],
+        selections: Selections,
+        default_cwd: str,
+        jobs: Jobs,
+        model_status: ModelStatusRelay,
+        default_preset: Callable[[], str],
     ) -> None:
-        self._core = core
+        """`agents`: the attached agents (the pool's map), read for the mux snapshot."""
+        self._bus = bus
+        self._pending = pending
+        self._agents = agents
+        self._selections = selections
+        self._default_cwd = default_cwd
         self._default_preset = default_preset
         self._jobs = jobs
         self._model_status = model_status
@@ -37,14 +52,14 @@ class HostSurface:
         """Per open mux stream: the sessions its page shows (None: all, until it says)."""
 
     def describe(self) -> DescribeValue:
-        selection = self._core.selections.default()
+        selection = self._selections.default()
         return DescribeValue(
             version=__version__,
-            cwd=self._core.default_cwd,
+            cwd=self._default_cwd,
             home=str(Path.home()),
             provider=selection.provider,
             model=selection.model,
-            attached_sessions=len(self._core.pool.agents),
+            attached_sessions=len(self._agents),
             can_open_path=can_open_path(),
             host_instance_id=self.instance_id,
             new_session_mode=applied(preset(self._default_preset()), support().available).option(),
@@ -53,7 +68,7 @@ class HostSurface:
 
     def subscribe_mux(self, limit: int | None = None) -> Subscription:
         """`session/subscribed` + pending replays + queue per attached session, then live frames."""
-        return self._core.bus.subscribe("mux", self._mux_snapshot, limit)
+        return self._bus.subscribe("mux", self._mux_snapshot, limit)
 
     def open_focus(self) -> str:
         """A name for a new mux stream; it carries every session's chunks until `focus`."""
@@ -77,21 +92,21 @@ class HostSurface:
         return self._focus.get(stream_id)
 
     def _mux_snapshot(self) -> Iterable[Item]:
-        pending = self._core.pending
-        for sid, agent in self._core.pool.agents.items():
+        pending = self._pending
+        for sid, agent in self._agents.items():
             yield push(SessionSubscribed(session_id=sid, last_seq=agent.journal.visible_seq))
             yield from pending.requests_for(sid)
-            yield push(SessionQueue(session_id=sid, items=agent.shown_queue()))
+            yield push(SessionQueue(session_id=sid, items=agent.input.shown_queue()))
         for sid in self._jobs.sessions():
             yield push(SessionJobs(session_id=sid, jobs=self._jobs.views(sid)))
 
     def subscribe_host(self, limit: int | None = None) -> Subscription:
         """Live host frames; `host/model-status loading` first while the built-in model loads."""
-        return self._core.bus.subscribe("host", self._model_status.snapshot, limit)
+        return self._bus.subscribe("host", self._model_status.snapshot, limit)
 
     def respond(self, response: ClientResponse) -> ReceiptAccepted | ReceiptRefused:
-        return self._core.pending.respond(response)
+        return self._pending.respond(response)
 
     def end_streams(self) -> None:
         """End every open stream now (a stop signal: the server need not wait for them)."""
-        self._core.bus.close_all()
+        self._bus.close_all()

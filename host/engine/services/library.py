@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from pathlib import Path
 from typing import Any
 
 from contract.frames import HostModelDownload, HostModelsChanged
@@ -57,15 +56,15 @@ class Library:
     @classmethod
     async def open(
         cls,
-        data_dir: Path,
+        library: ModelLibrary,
         bus: Bus,
         plane: ConfigPlane,
         probes: tuple[Probe, ...] | None,
         download_options: dict[str, Any],
     ) -> Library:
-        library = ModelLibrary(data_dir)
+        """`library`: built (not yet read) before the configuration plane, which lists its
+        models (`installed_files`); read here, off the loop."""
         await asyncio.to_thread(library.open)
-        plane.installed = lambda: [_file(library, m) for m in library.list()]
 
         def frame(frame: HostModelDownload) -> None:
             bus.publish("host", frame)
@@ -159,6 +158,11 @@ class Library:
         section: OpenAICompatibleSection = self._plane.settings.section(LLM_OPENAI_COMPATIBLE)
         urls = {p.base_url.rstrip("/").replace("localhost", "127.0.0.1"): p.id for p in section.profiles}
         return [s.model_copy(update={"profile_id": urls.get(s.base_url)}) for s in servers]
+
+
+def installed_files(library: ModelLibrary) -> list[InstalledFile]:
+    """The installed models as the routes see them (`local:<id>`)."""
+    return [_file(library, m) for m in library.list()]
 
 
 def _file(library: ModelLibrary, m: InstalledModel) -> InstalledFile:

@@ -11,10 +11,11 @@ from contract.commands import CommandDescriptor
 from contract.presets import PresetListValue, PresetReadValue
 from contract.skills import SkillEntry, SkillWarning
 from host.engine.agent.commands import execute
+from host.engine.agent.pool import AgentPool
 from host.engine.agent.presets import PresetService
 from host.engine.errors import PrivilegeRequired
 from host.engine.presets.roster import FALLBACK_DEFAULT, PresetRoster
-from host.engine.services.core import Core
+from host.engine.sessions.lookup import Header
 from host.engine.sessions.project import ProjectInstructions, instructions_view, project_root
 from host.engine.settings.configuration import CHAT_PRESET, ConfigPlane
 from host.engine.store import SessionHeader, Store
@@ -38,13 +39,19 @@ class Presets:
 
     def __init__(
         self,
-        core: Core,
+        pool: AgentPool,
+        store: Store,
+        header: Header,
+        default_cwd: str,
         service: PresetService,
         permissions: PermissionService,
         plane: ConfigPlane,
         folders: HostFolders,
     ) -> None:
-        self._core = core
+        self._pool = pool
+        self._store = store
+        self._header = header
+        self._default_cwd = default_cwd
         self.service = service
         """The presets, skills and commands themselves (what a session's composition reads)."""
         self._permissions = permissions
@@ -63,15 +70,15 @@ class Presets:
 
     async def session_preset(self, session_id: str) -> str | None:
         """The preset a session runs: its agent's, else the one recorded for it."""
-        agent = self._core.pool.get(session_id)
+        agent = self._pool.get(session_id)
         if agent is not None:
             return agent.composition.preset.id
-        return (await self._core.header(session_id)).agent_preset
+        return (await self._header(session_id)).agent_preset
 
     async def select_preset(self, session_id: str, agent_preset: str, privileged: bool = True) -> str:
         """`privileged`: whether the caller may loosen permissions — an agent preset that caps
         less than the current one lets more run unasked (`PrivilegeRequired` if not)."""
-        agent = await self._core.attach(session_id)
+        agent = await self._pool.attach(session_id)
         if not privileged:
             spec = await asyncio.to_thread(self.service.roster.get, agent_preset)
             if spec is not None:
@@ -89,15 +96,15 @@ class Presets:
         because its model could not use tools (docs/decisions.md, "Offline agent") runs the
         default agent preset once a model that can is chosen. A session whose person chose Chat
         — picked it, named it at creation, or set it as the default — keeps it."""
-        agent = await self._core.attach(session_id)
+        agent = await self._pool.attach(session_id)
         if agent.next_turn > 0 or agent.turn_open:
             return
         if agent.composition.preset.id != CHAT_PRESET or session_id in self.service.requested_at_create:
             return
         if self._plane.chosen_agent_preset() is not None or not self._plane.model_acts(provider):
             return
-        await self._core.store.flush()
-        if await self._core.store.events_of_types(session_id, ("agent-preset/selected",)):
+        await self._store.flush()
+        if await self._store.events_of_types(session_id, ("agent-preset/selected",)):
             return
         target = self._plane.acting_agent_preset()
         if target != CHAT_PRESET:
@@ -134,14 +141,14 @@ class Presets:
     async def preset_projections(self, session_id: str, header: SessionHeader | None) -> dict[str, Any]:
         """For a history tail page: `instructions` (the project file in the prompt) and `plan`,
         each only when it says something (no file; plan mode off)."""
-        agent = self._core.pool.get(session_id)
+        agent = self._pool.get(session_id)
         if agent is not None:
             found = await asyncio.to_thread(agent.composition.instructions.current)
             planning = agent.composition.plan_active
         else:
-            cwd = Path(header.cwd if header is not None and header.cwd else self._core.default_cwd)
+            cwd = Path(header.cwd if header is not None and header.cwd else self._default_cwd)
             found = await asyncio.to_thread(lambda: ProjectInstructions(project_root(cwd)).current())
-            marks = await self._core.store.events_of_types(session_id, ("plan/mode",))
+            marks = await self._store.events_of_types(session_id, ("plan/mode",))
             planning = bool(marks and marks[-1].data.get("active"))
         out: dict[str, Any] = {}
         if found is not None:
@@ -155,23 +162,23 @@ class Presets:
     async def list_skills(self, session_id: str) -> tuple[list[SkillEntry], list[SkillWarning]]:
         """The skills a person can invoke in the session; a cold session is not resumed (its
         recorded preset and folder decide)."""
-        agent = self._core.pool.get(session_id)
+        agent = self._pool.get(session_id)
         if agent is not None:
             found = await agent.composition.skill_set()
         else:
-            header = await self._core.header(session_id)
+            header = await self._header(session_id)
             spec = await asyncio.to_thread(self.service.roster.get, header.agent_preset or "")
             if spec is None or spec.broken is not None:
                 spec = await asyncio.to_thread(self.service.roster.runnable, FALLBACK_DEFAULT)
-            root = await asyncio.to_thread(project_root, Path(header.cwd or self._core.default_cwd))
+            root = await asyncio.to_thread(project_root, Path(header.cwd or self._default_cwd))
             found = await asyncio.to_thread(self.service.catalog.scan, self.service.skill_roots(spec, root))
         return [s.entry() for s in found.user_invocable()], found.warnings
 
     async def list_commands(self, session_id: str) -> list[CommandDescriptor]:
-        agent = await self._core.attach(session_id)
+        agent = await self._pool.attach(session_id)
         return [c.descriptor() for c in self.service.commands.catalogue(agent)]
 
     async def execute_command(self, session_id: str, line: str, privileged: bool = True) -> str | None:
         """The command id when `line` runs a command of the session, else None (nothing logged).
         `privileged`: whether the caller may loosen permissions (`PrivilegeRequired` if not)."""
-        return await execute(self.service.commands, await self._core.attach(session_id), line, privileged)
+        return await execute(self.service.commands, await self._pool.attach(session_id), line, privileged)

@@ -22,6 +22,7 @@ from contract.sessions import HistoryValue, Projections, SessionSummary
 from contract.views import HistoryEntry
 from contract.worktrees import WORKTREE_KEY, WorktreeSpec
 from host.engine.agent.attention import Attention
+from host.engine.agent.pool import AgentPool
 from host.engine.errors import (
     AgentBusy,
     AttachmentError,
@@ -31,21 +32,23 @@ from host.engine.errors import (
     TitleInvalid,
 )
 from host.engine.services.agents import Agents
-from host.engine.services.core import Core
 from host.engine.services.goals import Goals
 from host.engine.services.health import StorageHealth
 from host.engine.services.jobs import Jobs
 from host.engine.services.presets import Presets
 from host.engine.services.subagents import subagent_tree
 from host.engine.sessions import events
+from host.engine.sessions.bus import Bus
 from host.engine.sessions.history import HistoryPage, history_page
 from host.engine.sessions.history_wire import encode_history
 from host.engine.sessions.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.sessions.journal import now_ms
 from host.engine.sessions.listing import Live, summaries
+from host.engine.sessions.lookup import Announce, Header
 from host.engine.sessions.titles import export_file_name, normalise
 from host.engine.sessions.tool_views import page_views
-from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader, ids
+from host.engine.settings.selection import Selections
+from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader, Store, ids
 from host.engine.tools.permissions.policy import PermissionService
 from host.engine.workspaces.registry import WorkspaceRegistry
 from host.engine.workspaces.worktrees.service import Worktrees
@@ -64,7 +67,13 @@ class Sessions:
 
     def __init__(
         self,
-        core: Core,
+        pool: AgentPool,
+        store: Store,
+        bus: Bus,
+        header: Header,
+        announce: Announce,
+        selections: Selections,
+        default_cwd: str,
         *,
         health: StorageHealth,
         permissions: PermissionService,
@@ -79,7 +88,13 @@ class Sessions:
         worktrees: Worktrees,
     ) -> None:
         self._worktrees = worktrees
-        self._core = core
+        self._pool = pool
+        self._store = store
+        self._bus = bus
+        self._header = header
+        self._announce = announce
+        self._selections = selections
+        self._default_cwd = default_cwd
         self._health = health
         self._permissions = permissions
         self._workspaces = workspaces
@@ -103,19 +118,19 @@ class Sessions:
                 agent.journal.last_seq,
                 self._goals.live_values(agent),
             )
-            for sid, agent in self._core.pool.agents.items()
+            for sid, agent in self._pool.agents.items()
         }
-        rows = await self._core.store.sessions()
+        rows = await self._store.sessions()
         worktrees = {r.id: state for r in rows if (state := self._worktrees.state_of(r.cwd)) is not None}
         return summaries(rows, live, self._attention.view, worktrees)
 
     async def mark_seen(self, session_id: str) -> None:
         """A window shows the session: its finished turns are no longer news (in every window)."""
-        await self._core.header(session_id)
+        await self._header(session_id)
         self._attention.seen(session_id)
 
     async def has_session(self, session_id: str) -> bool:
-        return await self._core.store.header(session_id) is not None
+        return await self._store.header(session_id) is not None
 
     # ---- create and delete ----------------------------------------------------------------------
 
@@ -136,11 +151,11 @@ class Sessions:
         `origin="acp"` marks a session an editor started (a new session only). With `worktree`
         the session works in a git worktree of the folder's repository, made now
         (`engine.worktrees`; docs/decisions.md, "Worktree sessions")."""
-        self._core.check_open()
+        self._pool.check_open()
         if workspace_id is not None:
             cwd = self._workspaces.get(workspace_id).path
-        cwd = _expand(cwd) if cwd else self._core.default_cwd
-        existing = await self._core.store.header(session_id) if session_id is not None else None
+        cwd = _expand(cwd) if cwd else self._default_cwd
+        existing = await self._store.header(session_id) if session_id is not None else None
         if existing is not None:
             if existing.cwd != cwd and (
                 worktree is None or self._worktrees.home_of(existing.cwd or "") != cwd
@@ -178,36 +193,36 @@ class Sessions:
         sid = session_id or ids.session_id()
         preset = await self._presets.service.resolve(agent_preset, sid)
         header = SessionHeader(id=sid, created_at=now_ms(), cwd=cwd, agent_preset=preset, origin=origin)
-        self._core.store.register(header)
+        self._store.register(header)
         self._permissions.pin(sid)
-        self._core.announce(header)
+        self._announce(header)
         return sid
 
     async def delete_session(self, session_id: str) -> None:
         """Remove a session for good (log, search rows, blobs nobody else uses, its workspace and
         archive entries) with its subagents; `agent-busy` while any of them works. Other sessions
         forked from it stay."""
-        await self._core.header(session_id)
-        children = await subagent_tree(self._core.store, session_id)
+        await self._header(session_id)
+        children = await subagent_tree(self._store, session_id)
         for sid in [session_id, *children]:
-            if self._core.pool.busy(sid):
+            if self._pool.busy(sid):
                 raise AgentBusy("the session or one of its subagents is working; stop it before deleting it")
         for child in reversed(children):
             await self._delete(child)
         await self._delete(session_id)
 
     async def _delete(self, session_id: str) -> None:
-        pool = self._core.pool
+        pool = self._pool
         await pool.release(session_id)
         pool.forget(session_id)
         await self._jobs.dispose_session(session_id)  # its background jobs end with it
-        folder = (await self._core.header(session_id)).cwd
-        await self._core.store.delete_session(session_id)
-        self._core.selections.forget(session_id)
+        folder = (await self._header(session_id)).cwd
+        await self._store.delete_session(session_id)
+        self._selections.forget(session_id)
         self._attention.forget(session_id)
         await self._workspaces.session_deleted(session_id)
         await self._worktrees.session_deleted(folder)  # its worktree goes when nobody works there
-        self._core.bus.publish("host", HostSessionRemoved(session_id=session_id))
+        self._bus.publish("host", HostSessionRemoved(session_id=session_id))
 
     # ---- history ------------------------------------------------------------------------------
 
@@ -227,25 +242,25 @@ class Sessions:
         return encode_history(page.rows, page.extra, page.has_more, page.projections)
 
     async def _history_page(self, session_id: str, before_seq: int | None, max_messages: int) -> HistoryPage:
-        agent = self._core.pool.get(session_id)
-        cold = None if agent is not None else await self._core.header(session_id)
+        agent = self._pool.get(session_id)
+        cold = None if agent is not None else await self._header(session_id)
         values: dict[str, Any] = {}
         title = agent.journal.title if agent is not None else (cold.title if cold else None)
         if title:
             values["title"] = title
         if before_seq is None and (context := await self._agents.context_projection(session_id, cold)):
             values["context"] = context
-        reason = self._core.pool.failed.get(session_id)  # a turn a store failure cut short
-        unsaved = self._core.pool.unsaved.get(session_id)
+        reason = self._pool.failed.get(session_id)  # a turn a store failure cut short
+        unsaved = self._pool.unsaved.get(session_id)
         page = await history_page(
-            self._core.store, session_id, cold, values, before_seq, max_messages, reason, unsaved
+            self._store, session_id, cold, values, before_seq, max_messages, reason, unsaved
         )
         if page.projections is not None:
             projections = page.projections
             projections.values.update(await self._presets.preset_projections(session_id, cold))
             projections.values.update(await self._goals.goal_projection(session_id, cold))
             projections.values[PERMISSIONS_KEY] = (await self._permissions.projection(session_id)).dump()
-            header = cold or await self._core.header(session_id)
+            header = cold or await self._header(session_id)
             projections.values[WORKTREE_KEY] = self._worktrees.state_of(header.cwd)
         return page
 
@@ -258,11 +273,11 @@ class Sessions:
 
     async def rename(self, session_id: str, title: str) -> tuple[str, int]:
         """Pin a user title; returns (normalised title, its event seq)."""
-        await self._core.header(session_id)
+        await self._header(session_id)
         clean = normalise(title)
         if not clean:
             raise TitleInvalid(session_id, "the title has nothing visible")
-        agent = await self._core.attach(session_id)
+        agent = await self._pool.attach(session_id)
         event = agent.journal.append(events.session_title(clean, "user"))
         await self._health.saved(agent.journal, event.seq)
         return clean, event.seq
@@ -280,36 +295,36 @@ class Sessions:
         """Every matching message, a page at a time; the query is literal text, never syntax.
         Within one session (`session_id`) in reading order, with the number of matches."""
         if session_id is not None:
-            await self._core.header(session_id)
-        return await self._core.store.search(query.strip(), limit, session_id, after)
+            await self._header(session_id)
+        return await self._store.search(query.strip(), limit, session_id, after)
 
     # ---- attachments, export, import ----------------------------------------------------------
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes]:
-        await self._core.header(session_id)
-        found = await self._core.store.attachment(session_id, attachment_id)
+        await self._header(session_id)
+        found = await self._store.attachment(session_id, attachment_id)
         if found is None:
             raise AttachmentError("the session does not reference that attachment")
         return found
 
     async def export_file_name(self, session_id: str) -> str:
         """The export's file name: the session's title and date."""
-        header = await self._core.header(session_id)
-        agent = self._core.pool.get(session_id)
+        header = await self._header(session_id)
+        agent = self._pool.get(session_id)
         title = agent.journal.title if agent is not None else header.title
         return export_file_name(title, header.updated_at, session_id)
 
     async def export_rows(self, session_id: str) -> AsyncIterator[ExportRow]:
         """Header, events and referenced attachments, streamed (for the ZIP export)."""
-        await self._core.header(session_id)
-        async for row in self._core.store.export_rows(session_id):
+        await self._header(session_id)
+        async for row in self._store.export_rows(session_id):
             yield row
 
     async def import_rows(self, rows: Iterable[ExportRow], cwd: str) -> str:
         """Write an exported session back, working in `cwd` (the importing user's choice: the
         archive's own cwd is never used); SessionAlreadyHere when its id exists. A subagent whose
         parent is not here becomes a session of its own (nothing could message it otherwise)."""
-        store = self._core.store
+        store = self._store
         rows = list(rows)
         parent = parent_of(rows)
         has_parent = parent is not None and await store.header(parent) is not None
@@ -319,5 +334,5 @@ class Sessions:
             existing = await store.header(exc.session_id)
             raise SessionAlreadyHere(exc.session_id, existing.cwd if existing else None) from exc
         await drop_pending_input(store, sid)
-        self._core.announce(await self._core.header(sid))
+        self._announce(await self._header(sid))
         return sid

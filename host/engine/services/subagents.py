@@ -11,11 +11,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from contract.content import MessageSource, TextBlock
-from contract.events import SessionEvent, SubagentDescriptor
+from contract.content import Message, MessageSource, TextBlock
+from contract.events import SessionEvent, SubagentDescriptor, TurnEndReason
 from contract.sessions import AttachInput, Projections, PromptContent
 from contract.subagents import Activity, ContinuableChild, DiagnosticChild, OneShotChild, SubagentListEntry
 from host.engine.agent.agent import Agent
+from host.engine.agent.model_choice import ModelChoice
+from host.engine.agent.pool import AgentPool
 from host.engine.agent.presets import PresetService
 from host.engine.agent.subagents import SubagentTracker, task_output
 from host.engine.agent.timezones import check_time_zone
@@ -29,12 +31,14 @@ from host.engine.errors import (
     SubagentParentUnavailable,
     SubagentUnauthorized,
 )
-from host.engine.services.core import Core
 from host.engine.services.finder import Finder
 from host.engine.sessions import events
 from host.engine.sessions.events import NewEvent
 from host.engine.sessions.journal import now_ms
+from host.engine.sessions.lookup import Announce
+from host.engine.sessions.media import Blocks
 from host.engine.sessions.titles import normalise
+from host.engine.settings.selection import Selections
 from host.engine.store import SessionHeader, Store, ids
 from host.engine.tools.base import SubagentControl, ToolOutput
 from host.engine.tools.permissions.policy import PermissionService
@@ -72,32 +76,58 @@ class Subagents:
     """The `task` tool's children: `subagent.*` and the fence that keeps direct input off a
     subagent.
 
-    `engine.subagents`; `Engine.open()` hooks its tracker into the pool and the pending table
-    (a child's approvals show in its parent's window, a child's answer reaches its parent)."""
+    `engine.subagents`; its tracker is built first and given to the pending table (a child's
+    approvals show in its parent's window) and the pool (a child's lineage as it loads);
+    `Engine.open()` registers `turn_ended` and `control_for` with the pool."""
 
     def __init__(
         self,
-        core: Core,
+        pool: AgentPool,
+        store: Store,
+        tracker: SubagentTracker,
+        models: ModelChoice,
+        selections: Selections,
+        announce: Announce,
+        blocks: Blocks,
         presets: PresetService,
         permissions: PermissionService,
         history: History,
         finder: Finder,
     ) -> None:
-        self._core = core
+        self._pool = pool
+        self._store = store
+        self._models = models
+        self._selections = selections
+        self._announce = announce
+        self._blocks = blocks
         self._presets = presets
         self._permissions = permissions
         self._history = history
         self._finder = finder
         """Reads what `subagent.prompt` attaches, as `session.prompt` does."""
-        self.tracker = SubagentTracker(self._deliver_answer)
+        self.tracker = tracker
         """The children's lineage, descriptors, slots and waiters."""
+        self._deliveries: set[asyncio.Task[None]] = set()
 
     def control_for(self, header: SessionHeader) -> SubagentControl | None:
         """What a session's `task` calls reach (a subagent starts no subagents of its own)."""
         return None if header.origin == "subagent" else ParentControl(self, header.id)
 
+    def turn_ended(self, agent: Agent, first: Message, reason: TurnEndReason, answer: Message | None) -> None:
+        """Every agent's turn/end: the tracker settles a waiting `task` call, or gives the answer
+        of a child's turn nobody waited for, which goes to its parent as context."""
+        delivery = self.tracker.turn_ended(agent, first, reason, answer)
+        if delivery is None:
+            return
+        parent_id, text = delivery
+        task = asyncio.create_task(self._deliver_answer(parent_id, agent.session_id, text))
+        self._deliveries.add(task)
+        task.add_done_callback(self._deliveries.discard)
+
     async def close(self) -> None:
-        await self.tracker.close()
+        for task in list(self._deliveries):
+            task.cancel()
+        await asyncio.gather(*self._deliveries, return_exceptions=True)
 
     # ---- the `task` tool ------------------------------------------------------------------
 
@@ -126,12 +156,12 @@ class Subagents:
                     "meta": {"parentSessionId": parent_id, "callId": call_id},
                 }
             )
-            message_id = child.queue([TextBlock(text=prompt)], source)
+            message_id = child.input.queue([TextBlock(text=prompt)], source)
             return task_output(await self.tracker.wait(child, message_id))
 
     async def _spawn(self, parent_id: str, description: str, preset: str | None) -> Agent:
-        self._core.check_open()
-        parent = self._core.pool.get(parent_id)
+        self._pool.check_open()
+        parent = self._pool.get(parent_id)
         if parent is None:
             raise AgentBusy("the parent session is not running")
         preset_id = await self._presets.resolve(preset or parent.composition.preset.id)
@@ -147,17 +177,17 @@ class Subagents:
             title_source="auto",
             origin="subagent",
         )
-        self._core.store.register(header)
+        self._store.register(header)
         self._permissions.pin_child(child_id, parent.policy)
         spec = await asyncio.to_thread(self._presets.roster.runnable, preset_id)
         if spec.model is None:  # the preset names no model: the parent's
-            self._core.selections.inherit(child_id, self._core.current_selection(parent_id, parent.journal))
+            self._selections.inherit(child_id, self._models.current(parent_id, parent.journal))
         self.tracker.loaded(header)
-        self._core.announce(header)
-        child = await self._core.attach(child_id)
+        self._announce(header)
+        child = await self._pool.attach(child_id)
         if parent.composition.plan_active and child.composition.set_plan(True):
             child.journal.append(events.plan_mode(True))  # a planning parent's children plan too
-        selection = self._core.current_selection(child_id, child.journal)
+        selection = self._models.current(child_id, child.journal)
         allow = list(spec.tools) if spec.tools is not None else None
         descriptor = events.subagent_descriptor(label, selection.provider, selection.model, preset_id, allow)
         self.tracker.descriptors[child_id] = descriptor.data
@@ -166,29 +196,31 @@ class Subagents:
 
     async def _deliver_answer(self, parent_id: str, child_id: str, text: str) -> None:
         try:
-            parent = await self._core.attach(parent_id)
-            parent.inject([TextBlock(text=text)], "subagent", {"childSessionId": child_id})
+            parent = await self._pool.attach(parent_id)
+            parent.input.inject([TextBlock(text=text)], "subagent", {"childSessionId": child_id})
         except AgentBusy:
             pass  # the host is closing: the answer stays in the child's conversation
+        except Exception:
+            log.exception("could not give subagent %s's answer to its parent %s", child_id, parent_id)
 
     # ---- the fence ------------------------------------------------------------------------
 
     async def refuse_subagent(self, session_id: str) -> None:
         """`agent-busy` for a subagent's session: people message it through its parent."""
-        agent = self._core.pool.get(session_id)
-        header = agent.journal.header if agent is not None else await self._core.store.header(session_id)
+        agent = self._pool.get(session_id)
+        header = agent.journal.header if agent is not None else await self._store.header(session_id)
         if header is not None and header.origin == "subagent":
             raise AgentBusy(REFUSED)
 
     async def subagent_tree(self, session_id: str) -> list[str]:
         """Every subagent below `session_id`, children before their own children."""
-        return await subagent_tree(self._core.store, session_id)
+        return await subagent_tree(self._store, session_id)
 
     # ---- subagent.* -----------------------------------------------------------------------
 
     async def list_subagents(self, parent_id: str) -> tuple[list[SubagentListEntry], bool]:
         """(the parent's direct children, whether the parent has a live agent)."""
-        headers = await self._core.store.sessions()
+        headers = await self._store.sessions()
         parents = {h.parent_session for h in headers if h.origin == "subagent"}
         entries: list[SubagentListEntry] = []
         for h in sorted(headers, key=lambda h: (h.created_at, h.id)):
@@ -198,7 +230,7 @@ class Subagents:
             if isinstance(found, str):
                 entries.append(DiagnosticChild(id=h.id, reason=found))  # type: ignore[arg-type]
                 continue
-            agent = self._core.pool.get(h.id)
+            agent = self._pool.get(h.id)
             activity: Activity = "running" if agent is not None and agent.running else "inactive"
             nested = h.id in parents
             if found.mode == "continuable":
@@ -208,7 +240,7 @@ class Subagents:
                 entries.append(
                     OneShotChild(id=h.id, activity=activity, has_children=nested, label=found.label)
                 )
-        return entries, self._core.pool.get(parent_id) is not None
+        return entries, self._pool.get(parent_id) is not None
 
     async def _descriptor(self, child_id: str) -> SubagentDescriptor | str:
         """The child's descriptor, or the diagnostic reason it has none."""
@@ -216,7 +248,7 @@ class Subagents:
         if known is not None:
             return known
         try:
-            event = await self._core.store.latest_of_types(child_id, DESCRIPTOR)
+            event = await self._store.latest_of_types(child_id, DESCRIPTOR)
         except Exception:
             log.exception("reading subagent %s's descriptor failed", child_id)
             return "unavailable"
@@ -232,7 +264,7 @@ class Subagents:
             return "corrupt" if known_shape else "unsupported"
 
     async def _child(self, parent_id: str, child_id: str, mode: str) -> SessionHeader:
-        header = await self._core.store.header(child_id)
+        header = await self._store.header(child_id)
         if header is None or header.origin != "subagent":
             raise SubagentNotFound(parent_id, child_id, f"{child_id} is not a subagent session")
         if header.parent_session != parent_id:
@@ -267,29 +299,29 @@ class Subagents:
         await self._child(parent_id, child_id, "continuable")
         attached = await self._finder.attach(child_id, list(attach)) if attach else []
         try:
-            await self._core.attach(parent_id)
+            await self._pool.attach(parent_id)
         except EngineError as exc:
             raise SubagentParentUnavailable(parent_id, f"the parent session cannot run here: {exc}") from exc
         try:
-            child = await self._core.attach(child_id)
+            child = await self._pool.attach(child_id)
         except AgentBusy as exc:
             raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
         except (EngineError, ValueError) as exc:
             raise SubagentNotResumable(child_id, f"the subagent's session cannot be loaded: {exc}") from exc
         try:
             source = MessageSource(kind="user", rpc_id=rpc_id, client_time_zone=client_time_zone)
-            return child.queue([*self._core.blocks(content), *attached], source)
+            return child.input.queue([*self._blocks(content), *attached], source)
         except AgentBusy as exc:
             raise SubagentDeliveryUnavailable(child_id, str(exc)) from exc
 
     async def interrupt_subagent(self, parent_id: str, child_id: str) -> None:
         """Stop the child's running turn; accepted for a child that is idle or gone."""
-        header = await self._core.store.header(child_id)
+        header = await self._store.header(child_id)
         if header is None or header.origin != "subagent":
             return
         if header.parent_session != parent_id:
             raise SubagentUnauthorized(child_id)
-        agent = self._core.pool.get(child_id)
+        agent = self._pool.get(child_id)
         if agent is not None:
             agent.cancel("user")
 

@@ -84,8 +84,10 @@ class _Log:
 class Subscription:
     """One subscriber's view of a channel; iterate with `async for rpc_id, frame in sub`."""
 
-    def __init__(self, bus: Bus, channel: Channel, limit: int) -> None:
+    def __init__(self, bus: Bus, channel: Channel, limit: int, counted: bool = True) -> None:
         self._bus = bus
+        self.counted = counted
+        """Whether `Bus.subscribers` counts it: False for the host's own followers."""
         self.channel: Channel = channel
         self._limit = limit
         self._log = bus._logs[channel]
@@ -220,13 +222,17 @@ class Bus:
         channel: Channel,
         snapshot: Callable[[], Iterable[Item]] | None = None,
         limit: int | None = None,
+        *,
+        counted: bool = True,
     ) -> Subscription:
         """Register a subscriber; `snapshot()` frames come first, then every frame released later.
+        `counted=False`: a follower inside the host, which `subscribers` leaves out (it answers
+        no prompt).
 
         Runs synchronously on the event loop, so no frame can be released between the snapshot
         and the registration: no gap, no duplicate.
         """
-        sub = Subscription(self, channel, limit or self._limit)
+        sub = Subscription(self, channel, limit or self._limit, counted)
         if self.closed:
             sub.closed = True
             return sub
@@ -313,7 +319,8 @@ class Bus:
         return self._logs[channel].unread_weight()
 
     def subscribers(self, channel: Channel) -> int:
-        return len(self._logs[channel].subs)
+        """The streams open on `channel` for clients (a window could answer on them)."""
+        return sum(1 for sub in self._logs[channel].subs if sub.counted)
 
     def close_all(self) -> None:
         """End every stream (shutdown): readers get what is queued for them, then the end."""

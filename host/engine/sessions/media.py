@@ -125,6 +125,10 @@ def review_note(part: ReviewCommentInput) -> ReviewNote:
     )
 
 
+Blocks = Callable[[Sequence[PromptContent]], list[ContentBlock]]
+"""Prompt input as content blocks (`prompt_blocks` bound to the store's `put_attachment`)."""
+
+
 def prompt_blocks(
     content: Sequence[PromptContent], put: Callable[[AttachmentRef, bytes], object]
 ) -> list[ContentBlock]:

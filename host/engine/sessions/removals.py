@@ -17,7 +17,9 @@ log = logging.getLogger(__name__)
 async def follow_removals(bus: Bus, *ends: Callable[[str], Awaitable[None]]) -> None:
     """Until the bus closes: for each removed session, every `end(session_id)`."""
     while not bus.closed:
-        async for _rpc_id, frame in bus.subscribe("host"):
+        # not a listener: ssh asks through the window only while a client listens, never
+        # because this follower is subscribed (docs/decisions/remote-hosts.md)
+        async for _rpc_id, frame in bus.subscribe("host", counted=False):
             if not isinstance(frame, HostSessionRemoved):
                 continue
             for end in ends:

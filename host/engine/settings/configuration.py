@@ -97,10 +97,12 @@ class ConfigPlane:
         can_open: Callable[[], bool] | None = None,
         migrate_files: bool = True,
         pinned_settings: Mapping[str, dict[str, Any]] | None = None,
+        installed: Callable[[], Sequence[InstalledFile]] = tuple,
     ) -> None:
         """`migrate_files=False` reads a version-1 configuration as empty instead of converting.
         `can_open` says whether the opener can reach a desktop right now (a display may come and
-        go); without it an opener always can."""
+        go); without it an opener always can. `installed`: the model library's installed
+        models (routes `local:<id>`)."""
         self.overrides = overrides or RuntimeOverrides()
         self._bus = bus
         self._opener = opener
@@ -113,8 +115,8 @@ class ConfigPlane:
         )
         self.credentials = CredentialStore(data_dir, environ, **poll)
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
-        self.installed: Callable[[], Sequence[InstalledFile]] = tuple
-        """The installed models (the engine's model library sets it once it is read)."""
+        self.installed = installed
+        """The installed models (the engine's model library, read before the plane is built)."""
         self.settings.on_change(self._settings_changed)
         self.credentials.on_change(self._credentials_changed)
         self.settings.on_file_change(lambda problem: self._file_changed("settings.json", problem))

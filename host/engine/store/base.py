@@ -241,10 +241,12 @@ ExportRow = ExportHeader | ExportEvent | ExportAttachment
 class Store(Protocol):
     """What the engine needs from persistence."""
 
-    on_settled: Callable[[Settled], None] | None
-    """Called on the event loop after each transaction: which write tickets are now durable and
-    which were dropped (the engine publishes frames only for durable events, and reports
-    failures). Called after the store has rewound the sessions that lost writes."""
+    def on_settled(self, listener: Callable[[Settled], None]) -> None:
+        """`listener` is called on the event loop after each transaction: which write tickets
+        are now durable and which were dropped (the engine publishes frames only for durable
+        events, and reports failures); after the store has rewound the sessions that lost
+        writes."""
+        ...
 
     async def open(self) -> None: ...
 

@@ -149,6 +149,10 @@ def create_fresh(path: Path) -> None:
     try:
         conn = sqlite3.connect(tmp, isolation_level=None)
         try:
+            # No sync per statement: the file is made durable once, below, before it is linked
+            # into place (docs/decisions/a-new-database-is-synced-once.md).
+            conn.execute("PRAGMA synchronous=OFF")
+            conn.execute("PRAGMA journal_mode=MEMORY")
             create_schema(conn)
         finally:
             conn.close()

@@ -69,7 +69,7 @@ class SqliteStore:
         open_timeout: float = OPEN_TIMEOUT,
     ) -> None:
         self.path = Path(path)
-        self.on_settled: Callable[[Settled], None] | None = None
+        self._settled_listeners: list[Callable[[Settled], None]] = []
         self._writer = Writer(
             self.path,
             linger_ms,
@@ -143,8 +143,12 @@ class SqliteStore:
                 else:
                     waiting.append((ticket, fut))
             self._barriers = waiting
-        if self.on_settled is not None:
-            self.on_settled(settled)
+        for listener in self._settled_listeners:
+            listener(settled)
+
+    def on_settled(self, listener: Callable[[Settled], None]) -> None:
+        """`listener(settled)` after each transaction (the storage health's)."""
+        self._settled_listeners.append(listener)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the writer thread after every write submitted so far."""

@@ -29,7 +29,7 @@ async def plan(ctx: CommandContext) -> CommandResult:
         agent.publish_plan()
     if argument:
         try:
-            agent.steer([TextBlock(text=argument)], MessageSource(kind="user"))
+            agent.input.steer([TextBlock(text=argument)], MessageSource(kind="user"))
         except Exception as exc:
             return failure(f"Plan mode is on, but the message was not delivered: {exc}")
     state = "Plan mode on" if changed else "Plan mode was already on"

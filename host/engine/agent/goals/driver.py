@@ -32,7 +32,7 @@ from host.engine.sessions.journal import now_ms
 from host.engine.store import Store
 
 if TYPE_CHECKING:
-    from host.engine.agent.agent import Agent, TurnEnded
+    from host.engine.agent.agent import Agent
 
 log = logging.getLogger(__name__)
 
@@ -53,17 +53,6 @@ def round_text(objective: str, round_no: int, cap: int) -> str:
         f"<goal_round>\nObjective: {json.dumps(objective, ensure_ascii=False)}\n"
         f"Round: {round_no}/{cap}\n\n{INSTRUCTIONS}\n</goal_round>"
     )
-
-
-def chain_turn_ended(first: TurnEnded | None, then: TurnEnded) -> TurnEnded:
-    """Both listeners of a turn's end, in order (the subagent service, then the driver)."""
-
-    def ended(agent: Agent, opening: Message, reason: TurnEndReason, answer: Message | None) -> None:
-        if first is not None:
-            first(agent, opening, reason, answer)
-        then(agent, opening, reason, answer)
-
-    return ended
 
 
 def goal_source(message: Message) -> dict[str, Any] | None:
@@ -179,7 +168,7 @@ class GoalDriver:
         ledger, goal = goals.ledger, goals.ledger.current
         if goal is None or goal.phase != "active" or not ledger.armed or ledger.broken:
             return
-        if agent.turn_open or agent.inbox.next_turn or goals.reserved is not None:
+        if agent.turn_open or agent.input.inbox.next_turn or goals.reserved is not None:
             return
         wait = goals.next_round_at - asyncio.get_running_loop().time()
         if wait > 0:
@@ -196,7 +185,7 @@ class GoalDriver:
             {"kind": "goal", "goalId": goal.id, "revision": goal.revision, "round": round_no}
         )
         try:
-            goals.reserved = agent.queue(
+            goals.reserved = agent.input.queue(
                 [TextBlock(text=round_text(goal.objective, round_no, goal.max_goal_rounds))], source
             )
         except AgentBusy as exc:
@@ -217,7 +206,7 @@ class GoalDriver:
             return Veto("the goal round is stale")
         goals.reserved = None
         goal, agent = goals.ledger.current, goals.agent
-        person_waits = any(m.source.kind == "user" for m in agent.inbox.next_turn)
+        person_waits = any(m.source.kind == "user" for m in agent.input.inbox.next_turn)
         fresh = (
             goal is not None
             and goals.ledger.armed

@@ -181,7 +181,7 @@ def _wrap_up(goals: SessionGoals, goal: Goal) -> None:
         f"<{tag}>\nObjective: {objective}\n{extra}{ask} Ground every claim in this session."
         f" Call no more tools.\n</{tag}>"
     )
-    goals.agent.inject([TextBlock(text=text)], WRAP_UP, {"form": "notice", "summary": summary})
+    goals.agent.input.inject([TextBlock(text=text)], WRAP_UP, {"form": "notice", "summary": summary})
 
 
 def goal_tools(driver: GoalDriver) -> dict[str, Tool]:

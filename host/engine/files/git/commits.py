@@ -23,7 +23,15 @@ from host.engine.errors import (
     WorktreeUntrusted,
 )
 from host.engine.files.git.layout import RepoLayout
-from host.engine.files.git.runner import FolderGit, GitRefused, GitResult, PersonGit
+from host.engine.files.git.runner import (
+    LITERAL,
+    FolderGit,
+    GitErrors,
+    GitRefused,
+    GitResult,
+    PersonGit,
+    checked,
+)
 
 READ_BOUND = 30.0
 COMMIT_BOUND = 120.0
@@ -32,7 +40,6 @@ PUSH_BOUND = 300.0
 HOOK_OUTPUT_CAP = 8000
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 """The person's git in a folder they did not trust: no hook of the folder runs."""
-LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 
 _REJECTED = re.compile(r"\[rejected\]|\[remote rejected\]|non-fast-forward|fetch first|Updates were rejected")
 _AUTH = re.compile(
@@ -87,6 +94,10 @@ def _output(done: GitResult) -> str:
     return (done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")).strip()
 
 
+ERRORS = GitErrors(WorktreeUntrusted, lambda line, done: GitFailed(line, _output(done) if done else ""))
+"""A read for the commit box that did not work: one line, and what git printed."""
+
+
 class RepoCommits:
     """git for the commit box; one per engine. `writable`/`read_only`: what a commit writes
     beyond the work tree (a worktree session's share of the shared git directory)."""
@@ -96,17 +107,9 @@ class RepoCommits:
         self._person = person
 
     async def _read(self, repo: RepoLayout, args: Sequence[str], codes: tuple[int, ...] = (0,)) -> GitResult:
-        try:
-            done = await self._git.run(repo, args, bound=READ_BOUND, env=LITERAL)
-        except GitRefused as exc:
-            raise WorktreeUntrusted(str(repo.top), [], str(exc)) from exc
-        except TimeoutError as exc:
-            raise GitFailed(f"git {args[0]} did not finish in time.") from exc
-        except OSError as exc:
-            raise GitFailed(f"git could not start: {exc.strerror or exc}.") from exc
-        if done.returncode not in codes:
-            raise GitFailed(f"git {args[0]} failed: {done.last_error}", _output(done))
-        return done
+        return await checked(
+            self._git.run(repo, args, bound=READ_BOUND, env=LITERAL), repo, args, ERRORS, codes
+        )
 
     # ---- reads --------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
@@ -55,6 +55,9 @@ braces: inside the sandbox it would run contained anyway)."""
 
 DEFAULT_TIMEOUT = 10.0
 
+LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+"""A path given to git is a path, never a pattern (`*` in a file's name is that character)."""
+
 
 class GitRefused(Exception):
     """The host will not run git on this repository here (the message says why, in words)."""
@@ -74,6 +77,37 @@ class GitResult:
     def last_error(self) -> str:
         lines = self.stderr.decode("utf-8", "replace").strip().splitlines()
         return lines[-1] if lines else f"exit status {self.returncode}"
+
+
+@dataclass(frozen=True)
+class GitErrors:
+    """A caller's own typed errors for a git run on a person's folder that did not work."""
+
+    untrusted: Callable[[str, list[str], str], Exception]
+    """(the work tree, the findings, why): `GitRefused`, git may not run on it here."""
+    failed: Callable[[str, GitResult | None], Exception]
+    """(one line, the finished run or None): too slow, git missing, or an exit code not expected."""
+
+
+async def checked(
+    running: Awaitable[GitResult],
+    layout: RepoLayout,
+    args: Sequence[str],
+    errors: GitErrors,
+    codes: tuple[int, ...] = (0,),
+) -> GitResult:
+    """Await one `FolderGit.run` of `git args` on `layout`; what went wrong becomes `errors`."""
+    try:
+        done = await running
+    except GitRefused as exc:
+        raise errors.untrusted(str(layout.top), [], str(exc)) from exc
+    except TimeoutError as exc:
+        raise errors.failed(f"git {args[0]} did not finish in time", None) from exc
+    except OSError as exc:
+        raise errors.failed(f"git could not start: {exc.strerror or exc}", None) from exc
+    if done.returncode not in codes:
+        raise errors.failed(f"git {args[0]} failed: {done.last_error}", done)
+    return done
 
 
 def _folder_env() -> dict[str, str]:

@@ -18,12 +18,13 @@ from pathlib import Path
 from host.engine.errors import WorktreeFailed, WorktreeUntrusted
 from host.engine.files.git import config_scan
 from host.engine.files.git.layout import RepoLayout
-from host.engine.files.git.runner import FolderGit, GitRefused, GitResult
+from host.engine.files.git.runner import LITERAL, FolderGit, GitErrors, GitResult, checked
 
 READ_BOUND = 30.0
 WRITE_BOUND = 300.0
 """`git worktree add` of a large repository writes every file: minutes, not seconds."""
-LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+ERRORS = GitErrors(WorktreeUntrusted, lambda line, _done: WorktreeFailed(line))
+"""A worktree operation's git that did not work: one line for the person."""
 
 
 @dataclass(frozen=True)
@@ -99,27 +100,18 @@ class RepoGit:
         literal: bool = True,
     ) -> GitResult:
         common = await asyncio.to_thread(os.path.realpath, repo.common_dir)
-        try:
-            done = await self._git.run(
-                repo,
-                args,
-                write=write,
-                stdin=stdin,
-                bound=bound or (WRITE_BOUND if write else READ_BOUND),
-                env=LITERAL if literal else None,
-                writable=writable,
-                read_only=read_only,
-                readable=[Path(p) for p in self._worktrees(common)],
-            )
-        except GitRefused as exc:
-            raise WorktreeUntrusted(str(repo.top), [], str(exc)) from exc
-        except TimeoutError as exc:
-            raise WorktreeFailed(f"git {args[0]} did not finish in time") from exc
-        except OSError as exc:
-            raise WorktreeFailed(f"git could not start: {exc.strerror or exc}") from exc
-        if done.returncode not in codes:
-            raise WorktreeFailed(f"git {args[0]}: {done.last_error}")
-        return done
+        running = self._git.run(
+            repo,
+            args,
+            write=write,
+            stdin=stdin,
+            bound=bound or (WRITE_BOUND if write else READ_BOUND),
+            env=LITERAL if literal else None,
+            writable=writable,
+            read_only=read_only,
+            readable=[Path(p) for p in self._worktrees(common)],
+        )
+        return await checked(running, repo, args, ERRORS, codes)
 
     async def text(self, repo: RepoLayout, args: Sequence[str], **kw: object) -> str:
         return (await self.run(repo, args, **kw)).stdout.decode("utf-8", "surrogateescape").strip()  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
-"""The API relay: a later process (`harnessdesk acp`) speaks to the running instance's host.
+"""The API relay: a later process (`harnessdesk acp`, `harnessdesk import`) speaks to the running
+instance's host.
 
-Only one process owns a data dir (desktop/instance.py). When the window or `serve` runs, an ACP
+Only one process owns a data dir (desktop/instance.py). When the window or `serve` runs, a later
 process asks it over the authenticated activation channel (`{"cmd": "api"}`) to carry HTTP
 exchanges into its own fetch handler: the same ASGI app the window's bridge drives, so every
 byte is the same and no socket is opened (docs/decisions.md, "ACP bridge").
@@ -35,7 +36,7 @@ from host.fetch.client import UNARY_TIMEOUT, AbstractApiClient
 from host.fetch.errors import TransportError
 from host.fetch.fetch_response import FetchResponse, header_map
 
-log = logging.getLogger("desktop.acp.relay")
+log = logging.getLogger("desktop.instance_relay")
 
 SEND_QUEUE = 256
 """Frames waiting to go to a slow relay client before the host side waits (back-pressure)."""

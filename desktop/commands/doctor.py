@@ -1,4 +1,6 @@
-"""`harnessdesk doctor`: what this machine has and lacks for HarnessDesk, without opening a window.
+"""`harnessdesk doctor [--self-test | --repair | --restore-backup [FILE]]`: what this machine has
+and lacks for HarnessDesk, without opening a window; `--self-test` runs one turn on the embedded
+model (desktop/selftest.py); `--repair` and `--restore-backup` mend the database under the lock.
 
 The GUI check (Linux) loads GTK 3 and WebKitGTK 4.1 through GObject introspection, as the
 window does, and names the Debian/Ubuntu packages to install when they are missing.
@@ -21,6 +23,14 @@ from typing import Any
 import contract
 from desktop import paths
 from desktop.i18n import t
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    doctor = sub.add_parser("doctor", help=t("cli.doctor"))
+    doctor.add_argument("--self-test", action="store_true", help=t("cli.selfTest"))
+    doctor.add_argument("--repair", action="store_true", help=t("cli.repair"))
+    doctor.add_argument("--restore-backup", nargs="?", const="", metavar="FILE", help=t("cli.restoreBackup"))
+    return doctor  # type: ignore[no-any-return]
 
 
 def check_gtk() -> tuple[bool, list[str]]:
@@ -122,7 +132,7 @@ def run_storage(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_doctor(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     if getattr(args, "self_test", False):
         return self_test(args)
     if getattr(args, "repair", False) or getattr(args, "restore_backup", None) is not None:

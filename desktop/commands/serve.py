@@ -1,0 +1,141 @@
+"""`harnessdesk serve`: the host and the web UI on a loopback port (or, with `--unix-socket`, the
+server a remote host runs: desktop/serve_unix.py), until SIGINT/SIGTERM (docs/architecture.md,
+"Desktop, command line and data").
+
+The same host as the window (`host.api.open_host`), under the data dir's lock; a later
+`harnessdesk PATH` or `harnessdesk acp` on the same data dir reaches it over the instance channel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from desktop.i18n import t
+from desktop.options import CliError, one_line, port_number
+from desktop.paths import resolve_data_dir, webui_dir
+
+CLOSE_BOUND = 0.8
+"""Seconds `serve` gives the engine to end turns and flush after a stop signal: with uvicorn's
+1 s grace for in-flight requests, SIGTERM exits within 2 s (docs/decisions.md)."""
+
+LINK_FILE_SECONDS = 120.0
+"""How long the private page that `--open` hands the browser stays on disk."""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    serve = sub.add_parser("serve", help=t("cli.serveCommand"))
+    serve.add_argument("--host", default="127.0.0.1", help=t("cli.host"))
+    serve.add_argument("--allow-remote", action="store_true", help=t("cli.allowRemote"))
+    serve.add_argument("--port", type=port_number, default=0, help=t("cli.servePort"))
+    serve.add_argument("--trusted-host", action="append", default=[], help=t("cli.trustedHost"))
+    serve.add_argument("--token-file", help=t("cli.tokenFile"))
+    serve.add_argument("--open", action="store_true", help=t("cli.open"))
+    # a remote host's server (docs/decisions.md, "Remote hosts"): desktop/serve_unix.py
+    serve.add_argument("--unix-socket", metavar="PATH", help=t("cli.unixSocket"))
+    serve.add_argument("--handover", metavar="-", help=t("cli.handover"))
+    lifetime = serve.add_mutually_exclusive_group()
+    lifetime.add_argument("--attached", action="store_true", help=t("cli.attached"))
+    lifetime.add_argument("--detach", action="store_true", help=t("cli.detach"))
+    serve.add_argument("--idle-exit", type=float, default=0.0, metavar="SECONDS", help=t("cli.idleExit"))
+    # the desktop window's own host process (docs/decisions/window-host-process.md): not for people
+    serve.add_argument("--window", action="store_true", help=argparse.SUPPRESS)
+    serve.add_argument("--window-serve", metavar="WEBUI", help=argparse.SUPPRESS)
+    return serve  # type: ignore[no-any-return]
+
+
+def run(args: argparse.Namespace) -> int:
+    from host.engine.errors import EngineError
+
+    with one_line(OSError):
+        data_dir = resolve_data_dir(args.data_dir)
+        if args.unix_socket:
+            from desktop.serve_unix import ServeError, run_unix
+
+            with one_line(ServeError):
+                return run_unix(args, data_dir)
+        if args.attached or args.detach or args.handover:
+            raise CliError(t("cli.unixSocketOnly"))
+        with one_line(EngineError):
+            return asyncio.run(_serve(args, data_dir))
+
+
+async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
+    from desktop.folders import open_folder
+    from desktop.hostopen import lock, open_locked
+    from desktop.instance_relay import serve_relay
+    from host.fetch.warm import warm_contract
+    from host.server import build_site
+    from host.server.run import (
+        LoopbackServer,
+        bind_socket,
+        is_loopback_bind,
+        load_or_mint_token,
+        url_host,
+        write_link_file,
+    )
+
+    if not is_loopback_bind(args.host):
+        if not args.allow_remote:
+            raise CliError(t("cli.refuseRemote", host=args.host))
+        print(t("cli.remoteWarning", host=args.host), file=sys.stderr, flush=True)
+    instance = lock(data_dir)
+    try:
+        token = load_or_mint_token(Path(args.token_file) if args.token_file else None)
+        sock = bind_socket(args.host, args.port)
+    except (OSError, ValueError) as exc:
+        instance.close()
+        raise CliError(str(exc)) from exc
+    try:
+        runtime = await open_locked(data_dir, instance, args)
+    except BaseException:
+        sock.close()
+        raise
+    site = build_site(
+        runtime.app, webui_dir(), token=token, peers=runtime.peers, trusted_hosts=tuple(args.trusted_host)
+    )
+    server = LoopbackServer(site, sock, log_level=args.log_level)
+    url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        runtime.engine.host.end_streams()  # open streams end now, so uvicorn need not wait for them
+        server.stop()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop)
+    print(f"HarnessDesk listening on {url}", flush=True)
+    warming = asyncio.create_task(warm_contract())  # while the browser starts
+
+    def open_here(path: str) -> None:
+        """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""
+        asyncio.run_coroutine_threadsafe(open_folder(runtime.app, path), loop).result(30)
+
+    instance.listen(lambda: None, open_here, on_api=lambda conn: serve_relay(conn, runtime.app, loop))
+    link_file = None
+    if args.open:
+        link_file = write_link_file(data_dir, url)
+        import webbrowser  # only for --open: it is not free to import
+
+        webbrowser.open(link_file.as_uri())
+        loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
+    try:
+        await server.serve()
+    finally:
+        warming.cancel()
+        if link_file is not None:
+            _remove(link_file)
+        await runtime.close(bound=CLOSE_BOUND)
+        instance.close()
+    return 0
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
