@@ -32,6 +32,8 @@ from typing import Any
 
 import httpx
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -142,13 +144,13 @@ async def _drive(base: str, llm: ScriptedLlmServer, chunks: int, rate: float) ->
     headers = {"Authorization": f"Bearer {TOKEN}"}
     lat: list[float] = []
     try:
-        created = await api.call("session.create", {"cwd": os.getcwd()})
+        created = await api.call(SESSION_CREATE, {"cwd": os.getcwd()})
         sid = created.result.value.session_id
         llm.enqueue(Reply(stamps=chunks, delay=1 / rate))
         async with httpx.AsyncClient(timeout=None) as client:
             async with client.stream("GET", f"{base}/api/events.mux", headers=headers) as response:
                 prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]}
-                answer = await api.call("session.prompt", prompt)
+                answer = await api.call(SESSION_PROMPT, prompt)
                 assert answer.ok, answer
                 async for data in sse_data(response):
                     frame = data.get("payload") or {}

@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import FINDER_FIND, SESSION_CREATE
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from host.api import open_host
@@ -129,10 +131,10 @@ async def main(files: int, queries: int, baseline: int, rounds: int) -> dict[str
         made_s = time.perf_counter() - t0
         runtime = await open_host(Path(tmp) / "data", dev_validate=False)
         client = InProcessApiClient(runtime.app)
-        created = await client.call("session.create", {"cwd": str(root)})
+        created = await client.call(SESSION_CREATE, {"cwd": str(root)})
         sid = created.result.value.session_id
         t0 = time.perf_counter()
-        first = await client.call("finder.find", {"sessionId": sid, "query": ""})
+        first = await client.call(FINDER_FIND, {"sessionId": sid, "query": ""})
         build_s = time.perf_counter() - t0
         indexed = first.result.value.indexed
         asked = queries_for(paths, queries)
@@ -148,7 +150,7 @@ async def main(files: int, queries: int, baseline: int, rounds: int) -> dict[str
             walk: list[float] = []
             for index, (query, target, last) in enumerate(strokes):
                 t0, c0 = time.perf_counter(), time.process_time()
-                answer = await client.call("finder.find", {"sessionId": sid, "query": query, "limit": 30})
+                answer = await client.call(FINDER_FIND, {"sessionId": sid, "query": query, "limit": 30})
                 ms.append((time.perf_counter() - t0) * 1000)
                 cpu.append((time.process_time() - c0) * 1000)
                 assert answer.result.ok, answer.result

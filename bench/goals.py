@@ -409,6 +409,14 @@ GOALS: list[Goal] = [
 ]
 
 
+def _big_rounds(engine: str, key: str) -> Callable[[Any], list[float]]:
+    return lambda f: [r[key] for r in f[engine]["rounds"]["big"]]
+
+
+def _nodes_ratio(engine: str) -> Callable[[Any], float]:
+    return lambda f: float(f[engine]["big"]["nodes"] / f[engine]["small"]["nodes"])
+
+
 def _transcript_goals() -> list[Goal]:
     """Issue 33, goal 2: a 10,000-message session, per engine (bench/transcript_bench.py)."""
     rows: list[Goal] = []
@@ -423,7 +431,7 @@ def _transcript_goals() -> list[Goal]:
                 Goal(
                     f"10,000 messages in {name}: {label}",
                     "transcript",
-                    lambda f, e=engine, k=key: [r[k] for r in f[e]["rounds"]["big"]],
+                    _big_rounds(engine, key),
                     "<=",
                     target,
                     " ms",
@@ -434,7 +442,7 @@ def _transcript_goals() -> list[Goal]:
             Goal(
                 f"10,000 messages in {name}: DOM nodes / a 120-message session's",
                 "transcript",
-                lambda f, e=engine: f[e]["big"]["nodes"] / f[e]["small"]["nodes"],
+                _nodes_ratio(engine),
                 "<=",
                 1.5,
                 "x",

@@ -38,6 +38,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_LIST, SESSION_SEARCH, AnyMethod
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract.events import SessionEvent
@@ -140,7 +142,7 @@ async def write_store(data_dir: Path, sessions: int, events: int) -> float:
 
 async def timed(
     client: InProcessApiClient,
-    method: str,
+    method: AnyMethod,
     payload: dict[str, Any],
     repeat: int,
     primitive: Callable[[], object],
@@ -180,12 +182,12 @@ async def measure_store(data_dir: Path, repeat: int) -> dict[str, Any]:
             }
 
         samples, cpu, raw, value = await timed(
-            client, "session.list", {}, repeat, lambda: conn.execute(LIST_SQL).fetchall()
+            client, SESSION_LIST, {}, repeat, lambda: conn.execute(LIST_SQL).fetchall()
         )
         out["list"] = row(samples, cpu, raw, len(value.items))
         for label, query in QUERIES.items():
             samples, cpu, raw, value = await timed(
-                client, "session.search", {"query": query}, repeat, lambda q=query: store_search(conn, q)
+                client, SESSION_SEARCH, {"query": query}, repeat, lambda q=query: store_search(conn, q)
             )
             out[f"search {label}"] = row(samples, cpu, raw, len(value.items))
         return out

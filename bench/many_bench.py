@@ -48,6 +48,8 @@ from typing import Any
 
 import httpx
 
+from contract.methods import SESSION_CANCEL, SESSION_CREATE, SESSION_PROMPT, SETTINGS_UPDATE, AnyMethod
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -155,11 +157,16 @@ class Api:
         if not self.ready.wait(30):
             raise RuntimeError("events.mux did not open")
 
-    def call(self, method: str, payload: dict[str, Any]) -> Any:
-        body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
-        answer = self.http.post(f"{self.base}/api/{method}", json=body).json()
+    def call(self, method: AnyMethod, payload: dict[str, Any]) -> Any:
+        body = {
+            "type": "client-request",
+            "rpcId": os.urandom(8).hex(),
+            "method": method.key,
+            "payload": payload,
+        }
+        answer = self.http.post(f"{self.base}/api/{method.key}", json=body).json()
         if not answer["result"]["ok"]:
-            raise RuntimeError(f"{method}: {answer}")
+            raise RuntimeError(f"{method.key}: {answer}")
         return answer["result"]["value"]
 
     def _read(self) -> None:
@@ -309,7 +316,7 @@ def start_streams(api: Api, provider: Provider, sids: list[str]) -> None:
             api.first_text.pop(sid, None)
     for sid in sids:
         api.call(
-            "session.prompt", {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]}
+            SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]}
         )
     api.wait(lambda: all(s in api.first_text for s in sids), 120, "the streams to start")
 
@@ -318,7 +325,7 @@ def stop_streams(api: Api, sids: list[str]) -> None:
     with api.lock:
         ends = {sid: api.ends.get(sid, 0) for sid in sids}
     for sid in sids:
-        api.call("session.cancel", {"sessionId": sid})
+        api.call(SESSION_CANCEL, {"sessionId": sid})
     api.wait(lambda: all(api.ends.get(s, 0) > ends[s] for s in sids), 120, "the streams to stop")
 
 
@@ -333,7 +340,7 @@ def first_tokens(api: Api, provider: Provider, sids: list[str]) -> list[float]:
     for sid in sids:
         sent[sid] = time.perf_counter()
         api.call(
-            "session.prompt", {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "hi"}]}
+            SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "hi"}]}
         )
     api.wait(lambda: all(api.ends.get(s, 0) > ends[s] for s in sids), 180, "the turns to end")
     with api.lock:
@@ -363,9 +370,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             # every session this bench starts runs at once (Settings → Sessions; the default 4
             # would queue the rest, and their first text would wait for a free slot)
             at_once = {"maxRunningTurns": min(64, max(args.streams, args.many) + 1)}
-            api.call("settings.update", {"ns": "sessions", "patch": at_once})
-            streams = [api.call("session.create", cwd)["sessionId"] for _ in range(args.streams)]
-            many = [api.call("session.create", cwd)["sessionId"] for _ in range(args.many)]
+            api.call(SETTINGS_UPDATE, {"ns": "sessions", "patch": at_once})
+            streams = [api.call(SESSION_CREATE, cwd)["sessionId"] for _ in range(args.streams)]
+            many = [api.call(SESSION_CREATE, cwd)["sessionId"] for _ in range(args.many)]
             small = "small-00000"
             phase(win, keys, window_id, display, small, 0)  # warm-up
             cycles: list[dict[str, Any]] = []

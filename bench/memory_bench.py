@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_CREATE, SESSION_DELETE, SESSION_PROMPT
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -92,7 +94,7 @@ def start_host(data: Path, work: Path, base_url: str) -> tuple[subprocess.Popen[
 
 async def one_turn(client: HttpApiClient, mux: Frames, sid: str, n: int) -> None:
     content = [{"type": "text", "text": f"turn {n}: say something short"}]
-    await ok(client, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    await ok(client, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     await mux.next(
         lambda f: (
             getattr(f, "type", "") == "session/event" and f.session_id == sid and f.event.type == "turn/end"
@@ -146,7 +148,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         mux.items.clear()  # the bench's own reader keeps nothing either
                         mux.cursor = 0
 
-                    sid = (await ok(client, "session.create", {"cwd": str(work)})).session_id
+                    sid = (await ok(client, SESSION_CREATE, {"cwd": str(work)})).session_id
                     one: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
                     for n in range(1, args.turns + 1):
                         await turn(sid, n)
@@ -160,7 +162,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     many: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
                     others = []
                     for i in range(args.sessions):
-                        other = (await ok(client, "session.create", {"cwd": str(work)})).session_id
+                        other = (await ok(client, SESSION_CREATE, {"cwd": str(work)})).session_id
                         others.append(other)
                         for k in range(args.session_turns):
                             await turn(other, k)
@@ -169,7 +171,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                         many.append(((i + 1) * args.session_turns, rss_kb(proc.pid)))
                     before_close = many[-1][1]
                     for other in others:
-                        await ok(client, "session.delete", {"sessionId": other})
+                        await ok(client, SESSION_DELETE, {"sessionId": other})
                     await asyncio.sleep(1.0)  # let the closed sessions' last writes settle
                     after_close = rss_kb(proc.pid)
         finally:

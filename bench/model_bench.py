@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -142,12 +144,12 @@ async def run_turn() -> dict[str, Any]:
 
 async def turn_once(client: Any, frames: Any, cwd: str) -> dict[str, Any]:
     """One turn; its length is the app's own (the local adapter's max_tokens)."""
-    created = await client.call("session.create", {"cwd": cwd})
+    created = await client.call(SESSION_CREATE, {"cwd": cwd})
     sid = created.result.value.session_id
     content = [{"type": "text", "text": PROMPT}]
     started = time.perf_counter()
     stamps: list[float] = []
-    await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     async for _, frame in frames:
         if getattr(frame, "type", "") != "session/event" or frame.session_id != sid:
             continue

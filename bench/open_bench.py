@@ -40,6 +40,8 @@ from typing import Any
 
 import httpx
 
+from contract.methods import SESSION_HISTORY, AnyMethod
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -201,22 +203,22 @@ class Serve:
 
 
 async def call(
-    http: httpx.AsyncClient, base: str, method: str, payload: dict[str, Any]
+    http: httpx.AsyncClient, base: str, method: AnyMethod, payload: dict[str, Any]
 ) -> tuple[float, float, int, Any]:
     """(seconds, of which parsing, body bytes, value) of one call, the body parsed as the web
     client parses it. The rest (the seconds to the body's last byte) is the server and the
     socket: this process's parse (the standard library's `json`) is not the host's work."""
-    body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
+    body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method.key, "payload": payload}
     started = time.perf_counter()
-    response = await http.post(f"{base}/api/{method}", json=body)
+    response = await http.post(f"{base}/api/{method.key}", json=body)
     raw = response.content
     if response.status_code != 200:
-        raise RuntimeError(f"{method}: HTTP {response.status_code} {raw[:200]!r}")
+        raise RuntimeError(f"{method.key}: HTTP {response.status_code} {raw[:200]!r}")
     read = time.perf_counter()
     answer = json.loads(raw)
     seconds = time.perf_counter() - started
     if not answer["result"]["ok"]:
-        raise RuntimeError(f"{method}: {answer}")
+        raise RuntimeError(f"{method.key}: {answer}")
     return seconds, started + seconds - read, len(raw), answer["result"]["value"]
 
 
@@ -367,11 +369,11 @@ async def profile(data_dir: Path, first_page: int) -> None:
     runtime = await open_host(data_dir, dev_validate=False)
     client = InProcessApiClient(runtime.app)
     for max_messages in (first_page, WHOLE):
-        await client.call("session.history", {"sessionId": SID, "maxMessages": max_messages})
+        await client.call(SESSION_HISTORY, {"sessionId": SID, "maxMessages": max_messages})
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(5):
-        await client.call("session.history", {"sessionId": SID, "maxMessages": WHOLE})
+        await client.call(SESSION_HISTORY, {"sessionId": SID, "maxMessages": WHOLE})
     prof.disable()
     await runtime.close()
     pstats.Stats(prof).sort_stats("cumulative").print_stats(25)

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_HISTORY
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contract.events import SessionEvent
@@ -166,7 +168,7 @@ async def timed_pages(
             if before is not None:
                 payload["beforeSeq"] = before
             t0 = time.perf_counter()
-            answer = await client.call("session.history", payload)
+            answer = await client.call(SESSION_HISTORY, payload)
             samples[index].append(time.perf_counter() - t0)
             assert answer.ok and answer.result.value.events
     return samples

@@ -41,6 +41,8 @@ from typing import Any
 
 import httpx
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT, AnyMethod
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -157,11 +159,16 @@ class Serve:
         url = line[len(LISTENING) :].strip()
         self.base, self.token = url.split("/?token=")
 
-    async def rpc(self, http: httpx.AsyncClient, method: str, payload: dict[str, Any]) -> Any:
-        body = {"type": "client-request", "rpcId": os.urandom(8).hex(), "method": method, "payload": payload}
-        answer = (await http.post(f"{self.base}/api/{method}", json=body)).json()
+    async def rpc(self, http: httpx.AsyncClient, method: AnyMethod, payload: dict[str, Any]) -> Any:
+        body = {
+            "type": "client-request",
+            "rpcId": os.urandom(8).hex(),
+            "method": method.key,
+            "payload": payload,
+        }
+        answer = (await http.post(f"{self.base}/api/{method.key}", json=body)).json()
         if not answer["result"]["ok"]:
-            raise RuntimeError(f"{method}: {answer}")
+            raise RuntimeError(f"{method.key}: {answer}")
         return answer["result"]["value"]
 
     async def turn(self, n: int) -> dict[str, Any]:
@@ -170,12 +177,10 @@ class Serve:
         async with httpx.AsyncClient(timeout=None, trust_env=False, headers=headers) as http:
             mux_headers = {"accept": "text/event-stream"}
             async with http.stream("GET", f"{self.base}/api/events.mux", headers=mux_headers) as mux:
-                sid = (await self.rpc(http, "session.create", {}))["sessionId"]
+                sid = (await self.rpc(http, SESSION_CREATE, {}))["sessionId"]
                 started = time.perf_counter()
                 content = [{"type": "text", "text": "stream"}]
-                await self.rpc(
-                    http, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
-                )
+                await self.rpc(http, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
                 chunks, text, first, cut_off = 0, [], None, False
                 async for data in sse_frames(mux):
                     frame = json.loads(data)["payload"]

@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import REMOTE_ADD, REMOTE_CONNECT, REMOTE_DISCONNECT, SESSION_CREATE, SESSION_PROMPT
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -92,7 +94,7 @@ async def one_turn(client: Any, frames: Any, sid: str, provider: Provider, n: in
     start = len(frames.items)
     began = time.perf_counter()
     content = [{"type": "text", "text": tag}]
-    answer = await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    answer = await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     assert answer.result.ok, answer.result
     accepted = time.perf_counter() - began
     first = None
@@ -172,10 +174,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             frames = Collected(client.stream("events.mux"))
             await frames.open()
             try:
-                added = await client.call("remote.add", {"target": sshd.target})
+                added = await client.call(REMOTE_ADD, {"target": sshd.target})
                 host_id = added.result.value.host_id
                 began = time.perf_counter()
-                connected = await client.call("remote.connect", {"hostId": host_id})
+                connected = await client.call(REMOTE_CONNECT, {"hostId": host_id})
                 assert connected.result.ok, connected.result
                 bootstrap_s = time.perf_counter() - began
                 work = root / "work"
@@ -183,7 +185,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 where = {"local": {"cwd": str(work)}, "remote": {"hostId": host_id, "cwd": str(sshd.home)}}
 
                 async def turn(kind: str, n: int) -> dict[str, Any]:
-                    made = await client.call("session.create", where[kind])
+                    made = await client.call(SESSION_CREATE, where[kind])
                     return await one_turn(client, frames, made.result.value.session_id, provider, n)
 
                 for kind in ("local", "remote"):  # warm both paths once
@@ -200,7 +202,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     for kind in ("local", "remote") if i % 2 == 0 else ("remote", "local"):
                         burst[kind].append(await turn(kind, args.n))
                         print(f"  burst {kind} run {i + 1}: {burst[kind][-1]['end_s']:.3f} s", flush=True)
-                await client.call("remote.disconnect", {"hostId": host_id})
+                await client.call(REMOTE_DISCONNECT, {"hostId": host_id})
             finally:
                 await frames.close()
                 await client.aclose()

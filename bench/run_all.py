@@ -154,8 +154,9 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
                 row["met"] = verdict(runs, goal.op, float(goal.target))
                 if row["met"] is None:
                     row["note"] = "too close to call: the target is inside the median's interval"
-            if (why := goal.valid(figures)) is not None:
-                row["met"], row["note"] = False, f"not valid: {why}"
+            invalid = goal.valid(figures)
+            if invalid is not None:
+                row["met"], row["note"] = False, f"not valid: {invalid}"
         except (KeyError, TypeError, ValueError, IndexError, statistics.StatisticsError):
             row["value"], row["met"], row["note"] = None, None, "not measured"
         rows.append(row)
@@ -172,7 +173,7 @@ def shown(row: dict[str, Any]) -> str:
     if value is None:
         if "product" in row:
             return f"{_number(row['product'])} ms ({row['note']})"
-        return row.get("note", "not measured")
+        return str(row.get("note", "not measured"))
     if isinstance(value, bool):
         return "yes" if value else "no"
     text = f"{_number(value)}{row['unit']}"

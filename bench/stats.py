@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 CONFIDENCE = 0.9
 """The coverage the median's interval is chosen for (when there are runs enough to reach it)."""
@@ -61,7 +61,7 @@ def verdict(values: Sequence[float], op: str, target: float) -> bool | None:
     """True (met), False (missed) or None (too close to call: the target is inside the median's
     interval) for `median op target`, `op` one of <=, <, >=, >, ==."""
     low, high = median_interval(values)
-    good = {
+    good: Callable[[float], bool] = {
         "<=": lambda x: x <= target,
         "<": lambda x: x < target,
         ">=": lambda x: x >= target,

@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT, WORKSPACE_CREATE
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -106,11 +108,11 @@ async def one(
     if worktree is not None:
         payload["worktree"] = worktree
     start = time.perf_counter()
-    made = await client.call("session.create", payload)
+    made = await client.call(SESSION_CREATE, payload)
     assert made.result.ok, made.result
     sid = made.result.value.session_id
     content = [{"type": "text", "text": "Say hello"}]
-    sent = await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    sent = await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     assert sent.result.ok, sent.result
     return (await chunks.wait(sid) - start) * 1000
 
@@ -143,7 +145,7 @@ async def run(files: int, runs: int) -> dict[str, Any]:
         chunks = FirstChunks(client)
         await chunks.start()
         try:
-            made = await client.call("workspace.create", {"path": str(repo)})
+            made = await client.call(WORKSPACE_CREATE, {"path": str(repo)})
             wid = made.result.value.workspace.workspace_id
             plain: list[float] = []
             worktree: list[float] = []

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp
 from desktop.i18n import t
 
 if TYPE_CHECKING:
+    from contract.methods import Method, Req, Val
     from host.fetch.client import AbstractApiClient
 
 # The contract and the host are imported where they are used: the window imports this module
@@ -96,25 +97,26 @@ class OpenFolderError(Exception):
 
 async def open_folder(app: ASGIApp, path: str) -> str:
     """Register `path` as a workspace and return the session to show there (reused or new)."""
+    from contract.methods import SESSION_CREATE, SESSION_LIST, WORKSPACE_CREATE, WORKSPACE_LIST
     from host.fetch.inprocess import InProcessApiClient
 
     async with InProcessApiClient(app) as client:
-        workspace = (await _value(client, "workspace.create", {"path": path})).workspace
-        summaries = {s.session_id: s for s in (await _value(client, "session.list", {})).items}
-        hidden = set((await _value(client, "workspace.list", {})).archived_session_ids)
+        workspace = (await _value(client, WORKSPACE_CREATE, {"path": path})).workspace
+        summaries = {s.session_id: s for s in (await _value(client, SESSION_LIST, {})).items}
+        hidden = set((await _value(client, WORKSPACE_LIST, {})).archived_session_ids)
         for sid in workspace.session_ids:
             summary = summaries.get(sid)
             if summary is not None and summary.blank and not summary.running and sid not in hidden:
                 return str(sid)
-        made = await _value(client, "session.create", {"workspaceId": workspace.workspace_id})
+        made = await _value(client, SESSION_CREATE, {"workspaceId": workspace.workspace_id})
         return str(made.session_id)
 
 
-async def _value(client: AbstractApiClient, key: str, payload: dict[str, Any]) -> Any:
+async def _value(client: AbstractApiClient, method: Method[Req, Val], payload: dict[str, Any]) -> Val:
     """The method's value, or OpenFolderError with the host's one-line message."""
     from contract.rpc import RpcErr
 
-    response = await client.call(key, payload)
+    response = await client.call(method, payload)
     if isinstance(response.result, RpcErr):
         raise OpenFolderError(response.result.error.message)
     return response.result.value

@@ -9,10 +9,14 @@ from __future__ import annotations
 import asyncio
 import base64
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.i18n import t
 from desktop.instance import ActivationError, activate_running
+
+if TYPE_CHECKING:
+    from contract.methods import Method, Req, Val
+    from host.fetch.client import AbstractApiClient
 
 
 class HandoffError(Exception):
@@ -21,6 +25,7 @@ class HandoffError(Exception):
 
 async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[str]:
     """Import `archive` into DIR's workspace through the running host; the ids, main one first."""
+    from contract.methods import SESSION_IMPORT, WORKSPACE_CREATE
     from contract.sessions import MAX_IMPORT_BYTES
     from desktop.instance_relay import RelayApiClient
     from host.fetch.errors import TransportError
@@ -37,13 +42,13 @@ async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[s
     except (OSError, ValueError, KeyError, EOFError, TransportError) as exc:
         raise HandoffError(t("cli.otherInstanceSilent", data_dir=data_dir, reason=exc)) from exc
     try:
-        workspace = (await _value(client, archive, "workspace.create", {"path": cwd})).workspace
+        workspace = (await _value(client, archive, WORKSPACE_CREATE, {"path": cwd})).workspace
         payload = {
             "data": base64.b64encode(data).decode("ascii"),
             "workspaceId": workspace.workspace_id,
             "fileName": archive.name[:300],
         }
-        ids = [str(sid) for sid in (await _value(client, archive, "session.import", payload)).session_ids]
+        ids = [str(sid) for sid in (await _value(client, archive, SESSION_IMPORT, payload)).session_ids]
     except TransportError as exc:
         raise HandoffError(t("cli.cannotImport", path=archive, reason=t("cli.wentAway", reason=exc))) from exc
     finally:
@@ -55,10 +60,12 @@ async def import_into_running(data_dir: Path, archive: Path, cwd: str) -> list[s
     return ids
 
 
-async def _value(client: Any, archive: Path, key: str, payload: dict[str, Any]) -> Any:
+async def _value(
+    client: AbstractApiClient, archive: Path, method: Method[Req, Val], payload: dict[str, Any]
+) -> Val:
     from contract.rpc import RpcErr
 
-    response = await client.call(key, payload)
+    response = await client.call(method, payload)
     if isinstance(response.result, RpcErr):
         raise HandoffError(t("cli.cannotImport", path=archive, reason=response.result.error.message))
     return response.result.value

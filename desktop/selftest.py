@@ -58,6 +58,7 @@ def check_files() -> list[str]:
 
 async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
     """Open the host on `data_dir`, prompt the embedded model once, collect the streamed answer."""
+    from contract.methods import SESSION_CREATE, SESSION_PROMPT
     from contract.rpc import RpcErr
     from host.api import open_host
     from host.engine.llm.overrides import RuntimeOverrides
@@ -67,14 +68,14 @@ async def one_turn(data_dir: Path, workspace: Path, started: float) -> Outcome:
     runtime = await open_host(data_dir, RuntimeOverrides(provider="local"))
     try:
         client = InProcessApiClient(runtime.app)
-        created = await client.call("session.create", {"cwd": str(workspace)})
+        created = await client.call(SESSION_CREATE, {"cwd": str(workspace)})
         if isinstance(created.result, RpcErr):
             raise RuntimeError(f"session.create failed: {created.result.error.message}")
         sid = str(created.result.value.session_id)
         async with client.stream("events.mux") as frames:
             content = [{"type": "text", "text": PROMPT}]
             answer = await client.call(
-                "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
+                SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content}
             )
             if isinstance(answer.result, RpcErr):
                 raise RuntimeError(f"session.prompt failed: {answer.result.error.message}")

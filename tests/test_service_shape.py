@@ -128,10 +128,11 @@ def forward_references(source: str, builder: str = "open") -> list[str]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not func:
                 names = [node.name]
             for name in names:
+                line = getattr(node, "lineno", 0)
                 if name in bound:
-                    found.append(f"{node.lineno}: {name} bound again (first at {bound[name]})")
+                    found.append(f"{line}: {name} bound again (first at {bound[name]})")
                 else:
-                    bound[name] = node.lineno
+                    bound[name] = line
         for nested in ast.walk(func):
             if nested is func or not isinstance(nested, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 continue

@@ -35,6 +35,23 @@ from acp.schema import (
 )
 
 from contract import __version__
+from contract.methods import (
+    COMMAND_EXECUTE,
+    COMMAND_LIST,
+    MCP_ADD_EDITOR_SERVERS,
+    SESSION_CANCEL,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_MODELS,
+    SESSION_PROMPT,
+    SESSION_SELECT_MODEL,
+    WORKSPACE_CREATE,
+    AnyMethod,
+    Method,
+    Req,
+    Val,
+)
 from contract.rpc import RpcErr
 from desktop.acp.approvals import ask_permission, decline_question
 from desktop.acp.options import config_options, editor_servers, mode_state, model_value, parse_model_value
@@ -69,8 +86,8 @@ class HarnessAcpAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def call(self, key: str, payload: dict[str, Any]) -> Any:
-        answer = await self.client.call(key, payload)
+    async def call(self, method: Method[Req, Val], payload: dict[str, Any]) -> Val:
+        answer = await self.client.call(method, payload)
         if isinstance(answer.result, RpcErr):
             raise CallFailed(answer.result.error.code, answer.result.error.message)
         return answer.result.value
@@ -116,7 +133,7 @@ class HarnessAcpAgent:
         for sid, session in list(self.sessions.items()):
             if session.prompting:
                 with contextlib.suppress(Exception):
-                    await self.call("session.cancel", {"sessionId": sid})
+                    await self.call(SESSION_CANCEL, {"sessionId": sid})
             await session.close()
         for task in [*self._tasks, *([self._mux] if self._mux else [])]:
             task.cancel()
@@ -150,7 +167,7 @@ class HarnessAcpAgent:
         servers = editor_servers(mcp_servers)
         await self._ensure_mux()
         workspace = await self._workspace_for(folder)
-        created = await self._checked("session.create", {"workspaceId": workspace, "origin": "acp"})
+        created = await self._checked(SESSION_CREATE, {"workspaceId": workspace, "origin": "acp"})
         session = self._adopt(created["sessionId"], folder, last_turn=-1)
         await self._add_servers(session.id, servers)
         modes, options = await self._modes_and_options(session.id)
@@ -180,7 +197,7 @@ class HarnessAcpAgent:
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
     ) -> ListSessionsResponse:
-        listed = await self._checked("session.list", {})
+        listed = await self._checked(SESSION_LIST, {})
         rows = [r for r in listed["items"] if r.get("cwd") and r.get("origin") != "subagent"]
         if cwd is not None:
             rows = [r for r in rows if Path(r["cwd"]) == Path(cwd)]
@@ -207,7 +224,7 @@ class HarnessAcpAgent:
         outcome = session.begin_prompt()
         try:
             await self._checked(
-                "session.prompt", {"sessionId": session_id, "mode": "queue", "content": content}
+                SESSION_PROMPT, {"sessionId": session_id, "mode": "queue", "content": content}
             )
         except BaseException:
             session.end_prompt()
@@ -227,7 +244,7 @@ class HarnessAcpAgent:
             return  # unknown ids are no-ops
         session.cancelling = True
         with contextlib.suppress(CallFailed):
-            await self.call("session.cancel", {"sessionId": session_id})
+            await self.call(SESSION_CANCEL, {"sessionId": session_id})
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> None:
         session = self._owned(session_id)
@@ -240,7 +257,7 @@ class HarnessAcpAgent:
         elif config_id == "model" and isinstance(value, str):
             provider, model = parse_model_value(value)
             await self._checked(
-                "session.selectModel", {"sessionId": session_id, "provider": provider, "model": model}
+                SESSION_SELECT_MODEL, {"sessionId": session_id, "provider": provider, "model": model}
             )
         else:
             raise acp.RequestError.invalid_params({"detail": f"no config option {config_id!r}"})
@@ -254,10 +271,10 @@ class HarnessAcpAgent:
 
     # ---- helpers -----------------------------------------------------------------------------
 
-    async def _checked(self, key: str, payload: dict[str, Any]) -> dict[str, Any]:
+    async def _checked(self, method: AnyMethod, payload: dict[str, Any]) -> dict[str, Any]:
         """A call whose RpcError becomes the JSON-RPC error an editor can show."""
         try:
-            value = await self.call(key, payload)
+            value = await self.call(method, payload)
         except CallFailed as exc:
             if exc.code in {"bad-request", "session-not-found", "agent-busy", "model-unavailable"}:
                 raise acp.RequestError.invalid_params({"detail": str(exc), "code": exc.code}) from exc
@@ -282,15 +299,15 @@ class HarnessAcpAgent:
         """The editor's MCP servers join the session's project (started now; a failed one shows
         its error in the app's MCP panel and gives no tools, as any server)."""
         if servers:
-            await self._checked("mcp.addEditorServers", {"sessionId": session_id, "mcpServers": servers})
+            await self._checked(MCP_ADD_EDITOR_SERVERS, {"sessionId": session_id, "mcpServers": servers})
 
     async def _workspace_for(self, folder: str) -> str:
         """The workspace of that folder (`workspace.create` answers the existing one too)."""
-        created = await self._checked("workspace.create", {"path": folder})
+        created = await self._checked(WORKSPACE_CREATE, {"path": folder})
         return str(created["workspace"]["workspaceId"])
 
     async def _summary(self, session_id: str) -> dict[str, Any] | None:
-        listed = await self._checked("session.list", {})
+        listed = await self._checked(SESSION_LIST, {})
         return next((r for r in listed["items"] if r["sessionId"] == session_id), None)
 
     async def _whole_history(self, session_id: str) -> list[Any]:
@@ -301,11 +318,11 @@ class HarnessAcpAgent:
             payload: dict[str, Any] = {"sessionId": session_id, "maxMessages": 500}
             if before is not None:
                 payload["beforeSeq"] = before
-            answer = await self.client.call("session.history", payload)
+            answer = await self.client.call(SESSION_HISTORY, payload)
             if isinstance(answer.result, RpcErr):
                 raise acp.RequestError.invalid_params({"detail": answer.result.error.message})
             value = answer.result.value
-            events = [getattr(e, "event", e) for e in value.events]
+            events = [e.event for e in value.events]
             pages.append(events)
             if not value.has_more or not events:
                 break
@@ -313,18 +330,18 @@ class HarnessAcpAgent:
         return [e for page in reversed(pages) for e in page]
 
     async def _modes_and_options(self, session_id: str) -> tuple[Any, list[Any]]:
-        history = await self.client.call("session.history", {"sessionId": session_id, "maxMessages": 1})
+        history = await self.client.call(SESSION_HISTORY, {"sessionId": session_id, "maxMessages": 1})
         projections: dict[str, Any] = {}
         if not isinstance(history.result, RpcErr) and history.result.value.projections is not None:
             projections = history.result.value.projections.values
-        models = await self.client.call("session.models", {"sessionId": session_id})
+        models = await self.client.call(SESSION_MODELS, {"sessionId": session_id})
         catalogue = None if isinstance(models.result, RpcErr) else models.result.value
         permissions = projections.get("permissions") or {}
         return mode_state(permissions), config_options(permissions, catalogue)
 
     async def _switch_mode(self, session: AcpSession, mode_id: str) -> None:
         answer = await self._checked(
-            "command.execute", {"sessionId": session.id, "line": f"/permission {mode_id}"}
+            COMMAND_EXECUTE, {"sessionId": session.id, "line": f"/permission {mode_id}"}
         )
         if not answer.get("matched"):
             raise acp.RequestError.invalid_params({"detail": f"no mode {mode_id!r}"})
@@ -339,7 +356,7 @@ class HarnessAcpAgent:
 
     async def _announce_commands(self, session: AcpSession) -> None:
         await asyncio.sleep(0.05)  # after the new/load response has gone out (bounded)
-        listed = await self.call("command.list", {"sessionId": session.id})
+        listed = await self.call(COMMAND_LIST, {"sessionId": session.id})
         commands = [
             AvailableCommand(
                 name=c.name,

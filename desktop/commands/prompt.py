@@ -73,12 +73,13 @@ class PromptRun:
         self.interactive = sys.stdin.isatty()
 
     async def run(self) -> int:
+        from contract.methods import SESSION_PROMPT
         from contract.rpc import RpcErr, ServerRequest
 
         sid = self.args.session or await self._create()
         async with self.client.stream("events.mux") as frames:
             answer = await self.client.call(
-                "session.prompt",
+                SESSION_PROMPT,
                 {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": self.args.text}]},
             )
             if isinstance(answer.result, RpcErr):
@@ -95,9 +96,10 @@ class PromptRun:
         return 1
 
     async def _create(self) -> str:
+        from contract.methods import SESSION_CREATE
         from contract.rpc import RpcErr
 
-        created = await self.client.call("session.create", {"cwd": self.args.cwd or str(Path.cwd())})
+        created = await self.client.call(SESSION_CREATE, {"cwd": self.args.cwd or str(Path.cwd())})
         if isinstance(created.result, RpcErr):
             raise CliError(created.result.error.message)
         return str(created.result.value.session_id)

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from contract import finder as f
+from contract.methods import FINDER_FIND
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("finder.find")
+@implements(FINDER_FIND)
 async def find(engine: Engine, p: f.FindRequest) -> f.FindValue:
     return await engine.finder.find(p.session_id, p.query, p.limit)

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from contract import hooks as k
+from contract.methods import HOOKS_APPROVE
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("hooks.approve")
+@implements(HOOKS_APPROVE)
 async def approve(engine: Engine, p: k.HooksApproveRequest) -> k.HooksApproved:
     path, digest = await engine.mcp.hooks_approve(p.workspace_id, p.digest)
     return k.HooksApproved(path=path, digest=digest)

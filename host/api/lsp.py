@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from contract import lsp as ls
+from contract.methods import LSP_STATUS
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("lsp.status")
+@implements(LSP_STATUS)
 async def status(engine: Engine, p: ls.LspStatusRequest) -> ls.LspStatusValue:
     return await engine.reach.lsp_status()

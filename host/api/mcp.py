@@ -4,35 +4,43 @@
 from __future__ import annotations
 
 from contract import mcp as m
+from contract.methods import (
+    MCP_ADD_EDITOR_SERVERS,
+    MCP_APPROVE,
+    MCP_LIST,
+    MCP_OPEN_USER_FILE,
+    MCP_RESTART,
+    MCP_SET_ENABLED,
+)
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("mcp.list")
+@implements(MCP_LIST)
 async def list_servers(engine: Engine, p: m.McpListRequest) -> m.McpListValue:
     return await engine.mcp.mcp_list(p.session_id)
 
 
-@implements("mcp.addEditorServers")
+@implements(MCP_ADD_EDITOR_SERVERS)
 async def add_editor_servers(engine: Engine, p: m.McpAddEditorServersRequest) -> m.McpListValue:
     return await engine.mcp.mcp_add_editor_servers(p.session_id, p.mcp_servers)
 
 
-@implements("mcp.restart")
+@implements(MCP_RESTART)
 async def restart(engine: Engine, p: m.McpServerRef) -> m.McpServerValue:
     return m.McpServerValue(server=await engine.mcp.mcp_restart(p.session_id, p.name))
 
 
-@implements("mcp.setEnabled")
+@implements(MCP_SET_ENABLED)
 async def set_enabled(engine: Engine, p: m.McpSetEnabledRequest) -> m.McpServerValue:
     return m.McpServerValue(server=await engine.mcp.mcp_set_enabled(p.session_id, p.name, p.enabled))
 
 
-@implements("mcp.openUserFile")
+@implements(MCP_OPEN_USER_FILE)
 async def open_user_file(engine: Engine, p: m.McpOpenUserFileRequest) -> m.McpOpened:
     return m.McpOpened(path=await engine.mcp.mcp_open_user_file())
 
 
-@implements("mcp.approve")
+@implements(MCP_APPROVE)
 async def approve(engine: Engine, p: m.McpApproveRequest) -> m.McpApproved:
     return m.McpApproved(name=p.name, digest=await engine.mcp.mcp_approve(p.workspace_id, p.name, p.digest))

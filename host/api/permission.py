@@ -4,16 +4,17 @@ session projection `permissions`); `permission.set` switches its mode or its net
 from __future__ import annotations
 
 from contract import permissions as pm
+from contract.methods import PERMISSION_REVOKE, PERMISSION_SET
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("permission.revoke")
+@implements(PERMISSION_REVOKE)
 async def revoke(engine: Engine, p: pm.RevokeRequest) -> pm.RevokeValue:
     return pm.RevokeValue(revoked=await engine.config.revoke_permission(p.session_id, p.tool, p.scope))
 
 
-@implements("permission.set")
+@implements(PERMISSION_SET)
 async def set(engine: Engine, p: pm.PermissionSetRequest) -> pm.PermissionSetValue:
     return pm.PermissionSetValue(
         permissions=await engine.config.set_permission(p.session_id, p.preset, p.network)

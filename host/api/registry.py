@@ -1,6 +1,6 @@
 """How a unary method is implemented: one plain coroutine per key of `contract.methods.METHODS`.
 
-    @implements("session.rename")
+    @implements(SESSION_RENAME)
     async def rename(engine: Engine, p: s.RenameRequest) -> s.RenameValue:
         title, seq = await engine.sessions.rename(p.session_id, p.title)
         return s.RenameValue(title=title, seq=seq)
@@ -11,8 +11,9 @@ raising a `contract.errors.BusinessError` (see `host/engine/errors/`); `bind` ma
 typed RpcError here, and only here. Anything else is a host bug and propagates (the carrier
 answers 500); `CancelledError` propagates too (the carrier answers `cancelled`).
 
-Registration checks the key and the annotations against the method map at import time, so a
-method wired to the wrong models fails before the host starts.
+`implements` takes the method's typed handle (`contract.methods`), so mypy fails a handler whose
+request or value type is not the row's; registration checks the annotations against the map
+again at import time, so a method wired to the wrong models fails before the host starts.
 """
 
 from __future__ import annotations
@@ -21,28 +22,45 @@ import inspect
 import typing
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from pydantic import BaseModel
 
 from contract.errors import BusinessError
-from contract.methods import METHODS
+from contract.methods import METHODS, Method
 from contract.rpc import RpcRequest, RpcResponse, fail, ok
 from host.engine.engine import Engine
 from host.fetch.proxy import UnaryImpl
 
 Handler = Callable[..., Awaitable[BaseModel]]
-H = TypeVar("H", bound=Handler)
+Req = TypeVar("Req", bound=BaseModel)
+Val = TypeVar("Val", bound=BaseModel)
 
 HANDLERS: dict[str, Handler] = {}
 """Method key → its implementation (filled as the domain modules are imported)."""
 
 
-def implements(key: str) -> Callable[[H], H]:
-    """Register the decorated coroutine as the implementation of method `key`."""
-    method = METHODS[key]
+class Registration(Generic[Req, Val]):
+    """What `implements(HANDLE)` returns: it takes only a coroutine of the handle's own request
+    and value types, with or without the request's `rpc_id` (checked by mypy and at import)."""
 
-    def register(fn: H) -> H:
+    def __init__(self, method: Method[Req, Val]) -> None:
+        if METHODS.get(method.key) is not method:
+            raise KeyError(f"not a handle of the method map: {method.key!r}")
+        self.method = method
+
+    @overload
+    def __call__(
+        self, fn: Callable[[Engine, Req], Awaitable[Val]]
+    ) -> Callable[[Engine, Req], Awaitable[Val]]: ...
+
+    @overload
+    def __call__(
+        self, fn: Callable[[Engine, Req, str], Awaitable[Val]]
+    ) -> Callable[[Engine, Req, str], Awaitable[Val]]: ...
+
+    def __call__(self, fn: Handler) -> Handler:
+        method, key = self.method, self.method.key
         params = list(inspect.signature(fn).parameters)
         if params not in (["engine", "p"], ["engine", "p", "rpc_id"]):
             raise TypeError(f"{fn.__qualname__} must take (engine, p) or (engine, p, rpc_id), not {params}")
@@ -56,7 +74,10 @@ def implements(key: str) -> Callable[[H], H]:
         HANDLERS[key] = fn
         return fn
 
-    return register
+
+def implements(method: Method[Req, Val]) -> Registration[Req, Val]:
+    """Register the decorated coroutine as the implementation of `method` (its handle)."""
+    return Registration(method)
 
 
 def bind(engine: Engine, key: str) -> UnaryImpl:

@@ -6,17 +6,25 @@ Every change is announced on the host stream by the engine, so every open window
 from __future__ import annotations
 
 from contract import settings as st
+from contract.methods import (
+    SETTINGS_DESCRIBE,
+    SETTINGS_MUTATE,
+    SETTINGS_OPEN_DOCUMENT,
+    SETTINGS_REPLACE,
+    SETTINGS_RESET_DOCUMENT,
+    SETTINGS_UPDATE,
+)
 from host.api.registry import implements
 from host.engine.engine import Engine
 from host.engine.errors import HostActionFailed
 
 
-@implements("settings.describe")
+@implements(SETTINGS_DESCRIBE)
 async def describe(engine: Engine, p: st.SettingsDescribeRequest) -> st.SettingsDescribeValue:
     return engine.config.settings()
 
 
-@implements("settings.openDocument")
+@implements(SETTINGS_OPEN_DOCUMENT)
 async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
     try:
         await engine.config.open_settings_document(p.file)
@@ -25,7 +33,7 @@ async def open_document(engine: Engine, p: st.OpenDocumentRequest) -> st.Opened:
     return st.Opened()
 
 
-@implements("settings.resetDocument")
+@implements(SETTINGS_RESET_DOCUMENT)
 async def reset_document(engine: Engine, p: st.ResetDocumentRequest) -> st.ResetDocumentValue:
     try:
         kept = await engine.config.reset_settings_document(p.file)
@@ -34,16 +42,16 @@ async def reset_document(engine: Engine, p: st.ResetDocumentRequest) -> st.Reset
     return st.ResetDocumentValue(kept_as=kept)
 
 
-@implements("settings.update")
+@implements(SETTINGS_UPDATE)
 async def update(engine: Engine, p: st.UpdateRequest) -> st.SettingsNamespaceView:
     return await engine.config.update_settings(p.ns, p.patch, p.expected_revision)
 
 
-@implements("settings.replace")
+@implements(SETTINGS_REPLACE)
 async def replace(engine: Engine, p: st.ReplaceRequest) -> st.SettingsNamespaceView:
     return await engine.config.replace_settings(p.ns, p.section, p.expected_revision)
 
 
-@implements("settings.mutate")
+@implements(SETTINGS_MUTATE)
 async def mutate(engine: Engine, p: st.MutateRequest) -> st.SettingsNamespaceView:
     return await engine.config.mutate_settings(p.ns, p.ops, p.expected_revision)

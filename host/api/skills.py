@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 from contract import skills as sk
+from contract.methods import SKILL_LIST
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("skill.list")
+@implements(SKILL_LIST)
 async def list_skills(engine: Engine, p: sk.SkillListRequest) -> sk.SkillListValue:
     skills, warnings = await engine.presets.list_skills(p.session_id)
     return sk.SkillListValue(skills=skills, warnings=warnings)

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from contract import subagents as a
+from contract.methods import SUBAGENT_HISTORY, SUBAGENT_INTERRUPT, SUBAGENT_LIST, SUBAGENT_PROMPT
 from contract.sessions import Accepted, HistoryValue
 from host.api.registry import implements
 from host.engine.engine import Engine
 
 
-@implements("subagent.list")
+@implements(SUBAGENT_LIST)
 async def list_subagents(engine: Engine, p: a.SubagentListRequest) -> a.SubagentListValue:
     entries, available = await engine.subagents.list_subagents(p.parent_session_id)
     return a.SubagentListValue(entries=entries, parent_available=available)
 
 
-@implements("subagent.history")
+@implements(SUBAGENT_HISTORY)
 async def history(engine: Engine, p: a.SubagentHistoryRequest) -> HistoryValue:
     events, has_more, projections = await engine.subagents.subagent_history(
         p.parent_session_id, p.child_session_id, p.mode, p.before_seq, p.max_messages
@@ -24,7 +25,7 @@ async def history(engine: Engine, p: a.SubagentHistoryRequest) -> HistoryValue:
     )
 
 
-@implements("subagent.prompt")
+@implements(SUBAGENT_PROMPT)
 async def prompt(engine: Engine, p: a.SubagentPromptRequest, rpc_id: str) -> a.SubagentPromptValue:
     message_id = await engine.subagents.prompt_subagent(
         p.parent_session_id, p.child_session_id, p.content, rpc_id, p.client_time_zone, p.attach
@@ -32,7 +33,7 @@ async def prompt(engine: Engine, p: a.SubagentPromptRequest, rpc_id: str) -> a.S
     return a.SubagentPromptValue(message_id=message_id)
 
 
-@implements("subagent.interrupt")
+@implements(SUBAGENT_INTERRUPT)
 async def interrupt(engine: Engine, p: a.SubagentInterruptRequest) -> Accepted:
     await engine.subagents.interrupt_subagent(p.parent_session_id, p.child_session_id)
     return Accepted()

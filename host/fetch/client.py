@@ -11,13 +11,13 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
 from types import TracebackType
-from typing import Any, overload
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from contract._base import to_wire
-from contract.methods import METHODS, AnyMethod, Method, Req, Val
+from contract.methods import METHODS, Method, Req, Val
 from contract.rpc import (
     RPC_MESSAGE,
     RPC_RECEIPT,
@@ -77,25 +77,15 @@ class AbstractApiClient(ABC):
 
     # ---- the four-quadrant exchanges ---------------------------------------------------------
 
-    @overload
     async def call(
         self, method: Method[Req, Val], payload: Req | Mapping[str, Any] | None = None
-    ) -> RpcResponse[Val]: ...
-
-    @overload
-    async def call(
-        self, method: str, payload: BaseModel | Mapping[str, Any] | None = None
-    ) -> RpcResponse[Any]: ...
-
-    async def call(
-        self, method: AnyMethod | str, payload: BaseModel | Mapping[str, Any] | None = None
-    ) -> RpcResponse[Any]:
-        """Call a unary method, by its handle (`SESSION_LIST`: the answer is typed) or its key;
-        the ok value comes back as the method's value model."""
-        key = method if isinstance(method, str) else method.key
-        if METHODS.get(key) is None or (not isinstance(method, str) and METHODS[key] is not method):
+    ) -> RpcResponse[Val]:
+        """Call a unary method by its handle (`SESSION_LIST`: the answer is `RpcResponse[ListValue]`);
+        the ok value comes back as the method's value model. A key known only at run time goes
+        through the map: `client.call(METHODS[key], ...)`."""
+        key = method.key
+        if METHODS.get(key) is not method:
             raise KeyError(f"unknown method {key!r}")
-        method = METHODS[key]
         rpc_id = new_rpc_id()
         request = ClientRequest(rpc_id=rpc_id, method=key, payload=_wire(payload))
         self._hub.emit(request)
@@ -192,5 +182,5 @@ class DomainAccess:
     def __getattr__(self, attr: str) -> Callable[..., Awaitable[RpcResponse[Any]]]:
         for m in METHODS.values():
             if m.domain == self._domain and m.attr == attr:
-                return functools.partial(self._client.call, m.key)
+                return functools.partial(self._client.call, m)
         raise AttributeError(f"no method {self._domain}.{attr} in the method map")

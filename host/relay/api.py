@@ -24,7 +24,7 @@ from pydantic_core import from_json
 
 from contract._base import to_wire
 from contract.errors import RpcErrorBase, rpc_error
-from contract.methods import METHODS, AnyMethod
+from contract.methods import METHODS, SESSION_LIST, AnyMethod
 from contract.rpc import (
     RPC_RECEIPT,
     ClientResponse,
@@ -208,7 +208,7 @@ class RelayApi:
             value = from_json(response.content)["result"]["value"]
         except (httpx.HTTPError, OSError, TimeoutError, ValueError, KeyError, TypeError):
             return None
-        self.routes.record_value("session.list", value, host_id)
+        self.routes.record_value(SESSION_LIST.key, value, host_id)
         items = value.get("items") if isinstance(value, dict) else None
         return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else None
 

@@ -95,9 +95,13 @@ async def acp_agent(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """A connected, initialized SDK client on a fresh `harnessdesk acp` process."""
     command = acp_command(data_dir, llm)
-    async with acp.spawn_agent_process(client, command[0], *command[1:], cwd=cwd, env=cli_env()) as (
-        conn,
-        proc,
+    # RecordingClient answers the requests the agent sends; it does not subclass the SDK's Client
+    spawned = acp.spawn_agent_process(client, command[0], *command[1:], cwd=cwd, env=cli_env())  # type: ignore[arg-type]
+    async with (
+        spawned as (
+            conn,
+            proc,
+        )
     ):
         init = await asyncio.wait_for(
             conn.initialize(
@@ -107,5 +111,5 @@ async def acp_agent(
             ),
             WAIT,
         )
-        conn.init = init
+        conn.init = init  # type: ignore[attr-defined]  # the tests read the handshake's answer off the connection
         yield conn, proc

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from starlette.types import ASGIApp
 
+from contract.methods import SESSION_CREATE
 from desktop.paths import webui_dir
 from host.api import HostApiProxy, HostRuntime, open_host
 from host.engine.engine import Engine
@@ -109,7 +110,7 @@ class Host:
 
     async def create(self, cwd: Path | None = None, **extra: Any) -> str:
         payload = {"cwd": str(cwd or self.workdir), **extra}
-        response = await self.client().call("session.create", payload)
+        response = await self.client().call(SESSION_CREATE, payload)
         assert response.result.ok, response.result
         return str(response.result.value.session_id)
 

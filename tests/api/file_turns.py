@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_HISTORY
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import Frames, event, ftype, ok, page_events, prompt, raw, run_main
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -95,7 +96,7 @@ async def turn_then_one_held_open(
 
 
 async def history(client: Any, sid: str) -> list[Any]:
-    return page_events(await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000}))
+    return page_events(await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 10_000}))
 
 
 @contextlib.asynccontextmanager

@@ -19,12 +19,15 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from contract.methods import SESSION_PROMPT, Method, Req, Val
+from contract.rpc import RpcErr, RpcOk
+from contract.sessions import SessionSummary
 from host.fetch import AbstractApiClient, FrameStream
 from tests.support.warm_cli import WarmCli
 
@@ -181,10 +184,12 @@ def events_of(frames: Sequence[Any], session_id: str | None = None) -> list[Any]
 # ---- calls ------------------------------------------------------------------------------------
 
 
-async def ok(client: AbstractApiClient, key: str, payload: Any = None) -> Any:
-    """Call `key`; assert it succeeded and return the value."""
-    response = await client.call(key, payload or {})
-    assert response.result.ok, f"{key} failed: {response.result}"
+async def ok(
+    client: AbstractApiClient, method: Method[Req, Val], payload: Req | Mapping[str, Any] | None = None
+) -> Val:
+    """Call `method` (its handle); assert it succeeded and return the value."""
+    response = await client.call(method, payload or {})
+    assert isinstance(response.result, RpcOk), f"{method.key} failed: {response.result}"
     return response.result.value
 
 
@@ -197,14 +202,22 @@ class WireError:
     details: dict[str, Any]
 
 
-async def err(client: AbstractApiClient, key: str, payload: Any, code: str) -> WireError:
-    """Call `key`; assert it failed with `code` and return the error as wire JSON."""
-    response = await client.call(key, payload)
-    assert not response.result.ok, f"{key} unexpectedly succeeded: {response.result}"
+async def err(
+    client: AbstractApiClient, method: Method[Req, Val], payload: Req | Mapping[str, Any] | None, code: str
+) -> WireError:
+    """Call `method` (its handle); assert it failed with `code` and return the error as wire JSON."""
+    response = await client.call(method, payload)
+    assert isinstance(response.result, RpcErr), f"{method.key} unexpectedly succeeded: {response.result}"
     error = response.result.error
-    assert error.code == code, f"{key}: expected {code}, got {error.code}: {error.message}"
+    assert error.code == code, f"{method.key}: expected {code}, got {error.code}: {error.message}"
     wire = error.model_dump(mode="json", by_alias=True)
     return WireError(wire["code"], wire["message"], wire["details"])
+
+
+def cwd_of(summary: SessionSummary) -> Path:
+    """A local session's folder, as `session.list` shows it (a remote one shows none)."""
+    assert summary.cwd is not None, summary
+    return Path(summary.cwd)
 
 
 def text(t: str) -> list[dict[str, Any]]:
@@ -213,7 +226,7 @@ def text(t: str) -> list[dict[str, Any]]:
 
 async def prompt(client: AbstractApiClient, sid: str, words: str, mode: str = "queue", **extra: Any) -> None:
     payload = {"sessionId": sid, "mode": mode, "content": text(words), **extra}
-    assert (await ok(client, "session.prompt", payload)).accepted is True
+    assert (await ok(client, SESSION_PROMPT, payload)).accepted is True
 
 
 async def run_turn(client: AbstractApiClient, mux: Frames, sid: str, words: str) -> list[Any]:

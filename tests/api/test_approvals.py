@@ -8,6 +8,7 @@ import asyncio
 import json
 from typing import Any
 
+from contract.methods import SESSION_CANCEL
 from contract.rpc import ReceiptAccepted, ReceiptRefused
 from tests.api.conftest import Host
 from tests.api.support import Frames, event, events_of, ftype, ok, prompt, raw
@@ -211,7 +212,7 @@ async def test_cancel_resolves_pending_requests_as_cancelled(host: Host, llm: Sc
     sid = await host.create()
     await prompt(client, sid, "go")
     rpc_id, frame = await mux.next(ftype("approval/requested", sid))
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, resolved = await mux.next(ftype("approval/resolved", sid))
     assert resolved.outcome == "cancelled"
     _, end = await mux.next(event("turn/end", sid))
@@ -225,7 +226,7 @@ async def test_cancel_resolves_pending_requests_as_cancelled(host: Host, llm: Sc
     llm.enqueue(Reply(tool_calls=[("q1", "ask_user", json.dumps(QUESTIONS))]))
     await prompt(client, sid, "ask")
     question_rpc, _ = await mux.next(ftype("question/requested", sid))
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, cancelled = await mux.next(ftype("question/resolved", sid))
     assert (cancelled.question_rpc_id, cancelled.outcome) == (question_rpc, "cancelled")
     _, end = await mux.next(event("turn/end", sid))

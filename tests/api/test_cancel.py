@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+from contract.methods import SESSION_CANCEL, SESSION_HISTORY, SESSION_PROMPT
 from tests.api.conftest import Host
 from tests.api.support import (
     event,
@@ -57,7 +58,7 @@ async def test_cancel_during_a_streaming_reply_keeps_the_queue(host: Host, llm: 
         queue.items[0].placement == "queued" and queue.items[0].message.content[0].text == "queued behind it"
     )
     started = time.monotonic()
-    assert (await ok(client, "session.cancel", {"sessionId": sid})).accepted is True
+    assert (await ok(client, SESSION_CANCEL, {"sessionId": sid})).accepted is True
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     assert time.monotonic() - started < BOUND
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
@@ -69,7 +70,7 @@ async def test_cancel_during_a_streaming_reply_keeps_the_queue(host: Host, llm: 
     assert user.event.data["id"] == queued_id
     await mux.next(event("turn/end", sid))
     await hosts.seen(lambda f: f.type == "host/session-status" and f.session_id == sid and not f.running)
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     ends = [e.data["reason"]["kind"] for e in page_events(history) if e.type == "turn/end"]
     assert ends == ["aborted", "completed"]
     first = [e for e in page_events(history) if e.type == "assistant/message" and e.data["turn"] == 0]
@@ -98,7 +99,7 @@ async def test_cancel_during_a_running_tool_kills_its_process_group(
     sleeper = int(sleep_pid_file.read_text())
     assert not process_gone(sleeper) and shell in group_members(shell) and sleeper in group_members(shell)
     started = time.monotonic()
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
     assert time.monotonic() - started < BOUND
@@ -121,10 +122,10 @@ async def test_cancel_keeps_waiting_steering_as_the_next_turn_and_clear_queue_dr
     await prompt(client, sid, "start")
     await mux.next(event("assistant/chunk", sid))
     payload = {"sessionId": sid, "mode": "steer", "content": text("steer this way")}
-    await ok(client, "session.prompt", payload)
+    await ok(client, SESSION_PROMPT, payload)
     _, steering = await mux.next(lambda f: f.type == "session/queue" and f.items)
     assert [i.placement for i in steering.items] == ["steering"]
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
     _, moved = await mux.next(lambda f: f.type == "session/queue" and f.items)
@@ -137,12 +138,12 @@ async def test_cancel_keeps_waiting_steering_as_the_next_turn_and_clear_queue_dr
     await prompt(client, sid, "again")
     await mux.next(lambda f: event("assistant/chunk", sid)(f) and f.event.data["turn"] == 2)
     await prompt(client, sid, "never runs")
-    await ok(client, "session.prompt", {**payload, "content": text("never steers")})
-    await ok(client, "session.cancel", {"sessionId": sid, "clearQueue": True})
+    await ok(client, SESSION_PROMPT, {**payload, "content": text("never steers")})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid, "clearQueue": True})
     _, end = await mux.next(event("turn/end", sid), within=BOUND)
     _, cleared = await mux.seen(lambda f: f.type == "session/queue" and not f.items)
     assert cleared.items == []
-    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 100})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 100})
     types = [e.type for e in page_events(history)]
     assert types.count("turn/start") == 3 and "steering/message" not in types
     assert page_events(history)[-1].type == "turn/end"

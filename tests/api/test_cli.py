@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import SESSION_HISTORY, SESSION_LIST
 from tests.api.conftest import open_test_host
 from tests.api.support import ok, page_events, run_cli, run_main, start_serve
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -89,9 +90,9 @@ async def test_prompt_continued_session_is_one_session_on_disk(
     host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)
     try:
         client = host.client()
-        listed = (await ok(client, "session.list")).items
+        listed = (await ok(client, SESSION_LIST)).items
         assert [s.session_id for s in listed] == [sid] and listed[0].cwd == str(tmp_path)
-        events = page_events(await ok(client, "session.history", {"sessionId": sid}))
+        events = page_events(await ok(client, SESSION_HISTORY, {"sessionId": sid}))
         ends = [e for e in events if e.type == "turn/end"]
         assert [e.data["turn"] for e in ends] == [0, 1]
         assert all(e.data["reason"] == {"kind": "completed"} for e in ends)
@@ -242,7 +243,7 @@ async def test_import_of_a_broken_archive_exits_2_and_imports_nothing(
     assert str(archive) in one_line_error(result.stderr)
     host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)
     try:
-        assert (await ok(host.client(), "session.list")).items == []  # nothing half-imported
+        assert (await ok(host.client(), SESSION_LIST)).items == []  # nothing half-imported
     finally:
         await host.close()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from contract.methods import SESSION_LIST, WORKSPACE_LIST
 from host.api import open_host
 from host.fetch import HttpApiClient, InProcessApiClient
 from tests.api.support import Frames, ftype, ok, run_cli, run_main, start_serve
@@ -32,9 +33,9 @@ async def test_prompt_cwd_runs_the_new_session_in_that_folder(tmp_path: Path, ll
     runtime = await open_host(data)
     try:
         client = InProcessApiClient(runtime.app)
-        [summary] = (await ok(client, "session.list")).items
+        [summary] = (await ok(client, SESSION_LIST)).items
         assert summary.cwd == real(project)
-        assert (await ok(client, "workspace.list")).items == []  # a cwd alone stays Ungrouped
+        assert (await ok(client, WORKSPACE_LIST)).items == []  # a cwd alone stays Ungrouped
     finally:
         await runtime.close()
 
@@ -73,15 +74,15 @@ async def test_a_path_is_handed_to_the_running_instance(tmp_path: Path, llm: Scr
             ran = run_cli("project", "--data-dir", str(data), cwd=tmp_path, timeout=60)  # no display needed
             assert ran.returncode == 0, ran.stderr
             assert f"handed it {real(project)}" in ran.stdout
-            listed = await ok(client, "workspace.list")
+            listed = await ok(client, WORKSPACE_LIST)
             [workspace] = listed.items
             assert workspace.path == real(project) and len(workspace.session_ids) == 1
-            [summary] = (await ok(client, "session.list")).items
+            [summary] = (await ok(client, SESSION_LIST)).items
             assert summary.session_id == workspace.session_ids[0] and summary.cwd == real(project)
             await hosts.seen(ftype("host/session-added"))  # open tabs saw it arrive
             await hosts.seen(ftype("host/workspace-changed"))
             again = run_cli(str(project), "--data-dir", str(data), cwd=tmp_path, timeout=60)
             assert again.returncode == 0, again.stderr
-            assert (await ok(client, "workspace.list")) == listed  # its blank session is reused
+            assert (await ok(client, WORKSPACE_LIST)) == listed  # its blank session is reused
     finally:
         served.stop()

@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from contract.methods import METHODS
+from contract.methods import (
+    COMMAND_EXECUTE,
+    COMMAND_LIST,
+    METHODS,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+)
 from host.engine.agent.commands import Command, CommandContext, CommandResult, failure, success
 from host.fetch.errors import TransportError
 from tests.api.conftest import Host, open_test_host
@@ -24,21 +31,22 @@ def tool_names(request: dict[str, Any]) -> set[str]:
 
 
 async def execute(host: Host, sid: str, line: str) -> Any:
-    return await ok(host.client(), "command.execute", {"sessionId": sid, "line": line})
+    return await ok(host.client(), COMMAND_EXECUTE, {"sessionId": sid, "line": line})
 
 
 async def test_the_catalogue_depends_on_the_preset(host: Host) -> None:
     client = host.client()
     sid = await host.create()
-    listed = (await ok(client, "command.list", {"sessionId": sid})).commands
+    listed = (await ok(client, COMMAND_LIST, {"sessionId": sid})).commands
     plan = next(c for c in listed if c.name == "plan")
+    assert plan.input is not None
     assert plan.input.hint == "[off|message]" and "changes nothing" in plan.description
     assert [c.name for c in listed] == sorted(c.name for c in listed)
-    chat = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
-    assert "plan" not in [c.name for c in (await ok(client, "command.list", {"sessionId": chat})).commands]
-    await err(client, "command.list", {"sessionId": "s-nope"}, "session-not-found")
-    await err(client, "command.execute", {"sessionId": "s-nope", "line": "/plan"}, "session-not-found")
-    await err(client, "command.execute", {"sessionId": sid}, "bad-request")
+    chat = (await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
+    assert "plan" not in [c.name for c in (await ok(client, COMMAND_LIST, {"sessionId": chat})).commands]
+    await err(client, COMMAND_LIST, {"sessionId": "s-nope"}, "session-not-found")
+    await err(client, COMMAND_EXECUTE, {"sessionId": "s-nope", "line": "/plan"}, "session-not-found")
+    await err(client, COMMAND_EXECUTE, {"sessionId": sid}, "bad-request")
     assert METHODS["command.execute"].user_paced and not METHODS["command.list"].user_paced
 
 
@@ -48,7 +56,7 @@ async def test_a_line_that_is_not_a_known_command_logs_nothing(host: Host) -> No
     sid = await host.create()
     for line in ("/nope", " /plan", "/Plan", "/plan/x", "plan", "", "/", "/9lives"):
         assert (await execute(host, sid, line)).model_dump(exclude_none=True) == {"matched": False}
-    chat = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
+    chat = (await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
     assert (await execute(host, chat, "/plan")).matched is False  # not in this session's catalogue
     await asyncio.sleep(0.05)
     assert events_of(mux.frames) == []
@@ -83,7 +91,8 @@ async def test_plan_mode_hides_the_write_tools_until_plan_off(host: Host, llm: S
     await run_turn(client, mux, sid, "go ahead")
     assert tool_names(llm.requests[-1]) >= WRITE_TOOLS
     assert any("Plan mode is off" in str(m["content"]) for m in llm.requests[-1]["messages"])
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    assert history.projections is not None
     assert "plan" not in history.projections.values  # off: nothing to show
 
 
@@ -97,7 +106,7 @@ async def test_plan_with_a_message_steers_it_into_the_agent(host: Host, llm: Scr
     assert not tool_names(request) & WRITE_TOOLS
     texts = [m["content"] for m in request["messages"] if m["role"] == "user"]
     assert texts[0] == "outline the migration" and "Plan mode is on" in texts[1]
-    assert (await ok(client, "session.list")).items[0].blank is False
+    assert (await ok(client, SESSION_LIST)).items[0].blank is False
 
 
 async def test_handler_results_errors_crashes_and_cancels(host: Host) -> None:
@@ -123,7 +132,7 @@ async def test_handler_results_errors_crashes_and_cancels(host: Host) -> None:
     registry.register(Command("crash", "Fails", crash))
     registry.register(Command("slow", "Waits", slow))
     sid = await host.create()
-    assert "echo" in [c.name for c in (await ok(client, "command.list", {"sessionId": sid})).commands]
+    assert "echo" in [c.name for c in (await ok(client, COMMAND_LIST, {"sessionId": sid})).commands]
     said = await execute(host, sid, "/echo hi there")
     _, done = await mux.next(event("command/done", sid, commandId=said.command_id))
     assert done.event.data["text"] == "echo: hi there"
@@ -132,10 +141,10 @@ async def test_handler_results_errors_crashes_and_cancels(host: Host) -> None:
     _, done = await mux.next(event("command/done", sid, commandId=empty.command_id))
     assert done.event.data == {"commandId": empty.command_id, "kind": "error", "text": "Usage: /echo <text>"}
     with pytest.raises(TransportError, match="500"):  # a crash is a host failure (HTTP 500), not a result
-        await client.call("command.execute", {"sessionId": sid, "line": "/crash"})
+        await client.call(COMMAND_EXECUTE, {"sessionId": sid, "line": "/crash"})
     _, done = await mux.next(event("command/done", sid, kind="error"))
     assert done.event.data["text"] == "The command failed: boom"
-    call = asyncio.create_task(client.call("command.execute", {"sessionId": sid, "line": "/slow"}))
+    call = asyncio.create_task(client.call(COMMAND_EXECUTE, {"sessionId": sid, "line": "/slow"}))
     await asyncio.wait_for(started.wait(), 10)
     call.cancel()
     _, done = await mux.next(event("command/done", sid, kind="error"))
@@ -156,7 +165,8 @@ async def test_plan_mode_survives_a_restart(tmp_path: Path, llm: ScriptedLlmServ
     again = await open_test_host(carrier, tmp_path, llm.base_url, data_dir=data)
     try:
         client = again.client()
-        history = await ok(client, "session.history", {"sessionId": sid})  # cold: read from the log
+        history = await ok(client, SESSION_HISTORY, {"sessionId": sid})  # cold: read from the log
+        assert history.projections is not None
         assert history.projections.values["plan"] == {"active": True}
         mux = await again.mux(client)
         await run_turn(client, mux, sid, "what now?")
@@ -215,14 +225,15 @@ async def test_the_agent_preset_caps_what_permission_can_switch_to(host: Host) -
     client = host.client()
     mux = await host.mux(client)
     sid = (
-        await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "read-only"})
+        await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "read-only"})
     ).session_id
     wider = await execute(host, sid, "/permission danger-full-access")
     _, done = await mux.next(event("command/done", sid, commandId=wider.command_id))
     assert done.event.data["text"].startswith(
         "Permission mode Read-only: the agent preset “Read-only” allows no more"
     )
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    assert history.projections is not None
     assert history.projections.values["permissions"]["currentValue"] == "read-only"
 
 
@@ -243,5 +254,6 @@ async def test_permission_takes_the_words_the_picker_shows(host: Host) -> None:
         ran = await execute(host, sid, line)
         _, done = await mux.next(event("command/done", sid, commandId=ran.command_id))
         assert done.event.data["kind"] == "success", (line, done.event.data)
-        history = await ok(client, "session.history", {"sessionId": sid})
+        history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+        assert history.projections is not None
         assert history.projections.values["permissions"]["currentValue"] == mode, line

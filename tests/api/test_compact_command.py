@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from contract.methods import COMMAND_EXECUTE, COMMAND_LIST
 from tests.api.conftest import Host
 from tests.api.support import event, ok, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
 async def execute(host: Host, sid: str, line: str) -> str:
-    answer = await ok(host.client(), "command.execute", {"sessionId": sid, "line": line})
+    answer = await ok(host.client(), COMMAND_EXECUTE, {"sessionId": sid, "line": line})
     assert answer.matched is True
     return str(answer.command_id)
 
@@ -19,7 +20,7 @@ async def test_compact_summarises_and_the_next_request_carries_the_summary(
     client = host.client()
     mux = await host.mux(client)
     sid = await host.create()
-    listed = (await ok(client, "command.list", {"sessionId": sid})).commands
+    listed = (await ok(client, COMMAND_LIST, {"sessionId": sid})).commands
     assert (
         "compact" in [c.name for c in listed] and next(c for c in listed if c.name == "compact").input is None
     )

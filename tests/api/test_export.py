@@ -12,6 +12,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from contract.methods import (
+    SESSION_ATTACHMENT,
+    SESSION_FORK,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    SESSION_RENAME,
+)
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import (
     Raw,
@@ -39,7 +47,7 @@ def lines(zf: zipfile.ZipFile, name: str) -> list[dict[str, Any]]:
 
 
 async def all_events(client: Any, sid: str) -> list[dict[str, Any]]:
-    page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
+    page = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 10_000})
     return [e.dump() for e in page_events(page)]
 
 
@@ -52,7 +60,7 @@ async def image_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, str, b
     await run_turn(client, mux, sid, "hello")
     image = png(4, 4, (255, 0, 0))
     content = [*text("what colour?"), image_input(image, name="red.png")]
-    await ok(client, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    await ok(client, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     await mux.next(event("turn/end", sid))
     await mux.seen(event("session/title", sid))  # the auto title, after the first turn
     return client, sid, image
@@ -60,7 +68,7 @@ async def image_session(host: Host, llm: ScriptedLlmServer) -> tuple[Any, str, b
 
 async def session_day(client: Any, sid: str) -> str:
     """The session's local date as its export name shows it (its last activity)."""
-    listed = await ok(client, "session.list", {})
+    listed = await ok(client, SESSION_LIST, {})
     updated = next(s.updated_at for s in listed.items if s.session_id == sid)
     return datetime.fromtimestamp(updated / 1000).strftime("%Y-%m-%d")
 
@@ -78,7 +86,7 @@ async def test_export_file_is_named_after_the_title_and_date(host: Host, llm: Sc
     mux = await host.mux(client)
     sid = await host.create()
     await run_turn(client, mux, sid, "first")
-    await ok(client, "session.rename", {"sessionId": sid, "title": "Fix: the login/bug — 修复 ../etc"})
+    await ok(client, SESSION_RENAME, {"sessionId": sid, "title": "Fix: the login/bug — 修复 ../etc"})
     got = await raw(client, "HEAD", export_path(sid))
     day = await session_day(client, sid)
     assert suggested_name(got.headers["content-disposition"]) == f"Fix-the-login-bug-修复-etc-{day}.zip"
@@ -157,9 +165,9 @@ async def test_include_descendants_adds_forked_children(host: Host, llm: Scripte
     mux = await host.mux(client)
     parent = await host.create()
     await run_turn(client, mux, parent, "parent")
-    child = (await ok(client, "session.fork", {"sessionId": parent})).session_id
+    child = (await ok(client, SESSION_FORK, {"sessionId": parent})).session_id
     await run_turn(client, mux, child, "child")
-    grandchild = (await ok(client, "session.fork", {"sessionId": child})).session_id
+    grandchild = (await ok(client, SESSION_FORK, {"sessionId": child})).session_id
     unrelated = await host.create()
     await run_turn(client, mux, unrelated, "unrelated")
     deep = zipfile.ZipFile(io.BytesIO((await raw(client, "GET", export_path(parent, "true"))).body))
@@ -195,11 +203,11 @@ async def test_cli_export_then_import_round_trips_exactly(
     try:
         client, sid, image = await image_session(source, llm_server)
         mux = await source.mux(client)
-        await ok(client, "session.rename", {"sessionId": sid, "title": "Round trip"})
-        child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
+        await ok(client, SESSION_RENAME, {"sessionId": sid, "title": "Round trip"})
+        child = (await ok(client, SESSION_FORK, {"sessionId": sid})).session_id
         await run_turn(client, mux, child, "in the fork")  # titled already: the parent's user title
         before = {s: await all_events(client, s) for s in (sid, child)}
-        summaries = {s.session_id: s.dump() for s in (await ok(client, "session.list")).items}
+        summaries = {s.session_id: s.dump() for s in (await ok(client, SESSION_LIST)).items}
         online = await raw(client, "GET", export_path(sid, "true"))
     finally:
         await source.close()
@@ -233,7 +241,7 @@ async def test_cli_export_then_import_round_trips_exactly(
         client = target.client()
         for s, events in before.items():
             assert await all_events(client, s) == events
-        after = {s.session_id: s.dump() for s in (await ok(client, "session.list")).items}
+        after = {s.session_id: s.dump() for s in (await ok(client, SESSION_LIST)).items}
         # a cold row's projections are its stored title as of an unknown seq (-1); the rest is equal
         blocks = {k: after[k].pop("projections", None) for k in after}
         # attention (finished, not yet seen) is the source host's memory of the person, not the session's
@@ -251,7 +259,7 @@ async def test_cli_export_then_import_round_trips_exactly(
             e for e in before[sid] if e["type"] == "user/message" and len(e["data"]["content"]) == 2
         )
         attachment_id = image_event["data"]["content"][1]["attachment"]["attachmentId"]
-        got = await ok(client, "session.attachment", {"sessionId": sid, "attachmentId": attachment_id})
+        got = await ok(client, SESSION_ATTACHMENT, {"sessionId": sid, "attachmentId": attachment_id})
         assert base64.b64decode(got.data) == image
     finally:
         await target.close()
@@ -270,7 +278,7 @@ async def test_cli_export_then_import_round_trips_exactly(
     assert clash.returncode == 2 and child in clash.stderr and "Traceback" not in clash.stderr
     target = await open_test_host("inprocess", tmp_path / "c", llm_server.base_url, data_dir=third)
     try:
-        listed = [s.session_id for s in (await ok(target.client(), "session.list")).items]
+        listed = [s.session_id for s in (await ok(target.client(), SESSION_LIST)).items]
         assert listed == [child]  # the parent was not half-imported before the clash
     finally:
         await target.close()

@@ -18,7 +18,21 @@ from typing import Any
 import httpx
 import pytest
 
-from contract.methods import METHODS
+from contract.methods import (
+    AGENT_PRESET_LIST,
+    COMMAND_LIST,
+    CREDENTIALS_DESCRIBE,
+    HOST_DESCRIBE,
+    LLM_LOCAL_MODELS,
+    LLM_MODELS,
+    LLM_PROVIDERS,
+    METHODS,
+    SESSION_CREATE,
+    SESSION_LIST,
+    SESSION_SELECT_MODEL,
+    SKILL_LIST,
+    AnyMethod,
+)
 from host.fetch import HttpApiClient
 from host.server.fence import LoopbackFence
 from host.server.run import bind_socket
@@ -163,7 +177,7 @@ async def test_a_host_header_naming_two_hosts_is_refused(web: Checked) -> None:
 
 def test_the_fence_itself_refuses_a_second_host_header() -> None:
     """h11 already answers 400 to two Host headers; the fence does not rely on the parser."""
-    fence = LoopbackFence(lambda *a: None, token="t" * 32)  # type: ignore[arg-type, return-value]
+    fence = LoopbackFence(lambda *a: None, token="t" * 32)  # type: ignore[arg-type]
 
     def scope(*hosts: bytes) -> dict[str, Any]:
         headers = [(b"host", h) for h in hosts] + [(b"authorization", b"Bearer " + b"t" * 32)]
@@ -296,9 +310,10 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
         "git.pullRequest": {"sessionId": "s-unknown", "title": "t"},
     }
     assert set(privileged) >= {m.key for m in METHODS.values() if m.privileged and m.domain != "host"}
-    for method in ("llm.providers", "llm.models", "llm.localModels"):  # the catalogue is not privileged
-        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": {}})
-        assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
+    for handle in (LLM_PROVIDERS, LLM_MODELS, LLM_LOCAL_MODELS):  # the catalogue is not privileged
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": handle.key, "payload": {}})
+        answer = await web.request("POST", f"/api/{handle.key}", content=body, headers=trusted)
+        assert answer.status_code == 200
     for method, payload in privileged.items():
         body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
         for headers in (trusted, web.bearer()):
@@ -306,10 +321,11 @@ async def test_trusted_host_gets_the_api_but_no_privileged_methods_at_all(web: C
             assert refused.status_code == 403, (method, headers.get("host"))
     assert not (web.served.data_dir / "credentials.json").exists()  # the set never happened
     assert not (web.served.data_dir / "agent-presets").exists()  # nor the copy
-    for method in ("agentPreset.list", "command.list", "skill.list"):  # deliberately not privileged
-        payload = {} if method == "agentPreset.list" else {"sessionId": "s-unknown"}
-        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
-        assert (await web.request("POST", f"/api/{method}", content=body, headers=trusted)).status_code == 200
+    for listing in (AGENT_PRESET_LIST, COMMAND_LIST, SKILL_LIST):  # deliberately not privileged
+        payload = {} if listing is AGENT_PRESET_LIST else {"sessionId": "s-unknown"}
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": listing.key, "payload": payload})
+        answer = await web.request("POST", f"/api/{listing.key}", content=body, headers=trusted)
+        assert answer.status_code == 200
 
 
 async def test_static_pages_carry_the_csp(web: Checked) -> None:
@@ -366,7 +382,7 @@ async def test_http_client_runs_a_turn_on_the_real_server(served: Served, llm: S
     llm.enqueue(Reply(text="Hello over real HTTP."))
     async with HttpApiClient(served.base_url, served.token) as client:
         async with FrameReader(client.stream("events.mux")) as mux:
-            sid = (await ok(client, "session.create", {"cwd": "/tmp"})).session_id
+            sid = (await ok(client, SESSION_CREATE, {"cwd": "/tmp"})).session_id
             events = await run_turn(client, mux, sid, "hi")
             final = next(e for e in events if e.type == "assistant/message")
             assert final.data["message"]["content"][0]["text"] == "Hello over real HTTP."
@@ -416,13 +432,13 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
                 bodies.append(response.text)
                 assert response.status_code == 200, (method, response.text)
             async with HttpApiClient(served.base_url, token) as client:
-                creds = await ok(client, "credentials.describe", {"refs": ["DEEPSEEK_API_KEY"]})
+                creds = await ok(client, CREDENTIALS_DESCRIBE, {"refs": ["DEEPSEEK_API_KEY"]})
                 view = creds.credentials["DEEPSEEK_API_KEY"]
                 assert view.configured and view.source == "file"
-                sid = (await ok(client, "session.create", {"cwd": str(tmp_path)})).session_id
+                sid = (await ok(client, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
                 chosen = {"sessionId": sid, "provider": "deepseek", "model": "deepseek-chat"}
-                assert (await client.call("session.selectModel", chosen)).result.ok  # the key is there now
-                bodies.append(json.dumps((await ok(client, "host.describe")).dump()))
+                assert (await client.call(SESSION_SELECT_MODEL, chosen)).result.ok  # the key is there now
+                bodies.append(json.dumps((await ok(client, HOST_DESCRIBE)).dump()))
         finally:
             await checked.http.aclose()
     finally:
@@ -441,9 +457,9 @@ async def test_token_and_secrets_never_leak(tmp_path: Path, llm: ScriptedLlmServ
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
     stored = {"DEEPSEEK_API_KEY": secret, "HARNESSDESK_API_KEY": secret}
     assert json.loads(credentials.read_text()) == {"version": 2, "credentials": stored}
-    for path in data.rglob("*"):
-        if path.is_file() and path != credentials:
-            assert secret.encode() not in path.read_bytes(), path
+    for stored_file in data.rglob("*"):
+        if stored_file.is_file() and stored_file != credentials:
+            assert secret.encode() not in stored_file.read_bytes(), stored_file
 
 
 async def test_folder_and_delete_methods_are_privileged(web: Checked, tmp_path: Path) -> None:
@@ -453,11 +469,11 @@ async def test_folder_and_delete_methods_are_privileged(web: Checked, tmp_path: 
     test_host_folders.py and test_session_delete.py run them over HTTP."""
     trusted = web.bearer(host=f"{TRUSTED}:{web.served.port}")
 
-    async def call(method: str, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
-        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": payload})
-        return await web.request("POST", f"/api/{method}", content=body, headers=headers)
+    async def call(method: AnyMethod, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        body = json.dumps({"type": "client-request", "rpcId": "r", "method": method.key, "payload": payload})
+        return await web.request("POST", f"/api/{method.key}", content=body, headers=headers)
 
-    created = await call("session.create", {"cwd": str(tmp_path)}, web.bearer())
+    created = await call(SESSION_CREATE, {"cwd": str(tmp_path)}, web.bearer())
     sid = created.json()["result"]["value"]["sessionId"]
     privileged = {
         "host.pickDirectory": {},
@@ -466,9 +482,9 @@ async def test_folder_and_delete_methods_are_privileged(web: Checked, tmp_path: 
     }
     for method, payload in privileged.items():
         for headers in (trusted, web.bearer()):
-            refused = await call(method, payload, headers)
+            refused = await call(METHODS[method], payload, headers)
             assert refused.status_code == 403, (method, headers.get("host"))
-    listed = await call("session.list", {}, web.bearer())
+    listed = await call(SESSION_LIST, {}, web.bearer())
     assert sid in listed.text  # the refused delete did nothing
     for method, payload in {
         "host.listDirectory": {"path": str(tmp_path)},
@@ -476,5 +492,5 @@ async def test_folder_and_delete_methods_are_privileged(web: Checked, tmp_path: 
         "workspace.create": {"path": str(tmp_path)},
         "workspace.list": {},
     }.items():
-        passed = await call(method, payload, trusted)
+        passed = await call(METHODS[method], payload, trusted)
         assert passed.status_code == 200 and passed.json()["result"]["ok"] is True, method

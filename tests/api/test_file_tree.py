@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import FILES_READ, FILES_TREE
 from tests.api.conftest import Host
 from tests.api.file_turns import turn_writing, write
 from tests.api.support import Frames, err, ftype, ok
@@ -86,7 +87,7 @@ async def walk(client: Any, sid: str, show_ignored: bool) -> dict[str, Any]:
     todo = [""]
     while todo:
         level = await ok(
-            client, "files.tree", {"sessionId": sid, "path": todo.pop(), "showIgnored": show_ignored}
+            client, FILES_TREE, {"sessionId": sid, "path": todo.pop(), "showIgnored": show_ignored}
         )
         for entry in level.entries:
             out[entry.path] = entry
@@ -148,7 +149,7 @@ async def test_git_marks_and_what_the_session_changed(
     sid = await host.create(repo)
     await turn_writing(host, llm, client, mux, sid, write("w1", "docs/guide.md", "rewritten\n"))
 
-    top = {e.path: e for e in (await ok(client, "files.tree", {"sessionId": sid})).entries}
+    top = {e.path: e for e in (await ok(client, FILES_TREE, {"sessionId": sid})).entries}
     assert top["a.py"].git == "modified" and not top["a.py"].changed_by_session
     assert top["gone.py"].git == "deleted"
     assert top["renamed.py"].git == "renamed"
@@ -157,11 +158,11 @@ async def test_git_marks_and_what_the_session_changed(
     assert top["b.py"].git is None
     assert top["docs"].git == "modified" and top["docs"].changed_by_session  # the turn's edit inside
     assert top["keep.log"].git == "untracked"
-    value = await ok(client, "files.tree", {"sessionId": sid, "path": "docs"})
+    value = await ok(client, FILES_TREE, {"sessionId": sid, "path": "docs"})
     assert value.repo and value.git_withheld is None
     docs = {e.path: e for e in value.entries}
     assert docs["docs/guide.md"].git == "modified" and docs["docs/guide.md"].changed_by_session
-    fresh = await ok(client, "files.tree", {"sessionId": sid, "path": "fresh"})
+    fresh = await ok(client, FILES_TREE, {"sessionId": sid, "path": "fresh"})
     assert [(e.path, e.git) for e in fresh.entries] == [("fresh/n.py", "untracked")]
 
 
@@ -175,22 +176,22 @@ async def test_a_plain_folder_has_no_marks_and_paths_stay_inside(host: Host, tmp
     (folder / "in-link").symlink_to(folder / "dir")
     client = host.client()
     sid = await host.create(folder)
-    value = await ok(client, "files.tree", {"sessionId": sid})
+    value = await ok(client, FILES_TREE, {"sessionId": sid})
     assert not value.repo
     entries = {e.path: e for e in value.entries}
     assert (entries["out-link"].kind, entries["out-link"].target) == ("symlink", None)
     assert (entries["in-link"].kind, entries["in-link"].target) == ("symlink", "dir")
-    through = await ok(client, "files.tree", {"sessionId": sid, "path": "in-link"})
+    through = await ok(client, FILES_TREE, {"sessionId": sid, "path": "in-link"})
     assert [e.path for e in through.entries] == ["in-link/f.txt"]
     for path in ("..", "../outside.txt", "dir/../../outside.txt", "out-link", str(outside)):
-        await err(client, "files.read", {"sessionId": sid, "path": path}, "outside-folder")
-    await err(client, "files.tree", {"sessionId": sid, "path": ".."}, "outside-folder")
-    await err(client, "files.read", {"sessionId": sid, "path": "dir"}, "not-a-file")
-    await err(client, "files.tree", {"sessionId": sid, "path": "dir/f.txt"}, "directory-unreadable")
-    await err(client, "files.read", {"sessionId": sid, "path": "a\x00b"}, "bad-request")
-    await err(client, "files.read", {"sessionId": sid, "path": "dir/f.txt", "startLine": 0}, "bad-request")
-    await err(client, "files.tree", {"sessionId": "nope"}, "session-not-found")
-    absolute = await ok(client, "files.read", {"sessionId": sid, "path": str(folder / "dir" / "f.txt")})
+        await err(client, FILES_READ, {"sessionId": sid, "path": path}, "outside-folder")
+    await err(client, FILES_TREE, {"sessionId": sid, "path": ".."}, "outside-folder")
+    await err(client, FILES_READ, {"sessionId": sid, "path": "dir"}, "not-a-file")
+    await err(client, FILES_TREE, {"sessionId": sid, "path": "dir/f.txt"}, "directory-unreadable")
+    await err(client, FILES_READ, {"sessionId": sid, "path": "a\x00b"}, "bad-request")
+    await err(client, FILES_READ, {"sessionId": sid, "path": "dir/f.txt", "startLine": 0}, "bad-request")
+    await err(client, FILES_TREE, {"sessionId": "nope"}, "session-not-found")
+    absolute = await ok(client, FILES_READ, {"sessionId": sid, "path": str(folder / "dir" / "f.txt")})
     assert absolute.text == "f"
 
 
@@ -208,7 +209,7 @@ async def test_read_by_range_binary_images_and_the_limits(host: Host, tmp_path: 
     client = host.client()
     sid = await host.create(folder)
 
-    whole = await ok(client, "files.read", {"sessionId": sid, "path": "lines.txt"})
+    whole = await ok(client, FILES_READ, {"sessionId": sid, "path": "lines.txt"})
     assert (whole.start_line, whole.lines, whole.total_lines, whole.truncated, whole.binary) == (
         1,
         100,
@@ -218,27 +219,26 @@ async def test_read_by_range_binary_images_and_the_limits(host: Host, tmp_path: 
     )
     assert whole.text.splitlines()[0] == "line 1"
     part = await ok(
-        client, "files.read", {"sessionId": sid, "path": "lines.txt", "startLine": 41, "maxLines": 10}
+        client, FILES_READ, {"sessionId": sid, "path": "lines.txt", "startLine": 41, "maxLines": 10}
     )
     assert part.text.splitlines() == [f"line {i}" for i in range(41, 51)]
     assert (part.start_line, part.lines, part.total_lines, part.truncated) == (41, 10, 100, True)
-    last = await ok(client, "files.read", {"sessionId": sid, "path": "last.txt"})
+    last = await ok(client, FILES_READ, {"sessionId": sid, "path": "last.txt"})
     assert (last.text, last.total_lines) == ("one\ntwo", 2)
-    blob = await ok(client, "files.read", {"sessionId": sid, "path": "blob.bin"})
+    blob = await ok(client, FILES_READ, {"sessionId": sid, "path": "blob.bin"})
     assert blob.binary and blob.text == "" and blob.image is None
-    image = await ok(client, "files.read", {"sessionId": sid, "path": "dot.png"})
+    image = await ok(client, FILES_READ, {"sessionId": sid, "path": "dot.png"})
+    assert image.image is not None
     assert image.image.mime == "image/png" and base64.b64decode(image.image.data) == png
 
-    await err(client, "files.read", {"sessionId": sid, "path": "big.txt"}, "too-large")
-    head = await ok(
-        client, "files.read", {"sessionId": sid, "path": "big.txt", "startLine": 1, "maxLines": 50}
-    )
+    await err(client, FILES_READ, {"sessionId": sid, "path": "big.txt"}, "too-large")
+    head = await ok(client, FILES_READ, {"sessionId": sid, "path": "big.txt", "startLine": 1, "maxLines": 50})
     assert (head.lines, head.total_lines, head.truncated) == (50, 110_000, True)
-    tail = await ok(client, "files.read", {"sessionId": sid, "path": "big.txt", "startLine": 109_999})
+    tail = await ok(client, FILES_READ, {"sessionId": sid, "path": "big.txt", "startLine": 109_999})
     assert (tail.lines, tail.truncated) == (2, False)
     wide = await err(
         client,
-        "files.read",
+        FILES_READ,
         {"sessionId": sid, "path": "big.txt", "startLine": 1, "maxLines": 20_000},
         "too-large",
     )
@@ -251,9 +251,9 @@ async def test_a_file_changed_on_disk_arrives_as_files_changed(host: Host, tmp_p
     client = host.client()
     mux: Frames = await host.mux(client)
     sid = await host.create(folder)
-    await ok(client, "files.tree", {"sessionId": sid})  # the pane looks: the folder is watched
+    await ok(client, FILES_TREE, {"sessionId": sid})  # the pane looks: the folder is watched
     (folder / "src" / "new.py").write_text("x = 1\n")
     _, changed = await mux.next(ftype("files/changed", sid))
     assert "src/new.py" in changed.paths or "" in changed.paths
-    listed = await ok(client, "files.tree", {"sessionId": sid, "path": "src"})
+    listed = await ok(client, FILES_TREE, {"sessionId": sid, "path": "src"})
     assert [e.path for e in listed.entries] == ["src/new.py"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from contract.finder import ATTACH_CAP_BYTES, LISTING_CAP
+from contract.methods import FINDER_FIND, SESSION_HISTORY, SESSION_PROMPT
 from tests.api.conftest import Host
 from tests.api.support import err, event, ok, text
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -23,7 +24,7 @@ def tree(root: Path, files: dict[str, str]) -> Path:
 
 
 async def paths(host: Host, sid: str, query: str, limit: int = 30) -> list[str]:
-    value = await ok(host.client(), "finder.find", {"sessionId": sid, "query": query, "limit": limit})
+    value = await ok(host.client(), FINDER_FIND, {"sessionId": sid, "query": query, "limit": limit})
     return [m.path for m in value.matches]
 
 
@@ -50,13 +51,13 @@ async def test_ranking_puts_the_name_first_then_prefixes_then_spread(host: Host,
     assert (await paths(host, sid, "cv"))[0] == "src/CompactViewer.ts"
     # a path query (with a slash) matches across folders
     assert (await paths(host, sid, "views/comp"))[0] == "webui/js/views/composer.js"
-    value = await ok(host.client(), "finder.find", {"sessionId": sid, "query": "CMPSR"})
+    value = await ok(host.client(), FINDER_FIND, {"sessionId": sid, "query": "CMPSR"})
     top = value.matches[0]
     assert (top.path, top.kind, top.size) == ("composer.js", "file", 0)
     assert [top.path[i] for i in top.hits] == list("cmpsr")  # the letters it matched, for highlighting
     assert value.attach_cap_bytes == ATTACH_CAP_BYTES
     # folders are entries too
-    folders = await ok(host.client(), "finder.find", {"sessionId": sid, "query": "views"})
+    folders = await ok(host.client(), FINDER_FIND, {"sessionId": sid, "query": "views"})
     assert (folders.matches[0].path, folders.matches[0].kind) == ("webui/js/views", "folder")
 
 
@@ -79,7 +80,7 @@ async def test_gitignore_at_every_level_and_the_git_folder_are_left_out(host: Ho
         },
     )
     sid = await host.create(root)
-    every = await ok(host.client(), "finder.find", {"sessionId": sid, "query": "", "limit": 100})
+    every = await ok(host.client(), FINDER_FIND, {"sessionId": sid, "query": "", "limit": 100})
     listed = {m.path for m in every.matches}
     assert {"app/main.py", "app/secret-ok.txt", "keep.log", "src/build/real.js"} <= listed
     assert ".github/workflows/ci.yml" in listed  # hidden files are offered (docs/decisions.md)
@@ -118,9 +119,9 @@ async def test_symlinks_never_lead_outside_the_folder(host: Host, tmp_path: Path
     assert not [p for p in listed if p.startswith("leak")]
     for bad in ("leak.txt", "leakdir/inner.txt", "../outside/passwords.txt", str(outside / "passwords.txt")):
         payload = {"sessionId": sid, "mode": "queue", "content": text("x"), "attach": [{"path": bad}]}
-        error = await err(client, "session.prompt", payload, "attachment-error")
+        error = await err(client, SESSION_PROMPT, payload, "attachment-error")
         assert "hunter2" not in error.message
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     assert history.events == []  # a refused prompt changed nothing
 
 
@@ -135,14 +136,14 @@ async def test_bad_input_is_refused(host: Host, tmp_path: Path) -> None:
         {"sessionId": sid, "query": 3},
         {"sessionId": sid, "extra": True},
     ):
-        await err(client, "finder.find", payload, "bad-request")
-    await err(client, "finder.find", {"sessionId": "nope"}, "session-not-found")
+        await err(client, FINDER_FIND, payload, "bad-request")
+    await err(client, FINDER_FIND, {"sessionId": "nope"}, "session-not-found")
     base = {"sessionId": sid, "mode": "queue", "content": text("x")}
-    await err(client, "session.prompt", {**base, "attach": [{"path": ""}]}, "bad-request")
-    await err(client, "session.prompt", {**base, "attach": [{"path": "a.txt"}] * 21}, "bad-request")
-    await err(client, "session.prompt", {**base, "attach": [{"path": "missing.txt"}]}, "attachment-error")
+    await err(client, SESSION_PROMPT, {**base, "attach": [{"path": ""}]}, "bad-request")
+    await err(client, SESSION_PROMPT, {**base, "attach": [{"path": "a.txt"}] * 21}, "bad-request")
+    await err(client, SESSION_PROMPT, {**base, "attach": [{"path": "missing.txt"}]}, "attachment-error")
     os.mkfifo(tmp_path / "p" / "pipe")
-    await err(client, "session.prompt", {**base, "attach": [{"path": "pipe"}]}, "attachment-error")
+    await err(client, SESSION_PROMPT, {**base, "attach": [{"path": "pipe"}]}, "attachment-error")
 
 
 async def test_attached_files_and_folders_reach_the_model_capped(
@@ -161,7 +162,7 @@ async def test_attached_files_and_folders_reach_the_model_capped(
         "content": text("look at these"),
         "attach": [{"path": p} for p in ("src/small.py", "src/big.txt", "src", "blob.bin", "many/")],
     }
-    await ok(client, "session.prompt", payload)
+    await ok(client, SESSION_PROMPT, payload)
     _, frame = await mux.next(event("user/message", sid))
     blocks = frame.event.data["content"]
     assert blocks[0] == {"type": "text", "text": "look at these"}
@@ -187,6 +188,6 @@ async def test_attached_files_and_folders_reach_the_model_capped(
     assert f"Listing of `many/` ({LISTING_CAP + 5:,} entries, the first {LISTING_CAP:,} shown" in content
     assert f"many/f{LISTING_CAP - 1:04d}.txt" in content and f"many/f{LISTING_CAP:04d}.txt" not in content
     # after a reload the chips are still there: history carries the same parts
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     user = next(e.event for e in history.events if e.event.type == "user/message")
     assert [b.get("attached") for b in user.data["content"]][1:] == meta

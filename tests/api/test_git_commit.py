@@ -21,10 +21,22 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from contract.methods import (
+    GIT_COMMIT,
+    GIT_DRAFT_MESSAGE,
+    GIT_LOG,
+    GIT_PULL_REQUEST,
+    GIT_PUSH,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    WORKSPACE_CREATE,
+    WORKSPACE_SET_TRUST,
+)
 from host.engine.files.git.hosting import compare_url, gh_program, hosted
 from tests.api.conftest import Host
 from tests.api.file_turns import open_session, turn_writing, write
-from tests.api.support import err, ok
+from tests.api.support import cwd_of, err, ok
 from tests.security.sandboxing import needs_sandbox
 from tests.support.git_repos import IDENTITY, place
 from tests.support.git_repos import git as git_in
@@ -80,9 +92,9 @@ def tree_of(repo: Path, rev: str = "HEAD") -> dict[str, str]:
 
 
 async def trust(host: Host, folder: Path) -> None:
-    made = await ok(host.client(), "workspace.create", {"path": str(folder)})
+    made = await ok(host.client(), WORKSPACE_CREATE, {"path": str(folder)})
     await ok(
-        host.client(), "workspace.setTrust", {"workspaceId": made.workspace.workspace_id, "trusted": True}
+        host.client(), WORKSPACE_SET_TRUST, {"workspaceId": made.workspace.workspace_id, "trusted": True}
     )
 
 
@@ -98,7 +110,7 @@ async def test_commit_and_amend_make_the_staged_tree_as_the_person_without_an_un
     (repo / "b.txt").write_text("bee\n")
     (repo / "unstaged.txt").write_text("left alone\n")
     git(repo, "add", "a.txt", "b.txt")
-    done = await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Add b and grow a"})
+    done = await ok(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Add b and grow a"})
     assert done.hooks_skipped is True and not marker.exists(), "an untrusted folder's hook never runs"
     assert done.sha == git(repo, "rev-parse", "HEAD") and len(done.sha) == 40
     assert tree_of(repo) == {"a.txt": "one\ntwo", "b.txt": "bee"}
@@ -110,7 +122,7 @@ async def test_commit_and_amend_make_the_staged_tree_as_the_person_without_an_un
     (repo / "b.txt").write_text("bee\nsea\n")
     git(repo, "add", "b.txt")
     amended = await ok(
-        host.client(), "git.commit", {"sessionId": sid, "message": "Add b, grow a", "amend": True}
+        host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Add b, grow a", "amend": True}
     )
     assert amended.sha != done.sha and amended.sha == git(repo, "rev-parse", "HEAD")
     assert tree_of(repo) == {"a.txt": "one\ntwo", "b.txt": "bee\nsea"}
@@ -131,7 +143,7 @@ async def test_a_trusted_folders_hook_runs_as_the_persons_git_and_its_output_com
     sid = await host.create(repo)
     (repo / "a.txt").write_text("changed\n")
     git(repo, "add", "a.txt")
-    done = await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Change a"})
+    done = await ok(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Change a"})
     assert marker.exists() and done.hooks_skipped is False
     assert "lint: 3 files fine" in done.hook_output
     assert tree_of(repo) == {"a.txt": "changed"}
@@ -141,7 +153,7 @@ async def test_a_trusted_folders_hook_runs_as_the_persons_git_and_its_output_com
     hook(repo, "pre-commit", marker, "lint: a.txt is ugly", code=1)
     (repo / "a.txt").write_text("ugly\n")
     git(repo, "add", "a.txt")
-    refused = await err(host.client(), "git.commit", {"sessionId": sid, "message": "Ugly"}, "git-failed")
+    refused = await err(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Ugly"}, "git-failed")
     assert "lint: a.txt is ugly" in refused.details["output"] and marker.exists()
     assert git(repo, "rev-parse", "HEAD") == done.sha, "the hook refused: nothing committed"
 
@@ -149,7 +161,7 @@ async def test_a_trusted_folders_hook_runs_as_the_persons_git_and_its_output_com
     git(repo, "remote", "add", "origin", remote.as_uri())
     pushed = place / "pre-push-ran"
     hook(repo, "pre-push", pushed, "pre-push")
-    await ok(host.client(), "git.push", {"sessionId": sid})
+    await ok(host.client(), GIT_PUSH, {"sessionId": sid})
     assert pushed.exists(), "a trusted folder's pre-push hook runs, as in the person's terminal"
 
 
@@ -160,21 +172,21 @@ async def test_no_identity_nothing_staged_and_untrusted_configuration_are_refuse
     repo = plain_repo(place / "repo")
     sid = await host.create(repo)
     before = git(repo, "rev-parse", "HEAD")
-    await err(host.client(), "git.commit", {"sessionId": sid, "message": "Nothing"}, "nothing-staged")
-    await err(host.client(), "git.draftMessage", {"sessionId": sid}, "nothing-staged")
+    await err(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Nothing"}, "nothing-staged")
+    await err(host.client(), GIT_DRAFT_MESSAGE, {"sessionId": sid}, "nothing-staged")
 
     (home / ".gitconfig").write_text("")
     (repo / "a.txt").write_text("two\n")
     git(repo, "add", "a.txt")
     missing = await err(
-        host.client(), "git.commit", {"sessionId": sid, "message": "Who"}, "git-identity-missing"
+        host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Who"}, "git-identity-missing"
     )
     assert "user.name" in missing.message
     assert git(repo, "rev-parse", "HEAD") == before, "no identity was invented"
 
-    bad = await err(host.client(), "git.commit", {"sessionId": sid, "message": "   "}, "git-failed")
+    bad = await err(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "   "}, "git-failed")
     assert "message" in bad.message
-    await err(host.client(), "git.commit", {"sessionId": sid, "message": ""}, "bad-request")
+    await err(host.client(), GIT_COMMIT, {"sessionId": sid, "message": ""}, "bad-request")
 
     program = place / "monitor.sh"
     marker = place / "monitor-ran"
@@ -183,10 +195,10 @@ async def test_no_identity_nothing_staged_and_untrusted_configuration_are_refuse
     config = repo / ".git" / "config"
     config.write_text(config.read_text() + f"[core]\n\tfsmonitor = {program}\n")
     for method, payload in [
-        ("git.commit", {"sessionId": sid, "message": "Untrusted"}),
-        ("git.log", {"sessionId": sid}),
-        ("git.push", {"sessionId": sid}),
-        ("git.draftMessage", {"sessionId": sid}),
+        (GIT_COMMIT, {"sessionId": sid, "message": "Untrusted"}),
+        (GIT_LOG, {"sessionId": sid}),
+        (GIT_PUSH, {"sessionId": sid}),
+        (GIT_DRAFT_MESSAGE, {"sessionId": sid}),
     ]:
         refused = await err(host.client(), method, payload, "worktree-untrusted")
         assert "core.fsmonitor" in refused.details["findings"]
@@ -195,7 +207,7 @@ async def test_no_identity_nothing_staged_and_untrusted_configuration_are_refuse
     outside = place / "not-a-repo"
     outside.mkdir()
     elsewhere = await host.create(outside)
-    await err(host.client(), "git.log", {"sessionId": elsewhere}, "not-a-repository")
+    await err(host.client(), GIT_LOG, {"sessionId": elsewhere}, "not-a-repository")
 
 
 @pytest.mark.parametrize("carrier", ["inprocess"])
@@ -209,33 +221,31 @@ async def test_the_log_links_the_turns_a_commit_covers(
     second = await turn_writing(host, llm, client, mux, sid, write("w2", "n2.txt", "second\n"))
     aside = await turn_writing(host, llm, client, mux, sid, write("w4", "aside.txt", "not yet\n"))
     git(repo, "add", "n1.txt", "n2.txt")
-    done = await ok(client, "git.commit", {"sessionId": sid, "message": "Two turns of work"})
+    done = await ok(client, GIT_COMMIT, {"sessionId": sid, "message": "Two turns of work"})
     third = await turn_writing(host, llm, client, mux, sid, write("w3", "n3.txt", "third\n"))
     git(repo, "add", "-A")
-    later = await ok(client, "git.commit", {"sessionId": sid, "message": "The third"})
+    later = await ok(client, GIT_COMMIT, {"sessionId": sid, "message": "The third"})
 
-    log = await ok(client, "git.log", {"sessionId": sid})
+    log = await ok(client, GIT_LOG, {"sessionId": sid})
     assert [i.sha for i in log.items] == [later.sha, done.sha, git(repo, "rev-parse", "HEAD~2")]
     assert [i.subject for i in log.items] == ["The third", "Two turns of work", "start"]
     assert log.items[0].author == PERSON[0] and log.items[2].author == "Someone Else"
     assert [t.turn for t in log.items[1].turns] == [first, second]
     assert [t.turn for t in log.items[0].turns] == [aside, third], "a turn counts where its file went"
     assert log.items[2].turns == [], "a commit made elsewhere links no turn"
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     starts = {e.event.seq for e in history.events if e.event.type == "turn/start"}
     assert {t.seq for i in log.items for t in i.turns} <= starts, "each link scrolls to a turn's start"
     assert log.branch == "main" and log.staged == []
-    one = await ok(client, "git.log", {"sessionId": sid, "limit": 1})
+    one = await ok(client, GIT_LOG, {"sessionId": sid, "limit": 1})
     assert [i.sha for i in one.items] == [later.sha]
-    await err(client, "git.log", {"sessionId": sid, "limit": 0}, "bad-request")
+    await err(client, GIT_LOG, {"sessionId": sid, "limit": 0}, "bad-request")
 
     (repo / "n3.txt").write_text("third, again\n")
     git(repo, "add", "-A")
-    assert (await ok(client, "git.log", {"sessionId": sid})).staged == ["n3.txt"]
-    amended = await ok(
-        client, "git.commit", {"sessionId": sid, "message": "The third, amended", "amend": True}
-    )
-    top = (await ok(client, "git.log", {"sessionId": sid, "limit": 1})).items[0]
+    assert (await ok(client, GIT_LOG, {"sessionId": sid})).staged == ["n3.txt"]
+    amended = await ok(client, GIT_COMMIT, {"sessionId": sid, "message": "The third, amended", "amend": True})
+    top = (await ok(client, GIT_LOG, {"sessionId": sid, "limit": 1})).items[0]
     assert top.sha == amended.sha and [t.turn for t in top.turns] == [aside, third], (
         "an amend keeps its turns"
     )
@@ -257,12 +267,12 @@ async def test_push_over_file_sets_the_upstream_once_and_a_diverged_remote_is_re
 ) -> None:
     repo = plain_repo(place / "repo")
     sid = await host.create(repo)
-    await err(host.client(), "git.push", {"sessionId": sid}, "no-remote")
+    await err(host.client(), GIT_PUSH, {"sessionId": sid}, "no-remote")
     remote = bare(place / "remote.git")
     git(repo, "remote", "add", "origin", remote.as_uri())
     marker = place / "pre-push-ran"
     hook(repo, "pre-push", marker, "pre-push")
-    first = await ok(host.client(), "git.push", {"sessionId": sid})
+    first = await ok(host.client(), GIT_PUSH, {"sessionId": sid})
     assert (first.remote, first.branch, first.upstream_set) == ("origin", "main", True)
     assert not marker.exists(), "the person's git, but not the untrusted folder's hook"
     assert git(remote, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
@@ -270,8 +280,8 @@ async def test_push_over_file_sets_the_upstream_once_and_a_diverged_remote_is_re
 
     (repo / "a.txt").write_text("pushed twice\n")
     git(repo, "add", "a.txt")
-    await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Second"})
-    again = await ok(host.client(), "git.push", {"sessionId": sid})
+    await ok(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Second"})
+    again = await ok(host.client(), GIT_PUSH, {"sessionId": sid})
     assert again.upstream_set is False and git(remote, "rev-parse", "main") == git(repo, "rev-parse", "HEAD")
 
     other = place / "other"
@@ -282,8 +292,8 @@ async def test_push_over_file_sets_the_upstream_once_and_a_diverged_remote_is_re
     git(other, "push", "-q", "origin", "main")
     (repo / "a.txt").write_text("mine\n")
     git(repo, "add", "a.txt")
-    await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Mine"})
-    rejected = await err(host.client(), "git.push", {"sessionId": sid}, "push-rejected")
+    await ok(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Mine"})
+    rejected = await err(host.client(), GIT_PUSH, {"sessionId": sid}, "push-rejected")
     assert "rejected" in rejected.details["output"] and "origin" in rejected.message
     assert git(remote, "rev-parse", "main") == git(other, "rev-parse", "HEAD"), "the remote kept theirs"
 
@@ -304,14 +314,14 @@ async def test_without_gh_the_pull_request_is_the_compare_page(
     git(repo, "remote", "add", "origin", "git@github.com:octo/widgets.git")
     sid = await host.create(repo)
     payload = {"sessionId": sid, "title": "Fix the login", "body": "It failed on a long name & more."}
-    unpushed = await err(host.client(), "git.pullRequest", payload, "no-remote")
+    unpushed = await err(host.client(), GIT_PULL_REQUEST, payload, "no-remote")
     assert "fix/login" in unpushed.message
     head = git(repo, "rev-parse", "HEAD")
     git(repo, "update-ref", "refs/remotes/origin/main", head)
     git(repo, "update-ref", "refs/remotes/origin/fix/login", head)
     git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
     git(repo, "branch", "--set-upstream-to=origin/fix/login")
-    done = await ok(host.client(), "git.pullRequest", payload)
+    done = await ok(host.client(), GIT_PULL_REQUEST, payload)
     assert done.created is False
     parts = urlsplit(done.url)
     assert (parts.scheme, parts.netloc, parts.path) == (
@@ -350,7 +360,7 @@ async def test_the_draft_comes_from_the_sessions_model_and_sees_the_staged_diff(
     git(repo, "add", "a.txt")
     seen = len(llm.requests)
     llm.enqueue(Reply(text="```\nAdd the zebra line\n\nA line the tests look for.\n```"))
-    drafted = await ok(host.client(), "git.draftMessage", {"sessionId": sid})
+    drafted = await ok(host.client(), GIT_DRAFT_MESSAGE, {"sessionId": sid})
     assert drafted.message == "Add the zebra line\n\nA line the tests look for."
     asked = str(llm.requests[seen]["messages"])
     assert "ZEBRA-STAGED-LINE" in asked and "UNSTAGED-ONLY" not in asked and "a.txt" in asked
@@ -409,11 +419,11 @@ async def test_push_over_ssh_uses_the_persons_key_and_a_refused_key_is_auth_fail
     stranger = place / "stranger"
     _run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger))
     monkeypatch.setenv("GIT_SSH_COMMAND", _ssh_command(sshd, stranger))
-    refused = await err(host.client(), "git.push", {"sessionId": sid}, "auth-failed")
+    refused = await err(host.client(), GIT_PUSH, {"sessionId": sid}, "auth-failed")
     assert "Permission denied" in refused.details["output"] and "origin" in refused.message
 
     monkeypatch.setenv("GIT_SSH_COMMAND", _ssh_command(sshd, sshd.client_home / ".ssh" / "id_ed25519"))
-    done = await ok(host.client(), "git.push", {"sessionId": sid})
+    done = await ok(host.client(), GIT_PUSH, {"sessionId": sid})
     assert (done.remote, done.branch, done.upstream_set) == ("origin", "main", True)
     pushed = _run("git", "--git-dir", str(remote), "-c", f"safe.directory={remote}", "rev-parse", "main")
     assert pushed == _git(repo, "rev-parse", "HEAD")
@@ -425,25 +435,23 @@ async def test_a_worktree_session_commits_into_the_shared_repository_in_the_sand
     host: Host, place: Path, home: Path
 ) -> None:
     repo = plain_repo(place / "repo")
-    made = await ok(host.client(), "workspace.create", {"path": str(repo)})
+    made = await ok(host.client(), WORKSPACE_CREATE, {"path": str(repo)})
     created = await ok(
         host.client(),
-        "session.create",
+        SESSION_CREATE,
         {"workspaceId": made.workspace.workspace_id, "worktree": {"branch": "feature"}},
     )
     sid = created.session_id
-    tree = Path(
-        next(s for s in (await ok(host.client(), "session.list", {})).items if s.session_id == sid).cwd
-    )
+    tree = cwd_of(next(s for s in (await ok(host.client(), SESSION_LIST, {})).items if s.session_id == sid))
     assert tree != repo and (tree / ".git").is_file()
     (tree / "f.txt").write_text("feature\n")
     git(tree, "add", "f.txt")
-    done = await ok(host.client(), "git.commit", {"sessionId": sid, "message": "Feature work"})
+    done = await ok(host.client(), GIT_COMMIT, {"sessionId": sid, "message": "Feature work"})
     assert done.hooks_skipped is True
     assert git(repo, "rev-parse", "feature") == done.sha, "the branch moved in the shared repository"
     assert tree_of(repo, "feature") == {"a.txt": "one", "f.txt": "feature"}
     assert git(repo, "rev-parse", "main") != done.sha and git(repo, "status", "--porcelain") == ""
-    log = await ok(host.client(), "git.log", {"sessionId": sid})
+    log = await ok(host.client(), GIT_LOG, {"sessionId": sid})
     assert log.branch == "feature" and [i.subject for i in log.items] == ["Feature work", "start"]
 
 
@@ -454,7 +462,7 @@ async def test_a_failed_push_never_shows_the_password_of_the_remotes_address(
     repo = plain_repo(place / "repo")
     git(repo, "remote", "add", "origin", "https://pat:hunter2-SECRET@127.0.0.1:9/nowhere.git")
     sid = await host.create(repo)
-    response = await host.client().call("git.push", {"sessionId": sid})
+    response = await host.client().call(GIT_PUSH, {"sessionId": sid})
     assert not response.result.ok
     wire = response.result.error.model_dump_json(by_alias=True)
     assert "hunter2-SECRET" not in wire and response.result.error.code in ("git-failed", "auth-failed")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import FILES_GIT_STATUS
 from tests.api.conftest import Host
 from tests.api.support import err, ok
 from tests.support.git_repos import git
@@ -33,17 +34,17 @@ async def test_branch_and_changed_files_follow_the_work_tree(host: Host, tmp_pat
     make_repo(repo)
     client = host.client()
     sid = await host.create(repo)
-    clean = await ok(client, "files.gitStatus", {"sessionId": sid})
+    clean = await ok(client, FILES_GIT_STATUS, {"sessionId": sid})
     assert (clean.repo, clean.branch, clean.changed) == (True, "feature/review", 0)
 
     (repo / "a.txt").write_text("changed\n")  # modified
     (repo / "new.txt").write_text("new\n")  # untracked
     git(repo, "mv", "b.txt", "c.txt")  # a rename counts once
-    dirty = await ok(client, "files.gitStatus", {"sessionId": sid})
+    dirty = await ok(client, FILES_GIT_STATUS, {"sessionId": sid})
     assert (dirty.branch, dirty.changed) == ("feature/review", 3)
 
     git(repo, "checkout", "-q", "--detach")
-    detached = await ok(client, "files.gitStatus", {"sessionId": sid})
+    detached = await ok(client, FILES_GIT_STATUS, {"sessionId": sid})
     assert (detached.repo, detached.branch, detached.changed) == (True, None, 3)
 
 
@@ -52,7 +53,7 @@ async def test_a_repository_without_commits_shows_its_branch(host: Host, tmp_pat
     fresh.mkdir()
     git(fresh, "init", "-q", "-b", "main")
     (fresh / "first.txt").write_text("1\n")
-    value = await ok(host.client(), "files.gitStatus", {"sessionId": await host.create(fresh)})
+    value = await ok(host.client(), FILES_GIT_STATUS, {"sessionId": await host.create(fresh)})
     assert (value.repo, value.branch, value.changed) == (True, "main", 1)
 
 
@@ -61,10 +62,10 @@ async def test_a_plain_folder_is_not_a_repo_and_bad_input_is_refused(host: Host,
     plain.mkdir()
     client = host.client()
     sid = await host.create(plain)
-    value = await ok(client, "files.gitStatus", {"sessionId": sid})
+    value = await ok(client, FILES_GIT_STATUS, {"sessionId": sid})
     assert (value.repo, value.branch, value.changed) == (False, None, None)
-    await err(client, "files.gitStatus", {}, "bad-request")
-    await err(client, "files.gitStatus", {"sessionId": "nope"}, "session-not-found")
+    await err(client, FILES_GIT_STATUS, {}, "bad-request")
+    await err(client, FILES_GIT_STATUS, {"sessionId": "nope"}, "session-not-found")
 
 
 async def test_the_repo_config_cannot_run_an_fsmonitor_hook(host: Host, tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ async def test_the_repo_config_cannot_run_an_fsmonitor_hook(host: Host, tmp_path
     git(repo, "config", "core.fsmonitor", str(hook))
     client = host.client()
     sid = await host.create(repo)
-    value = await ok(client, "files.gitStatus", {"sessionId": sid})
+    value = await ok(client, FILES_GIT_STATUS, {"sessionId": sid})
     assert value.repo is True and value.branch == "feature/review"
     assert (value.changed, value.withheld, value.findings) == (None, "untrusted-config", ["core.fsmonitor"])
     assert not marker.exists()

@@ -8,6 +8,22 @@ import asyncio
 import json
 from typing import Any
 
+from contract.methods import (
+    COMMAND_EXECUTE,
+    COMMAND_LIST,
+    GOAL_CLEAR,
+    GOAL_COMPLETE,
+    GOAL_CREATE,
+    GOAL_EDIT,
+    GOAL_PAUSE,
+    GOAL_RESUME,
+    SESSION_CANCEL,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_RENAME,
+    AnyMethod,
+)
 from tests.api.conftest import Host
 from tests.api.support import err, event, events_of, ftype, ok, raw
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -20,8 +36,8 @@ def ref_of(value: Any) -> dict[str, Any]:
     return {"id": value.ref.id, "revision": value.ref.revision}
 
 
-async def goal_err(client: Any, key: str, payload: dict[str, Any], goal_code: str) -> None:
-    error = await err(client, key, payload, "internal")
+async def goal_err(client: Any, method: AnyMethod, payload: dict[str, Any], goal_code: str) -> None:
+    error = await err(client, method, payload, "internal")
     assert error.details == {"goalCode": goal_code}, error
 
 
@@ -32,10 +48,10 @@ async def test_mutations_are_compare_and_set_with_one_goal_change_each(
     client = host.client()
     mux = await host.mux()
     sid = await host.create()
-    created = await ok(client, "goal.create", {"sessionId": sid, "objective": "Port the parser"})
+    created = await ok(client, GOAL_CREATE, {"sessionId": sid, "objective": "Port the parser"})
     assert created.ref.id.startswith("goal-") and created.ref.revision == 1
     ref1 = ref_of(created)
-    await goal_err(client, "goal.create", {"sessionId": sid, "objective": "again"}, "GOAL_ALREADY_EXISTS")
+    await goal_err(client, GOAL_CREATE, {"sessionId": sid, "objective": "again"}, "GOAL_ALREADY_EXISTS")
 
     # schema failures are bad requests; a blank objective is the domain's
     for payload in (
@@ -45,32 +61,32 @@ async def test_mutations_are_compare_and_set_with_one_goal_change_each(
         {"sessionId": sid, "ref": ref1, "maxGoalRounds": "5"},
         {"sessionId": sid, "ref": {"id": ref1["id"], "revision": 0}, "objective": "x"},
     ):
-        await err(client, "goal.edit", payload, "bad-request")
-    await err(client, "goal.create", {"sessionId": sid, "objective": ""}, "bad-request")
+        await err(client, GOAL_EDIT, payload, "bad-request")
+    await err(client, GOAL_CREATE, {"sessionId": sid, "objective": ""}, "bad-request")
     await goal_err(
-        client, "goal.edit", {"sessionId": sid, "ref": ref1, "objective": "  "}, "GOAL_INVALID_OBJECTIVE"
+        client, GOAL_EDIT, {"sessionId": sid, "ref": ref1, "objective": "  "}, "GOAL_INVALID_OBJECTIVE"
     )
     stale = {"id": ref1["id"], "revision": 7}
     await goal_err(
-        client, "goal.edit", {"sessionId": sid, "ref": stale, "objective": "x"}, "GOAL_STALE_REVISION"
+        client, GOAL_EDIT, {"sessionId": sid, "ref": stale, "objective": "x"}, "GOAL_STALE_REVISION"
     )
 
-    ref2 = ref_of(await ok(client, "goal.edit", {"sessionId": sid, "ref": ref1, "maxGoalRounds": 40}))
+    ref2 = ref_of(await ok(client, GOAL_EDIT, {"sessionId": sid, "ref": ref1, "maxGoalRounds": 40}))
     assert ref2 == {"id": ref1["id"], "revision": 2}
-    await goal_err(client, "goal.resume", {"sessionId": sid, "ref": ref2}, "GOAL_INVALID_TRANSITION")  # armed
-    ref3 = ref_of(await ok(client, "goal.pause", {"sessionId": sid, "ref": ref2}))
-    await goal_err(client, "goal.pause", {"sessionId": sid, "ref": ref3}, "GOAL_INVALID_TRANSITION")
-    ref4 = ref_of(await ok(client, "goal.resume", {"sessionId": sid, "ref": ref3}))
-    ref5 = ref_of(await ok(client, "goal.complete", {"sessionId": sid, "ref": ref4}))
-    await goal_err(client, "goal.complete", {"sessionId": sid, "ref": ref5}, "GOAL_INVALID_TRANSITION")
+    await goal_err(client, GOAL_RESUME, {"sessionId": sid, "ref": ref2}, "GOAL_INVALID_TRANSITION")  # armed
+    ref3 = ref_of(await ok(client, GOAL_PAUSE, {"sessionId": sid, "ref": ref2}))
+    await goal_err(client, GOAL_PAUSE, {"sessionId": sid, "ref": ref3}, "GOAL_INVALID_TRANSITION")
+    ref4 = ref_of(await ok(client, GOAL_RESUME, {"sessionId": sid, "ref": ref3}))
+    ref5 = ref_of(await ok(client, GOAL_COMPLETE, {"sessionId": sid, "ref": ref4}))
+    await goal_err(client, GOAL_COMPLETE, {"sessionId": sid, "ref": ref5}, "GOAL_INVALID_TRANSITION")
     assert [r["revision"] for r in (ref3, ref4, ref5)] == [3, 4, 5]
 
-    fresh = ref_of(await ok(client, "goal.create", {"sessionId": sid, "objective": "Next one"}))
+    fresh = ref_of(await ok(client, GOAL_CREATE, {"sessionId": sid, "objective": "Next one"}))
     assert fresh["id"] != ref1["id"] and fresh["revision"] == 1
-    assert (await ok(client, "goal.clear", {"sessionId": sid, "ref": fresh})).cleared is True
-    await goal_err(client, "goal.clear", {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
-    await goal_err(client, "goal.pause", {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
-    await err(client, "goal.create", {"sessionId": "s-nope", "objective": "x"}, "session-not-found")
+    assert (await ok(client, GOAL_CLEAR, {"sessionId": sid, "ref": fresh})).cleared is True
+    await goal_err(client, GOAL_CLEAR, {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
+    await goal_err(client, GOAL_PAUSE, {"sessionId": sid, "ref": fresh}, "GOAL_NOT_FOUND")
+    await err(client, GOAL_CREATE, {"sessionId": "s-nope", "objective": "x"}, "session-not-found")
 
     # exactly one goal/change per accepted mutation, with exactly the spec's keys
     _, last = await mux.seen(event("goal/change", sid, operation="clear"))
@@ -94,19 +110,20 @@ async def test_mutations_are_compare_and_set_with_one_goal_change_each(
     assert "activation" not in frames[0].value
 
     # the tail page carries the projection; an older page carries no projections at all
-    tail = await ok(client, "session.history", {"sessionId": sid})
+    tail = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    assert tail.projections is not None
     assert tail.projections.values["goal"] is None
     first_seq = tail.events[0].event.seq
     if first_seq > 0:
-        older = await ok(client, "session.history", {"sessionId": sid, "beforeSeq": first_seq})
+        older = await ok(client, SESSION_HISTORY, {"sessionId": sid, "beforeSeq": first_seq})
         assert older.projections is None
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
 
 
 async def test_subagents_and_presets_without_the_goal_stack_are_refused(host: Host) -> None:
     client = host.client()
-    chat = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
-    error = await err(client, "goal.create", {"sessionId": chat, "objective": "x"}, "internal")
+    chat = (await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "chat"})).session_id
+    error = await err(client, GOAL_CREATE, {"sessionId": chat, "objective": "x"}, "internal")
     assert not error.details.get("goalCode") and "goal" in error.message
     body = json.dumps(
         {
@@ -120,9 +137,10 @@ async def test_subagents_and_presets_without_the_goal_stack_are_refused(host: Ho
         client, "POST", "/api/goal.create", {"content-type": "application/json"}, body.encode()
     )
     assert json.loads(answer.body)["result"]["error"]["details"] == {}  # `internal {}` on the wire
-    tail = await ok(client, "session.history", {"sessionId": chat})
+    tail = await ok(client, SESSION_HISTORY, {"sessionId": chat})
+    assert tail.projections is not None
     assert "goal" not in tail.projections.values  # not mounted: the key is absent
-    names = [c.name for c in (await ok(client, "command.list", {"sessionId": chat})).commands]
+    names = [c.name for c in (await ok(client, COMMAND_LIST, {"sessionId": chat})).commands]
     assert "goal" not in names
 
 
@@ -131,14 +149,14 @@ async def test_stop_during_a_goal_round_pauses_the_goal(host: Host, llm: Scripte
     client = host.client()
     mux = await host.mux()
     sid = await host.create()
-    await ok(client, "goal.create", {"sessionId": sid, "objective": "Refactor", "maxGoalRounds": 5})
+    await ok(client, GOAL_CREATE, {"sessionId": sid, "objective": "Refactor", "maxGoalRounds": 5})
     _, round_message = await mux.next(event("user/message", sid))
     assert (
         round_message.event.data["source"]["kind"] == "goal"
         and round_message.event.data["source"]["round"] == 1
     )
     await mux.next(event("assistant/chunk", sid))
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, paused = await mux.next(event("goal/change", sid, operation="pause"))
     assert paused.event.data["goal"]["phase"] == "paused" and paused.event.data["roundsStarted"] == 1
     _, frame = await mux.next(ftype("session/projection", sid))
@@ -150,12 +168,13 @@ async def test_the_goal_command(host: Host, llm: ScriptedLlmServer) -> None:
     client = host.client()
     mux = await host.mux()
     sid = await host.create()
-    listed = (await ok(client, "command.list", {"sessionId": sid})).commands
+    listed = (await ok(client, COMMAND_LIST, {"sessionId": sid})).commands
     goal = next(c for c in listed if c.name == "goal")
+    assert goal.input is not None
     assert goal.input.hint == "[<objective>|clear|edit <objective>|pause|resume]"
 
     async def run(line: str) -> Any:
-        started = await ok(client, "command.execute", {"sessionId": sid, "line": line})
+        started = await ok(client, COMMAND_EXECUTE, {"sessionId": sid, "line": line})
         _, done = await mux.next(event("command/done", sid, commandId=started.command_id))
         return done.event.data
 
@@ -178,7 +197,7 @@ async def test_the_goal_command(host: Host, llm: ScriptedLlmServer) -> None:
     cleared = await run("/goal clear")
     assert cleared["kind"] == "success"
     assert (await run("/goal clear"))["text"] == "No goal is set: nothing to clear."
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
 
 
 async def test_list_rows_carry_their_projections_block(host: Host, llm: ScriptedLlmServer) -> None:
@@ -187,17 +206,17 @@ async def test_list_rows_carry_their_projections_block(host: Host, llm: Scripted
     mux = await host.mux()
     blank = await host.create()
     sid = await host.create()
-    await ok(client, "session.rename", {"sessionId": sid, "title": "Parser port"})
-    created = await ok(client, "goal.create", {"sessionId": sid, "objective": "Port it", "maxGoalRounds": 3})
+    await ok(client, SESSION_RENAME, {"sessionId": sid, "title": "Parser port"})
+    created = await ok(client, GOAL_CREATE, {"sessionId": sid, "objective": "Port it", "maxGoalRounds": 3})
     await mux.next(event("assistant/chunk", sid))
-    rows = {r.session_id: r.dump() for r in (await ok(client, "session.list", {})).items}
+    rows = {r.session_id: r.dump() for r in (await ok(client, SESSION_LIST, {})).items}
     assert "projections" not in rows[blank]  # nothing to say: no block
     block = rows[sid]["projections"]
     assert block["values"]["title"] == "Parser port" == rows[sid]["title"]
     goal = block["values"]["goal"]
     assert goal["goal"]["id"] == created.ref.id and goal["roundsStarted"] == 0  # as of the create
     assert block["asOfSeq"] >= 0
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     await mux.next(event("goal/change", sid, operation="pause"))
 
 
@@ -228,9 +247,9 @@ async def test_the_goal_frame_after_a_clear_carries_value_null_on_the_wire(
 
     reader = asyncio.create_task(read())
     try:
-        ref = ref_of(await ok(client, "goal.create", {"sessionId": sid, "objective": "Port the parser"}))
-        assert (await ok(client, "goal.clear", {"sessionId": sid, "ref": ref})).cleared is True
-        tail = await ok(client, "session.history", {"sessionId": sid})
+        ref = ref_of(await ok(client, GOAL_CREATE, {"sessionId": sid, "objective": "Port the parser"}))
+        assert (await ok(client, GOAL_CLEAR, {"sessionId": sid, "ref": ref})).cleared is True
+        tail = await ok(client, SESSION_HISTORY, {"sessionId": sid})
         cleared_seq.append(max(e.event.seq for e in tail.events if e.event.type == "goal/change"))
         await asyncio.wait_for(reader, 30)
     finally:
@@ -240,4 +259,4 @@ async def test_the_goal_frame_after_a_clear_carries_value_null_on_the_wire(
     last = goal_frames[-1]
     assert last["seq"] == cleared_seq[0] and "value" in last and last["value"] is None, last
     assert goal_frames[0]["value"]["goal"]["phase"] == "active"
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})

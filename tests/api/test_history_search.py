@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from contract.events import SessionEvent
+from contract.methods import SESSION_CANCEL, SESSION_HISTORY, SESSION_SEARCH
 from tests.api.conftest import Host
 from tests.api.support import Frames, err, event, ok, page_events, prompt, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -35,7 +36,7 @@ def dumps(events: list[SessionEvent]) -> list[dict[str, Any]]:
 
 async def history(client: Any, sid: str, **extra: Any) -> Any:
     """A page with its entries unwrapped to events (this file tests the paging of events)."""
-    value = await ok(client, "session.history", {"sessionId": sid, **extra})
+    value = await ok(client, SESSION_HISTORY, {"sessionId": sid, **extra})
     assert all(set(e.dump()) <= {"event", "view"} for e in value.events)
     return SimpleNamespace(events=page_events(value), has_more=value.has_more, projections=value.projections)
 
@@ -147,7 +148,7 @@ async def test_tail_page_carries_the_chunks_of_a_message_still_streaming(
     ]
     assert "".join(deltas) == "abcdefgh"
     assert "assistant/message" not in types[1:] and page.has_more is True
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     await mux.next(event("turn/end", sid))
 
 
@@ -161,27 +162,27 @@ async def test_search_finds_sessions_with_bounds(host: Host, llm: ScriptedLlmSer
     while len(done) < len(sids):
         _, frame = await mux.next(event("turn/end"))
         done.add(frame.session_id)
-    found = await ok(client, "session.search", {"query": "needle"})
+    found = await ok(client, SESSION_SEARCH, {"query": "needle"})
     assert len(found.items) == 20 and found.has_more is True
     assert len({h.session_id for h in found.items}) == 20 and {h.session_id for h in found.items} <= set(sids)
-    one = await ok(client, "session.search", {"query": "   item07 \t\n"})
+    one = await ok(client, SESSION_SEARCH, {"query": "   item07 \t\n"})
     assert [h.session_id for h in one.items] == [sids[7]] and one.has_more is False
     assert "item07" in one.items[0].snippet
-    history = await ok(client, "session.history", {"sessionId": sids[7]})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sids[7]})
     hit = next(e for e in page_events(history) if e.seq == one.items[0].seq)  # the message it matched
     assert hit.type == "user/message" and "item07" in hit.data["content"][0]["text"]
-    both = await ok(client, "session.search", {"query": "haystack item13"})
+    both = await ok(client, SESSION_SEARCH, {"query": "haystack item13"})
     assert [h.session_id for h in both.items] == [sids[13]]
-    assert (await ok(client, "session.search", {"query": "item13 nowhere-to-be-found"})).items == []
+    assert (await ok(client, SESSION_SEARCH, {"query": "item13 nowhere-to-be-found"})).items == []
     # assistant text is indexed too (the scripted default reply)
-    assert len((await ok(client, "session.search", {"query": "scripted default"})).items) == 20
+    assert len((await ok(client, SESSION_SEARCH, {"query": "scripted default"})).items) == 20
     # FTS syntax is literal text, never an error
     for literal in ('needle" OR *', "NEAR(needle", "item0*", "-needle", "a AND", '"'):
-        assert (await client.call("session.search", {"query": literal})).result.ok, literal
-    assert (await ok(client, "session.search", {"query": "x" * 500})).items == []
-    assert (await ok(client, "session.search", {"query": "  " + "y" * 500 + "  "})).has_more is False
+        assert (await client.call(SESSION_SEARCH, {"query": literal})).result.ok, literal
+    assert (await ok(client, SESSION_SEARCH, {"query": "x" * 500})).items == []
+    assert (await ok(client, SESSION_SEARCH, {"query": "  " + "y" * 500 + "  "})).has_more is False
     for bad in ("", "   ", "x" * 501, "needle\x00", "\x00"):
-        error = await err(client, "session.search", {"query": bad}, "bad-request")
+        error = await err(client, SESSION_SEARCH, {"query": bad}, "bad-request")
         assert error.details["issues"]
 
 
@@ -192,13 +193,13 @@ async def test_search_snippets_are_at_most_240_code_points(host: Host, llm: Scri
     astral = "\U0001f600\U0001f680 "  # two code points each outside the BMP (four UTF-16 units)
     words = astral * 150 + "the middle-marker sits here " + "\u00e9t\u00e9 " * 200
     await run_turn(client, mux, sid, words)
-    found = await ok(client, "session.search", {"query": "middle-marker"})
+    found = await ok(client, SESSION_SEARCH, {"query": "middle-marker"})
     assert [h.session_id for h in found.items] == [sid]
     snippet = found.items[0].snippet
     assert "middle-marker" in snippet and 0 < len(snippet) <= 240
     raw = json.dumps({"s": snippet}, ensure_ascii=False)
     assert len(json.loads(raw)["s"]) <= 240
-    short = await ok(client, "session.search", {"query": "\U0001f680"})  # shorter than a trigram
+    short = await ok(client, SESSION_SEARCH, {"query": "\U0001f680"})  # shorter than a trigram
     assert [h.session_id for h in short.items] == [sid] and len(short.items[0].snippet) <= 240
 
 
@@ -214,19 +215,19 @@ async def test_search_pages_every_message_and_counts_a_sessions_hits(
         await run_turn(client, mux, sid, f"turn {i}: where is the lantern")
     other = await host.create()
     await run_turn(client, mux, other, "a lantern elsewhere")
-    first = await ok(client, "session.search", {"query": "lantern"})
+    first = await ok(client, SESSION_SEARCH, {"query": "lantern"})
     assert len(first.items) == 20 and first.has_more and first.cursor and first.total is None
-    second = await ok(client, "session.search", {"query": "lantern", "cursor": first.cursor})
+    second = await ok(client, SESSION_SEARCH, {"query": "lantern", "cursor": first.cursor})
     assert len(second.items) == 6 and not second.has_more and second.cursor is None
     assert len({(h.session_id, h.seq) for h in [*first.items, *second.items]}) == 26
 
-    inside = await ok(client, "session.search", {"query": "lantern", "sessionId": sid, "limit": 10})
+    inside = await ok(client, SESSION_SEARCH, {"query": "lantern", "sessionId": sid, "limit": 10})
     assert inside.total == 25 and inside.has_more and {h.session_id for h in inside.items} == {sid}
     seqs = [h.seq for h in inside.items]
     assert seqs == sorted(seqs) and "turn 0:" in inside.items[0].snippet
-    more = await ok(client, "session.search", {"query": "lantern", "sessionId": sid, "cursor": inside.cursor})
+    more = await ok(client, SESSION_SEARCH, {"query": "lantern", "sessionId": sid, "cursor": inside.cursor})
     assert more.items[0].seq > seqs[-1] and "turn 10:" in more.items[0].snippet
 
-    await err(client, "session.search", {"query": "lantern", "cursor": "not-a-number"}, "bad-request")
-    await err(client, "session.search", {"query": "lantern", "limit": 21}, "bad-request")
-    await err(client, "session.search", {"query": "lantern", "sessionId": "s-nope"}, "session-not-found")
+    await err(client, SESSION_SEARCH, {"query": "lantern", "cursor": "not-a-number"}, "bad-request")
+    await err(client, SESSION_SEARCH, {"query": "lantern", "limit": 21}, "bad-request")
+    await err(client, SESSION_SEARCH, {"query": "lantern", "sessionId": "s-nope"}, "session-not-found")

@@ -11,6 +11,7 @@ from typing import Any
 
 from contract._base import to_wire
 from contract.events import SessionEvent
+from contract.methods import SESSION_HISTORY
 from contract.sessions import HistoryValue
 from host.engine.store import SessionHeader
 from host.fetch.inbound import json_bytes
@@ -133,7 +134,7 @@ async def test_a_cold_crashed_session_with_a_bash_result_view_is_the_same_bytes(
     assert value["events"][4]["view"]["view"]["card"] == "terminal"
     assert value["projections"]["values"]["title"] == "Été"
     assert value["projections"]["asOfSeq"] == value["events"][-1]["event"]["seq"]
-    assert (await ok(host.client(), "session.history", {"sessionId": "cold"})).events[
+    assert (await ok(host.client(), SESSION_HISTORY, {"sessionId": "cold"})).events[
         -1
     ].event.type == "turn/end"
     page = await store.page("cold", None, 10_000)

@@ -16,6 +16,19 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    AGENT_PRESET_COPY,
+    AGENT_PRESET_LIST,
+    AGENT_PRESET_OPEN_DOCUMENT,
+    HOST_CREATE_DIRECTORY,
+    HOST_DESCRIBE,
+    HOST_LIST_DIRECTORY,
+    HOST_OPEN_PATH,
+    HOST_PICK_DIRECTORY,
+    SETTINGS_DESCRIBE,
+    SETTINGS_OPEN_DOCUMENT,
+    SETTINGS_UPDATE,
+)
 from tests.api.conftest import Host
 from tests.api.support import err, ok
 
@@ -42,7 +55,7 @@ async def test_list_directory_shows_child_folders(host: Host) -> None:
     client = host.client()
     root = real(host.workdir)
     make_tree(root)
-    listing = await ok(client, "host.listDirectory", {"path": str(root)})
+    listing = await ok(client, HOST_LIST_DIRECTORY, {"path": str(root)})
     assert listing.path == str(root) and listing.home == str(real(Path.home()))
     assert [e.name for e in listing.entries] == [".hidden", "Alpha", "beta", "gamma", "to-gamma"]
     by_name = {e.name: e for e in listing.entries}
@@ -54,7 +67,7 @@ async def test_list_directory_shows_child_folders(host: Host) -> None:
     assert crumbs[-1].path == str(root) and crumbs[-1].name == root.name
     assert [c.path for c in crumbs] == ["/", *[str(p) for p in reversed(root.parents[:-1])], str(root)]
     assert all(c.hidden is False for c in crumbs)
-    home = await ok(client, "host.listDirectory", {})
+    home = await ok(client, HOST_LIST_DIRECTORY, {})
     assert home.path == str(real(Path.home()))
 
 
@@ -70,15 +83,15 @@ async def test_list_directory_offers_model_files_when_asked(host: Host) -> None:
     (root / "folder.gguf").mkdir()  # a folder named like one is a folder
     (root / "link.gguf").symlink_to(root / "a.gguf")
     (root / "dangling.gguf").symlink_to(root / "gone.gguf")
-    plain = await ok(client, "host.listDirectory", {"path": str(root)})
+    plain = await ok(client, HOST_LIST_DIRECTORY, {"path": str(root)})
     assert plain.files == [] and [e.name for e in plain.entries] == ["folder.gguf", "sub"]
-    listing = await ok(client, "host.listDirectory", {"path": str(root), "files": "gguf"})
+    listing = await ok(client, HOST_LIST_DIRECTORY, {"path": str(root), "files": "gguf"})
     assert [e.name for e in listing.files] == ["a.gguf", "b.GGUF", "link.gguf"]
     assert listing.files[0].path == str(root / "a.gguf")
     assert [e.name for e in listing.entries] == ["folder.gguf", "sub"]
-    await err(client, "host.listDirectory", {"path": str(root), "files": "exe"}, "bad-request")
-    await err(client, "host.pickDirectory", {"file": "gguf"}, "directory-picker-unavailable")
-    await err(client, "host.pickDirectory", {"file": "zip"}, "bad-request")
+    await err(client, HOST_LIST_DIRECTORY, {"path": str(root), "files": "exe"}, "bad-request")
+    await err(client, HOST_PICK_DIRECTORY, {"file": "gguf"}, "directory-picker-unavailable")
+    await err(client, HOST_PICK_DIRECTORY, {"file": "zip"}, "bad-request")
 
 
 async def test_list_directory_is_bounded(host: Host) -> None:
@@ -86,7 +99,7 @@ async def test_list_directory_is_bounded(host: Host) -> None:
     root.mkdir()
     for i in range(1005):
         (root / f"d{i:04d}").mkdir()
-    listing = await ok(host.client(), "host.listDirectory", {"path": str(root)})
+    listing = await ok(host.client(), HOST_LIST_DIRECTORY, {"path": str(root)})
     assert listing.truncated is True and len(listing.entries) == 1000
     assert listing.entries[-1].name == "d0999"  # the tail of the name order is what is cut
 
@@ -94,47 +107,47 @@ async def test_list_directory_is_bounded(host: Host) -> None:
 async def test_list_directory_errors(host: Host) -> None:
     client = host.client()
     for path in ("relative/dir", "", "~"):
-        error = await err(client, "host.listDirectory", {"path": path}, "directory-unreadable")
+        error = await err(client, HOST_LIST_DIRECTORY, {"path": path}, "directory-unreadable")
         assert error.details == {"path": path}
     missing = host.workdir / "missing"
-    error = await err(client, "host.listDirectory", {"path": str(missing)}, "directory-unreadable")
+    error = await err(client, HOST_LIST_DIRECTORY, {"path": str(missing)}, "directory-unreadable")
     assert error.details == {"path": str(missing)}
     a_file = host.workdir / "plain.txt"
     a_file.write_text("x")
-    await err(client, "host.listDirectory", {"path": str(a_file)}, "directory-unreadable")
+    await err(client, HOST_LIST_DIRECTORY, {"path": str(a_file)}, "directory-unreadable")
     if os.geteuid() != 0:  # root reads anything: the permission case only means something for users
         locked = host.workdir / "locked"
         locked.mkdir()
         locked.chmod(0)
-        await err(client, "host.listDirectory", {"path": str(locked)}, "directory-unreadable")
+        await err(client, HOST_LIST_DIRECTORY, {"path": str(locked)}, "directory-unreadable")
         locked.chmod(stat.S_IRWXU)
 
 
 async def test_create_directory(host: Host) -> None:
     client = host.client()
     parent = real(host.workdir)
-    made = await ok(client, "host.createDirectory", {"path": str(parent), "name": " New project "})
+    made = await ok(client, HOST_CREATE_DIRECTORY, {"path": str(parent), "name": " New project "})
     assert made.path == str(parent / "New project") and (parent / "New project").is_dir()
     error = await err(
-        client, "host.createDirectory", {"path": str(parent), "name": "New project"}, "directory-exists"
+        client, HOST_CREATE_DIRECTORY, {"path": str(parent), "name": "New project"}, "directory-exists"
     )
     assert error.details == {"path": str(parent / "New project")}
     missing = parent / "no" / "such"
     error = await err(
-        client, "host.createDirectory", {"path": str(missing), "name": "x"}, "directory-create-failed"
+        client, HOST_CREATE_DIRECTORY, {"path": str(missing), "name": "x"}, "directory-create-failed"
     )
     assert error.details == {"path": str(missing / "x")}
-    error = await err(client, "host.createDirectory", {"path": "rel", "name": "x"}, "directory-create-failed")
+    error = await err(client, HOST_CREATE_DIRECTORY, {"path": "rel", "name": "x"}, "directory-create-failed")
     assert error.details == {"path": "rel"}
     for name in ("", "   ", ".", "..", "a/b", "a\\b"):
-        await err(client, "host.createDirectory", {"path": str(parent), "name": name}, "bad-request")
+        await err(client, HOST_CREATE_DIRECTORY, {"path": str(parent), "name": name}, "bad-request")
     assert names(parent) == ["New project"]  # nothing else was made
 
 
 async def test_a_browse_host_has_no_native_picker(host: Host) -> None:
-    error = await err(host.client(), "host.pickDirectory", {}, "directory-picker-unavailable")
+    error = await err(host.client(), HOST_PICK_DIRECTORY, {}, "directory-picker-unavailable")
     assert error.details == {"capability": "browse"}
-    await err(host.client(), "host.pickDirectory", {"extra": 1}, "bad-request")
+    await err(host.client(), HOST_PICK_DIRECTORY, {"extra": 1}, "bad-request")
 
 
 @pytest.fixture
@@ -176,45 +189,45 @@ async def opened(desktop: Path, count: int) -> list[str]:
 
 async def test_open_path_hands_the_path_to_the_default_application(host: Host, desktop: Path) -> None:
     client = host.client()
-    assert (await ok(client, "host.describe")).can_open_path is True
+    assert (await ok(client, HOST_DESCRIBE)).can_open_path is True
     folder = host.workdir / "a folder; with $(odd) 'chars'"
     folder.mkdir()
     notes = folder / "notes.txt"
     notes.write_text("hello")
-    assert (await ok(client, "host.openPath", {"path": str(folder)})).opened is True
-    assert (await ok(client, "host.openPath", {"path": str(notes)})).opened is True
+    assert (await ok(client, HOST_OPEN_PATH, {"path": str(folder)})).opened is True
+    assert (await ok(client, HOST_OPEN_PATH, {"path": str(notes)})).opened is True
     assert await opened(desktop, 2) == [str(folder), str(notes)]  # verbatim: no shell in between
     for path in (str(host.workdir / "missing.txt"), "relative.txt"):
-        error = await err(client, "host.openPath", {"path": path}, "internal")
+        error = await err(client, HOST_OPEN_PATH, {"path": path}, "internal")
         assert path in error.message and error.details == {}
-    await err(client, "host.openPath", {"path": ""}, "bad-request")
+    await err(client, HOST_OPEN_PATH, {"path": ""}, "bad-request")
 
 
 async def test_without_a_display_nothing_can_be_opened(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    assert (await ok(host.client(), "host.describe")).can_open_path is False
+    assert (await ok(host.client(), HOST_DESCRIBE)).can_open_path is False
 
 
 async def test_settings_json_and_a_preset_folder_open_like_any_path(host: Host, desktop: Path) -> None:
     """settings.openDocument and agentPreset.openDocument use the same opener as host.openPath:
     offered (hasDocument) only while a desktop is reachable, refused with one message otherwise."""
     client = host.client()
-    assert (await ok(client, "settings.describe")).has_document is True
-    assert (await ok(client, "agentPreset.list")).has_document is True
-    await ok(client, "settings.openDocument")
+    assert (await ok(client, SETTINGS_DESCRIBE)).has_document is True
+    assert (await ok(client, AGENT_PRESET_LIST)).has_document is True
+    await ok(client, SETTINGS_OPEN_DOCUMENT)
     settings_json = host.data_dir / "settings.json"
     assert settings_json.exists()  # written first, so the editor has something to open
-    await ok(client, "agentPreset.copy", {"from": "read-only", "agentPreset": "mine"})
-    answer = await ok(client, "agentPreset.openDocument", {"agentPreset": "mine"})
+    await ok(client, AGENT_PRESET_COPY, {"from": "read-only", "agentPreset": "mine"})
+    answer = await ok(client, AGENT_PRESET_OPEN_DOCUMENT, {"agentPreset": "mine"})
     assert answer.opened is True and answer.path is None
     folder = host.data_dir / "agent-presets" / "mine"
     assert await opened(desktop, 2) == [str(settings_json), str(folder)]
     os.environ.pop("DISPLAY")  # the display goes away (monkeypatch restores it)
-    assert (await ok(client, "settings.describe")).has_document is False
-    error = await err(client, "settings.openDocument", {}, "internal")
+    assert (await ok(client, SETTINGS_DESCRIBE)).has_document is False
+    error = await err(client, SETTINGS_OPEN_DOCUMENT, {}, "internal")
     assert "settings.json" in error.message
-    by_hand = await ok(client, "agentPreset.openDocument", {"agentPreset": "mine"})
+    by_hand = await ok(client, AGENT_PRESET_OPEN_DOCUMENT, {"agentPreset": "mine"})
     assert by_hand.opened is False and by_hand.path == str(folder)
     assert len((desktop / "opened.txt").read_text().splitlines()) == 2  # nothing else was started
 
@@ -226,18 +239,18 @@ async def test_open_in_editor_runs_the_editor_setting_else_the_default(host: Hos
     client = host.client()
     notes = host.workdir / "it's $(notes).txt"
     notes.write_text("hello")
-    await ok(client, "host.openPath", {"path": str(notes), "editor": True})  # nothing set: default
+    await ok(client, HOST_OPEN_PATH, {"path": str(notes), "editor": True})  # nothing set: default
     assert await opened(desktop, 1) == [str(notes)]
     editor = desktop / "editor.sh"
     editor.write_text(f"#!/bin/sh\nprintf 'editor:%s\\n' \"$@\" >> {desktop / 'opened.txt'}\n")
     editor.chmod(0o755)
     await ok(
-        client, "settings.update", {"ns": "ui-appearance", "patch": {"editor": f"'{editor}' --line 'a b'"}}
+        client, SETTINGS_UPDATE, {"ns": "ui-appearance", "patch": {"editor": f"'{editor}' --line 'a b'"}}
     )
-    await ok(client, "host.openPath", {"path": str(notes), "editor": True})
+    await ok(client, HOST_OPEN_PATH, {"path": str(notes), "editor": True})
     assert (await opened(desktop, 4))[1:] == ["editor:--line", "editor:a b", f"editor:{notes}"]
-    await ok(client, "host.openPath", {"path": str(notes)})  # not the editor: the default program
+    await ok(client, HOST_OPEN_PATH, {"path": str(notes)})  # not the editor: the default program
     assert (await opened(desktop, 5))[4] == str(notes)
-    await ok(client, "settings.update", {"ns": "ui-appearance", "patch": {"editor": "'unclosed"}})
-    error = await err(client, "host.openPath", {"path": str(notes), "editor": True}, "internal")
+    await ok(client, SETTINGS_UPDATE, {"ns": "ui-appearance", "patch": {"editor": "'unclosed"}})
+    error = await err(client, HOST_OPEN_PATH, {"path": str(notes), "editor": True}, "internal")
     assert "editor setting" in error.message

@@ -7,6 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from contract.methods import JOB_LIST, JOB_OUTPUT, JOB_STOP, SESSION_CREATE
 from host.fetch import AbstractApiClient, HttpApiClient
 from tests.api.conftest import Host
 from tests.api.support import Frames, err, event, eventually, ftype, ok, process_gone, prompt, start_serve
@@ -32,7 +33,7 @@ async def start_job(client: AbstractApiClient, mux: Frames, sid: str, command: s
 async def pid_of(client: AbstractApiClient, sid: str, job_id: str) -> int:
     """The pid the job printed (`echo $$; exec …`)."""
     for _ in range(500):
-        out = await ok(client, "job.output", {"sessionId": sid, "jobId": job_id, "offset": 0})
+        out = await ok(client, JOB_OUTPUT, {"sessionId": sid, "jobId": job_id, "offset": 0})
         if out.text.strip():
             return int(out.text.split()[0])
         await asyncio.sleep(0.02)
@@ -45,17 +46,17 @@ async def test_list_output_stop_and_frames(host: Host, llm: ScriptedLlmServer) -
     mux = await host.mux(client)
     sid = await host.create()
     job_id = await start_job(client, mux, sid, SLEEPER)
-    listed = (await ok(client, "job.list", {"sessionId": sid})).jobs
+    listed = (await ok(client, JOB_LIST, {"sessionId": sid})).jobs
     assert [(j.id, j.kind, j.label, j.status) for j in listed] == [(job_id, "bash", SLEEPER, "running")]
     pid = await pid_of(client, sid, job_id)
-    out = await ok(client, "job.output", {"sessionId": sid, "jobId": job_id})
+    out = await ok(client, JOB_OUTPUT, {"sessionId": sid, "jobId": job_id})
     assert out.text == f"{pid}\n" and out.offset == 0 and out.next_offset == out.size == len(out.text)
     assert out.dropped == 0
     # a second mux sees the baseline of every session with jobs
     late = await host.mux(client)
     _, baseline = await late.next(ftype("session/jobs", sid))
     assert [j.id for j in baseline.jobs] == [job_id]
-    assert (await ok(client, "job.stop", {"sessionId": sid, "jobId": job_id})).accepted is True
+    assert (await ok(client, JOB_STOP, {"sessionId": sid, "jobId": job_id})).accepted is True
     assert await eventually(lambda: process_gone(pid))
     _, stopping = await mux.next(lambda f: ftype("session/jobs", sid)(f) and f.jobs[0].status == "stopping")
     _, killed = await mux.next(lambda f: ftype("session/jobs", sid)(f) and f.jobs[0].status == "killed")
@@ -66,11 +67,11 @@ async def test_list_output_stop_and_frames(host: Host, llm: ScriptedLlmServer) -
     assert [i.placement for i in queue.items] == ["context"]
     assert queue.items[0].message.source.kind == "plugin"
     for payload in ({"sessionId": sid, "jobId": "bash-999"}, {"sessionId": sid, "jobId": "nope"}):
-        error = await err(client, "job.stop", payload, "job-not-found")
+        error = await err(client, JOB_STOP, payload, "job-not-found")
         assert error.details == payload
-        await err(client, "job.output", payload, "job-not-found")
-    await err(client, "job.list", {"sessionId": "s-unknown"}, "session-not-found")
-    await err(client, "job.output", {"sessionId": sid, "jobId": job_id, "limit": 0}, "bad-request")
+        await err(client, JOB_OUTPUT, payload, "job-not-found")
+    await err(client, JOB_LIST, {"sessionId": "s-unknown"}, "session-not-found")
+    await err(client, JOB_OUTPUT, {"sessionId": sid, "jobId": job_id, "limit": 0}, "bad-request")
     await mux.seen(event("turn/end", sid))
 
 
@@ -83,11 +84,11 @@ async def test_jobs_end_with_the_app(tmp_path: Path, llm: ScriptedLlmServer) -> 
     try:
         async with HttpApiClient(served.base_url, served.token) as client:
             async with Frames(client.stream("events.mux")) as mux:
-                sid = (await ok(client, "session.create", {"cwd": str(tmp_path)})).session_id
+                sid = (await ok(client, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
                 job_id = await start_job(client, mux, sid, SLEEPER)
                 pid = await pid_of(client, sid, job_id)
                 assert not process_gone(pid)
-                listed = (await ok(client, "job.list", {"sessionId": sid})).jobs
+                listed = (await ok(client, JOB_LIST, {"sessionId": sid})).jobs
                 assert [j.status for j in listed] == ["running"]
     finally:
         code = served.stop()

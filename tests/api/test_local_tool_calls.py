@@ -19,6 +19,14 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    LLM_DOWNLOAD_MODEL,
+    LLM_LOCAL_MODELS,
+    LLM_PROVIDERS,
+    SESSION_CANCEL,
+    SESSION_PROMPT,
+    SESSION_SELECT_MODEL,
+)
 from host.api import open_host
 from host.engine.llm.local import find_model_file
 from host.engine.llm.localmodels.gguf_meta import read_info
@@ -82,21 +90,21 @@ async def host(carrier: str, tmp_path: Path) -> AsyncIterator[Host]:
 async def test_a_tool_template_model_reads_a_file_through_the_app(host: Host, tool_gguf: Path) -> None:
     client = host.client()
     events = await host.host_stream(client)
-    started = await ok(client, "llm.downloadModel", {"url": tool_gguf.as_uri(), "name": "SmolLM2 with tools"})
+    started = await ok(client, LLM_DOWNLOAD_MODEL, {"url": tool_gguf.as_uri(), "name": "SmolLM2 with tools"})
     _, done = await events.next(
         lambda f: ftype("host/model-download")(f) and f.state in ("done", "failed"), 120
     )
     assert done.download_id == started.download_id and done.state == "done", done.error
-    [model] = (await ok(client, "llm.localModels", {})).installed
+    [model] = (await ok(client, LLM_LOCAL_MODELS, {})).installed
     assert model.supports_tools is True
-    providers = {p.provider: p for p in (await ok(client, "llm.providers", {})).providers}
+    providers = {p.provider: p for p in (await ok(client, LLM_PROVIDERS, {})).providers}
     assert providers[model.provider].supports_tools and not providers["local"].supports_tools
 
     sid = await host.create(agentPreset="reader")
-    await ok(client, "session.selectModel", {"sessionId": sid, "provider": model.provider, "model": model.id})
+    await ok(client, SESSION_SELECT_MODEL, {"sessionId": sid, "provider": model.provider, "model": model.id})
     mux = await host.mux(client)
     ask = "Read notes.txt"
-    await ok(client, "session.prompt", {"sessionId": sid, "mode": "queue", "content": text(ask)})
+    await ok(client, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": text(ask)})
     _, header = await mux.next(event("request/header", sid), 120)
     assert header.event.data["tools"] == ["read_file"]
     _, call = await mux.next(lambda f: event("tool/call", sid)(f) or event("turn/end", sid)(f), 300)
@@ -107,7 +115,7 @@ async def test_a_tool_template_model_reads_a_file_through_the_app(host: Host, to
     _, result = await mux.next(event("tool/result", sid), 120)
     _, loaded = await events.seen(lambda f: ftype("host/model-status")(f) and f.state == "ready")
     assert loaded.model == model.id  # the banner names the model that loads, not the built-in one
-    await client.call("session.cancel", {"sessionId": sid, "clearQueue": True})
+    await client.call(SESSION_CANCEL, {"sessionId": sid, "clearQueue": True})
     if call.event.data["name"] == "read_file":
         body = str(result.event.data["message"])
         assert SECRET_LINE in body, body

@@ -4,6 +4,7 @@ session's folder is an `attachment-error` and the queued message stays as it was
 
 from __future__ import annotations
 
+from contract.methods import SESSION_CANCEL, SESSION_UPDATE_QUEUE
 from tests.api.conftest import Host
 from tests.api.support import err, event, ok, prompt, text
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -29,12 +30,12 @@ async def test_an_edit_keeps_its_attached_files_and_a_bad_path_changes_nothing(
     bad = {"kind": "edit", "content": text("read that"), "attach": [{"path": "../outside.txt"}]}
     await err(
         client,
-        "session.updateQueue",
+        SESSION_UPDATE_QUEUE,
         {"sessionId": sid, "itemId": item.id, "action": bad},
         "attachment-error",
     )
     edit = {"kind": "edit", "content": text("read this, edited"), "attach": [{"path": "notes.txt"}]}
-    await ok(client, "session.updateQueue", {"sessionId": sid, "itemId": item.id, "action": edit})
+    await ok(client, SESSION_UPDATE_QUEUE, {"sessionId": sid, "itemId": item.id, "action": edit})
     _, edited = await mux.next(lambda f: f.type == "session/queue")
     (after,) = edited.items  # the refused edit changed nothing: the next snapshot is this one
     parts = after.message.content
@@ -42,4 +43,4 @@ async def test_an_edit_keeps_its_attached_files_and_a_bad_path_changes_nothing(
     (attached,) = [p for p in parts if p.attached]
     assert attached.attached is not None and attached.attached.path == "notes.txt"
     assert "kept as an attachment" in attached.text
-    await ok(client, "session.cancel", {"sessionId": sid, "clearQueue": True})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid, "clearQueue": True})

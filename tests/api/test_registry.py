@@ -10,7 +10,7 @@ import pytest
 from contract import sessions as s
 from contract.errors import ERROR_DETAILS, BusinessError, ItemDetails, SessionDetails
 from contract.host import DescribeRequest, DescribeValue
-from contract.methods import METHODS
+from contract.methods import HOST_DESCRIBE, METHODS, SESSION_LIST, Method
 from contract.rpc import RpcErr, RpcOk, RpcRequest
 from host.api.proxy import DOMAIN_MODULES, HostApiProxy
 from host.api.registry import HANDLERS, bind, implements
@@ -73,21 +73,27 @@ def test_registration_refuses_wrong_models_signatures_and_duplicates() -> None:
     async def right(engine: Engine, p: DescribeRequest) -> DescribeValue:
         raise AssertionError
 
-    refusals = {wrong_models: "must take", wrong_params: "must take", right: "implemented twice"}
+    # the first two fail mypy too (tests/api/test_typed_calls.py proves it); here the import-time
+    # check is what is tested, for a caller that slips past the type checker
+    refusals: dict[Any, str] = {
+        wrong_models: "must take",
+        wrong_params: "must take",
+        right: "implemented twice",
+    }
     for fn, why in refusals.items():
         with pytest.raises(TypeError, match=why):
-            implements("host.describe")(fn)
-    with pytest.raises(KeyError):
-        implements("host.nope")
-    assert HANDLERS["host.describe"] is not right
+            implements(HOST_DESCRIBE)(fn)
+    with pytest.raises(KeyError, match="not a handle of the method map"):
+        implements(Method("host.describe", DescribeRequest, DescribeValue))
+    assert HANDLERS[HOST_DESCRIBE.key] is not right
 
 
 async def call(monkeypatch: pytest.MonkeyPatch, raised: BaseException) -> Any:
     async def failing(engine: Engine, p: DescribeRequest) -> DescribeValue:
         raise raised
 
-    monkeypatch.setitem(HANDLERS, "host.describe", failing)
-    impl = bind(cast(Engine, object()), "host.describe")
+    monkeypatch.setitem(HANDLERS, HOST_DESCRIBE.key, failing)
+    impl = bind(cast(Engine, object()), HOST_DESCRIBE.key)
     return await impl(RpcRequest[Any](rpc_id="r-9", payload=DescribeRequest()))
 
 
@@ -115,8 +121,8 @@ async def test_a_value_is_answered_ok_and_the_rpc_id_reaches_who_asks_for_it(
         seen.append(rpc_id)
         return s.ListValue(items=[])
 
-    monkeypatch.setitem(HANDLERS, "session.list", listing)
-    impl = bind(cast(Engine, object()), "session.list")
+    monkeypatch.setitem(HANDLERS, SESSION_LIST.key, listing)
+    impl = bind(cast(Engine, object()), SESSION_LIST.key)
     response = await impl(RpcRequest[Any](rpc_id="r-7", payload=s.ListRequest()))
     assert isinstance(response.result, RpcOk) and response.result.value == s.ListValue(items=[])
     assert seen == ["r-7"]

@@ -15,10 +15,22 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    GIT_DISCARD,
+    GIT_STAGE,
+    GIT_STATUS,
+    GIT_UNDO_DISCARD,
+    GIT_UNSTAGE,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    WORKSPACE_CREATE,
+)
 from host.engine.files import undo_journal
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import open_session, turn_writing, write
-from tests.api.support import err, event, ok, page_events
+from tests.api.support import cwd_of, err, event, ok, page_events
 from tests.support.git_repos import git
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -55,7 +67,7 @@ def file_of(value: Any, path: str) -> Any:
 
 
 async def status(client: Any, sid: str, scope: str = "uncommitted") -> Any:
-    return await ok(client, "git.status", {"sessionId": sid, "scope": scope})
+    return await ok(client, GIT_STATUS, {"sessionId": sid, "scope": scope})
 
 
 async def test_nearby_edits_are_separate_hunks_staged_and_unstaged_one_at_a_time(
@@ -73,7 +85,7 @@ async def test_nearby_edits_are_separate_hunks_staged_and_unstaged_one_at_a_time
     assert a.unstaged[0].diff.split("\n")[1:] == ["-line 3", "+line three"]
     assert [(h.added, h.removed) for h in a.unstaged] == [(1, 1), (1, 1)]
 
-    done = await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [a.unstaged[1].id]})
+    done = await ok(client, GIT_STAGE, {"sessionId": sid, "hunkIds": [a.unstaged[1].id]})
     assert done.paths == ["a.txt"]
     cached = git(repo, "diff", "--cached", "-U0")
     assert "+line five" in cached and "line three" not in cached
@@ -83,14 +95,14 @@ async def test_nearby_edits_are_separate_hunks_staged_and_unstaged_one_at_a_time
     a = file_of(await status(client, sid), "a.txt")
     assert [h.header for h in a.staged] == ["@@ -5 +5 @@"]
     assert [h.header for h in a.unstaged] == ["@@ -3 +3 @@"]
-    await ok(client, "git.unstage", {"sessionId": sid, "hunkIds": [a.staged[0].id]})
+    await ok(client, GIT_UNSTAGE, {"sessionId": sid, "hunkIds": [a.staged[0].id]})
     assert git(repo, "diff", "--cached") == ""
     a = file_of(await status(client, sid), "a.txt")
     assert (len(a.staged), len(a.unstaged)) == (0, 2)
     # both at once, then the whole file back by path
-    await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [h.id for h in a.unstaged]})
+    await ok(client, GIT_STAGE, {"sessionId": sid, "hunkIds": [h.id for h in a.unstaged]})
     assert git(repo, "diff") == "" and git(repo, "diff", "--cached", "-U0").count("\n@@ ") == 2
-    await ok(client, "git.unstage", {"sessionId": sid, "paths": ["a.txt"]})
+    await ok(client, GIT_UNSTAGE, {"sessionId": sid, "paths": ["a.txt"]})
     assert git(repo, "diff", "--cached") == ""
 
 
@@ -103,17 +115,17 @@ async def test_a_stale_hunk_is_refused_and_nothing_is_written(host: Host, place:
     changed = LINES.replace("line 3\n", "line THREE\n")
     (repo / "a.txt").write_text(changed)  # the pane still shows the first edit
     index = (repo / ".git" / "index").read_bytes()
-    for method in ("git.stage", "git.discard"):
+    for method in (GIT_STAGE, GIT_DISCARD):
         wire = await err(client, method, {"sessionId": sid, "hunkIds": [old.id]}, "stale-diff")
         assert wire.details["sessionId"] == sid
-    await err(client, "git.unstage", {"sessionId": sid, "hunkIds": [old.id]}, "stale-diff")
-    await err(client, "git.stage", {"sessionId": sid, "paths": ["gone.txt"]}, "stale-diff")
+    await err(client, GIT_UNSTAGE, {"sessionId": sid, "hunkIds": [old.id]}, "stale-diff")
+    await err(client, GIT_STAGE, {"sessionId": sid, "paths": ["gone.txt"]}, "stale-diff")
     assert (repo / ".git" / "index").read_bytes() == index
     assert (repo / "a.txt").read_text() == changed
     assert git(repo, "diff", "--cached") == ""
-    await err(client, "git.stage", {"sessionId": sid}, "bad-request")
-    await err(client, "git.stage", {"sessionId": sid, "hunkIds": ["xyz"]}, "bad-request")
-    await err(client, "git.status", {"sessionId": sid, "scope": "yesterday"}, "bad-request")
+    await err(client, GIT_STAGE, {"sessionId": sid}, "bad-request")
+    await err(client, GIT_STAGE, {"sessionId": sid, "hunkIds": ["xyz"]}, "bad-request")
+    await err(client, GIT_STATUS, {"sessionId": sid, "scope": "yesterday"}, "bad-request")
 
 
 async def test_discard_a_hunk_and_an_untracked_file_then_undo_both(host: Host, place: Path) -> None:
@@ -127,21 +139,21 @@ async def test_discard_a_hunk_and_an_untracked_file_then_undo_both(host: Host, p
     a, new = file_of(value, "a.txt"), file_of(value, "new.txt")
     assert new.status == "untracked" and new.unstaged[0].diff.endswith("\\ No newline at end of file")
 
-    gone = await ok(client, "git.discard", {"sessionId": sid, "hunkIds": [a.unstaged[0].id]})
+    gone = await ok(client, GIT_DISCARD, {"sessionId": sid, "hunkIds": [a.unstaged[0].id]})
     assert (repo / "a.txt").read_text() == LINES.replace("line 9\n", "line nine\n")
-    await ok(client, "git.undoDiscard", {"sessionId": sid, "undoId": gone.undo_id})
+    await ok(client, GIT_UNDO_DISCARD, {"sessionId": sid, "undoId": gone.undo_id})
     assert (repo / "a.txt").read_text() == edited
-    await err(client, "git.undoDiscard", {"sessionId": sid, "undoId": gone.undo_id}, "stale-diff")  # once
+    await err(client, GIT_UNDO_DISCARD, {"sessionId": sid, "undoId": gone.undo_id}, "stale-diff")  # once
 
-    dropped = await ok(client, "git.discard", {"sessionId": sid, "paths": ["new.txt", "a.txt"]})
+    dropped = await ok(client, GIT_DISCARD, {"sessionId": sid, "paths": ["new.txt", "a.txt"]})
     assert sorted(dropped.paths) == ["a.txt", "new.txt"]
     assert not (repo / "new.txt").exists() and (repo / "a.txt").read_text() == LINES
     assert git(repo, "status", "--porcelain") == ""
     (repo / "a.txt").write_text("someone typed here\n")  # changed since: the undo would lose it
-    await err(client, "git.undoDiscard", {"sessionId": sid, "undoId": dropped.undo_id}, "stale-diff")
+    await err(client, GIT_UNDO_DISCARD, {"sessionId": sid, "undoId": dropped.undo_id}, "stale-diff")
     assert (repo / "a.txt").read_text() == "someone typed here\n" and not (repo / "new.txt").exists()
     (repo / "a.txt").write_text(LINES)
-    await ok(client, "git.undoDiscard", {"sessionId": sid, "undoId": dropped.undo_id})
+    await ok(client, GIT_UNDO_DISCARD, {"sessionId": sid, "undoId": dropped.undo_id})
     assert (repo / "new.txt").read_bytes() == b"fresh\nfile" and (repo / "a.txt").read_text() == edited
     assert not [p for p in repo.rglob("*") if ".hd-revert-" in p.name]
 
@@ -164,15 +176,15 @@ async def test_renames_binaries_deletions_and_whole_files(host: Host, place: Pat
     a = file_of(value, "a.txt")
     assert a.status == "deleted" and a.unstaged[0].removed == 20
 
-    await ok(client, "git.discard", {"sessionId": sid, "paths": ["pic.bin", "a.txt"]})
+    await ok(client, GIT_DISCARD, {"sessionId": sid, "paths": ["pic.bin", "a.txt"]})
     assert (repo / "pic.bin").read_bytes() == b"\x00\x01\x02" and (repo / "a.txt").read_text() == LINES
-    await ok(client, "git.unstage", {"sessionId": sid, "paths": ["c.txt"]})
+    await ok(client, GIT_UNSTAGE, {"sessionId": sid, "paths": ["c.txt"]})
     assert git(repo, "diff", "--cached", "--name-only") == ""
     assert {f.path: f.status for f in (await status(client, sid)).files} == {
         "c.txt": "untracked",
         "b.txt": "deleted",
     }
-    await ok(client, "git.stage", {"sessionId": sid, "paths": ["c.txt", "b.txt"]})
+    await ok(client, GIT_STAGE, {"sessionId": sid, "paths": ["c.txt", "b.txt"]})
     assert git(repo, "diff", "--cached", "-M", "--name-status").split() == ["R100", "b.txt", "c.txt"]
 
 
@@ -212,7 +224,7 @@ async def test_the_branch_scope_compares_with_the_base(host: Host, place: Path) 
     assert "+committed on the branch" in b.staged[0].diff and b.unstaged == []
     assert file_of(value, "a.txt").unstaged[0].diff.startswith("@@ -1 +1 @@")
     # a committed change is not in the index's diff: it cannot be unstaged
-    await err(client, "git.unstage", {"sessionId": sid, "hunkIds": [b.staged[0].id]}, "stale-diff")
+    await err(client, GIT_UNSTAGE, {"sessionId": sid, "hunkIds": [b.staged[0].id]}, "stale-diff")
     git(repo, "checkout", "-q", "main")
     git(repo, "branch", "-D", "feature")
     lone = await status(client, sid, "branch")  # on main with no remote: nothing to compare with
@@ -233,7 +245,7 @@ async def test_an_untrusted_repository_with_programs_is_refused_before_git_runs(
     sid = await host.create(repo)
     value = await status(client, sid)
     assert (value.files, value.withheld, value.findings) == ([], "untrusted-config", ["core.fsmonitor"])
-    for method in ("git.stage", "git.unstage", "git.discard"):
+    for method in (GIT_STAGE, GIT_UNSTAGE, GIT_DISCARD):
         wire = await err(client, method, {"sessionId": sid, "paths": ["a.txt"]}, "repository-untrusted")
         assert wire.details["findings"] == ["core.fsmonitor"]
     assert not marker.exists()
@@ -241,8 +253,8 @@ async def test_an_untrusted_repository_with_programs_is_refused_before_git_runs(
     plain = place / "plain"
     plain.mkdir()
     other = await host.create(plain)
-    await err(client, "git.status", {"sessionId": other, "scope": "uncommitted"}, "not-a-repository")
-    await err(client, "git.stage", {"sessionId": other, "paths": ["x"]}, "not-a-repository")
+    await err(client, GIT_STATUS, {"sessionId": other, "scope": "uncommitted"}, "not-a-repository")
+    await err(client, GIT_STAGE, {"sessionId": other, "paths": ["x"]}, "not-a-repository")
 
 
 @pytest.mark.parametrize("state", ["staging", "commit"])
@@ -295,7 +307,7 @@ async def test_review_comments_reach_the_model_as_text_naming_file_and_lines(
     one_line = {**comment, "startLine": 3, "endLine": 3, "side": "old", "body": "why removed?", "excerpt": ""}
     content = [comment, one_line]
     assert (
-        await ok(client, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await ok(client, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     ).accepted
     await mux.next(event("turn/end", sid))
     user = [m for m in llm.requests[-1]["messages"] if m["role"] == "user"][-1]
@@ -307,11 +319,11 @@ async def test_review_comments_reach_the_model_as_text_naming_file_and_lines(
     assert "src/app.py, line 3 of the old version" in text and "why removed?" in text
     await err(
         client,
-        "session.prompt",
+        SESSION_PROMPT,
         {"sessionId": sid, "mode": "queue", "content": [{**comment, "startLine": 9, "endLine": 2}]},
         "bad-request",
     )
-    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 100})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 100})
     parts = [
         b
         for e in page_events(history)
@@ -335,11 +347,11 @@ async def test_a_repository_without_commits_stages_and_unstages_a_new_file(host:
     sid = await host.create(repo)
     first = file_of(await status(client, sid), "first.txt")
     assert (first.status, [h.header for h in first.unstaged]) == ("untracked", ["@@ -0,0 +1,2 @@"])
-    await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [first.unstaged[0].id]})
+    await ok(client, GIT_STAGE, {"sessionId": sid, "hunkIds": [first.unstaged[0].id]})
     assert git(repo, "diff", "--cached", "--name-status").split() == ["A", "first.txt"]
     first = file_of(await status(client, sid), "first.txt")
     assert (first.status, first.staged[0].added, first.has_unstaged) == ("added", 2, False)
-    await ok(client, "git.unstage", {"sessionId": sid, "paths": ["first.txt"]})
+    await ok(client, GIT_UNSTAGE, {"sessionId": sid, "paths": ["first.txt"]})
     assert git(repo, "diff", "--cached", "--name-only") == ""
     assert file_of(await status(client, sid), "first.txt").status == "untracked"
 
@@ -348,14 +360,14 @@ async def test_a_worktree_session_compares_its_branch_with_its_base_and_stages_t
     host: Host, llm: ScriptedLlmServer, place: Path
 ) -> None:
     repo = make_repo(place / "repo", branch="trunk")  # no main, no master: only the row names the base
-    wid = str((await ok(host.client(), "workspace.create", {"path": str(repo)})).workspace.workspace_id)
+    wid = str((await ok(host.client(), WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id)
     sid = str(
         (
-            await ok(host.client(), "session.create", {"workspaceId": wid, "worktree": {"branch": "fix"}})
+            await ok(host.client(), SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "fix"}})
         ).session_id
     )
     client = host.client()
-    tree = Path(next(s for s in (await ok(client, "session.list", {})).items if s.session_id == sid).cwd)
+    tree = cwd_of(next(s for s in (await ok(client, SESSION_LIST, {})).items if s.session_id == sid))
     (tree / "b.txt").write_text("committed on fix\n")
     git(tree, "commit", "-q", "-am", "on fix")
     (tree / "a.txt").write_text(LINES.replace("line 7\n", "line seven\n"))
@@ -363,6 +375,6 @@ async def test_a_worktree_session_compares_its_branch_with_its_base_and_stages_t
     assert value.base == "trunk"
     assert "+committed on fix" in file_of(value, "b.txt").staged[0].diff
     a = file_of(value, "a.txt")
-    await ok(client, "git.stage", {"sessionId": sid, "hunkIds": [a.unstaged[0].id]})
+    await ok(client, GIT_STAGE, {"sessionId": sid, "hunkIds": [a.unstaged[0].id]})
     assert "+line seven" in git(tree, "diff", "--cached") and git(repo, "diff", "--cached") == ""
     assert (repo / "a.txt").read_text() == LINES  # the person's checkout is untouched

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from contract.methods import SESSION_HISTORY, SESSION_REWIND
 from tests.api.conftest import Host
 from tests.api.support import err, event, ok, page_events, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 
 async def all_events(client: Any, sid: str) -> list[Any]:
-    page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000})
+    page = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 10_000})
     return page_events(page)
 
 
@@ -37,15 +38,15 @@ async def test_rewind_over_the_wire(host: Host, llm: ScriptedLlmServer) -> None:
         {"sessionId": sid},
         {"sessionId": "s-nope", "atSeq": second, "extra": 1},
     ):
-        await err(client, "session.rewind", bad, "bad-request")
+        await err(client, SESSION_REWIND, bad, "bad-request")
     not_a_message = second + 1  # the turn's start, not the person's message
     error = await err(
-        client, "session.rewind", {"sessionId": sid, "atSeq": not_a_message}, "rewind-unavailable"
+        client, SESSION_REWIND, {"sessionId": sid, "atSeq": not_a_message}, "rewind-unavailable"
     )
     assert error.details["sessionId"] == sid and error.details["reason"]
     assert await all_events(client, sid) == before  # nothing changed
 
-    value = await ok(client, "session.rewind", {"sessionId": sid, "atSeq": second, "restoreFiles": False})
+    value = await ok(client, SESSION_REWIND, {"sessionId": sid, "atSeq": second, "restoreFiles": False})
     assert (value.text, value.restored_files, value.conflicts) == ("question two", [], [])
     _, rewound = await mux.next(event("session/rewound", sid))
     assert rewound.event.data == {"atSeq": second, "restoredFiles": []}

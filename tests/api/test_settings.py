@@ -9,6 +9,17 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    CREDENTIALS_DESCRIBE,
+    CREDENTIALS_SET,
+    CREDENTIALS_UNSET,
+    LLM_PROVIDERS,
+    SETTINGS_DESCRIBE,
+    SETTINGS_MUTATE,
+    SETTINGS_OPEN_DOCUMENT,
+    SETTINGS_REPLACE,
+    SETTINGS_UPDATE,
+)
 from tests.api.conftest import Host
 from tests.api.support import err, ftype, ok
 
@@ -29,7 +40,8 @@ EXPOSED = [
 
 
 def settings_file(host: Host) -> dict[str, Any]:
-    return json.loads((host.data_dir / "settings.json").read_text())
+    loaded: dict[str, Any] = json.loads((host.data_dir / "settings.json").read_text())
+    return loaded
 
 
 def changed(ns: str) -> Any:
@@ -38,7 +50,7 @@ def changed(ns: str) -> Any:
 
 async def test_describe_lists_the_exposed_namespaces_redacted(host: Host) -> None:
     client = host.client()
-    described = await ok(client, "settings.describe")
+    described = await ok(client, SETTINGS_DESCRIBE)
     assert described.writable is True
     assert described.has_document is False  # no editor opener in this host: the button is hidden
     assert [n.ns for n in described.namespaces] == EXPOSED
@@ -58,7 +70,7 @@ async def test_describe_lists_the_exposed_namespaces_redacted(host: Host) -> Non
     assert views["llm-local"].applies == "live" and views["ui-onboarding"].applies == "live"
     assert views["ui-appearance"].value == {"theme": "system", "language": "system", "editor": ""}
     assert views["ui-appearance"].applies == "live"
-    raw = (await client.call("settings.describe", {})).dump()["result"]["value"]
+    raw = (await client.call(SETTINGS_DESCRIBE, {})).dump()["result"]["value"]
     assert set(raw["namespaces"][0]) >= {"ns", "schema", "value", "applies", "secrets", "revision"}
 
 
@@ -68,7 +80,7 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
     profile = {"id": "box", "name": "Box", "baseURL": "http://127.0.0.1:9/v1"}
     view = await ok(
         client,
-        "settings.update",
+        SETTINGS_UPDATE,
         {"ns": "llm-openai-compatible", "patch": {"profiles": [profile]}, "expectedRevision": 0},
     )
     assert view.revision == 1 and view.user == {"profiles": [profile]}
@@ -78,15 +90,15 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
     assert settings_file(host)["namespaces"]["llm-openai-compatible"] == {"profiles": [profile]}
 
     same = await ok(
-        client, "settings.update", {"ns": "llm-openai-compatible", "patch": {"profiles": [profile]}}
+        client, SETTINGS_UPDATE, {"ns": "llm-openai-compatible", "patch": {"profiles": [profile]}}
     )
     assert same.revision == 1  # deep-equal: no change, no frame
     rename = {"op": "set", "path": ["profiles", "0", "name"], "value": "Renamed"}
-    mutated = await ok(client, "settings.mutate", {"ns": "llm-openai-compatible", "ops": [rename]})
+    mutated = await ok(client, SETTINGS_MUTATE, {"ns": "llm-openai-compatible", "ops": [rename]})
     assert mutated.revision == 2 and mutated.value["profiles"][0]["name"] == "Renamed"
     drop = {"op": "unset", "path": ["profiles", "0"]}
     emptied = await ok(
-        client, "settings.mutate", {"ns": "llm-openai-compatible", "ops": [drop], "expectedRevision": 2}
+        client, SETTINGS_MUTATE, {"ns": "llm-openai-compatible", "ops": [drop], "expectedRevision": 2}
     )
     assert emptied.revision == 3 and emptied.value == {"profiles": []}
 
@@ -95,11 +107,11 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
         await hosts.next(ftype("host/models-changed"))
     start = len(hosts.items)
     preset = await ok(
-        client, "settings.replace", {"ns": "permission", "section": {"defaultPreset": "read-only"}}
+        client, SETTINGS_REPLACE, {"ns": "permission", "section": {"defaultPreset": "read-only"}}
     )
     assert preset.revision == 1 and preset.value == {"defaultPreset": "read-only", "rules": []}
     await hosts.next(changed("permission"))
-    reset = await ok(client, "settings.replace", {"ns": "permission", "section": {}})
+    reset = await ok(client, SETTINGS_REPLACE, {"ns": "permission", "section": {}})
     assert (
         reset.revision == 2 and reset.user is None and reset.value == {"defaultPreset": "auto", "rules": []}
     )
@@ -111,11 +123,11 @@ async def test_update_replace_mutate_and_their_frames(host: Host) -> None:
 async def test_onboarding_notice_is_acknowledged_by_mutate(host: Host) -> None:
     client = host.client()
     ack = {"op": "set", "path": ["welcomeNoticeVersion"], "value": "2026-07-30.7"}
-    view = await ok(client, "settings.mutate", {"ns": "ui-onboarding", "ops": [ack], "expectedRevision": 0})
+    view = await ok(client, SETTINGS_MUTATE, {"ns": "ui-onboarding", "ops": [ack], "expectedRevision": 0})
     assert view.value == {"welcomeNoticeVersion": "2026-07-30.7"} and view.revision == 1
     again = await err(
         client,
-        "settings.mutate",
+        SETTINGS_MUTATE,
         {"ns": "ui-onboarding", "ops": [ack], "expectedRevision": 0},
         "settings-conflict",
     )
@@ -125,13 +137,13 @@ async def test_onboarding_notice_is_acknowledged_by_mutate(host: Host) -> None:
 async def test_errors_change_nothing(host: Host) -> None:
     client = host.client()
     for ns in ("agent-default-model", "no-such-namespace"):
-        error = await err(client, "settings.update", {"ns": ns, "patch": {}}, "settings-not-exposed")
+        error = await err(client, SETTINGS_UPDATE, {"ns": ns, "patch": {}}, "settings-not-exposed")
         assert error.details == {"ns": ns} and error.message == f"settings namespace {ns!r} is not exposed"
-    bad_name = await err(client, "settings.update", {"ns": "Not_A_Name", "patch": {}}, "settings-rejected")
+    bad_name = await err(client, SETTINGS_UPDATE, {"ns": "Not_A_Name", "patch": {}}, "settings-rejected")
     assert bad_name.details == {"ns": "Not_A_Name", "issues": []}
     invalid = await err(
         client,
-        "settings.update",
+        SETTINGS_UPDATE,
         {"ns": "llm-deepseek", "patch": {"baseURL": "ftp://x"}},
         "settings-rejected",
     )
@@ -141,26 +153,26 @@ async def test_errors_change_nothing(host: Host) -> None:
     assert "ftp://x" not in str(invalid.details)
     duplicate = {"profiles": [{"id": "a", "name": "A", "baseURL": "http://h"}] * 2}
     dup = await err(
-        client, "settings.replace", {"ns": "llm-openai-compatible", "section": duplicate}, "settings-rejected"
+        client, SETTINGS_REPLACE, {"ns": "llm-openai-compatible", "section": duplicate}, "settings-rejected"
     )
     assert "unique" in dup.message
     reserved = {"profiles": [{"id": "deepseek", "name": "X", "baseURL": "http://h"}]}
     await err(
-        client, "settings.replace", {"ns": "llm-openai-compatible", "section": reserved}, "settings-rejected"
+        client, SETTINGS_REPLACE, {"ns": "llm-openai-compatible", "section": reserved}, "settings-rejected"
     )
     root = {"op": "set", "path": [], "value": [1]}
-    await err(client, "settings.mutate", {"ns": "permission", "ops": [root]}, "settings-rejected")
+    await err(client, SETTINGS_MUTATE, {"ns": "permission", "ops": [root]}, "settings-rejected")
     for payload in (
         {"ns": "", "patch": {}},
         {"ns": "permission"},
         {"ns": "permission", "patch": {}, "expectedRevision": -1},
         {"ns": "permission", "patch": {}, "extra": 1},
     ):
-        await err(client, "settings.update", payload, "bad-request")
+        await err(client, SETTINGS_UPDATE, payload, "bad-request")
     await err(
-        client, "settings.mutate", {"ns": "permission", "ops": [{"op": "move", "path": []}]}, "bad-request"
+        client, SETTINGS_MUTATE, {"ns": "permission", "ops": [{"op": "move", "path": []}]}, "bad-request"
     )
-    described = await ok(client, "settings.describe")
+    described = await ok(client, SETTINGS_DESCRIBE)
     assert all(n.revision == 0 and n.user is None for n in described.namespaces)
     assert not (host.data_dir / "settings.json").exists()
 
@@ -168,25 +180,25 @@ async def test_errors_change_nothing(host: Host) -> None:
 async def test_a_hand_edit_of_settings_json_is_announced(host: Host) -> None:
     client = host.client()
     hosts = await host.host_stream(client)
-    await ok(client, "settings.replace", {"ns": "ui-onboarding", "section": {"welcomeNoticeVersion": "a"}})
+    await ok(client, SETTINGS_REPLACE, {"ns": "ui-onboarding", "section": {"welcomeNoticeVersion": "a"}})
     await hosts.next(changed("ui-onboarding"))
     doc = settings_file(host)
     doc["namespaces"]["llm-deepseek"] = {"baseURL": "http://127.0.0.1:9"}
     (host.data_dir / "settings.json").write_text(json.dumps(doc))
     await hosts.next(changed("llm-deepseek"))
     await hosts.next(ftype("host/models-changed"))
-    view = next(n for n in (await ok(client, "settings.describe")).namespaces if n.ns == "llm-deepseek")
+    view = next(n for n in (await ok(client, SETTINGS_DESCRIBE)).namespaces if n.ns == "llm-deepseek")
     assert view.revision == 1 and view.value["baseURL"] == "http://127.0.0.1:9"
-    provider = next(p for p in (await ok(client, "llm.providers")).providers if p.provider == "deepseek")
+    provider = next(p for p in (await ok(client, LLM_PROVIDERS)).providers if p.provider == "deepseek")
     assert provider.active is False  # applied live (and still no key)
 
 
 async def test_open_document_needs_an_editor(host: Host) -> None:
     client = host.client()
-    error = await err(client, "settings.openDocument", {}, "internal")
+    error = await err(client, SETTINGS_OPEN_DOCUMENT, {}, "internal")
     assert error.details == {} and "settings.json" in error.message
     assert (host.data_dir / "settings.json").exists()  # prepared before the open was tried
-    await err(client, "settings.openDocument", {"path": "/etc/passwd"}, "bad-request")  # never a path
+    await err(client, SETTINGS_OPEN_DOCUMENT, {"path": "/etc/passwd"}, "bad-request")  # never a path
 
 
 # ---- credentials ----------------------------------------------------------------------------------
@@ -198,40 +210,40 @@ async def test_credentials_by_reference(host: Host, monkeypatch: pytest.MonkeyPa
     client = host.client()
     hosts = await host.host_stream(client)
     refs = ["DEEPSEEK_API_KEY", "HD_TEST_ENV_KEY", "NEVER_SET"]
-    before = (await ok(client, "credentials.describe", {"refs": refs})).credentials
+    before = (await ok(client, CREDENTIALS_DESCRIBE, {"refs": refs})).credentials
     assert {r: v.dump() for r, v in before.items()} == {
         "DEEPSEEK_API_KEY": {"configured": False, "writable": True},
         "HD_TEST_ENV_KEY": {"configured": True, "source": "env", "writable": False},
         "NEVER_SET": {"configured": False, "writable": True},
     }
-    assert (await ok(client, "credentials.set", {"ref": "DEEPSEEK_API_KEY", "value": secret})).dump() == {}
+    assert (await ok(client, CREDENTIALS_SET, {"ref": "DEEPSEEK_API_KEY", "value": secret})).dump() == {}
     await hosts.next(lambda f: f.type == "host/credentials-changed" and f.ref == "DEEPSEEK_API_KEY")
     await hosts.next(ftype("host/models-changed"))  # DeepSeek can serve now
-    after = (await ok(client, "credentials.describe", {"refs": ["DEEPSEEK_API_KEY"]})).credentials
+    after = (await ok(client, CREDENTIALS_DESCRIBE, {"refs": ["DEEPSEEK_API_KEY"]})).credentials
     assert after["DEEPSEEK_API_KEY"].dump() == {"configured": True, "source": "file", "writable": True}
-    deepseek = next(p for p in (await ok(client, "llm.providers")).providers if p.provider == "deepseek")
+    deepseek = next(p for p in (await ok(client, LLM_PROVIDERS)).providers if p.provider == "deepseek")
     assert deepseek.active is True
     path = host.data_dir / "credentials.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert json.loads(path.read_text()) == {"version": 2, "credentials": {"DEEPSEEK_API_KEY": secret}}
 
     shadowed = await err(
-        client, "credentials.set", {"ref": "HD_TEST_ENV_KEY", "value": "x"}, "credential-rejected"
+        client, CREDENTIALS_SET, {"ref": "HD_TEST_ENV_KEY", "value": "x"}, "credential-rejected"
     )
     assert shadowed.details == {"ref": "HD_TEST_ENV_KEY"} and "environment" in shadowed.message
-    await err(client, "credentials.unset", {"ref": "HD_TEST_ENV_KEY"}, "credential-rejected")
+    await err(client, CREDENTIALS_UNSET, {"ref": "HD_TEST_ENV_KEY"}, "credential-rejected")
     blank = await err(
-        client, "credentials.set", {"ref": "DEEPSEEK_API_KEY", "value": "  "}, "credential-rejected"
+        client, CREDENTIALS_SET, {"ref": "DEEPSEEK_API_KEY", "value": "  "}, "credential-rejected"
     )
     assert blank.details == {"ref": "DEEPSEEK_API_KEY"}
     for bad in ({"ref": "not-a-ref", "value": "x"}, {"ref": "1X", "value": "x"}, {"ref": "A", "value": ""}):
-        await err(client, "credentials.set", bad, "bad-request")
-    await err(client, "credentials.describe", {"refs": [f"R{i}" for i in range(65)]}, "bad-request")
-    await err(client, "credentials.describe", {}, "bad-request")
+        await err(client, CREDENTIALS_SET, bad, "bad-request")
+    await err(client, CREDENTIALS_DESCRIBE, {"refs": [f"R{i}" for i in range(65)]}, "bad-request")
+    await err(client, CREDENTIALS_DESCRIBE, {}, "bad-request")
 
-    assert (await ok(client, "credentials.unset", {"ref": "DEEPSEEK_API_KEY"})).dump() == {}
+    assert (await ok(client, CREDENTIALS_UNSET, {"ref": "DEEPSEEK_API_KEY"})).dump() == {}
     await hosts.next(lambda f: f.type == "host/credentials-changed" and f.ref == "DEEPSEEK_API_KEY")
-    assert (await ok(client, "credentials.unset", {"ref": "NEVER_SET"})).dump() == {}  # not set: fine
+    assert (await ok(client, CREDENTIALS_UNSET, {"ref": "NEVER_SET"})).dump() == {}  # not set: fine
     assert json.loads(path.read_text())["credentials"] == {}
     for frame in hosts.frames:
         assert secret not in json.dumps(frame.dump())
@@ -243,5 +255,5 @@ async def test_a_hand_edit_of_credentials_json_is_announced(host: Host) -> None:
     body = {"version": 2, "credentials": {"EDITED_KEY": "sk-edited-by-hand-1"}}
     (host.data_dir / "credentials.json").write_text(json.dumps(body))
     await hosts.next(lambda f: f.type == "host/credentials-changed" and f.ref == "EDITED_KEY")
-    view = (await ok(client, "credentials.describe", {"refs": ["EDITED_KEY"]})).credentials["EDITED_KEY"]
+    view = (await ok(client, CREDENTIALS_DESCRIBE, {"refs": ["EDITED_KEY"]})).credentials["EDITED_KEY"]
     assert view.configured and view.source == "file"

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from contract.methods import CREDENTIALS_DESCRIBE, CREDENTIALS_MOVE, CREDENTIALS_SET, SETTINGS_MUTATE
 from tests.api.conftest import Host
 from tests.api.support import err, ok
 
@@ -17,7 +18,7 @@ async def test_a_refused_section_locates_each_reason(host: Host) -> None:
     profile = {"id": "box", "name": "Box", "baseURL": "ftp://nowhere"}
     refused = await err(
         client,
-        "settings.mutate",
+        SETTINGS_MUTATE,
         {"ns": "llm-openai-compatible", "ops": [{"op": "set", "path": ["profiles", "0"], "value": profile}]},
         "settings-rejected",
     )
@@ -35,28 +36,26 @@ async def test_a_key_moves_to_its_new_slot_in_one_write(host: Host, monkeypatch:
     secret = "sk-moving-key-0123456789"
     monkeypatch.setenv("HD_ENV_SLOT", "sk-from-env")
     client = host.client()
-    await ok(client, "credentials.set", {"ref": "MY_ENDPOINT_API_KEY", "value": secret})
-    await ok(client, "credentials.move", {"ref": "MY_ENDPOINT_API_KEY", "to": "SCRIPTED_BOX_API_KEY"})
+    await ok(client, CREDENTIALS_SET, {"ref": "MY_ENDPOINT_API_KEY", "value": secret})
+    await ok(client, CREDENTIALS_MOVE, {"ref": "MY_ENDPOINT_API_KEY", "to": "SCRIPTED_BOX_API_KEY"})
     stored = json.loads((host.data_dir / "credentials.json").read_text())["credentials"]
     assert stored == {"SCRIPTED_BOX_API_KEY": secret}  # nothing left under the old name
     views = (
-        await ok(client, "credentials.describe", {"refs": ["MY_ENDPOINT_API_KEY", "SCRIPTED_BOX_API_KEY"]})
+        await ok(client, CREDENTIALS_DESCRIBE, {"refs": ["MY_ENDPOINT_API_KEY", "SCRIPTED_BOX_API_KEY"]})
     ).credentials
     assert not views["MY_ENDPOINT_API_KEY"].configured and views["SCRIPTED_BOX_API_KEY"].configured
 
     # nothing stored under the old name: nothing to do; an occupied or shadowed slot: refused
-    await ok(client, "credentials.move", {"ref": "NEVER_SET", "to": "ALSO_NEVER"})
-    await ok(client, "credentials.set", {"ref": "OTHER_API_KEY", "value": "sk-other-key-42"})
+    await ok(client, CREDENTIALS_MOVE, {"ref": "NEVER_SET", "to": "ALSO_NEVER"})
+    await ok(client, CREDENTIALS_SET, {"ref": "OTHER_API_KEY", "value": "sk-other-key-42"})
     taken = await err(
         client,
-        "credentials.move",
+        CREDENTIALS_MOVE,
         {"ref": "OTHER_API_KEY", "to": "SCRIPTED_BOX_API_KEY"},
         "credential-rejected",
     )
     assert "already holds" in taken.message
-    await err(
-        client, "credentials.move", {"ref": "OTHER_API_KEY", "to": "HD_ENV_SLOT"}, "credential-rejected"
-    )
-    await err(client, "credentials.move", {"ref": "OTHER_API_KEY", "to": "not a ref"}, "bad-request")
+    await err(client, CREDENTIALS_MOVE, {"ref": "OTHER_API_KEY", "to": "HD_ENV_SLOT"}, "credential-rejected")
+    await err(client, CREDENTIALS_MOVE, {"ref": "OTHER_API_KEY", "to": "not a ref"}, "bad-request")
     stored = json.loads((host.data_dir / "credentials.json").read_text())["credentials"]
     assert stored == {"SCRIPTED_BOX_API_KEY": secret, "OTHER_API_KEY": "sk-other-key-42"}

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from contract.methods import AGENT_PRESET_COPY, SESSION_CREATE, SESSION_HISTORY, SKILL_LIST
 from tests.api.conftest import Host
 from tests.api.support import err, events_of, ok, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -48,7 +49,7 @@ async def test_skill_list_discovers_ranks_and_warns(host: Host) -> None:
     (agents / "flat.md").write_text("---\nname: flat\ndescription: A single-file skill\n---\nBody\n")
     client = host.client()
     sid = await host.create(cwd)
-    listed = await ok(client, "skill.list", {"sessionId": sid})  # a cold (never attached) session
+    listed = await ok(client, SKILL_LIST, {"sessionId": sid})  # a cold (never attached) session
     assert [s.name for s in listed.skills] == ["flat", "manual", "pdf"]
     by_name = {s.name: s for s in listed.skills}
     assert by_name["pdf"].description == "The project's own pdf skill wins"
@@ -60,7 +61,7 @@ async def test_skill_list_discovers_ranks_and_warns(host: Host) -> None:
     assert "not valid YAML" in warned["broken/SKILL.md"].message
     assert all(w.source == "project-agents" for w in listed.warnings)
     assert str(host.workdir) not in json.dumps([w.model_dump() for w in listed.warnings])  # no host path
-    gone = await err(client, "skill.list", {"sessionId": "s-unknown"}, "session-not-found")
+    gone = await err(client, SKILL_LIST, {"sessionId": "s-unknown"}, "session-not-found")
     assert gone.details == {"sessionId": "s-unknown"}
 
 
@@ -118,13 +119,13 @@ async def test_the_model_sees_a_catalogue_and_can_load_a_skill(host: Host, llm: 
 
 async def test_a_preset_sees_its_own_skills_first(host: Host, llm: ScriptedLlmServer) -> None:
     client = host.client()
-    await ok(client, "agentPreset.copy", {"from": "standard", "agentPreset": "mine"})
+    await ok(client, AGENT_PRESET_COPY, {"from": "standard", "agentPreset": "mine"})
     skill(host.data_dir / "agent-presets" / "mine" / "skills", "pdf", "The preset's pdf", body="Preset way.")
     skill(host.workdir / ".agents" / "skills", "pdf", "The project's pdf", body="Project way.")
     plain = await host.create()
-    mine = (await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "mine"})).session_id
-    assert (await ok(client, "skill.list", {"sessionId": plain})).skills[0].description == "The project's pdf"
-    assert (await ok(client, "skill.list", {"sessionId": mine})).skills[0].description == "The preset's pdf"
+    mine = (await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "mine"})).session_id
+    assert (await ok(client, SKILL_LIST, {"sessionId": plain})).skills[0].description == "The project's pdf"
+    assert (await ok(client, SKILL_LIST, {"sessionId": mine})).skills[0].description == "The preset's pdf"
     mux = await host.mux(client)
     await run_turn(client, mux, mine, "/pdf")
     assert "Preset way." in user_texts(llm.requests[-1])[-1]
@@ -138,7 +139,8 @@ async def test_agents_md_joins_the_prompt_and_is_reread(host: Host, llm: Scripte
     sid = await host.create(cwd)
     await run_turn(client, mux, sid, "one")
     assert "Claude rules: tabs." in llm.requests[-1]["messages"][0]["content"]
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    assert history.projections is not None
     assert history.projections.values["instructions"] == {
         "name": "CLAUDE.md",
         "path": str(host.workdir / "CLAUDE.md"),

@@ -8,6 +8,7 @@ import asyncio
 import json
 from typing import Any
 
+from contract.methods import SESSION_CANCEL, SESSION_FORK, SESSION_HISTORY, SESSION_UPDATE_QUEUE
 from tests.api.conftest import Host, tiny_queue_app
 from tests.api.support import Frames, event, events_of, ftype, ok, page_events, prompt, run_turn, text
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -60,7 +61,7 @@ async def test_fresh_mux_replays_pending_requests_with_their_original_rpc_ids(
     ]
     assert [f.session_id for f in snapshot] == [approving] * 3 + [asking] * 3 + [idle] * 2
     for sid, subscribed in ((approving, snapshot[0]), (asking, snapshot[3]), (idle, snapshot[6])):
-        tail = await ok(other, "session.history", {"sessionId": sid})
+        tail = await ok(other, SESSION_HISTORY, {"sessionId": sid})
         assert subscribed.last_seq == page_events(tail)[-1].seq
     assert fresh.items[1] == (approval_rpc, approval)  # the same stable rpcId and payload
     assert fresh.items[4] == (question_rpc, question)
@@ -109,7 +110,7 @@ async def test_mux_carries_every_frame_of_a_turn_in_log_order(host: Host, llm: S
     sid = await host.create()
     await run_turn(client, mux, sid, "order please")
     streamed = events_of(mux.frames, sid)
-    stored = page_events(await ok(client, "session.history", {"sessionId": sid, "maxMessages": 10_000}))
+    stored = page_events(await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 10_000}))
     assert [e.dump() for e in streamed] == [e.dump() for e in stored[: len(streamed)]]
     assert [e.seq for e in streamed] == list(range(len(streamed)))
 
@@ -130,7 +131,7 @@ async def test_events_host_added_and_status_edges(host: Host, llm: ScriptedLlmSe
     _, down = await hosts.next(lambda f: f.type == "host/session-status" and not f.running)
     statuses = [f.running for f in hosts.frames if f.type == "host/session-status"]
     assert statuses == [True, False]  # back-to-back turns are one running interval
-    child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
+    child = (await ok(client, SESSION_FORK, {"sessionId": sid})).session_id
     _, forked = await hosts.next(ftype("host/session-added", child))
     assert (forked.parent_session_id, forked.blank) == (sid, False)
     await run_turn(client, mux, child, "in the child")
@@ -159,7 +160,7 @@ async def test_a_slow_subscriber_is_cut_off_while_others_keep_receiving(
     edits = 80
     for n in range(edits):
         edit = {"kind": "edit", "content": text(f"{n}:{bulk}")}
-        await ok(client, "session.updateQueue", {"sessionId": sid, "itemId": item, "action": edit})
+        await ok(client, SESSION_UPDATE_QUEUE, {"sessionId": sid, "itemId": item, "action": edit})
     last = f"{edits - 1}:"
     await fast.next(
         lambda f: (
@@ -183,7 +184,7 @@ async def test_a_slow_subscriber_is_cut_off_while_others_keep_receiving(
     again = await host.mux(host.client("tiny"))
     _, subscribed = await again.next(ftype("session/subscribed", sid))
     assert subscribed.last_seq >= 0
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     for stream in (fast, again):
         _, end = await stream.next(event("turn/end", sid))
         assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}

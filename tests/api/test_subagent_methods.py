@@ -10,7 +10,21 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from contract.methods import METHODS
+from contract.methods import (
+    JOB_LIST,
+    METHODS,
+    SESSION_DELETE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    SESSION_RENAME,
+    SKILL_LIST,
+    SUBAGENT_HISTORY,
+    SUBAGENT_INTERRUPT,
+    SUBAGENT_LIST,
+    SUBAGENT_PROMPT,
+)
+from contract.subagents import DiagnosticChild
 from host.fetch import AbstractApiClient
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import Frames, err, event, events_of, ok, page_events, prompt, raw, run_main, text
@@ -50,7 +64,7 @@ async def exported_family(
         parent, child = await family(source, llm_server, client, await source.mux(client))
         before = {}
         for sid in (parent, child):
-            page = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 1000})
+            page = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 1000})
             before[sid] = [e.dump() for e in page_events(page)]
         got = await raw(client, "GET", f"/api/session.export?sessionId={parent}&includeDescendants=true")
         return parent, child, got.body, before, str(source.workdir)
@@ -89,17 +103,15 @@ async def test_a_subagent_refuses_direct_input_and_serves_reads(host: Host, llm:
     # "Adding a unary method")
     assert set(refused) == {m.key for m in METHODS.values() if m.subagent_fenced}
     for key, payload in refused.items():
-        error = await err(client, key, payload, "agent-busy")
+        error = await err(client, METHODS[key], payload, "agent-busy")
         assert "subagent" in error.details["reason"], key
-    events = page_events(await ok(client, "session.history", {"sessionId": child}))
+    events = page_events(await ok(client, SESSION_HISTORY, {"sessionId": child}))
     assert [e.type for e in events if e.type == "turn/end"] == ["turn/end"]  # nothing new ran
-    assert (await ok(client, "job.list", {"sessionId": child})).jobs == []
-    assert (await ok(client, "skill.list", {"sessionId": child})).skills == []
+    assert (await ok(client, JOB_LIST, {"sessionId": child})).jobs == []
+    assert (await ok(client, SKILL_LIST, {"sessionId": child})).skills == []
     archive = await raw(client, "GET", f"/api/session.export?sessionId={child}")
     assert archive.status == 200
-    await ok(
-        client, "session.rename", {"sessionId": parent, "title": "still mine"}
-    )  # the parent is not fenced
+    await ok(client, SESSION_RENAME, {"sessionId": parent, "title": "still mine"})  # the parent is not fenced
 
 
 async def test_subagent_methods_and_their_errors(host: Host, llm: ScriptedLlmServer) -> None:
@@ -107,7 +119,7 @@ async def test_subagent_methods_and_their_errors(host: Host, llm: ScriptedLlmSer
     mux = await host.mux(client)
     parent, child = await family(host, llm, client, mux)
     other = await host.create()
-    listed = await ok(client, "subagent.list", {"parentSessionId": parent})
+    listed = await ok(client, SUBAGENT_LIST, {"parentSessionId": parent})
     assert [e.dump() for e in listed.entries] == [
         {
             "kind": "child",
@@ -118,30 +130,30 @@ async def test_subagent_methods_and_their_errors(host: Host, llm: ScriptedLlmSer
             "label": "Look around",
         }
     ]
-    assert (await ok(client, "subagent.list", {"parentSessionId": other})).entries == []
+    assert (await ok(client, SUBAGENT_LIST, {"parentSessionId": other})).entries == []
     ref = {"parentSessionId": parent, "childSessionId": child}
-    page = await ok(client, "subagent.history", {**ref, "mode": "continuable"})
+    page = await ok(client, SUBAGENT_HISTORY, {**ref, "mode": "continuable"})
     assert [e.type for e in page_events(page)] == [
-        e.type for e in page_events(await ok(client, "session.history", {"sessionId": child}))
+        e.type for e in page_events(await ok(client, SESSION_HISTORY, {"sessionId": child}))
     ]
-    await err(client, "subagent.history", {**ref, "mode": "one-shot"}, "subagent-not-found")
+    await err(client, SUBAGENT_HISTORY, {**ref, "mode": "one-shot"}, "subagent-not-found")
     missing = await err(
         client,
-        "subagent.history",
+        SUBAGENT_HISTORY,
         {**ref, "childSessionId": other, "mode": "continuable"},
         "subagent-not-found",
     )
     assert missing.details == {"parentSessionId": parent, "childSessionId": other}
     stranger = {"parentSessionId": other, "childSessionId": child, "mode": "continuable"}
-    denied = await err(client, "subagent.history", stranger, "subagent-unauthorized")
+    denied = await err(client, SUBAGENT_HISTORY, stranger, "subagent-unauthorized")
     assert denied.details == {"childSessionId": child}
-    await err(client, "subagent.prompt", {**stranger, "content": text("hi")}, "subagent-unauthorized")
-    await err(client, "subagent.interrupt", stranger, "subagent-unauthorized")
-    await err(client, "subagent.prompt", {**ref, "mode": "one-shot", "content": text("x")}, "bad-request")
+    await err(client, SUBAGENT_PROMPT, {**stranger, "content": text("hi")}, "subagent-unauthorized")
+    await err(client, SUBAGENT_INTERRUPT, stranger, "subagent-unauthorized")
+    await err(client, SUBAGENT_PROMPT, {**ref, "mode": "one-shot", "content": text("x")}, "bad-request")
     # interrupt is accepted for an idle child and for one that does not exist
-    assert (await ok(client, "subagent.interrupt", {**ref, "mode": "continuable"})).accepted
+    assert (await ok(client, SUBAGENT_INTERRUPT, {**ref, "mode": "continuable"})).accepted
     gone = {"parentSessionId": parent, "childSessionId": "s-gone", "mode": "continuable"}
-    assert (await ok(client, "subagent.interrupt", gone)).accepted
+    assert (await ok(client, SUBAGENT_INTERRUPT, gone)).accepted
 
 
 async def test_a_person_messages_a_child_through_its_parent(host: Host, llm: ScriptedLlmServer) -> None:
@@ -150,7 +162,7 @@ async def test_a_person_messages_a_child_through_its_parent(host: Host, llm: Scr
     parent, child = await family(host, llm, client, mux)
     llm.enqueue(Reply(when="CHILD", text="Second look: all good."))
     ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
-    sent = await ok(client, "subagent.prompt", {**ref, "content": text("look again")})
+    sent = await ok(client, SUBAGENT_PROMPT, {**ref, "content": text("look again")})
     _, start = await mux.next(event("turn/start", child))
     _, end = await mux.next(event("turn/end", child))
     assert end.event.data["reason"] == {"kind": "completed"}
@@ -178,13 +190,13 @@ async def test_a_child_prompt_takes_what_session_prompt_takes(host: Host, llm: S
     parent, child = await family(host, llm, client, mux)
     ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
     zoned = {**ref, "content": text("x"), "clientTimeZone": "Mars/Base"}
-    bad = await err(client, "subagent.prompt", zoned, "invalid-time-zone")
+    bad = await err(client, SUBAGENT_PROMPT, zoned, "invalid-time-zone")
     assert bad.details == {"value": "Mars/Base"}
     outside = {**ref, "content": text("x"), "attach": [{"path": "../outside.txt"}]}
-    await err(client, "subagent.prompt", outside, "attachment-error")
+    await err(client, SUBAGENT_PROMPT, outside, "attachment-error")
     llm.enqueue(Reply(when="CHILD", text="Read it."))
     body = {**ref, "content": text("look at this"), "clientTimeZone": "Europe/Berlin"}
-    sent = await ok(client, "subagent.prompt", {**body, "attach": [{"path": "notes.txt"}]})
+    sent = await ok(client, SUBAGENT_PROMPT, {**body, "attach": [{"path": "notes.txt"}]})
     _, asked = await mux.next(event("user/message", child))
     assert asked.event.data["id"] == sent.message_id
     assert asked.event.data["source"]["clientTimeZone"] == "Europe/Berlin"
@@ -200,11 +212,12 @@ async def test_interrupting_a_child_stops_its_turn(host: Host, llm: ScriptedLlmS
     parent, child = await family(host, llm, client, mux)
     llm.enqueue(Reply(when="CHILD", text="thinking very slowly", chunk_size=2, hang_after=1))
     ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
-    await ok(client, "subagent.prompt", {**ref, "content": text("think")})
+    await ok(client, SUBAGENT_PROMPT, {**ref, "content": text("think")})
     await mux.next(event("assistant/chunk", child))
-    listed = await ok(client, "subagent.list", {"parentSessionId": parent})
-    assert listed.entries[0].activity == "running"
-    assert (await ok(client, "subagent.interrupt", ref)).accepted
+    listed = await ok(client, SUBAGENT_LIST, {"parentSessionId": parent})
+    first = listed.entries[0]
+    assert not isinstance(first, DiagnosticChild) and first.activity == "running"
+    assert (await ok(client, SUBAGENT_INTERRUPT, ref)).accepted
     _, end = await mux.next(event("turn/end", child))
     assert end.event.data["reason"] == {"kind": "aborted", "by": "user"}
 
@@ -213,10 +226,10 @@ async def test_deleting_a_parent_deletes_its_subagents(host: Host, llm: Scripted
     client = host.client()
     mux = await host.mux(client)
     parent, child = await family(host, llm, client, mux)
-    assert (await ok(client, "session.delete", {"sessionId": parent})).deleted
-    left = [s.session_id for s in (await ok(client, "session.list")).items]
+    assert (await ok(client, SESSION_DELETE, {"sessionId": parent})).deleted
+    left = [s.session_id for s in (await ok(client, SESSION_LIST)).items]
     assert parent not in left and child not in left
-    await err(client, "session.history", {"sessionId": child}, "session-not-found")
+    await err(client, SESSION_HISTORY, {"sessionId": child}, "session-not-found")
 
 
 async def test_export_with_descendants_and_import_restore_subagents(
@@ -242,17 +255,20 @@ async def test_export_with_descendants_and_import_restore_subagents(
     target = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=fresh)
     try:
         client = target.client()
-        rows = {s.session_id: s for s in (await ok(client, "session.list")).items}
+        rows = {s.session_id: s for s in (await ok(client, SESSION_LIST)).items}
         assert rows[child].origin == "subagent" and rows[child].parent_session_id == parent
         assert rows[parent].origin is None
         for s, events in before.items():
-            page = await ok(client, "session.history", {"sessionId": s, "maxMessages": 1000})
+            page = await ok(client, SESSION_HISTORY, {"sessionId": s, "maxMessages": 1000})
             assert [e.dump() for e in page_events(page)] == events
-        listed = await ok(client, "subagent.list", {"parentSessionId": parent})
-        assert [(e.id, e.mode, e.label) for e in listed.entries] == [(child, "continuable", "Look around")]
+        listed = await ok(client, SUBAGENT_LIST, {"parentSessionId": parent})
+        assert [
+            (e.id, e.mode, e.label) if not isinstance(e, DiagnosticChild) else (e.id, "diagnostic", e.reason)
+            for e in listed.entries
+        ] == [(child, "continuable", "Look around")]
         await err(
             client,
-            "session.prompt",
+            SESSION_PROMPT,
             {"sessionId": child, "mode": "queue", "content": text("x")},
             "agent-busy",
         )
@@ -260,7 +276,7 @@ async def test_export_with_descendants_and_import_restore_subagents(
         await target.close()
     lone = await open_test_host("inprocess", tmp_path / "c", llm_server.base_url, data_dir=third)
     try:
-        row = (await ok(lone.client(), "session.list")).items[0]
+        row = (await ok(lone.client(), SESSION_LIST)).items[0]
         assert row.session_id == child and row.origin is None and row.parent_session_id == parent
     finally:
         await lone.close()
@@ -283,15 +299,15 @@ async def test_a_child_without_a_readable_descriptor_is_a_diagnostic_row(
     target = await open_test_host("inprocess", tmp_path / "b", llm_server.base_url, data_dir=fresh)
     try:
         client = target.client()
-        listed = await ok(client, "subagent.list", {"parentSessionId": parent})
+        listed = await ok(client, SUBAGENT_LIST, {"parentSessionId": parent})
         assert [e.dump() for e in listed.entries] == [
             {"kind": "diagnostic", "id": child, "reason": "corrupt"}
         ]
         assert listed.parent_available is False
         ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
-        error = await err(client, "subagent.history", ref, "subagent-catalog-diagnostic")
+        error = await err(client, SUBAGENT_HISTORY, ref, "subagent-catalog-diagnostic")
         assert error.details == {"parentSessionId": parent, "childSessionId": child, "reason": "corrupt"}
-        await err(client, "subagent.prompt", {**ref, "content": text("hi")}, "subagent-catalog-diagnostic")
+        await err(client, SUBAGENT_PROMPT, {**ref, "content": text("hi")}, "subagent-catalog-diagnostic")
     finally:
         await target.close()
 
@@ -302,12 +318,12 @@ async def test_a_child_with_a_full_queue_refuses_delivery(host: Host, llm: Scrip
     parent, child = await family(host, llm, client, mux)
     llm.enqueue(Reply(when="CHILD", text="busy busy", chunk_size=2, hang_after=1))
     ref = {"parentSessionId": parent, "childSessionId": child, "mode": "continuable"}
-    await ok(client, "subagent.prompt", {**ref, "content": text("start")})
+    await ok(client, SUBAGENT_PROMPT, {**ref, "content": text("start")})
     await mux.next(event("assistant/chunk", child))  # its turn runs; what follows waits
     for n in range(100):
-        await ok(client, "subagent.prompt", {**ref, "content": text(f"more {n}")})
+        await ok(client, SUBAGENT_PROMPT, {**ref, "content": text(f"more {n}")})
     full = await err(
-        client, "subagent.prompt", {**ref, "content": text("one too many")}, "subagent-delivery-unavailable"
+        client, SUBAGENT_PROMPT, {**ref, "content": text("one too many")}, "subagent-delivery-unavailable"
     )
     assert full.details == {"childSessionId": child} and "queue is full" in full.message
-    await ok(client, "subagent.interrupt", ref)
+    await ok(client, SUBAGENT_INTERRUPT, ref)

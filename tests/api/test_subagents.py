@@ -9,8 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from typing import Any
 
+from contract.methods import (
+    COMMAND_EXECUTE,
+    SESSION_CANCEL,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SUBAGENT_LIST,
+)
+from contract.subagents import DiagnosticChild
 from tests.api.conftest import Host
 from tests.api.support import Frames, event, events_of, ftype, ok, page_events, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -62,7 +72,7 @@ async def test_a_task_runs_a_child_to_its_answer(host: Host, llm: ScriptedLlmSer
     assert tool_text(result) == "There are 3 files." and result.data.get("error") is None
     assert end.event.data["reason"] == {"kind": "completed"}
 
-    child_events = [e.dump() for e in page_events(await ok(client, "session.history", {"sessionId": child}))]
+    child_events = [e.dump() for e in page_events(await ok(client, SESSION_HISTORY, {"sessionId": child}))]
     types = [e["type"] for e in child_events]
     start, end = types.index("turn/start"), types.index("turn/end")
     assert start < types.index("subagent/descriptor") < end  # logged in the child's first turn
@@ -74,7 +84,7 @@ async def test_a_task_runs_a_child_to_its_answer(host: Host, llm: ScriptedLlmSer
     assert opening["data"]["content"] == [{"type": "text", "text": "CHILD-A: count the files"}]
     assert opening["data"]["source"]["plugin"] == "task"
 
-    rows = {s.session_id: s for s in (await ok(client, "session.list")).items}
+    rows = {s.session_id: s for s in (await ok(client, SESSION_LIST)).items}
     assert rows[child].origin == "subagent" and rows[child].parent_session_id == parent
     assert rows[child].title == "Count the files" and rows[child].cwd == str(host.workdir)
     assert rows[parent].origin is None
@@ -102,10 +112,12 @@ async def test_three_children_at_once_their_approvals_asked_in_the_parent(
     asked: list[tuple[str, Any]] = []
     for _ in range(3):  # three children run at once, each waiting for its approval
         asked.append(await mux.next(ftype("approval/requested", parent)))
-    listed = await ok(client, "subagent.list", {"parentSessionId": parent})
-    assert [e.activity for e in listed.entries] == ["running"] * 3  # the fourth waits for a slot
+    listed = await ok(client, SUBAGENT_LIST, {"parentSessionId": parent})
+    entries = [e for e in listed.entries if not isinstance(e, DiagnosticChild)]
+    assert len(entries) == len(listed.entries)  # every child's log says what it is
+    assert [e.activity for e in entries] == ["running"] * 3  # the fourth waits for a slot
     assert listed.parent_available is True
-    children = {e.id: e.label for e in listed.entries}
+    children = {e.id: e.label for e in entries}
     for _, frame in asked:
         assert frame.subagent is not None and children[frame.subagent.session_id] == frame.subagent.label
         assert frame.tool_name == "bash"
@@ -127,7 +139,7 @@ async def test_three_children_at_once_their_approvals_asked_in_the_parent(
     added = [f for f in hosts.frames if getattr(f, "type", None) == "host/session-added" and f.origin]
     assert len(added) == 4
     for frame in added:  # each child logged its own audit of the approval
-        child_events = page_events(await ok(client, "session.history", {"sessionId": frame.session_id}))
+        child_events = page_events(await ok(client, SESSION_HISTORY, {"sessionId": frame.session_id}))
         assert [e.data["outcome"] for e in child_events if e.type == "approval/decided"] == ["allowed-once"]
 
 
@@ -142,7 +154,7 @@ async def test_cancelling_the_parent_cancels_its_child(host: Host, llm: Scripted
     await prompt(client, parent, "PARENT: delegate something slow")
     child = (await child_added(hosts, parent)).session_id
     await mux.next(event("assistant/chunk", child))  # the child is answering
-    await ok(client, "session.cancel", {"sessionId": parent})
+    await ok(client, SESSION_CANCEL, {"sessionId": parent})
     _, child_end = await mux.next(event("turn/end", child))
     assert child_end.event.data["reason"] == {"kind": "aborted", "by": "parent"}
     _, parent_end = await mux.next(event("turn/end", parent))
@@ -150,12 +162,14 @@ async def test_cancelling_the_parent_cancels_its_child(host: Host, llm: Scripted
     result = next(e for e in events_of(mux.frames, parent) if e.type == "tool/result")
     assert result.data["error"] == {"name": "task", "code": "CANCELLED"}
     assert await asyncio.to_thread(llm.wait_for_disconnects, 1, 15)  # the child's stream was closed
-    for sid in (parent, child):
-        await hosts.seen(
-            lambda f, s=sid: (
-                getattr(f, "type", None) == "host/session-status" and f.session_id == s and not f.running
-            )
+
+    def idle(sid: str) -> Callable[[Any], bool]:
+        return lambda f: (
+            getattr(f, "type", None) == "host/session-status" and f.session_id == sid and not f.running
         )
+
+    for sid in (parent, child):
+        await hosts.seen(idle(sid))
 
 
 async def test_a_child_question_is_asked_in_the_parent(host: Host, llm: ScriptedLlmServer) -> None:
@@ -197,14 +211,14 @@ async def test_a_child_never_has_more_rights_than_its_parent(host: Host, llm: Sc
     )
     client = host.client()
     mux = await host.mux(client)
-    created = await ok(client, "session.create", {"cwd": str(host.workdir), "agentPreset": "read-only"})
+    created = await ok(client, SESSION_CREATE, {"cwd": str(host.workdir), "agentPreset": "read-only"})
     parent = created.session_id
     await prompt(client, parent, "PARENT: delegate a write")
     await mux.next(event("turn/end", parent))
     spawned = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned")
     child = spawned.data["sessionId"]
     assert spawned.data["agentPreset"] == "standard"  # the preset it asked for...
-    child_events = page_events(await ok(client, "session.history", {"sessionId": child}))
+    child_events = page_events(await ok(client, SESSION_HISTORY, {"sessionId": child}))
     denied = next(e for e in child_events if e.type == "tool/result")
     assert denied.data["error"] == {"name": "write_file", "code": "PERMISSION_DENIED"}  # ...not its rights
     assert [e.data["preset"] for e in child_events if e.type == "permission/preset"] == ["read-only"]
@@ -221,12 +235,12 @@ async def test_a_planning_parent_s_children_plan_too(host: Host, llm: ScriptedLl
     client = host.client()
     mux = await host.mux(client)
     parent = await host.create()
-    assert (await ok(client, "command.execute", {"sessionId": parent, "line": "/plan"})).matched
+    assert (await ok(client, COMMAND_EXECUTE, {"sessionId": parent, "line": "/plan"})).matched
     await prompt(client, parent, "PARENT: plan with a subagent")
     await mux.next(event("turn/end", parent))
     child_request = next(r for r in llm.requests if "CHILD-plan" in json.dumps(r["messages"][1:2]))
     offered = {t["function"]["name"] for t in child_request.get("tools", [])}
     assert offered and not offered & {"bash", "write_file", "edit_file"}
     child = next(e for e in events_of(mux.frames, parent) if e.type == "subagent/spawned").data["sessionId"]
-    child_events = page_events(await ok(client, "session.history", {"sessionId": child}))
+    child_events = page_events(await ok(client, SESSION_HISTORY, {"sessionId": child}))
     assert [e.data["active"] for e in child_events if e.type == "plan/mode"] == [True]

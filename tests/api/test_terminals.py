@@ -14,6 +14,16 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    SESSION_DELETE,
+    TERMINAL_ACK,
+    TERMINAL_ATTACH,
+    TERMINAL_CLOSE,
+    TERMINAL_INPUT,
+    TERMINAL_LIST,
+    TERMINAL_OPEN,
+    TERMINAL_RESIZE,
+)
 from contract.terminals import FRAME_BYTES
 from host.engine.terminals.flow import HIGH
 from host.procs.tree import table
@@ -70,12 +80,12 @@ def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def open_terminal(host: Host, folder: Path, cols: int = 80, rows: int = 24) -> tuple[Any, str, str]:
     client = host.client()
     sid = await host.create(folder)
-    opened = await ok(client, "terminal.open", {"sessionId": sid, "cols": cols, "rows": rows})
+    opened = await ok(client, TERMINAL_OPEN, {"sessionId": sid, "cols": cols, "rows": rows})
     return client, sid, opened.terminal_id
 
 
 async def typed(client: Any, terminal_id: str, text: str) -> None:
-    await ok(client, "terminal.input", {"terminalId": terminal_id, "data": text})
+    await ok(client, TERMINAL_INPUT, {"terminalId": terminal_id, "data": text})
 
 
 def processes_of(terminal: Any) -> set[int]:
@@ -117,11 +127,11 @@ async def test_a_shell_runs_in_the_session_folder_and_answers(host: Host, tmp_pa
     await typed(client, tid, "echo term''=$TERM\n")
     await screen.wait_for("term=xterm-256color")
 
-    await ok(client, "terminal.resize", {"terminalId": tid, "cols": 101, "rows": 33})
+    await ok(client, TERMINAL_RESIZE, {"terminalId": tid, "cols": 101, "rows": 33})
     await typed(client, tid, "stty size\n")
     await screen.wait_for("33 101")
 
-    listed = await ok(client, "terminal.list", {"sessionId": sid})
+    listed = await ok(client, TERMINAL_LIST, {"sessionId": sid})
     assert [(i.terminal_id, i.alive, i.cwd) for i in listed.items] == [(tid, True, str(folder.resolve()))]
 
 
@@ -132,7 +142,7 @@ async def test_attach_replays_the_scrollback_up_to_its_seq(host: Host, tmp_path:
     await typed(client, tid, "echo first''-line; echo second''-line\n")
     await screen.wait_for("second-line")
     again = host.client()  # a client that reconnects
-    got = await ok(again, "terminal.attach", {"terminalId": tid})
+    got = await ok(again, TERMINAL_ATTACH, {"terminalId": tid})
     replay = base64.b64decode(got.scrollback).decode()
     assert "first-line" in replay and "second-line" in replay
     assert got.alive and (got.cols, got.rows) == (80, 24)
@@ -152,33 +162,33 @@ async def test_the_shell_exiting_says_its_code_and_close_ends_every_process(
     await typed(client, tid, "exit 3\n")
     _, closed = await mux.next(lambda f: getattr(f, "type", None) == "terminal/closed")
     assert (closed.terminal_id, closed.exit_code) == (tid, 3)
-    listed = await ok(client, "terminal.list", {"sessionId": sid})
+    listed = await ok(client, TERMINAL_LIST, {"sessionId": sid})
     assert [(i.alive, i.exit_code) for i in listed.items] == [(False, 3)]
 
     # a second one, with a background process and a process group of its own, ends on Close
-    tid2 = (await ok(client, "terminal.open", {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
+    tid2 = (await ok(client, TERMINAL_OPEN, {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
     screen2 = Screen(mux, tid2)
     await typed(client, tid2, "sleep 1000 & setsid sleep 1001 & echo started-$((1+1))\n")
     await screen2.wait_for("started-2")
     terminal = host.engine.terminals._terminals[tid2]
     pids = processes_of(terminal)
     assert len(pids) >= 4, pids  # supervisor, shell, two sleeps
-    await ok(client, "terminal.close", {"terminalId": tid2})
+    await ok(client, TERMINAL_CLOSE, {"terminalId": tid2})
     assert await gone(pids), "a process of the closed terminal is still running"
-    await err(client, "terminal.input", {"terminalId": tid2, "data": "x"}, "terminal-not-found")
+    await err(client, TERMINAL_INPUT, {"terminalId": tid2, "data": "x"}, "terminal-not-found")
 
 
 async def test_a_deleted_session_and_a_stopping_host_end_their_terminals(host: Host, tmp_path: Path) -> None:
     client, sid, tid = await open_terminal(host, tmp_path)
     other_tid = (
-        await ok(client, "terminal.open", {"sessionId": await host.create(tmp_path), "cols": 80, "rows": 24})
+        await ok(client, TERMINAL_OPEN, {"sessionId": await host.create(tmp_path), "cols": 80, "rows": 24})
     ).terminal_id
     terminals = host.engine.terminals._terminals
     pids = processes_of(terminals[tid])
     other = processes_of(terminals[other_tid])
-    await ok(client, "session.delete", {"sessionId": sid})
+    await ok(client, SESSION_DELETE, {"sessionId": sid})
     assert await gone(pids)
-    await err(client, "terminal.attach", {"terminalId": tid}, "terminal-not-found")
+    await err(client, TERMINAL_ATTACH, {"terminalId": tid}, "terminal-not-found")
     await host.engine.terminals.close_all()
     assert await gone(other)
 
@@ -186,12 +196,12 @@ async def test_a_deleted_session_and_a_stopping_host_end_their_terminals(host: H
 async def test_bad_requests_change_nothing(host: Host, tmp_path: Path) -> None:
     client = host.client()
     sid = await host.create(tmp_path)
-    await err(client, "terminal.open", {"sessionId": sid, "cols": 0, "rows": 24}, "bad-request")
-    await err(client, "terminal.open", {"sessionId": sid, "cols": 80}, "bad-request")
-    await err(client, "terminal.open", {"sessionId": "nope", "cols": 80, "rows": 24}, "session-not-found")
-    await err(client, "terminal.input", {"terminalId": "t-none", "data": "x"}, "terminal-not-found")
-    await err(client, "terminal.resize", {"terminalId": "../x", "cols": 80, "rows": 24}, "bad-request")
-    assert (await ok(client, "terminal.list", {"sessionId": sid})).items == []
+    await err(client, TERMINAL_OPEN, {"sessionId": sid, "cols": 0, "rows": 24}, "bad-request")
+    await err(client, TERMINAL_OPEN, {"sessionId": sid, "cols": 80}, "bad-request")
+    await err(client, TERMINAL_OPEN, {"sessionId": "nope", "cols": 80, "rows": 24}, "session-not-found")
+    await err(client, TERMINAL_INPUT, {"terminalId": "t-none", "data": "x"}, "terminal-not-found")
+    await err(client, TERMINAL_RESIZE, {"terminalId": "../x", "cols": 80, "rows": 24}, "bad-request")
+    assert (await ok(client, TERMINAL_LIST, {"sessionId": sid})).items == []
 
 
 async def test_a_viewer_that_does_not_acknowledge_holds_the_shell_at_the_high_mark(
@@ -202,14 +212,14 @@ async def test_a_viewer_that_does_not_acknowledge_holds_the_shell_at_the_high_ma
     screen = Screen(mux, tid)
     await typed(client, tid, "echo rea''dy\n")  # the shell's answer, not the terminal's echo
     await screen.wait_for("ready")
-    start = (await ok(client, "terminal.attach", {"terminalId": tid, "viewer": "page"})).seq
+    start = (await ok(client, TERMINAL_ATTACH, {"terminalId": tid, "viewer": "page"})).seq
     total = 4 * HIGH
     await typed(client, tid, f"head -c {total} /dev/zero | tr '\\0' x; echo; echo END-OF''-IT\n")
     await screen.wait_for("x" * 1000)
     # the mux reader keeps up, but the viewer never acknowledges: the host stops reading the
     # shell about one frame past the high mark (the acknowledgements below keep it alive)
     for _ in range(20):
-        await ok(client, "terminal.ack", {"terminalId": tid, "viewer": "page", "seq": start})
+        await ok(client, TERMINAL_ACK, {"terminalId": tid, "viewer": "page", "seq": start})
         await asyncio.sleep(0.1)
     assert screen.text
     assert screen.seq - start <= HIGH + 2 * FRAME_BYTES, screen.seq - start
@@ -218,6 +228,6 @@ async def test_a_viewer_that_does_not_acknowledge_holds_the_shell_at_the_high_ma
     end = asyncio.get_running_loop().time() + 4 * WAIT
     while "END-OF-IT" not in screen.text:
         assert asyncio.get_running_loop().time() < end, "the output did not resume"
-        await ok(client, "terminal.ack", {"terminalId": tid, "viewer": "page", "seq": screen.seq})
+        await ok(client, TERMINAL_ACK, {"terminalId": tid, "viewer": "page", "seq": screen.seq})
         await asyncio.sleep(0.02)
     assert screen.text.count("x") >= total

@@ -8,6 +8,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from contract.methods import (
+    FILES_RESTORE_PREVIEW,
+    FILES_REVERT_TURN,
+    SESSION_DELETE,
+    SESSION_FORK,
+    SESSION_LIST,
+)
 from contract.rpc import ReceiptRefused
 from host.engine.store.sqlite_store import DB_FILE
 from tests.api.conftest import Host
@@ -108,7 +115,7 @@ async def test_revert_puts_back_every_file_the_turn_touched_and_says_what(
         kept = dict(db.execute("SELECT sha256, data FROM file_blobs").fetchall())
     assert kept == {sha("original a\n"): b"original a\n", sha("alpha\nbeta\n"): b"alpha\nbeta\n"}
 
-    reverted = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    reverted = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert [(f.path, f.action) for f in reverted.files] == [
         ("a.txt", "restored"),
         ("c.txt", "restored"),
@@ -121,13 +128,13 @@ async def test_revert_puts_back_every_file_the_turn_touched_and_says_what(
     recorded = [e for e in await history(client, sid) if e.type == "files/restored"]
     assert [e.data["turn"] for e in recorded] == [turn]  # history (and a reload) shows it
 
-    again = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-unavailable")
+    again = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-unavailable")
     assert again.details == {
         "sessionId": sid,
         "turn": turn,
         "reason": "that turn's changes were already reverted",
     }
-    nothing = await err(client, "files.revertTurn", {"sessionId": sid, "turn": quiet}, "revert-unavailable")
+    nothing = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": quiet}, "revert-unavailable")
     assert nothing.details["reason"] == "that turn changed no files"
 
 
@@ -141,13 +148,13 @@ async def test_revert_refuses_a_file_changed_outside_the_app_and_changes_nothing
         host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"), write("w2", "b.txt", "b\n")
     )
     (work / "a.txt").write_text("edited by hand\n")
-    refused = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
+    refused = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert refused.details == {"sessionId": sid, "conflicts": [{"path": "a.txt", "reason": "changed"}]}
     assert "a.txt was changed outside HarnessDesk" in refused.message
     assert (work / "a.txt").read_text() == "edited by hand\n" and (work / "b.txt").exists()
     assert not [e for e in await history(client, sid) if e.type == "files/restored"]
     (work / "a.txt").write_text("v1\n")  # put back what the turn left: the revert goes ahead
-    done = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    done = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert {f.path: f.action for f in done.files} == {"a.txt": "restored", "b.txt": "removed"}
     assert (work / "a.txt").read_text() == "v0\n"
 
@@ -157,11 +164,11 @@ async def test_an_earlier_turn_reverts_after_the_later_one(host: Host, llm: Scri
     client, mux, sid = await open_session(host)
     first = await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
     second = await turn_writing(host, llm, client, mux, sid, write("w2", "a.txt", "v2\n"))
-    blocked = await err(client, "files.revertTurn", {"sessionId": sid, "turn": first}, "revert-conflict")
+    blocked = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": first}, "revert-conflict")
     assert blocked.details["conflicts"] == [{"path": "a.txt", "reason": "later-turn"}]
-    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": second})
+    await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": second})
     assert (work / "a.txt").read_text() == "v1\n"
-    done = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": first})
+    done = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": first})
     assert [(f.path, f.action) for f in done.files] == [("a.txt", "removed")]
     assert not (work / "a.txt").exists()
 
@@ -169,7 +176,7 @@ async def test_an_earlier_turn_reverts_after_the_later_one(host: Host, llm: Scri
 async def test_revert_waits_for_a_working_agent(host: Host, llm: ScriptedLlmServer) -> None:
     client, mux, sid = await open_session(host)
     turn = await turn_then_one_held_open(host, llm, client, mux, sid)
-    busy = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-unavailable")
+    busy = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-unavailable")
     assert "working" in busy.details["reason"]
     assert (host.workdir / "a.txt").read_text() == "v1\n"
 
@@ -181,21 +188,21 @@ async def test_fork_restores_the_files_to_that_point(host: Host, llm: ScriptedLl
     anchor = max(e.seq for e in await history(client, sid) if e.type == "turn/end")
     await turn_writing(host, llm, client, mux, sid, write("w2", "a.txt", "v2\n"), write("w3", "n.txt", "n\n"))
 
-    preview = await ok(client, "files.restorePreview", {"sessionId": sid, "atSeq": anchor})
+    preview = await ok(client, FILES_RESTORE_PREVIEW, {"sessionId": sid, "atSeq": anchor})
     assert [(f.path, f.action) for f in preview.files] == [("a.txt", "restored"), ("n.txt", "removed")]
     assert preview.conflicts == [] and preview.turn == 0
 
     (work / "n.txt").write_text("mine now\n")
     refused = await err(
-        client, "session.fork", {"sessionId": sid, "atSeq": anchor, "restoreFiles": True}, "revert-conflict"
+        client, SESSION_FORK, {"sessionId": sid, "atSeq": anchor, "restoreFiles": True}, "revert-conflict"
     )
     assert refused.details["conflicts"] == [{"path": "n.txt", "reason": "changed"}]
-    assert len((await ok(client, "session.list", {})).items) == 1  # no fork was made
+    assert len((await ok(client, SESSION_LIST, {})).items) == 1  # no fork was made
     assert (work / "a.txt").read_text() == "v2\n"
 
     (work / "n.txt").write_text("n\n")
     child = (
-        await ok(client, "session.fork", {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
+        await ok(client, SESSION_FORK, {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
     ).session_id
     assert (work / "a.txt").read_text() == "v1\n" and not (work / "n.txt").exists()
     [in_child] = [e for e in await history(client, child) if e.type == "files/restored"]
@@ -206,7 +213,7 @@ async def test_fork_restores_the_files_to_that_point(host: Host, llm: ScriptedLl
     }
     [in_parent] = [e for e in await history(client, sid) if e.type == "files/restored"]
     assert in_parent.data["forkSessionId"] == child
-    plain = (await ok(client, "session.fork", {"sessionId": sid, "atSeq": anchor})).session_id
+    plain = (await ok(client, SESSION_FORK, {"sessionId": sid, "atSeq": anchor})).session_id
     assert plain not in (sid, child) and (work / "a.txt").read_text() == "v1\n"  # a plain fork writes nothing
 
 
@@ -214,19 +221,19 @@ async def test_a_deleted_session_takes_its_unshared_checkpoints(host: Host, llm:
     (host.workdir / "a.txt").write_text("v0\n")
     client, mux, sid = await open_session(host)
     await turn_writing(host, llm, client, mux, sid, write("w1", "a.txt", "v1\n"))
-    child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
+    child = (await ok(client, SESSION_FORK, {"sessionId": sid})).session_id
 
     def kept() -> list[str]:
         with sqlite3.connect(host.data_dir / DB_FILE) as db:
             return [r[0] for r in db.execute("SELECT sha256 FROM file_blobs")]
 
     assert kept() == [sha("v0\n")]
-    await ok(client, "session.delete", {"sessionId": sid})
+    await ok(client, SESSION_DELETE, {"sessionId": sid})
     assert kept() == [sha("v0\n")]  # the fork still relies on it
-    done = await ok(client, "files.revertTurn", {"sessionId": child, "turn": 0})
+    done = await ok(client, FILES_REVERT_TURN, {"sessionId": child, "turn": 0})
     assert [(f.path, f.action) for f in done.files] == [("a.txt", "restored")]
     assert (host.workdir / "a.txt").read_bytes() == b"v0\n"
-    await ok(client, "session.delete", {"sessionId": child})
+    await ok(client, SESSION_DELETE, {"sessionId": child})
     assert kept() == []
 
 
@@ -234,6 +241,6 @@ async def test_an_imported_log_cannot_revert_anything(tmp_path: Path, llm_server
     """The log is portable and can be forged: a revert trusts only checkpoints this host kept."""
     async with imported_elsewhere(tmp_path, llm_server) as (host, sid, work):
         client = host.client()
-        refused = await err(client, "files.revertTurn", {"sessionId": sid, "turn": 0}, "revert-conflict")
+        refused = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": 0}, "revert-conflict")
         assert refused.details["conflicts"] == [{"path": "made.txt", "reason": "not-saved"}]
         assert (work / "made.txt").read_text() == "by the agent\n"

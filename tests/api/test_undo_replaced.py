@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import FILES_REVERT_TURN
 from tests.api.conftest import Host
 from tests.api.file_turns import history, open_session, sha, shell_turn
 from tests.api.support import err, ok
@@ -64,7 +65,7 @@ async def test_a_file_replaced_by_a_symlink_is_listed_and_put_back_without_follo
     assert linked["diffNote"] == f"replaced by a symlink to {victim}"
     assert "-colour again" in linked["diff"]  # the earlier content is shown, as for a deletion
 
-    value = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    value = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert {f.path: f.action for f in value.files} == {"notes.txt": "restored", "old.txt": "restored"}
     assert not (work / "notes.txt").is_symlink()
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
@@ -81,7 +82,7 @@ async def test_a_link_pointed_elsewhere_since_is_a_conflict(host: Host, llm: Scr
     turn = await shell_turn(host, llm, client, mux, sid, "ln -sf old.txt notes.txt")
     (work / "notes.txt").unlink()
     (work / "notes.txt").symlink_to("elsewhere.txt")  # the person's own link now
-    error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
+    error = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert [(c["path"], c["reason"]) for c in error.details["conflicts"]] == [("notes.txt", "changed")]
     assert os.readlink(work / "notes.txt") == "elsewhere.txt"
 
@@ -103,7 +104,7 @@ async def test_a_file_replaced_by_a_folder_is_put_back_and_the_folder_goes(
     assert changes["notes.txt"]["afterKind"] == "directory"
     assert changes["notes.txt"]["diffNote"] == "replaced by a folder"
 
-    value = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    value = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert {f.path: f.action for f in value.files} == {
         "notes.txt": "restored",
         "notes.txt/deeper/z.txt": "removed",
@@ -121,7 +122,7 @@ async def test_a_folder_holding_the_persons_file_is_never_removed(host: Host, ll
         host, llm, client, mux, sid, "rm notes.txt && mkdir notes.txt && echo x > notes.txt/in.txt"
     )
     (work / "notes.txt" / "mine.txt").write_text("the person's\n")
-    error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
+    error = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert [(c["path"], c["reason"]) for c in error.details["conflicts"]] == [("notes.txt", "changed")]
     assert (work / "notes.txt" / "mine.txt").read_text() == "the person's\n"
     assert (work / "notes.txt" / "in.txt").read_text() == "x\n"  # nothing at all was written
@@ -175,7 +176,7 @@ async def test_a_lock_a_live_git_holds_is_said_and_a_killed_gits_lock_is_cleared
     why = result.data["snapshotError"]
     assert why.startswith(f"another git (pid {git.pid}) is still writing the snapshot repository"), why
     assert not result.data.get("changes") and lock.exists()  # never pulled from under a live git
-    refused = await err(client, "files.revertTurn", {"sessionId": sid, "turn": blind}, "revert-unavailable")
+    refused = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": blind}, "revert-unavailable")
     assert refused.details["unrecorded"] == why
     assert refused.details["reason"] == f"what its shell commands changed was not recorded: {why}"
 
@@ -187,6 +188,6 @@ async def test_a_lock_a_live_git_holds_is_said_and_a_killed_gits_lock_is_cleared
     assert not lock.exists()
     changes = await changes_of(client, sid, seen)
     assert sorted(changes) == sorted(f"f{i}.txt" for i in range(1, 11))
-    value = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": seen})
+    value = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": seen})
     assert len([f for f in value.files if f.action == "restored"]) == 10
     assert all((work / f"f{i}.txt").read_text() == f"changed {i}\n" for i in range(1, 11))

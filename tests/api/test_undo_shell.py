@@ -9,6 +9,14 @@ import asyncio
 import sys
 from pathlib import Path
 
+from contract.methods import (
+    FILES_RESTORE_PREVIEW,
+    FILES_REVERT_TURN,
+    FILES_SPACE_USED,
+    SESSION_CANCEL,
+    SESSION_FORK,
+    SETTINGS_UPDATE,
+)
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import answer_approvals, bash, history, sha, shell_turn
 from tests.api.support import err, event, ok, prompt, run_cli
@@ -72,7 +80,7 @@ async def test_sed_rm_and_a_formatter_run_by_bash_are_listed_and_reverted(
     tool_messages = [m for m in llm.requests[-1]["messages"] if m["role"] == "tool"]
     assert all("+++" not in m["content"] for m in tool_messages)  # the model never sees them
 
-    value = await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    value = await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert {f.path: f.action for f in value.files} == {
         "new.txt": "removed",
         "notes.txt": "restored",
@@ -88,7 +96,7 @@ async def test_sed_rm_and_a_formatter_run_by_bash_are_listed_and_reverted(
     leftovers = [p.name for p in work.rglob("*") if ".hd-revert-" in p.name or p.name.endswith(".tmp")]
     assert leftovers == []
     assert not list((host.data_dir / "undo-journal").glob("*.json"))
-    await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-unavailable")
+    await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-unavailable")
 
 
 async def test_a_file_the_shell_changed_and_someone_edited_since_is_refused_by_name(
@@ -103,7 +111,7 @@ async def test_a_file_the_shell_changed_and_someone_edited_since_is_refused_by_n
         host, llm, client, mux, sid, "sed -i 's/colour/color/' notes.txt src/a.py; rm old.txt"
     )
     (work / "notes.txt").write_text("edited by hand\n")
-    error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
+    error = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert [(c["path"], c["reason"]) for c in error.details["conflicts"]] == [("notes.txt", "changed")]
     assert (work / "notes.txt").read_text() == "edited by hand\n" and not (work / "old.txt").exists()
 
@@ -118,11 +126,11 @@ async def test_a_later_shell_turn_blocks_and_then_both_revert_in_order(
     sid = await host.create()
     first = await shell_turn(host, llm, client, mux, sid, "echo one >> notes.txt")
     second = await shell_turn(host, llm, client, mux, sid, "echo two >> notes.txt")
-    error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": first}, "revert-conflict")
+    error = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": first}, "revert-conflict")
     assert [(c["path"], c["reason"]) for c in error.details["conflicts"]] == [("notes.txt", "later-turn")]
-    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": second})
+    await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": second})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\none\n"
-    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": first})
+    await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": first})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
 
 
@@ -136,12 +144,12 @@ async def test_a_fork_restores_what_later_shell_turns_changed(host: Host, llm: S
     await shell_turn(host, llm, client, mux, sid, "rm notes.txt; echo later > later.txt")
     events = await history(client, sid)
     anchor = next(e.seq for e in events if e.type == "turn/end")
-    preview = await ok(client, "files.restorePreview", {"sessionId": sid, "atSeq": anchor})
+    preview = await ok(client, FILES_RESTORE_PREVIEW, {"sessionId": sid, "atSeq": anchor})
     assert sorted((f.path, f.action) for f in preview.files) == [
         ("later.txt", "removed"),
         ("notes.txt", "restored"),
     ]
-    await ok(client, "session.fork", {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
+    await ok(client, SESSION_FORK, {"sessionId": sid, "atSeq": anchor, "restoreFiles": True})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
     assert not (work / "later.txt").exists() and (work / "kept.txt").read_text() == "kept\n"
 
@@ -193,12 +201,12 @@ async def test_what_a_command_stopped_mid_run_had_changed_is_reverted_too(
         if not (work / "old.txt").exists():
             break
         await asyncio.sleep(0.05)
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, end = await mux.next(event("turn/end", sid))
     assert end.event.data["reason"]["kind"] == "aborted"
     [result] = [e for e in await history(client, sid) if e.type == "tool/result"]
     assert sorted(c["path"] for c in result.data["changes"]) == ["notes.txt", "old.txt"]
-    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": int(end.event.data["turn"])})
+    await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": int(end.event.data["turn"])})
     assert (work / "notes.txt").read_text() == "colour\ncolour again\n"
     assert (work / "old.txt").read_text() == "keep me\n"
 
@@ -208,7 +216,7 @@ async def test_over_the_budget_the_oldest_turns_go_and_the_newest_still_revert(
 ) -> None:
     work = host.workdir
     client = host.client()
-    await ok(client, "settings.update", {"ns": "undo", "patch": {"workspaceBudgetMb": 2}})
+    await ok(client, SETTINGS_UPDATE, {"ns": "undo", "patch": {"workspaceBudgetMb": 2}})
     mux = await host.mux(client)
     sid = await host.create()
     write = f"{sys.executable} -c \"import os; open('big.bin', 'wb').write(os.urandom(1 << 19))\""
@@ -217,7 +225,7 @@ async def test_over_the_budget_the_oldest_turns_go_and_the_newest_still_revert(
     for _ in range(8):
         turns.append(await shell_turn(host, llm, client, mux, sid, write))
         contents.append((work / "big.bin").read_bytes())
-        used = await ok(client, "files.spaceUsed", {})
+        used = await ok(client, FILES_SPACE_USED, {})
         assert used.total_bytes <= 2 << 20 and used.folder_budget_bytes == 2 << 20
     [folder] = used.folders
     assert folder.turns < len(turns)  # the oldest were pruned
@@ -225,10 +233,10 @@ async def test_over_the_budget_the_oldest_turns_go_and_the_newest_still_revert(
     for n in range(len(turns) - 1, 0, -1):  # newest first, until a pruned turn
         payload = {"sessionId": sid, "turn": turns[n]}
         if n < len(turns) - folder.turns:
-            error = await err(client, "files.revertTurn", payload, "revert-conflict")
+            error = await err(client, FILES_REVERT_TURN, payload, "revert-conflict")
             assert error.details["conflicts"] == [{"path": "big.bin", "reason": "not-saved"}]
             break
-        await ok(client, "files.revertTurn", payload)
+        await ok(client, FILES_REVERT_TURN, payload)
         assert (work / "big.bin").read_bytes() == contents[n - 1]
         reverted += 1
     assert reverted == folder.turns >= 2

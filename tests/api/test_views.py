@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from contract.methods import SESSION_HISTORY
 from tests.api.conftest import Host
 from tests.api.support import event, ok, prompt, raw
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -32,10 +33,10 @@ async def test_tool_events_carry_views_in_history_and_live(host: Host, llm: Scri
     assert "view" not in live_result.dump()  # read_file has no result presenter here: omitted, not null
     await mux.next(event("turn/end", sid))
 
-    page = await ok(client, "session.history", {"sessionId": sid})
+    page = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     with_views = [e for e in page.events if e.view is not None]
     assert [e.event.type for e in with_views] == ["tool/call"]
-    assert with_views[0].view.for_ == "call"
+    assert with_views[0].view is not None and with_views[0].view.for_ == "call"
     # on the wire: `{event}` or `{event, view}`, never `view: null`
     body = json.dumps(
         {"type": "client-request", "rpcId": "r", "method": "session.history", "payload": {"sessionId": sid}}

@@ -14,6 +14,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from contract.methods import (
+    SESSION_CREATE,
+    SESSION_FORK,
+    SESSION_LIST,
+    WORKSPACE_ARCHIVE_SESSION,
+    WORKSPACE_CREATE,
+    WORKSPACE_DELETE,
+    WORKSPACE_INSERT_SESSION_BEFORE,
+    WORKSPACE_LIST,
+    WORKSPACE_RENAME,
+    WORKSPACE_UNARCHIVE_SESSION,
+)
 from tests.api.conftest import Host
 from tests.api.support import err, ftype, ok, run_turn
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -28,7 +40,7 @@ def project(host: Host, name: str) -> Path:
 
 
 async def listing(host: Host) -> Any:
-    return await ok(host.client(), "workspace.list")
+    return await ok(host.client(), WORKSPACE_LIST)
 
 
 async def test_create_canonicalises_and_registers_each_path_once(host: Host) -> None:
@@ -38,7 +50,7 @@ async def test_create_canonicalises_and_registers_each_path_once(host: Host) -> 
     link = host.workdir / "alpha-link"
     link.symlink_to(alpha)
 
-    first = await ok(client, "workspace.create", {"path": str(alpha)})
+    first = await ok(client, WORKSPACE_CREATE, {"path": str(alpha)})
     assert first.created is True
     ws = first.workspace
     assert (ws.path, ws.title, ws.session_ids) == (str(alpha), "alpha", [])
@@ -47,10 +59,10 @@ async def test_create_canonicalises_and_registers_each_path_once(host: Host) -> 
     assert frame.workspace.workspace_id == ws.workspace_id
 
     for spelling in (f"{alpha}/", f"{alpha}/../alpha", str(link)):
-        again = await ok(client, "workspace.create", {"path": spelling})
+        again = await ok(client, WORKSPACE_CREATE, {"path": spelling})
         assert again.created is False and again.workspace.workspace_id == ws.workspace_id
 
-    second = (await ok(client, "workspace.create", {"path": str(beta)})).workspace
+    second = (await ok(client, WORKSPACE_CREATE, {"path": str(beta)})).workspace
     listed = await listing(host)
     assert [w.workspace_id for w in listed.items] == [second.workspace_id, ws.workspace_id]  # prepended
     assert listed.archived_session_ids == []
@@ -63,7 +75,7 @@ async def test_two_concurrent_creates_give_one_registration(host: Host) -> None:
     path = project(host, "race")
     a, b = host.client(), host.client()
     first, second = await asyncio.gather(
-        ok(a, "workspace.create", {"path": str(path)}), ok(b, "workspace.create", {"path": str(path)})
+        ok(a, WORKSPACE_CREATE, {"path": str(path)}), ok(b, WORKSPACE_CREATE, {"path": str(path)})
     )
     assert sorted([first.created, second.created]) == [False, True]
     assert first.workspace.workspace_id == second.workspace.workspace_id
@@ -76,10 +88,10 @@ async def test_create_refuses_what_is_not_an_existing_directory(host: Host) -> N
     a_file = host.workdir / "notes.txt"
     a_file.write_text("x")
     for path in (str(host.workdir / "missing"), str(a_file), "relative/dir", "."):
-        error = await err(client, "workspace.create", {"path": path}, "workspace-invalid-path")
+        error = await err(client, WORKSPACE_CREATE, {"path": path}, "workspace-invalid-path")
         assert error.details == {"path": path}
     assert not (host.workdir / "missing").exists()  # no mkdir
-    await err(client, "workspace.create", {"path": ""}, "bad-request")
+    await err(client, WORKSPACE_CREATE, {"path": ""}, "bad-request")
     assert (await listing(host)).items == []
     await asyncio.sleep(0.2)
     assert hosts.frames == []
@@ -87,27 +99,27 @@ async def test_create_refuses_what_is_not_an_existing_directory(host: Host) -> N
 
 async def test_rename_titles_conflicts_and_no_op(host: Host) -> None:
     client = host.client()
-    a = (await ok(client, "workspace.create", {"path": str(project(host, "one/app"))})).workspace
-    b = (await ok(client, "workspace.create", {"path": str(project(host, "two/app"))})).workspace
+    a = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "one/app"))})).workspace
+    b = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "two/app"))})).workspace
     assert a.title == b.title == "app"  # same basename: duplicate default titles are fine
 
-    renamed = await ok(client, "workspace.rename", {"workspaceId": a.workspace_id, "title": "  Client app "})
+    renamed = await ok(client, WORKSPACE_RENAME, {"workspaceId": a.workspace_id, "title": "  Client app "})
     assert renamed.workspace.title == "Client app" and renamed.workspace.updated_at >= a.updated_at
     error = await err(
         client,
-        "workspace.rename",
+        WORKSPACE_RENAME,
         {"workspaceId": b.workspace_id, "title": " Client app"},
         "workspace-name-conflict",
     )
     assert error.details == {"name": "Client app"}
-    same = await ok(client, "workspace.rename", {"workspaceId": a.workspace_id, "title": "Client app"})
+    same = await ok(client, WORKSPACE_RENAME, {"workspaceId": a.workspace_id, "title": "Client app"})
     assert same.workspace.updated_at == renamed.workspace.updated_at  # nothing written
-    await err(client, "workspace.rename", {"workspaceId": a.workspace_id, "title": "   "}, "bad-request")
+    await err(client, WORKSPACE_RENAME, {"workspaceId": a.workspace_id, "title": "   "}, "bad-request")
     error = await err(
-        client, "workspace.rename", {"workspaceId": UNKNOWN_WS, "title": "x"}, "workspace-not-found"
+        client, WORKSPACE_RENAME, {"workspaceId": UNKNOWN_WS, "title": "x"}, "workspace-not-found"
     )
     assert error.details == {"workspaceId": UNKNOWN_WS}
-    again = await ok(client, "workspace.create", {"path": a.path})
+    again = await ok(client, WORKSPACE_CREATE, {"path": a.path})
     assert again.workspace.title == "Client app"  # adopting never resets a renamed title
 
 
@@ -115,16 +127,16 @@ async def test_delete_unregisters_only(host: Host) -> None:
     client = host.client()
     hosts = await host.host_stream(client)
     path = project(host, "keep")
-    ws = (await ok(client, "workspace.create", {"path": str(path)})).workspace
-    sid = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
-    assert (await ok(client, "workspace.delete", {"workspaceId": ws.workspace_id})).deleted is True
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(path)})).workspace
+    sid = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
+    assert (await ok(client, WORKSPACE_DELETE, {"workspaceId": ws.workspace_id})).deleted is True
     _, removed = await hosts.next(ftype("host/workspace-removed"))
     assert removed.workspace_id == ws.workspace_id
-    assert path.is_dir() and sid in [s.session_id for s in (await ok(client, "session.list")).items]
+    assert path.is_dir() and sid in [s.session_id for s in (await ok(client, SESSION_LIST)).items]
     assert (await listing(host)).items == []
-    error = await err(client, "workspace.delete", {"workspaceId": ws.workspace_id}, "workspace-not-found")
+    error = await err(client, WORKSPACE_DELETE, {"workspaceId": ws.workspace_id}, "workspace-not-found")
     assert error.details == {"workspaceId": ws.workspace_id}
-    fresh = (await ok(client, "workspace.create", {"path": str(path)})).workspace
+    fresh = (await ok(client, WORKSPACE_CREATE, {"path": str(path)})).workspace
     assert fresh.workspace_id != ws.workspace_id and fresh.session_ids == []  # old sessions not re-adopted
 
 
@@ -132,33 +144,33 @@ async def test_session_create_in_a_workspace(host: Host) -> None:
     client = host.client()
     hosts = await host.host_stream(client)
     path = project(host, "proj")
-    ws = (await ok(client, "workspace.create", {"path": str(path)})).workspace
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(path)})).workspace
     await hosts.next(ftype("host/workspace-changed"))
 
-    first = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
+    first = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
     _, frame = await hosts.next(ftype("host/workspace-changed"))
     assert frame.workspace.session_ids == [first]
-    second = await ok(client, "session.create", {"workspaceId": ws.workspace_id, "sessionId": "s-pre-2"})
-    again = await ok(client, "session.create", {"workspaceId": ws.workspace_id, "sessionId": "s-pre-2"})
+    second = await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id, "sessionId": "s-pre-2"})
+    again = await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id, "sessionId": "s-pre-2"})
     assert second.session_id == again.session_id == "s-pre-2"  # idempotent, attached once
-    summaries = {s.session_id: s for s in (await ok(client, "session.list")).items}
+    summaries = {s.session_id: s for s in (await ok(client, SESSION_LIST)).items}
     assert summaries[first].cwd == str(path) and summaries["s-pre-2"].cwd == str(path)
     assert (await listing(host)).items[0].session_ids == ["s-pre-2", first]  # attach prepends
 
-    loose = (await ok(client, "session.create", {"cwd": str(path)})).session_id
+    loose = (await ok(client, SESSION_CREATE, {"cwd": str(path)})).session_id
     assert loose not in (await listing(host)).items[0].session_ids  # a cwd alone stays Ungrouped
 
-    error = await err(client, "session.create", {"workspaceId": UNKNOWN_WS}, "workspace-not-found")
+    error = await err(client, SESSION_CREATE, {"workspaceId": UNKNOWN_WS}, "workspace-not-found")
     assert error.details == {"workspaceId": UNKNOWN_WS}
-    await err(client, "session.create", {"workspaceId": ws.workspace_id, "cwd": str(path)}, "bad-request")
-    await err(client, "session.create", {"cwd": "relative/dir"}, "bad-request")
-    assert len((await ok(client, "session.list")).items) == 3  # the refused calls created nothing
+    await err(client, SESSION_CREATE, {"workspaceId": ws.workspace_id, "cwd": str(path)}, "bad-request")
+    await err(client, SESSION_CREATE, {"cwd": "relative/dir"}, "bad-request")
+    assert len((await ok(client, SESSION_LIST)).items) == 3  # the refused calls created nothing
 
 
 async def test_a_new_session_creates_its_missing_folder(host: Host) -> None:
     client = host.client()
     target = host.workdir / "new" / "deep"
-    await ok(client, "session.create", {"cwd": str(target)})
+    await ok(client, SESSION_CREATE, {"cwd": str(target)})
     assert target.is_dir()
 
 
@@ -167,23 +179,23 @@ async def test_attach_failure_leaves_the_session_published(host: Host, llm: Scri
     client = host.client()
     mux = await host.mux(client)
     path = project(host, "moved")
-    ws = (await ok(client, "workspace.create", {"path": str(path)})).workspace
-    source = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(path)})).workspace
+    source = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
     await run_turn(client, mux, source, "hello")
     # The folder is replaced by a link to another one: new sessions there resolve elsewhere.
     elsewhere = project(host, "elsewhere")
     shutil.rmtree(path)
     path.symlink_to(elsewhere)
 
-    error = await err(client, "session.create", {"workspaceId": ws.workspace_id}, "workspace-attach-failed")
+    error = await err(client, SESSION_CREATE, {"workspaceId": ws.workspace_id}, "workspace-attach-failed")
     created = error.details["sessionId"]
     assert error.details == {"sessionId": created, "workspaceId": ws.workspace_id}
-    assert created in [s.session_id for s in (await ok(client, "session.list")).items]
+    assert created in [s.session_id for s in (await ok(client, SESSION_LIST)).items]
 
-    error = await err(client, "session.fork", {"sessionId": source}, "workspace-attach-failed")
+    error = await err(client, SESSION_FORK, {"sessionId": source}, "workspace-attach-failed")
     child = error.details["sessionId"]
     assert child != source and error.details["workspaceId"] == ws.workspace_id
-    assert child in [s.session_id for s in (await ok(client, "session.list")).items]
+    assert child in [s.session_id for s in (await ok(client, SESSION_LIST)).items]
     assert (await listing(host)).items[0].session_ids == [source]
 
 
@@ -191,32 +203,32 @@ async def test_fork_joins_the_source_workspace(host: Host, llm: ScriptedLlmServe
     llm.enqueue(Reply(text="answer"), Reply(text="loose answer"))
     client = host.client()
     mux = await host.mux(client)
-    ws = (await ok(client, "workspace.create", {"path": str(project(host, "forky"))})).workspace
-    source = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "forky"))})).workspace
+    source = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
     await run_turn(client, mux, source, "hello")
-    child = (await ok(client, "session.fork", {"sessionId": source})).session_id
+    child = (await ok(client, SESSION_FORK, {"sessionId": source})).session_id
     assert (await listing(host)).items[0].session_ids == [child, source]
     loose = await host.create()
     await run_turn(client, mux, loose, "hello")
-    loose_child = (await ok(client, "session.fork", {"sessionId": loose})).session_id
+    loose_child = (await ok(client, SESSION_FORK, {"sessionId": loose})).session_id
     assert loose_child not in (await listing(host)).items[0].session_ids  # Ungrouped stays Ungrouped
 
 
 async def test_insert_session_before_reorders_the_account(host: Host) -> None:
     client = host.client()
-    ws = (await ok(client, "workspace.create", {"path": str(project(host, "order"))})).workspace
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "order"))})).workspace
     wid = ws.workspace_id
-    a, b, c = [(await ok(client, "session.create", {"workspaceId": wid})).session_id for _ in range(3)]
+    a, b, c = [(await ok(client, SESSION_CREATE, {"workspaceId": wid})).session_id for _ in range(3)]
     assert (await listing(host)).items[0].session_ids == [c, b, a]
 
     moved = await ok(
-        client, "workspace.insertSessionBefore", {"workspaceId": wid, "sessionId": a, "beforeSessionId": c}
+        client, WORKSPACE_INSERT_SESSION_BEFORE, {"workspaceId": wid, "sessionId": a, "beforeSessionId": c}
     )
     assert moved.workspace.session_ids == [a, c, b]
-    to_end = await ok(client, "workspace.insertSessionBefore", {"workspaceId": wid, "sessionId": a})
+    to_end = await ok(client, WORKSPACE_INSERT_SESSION_BEFORE, {"workspaceId": wid, "sessionId": a})
     assert to_end.workspace.session_ids == [c, b, a]
     stay = await ok(
-        client, "workspace.insertSessionBefore", {"workspaceId": wid, "sessionId": b, "beforeSessionId": a}
+        client, WORKSPACE_INSERT_SESSION_BEFORE, {"workspaceId": wid, "sessionId": b, "beforeSessionId": a}
     )
     assert (
         stay.workspace.session_ids == [c, b, a] and stay.workspace.updated_at == to_end.workspace.updated_at
@@ -225,28 +237,28 @@ async def test_insert_session_before_reorders_the_account(host: Host) -> None:
     outsider = await host.create()
     error = await err(
         client,
-        "workspace.insertSessionBefore",
+        WORKSPACE_INSERT_SESSION_BEFORE,
         {"workspaceId": wid, "sessionId": outsider, "beforeSessionId": a},
         "workspace-move-invalid",
     )
     assert error.details == {"workspaceId": wid, "sessionId": outsider, "beforeSessionId": a}
     error = await err(
         client,
-        "workspace.insertSessionBefore",
+        WORKSPACE_INSERT_SESSION_BEFORE,
         {"workspaceId": wid, "sessionId": a, "beforeSessionId": outsider},
         "workspace-move-invalid",
     )
     assert error.details["beforeSessionId"] == outsider
     error = await err(
         client,
-        "workspace.insertSessionBefore",
+        WORKSPACE_INSERT_SESSION_BEFORE,
         {"workspaceId": wid, "sessionId": outsider},
         "workspace-move-invalid",
     )
     assert error.details == {"workspaceId": wid, "sessionId": outsider, "beforeSessionId": None}
     await err(
         client,
-        "workspace.insertSessionBefore",
+        WORKSPACE_INSERT_SESSION_BEFORE,
         {"workspaceId": UNKNOWN_WS, "sessionId": a},
         "workspace-not-found",
     )
@@ -256,38 +268,36 @@ async def test_insert_session_before_reorders_the_account(host: Host) -> None:
 async def test_archive_and_unarchive(host: Host) -> None:
     client = host.client()
     hosts = await host.host_stream(client)
-    ws = (await ok(client, "workspace.create", {"path": str(project(host, "arch"))})).workspace
-    inside = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "arch"))})).workspace
+    inside = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
     loose = await host.create()
 
-    assert (await ok(client, "workspace.archiveSession", {"sessionId": loose})).archived_session_ids == [
-        loose
-    ]
-    both = await ok(client, "workspace.archiveSession", {"sessionId": inside})
+    assert (await ok(client, WORKSPACE_ARCHIVE_SESSION, {"sessionId": loose})).archived_session_ids == [loose]
+    both = await ok(client, WORKSPACE_ARCHIVE_SESSION, {"sessionId": inside})
     assert both.archived_session_ids == [loose, inside]  # archive order
     frames = [(await hosts.next(ftype("host/archived-sessions-changed")))[1] for _ in range(2)]
     assert [f.archived_session_ids for f in frames] == [[loose], [loose, inside]]
-    twice = await ok(client, "workspace.archiveSession", {"sessionId": inside})
+    twice = await ok(client, WORKSPACE_ARCHIVE_SESSION, {"sessionId": inside})
     assert twice.archived_session_ids == [loose, inside]
 
     listed = await listing(host)
     assert listed.archived_session_ids == [loose, inside]
     assert listed.items[0].session_ids == [inside]  # archiving keeps the slot
-    assert {loose, inside} <= {s.session_id for s in (await ok(client, "session.list")).items}
+    assert {loose, inside} <= {s.session_id for s in (await ok(client, SESSION_LIST)).items}
 
-    back = await ok(client, "workspace.unarchiveSession", {"sessionId": loose})
+    back = await ok(client, WORKSPACE_UNARCHIVE_SESSION, {"sessionId": loose})
     assert back.archived_session_ids == [inside]
-    assert (await ok(client, "workspace.unarchiveSession", {"sessionId": loose})).archived_session_ids == [
+    assert (await ok(client, WORKSPACE_UNARCHIVE_SESSION, {"sessionId": loose})).archived_session_ids == [
         inside
     ]
     await asyncio.sleep(0.2)
     archive_frames = [f for f in hosts.frames if f.type == "host/archived-sessions-changed"]
     assert [f.archived_session_ids for f in archive_frames] == [[loose], [loose, inside], [inside]]
 
-    for key in ("workspace.archiveSession", "workspace.unarchiveSession"):
+    for key in (WORKSPACE_ARCHIVE_SESSION, WORKSPACE_UNARCHIVE_SESSION):
         error = await err(client, key, {"sessionId": "s-nope"}, "session-not-found")
         assert error.details == {"sessionId": "s-nope"}
-    await err(client, "workspace.archiveSession", {"sessionId": ""}, "bad-request")
+    await err(client, WORKSPACE_ARCHIVE_SESSION, {"sessionId": ""}, "bad-request")
 
 
 async def test_the_registry_survives_a_restart(host: Host, tmp_path: Path, llm: ScriptedLlmServer) -> None:
@@ -296,24 +306,24 @@ async def test_the_registry_survives_a_restart(host: Host, tmp_path: Path, llm: 
     llm.enqueue(Reply(text="one"), Reply(text="two"))
     client = host.client()
     mux = await host.mux(client)
-    ws = (await ok(client, "workspace.create", {"path": str(project(host, "durable"))})).workspace
-    a = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
-    b = (await ok(client, "session.create", {"workspaceId": ws.workspace_id})).session_id
+    ws = (await ok(client, WORKSPACE_CREATE, {"path": str(project(host, "durable"))})).workspace
+    a = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
+    b = (await ok(client, SESSION_CREATE, {"workspaceId": ws.workspace_id})).session_id
     for sid in (a, b):
         await run_turn(client, mux, sid, "persist me")
     await ok(
         client,
-        "workspace.insertSessionBefore",
+        WORKSPACE_INSERT_SESSION_BEFORE,
         {"workspaceId": ws.workspace_id, "sessionId": a, "beforeSessionId": b},
     )
-    await ok(client, "workspace.rename", {"workspaceId": ws.workspace_id, "title": "Durable"})
-    await ok(client, "workspace.archiveSession", {"sessionId": b})
+    await ok(client, WORKSPACE_RENAME, {"workspaceId": ws.workspace_id, "title": "Durable"})
+    await ok(client, WORKSPACE_ARCHIVE_SESSION, {"sessionId": b})
     before = await listing(host)
     await host.close()
 
     again = await open_test_host(host.carrier, tmp_path, llm.base_url, data_dir=host.data_dir)
     try:
-        after = await ok(again.client(), "workspace.list")
+        after = await ok(again.client(), WORKSPACE_LIST)
         assert after == before
     finally:
         await again.close()

@@ -14,6 +14,23 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    SESSION_CREATE,
+    SESSION_DELETE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_RENAME,
+    WORKSPACE_CREATE,
+    WORKSPACE_LIST,
+    WORKTREE_ADOPT,
+    WORKTREE_APPLY,
+    WORKTREE_CONFIGURE,
+    WORKTREE_LIST,
+    WORKTREE_MERGE,
+    WORKTREE_OPTIONS,
+    WORKTREE_REMOVE,
+    WORKTREE_SPACE_USED,
+)
 from tests.api.conftest import Host, open_test_host
 from tests.api.file_turns import answer_approvals, edit, write
 from tests.api.support import err, event, ok, prompt, raw
@@ -28,17 +45,17 @@ def present(path: Path) -> bool:
 
 
 async def workspace(host: Host, folder: Path) -> str:
-    made = await ok(host.client(), "workspace.create", {"path": str(folder)})
+    made = await ok(host.client(), WORKSPACE_CREATE, {"path": str(folder)})
     return str(made.workspace.workspace_id)
 
 
 async def worktree_session(host: Host, wid: str, **spec: Any) -> str:
-    value = await ok(host.client(), "session.create", {"workspaceId": wid, "worktree": spec})
+    value = await ok(host.client(), SESSION_CREATE, {"workspaceId": wid, "worktree": spec})
     return str(value.session_id)
 
 
 async def summary(host: Host, sid: str) -> Any:
-    items = (await ok(host.client(), "session.list", {})).items
+    items = (await ok(host.client(), SESSION_LIST, {})).items
     return next(s for s in items if s.session_id == sid)
 
 
@@ -66,20 +83,21 @@ async def test_a_session_in_a_new_worktree_works_there_and_leaves_the_checkout_a
     assert tree.is_relative_to(host.data_dir), "by default worktrees live under the data folder"
     assert worktree_paths(repo) == [str(tree)] and "fix-a" in branches(repo)
     assert (tree / "a.txt").read_text() == "one\ntwo\nthree\n"
-    listed = (await ok(host.client(), "workspace.list", {})).items
+    listed = (await ok(host.client(), WORKSPACE_LIST, {})).items
     assert sid in next(w for w in listed if w.workspace_id == wid).session_ids, "listed under its checkout"
 
     await edit_turn(host, llm, sid, edit("e1", "a.txt", "two", "TWO"), write("w1", "new.txt", "made\n"))
     assert (tree / "a.txt").read_text() == "one\nTWO\nthree\n" and (tree / "new.txt").is_file()
     assert (repo / "a.txt").read_text() == "one\ntwo\nthree\n" and not (repo / "new.txt").exists()
-    items = (await ok(host.client(), "worktree.list", {"workspaceId": wid})).items
+    items = (await ok(host.client(), WORKTREE_LIST, {"workspaceId": wid})).items
     assert [(i.session_id, i.branch, i.dirty, i.ahead, i.behind) for i in items] == [
         (sid, "fix-a", True, 0, 0)
     ]
-    history = await ok(host.client(), "session.history", {"sessionId": sid})
+    history = await ok(host.client(), SESSION_HISTORY, {"sessionId": sid})
+    assert history.projections is not None
     assert history.projections.values["worktree"]["branch"] == "fix-a"
     # on the wire, as the issue names it: `worktree` on every item, null for a local session
-    local = (await ok(host.client(), "session.create", {"workspaceId": wid})).session_id
+    local = (await ok(host.client(), SESSION_CREATE, {"workspaceId": wid})).session_id
     body = json.dumps({"type": "client-request", "rpcId": "r-l", "method": "session.list", "payload": {}})
     got = await raw(
         host.client(), "POST", "/api/session.list", {"content-type": "application/json"}, body.encode()
@@ -108,20 +126,20 @@ async def test_apply_brings_the_changes_over_or_refuses_naming_the_files(
     (tree / "b.txt").unlink()  # and uncommitted: a deletion, a new file
     (tree / "c.txt").write_text("sea\n")
     (repo / "a.txt").write_text("local edit\n")  # the checkout changed a.txt too
-    refused = await err(host.client(), "worktree.apply", {"sessionId": sid}, "worktree-conflict")
+    refused = await err(host.client(), WORKTREE_APPLY, {"sessionId": sid}, "worktree-conflict")
     assert refused.details["paths"] == ["a.txt"] and "a.txt" in refused.message
     assert (repo / "a.txt").read_text() == "local edit\n" and (repo / "b.txt").exists()
     assert not (repo / "c.txt").exists(), "nothing was written"
 
     git(repo, "checkout", "--", "a.txt")
-    done = await ok(host.client(), "worktree.apply", {"sessionId": sid})
+    done = await ok(host.client(), WORKTREE_APPLY, {"sessionId": sid})
     assert sorted(done.files) == ["a.txt", "c.txt"] and done.removed == ["b.txt"]
     assert (repo / "a.txt").read_text() == "one\nTWO\nthree\n" and (repo / "c.txt").read_text() == "sea\n"
     assert not (repo / "b.txt").exists()
     assert git(repo, "rev-parse", "HEAD") == git(repo, "rev-parse", "main"), "uncommitted: no commit"
     assert git(repo, "status", "--porcelain") != ""
     assert not any(p.name.startswith(".") and "hd-revert" in p.name for p in repo.iterdir())
-    again = await ok(host.client(), "worktree.apply", {"sessionId": sid})
+    again = await ok(host.client(), WORKTREE_APPLY, {"sessionId": sid})
     assert again.files == [] and again.removed == [], "applying twice changes nothing more"
 
 
@@ -132,10 +150,10 @@ async def test_merge_brings_the_branch_into_its_base(host: Host, place: Path) ->
     tree = Path((await summary(host, sid)).cwd)
     (tree / "a.txt").write_text("one\ntwo\nthree\nfour\n")
     (tree / "d.txt").write_text("dee\n")
-    dirty = await err(host.client(), "worktree.merge", {"sessionId": sid}, "worktree-dirty")
+    dirty = await err(host.client(), WORKTREE_MERGE, {"sessionId": sid}, "worktree-dirty")
     assert dirty.details["where"] == "worktree"
     tip = commit_all(tree, "feature work")
-    ff = await ok(host.client(), "worktree.merge", {"sessionId": sid})
+    ff = await ok(host.client(), WORKTREE_MERGE, {"sessionId": sid})
     assert ff.fast_forward and ff.commit == tip == git(repo, "rev-parse", "main")
     assert (repo / "d.txt").read_text() == "dee\n" and git(repo, "status", "--porcelain") == ""
 
@@ -144,10 +162,10 @@ async def test_merge_brings_the_branch_into_its_base(host: Host, place: Path) ->
     (tree / "e.txt").write_text("ee\n")
     commit_all(tree, "more feature work")
     (repo / "scratch.txt").write_text("local\n")
-    local = await err(host.client(), "worktree.merge", {"sessionId": sid}, "worktree-dirty")
+    local = await err(host.client(), WORKTREE_MERGE, {"sessionId": sid}, "worktree-dirty")
     assert local.details["where"] == "local" and local.details["paths"] == ["scratch.txt"]
     (repo / "scratch.txt").unlink()
-    merged = await ok(host.client(), "worktree.merge", {"sessionId": sid})
+    merged = await ok(host.client(), WORKTREE_MERGE, {"sessionId": sid})
     assert not merged.fast_forward and git(repo, "rev-parse", "main") == merged.commit
     parents = git(repo, "log", "-1", "--format=%P", "main").split()
     assert (
@@ -155,7 +173,7 @@ async def test_merge_brings_the_branch_into_its_base(host: Host, place: Path) ->
         and (repo / "e.txt").is_file()
         and (repo / "b.txt").read_text().startswith("bee, changed")
     )
-    listed = (await ok(host.client(), "worktree.list", {})).items
+    listed = (await ok(host.client(), WORKTREE_LIST, {})).items
     assert listed[0].ahead == 0 and listed[0].behind == 2, (
         "the merge commit and main's own are not on the branch"
     )
@@ -169,7 +187,7 @@ async def test_merge_refuses_when_the_branches_change_the_same_lines(host: Host,
     commit_all(tree, "theirs")
     (repo / "a.txt").write_text("ours\n")
     before = commit_all(repo, "ours")
-    refused = await err(host.client(), "worktree.merge", {"sessionId": sid}, "worktree-conflict")
+    refused = await err(host.client(), WORKTREE_MERGE, {"sessionId": sid}, "worktree-conflict")
     assert refused.details["paths"] == ["a.txt"]
     assert git(repo, "rev-parse", "main") == before and (repo / "a.txt").read_text() == "ours\n"
     assert git(repo, "status", "--porcelain") == ""
@@ -185,26 +203,26 @@ async def test_remove_keeps_or_deletes_the_branch_and_refuses_to_lose_commits(
     tree = Path((await summary(host, gone)).cwd)
     (tree / "z.txt").write_text("zed\n")
     dirty = await err(
-        host.client(), "worktree.remove", {"sessionId": gone, "keepBranch": False}, "worktree-dirty"
+        host.client(), WORKTREE_REMOVE, {"sessionId": gone, "keepBranch": False}, "worktree-dirty"
     )
     assert dirty.details["paths"] == ["z.txt"]
     commit_all(tree, "work")
     refused = await err(
-        host.client(), "worktree.remove", {"sessionId": gone, "keepBranch": False}, "worktree-unmerged"
+        host.client(), WORKTREE_REMOVE, {"sessionId": gone, "keepBranch": False}, "worktree-unmerged"
     )
     assert refused.details == {"sessionId": gone, "branch": "gone", "base": "main", "commits": 1}
     assert present(tree) and "gone" in branches(repo)
-    done = await ok(host.client(), "worktree.remove", {"sessionId": gone, "keepBranch": False, "force": True})
+    done = await ok(host.client(), WORKTREE_REMOVE, {"sessionId": gone, "keepBranch": False, "force": True})
     assert done.removed_worktree and done.deleted_branch and done.cwd == str(repo)
     assert not present(tree) and "gone" not in branches(repo)
     row = await summary(host, gone)
     assert row.cwd == str(repo) and row.worktree is None, "the session works in the checkout now"
 
     kept_tree = Path((await summary(host, kept)).cwd)
-    done = await ok(host.client(), "worktree.remove", {"sessionId": kept, "keepBranch": True})
+    done = await ok(host.client(), WORKTREE_REMOVE, {"sessionId": kept, "keepBranch": True})
     assert done.removed_worktree and not done.deleted_branch
     assert not present(kept_tree) and "kept" in branches(repo) and worktree_paths(repo) == []
-    listed = (await ok(host.client(), "workspace.list", {})).items[0].session_ids
+    listed = (await ok(host.client(), WORKSPACE_LIST, {})).items[0].session_ids
     assert {kept, gone} <= set(listed), "both stay in their workspace"
 
 
@@ -213,11 +231,11 @@ async def test_adopt_moves_a_local_session_and_its_uncommitted_changes(
 ) -> None:
     repo = make_repo(place / "repo")
     wid = await workspace(host, repo)
-    sid = str((await ok(host.client(), "session.create", {"workspaceId": wid})).session_id)
+    sid = str((await ok(host.client(), SESSION_CREATE, {"workspaceId": wid})).session_id)
     await edit_turn(host, llm, sid, edit("e1", "a.txt", "one", "ONE"), write("w1", "notes.txt", "n\n"))
     git(repo, "add", "notes.txt")  # staged, and one more untracked
     (repo / "more.txt").write_text("more\n")
-    moved = await ok(host.client(), "worktree.adopt", {"sessionId": sid, "branch": "moved-here"})
+    moved = await ok(host.client(), WORKTREE_ADOPT, {"sessionId": sid, "branch": "moved-here"})
     tree = Path(moved.path)
     assert moved.branch == "moved-here" and moved.base == "main" and moved.dirty
     assert (tree / "a.txt").read_text().startswith("ONE") and (tree / "notes.txt").is_file()
@@ -235,14 +253,14 @@ async def test_outside_a_repository_a_worktree_is_refused(host: Host, place: Pat
     plain.mkdir()
     wid = await workspace(host, plain)
     refused = await err(
-        host.client(), "session.create", {"workspaceId": wid, "worktree": {}}, "not-a-repository"
+        host.client(), SESSION_CREATE, {"workspaceId": wid, "worktree": {}}, "not-a-repository"
     )
     assert refused.details["path"] == str(plain)
-    assert [s for s in (await ok(host.client(), "session.list", {})).items] == []
-    options = await ok(host.client(), "worktree.options", {"workspaceId": wid})
+    assert [s for s in (await ok(host.client(), SESSION_LIST, {})).items] == []
+    options = await ok(host.client(), WORKTREE_OPTIONS, {"workspaceId": wid})
     assert options.repository is False
     bad = await err(
-        host.client(), "session.create", {"cwd": str(plain), "worktree": {"branch": "a..b"}}, "bad-request"
+        host.client(), SESSION_CREATE, {"cwd": str(plain), "worktree": {"branch": "a..b"}}, "bad-request"
     )
     assert "branch" in str(bad.details)
 
@@ -260,7 +278,7 @@ async def test_new_session_options_settings_and_starting_in_an_existing_worktree
     commit_all(repo, "ignore .env")
     (repo / ".env").write_text("SECRET=local\n")
     (repo / "b.txt").write_text("changed\n")
-    options = await ok(host.client(), "worktree.options", {"workspaceId": wid})
+    options = await ok(host.client(), WORKTREE_OPTIONS, {"workspaceId": wid})
     assert (
         options.repository and options.current_branch == "main" and set(options.branches) == {"main", "side"}
     )
@@ -270,13 +288,13 @@ async def test_new_session_options_settings_and_starting_in_an_existing_worktree
     where = place / "elsewhere"
     configured = await ok(
         host.client(),
-        "worktree.configure",
+        WORKTREE_CONFIGURE,
         {"workspaceId": wid, "enabled": True, "location": str(where), "copyFiles": [".env"]},
     )
     assert configured.enabled and configured.location == str(where) and configured.copy_files == [".env"]
     inside = await err(
         host.client(),
-        "worktree.configure",
+        WORKTREE_CONFIGURE,
         {"workspaceId": wid, "location": str(repo / "wt")},
         "worktree-failed",
     )
@@ -290,7 +308,7 @@ async def test_new_session_options_settings_and_starting_in_an_existing_worktree
     theirs = await worktree_session(host, wid, path=str(mine))
     row = await summary(host, theirs)
     assert row.cwd == str(mine) and row.worktree.owned is False and row.worktree.branch == "side"
-    await ok(host.client(), "session.delete", {"sessionId": theirs})
+    await ok(host.client(), SESSION_DELETE, {"sessionId": theirs})
     assert present(mine) and sorted(worktree_paths(repo)) == sorted([str(mine), str(tree)]), (
         "a person's own worktree stays"
     )
@@ -301,11 +319,11 @@ async def test_a_deleted_sessions_worktree_goes_and_its_branch_stays(host: Host,
     sid = await worktree_session(host, await workspace(host, repo), branch="short-lived")
     tree = Path((await summary(host, sid)).cwd)
     (tree / "wip.txt").write_text("work in progress\n")
-    space = await ok(host.client(), "worktree.spaceUsed", {})
+    space = await ok(host.client(), WORKTREE_SPACE_USED, {})
     assert [i.path for i in space.items] == [str(tree)] and space.total_bytes > 0
-    await ok(host.client(), "session.delete", {"sessionId": sid})
+    await ok(host.client(), SESSION_DELETE, {"sessionId": sid})
     assert not present(tree) and worktree_paths(repo) == [] and "short-lived" in branches(repo)
-    assert (await ok(host.client(), "worktree.spaceUsed", {})).items == []
+    assert (await ok(host.client(), WORKTREE_SPACE_USED, {})).items == []
 
 
 @pytest.mark.parametrize("carrier", ["inprocess"])
@@ -358,13 +376,13 @@ async def test_a_merge_or_a_remove_a_crash_cut_short_is_settled_at_the_next_star
         wid = await workspace(host, repo)
         half, none, gone = [await worktree_session(host, wid, branch=b) for b in ("half", "none", "gone")]
         for sid in (half, none, gone):
-            await ok(host.client(), "session.rename", {"sessionId": sid, "title": "written"})
+            await ok(host.client(), SESSION_RENAME, {"sessionId": sid, "title": "written"})
         trees = {sid: Path((await summary(host, sid)).cwd) for sid in (half, none, gone)}
         for n, sid in enumerate((half, none)):
             (trees[sid] / f"new{n}.txt").write_text(f"new {n}\n")
             (trees[sid] / "a.txt").write_text(f"changed by {n}\n")
             commit_all(trees[sid], f"work {n}")
-        gone_row = (await ok(host.client(), "worktree.list", {})).items
+        gone_row = (await ok(host.client(), WORKTREE_LIST, {})).items
     finally:
         await host.close()
     orig = git(repo, "rev-parse", "main")
@@ -404,6 +422,6 @@ async def test_a_create_that_fails_after_the_worktree_leaves_no_worktree(host: H
     repo = make_repo(place / "repo")
     wid = await workspace(host, repo)
     payload = {"workspaceId": wid, "worktree": {"branch": "doomed"}, "agentPreset": "no-such-preset"}
-    await err(host.client(), "session.create", payload, "agent-preset-not-found")
+    await err(host.client(), SESSION_CREATE, payload, "agent-preset-not-found")
     assert worktree_paths(repo) == [] and "doomed" not in branches(repo)
-    assert (await ok(host.client(), "worktree.spaceUsed", {})).items == []
+    assert (await ok(host.client(), WORKTREE_SPACE_USED, {})).items == []

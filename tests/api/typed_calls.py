@@ -3,10 +3,12 @@ tests/api/test_typed_calls.py: `client.call(SESSION_LIST, ...)` is `RpcResponse[
 
 from __future__ import annotations
 
-from typing import Any, assert_type
+from typing import assert_type
+
+from pydantic import BaseModel
 
 from contract.host import DescribeValue
-from contract.methods import HOST_DESCRIBE, SESSION_CREATE, SESSION_LIST
+from contract.methods import HOST_DESCRIBE, METHODS, SESSION_CREATE, SESSION_LIST
 from contract.rpc import RpcErr, RpcOk, RpcResponse
 from contract.sessions import CreateRequest, CreateValue, ListRequest, ListValue
 from host.fetch import AbstractApiClient, HttpApiClient, InProcessApiClient
@@ -26,12 +28,13 @@ async def create_and_list(client: AbstractApiClient, cwd: str) -> tuple[str, lis
     return created.result.value.session_id, [item.session_id for item in value.items]
 
 
-async def describe_by_handle_and_by_key(client: AbstractApiClient) -> tuple[str, Any]:
-    """A mapping payload is accepted too; the string key still works and stays untyped."""
+async def describe_by_handle_and_through_the_map(client: AbstractApiClient) -> tuple[str, BaseModel]:
+    """A mapping payload is accepted too; a handle looked up at run time (`METHODS[key]`) is any
+    row, so its value is only a `BaseModel` statically (still validated as the row's model)."""
     typed = await client.call(HOST_DESCRIBE, {})
     assert_type(typed, RpcResponse[DescribeValue])
-    untyped = await client.call("host.describe")
-    assert_type(untyped, RpcResponse[Any])
+    untyped = await client.call(METHODS[HOST_DESCRIBE.key])
+    assert_type(untyped, RpcResponse[BaseModel])
     assert isinstance(typed.result, RpcOk) and isinstance(untyped.result, RpcOk)
     return typed.result.value.host_instance_id, untyped.result.value
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from contract.methods import PERMISSION_SET
 from tests.browser.support import HarnessServer, ensure_folder, rpc, tool_call
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -69,7 +70,7 @@ def main_screens(page: Page, llm: ScriptedLlmServer, harness: HarnessServer) -> 
     page.get_by_test_id("preset-viewer-close").click()
 
     sid = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
-    rpc(page, "permission.set", {"sessionId": sid, "preset": "workspace-write"})  # every write asks
+    rpc(page, PERMISSION_SET, {"sessionId": sid, "preset": "workspace-write"})  # every write asks
     edit = {"path": "notes.md", "old_string": "- eggs\n", "new_string": "- eggs\n- flour\n"}
     llm.enqueue(
         Reply(text="Let me look first.", tool_calls=[tool_call("r1", "read_file", path="notes.md")]),

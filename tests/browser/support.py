@@ -20,8 +20,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Frame, Locator, Page, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Frame,
+    Locator,
+    Page,
+    ViewportSize,
+    expect,
+)
 
+from contract.methods import AnyMethod
 from tests.support.warm_cli import Forked, WarmCli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +39,7 @@ LISTENING = re.compile(r"HarnessDesk listening on (http://127\.0\.0\.1:(\d+)/\?t
 START_TIMEOUT = 30.0
 MODEL = "scripted-small"
 
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
@@ -261,8 +271,12 @@ def keep_renderer(context: BrowserContext, url: str) -> Page:
         keeper = context.new_page()
         keeper.goto(f"{origin_of(url)}/favicon.svg")
         _keepers[id(context)] = keeper
-        context.on("close", lambda _: _keepers.pop(id(context), None))
+        context.on("close", lambda _: _forget(context))
     return keeper
+
+
+def _forget(context: BrowserContext) -> None:
+    _keepers.pop(id(context), None)
 
 
 def own_pages(context: BrowserContext) -> list[Page]:
@@ -281,7 +295,9 @@ def wipe(context: BrowserContext, origins: set[str]) -> None:
     keeper = _keepers.get(id(context))
     blank = context.new_page() if keeper is None else None
     try:
-        cdp = context.new_cdp_session(keeper or blank)
+        target = keeper or blank
+        assert target is not None  # one of the two is a page
+        cdp = context.new_cdp_session(target)
         for origin in origins:
             cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_KINDS})
         cdp.detach()
@@ -389,9 +405,10 @@ def shoot(page: Page, name: str) -> Path:
     return path
 
 
-def rpc(page: Page, method: str, payload: dict[str, object]) -> Any:
-    """Call a method through the page's own client; the call must succeed (its value)."""
-    result = page.evaluate("([m, p]) => window.harnessdesk.client.call(m, p)", [method, payload])
+def rpc(page: Page, method: AnyMethod, payload: dict[str, object]) -> Any:
+    """Call a method (its handle) through the page's own client; the call must succeed (its
+    value, as the page's wire JSON)."""
+    result = page.evaluate("([m, p]) => window.harnessdesk.client.call(m, p)", [method.key, payload])
     assert isinstance(result, dict) and result["ok"], result
     return result["value"]
 

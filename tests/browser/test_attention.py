@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_LIST, SETTINGS_UPDATE
 from tests.browser.support import (
     Contexts,
     HarnessServer,
@@ -84,7 +85,7 @@ def test_rows_show_each_sessions_state_and_needs_me_keeps_the_waiting_ones(
     )
     expect(session_item(page, c)).to_have_attribute("data-attention", "running")
     shoot(page, "attention-rows")
-    listed = {s["sessionId"]: s.get("attention") for s in rpc(page, "session.list", {})["items"]}
+    listed = {s["sessionId"]: s.get("attention") for s in rpc(page, SESSION_LIST, {})["items"]}
     assert listed[a] == {"state": "needs-you", "pending": 1}
     assert listed[b] == {"state": "done-unread", "pending": 0}
     assert listed[c] == {"state": "running", "pending": 0}
@@ -109,13 +110,13 @@ def test_rows_show_each_sessions_state_and_needs_me_keeps_the_waiting_ones(
     )
     page.wait_for_function("(b) => window.harnessdesk.app.manager.activeId === b", arg=b)
     expect(session_item(page, b)).to_have_attribute("data-attention", "idle")  # read now, everywhere
-    assert "attention" not in next(s for s in rpc(page, "session.list", {})["items"] if s["sessionId"] == b)
+    assert "attention" not in next(s for s in rpc(page, SESSION_LIST, {})["items"] if s["sessionId"] == b)
 
 
 def test_with_one_slot_the_second_turn_waits_in_line_and_stop_takes_it_out(
     page: Page, llm: ScriptedLlmServer
 ) -> None:
-    rpc(page, "settings.update", {"ns": "sessions", "patch": {"maxRunningTurns": 1}})
+    rpc(page, SETTINGS_UPDATE, {"ns": "sessions", "patch": {"maxRunningTurns": 1}})
     try:
         llm.enqueue(Reply(text="first holds the slot " * 30, chunk_size=4, hang_after=2, when="Holder"))
         first = new_session(page)
@@ -137,4 +138,4 @@ def test_with_one_slot_the_second_turn_waits_in_line_and_stop_takes_it_out(
         assert not any("Waiter" in str(r["messages"]) for r in llm.requests)  # it never ran
         expect(session_item(page, first)).to_have_attribute("data-attention", "running")
     finally:
-        rpc(page, "settings.update", {"ns": "sessions", "patch": {"maxRunningTurns": 4}})
+        rpc(page, SETTINGS_UPDATE, {"ns": "sessions", "patch": {"maxRunningTurns": 4}})

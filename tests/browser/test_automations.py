@@ -15,6 +15,13 @@ from collections.abc import Callable
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import (
+    AGENT_PRESET_LIST,
+    AUTOMATION_LIST,
+    AUTOMATION_RUN_NOW,
+    AUTOMATION_RUNS,
+    SESSION_LIST,
+)
 from tests.browser.i18n_screens import english_on_screen
 from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, shoot, tool_call
 from tests.support.git_repos import make_repo
@@ -54,7 +61,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     # model and preset offer what this host has: the default model, the built-in presets
     first_model = dialog.locator("[data-testid=automation-models] option").first
     expect(first_model).to_have_attribute("value", re.compile(r"^.+/.+$"))
-    preset_ids = [p["id"] for p in rpc(page, "agentPreset.list", {})["presets"] if not p.get("broken")]
+    preset_ids = [p["id"] for p in rpc(page, AGENT_PRESET_LIST, {})["presets"] if not p.get("broken")]
     expect(dialog.locator("[data-testid=automation-presets] option")).to_have_count(len(preset_ids))
     shoot(page, "automations-form")
     # the schedule presets write the cron expression
@@ -69,14 +76,14 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     expect(dialog.get_by_test_id("automation-confirm-full")).to_be_visible()
     dialog.get_by_test_id("automation-save").click()
     expect(dialog.get_by_test_id("automation-problem")).to_be_visible()
-    assert rpc(page, "automation.list", {})["items"] == []
+    assert rpc(page, AUTOMATION_LIST, {})["items"] == []
     dialog.get_by_test_id("automation-permission").select_option("auto")
     expect(dialog.get_by_test_id("automation-problem")).to_be_hidden()
     dialog.get_by_test_id("automation-trigger").select_option("manual")
     dialog.get_by_test_id("automation-save").click()
     row = dialog.get_by_test_id("automation-row")
     expect(row).to_have_count(1)
-    [item] = rpc(page, "automation.list", {})["items"]
+    [item] = rpc(page, AUTOMATION_LIST, {})["items"]
     assert item["trigger"] == {"kind": "manual"} and item["permission"] == "auto"
     assert item["attach"] == [{"path": "b.txt"}]  # the prompt's @ mention rides along with each run
 
@@ -92,7 +99,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     assert any("bee" in json.dumps(r["messages"]) for r in llm.requests)  # b.txt, read in the run's worktree
     expect(page.get_by_test_id("inbox-unread")).to_have_text("1")
     run.click()  # opens the run's session with the Changes view, and marks it read
-    [value] = rpc(page, "automation.runs", {})["items"]
+    [value] = rpc(page, AUTOMATION_RUNS, {})["items"]
     expect(page.get_by_test_id("changes-panel")).to_be_visible()
     assert page.evaluate("() => window.harnessdesk.app.manager.activeId") == value["sessionId"]
     card = page.locator("[data-testid=approval-card][data-tool-name='write_file']")
@@ -103,7 +110,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
 
     # a second run: answered, unread, listed first
     llm.enqueue(Reply(text="All tests pass today"))
-    rpc(page, "automation.runNow", {"automationId": item["automationId"]})
+    rpc(page, AUTOMATION_RUN_NOW, {"automationId": item["automationId"]})
     first = page.get_by_test_id("inbox-run").first
     expect(first).to_have_attribute("data-outcome", "answered", timeout=WAIT)
     expect(first).to_have_attribute("data-read", "false")
@@ -117,7 +124,7 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-discard").click()
     page.get_by_test_id("inbox-discard-yes").click()
     expect(page.get_by_test_id("inbox-empty")).to_be_visible()
-    sessions = [s["sessionId"] for s in rpc(page, "session.list", {})["items"]]
+    sessions = [s["sessionId"] for s in rpc(page, SESSION_LIST, {})["items"]]
     assert value["sessionId"] not in sessions
 
 

@@ -34,7 +34,7 @@ def shoot_all(page: Page, state: str) -> None:
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         for theme in ("light", "dark"):
-            page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+            page.emulate_media(color_scheme=theme)
             path = shots.SHOTS / f"changes-{state}-{width}-{theme}.png"
             page.screenshot(path=str(path), animations="disabled", caret="hide")
     page.set_viewport_size(VIEWPORT)

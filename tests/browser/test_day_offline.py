@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import WORKSPACE_CREATE
 from host.engine.llm.local import find_model_file
 from tests.browser.support import Contexts, HarnessServer, fresh_session, rpc, shoot
 from tests.support.file_server import FileServer
@@ -88,7 +89,7 @@ def test_the_shield_says_nothing_runs_for_a_model_that_only_chats(
 ) -> None:
     harness = make_harness([], name="chat-only")  # the built-in model: chat only
     page: Page = contexts.warm_page(harness.url)
-    rpc(page, "workspace.create", {"path": str(harness.workdir)})
+    rpc(page, WORKSPACE_CREATE, {"path": str(harness.workdir)})
     fresh_session(page)
     badge = page.get_by_test_id("permission-badge")
     expect(badge).to_contain_text("Chat only")

@@ -10,6 +10,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import (
+    AGENT_PRESET_LIST,
+    SESSION_CREATE,
+    SESSION_RENAME,
+    SETTINGS_DESCRIBE,
+    SETTINGS_MUTATE,
+    WORKSPACE_CREATE,
+)
 from tests.browser.support import (
     VIEWPORT,
     Contexts,
@@ -81,7 +89,7 @@ def test_a_toast_stands_above_the_message_box_not_over_send(page: Page) -> None:
 def test_the_narrow_drawer_shows_a_sessions_title(page: Page, llm: ScriptedLlmServer) -> None:
     sid = fresh_session(page)
     title = "Refactor the payment reconciliation job"
-    rpc(page, "session.rename", {"sessionId": sid, "title": title})
+    rpc(page, SESSION_RENAME, {"sessionId": sid, "title": title})
     page.set_viewport_size({"width": 800, "height": 740})
     try:
         page.get_by_test_id("sidebar-toggle").click()
@@ -109,7 +117,7 @@ def test_the_git_badge_follows_a_revert(page: Page, llm: ScriptedLlmServer, tmp_
     (repo / "README.md").write_text("herbs\n")
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "start")
-    workspace = rpc(page, "workspace.create", {"path": str(repo)})["workspace"]
+    workspace = rpc(page, WORKSPACE_CREATE, {"path": str(repo)})["workspace"]
     page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])
     header = page.get_by_test_id("git-status")
     expect(header).to_have_attribute("data-changed", "0")
@@ -177,7 +185,7 @@ def test_the_first_screen_says_it_once_and_all_of_it_above_the_message_box(
     assert fits["below"] <= 0 and fits["scroll"] <= 1, fits
     shoot(page, "day-welcome-1100")
     expect(welcome).to_be_visible()
-    sid = rpc(page, "session.create", {})["sessionId"]
+    sid = rpc(page, SESSION_CREATE, {})["sessionId"]
     page.evaluate("(id) => window.harnessdesk.app.open(id)", sid)
     expect(page.get_by_test_id("onboarding-notice")).to_be_visible()  # now, beside the shield
 
@@ -189,7 +197,7 @@ def test_the_default_agent_preset_is_picked_among_the_presets_that_exist(page: P
     field = section.get_by_test_id("setting-agent-presets-default")
     section.scroll_into_view_if_needed()
     expect(field.locator("input[type=text]")).to_have_count(0)  # no free-text box
-    listed = rpc(page, "agentPreset.list", {})["presets"]
+    listed = rpc(page, AGENT_PRESET_LIST, {})["presets"]
     expect(field.locator("input[type=radio]")).to_have_count(len([p for p in listed if not p.get("broken")]))
     expect(field.get_by_test_id("setting-agent-presets-default-standard")).to_be_checked()
     expect(field).to_contain_text("Read-only")
@@ -199,9 +207,9 @@ def test_the_default_agent_preset_is_picked_among_the_presets_that_exist(page: P
     expect(dialog.get_by_test_id("settings-message")).to_have_text("Saved.")
     shoot(page, "day-settings-presets")
     try:
-        value = rpc(page, "settings.describe", {})["namespaces"]
+        value = rpc(page, SETTINGS_DESCRIBE, {})["namespaces"]
         assert next(n for n in value if n["ns"] == "agent-presets")["value"]["default"] == "read-only"
     finally:
         ops = [{"op": "set", "path": ["default"], "value": "standard"}]
-        rpc(page, "settings.mutate", {"ns": "agent-presets", "ops": ops})
+        rpc(page, SETTINGS_MUTATE, {"ns": "agent-presets", "ops": ops})
         dialog.get_by_test_id("settings-close").click()

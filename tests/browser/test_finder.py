@@ -8,8 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import HarnessServer
-from tests.browser.support import ROOT, VIEWPORT, fresh_session, turn_ends, wait_idle
+from tests.browser.support import ROOT, VIEWPORT, HarnessServer, fresh_session, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -36,7 +35,7 @@ def shots(page: Page, name: str) -> None:
     for width in (800, 1100, 1600):
         page.set_viewport_size({"width": width, "height": 800})
         for theme in ("light", "dark"):
-            page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+            page.emulate_media(color_scheme=theme)
             path = SHOTS / f"finder-{name}-{width}-{theme}.png"
             page.screenshot(path=str(path), animations="disabled", caret="hide")
     page.set_viewport_size(VIEWPORT)

@@ -58,7 +58,7 @@ def test_at_offers_a_resource_attaches_it_and_the_model_reads_it(
     expect(resource.locator("mark")).to_have_text("features")
     SHOTS.mkdir(parents=True, exist_ok=True)  # the focus kept: an open menu closes on blur
     for theme in ("dark", "light"):
-        page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+        page.emulate_media(color_scheme=theme)
         page.screenshot(
             path=str(SHOTS / f"finder-resource-menu-{theme}.png"), animations="disabled", caret="hide"
         )

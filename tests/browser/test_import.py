@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_CREATE, SESSION_DELETE, SESSION_LIST
 from tests.browser.shots import SHOTS
 from tests.browser.support import (
     VIEWPORT,
@@ -74,7 +75,7 @@ def exported_then_deleted(page: Page, llm: ScriptedLlmServer, tmp_path: Path) ->
     info.value.save_as(archive)
     # the page says what it saved, and under which name (a tab: the browser's downloads)
     toast(page, f"Exported as {info.value.suggested_filename}, in your browser's downloads.")
-    rpc(page, "session.delete", {"sessionId": sid})
+    rpc(page, SESSION_DELETE, {"sessionId": sid})
     expect(session_item(page, sid)).to_have_count(0)
     return sid, archive
 
@@ -136,10 +137,10 @@ def test_import_by_button_and_by_drop_lands_under_the_workspace(
     expect(here).not_to_contain_text(sid)
     expect(here.get_by_test_id("import-exists-copy")).to_be_focused()
     shots(page, "exists")
-    rpc(page, "session.create", {})  # another session is open meanwhile
+    rpc(page, SESSION_CREATE, {})  # another session is open meanwhile
     here.get_by_test_id("import-exists-open").click()
     page.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=sid)
-    assert len([s for s in rpc(page, "session.list", {})["items"] if not s["blank"]]) == 1  # type: ignore[index]
+    assert len([s for s in rpc(page, SESSION_LIST, {})["items"] if not s["blank"]]) == 1
     page.get_by_test_id("import-file").set_input_files(str(archive))
     page.get_by_test_id("import-confirm").click()
     page.get_by_test_id("import-exists").get_by_test_id("import-exists-copy").click()
@@ -148,10 +149,10 @@ def test_import_by_button_and_by_drop_lands_under_the_workspace(
     copy = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Kept safe in the archive.")
     expect(page.get_by_test_id("session-title").filter(has_text="(copy)")).to_have_count(1)
-    rpc(page, "session.delete", {"sessionId": copy})
+    rpc(page, SESSION_DELETE, {"sessionId": copy})
 
     # a drop on the window, into a folder chosen then (the in-page folder browser)
-    rpc(page, "session.delete", {"sessionId": sid})
+    rpc(page, SESSION_DELETE, {"sessionId": sid})
     drop(page, archive.read_bytes(), "kept.zip", "application/zip", finish=False)
     expect(page.locator("body.import-dragging")).to_have_count(1)
     shots(page, "dragging")
@@ -191,4 +192,4 @@ def test_files_that_are_not_archives_are_one_line_and_import_nothing(
     empty.write_bytes(b"")
     page.get_by_test_id("import-file").set_input_files(str(empty))
     toast(page, "empty.zip is empty.")
-    assert rpc(page, "session.list", {})["items"] == []  # type: ignore[index]
+    assert rpc(page, SESSION_LIST, {})["items"] == []

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import WORKSPACE_CREATE
 from tests.browser.keyboard_audit import LISTENERS, audit
 from tests.browser.support import (
     Contexts,
@@ -132,10 +133,10 @@ def test_every_action_on_the_main_screens_is_reached_by_tab_and_named(
     expect(page.get_by_test_id("settings-dialog")).to_be_visible()
     expect(page.get_by_test_id("settings-dialog").get_by_test_id("catalogue-entry").first).to_be_visible()
     found["settings"] = audit(page, limit=600, allowed=HEADING).problems
-    for card in ("provider-card-local", "provider-card-deepseek"):  # each card opened by Enter
-        page.get_by_test_id(card).locator("summary").focus()
+    for card_id in ("provider-card-local", "provider-card-deepseek"):  # each card opened by Enter
+        page.get_by_test_id(card_id).locator("summary").focus()
         page.keyboard.press("Enter")
-        expect(page.get_by_test_id(card).get_by_test_id("provider-save")).to_be_visible()
+        expect(page.get_by_test_id(card_id).get_by_test_id("provider-save")).to_be_visible()
     found["settings, cards open"] = audit(page, limit=600, allowed=HEADING).problems
     press_on(page, "library-add-file")  # a GGUF file from this computer: the page's file browser
     picker = page.locator("dialog[open]").last
@@ -259,7 +260,7 @@ def test_a_git_folders_header_menu_changes_and_revert_by_keyboard(
 ) -> None:
     page = audited_page(contexts, harness)
     repo = make_repo(tmp_path / "keys-repo")
-    workspace = rpc(page, "workspace.create", {"path": str(repo)})["workspace"]
+    workspace = rpc(page, WORKSPACE_CREATE, {"path": str(repo)})["workspace"]
     page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])
     expect(page.get_by_test_id("worktree-panel")).to_be_visible()
     found: dict[str, list[str]] = {"blank session in a repository": audit(page, allowed=HEADING).problems}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import AGENT_PRESET_SELECT
 from tests.browser.support import fresh_session, rpc, send, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.browser
 
 def test_asking_a_chat_only_model_to_act_says_it_cannot(page: Page, llm: ScriptedLlmServer) -> None:
     sid = fresh_session(page)
-    rpc(page, "agentPreset.select", {"sessionId": sid, "agentPreset": "chat"})  # no tools at all
+    rpc(page, AGENT_PRESET_SELECT, {"sessionId": sid, "agentPreset": "chat"})  # no tools at all
     llm.enqueue(Reply(text="Paris."), Reply(text="Yes, I created todo.md for you."))
     send(page, "What is the capital of France?")
     turn_ends(page, 1)

@@ -23,7 +23,7 @@ def skill(root: Path, name: str, description: str, body: str) -> None:
     (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n{body}\n")
 
 
-def tools_of(request: dict) -> set[str]:  # type: ignore[type-arg]
+def tools_of(request: dict) -> set[str]:
     return {t["function"]["name"] for t in request.get("tools") or []}
 
 

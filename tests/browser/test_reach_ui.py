@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import ElementHandle, Page, expect
 
+from contract.methods import SETTINGS_MUTATE
 from tests.browser.support import (
     HarnessServer,
     fresh_session,
@@ -214,7 +215,7 @@ def test_settings_set_the_search_provider_a_deny_rule_and_a_language_server_off(
     assert "Refused by the user's rule" in refused and "echo secret*" in refused
 
     # clean up for the module's other tests
-    rpc(page, "settings.mutate", {"ns": "permission", "ops": [{"op": "set", "path": ["rules"], "value": []}]})
+    rpc(page, SETTINGS_MUTATE, {"ns": "permission", "ops": [{"op": "set", "path": ["rules"], "value": []}]})
 
 
 def _png() -> bytes:
@@ -241,7 +242,7 @@ def test_the_image_the_agent_looked_at_shows_in_its_tool_card(
     models = [{"id": "scripted-small", "images": True}]  # this model reads images
     rpc(
         page,
-        "settings.mutate",
+        SETTINGS_MUTATE,
         {
             "ns": "llm-openai-compatible",
             "ops": [{"op": "set", "path": ["profiles"], "value": [{**profile, "models": models}]}],
@@ -269,7 +270,7 @@ def test_the_image_the_agent_looked_at_shows_in_its_tool_card(
     finally:
         rpc(
             page,
-            "settings.mutate",
+            SETTINGS_MUTATE,
             {"ns": "llm-openai-compatible", "ops": [{"op": "set", "path": ["profiles"], "value": []}]},
         )
         (harness.workdir / "shot.png").unlink()

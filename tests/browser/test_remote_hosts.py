@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from contract.methods import PERMISSION_SET, REMOTE_DISCONNECT
 from tests.browser.support import Contexts, HarnessServer, allow, openai_args, rpc, session_item, shoot
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 from tests.support.sshd import Sshd
@@ -103,7 +104,7 @@ def test_a_remote_host_from_settings_to_a_turn_and_back_after_a_drop(
     sid = str(page.evaluate("() => window.harnessdesk.app.manager.activeId"))
     expect(group.locator(f'[data-testid="session-item"][data-session-id="{sid}"]')).to_be_visible()
 
-    rpc(page, "permission.set", {"sessionId": sid, "preset": "workspace-write"})  # every command asks
+    rpc(page, PERMISSION_SET, {"sessionId": sid, "preset": "workspace-write"})  # every command asks
     llm.enqueue(
         Reply(tool_calls=[("c1", "bash", json.dumps({"command": "id -un > who.txt"}))]),
         Reply(text="done there"),
@@ -133,7 +134,7 @@ def test_a_remote_host_from_settings_to_a_turn_and_back_after_a_drop(
     expect(page.get_by_test_id("conversation")).to_contain_text("still here")
     rpc(
         page,
-        "remote.disconnect",
+        REMOTE_DISCONNECT,
         {"hostId": page.evaluate("() => window.harnessdesk.app.remotes.items[0].hostId")},
     )
 
@@ -160,7 +161,7 @@ def test_the_window_opened_for_a_remote_path_connects_it_and_opens_a_session_the
     group = page.get_by_test_id("remote-group")
     expect(group.get_by_test_id("remote-group-state")).to_have_attribute("data-state", "connected")
     expect(session_item(page, sid)).to_be_visible()
-    rpc(page, "remote.disconnect", {"hostId": summary["hostId"]})
+    rpc(page, REMOTE_DISCONNECT, {"hostId": summary["hostId"]})
 
 
 PASSPHRASE = "correct horse battery staple"
@@ -222,6 +223,6 @@ def test_ssh_asks_for_the_key_passphrase_in_a_dialog_of_the_window(
             assert PASSPHRASE.encode() not in path.read_bytes(), path
     rpc(
         page,
-        "remote.disconnect",
+        REMOTE_DISCONNECT,
         {"hostId": page.evaluate("() => window.harnessdesk.app.remotes.items[0].hostId")},
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_LIST, WORKSPACE_CREATE, WORKSPACE_LIST
 from tests.browser.shots import SHOTS, THEMES
 from tests.browser.support import (
     VIEWPORT,
@@ -52,7 +53,7 @@ def shoot(page: Page, name: str) -> None:
 
 
 def focused(page: Page) -> str | None:
-    return page.evaluate(FOCUSED)  # type: ignore[no-any-return]
+    return page.evaluate(FOCUSED)
 
 
 def active(page: Page) -> str:
@@ -120,8 +121,8 @@ def test_enter_and_new_session_use_a_chosen_folder_never_the_launch_folder(
     expect(dialog).to_be_hidden()  # not asked: the last folder
     second = active(page)
     assert page.evaluate("(id) => window.harnessdesk.app.manager.summaries.get(id).cwd", second) == alpha
-    sessions = rpc(page, "session.list", {})["items"]
-    assert all(s["cwd"] == alpha for s in sessions), sessions  # type: ignore[union-attr,index]
+    sessions = rpc(page, SESSION_LIST, {})["items"]
+    assert all(s["cwd"] == alpha for s in sessions), sessions
 
 
 def test_cancelling_the_folder_question_starts_nothing_and_keeps_the_message(
@@ -138,7 +139,7 @@ def test_cancelling_the_folder_question_starts_nothing_and_keeps_the_message(
     expect(dialog).to_be_hidden()
     expect(box).to_have_value("Do not lose me")
     expect(page.get_by_test_id("empty-state")).to_be_visible()
-    assert rpc(page, "session.list", {})["items"] == []
+    assert rpc(page, SESSION_LIST, {})["items"] == []
     assert llm.requests == []
 
 
@@ -221,7 +222,7 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     child = active(page)
     expect(session_item(page, child).get_by_test_id("session-title").first).to_have_text(f"{title} (fork)")
     expect(page.get_by_test_id("session-heading")).to_have_text(f"{title} (fork)")
-    listed = {s["sessionId"]: s.get("title") for s in rpc(page, "session.list", {})["items"]}  # type: ignore[union-attr,index]
+    listed = {s["sessionId"]: s.get("title") for s in rpc(page, SESSION_LIST, {})["items"]}
     assert listed[child] == f"{title} (fork)" and listed[parent] == title
 
     # delete: Cancel has the focus, so Enter keeps the session
@@ -232,7 +233,7 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     shoot(page, "delete-dialog")
     page.keyboard.press("Enter")
     expect(dialog).to_have_count(0)
-    assert child in {s["sessionId"] for s in rpc(page, "session.list", {})["items"]}  # type: ignore[union-attr,index]
+    assert child in {s["sessionId"] for s in rpc(page, SESSION_LIST, {})["items"]}
 
     # archive: a toast offers Undo, and the open archived session says so
     session_item(page, child).first.hover()
@@ -245,14 +246,14 @@ def test_delete_focuses_cancel_archive_offers_undo_and_a_fork_says_so(
     shoot(page, "archived")
     undo.click()
     expect(note).to_be_hidden()
-    assert rpc(page, "workspace.list", {})["archivedSessionIds"] == []
+    assert rpc(page, WORKSPACE_LIST, {})["archivedSessionIds"] == []
     # archived again, the note's own Unarchive brings it back too
     session_item(page, child).first.hover()
     session_item(page, child).first.get_by_test_id("session-archive").first.click()
     expect(note).to_be_visible()
     note.get_by_test_id("archived-note-unarchive").click()
     expect(note).to_be_hidden()
-    assert rpc(page, "workspace.list", {})["archivedSessionIds"] == []
+    assert rpc(page, WORKSPACE_LIST, {})["archivedSessionIds"] == []
 
 
 # ---- item 10: the git branch and changed files in the header -------------------------------------
@@ -269,8 +270,8 @@ def test_header_shows_the_branch_and_changed_files_after_each_turn(
     (repo / "README.md").write_text("garden\n")
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "start")
-    workspace = rpc(page, "workspace.create", {"path": str(repo)})["workspace"]
-    page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])  # type: ignore[index]
+    workspace = rpc(page, WORKSPACE_CREATE, {"path": str(repo)})["workspace"]
+    page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", workspace["workspaceId"])
     header = page.get_by_test_id("git-status")
     expect(header.get_by_test_id("git-branch")).to_have_text("spring-beds")
     expect(header).to_have_attribute("data-changed", "0")
@@ -294,8 +295,8 @@ def test_header_shows_the_branch_and_changed_files_after_each_turn(
     # a session in a folder that is not a repository shows no git line
     plain = tmp_path / "plain"
     plain.mkdir()
-    other = rpc(page, "workspace.create", {"path": str(plain)})["workspace"]
-    page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", other["workspaceId"])  # type: ignore[index]
+    other = rpc(page, WORKSPACE_CREATE, {"path": str(plain)})["workspace"]
+    page.evaluate("(wid) => window.harnessdesk.app.newSession(wid)", other["workspaceId"])
     expect(page.get_by_test_id("session-empty")).to_be_visible()
     expect(header).to_be_hidden()
 

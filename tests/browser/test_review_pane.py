@@ -50,7 +50,7 @@ def shoot_all(page: Page, state: str) -> None:
     for width in (800, 1100, 1600):
         page.set_viewport_size({"width": width, "height": 900})
         for theme in ("light", "dark"):
-            page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+            page.emulate_media(color_scheme=theme)
             page.screenshot(
                 path=str(shots.SHOTS / f"review-pane-{state}-{width}-{theme}.png"),
                 animations="disabled",

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_CREATE, TERMINAL_LIST
 from tests.browser.streak import stable_port
 from tests.browser.support import HarnessServer, fresh_session, openai_args, rpc, shoot
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -196,11 +197,11 @@ def test_a_reload_replays_the_scrollback_and_close_ends_the_shell(page: Page, ha
     expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
     page.get_by_test_id("terminal-new").click()
     expect(page.get_by_test_id("terminal-tab")).to_have_count(2)
-    listed = rpc(page, "terminal.list", {"sessionId": sid})["items"]
+    listed = rpc(page, TERMINAL_LIST, {"sessionId": sid})["items"]
     assert len(listed) == 2 and all(t["alive"] for t in listed)
     page.get_by_test_id("terminal-close").first.click()
     expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
-    assert len(rpc(page, "terminal.list", {"sessionId": sid})["items"]) == 1
+    assert len(rpc(page, TERMINAL_LIST, {"sessionId": sid})["items"]) == 1
 
     # the stream reconnects while the shell is printing: what it printed meanwhile is shown
     page.locator("[data-testid=terminal-view]:not([hidden]) .xterm").click()
@@ -210,7 +211,7 @@ def test_a_reload_replays_the_scrollback_and_close_ends_the_shell(page: Page, ha
 
     # a shell starts only when the person asks: not on a session switch, nor on a reload, with
     # the pane open
-    other = rpc(page, "session.create", {"cwd": str(harness.workdir)})["sessionId"]
+    other = rpc(page, SESSION_CREATE, {"cwd": str(harness.workdir)})["sessionId"]
     page.wait_for_function("(s) => window.harnessdesk.app.manager.summaries.has(s)", arg=other)
     page.evaluate("(s) => window.harnessdesk.app.open(s)", other)
     page.wait_for_function("(s) => window.harnessdesk.app.manager.activeId === s", arg=other)
@@ -219,12 +220,12 @@ def test_a_reload_replays_the_scrollback_and_close_ends_the_shell(page: Page, ha
     expect(page.locator("html")).to_have_attribute("data-connection", "connected")
     page.wait_for_function("(s) => window.harnessdesk.app.manager.activeId === s", arg=other)
     expect(page.get_by_test_id("terminal-note")).to_be_visible()
-    assert rpc(page, "terminal.list", {"sessionId": other})["items"] == []
+    assert rpc(page, TERMINAL_LIST, {"sessionId": other})["items"] == []
     page.locator("body").click(position={"x": 5, "y": 300})
     page.keyboard.press("Control+Backquote")  # the pane is open, the focus elsewhere: start one
     expect(page.get_by_test_id("terminal-tab")).to_have_count(1)
     expect(page.get_by_test_id("terminal-note")).to_be_hidden()
-    assert len(rpc(page, "terminal.list", {"sessionId": other})["items"]) == 1
+    assert len(rpc(page, TERMINAL_LIST, {"sessionId": other})["items"]) == 1
     page.keyboard.press("Control+Backquote")  # focused: hides it
     page.keyboard.press("Control+Backquote")
 
@@ -253,7 +254,7 @@ def test_the_files_pane_lists_marks_follows_and_shows_files(page: Page, harness:
     (project / "debug.log").write_text("noise\n")
     (project / "blob.bin").write_bytes(b"\0\1\2" * 50)
     (project / "dot.png").write_bytes(PNG)
-    created = rpc(page, "session.create", {"cwd": str(project)})
+    created = rpc(page, SESSION_CREATE, {"cwd": str(project)})
     page.wait_for_function("(s) => window.harnessdesk.app.manager.summaries.has(s)", arg=created["sessionId"])
     page.evaluate("(s) => window.harnessdesk.app.open(s)", created["sessionId"])
     page.wait_for_function("(s) => window.harnessdesk.app.manager.activeId === s", arg=created["sessionId"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_RENAME
 from tests.browser.support import VIEWPORT, fresh_session, rpc, shoot
 
 pytestmark = pytest.mark.browser
@@ -37,7 +38,7 @@ def test_a_tooltip_goes_when_a_dialog_opens_over_it(page: Page) -> None:
 
 def test_a_tooltip_goes_when_the_sidebar_collapses_under_it(page: Page) -> None:
     sid = fresh_session(page)
-    rpc(page, "session.rename", {"sessionId": sid, "title": "Collapse under the pointer"})
+    rpc(page, SESSION_RENAME, {"sessionId": sid, "title": "Collapse under the pointer"})
     page.set_viewport_size({"width": 800, "height": 740})
     try:
         page.get_by_test_id("sidebar-toggle").click()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import HOST_DESCRIBE, SESSION_LIST, SETTINGS_MUTATE
 from tests.browser.shots import SHOTS
 from tests.browser.support import (
     VIEWPORT,
@@ -158,7 +159,7 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
     sandboxed = make_harness(openai_args(llm.base_url), "sandboxed")
     page = contexts.warm_page(sandboxed.url)
     mode = page.get_by_test_id("welcome-mode")
-    if rpc(page, "host.describe", {})["newSessionMode"]["value"] != "auto":  # type: ignore[index]
+    if rpc(page, HOST_DESCRIBE, {})["newSessionMode"]["value"] != "auto":
         pytest.skip("bubblewrap cannot run here: Auto is not offered")
     expect(mode).to_have_text(
         "Choose the folder of a project: the agent works there. New sessions start in Auto: it edits"
@@ -177,7 +178,7 @@ def test_the_welcome_words_the_mode_new_sessions_start_in_and_offers_import(
     assert not chooser.value.is_multiple()  # the Import button's own file dialog
 
     ops = [{"op": "set", "path": ["defaultPreset"], "value": "read-only"}]
-    rpc(page, "settings.mutate", {"ns": "permission", "ops": ops})
+    rpc(page, SETTINGS_MUTATE, {"ns": "permission", "ops": ops})
     page.reload()
     expect(mode).to_contain_text(
         "New sessions start in Read-only: it reads and searches, and changes nothing."
@@ -220,7 +221,7 @@ def test_an_imported_title_is_shown_as_stored_in_the_sidebar_and_the_header(
         chooser.value.set_files(str(archive))
         page.get_by_test_id("import-dialog").get_by_test_id("import-confirm").click()
         page.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=sid)
-        listed = {i["sessionId"]: i for i in rpc(page, "session.list", {})["items"]}  # type: ignore[index]
+        listed = {i["sessionId"]: i for i in rpc(page, SESSION_LIST, {})["items"]}
         stored = listed[sid]["title"]
         assert stored == (
             "Q3 plan <b>draft</b>" + (" again" if "event" in sid else "")

@@ -17,7 +17,7 @@ FOCUSED = "() => document.activeElement?.dataset?.testid ?? document.activeEleme
 
 
 def focused(page: Page) -> str | None:
-    return page.evaluate(FOCUSED)  # type: ignore[no-any-return]
+    return page.evaluate(FOCUSED)
 
 
 def test_approval_hotkeys_and_focus(page: Page, llm: ScriptedLlmServer, harness: HarnessServer) -> None:

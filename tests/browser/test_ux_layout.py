@@ -176,7 +176,7 @@ def test_the_header_shows_title_mode_and_model_in_full(
     page.evaluate("() => document.activeElement?.blur?.()")
     SHOTS.mkdir(parents=True, exist_ok=True)
     for theme in ("light", "dark"):
-        page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
+        page.emulate_media(color_scheme=theme)
         page.screenshot(
             path=str(SHOTS / f"ux-header-{width}-{theme}.png"), animations="disabled", caret="hide"
         )

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_CREATE, SESSION_LIST, SESSION_PROMPT, WORKSPACE_CREATE, WORKSPACE_LIST
 from tests.browser.support import (
     Contexts,
     HarnessServer,
@@ -128,8 +129,8 @@ def test_pick_a_folder_work_there_archive_and_delete(
     turn_ends(page)
     wait_idle(page)
     expect(alpha.get_by_test_id("session-item")).to_have_count(2)
-    listed = rpc(page, "workspace.list", {})
-    assert listed["items"][0]["sessionIds"] == [second, first]  # type: ignore[index]
+    listed = rpc(page, WORKSPACE_LIST, {})
+    assert listed["items"][0]["sessionIds"] == [second, first]
     session_item(page, first).hover()
     page.get_by_test_id("sidebar").screenshot(path=str(out / "sidebar.png"))
 
@@ -165,7 +166,7 @@ def test_pick_a_folder_work_there_archive_and_delete(
     assert download.value.suggested_filename.endswith(".zip")
     page.get_by_test_id("delete-confirm").click()
     expect(session_item(page, first)).to_have_count(0)
-    ids = [s["sessionId"] for s in rpc(page, "session.list", {})["items"]]  # type: ignore[index]
+    ids = [s["sessionId"] for s in rpc(page, SESSION_LIST, {})["items"]]
     assert first not in ids and second in ids
 
 
@@ -174,14 +175,14 @@ def test_welcome_offers_recent_folders_and_reorder_by_keyboard(
 ) -> None:
     page = contexts.warm_page(served.url)
     beta = str(home / "projects" / "beta")
-    workspace = rpc(page, "workspace.create", {"path": beta})["workspace"]  # type: ignore[index]
+    workspace = rpc(page, WORKSPACE_CREATE, {"path": beta})["workspace"]
     wid = workspace["workspaceId"]
-    made = [rpc(page, "session.create", {"workspaceId": wid})["sessionId"] for _ in range(2)]  # type: ignore[index]
+    made = [rpc(page, SESSION_CREATE, {"workspaceId": wid})["sessionId"] for _ in range(2)]
     for sid in made:
         llm.enqueue(Reply(text="ok"))
         rpc(
             page,
-            "session.prompt",
+            SESSION_PROMPT,
             {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": f"task {sid}"}]},
         )
     page.reload()
@@ -197,11 +198,11 @@ def test_welcome_offers_recent_folders_and_reorder_by_keyboard(
     items.nth(0).get_by_test_id("session-open").focus()
     page.keyboard.press("Alt+ArrowDown")
     expect(items.nth(0)).to_have_attribute("data-session-id", order[1])
-    assert rpc(page, "workspace.list", {})["items"][0]["sessionIds"] == [order[1], order[0]]  # type: ignore[index]
+    assert rpc(page, WORKSPACE_LIST, {})["items"][0]["sessionIds"] == [order[1], order[0]]
     # drag the last session onto the top half of the first one: it moves to the top
     items.nth(1).drag_to(items.nth(0), target_position={"x": 20, "y": 4})
     expect(items.nth(0)).to_have_attribute("data-session-id", order[0])
-    assert rpc(page, "workspace.list", {})["items"][0]["sessionIds"] == order  # type: ignore[index]
+    assert rpc(page, WORKSPACE_LIST, {})["items"][0]["sessionIds"] == order
     # a recent folder starts a new session there
     welcome.get_by_test_id("recent-folder").click()
     sid = active_id(page)

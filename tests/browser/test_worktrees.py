@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from contract.methods import SESSION_LIST
 from tests.browser.i18n_screens import english_on_screen
 from tests.browser.support import (
     Contexts,
@@ -39,7 +40,7 @@ pytestmark = pytest.mark.browser
 
 
 def summary(page: Page, sid: str) -> dict[str, Any]:
-    items = rpc(page, "session.list", {})["items"]
+    items = rpc(page, SESSION_LIST, {})["items"]
     return dict(next(s for s in items if s["sessionId"] == sid))
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from desktop.automation import ENV as AUTOMATION_ENV
 from tests.desktop import driver, x11
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,7 @@ class App:
         full_env = {
             **os.environ,
             "DISPLAY": display,
-            driver.ENV: str(self.automation),
+            AUTOMATION_ENV: str(self.automation),
             "PYTHONUNBUFFERED": "1",
             "PYTHONFAULTHANDLER": "1",  # a hung app's threads are dumped (see `wait`)
             **env,

@@ -179,7 +179,7 @@ class Sink:
         return "".join(e[2] for b in self.batches for e in b if e[0] == stream_id and e[1] == "t")
 
 
-def wait_for(predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+def wait_for(predicate, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out"

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,7 +94,7 @@ def test_the_cli_speaks_chinese_under_a_chinese_locale_and_english_under_c(tmp_p
 
 
 def test_the_setting_wins_over_the_locale(tmp_path: Path) -> None:
-    settings = {"version": 2, "namespaces": {"ui-appearance": {"language": "en"}}}
+    settings: dict[str, Any] = {"version": 2, "namespaces": {"ui-appearance": {"language": "en"}}}
     (tmp_path / "settings.json").write_text(json.dumps(settings))
     english = run_cli("--help", lang="zh_CN.UTF-8", data_dir=tmp_path)
     assert "usage: harnessdesk" in english.stdout and not CHINESE.search(english.stdout)
@@ -108,7 +109,7 @@ def test_the_setting_wins_over_the_locale(tmp_path: Path) -> None:
     assert "用法：harnessdesk" in run_cli("--help", lang="zh_CN.UTF-8", data_dir=tmp_path).stdout
 
 
-def wait_until(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"

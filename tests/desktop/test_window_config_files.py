@@ -19,7 +19,7 @@ LATIN_1 = b'{"version": 2, "namespaces": {"ui-appearance": {"theme": "caf\xe9"}}
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 
 
-def wait_until(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"

@@ -77,7 +77,7 @@ def connected(app: App) -> Any:
 
 def active(page: Any) -> dict[str, Any] | None:
     """The open session's summary and its workspace, once both are known."""
-    return page.evaluate(  # type: ignore[no-any-return]
+    return page.evaluate(
         """(() => { const {app} = window.harnessdesk; const m = app.manager;
             const s = m.activeId && m.summaries.get(m.activeId);
             const w = s && app.workspaces.of(s.sessionId);
@@ -103,7 +103,7 @@ def dialogs(app: App, title: str = DIALOG) -> list[int]:
 
 
 def dialog(app: App, title: str = DIALOG) -> int:
-    return wait_until(lambda: dialogs(app, title), what="the dialog")[0]  # type: ignore[no-any-return]
+    return wait_until(lambda: dialogs(app, title), what="the dialog")[0]
 
 
 @gui_test

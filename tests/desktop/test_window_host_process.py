@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 
 
-def wait_until(predicate, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 30.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"

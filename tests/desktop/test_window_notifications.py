@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT, SESSION_RENAME
 from tests.desktop.support import AppFactory, gui_test
 from tests.support.machine import need
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -31,7 +32,7 @@ pytestmark = [pytest.mark.gui, pytest.mark.timeout(240)]
 NOTIFY_RULE = "type='method_call',interface='org.freedesktop.Notifications',member='Notify'"
 
 
-def wait_until(predicate, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 30.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"
@@ -96,9 +97,9 @@ def test_a_session_that_finishes_off_screen_posts_a_notification_that_opens_it(
         "(async () => { const r = await window.harnessdesk.client.call(%s, %s);"
         " if (!r.ok) throw new Error(r.error.message); return r.value; })()"
     )
-    sid = page.evaluate(call % (json.dumps("session.create"), "{}"))["sessionId"]
+    sid = page.evaluate(call % (json.dumps(SESSION_CREATE.key), "{}"))["sessionId"]
     page.evaluate(
-        call % (json.dumps("session.rename"), json.dumps({"sessionId": sid, "title": "Nightly report"}))
+        call % (json.dumps(SESSION_RENAME.key), json.dumps({"sessionId": sid, "title": "Nightly report"}))
     )
     wait_until(
         lambda: page.evaluate(
@@ -107,7 +108,7 @@ def test_a_session_that_finishes_off_screen_posts_a_notification_that_opens_it(
     )
     assert page.evaluate("window.harnessdesk.app.manager.activeId") != sid  # not on screen
     prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "write the report"}]}
-    page.evaluate(call % (json.dumps("session.prompt"), json.dumps(prompt)))
+    page.evaluate(call % (json.dumps(SESSION_PROMPT.key), json.dumps(prompt)))
 
     seen = wait_until(
         lambda: "Nightly report" in calls.read_text(errors="replace") and calls.read_text(errors="replace")

@@ -54,7 +54,7 @@ def turn_ends(data_dir: Path, sid: str) -> list[dict[str, object]]:
     return [json.loads(r[0]) for r in rows]
 
 
-def wait_until(predicate, timeout: float = 30.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 30.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"

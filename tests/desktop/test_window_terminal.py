@@ -36,7 +36,7 @@ def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def wait_until(predicate, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 60.0):
     deadline = time.monotonic() + timeout
     while not (value := predicate()):
         assert time.monotonic() < deadline, "timed out"

@@ -29,7 +29,7 @@ class WindowLoop:
         self.loop.close()
 
 
-def joined(dialog):  # type: ignore[no-untyped-def]
+def joined(dialog):
     """(host picker, window side, window loop) wired to each other through JSON lines."""
     host_loop = asyncio.get_running_loop()
     window = WindowLoop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -74,7 +74,7 @@ def real_tools() -> dict[str, Any]:
     """The real tool set (host.engine.tools.build_tools)."""
     from host.engine import tools
 
-    return tools.build_tools()  # type: ignore[attr-defined,no-any-return]
+    return tools.build_tools()
 
 
 @pytest.fixture
@@ -87,7 +87,7 @@ async def engine_factory(tmp_path: Path, scripted_llm: Any) -> AsyncIterator[Any
 
     async def make(
         data_dir: Path | None = None,
-        tools: dict[str, Any] | None = None,
+        tools: dict[str, Any] | Literal["engine"] | None = None,
         windows: dict[str, int] | None = None,
         **kw: Any,
     ) -> Engine:

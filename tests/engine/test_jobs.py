@@ -107,8 +107,8 @@ async def test_a_background_job_from_the_agent_is_read_and_its_end_reported_as_c
         "meta": {"jobId": job_id},
         "plugin": "jobs",
     }
-    assert "ended: completed (exit code 0)" in item.message.content[0].text  # type: ignore[union-attr]
-    assert "finished" in item.message.content[0].text  # type: ignore[union-attr]
+    assert "ended: completed (exit code 0)" in item.message.content[0].text
+    assert "finished" in item.message.content[0].text
     await asyncio.sleep(0.1)
     assert len(scripted_llm.requests) == 2 and not agent_of(engine, sid).running
     # the next turn: the model sees the news, and reads the output with job_output

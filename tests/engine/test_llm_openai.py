@@ -25,7 +25,7 @@ from contract.content import (
 from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter, ToolSpec
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
-FAST = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
+FAST: dict[str, Any] = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
 
 
 def user(text: str) -> Message:
@@ -45,7 +45,7 @@ def text_of(chunks: list[Any], kind: str = "text-delta") -> str:
 
 
 @pytest.fixture
-async def adapter(scripted_llm: ScriptedLlmServer):  # type: ignore[no-untyped-def]
+async def adapter(scripted_llm: ScriptedLlmServer):
     a = OpenAICompatibleAdapter(scripted_llm.base_url, **FAST)
     yield a
     await a.aclose()

@@ -10,10 +10,12 @@ from typing import Any
 import pytest
 
 from contract.frames import HostModelStatus
+from contract.methods import SESSION_CREATE, SESSION_PROMPT
 from host.api import open_host
 from host.engine.llm import local
 from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch.inprocess import InProcessApiClient
+from tests.api.support import ok
 
 pytestmark = pytest.mark.model
 
@@ -33,13 +35,13 @@ async def test_first_local_turn_announces_loading_then_ready(tmp_path: Path) -> 
     client = InProcessApiClient(runtime.app)
     try:
         async with client.stream("events.host") as early:
-            sid = (await client.call("session.create", {"cwd": str(tmp_path)})).result.value.session_id
+            sid = (await ok(client, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
             # hold the loader on its lock so the load is observably in progress
             local._shared._lock.acquire()
             try:
                 content = [{"type": "text", "text": "Say hi."}]
                 prompt = {"sessionId": sid, "mode": "queue", "content": content}
-                assert (await client.call("session.prompt", prompt)).result.ok
+                assert (await client.call(SESSION_PROMPT, prompt)).result.ok
                 first = await next_status(early)
                 assert (first.model, first.state) == (local.MODEL_ID, "loading")
                 assert local.model_state() == "loading"
@@ -53,7 +55,7 @@ async def test_first_local_turn_announces_loading_then_ready(tmp_path: Path) -> 
             assert (await next_status(early)).state == "ready"
             assert local.model_state() == "ready"
         async with client.stream("events.host") as after:  # loaded: nothing to replay
-            sid2 = (await client.call("session.create", {"cwd": str(tmp_path)})).result.value.session_id
+            sid2 = (await ok(client, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
             async with asyncio.timeout(30):
                 async for _, frame in after:
                     assert not isinstance(frame, HostModelStatus)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,12 +75,12 @@ async def test_reads_by_type_match_the_log_and_cost_the_same_for_100_or_40_000_e
 
     cost: dict[str, int] = {}
     for sid in logs:
-        n, rows = counted(path, lambda c, s=sid: by_type.rows_of_types(c, s, ("plan/mode",)))
+        n, rows = counted(path, partial(by_type.rows_of_types, session_id=sid, types=("plan/mode",)))
         assert seqs(rows) == truth(sid, ("plan/mode",))
-        m, row = counted(path, lambda c, s=sid: by_type.latest_row_of_types(c, s, ("plan/mode",)))
+        m, row = counted(path, partial(by_type.latest_row_of_types, session_id=sid, types=("plan/mode",)))
         assert seqs(row) == truth(sid, ("plan/mode",))[-1:]
         kinds = ("assistant/message", "plan/mode")
-        k, row = counted(path, lambda c, s=sid, t=kinds: by_type.latest_row_of_types(c, s, t))
+        k, row = counted(path, partial(by_type.latest_row_of_types, session_id=sid, types=kinds))
         assert seqs(row) == truth(sid, kinds)[-1:]
         cost[sid] = n + m + k
     # 40,000 events cost about what 100 do (a scan would be ~400x): no plan/mode, or two

@@ -12,6 +12,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from contract.methods import (
+    AUTOMATION_CREATE,
+    AUTOMATION_LIST,
+    AUTOMATION_RUN_NOW,
+    AUTOMATION_RUNS,
+    SESSION_LIST,
+)
 from tests.faults.test_kill9 import Client, Zygote
 from tests.support.git_repos import make_repo, place
 from tests.support.scripted_llm import Reply
@@ -41,7 +48,7 @@ async def test_kill_9_mid_run_leaves_one_run_repaired_and_none_started_twice(
         served = await zygote.serve(*flags, "--model", "m")
         client = Client(served)
         created = await client.call(
-            "automation.create",
+            AUTOMATION_CREATE,
             {
                 "name": "Nightly",
                 "cwd": str(repo),
@@ -50,13 +57,13 @@ async def test_kill_9_mid_run_leaves_one_run_repaired_and_none_started_twice(
             },
         )
         aid = created["automationId"]
-        started = await client.call("automation.runNow", {"automationId": aid})
+        started = await client.call(AUTOMATION_RUN_NOW, {"automationId": aid})
 
         async def mid_turn() -> bool:
             return any("yesterday" in str(r["messages"]) for r in scripted_llm.requests)
 
         await until(mid_turn)
-        running = await client.call("automation.runs", {})
+        running = await client.call(AUTOMATION_RUNS, {})
         assert [r["outcome"] for r in running["items"]] == ["running"]
         os.kill(served.pid, signal.SIGKILL)
         assert await zygote.wait(served.pid) == -signal.SIGKILL
@@ -65,21 +72,21 @@ async def test_kill_9_mid_run_leaves_one_run_repaired_and_none_started_twice(
 
         served = await zygote.serve(*flags, "--model", "m")
         client = Client(served)
-        [run] = (await client.call("automation.runs", {}))["items"]
+        [run] = (await client.call(AUTOMATION_RUNS, {}))["items"]
         assert run["runId"] == started["runId"] and run["sessionId"] == started["sessionId"]
         assert (
             run["outcome"] == "failed" and "stopped" in run["summary"] and run["endedAt"] >= run["startedAt"]
         )
-        [item] = (await client.call("automation.list", {}))["items"]
+        [item] = (await client.call(AUTOMATION_LIST, {}))["items"]
         assert item["lastRun"]["runId"] == run["runId"]
-        sessions = (await client.call("session.list", {}))["items"]
+        sessions = (await client.call(SESSION_LIST, {}))["items"]
         assert [s["sessionId"] for s in sessions] == [run["sessionId"]]  # no second run's session
         assert len(scripted_llm.requests) == asked_before  # nothing asked the model again
         scripted_llm.enqueue(Reply(text="All quiet yesterday"))
-        again = await client.call("automation.runNow", {"automationId": aid})  # not blocked
+        again = await client.call(AUTOMATION_RUN_NOW, {"automationId": aid})  # not blocked
 
         async def second_done() -> list[dict[str, Any]]:
-            items = (await client.call("automation.runs", {"automationId": aid}))["items"]
+            items = (await client.call(AUTOMATION_RUNS, {"automationId": aid}))["items"]
             return items if len(items) == 2 and items[0]["outcome"] != "running" else []
 
         items = await until(second_done)

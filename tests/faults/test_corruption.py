@@ -60,27 +60,27 @@ async def test_noise_inside_the_file_stops_the_start_and_doctor_repair_salvages(
     assert str(db) in line and "damaged" in line and "harnessdesk doctor --repair" in line
 
     damaged = db.read_bytes()
-    ran = run_main("doctor", "--repair", "--data-dir", str(data))
-    assert ran.returncode == 0, ran.stderr
+    repaired = run_main("doctor", "--repair", "--data-dir", str(data))
+    assert repaired.returncode == 0, repaired.stderr
     kept = sorted(data.glob("harnessdesk.damaged-*.sqlite3"))
     assert len(kept) == 1 and kept[0].read_bytes() == damaged  # the old file, untouched
-    assert str(kept[0]) in ran.stdout and "salvaged" in ran.stdout
+    assert str(kept[0]) in repaired.stdout and "salvaged" in repaired.stdout
     assert check(db) == []
 
     salvaged = await read_all(data)
     total = sum(len(v) for v in written.values())
     got = sum(len(v) for v in salvaged.values())
-    assert got >= total // 2, ran.stdout
+    assert got >= total // 2, repaired.stdout
     for sid, events in salvaged.items():
         assert [e.seq for e in events] == list(range(len(events)))  # contiguous again
         assert is_subsequence([semantic(e) for e in events], [semantic(e) for e in written[sid]])
         for e in events:  # references point at events that exist
             assert all(0 <= s < len(events) for s in e.source_event_seqs or [])
     if got < total:
-        assert "could not read" in ran.stdout
+        assert "could not read" in repaired.stdout
     sid = next(iter(salvaged))  # and the app opens it again
-    ran = run_main("export", sid, "-o", str(tmp_path / "out.zip"), "--data-dir", str(data))
-    assert ran.returncode == 0 and (tmp_path / "out.zip").stat().st_size > 0, ran.stderr
+    exported = run_main("export", sid, "-o", str(tmp_path / "out.zip"), "--data-dir", str(data))
+    assert exported.returncode == 0 and (tmp_path / "out.zip").stat().st_size > 0, exported.stderr
 
 
 async def test_a_file_that_is_not_a_database_is_one_line_and_a_backup_restores_it(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from contract.methods import COMMAND_EXECUTE, JOB_LIST, JOB_OUTPUT, SESSION_CREATE, SESSION_PROMPT
 from host.fetch import HttpApiClient
 from tests.api.support import Frames, event, ok, process_gone
 from tests.api.test_jobs import SLEEPER, background, pid_of, start_job
@@ -77,15 +78,13 @@ async def compact_killed_then_restarted(
     served = await zygote.serve(*flags(data, scripted_llm))
     client = Client(served)
     try:
-        sid = (await client.call("session.create", {"cwd": str(work)}))["sessionId"]
+        sid = (await client.call(SESSION_CREATE, {"cwd": str(work)}))["sessionId"]
         scripted_llm.enqueue(Reply(text="A first answer worth summarising."))
         content = [{"type": "text", "text": "tell me something"}]
-        await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         await history_until(client, sid, "turn/end")
         scripted_llm.enqueue(Reply(text="A summary that never ends", hang_after=1))
-        compacting = asyncio.create_task(
-            client.call("command.execute", {"sessionId": sid, "line": "/compact"})
-        )
+        compacting = asyncio.create_task(client.call(COMMAND_EXECUTE, {"sessionId": sid, "line": "/compact"}))
         before = await history_until(client, sid, "compact/start")
         assert before[-1]["type"] == "compact/start" and not of_type(before, "compact/end")
         await kill_9(zygote, served)
@@ -110,7 +109,7 @@ async def compact_killed_then_restarted(
 
         scripted_llm.enqueue(Reply(text="After the restart."))  # loading writes the same repair
         content = [{"type": "text", "text": "and now?"}]
-        await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         after = await history_until(client, sid, "assistant/message")
         for _ in range(1500):
             after = await client.history(sid)
@@ -121,7 +120,7 @@ async def compact_killed_then_restarted(
         assert len(of_type(after, "compact/end")) == 1 and len(of_type(after, "command/done")) == 1
 
         scripted_llm.enqueue(Reply(text="The summary of it all."))  # compaction works again
-        value = await client.call("command.execute", {"sessionId": sid, "line": "/compact"})
+        value = await client.call(COMMAND_EXECUTE, {"sessionId": sid, "line": "/compact"})
         final = await client.history(sid)
         assert of_type(final, "command/done")[-1]["data"]["commandId"] == value["commandId"]
         assert of_type(final, "command/done")[-1]["data"]["kind"] == "success"
@@ -151,10 +150,10 @@ async def job_killed_then_restarted(
     scripted_llm.enqueue(background(SLEEPER), Reply(text="running"))
     async with HttpApiClient(served.base_url, served.token) as api:
         async with Frames(api.stream("events.mux")) as mux:
-            sid = (await ok(api, "session.create", {"cwd": str(work)})).session_id
+            sid = (await ok(api, SESSION_CREATE, {"cwd": str(work)})).session_id
             job_id = await start_job(api, mux, sid, SLEEPER)
             pid = await pid_of(api, sid, job_id)
-            started = (await ok(api, "job.list", {"sessionId": sid})).jobs[0]
+            started = (await ok(api, JOB_LIST, {"sessionId": sid})).jobs[0]
             # the turn that started it ends ("running" is its last reply): a reply the crash left
             # queued would answer the next turn's prompt instead of that turn's own
             await mux.next(event("turn/end", sid), within=30.0)
@@ -166,12 +165,12 @@ async def job_killed_then_restarted(
 
     served = await zygote.serve(*flags(data, scripted_llm))
     async with HttpApiClient(served.base_url, served.token) as api:
-        jobs = (await ok(api, "job.list", {"sessionId": sid})).jobs
+        jobs = (await ok(api, JOB_LIST, {"sessionId": sid})).jobs
         assert [(j.id, j.label, j.status, j.detail) for j in jobs] == [
             (job_id, SLEEPER, "killed", "stopped: the app closed")
         ]
-        assert jobs[0].started_at == started.started_at and jobs[0].finished_at >= started.started_at
-        out = await ok(api, "job.output", {"sessionId": sid, "jobId": job_id, "offset": 0})
+        assert jobs[0].started_at == started.started_at and (jobs[0].finished_at or 0) >= started.started_at
+        out = await ok(api, JOB_OUTPUT, {"sessionId": sid, "jobId": job_id, "offset": 0})
         assert out.text == f"{pid}\n"  # what it had printed before the crash
         async with Frames(api.stream("events.mux")) as mux:  # the panel's baseline
             _, frame = await mux.next(lambda f: f.type == "session/jobs" and f.session_id == sid)
@@ -200,6 +199,6 @@ async def job_killed_then_restarted(
         async with Frames(api.stream("events.mux")) as mux:
             second = await start_job(api, mux, sid, SLEEPER)
         assert second != job_id
-        listed = (await ok(api, "job.list", {"sessionId": sid})).jobs
+        listed = (await ok(api, JOB_LIST, {"sessionId": sid})).jobs
         assert [j.id for j in listed] == [job_id, second]
     await stop(zygote, served)

@@ -13,6 +13,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from contract.methods import GIT_DISCARD, SESSION_CREATE
 from tests.faults.test_kill9 import Client, Zygote
 from tests.support.git_repos import git
 
@@ -73,12 +74,12 @@ async def test_kill_9_during_a_discard_of_40_files_leaves_all_or_nothing(
         client = Client(served)
         for kill, mode in enumerate(MODES):
             # a session nothing was said in is not kept across a restart: a new one each time
-            sid = (await client.call("session.create", {"cwd": str(work)}))["sessionId"]
+            sid = (await client.call(SESSION_CREATE, {"cwd": str(work)}))["sessionId"]
             if kill == 0 or outcomes[-1] == "discarded":  # the person edits every file (again)
                 for name, content in edited.items():
                     (work / name).write_bytes(content)
             body = {"sessionId": sid, "paths": sorted(committed)}
-            call = asyncio.create_task(client.call("git.discard", body))
+            call = asyncio.create_task(client.call(GIT_DISCARD, body))
             if mode == "finish":
                 await call
             elif mode == "random":

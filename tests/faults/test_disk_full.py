@@ -19,6 +19,15 @@ from typing import Any
 import httpx
 import pytest
 
+from contract.methods import (
+    FILES_REVERT_TURN,
+    PERMISSION_SET,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    AnyMethod,
+)
 from tests.api.support import start_serve
 from tests.support.scripted_llm import Reply
 
@@ -69,10 +78,10 @@ class Api:
         self.http = httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30)
         self.n = 0
 
-    async def call(self, method: str, payload: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, method: AnyMethod, payload: dict[str, Any]) -> dict[str, Any]:
         self.n += 1
-        body = {"type": "client-request", "rpcId": f"r{self.n}", "method": method, "payload": payload}
-        response = await self.http.post(f"/api/{method}", json=body)
+        body = {"type": "client-request", "rpcId": f"r{self.n}", "method": method.key, "payload": payload}
+        response = await self.http.post(f"/api/{method.key}", json=body)
         assert response.status_code == 200, response.text
         return dict(response.json()["result"])
 
@@ -125,34 +134,34 @@ async def test_a_full_disk_under_serve(small_disk: Path, tmp_path: Path, scripte
     try:
         for event in subscribed:  # no frame of the test may go out before the readers listen
             await asyncio.wait_for(event.wait(), WAIT)
-        sid = (await api.call("session.create", {"cwd": str(tmp_path)}))["value"]["sessionId"]
+        sid = (await api.call(SESSION_CREATE, {"cwd": str(tmp_path)}))["value"]["sessionId"]
         prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "hello"}]}
         scripted_llm.enqueue(Reply(text="a short first answer"))
-        assert (await api.call("session.prompt", prompt))["ok"]
+        assert (await api.call(SESSION_PROMPT, prompt))["ok"]
         await until(mux, turn_end(sid, 0))
 
         # The disk fills mid-turn. (Filled before the prompt, whether the prompt itself fits
         # depends on how much room the log file still has allocated: either answer is right.)
         seen_mux, seen_hosts = len(mux), len(hosts)
         scripted_llm.enqueue(Reply(text="z" * 400_000, chunk_size=400, delay=0.01))
-        assert (await api.call("session.prompt", prompt))["ok"]
+        assert (await api.call(SESSION_PROMPT, prompt))["ok"]
         await until(mux, chunk_of(sid, 1), seen_mux)  # streaming, its chunks committed
         filler = fill_up(small_disk)
         error = await until(hosts, lambda f: f["type"] == "host/agent-error", seen_hosts)
         assert error["sessionId"] == sid and error["message"].startswith("the disk is full")
         await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"], seen_hosts)
 
-        listed = await api.call("session.list", {})
+        listed = await api.call(SESSION_LIST, {})
         assert listed["ok"] and [s["sessionId"] for s in listed["value"]["items"]] == [sid]
-        assert (await api.call("session.history", {"sessionId": sid}))["ok"]
-        refused = await api.call("session.prompt", prompt)
+        assert (await api.call(SESSION_HISTORY, {"sessionId": sid}))["ok"]
+        refused = await api.call(SESSION_PROMPT, prompt)
         assert not refused["ok"] and refused["error"]["code"] == "storage-error"
         assert refused["error"]["details"] == {"reason": "disk-full"}
 
         filler.unlink()  # space is back
         (small_disk / "filler-2").unlink(missing_ok=True)
         scripted_llm.enqueue(Reply(text="and on we go"))
-        answer = await api.call("session.prompt", prompt)
+        answer = await api.call(SESSION_PROMPT, prompt)
         assert answer["ok"], answer  # at once: the prompt probes the store, no waiting out the backoff
         end = await until(mux, turn_end(sid, 1))
         assert end["event"]["data"]["reason"]["kind"] == "error"
@@ -193,15 +202,15 @@ async def test_a_command_that_fills_the_disk_keeps_its_result_and_names_the_disk
     try:
         for event in subscribed:
             await asyncio.wait_for(event.wait(), WAIT)
-        sid = (await api.call("session.create", {"cwd": str(work)}))["value"]["sessionId"]
+        sid = (await api.call(SESSION_CREATE, {"cwd": str(work)}))["value"]["sessionId"]
         full = {"sessionId": sid, "preset": "danger-full-access", "confirmFullAccess": True}
-        assert (await api.call("permission.set", full))["ok"]  # runs unasked (no sandbox in tests)
+        assert (await api.call(PERMISSION_SET, full))["ok"]  # runs unasked (no sandbox in tests)
         command = "cat /dev/zero > big.bin; echo the command went on"
         scripted_llm.enqueue(
             Reply(tool_calls=[("b1", "bash", json.dumps({"command": command}))]), Reply(text="done")
         )
         prompt = {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "fill it"}]}
-        assert (await api.call("session.prompt", prompt))["ok"]
+        assert (await api.call(SESSION_PROMPT, prompt))["ok"]
         error = await until(hosts, lambda f: f["type"] == "host/agent-error")
         assert error["sessionId"] == sid and error["message"].startswith("the disk is full")
         await until(hosts, lambda f: f["type"] == "host/session-status" and not f["running"])
@@ -209,7 +218,7 @@ async def test_a_command_that_fills_the_disk_keeps_its_result_and_names_the_disk
         end = await until(mux, turn_end(sid, 0))
         assert end["event"]["data"]["reason"]["kind"] == "error"
 
-        history = (await api.call("session.history", {"sessionId": sid}))["value"]["events"]
+        history = (await api.call(SESSION_HISTORY, {"sessionId": sid}))["value"]["events"]
         [result] = [e["event"]["data"] for e in history if e["event"]["type"] == "tool/result"]
         text = result["message"]["content"][0]["content"]
         snapshots = small_disk / "data" / "snapshots"
@@ -218,7 +227,7 @@ async def test_a_command_that_fills_the_disk_keeps_its_result_and_names_the_disk
         assert "the host kept running and the tool ran to its end" in text
         assert f"the disk holding {snapshots} (the disk mounted at {small_disk}) is full" in text
         assert result["snapshotError"].startswith(f"the disk holding {snapshots} (the disk mounted at")
-        refused = await api.call("files.revertTurn", {"sessionId": sid, "turn": 0})
+        refused = await api.call(FILES_REVERT_TURN, {"sessionId": sid, "turn": 0})
         assert not refused["ok"] and refused["error"]["code"] == "revert-unavailable", refused
         assert refused["error"]["details"]["unrecorded"] == result["snapshotError"]
         assert refused["error"]["message"].startswith("Cannot revert this turn: what its shell commands")

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from contract.methods import SESSION_CREATE, SESSION_HISTORY, SESSION_LIST, SESSION_PROMPT, AnyMethod
 from tests.api.support import LISTENING, cli_env
 from tests.support.scripted_llm import Reply
 from tests.support.warm_cli import Forked, WarmCli
@@ -84,17 +85,17 @@ class Client:
         )
         self.calls = 0
 
-    async def call(self, method: str, payload: dict[str, Any]) -> Any:
+    async def call(self, method: AnyMethod, payload: dict[str, Any]) -> Any:
         self.calls += 1
-        body = {"type": "client-request", "rpcId": f"r{self.calls}", "method": method, "payload": payload}
-        response = await self.http.post(f"{self.base}/api/{method}", json=body)
+        body = {"type": "client-request", "rpcId": f"r{self.calls}", "method": method.key, "payload": payload}
+        response = await self.http.post(f"{self.base}/api/{method.key}", json=body)
         response.raise_for_status()
         result = response.json()["result"]
         assert result["ok"], result
         return result["value"]
 
     async def history(self, sid: str) -> list[dict[str, Any]]:
-        page = await self.call("session.history", {"sessionId": sid, "maxMessages": 10_000})
+        page = await self.call(SESSION_HISTORY, {"sessionId": sid, "maxMessages": 10_000})
         assert not page["hasMore"]
         return [entry["event"] for entry in page["events"]]
 
@@ -124,7 +125,7 @@ async def watch(client: Client, seen: dict[str, dict[int, str]], started: asynci
 async def settled(client: Client, sids: set[str]) -> None:
     """Wait until none of `sids` runs a turn: input queued before the kill runs again at start."""
     for _ in range(600):
-        summaries = (await client.call("session.list", {}))["items"]
+        summaries = (await client.call(SESSION_LIST, {}))["items"]
         if not any(s["running"] for s in summaries if s["sessionId"] in sids):
             return
         await asyncio.sleep(0.05)
@@ -198,16 +199,14 @@ async def test_kill_9_at_random_points_loses_no_event_a_client_saw(tmp_path: Pat
                 await asyncio.wait_for(started.wait(), 30)
                 durable = [sid for sid in sessions if seen.get(sid)]  # a lazy session may not be written yet
                 if not durable or rng.random() < 0.3:
-                    sid = (await client.call("session.create", {"cwd": str(workdir)}))["sessionId"]
+                    sid = (await client.call(SESSION_CREATE, {"cwd": str(workdir)}))["sessionId"]
                     sessions.append(sid)
                 else:
                     sid = rng.choice(durable)
                 touched = {sid}
                 for n in range(rng.randint(1, 3)):
                     content = [{"type": "text", "text": f"prompt {kill}.{n}"}]
-                    await client.call(
-                        "session.prompt", {"sessionId": sid, "mode": "queue", "content": content}
-                    )
+                    await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
                     accepted.setdefault(sid, []).append(f"prompt {kill}.{n}")
                 await asyncio.sleep(rng.uniform(0.0, 1.2))
                 os.kill(served.pid, signal.SIGKILL)

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from contract.frames import SessionEventFrame
+from contract.methods import SESSION_PROMPT
 from host.fetch.streams import WIRE_CACHE_SIZE
 from tests.api.conftest import open_test_host
 from tests.api.support import Frames, ok
@@ -20,7 +21,7 @@ TURNS = 60
 
 async def one_turn(client: object, mux: Frames, sid: str, n: int) -> None:
     content = [{"type": "text", "text": f"turn {n}"}]
-    await ok(client, "session.prompt", {"sessionId": sid, "mode": "queue", "content": content})  # type: ignore[arg-type]
+    await ok(client, SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})  # type: ignore[arg-type]
     await mux.next(
         lambda f: (
             getattr(f, "type", "") == "session/event" and f.session_id == sid and f.event.type == "turn/end"

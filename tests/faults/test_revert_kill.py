@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from contract.methods import FILES_REVERT_TURN, SESSION_CREATE, SESSION_LIST, SESSION_PROMPT
 from tests.faults.test_kill9 import Client, Zygote
 from tests.support.scripted_llm import Reply
 
@@ -57,7 +58,7 @@ async def journal_shows(data: Path, wanted: str, call: asyncio.Task[Any]) -> Non
 
 async def wait_idle(client: Client, sid: str) -> None:
     for _ in range(1200):
-        listed = (await client.call("session.list", {}))["items"]
+        listed = (await client.call(SESSION_LIST, {}))["items"]
         if not any(s["running"] for s in listed if s["sessionId"] == sid):
             history = await client.history(sid)
             if sum(e["type"] == "turn/start" for e in history) == sum(
@@ -91,7 +92,7 @@ async def test_kill_9_during_a_revert_of_120_files_leaves_all_or_nothing(
     try:
         served = await zygote.serve(*flags, "--model", "m")
         client = Client(served)
-        sid = (await client.call("session.create", {"cwd": str(work)}))["sessionId"]
+        sid = (await client.call(SESSION_CREATE, {"cwd": str(work)}))["sessionId"]
         reverted = 0
         for kill, mode in enumerate(MODES):
             if kill == 0 or outcomes[-1] == "before":  # (again) a turn whose bash changes every file
@@ -99,13 +100,13 @@ async def test_kill_9_during_a_revert_of_120_files_leaves_all_or_nothing(
                 scripted_llm.reset()
                 scripted_llm.enqueue(Reply(tool_calls=[(f"b{kill}", "bash", command)]), Reply(text="done"))
                 content = [{"type": "text", "text": "scribble"}]
-                await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+                await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
                 await wait_idle(client, sid)
                 assert state(work, before) == "after"
             history = await client.history(sid)
             turn = max(e["data"]["turn"] for e in history if e["type"] == "turn/end")
             body = {"sessionId": sid, "turn": turn}
-            call = asyncio.create_task(client.call("files.revertTurn", body))
+            call = asyncio.create_task(client.call(FILES_REVERT_TURN, body))
             if mode == "finish":
                 await call
             elif mode == "random":

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from contract.methods import SESSION_CREATE, SESSION_PROMPT, SESSION_REWIND
 from tests.faults.test_kill9 import Client, Zygote
 from tests.faults.test_revert_kill import SCRIBBLE, journal_shows, state, wait_idle
 from tests.support.scripted_llm import Reply
@@ -46,7 +47,7 @@ async def test_kill_9_during_a_rewind_leaves_all_or_nothing(tmp_path: Path, scri
     try:
         served = await zygote.serve(*flags, "--model", "m")
         client = Client(served)
-        sid = (await client.call("session.create", {"cwd": str(work)}))["sessionId"]
+        sid = (await client.call(SESSION_CREATE, {"cwd": str(work)}))["sessionId"]
         at = -1
         for kill, mode in enumerate(MODES):
             if kill == 0 or outcomes[-1] == "before":  # (again) a turn whose bash changes every file
@@ -54,13 +55,13 @@ async def test_kill_9_during_a_rewind_leaves_all_or_nothing(tmp_path: Path, scri
                 scripted_llm.reset()
                 scripted_llm.enqueue(Reply(tool_calls=[(f"b{kill}", "bash", command)]), Reply(text="done"))
                 content = [{"type": "text", "text": f"scribble {kill}"}]
-                await client.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+                await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
                 await wait_idle(client, sid)
                 assert state(work, before) == "after"
                 history = await client.history(sid)
                 at = max(e["seq"] for e in history if e["type"] == "user/message")
             body = {"sessionId": sid, "atSeq": at, "restoreFiles": True}
-            call = asyncio.create_task(client.call("session.rewind", body))
+            call = asyncio.create_task(client.call(SESSION_REWIND, body))
             if mode == "finish":
                 await call
             elif mode == "random":

@@ -16,9 +16,19 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from contract.methods import (
+    CREDENTIALS_DESCRIBE,
+    CREDENTIALS_SET,
+    SETTINGS_DESCRIBE,
+    SETTINGS_MUTATE,
+    SETTINGS_RESET_DOCUMENT,
+    SETTINGS_UPDATE,
+    AnyMethod,
+)
 from host.engine.errors import CredentialRejected
 from host.engine.settings.credentials import CredentialStore
 from host.fetch import AbstractApiClient, HttpApiClient
@@ -123,12 +133,17 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp") or p.name.startswith("."))
 
 
+def fixed(file: str) -> Callable[[Any], bool]:
+    """The frame that says `file` was re-read and is fine again."""
+    return lambda f: ftype("host/config-file-changed")(f) and f.file == file and f.problem is None
+
+
 async def describe_file(client: AbstractApiClient, file: str) -> dict[str, object]:
     if file == "settings.json":
-        value = await ok(client, "settings.describe")
-    else:
-        value = await ok(client, "credentials.describe", {"refs": [KEY]})
-    return value.file.model_dump(mode="json", by_alias=True)
+        settings = await ok(client, SETTINGS_DESCRIBE)
+        return settings.file.model_dump(mode="json", by_alias=True)
+    credentials = await ok(client, CREDENTIALS_DESCRIBE, {"refs": [KEY]})
+    return credentials.file.model_dump(mode="json", by_alias=True)
 
 
 REFUSAL = {"settings.json": "settings-rejected", "credentials.json": "credential-rejected"}
@@ -159,8 +174,9 @@ async def test_a_broken_file_is_reported_refused_and_reset(tmp_path: Path, file:
         await ok(client, *_write_call(OTHER[file]))  # the other file is fine and takes writes
         assert snapshot(target) == before
 
-        reset = await ok(client, "settings.resetDocument", {"file": file})
+        reset = await ok(client, SETTINGS_RESET_DOCUMENT, {"file": file})
         kept = data / str(reset.kept_as)
+        assert reset.kept_as is not None
         assert reset.kept_as.startswith(f"{file}.broken-") and snapshot(kept) == before
         assert json.loads(target.read_text(encoding="utf-8"))["version"] == 2
         await hosts.seen(
@@ -168,7 +184,7 @@ async def test_a_broken_file_is_reported_refused_and_reset(tmp_path: Path, file:
         )
         assert (await describe_file(client, file))["problem"] is None
         await ok(client, *_write_call(file))
-        again = await ok(client, "settings.resetDocument", {"file": file})
+        again = await ok(client, SETTINGS_RESET_DOCUMENT, {"file": file})
         assert again.kept_as is None  # a usable file is never set aside
         assert snapshot(kept) == before and leftovers(data) == []
     finally:
@@ -176,13 +192,13 @@ async def test_a_broken_file_is_reported_refused_and_reset(tmp_path: Path, file:
     assert snapshot(kept) == before
 
 
-def _write_call(file: str) -> tuple[str, dict[str, object]]:
+def _write_call(file: str) -> tuple[AnyMethod, dict[str, object]]:
     if file == "settings.json":
-        return "settings.mutate", {
+        return SETTINGS_MUTATE, {
             "ns": "ui-appearance",
             "ops": [{"op": "set", "path": ["theme"], "value": "dark"}],
         }
-    return "credentials.set", {"ref": KEY, "value": "sk-typed-in-settings-1"}
+    return CREDENTIALS_SET, {"ref": KEY, "value": "sk-typed-in-settings-1"}
 
 
 async def test_a_hand_fix_is_seen_and_nothing_the_person_wrote_is_lost(tmp_path: Path) -> None:
@@ -202,14 +218,9 @@ async def test_a_hand_fix_is_seen_and_nothing_the_person_wrote_is_lost(tmp_path:
         settings.write_text('{"version": 2, "namespaces": {"permission": {"defaultPreset": "read-only"}}}\n')
         creds.write_text('{"version": 2, "credentials": {"DEEPSEEK_API_KEY": "sk-hand-written-1"}}\n')
         for file in ("settings.json", "credentials.json"):
-            await hosts.seen(
-                lambda f, file=file: (
-                    ftype("host/config-file-changed")(f) and f.file == file and f.problem is None
-                ),
-                WAIT,
-            )
+            await hosts.seen(fixed(file), WAIT)
         await ok(client, *_write_call("settings.json"))
-        await ok(client, "credentials.set", {"ref": "OTHER_API_KEY", "value": "sk-other-value-2"})
+        await ok(client, CREDENTIALS_SET, {"ref": "OTHER_API_KEY", "value": "sk-other-value-2"})
         doc = json.loads(settings.read_text())
         assert doc["namespaces"]["permission"] == {"defaultPreset": "read-only"}  # kept
         assert doc["namespaces"]["ui-appearance"] == {"theme": "dark"}
@@ -217,14 +228,14 @@ async def test_a_hand_fix_is_seen_and_nothing_the_person_wrote_is_lost(tmp_path:
             "DEEPSEEK_API_KEY": "sk-hand-written-1",
             "OTHER_API_KEY": "sk-other-value-2",
         }
-        assert (await ok(client, "credentials.describe", {"refs": [KEY]})).credentials[KEY].configured
+        assert (await ok(client, CREDENTIALS_DESCRIBE, {"refs": [KEY]})).credentials[KEY].configured
 
         # Broken again by hand while running: refused again, the last good values still apply.
         settings.write_bytes(b'{"version": 2, "namespaces": {"permission": {"defaultPreset": "chat"},}}')
         await hosts.seen(
             lambda f: ftype("host/config-file-changed")(f) and f.file == "settings.json" and f.problem, WAIT
         )
-        view = await ok(client, "settings.describe")
+        view = await ok(client, SETTINGS_DESCRIBE)
         permission = {n.ns: n.value for n in view.namespaces}["permission"]
         assert permission == {"defaultPreset": "read-only", "rules": []}  # rules: the section's default
         await err(client, *_write_call("settings.json"), "settings-rejected")
@@ -251,7 +262,7 @@ async def test_serve_starts_with_both_files_broken_and_leaves_them_alone(tmp_pat
             await err(client, *_write_call("credentials.json"), "credential-rejected")
             await err(
                 client,
-                "settings.update",
+                SETTINGS_UPDATE,
                 {"ns": "permission", "patch": {"defaultPreset": "read-only"}},
                 "settings-rejected",
             )

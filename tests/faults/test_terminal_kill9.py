@@ -15,21 +15,22 @@ from pathlib import Path
 
 import pytest
 
-from host.fetch import HttpApiClient
+from contract.methods import SESSION_CREATE, TERMINAL_INPUT, TERMINAL_OPEN
+from host.fetch import AbstractApiClient, HttpApiClient
 from host.procs.tree import table
 from tests.api.support import WAIT, Frames, Served, ftype, ok, start_serve
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc"), reason="reads the process table in /proc")
 
 
-async def shell_pids(client: HttpApiClient, mux: Frames, sid: str) -> set[int]:
+async def shell_pids(client: AbstractApiClient, mux: Frames, sid: str) -> set[int]:
     """Open a terminal whose shell starts two sleeps (one with setsid); their pids and its own."""
-    tid = (await ok(client, "terminal.open", {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
+    tid = (await ok(client, TERMINAL_OPEN, {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
     line = (
         "sleep 1000 & a=$!; f=.s-$$; setsid sh -c 'echo $$ > '$f'; exec sleep 1001' &"
         " while [ ! -s $f ]; do sleep 0.05; done; echo pids:$$:$a:$(cat $f):end\n"
     )
-    await ok(client, "terminal.input", {"terminalId": tid, "data": line})
+    await ok(client, TERMINAL_INPUT, {"terminalId": tid, "data": line})
     printed = ""
     pattern = re.compile(r"pids:(\d+):(\d+):(\d+):end")
     while not (found := pattern.search(printed)):
@@ -60,7 +61,7 @@ def shell_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 async def terminals_of(served: Served, folder: Path) -> set[int]:
     async with HttpApiClient(served.base_url, served.token) as client:
-        sid = (await ok(client, "session.create", {"cwd": str(folder)})).session_id
+        sid = (await ok(client, SESSION_CREATE, {"cwd": str(folder)})).session_id
         async with Frames(client.stream("events.mux")) as mux:
             pids = await shell_pids(client, mux, sid)
             pids |= await shell_pids(client, mux, sid)

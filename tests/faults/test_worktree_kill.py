@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import SESSION_CREATE, SESSION_LIST, SESSION_RENAME, WORKSPACE_CREATE, WORKTREE_APPLY
 from host.engine.sandbox.probe import FORCE_ENV, probe_bwrap
 from tests.faults.test_kill9 import Client, Zygote
 from tests.support.git_repos import branches, commit_all, git, make_repo, place, worktree_paths
@@ -115,13 +116,13 @@ async def test_kill_9_during_apply_leaves_every_change_or_none(place: Path, sand
     try:
         served = await zygote.serve(*flags)
         client = Client(served)
-        wid = (await client.call("workspace.create", {"path": str(repo)}))["workspace"]["workspaceId"]
-        sid = (await client.call("session.create", {"workspaceId": wid, "worktree": {"branch": "big"}}))[
+        wid = (await client.call(WORKSPACE_CREATE, {"path": str(repo)}))["workspace"]["workspaceId"]
+        sid = (await client.call(SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "big"}}))[
             "sessionId"
         ]
-        await client.call("session.rename", {"sessionId": sid, "title": "big change"})  # on disk
+        await client.call(SESSION_RENAME, {"sessionId": sid, "title": "big change"})  # on disk
         tree = Path(
-            next(s["cwd"] for s in (await client.call("session.list", {}))["items"] if s["sessionId"] == sid)
+            next(s["cwd"] for s in (await client.call(SESSION_LIST, {}))["items"] if s["sessionId"] == sid)
         )
         wanted = {}
         for i in range(FILES):
@@ -133,7 +134,7 @@ async def test_kill_9_during_apply_leaves_every_change_or_none(place: Path, sand
         for kill, mode in enumerate(APPLY_MODES):
             if outcomes and outcomes[-1] == "after":  # back to the base for the next try
                 git(repo, "checkout", "--", ".")
-            call = asyncio.create_task(client.call("worktree.apply", {"sessionId": sid}))
+            call = asyncio.create_task(client.call(WORKTREE_APPLY, {"sessionId": sid}))
             await kill_at(rng, mode, journals, call)
             served = await restart(zygote, served, client, call, flags)
             client = Client(served)
@@ -153,8 +154,8 @@ async def test_kill_9_during_apply_leaves_every_change_or_none(place: Path, sand
 
 async def create(client: Client, wid: str, branch: str) -> str:
     """A session in a new worktree on `branch`, written (renamed: a blank session is not)."""
-    made = await client.call("session.create", {"workspaceId": wid, "worktree": {"branch": branch}})
-    await client.call("session.rename", {"sessionId": made["sessionId"], "title": branch})
+    made = await client.call(SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": branch}})
+    await client.call(SESSION_RENAME, {"sessionId": made["sessionId"], "title": branch})
     return str(made["sessionId"])
 
 
@@ -177,7 +178,7 @@ async def test_kill_9_during_worktree_add_leaves_the_worktree_whole_or_nothing(
     try:
         served = await zygote.serve(*flags)
         client = Client(served)
-        wid = (await client.call("workspace.create", {"path": str(repo)}))["workspace"]["workspaceId"]
+        wid = (await client.call(WORKSPACE_CREATE, {"path": str(repo)}))["workspace"]["workspaceId"]
         steps = data / "worktree-journal" / "steps"
         for kill, mode in enumerate(ADD_MODES):
             branch = f"task-{kill}"
@@ -191,7 +192,7 @@ async def test_kill_9_during_worktree_add_leaves_the_worktree_whole_or_nothing(
             )
             served = await restart(zygote, served, client, call, flags)
             client = Client(served)
-            listed = [s for s in (await client.call("session.list", {}))["items"] if s.get("title") == branch]
+            listed = [s for s in (await client.call(SESSION_LIST, {}))["items"] if s.get("title") == branch]
             registered = [p for p in worktree_paths(repo) if p.endswith(f"/{branch}")]
             folders = below(data / "worktrees", branch)
             assert not list(steps.glob("*.json")), f"kill {kill}: a journal was left"

@@ -8,6 +8,7 @@ from typing import Any
 
 from starlette.types import ASGIApp
 
+from contract.methods import AnyMethod
 from host.fetch import drive
 
 
@@ -44,9 +45,10 @@ async def exchange(
     return Reply(ex.status, dict(ex.headers), content)
 
 
-def envelope(method: str, payload: Any, rpc_id: str = "r-1", **extra: Any) -> bytes:
+def envelope(method: AnyMethod, payload: Any, rpc_id: str = "r-1", **extra: Any) -> bytes:
+    """A raw client-request for `method` (its handle), as the wire carries it."""
     return json.dumps(
-        {"type": "client-request", "rpcId": rpc_id, "method": method, "payload": payload} | extra
+        {"type": "client-request", "rpcId": rpc_id, "method": method.key, "payload": payload} | extra
     ).encode()
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from starlette.types import Receive, Scope, Send
 
 from contract.frames import SessionSubscribed
+from contract.methods import SESSION_LIST
 from host.fetch import HttpApiClient, InProcessApiClient, ProtocolError, TransportError
 from tests.foundation.conftest import ClientFactory, serve
 
@@ -69,7 +70,7 @@ async def test_rpc_id_echo_mismatch_raises(client_for: ClientFactory) -> None:
     app = unary_app(lambda req: ok_list(req) | {"rpcId": "not-yours"})
     async with client_for(app) as client:
         with pytest.raises(ProtocolError, match="echoes 'not-yours'"):
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})
 
 
 @pytest.mark.parametrize(
@@ -91,19 +92,19 @@ async def test_answers_that_break_the_contract_raise_protocol_error(
 ) -> None:
     async with client_for(unary_app(answer)) as client:
         with pytest.raises(ProtocolError):
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})
 
 
 async def test_non_json_answer_raises_protocol_error(client_for: ClientFactory) -> None:
     async with client_for(unary_app(ok_list, raw=b"<html>")) as client:
         with pytest.raises(ProtocolError, match="not JSON"):
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})
 
 
 async def test_request_envelope_on_the_wire(client_for: ClientFactory) -> None:
     app = unary_app(ok_list)
     async with client_for(app) as client:
-        await client.call("session.list", {"cursor": "c-1"})
+        await client.call(SESSION_LIST, {"cursor": "c-1"})
     (seen,) = app.seen
     request = seen["request"]
     assert set(request) == {"type", "rpcId", "method", "payload"}
@@ -118,9 +119,9 @@ async def test_http_client_sends_the_bearer_token() -> None:
     app = unary_app(ok_list)
     with serve(app) as base:
         async with HttpApiClient(base, token="s3cret") as client:
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})
         async with HttpApiClient(base) as client:
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})
     assert app.seen[0]["headers"][b"authorization"] == b"Bearer s3cret"
     assert b"authorization" not in app.seen[1]["headers"]
 

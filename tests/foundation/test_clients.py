@@ -10,6 +10,7 @@ import pytest
 
 from contract.errors import ERROR_MODELS
 from contract.frames import HostSessionStatus, SessionQueue, SessionSubscribed, StreamError
+from contract.methods import HOST_PICK_DIRECTORY, SESSION_HISTORY, SESSION_LIST, SESSION_RENAME, Method
 from contract.rpc import (
     ClientRequest,
     ClientResponse,
@@ -21,14 +22,14 @@ from contract.rpc import (
     ServerRequest,
     ServerResponse,
 )
-from contract.sessions import HistoryValue, ListValue, RenameRequest, RenameValue
+from contract.sessions import HistoryValue, ListRequest, ListValue, RenameRequest, RenameValue
 from host.fetch import AbstractApiClient, HttpApiClient, TransportError, to_fetch_handler
 from tests.foundation.conftest import ClientFactory
 from tests.foundation.fake_api import PENDING, FakeApi
 
 
 async def test_call_returns_the_typed_value(client: AbstractApiClient) -> None:
-    response = await client.call("session.list", {})
+    response = await client.call(SESSION_LIST, {})
     assert response.ok
     assert isinstance(response.result, RpcOk)
     assert isinstance(response.result.value, ListValue)
@@ -47,7 +48,7 @@ async def test_payload_may_be_a_model_and_access_may_be_by_attribute(client: Abs
 
 async def test_unknown_methods_and_domains_are_programming_errors(client: AbstractApiClient) -> None:
     with pytest.raises(KeyError):
-        await client.call("session.nope", {})
+        await client.call(Method("session.nope", ListRequest, ListValue), {})
     with pytest.raises(AttributeError):
         _ = client.api.nope
     with pytest.raises(AttributeError):
@@ -55,7 +56,7 @@ async def test_unknown_methods_and_domains_are_programming_errors(client: Abstra
 
 
 async def test_business_error_is_a_typed_result(client: AbstractApiClient) -> None:
-    response = await client.call("session.history", {"sessionId": "missing"})
+    response = await client.call(SESSION_HISTORY, {"sessionId": "missing"})
     assert not response.ok
     assert isinstance(response.result, RpcErr)
     assert isinstance(response.result.error, ERROR_MODELS["session-not-found"])
@@ -63,7 +64,7 @@ async def test_business_error_is_a_typed_result(client: AbstractApiClient) -> No
 
 
 async def test_bad_request_comes_back_as_a_result(client: AbstractApiClient) -> None:
-    response = await client.call("session.rename", {"sessionId": "s-1"})
+    response = await client.call(SESSION_RENAME, {"sessionId": "s-1"})
     assert isinstance(response.result, RpcErr)
     assert response.result.error.code == "bad-request"
     assert response.result.error.details.issues[0]["loc"] == ["title"]
@@ -71,7 +72,7 @@ async def test_bad_request_comes_back_as_a_result(client: AbstractApiClient) -> 
 
 async def test_http_500_raises_transport_error(client: AbstractApiClient) -> None:
     with pytest.raises(TransportError) as caught:
-        await client.call("session.history", {"sessionId": "boom"})
+        await client.call(SESSION_HISTORY, {"sessionId": "boom"})
     assert caught.value.status == 500
 
 
@@ -80,7 +81,7 @@ async def test_timeout_raises_and_cancels_the_implementation(
 ) -> None:
     async with client_for(app, timeout=0.5) as client:
         with pytest.raises(TransportError, match="timed out"):
-            await client.call("session.history", {"sessionId": "slow"})
+            await client.call(SESSION_HISTORY, {"sessionId": "slow"})
         assert fake.signals.entered.is_set()
         assert await asyncio.to_thread(fake.signals.cancelled.wait, 5), "the impl never saw CancelledError"
 
@@ -89,10 +90,12 @@ async def test_a_user_paced_method_is_not_bound_by_the_unary_timeout(
     client_for: ClientFactory, app: Any
 ) -> None:
     async with client_for(app, timeout=0.5) as client:
-        picked = await client.call("host.pickDirectory", {})
-        assert picked.result.value.path == "/picked"  # a second in the dialog, past the 0.5 s bound
+        picked = await client.call(HOST_PICK_DIRECTORY, {})
+        assert (
+            isinstance(picked.result, RpcOk) and picked.result.value.path == "/picked"
+        )  # a second in the dialog, past the 0.5 s bound
         with pytest.raises(TransportError, match="timed out"):
-            await client.call("session.history", {"sessionId": "slow"})
+            await client.call(SESSION_HISTORY, {"sessionId": "slow"})
 
 
 async def test_respond_returns_receipts(client: AbstractApiClient, fake: FakeApi) -> None:
@@ -178,7 +181,7 @@ async def test_observers_get_every_message_and_are_isolated(
 
     client.subscribe_envelopes(broken)
     client.subscribe_envelopes(batches.append)
-    await client.call("session.list", {})
+    await client.call(SESSION_LIST, {})
     await client.respond("late", {"ok": True, "value": 1})
     async with client.stream("events.mux") as frames:
         await anext(frames)
@@ -191,12 +194,12 @@ async def test_observers_get_every_message_and_are_isolated(
 async def test_observers_are_batched_per_tick_and_can_unsubscribe(client: AbstractApiClient) -> None:
     batches: list[Sequence[Any]] = []
     stop = client.subscribe_envelopes(batches.append)
-    await asyncio.gather(*(client.call("session.list", {}) for _ in range(3)))
+    await asyncio.gather(*(client.call(SESSION_LIST, {}) for _ in range(3)))
     await asyncio.sleep(0)
     assert [type(m) for m in batches[0]] == [ClientRequest] * 3
     assert sum(len(b) for b in batches) == 6
     stop()
-    await client.call("session.list", {})
+    await client.call(SESSION_LIST, {})
     await asyncio.sleep(0)
     assert sum(len(b) for b in batches) == 6
 
@@ -204,4 +207,4 @@ async def test_observers_are_batched_per_tick_and_can_unsubscribe(client: Abstra
 async def test_unreachable_host_raises_transport_error() -> None:
     async with HttpApiClient("http://127.0.0.1:9", timeout=5) as client:
         with pytest.raises(TransportError):
-            await client.call("session.list", {})
+            await client.call(SESSION_LIST, {})

@@ -11,13 +11,14 @@ import httpx
 import pytest
 from starlette.types import ASGIApp
 
+from contract.methods import SESSION_CREATE, SESSION_HISTORY, SESSION_LIST, SESSION_RENAME, SETTINGS_DESCRIBE
 from contract.rpc import RpcErr
 from host.fetch import AsgiExchange, to_fetch_handler
 from tests.foundation.conftest import serve
 from tests.foundation.fake_api import PENDING, FakeApi
 from tests.foundation.helpers import envelope, exchange
 
-LIST = envelope("session.list", {})
+LIST = envelope(SESSION_LIST, {})
 
 
 # ---- rule 1: 415 before anything else ------------------------------------------------------
@@ -180,7 +181,7 @@ async def test_other_message_kinds_are_not_client_requests(app: ASGIApp) -> None
 
 
 async def test_unknown_envelope_fields_are_refused(app: ASGIApp) -> None:
-    answer = (await exchange(app, "POST", "/api/session.list", envelope("session.list", {}, extra=1))).json()
+    answer = (await exchange(app, "POST", "/api/session.list", envelope(SESSION_LIST, {}, extra=1))).json()
     assert answer["result"]["error"]["code"] == "bad-request"
 
 
@@ -188,7 +189,7 @@ async def test_unknown_envelope_fields_are_refused(app: ASGIApp) -> None:
 
 
 async def test_method_that_does_not_match_the_path(app: ASGIApp) -> None:
-    reply = await exchange(app, "POST", "/api/session.list", envelope("session.create", {}, rpc_id="r-6"))
+    reply = await exchange(app, "POST", "/api/session.list", envelope(SESSION_CREATE, {}, rpc_id="r-6"))
     answer = reply.json()
     assert reply.status == 200
     assert answer["rpcId"] == "r-6"
@@ -210,7 +211,7 @@ async def test_method_that_does_not_match_the_path(app: ASGIApp) -> None:
     ],
 )
 async def test_payload_issues_arrive_in_details(app: ASGIApp, payload: dict[str, str], loc: str) -> None:
-    answer = (await exchange(app, "POST", "/api/session.rename", envelope("session.rename", payload))).json()
+    answer = (await exchange(app, "POST", "/api/session.rename", envelope(SESSION_RENAME, payload))).json()
     error = answer["result"]["error"]
     assert answer["rpcId"] == "r-1"
     assert error["code"] == "bad-request"
@@ -222,7 +223,7 @@ async def test_payload_issues_arrive_in_details(app: ASGIApp, payload: dict[str,
 
 
 async def test_success_echoes_the_rpc_id_and_carries_the_value(app: ASGIApp) -> None:
-    body = envelope("session.rename", {"sessionId": "s-1", "title": "  Hi  "}, rpc_id="abc")
+    body = envelope(SESSION_RENAME, {"sessionId": "s-1", "title": "  Hi  "}, rpc_id="abc")
     reply = await exchange(app, "POST", "/api/session.rename", body)
     assert reply.status == 200
     assert reply.headers["content-type"] == "application/json"
@@ -234,7 +235,7 @@ async def test_success_echoes_the_rpc_id_and_carries_the_value(app: ASGIApp) -> 
 
 
 async def test_business_errors_are_typed_results_not_http_errors(app: ASGIApp) -> None:
-    body = envelope("session.history", {"sessionId": "missing"})
+    body = envelope(SESSION_HISTORY, {"sessionId": "missing"})
     reply = await exchange(app, "POST", "/api/session.history", body)
     assert reply.status == 200
     error = reply.json()["result"]["error"]
@@ -248,7 +249,7 @@ async def test_business_errors_are_typed_results_not_http_errors(app: ASGIApp) -
 @pytest.mark.parametrize("session_id", ["bad-echo", "bad-value", "not-a-response"])
 async def test_host_bugs_fail_loudly_with_500(app: ASGIApp, session_id: str) -> None:
     reply = await exchange(
-        app, "POST", "/api/session.history", envelope("session.history", {"sessionId": session_id})
+        app, "POST", "/api/session.history", envelope(SESSION_HISTORY, {"sessionId": session_id})
     )
     assert reply.status == 500
     assert reply.text == "internal error"
@@ -256,7 +257,7 @@ async def test_host_bugs_fail_loudly_with_500(app: ASGIApp, session_id: str) -> 
 
 async def test_value_validation_can_be_switched_off(fake: FakeApi) -> None:
     app = to_fetch_handler(fake, dev_validate=False)
-    body = envelope("session.history", {"sessionId": "bad-value"})
+    body = envelope(SESSION_HISTORY, {"sessionId": "bad-value"})
     answer = (await exchange(app, "POST", "/api/session.history", body)).json()
     assert answer["result"]["value"] == {"events": "not a list", "hasMore": True}
 
@@ -271,12 +272,12 @@ async def test_value_validation_follows_the_environment_by_default(
     else:
         monkeypatch.setenv("HARNESSDESK_DEV_VALIDATE", env)
     app = to_fetch_handler(fake)
-    body = envelope("session.history", {"sessionId": "bad-value"})
+    body = envelope(SESSION_HISTORY, {"sessionId": "bad-value"})
     assert (await exchange(app, "POST", "/api/session.history", body)).status == status
 
 
 async def test_unimplemented_method_is_501(app: ASGIApp) -> None:
-    reply = await exchange(app, "POST", "/api/settings.describe", envelope("settings.describe", {}))
+    reply = await exchange(app, "POST", "/api/settings.describe", envelope(SETTINGS_DESCRIBE, {}))
     assert reply.status == 501
 
 
@@ -287,7 +288,7 @@ async def test_implementation_exception_is_a_short_500(
     app: ASGIApp, caplog: pytest.LogCaptureFixture
 ) -> None:
     reply = await exchange(
-        app, "POST", "/api/session.history", envelope("session.history", {"sessionId": "boom"})
+        app, "POST", "/api/session.history", envelope(SESSION_HISTORY, {"sessionId": "boom"})
     )
     assert reply.status == 500
     assert reply.text == "internal error"
@@ -296,12 +297,12 @@ async def test_implementation_exception_is_a_short_500(
 
 
 async def test_implementation_cancelled_on_its_own_answers_cancelled(app: ASGIApp) -> None:
-    body = envelope("session.history", {"sessionId": "self-cancelled"}, rpc_id="c-1")
+    body = envelope(SESSION_HISTORY, {"sessionId": "self-cancelled"}, rpc_id="c-1")
     reply = await exchange(app, "POST", "/api/session.history", body)
     assert reply.status == 200
     answer = reply.json()
     assert (answer["rpcId"], answer["result"]["error"]["code"]) == ("c-1", "cancelled")
-    body = envelope("session.history", {"sessionId": "x"})
+    body = envelope(SESSION_HISTORY, {"sessionId": "x"})
     again = await exchange(app, "POST", "/api/session.history", body)
     assert again.json()["result"]["ok"]  # the handler keeps answering
 
@@ -310,7 +311,7 @@ async def test_implementation_cancelled_on_its_own_answers_cancelled(app: ASGIAp
 
 
 async def test_disconnect_cancels_the_implementation(fake: FakeApi, app: ASGIApp) -> None:
-    body = envelope("session.history", {"sessionId": "slow"}, rpc_id="gone")
+    body = envelope(SESSION_HISTORY, {"sessionId": "slow"}, rpc_id="gone")
     ex = AsgiExchange(app, "POST", "/api/session.history", {"content-type": "application/json"}, body)
     start = asyncio.ensure_future(ex.start())
     assert await asyncio.to_thread(fake.signals.entered.wait, 5)
@@ -325,7 +326,7 @@ async def test_disconnect_cancels_the_implementation(fake: FakeApi, app: ASGIApp
 
 
 async def test_disconnect_over_real_http_cancels_the_implementation(fake: FakeApi, app: ASGIApp) -> None:
-    body = envelope("session.history", {"sessionId": "slow"})
+    body = envelope(SESSION_HISTORY, {"sessionId": "slow"})
     with serve(app) as base:
         async with httpx.AsyncClient() as http:
             call = asyncio.ensure_future(
@@ -359,7 +360,7 @@ GOOD = {"sessionId": "s-1", "approvalId": "a-1", "outcome": "allowed-once"}
         (answer(PENDING, GOOD | {"approvalId": "a-2"}), {"accepted": False, "reason": "bad-response"}),
         (answer(PENDING, {"nonsense": 1}), {"accepted": False, "reason": "bad-response"}),
         (answer("other", GOOD), {"accepted": False, "reason": "not-pending"}),
-        (envelope("session.list", {}), {"accepted": False, "reason": "bad-response"}),
+        (envelope(SESSION_LIST, {}), {"accepted": False, "reason": "bad-response"}),
         (b'{"type": "client-response"}', {"accepted": False, "reason": "bad-response"}),
         (b"[]", {"accepted": False, "reason": "bad-response"}),
     ],

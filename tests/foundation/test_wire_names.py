@@ -6,12 +6,13 @@ import json
 
 from starlette.types import ASGIApp
 
+from contract.methods import SESSION_HISTORY
 from tests.foundation.helpers import envelope, exchange
 
 
 async def test_snake_case_payload_is_a_bad_request(app: ASGIApp) -> None:
     reply = await exchange(
-        app, "POST", "/api/session.history", envelope("session.history", {"session_id": "s"})
+        app, "POST", "/api/session.history", envelope(SESSION_HISTORY, {"session_id": "s"})
     )
     error = reply.json()["result"]["error"]
     assert reply.status == 200
@@ -28,7 +29,5 @@ async def test_snake_case_envelope_is_a_bad_request(app: ASGIApp) -> None:
 
 
 async def test_camel_case_payload_passes(app: ASGIApp) -> None:
-    reply = await exchange(
-        app, "POST", "/api/session.history", envelope("session.history", {"sessionId": "s"})
-    )
+    reply = await exchange(app, "POST", "/api/session.history", envelope(SESSION_HISTORY, {"sessionId": "s"}))
     assert reply.json()["result"]["ok"] is True

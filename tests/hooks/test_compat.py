@@ -10,6 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    HOOKS_APPROVE,
+    MCP_LIST,
+    SESSION_CREATE,
+    SETTINGS_UPDATE,
+    WORKSPACE_CREATE,
+    WORKSPACE_SET_TRUST,
+)
 from tests.api.conftest import Host
 from tests.api.support import event, ok, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -47,9 +55,9 @@ async def test_claude_and_codex_project_hooks_are_opt_in_trusted_and_approved(
     write(repo / ".codex" / "hooks.json", {"hooks": prompt_hook(DUMP + str(codex_out))})
     client = host.client()
     mux = await host.mux(client)
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
-    await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
-    sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
+    await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": True})
+    sid = (await ok(client, SESSION_CREATE, {"workspaceId": wid})).session_id
 
     async def turn(text: str) -> None:
         llm.enqueue(Reply(text="ok"))
@@ -58,17 +66,17 @@ async def test_claude_and_codex_project_hooks_are_opt_in_trusted_and_approved(
 
     await turn("off by default")
     assert not claude_out.exists() and not codex_out.exists()
-    assert (await ok(client, "mcp.list", {"sessionId": sid})).hook_files == []
+    assert (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files == []
 
-    await ok(client, "settings.update", {"ns": "hooks", "patch": {"claudeCode": True, "codex": True}})
-    files = {Path(f.path).name: f for f in (await ok(client, "mcp.list", {"sessionId": sid})).hook_files}
+    await ok(client, SETTINGS_UPDATE, {"ns": "hooks", "patch": {"claudeCode": True, "codex": True}})
+    files = {Path(f.path).name: f for f in (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files}
     assert set(files) == {"settings.json", "hooks.json"}
     assert not any(f.approved for f in files.values())
     await turn("on, not approved")
     assert not claude_out.exists() and not codex_out.exists()
 
     for f in files.values():
-        await ok(client, "hooks.approve", {"workspaceId": wid, "digest": f.digest})
+        await ok(client, HOOKS_APPROVE, {"workspaceId": wid, "digest": f.digest})
     await turn("approved")
     claude = claude_out.read_bytes()
     codex = codex_out.read_bytes()
@@ -78,7 +86,7 @@ async def test_claude_and_codex_project_hooks_are_opt_in_trusted_and_approved(
     assert c["hook_event_name"] == "UserPromptSubmit" and "turn_id" in c and c["transcript_path"] is None
     assert read_env(claude_out) == str(repo)
 
-    await ok(client, "settings.update", {"ns": "hooks", "patch": {"codex": False}})
+    await ok(client, SETTINGS_UPDATE, {"ns": "hooks", "patch": {"codex": False}})
     codex_out.unlink()
     await turn("codex off again")
     assert not codex_out.exists()

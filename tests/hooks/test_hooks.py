@@ -13,6 +13,14 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    HOOKS_APPROVE,
+    MCP_LIST,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    WORKSPACE_CREATE,
+    WORKSPACE_SET_TRUST,
+)
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -88,7 +96,7 @@ async def test_pre_tool_use_exit_2_blocks_rm_and_lets_ls_through(host: Host, llm
     assert second.event.data.get("error") is None
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"] == {"kind": "completed"}
-    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 50})
     results = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert [(r["decision"], r.get("exitCode")) for r in results] == [("block", 2), ("pass", 0)]
     invoked = [e.data for e in (h.event for h in history.events) if e.type == "hook/invoked"]
@@ -177,7 +185,7 @@ async def test_user_prompt_submit_exit_2_blocks_the_prompt(host: Host, llm: Scri
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"]["kind"] == "blocked"
     assert llm.requests == []  # the model never saw it
-    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 50})
     assert not [e for e in (h.event for h in history.events) if e.type == "user/message"]
     results = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert [(r["point"], r["decision"], r["exitCode"]) for r in results] == [("UserPromptSubmit", "block", 2)]
@@ -196,7 +204,7 @@ async def test_a_hook_that_times_out_is_a_non_blocking_error(
     await prompt(client, sid, "hello")
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"] == {"kind": "completed"}
-    history = await ok(client, "session.history", {"sessionId": sid, "maxMessages": 50})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid, "maxMessages": 50})
     (result,) = [e.data for e in (h.event for h in history.events) if e.type == "hook/result"]
     assert result["decision"] == "error" and "timed out after 1 s" in result["stderrSummary"]
 
@@ -211,8 +219,8 @@ async def test_project_hooks_run_only_in_a_trusted_folder_once_their_content_is_
     hooks_file(repo / ".harnessdesk" / "hooks.json", {"UserPromptSubmit": [group(f"touch {marker}")]})
     client = host.client()
     mux = await host.mux(client)
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
-    sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
+    sid = (await ok(client, SESSION_CREATE, {"workspaceId": wid})).session_id
 
     async def turn(text: str) -> None:
         llm.enqueue(Reply(text="ok"))
@@ -221,21 +229,21 @@ async def test_project_hooks_run_only_in_a_trusted_folder_once_their_content_is_
 
     await turn("untrusted")
     assert not marker.exists()
-    (listed,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files  # for the trust prompt
+    (listed,) = (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files  # for the trust prompt
     assert not listed.approved and listed.commands[0].command == f"touch {marker}"
-    await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
+    await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": True})
     await turn("trusted, not approved")
     assert not marker.exists()
 
-    (shown,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files
+    (shown,) = (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files
     assert not shown.approved
     assert [(c.event, c.command) for c in shown.commands] == [("UserPromptSubmit", f"touch {marker}")]
-    bad = await client.call("hooks.approve", {"workspaceId": wid, "digest": "0" * 64})
+    bad = await client.call(HOOKS_APPROVE, {"workspaceId": wid, "digest": "0" * 64})
     assert not bad.result.ok and bad.result.error.code == "mcp-server-changed"
     await turn("a wrong digest approves nothing")
     assert not marker.exists()
-    await ok(client, "hooks.approve", {"workspaceId": wid, "digest": shown.digest})
-    assert (await ok(client, "mcp.list", {"sessionId": sid})).hook_files[0].approved
+    await ok(client, HOOKS_APPROVE, {"workspaceId": wid, "digest": shown.digest})
+    assert (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files[0].approved
     await turn("approved")
     assert marker.exists()
 
@@ -244,11 +252,11 @@ async def test_project_hooks_run_only_in_a_trusted_folder_once_their_content_is_
     hooks_file(repo / ".harnessdesk" / "hooks.json", {"UserPromptSubmit": [group(f"touch {second}")]})
     await turn("changed")
     assert not second.exists()
-    (changed,) = (await ok(client, "mcp.list", {"sessionId": sid})).hook_files
+    (changed,) = (await ok(client, MCP_LIST, {"sessionId": sid})).hook_files
     assert not changed.approved and changed.digest != shown.digest
-    stale = await client.call("hooks.approve", {"workspaceId": wid, "digest": shown.digest})
+    stale = await client.call(HOOKS_APPROVE, {"workspaceId": wid, "digest": shown.digest})
     assert not stale.result.ok and stale.result.error.code == "mcp-server-changed"
-    await ok(client, "hooks.approve", {"workspaceId": wid, "digest": changed.digest})
+    await ok(client, HOOKS_APPROVE, {"workspaceId": wid, "digest": changed.digest})
     await turn("approved again")
     assert second.exists()
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import SESSION_CANCEL
 from tests.api.conftest import Host
 from tests.api.support import Frames, event, ftype, ok, prompt
 from tests.mcp.conftest import EVERYTHING, needs_everything
@@ -81,7 +82,7 @@ async def test_a_cancelled_turn_cancels_the_long_call(
     answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
     await client.respond(rpc_id, {"ok": True, "value": answer})
     await asyncio.sleep(0.5)  # the call is in flight (no timing is asserted)
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     _, end = await mux.next(event("turn/end", sid), within=WAIT)
     assert end.event.data["reason"]["kind"] == "aborted"
     again = await server_in(client, sid, "everything", {"ready"})  # the server lives on

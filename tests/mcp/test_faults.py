@@ -11,6 +11,14 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    CREDENTIALS_SET,
+    MCP_LIST,
+    MCP_OPEN_USER_FILE,
+    MCP_RESTART,
+    MCP_SET_ENABLED,
+    SESSION_LIST,
+)
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
 from tests.mcp.conftest import time_server
@@ -27,7 +35,7 @@ def faulty(mode: str, startup_ms: int = 3000) -> dict[str, Any]:
 async def server_in(client: Any, sid: str, name: str, states: set[str]) -> Any:
     """mcp.list until `name` is in one of `states` (bounded generously)."""
     for _ in range(1200):
-        listed = await ok(client, "mcp.list", {"sessionId": sid})
+        listed = await ok(client, MCP_LIST, {"sessionId": sid})
         found = {s.name: s for s in listed.servers}
         if name in found and found[name].state in states:
             return found[name]
@@ -57,7 +65,7 @@ async def test_a_server_that_cannot_start_fails_with_one_clear_error(
         assert len(bad.stderr_tail) <= 4096
     good = await server_in(client, sid, "time", {"ready"})  # the others are not held up
     assert good.tools
-    assert (await ok(client, "session.list", {})) is not None  # the host keeps answering
+    assert (await ok(client, SESSION_LIST, {})) is not None  # the host keeps answering
 
 
 async def test_a_crash_mid_call_is_a_tool_error_then_restart_brings_it_back(
@@ -81,7 +89,7 @@ async def test_a_crash_mid_call_is_a_tool_error_then_restart_brings_it_back(
     await mux.next(event("turn/end", sid), within=WAIT)
     failed = await server_in(client, sid, "faulty", {"failed"})
     assert "boom, going down" in (failed.stderr_tail or "")
-    restarted = await ok(client, "mcp.restart", {"sessionId": sid, "name": "faulty"})
+    restarted = await ok(client, MCP_RESTART, {"sessionId": sid, "name": "faulty"})
     assert restarted.server.state == "ready"
     assert [t.name for t in restarted.server.tools] == ["mcp__faulty__poke"]
 
@@ -91,12 +99,12 @@ async def test_disable_and_enable(host: Host, user_servers: Any) -> None:
     client = host.client()
     sid = await host.create()
     await server_in(client, sid, "time", {"ready"})
-    off = await ok(client, "mcp.setEnabled", {"sessionId": sid, "name": "time", "enabled": False})
+    off = await ok(client, MCP_SET_ENABLED, {"sessionId": sid, "name": "time", "enabled": False})
     assert (off.server.state, off.server.enabled) == ("disabled", False)
     overrides = json.loads((host.data_dir / "mcp-overrides.json").read_text())
     (section,) = overrides["projects"].values()
     assert section["disabled"] == ["time"]
-    on = await ok(client, "mcp.setEnabled", {"sessionId": sid, "name": "time", "enabled": True})
+    on = await ok(client, MCP_SET_ENABLED, {"sessionId": sid, "name": "time", "enabled": True})
     assert on.server.enabled is True
     await server_in(client, sid, "time", {"ready"})
 
@@ -119,7 +127,7 @@ async def test_list_changed_swaps_the_tool_set(
     await client.respond(rpc_id, {"ok": True, "value": answer})
     await mux.next(event("turn/end", sid), within=WAIT)
     for _ in range(600):
-        listed = await ok(client, "mcp.list", {"sessionId": sid})
+        listed = await ok(client, MCP_LIST, {"sessionId": sid})
         if len(listed.servers[0].tools) == 2:
             break
         await asyncio.sleep(0.05)
@@ -134,14 +142,14 @@ async def test_open_user_file_writes_an_empty_one_first(host: Host) -> None:
     client = host.client()
     path = host.data_dir / "mcp.json"
     assert not path.exists()
-    response = await client.call("mcp.openUserFile", {})
+    response = await client.call(MCP_OPEN_USER_FILE, {})
     assert json.loads(path.read_text()) == {"mcpServers": {}}
     if response.result.ok:  # a desktop opener exists here
         assert response.result.value.path == str(path)
     else:  # no opener on a headless machine: one sentence, nothing else changed
         assert response.result.error.code == "internal"
     path.write_text('{"mcpServers": {"mine": {"command": "x"}}}')
-    await client.call("mcp.openUserFile", {})
+    await client.call(MCP_OPEN_USER_FILE, {})
     assert "mine" in path.read_text()  # an existing file is never touched
 
 
@@ -150,7 +158,7 @@ async def test_a_credential_a_server_prints_is_redacted_from_its_stderr_tail(
 ) -> None:
     client = host.client()
     secret = "sk-probe-5c1e7a9b3d"
-    await ok(client, "credentials.set", {"ref": "PROBE_MCP_TOKEN", "value": secret})
+    await ok(client, CREDENTIALS_SET, {"ref": "PROBE_MCP_TOKEN", "value": secret})
     leaky = {
         "command": "/bin/sh",
         "args": ["-c", "echo token=$TOKEN >&2; exit 1"],

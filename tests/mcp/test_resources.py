@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from contract.finder import ATTACH_CAP_BYTES
+from contract.methods import FINDER_FIND, MCP_LIST, SESSION_HISTORY, SESSION_PROMPT
 from tests.api.conftest import Host
 from tests.api.support import err, event, ok, page_events, prompt
 from tests.mcp.conftest import EVERYTHING, needs_everything, write_servers
@@ -25,7 +26,7 @@ DOCS = EVERYTHING.resolve().parent.parent / "dist" / "docs"
 
 
 async def find(client: Any, sid: str, query: str, limit: int = 30) -> Any:
-    return await ok(client, "finder.find", {"sessionId": sid, "query": query, "limit": limit})
+    return await ok(client, FINDER_FIND, {"sessionId": sid, "query": query, "limit": limit})
 
 
 def resources(found: Any) -> dict[str, Any]:
@@ -51,7 +52,7 @@ async def sent_user_text(client: Any, mux: Any, llm: ScriptedLlmServer, sid: str
 
 
 async def user_messages(client: Any, sid: str) -> list[dict[str, Any]]:
-    history = await ok(client, "session.history", {"sessionId": sid})
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
     return [dict(e.data) for e in page_events(history) if e.type == "user/message"]
 
 
@@ -153,17 +154,17 @@ async def test_pages_blobs_the_cap_a_failed_read_and_list_changed(
             {"server": "faulty", "uri": "faulty://broken"},
         ],
     }
-    failed = await err(client, "session.prompt", payload, "attachment-error")
+    failed = await err(client, SESSION_PROMPT, payload, "attachment-error")
     assert "faulty: faulty://broken could not be read: no such resource: faulty://broken" in failed.message
     logged = await user_messages(client, sid)
     assert len(logged) == before and "this one fails" not in json.dumps(logged)
     assert len(llm.requests) == asked
     missing = dict(payload, attach=[{"server": "nosuch", "uri": "x://y"}])
-    gone = await err(client, "session.prompt", missing, "attachment-error")
+    gone = await err(client, SESSION_PROMPT, missing, "attachment-error")
     assert "'nosuch' is not one of this session's servers" in gone.message
-    await err(client, "session.prompt", dict(payload, attach=[{"server": "faulty"}]), "bad-request")
+    await err(client, SESSION_PROMPT, dict(payload, attach=[{"server": "faulty"}]), "bad-request")
     both = [{"path": "a.txt", "server": "faulty", "uri": "faulty://broken"}]
-    await err(client, "session.prompt", dict(payload, attach=both), "bad-request")
+    await err(client, SESSION_PROMPT, dict(payload, attach=both), "bad-request")
 
     # the server adds one and says so (notifications/resources/list_changed): the finder lists again
     assert "faulty:laterone" not in resources(await find(client, sid, "later"))
@@ -198,7 +199,7 @@ async def test_a_folder_that_is_not_trusted_offers_no_resources(host: Host, tmp_
     sid = await host.create(cwd=repo)
     found = await find(client, sid, "readme")
     assert [m.path for m in found.matches] == ["readme_here.txt"]
-    listed = await ok(client, "mcp.list", {"sessionId": sid})
+    listed = await ok(client, MCP_LIST, {"sessionId": sid})
     assert [s.state for s in listed.servers] == ["needs-trust"]
     payload = {
         "sessionId": sid,
@@ -206,7 +207,7 @@ async def test_a_folder_that_is_not_trusted_offers_no_resources(host: Host, tmp_
         "content": [{"type": "text", "text": "read it"}],
         "attach": [{"server": "proj", "uri": "faulty://notes/readme"}],
     }
-    refused = await err(client, "session.prompt", payload, "attachment-error")
+    refused = await err(client, SESSION_PROMPT, payload, "attachment-error")
     assert "'proj' is needs-trust" in refused.message
 
 

@@ -9,6 +9,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from contract.methods import (
+    MCP_APPROVE,
+    MCP_LIST,
+    SESSION_CREATE,
+    WORKSPACE_CREATE,
+    WORKSPACE_LIST,
+    WORKSPACE_SET_TRUST,
+)
 from host.engine.sandbox import support
 from tests.api.conftest import Host
 from tests.api.support import err, event, eventually, ok, prompt
@@ -36,7 +44,7 @@ def cloned_repo(repo: Path, marker: Path) -> Path:
 
 
 async def state(client: Any, sid: str) -> tuple[bool, str]:
-    listed = await ok(client, "mcp.list", {"sessionId": sid})
+    listed = await ok(client, MCP_LIST, {"sessionId": sid})
     (server,) = listed.servers
     return listed.trusted, server.state
 
@@ -49,31 +57,31 @@ async def test_nothing_a_cloned_repo_brings_runs_before_trust_and_approval(
     cloned_repo(repo, marker)
     client = host.client()
     mux = await host.mux(client)
-    created = await ok(client, "workspace.create", {"path": str(repo)})
+    created = await ok(client, WORKSPACE_CREATE, {"path": str(repo)})
     wid = created.workspace.workspace_id
     assert created.workspace.trusted is False
-    sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id
+    sid = (await ok(client, SESSION_CREATE, {"workspaceId": wid})).session_id
     llm.enqueue(Reply(text="hello"))
     await prompt(client, sid, "hi")
     await mux.next(event("turn/end", sid), within=WAIT)
     assert not marker.exists()
     assert not any(t["function"]["name"].startswith("mcp__") for t in llm.requests[0].get("tools", []))
-    listed = await ok(client, "mcp.list", {"sessionId": sid})
+    listed = await ok(client, MCP_LIST, {"sessionId": sid})
     (server,) = listed.servers
     assert (listed.trusted, server.state, server.scope) == (False, "needs-trust", "project")
     assert server.command_line.startswith("/bin/sh -c ") and str(marker) in server.command_line
 
     # an approval before trust is recorded but still runs nothing
-    await ok(client, "mcp.approve", {"workspaceId": wid, "name": "clock", "digest": server.digest})
+    await ok(client, MCP_APPROVE, {"workspaceId": wid, "name": "clock", "digest": server.digest})
     assert await state(client, sid) == (False, "needs-trust")
     assert not marker.exists()
 
-    trusted = await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
+    trusted = await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": True})
     assert trusted.workspace.trusted is True
     assert await eventually(lambda: marker.exists(), within=WAIT)
     assert await eventually_state(client, sid, "ready")
     if support().available:  # inside the sandbox: the project is the one writable place
-        (running,) = (await ok(client, "mcp.list", {"sessionId": sid})).servers
+        (running,) = (await ok(client, MCP_LIST, {"sessionId": sid})).servers
         assert running.sandboxed is True
         assert not (tmp_path / "OUTSIDE").exists()
 
@@ -82,7 +90,7 @@ async def test_nothing_a_cloned_repo_brings_runs_before_trust_and_approval(
     write_servers(repo / ".mcp.json", {"clock": marker_server(marker, "--help >/dev/null; true")})
     assert await state(client, sid) == (True, "needs-approval")
     stale = {"workspaceId": wid, "name": "clock", "digest": server.digest}
-    await err(client, "mcp.approve", stale, "mcp-server-changed")
+    await err(client, MCP_APPROVE, stale, "mcp-server-changed")
     assert not marker.exists()
 
 
@@ -93,17 +101,17 @@ async def test_untrusting_stops_the_project_servers(
     marker = repo / "MARKER"
     cloned_repo(repo, marker)
     client = host.client()
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
-    sid = (await ok(client, "session.create", {"workspaceId": wid})).session_id
-    await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
+    sid = (await ok(client, SESSION_CREATE, {"workspaceId": wid})).session_id
+    await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": True})
     assert await state(client, sid) == (True, "needs-approval")
-    await ok(client, "mcp.approve", {"workspaceId": wid, "name": "clock"})
+    await ok(client, MCP_APPROVE, {"workspaceId": wid, "name": "clock"})
     assert await eventually_state(client, sid, "ready")
-    await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": False})
+    await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": False})
     assert await state(client, sid) == (False, "needs-trust")
-    listed = await ok(client, "workspace.list", {})
+    listed = await ok(client, WORKSPACE_LIST, {})
     assert [w.trusted for w in listed.items] == [False]
-    await err(client, "mcp.approve", {"workspaceId": wid, "name": "nope"}, "mcp-server-not-found")
+    await err(client, MCP_APPROVE, {"workspaceId": wid, "name": "nope"}, "mcp-server-not-found")
 
 
 async def eventually_state(client: Any, sid: str, wanted: str) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import MCP_LIST, SESSION_CANCEL
 from tests.api.conftest import Host
 from tests.api.support import event, ftype, ok, prompt
 from tests.api.test_subagents import task
@@ -43,7 +44,7 @@ async def test_the_agent_calls_a_user_server_tool_after_approval(
     await mux.next(event("turn/end", sid), within=WAIT)
     offered = [t["function"]["name"] for t in llm.requests[0]["tools"]]
     assert "mcp__time__get_current_time" in offered and "mcp__time__convert_time" in offered
-    listed = await ok(client, "mcp.list", {"sessionId": sid})
+    listed = await ok(client, MCP_LIST, {"sessionId": sid})
     (server,) = listed.servers
     assert (server.name, server.scope, server.transport, server.state) == ("time", "user", "stdio", "ready")
     assert {t.name for t in server.tools} >= {"mcp__time__get_current_time"}
@@ -74,7 +75,7 @@ async def test_allow_always_covers_one_git_tool_not_its_neighbours(
     assert second.event.data.get("error") is None
     _, log_ask = await mux.next(ftype("approval/requested", sid), within=WAIT)
     assert log_ask.tool_name == "mcp__git__git_log"
-    await ok(client, "session.cancel", {"sessionId": sid})
+    await ok(client, SESSION_CANCEL, {"sessionId": sid})
     await mux.next(event("turn/end", sid), within=WAIT)
 
 

@@ -8,13 +8,16 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from contract.errors import RpcError
+from contract.methods import AnyMethod, Method, Req, Val
+from contract.rpc import RpcErr, RpcOk
 from host.api import HostRuntime, open_host
 from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch import InProcessApiClient
@@ -39,14 +42,14 @@ class Local:
     data_dir: Path
     opened: list[Frames] = field(default_factory=list)
 
-    async def call(self, key: str, payload: Any = None) -> Any:
-        response = await self.client.call(key, payload or {})
-        assert response.result.ok, (key, response.result)
+    async def call(self, method: Method[Req, Val], payload: Req | Mapping[str, Any] | None = None) -> Val:
+        response = await self.client.call(method, payload or {})
+        assert isinstance(response.result, RpcOk), (method.key, response.result)
         return response.result.value
 
-    async def error(self, key: str, payload: Any, code: str) -> Any:
-        response = await self.client.call(key, payload)
-        assert not response.result.ok, (key, response.result)
+    async def error(self, method: AnyMethod, payload: Mapping[str, Any], code: str) -> RpcError:
+        response = await self.client.call(method, payload)
+        assert isinstance(response.result, RpcErr), (method.key, response.result)
         assert response.result.error.code == code, response.result.error
         return response.result.error
 

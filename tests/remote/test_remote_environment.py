@@ -13,6 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    REMOTE_ADD,
+    REMOTE_CONNECT,
+    REMOTE_DISCONNECT,
+    REMOTE_LIST,
+    REMOTE_TEST,
+    REMOTE_TRUST_HOST_KEY,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+)
 from tests.api.support import ftype
 from tests.remote.support import CONNECT, local_host
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -38,8 +48,8 @@ async def test_a_passphrase_is_asked_in_the_window_and_a_remote_without_the_sand
     sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        task = asyncio.ensure_future(local.client.call("remote.connect", {"hostId": host_id}))
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        task = asyncio.ensure_future(local.client.call(REMOTE_CONNECT, {"hostId": host_id}))
         rpc_id, asked = await local.host.next(ftype("remote/secret-requested"), CONNECT)
         assert asked.host_id == host_id and "passphrase" in asked.prompt.lower() and not asked.echo
         # a wrong host's answer and a malformed one are refused; the request stays
@@ -57,17 +67,18 @@ async def test_a_passphrase_is_asked_in_the_window_and_a_remote_without_the_sand
             if path.is_file():
                 assert PASSPHRASE.encode() not in path.read_bytes(), path
 
-        view = (await local.call("remote.list")).items[0]
+        view = (await local.call(REMOTE_LIST)).items[0]
         assert (view.state, view.sandbox) == ("connected", False)
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
-        page = await local.call("session.history", {"sessionId": sid})
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        page = await local.call(SESSION_HISTORY, {"sessionId": sid})
+        assert page.projections is not None
         permissions = page.projections.values["permissions"]
         assert permissions["sandbox"]["kind"] == "none"
         offered = [o["value"] for o in permissions["options"]]
         assert "auto" not in offered and permissions["currentValue"] != "auto", (
             offered
         )  # Auto is the sandboxed one
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
 
 
 async def test_with_nobody_to_answer_ssh_asks_nothing(
@@ -77,8 +88,8 @@ async def test_with_nobody_to_answer_ssh_asks_nothing(
         await local.host.close()  # no window listens on the host stream: BatchMode
         # sees the host's frames as its own followers do, and is not counted as a listener
         seen = local.runtime.engine.parts.bus.subscribe("host", counted=False)
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        failed = await local.error("remote.connect", {"hostId": host_id}, "remote-connect-failed")
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        failed = await local.error(REMOTE_CONNECT, {"hostId": host_id}, "remote-connect-failed")
         assert failed.details.stage == "ssh" and "Permission denied" in failed.message
         # refused at once, not after the passphrase prompt waited its bound for nobody
         assert not [f for _, f in seen.take() if ftype("remote/secret-requested")(f)]
@@ -99,14 +110,14 @@ async def test_a_changed_host_key_is_never_accepted(
     recorded = known.read_bytes()
     try:
         async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-            host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-            changed = await local.error("remote.connect", {"hostId": host_id}, "host-key-changed")
+            host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+            changed = await local.error(REMOTE_CONNECT, {"hostId": host_id}, "host-key-changed")
             assert changed.details.key_type == "ED25519" and changed.details.fingerprint == sshd.fingerprint
             assert "never accepts a changed key" in changed.message
             trust = {"hostId": host_id, "fingerprint": sshd.fingerprint}
-            await local.error("remote.trustHostKey", trust, "host-key-changed")
+            await local.error(REMOTE_TRUST_HOST_KEY, trust, "host-key-changed")
             assert known.read_bytes() == recorded
-            view = (await local.call("remote.list")).items[0]
+            view = (await local.call(REMOTE_LIST)).items[0]
             assert view.state == "failed"
     finally:
         known.write_bytes(before)
@@ -134,12 +145,12 @@ async def test_a_remote_without_python_gets_one_sentence(
     bare_sshd: Sshd, llm: ScriptedLlmServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with local_host(bare_sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": bare_sshd.target})).host_id
-        tested = await local.call("remote.test", {"hostId": host_id})
+        host_id = (await local.call(REMOTE_ADD, {"target": bare_sshd.target})).host_id
+        tested = await local.call(REMOTE_TEST, {"hostId": host_id})
         assert not tested.reachable or "Python" in tested.detail
-        failed = await local.error("remote.connect", {"hostId": host_id}, "remote-connect-failed")
+        failed = await local.error(REMOTE_CONNECT, {"hostId": host_id}, "remote-connect-failed")
         assert failed.details.stage == "bootstrap"
         assert failed.message == "The remote has no Python 3; HarnessDesk's server needs Python 3.11 there."
         assert not (bare_sshd.home / ".harnessdesk-server").exists()  # nothing was copied there
-        view = (await local.call("remote.list")).items[0]
+        view = (await local.call(REMOTE_LIST)).items[0]
         assert (view.state, view.detail) == ("failed", failed.message)

@@ -27,6 +27,28 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    FILES_REVERT_TURN,
+    FILES_SESSION_CHANGES,
+    HOST_CREATE_DIRECTORY,
+    HOST_LIST_DIRECTORY,
+    PERMISSION_SET,
+    REMOTE_ADD,
+    REMOTE_CONNECT,
+    REMOTE_DISCONNECT,
+    REMOTE_LIST,
+    REMOTE_TEST,
+    REMOTE_TRUST_HOST_KEY,
+    REMOTE_UPDATE,
+    SESSION_CREATE,
+    SESSION_DELETE,
+    SESSION_FORK,
+    SESSION_HISTORY,
+    SESSION_IMPORT,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    WORKSPACE_CREATE,
+)
 from host.engine.settings.files import VERSION as SETTINGS_VERSION
 from host.engine.workspaces.remotes import bootstrap
 from tests.api.support import event, ftype, raw
@@ -66,32 +88,32 @@ async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
     known_hosts = sshd.client_home / ".ssh" / "known_hosts"
     sshd.forget()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target, "name": "box"})).host_id
-        listed = (await local.call("remote.list")).items
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target, "name": "box"})).host_id
+        listed = (await local.call(REMOTE_LIST)).items
         assert [(h.host_id, h.name, h.mode, h.state) for h in listed] == [
             (host_id, "box", "detached", "disconnected")
         ]
 
         # an unknown key: refused, shown, recorded only once the person confirms what they saw
-        tested = await local.call("remote.test", {"hostId": host_id})
+        tested = await local.call(REMOTE_TEST, {"hostId": host_id})
         assert not tested.reachable and "not known" in tested.detail
-        refused = await local.error("remote.connect", {"hostId": host_id}, "host-key-unknown")
+        refused = await local.error(REMOTE_CONNECT, {"hostId": host_id}, "host-key-unknown")
         assert (refused.details.fingerprint, refused.details.key_type) == (sshd.fingerprint, "ED25519")
         assert not known_hosts.exists()
         wrong = {"hostId": host_id, "fingerprint": "SHA256:" + "A" * 43}
-        await local.error("remote.trustHostKey", wrong, "host-key-changed")
+        await local.error(REMOTE_TRUST_HOST_KEY, wrong, "host-key-changed")
         assert not known_hosts.exists()
-        await local.call("remote.trustHostKey", {"hostId": host_id, "fingerprint": sshd.fingerprint})
+        await local.call(REMOTE_TRUST_HOST_KEY, {"hostId": host_id, "fingerprint": sshd.fingerprint})
         line = known_hosts.read_text().split()
         assert line[0] == f"[127.0.0.1]:{sshd.port}" and line[1] == "ssh-ed25519"
 
-        tested = await local.call("remote.test", {"hostId": host_id})
-        assert tested.reachable and tested.latency_ms > 0
+        tested = await local.call(REMOTE_TEST, {"hostId": host_id})
+        assert tested.reachable and (tested.latency_ms or 0) > 0
         assert "will be installed" in tested.detail and "bubblewrap" in tested.detail
 
         # bootstrap from nothing: the server is brought, checked and installed in a versioned folder
         assert not server_dir(sshd).exists()
-        connected = await local.client.call("remote.connect", {"hostId": host_id})
+        connected = await local.client.call(REMOTE_CONNECT, {"hostId": host_id})
         assert connected.result.ok, connected.result
         await local.status(host_id, "connecting", CONNECT)
         await local.status(host_id, "connected", CONNECT)
@@ -102,33 +124,33 @@ async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
         run_dir = server_dir(sshd) / "run"
         assert oct(run_dir.stat().st_mode & 0o777) == "0o700"
         assert oct((run_dir / "serve.sock").stat().st_mode & 0o777) == "0o600"
-        view = (await local.call("remote.list")).items[0]
+        view = (await local.call(REMOTE_LIST)).items[0]
         assert (view.state, view.sandbox) == ("connected", True)
 
         # the folder picker lists the remote's folders; a session is made there
-        home = await local.call("host.listDirectory", {"hostId": host_id})
+        home = await local.call(HOST_LIST_DIRECTORY, {"hostId": host_id})
         assert home.path == str(sshd.home) and ".harnessdesk-server" in [e.name for e in home.entries]
         project = (
-            await local.call("host.createDirectory", {"hostId": host_id, "path": home.path, "name": "proj"})
+            await local.call(HOST_CREATE_DIRECTORY, {"hostId": host_id, "path": home.path, "name": "proj"})
         ).path
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": project})).session_id
-        items = (await local.call("session.list")).items
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": project})).session_id
+        items = (await local.call(SESSION_LIST)).items
         assert [(s.session_id, s.host_id, s.cwd) for s in items] == [(sid, host_id, project)]
         # on the wire: `hostId` on every item, null for one of this host's
-        here = (await local.call("session.create", {"cwd": str(tmp_path)})).session_id
+        here = (await local.call(SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
         body = json.dumps(
             {"type": "client-request", "rpcId": "r-list", "method": "session.list", "payload": {}}
         ).encode()
         got = await raw(local.client, "POST", "/api/session.list", {"content-type": "application/json"}, body)
         wire = json.loads(got.body)["result"]["value"]["items"]
         assert sorted((i["sessionId"], i["hostId"]) for i in wire) == sorted([(sid, host_id), (here, None)])
-        await local.call("session.delete", {"sessionId": here})
+        await local.call(SESSION_DELETE, {"sessionId": here})
 
         # a turn with a tool call and an approval, on the remote, through the window's client
-        await local.call("permission.set", {"sessionId": sid, "preset": "workspace-write"})
+        await local.call(PERMISSION_SET, {"sessionId": sid, "preset": "workspace-write"})
         llm.enqueue(bash("c1", "echo made on $(hostname) by $(id -un) > here.txt"), Reply(text="written"))
         content = [{"type": "text", "text": "write a file"}]
-        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         rpc_id, asked = await local.mux.next(ftype("approval/requested", sid), RECONNECT)
         assert asked.tool_name == "bash"
         answer = {"sessionId": sid, "approvalId": asked.approval_id, "outcome": "allowed-once"}
@@ -140,7 +162,7 @@ async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
         written = Path(project) / "here.txt"
         assert written.read_text().strip().endswith(f"by {sshd.user}")
         assert written.stat().st_uid == sshd.home.stat().st_uid  # the remote user's, not ours
-        history = await local.call("session.history", {"sessionId": sid})
+        history = await local.call(SESSION_HISTORY, {"sessionId": sid})
         kinds = [e.event.type for e in history.events]
         assert kinds.count("tool/result") == 1 and kinds.count("turn/end") == 1
         # the session is the remote's: this host's own store never held it
@@ -148,19 +170,19 @@ async def test_a_person_adds_a_server_once_and_works_in_a_session_there(
 
         # disconnected: the row stays (reconnecting means nothing is lost); calls say why
         pid = server_info(sshd)["pid"]
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
         await local.status(host_id, "disconnected")
-        assert [s.host_id for s in (await local.call("session.list")).items] == [host_id]
-        err = await local.error("session.history", {"sessionId": sid}, "remote-unavailable")
+        assert [s.host_id for s in (await local.call(SESSION_LIST)).items] == [host_id]
+        err = await local.error(SESSION_HISTORY, {"sessionId": sid}, "remote-unavailable")
         assert err.details.host_id == host_id
         assert alive(pid)  # detached: the server goes on without us
 
         # reuse: the next connection finds the install and the running server
         installed_at = (server_dir(sshd) / installed[0] / "ready").stat().st_mtime_ns
-        await local.call("remote.connect", {"hostId": host_id})
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
         assert server_info(sshd)["pid"] == pid
         assert (server_dir(sshd) / installed[0] / "ready").stat().st_mtime_ns == installed_at
-        again = await local.call("session.history", {"sessionId": sid})
+        again = await local.call(SESSION_HISTORY, {"sessionId": sid})
         assert [e.event.seq for e in again.events] == [e.event.seq for e in history.events]
 
 
@@ -171,28 +193,28 @@ async def test_kill_9_of_the_ssh_mid_turn_loses_nothing(
     itself, and the window's rebuild shows all of it."""
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
         pace = threading.Semaphore(0)
         text = "the remote keeps working while the laptop is away"
         llm.enqueue(Reply(text=text, chunk_size=5, paced=pace))
         content = [{"type": "text", "text": "go"}]
-        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         await local.mux.next(event("assistant/chunk", sid), RECONNECT)
         os.kill(master_pid(local, host_id), signal.SIGKILL)
         await local.status(host_id, "reconnecting")
         for _ in range(len(text)):
             pace.release()  # the rest of the answer reaches the remote host while we are away
         await local.status(host_id, "connected")
-        history = await local.call("session.history", {"sessionId": sid})
+        history = await local.call(SESSION_HISTORY, {"sessionId": sid})
         ends = [e.event.data["reason"] for e in history.events if e.event.type == "turn/end"]
         assert ends == [{"kind": "completed"}]
         said = [e.event for e in history.events if e.event.type == "assistant/message"]
         assert said[-1].data["message"]["content"][0]["text"] == text
         # frames flow again on the same local stream (no reconnect of the window's own streams)
         llm.enqueue(Reply(text="and again"))
-        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
         assert ended.event.data["reason"] == {"kind": "completed"}
         assert not local.mux.ended
@@ -203,12 +225,12 @@ async def test_a_session_exported_from_one_host_is_imported_on_another(
 ) -> None:
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
         llm.enqueue(Reply(text="made over there"))
         content = [{"type": "text", "text": "hello there"}]
-        await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+        await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         await local.mux.next(event("turn/end", sid), RECONNECT)
         got = await raw(local.client, "GET", f"/api/session.export?sessionId={sid}")
         assert got.status == 200 and got.headers["content-type"] == "application/zip"
@@ -218,25 +240,25 @@ async def test_a_session_exported_from_one_host_is_imported_on_another(
         # into this computer's host: a copy under new ids, shown as this host's
         folder = tmp_path / "here"
         folder.mkdir()
-        workspace = (await local.call("workspace.create", {"path": str(folder)})).workspace
+        workspace = (await local.call(WORKSPACE_CREATE, {"path": str(folder)})).workspace
         imported = await local.call(
-            "session.import", {"data": data, "workspaceId": workspace.workspace_id, "asCopy": True}
+            SESSION_IMPORT, {"data": data, "workspaceId": workspace.workspace_id, "asCopy": True}
         )
         mine = imported.session_ids[0]
         assert mine != sid
-        rows = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        rows = {s.session_id: s.host_id for s in (await local.call(SESSION_LIST)).items}
         assert rows[mine] is None and rows[sid] == host_id
-        page = await local.call("session.history", {"sessionId": mine})
+        page = await local.call(SESSION_HISTORY, {"sessionId": mine})
         said = [e.event for e in page.events if e.event.type == "assistant/message"]
         assert said[-1].data["message"]["content"][0]["text"] == "made over there"
         # and back to the remote, into a folder there (it is there already: a copy again)
-        there = await local.call("workspace.create", {"hostId": host_id, "path": str(sshd.home)})
+        there = await local.call(WORKSPACE_CREATE, {"hostId": host_id, "path": str(sshd.home)})
         payload = {"data": data, "workspaceId": there.workspace.workspace_id}
-        await local.error("session.import", payload, "session-exists")
-        copied = await local.call("session.import", {**payload, "asCopy": True})
-        rows = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        await local.error(SESSION_IMPORT, payload, "session-exists")
+        copied = await local.call(SESSION_IMPORT, {**payload, "asCopy": True})
+        rows = {s.session_id: s.host_id for s in (await local.call(SESSION_LIST)).items}
         assert rows[copied.session_ids[0]] == host_id
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
 
 
 async def test_a_host_connected_when_the_app_closed_is_connected_again_at_start(
@@ -244,20 +266,20 @@ async def test_a_host_connected_when_the_app_closed_is_connected_again_at_start(
 ) -> None:
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target, "name": "kept"})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target, "name": "kept"})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:  # the app again
         await local.host.seen(lambda f: ftype("host/remote-status")(f) and f.state == "connected", CONNECT)
-        assert sid in {s.session_id for s in (await local.call("session.list")).items}
+        assert sid in {s.session_id for s in (await local.call(SESSION_LIST)).items}
         # an update of the plan reconnects with it
-        await local.call("remote.update", {"hostId": host_id, "name": "renamed"})
+        await local.call(REMOTE_UPDATE, {"hostId": host_id, "name": "renamed"})
         await local.status(host_id, "disconnected")
         await local.status(host_id, "connected")
-        assert (await local.call("remote.list")).items[0].name == "renamed"
-        await local.call("remote.disconnect", {"hostId": host_id})
+        assert (await local.call(REMOTE_LIST)).items[0].name == "renamed"
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:  # disconnected: stays so
-        assert [h.state for h in (await local.call("remote.list")).items] == ["disconnected"]
+        assert [h.state for h in (await local.call(REMOTE_LIST)).items] == ["disconnected"]
 
 
 KEY = "sk-handed-over-0123456789abcdef"
@@ -282,10 +304,10 @@ def holding(secret: str, *folders: Path, pid: int) -> list[str]:
 async def turn_text(local: Any, sid: str) -> str:
     """Prompt once; the turn's assistant text once it ended as completed."""
     content = [{"type": "text", "text": "who answers?"}]
-    await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     _, ended = await local.mux.next(event("turn/end", sid), RECONNECT)
     assert ended.event.data["reason"] == {"kind": "completed"}, ended.event.data
-    history = await local.call("session.history", {"sessionId": sid})
+    history = await local.call(SESSION_HISTORY, {"sessionId": sid})
     said = [e.event for e in history.events if e.event.type == "assistant/message"]
     return str(said[-1].data["message"]["content"][0]["text"])
 
@@ -303,11 +325,11 @@ async def test_a_remote_session_uses_this_computers_model_and_key_or_the_remotes
     remote_data = sshd.home / ".local" / "share" / "HarnessDesk"
     with ScriptedLlmServer() as own:
         async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-            host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-            await local.call("remote.connect", {"hostId": host_id})
+            host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+            await local.call(REMOTE_CONNECT, {"hostId": host_id})
             handed = server_info(sshd)
             assert handed["settings"] == "handed"
-            sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+            sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
             llm.enqueue(Reply(text="answered from this computer's provider"))
             assert await turn_text(local, sid) == "answered from this computer's provider"
             # the key reached the remote's provider calls, yet nothing there holds it
@@ -332,27 +354,25 @@ async def test_a_remote_session_uses_this_computers_model_and_key_or_the_remotes
                 remote_data / "settings.json",
             ):
                 shutil.chown(path, sshd.user, sshd.user)
-            await local.call("remote.update", {"hostId": host_id, "settingsFrom": "remote"})
+            await local.call(REMOTE_UPDATE, {"hostId": host_id, "settingsFrom": "remote"})
             await local.status(host_id, "disconnected")
             await local.status(host_id, "connected", CONNECT)
             relaunched = server_info(sshd)
             assert relaunched["settings"] == "own" and relaunched["pid"] != handed["pid"]
             assert not alive(handed["pid"])
-            there = (
-                await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})
-            ).session_id
+            there = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
             own.enqueue(Reply(text="answered from the remote's own provider"))
             asked_here = len(llm.requests)
             assert await turn_text(local, there) == "answered from the remote's own provider"
             assert len(llm.requests) == asked_here and own.requests
-            await local.call("remote.disconnect", {"hostId": host_id})
+            await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
     (remote_data / "settings.json").unlink()
 
 
 async def answered_turn(local: Any, sid: str, text: str, choice: str = "") -> Any:
     """Prompt, allow every approval and pick `choice` for a question, until the turn ends."""
     content = [{"type": "text", "text": text}]
-    await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+    await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     asked, end = ftype("approval/requested", sid), ftype("question/requested", sid)
     done = event("turn/end", sid)
     while True:
@@ -379,9 +399,9 @@ async def test_questions_changes_revert_and_fork_of_a_remote_session(
     for path in (project, project / "a.txt"):
         shutil.chown(path, sshd.user, sshd.user)
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
-        sid = (await local.call("session.create", {"hostId": host_id, "cwd": str(project)})).session_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
+        sid = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(project)})).session_id
         edit = json.dumps({"path": "a.txt", "old_string": "one", "new_string": "two"})
         llm.enqueue(Reply(tool_calls=[("e1", "edit_file", edit)]), Reply(text="edited"))
         ended = await answered_turn(local, sid, "edit it")
@@ -393,24 +413,24 @@ async def test_questions_changes_revert_and_fork_of_a_remote_session(
         llm.enqueue(Reply(tool_calls=[("q1", "ask_user", json.dumps(question))]), Reply(text="picked"))
         ended = await answered_turn(local, sid, "ask me", choice="y")
         assert ended.event.data["reason"] == {"kind": "completed"}
-        history = await local.call("session.history", {"sessionId": sid})
+        history = await local.call(SESSION_HISTORY, {"sessionId": sid})
         results = [e.event.data for e in history.events if e.event.type == "tool/result"]
         assert "y" in json.dumps(results[-1])  # the answer given here reached the remote's tool
 
-        changes = await local.call("files.sessionChanges", {"sessionId": sid})
+        changes = await local.call(FILES_SESSION_CHANGES, {"sessionId": sid})
         assert [(f.path, f.status, f.revertable) for f in changes.files] == [("a.txt", "modified", True)]
         first_end = next(e.event.seq for e in history.events if e.event.type == "turn/end")
-        fork = (await local.call("session.fork", {"sessionId": sid, "atSeq": first_end})).session_id
-        listed = {s.session_id: s.host_id for s in (await local.call("session.list")).items}
+        fork = (await local.call(SESSION_FORK, {"sessionId": sid, "atSeq": first_end})).session_id
+        listed = {s.session_id: s.host_id for s in (await local.call(SESSION_LIST)).items}
         assert listed[fork] == host_id and listed[sid] == host_id
-        forked = await local.call("session.history", {"sessionId": fork})
+        forked = await local.call(SESSION_HISTORY, {"sessionId": fork})
         assert [e.event.type for e in forked.events].count("turn/end") == 1
         assert not await local.runtime.engine.sessions.has_session(fork)  # it lives there
 
-        reverted = await local.call("files.revertTurn", {"sessionId": sid, "turn": 0})
+        reverted = await local.call(FILES_REVERT_TURN, {"sessionId": sid, "turn": 0})
         assert reverted.turn == 0
         assert (project / "a.txt").read_text() == "one\n"
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
 
 
 async def test_a_local_and_a_remote_session_stream_at_the_same_time(
@@ -420,17 +440,17 @@ async def test_a_local_and_a_remote_session_stream_at_the_same_time(
     ended); each session gets all of its own text, in order, and none of the other's."""
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
-        there = (await local.call("session.create", {"hostId": host_id, "cwd": str(sshd.home)})).session_id
-        here = (await local.call("session.create", {"cwd": str(tmp_path)})).session_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
+        there = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
+        here = (await local.call(SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
         texts = {there: "remote " * 400, here: "local " * 400}
         hurry = threading.Event()  # slow deltas until both streams are seen running
         for sid, text in texts.items():
             llm.enqueue(Reply(text=text, chunk_size=6, delay=0.05, hurry=hurry, when=f"go {sid}"))
         for sid in texts:
             content = [{"type": "text", "text": f"go {sid}"}]
-            await local.call("session.prompt", {"sessionId": sid, "mode": "queue", "content": content})
+            await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
         try:
             for sid in texts:
                 await local.mux.next(event("assistant/chunk", sid), RECONNECT)
@@ -447,7 +467,7 @@ async def test_a_local_and_a_remote_session_stream_at_the_same_time(
                 if event("assistant/chunk", sid)(f) and f.event.data["chunk"].get("type") == "text-delta"
             )
             assert said == text, (sid, len(said))
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
 
 
 def ask_over_the_socket(path: Path, token: str) -> bytes:
@@ -479,15 +499,15 @@ async def test_another_user_holding_the_token_is_closed_unread(
     kernel who connected (SO_PEERCRED) and closes any connection not of its own user."""
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
         run = server_dir(sshd) / "run"
         token = (run / "token").read_text().strip()
         assert os.geteuid() != (run / "serve.sock").stat().st_uid  # we are not the remote's user
         assert await asyncio.to_thread(ask_over_the_socket, run / "serve.sock", token) == b""
         # the relayed calls, by the remote user's sshd, go on as before
-        assert (await local.call("host.listDirectory", {"hostId": host_id})).path == str(sshd.home)
-        await local.call("remote.disconnect", {"hostId": host_id})
+        assert (await local.call(HOST_LIST_DIRECTORY, {"hostId": host_id})).path == str(sshd.home)
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
 
 
 async def test_attached_mode_ends_the_server_with_the_ssh_session(
@@ -495,9 +515,9 @@ async def test_attached_mode_ends_the_server_with_the_ssh_session(
 ) -> None:
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target, "mode": "attached"})).host_id
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target, "mode": "attached"})).host_id
         before = server_info(sshd).get("pid")
-        await local.call("remote.connect", {"hostId": host_id})
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
         info = server_info(sshd)
         assert info["mode"] == "attached" and info["pid"] != before and alive(info["pid"])
         assert before is None or not alive(before)  # the detached one was stopped for it
@@ -507,7 +527,7 @@ async def test_attached_mode_ends_the_server_with_the_ssh_session(
         await local.status(host_id, "reconnecting")
         await local.status(host_id, "connected")
         assert alive(server_info(sshd)["pid"]) and server_info(sshd)["pid"] != info["pid"]
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
         pid = server_info(sshd).get("pid")
         if pid is not None:
             await until(lambda: not alive(pid), RECONNECT)
@@ -518,16 +538,16 @@ async def test_a_new_version_installs_beside_and_replaces_the_old(
 ) -> None:
     sshd.trust()
     async with local_host(sshd, llm, tmp_path / "data", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
         old = server_info(sshd)
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})
     monkeypatch.setattr(bootstrap, "__version__", "0.1.0.post1")  # a new release of this app
     async with local_host(sshd, llm, tmp_path / "data2", monkeypatch) as local:
-        host_id = (await local.call("remote.add", {"target": sshd.target})).host_id
-        await local.call("remote.connect", {"hostId": host_id})
+        host_id = (await local.call(REMOTE_ADD, {"target": sshd.target})).host_id
+        await local.call(REMOTE_CONNECT, {"hostId": host_id})
         new = server_info(sshd)
         assert new["version"].startswith("0.1.0.post1-") and new["version"] != old["version"]
         assert not alive(old["pid"])
         assert sorted(p.name for p in server_dir(sshd).iterdir()) == sorted([new["version"], "run"])
-        await local.call("remote.disconnect", {"hostId": host_id})
+        await local.call(REMOTE_DISCONNECT, {"hostId": host_id})

@@ -19,6 +19,20 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    HOST_LIST_DIRECTORY,
+    REMOTE_ADD,
+    REMOTE_CONNECT,
+    REMOTE_LIST,
+    REMOTE_REMOVE,
+    REMOTE_TEST,
+    REMOTE_TRUST_HOST_KEY,
+    REMOTE_UPDATE,
+    SESSION_CREATE,
+    SESSION_LIST,
+    TERMINAL_LIST,
+    TERMINAL_OPEN,
+)
 from contract.remotes import parse_target
 from host.api import open_host
 from host.engine.services.remotes import ssh_config_entries
@@ -29,6 +43,7 @@ from host.engine.workspaces.remotes.records import RemoteRecords
 from host.engine.workspaces.remotes.ssh import SshFiles, account_home
 from host.engine.workspaces.remotes.wheels import normalized, requirement_name, server_wheels
 from host.fetch import InProcessApiClient
+from tests.api.support import err, ok
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -278,36 +293,30 @@ async def test_remote_methods_refuse_bad_input_and_change_nothing(tmp_path: Path
     runtime = await open_host(tmp_path / "data")
     client = InProcessApiClient(runtime.app)
     try:
-        bad = await client.call("remote.add", {"target": "-oProxyCommand=sh"})
-        assert bad.result.error.code == "bad-request"
+        await err(client, REMOTE_ADD, {"target": "-oProxyCommand=sh"}, "bad-request")
         assert not (tmp_path / "data" / "remotes.json").exists()
         for key, payload in [
-            ("remote.connect", {"hostId": "h-nope"}),
-            ("remote.test", {"hostId": "h-nope"}),
-            ("remote.remove", {"hostId": "h-nope"}),
-            ("remote.trustHostKey", {"hostId": "h-nope", "fingerprint": "SHA256:abcdefgh"}),
+            (REMOTE_CONNECT, {"hostId": "h-nope"}),
+            (REMOTE_TEST, {"hostId": "h-nope"}),
+            (REMOTE_REMOVE, {"hostId": "h-nope"}),
+            (REMOTE_TRUST_HOST_KEY, {"hostId": "h-nope", "fingerprint": "SHA256:abcdefgh"}),
         ]:
-            answer = await client.call(key, payload)
-            assert answer.result.error.code == "remote-host-not-found", key
-        made = await client.call("session.create", {"hostId": "h-nope", "cwd": str(tmp_path)})
-        assert made.result.error.code == "remote-host-not-found"
-        assert (await client.call("session.list", {})).result.value.items == []
-        added = await client.call("remote.add", {"target": "me@box.example:2222", "name": "Box"})
-        host_id = added.result.value.host_id
-        assert (
-            await client.call("remote.add", {"target": "me@box.example:2222"})
-        ).result.value.host_id == host_id
-        unavailable = await client.call("host.listDirectory", {"hostId": host_id})
-        assert unavailable.result.error.code == "remote-unavailable"
-        assert unavailable.result.error.details.state == "disconnected"
-        updated = await client.call(
-            "remote.update", {"hostId": host_id, "mode": "attached", "settingsFrom": "remote"}
+            await err(client, key, payload, "remote-host-not-found")
+        await err(client, SESSION_CREATE, {"hostId": "h-nope", "cwd": str(tmp_path)}, "remote-host-not-found")
+        assert (await ok(client, SESSION_LIST, {})).items == []
+        added = await ok(client, REMOTE_ADD, {"target": "me@box.example:2222", "name": "Box"})
+        host_id = added.host_id
+        assert (await ok(client, REMOTE_ADD, {"target": "me@box.example:2222"})).host_id == host_id
+        unavailable = await err(client, HOST_LIST_DIRECTORY, {"hostId": host_id}, "remote-unavailable")
+        assert unavailable.details["state"] == "disconnected"
+        updated = await ok(
+            client, REMOTE_UPDATE, {"hostId": host_id, "mode": "attached", "settingsFrom": "remote"}
         )
-        assert (updated.result.value.mode, updated.result.value.settings_from) == ("attached", "remote")
+        assert (updated.mode, updated.settings_from) == ("attached", "remote")
         assert '"mode": "attached"' in (tmp_path / "data" / "remotes.json").read_text()
         assert stat.S_IMODE((tmp_path / "data" / "remotes.json").stat().st_mode) == 0o600
-        await client.call("remote.remove", {"hostId": host_id})
-        assert (await client.call("remote.list", {})).result.value.items == []
+        await client.call(REMOTE_REMOVE, {"hostId": host_id})
+        assert (await ok(client, REMOTE_LIST, {})).items == []
     finally:
         await client.aclose()
         await runtime.close()
@@ -340,8 +349,8 @@ def test_a_remote_session_s_terminal_is_routed_there_by_its_id() -> None:
 
     routes = RouteTable()
     assert routes.host_of(TerminalRef(terminal_id="t-a")) is None  # unknown: this host's
-    routes.record_value("terminal.open", {"terminalId": "t-a"}, "h-1")
-    routes.record_value("terminal.list", {"items": [{"terminalId": "t-b"}, "junk"]}, "h-2")
+    routes.record_value(TERMINAL_OPEN.key, {"terminalId": "t-a"}, "h-1")
+    routes.record_value(TERMINAL_LIST.key, {"items": [{"terminalId": "t-b"}, "junk"]}, "h-2")
     routes.record_frame(TerminalOutput(terminal_id="t-c", session_id="s-c", seq=1, data=""), "h-3")
     assert [routes.host_of(TerminalRef(terminal_id=t)) for t in ("t-a", "t-b", "t-c", "t-d")] == [
         "h-1",
@@ -356,7 +365,7 @@ async def test_an_unprivileged_caller_s_merged_mux_leaves_out_remote_terminal_ou
     from contract.terminals import TerminalClosed, TerminalOutput
     from host.relay.streams import PRIVILEGED_FRAMES, _without, item
 
-    async def frames():  # type: ignore[no-untyped-def]
+    async def frames():
         yield [
             item("r1", TerminalOutput(terminal_id="t", session_id="s", seq=1, data="eA==")),
             item("r2", FilesChanged(session_id="s", paths=["a"])),

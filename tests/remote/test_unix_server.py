@@ -20,9 +20,17 @@ from typing import Any
 import httpx
 import pytest
 
+from contract.methods import (
+    CREDENTIALS_DESCRIBE,
+    HOST_DESCRIBE,
+    SETTINGS_DESCRIBE,
+    SETTINGS_UPDATE,
+    AnyMethod,
+)
 from host.engine.sandbox import SandboxPolicy, wrap
 from host.fetch.http_client import HttpApiClient
 from host.server.unix import inside_sandbox
+from tests.api.support import err, ok
 from tests.remote.support import alive, until
 from tests.security.sandboxing import needs_sandbox, sandbox_on  # noqa: F401  (a fixture)
 
@@ -78,12 +86,12 @@ def client(place: Path, token: str) -> HttpApiClient:
     return HttpApiClient("http://localhost", token, transport=uds)
 
 
-async def post(place: Path, method: str, headers: dict[str, str]) -> httpx.Response:
-    body = json.dumps({"type": "client-request", "rpcId": "r", "method": method, "payload": {}})
+async def post(place: Path, method: AnyMethod, headers: dict[str, str]) -> httpx.Response:
+    body = json.dumps({"type": "client-request", "rpcId": "r", "method": method.key, "payload": {}})
     transport = httpx.AsyncHTTPTransport(uds=str(place / "run" / "serve.sock"))
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as raw:
         return await raw.post(
-            f"/api/{method}", content=body, headers={"content-type": "application/json", **headers}
+            f"/api/{method.key}", content=body, headers={"content-type": "application/json", **headers}
         )
 
 
@@ -110,22 +118,22 @@ async def test_a_detached_server_answers_on_its_socket_with_its_token_and_stops_
 
     # the fence, unchanged: the token, a loopback Host; privileged for the user's own processes,
     # unless the relaying host says its caller was not
-    assert (await post(place, "host.describe", {})).status_code == 401
-    assert (await post(place, "host.describe", {"authorization": "Bearer wrong"})).status_code == 401
+    assert (await post(place, HOST_DESCRIBE, {})).status_code == 401
+    assert (await post(place, HOST_DESCRIBE, {"authorization": "Bearer wrong"})).status_code == 401
     bearer = {"authorization": f"Bearer {ready['token']}"}
-    assert (await post(place, "host.describe", {**bearer, "host": "evil.example"})).status_code == 403
-    assert (await post(place, "settings.describe", bearer)).status_code == 200
+    assert (await post(place, HOST_DESCRIBE, {**bearer, "host": "evil.example"})).status_code == 403
+    assert (await post(place, SETTINGS_DESCRIBE, bearer)).status_code == 200
     lowered = {**bearer, "x-harnessdesk-unprivileged": "1"}
-    assert (await post(place, "settings.describe", lowered)).status_code == 403
+    assert (await post(place, SETTINGS_DESCRIBE, lowered)).status_code == 403
 
     # the handover: used, never written there
     async with client(place, ready["token"]) as c:
-        described = await c.call("host.describe", {})
-        assert described.result.value.model == "deepseek-chat"
-        creds = await c.call("credentials.describe", {"refs": ["HANDED_KEY"]})
-        assert creds.result.value.credentials["HANDED_KEY"].configured
-        refused = await c.call("settings.update", {"ns": "llm-deepseek", "patch": {"apiKeyEnv": "X"}})
-        assert refused.result.error.code == "settings-rejected"
+        assert (await ok(c, HOST_DESCRIBE, {})).model == "deepseek-chat"
+        creds = await ok(c, CREDENTIALS_DESCRIBE, {"refs": ["HANDED_KEY"]})
+        assert creds.credentials["HANDED_KEY"].configured
+        await err(
+            c, SETTINGS_UPDATE, {"ns": "llm-deepseek", "patch": {"apiKeyEnv": "X"}}, "settings-rejected"
+        )
     for path in (place / "data").rglob("*"):
         if path.is_file():
             assert SECRET.encode() not in path.read_bytes(), path
@@ -140,7 +148,7 @@ async def test_an_attached_server_ends_when_its_stdin_closes(place: Path) -> Non
     ready = ready_line(proc)
     assert not (place / "run" / "token").exists()  # the token left on stdout only
     async with client(place, ready["token"]) as c:
-        assert (await c.call("host.describe", {})).result.ok
+        assert (await c.call(HOST_DESCRIBE, {})).result.ok
     assert proc.stdin is not None
     proc.stdin.close()  # the SSH session is gone
     assert proc.wait(60) == 0

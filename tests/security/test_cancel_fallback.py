@@ -14,8 +14,9 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -165,11 +166,12 @@ async def test_a_cancel_while_the_supervisor_starts_still_ends_its_setsid_tree(
     marker = f"hd-spawn-{os.getpid()}-{time.monotonic_ns()}"
     command = f"setsid sh -c '(sleep 300; echo {marker}) & sleep 301' >/dev/null 2>&1 & sleep 302 # {marker}"
     registry = JobRegistry(tmp_path / "jobs", lambda _sid, _views: None, _no_end)
+    start: Coroutine[Any, Any, object]
     if starter == "bash tool":
         start = TOOLS["bash"].run({"command": command, "timeout": 120}, context(tmp_path))
     else:
         start = registry.start("s-cancel", command, tmp_path)
-    task = asyncio.create_task(start)  # type: ignore[arg-type]
+    task = asyncio.create_task(start)
     supervisor = None
     for _ in range(10_000):  # one loop step at a time, until the supervisor exists
         await asyncio.sleep(0)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import SESSION_HISTORY
 from host.engine.sandbox import secret_values
 from tests.api.conftest import open_test_host
 from tests.api.support import event, ftype, ok, page_events, prompt
@@ -63,7 +64,7 @@ async def test_end_to_end_the_key_never_reaches_log_stream_or_provider(
         _, result = await mux.next(event("tool/result", sid))
         assert "PATH=" in json.dumps(result.event.data)
         await mux.next(event("turn/end", sid))
-        history = await ok(client, "session.history", {"sessionId": sid})
+        history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
         assert KEY not in json.dumps([e.dump() for e in page_events(history)])
         assert all(KEY not in json.dumps(r) for r in llm.requests)
         await host.engine.parts.store.flush()

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from contract.methods import SESSION_LIST, SETTINGS_DESCRIBE, AnyMethod
 from host.server.fence import LoopbackFence, peer_is_loopback
 from host.server.run import load_or_mint_token
 from tests.api.support import cli_env, harnessdesk, run_main, start_serve
@@ -30,8 +31,8 @@ from tests.support.scripted_llm import ScriptedLlmServer
 JSON = {"content-type": "application/json"}
 
 
-def envelope(method: str, payload: dict[str, Any] | None = None) -> bytes:
-    body = {"type": "client-request", "rpcId": "r-1", "method": method, "payload": payload or {}}
+def envelope(method: AnyMethod, payload: dict[str, Any] | None = None) -> bytes:
+    body = {"type": "client-request", "rpcId": "r-1", "method": method.key, "payload": payload or {}}
     return json.dumps(body).encode()
 
 
@@ -54,14 +55,14 @@ def test_cookies_never_authorise_and_a_malformed_one_changes_nothing(
             for cookie in malformed:
                 ok = http.post(
                     "/api/session.list",
-                    content=envelope("session.list"),
+                    content=envelope(SESSION_LIST),
                     headers={**bearer, "cookie": cookie},
                 )
                 assert ok.status_code == 200, cookie  # another app's cookie does not log the user out
             only_cookie = {**JSON, "cookie": f"harnessdesk_token={served.token}"}
             assert (
                 http.post(
-                    "/api/session.list", content=envelope("session.list"), headers=only_cookie
+                    "/api/session.list", content=envelope(SESSION_LIST), headers=only_cookie
                 ).status_code
                 == 401
             )
@@ -89,7 +90,9 @@ def _own_address() -> str | None:
         except OSError:
             pass
     try:
-        candidates += [info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+        candidates += [
+            str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+        ]
     except OSError:
         pass
     return next((c for c in candidates if not c.startswith("127.")), None)
@@ -125,14 +128,14 @@ def test_allow_remote_warns_and_keeps_privileged_methods_on_this_machine(
         port = int(first.rsplit(":", 1)[1].split("/", 1)[0])
         token = first.strip().rsplit("token=", 1)[1]
         bearer = {**JSON, "authorization": f"Bearer {token}"}
-        settings = envelope("settings.describe")
+        settings = envelope(SETTINGS_DESCRIBE)
         with httpx.Client(trust_env=False) as http:
             # from the network, pretending to be local: the API, but no settings or credentials
             remote = f"http://{address}:{port}"
             forged = {**bearer, "host": f"localhost:{port}"}
             assert (
                 http.post(
-                    f"{remote}/api/session.list", content=envelope("session.list"), headers=forged
+                    f"{remote}/api/session.list", content=envelope(SESSION_LIST), headers=forged
                 ).status_code
                 == 200
             )
@@ -157,7 +160,7 @@ def _scope(
 
 
 def test_privilege_needs_a_loopback_peer_and_no_trusted_name() -> None:
-    fence = LoopbackFence(lambda *a: None, token="t" * 20)  # type: ignore[arg-type, return-value]
+    fence = LoopbackFence(lambda *a: None, token="t" * 20)  # type: ignore[arg-type]
     assert fence.refusal(_scope(("127.0.0.1", 5))) is None
     assert fence.refusal(_scope(("::1", 5), host="[::1]:1")) is None
     assert fence.refusal(_scope(("::ffff:127.0.0.1", 5))) is None
@@ -167,7 +170,7 @@ def test_privilege_needs_a_loopback_peer_and_no_trusted_name() -> None:
             "This method is only available to a browser on this machine",
         )
         assert fence.refusal(_scope(peer, path="/api/session.list")) is None  # the API itself stays
-    trusting = LoopbackFence(lambda *a: None, token="t" * 20, trusted_hosts=["box.lan"])  # type: ignore[arg-type, return-value]
+    trusting = LoopbackFence(lambda *a: None, token="t" * 20, trusted_hosts=["box.lan"])  # type: ignore[arg-type]
     assert trusting.refusal(_scope(("127.0.0.1", 5)))[0] == 403  # type: ignore[index]
     assert not peer_is_loopback({"client": None}) and peer_is_loopback({"client": ("127.0.0.9", 1)})
 

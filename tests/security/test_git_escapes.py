@@ -25,6 +25,13 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    FILES_GIT_STATUS,
+    PERMISSION_SET,
+    SESSION_CREATE,
+    WORKSPACE_CREATE,
+    WORKSPACE_SET_TRUST,
+)
 from host.fetch.http_client import HttpApiClient
 from tests.api.support import Frames, event, events_of, ok, prompt, start_serve
 from tests.security.sandboxing import needs_sandbox, sandbox_on
@@ -67,10 +74,10 @@ class Served:
     place: Path
 
     async def session(self, cwd: Path, preset: str | None = None) -> str:
-        value = await ok(self.client, "session.create", {"cwd": str(cwd)})
+        value = await ok(self.client, SESSION_CREATE, {"cwd": str(cwd)})
         sid = str(value.session_id)
         if preset is not None:
-            await ok(self.client, "permission.set", {"sessionId": sid, "preset": preset})
+            await ok(self.client, PERMISSION_SET, {"sessionId": sid, "preset": preset})
         return sid
 
     async def turn(self, sid: str, words: str = "go") -> list[Any]:
@@ -80,7 +87,7 @@ class Served:
         return events_of(self.mux.since(start), sid)
 
     async def git_status(self, sid: str) -> Any:
-        return await ok(self.client, "files.gitStatus", {"sessionId": sid})
+        return await ok(self.client, FILES_GIT_STATUS, {"sessionId": sid})
 
 
 @pytest.fixture
@@ -191,10 +198,10 @@ async def test_a_received_folder_runs_nothing_before_trust_in_any_mode(
     assert not ran.exists()
 
     # trusted: the folder's git runs, inside the read-only sandbox, and the count comes back
-    workspace = await ok(served.client, "workspace.create", {"path": str(received)})
+    workspace = await ok(served.client, WORKSPACE_CREATE, {"path": str(received)})
     await ok(
         served.client,
-        "workspace.setTrust",
+        WORKSPACE_SET_TRUST,
         {"workspaceId": workspace.workspace.workspace_id, "trusted": True},
     )
     value = await served.git_status(sid)

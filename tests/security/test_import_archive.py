@@ -46,7 +46,7 @@ def one_line_refusal(ran: Any) -> str:
     return str(lines[0])
 
 
-DEEP_CASES = {
+DEEP_CASES: dict[str, list[tuple[str, str | bytes]]] = {
     "event": [
         (
             "session.jsonl",

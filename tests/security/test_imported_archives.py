@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from contract.methods import SESSION_FORK, SESSION_LIST
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import event, events_of, ftype, ok, prompt, run_main
 from tests.support.engine import agent_of
@@ -74,7 +75,7 @@ async def test_forged_grants_and_root_cwd_give_nothing(tmp_path: Path, llm: Scri
     host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)
     try:
         client = host.client()
-        listed = (await ok(client, "session.list")).items
+        listed = (await ok(client, SESSION_LIST)).items
         assert [(s.session_id, s.cwd) for s in listed] == [(FORGED_ID, str(work.resolve()))]
         mux = await host.mux(client)
         llm.enqueue(
@@ -119,7 +120,7 @@ async def test_allow_always_is_host_side_not_exported_nor_forked(
     assert "two" in result.event.data["message"]["content"][0]["content"]  # remembered: no prompt
     await mux.next(event("turn/end", sid))
 
-    child = (await ok(client, "session.fork", {"sessionId": sid})).session_id
+    child = (await ok(client, SESSION_FORK, {"sessionId": sid})).session_id
     assert await host.engine.parts.store.grants(child) == []
     llm.enqueue(bash_call("c3", "echo three"), Reply(text="ok"))
     await prompt(client, child, "in the fork")
@@ -168,7 +169,7 @@ async def test_bad_headers_import_nothing_and_list_keeps_working(
     assert len(ran.stderr.strip().splitlines()) == 1 and "Traceback" not in ran.stderr
     host = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=data)
     try:
-        assert (await ok(host.client(), "session.list")).items == []
+        assert (await ok(host.client(), SESSION_LIST)).items == []
     finally:
         await host.close()
 
@@ -247,5 +248,5 @@ async def test_a_bad_id_already_in_the_store_does_not_break_the_list(host: Host)
     from host.engine.store.schema import insert_header
 
     bad = SessionHeader(id="bad id/../x", created_at=1, cwd="/")
-    await host.engine.parts.store.call(lambda conn: insert_header(conn, bad))  # type: ignore[attr-defined]
-    assert [s.session_id for s in (await ok(host.client(), "session.list")).items] == [good]
+    await host.engine.parts.store.call(lambda conn: insert_header(conn, bad))
+    assert [s.session_id for s in (await ok(host.client(), SESSION_LIST)).items] == [good]

@@ -14,6 +14,20 @@ from typing import Any
 
 import httpx
 
+from contract.methods import (
+    CREDENTIALS_DESCRIBE,
+    CREDENTIALS_SET,
+    LLM_DISCOVER_MODELS,
+    LLM_MODELS,
+    LLM_PROVIDERS,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_PROMPT,
+    SESSION_SELECT_MODEL,
+    SETTINGS_DESCRIBE,
+    SETTINGS_REPLACE,
+    AnyMethod,
+)
 from host.fetch import HttpApiClient
 from tests.api.support import eventually, start_serve
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -44,58 +58,58 @@ async def test_a_key_never_leaves_credentials_json(tmp_path: Path, llm: Scripted
             readers = [asyncio.create_task(read(k)) for k in streams]
             async with HttpApiClient(served.base_url, served.token) as client:
 
-                async def call(method: str, payload: dict[str, Any]) -> Any:
+                async def call(method: AnyMethod, payload: dict[str, Any]) -> Any:
                     response = await client.call(method, payload)
                     bodies.append(json.dumps(response.dump()))
                     return response.result
 
                 profile = {"id": "box", "name": "Box", "baseURL": llm.base_url, "apiKeyEnv": "BOX_KEY"}
                 await call(
-                    "settings.replace", {"ns": "llm-openai-compatible", "section": {"profiles": [profile]}}
+                    SETTINGS_REPLACE, {"ns": "llm-openai-compatible", "section": {"profiles": [profile]}}
                 )
                 full = await call(
-                    "settings.replace",
+                    SETTINGS_REPLACE,
                     {"ns": "permission", "section": {"defaultPreset": "danger-full-access"}},
                 )
                 assert full.ok, full
-                assert (await call("credentials.set", {"ref": "BOX_KEY", "value": STORED})).ok
+                assert (await call(CREDENTIALS_SET, {"ref": "BOX_KEY", "value": STORED})).ok
                 llm.require_key, llm.echo_rejected_key = STORED, True
-                await call("credentials.describe", {"refs": ["BOX_KEY"]})
-                await call("settings.describe", {})
-                await call("llm.providers", {})
-                await call("llm.models", {})
+                await call(CREDENTIALS_DESCRIBE, {"refs": ["BOX_KEY"]})
+                await call(SETTINGS_DESCRIBE, {})
+                await call(LLM_PROVIDERS, {})
+                await call(LLM_MODELS, {})
                 assert (
                     await call(
-                        "llm.discoverModels", {"settingsNs": "llm-openai-compatible", "provider": "box"}
+                        LLM_DISCOVER_MODELS, {"settingsNs": "llm-openai-compatible", "provider": "box"}
                     )
                 ).ok
                 draft = {"settingsNs": "llm-openai-compatible", "baseURL": llm.base_url}
-                refused = await call("llm.discoverModels", {**draft, "apiKey": WRONG})
+                refused = await call(LLM_DISCOVER_MODELS, {**draft, "apiKey": WRONG})
                 assert not refused.ok and "Incorrect API key provided" in refused.error.message
                 llm.require_key = DRAFT
-                assert (await call("llm.discoverModels", {**draft, "apiKey": DRAFT})).ok
+                assert (await call(LLM_DISCOVER_MODELS, {**draft, "apiKey": DRAFT})).ok
                 llm.require_key = STORED
 
                 sid = (
-                    await call("session.create", {"cwd": str(work), "agentPreset": "standard"})
+                    await call(SESSION_CREATE, {"cwd": str(work), "agentPreset": "standard"})
                 ).value.session_id
                 assert (
-                    await call("session.selectModel", {"sessionId": sid, "provider": "box", "model": "m"})
+                    await call(SESSION_SELECT_MODEL, {"sessionId": sid, "provider": "box", "model": "m"})
                 ).ok
                 bash = '{"command": "env; cat ../data/credentials.json; echo $BOX_KEY"}'
                 llm.enqueue(Reply(tool_calls=[("c1", "bash", bash)]), Reply(text="done"))
                 await call(
-                    "session.prompt",
+                    SESSION_PROMPT,
                     {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]},
                 )
                 assert await eventually(lambda: b'"turn/end"' in streams["events.mux"], 30)
                 llm.require_key = "sk-a-different-one-xyz"  # the stored key is refused, and echoed
                 await call(
-                    "session.prompt",
+                    SESSION_PROMPT,
                     {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "again"}]},
                 )
                 assert await eventually(lambda: streams["events.mux"].count(b'"turn/end"') >= 2, 30)
-                await call("session.history", {"sessionId": sid, "maxMessages": 1000})
+                await call(SESSION_HISTORY, {"sessionId": sid, "maxMessages": 1000})
                 got = await http.get(f"/api/session.export?sessionId={sid}", headers=bearer)
                 assert got.status_code == 200
                 export = got.content

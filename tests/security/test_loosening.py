@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import AGENT_PRESET_SELECT, COMMAND_EXECUTE, SESSION_CREATE, SESSION_HISTORY
 from host.engine.tools.permissions.looseness import looseness, loosens
-from host.fetch import HttpApiClient
+from host.fetch import AbstractApiClient, HttpApiClient
 from host.fetch.fetch_response import FetchResponse
 from tests.api.support import Frames, Served, err, event, ftype, ok, prompt, start_serve
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -64,7 +65,7 @@ def local_server(tmp_path_factory: pytest.TempPathFactory, llm_server: ScriptedL
 
 
 @pytest.fixture
-async def browser(trusted_server: Served) -> AsyncIterator[HttpApiClient]:
+async def browser(trusted_server: Served) -> AsyncIterator[AbstractApiClient]:
     async with TrustedHostClient(trusted_server) as client:
         yield client
 
@@ -73,25 +74,24 @@ def bash_call(call_id: str, command: str) -> Reply:
     return Reply(tool_calls=[(call_id, "bash", json.dumps({"command": command}))])
 
 
-async def preset_of(client: HttpApiClient, sid: str) -> str:
-    history = await ok(client, "session.history", {"sessionId": sid})
+async def preset_of(client: AbstractApiClient, sid: str) -> str:
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    assert history.projections is not None
     return str(history.projections.values["permissions"]["currentValue"])
 
 
-async def logged(client: HttpApiClient, sid: str) -> list[str]:
-    history = await ok(client, "session.history", {"sessionId": sid})
-    return [e.type for e in history.events]
+async def logged(client: AbstractApiClient, sid: str) -> list[str]:
+    history = await ok(client, SESSION_HISTORY, {"sessionId": sid})
+    return [e.event.type for e in history.events]
 
 
 async def test_a_trusted_host_browser_cannot_loosen_a_session_by_any_method(
     browser: HttpApiClient, trusted_server: Served, llm: ScriptedLlmServer, tmp_path: Path
 ) -> None:
     marker = tmp_path / "M"
-    sid = (await ok(browser, "session.create", {"cwd": str(tmp_path)})).session_id
+    sid = (await ok(browser, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
     for line in ("/permission danger-full-access", "/permission   danger-full-access  ", "/permission full"):
-        refused = await err(
-            browser, "command.execute", {"sessionId": sid, "line": line}, "privilege-required"
-        )
+        refused = await err(browser, COMMAND_EXECUTE, {"sessionId": sid, "line": line}, "privilege-required")
         assert refused.details == {
             "method": "command.execute",
             "change": "switching this session from Ask to Full access",
@@ -110,31 +110,29 @@ async def test_a_trusted_host_browser_cannot_loosen_a_session_by_any_method(
     assert not marker.exists()
 
     # tightening is not privileged: read-only, then loosening back to workspace-write is refused
-    tightened = await ok(browser, "command.execute", {"sessionId": sid, "line": "/permission read-only"})
+    tightened = await ok(browser, COMMAND_EXECUTE, {"sessionId": sid, "line": "/permission read-only"})
     assert tightened.matched
     assert await preset_of(browser, sid) == "read-only"
     back = await err(
         browser,
-        "command.execute",
+        COMMAND_EXECUTE,
         {"sessionId": sid, "line": "/permission workspace-write"},
         "privilege-required",
     )
     assert back.details["change"] == "switching this session from Read-only to Ask"
-    shown = await ok(browser, "command.execute", {"sessionId": sid, "line": "/permission"})  # showing is fine
+    shown = await ok(browser, COMMAND_EXECUTE, {"sessionId": sid, "line": "/permission"})  # showing is fine
     assert shown.matched and await preset_of(browser, sid) == "read-only"
 
     # an agent preset that caps less than the session's is loosening too
-    blank = (
-        await ok(browser, "session.create", {"cwd": str(tmp_path), "agentPreset": "read-only"})
-    ).session_id
+    blank = (await ok(browser, SESSION_CREATE, {"cwd": str(tmp_path), "agentPreset": "read-only"})).session_id
     assert await preset_of(browser, blank) == "read-only"
     wider = await err(
-        browser, "agentPreset.select", {"sessionId": blank, "agentPreset": "standard"}, "privilege-required"
+        browser, AGENT_PRESET_SELECT, {"sessionId": blank, "agentPreset": "standard"}, "privilege-required"
     )
     assert wider.details["method"] == "agentPreset.select"
     assert await preset_of(browser, blank) == "read-only"
-    other = (await ok(browser, "session.create", {"cwd": str(tmp_path)})).session_id
-    stricter = await ok(browser, "agentPreset.select", {"sessionId": other, "agentPreset": "read-only"})
+    other = (await ok(browser, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
+    stricter = await ok(browser, AGENT_PRESET_SELECT, {"sessionId": other, "agentPreset": "read-only"})
     assert stricter.agent_preset == "read-only"
 
     # the default preset lives in settings: every settings write is privileged (403 at the fence)
@@ -167,10 +165,10 @@ async def test_a_privileged_caller_is_served_at_once(
     step on the host), and the next bash runs unasked."""
     marker = tmp_path / "M"
     async with HttpApiClient(local_server.base_url, local_server.token) as client:
-        sid = (await ok(client, "session.create", {"cwd": str(tmp_path)})).session_id
+        sid = (await ok(client, SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
         async with Frames(client.stream("events.mux")) as mux:
             switched = await ok(
-                client, "command.execute", {"sessionId": sid, "line": "/permission danger-full-access"}
+                client, COMMAND_EXECUTE, {"sessionId": sid, "line": "/permission danger-full-access"}
             )
             assert switched.matched
             _, done = await mux.next(event("command/done", sid, commandId=switched.command_id))
@@ -182,9 +180,9 @@ async def test_a_privileged_caller_is_served_at_once(
             assert not [f for f in mux.frames if getattr(f, "type", "") == "approval/requested"]
         assert marker.exists()
         blank = (
-            await ok(client, "session.create", {"cwd": str(tmp_path), "agentPreset": "read-only"})
+            await ok(client, SESSION_CREATE, {"cwd": str(tmp_path), "agentPreset": "read-only"})
         ).session_id
-        chosen = await ok(client, "agentPreset.select", {"sessionId": blank, "agentPreset": "standard"})
+        chosen = await ok(client, AGENT_PRESET_SELECT, {"sessionId": blank, "agentPreset": "standard"})
         assert chosen.agent_preset == "standard"
 
 

@@ -17,6 +17,16 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    HOST_CREATE_DIRECTORY,
+    HOST_LIST_DIRECTORY,
+    HOST_OPEN_PATH,
+    PERMISSION_SET,
+    SESSION_CREATE,
+    SESSION_LIST,
+    WORKSPACE_CREATE,
+    AnyMethod,
+)
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import event, events_of, ok, prompt, raw
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -29,25 +39,25 @@ BAD = {
 """JSON escapes as a client sends them inside a path (the text after `\\` is JSON, not Python)."""
 
 
-def requests(work: Path, bad: str) -> list[tuple[str, str, dict[str, str]]]:
+def requests(work: Path, bad: str) -> list[tuple[AnyMethod, str, dict[str, str]]]:
     """(method, field, payload as JSON source text) for every path field of the contract."""
     parent = json.dumps(str(work))[1:-1]
     spot = f"{parent}/sub{bad}dir"
     return [
-        ("session.create", "cwd", {"cwd": spot}),
-        ("host.listDirectory", "path", {"path": spot}),
-        ("host.createDirectory", "path", {"path": spot, "name": "new"}),
-        ("host.createDirectory", "name", {"path": parent, "name": f"new{bad}"}),
-        ("host.openPath", "path", {"path": spot}),
-        ("workspace.create", "path", {"path": spot}),
+        (SESSION_CREATE, "cwd", {"cwd": spot}),
+        (HOST_LIST_DIRECTORY, "path", {"path": spot}),
+        (HOST_CREATE_DIRECTORY, "path", {"path": spot, "name": "new"}),
+        (HOST_CREATE_DIRECTORY, "name", {"path": parent, "name": f"new{bad}"}),
+        (HOST_OPEN_PATH, "path", {"path": spot}),
+        (WORKSPACE_CREATE, "path", {"path": spot}),
     ]
 
 
-def body(method: str, payload: dict[str, str], errors: str = "strict") -> bytes:
+def body(method: AnyMethod, payload: dict[str, str], errors: str = "strict") -> bytes:
     """A client-request whose payload strings keep their JSON escapes verbatim (`errors`:
     how a Python surrogate in them becomes bytes)."""
     fields = ", ".join(f'"{k}": "{v}"' for k, v in payload.items())
-    head = f'"type": "client-request", "rpcId": "{uuid.uuid4()}", "method": "{method}"'
+    head = f'"type": "client-request", "rpcId": "{uuid.uuid4()}", "method": "{method.key}"'
     text = f'{{{head}, "payload": {{{fields}}}}}'
     return text.encode("utf-8", errors)
 
@@ -70,7 +80,7 @@ async def test_a_bad_character_in_any_path_field_is_a_bad_request(any_host: Host
     before = sorted(p.name for p in work.iterdir())
     for method, field, payload in requests(work, BAD[kind]):
         reply = await raw(
-            client, "POST", f"/api/{method}", {"content-type": "application/json"}, body(method, payload)
+            client, "POST", f"/api/{method.key}", {"content-type": "application/json"}, body(method, payload)
         )
         assert reply.status == 200, (method, field, reply.status, reply.body[:200])
         result: dict[str, Any] = json.loads(reply.body)["result"]
@@ -88,7 +98,7 @@ async def test_a_bad_character_in_any_path_field_is_a_bad_request(any_host: Host
                 "POST",
                 "/api/session.list",
                 {"content-type": "application/json"},
-                body("session.list", {}),
+                body(SESSION_LIST, {}),
             )
         ).body
     )
@@ -100,7 +110,7 @@ async def test_a_raw_invalid_byte_is_not_json_never_a_500(any_host: Host) -> Non
     for method, _field, payload in requests(any_host.workdir, "\udce9"):
         sent = body(method, payload, "surrogateescape")  # the byte 0xE9 itself, not an escape
         assert b"\xe9" in sent
-        reply = await raw(client, "POST", f"/api/{method}", {"content-type": "application/json"}, sent)
+        reply = await raw(client, "POST", f"/api/{method.key}", {"content-type": "application/json"}, sent)
         assert reply.status == 400 and reply.body == b"body is not JSON", (
             method,
             reply.status,
@@ -121,7 +131,7 @@ async def test_ordinary_paths_still_work(any_host: Host) -> None:
                 "POST",
                 "/api/host.listDirectory",
                 {"content-type": "application/json"},
-                body("host.listDirectory", payload),
+                body(HOST_LIST_DIRECTORY, payload),
             )
         ).body
     )
@@ -154,7 +164,7 @@ async def test_a_nul_in_any_file_tools_path_is_a_typed_tool_error(
     mux = await any_host.mux(client)
     sid = await any_host.create()
     if preset != "default":
-        await ok(client, "permission.set", {"sessionId": sid, "preset": preset})
+        await ok(client, PERMISSION_SET, {"sessionId": sid, "preset": preset})
     calls = [(cid, name, json.dumps(args)) for cid, name, args in NUL_CALLS]
     llm.enqueue(Reply(tool_calls=calls), Reply(text="I will use plain names."))
     await prompt(client, sid, "touch the odd files")

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from contract.events import SessionEvent
+from contract.methods import SESSION_FORK, SESSION_HISTORY, SESSION_SEARCH
 from host.engine.store import SessionHeader, SqliteStore
 from host.fetch.inbound import json_bytes, parse_json
 from host.textsafe import clean_json, clean_text
@@ -97,14 +98,14 @@ async def test_a_non_utf8_name_a_model_escape_and_a_prompt_leave_the_session_who
         _, end = await mux.next(event("turn/end", sid))
         assert end.event.data["reason"] == {"kind": "completed"}
         assert not mux.ended and not other.ended  # no stream was killed on the way
-        hits = await client.call("session.search", {"query": "\udce9 here"})
+        hits = await client.call(SESSION_SEARCH, {"query": "\udce9 here"})
         assert hits.result.ok  # a lone surrogate in a search: an answer, not a 500
     finally:
         await host.close()
 
     again = await open_test_host("inprocess", tmp_path, llm.base_url, data_dir=host.data_dir)
     try:
-        history = await ok(again.client(), "session.history", {"sessionId": sid})
+        history = await ok(again.client(), SESSION_HISTORY, {"sessionId": sid})
         texts = json.dumps([e.dump() for e in page_events(history)], ensure_ascii=False)
         assert "hi \ufffd" in texts and "model says \ufffd here" in texts and "second turn fine" in texts
         assert [e.type for e in page_events(history)].count("turn/end") == 2  # nothing lost at restart
@@ -120,12 +121,12 @@ async def test_a_huge_before_seq_or_fork_anchor_is_a_bad_request(
         client = host.client()
         sid = await host.create()
         for method, payload in (
-            ("session.history", {"sessionId": sid, "beforeSeq": 2**63}),
-            ("session.history", {"sessionId": sid, "beforeSeq": 10**30}),
-            ("session.fork", {"sessionId": sid, "atSeq": 2**64}),
+            (SESSION_HISTORY, {"sessionId": sid, "beforeSeq": 2**63}),
+            (SESSION_HISTORY, {"sessionId": sid, "beforeSeq": 10**30}),
+            (SESSION_FORK, {"sessionId": sid, "atSeq": 2**64}),
         ):
             response = await client.call(method, payload)
             assert not response.result.ok and response.result.error.code == "bad-request", method
-        assert (await client.call("session.history", {"sessionId": sid, "beforeSeq": 2**63 - 1})).result.ok
+        assert (await client.call(SESSION_HISTORY, {"sessionId": sid, "beforeSeq": 2**63 - 1})).result.ok
     finally:
         await host.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import FILES_REVERT_TURN
 from tests.api.conftest import Host
 from tests.api.file_turns import turn_writing, write
 from tests.api.support import err, ok
@@ -60,7 +61,7 @@ async def test_revert_refuses_a_folder_that_became_a_symlink(
     victim = outside / "a.txt" if swap == "folder" else outside / "app" / "a.txt"
     assert victim.read_text() == "after\n"
 
-    error = await err(client, "files.revertTurn", {"sessionId": sid, "turn": turn}, "revert-conflict")
+    error = await err(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn}, "revert-conflict")
     assert error.details["conflicts"][0] == {"path": str(work), "reason": "changed"}
     assert victim.read_text() == "after\n"  # the outside file was not written
     assert [p.name for p in victim.parent.iterdir()] == ["a.txt"]  # and nothing staged beside it
@@ -72,5 +73,5 @@ async def test_revert_still_works_when_the_folder_is_where_it_was(host: Host, ll
     mux = await host.mux(client)
     sid = await host.create()
     turn = await turn_writing(host, llm, client, mux, sid, bash("b1", "echo after > a.txt"))
-    await ok(client, "files.revertTurn", {"sessionId": sid, "turn": turn})
+    await ok(client, FILES_REVERT_TURN, {"sessionId": sid, "turn": turn})
     assert (host.workdir / "a.txt").read_text() == "before\n"

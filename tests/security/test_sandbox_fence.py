@@ -27,6 +27,14 @@ from typing import Any
 
 import pytest
 
+from contract.methods import (
+    JOB_LIST,
+    JOB_OUTPUT,
+    PERMISSION_SET,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_LIST,
+)
 from desktop.cli import build_parser
 from desktop.options import named_paths
 from host.engine.integrations.hooks.run import argv_for
@@ -131,9 +139,9 @@ class Person:
         await self.client.aclose()
 
     async def session(self, cwd: Path) -> str:
-        created = await ok(self.client, "session.create", {"cwd": str(cwd)})
+        created = await ok(self.client, SESSION_CREATE, {"cwd": str(cwd)})
         sid = str(created.session_id)
-        await ok(self.client, "permission.set", {"sessionId": sid, "network": True})
+        await ok(self.client, PERMISSION_SET, {"sessionId": sid, "network": True})
         return sid
 
     async def turn(self, sid: str, refuse: int = 0) -> dict[str, str]:
@@ -151,15 +159,16 @@ class Person:
     async def job_output(self, sid: str, job_id: str) -> str:
         """The output of a background job once it ended (bounded: 120 s)."""
         for _ in range(1200):
-            jobs = (await ok(self.client, "job.list", {"sessionId": sid})).jobs
+            jobs = (await ok(self.client, JOB_LIST, {"sessionId": sid})).jobs
             if [j for j in jobs if j.id == job_id and j.status not in ("running", "stopping")]:
-                value = await ok(self.client, "job.output", {"sessionId": sid, "jobId": job_id, "offset": 0})
+                value = await ok(self.client, JOB_OUTPUT, {"sessionId": sid, "jobId": job_id, "offset": 0})
                 return str(value.text)
             await asyncio.sleep(0.1)
         raise AssertionError(f"job {job_id} did not end")
 
     async def mode(self, sid: str) -> tuple[str, bool]:
-        page = await ok(self.client, "session.history", {"sessionId": sid})
+        page = await ok(self.client, SESSION_HISTORY, {"sessionId": sid})
+        assert page.projections is not None
         value = page.projections.values["permissions"]
         return value["currentValue"], value["network"]
 
@@ -240,9 +249,9 @@ async def test_a_sandboxed_command_with_network_cannot_switch_its_session_to_ful
         assert await person.mode(sid) == ("auto", True)  # nothing changed
 
         # the person, outside, still does what a person may: Full access after confirming it
-        assert (await ok(person.client, "session.list", {})).items
+        assert (await ok(person.client, SESSION_LIST, {})).items
         full = {"sessionId": sid, "preset": "danger-full-access", "confirmFullAccess": True}
-        assert (await ok(person.client, "permission.set", full)).permissions.current_value == (
+        assert (await ok(person.client, PERMISSION_SET, full)).permissions.current_value == (
             "danger-full-access"
         )
     finally:

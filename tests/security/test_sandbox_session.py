@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 import pytest
 
+from contract.methods import PERMISSION_SET, SESSION_FORK, SESSION_HISTORY
 from tests.api.conftest import Host, open_test_host
 from tests.api.support import Frames, event, events_of, ftype, ok, prompt
 from tests.security.sandboxing import SECRET, Box, needs_sandbox, open_box, sandbox_on
@@ -225,13 +226,13 @@ async def test_a_background_job_a_subagent_and_a_forked_session_stay_inside(
     spawned = next(e for e in events if e.type == "subagent/spawned")
     child_events = [
         h.event
-        for h in (await ok(setup.client, "session.history", {"sessionId": spawned.data["sessionId"]})).events
+        for h in (await ok(setup.client, SESSION_HISTORY, {"sessionId": spawned.data["sessionId"]})).events
     ]
     child_result = next(e.data for e in child_events if e.type == "tool/result")
     assert "blocked by the sandbox" in text(child_result)
     assert [e.data["preset"] for e in child_events if e.type == "permission/preset"] == ["auto"]
 
-    fork = (await ok(setup.client, "session.fork", {"sessionId": sid})).session_id
+    fork = (await ok(setup.client, SESSION_FORK, {"sessionId": sid})).session_id
     llm.enqueue(call("f1", "bash", command=f"echo x > {box.outside}/fork.txt"), Reply(text="no"))
     forked, asked = await setup.turn_refusing(fork)
     assert "blocked by the sandbox" in text(results(forked)["f1"])
@@ -306,7 +307,7 @@ async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(
 ) -> None:
     box = setup.box
     sid = await setup.host.create(cwd=box.workspace)
-    value = await ok(setup.client, "permission.set", {"sessionId": sid, "preset": "read-only"})
+    value = await ok(setup.client, PERMISSION_SET, {"sessionId": sid, "preset": "read-only"})
     assert value.permissions.current_value == "read-only"
     llm.enqueue(
         call("b1", "bash", command="ls; echo x > new.txt"),
@@ -319,23 +320,23 @@ async def test_read_only_runs_read_only_commands_and_the_switches_are_logged(
     assert done["w1"]["error"]["code"] == "PERMISSION_DENIED"
     assert not (box.workspace / "new.txt").exists()
 
-    refused = await setup.client.call("permission.set", {"sessionId": sid, "preset": "danger-full-access"})
+    refused = await setup.client.call(PERMISSION_SET, {"sessionId": sid, "preset": "danger-full-access"})
     assert not refused.result.ok and refused.result.error.code == "bad-request"
     assert (
         await setup.host.engine.parts.permissions.projection(sid)
     ).current_value == "read-only"  # unchanged
 
-    await ok(setup.client, "permission.set", {"sessionId": sid, "preset": "auto", "network": True})
+    await ok(setup.client, PERMISSION_SET, {"sessionId": sid, "preset": "auto", "network": True})
     llm.enqueue(call("b2", "bash", command=reach(setup.port)), Reply(text="online"))
     online = await setup.turn(sid)
     assert "REACHED" in text(results(online)["b2"]) and not [e for e in online if e.type in ASKED]
-    history = [h.event for h in (await ok(setup.client, "session.history", {"sessionId": sid})).events]
+    history = [h.event for h in (await ok(setup.client, SESSION_HISTORY, {"sessionId": sid})).events]
     modes = [e.data for e in history if e.type == "sandbox/mode"]
     assert modes[-1] == {"mode": "workspace-write", "mechanism": "bwrap", "network": True}
     assert (await setup.host.engine.parts.permissions.projection(sid)).badge.endswith("Network allowed.")
 
     full = {"sessionId": sid, "preset": "danger-full-access", "confirmFullAccess": True}
-    assert (await ok(setup.client, "permission.set", full)).permissions.current_value == "danger-full-access"
+    assert (await ok(setup.client, PERMISSION_SET, full)).permissions.current_value == "danger-full-access"
     llm.enqueue(call("b3", "bash", command=f"echo x > {box.outside}/full.txt"), Reply(text="wrote"))
     await setup.turn(sid)
     assert (box.outside / "full.txt").exists()  # the control: Full access really has no sandbox

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from contract.methods import FILES_TREE, TERMINAL_ATTACH, TERMINAL_INPUT, TERMINAL_OPEN
 from desktop.paths import webui_dir
 from host.fetch import HttpApiClient
 from host.fetch.fetch_response import FetchResponse
@@ -103,22 +104,22 @@ async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
 
     browser = TrustedHostClient(base_url, token, port)
     try:
-        assert (await ok(browser, "files.tree", {"sessionId": sid})).entries == []  # the API still answers
+        assert (await ok(browser, FILES_TREE, {"sessionId": sid})).entries == []  # the API still answers
         async with (
             Frames(browser.stream("events.mux")) as seen_by_browser,
             Frames(window.stream("events.mux")) as seen_by_window,
         ):
-            tid = (await ok(window, "terminal.open", {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
-            for method in ("terminal.input", "terminal.attach"):
+            tid = (await ok(window, TERMINAL_OPEN, {"sessionId": sid, "cols": 80, "rows": 24})).terminal_id
+            for handle in (TERMINAL_INPUT, TERMINAL_ATTACH):
                 payload = (
-                    {"terminalId": tid, "data": "id\n"} if method == "terminal.input" else {"terminalId": tid}
+                    {"terminalId": tid, "data": "id\n"} if handle is TERMINAL_INPUT else {"terminalId": tid}
                 )
                 body = json.dumps(
-                    {"type": "client-request", "rpcId": "r", "method": method, "payload": payload}
+                    {"type": "client-request", "rpcId": "r", "method": handle.key, "payload": payload}
                 )
                 async with httpx.AsyncClient(base_url=base_url, timeout=WAIT) as raw:
                     answer = await raw.post(
-                        f"/api/{method}",
+                        f"/api/{handle.key}",
                         content=body,
                         headers={
                             "host": f"{TRUSTED}:{port}",
@@ -126,15 +127,15 @@ async def test_a_trusted_host_browser_may_not_open_type_into_or_read_a_terminal(
                             "content-type": "application/json",
                         },
                     )
-                assert answer.status_code == 403, method
-            await ok(window, "terminal.input", {"terminalId": tid, "data": "echo secret-$((6*7))\n"})
+                assert answer.status_code == 403, handle.key
+            await ok(window, TERMINAL_INPUT, {"terminalId": tid, "data": "echo secret-$((6*7))\n"})
             printed = b""
             while b"secret-42" not in printed:
                 _, frame = await seen_by_window.next(ftype("terminal/output"))
                 printed += base64.b64decode(frame.data)
             # a frame both streams carry, published after the output: the browser's stream got
             # that far, and left out every terminal frame before it
-            await ok(window, "files.tree", {"sessionId": sid})  # starts the folder's watch
+            await ok(window, FILES_TREE, {"sessionId": sid})  # starts the folder's watch
             (folder / "after.txt").write_text("x")
             await seen_by_browser.next(ftype("files/changed", sid))
             assert not [f for _, f in seen_by_browser.items if getattr(f, "type", "") == "terminal/output"]

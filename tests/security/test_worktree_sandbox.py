@@ -14,8 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from contract.methods import (
+    SESSION_CREATE,
+    SESSION_LIST,
+    WORKSPACE_CREATE,
+    WORKSPACE_SET_TRUST,
+    WORKTREE_CONFIGURE,
+    WORKTREE_OPTIONS,
+)
 from tests.api.conftest import Host, open_test_host
-from tests.api.support import event, events_of, ok, prompt
+from tests.api.support import cwd_of, event, events_of, ok, prompt
 from tests.security.sandboxing import needs_sandbox, sandbox_on
 from tests.support.git_repos import branches, git, make_repo, place
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -88,16 +96,14 @@ async def test_a_worktree_sessions_agent_commits_there_and_reaches_nothing_else(
 ) -> None:
     repo = make_repo(place / "repo")
     client = host.client()
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
-    mine = (
-        await ok(client, "session.create", {"workspaceId": wid, "worktree": {"branch": "mine"}})
-    ).session_id
-    await ok(client, "worktree.configure", {"workspaceId": wid, "location": str(place / "beside")})
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
+    mine = (await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "mine"}})).session_id
+    await ok(client, WORKTREE_CONFIGURE, {"workspaceId": wid, "location": str(place / "beside")})
     other = (
-        await ok(client, "session.create", {"workspaceId": wid, "worktree": {"branch": "other"}})
+        await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "other"}})
     ).session_id
-    listed = {s.session_id: s for s in (await ok(client, "session.list", {})).items}
-    tree, beside = Path(listed[mine].cwd), Path(listed[other].cwd)
+    listed = {s.session_id: s for s in (await ok(client, SESSION_LIST, {})).items}
+    tree, beside = cwd_of(listed[mine]), cwd_of(listed[other])
     assert tree.is_relative_to(host.data_dir) and beside.parent == place / "beside"
     gitdir = Path(git(tree, "rev-parse", "--absolute-git-dir"))
     other_gitdir = Path(git(beside, "rev-parse", "--absolute-git-dir"))
@@ -155,20 +161,20 @@ async def test_the_hosts_worktree_git_runs_in_the_sandbox_before_trust_only_when
     repo = make_repo(place / "repo")
     plant(repo / ".git" / "config", f'[filter "x"]\n\tsmudge = "touch .smudged; touch {place}/ran; cat"\n')
     client = host.client()
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
-    response = await client.call("session.create", {"workspaceId": wid, "worktree": {}})
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
+    response = await client.call(SESSION_CREATE, {"workspaceId": wid, "worktree": {}})
     assert not response.result.ok and response.result.error.code == "worktree-untrusted"
     assert "filter.x.smudge" in response.result.error.message and "trust" in response.result.error.message
-    options = await ok(client, "worktree.options", {"workspaceId": wid})
+    options = await ok(client, WORKTREE_OPTIONS, {"workspaceId": wid})
     assert options.withheld == "untrusted-config" and options.branches == []
     assert not (place / "ran").exists() and git(repo, "worktree", "list").count("\n") == 0
-    await ok(client, "workspace.setTrust", {"workspaceId": wid, "trusted": True})
+    await ok(client, WORKSPACE_SET_TRUST, {"workspaceId": wid, "trusted": True})
     (repo / ".gitattributes").write_text("*.txt filter=x\n")
     git(repo, "add", ".gitattributes")
     git(repo, "commit", "-qm", "attributes")
-    made = await ok(client, "session.create", {"workspaceId": wid, "worktree": {"branch": "trusted"}})
-    tree = Path(
-        next(s.cwd for s in (await ok(client, "session.list", {})).items if s.session_id == made.session_id)
+    made = await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "trusted"}})
+    tree = cwd_of(
+        next(s for s in (await ok(client, SESSION_LIST, {})).items if s.session_id == made.session_id)
     )
     assert (tree / ".smudged").exists(), "trusted: the filter ran, in the new worktree"
     assert not (place / "ran").exists(), "inside the sandbox: the rest of the machine was read-only to it"
@@ -181,11 +187,11 @@ async def test_two_worktree_sessions_edit_the_same_file_at_once_on_two_branches(
     main = git(repo, "rev-parse", "main")
     client = host.client()
     mux = await host.mux(client)
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
     sids = {}
     for name in ("a", "b"):
         spec = {"branch": f"task-{name}"}
-        sids[name] = (await ok(client, "session.create", {"workspaceId": wid, "worktree": spec})).session_id
+        sids[name] = (await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": spec})).session_id
         change = json.dumps({"path": "a.txt", "old_string": "two", "new_string": f"two by {name}"})
         commit = json.dumps({"command": f"git commit -qam 'task {name}' && echo COMMITTED"})
         llm.enqueue(
@@ -224,15 +230,15 @@ async def test_the_setup_command_runs_in_the_sandbox_before_the_first_turn(
     repo = make_repo(place / "repo")
     client = host.client()
     mux = await host.mux(client)
-    wid = (await ok(client, "workspace.create", {"path": str(repo)})).workspace.workspace_id
+    wid = (await ok(client, WORKSPACE_CREATE, {"path": str(repo)})).workspace.workspace_id
     setup = (
         f"sleep 1; echo installed > deps.txt; echo x > {repo}/escaped.txt; git status --short > status.txt"
     )
-    await ok(client, "worktree.configure", {"workspaceId": wid, "setup": setup})
+    await ok(client, WORKTREE_CONFIGURE, {"workspaceId": wid, "setup": setup})
     sid = (
-        await ok(client, "session.create", {"workspaceId": wid, "worktree": {"branch": "set-up"}})
+        await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": {"branch": "set-up"}})
     ).session_id
-    tree = Path(next(s.cwd for s in (await ok(client, "session.list", {})).items if s.session_id == sid))
+    tree = cwd_of(next(s for s in (await ok(client, SESSION_LIST, {})).items if s.session_id == sid))
     llm.enqueue(Reply(tool_calls=[("b1", "bash", json.dumps({"command": "cat deps.txt"}))]), Reply(text="ok"))
     start = len(mux.items)
     await prompt(client, sid, "first")
@@ -241,8 +247,8 @@ async def test_the_setup_command_runs_in_the_sandbox_before_the_first_turn(
     assert "installed" in str(results[0].data["message"]["content"]), "the first turn saw the setup's work"
     assert (tree / "deps.txt").read_text() == "installed\n" and not (repo / "escaped.txt").exists()
 
-    await ok(client, "worktree.configure", {"workspaceId": wid, "setup": "echo it broke; exit 3"})
-    broken = (await ok(client, "session.create", {"workspaceId": wid, "worktree": {}})).session_id
+    await ok(client, WORKTREE_CONFIGURE, {"workspaceId": wid, "setup": "echo it broke; exit 3"})
+    broken = (await ok(client, SESSION_CREATE, {"workspaceId": wid, "worktree": {}})).session_id
     start = len(mux.items)
     await prompt(client, broken, "first")
     await mux.next(event("turn/end", broken), within=120)
