@@ -132,9 +132,10 @@ def implementation(repo: Path) -> None:
         '"""`probe.*`."""\n\n'
         "from __future__ import annotations\n\n"
         "from contract import probe as pr\n"
+        "from contract.methods import PROBE_TOUCH\n"
         "from host.api.registry import implements\n"
         "from host.engine.engine import Engine\n\n\n"
-        '@implements("probe.touch")\n'
+        "@implements(PROBE_TOUCH)\n"
         "async def touch(engine: Engine, p: pr.TouchRequest) -> pr.TouchValue:\n"
         "    return pr.TouchValue(touched=await engine.sessions.touch_probe(p.session_id))\n",
         encoding="utf-8",
@@ -192,7 +193,7 @@ def a_test(repo: Path) -> None:
         "    session_id = await host.create()\n"
         "    touched = await client.call(PROBE_TOUCH, TouchRequest(session_id=session_id))\n"
         "    assert isinstance(touched.result, RpcOk) and touched.result.value.touched is True\n"
-        '    error = await err(client, "probe.touch", {"sessionId": "s-none"}, "probe-refused")\n'
+        '    error = await err(client, PROBE_TOUCH, {"sessionId": "s-none"}, "probe-refused")\n'
         '    assert error.details == {"sessionId": "s-none"}\n',
         encoding="utf-8",
     )
