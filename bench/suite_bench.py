@@ -34,12 +34,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 QUIET_LOAD = 1.0
 """The 1-minute load average at the start of a run that counts as "no other load" on 2 cores."""
-SUMMARY = re.compile(r"=+ (?P<counts>.*?) in (?P<seconds>[\d.]+)s")
+SUMMARY = re.compile(
+    r"^=* ?(?P<counts>\d+ (?:passed|failed|skipped|errors?)\b.*?) in (?P<seconds>[\d.]+)s", re.M
+)
+"""pytest's last line: framed by `=` in its default output, bare under `-q` (./scripts/test.sh)."""
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
 
 
 def counts(output: str) -> dict[str, Any]:
-    """pytest's last summary line (`== 2191 passed, 16 skipped in 1184.21s (0:19:44) ==`)."""
+    """pytest's last summary line (`2191 passed, 16 skipped in 1184.21s (0:19:44)`, `=`-framed or not)."""
     found = SUMMARY.findall(output)
     if not found:
         return {}

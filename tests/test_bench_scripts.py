@@ -99,6 +99,9 @@ def test_the_suite_row_counts_only_a_passing_run_on_a_quiet_machine() -> None:
     from bench import run_all, suite_bench
 
     counted = suite_bench.counts("...\n== 2191 passed, 16 skipped, 3 warnings in 1184.21s (0:19:44) ==\n")
+    # ./scripts/test.sh runs pytest with -q: its last line has no `=` frame
+    bare = suite_bench.counts("FAILED t.py::t\n3 failed, 2282 passed, 16 skipped in 919.77s (0:15:19)\n")
+    assert (bare["failed"], bare["passed"], bare["pytest_seconds"]) == (3, 2282, 919.77)
     assert counted == {"pytest_seconds": 1184.21, "passed": 2191, "skipped": 16}
     figures = {"wall_s": 540.0, "exit": 0, "workers": 3, "cpus": 2, "quiet_load": 1.0, **counted}
     label = "the test suite (`./scripts/test.sh`), wall time on a quiet machine"
