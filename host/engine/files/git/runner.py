@@ -211,25 +211,33 @@ class FolderGit:
         full_env = {**_folder_env(), **(env or {})}
         if not write:
             full_env["GIT_OPTIONAL_LOCKS"] = "0"
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=str(layout.top),
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=full_env,
-            start_new_session=True,
-        )
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), bound)
-        except (TimeoutError, asyncio.CancelledError):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, 9)
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await asyncio.shield(proc.wait())
-            raise
-        return GitResult(proc.returncode or 0, out, err)
+        return await _bounded(argv, layout.top, full_env, bound, stdin)
+
+
+async def _bounded(
+    argv: Sequence[str], cwd: Path, env: Mapping[str, str], bound: float, stdin: bytes | None = None
+) -> GitResult:
+    """Run `argv` in its own process group; on a timeout or a cancel the whole group is killed
+    and reaped before the error goes on (the agent's git and the person's alike)."""
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=dict(env),
+        start_new_session=True,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(stdin), bound)
+    except (TimeoutError, asyncio.CancelledError):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await asyncio.shield(proc.wait())
+        raise
+    return GitResult(proc.returncode or 0, out, err)
 
 
 # ---- the person's own git, on their click ------------------------------------------------------
@@ -303,26 +311,7 @@ class PersonGit:
 
     @staticmethod
     async def _spawn(layout: RepoLayout, args: Sequence[str], env: dict[str, str], bound: float) -> GitResult:
-        proc = await asyncio.create_subprocess_exec(
-            GIT,
-            *args,
-            cwd=str(layout.top),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            start_new_session=True,
-        )
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), bound)
-        except (TimeoutError, asyncio.CancelledError):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, 9)
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-            await asyncio.shield(proc.wait())
-            raise
-        return GitResult(proc.returncode or 0, out, err)
+        return await _bounded([GIT, *args], layout.top, env, bound)
 
 
 # ---- the app's own repositories ---------------------------------------------------------------
