@@ -105,10 +105,12 @@ class WorkerPool:
                     self._stuck -= 1
                     log.info("%s: a job whose caller gave up has finished", self.name)
             with contextlib.suppress(RuntimeError):  # the loop is gone
-                job.loop.call_soon_threadsafe(_settle, job.future, value, error)
+                job.loop.call_soon_threadsafe(settle, job.future, value, error)
 
 
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+def settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
+    """Resolve `future` with a worker thread's outcome, on the future's loop; a future its caller
+    already gave up on (cancelled, timed out) is left as it is."""
     if future.done():
         return
     if error is not None:

@@ -23,19 +23,11 @@ from typing import Any, TypeVar
 from host.engine.store.base import StoreClosed, StoreTimeout
 from host.engine.store.faults import classify
 from host.engine.store.schema import open_connection
+from host.workers import settle
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-
-def _settle(fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
-    if fut.done():
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(value)
 
 
 THREADS = 2
@@ -118,6 +110,6 @@ class Reader:
         if self._loop is None:
             return
         try:
-            self._loop.call_soon_threadsafe(_settle, fut, value, exc)
+            self._loop.call_soon_threadsafe(settle, fut, value, exc)
         except RuntimeError:
             pass  # the loop is gone; nobody is waiting any more

@@ -32,6 +32,7 @@ from host.engine.store.base import Settled, StoreClosed, StoreError, StoreTimeou
 from host.engine.store.faults import classify, damaged, header_problem, quick_check
 from host.engine.store.schema import create_fresh, create_schema, open_connection
 from host.engine.store.wal import WalCheckpointer
+from host.workers import settle
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +48,6 @@ STALL_TIMEOUT = 30.0
 """Closing gives up after this long without the writer finishing a single operation (a stuck
 disk); while it keeps working through a backlog it is waited for. A SIGTERM shutdown passes a
 hard bound instead."""
-
-
-def _settle(fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
-    if fut.done():
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(value)
 
 
 @dataclass
@@ -405,4 +397,4 @@ class Writer:
 
     @classmethod
     def _reply(cls, loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], value: Any, exc: Any) -> None:
-        cls._call_loop(loop, _settle, fut, value, exc)
+        cls._call_loop(loop, settle, fut, value, exc)
