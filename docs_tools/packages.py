@@ -11,6 +11,11 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# the import reader and the cycle finder tests/test_import_cycles.py holds every module to
+from tests.test_import_cycles import cycles, imports_of, our_modules
+
+__all__ = ["Package", "cycles", "flat_modules", "layers", "packages", "render_packages"]
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "host" / "engine"
 PREFIX = "host.engine."
@@ -24,30 +29,6 @@ class Package:
     summary: str
     uses: dict[str, set[str]] = field(default_factory=dict)
     """Sibling package → the modules of this package that import it."""
-
-
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def _imported(path: Path) -> set[str]:
-    """Dotted names this file imports (relative imports resolved; `from a import b` gives `a.b`)."""
-    name = _module_name(path)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                base = ".".join([*package[: len(package) - node.level + 1], *([base] if base else [])])
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return found
 
 
 def _top(dotted: str) -> str | None:
@@ -76,50 +57,16 @@ def packages() -> dict[str, Package]:
     found[ROOT_MODULE] = Package(
         ROOT_MODULE, "The composition root: builds every service in dependency order."
     )
-    for path in sorted(ENGINE.rglob("*.py")):
-        mine = _top(_module_name(path))
+    modules = our_modules()
+    for name, path in sorted(modules.items()):
+        mine = _top(name)
         if mine is None or mine not in found:
             continue
-        for dotted in _imported(path):
+        for dotted in imports_of(name, path, modules):
             other = _top(dotted)
             if other is not None and other != mine and other in found:
-                found[mine].uses.setdefault(other, set()).add(_module_name(path))
+                found[mine].uses.setdefault(other, set()).add(name)
     return found
-
-
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one package (Tarjan)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            component: list[str] = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                component.append(top)
-                if top == node:
-                    break
-            if len(component) > 1:
-                out.append(sorted(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return out
 
 
 def layers(found: dict[str, Package]) -> list[list[str]]:
