@@ -445,21 +445,27 @@ async def test_a_local_and_a_remote_session_stream_at_the_same_time(
         there = (await local.call(SESSION_CREATE, {"hostId": host_id, "cwd": str(sshd.home)})).session_id
         here = (await local.call(SESSION_CREATE, {"cwd": str(tmp_path)})).session_id
         texts = {there: "remote " * 400, here: "local " * 400}
-        hurry = threading.Event()  # slow deltas until both streams are seen running
+        hurry = {sid: threading.Event() for sid in texts}  # slow deltas until told otherwise
         for sid, text in texts.items():
-            llm.enqueue(Reply(text=text, chunk_size=6, delay=0.05, hurry=hurry, when=f"go {sid}"))
+            reply = Reply(text=text, chunk_size=6, delay=0.05, hurry=hurry[sid], when=f"go {sid}")
+            llm.enqueue(reply)
         for sid in texts:
             content = [{"type": "text", "text": f"go {sid}"}]
             await local.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
+        # `seen`, not `next`: the two streams interleave in no set order, and `next` moves the
+        # cursor past the other session's frames. The local turn is let finish first (the order
+        # that mostly came anyway) while the remote one still streams, then the remote one.
         try:
             for sid in texts:
-                await local.mux.next(event("assistant/chunk", sid), RECONNECT)
+                await local.mux.seen(event("assistant/chunk", sid), RECONNECT)
             ended = [f for _, f in local.mux.items if event("turn/end")(f)]
             assert ended == [], "a turn ended before the other streamed"
+            for sid in (here, there):
+                hurry[sid].set()
+                await local.mux.seen(event("turn/end", sid), RECONNECT)
         finally:
-            hurry.set()
-        for sid in texts:
-            await local.mux.next(event("turn/end", sid), RECONNECT)
+            for flag in hurry.values():
+                flag.set()
         for sid, text in texts.items():
             said = "".join(
                 f.event.data["chunk"]["text"]
