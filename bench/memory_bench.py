@@ -14,16 +14,26 @@ jumps of at least 512 KB between two samples are listed as steps, with the turn 
 whether the host's first backup (a minute after start, a one-time cost) fell in that interval.
 Last, the sessions are closed (deleted) and RSS is read again: "comes back" compares it with the
 RSS before them (goal: within 2 MB, what the allocator may keep). No assertions.
+
+RSS alone cannot tell what the host still holds from what glibc's malloc keeps of freed memory
+(free chunks in its arenas, a thread's arena among them, are not given back to the system). So the
+host runs under this script (`--as-host`, the same `python -m desktop serve` plus a SIGUSR1
+handler) and the bench reads its allocator's own figures (mallinfo2) beside each RSS reading of
+the close: "in use" is what the host's live allocations take, "free but kept" is what malloc holds
+for reuse. The goal row stays on RSS; these say which of the two kept it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import itertools
 import json
 import os
 import re
+import runpy
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,6 +56,58 @@ SAMPLE_EVERY = 10
 STEP_KB = 512
 """A jump between two samples at least this big is reported as a step."""
 BACK_MB = 2.0
+
+
+PROBE_FLAG = "--as-host"
+PROBE_ENV = "MEMORY_BENCH_PROBE"
+"""The file the host under `--as-host` writes its allocator figures to on SIGUSR1."""
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split())
+    ]
+
+
+def allocator_kb() -> dict[str, int]:
+    """glibc's mallinfo2 of this process (all arenas), in KB: `in_use` the live allocations
+    (mmap'd blocks included), `free_kept` the freed memory malloc keeps in its arenas."""
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = _MallInfo2
+    info = libc.mallinfo2()
+    return {
+        "in_use": (info.uordblks + info.hblkhd) // 1024,
+        "free_kept": info.fordblks // 1024,
+        "from_system": (info.arena + info.hblkhd) // 1024,
+    }
+
+
+def as_host(argv: list[str]) -> None:
+    """`python -m desktop <argv>` in this process, answering SIGUSR1 with `allocator_kb()`
+    written (atomically) to $MEMORY_BENCH_PROBE."""
+    target = Path(os.environ[PROBE_ENV])
+
+    def probe(_signum: int, _frame: object) -> None:
+        part = target.with_suffix(".part")
+        part.write_text(json.dumps(allocator_kb()), encoding="utf-8")
+        os.replace(part, target)
+
+    signal.signal(signal.SIGUSR1, probe)
+    sys.argv = ["desktop", *argv]
+    runpy.run_module("desktop", run_name="__main__", alter_sys=True)
+
+
+def read_probe(pid: int, target: Path) -> dict[str, int]:
+    """The host's allocator figures, asked for now (bounded: 30 s)."""
+    target.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR1)
+    deadline = time.monotonic() + 30
+    while not target.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the host did not answer the allocator probe")
+        time.sleep(0.05)
+    return dict(json.loads(target.read_text(encoding="utf-8")))
 
 
 def rss_kb(pid: int) -> int:
@@ -72,13 +134,15 @@ def slope(points: list[tuple[int, int]]) -> float:
     return num / den if den else 0.0
 
 
-def start_host(data: Path, work: Path, base_url: str) -> tuple[subprocess.Popen[str], str, str]:
+def start_host(data: Path, work: Path, base_url: str, probe: Path) -> tuple[subprocess.Popen[str], str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("HARNESSDESK_API_KEY", "HARNESSDESK_DEV_VALIDATE")
     }
     env["PYTHONPATH"] = str(ROOT)
+    env[PROBE_ENV] = str(probe)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "desktop", "serve", "--data-dir", str(data), "--port", "0",
+        [sys.executable, str(Path(__file__).resolve()), PROBE_FLAG,
+         "serve", "--data-dir", str(data), "--port", "0",
          "--provider", "openai-compatible", "--base-url", base_url, "--model", "m"],
         cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         text=True,
@@ -136,7 +200,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memory-bench-") as tmp, ScriptedLlmServer() as llm:
         data, work = Path(tmp) / "data", Path(tmp) / "work"
         work.mkdir()
-        proc, url, token = start_host(data, work, llm.base_url)
+        probe = Path(tmp) / "allocator.json"
+        proc, url, token = start_host(data, work, llm.base_url, probe)
         backup_turn: int | None = None
         started = time.monotonic()
         try:
@@ -160,6 +225,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             print(f"turn {n}: RSS {one[-1][1] / 1024:.1f} MB", flush=True)
                     # 50 sessions of 40 turns, kept open; turns counted on from the session above
                     many: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
+                    heap_before = read_probe(proc.pid, probe)
                     others = []
                     for i in range(args.sessions):
                         other = (await ok(client, SESSION_CREATE, {"cwd": str(work)})).session_id
@@ -170,10 +236,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                                 backup_turn = args.turns + i * args.session_turns + k + 1
                         many.append(((i + 1) * args.session_turns, rss_kb(proc.pid)))
                     before_close = many[-1][1]
+                    heap_open = read_probe(proc.pid, probe)
                     for other in others:
                         await ok(client, SESSION_DELETE, {"sessionId": other})
                     await asyncio.sleep(1.0)  # let the closed sessions' last writes settle
                     after_close = rss_kb(proc.pid)
+                    heap_closed = read_probe(proc.pid, probe)
         finally:
             proc.terminate()
             proc.wait(30)
@@ -195,6 +263,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rss_after_close_mb": round(after_close / 1024, 1),
         "comes_back": (after_close - many[0][1]) / 1024 <= BACK_MB,
         "kept_after_close_mb": round((after_close - many[0][1]) / 1024, 1),
+        "allocator_mb": {
+            label: {k: round(v / 1024, 2) for k, v in got.items()}
+            for label, got in (("before", heap_before), ("open", heap_open), ("closed", heap_closed))
+        },
+        "in_use_kept_after_close_mb": round((heap_closed["in_use"] - heap_before["in_use"]) / 1024, 2),
+        "free_kept_after_close_mb": round((heap_closed["free_kept"] - heap_before["free_kept"]) / 1024, 2),
     }
     for label, key in (("one session", "one_session"), (f"{args.sessions} sessions", "many_sessions")):
         got = figures[key]
@@ -213,10 +287,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         f" against {many[0][1] / 1024:.1f} MB before them"
         f" ({'comes back' if figures['comes_back'] else 'kept'}; goal within {BACK_MB:g} MB)"
     )
+    for label, got in figures["allocator_mb"].items():
+        print(
+            f"    malloc {label}: in use {got['in_use']:.1f} MB, free but kept {got['free_kept']:.1f} MB,"
+            f" from the system {got['from_system']:.1f} MB"
+        )
+    print(
+        f"    after the close: the host's live allocations {figures['in_use_kept_after_close_mb']:+.2f} MB,"
+        f" malloc's kept free memory {figures['free_kept_after_close_mb']:+.2f} MB against before them"
+    )
     return figures
 
 
 def main() -> None:
+    if sys.argv[1:2] == [PROBE_FLAG]:
+        as_host(sys.argv[2:])
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=2000, help="turns of the one long session")
     parser.add_argument("--warmup", type=int, default=100, help="the slope is measured from this turn on")
