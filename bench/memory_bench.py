@@ -80,7 +80,53 @@ def allocator_kb() -> dict[str, int]:
         "in_use": (info.uordblks + info.hblkhd) // 1024,
         "free_kept": info.fordblks // 1024,
         "from_system": (info.arena + info.hblkhd) // 1024,
+        **pymalloc_kb(),
     }
+
+
+def pymalloc_kb() -> dict[str, int]:
+    """Python's own small-object allocator (its 1 MiB arenas are mmap'd, outside malloc's
+    figures): `py_blocks` the live objects' blocks, `py_arenas` the arenas it holds. Read from
+    sys._debugmallocstats, which writes to fd 2 only."""
+    read, write = os.pipe()
+    saved = os.dup(2)
+    try:
+        os.dup2(write, 2)
+        os.close(write)
+        sys._debugmallocstats()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    with os.fdopen(read, encoding="utf-8", errors="replace") as pipe:
+        text = pipe.read()  # the writer's ends are closed: read to its end
+    figures = {}
+    for key, label in (("py_blocks", "bytes in allocated blocks"), ("py_arenas", "arenas allocated current")):
+        match = re.search(rf"# {label}\s*=\s*([\d,]+)", text)
+        if match:
+            value = int(match.group(1).replace(",", ""))
+            figures[key] = value // 1024 if key == "py_blocks" else value * 1024  # arenas: 1 MiB each
+    return figures
+
+
+def rss_parts_kb(pid: int) -> dict[str, int]:
+    """RSS by kind of mapping (from /proc/<pid>/smaps): malloc's main heap, anonymous maps
+    (thread arenas, Python's arenas, stacks), the SQLite files, other files (code)."""
+    parts = {"heap": 0, "anonymous": 0, "sqlite_files": 0, "other_files": 0}
+    kind = "anonymous"
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split()
+        if head and "-" in head[0] and not head[0].endswith(":"):
+            name = head[5] if len(head) > 5 else ""
+            if name == "[heap]":
+                kind = "heap"
+            elif name.startswith("/"):
+                sqlite = ".sqlite" in name or name.endswith(("-wal", "-shm"))
+                kind = "sqlite_files" if sqlite else "other_files"
+            else:
+                kind = "anonymous"
+        elif head and head[0] == "Rss:":
+            parts[kind] += int(head[1])
+    return parts
 
 
 def as_host(argv: list[str]) -> None:
@@ -100,6 +146,7 @@ def as_host(argv: list[str]) -> None:
 
 def read_probe(pid: int, target: Path) -> dict[str, int]:
     """The host's allocator figures, asked for now (bounded: 30 s)."""
+    parts = rss_parts_kb(pid)  # before the probe's own allocations
     target.unlink(missing_ok=True)
     os.kill(pid, signal.SIGUSR1)
     deadline = time.monotonic() + 30
@@ -107,7 +154,7 @@ def read_probe(pid: int, target: Path) -> dict[str, int]:
         if time.monotonic() > deadline:
             raise RuntimeError("the host did not answer the allocator probe")
         time.sleep(0.05)
-    return dict(json.loads(target.read_text(encoding="utf-8")))
+    return {**parts, **json.loads(target.read_text(encoding="utf-8"))}
 
 
 def rss_kb(pid: int) -> int:
@@ -267,8 +314,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             label: {k: round(v / 1024, 2) for k, v in got.items()}
             for label, got in (("before", heap_before), ("open", heap_open), ("closed", heap_closed))
         },
-        "in_use_kept_after_close_mb": round((heap_closed["in_use"] - heap_before["in_use"]) / 1024, 2),
-        "free_kept_after_close_mb": round((heap_closed["free_kept"] - heap_before["free_kept"]) / 1024, 2),
+        "kept_after_close_by_kind_mb": {
+            key: round((heap_closed.get(key, 0) - heap_before.get(key, 0)) / 1024, 2) for key in heap_before
+        },
     }
     for label, key in (("one session", "one_session"), (f"{args.sessions} sessions", "many_sessions")):
         got = figures[key]
@@ -289,13 +337,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     for label, got in figures["allocator_mb"].items():
         print(
-            f"    malloc {label}: in use {got['in_use']:.1f} MB, free but kept {got['free_kept']:.1f} MB,"
-            f" from the system {got['from_system']:.1f} MB"
+            f"    {label}: malloc in use {got['in_use']:.1f} MB, free but kept {got['free_kept']:.1f} MB;"
+            f" Python's blocks {got.get('py_blocks', 0):.1f} MB, arenas {got.get('py_arenas', 0):.0f} MB;"
+            f" RSS heap {got['heap']:.1f}, anonymous {got['anonymous']:.1f},"
+            f" SQLite files {got['sqlite_files']:.1f}, code {got['other_files']:.1f} MB"
         )
-    print(
-        f"    after the close: the host's live allocations {figures['in_use_kept_after_close_mb']:+.2f} MB,"
-        f" malloc's kept free memory {figures['free_kept_after_close_mb']:+.2f} MB against before them"
-    )
+    kept = ", ".join(f"{k} {v:+.2f}" for k, v in figures["kept_after_close_by_kind_mb"].items())
+    print(f"    kept after the close against before them (MB): {kept}")
     return figures
 
 
