@@ -430,3 +430,63 @@ def test_geometry_forgets_a_position_on_no_monitor(tmp_path: Path) -> None:
     k = Geometry(file)
     k.keep_on_screen(screens[:1])
     assert (k.x, k.y) == (-400, 300)  # half off the left edge: its title bar can still be grabbed
+
+
+# ---- the host yields to the window (docs/decisions/window-keystrokes.md) ------------------------
+
+
+def _thread_nice(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
+    """(this thread's nice, a lowered thread's, a thread that one starts) with `env` set."""
+    from desktop import priority
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    seen: list[int] = []
+
+    def inner() -> None:
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+
+    def lowered() -> None:
+        priority.lower()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        child = threading.Thread(target=inner)
+        child.start()
+        child.join(10)
+
+    thread = threading.Thread(target=lowered)
+    thread.start()
+    thread.join(10)
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), seen[0], seen[1]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_the_host_thread_runs_below_the_window_threads_inherit(monkeypatch: pytest.MonkeyPatch) -> None:
+    main, host, started = _thread_nice({}, monkeypatch)
+    assert (host, started) == (min(main + 5, 19), min(main + 5, 19))
+    main, host, _ = _thread_nice({"HARNESSDESK_HOST_NICE": "0"}, monkeypatch)
+    assert host == main  # 0: the host as it was
+    main, host, _ = _thread_nice({"HARNESSDESK_HOST_NICE": "12"}, monkeypatch)
+    assert host == min(main + 12, 19)
+    main, host, _ = _thread_nice({"HARNESSDESK_HOST_NICE": "fast"}, monkeypatch)
+    assert host == min(main + 5, 19)  # not a number: the default
+    main, host, _ = _thread_nice({"HARNESSDESK_HOST_NICE": "99"}, monkeypatch)
+    assert host == 19
+
+
+def test_the_host_loop_thread_is_lowered_and_the_caller_is_not() -> None:
+    loop = HostLoop()
+    loop.start()
+    try:
+
+        async def own_nice() -> int:
+            return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+        here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        there = loop.call(own_nice(), timeout=10)
+        if sys.platform.startswith("linux"):
+            assert there == min(here + 5, 19)
+        else:
+            assert there == here
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here
+    finally:
+        loop.stop(lambda: None)
