@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
 
-from desktop import priority
 from desktop.hostloop import HostLoop
 from desktop.hoststart import START_TIMEOUT, answer_failed
 from desktop.i18n import t
@@ -102,7 +101,6 @@ class ChildHost:
         self.url: str | None = None
         """The loopback site's URL (with `webui`), once the child is ready."""
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
-        priority.lower(self.proc.pid)  # before its threads start (docs/decisions/window-keystrokes.md)
         self._ready: Future[str] = Future()
         self._closing = False
         self._stopped: ChildFailed | None = None

@@ -17,8 +17,6 @@ from typing import Any, TypeVar
 
 from starlette.types import ASGIApp
 
-from desktop import priority
-
 log = logging.getLogger("desktop.hostloop")
 T = TypeVar("T")
 
@@ -35,7 +33,6 @@ class HostLoop:
         self._thread = threading.Thread(target=self._run, name="harnessdesk-host", daemon=True)
 
     def _run(self) -> None:
-        priority.lower()  # the threads it starts inherit it (docs/decisions/window-keystrokes.md)
         asyncio.set_event_loop(self.loop)
         self.loop.run_forever()
 
