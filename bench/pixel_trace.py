@@ -402,8 +402,10 @@ def trace_window(
                     page.evaluate(os.environ["PIXEL_TRACE_PAGE_JS"])
                 for i in range(runs + 1):
                     n = 20 if i == 0 else tokens  # the first: a warm-up
-                    sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(str(cwd))), timeout=120)
-                    page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 0)", timeout=120)
+                    same = os.environ.get("PIXEL_TRACE_SAME_SESSION") == "1" and i > 0
+                    if not same:  # (an experiment: every run in the first session)
+                        sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(str(cwd))), timeout=120)
+                        page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 0)", timeout=120)
                     if toggle := os.environ.get("PIXEL_TRACE_TOGGLE_JS"):  # an experiment, alternated
                         page.evaluate(f"({toggle})({json.dumps(i % 2 == 1)})")
                         print(f"  toggle {'on' if i % 2 == 1 else 'off'}")
@@ -411,7 +413,8 @@ def trace_window(
                     cpu0 = cpu_by_name(app.pid)
                     llm.enqueue(Reply(stamps=n, delay=1 / rate))
                     page.evaluate(f"{PROMPTS}({json.dumps(sid)}, ['stream stamps'])", timeout=120)
-                    page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 1)", timeout=n / rate + 120)
+                    ends = i + 1 if os.environ.get("PIXEL_TRACE_SAME_SESSION") == "1" else 1
+                    page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, {ends})", timeout=n / rate + 120)
                     if i:
                         print(f"  cpu s: {cpu_delta(cpu0, cpu_by_name(app.pid))}")
                     time.sleep(1.0)  # the host's trace file is rewritten every 0.5 s
