@@ -7,7 +7,7 @@
 // - the tail is rendered off the page and put in only where it differs from what is shown: most
 //   deltas are plain words that appendLive already put there, and replacing the whole open
 //   paragraph each frame made the engine lay out and paint all of it again (the window's web
-//   process then ran the next pushes that much later: docs/decisions/bridge-pushes-pipelined.md);
+//   process then ran the next pushes that much later: docs/decisions/streaming-tail-patched-in-place.md);
 // - when the block settles, rows.js renders the whole text once (settle), so the final DOM is
 //   exactly what one parse of the whole text gives.
 
