@@ -18,10 +18,19 @@ import { closedUpTo } from "./transcript-split.js";
 const INTO = new Set(["P", "DIV", "PRE", "CODE", "UL", "OL", "LI", "BLOCKQUOTE", "H1", "H2", "H3", "H4", "H5", "H6"]);
 const TAIL_SHARE = 8; // a tail that took t ms to render waits ≥ TAIL_SHARE·t before the next
 
-/** Where appended text continues: the deepest last block element of the tail. */
+/** An element's last child but for the line breaks markdown leaves between blocks. */
+function lastBlock(el) {
+  let c = el.lastChild;
+  while (c && c.nodeType === 3 && !c.data.trim()) c = c.previousSibling;
+  return c;
+}
+
+/** Where appended text continues: the deepest last block element of the tail (inside its open
+ * paragraph or list item, not after it: the next render then finds that block unchanged). */
 function continuation(tail) {
   let el = tail;
-  while (el.lastChild && el.lastChild.nodeType === 1 && INTO.has(el.lastChild.tagName)) el = el.lastChild;
+  let c;
+  while ((c = lastBlock(el)) && c.nodeType === 1 && INTO.has(c.tagName)) el = c;
   return el;
 }
 
