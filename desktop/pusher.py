@@ -132,10 +132,15 @@ class Pusher:
         return len(self._flying) < self._depth
 
     def _landed(self, number: int) -> None:
+        """A push ran in the page (or failed): its place is free. Called on the pusher's thread
+        or, with `start_js`, on the window's GUI thread, where nothing may escape."""
         with self._cond:
             self._flying.pop(number, None)
             self._cond.notify()
-        self.on_push()
+        try:
+            self.on_push()
+        except Exception:  # the host's loop already closed (the window is going away)
+            log.debug("on_push failed", exc_info=True)
 
     def _loop(self) -> None:
         while (batch := self._take()) is not None:
