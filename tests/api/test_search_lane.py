@@ -6,23 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
 
 from contract.methods import SESSION_HISTORY, SESSION_LIST, SESSION_SEARCH
 from host.engine.store.sqlite_store import SEARCH_THREADS, SqliteStore
 from tests.api.conftest import Host
 from tests.api.support import ok, page_events, run_turn
-from tests.engine.test_store_reads import BOUND, endless
+from tests.engine.test_store_reads import BOUND, endless, until
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
-
-
-async def _until(check: Callable[[], bool]) -> None:
-    """Wait (bounded) until `check()` holds: a bound, never a timed assertion."""
-    async with asyncio.timeout(BOUND):
-        while True:
-            if check():
-                return
-            await asyncio.sleep(0.01)
 
 
 async def test_history_and_list_answer_while_searches_run_and_a_superseded_search_never_runs(
@@ -47,12 +37,12 @@ async def test_history_and_list_answer_while_searches_run_and_a_superseded_searc
         assert [s.session_id for s in listed.items] == [sid]
         # the find bar asks, then asks again (a keystroke): the first caller goes away
         first = asyncio.ensure_future(client.call(SESSION_SEARCH, {"query": "drawer", "sessionId": sid}))
-        await _until(lambda: lane._queue.qsize() == 1)
+        await until(lambda: lane._queue.qsize() == 1)
         queued = lane._queue.queue[0]
         assert queued is not None
         first.cancel()
         await asyncio.gather(first, return_exceptions=True)
-        await _until(lambda: queued.abandoned)  # the host saw the caller leave
+        await until(lambda: queued.abandoned)  # the host saw the caller leave
         second = asyncio.ensure_future(client.call(SESSION_SEARCH, {"query": "drawer", "sessionId": sid}))
     finally:
         for task in held:
@@ -62,4 +52,4 @@ async def test_history_and_list_answer_while_searches_run_and_a_superseded_searc
     assert answer.result.ok, answer.result
     assert answer.result.value.total == 1
     assert [hit.snippet for hit in answer.result.value.items] == ["The needle is in the second drawer."]
-    assert (lane.interrupted, lane.skipped) == (SEARCH_THREADS, 1)  # the first never ran
+    await until(lambda: (lane.interrupted, lane.skipped) == (SEARCH_THREADS, 1))  # the first never ran

@@ -83,6 +83,16 @@ ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELEC
 """A read that never ends by itself: only an interrupt stops it."""
 
 
+async def until(check: Callable[[], bool]) -> None:
+    """Wait (bounded) until `check()` holds: a thread counts after it answered. A bound on the
+    wait, never a timed assertion."""
+    async with asyncio.timeout(BOUND):
+        while True:
+            if check():
+                return
+            await asyncio.sleep(0.01)
+
+
 def endless(entered: threading.Event) -> Callable[[sqlite3.Connection], object]:
     def read(conn: sqlite3.Connection) -> object:
         entered.set()
@@ -159,7 +169,7 @@ async def test_pages_and_the_list_answer_while_searches_hold_every_search_connec
         await asyncio.gather(*held, return_exceptions=True)
     found = await asyncio.wait_for(waiting, BOUND)
     assert [hit[0] for hit in found.hits] == ["s1"]
-    assert store._searcher.interrupted == SEARCH_THREADS
+    await until(lambda: store._searcher.interrupted == SEARCH_THREADS)  # both stopped, not left running
 
 
 async def test_a_search_in_one_session_lets_the_index_lead(store: SqliteStore) -> None:

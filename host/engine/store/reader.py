@@ -155,7 +155,8 @@ class Reader:
 
     def _after_interrupt(self, conn: sqlite3.Connection, exc: Exception) -> None:
         """An abandoned read stopped: end its transaction, keep the connection (nobody waits)."""
-        self.interrupted += 1
+        with self._lock:  # several threads count here
+            self.interrupted += 1
         log.debug("an abandoned %s read stopped: %s", self.name, exc)
         if conn.in_transaction:
             try:
