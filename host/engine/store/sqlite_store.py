@@ -47,7 +47,8 @@ from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
 TRUSTED = {STORED: True}
-"""History pages skip re-checking each event's data against its model (checked when written)."""
+"""Events read back skip re-checking each event's data against its model (checked when written,
+or when imported); the re-check was most of opening a long session's Changes view."""
 T = TypeVar("T")
 EXPORT_CHUNK = 500
 LINGER_MS = 20.0
@@ -294,7 +295,7 @@ class SqliteStore:
                 "SELECT json FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
                 (session_id, start, stop),
             ).fetchall()
-            return [SessionEvent.model_validate_json(r[0]) for r in rows]
+            return [SessionEvent.model_validate_json(r[0], context=TRUSTED) for r in rows]
 
         return await self.call(read)
 
@@ -304,16 +305,19 @@ class SqliteStore:
     async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
         def read(conn: sqlite3.Connection) -> list[SessionEvent]:
             rows = by_type.rows_of_types(conn, session_id, types)
-            return [SessionEvent.model_validate_json(r) for r in rows]
+            return [SessionEvent.model_validate_json(r, context=TRUSTED) for r in rows]
 
-        return await self.call(read)
+        # the read lane, not the writer's thread: opening a long session reads every tool result
+        # of it (the Changes view), and the streaming sessions' commits must not wait for that
+        # (docs/decisions/search-lane.md)
+        return await self.read(read)
 
     async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
         def read(conn: sqlite3.Connection) -> SessionEvent | None:
             row = by_type.latest_row_of_types(conn, session_id, types)
-            return None if row is None else SessionEvent.model_validate_json(row)
+            return None if row is None else SessionEvent.model_validate_json(row, context=TRUSTED)
 
-        return await self.call(read)
+        return await self.read(read)
 
     async def pending_inbox(self) -> list[str]:
         def read(conn: sqlite3.Connection) -> list[str]:
