@@ -2,7 +2,7 @@
 (pywebview/WebKitGTK under Xvfb) and Chromium side by side in one run (issue 48, goal 2).
 
     .venv/bin/python bench/keystroke_bench.py [--rounds 5] [--keys 40] [--gap 0.08] [--burners 2]
-                                              [--json FILE]
+                                              [--json FILE] [--child] [--variant ...] [--webui-base DIR]
 
 Two Xvfb displays, one per engine, so each keeps its own keyboard focus: on one the real app
 (`tests.desktop.launch --webui webui --real-host`, driven over its automation socket), on the
@@ -15,6 +15,14 @@ seconds apart as real X key events, each key's latency from its send to the firs
 that shows it (bench/typing_probe.py: one clock per side, their offset measured before).
 Goal: p99 ≤ 50 ms in each engine, judged on the rounds' p99s; Chromium is the window's baseline
 (the same keys, X server kind and load). No assertions.
+
+The window and each Xvfb start in a session of their own, as Playwright starts Chromium and a
+desktop an app and its display server; the burners stay in this process's session. Linux
+schedules sessions' groups fairly first, so a window in the burners' session gets a share of
+what Chromium gets (docs/decisions/window-keystrokes.md). `--variant NAME:VAR=VALUE,...` adds a
+window with other environment variables to the same run (`@session=shared`: beside the burners;
+`@root=DIR`: an older checkout's code and page); `--webui-base DIR` a Chromium showing an older
+page (its scripts and styles from DIR), for before/after in one run.
 """
 
 from __future__ import annotations
@@ -27,8 +35,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,6 +56,18 @@ CONNECTED = (
     "new Promise(r => { const t = () => document.documentElement.dataset.connection === 'connected'"
     " ? r(true) : setTimeout(t, 20); t(); })"
 )
+
+
+def window_variants(args: argparse.Namespace) -> list[tuple[str, dict[str, str]]]:
+    """The windows to measure: the window as it runs, with `--child` the child host, and each
+    `--variant NAME:VAR=VALUE,...` (the same window with those environment variables;
+    `@session=shared` starts it in this process's session, with the burners)."""
+    out = [(name, {"HARNESSDESK_WINDOW_HOST": host}) for name, host in WINDOWS[: 2 if args.child else 1]]
+    for spec in args.variant:
+        name, _, pairs = spec.partition(":")
+        env = dict(pair.split("=", 1) for pair in pairs.split(",") if pair)
+        out.append((name, {"HARNESSDESK_WINDOW_HOST": "inprocess", **env}))
+    return out
 
 
 class Engine:
@@ -133,6 +155,22 @@ def measure(engines: list[Engine], args: argparse.Namespace) -> dict[str, Any]:
     return {"engines": out, "load": load, "keys": args.keys, "gap_s": args.gap, "rounds": args.rounds}
 
 
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def from_folder(route: Any, *, webui: Path) -> None:
+    """Answer a script or style sheet from `webui` (an older checkout's page: `--webui-base`)."""
+    path = urlsplit(route.request.url).path.lstrip("/")
+    file = (webui / path).resolve()
+    if path.endswith((".js", ".css")) and file.is_relative_to(webui) and file.is_file():
+        kind = "text/javascript" if path.endswith(".js") else "text/css"
+        route.fulfill(status=200, body=file.read_bytes(), headers={"content-type": kind})
+    else:
+        route.continue_()
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
@@ -141,36 +179,41 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     procs: list[subprocess.Popen[Any]] = []
     engines: list[Engine] = []
     with tempfile.TemporaryDirectory(prefix="keystroke-bench-") as tmp, ScriptedLlmServer() as llm:
-        xvfb_chromium, chromium_display = x11.start_xvfb()
+        xvfb_chromium, chromium_display = x11.start_xvfb(own_session=True)
         procs.append(xvfb_chromium)
         windows: list[tuple[str, str, subprocess.Popen[Any], Path]] = []
-        for name, host in WINDOWS[: 2 if args.child else 1]:
-            xvfb_window, window_display = x11.start_xvfb()
+        for name, extra in window_variants(args):
+            xvfb_window, window_display = x11.start_xvfb(own_session=True)
             procs.append(xvfb_window)
             sock = Path(tmp) / f"{name}.sock"
+            root = Path(extra.get("@root", ROOT))
             cmd = [
                 sys.executable,
                 "-m",
                 "tests.desktop.launch",
                 "--webui",
-                str(ROOT / "webui"),
+                str(root / "webui"),
                 "--real-host",
             ]
             cmd += ["--data-dir", str(Path(tmp) / f"{name}-data"), *openai_args(llm.base_url)]
             app = subprocess.Popen(
                 cmd,
-                cwd=ROOT,
+                cwd=root,
                 env={
                     **os.environ,
                     **driver.window_env(window_display, sock),
-                    "HARNESSDESK_WINDOW_HOST": host,
+                    **{k: v for k, v in extra.items() if not k.startswith("@")},
                 },
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
+                # a session of its own, as Playwright starts Chromium and a desktop launcher an
+                # app: the burners (this process's children) are not in its scheduling group
+                start_new_session=extra.get("@session") != "shared",
             )
             procs.append(app)
             windows.append((name, window_display, app, sock))
         server = HarnessServer(Path(tmp) / "chromium", openai_args(llm.base_url))
+        servers = [server]
         try:
             for name, window_display, app, sock in windows:
                 page_w = driver.connect_ready(sock, CONNECTED, timeout=120)
@@ -183,29 +226,44 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     )
                 )
             url = server.start()
+            chromiums = [("chromium", chromium_display, None, url)]
+            if args.webui_base:  # its own server: a page's URL lets in one page
+                xvfb_base, base_display = x11.start_xvfb(own_session=True)
+                procs.append(xvfb_base)
+                servers.append(HarnessServer(Path(tmp) / "chromium-base", openai_args(llm.base_url)))
+                base_url = servers[-1].start()
+                chromiums.append(("chromium-base", base_display, args.webui_base.resolve(), base_url))
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(
-                    executable_path=CHROMIUM,
-                    headless=False,
-                    args=[a for a in CHROMIUM_ARGS if a != "--headless"],
-                    env={**os.environ, "DISPLAY": chromium_display},
-                )
-                page_c = browser.new_page(viewport=VIEWPORT)
-                open_app(page_c, url)
-                engines.append(
-                    Engine(
-                        "chromium",
-                        chromium_display,
-                        lambda e: page_c.evaluate(e),
-                        visible_window(chromium_display, None, "."),
+                browsers = []
+                for name, display, webui, page_url in chromiums:
+                    browser = pw.chromium.launch(
+                        executable_path=CHROMIUM,
+                        headless=False,
+                        args=[a for a in CHROMIUM_ARGS if a != "--headless"],
+                        env={**os.environ, "DISPLAY": display},
                     )
-                )
+                    browsers.append(browser)
+                    page_c = browser.new_page(viewport=VIEWPORT)
+                    page_c.set_default_navigation_timeout(120_000)  # a busy machine
+                    if webui is not None:
+                        page_c.route(f"{origin(page_url)}/**", partial(from_folder, webui=webui))
+                    open_app(page_c, page_url)
+                    engines.append(
+                        Engine(
+                            name,
+                            display,
+                            lambda e, page=page_c: page.evaluate(e),
+                            visible_window(display, None, "."),
+                        )
+                    )
                 figures = measure(engines, args)
-                browser.close()
+                for browser in browsers:
+                    browser.close()
         finally:
             for engine in engines:
                 engine.close()
-            server.stop()
+            for each in servers:
+                each.stop()
             for proc in reversed(procs):
                 proc.terminate()
                 try:
@@ -248,6 +306,19 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--child", action="store_true", help="also the window with a child host")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME:VAR=VALUE,...",
+        help="also a window with these environment variables (repeatable)",
+    )
+    parser.add_argument(
+        "--webui-base",
+        type=Path,
+        metavar="WEBUI",
+        help="also a Chromium whose scripts and styles come from this folder (an older page)",
+    )
     args = parser.parse_args()
     started = time.monotonic()
     figures = run(args)

@@ -187,6 +187,9 @@ def main() -> int:
     parser.add_argument(
         "--burners", type=int, default=2, help="CPU burners for the loaded token-to-pixel runs"
     )
+    parser.add_argument(
+        "--pixel-only", action="store_true", help="token to pixel only, no working day (side-by-side runs)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     started = time.monotonic()
@@ -228,7 +231,9 @@ def main() -> int:
                     before = load_now()
                     pixel_loaded = pixel_rounds(page, llm, str(cwd), args)
                     pixel_loaded["load"] = {"burners": args.burners, "before": before, "after": load_now()}
-                memory = day(page, app.pid, llm, str(cwd), args.turns, args.sessions)
+                memory = (
+                    None if args.pixel_only else day(page, app.pid, llm, str(cwd), args.turns, args.sessions)
+                )
             finally:
                 app.terminate()
                 app.wait(30)
@@ -242,13 +247,14 @@ def main() -> int:
             runs = ", ".join(f"{r['p99']:.1f}" for r in got["per_run"][name])
             print(f"{name:20}{got[name]['p50']:8.1f}{got[name]['p99']:8.1f}   {runs}")
         print(f"stamps never seen in the window: {got['missing']}")
-    print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
-    for label, mb in memory["samples"]:
-        print(f"  {label:14}{mb:8.1f} MB")
-    print(
-        f"peak {memory['peak_mb']:.1f} MB (goal ≤ 400), "
-        f"growth after warm-up {memory['growth_after_warm']:+.1%} (goal ≤ 10 %)"
-    )
+    if memory is not None:
+        print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
+        for label, mb in memory["samples"]:
+            print(f"  {label:14}{mb:8.1f} MB")
+        print(
+            f"peak {memory['peak_mb']:.1f} MB (goal ≤ 400), "
+            f"growth after warm-up {memory['growth_after_warm']:+.1%} (goal ≤ 10 %)"
+        )
     if args.json:
         args.json.write_text(
             json.dumps({"pixel": pixel, "pixel_loaded": pixel_loaded, "memory": memory}, indent=1),

@@ -178,6 +178,42 @@ def install(window: Any, webui: Path, bridge_source: str, on_download: Callable[
     webview.connect("permission-request", deny_permission)
 
 
+def start_js(window: Any, script: str, done: Callable[[], None]) -> None:
+    """Run `script` in the page without waiting for it (the bridge's pushes,
+    docs/decisions/bridge-pushes-pipelined.md); `done` is called once the page ran it, or failed to.
+
+    pywebview's `run_js` waits for each script's answer and queues it at idle priority, behind
+    every redraw of the window; this one is queued just above redraws and returns at once. GLib
+    runs sources of one priority in the order they were added, and WebKit runs scripts in the
+    order they were sent, so the page sees the pushes in the order they were started.
+    """
+
+    def finished(webview: Any, result: Any) -> None:
+        try:
+            webview.evaluate_javascript_finish(result)
+        except GLib.Error as exc:
+            log.warning("a bridge push failed in the page: %s", exc.message)
+        finally:
+            done()
+
+    def run() -> bool:
+        try:
+            browser_view(window).webview.evaluate_javascript(
+                script=script,
+                length=-1,
+                world_name=None,
+                source_uri=None,
+                cancellable=None,
+                callback=finished,
+            )
+        except Exception:
+            log.exception("a bridge push could not start")
+            done()
+        return False
+
+    GLib.idle_add(run, priority=GLib.PRIORITY_HIGH_IDLE)  # type: ignore[call-arg]  # PyGObject takes it
+
+
 def close_file_dialogs() -> None:
     """Close every open file dialog (from any thread): a folder dialog whose caller went away
     must not stay on screen."""

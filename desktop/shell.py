@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -105,7 +106,12 @@ class Shell:
         if window is None:  # typed optional by pywebview; a new window is always returned
             raise RuntimeError("pywebview did not create the window")
         self.window: webview.Window = window
-        self.pusher = Pusher(lambda script: self.window.run_js(script))
+        start_js = None
+        if self.gtk:
+            from desktop import gtkshell
+
+            start_js = functools.partial(gtkshell.start_js, self.window)
+        self.pusher = Pusher(lambda script: self.window.run_js(script), start_js=start_js)
         self.bridge = Bridge(api_app, host_loop.loop, self.pusher)
         self.notifications = DesktopNotifications(self.open_from_notification)
         self.api = BridgeApi(self.bridge, self.ask_save_path, self.notify)

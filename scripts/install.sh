@@ -23,9 +23,10 @@ python="${PYTHON:-python3}"
 # fonts-noto-cjk: the Chinese UI in screenshots (without it, boxes; docs/decisions.md, "Languages");
 # dbus-x11 (dbus-launch) and dunst: a session bus and a notification daemon for the window's
 # desktop notifications (docs/decisions.md, "Parallel sessions and attention");
-# OpenSSH (server and client): the remote-host tests on a loopback sshd (tests/remote/).
-test_tools=(chromium xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs desktop-file-utils fonts-noto-cjk
-  dbus-x11 dunst openssh-server openssh-client)
+# OpenSSH (server and client): the remote-host tests on a loopback sshd (tests/remote/);
+# chromium-headless-shell: what the browser tests drive (docs/decisions/the-suites-headless-shell.md).
+test_tools=(chromium chromium-headless-shell xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs
+  desktop-file-utils fonts-noto-cjk dbus-x11 dunst openssh-server openssh-client)
 
 apt_install() {
   local missing=()

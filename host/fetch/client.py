@@ -83,6 +83,10 @@ class AbstractApiClient(ABC):
         """Call a unary method by its handle (`SESSION_LIST`: the answer is `RpcResponse[ListValue]`);
         the ok value comes back as the method's value model. A key known only at run time goes
         through the map: `client.call(METHODS[key], ...)`."""
+        if not isinstance(method, Method):
+            raise TypeError(
+                f"client.call takes a method handle (contract.methods.SESSION_LIST, ...), not {method!r}"
+            )
         key = method.key
         if METHODS.get(key) is not method:
             raise KeyError(f"unknown method {key!r}")

@@ -185,9 +185,11 @@ class RelayApi:
         """This host's sessions (`hostId: null`) and every remote host's (its `hostId`)."""
         if not isinstance(response.result, RpcOk):
             return response
+        hosts = self.host_ids()
+        if not hosts:  # this host's alone: each summary already says `hostId: null`, and the
+            return response  # answer is encoded once, not dumped, copied and encoded again
         local = to_wire(response.result.value).get("items", [])
         items = [{**item, "hostId": None} for item in local]
-        hosts = self.host_ids()
         fresh = await asyncio.gather(*(self._remote_list(h) for h in hosts))
         for host_id, listed in zip(hosts, fresh, strict=True):
             if listed is not None:

@@ -37,6 +37,11 @@ async def test_a_handle_not_in_the_map_is_refused(host: Host) -> None:
         await host.client().call(stray)
 
 
+async def test_a_key_string_is_refused_with_a_type_error_naming_the_handle(host: Host) -> None:
+    with pytest.raises(TypeError, match=r"method handle .*not 'session\.list'"):
+        await host.client().call("session.list")  # type: ignore[arg-type]
+
+
 def line_of(path: Path, needle: str) -> int:
     return next(n for n, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
 

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
 from tests.browser.streak import STREAK, stable_port
-from tests.browser.support import CHROMIUM, Contexts, HarnessServer, openai_args
+from tests.browser.support import SUITE_CHROMIUM, Contexts, HarnessServer, openai_args
 from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
@@ -66,8 +66,15 @@ def playwright_driver() -> Playwright:
 
 @pytest.fixture
 def browser(playwright_driver: Playwright) -> Browser:
-    need(Path(CHROMIUM).exists(), f"{CHROMIUM} is not installed")
+    need(Path(SUITE_CHROMIUM).exists(), f"{SUITE_CHROMIUM} is not installed")
     return STREAK.browser()
+
+
+@pytest.fixture
+def full_browser(browser: Browser) -> Browser:
+    """The streak's full Chromium, beside its headless shell: only the full browser lets a
+    context grant notifications (docs/decisions/the-suites-headless-shell.md)."""
+    return STREAK.full()
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
-from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, new_context
+from tests.browser.support import CHROMIUM, CHROMIUM_ARGS, SUITE_CHROMIUM, new_context
 from tests.support.ports import bindable, free_port
 
 
@@ -31,6 +31,7 @@ class BrowserStreak:
         self._manager: Any = None
         self._driver: Playwright | None = None
         self._browser: Browser | None = None
+        self._full: Browser | None = None
         self._warm: BrowserContext | None = None
 
     @property
@@ -45,8 +46,17 @@ class BrowserStreak:
 
     def browser(self) -> Browser:
         if self._browser is None:
-            self._browser = self.driver().chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            self._browser = self.driver().chromium.launch(executable_path=SUITE_CHROMIUM, args=CHROMIUM_ARGS)
         return self._browser
+
+    def full(self) -> Browser:
+        """The full Chromium, for what its headless shell cannot do (grant notifications); the
+        suite's browser itself when that is the full one."""
+        if SUITE_CHROMIUM == CHROMIUM:
+            return self.browser()
+        if self._full is None:
+            self._full = self.driver().chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        return self._full
 
     def warm(self) -> BrowserContext:
         if self._warm is None:
@@ -55,14 +65,15 @@ class BrowserStreak:
 
     def close(self) -> None:
         """End the streak: nothing of it is left running, and the main thread's loop is gone."""
-        warm, browser, manager = self._warm, self._browser, self._manager
-        self._warm = self._browser = self._driver = self._manager = None
+        warm, browser, full, manager = self._warm, self._browser, self._full, self._manager
+        self._warm = self._browser = self._full = self._driver = self._manager = None
         if warm is not None:
             with contextlib.suppress(Exception):
                 warm.close()
-        if browser is not None:
-            with contextlib.suppress(Exception):
-                browser.close()
+        for each in (browser, full):
+            if each is not None:
+                with contextlib.suppress(Exception):
+                    each.close()
         if manager is not None:
             manager.__exit__(None, None, None)
 

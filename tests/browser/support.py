@@ -41,6 +41,14 @@ MODEL = "scripted-small"
 
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 CHROMIUM = "/usr/bin/chromium"
+"""The full browser: the benches and anything that shows a window run it."""
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
+SUITE_CHROMIUM = os.environ.get(
+    "HARNESSDESK_TEST_CHROMIUM", HEADLESS_SHELL if os.access(HEADLESS_SHELL, os.X_OK) else CHROMIUM
+)
+"""What the browser tests drive: the same Chromium built as its headless shell (Debian
+`chromium-headless-shell`, what Playwright itself runs for headless tests) when it is installed,
+the full browser otherwise (docs/decisions/the-suites-headless-shell.md)."""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -211,8 +219,9 @@ class Contexts:
         self.page_errors: list[str] = []
         self.warm_origins: set[str] = set()
 
-    def new_page(self, url: str | None = None, **options: object) -> Page:
-        context = new_context(self.browser, **options)
+    def new_page(self, url: str | None = None, *, browser: Browser | None = None, **options: object) -> Page:
+        """`browser`: another than the suite's (the full Chromium: `full_browser`)."""
+        context = new_context(browser or self.browser, **options)
         self.contexts.append(context)
         return self._open(context.new_page(), url)
 

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from contract.methods import SESSION_LIST, SETTINGS_UPDATE
 from tests.browser.support import (
@@ -40,10 +40,13 @@ RECORD_NOTIFICATIONS = """() => {
 
 
 @pytest.fixture
-def granted(contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer) -> Iterator[Page]:
+def granted(
+    contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer, full_browser: Browser
+) -> Iterator[Page]:
     """A page whose context granted notifications (as a person who allowed them once), recording
-    each Notification the page constructs. Running turns are stopped at the end."""
-    page = contexts.new_page(harness.url, permissions=["notifications"])
+    each Notification the page constructs. Running turns are stopped at the end. (In the full
+    Chromium: its headless shell denies notifications whatever a context grants.)"""
+    page = contexts.new_page(harness.url, browser=full_browser, permissions=["notifications"])
     page.evaluate(RECORD_NOTIFICATIONS)
     yield page
     page.evaluate(

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from desktop.bridge import Bridge, BridgeRefused, Pusher, api_target, merge
 from desktop.hostloop import HostLoop
 from desktop.hoststart import HOST_FAILED_HEADER, HOST_FAILED_STATUS, StartingHost, failure_text
 from desktop.instance import acquire, activate_running
-from desktop.pusher import PUSH_INTERVAL
+from desktop.pusher import DEPTH, PUSH_INTERVAL
 from tests.desktop.hostapp import build_app
 from tests.desktop.support import ROOT
 
@@ -219,6 +220,49 @@ def test_pusher_caps_a_push_near_its_byte_limit_and_keeps_streams_apart() -> Non
     assert sink.text("a") == blob * 200
     assert max(sum(len(e[2]) for e in b if e[1] == "t") for b in sink.batches) <= 66 * 1024
     assert merge([("b", "b", b"\x00"), ("b", "b", b"\xff")]) == [["b", "b", "AP8="]]
+    pusher.close()
+
+
+class SlowPage:
+    """A page that runs each started push only when the test says so (`land`), in order."""
+
+    def __init__(self) -> None:
+        self.sink = Sink()
+        self.started: list[tuple[str, Callable[[], None]]] = []
+        self.landed = 0
+
+    def start(self, script: str, done: Callable[[], None]) -> None:
+        self.started.append((script, done))
+
+    def land(self) -> None:
+        script, done = self.started[self.landed]
+        self.landed += 1
+        self.sink(script)
+        threading.Thread(target=done).start()  # the window answers from its GUI thread
+
+
+def test_pipelined_pushes_do_not_wait_for_the_page_but_stop_at_their_depth() -> None:
+    """A chunk arriving while earlier pushes are still on their way goes out at once (it used
+    to wait for the page to run the previous push); past `DEPTH` unanswered pushes, output
+    waits and then goes as one push; the page gets everything in order."""
+    page = SlowPage()
+    pusher = Pusher(lambda script: pytest.fail("the blocking path was used"), start_js=page.start)
+    for i in range(DEPTH):
+        pusher.put("s", "t", f"{i},")
+        wait_for(lambda n=i: len(page.started) == n + 1)
+    assert page.landed == 0  # DEPTH pushes started, none run by the page yet
+    for i in range(DEPTH, DEPTH + 20):
+        pusher.put("s", "t", f"{i},")
+    pusher.put("s", "e")
+    time.sleep(0.1)
+    assert len(page.started) == DEPTH  # full: the rest waits for room
+    page.land()
+    wait_for(lambda: len(page.started) == DEPTH + 1)
+    while page.landed < len(page.started):
+        page.land()
+    assert page.sink.text("s") == "".join(f"{i}," for i in range(DEPTH + 20))
+    assert page.sink.batches[-1][-1] == ["s", "e"]
+    assert len(page.sink.batches) == DEPTH + 1  # what waited went as one push
     pusher.close()
 
 

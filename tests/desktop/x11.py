@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 
 
-def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
+def start_xvfb(own_session: bool = False) -> tuple[subprocess.Popen[bytes], str]:
     """Xvfb on a display it picks itself (`-displayfd`: no race with the other test workers'
-    servers), 1280x800x24, no TCP; waits until it accepts clients."""
+    servers), 1280x800x24, no TCP; waits until it accepts clients. `own_session`: in a session
+    of its own, as a desktop's display server is (not in the scheduling group of the CPU burners
+    a bench starts)."""
     for _ in range(5):
         read_end, write_end = os.pipe()
         proc = subprocess.Popen(
@@ -27,6 +29,7 @@ def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             pass_fds=(write_end,),
+            start_new_session=own_session,
         )
         os.close(write_end)
         number = _read_display(read_end, time.monotonic() + 10)

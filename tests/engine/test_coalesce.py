@@ -4,7 +4,9 @@ than the host keeps one event per delta."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 from contract.content import (
@@ -18,7 +20,7 @@ from contract.content import (
     ToolCallDeltaChunk,
 )
 from contract.sessions import TextInput
-from host.engine.agent.stream_buffer import merge
+from host.engine.agent.stream_buffer import coalesced, merge
 from tests.engine.conftest import events_of, frames_until, is_event
 from tests.support.scripted_llm import Reply
 
@@ -63,6 +65,33 @@ def test_merge_joins_each_run_of_one_block_and_keeps_everything_else_in_place() 
         {"type": "finish", "reason": "tool-calls"},
     ]
     assert merge([chunks[5]]) == [chunks[5]] and merge([]) == []
+
+
+async def test_a_block_start_and_its_first_delta_are_one_batch_for_a_waiting_turn() -> None:
+    """The turn waits for the stream; one read brings a block's start and its first delta: both
+    are handed over together, so the first token costs one commit wait, not two."""
+    opened, more = asyncio.Event(), asyncio.Event()
+    commits: list[int] = []
+
+    async def provider() -> AsyncIterator[Any]:
+        await opened.wait()  # the turn is already waiting when the first read arrives
+        yield BlockStartChunk(index=0, block_type="text")
+        yield TextDeltaChunk(index=0, text="Hi")
+        await more.wait()  # the next read
+        yield TextDeltaChunk(index=0, text=" there")
+
+    async def committed() -> None:
+        commits.append(1)
+        more.set()
+
+    batches: list[list[str]] = []
+    async with asyncio.timeout(10):
+        stream = coalesced(provider(), committed)
+        asyncio.get_running_loop().call_soon(opened.set)
+        async for batch in stream:
+            batches.append([c.type for c in batch])
+    assert batches == [["block-start", "text-delta"], ["text-delta"]]
+    assert commits == [1]
 
 
 def joined(chunks: list[dict[str, Any]], kind: str, field: str = "text") -> str:

@@ -1,5 +1,6 @@
 """The openai-compatible adapter builds its HTTP client off the event loop (loading the CA bundle
-blocks for 30 to 375 ms), once, even when the first requests arrive together."""
+blocks for 30 to 375 ms), once, even when the first requests arrive together; and keeps its
+connection from one streamed answer to the next."""
 
 from __future__ import annotations
 
@@ -48,3 +49,22 @@ async def test_client_is_built_off_the_loop_and_shared(
     assert "scripted-small" in [m.id for m in models]
     assert built_on and threading.get_ident() not in built_on
     assert client is not None and client.is_closed  # the one kept was closed with the adapter
+
+
+async def test_one_connection_serves_one_streamed_answer_after_another(
+    scripted_llm: ScriptedLlmServer,
+) -> None:
+    """A streamed answer is read to the end of its body after `[DONE]`, so the next request
+    reuses the connection instead of opening one (docs/decisions/first-token-fan-out.md)."""
+    scripted_llm.enqueue(*[Reply(text=f"answer {i}", chunk_size=3, delay=0.001) for i in range(3)])
+    adapter = OpenAICompatibleAdapter(scripted_llm.base_url)
+    try:
+        answers = [
+            "".join([c.text async for c in adapter.stream(request(f"q{i}")) if c.type == "text-delta"])
+            for i in range(3)
+        ]
+    finally:
+        await adapter.aclose()
+    assert answers == ["answer 0", "answer 1", "answer 2"]
+    assert len(scripted_llm.request_peers) == 3
+    assert len(set(scripted_llm.request_peers)) == 1, scripted_llm.request_peers

@@ -7,8 +7,13 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+from collections.abc import Callable
 
-from host.engine.store import SqliteStore
+import pytest
+
+from host.engine.store import SqliteStore, StoreTimeout, search
+from host.engine.store.reader import Reader
+from host.engine.store.sqlite_store import SEARCH_THREADS
 from tests.engine.conftest import ev, header, user_msg
 
 BOUND = 30.0
@@ -72,3 +77,114 @@ async def test_search_and_pages_come_from_the_read_connection(store: SqliteStore
         "harnessdesk-store-read-0",
         "harnessdesk-store-read-1",
     ]
+
+
+ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+"""A read that never ends by itself: only an interrupt stops it."""
+
+
+async def until(check: Callable[[], bool]) -> None:
+    """Wait (bounded) until `check()` holds: a thread counts after it answered. A bound on the
+    wait, never a timed assertion."""
+    async with asyncio.timeout(BOUND):
+        while True:
+            if check():
+                return
+            await asyncio.sleep(0.01)
+
+
+def endless(entered: threading.Event) -> Callable[[sqlite3.Connection], object]:
+    def read(conn: sqlite3.Connection) -> object:
+        entered.set()
+        return conn.execute(ENDLESS).fetchone()
+
+    return read
+
+
+async def test_an_abandoned_read_is_interrupted_and_its_connection_reads_on(store: SqliteStore) -> None:
+    """docs/decisions/search-lane.md: a caller that gives up stops its statement."""
+    reader = Reader(store.path, BOUND, threads=1, name="test")
+    try:
+        entered = threading.Event()
+        running = asyncio.ensure_future(reader.call(endless(entered)))
+        assert await asyncio.to_thread(entered.wait, BOUND)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        # one thread: this answers only because the endless statement was stopped
+        assert await reader.call(lambda c: c.execute("SELECT 7").fetchone()) == (7,)
+        assert reader.interrupted == 1
+    finally:
+        reader.stop()
+
+
+async def test_a_read_past_its_bound_fails_typed_and_is_stopped(store: SqliteStore) -> None:
+    reader = Reader(store.path, 0.5, threads=1, name="test")
+    try:
+        with pytest.raises(StoreTimeout):
+            await reader.call(endless(threading.Event()))
+        assert await asyncio.wait_for(reader.call(lambda c: c.execute("SELECT 1").fetchone()), BOUND) == (1,)
+        assert reader.interrupted == 1
+    finally:
+        reader.stop()
+
+
+async def test_a_queued_read_whose_caller_left_never_runs(store: SqliteStore) -> None:
+    reader = Reader(store.path, BOUND, threads=1, name="test")
+    try:
+        entered, ran = threading.Event(), threading.Event()
+        first = asyncio.ensure_future(reader.call(endless(entered)))
+        assert await asyncio.to_thread(entered.wait, BOUND)
+        queued = asyncio.ensure_future(reader.call(lambda c: ran.set()))
+        await asyncio.sleep(0)  # queued behind the endless read
+        queued.cancel()
+        first.cancel()
+        await asyncio.gather(first, queued, return_exceptions=True)
+        assert await reader.call(lambda c: c.execute("SELECT 2").fetchone()) == (2,)
+        assert (reader.interrupted, reader.skipped, ran.is_set()) == (1, 1, False)
+    finally:
+        reader.stop()
+
+
+async def test_pages_and_the_list_answer_while_searches_hold_every_search_connection(
+    store: SqliteStore,
+) -> None:
+    """A history page or the session list never queues behind a search (docs/decisions/search-lane.md)."""
+    store.register(header("s1"))
+    store.append("s1", [ev(0, "user/message", user_msg("a needle in a message", "u0"))])
+    entered = [threading.Event() for _ in range(SEARCH_THREADS)]
+    held = [asyncio.ensure_future(store._searcher.call(endless(e))) for e in entered]
+    try:
+        for e in entered:
+            assert await asyncio.to_thread(e.wait, BOUND)
+        page = await asyncio.wait_for(store.page("s1", None, 10), BOUND)
+        assert [row[0] for row in page.rows] == [0]
+        assert [s.id for s in await asyncio.wait_for(store.sessions(), BOUND)] == ["s1"]
+        waiting = asyncio.ensure_future(store.search("needle"))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # a search waits for the search lane, and only a search
+    finally:
+        for task in held:
+            task.cancel()
+        await asyncio.gather(*held, return_exceptions=True)
+    found = await asyncio.wait_for(waiting, BOUND)
+    assert [hit[0] for hit in found.hits] == ["s1"]
+    await until(lambda: store._searcher.interrupted == SEARCH_THREADS)  # both stopped, not left running
+
+
+async def test_a_search_in_one_session_lets_the_index_lead(store: SqliteStore) -> None:
+    """FTS5 is the outer loop of a one-session search: walking the session's messages and
+    matching each (the planner's own choice) cost seconds for a long session."""
+    store.register(header("s1"))
+    store.append("s1", [ev(0, "user/message", user_msg("a needle in a message", "u0"))])
+    await store.flush()
+    plan = await store.read(
+        lambda c: c.execute(
+            "EXPLAIN QUERY PLAN " + search.IN_SESSION_SQL, ('"needle"', 0, 10, "s1", 10)
+        ).fetchall()
+    )
+    steps = [row[3] for row in plan]
+    assert steps[0].startswith("SCAN search VIRTUAL TABLE"), steps
+    assert any(s.startswith("SEARCH m USING INTEGER PRIMARY KEY") for s in steps), steps
+    found = await store.search("needle", session_id="s1")
+    assert (found.total, [hit[2] for hit in found.hits]) == (1, [0])

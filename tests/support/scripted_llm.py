@@ -64,6 +64,9 @@ class ScriptedLlmServer:
         """Every chat request body received, in order (parsed JSON)."""
         self.request_headers: list[dict[str, str]] = []
         """Headers of every chat request (lower-case names), parallel to `requests`."""
+        self.request_peers: list[tuple[str, int]] = []
+        """The client address and port of every chat request, parallel to `requests` (one port
+        for two requests: they came over one kept connection)."""
         self.require_key: str | None = None
         """When set, chat and models requests need `Authorization: Bearer <key>` (else 401)."""
         self.echo_rejected_key = False
@@ -104,6 +107,7 @@ class ScriptedLlmServer:
             self._queue.clear()
             self.requests.clear()
             self.request_headers.clear()
+            self.request_peers.clear()
             self.disconnects = 0
             self.models = list(DEFAULT_MODELS)
             self.require_key = None
@@ -200,6 +204,7 @@ class ScriptedLlmServer:
             with self._lock:
                 self.requests.append(request)
                 self.request_headers.append(headers)
+                self.request_peers.append(tuple(scope.get("client") or ("", 0)))
                 reply = self._take(first_user_text(request))
             await self._chat(request, reply, receive, send)
             return

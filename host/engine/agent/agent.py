@@ -38,7 +38,7 @@ from host.engine.agent.input import AgentInput
 from host.engine.agent.pending import PendingTable, QuestionCancelled
 from host.engine.agent.prompt_gates import PromptGates
 from host.engine.agent.slots import Slot, TurnSlots
-from host.engine.agent.transcript import Surface
+from host.engine.agent.transcript import Surface, fold_surface
 from host.engine.agent.turn import Turn
 from host.engine.agent.turn_inputs import Conversation, NoAdapter, TurnServices
 from host.engine.errors import AgentBusy
@@ -185,6 +185,10 @@ class Agent:
     @property
     def history(self) -> list[Message]:
         return self.conversation.history
+
+    async def refold(self) -> None:
+        """Fold what the model sees again from the stored journal: a rewind cut it beneath us."""
+        self.conversation.surface = fold_surface(await self.deps.store.surface_events(self.session_id))
 
     def start(self) -> None:
         """Run the loop; input left from before a restart (or a crash) is taken up at once."""

@@ -22,6 +22,8 @@ from contract.frames import HostSessionAttention
 from contract.sessions import Attention as AttentionView
 from host.engine.sessions.bus import Bus
 
+IDLE = AttentionView(state="idle")
+"""Shared by every idle session: `session.list` asks for each one's (docs/decisions/search-lane.md)."""
 UNREAD_ENDS = frozenset({"completed", "max-tokens"})
 """Turn ends a person has not seen yet is news about; one they stopped themselves is not."""
 
@@ -44,7 +46,7 @@ class Attention:
         self._shown: dict[str, AttentionView] = {}
 
     def view(self, session_id: str) -> AttentionView:
-        return self._shown.get(session_id) or AttentionView(state="idle")
+        return self._shown.get(session_id) or IDLE
 
     # ---- what the engine reports ---------------------------------------------------------
 

@@ -9,6 +9,10 @@ committed before it takes the next. At normal speed the buffer holds what one ne
 brought when the turn looks, so each delta stays its own event and the first token is not held
 back; in a burst everything that arrived during one commit travels as one event. The wire does
 not change: a merged chunk is an ordinary chunk, and joining the deltas gives the same text.
+
+A block's start is never handed over alone when its first delta came in the same read: the two
+travel as one batch, so a first token waits for one commit, not two
+(docs/decisions/first-token-fan-out.md).
 """
 
 from __future__ import annotations
@@ -22,7 +26,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from contract.content import STREAM_CHUNK, ReasoningDeltaChunk, TextDeltaChunk, ToolCallDeltaChunk
+from contract.content import (
+    STREAM_CHUNK,
+    BlockStartChunk,
+    ReasoningDeltaChunk,
+    TextDeltaChunk,
+    ToolCallDeltaChunk,
+)
 
 YIELD_EVERY = 0.005
 """Seconds the reader may parse an already received burst before it lets the turn and the stream
@@ -94,8 +104,11 @@ class _Reader:
         try:
             async with aclosing(source) as chunks:  # type: ignore[type-var]
                 async for raw in chunks:
-                    self.buffer.append(as_chunk(raw))
+                    chunk = as_chunk(raw)
+                    self.buffer.append(chunk)
                     self.arrived.set()
+                    if isinstance(chunk, BlockStartChunk):
+                        continue  # its first delta follows in this read: they go together
                     if self.waiting or time.monotonic() - paced > YIELD_EVERY:
                         await asyncio.sleep(0)  # the turn takes what is here
                         paced = time.monotonic()

@@ -42,6 +42,10 @@ DEFAULT_IDLE_TIMEOUT = 60.0
 IDLE_RETRIES = 1
 """A silent provider is asked once more, then the turn fails (not after minutes of retries)."""
 LIST_TIMEOUT = 15.0
+BODY_END_WAIT = 0.5
+"""After `[DONE]`, how long the rest of the body (its end) is waited for, so that the connection
+goes back to the pool for the next request instead of being closed (a new TCP or TLS handshake per
+request: docs/decisions/first-token-fan-out.md). A server that keeps the body open is left then."""
 
 
 def timeouts(idle: float) -> httpx.Timeout:
@@ -131,6 +135,7 @@ class OpenAICompatibleAdapter:
 
     async def _attempt(self, body: dict[str, Any], assembler: ChunkAssembler) -> AsyncGenerator[Any, None]:
         url = f"{self.base_url}/chat/completions"
+        done = False  # `[DONE]` came: the answer was closed and handed on inside the stream
         try:
             client = await self._http()
             async with client.stream("POST", url, json=body, headers=self._headers()) as response:
@@ -142,7 +147,6 @@ class OpenAICompatibleAdapter:
                     for chunk in assembler.feed(as_chunk(response_json(response))):
                         yield chunk
                 else:
-                    done = False
                     async with aclosing(sse_events(response)) as events:
                         async for event in events:
                             if event == "[DONE]":
@@ -150,6 +154,10 @@ class OpenAICompatibleAdapter:
                                 break
                             for chunk in assembler.feed(parse_event(event)):
                                 yield chunk
+                        if done:
+                            for chunk in assembler.close():  # the answer is whole: hand it on now
+                                yield chunk
+                            await _body_end(events)
                     if not done and not assembler.finished:
                         raise Failure("stream ended before the answer was complete", retryable=True)
         except httpx.ReadTimeout:
@@ -161,8 +169,9 @@ class OpenAICompatibleAdapter:
             raise Failure(f"connection failed ({type(exc).__name__})", retryable=True) from None
         except MalformedChunk as exc:
             raise Failure(f"the provider sent {exc}", retryable=False) from None
-        for chunk in assembler.close():
-            yield chunk
+        if not done:
+            for chunk in assembler.close():
+                yield chunk
 
     async def _body(self, request: LlmRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -247,3 +256,14 @@ class OpenAICompatibleAdapter:
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
+
+
+async def _body_end(events: AsyncGenerator[str, None]) -> None:
+    """Read what follows `[DONE]` until the body ends (at most BODY_END_WAIT seconds), so that
+    httpx keeps the connection; nothing read there matters any more, a failure included."""
+    try:
+        async with asyncio.timeout(BODY_END_WAIT):
+            async for _ in events:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass

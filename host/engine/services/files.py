@@ -22,7 +22,6 @@ from contract.files import FolderSpace, GitStatusValue, RestorePreviewValue, Rev
 from contract.namespaces import UNDO, UndoSection
 from contract.sessions import RewindValue
 from host.engine.agent.agent import Agent
-from host.engine.agent.transcript import fold_surface
 from host.engine.errors import (
     EngineError,
     ForkUnavailable,
@@ -186,7 +185,7 @@ class Files:
             await self._store.flush()
             if journal is not None:
                 await TOOL_WORKERS.run(undo_journal.finish, self._data_dir, journal)
-            agent.conversation.surface = fold_surface(await self._store.surface_events(session_id))
+            await agent.refold()
         if error is not None:
             raise HostActionFailed(f"Rewound, but restoring the files stopped: {error}")
         text = "\n\n".join(b.text for b in message.content if isinstance(b, TextBlock) and b.attached is None)
@@ -357,7 +356,7 @@ class Files:
                     agent.journal.append_all(news)
                     if journal.rewind_at is not None:
                         await self._store.flush()
-                        agent.conversation.surface = fold_surface(await self._store.surface_events(sid))
+                        await agent.refold()
                 await self._store.flush()
             except SessionNotFound:
                 pass  # the session is gone: nothing to log it in

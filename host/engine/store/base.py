@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar
 
 from contract.content import AttachmentRef
 from contract.errors import ReasonDetails
@@ -172,10 +172,11 @@ class SessionHeader:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ListedSession:
+class ListedSession(NamedTuple):
     """A session's row as `session.list` and the subagent tree read it: the header's own
-    columns, none of its derived values (those cost a query per session)."""
+    columns, none of its derived values (those cost a query per session). A named tuple: built
+    once per session on every list, it costs a fraction of a frozen dataclass's `__init__`
+    (docs/decisions/search-lane.md)."""
 
     id: str
     created_at: int

@@ -1,12 +1,17 @@
-"""A read connection on a thread of its own, for the reads a person waits for
-(docs/decisions/performance-under-load.md).
+"""Read connections on threads of their own, for the reads a person waits for
+(docs/decisions/performance-under-load.md, docs/decisions/search-lane.md).
 
 The writer's thread runs reads in submission order, so a `session.list` or a search typed while
 ten sessions stream waited behind every queued write and cut their group commits short. Reads
-here run on a second connection to the same WAL file instead, beside the writer: WAL lets a
+here run on other connections to the same WAL file instead, beside the writer: WAL lets a
 reader see the last committed state while a write transaction is open. Read-your-writes is kept
 by the caller (`SqliteStore.read`), which first waits until every write submitted before the
 read is settled — a wait for commits, not a place in the writer's queue.
+
+A read whose caller gives up (cancelled: the client went away or asked again; or past
+`call_timeout`) is abandoned: skipped if it has not started, else its statement is interrupted
+(`sqlite3.Connection.interrupt`, and a progress handler for the moment between two statements),
+so the connection is free for the next read instead of finishing work nobody waits for.
 """
 
 from __future__ import annotations
@@ -31,25 +36,48 @@ T = TypeVar("T")
 
 
 THREADS = 2
-"""Read connections: a long search leaves the other for a list or a page."""
+"""Read connections for the screen's reads: a long history page leaves the other for a list."""
+PROGRESS_STEPS = 10_000
+"""SQLite VM steps between two looks at whether the running read was abandoned."""
+
+
+class _Read:
+    """One queued read; `conn` is set (under the reader's lock) only while a thread runs it."""
+
+    __slots__ = ("abandoned", "conn", "fn", "fut")
+
+    def __init__(self, fn: Callable[[sqlite3.Connection], Any], fut: asyncio.Future[Any]) -> None:
+        self.fn = fn
+        self.fut = fut
+        self.abandoned = False
+        self.conn: sqlite3.Connection | None = None
+
+    def stop_requested(self) -> int:
+        """The progress handler: non-zero makes SQLite stop the statement (SQLITE_INTERRUPT)."""
+        return 1 if self.abandoned else 0
 
 
 class Reader:
     """`threads` read-only connections, each owned by a daemon thread, fed through one queue."""
 
-    def __init__(self, path: Path, call_timeout: float, threads: int = THREADS) -> None:
+    def __init__(self, path: Path, call_timeout: float, threads: int = THREADS, name: str = "read") -> None:
         self.path = path
         self.call_timeout = call_timeout
         self.threads = threads
-        self._queue: queue.Queue[tuple[Callable[[sqlite3.Connection], Any], asyncio.Future[Any]] | None] = (
-            queue.Queue()
-        )
+        self.name = name
+        self._queue: queue.Queue[_Read | None] = queue.Queue()
+        self._lock = threading.Lock()
         self._started: list[threading.Thread] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closed = False
+        self.interrupted = 0
+        """Reads stopped mid-statement because their caller gave up (observable in tests)."""
+        self.skipped = 0
+        """Reads dropped from the queue before they started, their caller gone."""
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `fn(conn)` in one read transaction; bounded by `call_timeout`."""
+        """Run `fn(conn)` in one read transaction; bounded by `call_timeout`. Cancelling the
+        caller abandons the read (interrupted if it is running)."""
         if self.closed:
             raise StoreClosed("the store is closed")
         loop = asyncio.get_running_loop()
@@ -57,54 +85,94 @@ class Reader:
             self._loop = loop
             for number in range(self.threads):
                 thread = threading.Thread(
-                    target=self._run, name=f"harnessdesk-store-read-{number}", daemon=True
+                    target=self._run, name=f"harnessdesk-store-{self.name}-{number}", daemon=True
                 )
                 thread.start()
                 self._started.append(thread)
         fut: asyncio.Future[T] = loop.create_future()
-        self._queue.put((fn, fut))
+        op = _Read(fn, fut)
+        self._queue.put(op)
         try:
             return await asyncio.wait_for(fut, self.call_timeout)
         except TimeoutError:
+            self._abandon(op)
             raise StoreTimeout(
                 f"the database {self.path} did not answer within {self.call_timeout:g}s (a database read);"
                 " the disk may be stuck or another program holds the file"
             ) from None
+        except asyncio.CancelledError:
+            self._abandon(op)
+            raise
 
     def stop(self) -> None:
-        """End the thread after the reads already queued (never waits for it)."""
+        """End the threads after the reads already queued (never waits for them)."""
         if self.closed:
             return
         self.closed = True
         for _ in self._started:
             self._queue.put(None)
 
+    def _abandon(self, op: _Read) -> None:
+        with self._lock:
+            op.abandoned = True
+            if op.conn is not None:
+                op.conn.interrupt()  # only ever this read's statement: `conn` is cleared after it
+
     def _run(self) -> None:
         conn: sqlite3.Connection | None = None
         while (op := self._queue.get()) is not None:
-            fn, fut = op
             value: Any = None
             failure: BaseException | None = None
             try:
                 if conn is None:
                     conn = open_connection(str(self.path))
                     conn.execute("PRAGMA query_only=1")
+                with self._lock:
+                    if op.abandoned:
+                        self.skipped += 1
+                        continue
+                    op.conn = conn
+                conn.set_progress_handler(op.stop_requested, PROGRESS_STEPS)
                 conn.execute("BEGIN")
                 try:
-                    value = fn(conn)
+                    value = op.fn(conn)
                 finally:
-                    conn.execute("COMMIT")
+                    conn.execute("COMMIT" if not op.abandoned else "ROLLBACK")
             except Exception as exc:
-                failure = classify(exc, self.path, reading=True)
-                if conn is not None:  # a damaged or replaced file: open afresh next time
-                    try:
-                        conn.close()
-                    except Exception as close_exc:
-                        log.debug("closing the read connection: %s", close_exc)
-                    conn = None
-            self._reply(fut, value, failure)
+                if op.abandoned and conn is not None:
+                    self._after_interrupt(conn, exc)
+                else:
+                    failure = classify(exc, self.path, reading=True)
+                    conn = self._drop(conn)
+            finally:
+                with self._lock:
+                    op.conn = None
+                if conn is not None:
+                    conn.set_progress_handler(None, 0)
+            self._reply(op.fut, value, failure)
         if conn is not None:
             conn.close()
+
+    def _after_interrupt(self, conn: sqlite3.Connection, exc: Exception) -> None:
+        """An abandoned read stopped: end its transaction, keep the connection (nobody waits)."""
+        with self._lock:  # several threads count here
+            self.interrupted += 1
+        log.debug("an abandoned %s read stopped: %s", self.name, exc)
+        if conn.in_transaction:
+            try:
+                conn.execute("ROLLBACK")
+            except sqlite3.Error as rollback_exc:
+                log.debug("rolling back an abandoned read: %s", rollback_exc)
+
+    @staticmethod
+    def _drop(conn: sqlite3.Connection | None) -> None:
+        """A damaged or replaced file: close the connection, open afresh next time."""
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception as close_exc:
+                log.debug("closing the read connection: %s", close_exc)
+        return None
 
     def _reply(self, fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> None:
         if self._loop is None:

@@ -17,6 +17,15 @@ from host.engine.store.base import SearchResult
 
 SNIPPET_MAX = 240
 SCAN_CAP = 5000
+SESSION_SPAN_SQL = "SELECT MIN(id), MAX(id) FROM message_text WHERE session_id = ?"
+IN_SESSION_SQL = (
+    "SELECT m.seq, m.text FROM search CROSS JOIN message_text m ON m.id = search.rowid"
+    " WHERE search MATCH ? AND search.rowid BETWEEN ? AND ? AND m.session_id = ? ORDER BY m.seq LIMIT ?"
+)
+"""One session's matches. FTS5 drives (CROSS JOIN keeps it the outer loop), over the session's
+span of `message_text` ids only: left to itself the planner walked the session's messages and
+ran the MATCH once per message (~1.5 ms each: 15 s for a 10,000-message session), which is what
+made a find bar's count hold a read connection (docs/decisions/search-lane.md)."""
 
 
 def match_expression(words: list[str]) -> str | None:
@@ -97,11 +106,10 @@ def _in_session(
 ) -> SearchResult:
     expr = match_expression(words)
     if expr is not None:
-        rows = conn.execute(
-            "SELECT m.seq, m.text FROM search JOIN message_text m ON m.id = search.rowid"
-            " WHERE search MATCH ? AND m.session_id = ? ORDER BY m.seq LIMIT ?",
-            (expr, session_id, SCAN_CAP),
-        ).fetchall()
+        low, high = conn.execute(SESSION_SPAN_SQL, (session_id,)).fetchone()
+        if low is None:
+            return SearchResult(total=0)
+        rows = conn.execute(IN_SESSION_SQL, (expr, low, high, session_id, SCAN_CAP)).fetchall()
     else:
         rows = conn.execute(
             "SELECT seq, text FROM message_text WHERE session_id = ? ORDER BY seq LIMIT ?",

@@ -47,12 +47,15 @@ from host.textsafe import clean_json
 
 DB_FILE = "harnessdesk.sqlite3"
 TRUSTED = {STORED: True}
-"""History pages skip re-checking each event's data against its model (checked when written)."""
+"""Events read back skip re-checking each event's data against its model (checked when written,
+or when imported); the re-check was most of opening a long session's Changes view."""
 T = TypeVar("T")
 EXPORT_CHUNK = 500
 LINGER_MS = 20.0
 """Group commit: the most a transaction stays open while writes keep coming (docs/decisions.md)."""
 CHECK_BUDGET = 0.5
+SEARCH_THREADS = 2
+"""Searches at once (the sidebar's and a find bar's); more wait their turn on the search lane."""
 """Seconds the start-up integrity check may take before the open goes on (docs/decisions.md)."""
 
 
@@ -90,6 +93,9 @@ class SqliteStore:
         self._inflight: deque[tuple[int, str, int]] = deque()
         """(ticket, session, next seq after it) of every append not yet settled, in ticket order."""
         self._reader = Reader(self.path, call_timeout)
+        self._searcher = Reader(self.path, call_timeout, threads=SEARCH_THREADS, name="search")
+        """Searches' own connections: a page or a list never queues behind a search
+        (docs/decisions/search-lane.md)."""
         self._settled_through = 0
         self._barriers: list[tuple[int, asyncio.Future[None]]] = []
         """Reads waiting until every write before them is settled: (ticket, future)."""
@@ -110,6 +116,7 @@ class SqliteStore:
         """Commit what is queued and close; give up after `bound` seconds (default: after 30 s
         in which the writer made no progress)."""
         self._reader.stop()
+        self._searcher.stop()
         await self._writer.stop(bound)
 
     @property
@@ -157,6 +164,11 @@ class SqliteStore:
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the read connection once every write submitted so far is settled:
         what `call` sees, without a place in the writer's queue (docs/decisions/performance-under-load.md)."""
+        await self._settled_before_read()
+        return await self._reader.call(fn)
+
+    async def _settled_before_read(self) -> None:
+        """Wait (bounded) until every write submitted so far is settled: read-your-writes."""
         if self._writer.closed:
             raise StoreClosed("the store is closed")
         ticket = self._writer.submitted
@@ -171,7 +183,6 @@ class SqliteStore:
                     f"the database {self.path} did not answer within {self._writer.call_timeout:g}s"
                     " (saving before a read); the disk may be stuck or another program holds the file"
                 ) from None
-        return await self._reader.call(fn)
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -284,7 +295,7 @@ class SqliteStore:
                 "SELECT json FROM events WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
                 (session_id, start, stop),
             ).fetchall()
-            return [SessionEvent.model_validate_json(r[0]) for r in rows]
+            return [SessionEvent.model_validate_json(r[0], context=TRUSTED) for r in rows]
 
         return await self.call(read)
 
@@ -294,16 +305,19 @@ class SqliteStore:
     async def events_of_types(self, session_id: str, types: tuple[str, ...]) -> list[SessionEvent]:
         def read(conn: sqlite3.Connection) -> list[SessionEvent]:
             rows = by_type.rows_of_types(conn, session_id, types)
-            return [SessionEvent.model_validate_json(r) for r in rows]
+            return [SessionEvent.model_validate_json(r, context=TRUSTED) for r in rows]
 
-        return await self.call(read)
+        # the read lane, not the writer's thread: opening a long session reads every tool result
+        # of it (the Changes view), and the streaming sessions' commits must not wait for that
+        # (docs/decisions/search-lane.md)
+        return await self.read(read)
 
     async def latest_of_types(self, session_id: str, types: tuple[str, ...]) -> SessionEvent | None:
         def read(conn: sqlite3.Connection) -> SessionEvent | None:
             row = by_type.latest_row_of_types(conn, session_id, types)
-            return None if row is None else SessionEvent.model_validate_json(row)
+            return None if row is None else SessionEvent.model_validate_json(row, context=TRUSTED)
 
-        return await self.call(read)
+        return await self.read(read)
 
     async def pending_inbox(self) -> list[str]:
         def read(conn: sqlite3.Connection) -> list[str]:
@@ -355,7 +369,8 @@ class SqliteStore:
     async def search(
         self, query: str, limit: int = 20, session_id: str | None = None, after: int | None = None
     ) -> SearchResult:
-        return await self.read(lambda conn: search.search(conn, query, limit, session_id, after))
+        await self._settled_before_read()
+        return await self._searcher.call(lambda conn: search.search(conn, query, limit, session_id, after))
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         return await self.call(lambda conn: copy.read_attachment(conn, attachment_id, session_id))

@@ -38,14 +38,15 @@ export class TurnCalls {
     return this.client.call("command.execute", { sessionId, line });
   }
 
-  /** Every matching message across sessions, newest first; `cursor` asks for the next page. */
-  search(query, cursor) {
-    return this.client.call("session.search", { query: query.slice(0, 500), ...(cursor ? { cursor } : {}) });
+  /** Every matching message across sessions, newest first; `cursor` asks for the next page.
+   * Aborting `signal` stops the host's search (docs/decisions/search-lane.md). */
+  search(query, cursor, signal) {
+    return this.client.call("session.search", { query: query.slice(0, 500), ...(cursor ? { cursor } : {}) }, { signal });
   }
 
   /** One session's matching messages in reading order, with their `total` ("n of N"). */
-  searchSession(sessionId, query, cursor) {
-    return this.client.call("session.search", { query: query.slice(0, 500), sessionId, ...(cursor ? { cursor } : {}) });
+  searchSession(sessionId, query, cursor, signal) {
+    return this.client.call("session.search", { query: query.slice(0, 500), sessionId, ...(cursor ? { cursor } : {}) }, { signal });
   }
 
   /** An attachment's bytes, fetched once: {url (blob:), data (base64), mediaType, name}; rejects when unavailable. */

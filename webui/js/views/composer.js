@@ -18,6 +18,11 @@ import { t } from "../i18n/i18n.js";
 
 const CLIENT_NAMES = new Set(CLIENT_COMMANDS.map((c) => c.name));
 
+/** `el[key] = value` only when it differs: an equal write still invalidates style or layout. */
+function put(el, key, value) {
+  if (el[key] !== value) el[key] = value;
+}
+
 export class ComposerView {
   /**
    * @param {HTMLElement} root
@@ -44,7 +49,8 @@ export class ComposerView {
     this.thumbs = h("div", { class: "composer-attachments", testid: "composer-attachments", hidden: true });
     this.file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp,image/gif", multiple: true, class: "offscreen", tabindex: "-1", "aria-hidden": "true" });
     this.attachBtn = h("button", { type: "button", class: "btn btn-icon", testid: "composer-attach", title: t("composer.attach"), "aria-label": t("composer.attach") }, icon("image"));
-    this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: t("composer.sendTitle") }, icon("send"), h("span", { class: "btn-label" }, t("composer.send")));
+    this.sendLabel = h("span", { class: "btn-label" }, t("composer.send"));
+    this.sendBtn = h("button", { type: "button", class: "btn btn-primary", testid: "composer-send", title: t("composer.sendTitle") }, icon("send"), this.sendLabel);
     this.steerBtn = h("button", { type: "button", class: "btn", testid: "composer-steer", hidden: true, title: t("composer.steerTitle") }, icon("steer"), h("span", { class: "btn-label" }, t("composer.steer")));
     this.stopBtn = h("button", { type: "button", class: "btn btn-danger", testid: "composer-stop", hidden: true, title: t("composer.stopTitle") }, icon("stop"), h("span", { class: "btn-label" }, t("composer.stop")));
     const hint = h("p", { id: "composer-hint", class: "composer-hint" }, tNodes("composer.hint", { enter: h("kbd", {}, "Enter"), newline: [h("kbd", {}, "Shift"), "+", h("kbd", {}, "Enter")], slash: h("kbd", {}, "/"), at: h("kbd", {}, "@") }));
@@ -283,21 +289,22 @@ export class ComposerView {
     this.refresh();
   }
 
+  /** Bring the buttons in line with the box. Called on every keystroke: it writes only what
+   * changed, so a key that changes nothing here adds no style or layout work to its frame
+   * (docs/decisions/window-keystrokes.md). */
   refresh() {
     const has = this.input.value.trim().length > 0 || this.images.length > 0 || this.picks.chips.length > 0;
     const enabled = this.enabled !== false;
-    this.input.disabled = !enabled;
-    this.sendBtn.disabled = !enabled || !has || this.busy;
-    this.sendBtn.title = this.running ? t("composer.queueTitle") : t("composer.sendTitle");
-    this.sendBtn.querySelector(".btn-label").textContent = this.running ? t("composer.queue") : t("composer.send");
-    this.input.placeholder = this.chatOnlyName ? t("composer.placeholderChat") : t("composer.placeholder");
-    this.steerBtn.hidden = !this.running;
-    this.steerBtn.disabled = !enabled || !has || this.busy;
-    this.stopBtn.hidden = !this.running;
-    this.stopBtn.disabled = !enabled;
-    this.stopBtn.title = this.waiting
-      ? t("composer.stopWaiting", { count: this.waiting })
-      : t("composer.stopTitle");
+    put(this.input, "disabled", !enabled);
+    put(this.sendBtn, "disabled", !enabled || !has || this.busy);
+    put(this.sendBtn, "title", this.running ? t("composer.queueTitle") : t("composer.sendTitle"));
+    put(this.sendLabel, "textContent", this.running ? t("composer.queue") : t("composer.send"));
+    put(this.input, "placeholder", this.chatOnlyName ? t("composer.placeholderChat") : t("composer.placeholder"));
+    put(this.steerBtn, "hidden", !this.running);
+    put(this.steerBtn, "disabled", !enabled || !has || this.busy);
+    put(this.stopBtn, "hidden", !this.running);
+    put(this.stopBtn, "disabled", !enabled);
+    put(this.stopBtn, "title", this.waiting ? t("composer.stopWaiting", { count: this.waiting }) : t("composer.stopTitle"));
   }
 
   focus() {

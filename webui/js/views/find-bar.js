@@ -14,6 +14,7 @@ export class FindBar {
   constructor(parent, ctx) {
     this.ctx = ctx;
     this.seq = 0;
+    this.abort = new AbortController();
     this.reset();
     this.input = h("input", { type: "search", class: "find-input", testid: "find-input", "aria-label": t("find.label"), placeholder: t("find.placeholder"), autocomplete: "off" });
     this.count = h("span", { class: "find-count", testid: "find-count", role: "status" });
@@ -75,9 +76,17 @@ export class FindBar {
     if (q && (q !== this.query || this.sessionId !== this.ctx.sessionId() || atSeq !== undefined)) this.load(q, atSeq ?? null);
   }
 
+  /** A newer search (or none) replaces the one asked last: its answer is dropped and the host
+   * stops it rather than finish work nobody waits for (docs/decisions/search-lane.md). */
+  supersede() {
+    this.abort.abort();
+    this.abort = new AbortController();
+    return ++this.seq;
+  }
+
   close(returnFocus = false) {
     if (this.el.hidden) return;
-    this.seq++;
+    this.supersede();
     this.el.hidden = true;
     this.reset();
     this.ctx.conversation.clearHit();
@@ -87,7 +96,7 @@ export class FindBar {
   /** The session changed: a bar left open follows it (its hits are that session's). */
   sessionChanged(sessionId) {
     if (this.open && this.sessionId !== sessionId) {
-      this.seq++;
+      this.supersede();
       const q = this.query;
       this.reset();
       this.render();
@@ -96,7 +105,7 @@ export class FindBar {
   }
 
   async load(query, atSeq, reveal = true) {
-    const seq = ++this.seq;
+    const seq = this.supersede();
     const sessionId = this.ctx.sessionId();
     this.reset();
     this.query = query;
@@ -121,7 +130,7 @@ export class FindBar {
       this.hasMore = false;
       return true;
     }
-    const r = await this.ctx.turns.searchSession(this.sessionId, this.query, this.cursor);
+    const r = await this.ctx.turns.searchSession(this.sessionId, this.query, this.cursor, this.abort.signal);
     if (seq !== this.seq) return false;
     if (!r.ok) {
       this.count.textContent = describeError(r.error);

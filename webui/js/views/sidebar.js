@@ -22,6 +22,7 @@ export class SidebarView {
     this.ctx = ctx;
     this.renaming = null;
     this.searchSeq = 0;
+    this.searchAbort = new AbortController(); // a newer search stops the older one on the host
     this.showArchived = false;
     this.collapsed = new Set(readCollapsed());
     this.dragging = null;
@@ -91,19 +92,26 @@ export class SidebarView {
 
   clearSearch() {
     this.search.value = "";
-    this.searchSeq++;
+    this.supersedeSearch();
     clear(this.results);
     this.results.hidden = true;
   }
 
+  /** Drop the search asked last, and stop it on the host (docs/decisions/search-lane.md). */
+  supersedeSearch() {
+    this.searchAbort.abort();
+    this.searchAbort = new AbortController();
+    return ++this.searchSeq;
+  }
+
   async runSearch() {
     const query = this.search.value.trim();
-    const seq = ++this.searchSeq;
+    const seq = this.supersedeSearch();
     if (!query) {
       this.clearSearch();
       return;
     }
-    const r = await this.ctx.turns.search(query);
+    const r = await this.ctx.turns.search(query, null, this.searchAbort.signal);
     if (seq !== this.searchSeq) return;
     clear(this.results);
     this.results.hidden = false;
@@ -149,7 +157,7 @@ export class SidebarView {
       const more = h("button", { type: "button", class: "btn btn-ghost btn-small search-more", testid: "search-more" }, t("sidebar.moreResults"));
       more.addEventListener("click", async () => {
         more.disabled = true;
-        const r = await this.ctx.turns.search(query, value.cursor);
+        const r = await this.ctx.turns.search(query, value.cursor, this.searchAbort.signal);
         if (seq !== this.searchSeq) return;
         if (!r.ok) {
           more.disabled = false;

@@ -102,7 +102,8 @@ export class SlashMenu {
   }
 
   close() {
-    this.seq++;
+    this.seq++; // an answer still on its way is stale
+    if (this.el.hidden && this.token === null) return; // every key of plain text lands here
     this.token = null;
     this.el.hidden = true;
     this.combo.collapse();

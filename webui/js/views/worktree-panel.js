@@ -38,6 +38,8 @@ const TEXT = {
   get ignored() { return t("worktreePanel.ignored"); },
 };
 
+const PREFILL_MS = 150;
+
 export class WorktreePanel {
   /** ctx: {worktrees: WorktreeCalls, workspaces, manager, draft(): string, onDraft(listener), toast} */
   constructor(ctx) {
@@ -47,7 +49,17 @@ export class WorktreePanel {
     this.workspaceId = null;
     this.options = null;
     this.edited = false;
-    ctx.onDraft(() => this.prefill());
+    // the branch name follows the draft once typing pauses, not inside each keystroke's frame
+    // (docs/decisions/window-keystrokes.md)
+    let queued = false;
+    ctx.onDraft(() => {
+      if (queued || !this.branchInput || this.edited) return;
+      queued = true;
+      setTimeout(() => {
+        queued = false;
+        this.prefill();
+      }, PREFILL_MS);
+    });
   }
 
   /** The panel for blank session `sessionId` (hidden until its folder proves to be a repository). */
@@ -75,7 +87,8 @@ export class WorktreePanel {
     if (start.startsWith("path:")) return { path: start.slice(5) };
     if (start.startsWith("branch:")) return { branch: start.slice(7) };
     const spec = {};
-    const branch = this.branchInput.value.trim() || branchFrom(this.ctx.draft());
+    // not edited: the draft names it (the field may still show an earlier draft's name)
+    const branch = (this.edited ? this.branchInput.value.trim() : "") || branchFrom(this.ctx.draft());
     if (branch) spec.branch = branch;
     if (this.baseSelect.value) spec.base = this.baseSelect.value;
     return spec;
