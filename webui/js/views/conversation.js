@@ -304,9 +304,9 @@ export class ConversationView {
     }
   }
 
-  /** A sentinel came near: grow the window on that side (transcript-fill.js). */
+  /** A sentinel came near: grow the window on that side, in the next frame (transcript-fill.js). */
   onIntersect(entries) {
-    if (this.session && entries.some((e) => e.isIntersecting)) this.fill.step();
+    if (this.session && entries.some((e) => e.isIntersecting)) this.fill.soon();
   }
 
   async showOlder() {

@@ -1,9 +1,12 @@
 // Growing the conversation's window of rows a little per frame (docs/decisions.md, "Scrolling
 // a long transcript"): near an edge, rows are rendered one at a time until a few milliseconds
 // are spent, then the next frame goes on while the edge is still near. A frame never builds a
-// whole page of rows (markdown, code, diffs) at once, so scrolling keeps its frames short.
+// whole page of rows (markdown, code, diffs) at once, so scrolling keeps its frames short. One
+// budget per frame for both edges, and rows are built only in the frame's animation callback
+// (docs/decisions/cheap-scroll-frames.md): a sentinel's intersection asks for the next frame
+// rather than building rows in its own task, which rendered in the same frame as the rAF's.
 
-const BUDGET_MS = 4; // script time per side per frame (layout of what was added comes on top)
+const BUDGET_MS = 4; // script time per frame (layout of what was added comes on top)
 const NEAR_PX = 600; // the sentinels' rootMargin in conversation.js
 
 export class WindowFill {
@@ -44,9 +47,10 @@ export class WindowFill {
     // log scrolled to its top, and paging older now would only compete with the jump's page
     if (!v.session || v.revealing) return;
     const near = this.near();
+    const until = performance.now() + BUDGET_MS;
     let more = false;
-    if (near.top && v.start > 0) more = this.older() || more;
-    if (near.bottom && v.end < v.items.length) more = this.newer() || more;
+    if (near.top && v.start > 0) more = this.older(until) || more;
+    if (near.bottom && v.end < v.items.length) more = this.newer(until) || more;
     // the window reached an end of the fold with that edge still near: page in from the host
     // now; no later intersection may come (the log can sit at its very top), so waiting for
     // one would leave the older messages out for good
@@ -58,15 +62,14 @@ export class WindowFill {
     if (more) this.soon();
   }
 
-  /** Prepend older rows within the budget, keeping what is on screen where it is. */
-  older() {
+  /** Prepend older rows until `until` (at least one), keeping what is on screen where it is. */
+  older(until = performance.now() + BUDGET_MS) {
     const v = this.view;
     const s = v.scroller;
     const before = s.scrollHeight;
     const keep = s.scrollTop;
-    const t0 = performance.now();
     do v.renderRange(v.start - 1, v.start, "start");
-    while (v.start > 0 && performance.now() - t0 < BUDGET_MS);
+    while (v.start > 0 && performance.now() < until);
     s.scrollTop = keep + (s.scrollHeight - before);
     v.lastTop = s.scrollTop;
     v.trim("end");
@@ -75,12 +78,11 @@ export class WindowFill {
     return v.start > 0;
   }
 
-  /** Append newer rows within the budget (the window below the screen grows). */
-  newer() {
+  /** Append newer rows until `until` (at least one; the window below the screen grows). */
+  newer(until = performance.now() + BUDGET_MS) {
     const v = this.view;
-    const t0 = performance.now();
     do v.renderRange(v.end, v.end + 1, "end");
-    while (v.end < v.items.length && performance.now() - t0 < BUDGET_MS);
+    while (v.end < v.items.length && performance.now() < until);
     v.trim("start");
     v.updateJump();
     return v.end < v.items.length;
