@@ -38,8 +38,9 @@ async def test_a_handle_not_in_the_map_is_refused(host: Host) -> None:
 
 
 async def test_a_key_string_is_refused_with_a_type_error_naming_the_handle(host: Host) -> None:
+    key: object = SESSION_LIST.key  # what an old caller passed: the key string, not the handle
     with pytest.raises(TypeError, match=r"method handle .*not 'session\.list'"):
-        await host.client().call("session.list")  # type: ignore[arg-type]
+        await host.client().call(key)  # type: ignore[arg-type]
 
 
 def line_of(path: Path, needle: str) -> int:
