@@ -4,10 +4,6 @@
 // - markdown is parsed incrementally (renderStreaming, once per frame): the paragraphs a blank
 //   line closed (outside a code fence) are rendered once and kept; only the open part (the tail)
 //   is rendered again, and less often when rendering it is slow (a long open code block);
-// - the tail is rendered off the page and put in only where it differs from what is shown: most
-//   deltas are plain words that appendLive already put there, and replacing the whole open
-//   paragraph each frame made the engine lay out and paint all of it again (the window's web
-//   process then ran the next pushes that much later: docs/decisions/streaming-tail-patched-in-place.md);
 // - when the block settles, rows.js renders the whole text once (settle), so the final DOM is
 //   exactly what one parse of the whole text gives.
 
@@ -18,19 +14,10 @@ import { closedUpTo } from "./transcript-split.js";
 const INTO = new Set(["P", "DIV", "PRE", "CODE", "UL", "OL", "LI", "BLOCKQUOTE", "H1", "H2", "H3", "H4", "H5", "H6"]);
 const TAIL_SHARE = 8; // a tail that took t ms to render waits ≥ TAIL_SHARE·t before the next
 
-/** An element's last child but for the line breaks markdown leaves between blocks. */
-function lastBlock(el) {
-  let c = el.lastChild;
-  while (c && c.nodeType === 3 && !c.data.trim()) c = c.previousSibling;
-  return c;
-}
-
-/** Where appended text continues: the deepest last block element of the tail (inside its open
- * paragraph or list item, not after it: the next render then finds that block unchanged). */
+/** Where appended text continues: the deepest last block element of the tail. */
 function continuation(tail) {
   let el = tail;
-  let c;
-  while ((c = lastBlock(el)) && c.nodeType === 1 && INTO.has(c.tagName)) el = c;
+  while (el.lastChild && el.lastChild.nodeType === 1 && INTO.has(el.lastChild.tagName)) el = el.lastChild;
   return el;
 }
 
@@ -41,27 +28,11 @@ function start(node) {
   return { done: 0, tail, shown: 0, text: "", cost: 0, nextAt: 0, timer: 0 };
 }
 
-/** The same markup (a text node appendLive split in two serializes as one). */
-function sameMarkup(a, b) {
-  if (a.nodeType === 1 && b.nodeType === 1) return a.outerHTML === b.outerHTML;
-  return a.nodeType === b.nodeType && a.nodeType !== 1 && a.nodeValue === b.nodeValue;
-}
-
-/** Make `live`'s children the same as `fresh`'s, keeping the leading ones that already are. */
-function patch(live, fresh) {
-  const next = [...fresh.childNodes];
-  let keep = 0;
-  while (keep < next.length && keep < live.childNodes.length && sameMarkup(live.childNodes[keep], next[keep])) keep++;
-  if (keep === next.length && keep === live.childNodes.length) return;
-  while (live.childNodes.length > keep) live.lastChild.remove();
-  live.append(...next.slice(keep));
-}
-
 function renderTail(s, text) {
   clearTimeout(s.timer);
   s.timer = 0;
   const t0 = performance.now();
-  patch(s.tail, renderMarkdownInto(document.createElement("div"), text.slice(s.done)));
+  renderMarkdownInto(s.tail, text.slice(s.done));
   s.shown = text.length;
   s.text = text;
   s.cost = performance.now() - t0;
