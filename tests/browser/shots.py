@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page
 
-from tests.browser.support import ROOT, VIEWPORT
+from tests.browser.support import ROOT, VIEWPORT, snap
 
 SHOTS = ROOT / "tests" / "screenshots"
 WIDTHS = (800, 1600)
@@ -41,7 +41,7 @@ def shoot_all(
             if check is not None:
                 check(theme)
             path = SHOTS / f"{prefix}-{name}-{width}-{theme}.png"
-            page.screenshot(path=str(path), animations="disabled", caret="hide")
+            snap(page, path)
             paths.append(path)
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")

@@ -16,6 +16,7 @@ from tests.browser.support import (
     allow,
     fresh_session,
     send,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -36,7 +37,7 @@ def shoot_all(page: Page, state: str) -> None:
         for theme in ("light", "dark"):
             page.emulate_media(color_scheme=theme)
             path = shots.SHOTS / f"changes-{state}-{width}-{theme}.png"
-            page.screenshot(path=str(path), animations="disabled", caret="hide")
+            snap(page, path)
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

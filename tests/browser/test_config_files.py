@@ -16,7 +16,7 @@ from playwright.sync_api import Page, expect
 
 from tests.api.test_host_folders import desktop
 from tests.browser.shots import SHOTS
-from tests.browser.support import Contexts, HarnessServer, openai_args
+from tests.browser.support import Contexts, HarnessServer, openai_args, snap
 from tests.support.scripted_llm import ScriptedLlmServer
 
 __all__ = ["desktop"]  # the xdg recorder fixture (DISPLAY and a default application for files)
@@ -61,7 +61,7 @@ def test_the_notice_names_the_file_opens_it_and_resets_it(
     )
     expect(creds_row).to_contain_text("credentials.json is a folder, not a file")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "config-file-notice.png"))
+    snap(page, SHOTS / "config-file-notice.png")
 
     # A write from the page is refused, and the file stays as the person left it.
     refused = page.evaluate(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, VIEWPORT, HarnessServer, fresh_session, turn_ends, wait_idle
+from tests.browser.support import ROOT, VIEWPORT, HarnessServer, fresh_session, snap, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 SHOTS = ROOT / "tests" / "screenshots"
@@ -37,7 +37,7 @@ def shots(page: Page, name: str) -> None:
         for theme in ("light", "dark"):
             page.emulate_media(color_scheme=theme)
             path = SHOTS / f"finder-{name}-{width}-{theme}.png"
-            page.screenshot(path=str(path), animations="disabled", caret="hide")
+            snap(page, path)
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

@@ -11,7 +11,7 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, HarnessServer, fresh_session, shoot, turn_ends
+from tests.browser.support import ROOT, HarnessServer, fresh_session, shoot, snap, turn_ends
 from tests.mcp.conftest import EVERYTHING, needs_everything
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -59,9 +59,7 @@ def test_at_offers_a_resource_attaches_it_and_the_model_reads_it(
     SHOTS.mkdir(parents=True, exist_ok=True)  # the focus kept: an open menu closes on blur
     for theme in ("dark", "light"):
         page.emulate_media(color_scheme=theme)
-        page.screenshot(
-            path=str(SHOTS / f"finder-resource-menu-{theme}.png"), animations="disabled", caret="hide"
-        )
+        snap(page, SHOTS / f"finder-resource-menu-{theme}.png")
     while resource.get_attribute("aria-selected") != "true":
         box.press("ArrowDown")
     box.press("Enter")  # attaches; sends nothing

@@ -8,7 +8,7 @@ import threading
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, send, tool_call, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, send, snap, tool_call, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,7 @@ def test_the_goal_bar_drives_a_goal(page: Page, llm: ScriptedLlmServer, harness:
     label = page.get_by_test_id("goal-round-label")
     expect(label).to_have_text("Working toward the goal — round 1 of 256")
     expect(bar.get_by_test_id("goal-rounds")).to_have_text("1 of 256 rounds")
-    page.screenshot(path="/tmp/goals-bar-active.png")
+    snap(page, "/tmp/goals-bar-active.png")
 
     # pause: the running round finishes, and no other starts
     bar.get_by_test_id("goal-pause").click()
@@ -62,7 +62,7 @@ def test_the_goal_bar_drives_a_goal(page: Page, llm: ScriptedLlmServer, harness:
     page.get_by_test_id("composer-stop").click()
     expect(bar.get_by_test_id("goal-phase")).to_have_text("Paused")
     wait_idle(page)
-    page.screenshot(path="/tmp/goals-bar-paused.png")
+    snap(page, "/tmp/goals-bar-paused.png")
 
     # a change made elsewhere (another window, the API) reaches the bar through the projection
     page.evaluate(
@@ -128,7 +128,7 @@ def test_a_bash_card_is_drawn_from_the_host_s_view(
     expect(card).to_have_attribute("data-card", "terminal")
     expect(card.get_by_test_id("tool-exit-code")).to_have_text("exit code 2")
     expect(card.get_by_test_id("tool-result")).to_have_text("three failed")  # the marker moved out
-    page.screenshot(path="/tmp/goals-view-card.png")
+    snap(page, "/tmp/goals-view-card.png")
     # a reload draws the same card from the history entries
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-connection", "connected")

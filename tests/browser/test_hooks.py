@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, send, tool_call, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, send, snap, tool_call, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -59,7 +59,7 @@ def test_a_hook_that_denies_a_bash_call_shows_as_a_row(
         expect(page.get_by_test_id("tool-card").first).to_contain_text("rm is not allowed here")
         denied.locator("summary").click()
         expect(denied.locator(".hook-reason")).to_be_visible()
-        page.screenshot(path="/tmp/hooks-rows.png")
+        snap(page, "/tmp/hooks-rows.png")
 
         # a reload draws the same rows from the history entries
         page.reload()
@@ -111,7 +111,7 @@ def test_a_project_hook_file_runs_only_after_trust_and_approval_and_asks_again_w
     expect(prompt.get_by_test_id("hook-file-command")).to_have_text(first)
     row = panel.get_by_test_id("hook-file")
     expect(row.get_by_test_id("hook-file-state")).to_have_text("needs trust")
-    page.screenshot(path="/tmp/hooks-trust-prompt.png")
+    snap(page, "/tmp/hooks-trust-prompt.png")
     prompt.get_by_test_id("mcp-trust").click()
     expect(row.get_by_test_id("hook-file-state")).to_have_text("needs approval")
     turn("trusted, not approved")
@@ -130,7 +130,7 @@ def test_a_project_hook_file_runs_only_after_trust_and_approval_and_asks_again_w
     toggle.click()  # opening the panel reads the files again
     expect(row.get_by_test_id("hook-file-state")).to_have_text("needs approval")
     expect(row.get_by_test_id("hook-file-command")).to_have_text(f"touch {second}")
-    page.screenshot(path="/tmp/hooks-changed.png")
+    snap(page, "/tmp/hooks-changed.png")
     row.get_by_test_id("hook-file-approve").click()
     expect(row.get_by_test_id("hook-file-state")).to_have_text("approved")
     turn("approved again")
@@ -168,7 +168,7 @@ def test_claude_code_hooks_are_turned_on_in_settings_and_then_listed_for_approva
     expect(
         dialog.get_by_test_id("settings-ns-hooks").get_by_test_id("setting-hooks-claudeCode")
     ).to_be_checked()
-    page.screenshot(path="/tmp/hooks-settings.png")
+    snap(page, "/tmp/hooks-settings.png")
     dialog.get_by_test_id("settings-close").click()
     try:
         toggle = page.get_by_test_id("mcp-toggle")

@@ -26,6 +26,7 @@ from tests.browser.support import (
     rpc,
     send,
     session_item,
+    snap,
     turn_ends,
     wait_idle,
 )
@@ -56,7 +57,7 @@ def shots(page: Page, name: str) -> None:
         page.set_viewport_size({"width": width, "height": 760})
         for theme in ("light", "dark"):
             page.emulate_media(color_scheme=theme)
-            page.screenshot(path=str(SHOTS / f"import-{name}-{width}-{theme}.png"), animations="disabled")
+            snap(page, SHOTS / f"import-{name}-{width}-{theme}.png")
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

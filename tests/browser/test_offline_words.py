@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from contract.methods import AGENT_PRESET_SELECT
-from tests.browser.support import fresh_session, rpc, send, turn_ends, wait_idle
+from tests.browser.support import fresh_session, rpc, send, snap, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -31,4 +31,4 @@ def test_asking_a_chat_only_model_to_act_says_it_cannot(page: Page, llm: Scripte
     expect(row).to_contain_text("did not read, create, change or run anything")
     sent = [m for m in llm.requests[-1]["messages"] if m["role"] == "user"]
     assert "you have no tools" in str(sent[-1]["content"])  # the model was told, in that turn
-    page.screenshot(path="/tmp/offline-no-tools-row.png")
+    snap(page, "/tmp/offline-no-tools-row.png")

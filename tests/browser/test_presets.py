@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, send, turn_ends, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, send, snap, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -61,7 +61,7 @@ def test_the_slash_menu_inserts_a_skill_that_reaches_the_model(
     badge = page.get_by_test_id("instructions-file")
     expect(badge).to_contain_text("AGENTS.md")
     expect(badge).to_have_attribute("title", f"Project instructions in use: {harness.workdir / 'AGENTS.md'}")
-    page.screenshot(path=str(SHOTS / "skill-row.png"))
+    snap(page, SHOTS / "skill-row.png")
     wait_idle(page)
 
 
@@ -71,7 +71,7 @@ def test_the_preset_picker_starts_a_read_only_session(page: Page, llm: ScriptedL
     expect(picker.get_by_test_id("preset-option")).to_have_count(3)
     standard = picker.locator('[data-preset-id="standard"]')
     expect(standard.get_by_role("radio")).to_be_checked()
-    page.screenshot(path=str(SHOTS / "preset-picker.png"))
+    snap(page, SHOTS / "preset-picker.png")
     picker.get_by_text("Read-only", exact=True).click()
     expect(page.get_by_test_id("session-preset")).to_have_text("Read-only")
     expect(picker.locator('[data-preset-id="read-only"]').get_by_role("radio")).to_be_checked()
@@ -147,7 +147,7 @@ def test_a_new_or_edited_skill_shows_in_the_slash_menu_without_switching_session
     box.press_sequentially("/")
     expect(items.filter(has_text="changelog")).to_contain_text("Keep a changelog")
     expect(items.filter(has_text="pdf-forms")).to_contain_text("keep them editable")
-    page.screenshot(path=str(SHOTS / "slash-menu-new-skill.png"))
+    snap(page, SHOTS / "slash-menu-new-skill.png")
     box.fill("")
 
 
@@ -162,7 +162,7 @@ def test_the_slash_menu_lists_commands_at_the_start_and_runs_them(page: Page, ll
     expect(items.filter(has_text="[off|message]")).to_have_count(1)
     for client in ("model", "new", "help"):
         expect(page.locator(f'[data-testid="slash-item"][data-name="{client}"]')).to_have_count(1)
-    page.screenshot(path=str(SHOTS / "slash-menu.png"))
+    snap(page, SHOTS / "slash-menu.png")
     box.press("ArrowDown")
     box.press("ArrowUp")
     active = page.locator('[data-testid="slash-item"][aria-selected="true"]')

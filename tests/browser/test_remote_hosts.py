@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from contract.methods import PERMISSION_SET, REMOTE_DISCONNECT
+from host.engine.workspaces.remotes.bootstrap import BASE, RUN
 from tests.browser.support import Contexts, HarnessServer, allow, openai_args, rpc, session_item, shoot
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 from tests.support.sshd import Sshd
@@ -168,12 +170,17 @@ PASSPHRASE = "correct horse battery staple"
 
 
 @pytest.fixture(scope="module")
-def locked_sshd() -> Iterator[Sshd]:
-    """A remote whose login key has a passphrase, and no bubblewrap there."""
+def locked_sshd(sshd: Sshd) -> Iterator[Sshd]:
+    """A remote whose login key has a passphrase, and no bubblewrap there: the account of `sshd`
+    behind an sshd of its own, so the server an earlier test's first connection installed there
+    is reused (installing is that test's subject, not this one's). Whatever ran there before is
+    stopped first, so the connection starts a server of its own, with this sshd's environment."""
+    subprocess.run(["pkill", "-KILL", "-u", sshd.user], capture_output=True)
+    shutil.rmtree(sshd.home / BASE / RUN, ignore_errors=True)
     root = Path(tempfile.mkdtemp(prefix="hd-sshd-", dir="/var/tmp"))
     env = {"HARNESSDESK_SANDBOX": "none", "HARNESSDESK_DEV_VALIDATE": "1"}
     try:
-        with Sshd.start(root, set_env=env, passphrase=PASSPHRASE) as server:
+        with Sshd.start(root, set_env=env, user=sshd.user, passphrase=PASSPHRASE) as server:
             server.trust()
             yield server
     finally:

@@ -25,6 +25,7 @@ from tests.browser.support import (
     rpc,
     send,
     session_item,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -45,9 +46,7 @@ def shoot(page: Page, name: str) -> None:
         page.set_viewport_size({"width": width, "height": 800})
         for theme in THEMES:
             page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
-            page.screenshot(
-                path=str(SHOTS / f"review-{name}-{width}-{theme}.png"), animations="disabled", caret="hide"
-            )
+            snap(page, SHOTS / f"review-{name}-{width}-{theme}.png")
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

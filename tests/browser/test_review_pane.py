@@ -21,6 +21,7 @@ from tests.browser.support import (
     allow,
     fresh_session,
     send,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -51,11 +52,7 @@ def shoot_all(page: Page, state: str) -> None:
         page.set_viewport_size({"width": width, "height": 900})
         for theme in ("light", "dark"):
             page.emulate_media(color_scheme=theme)
-            page.screenshot(
-                path=str(shots.SHOTS / f"review-pane-{state}-{width}-{theme}.png"),
-                animations="disabled",
-                caret="hide",
-            )
+            snap(page, shots.SHOTS / f"review-pane-{state}-{width}-{theme}.png")
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

@@ -16,6 +16,7 @@ from tests.browser.support import (
     fresh_session,
     openai_args,
     send,
+    snap,
     tool_call,
     turn_ends,
 )
@@ -98,7 +99,7 @@ def test_auto_runs_without_a_click_and_the_picker_switches_modes(
     expect(badge).to_contain_text("Network allowed.")
     page.get_by_test_id("permissions-dialog").screenshot(path=str(tmp_path / "modes.png"))
     page.get_by_test_id("permissions-close").click()
-    page.screenshot(path=str(tmp_path / "header.png"))  # looked at by a person (docs/decisions.md)
+    snap(page, tmp_path / "header.png")  # looked at by a person (docs/decisions.md)
 
 
 def test_full_access_as_the_default_shows_its_consequence_before_it_is_saved(

@@ -11,7 +11,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from host.engine.sessions.titles import auto_title
 from tests.browser.shots import SHOTS
-from tests.browser.support import HarnessServer, fresh_session, new_session, send, turn_ends, wait_idle
+from tests.browser.support import HarnessServer, fresh_session, new_session, send, snap, turn_ends, wait_idle
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -226,5 +226,5 @@ def test_the_last_open_session_opens_again_on_the_next_start(
     again.wait_for_function("(sid) => window.harnessdesk.app.manager.activeId === sid", arg=kept)
     expect(again.get_by_test_id("msg-user")).to_have_text("The session to come back to")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    again.screenshot(path=str(SHOTS / "last-session-reopened.png"))
+    snap(again, SHOTS / "last-session-reopened.png")
     again.close()

@@ -19,6 +19,7 @@ from tests.browser.support import (
     new_session,
     openai_args,
     send,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -131,7 +132,7 @@ def test_an_endpoints_error_names_it_as_the_person_named_it(
     error = page.get_by_test_id("turn-error")
     expect(error).to_contain_text("Scripted box:")
     expect(error).not_to_contain_text(f"{route}:")
-    page.screenshot(path=str(ROOT / "tests" / "screenshots" / "error-names-the-endpoint.png"))
+    snap(page, ROOT / "tests" / "screenshots" / "error-names-the-endpoint.png")
     wait_idle(page)
     dialog = open_settings(page)  # the module's other tests start from the same settings
     dialog.locator('[data-testid^="provider-card-my-endpoint"] summary').click()

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.shots import SHOTS
-from tests.browser.support import VIEWPORT, HarnessServer
+from tests.browser.support import VIEWPORT, HarnessServer, snap
 from tests.browser.test_settings import open_settings
 from tests.support.scripted_llm import ScriptedLlmServer
 
@@ -42,9 +42,7 @@ def shots(page: Page, name: str) -> None:
         page.set_viewport_size({"width": width, "height": 900})
         for theme in ("light", "dark"):
             page.emulate_media(color_scheme=theme)
-            page.screenshot(
-                path=str(SHOTS / f"settings-words-{name}-{width}-{theme}.png"), animations="disabled"
-            )
+            snap(page, SHOTS / f"settings-words-{name}-{width}-{theme}.png")
     page.set_viewport_size(VIEWPORT)
     page.emulate_media(color_scheme="light")
 

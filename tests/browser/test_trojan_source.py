@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import HarnessServer, fresh_session, send, tool_call, turn_ends
+from tests.browser.support import HarnessServer, fresh_session, send, snap, tool_call, turn_ends
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -39,7 +39,7 @@ def test_an_approval_card_reveals_bidi_controls_and_warns(
     shown = str(card.get_by_test_id("approval-command").evaluate("(el) => el.textContent"))
     assert "\u202e" not in shown and "\u202c" not in shown  # nothing left to reorder the display
     assert shown.startswith("$ touch pwned")
-    page.screenshot(path=str(tmp_path / "trojan-approval.png"))
+    snap(page, tmp_path / "trojan-approval.png")
     card.get_by_test_id("approval-reject").click()
 
     path_card = page.get_by_test_id("approval-card")

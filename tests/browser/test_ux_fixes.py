@@ -23,6 +23,7 @@ from tests.browser.support import (
     openai_args,
     rpc,
     send,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -42,7 +43,7 @@ def shoot(page: Page, name: str, blur: bool = False) -> None:
         page.evaluate("() => document.activeElement?.blur?.()")
     for width in (800, 1100):
         page.set_viewport_size({"width": width, "height": 760})
-        page.screenshot(path=str(SHOTS / f"uxfix-{name}-{width}.png"), animations="disabled", caret="hide")
+        snap(page, SHOTS / f"uxfix-{name}-{width}.png")
     page.set_viewport_size(VIEWPORT)
 
 

@@ -16,6 +16,7 @@ from tests.browser.support import (
     fresh_session,
     openai_args,
     send,
+    snap,
     tool_call,
     turn_ends,
     wait_idle,
@@ -177,7 +178,5 @@ def test_the_header_shows_title_mode_and_model_in_full(
     SHOTS.mkdir(parents=True, exist_ok=True)
     for theme in ("light", "dark"):
         page.emulate_media(color_scheme=theme)
-        page.screenshot(
-            path=str(SHOTS / f"ux-header-{width}-{theme}.png"), animations="disabled", caret="hide"
-        )
+        snap(page, SHOTS / f"ux-header-{width}-{theme}.png")
     page.emulate_media(color_scheme="light")

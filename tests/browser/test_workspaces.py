@@ -23,6 +23,7 @@ from tests.browser.support import (
     rpc,
     send,
     session_item,
+    snap,
     turn_ends,
     wait_idle,
 )
@@ -104,7 +105,7 @@ def test_pick_a_folder_work_there_archive_and_delete(
     expect(dialog.get_by_test_id("folder-note")).to_contain_text("already exists")
     dialog.get_by_test_id("folder-entry").filter(has_text="alpha").click()
     expect(dialog.get_by_test_id("folder-entry")).to_have_text(["src"])
-    page.screenshot(path=str(out / "folder-browser.png"))
+    snap(page, out / "folder-browser.png")
     dialog.get_by_test_id("folder-open").click()
     expect(dialog).to_be_hidden()
 
@@ -156,7 +157,7 @@ def test_pick_a_folder_work_there_archive_and_delete(
     confirm = page.get_by_test_id("delete-dialog")
     expect(confirm).to_be_visible()
     expect(confirm.get_by_test_id("delete-export")).to_be_visible()
-    page.screenshot(path=str(out / "delete-confirm.png"))
+    snap(page, out / "delete-confirm.png")
     confirm.get_by_test_id("delete-dialog-cancel").click()
     expect(session_item(page, first)).to_be_visible()
     session_item(page, first).hover()
