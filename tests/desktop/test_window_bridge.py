@@ -6,14 +6,50 @@ import json
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.desktop import x11
-from tests.desktop.support import AppFactory, gui_test
+from tests.desktop.support import App, AppFactory, gui_test
 
 pytestmark = [pytest.mark.gui, pytest.mark.timeout(180)]
+
+
+class SharedApp:
+    """The module's one window: these tests each ask something of the bridge and change nothing
+    the next one reads (docs/decisions/the-suites-shared-setups.md), so they share the app
+    instead of starting one each; it is started again if it died (an abort: `gui_test`)."""
+
+    def __init__(self, factory: AppFactory, opened: Path) -> None:
+        self.factory = factory
+        self.opened = opened
+        """Where the module's stand-in system browser writes the URLs it is asked to open."""
+        self.browser = opened.with_name("browser.sh")
+        self.browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+        self.browser.chmod(0o755)
+        self.app: App | None = None
+
+    def get(self) -> App:
+        if self.app is None or self.app.proc.poll() is not None:
+            self.factory.stop_all()
+            self.app = self.factory.launch(env={"BROWSER": f"{self.browser} %s"})
+        return self.app
+
+    def stop_all(self) -> None:
+        """What `gui_test` calls after an abort: the next `get()` starts it again."""
+        self.factory.stop_all()
+        self.app = None
+
+
+@pytest.fixture(scope="module")
+def apps(display: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedApp]:
+    root = tmp_path_factory.mktemp("bridge")
+    shared = SharedApp(AppFactory(display, root), root / "opened.txt")
+    yield shared
+    shared.stop_all()
+
 
 POST_JSON = """
 harnessdeskBridge.fetch("/api/echo?x=1", {
@@ -23,8 +59,8 @@ harnessdeskBridge.fetch("/api/echo?x=1", {
 
 
 @gui_test
-def test_bridge_is_injected_before_the_app_boots(apps: AppFactory) -> None:
-    app = apps.launch()
+def test_bridge_is_injected_before_the_app_boots(apps: SharedApp) -> None:
+    app = apps.get()
     page = app.page()
     boot = page.evaluate("window.bootState")
     # the bridge is there before the page's first script; pywebview's own API comes when WebKit
@@ -38,8 +74,8 @@ def test_bridge_is_injected_before_the_app_boots(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_unary_json_and_binary_bodies(apps: AppFactory) -> None:
-    page = apps.launch().page()
+def test_unary_json_and_binary_bodies(apps: SharedApp) -> None:
+    page = apps.get().page()
     reply = page.evaluate(POST_JSON % json.dumps({"text": "héllo 🙂", "n": 1}))
     assert reply["status"] == 200
     assert reply["type"] == "application/json"
@@ -61,8 +97,8 @@ def test_unary_json_and_binary_bodies(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_sse_stream_arrives_in_order_with_split_frames_rejoined(apps: AppFactory) -> None:
-    page = apps.launch().page()
+def test_sse_stream_arrives_in_order_with_split_frames_rejoined(apps: SharedApp) -> None:
+    page = apps.get().page()
     result = page.evaluate(
         """harnessdeskBridge.fetch("/api/events.split?n=300", {headers: {accept: "text/event-stream"}})
            .then(r => testHelpers.readSse(r).then(x => ({status: r.status,
@@ -76,8 +112,8 @@ def test_sse_stream_arrives_in_order_with_split_frames_rejoined(apps: AppFactory
 
 
 @gui_test
-def test_cancel_from_the_page_cancels_the_host_task(apps: AppFactory) -> None:
-    app = apps.launch()
+def test_cancel_from_the_page_cancels_the_host_task(apps: SharedApp) -> None:
+    app = apps.get()
     page = app.page()
     # ReadableStream.cancel() (what a reader does when it stops early)
     count = page.evaluate(
@@ -112,8 +148,8 @@ def test_cancel_from_the_page_cancels_the_host_task(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_only_api_paths_of_this_app_are_served(apps: AppFactory) -> None:
-    page = apps.launch().page()
+def test_only_api_paths_of_this_app_are_served(apps: SharedApp) -> None:
+    page = apps.get().page()
     statuses = page.evaluate(
         """Promise.all(["/index.html", "/api/../main.js", "/apix"].map(u =>
              harnessdeskBridge.fetch(u).then(r => r.status)))"""
@@ -136,8 +172,8 @@ def test_only_api_paths_of_this_app_are_served(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_no_listening_socket_for_the_api(apps: AppFactory) -> None:
-    app = apps.launch()
+def test_no_listening_socket_for_the_api(apps: SharedApp) -> None:
+    app = apps.get()
     page = app.page()
     assert page.evaluate(POST_JSON % "{}")["status"] == 200  # the API works…
     # …and the app and its children listen on no TCP socket at all
@@ -145,12 +181,9 @@ def test_no_listening_socket_for_the_api(apps: AppFactory) -> None:
 
 
 @gui_test
-def test_external_links_open_in_the_system_browser(apps: AppFactory, tmp_path: Path) -> None:
-    opened = tmp_path / "opened.txt"
-    browser = tmp_path / "browser.sh"
-    browser.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
-    browser.chmod(0o755)
-    page = apps.launch(env={"BROWSER": f"{browser} %s"}).page()
+def test_external_links_open_in_the_system_browser(apps: SharedApp) -> None:
+    opened = apps.opened
+    page = apps.get().page()
     page.evaluate("document.getElementById('external').click()")
     deadline = time.monotonic() + 20  # the browser command runs in a process of its own
     while not (opened.exists() and opened.read_text().strip()):
@@ -175,8 +208,8 @@ def answer_save_dialog(display: str, text: str | None) -> None:
 
 
 @gui_test
-def test_export_downloads_go_through_the_native_save_dialog(apps: AppFactory, tmp_path: Path) -> None:
-    app = apps.launch()
+def test_export_downloads_go_through_the_native_save_dialog(apps: SharedApp, tmp_path: Path) -> None:
+    app = apps.get()
     page = app.page()
     page.evaluate("window.dl = harnessdeskBridge.download('/api/session.export?sessionId=s1'); 1")
     target = tmp_path / "export.zip"
@@ -195,9 +228,9 @@ def test_export_downloads_go_through_the_native_save_dialog(apps: AppFactory, tm
 
 
 @gui_test
-def test_permission_requests_are_denied_without_crashing_the_window(apps: AppFactory) -> None:
+def test_permission_requests_are_denied_without_crashing_the_window(apps: SharedApp) -> None:
     """Every permission request is denied by the app (none is ever shown to the user)."""
-    app = apps.launch()
+    app = apps.get()
     page = app.page()
     outcome = page.evaluate(
         "Promise.all([Notification.requestPermission(),"
