@@ -438,7 +438,7 @@ def snap(page: Page, path: Path | str) -> Path:
     """A screenshot of the page's viewport to `path`, still (`STILL`), as PNG encoded by
     Chromium's fast path (`optimizeForSpeed`): the picture `page.screenshot(animations="disabled",
     caret="hide")` takes, in about a third of its time, which is mostly PNG compression
-    (docs/decisions/the-suites-screenshots.md)."""
+    (docs/decisions/the-suites-shared-setups.md)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     page.evaluate(STILL)
