@@ -18,12 +18,14 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import (
     Browser,
     BrowserContext,
+    CDPSession,
     ConsoleMessage,
     Frame,
     Locator,
@@ -31,6 +33,7 @@ from playwright.sync_api import (
     ViewportSize,
     expect,
 )
+from playwright.sync_api import Error as PlaywrightError
 
 from contract.methods import AnyMethod
 from tests.support.warm_cli import Forked, WarmCli
@@ -434,6 +437,21 @@ STILL = """() => {
 animations at their end, endless ones stopped (and played again after)."""
 
 
+_sessions: weakref.WeakKeyDictionary[Page, CDPSession] = weakref.WeakKeyDictionary()
+"""Per page, the CDP session its screenshots are taken through (one, not one per shot)."""
+
+
+def capture(page: Page) -> str:
+    """The page's viewport as a base64 PNG (Chromium's fast encoder)."""
+    params = {"format": "png", "optimizeForSpeed": True}
+    cdp = _sessions.get(page)
+    if cdp is not None:
+        with contextlib.suppress(PlaywrightError):  # detached (the page went elsewhere): anew
+            return str(cdp.send("Page.captureScreenshot", params)["data"])
+    cdp = _sessions[page] = page.context.new_cdp_session(page)
+    return str(cdp.send("Page.captureScreenshot", params)["data"])
+
+
 def snap(page: Page, path: Path | str) -> Path:
     """A screenshot of the page's viewport to `path`, still (`STILL`), as PNG encoded by
     Chromium's fast path (`optimizeForSpeed`): the picture `page.screenshot(animations="disabled",
@@ -442,11 +460,9 @@ def snap(page: Page, path: Path | str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     page.evaluate(STILL)
-    cdp = page.context.new_cdp_session(page)
     try:
-        data = cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})["data"]
+        data = capture(page)
     finally:
-        cdp.detach()
         with contextlib.suppress(Exception):
             page.evaluate("() => window.__snapDone?.()")
     path.write_bytes(base64.b64decode(data))
