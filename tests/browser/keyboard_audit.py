@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from playwright.sync_api import Page
 
@@ -31,28 +30,12 @@ LISTENERS = """(() => {
 
 _JS = (Path(__file__).parent / "keyboard_audit.js").read_text()
 
-INSTALL = f"() => {{ {_JS}\n window.__audit = {{ step: auditStep, find: auditFind }}; }}"
-"""Defines the audit's functions in the page once (per document), instead of sending and
-compiling the whole script with each of a walk's hundreds of steps."""
-
-MISSING = "the audit is not installed"
-
-STEP = f"() => window.__audit ? window.__audit.step() : {MISSING!r}"
+STEP = f"() => {{ {_JS}\n return auditStep(); }}"
 """What the focus is on after a Tab: its audit id, how to name it, shown, with a focus ring."""
 
-FIND = f"([visited, described]) => window.__audit ? window.__audit.find(visited, described) : {MISSING!r}"
+FIND = f"([visited, described]) => {{ {_JS}\n return auditFind(visited, described); }}"
 """Every visible interactive element in the page (or the open dialog) that Tab did not reach or
 that has no name."""
-
-
-def run(page: Page, script: str, arg: object = None) -> Any:
-    """`script` with the audit's functions in the page (installed first when the document has
-    none yet: a new page, a reload)."""
-    result = page.evaluate(script, arg)
-    if result == MISSING:
-        page.evaluate(INSTALL)
-        result = page.evaluate(script, arg)
-    return result
 
 
 @dataclass
@@ -72,7 +55,7 @@ def walk(page: Page, limit: int, result: Audit) -> list[str]:
     nothing = 0
     for _ in range(limit):
         page.keyboard.press("Tab")
-        step = run(page, STEP)
+        step = page.evaluate(STEP)
         if step is None:  # the page itself, between its end and its start
             nothing += 1
             if nothing > 3:
@@ -101,12 +84,12 @@ def audit(page: Page, *, limit: int = 400, allowed: tuple[str, ...] = ()) -> Aud
     `allowed`: substrings of problems that have a reason to be (each caller says why)."""
     result = Audit()
     ids = walk(page, limit, result)
-    found = run(page, FIND, [ids, result.reached])
+    found = page.evaluate(FIND, [ids, result.reached])
     for _ in range(2):  # a redraw during the walk (a panel's re-read) made new elements: walk again
         if not any(p.startswith("not reached") for p in found["problems"]):
             break
         ids += walk(page, limit, result)
-        found = run(page, FIND, [ids, result.reached])
+        found = page.evaluate(FIND, [ids, result.reached])
     result.count = found["count"]
     result.problems += found["problems"]
     result.problems = [p for p in dict.fromkeys(result.problems) if not any(a in p for a in allowed)]

@@ -455,7 +455,7 @@ def capture(page: Page) -> str:
 def snap(page: Page, path: Path | str) -> Path:
     """A screenshot of the page's viewport to `path`, still (`STILL`), as PNG encoded by
     Chromium's fast path (`optimizeForSpeed`): the picture `page.screenshot(animations="disabled",
-    caret="hide")` takes, in about a third of its time, which is mostly PNG compression
+    caret="hide")` takes, with less of Chromium's CPU spent compressing it
     (docs/decisions/the-suites-shared-setups.md)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
