@@ -1,7 +1,7 @@
 """Remote host: the first token and a 20,000-delta burst through the SSH forward, against the same
 host locally, in one run (docs/decisions.md, "Remote hosts").
 
-    sudo python bench/remote_bench.py [--n 20000] [--runs 5] [--first 9] [--json FILE]
+    sudo python bench/remote_bench.py [--n 20000] [--runs 5] [--first 9] [--trips 101] [--json FILE]
 
 A real OpenSSH server on loopback with a user of its own (tests/support/sshd.py; root is needed
 to make the user), the scripted OpenAI-compatible provider in a process of its own, and one local
@@ -16,7 +16,7 @@ through the Unix-socket forward of the ssh master and relayed by this host). Per
 What the forward adds to a first token (`first_token_added_runs`, the goal's pairs): a first token
 makes two trips through it, the prompt out and its first chunk back, so the figure is a request
 and its answer (`session.history` of one message) to the remote session against the same request
-to a local one, back to back in this process's one clock, 41 pairs in alternating order. It used
+to a local one, back to back in this process's one clock, 101 pairs in alternating order. It used
 to be the difference of two whole first-token times, which also holds the remote engine's own
 loop, a process of its own: pairs from -213 to +687 ms at one load. Both are printed beside it,
 the whole times and the first token's own two trips in the machine's wall clock (sent here →
@@ -290,7 +290,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=20_000, help="deltas in the burst")
     parser.add_argument("--runs", type=int, default=5, help="bursts per kind")
     parser.add_argument("--first", type=int, default=9, help="first-token runs per kind")
-    parser.add_argument("--trips", type=int, default=41, help="request round trips per kind")
+    parser.add_argument("--trips", type=int, default=101, help="request round trips per kind")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
