@@ -213,7 +213,8 @@ def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
         "adapter/plain": median["adapter"] / median["plain"],
         "turn/plain": median["turn"] / median["plain"],
         # the goals' runs: round by round, each kind over the mean of the plain runs just before
-        # and just after it (a generation takes up to a minute here and the load moves within one)
+        # and just after it (a generation takes up to a minute here and the load moves within one;
+        # docs/decisions/baseline-on-both-sides.md)
         "ratios": {
             f"{kind}/plain": [
                 round(r["tokens_per_s"] / ((p["tokens_per_s"] + q["tokens_per_s"]) / 2), 4)

@@ -372,7 +372,8 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
             """Round by round: the two kinds ran back to back, so they met the same load; the raw
             read is the mean of the one before the round and the one after it (a burst takes
             seconds and a loaded machine's load moves within a round: one raw read beside one
-            product read swung their ratio 0.46-0.87 at one load)."""
+            product read swung their ratio 0.46-0.87 at one load;
+            docs/decisions/baseline-on-both-sides.md)."""
             tops = kinds[top]
             if top == "raw":
                 after = kinds[RAW_AFTER]

@@ -24,7 +24,8 @@ the `user/message` stamp of the session's host, the first chunk's stamp → read
 each burst chunk's trip (stamped by its host → read here: what the forward adds per token).
 Also reported: the burst's throughput ratio remote/local (1.0: the SSH forward costs nothing;
 above 1.0 the remote engine, a process of its own, ran beside this one), per pair
-(`throughput_ratios`). The goals read the pairs. No assertions.
+(`throughput_ratios`). The goals read the pairs (docs/decisions/baseline-on-both-sides.md). No
+assertions.
 """
 
 from __future__ import annotations

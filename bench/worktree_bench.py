@@ -158,7 +158,7 @@ async def run(files: int, runs: int) -> dict[str, Any]:
                 p = await one(client, chunks, wid, None)
                 # `git worktree add` alone just before and just after the worktree session: their
                 # mean met the load the session met (one checkout, before or after, swung 1 to 19 s
-                # at one load while the session took 2 to 35 s)
+                # at one load while the session took 2 to 35 s; docs/decisions/baseline-on-both-sides.md)
                 before = await asyncio.to_thread(git_add_alone, repo, place, 2 * n)
                 w = await one(client, chunks, wid, {"branch": f"bench-{n}"})
                 after = await asyncio.to_thread(git_add_alone, repo, place, 2 * n + 1)
