@@ -568,7 +568,7 @@ GOALS += [
         "<=",
         20,
         " ms",
-        "the same host's local session, alternated",
+        "the same request to a local session, pair by pair (a first token's two trips)",
         valid=lambda f: f"needs root for its sshd: {f['skipped']}" if "skipped" in f else None,
     ),
     Goal(
