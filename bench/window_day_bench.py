@@ -13,6 +13,13 @@ The runs are done twice: on the machine as it is, then with `--burners` busy-loo
 bench starts and stops itself (bench/load.py; issue 48: the window at the same load as the
 keystroke bench). Goals are judged on the runs' own p50 and p99.
 
+The window and its Xvfb start in a session of their own, as a desktop starts an app and its
+display server and as Playwright starts Chromium for bench/pixel_bench.py; the burners stay in
+this process's session. With autogrouping (Linux's default) the scheduler shares the CPU between
+sessions first, so a window in the burners' session got a fraction of what Chromium got
+(docs/decisions/window-keystrokes.md, the same fix for the keystroke bench). `--shared-session`
+starts them beside the burners as this bench did before, for a side-by-side run.
+
 Working day: `--turns` turns in one session (prompts queued in batches), then `--sessions`
 sessions created, opened with one turn each and left. The WebKitWebProcess's RSS (/proc) is read
 after the page connected (the baseline), every 100 turns and every 10 sessions. Goals: at most
@@ -190,10 +197,16 @@ def main() -> int:
     parser.add_argument(
         "--pixel-only", action="store_true", help="token to pixel only, no working day (side-by-side runs)"
     )
+    parser.add_argument(
+        "--shared-session",
+        action="store_true",
+        help="the window and its Xvfb in this process's session, beside the burners (as before)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     started = time.monotonic()
-    xvfb, display = x11.start_xvfb()
+    own = not args.shared_session
+    xvfb, display = x11.start_xvfb(own_session=own)
     try:
         with tempfile.TemporaryDirectory() as tmp, ScriptedLlmServer() as llm:
             sock, cwd = Path(tmp) / "window.sock", Path(tmp) / "work"
@@ -215,7 +228,12 @@ def main() -> int:
             ]
             env = {**os.environ, **driver.window_env(display, sock), "PYTHONPATH": str(ROOT)}
             app = subprocess.Popen(
-                [sys.executable, *cmd], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                [sys.executable, *cmd],
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=own,
             )
             try:
                 ready = "document.documentElement.dataset.connection === 'connected'"
