@@ -7,7 +7,8 @@ under Xvfb, on the scripted OpenAI-compatible provider, driven over its automati
 
 Token to pixel: the provider streams `--tokens` stamped deltas (`<ns>`, its wall-clock write
 time) at `--rate` per second; a MutationObserver in the page notes when each stamp first shows
-in the assistant's text (bench/pixel_observer.py, shared with bench/pixel_bench.py for Chromium). The
+in the assistant's text (bench/pixel_observer.py, shared with bench/pixel_bench.py for Chromium);
+beside it, not judged, the animation frame after that (its paint comes after its callbacks). The
 baseline, in the same run and interleaved: this process reading the provider's stream directly.
 The runs are done twice: on the machine as it is, then with `--burners` busy-loop processes the
 bench starts and stops itself (bench/load.py; issue 48: the window at the same load as the
@@ -42,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import Burners, load_now  # noqa: E402
-from bench.pixel_observer import OBSERVER, SEEN, latencies, raw_run  # noqa: E402
+from bench.pixel_observer import FRAME_OBSERVER, FRAMED, OBSERVER, SEEN, latencies, raw_run  # noqa: E402
 from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
 
@@ -104,14 +105,18 @@ def web_process_rss_mb(app_pid: int) -> float:
     return total
 
 
-def pixel_run(page: driver.Page, llm: ScriptedLlmServer, cwd: str, tokens: int, rate: float) -> list[float]:
+def pixel_run(
+    page: driver.Page, llm: ScriptedLlmServer, cwd: str, tokens: int, rate: float
+) -> tuple[list[float], list[float]]:
+    """ms from each stamp's write to its first time in the DOM, and to the frame after that."""
     sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
     page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 0)", timeout=120)
     page.evaluate(OBSERVER)
+    page.evaluate(FRAME_OBSERVER)
     llm.enqueue(Reply(stamps=tokens, delay=1 / rate))
     page.evaluate(f"{PROMPTS}({json.dumps(sid)}, ['stream stamps'])", timeout=120)
     page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, 1)", timeout=tokens / rate + 120)
-    return latencies(dict(page.evaluate(SEEN)))
+    return latencies(dict(page.evaluate(SEEN))), latencies(dict(page.evaluate(FRAMED)))
 
 
 def pct(values: list[float], p: float) -> float:
@@ -125,17 +130,20 @@ def pixel_rounds(
     """`args.runs` token-to-pixel runs, each against a raw read of the provider just before it."""
     raw: list[float] = []
     dom: list[float] = []
+    frame: list[float] = []
     per_run: dict[str, list[dict[str, float]]] = {"raw": [], "window": []}
     for _ in range(args.runs):
         got_raw = raw_run(llm, args.tokens, args.rate, MODEL)
-        got = pixel_run(page, llm, cwd, args.tokens, args.rate)
+        got, got_frame = pixel_run(page, llm, cwd, args.tokens, args.rate)
         raw += got_raw
         dom += got
+        frame += got_frame
         per_run["raw"].append({"p50": pct(got_raw, 50), "p99": pct(got_raw, 99)})
         per_run["window"].append({"p50": pct(got, 50), "p99": pct(got, 99)})
     return {
         "window": {"p50": pct(dom, 50), "p99": pct(dom, 99), "n": len(dom)},
         "raw": {"p50": pct(raw, 50), "p99": pct(raw, 99), "n": len(raw)},
+        "window_frame": {"p50": pct(frame, 50), "p99": pct(frame, 99), "n": len(frame)},
         "missing": args.runs * args.tokens - len(dom),
         "per_run": per_run,
     }
@@ -264,6 +272,8 @@ def main() -> int:
         for name in ("window", "raw"):
             runs = ", ".join(f"{r['p99']:.1f}" for r in got["per_run"][name])
             print(f"{name:20}{got[name]['p50']:8.1f}{got[name]['p99']:8.1f}   {runs}")
+        framed = got["window_frame"]
+        print(f"{'window, next frame':20}{framed['p50']:8.1f}{framed['p99']:8.1f}   (not judged)")
         print(f"stamps never seen in the window: {got['missing']}")
     if memory is not None:
         print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
