@@ -39,6 +39,12 @@ def _many(key: str) -> Callable[[Any], list[float]]:
     return get
 
 
+def _first_token(f: Any) -> list[float]:
+    if f.get("first_token") is None:  # bench/many_bench.py: its first-token part did not finish
+        raise NotMeasured(f.get("first_invalid") or "not measured")
+    return list(f["first_token"]["ratios"])
+
+
 @dataclass(frozen=True)
 class Goal:
     label: str
@@ -553,7 +559,7 @@ GOALS += [
     Goal(
         "20 sessions streaming: first token / one session's",
         "many",
-        lambda f: f["first_token"]["ratios"],
+        _first_token,
         "<=",
         2,
         "x",

@@ -4,6 +4,7 @@ against one session's (issue 48, goal 3).
 
     .venv/bin/python bench/many_bench.py [--cycles 5] [--streams 10] [--sessions 1000] [--turns 1000]
                                          [--many 20] [--first-cycles 8] [--json FILE]
+                                         [--app CHECKOUT]
 
 The real app (`tests.desktop.launch --webui webui --real-host --serve`: the window and its host in
 one process, as a person runs it, plus the loopback server the bench drives the other sessions
@@ -273,14 +274,12 @@ async def seed(data_dir: Path, sessions: int, turns: int) -> None:
 class Window:
     """The app: window + host + loopback server on `data_dir`."""
 
-    def __init__(self, data_dir: Path, provider: Provider, display: str, sock: Path) -> None:
-        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(ROOT / "webui"), "--real-host"]
+    def __init__(self, data_dir: Path, provider: Provider, display: str, sock: Path, app: Path) -> None:
+        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(app / "webui"), "--real-host"]
         cmd += ["--serve", "--data-dir", str(data_dir), "--provider", "openai-compatible"]
         cmd += ["--base-url", provider.base_url, "--model", MODEL]
         env = {**os.environ, "HARNESSDESK_API_KEY": "bench", **driver.window_env(display, sock)}
-        self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
+        self.proc = subprocess.Popen(cmd, cwd=app, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if not line.startswith(LISTENING):
@@ -383,7 +382,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="many-bench-") as tmp:
             data_dir = Path(tmp) / "data"
             asyncio.run(seed(data_dir, args.sessions, args.turns))
-            win = Window(data_dir, provider, display, Path(tmp) / "window.sock")
+            win = Window(data_dir, provider, display, Path(tmp) / "window.sock", args.app)
+            print(f"app pid {win.proc.pid} from {args.app}", flush=True)
             api = Api(win.base, win.token)
             keys = probe.XKeys(display)
             window_id = 0
@@ -403,26 +403,42 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             phase(win, keys, window_id, display, small, 0)  # warm-up
             cycles: list[dict[str, Any]] = []
             invalid = None
+            streaming = False
             try:
                 for c in range(args.cycles):
                     idle = phase(win, keys, window_id, display, small, 2 * c + 1)
+                    streaming = True
                     start_streams(api, provider, streams)
                     busy = phase(win, keys, window_id, display, small, 2 * c + 2)
                     stop_streams(api, streams)
+                    streaming = False
                     time.sleep(SETTLE)
                     cycles.append({"idle": idle, "busy": busy})
                     report_cycle(c, idle, busy)
             except (driver.DriverError, RuntimeError) as exc:  # the window stopped answering: a finding
                 invalid = f"cycle {len(cycles) + 1} did not finish: {exc}"
                 print(invalid, flush=True)
+                try:  # streams left running would load the first-token part
+                    if streaming:
+                        stop_streams(api, streams)
+                except RuntimeError as stop_exc:
+                    print(f"stopping the streams: {stop_exc}", flush=True)
+                time.sleep(SETTLE)
+            # the first-token part runs even when a busy cycle failed: it drives the host over
+            # loopback, not the window, and is a figure of its own
             first: list[dict[str, Any]] = []
-            if invalid is None:
-                first_tokens(api, provider, many[:1])  # warm-up
-                first_tokens(api, provider, many)  # every session attached once
+            first_invalid = None
+            try:
+                if args.first_cycles:
+                    first_tokens(api, provider, many[:1])  # warm-up
+                    first_tokens(api, provider, many)  # every session attached once
                 for _ in range(args.first_cycles):
                     lone = [first_tokens(api, provider, many[:1])[0] for _ in range(LONE)]
                     together = first_tokens(api, provider, many)
                     first.append({"one_ms": statistics.median(lone), "lone_ms": lone, "many_ms": together})
+            except RuntimeError as exc:
+                first_invalid = f"first-token cycle {len(first) + 1} did not finish: {exc}"
+                print(first_invalid, flush=True)
     finally:
         if keys is not None:
             keys.close()
@@ -441,10 +457,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }
         for op in OPS
     }
-    if not first:
-        return {"invalid": invalid, "cycles": cycles, "busy": busy_figures, "streams": args.streams}
     return {
         "invalid": invalid,
+        "first_invalid": first_invalid,
         "streams": args.streams,
         "sessions": args.sessions,
         "long_turns": args.turns,
@@ -458,14 +473,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "many_median_ms": statistics.median(statistics.median(f["many_ms"]) for f in first),
             "many_max_ms": max(max(f["many_ms"]) for f in first),
             "ratios": [round(statistics.median(f["many_ms"]) / f["one_ms"], 4) for f in first],
-        },
+        }
+        if first
+        else None,
     }
 
 
 def report(figures: dict[str, Any]) -> None:
-    if "first_token" not in figures:
+    if figures["invalid"]:
         print(f"not measured: {figures['invalid']}")
-        return
     print(
         f"\n{figures['streams']} sessions streaming against none, {len(figures['cycles'])} cycles"
         f" ({figures['sessions']:,} sessions listed, a {figures['long_turns']:,}-turn session opened)"
@@ -486,6 +502,9 @@ def report(figures: dict[str, Any]) -> None:
     if figures["missing_keys"]:
         print(f"keys never painted: {figures['missing_keys']}")
     first = figures["first_token"]
+    if first is None:
+        print(f"first token not measured: {figures['first_invalid']}")
+        return
     print(
         f"first token: one session {first['one_ms']:.1f} ms; {first['many']} at once: median"
         f" {first['many_median_ms']:.1f} ms, last {first['many_max_ms']:.1f} ms; ratio per cycle"
@@ -502,6 +521,12 @@ def main() -> int:
     parser.add_argument("--many", type=int, default=20, help="sessions prompted at once")
     parser.add_argument("--first-cycles", type=int, default=8)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--app",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose app is measured (an older commit's worktree, say)",
+    )
     parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.provider_child:
