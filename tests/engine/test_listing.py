@@ -92,7 +92,7 @@ def test_the_encoded_list_is_the_bytes_the_models_give_and_decodes_to_them() -> 
     }
     encoder = ListEncoder()
     for _ in range(2):  # the second list comes from the kept encodings
-        got = encoder.encode(rows, live, attention, worktrees)
+        got = encoder.encode(rows, live, {"s-3": busy}, worktrees)
         assert got.wire_json() == _old_wire(rows, live, attention, worktrees)
         assert got.model_dump() == ListValue(items=summaries(rows, live, attention, worktrees)).model_dump()
         items = {i.session_id: i for i in got.decoded().items}
@@ -105,10 +105,10 @@ def test_a_changed_row_or_a_session_turning_live_is_encoded_afresh() -> None:
     encoder = ListEncoder()
     idle = lambda sid: Attention(state="idle")  # noqa: E731
     first = [row("s-2", 20), row("s-1", 10)]
-    encoder.encode(first, {}, idle, {})
+    encoder.encode(first, {}, {}, {})
     moved = [row("s-1", 30, title="renamed"), row("s-2", 20)]
-    assert encoder.encode(moved, {}, idle, {}).wire_json() == _old_wire(moved, {}, idle, {})
+    assert encoder.encode(moved, {}, {}, {}).wire_json() == _old_wire(moved, {}, idle, {})
     live = {"s-2": Live(True, "streaming", "standard", 3)}
-    assert encoder.encode(moved, live, idle, {}).wire_json() == _old_wire(moved, live, idle, {})
-    assert encoder.encode(moved, {}, idle, {}).wire_json() == _old_wire(moved, {}, idle, {})
-    assert json.loads(encoder.encode([], {}, idle, {}).wire_json()) == {"items": []}
+    assert encoder.encode(moved, live, {}, {}).wire_json() == _old_wire(moved, live, idle, {})
+    assert encoder.encode(moved, {}, {}, {}).wire_json() == _old_wire(moved, {}, idle, {})
+    assert json.loads(encoder.encode([], {}, {}, {}).wire_json()) == {"items": []}

@@ -118,7 +118,7 @@ class Sessions:
     async def list_value(self) -> EncodedList:
         """`session.list`'s answer, already encoded (the cold rows' summaries kept encoded)."""
         live, rows, worktrees = await self._listed()
-        return self._list_encoder.encode(rows, live, self._attention.view, worktrees)
+        return self._list_encoder.encode(rows, live, self._attention.active(), worktrees)
 
     async def _listed(self) -> tuple[dict[str, Live], list[ListedSession], dict[str, Any]]:
         live = {
@@ -132,7 +132,10 @@ class Sessions:
             for sid, agent in self._pool.agents.items()
         }
         rows = await self._store.sessions()
-        worktrees = {r.id: state for r in rows if (state := self._worktrees.state_of(r.cwd)) is not None}
+        by_folder: dict[str | None, dict[str, Any] | None] = {}  # a few folders for thousands of rows
+        for cwd in {r.cwd for r in rows}:
+            by_folder[cwd] = self._worktrees.state_of(cwd)
+        worktrees = {r.id: state for r in rows if (state := by_folder[r.cwd]) is not None}
         return live, rows, worktrees
 
     async def mark_seen(self, session_id: str) -> None:

@@ -99,32 +99,38 @@ class ListEncoder:
     encodes only the rows that changed since the last list, and the live ones."""
 
     def __init__(self) -> None:
-        self._encoded: dict[ListedSession, bytes | None] = {}
-        """Row → its summary's JSON (None: the row breaks the contract), for the last list's rows."""
+        self._encoded: dict[str, tuple[ListedSession, bytes | None]] = {}
+        """Session id → (its row, its summary's JSON; None: the row breaks the contract), for the
+        last list's cold idle rows."""
 
     def encode(
         self,
         rows: list[ListedSession],
         live: Mapping[str, Live],
-        attention: Callable[[str], Attention],
+        busy: Mapping[str, Attention],
         worktrees: Mapping[str, Any],
     ) -> EncodedList:
-        """The same summaries `summaries` gives, as the bytes the carrier would send for them."""
+        """The same summaries `summaries` gives, as the bytes the carrier would send for them.
+        `busy`: the attention of every session that is not idle."""
         known = self._encoded
-        kept: dict[ListedSession, bytes | None] = {}
+        kept: dict[str, tuple[ListedSession, bytes | None]] = {}
         parts: list[bytes | None] = []
         fresh: list[tuple[int, ListedSession, bool]] = []
         items: list[dict[str, Any]] = []
         for row in rows:
-            now = live.get(row.id)
-            view = attention(row.id)
-            tree = worktrees.get(row.id)
-            plain = now is None and view.state == "idle" and tree is None
-            if plain and row in known:
-                parts.append(kept.setdefault(row, known[row]))
-                continue
+            sid = row.id
+            now = live.get(sid)
+            view = busy.get(sid)
+            tree = worktrees.get(sid)
+            plain = now is None and view is None and tree is None
+            if plain:
+                entry = known.get(sid)
+                if entry is not None and entry[0] == row:
+                    kept[sid] = entry
+                    parts.append(entry[1])
+                    continue
             item = _item(row, now)
-            if view.state != "idle":
+            if view is not None:
                 item["attention"] = view.model_dump(exclude_none=True)
             if tree is not None:
                 item["worktree"] = tree
@@ -137,9 +143,9 @@ class ListEncoder:
                 data = None if summary is None else _json(summary)
                 parts[at] = data
                 if plain:
-                    kept[row] = data
+                    kept[row.id] = (row, data)
         self._encoded = kept
-        return EncodedList.of(b'{"items":[' + b",".join(p for p in parts if p is not None) + b"]}")
+        return EncodedList.of(b'{"items":[' + b",".join([p for p in parts if p is not None]) + b"]}")
 
 
 def _json(summary: SessionSummary) -> bytes:
