@@ -35,6 +35,15 @@ OBSERVER = """(() => {
 """One JS expression: installs the observer (replacing an earlier one); `window.__pixel` maps
 each stamp to the time (ns) it was first in the DOM."""
 
+UNOBSERVE = """(() => {
+  window.__pixelObserver?.disconnect();
+  delete window.__pixelObserver;
+  delete window.__pixel;
+  return true;
+})()"""
+"""One JS expression: takes the observer out again, with what it noted (a bench that goes on
+measuring the page afterwards must not measure the observer's scans and its map)."""
+
 READ_HOOK = """(() => {
   const arrived = new Map();
   window.__arrived = arrived;

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import Burners, load_now  # noqa: E402
-from bench.pixel_observer import OBSERVER, SEEN, latencies, raw_run  # noqa: E402
+from bench.pixel_observer import OBSERVER, SEEN, UNOBSERVE, latencies, raw_run  # noqa: E402
 from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
 
@@ -137,6 +137,9 @@ def pixel_rounds(
 def day(
     page: driver.Page, pid: int, llm: ScriptedLlmServer, cwd: str, turns: int, sessions: int
 ) -> dict[str, Any]:
+    # the token-to-pixel runs before the day left their MutationObserver on the page: it scanned
+    # the last answer's text on every change of the day and held its stamps
+    page.evaluate(UNOBSERVE)
     samples: list[tuple[str, float]] = [("connected", web_process_rss_mb(pid))]
     sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)))
     done = 0
