@@ -35,6 +35,17 @@ OBSERVER = """(() => {
 """One JS expression: installs the observer (replacing an earlier one); `window.__pixel` maps
 each stamp to the time (ns) it was first in the DOM."""
 
+UNOBSERVE = """(() => {
+  window.__pixelObserver?.disconnect();
+  window.__pixelFrameObserver?.disconnect();
+  for (const name of ["__pixelObserver", "__pixel", "__pixelFrameObserver", "__pixelFrame"]) {
+    delete window[name];
+  }
+  return true;
+})()"""
+"""One JS expression: takes OBSERVER and FRAME_OBSERVER out again, with what they noted (a bench
+that goes on measuring the page afterwards must not measure their scans and maps)."""
+
 READ_HOOK = """(() => {
   const arrived = new Map();
   window.__arrived = arrived;

@@ -43,7 +43,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import Burners, load_now  # noqa: E402
-from bench.pixel_observer import FRAME_OBSERVER, FRAMED, OBSERVER, SEEN, latencies, raw_run  # noqa: E402
+from bench.pixel_observer import (  # noqa: E402
+    FRAME_OBSERVER,
+    FRAMED,
+    OBSERVER,
+    SEEN,
+    UNOBSERVE,
+    latencies,
+    raw_run,
+)
 from tests.desktop import driver, x11  # noqa: E402
 from tests.support.scripted_llm import Reply, ScriptedLlmServer  # noqa: E402
 
@@ -152,6 +160,9 @@ def pixel_rounds(
 def day(
     page: driver.Page, pid: int, llm: ScriptedLlmServer, cwd: str, turns: int, sessions: int
 ) -> dict[str, Any]:
+    # the token-to-pixel runs before the day left their MutationObservers on the page: they
+    # scanned the last answer's text on every change of the day and held their stamps
+    page.evaluate(UNOBSERVE)
     samples: list[tuple[str, float]] = [("connected", web_process_rss_mb(pid))]
     sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)))
     done = 0
