@@ -133,12 +133,12 @@ test("no idle time left, a jump on its way, or both edges out of reach: nothing 
   }
 });
 
-test("the fold's first row is in: idle time asks the host for the older page early", () => {
-  const { view, built, clock } = fakeView(400, 0, 60, 1500);
-  view.end = 400; // nothing newer either
-  withClock(clock, () => new WindowFill(view).ahead(idleFor(50)));
+test("at the fold's first row idle time builds nothing and asks the host for nothing", () => {
+  const { view, built, clock } = fakeView(400, 0, 400, 1500);
+  const asked = withClock(clock, () => new WindowFill(view).ahead(idleFor(50)));
   assert.equal(built.length, 0);
-  assert.equal(view.older, 1);
+  assert.equal(view.older, 0, "an older page is the frame's fill's to ask for (step)");
+  assert.equal(asked.idle, 0);
 });
 
 test("without requestIdleCallback (WebKitGTK) the slice is the first task after the frame", async () => {

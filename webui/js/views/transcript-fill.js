@@ -84,10 +84,7 @@ export class WindowFill {
     else if (near.bottom && v.end < v.items.length) {
       this.newer(until);
       void v.rows.offsetHeight; // laid out here, in idle time, rather than in the next frame
-    } else {
-      if (near.top && v.start === 0) v.showOlder(); // the host's older page, asked for early
-      return;
-    }
+    } else return; // the host's pages are asked for by the frame's fill, at the fold's ends
     this.later();
   }
 
