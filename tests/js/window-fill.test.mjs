@@ -123,12 +123,14 @@ test("an idle slice prefers the older edge and stays within what the browser off
   assert.deepEqual(built, [[199, "start"]]);
 });
 
-test("no idle time left, a jump on its way, or both edges out of reach: nothing is built", () => {
-  for (const [away, revealing, left] of [[1500, false, 0], [1500, true, 50], [5000, false, 50]]) {
+test("no idle time left, a jump on its way, fold changes not yet drawn, or both edges out of reach: nothing is built", () => {
+  const cases = [[1500, false, 0, 0], [1500, true, 50, 0], [1500, false, 50, 7], [5000, false, 50, 0]];
+  for (const [away, revealing, left, frame] of cases) {
     const { view, built, clock } = fakeView(400, 200, 260, away);
     view.revealing = revealing;
+    view.frame = frame; // the view's flush of fold changes, asked for and not yet run
     const asked = withClock(clock, () => new WindowFill(view).ahead(idleFor(left)));
-    assert.equal(built.length, 0, `away ${away}, revealing ${revealing}, ${left} ms left`);
+    assert.equal(built.length, 0, `away ${away}, revealing ${revealing}, ${left} ms left, frame ${frame}`);
     assert.equal(asked.idle, 0);
   }
 });

@@ -75,7 +75,9 @@ export class WindowFill {
    * builds nothing: the next scroll frame asks again (step). */
   ahead(deadline) {
     const v = this.view;
-    if (!v.session || v.revealing) return;
+    // fold changes not yet drawn (a reset, a page, the tail pulled back): the window's indices
+    // are the old fold's until the view's next frame, so nothing is built from them before then
+    if (!v.session || v.revealing || v.frame) return;
     const left = deadline ? Math.min(IDLE_MS, deadline.timeRemaining()) : IDLE_MS;
     if (left <= 0) return;
     const near = this.near(AHEAD_PX);
