@@ -43,6 +43,8 @@ function fakeView(items, start, end, away = null) {
     updateJump() {},
     updateOlder() {},
     loadNewerNear() {},
+    pinned: false,
+    isPinned: () => view.pinned,
   };
   return { view, built, clock: () => now };
 }
@@ -151,4 +153,12 @@ test("without requestIdleCallback (WebKitGTK) the slice is the first task after 
   await new Promise((r) => setTimeout(r, 5));
   assert.ok(built.length >= 1 && built.every(([, side]) => side === "end"), JSON.stringify(built));
   fill.cancel();
+});
+
+test("while the view follows the stream, idle time builds no older rows (they could trim the newest)", () => {
+  const { view, built, clock } = fakeView(400, 200, 400, 1500);
+  view.pinned = true;
+  const asked = withClock(clock, () => new WindowFill(view).ahead(idleFor(50)));
+  assert.equal(built.length, 0);
+  assert.equal(asked.idle, 0);
 });

@@ -82,7 +82,9 @@ export class WindowFill {
     if (left <= 0) return;
     const near = this.near(AHEAD_PX);
     const until = performance.now() + left;
-    if (near.top && v.start > 0) this.older(until); // reads the new height: laid out here
+    // while the view follows the stream the older side is left to the frame's fill: an older
+    // row built here could trim the newest ones off a full window and stop the following
+    if (near.top && v.start > 0 && !v.isPinned()) this.older(until); // reads the new height: laid out here
     else if (near.bottom && v.end < v.items.length) {
       this.newer(until);
       void v.rows.offsetHeight; // laid out here, in idle time, rather than in the next frame
