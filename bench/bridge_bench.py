@@ -1,11 +1,12 @@
 """Desktop bridge throughput and latency, against a baseline measured in the same run.
 
-    python bench/bridge_bench.py [--flood 20000] [--paced 400] [--rounds 3]
+    python bench/bridge_bench.py [--flood 20000] [--paced 400] [--rounds 9]
 
 Bridge: the real app (`tests.desktop.launch`, the test host) in a WebKitGTK window under Xvfb;
 the page reads SSE through `harnessdeskBridge.fetch`. Baseline: the same WebKitGTK, a plain
 pywebview window whose page reads the same SSE route with `fetch` from loopback uvicorn.
-Both windows stay open and `--rounds` rounds alternate them: a flood (events/s, and how many
+Both windows stay open and `--rounds` rounds alternate them (which goes first alternates too;
+nine rounds, as with three the median's interval was the whole range): a flood (events/s, and how many
 reads the page needed: pushes are batched) and a paced stream (each event's delay, p50/p99).
 A delay is measured in one clock per side: the host's send times (`time.time()`) against the
 stream's first event's, the page's receive times (`performance.now()`) against its first
@@ -129,12 +130,13 @@ def measure(display: str, flood: int, paced: int, rounds: int, tmp: Path) -> dic
         run_case(bridge, "/api/events.bench?n=200&pause=0", True)  # warm-up
         run_case(base, "/api/events.bench?n=200&pause=0", False)
         out: list[dict[str, dict[str, dict[str, float]]]] = []
-        for _ in range(rounds):
+        for i in range(rounds):
             one: dict[str, dict[str, dict[str, float]]] = {"bridge": {}, "baseline": {}}
             for kind in ("flood", "paced"):
                 query = flood_q if kind == "flood" else paced_q
-                one["bridge"][kind] = run_case(bridge, "/api/events.bench" + query, True)
-                one["baseline"][kind] = run_case(base, "/api/events.bench" + query, False)
+                for side in ("bridge", "baseline") if i % 2 == 0 else ("baseline", "bridge"):
+                    page, via_bridge = (bridge, True) if side == "bridge" else (base, False)
+                    one[side][kind] = run_case(page, "/api/events.bench" + query, via_bridge)
             out.append(one)
     finally:
         for proc in (app, child):
@@ -176,7 +178,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flood", type=int, default=20000, help="events in the flood run")
     parser.add_argument("--paced", type=int, default=400, help="events in the paced run (5 ms apart)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds alternating the two windows")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds alternating the two windows")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--baseline-window", help=argparse.SUPPRESS)
     args = parser.parse_args()

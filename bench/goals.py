@@ -31,12 +31,20 @@ class NotMeasured(Exception):
 
 def _many(key: str) -> Callable[[Any], list[float]]:
     def get(f: Any) -> list[float]:
+        if f.get("loopback"):  # bench/many_bench.py --loopback: the host's share, not the page's figure
+            raise NotMeasured("timed over loopback, not in the page")
         ratios = list(f["busy"][key]["ratios"])
         if not ratios and f.get("invalid"):
             raise NotMeasured(f["invalid"])
         return ratios
 
     return get
+
+
+def _first_token(f: Any) -> list[float]:
+    if f.get("first_token") is None:  # bench/many_bench.py: its first-token part did not finish
+        raise NotMeasured(f.get("first_invalid") or "not measured")
+    return list(f["first_token"]["ratios"])
 
 
 @dataclass(frozen=True)
@@ -553,7 +561,7 @@ GOALS += [
     Goal(
         "20 sessions streaming: first token / one session's",
         "many",
-        lambda f: f["first_token"]["ratios"],
+        _first_token,
         "<=",
         2,
         "x",
@@ -568,7 +576,7 @@ GOALS += [
         "<=",
         20,
         " ms",
-        "the same host's local session, alternated",
+        "the same request to a local session, pair by pair (a first token's two trips)",
         valid=lambda f: f"needs root for its sshd: {f['skipped']}" if "skipped" in f else None,
     ),
     Goal(

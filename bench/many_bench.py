@@ -4,6 +4,7 @@ against one session's (issue 48, goal 3).
 
     .venv/bin/python bench/many_bench.py [--cycles 5] [--streams 10] [--sessions 1000] [--turns 1000]
                                          [--many 20] [--first-cycles 8] [--json FILE]
+                                         [--app CHECKOUT] [--loopback]
 
 The real app (`tests.desktop.launch --webui webui --real-host --serve`: the window and its host in
 one process, as a person runs it, plus the loopback server the bench drives the other sessions
@@ -54,7 +55,15 @@ from typing import Any
 
 import httpx
 
-from contract.methods import SESSION_CANCEL, SESSION_CREATE, SESSION_PROMPT, SETTINGS_UPDATE, AnyMethod
+from contract.methods import (
+    SESSION_CANCEL,
+    SESSION_CREATE,
+    SESSION_LIST,
+    SESSION_PROMPT,
+    SESSION_SEARCH,
+    SETTINGS_UPDATE,
+    AnyMethod,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -273,14 +282,12 @@ async def seed(data_dir: Path, sessions: int, turns: int) -> None:
 class Window:
     """The app: window + host + loopback server on `data_dir`."""
 
-    def __init__(self, data_dir: Path, provider: Provider, display: str, sock: Path) -> None:
-        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(ROOT / "webui"), "--real-host"]
+    def __init__(self, data_dir: Path, provider: Provider, display: str, sock: Path, app: Path) -> None:
+        cmd = [sys.executable, "-m", "tests.desktop.launch", "--webui", str(app / "webui"), "--real-host"]
         cmd += ["--serve", "--data-dir", str(data_dir), "--provider", "openai-compatible"]
         cmd += ["--base-url", provider.base_url, "--model", MODEL]
         env = {**os.environ, "HARNESSDESK_API_KEY": "bench", **driver.window_env(display, sock)}
-        self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
+        self.proc = subprocess.Popen(cmd, cwd=app, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if not line.startswith(LISTENING):
@@ -330,8 +337,23 @@ def phase(
     }
 
 
+def loopback_phase(api: Api) -> dict[str, Any]:
+    """`--loopback`: the same list and search calls over the host's loopback HTTP, timed here;
+    the host's share of the page's figures (no page, no bridge, no window)."""
+
+    def timed(method: AnyMethod, payload: dict[str, Any]) -> float:
+        t0 = time.perf_counter()
+        api.call(method, payload)
+        return (time.perf_counter() - t0) * 1000
+
+    lists = [timed(SESSION_LIST, {}) for _ in range(CALLS)]
+    searches = [timed(SESSION_SEARCH, {"query": "function"}) for _ in range(CALLS)]
+    return {"list": statistics.median(lists), "search": statistics.median(searches), "missing_keys": 0}
+
+
 def report_cycle(c: int, idle: dict[str, Any], busy: dict[str, Any]) -> None:
-    print(f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in OPS), flush=True)
+    ops = [k for k in OPS if k in idle]
+    print(f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in ops), flush=True)
 
 
 def start_streams(api: Api, provider: Provider, sids: list[str]) -> None:
@@ -383,7 +405,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="many-bench-") as tmp:
             data_dir = Path(tmp) / "data"
             asyncio.run(seed(data_dir, args.sessions, args.turns))
-            win = Window(data_dir, provider, display, Path(tmp) / "window.sock")
+            win = Window(data_dir, provider, display, Path(tmp) / "window.sock", args.app)
+            print(f"app pid {win.proc.pid} from {args.app}", flush=True)
             api = Api(win.base, win.token)
             keys = probe.XKeys(display)
             window_id = 0
@@ -400,29 +423,51 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             streams = [api.call(SESSION_CREATE, cwd)["sessionId"] for _ in range(args.streams)]
             many = [api.call(SESSION_CREATE, cwd)["sessionId"] for _ in range(args.many)]
             small = "small-00000"
-            phase(win, keys, window_id, display, small, 0)  # warm-up
+
+            def measure(index: int) -> dict[str, Any]:
+                if args.loopback:
+                    return loopback_phase(api)
+                return phase(win, keys, window_id, display, small, index)
+
+            measure(0)  # warm-up
             cycles: list[dict[str, Any]] = []
             invalid = None
+            streaming = False
             try:
                 for c in range(args.cycles):
-                    idle = phase(win, keys, window_id, display, small, 2 * c + 1)
+                    idle = measure(2 * c + 1)
+                    streaming = True
                     start_streams(api, provider, streams)
-                    busy = phase(win, keys, window_id, display, small, 2 * c + 2)
+                    busy = measure(2 * c + 2)
                     stop_streams(api, streams)
+                    streaming = False
                     time.sleep(SETTLE)
                     cycles.append({"idle": idle, "busy": busy})
                     report_cycle(c, idle, busy)
             except (driver.DriverError, RuntimeError) as exc:  # the window stopped answering: a finding
                 invalid = f"cycle {len(cycles) + 1} did not finish: {exc}"
                 print(invalid, flush=True)
+                try:  # streams left running would load the first-token part
+                    if streaming:
+                        stop_streams(api, streams)
+                except RuntimeError as stop_exc:
+                    print(f"stopping the streams: {stop_exc}", flush=True)
+                time.sleep(SETTLE)
+            # the first-token part runs even when a busy cycle failed: it drives the host over
+            # loopback, not the window, and is a figure of its own
             first: list[dict[str, Any]] = []
-            if invalid is None:
-                first_tokens(api, provider, many[:1])  # warm-up
-                first_tokens(api, provider, many)  # every session attached once
+            first_invalid = None
+            try:
+                if args.first_cycles:
+                    first_tokens(api, provider, many[:1])  # warm-up
+                    first_tokens(api, provider, many)  # every session attached once
                 for _ in range(args.first_cycles):
                     lone = [first_tokens(api, provider, many[:1])[0] for _ in range(LONE)]
                     together = first_tokens(api, provider, many)
                     first.append({"one_ms": statistics.median(lone), "lone_ms": lone, "many_ms": together})
+            except RuntimeError as exc:
+                first_invalid = f"first-token cycle {len(first) + 1} did not finish: {exc}"
+                print(first_invalid, flush=True)
     finally:
         if keys is not None:
             keys.close()
@@ -440,11 +485,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "ratios": [round(c["busy"][op] / c["idle"][op], 4) for c in cycles if c["idle"][op] > 0],
         }
         for op in OPS
+        if not cycles or op in cycles[0]["idle"]
     }
-    if not first:
-        return {"invalid": invalid, "cycles": cycles, "busy": busy_figures, "streams": args.streams}
     return {
         "invalid": invalid,
+        "first_invalid": first_invalid,
+        "loopback": args.loopback,
         "streams": args.streams,
         "sessions": args.sessions,
         "long_turns": args.turns,
@@ -458,14 +504,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "many_median_ms": statistics.median(statistics.median(f["many_ms"]) for f in first),
             "many_max_ms": max(max(f["many_ms"]) for f in first),
             "ratios": [round(statistics.median(f["many_ms"]) / f["one_ms"], 4) for f in first],
-        },
+        }
+        if first
+        else None,
     }
 
 
 def report(figures: dict[str, Any]) -> None:
-    if "first_token" not in figures:
+    if figures["invalid"]:
         print(f"not measured: {figures['invalid']}")
-        return
     print(
         f"\n{figures['streams']} sessions streaming against none, {len(figures['cycles'])} cycles"
         f" ({figures['sessions']:,} sessions listed, a {figures['long_turns']:,}-turn session opened)"
@@ -479,13 +526,19 @@ def report(figures: dict[str, Any]) -> None:
             f"{op:10}{row['idle_ms']:10.1f}{row['busy_ms']:10.1f}"
             f"{statistics.median(row['ratios']):11.2f}   {per}"
         )
-    print(
-        "list, search: the call timed in the window's page; open: to its first screen painted;"
-        " type: the median key, send to painted (goal busy/idle ≤ 1.5 each)"
-    )
+    if figures["loopback"]:
+        print("list, search: the call over the host's loopback HTTP, timed by this bench (the host's share)")
+    else:
+        print(
+            "list, search: the call timed in the window's page; open: to its first screen painted;"
+            " type: the median key, send to painted (goal busy/idle ≤ 1.5 each)"
+        )
     if figures["missing_keys"]:
         print(f"keys never painted: {figures['missing_keys']}")
     first = figures["first_token"]
+    if first is None:
+        print(f"first token not measured: {figures['first_invalid']}")
+        return
     print(
         f"first token: one session {first['one_ms']:.1f} ms; {first['many']} at once: median"
         f" {first['many_median_ms']:.1f} ms, last {first['many_max_ms']:.1f} ms; ratio per cycle"
@@ -502,6 +555,17 @@ def main() -> int:
     parser.add_argument("--many", type=int, default=20, help="sessions prompted at once")
     parser.add_argument("--first-cycles", type=int, default=8)
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--loopback",
+        action="store_true",
+        help="time list and search over loopback HTTP instead of in the page (the host's share)",
+    )
+    parser.add_argument(
+        "--app",
+        type=Path,
+        default=ROOT,
+        help="the checkout whose app is measured (an older commit's worktree, say)",
+    )
     parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.provider_child:

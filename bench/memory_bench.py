@@ -2,7 +2,7 @@
 growth comes in steps, and whether closed sessions give it back (issue 48, goal 4).
 
     python bench/memory_bench.py [--turns 2000] [--warmup 100] [--sessions 50] [--session-turns 40]
-                                 [--json FILE]
+                                 [--warm-sessions 10] [--trace SNAPSHOT] [--json FILE]
 
 A real `harnessdesk serve` (a child process, a real SQLite file) on the scripted
 OpenAI-compatible provider on loopback (tests/support/scripted_llm.py, its default short reply).
@@ -15,12 +15,22 @@ whether the host's first backup (a minute after start, a one-time cost) fell in 
 Last, the sessions are closed (deleted) and RSS is read again: "comes back" compares it with the
 RSS before them (goal: within 2 MB, what the allocator may keep). No assertions.
 
+"Before them" is after `--warm-sessions` sessions of the same size were run and closed: what the
+host's first sessions fill once (validators built on first use, bounded caches) is not memory
+closed sessions keep (docs/decisions/closed-session-memory.md). The RSS before the warm-up is
+printed and kept in the figures too. The bench never forces a collection in the host.
+
 RSS alone cannot tell what the host still holds from what glibc's malloc keeps of freed memory
 (free chunks in its arenas, a thread's arena among them, are not given back to the system). So the
 host runs under this script (`--as-host`, the same `python -m desktop serve` plus a SIGUSR1
 handler) and the bench reads its allocator's own figures (mallinfo2) beside each RSS reading of
 the close: "in use" is what the host's live allocations take, "free but kept" is what malloc holds
 for reuse. The goal row stays on RSS; these say which of the two kept it.
+
+For finding causes, not for the row: `MEMORY_BENCH_GARBAGE=1` makes each allocator probe also say
+what a full collection would free (objects, by type) and Python's blocks after it; `--trace FILE`
+tracemallocs the host (10 frames) from just before the measured sessions to after their close and
+prints the live blocks left, grouped by traceback (slow: use fewer sessions).
 """
 
 from __future__ import annotations
@@ -61,6 +71,11 @@ BACK_MB = 2.0
 PROBE_FLAG = "--as-host"
 PROBE_ENV = "MEMORY_BENCH_PROBE"
 """The file the host under `--as-host` writes its allocator figures to on SIGUSR1."""
+TRACE_ENV = "MEMORY_BENCH_TRACE"
+"""With `--trace`: the file the host writes a tracemalloc snapshot to on its second SIGUSR2 (the
+first starts tracing)."""
+TRACE_FRAMES = 10
+GARBAGE_ENV = "MEMORY_BENCH_GARBAGE"
 
 
 class _MallInfo2(ctypes.Structure):
@@ -135,16 +150,52 @@ def as_host(argv: list[str]) -> None:
     target = Path(os.environ[PROBE_ENV])
 
     def probe(_signum: int, _frame: object) -> None:
+        import gc
+        from collections import Counter
+
+        figures: dict[str, Any] = allocator_kb()
+        if os.environ.get(GARBAGE_ENV):
+            # what a full collection would free now: cyclic garbage still waiting for it
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            found = gc.collect()
+            kinds = Counter(type(o).__qualname__ for o in gc.garbage)
+            gc.garbage.clear()
+            gc.set_debug(0)
+            gc.collect()
+            after = allocator_kb()
+            figures["garbage_objects"] = found
+            figures["py_blocks_after_gc"] = after.get("py_blocks", 0)
+            figures["garbage_kinds"] = kinds.most_common(15)
+            figures["gc_counts"] = list(gc.get_count())
         part = target.with_suffix(".part")
-        part.write_text(json.dumps(allocator_kb()), encoding="utf-8")
+        part.write_text(json.dumps(figures), encoding="utf-8")
         os.replace(part, target)
 
     signal.signal(signal.SIGUSR1, probe)
+    trace = os.environ.get(TRACE_ENV)
+    if trace:
+
+        def snapshot(_signum: int, _frame: object) -> None:
+            import gc
+            import tracemalloc
+
+            if not tracemalloc.is_tracing():
+                gc.collect()
+                tracemalloc.start(TRACE_FRAMES)
+                Path(trace).with_suffix(".started").write_text("1", encoding="utf-8")
+                return
+            gc.collect()
+            part = Path(trace).with_suffix(".part")
+            tracemalloc.take_snapshot().dump(str(part))
+            tracemalloc.stop()
+            os.replace(part, trace)
+
+        signal.signal(signal.SIGUSR2, snapshot)
     sys.argv = ["desktop", *argv]
     runpy.run_module("desktop", run_name="__main__", alter_sys=True)
 
 
-def read_probe(pid: int, target: Path) -> dict[str, int]:
+def read_probe(pid: int, target: Path) -> dict[str, Any]:
     """The host's allocator figures, asked for now (bounded: 30 s)."""
     parts = rss_parts_kb(pid)  # before the probe's own allocations
     target.unlink(missing_ok=True)
@@ -155,6 +206,38 @@ def read_probe(pid: int, target: Path) -> dict[str, int]:
             raise RuntimeError("the host did not answer the allocator probe")
         time.sleep(0.05)
     return {**parts, **json.loads(target.read_text(encoding="utf-8"))}
+
+
+def ask_trace(pid: int, answer: Path) -> None:
+    """SIGUSR2 to the host (`--trace`): start tracing, or dump the snapshot; wait for `answer`."""
+    answer.unlink(missing_ok=True)
+    os.kill(pid, signal.SIGUSR2)
+    deadline = time.monotonic() + 300
+    while not answer.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError("the host did not answer the trace request")
+        time.sleep(0.1)
+
+
+def trace_report(snapshot: Path, top: int = 25) -> list[str]:
+    """The live blocks allocated while the measured sessions ran and still held after they
+    closed, grouped by their (10-frame) traceback, largest first."""
+    import tracemalloc
+
+    snap = tracemalloc.Snapshot.load(str(snapshot)).filter_traces(
+        (
+            tracemalloc.Filter(False, tracemalloc.__file__),
+            tracemalloc.Filter(False, "<frozen importlib._bootstrap>"),
+        )
+    )
+    stats = snap.statistics("traceback")
+    total = sum(s.size for s in stats)
+    blocks = sum(s.count for s in stats)
+    lines = [f"traced and still live after the close: {total / 1024:.0f} KB in {blocks} blocks"]
+    for stat in stats[:top]:
+        lines.append(f"  {stat.size / 1024:8.1f} KB {stat.count:6d} blocks")
+        lines.extend(f"      {frame.filename}:{frame.lineno}" for frame in reversed(stat.traceback))
+    return lines
 
 
 def rss_kb(pid: int) -> int:
@@ -181,10 +264,16 @@ def slope(points: list[tuple[int, int]]) -> float:
     return num / den if den else 0.0
 
 
-def start_host(data: Path, work: Path, base_url: str, probe: Path) -> tuple[subprocess.Popen[str], str, str]:
+def start_host(
+    data: Path, work: Path, base_url: str, probe: Path, trace: Path | None = None
+) -> tuple[subprocess.Popen[str], str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("HARNESSDESK_API_KEY", "HARNESSDESK_DEV_VALIDATE")
     }
+    if trace is not None:
+        env[TRACE_ENV] = str(trace)
+    if os.environ.get(GARBAGE_ENV):
+        env[GARBAGE_ENV] = "1"
     env["PYTHONPATH"] = str(ROOT)
     env[PROBE_ENV] = str(probe)
     proc = subprocess.Popen(
@@ -248,7 +337,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         data, work = Path(tmp) / "data", Path(tmp) / "work"
         work.mkdir()
         probe = Path(tmp) / "allocator.json"
-        proc, url, token = start_host(data, work, llm.base_url, probe)
+        proc, url, token = start_host(data, work, llm.base_url, probe, args.trace)
         backup_turn: int | None = None
         started = time.monotonic()
         try:
@@ -270,9 +359,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             one.append((n, rss_kb(proc.pid)))
                         if n % 500 == 0:
                             print(f"turn {n}: RSS {one[-1][1] / 1024:.1f} MB", flush=True)
+                    # warm-up: sessions opened, run and closed before the measured ones, so what
+                    # the first sessions of a host's life fill once is not counted as kept
+                    before_warmup = rss_kb(proc.pid)
+                    for _ in range(args.warm_sessions):
+                        other = (await ok(client, SESSION_CREATE, {"cwd": str(work)})).session_id
+                        for k in range(args.session_turns):
+                            await turn(other, k)
+                        await ok(client, SESSION_DELETE, {"sessionId": other})
+                    await asyncio.sleep(1.0)
                     # 50 sessions of 40 turns, kept open; turns counted on from the session above
                     many: list[tuple[int, int]] = [(0, rss_kb(proc.pid))]
                     heap_before = read_probe(proc.pid, probe)
+                    if args.trace:
+                        ask_trace(proc.pid, args.trace.with_suffix(".started"))
                     others = []
                     for i in range(args.sessions):
                         other = (await ok(client, SESSION_CREATE, {"cwd": str(work)})).session_id
@@ -282,6 +382,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                             if backup_turn is None and backed_up(data):
                                 backup_turn = args.turns + i * args.session_turns + k + 1
                         many.append(((i + 1) * args.session_turns, rss_kb(proc.pid)))
+                        if (i + 1) % 10 == 0:
+                            print(f"session {i + 1}: RSS {many[-1][1] / 1024:.1f} MB", flush=True)
                     before_close = many[-1][1]
                     heap_open = read_probe(proc.pid, probe)
                     for other in others:
@@ -289,6 +391,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     await asyncio.sleep(1.0)  # let the closed sessions' last writes settle
                     after_close = rss_kb(proc.pid)
                     heap_closed = read_probe(proc.pid, probe)
+                    if args.trace:
+                        ask_trace(proc.pid, args.trace)
         finally:
             proc.terminate()
             proc.wait(30)
@@ -310,13 +414,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "rss_after_close_mb": round(after_close / 1024, 1),
         "comes_back": (after_close - many[0][1]) / 1024 <= BACK_MB,
         "kept_after_close_mb": round((after_close - many[0][1]) / 1024, 1),
+        "warm_sessions": args.warm_sessions,
+        "rss_before_warmup_mb": round(before_warmup / 1024, 1),
         "allocator_mb": {
-            label: {k: round(v / 1024, 2) for k, v in got.items()}
+            label: {k: round(v / 1024, 2) for k, v in got.items() if isinstance(v, int)}
             for label, got in (("before", heap_before), ("open", heap_open), ("closed", heap_closed))
         },
         "kept_after_close_by_kind_mb": {
-            key: round((heap_closed.get(key, 0) - heap_before.get(key, 0)) / 1024, 2) for key in heap_before
+            key: round((heap_closed.get(key, 0) - heap_before.get(key, 0)) / 1024, 2)
+            for key, value in heap_before.items()
+            if isinstance(value, int)
         },
+        "probes": {"before": heap_before, "open": heap_open, "closed": heap_closed},
     }
     for label, key in (("one session", "one_session"), (f"{args.sessions} sessions", "many_sessions")):
         got = figures[key]
@@ -344,6 +453,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         )
     kept = ", ".join(f"{k} {v:+.2f}" for k, v in figures["kept_after_close_by_kind_mb"].items())
     print(f"    kept after the close against before them (MB): {kept}")
+    print(f"    before the {args.warm_sessions} warm-up sessions: {before_warmup / 1024:.1f} MB")
+    if args.trace:
+        print("\n".join(trace_report(args.trace)))
     return figures
 
 
@@ -356,6 +468,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=100, help="the slope is measured from this turn on")
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--session-turns", type=int, default=40)
+    parser.add_argument(
+        "--warm-sessions", type=int, default=10, help="sessions run and closed before the measured ones"
+    )
+    parser.add_argument(
+        "--trace", type=Path, help="tracemalloc the host over the measured sessions; snapshot to this file"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     figures = asyncio.run(run(args))

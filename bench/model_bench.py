@@ -1,6 +1,6 @@
 """Embedded model speed: the product against a plain `xllamacpp` run of the same GGUF, side by side.
 
-    python bench/model_bench.py [--runs 5] [--max-tokens 512] [--threads N]
+    python bench/model_bench.py [--runs 9] [--max-tokens 512] [--threads N]
 
 Three kinds, each run in a fresh child process (model load not timed, one short warm-up
 generation first), interleaved round by round so machine load hits them alike:
@@ -15,8 +15,11 @@ app's answer length (`DEFAULT_MAX_TOKENS`, 512, what a turn generates): a token 
 further into the answer it is, so a plain run of 200 tokens against a turn of 512 made the turn
 look ~17 % slower than llama.cpp when it was not (measured: 0.83 at 200, 0.98 at 512). The
 median token count of each kind is printed beside its speed. Prints tokens/s and
-product/plain ratios (goal ≥ 0.9), judged on the rounds' own ratios (each kind over the plain run
-of the same round): five rounds by default, where three let one slow round decide. No assertions.
+product/plain ratios (goal ≥ 0.9), judged on the rounds' own ratios: each kind over the mean of
+the plain runs just before and just after it (each round starts with a plain run, one more closes
+the last round, and the other two kinds swap places every round), since one generation takes up
+to a minute on a loaded machine and the load moves within it. Nine rounds by default: with five,
+the median's interval is the whole range and one slow round decides. No assertions.
 """
 
 from __future__ import annotations
@@ -196,9 +199,11 @@ def spawn(kind: str, max_tokens: int, threads: int) -> dict[str, Any]:
 
 def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
     rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
-    for _ in range(runs):
-        for kind in KINDS:
+    for i in range(runs):
+        for kind in ("plain", "adapter", "turn") if i % 2 == 0 else ("plain", "turn", "adapter"):
             rows[kind].append(spawn(kind, max_tokens, threads))
+    closing = spawn("plain", max_tokens, threads)  # the last round's plain run after it
+    around = [*rows["plain"][1:], closing]
     median = {kind: statistics.median(r["tokens_per_s"] for r in rs) for kind, rs in rows.items()}
     summary = {
         "threads": threads,
@@ -207,24 +212,26 @@ def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
         "tokens": {k: statistics.median(r["tokens"] for r in rs) for k, rs in rows.items()},
         "adapter/plain": median["adapter"] / median["plain"],
         "turn/plain": median["turn"] / median["plain"],
-        # the goals' runs: round by round (the three kinds ran back to back in each round)
+        # the goals' runs: round by round, each kind over the mean of the plain runs just before
+        # and just after it (a generation takes up to a minute here and the load moves within one;
+        # docs/decisions/baseline-on-both-sides.md)
         "ratios": {
             f"{kind}/plain": [
-                round(r["tokens_per_s"] / p["tokens_per_s"], 4)
-                for r, p in zip(rows[kind], rows["plain"], strict=True)
-                if p["tokens_per_s"] > 0
+                round(r["tokens_per_s"] / ((p["tokens_per_s"] + q["tokens_per_s"]) / 2), 4)
+                for r, p, q in zip(rows[kind], rows["plain"], around, strict=True)
+                if p["tokens_per_s"] + q["tokens_per_s"] > 0
             ]
             for kind in ("adapter", "turn")
         },
     }
-    return {"runs": rows, "summary": summary}
+    return {"runs": rows, "closing_plain": closing, "summary": summary}
 
 
 def main() -> int:
     from host.engine.llm.local import DEFAULT_MAX_TOKENS, default_threads
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument(
         "--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="plain and adapter (a turn's is the app's)"
     )

@@ -35,6 +35,17 @@ OBSERVER = """(() => {
 """One JS expression: installs the observer (replacing an earlier one); `window.__pixel` maps
 each stamp to the time (ns) it was first in the DOM."""
 
+UNOBSERVE = """(() => {
+  window.__pixelObserver?.disconnect();
+  window.__pixelFrameObserver?.disconnect();
+  for (const name of ["__pixelObserver", "__pixel", "__pixelFrameObserver", "__pixelFrame"]) {
+    delete window[name];
+  }
+  return true;
+})()"""
+"""One JS expression: takes OBSERVER and FRAME_OBSERVER out again, with what they noted (a bench
+that goes on measuring the page afterwards must not measure their scans and maps)."""
+
 READ_HOOK = """(() => {
   const arrived = new Map();
   window.__arrived = arrived;
@@ -55,6 +66,37 @@ READ_HOOK = """(() => {
 page's fetch reader got the bytes holding it: the page's own share is from there to the DOM."""
 
 ARRIVED = "[...window.__arrived.entries()]"
+
+FRAME_OBSERVER = """(() => {
+  const framed = new Map();
+  window.__pixelFrame = framed;
+  let waiting = [];
+  let asked = 0;
+  const scan = () => {
+    const nodes = document.querySelectorAll('[data-testid="assistant-text"]');
+    const text = nodes.length ? nodes[nodes.length - 1].textContent : "";
+    for (const m of text.matchAll(/<(\\d{19})>/g)) {
+      if (framed.has(m[1]) || waiting.includes(m[1])) continue;
+      waiting.push(m[1]);
+    }
+    if (waiting.length && !asked) asked = requestAnimationFrame(() => {
+      const now = (performance.timeOrigin + performance.now()) * 1e6;
+      for (const s of waiting) framed.set(s, now);
+      waiting = [];
+      asked = 0;
+    });
+  };
+  window.__pixelFrameObserver?.disconnect();
+  window.__pixelFrameObserver = new MutationObserver(scan);
+  window.__pixelFrameObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
+  return true;
+})()"""
+"""Beside OBSERVER, not judged: `window.__pixelFrame` maps each stamp to the animation frame that
+follows its first time in the DOM. That frame's style, layout and paint come after its callbacks,
+so a person sees the stamp no sooner than this (the goal rows keep the DOM time, in both engines:
+docs/decisions/stepped-activity-pulses.md)."""
+
+FRAMED = "[...window.__pixelFrame.entries()]"
 
 SEEN = "[...window.__pixel.entries()]"
 """The observer's findings as [stamp, ns] pairs."""

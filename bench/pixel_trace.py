@@ -348,14 +348,16 @@ def report(title: str, runs: list[dict[str, dict[str, float]]]) -> dict[str, Any
 
 
 def trace_window(
-    tokens: int, rate: float, runs: int, blocking: bool = False
+    tokens: int, rate: float, runs: int, blocking: bool = False, shared_session: bool = False
 ) -> list[dict[str, dict[str, float]]]:
+    """The window and its Xvfb in a session of their own, as bench/window_day_bench.py starts
+    them (`shared_session`: in this process's, beside the burners)."""
     from bench.window_day_bench import MODEL, NEW_SESSION, PROMPTS, TURN_ENDS
     from tests.desktop import driver, x11
     from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
     out: list[dict[str, dict[str, float]]] = []
-    xvfb, display = x11.start_xvfb()
+    xvfb, display = x11.start_xvfb(own_session=not shared_session)
     try:
         with (
             tempfile.TemporaryDirectory(prefix="pixel-trace-", dir="/var/tmp") as tmp,
@@ -388,7 +390,12 @@ def trace_window(
             }
             env[BLOCKING] = "1" if blocking else "0"
             app = subprocess.Popen(
-                cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                cmd,
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=not shared_session,
             )
             try:
                 ready = "document.documentElement.dataset.connection === 'connected'"
@@ -516,6 +523,9 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=0)
     parser.add_argument("--blocking", action="store_true", help="window: also the pusher waiting per push")
     parser.add_argument("--rounds", type=int, default=1, help="alternations of the carriers")
+    parser.add_argument(
+        "--shared-session", action="store_true", help="window: in this process's session, beside the burners"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     from bench.load import Burners, load_now
@@ -533,7 +543,11 @@ def main() -> int:
                     runs = trace_chromium(args.tokens, args.rate, args.runs)
                 else:
                     runs = trace_window(
-                        args.tokens, args.rate, args.runs, blocking=carrier == "window-blocking"
+                        args.tokens,
+                        args.rate,
+                        args.runs,
+                        blocking=carrier == "window-blocking",
+                        shared_session=args.shared_session,
                     )
                 title = (
                     f"{carrier}: {args.runs} x {args.tokens} at {args.rate:g}/s, {args.burners} burners (ms)"

@@ -1,6 +1,6 @@
 """Relay: a burst of N deltas from a provider on loopback, raw and through the product.
 
-    python bench/relay_bench.py [--n 5000 20000] [--runs 5] [--loaded 20000] [--loaded-runs 5]
+    python bench/relay_bench.py [--n 5000 20000] [--runs 9] [--loaded 20000] [--loaded-runs 9]
                                 [--burners 2] [--no-window] [--json FILE]
 
 The provider is the scripted OpenAI-compatible server (tests/support/scripted_llm.py) in a
@@ -12,7 +12,9 @@ process of its own, streaming N deltas of 4 characters as fast as loopback allow
   page) under Xvfb; its window's page reads the turn through the fetch bridge, and a second,
   plain WebKitGTK window reads the same host's loopback SSE with `fetch` (same engine, same host).
 Every reader parses each frame (one JSON parse per frame, as the web client does) and joins the
-streamed text. Kinds are interleaved per run so machine load hits them alike; medians are reported.
+streamed text. Kinds are interleaved per run so machine load hits them alike; medians are reported. Each
+round's raw figure is the mean of the raw read that opens it and the one that opens the next
+(one more closes the last round): a loaded machine's load moves within a round.
 Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
 bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader is complete
 when it was not cut off (`stream/error`) and the text it joined equals what the provider sent,
@@ -52,6 +54,8 @@ PAGE = ROOT / "bench" / "relay_page"
 LISTENING = "HarnessDesk listening on "
 CHUNK = 4
 MODEL = "scripted-small"
+RAW_AFTER = "raw-after"
+"""The raw read just after each round (bench `rounds`)."""
 
 
 # ---- the provider (a child process) -----------------------------------------------------------
@@ -297,6 +301,10 @@ def rounds(
         if win is not None:
             kinds["bridge"].append(win.turn(n, True))
             kinds["window-sse"].append(win.turn(n, False))
+    # the raw read just after each round (the next round's, and one more after the last): a
+    # round's raw figure is the mean of the raw reads before and after it (summary)
+    closing = asyncio.run(raw_turn(provider.base_url, provider, n))
+    kinds[RAW_AFTER] = [*kinds["raw"][1:], closing]
     return kinds
 
 
@@ -361,8 +369,16 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
         row["raw/sse"] = med["raw"] / med["sse"]
 
         def paired(top: str, bottom: str, kinds: dict[str, Any] = kinds) -> list[float]:
-            """Round by round: the two kinds ran back to back, so they met the same load."""
-            return [round(a["secs"] / b["secs"], 4) for a, b in zip(kinds[top], kinds[bottom], strict=True)]
+            """Round by round: the two kinds ran back to back, so they met the same load; the raw
+            read is the mean of the one before the round and the one after it (a burst takes
+            seconds and a loaded machine's load moves within a round: one raw read beside one
+            product read swung their ratio 0.46-0.87 at one load;
+            docs/decisions/baseline-on-both-sides.md)."""
+            tops = kinds[top]
+            if top == "raw":
+                after = kinds[RAW_AFTER]
+                tops = [{"secs": (a["secs"] + b["secs"]) / 2} for a, b in zip(tops, after, strict=True)]
+            return [round(a["secs"] / b["secs"], 4) for a, b in zip(tops, kinds[bottom], strict=True)]
 
         row["ratios"] = {"raw/sse": paired("raw", "sse")}
         if "bridge" in med:
@@ -405,11 +421,11 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int, title: s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[5000, 20000], help="deltas per burst")
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=9)
     parser.add_argument(
         "--loaded", type=int, nargs="*", default=[20000], help="deltas per burst with the CPU burners running"
     )
-    parser.add_argument("--loaded-runs", type=int, default=5)
+    parser.add_argument("--loaded-runs", type=int, default=9)
     parser.add_argument("--burners", type=int, default=2, help="busy-loop processes for the loaded rounds")
     parser.add_argument("--no-window", action="store_true", help="skip the desktop window (Xvfb)")
     parser.add_argument("--json", type=Path, help="also write the figures here")

@@ -1,7 +1,7 @@
 """Remote host: the first token and a 20,000-delta burst through the SSH forward, against the same
 host locally, in one run (docs/decisions.md, "Remote hosts").
 
-    sudo python bench/remote_bench.py [--n 20000] [--runs 5] [--first 9] [--json FILE]
+    sudo python bench/remote_bench.py [--n 20000] [--runs 5] [--first 9] [--trips 101] [--json FILE]
 
 A real OpenSSH server on loopback with a user of its own (tests/support/sshd.py; root is needed
 to make the user), the scripted OpenAI-compatible provider in a process of its own, and one local
@@ -13,11 +13,19 @@ through the Unix-socket forward of the ssh master and relayed by this host). Per
 - burst: from `session.prompt` to that session's `turn/end` on the mux, for N deltas of 4
   characters; the joined text is checked against what the provider sent (every character, in
   order).
-Reported: medians, the first token added by the remote (ms; also the relayed `session.prompt`
-answer's share of it) and the burst's throughput ratio remote/local (1.0: the SSH forward costs
-nothing; above 1.0 the remote engine, a process of its own, ran beside this one), and each
-back-to-back pair's figure (`first_token_added_runs`, `throughput_ratios`: the goals read
-these). No assertions.
+What the forward adds to a first token (`first_token_added_runs`, the goal's pairs): a first token
+makes two trips through it, the prompt out and its first chunk back, so the figure is a request
+and its answer (`session.history` of one message) to the remote session against the same request
+to a local one, back to back in this process's one clock, 101 pairs in alternating order. It used
+to be the difference of two whole first-token times, which also holds the remote engine's own
+loop, a process of its own: pairs from -213 to +687 ms at one load. Both are printed beside it,
+the whole times and the first token's own two trips in the machine's wall clock (sent here →
+the `user/message` stamp of the session's host, the first chunk's stamp → read here), and so is
+each burst chunk's trip (stamped by its host → read here: what the forward adds per token).
+Also reported: the burst's throughput ratio remote/local (1.0: the SSH forward costs nothing;
+above 1.0 the remote engine, a process of its own, ran beside this one), per pair
+(`throughput_ratios`). The goals read the pairs (docs/decisions/baseline-on-both-sides.md). No
+assertions.
 """
 
 from __future__ import annotations
@@ -35,7 +43,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from contract.methods import REMOTE_ADD, REMOTE_CONNECT, REMOTE_DISCONNECT, SESSION_CREATE, SESSION_PROMPT
+from contract.methods import (
+    REMOTE_ADD,
+    REMOTE_CONNECT,
+    REMOTE_DISCONNECT,
+    SESSION_CREATE,
+    SESSION_HISTORY,
+    SESSION_PROMPT,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -93,20 +108,26 @@ async def one_turn(client: Any, frames: Any, sid: str, provider: Provider, n: in
     provider.queue(n, tag)
     start = len(frames.items)
     began = time.perf_counter()
+    sent_ms = time.time() * 1000  # the wall clock: the remote host's stamps are on the same machine
     content = [{"type": "text", "text": tag}]
     answer = await client.call(SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": content})
     assert answer.result.ok, answer.result
     accepted = time.perf_counter() - began
     first = None
+    prompt_leg: float | None = None
+    token_legs: list[float] = []
     text: list[str] = []
     while True:
         await frames.wait_more(start)
-        for _, frame in frames.items[start:]:
+        for arrived_ms, frame in frames.items[start:]:
             start += 1
             if getattr(frame, "session_id", None) != sid or frame.type != "session/event":
                 continue
             event = frame.event
+            if event.type == "user/message" and prompt_leg is None:
+                prompt_leg = event.time - sent_ms  # prompt sent here → stamped by the session's host
             if event.type == "assistant/chunk":
+                token_legs.append(arrived_ms - event.time)  # stamped there → read here
                 if first is None:
                     first = time.perf_counter() - began
                 chunk = event.data["chunk"]
@@ -120,6 +141,8 @@ async def one_turn(client: Any, frames: Any, sid: str, provider: Provider, n: in
                 return {
                     "accepted_s": accepted,
                     "first_s": first,
+                    "prompt_leg_ms": prompt_leg,
+                    "token_legs_ms": token_legs,
                     "end_s": time.perf_counter() - began,
                     "complete": "".join(text) == wanted and event.data["reason"] == {"kind": "completed"},
                 }
@@ -139,8 +162,8 @@ class Collected:
         self.task = asyncio.create_task(self.pump())
 
     async def pump(self) -> None:
-        async for item in self.stream:
-            self.items.append(item)
+        async for _, frame in self.stream:
+            self.items.append((time.time() * 1000, frame))  # when it was read, in the hosts' clock
             self.changed.set()
 
     async def wait_more(self, seen: int) -> None:
@@ -192,11 +215,29 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                     await turn(kind, 0)
                 first: dict[str, list[float]] = {"local": [], "remote": []}
                 accepted: dict[str, list[float]] = {"local": [], "remote": []}
+                legs: dict[str, list[float]] = {"local": [], "remote": []}
                 for i in range(args.first):
                     for kind in ("local", "remote") if i % 2 == 0 else ("remote", "local"):
                         run = await turn(kind, 0)
                         first[kind].append(run["first_s"] * 1000)
                         accepted[kind].append(run["accepted_s"] * 1000)
+                        legs[kind].append(run["prompt_leg_ms"] + run["token_legs_ms"][0])
+                # a request through the forward and its answer back, against the same request to
+                # this host, pair by pair in this process's one clock: the two trips a first token
+                # makes through the forward (the prompt out, its first chunk back)
+                probe = {
+                    kind: (await client.call(SESSION_CREATE, where[kind])).result.value.session_id
+                    for kind in ("local", "remote")
+                }
+                trip: dict[str, list[float]] = {"local": [], "remote": []}
+                for i in range(args.trips + 1):  # the first pair warms both paths, not counted
+                    for kind in ("local", "remote") if i % 2 == 0 else ("remote", "local"):
+                        began = time.perf_counter()
+                        one = {"sessionId": probe[kind], "maxMessages": 1}
+                        read = await client.call(SESSION_HISTORY, one)
+                        assert read.result.ok, read.result
+                        if i:
+                            trip[kind].append((time.perf_counter() - began) * 1000)
                 burst: dict[str, list[dict[str, Any]]] = {"local": [], "remote": []}
                 for i in range(args.runs):
                     for kind in ("local", "remote") if i % 2 == 0 else ("remote", "local"):
@@ -212,18 +253,29 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         shutil.rmtree(root, ignore_errors=True)
     end = {k: statistics.median(r["end_s"] for r in v) for k, v in burst.items()}
     first_ms = {k: statistics.median(v) for k, v in first.items()}
+    per_token = {k: statistics.median(ms for r in v for ms in r["token_legs_ms"]) for k, v in burst.items()}
     return {
         "n": args.n,
         "runs": args.runs,
         "bootstrap_s": round(bootstrap_s, 2),
         "first_token_ms": {k: round(v, 2) for k, v in first_ms.items()},
-        "first_token_added_ms": round(first_ms["remote"] - first_ms["local"], 2),
+        "first_token_ms_difference": round(first_ms["remote"] - first_ms["local"], 2),
+        "forward_legs_ms": {k: round(statistics.median(v), 2) for k, v in legs.items()},
+        "token_leg_ms_in_burst": {k: round(v, 2) for k, v in per_token.items()},
         "prompt_accepted_ms": {k: round(statistics.median(v), 2) for k, v in accepted.items()},
         "burst_s": {k: round(v, 3) for k, v in end.items()},
         "deltas_per_s": {k: round(args.n / v) for k, v in end.items()},
         "throughput_ratio": round(end["local"] / end["remote"], 3),
-        # per run, the pair measured back to back (bench/README.md: goals read the runs)
+        # per run, the pair measured back to back (bench/README.md: goals read the runs): what the
+        # forward adds to a request and its answer, the two trips of a first token
         "first_token_added_runs": [
+            round(r - loc, 2) for r, loc in zip(trip["remote"], trip["local"], strict=True)
+        ],
+        "round_trip_ms": {k: round(statistics.median(v), 2) for k, v in trip.items()},
+        "first_token_legs_added_runs": [
+            round(r - loc, 2) for r, loc in zip(legs["remote"], legs["local"], strict=True)
+        ],
+        "first_token_whole_difference_runs": [
             round(r - loc, 2) for r, loc in zip(first["remote"], first["local"], strict=True)
         ],
         "throughput_ratios": [
@@ -239,6 +291,7 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=20_000, help="deltas in the burst")
     parser.add_argument("--runs", type=int, default=5, help="bursts per kind")
     parser.add_argument("--first", type=int, default=9, help="first-token runs per kind")
+    parser.add_argument("--trips", type=int, default=101, help="request round trips per kind")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--provider-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -254,10 +307,23 @@ def main() -> int:
         os.environ.setdefault("HARNESSDESK_SANDBOX", "none")
         figures = asyncio.run(measure(args))
         first, burst, rate = figures["first_token_ms"], figures["burst_s"], figures["deltas_per_s"]
+        legs, trip = figures["forward_legs_ms"], figures["round_trip_ms"]
+        added = statistics.median(figures["first_token_added_runs"])
         print(
             f"bootstrap {figures['bootstrap_s']} s · first token local {first['local']} ms,"
-            f" remote {first['remote']} ms (+{figures['first_token_added_ms']} ms)"
+            f" remote {first['remote']} ms (difference {figures['first_token_ms_difference']} ms)"
         )
+        print(
+            f"a request and its answer (session.history): local {trip['local']} ms,"
+            f" remote {trip['remote']} ms;"
+            f" added by the forward, median of {len(figures['first_token_added_runs'])} pairs: {added:.2f} ms"
+        )
+        print(
+            f"first token's own trips (prompt → stamped by its host, first chunk stamped → read here):"
+            f" local {legs['local']} ms, remote {legs['remote']} ms;"
+            f" per pair: {figures['first_token_legs_added_runs']}"
+        )
+        print(f"a burst chunk, stamped by its host → read here (median): {figures['token_leg_ms_in_burst']}")
         print(
             f"burst of {args.n}: local {burst['local']} s ({rate['local']}/s),"
             f" remote {burst['remote']} s ({rate['remote']}/s);"

@@ -244,3 +244,37 @@ def settle_after_close(timeout: float = 2.0) -> None:
         if not any(t.is_alive() and not t.daemon and t is not main for t in threading.enumerate()):
             return
         time.sleep(0.02)
+
+
+WEB_MEMORY_LIMIT_MB = 300
+"""The window's web process is asked to stay under this (docs/decisions/window-memory-policy.md):
+above a third of it WebKit releases non-critical memory (caches), above half of it critical
+memory too (a full collection, compiled code, freed heap pages given back). WebKit's default
+limit is 3 GB, so the window released nothing before it held a gigabyte."""
+WEB_MEMORY_POLL_S = 5.0
+"""How often the web process compares its memory with the limit (WebKit's default: 30 s)."""
+
+
+def web_memory_policy() -> Any:
+    """The memory-pressure settings of the window's web process."""
+    settings = WebKit2.MemoryPressureSettings.new()
+    settings.set_memory_limit(WEB_MEMORY_LIMIT_MB)
+    settings.set_conservative_threshold(0.33)
+    settings.set_strict_threshold(0.5)
+    settings.set_poll_interval(WEB_MEMORY_POLL_S)
+    return settings
+
+
+def limit_web_memory(policy: Callable[[], Any] = web_memory_policy) -> None:
+    """Give the window's web processes `policy()`; call before pywebview builds the window
+    (`webview.start`).
+
+    The settings are a construct-only property of the WebKit context, and pywebview builds the
+    context itself (`WebContext.new_with_website_data_manager`, its storage folder): that one
+    constructor is routed through a builder that passes the settings as well.
+    """
+
+    def build(manager: Any) -> Any:
+        return WebKit2.WebContext(website_data_manager=manager, memory_pressure_settings=policy())
+
+    WebKit2.WebContext.new_with_website_data_manager = staticmethod(build)

@@ -110,6 +110,7 @@ class Shell:
         if self.gtk:
             from desktop import gtkshell
 
+            gtkshell.limit_web_memory()  # before webview.start builds the window's context
             start_js = functools.partial(gtkshell.start_js, self.window)
         self.pusher = Pusher(lambda script: self.window.run_js(script), start_js=start_js)
         self.bridge = Bridge(api_app, host_loop.loop, self.pusher)

@@ -30,7 +30,7 @@ from host.engine.engine import Engine
 
 @implements(SESSION_LIST)
 async def list_sessions(engine: Engine, p: s.ListRequest) -> s.ListValue:
-    return s.ListValue(items=await engine.sessions.list_sessions())
+    return await engine.sessions.list_value()
 
 
 @implements(SESSION_CREATE)

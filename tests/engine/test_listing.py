@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from pydantic_core import to_json
 
-from host.engine.sessions.listing import Live, summaries
+from contract._base import to_wire
+from contract.sessions import Attention, ListValue
+from host.engine.sessions.listing import ListEncoder, Live, summaries
 from host.engine.store.base import ListedSession
 
 
@@ -56,3 +62,53 @@ def test_rows_carry_a_projections_block_only_when_it_says_something() -> None:
     assert "projections" not in by_id["b"]
     assert by_id["c"]["projections"] == {"asOfSeq": 41, "values": {"goal": None, "title": "Live title"}}
     assert by_id["c"]["title"] == "Live title"  # the mirror
+
+
+def _old_wire(
+    rows: list[ListedSession],
+    live: dict[str, Live],
+    attention: Callable[[str], Attention],
+    worktrees: dict[str, Any],
+) -> bytes:
+    """What the carrier sent for `session.list` before the encoder: the models, dumped, encoded."""
+    value = ListValue(items=summaries(rows, live, attention, worktrees))
+    return to_json(to_wire(value), inf_nan_mode="strings")
+
+
+def test_the_encoded_list_is_the_bytes_the_models_give_and_decodes_to_them() -> None:
+    rows = [
+        row("s-5", 50, title="näive — ü"),
+        row("s-4", 40, origin="subagent", parent_session="s-5"),
+        row("bad id with spaces", 35),
+        row("s-3", 30, title=None, blank=True),
+        row("s-2", 20, cwd="/w/tree"),
+        row("s-1", 10),
+    ]
+    live = {"s-1": Live(True, "live title", "planner", 7, {"goal": None})}
+    busy = Attention(state="needs-you", pending=2)
+    attention = lambda sid: busy if sid == "s-3" else Attention(state="idle")  # noqa: E731
+    worktrees = {
+        "s-2": {"path": "/w/tree", "branch": "b", "base": "main", "ahead": 1, "behind": 0, "dirty": True}
+    }
+    encoder = ListEncoder()
+    for _ in range(2):  # the second list comes from the kept encodings
+        got = encoder.encode(rows, live, {"s-3": busy}, worktrees)
+        assert got.wire_json() == _old_wire(rows, live, attention, worktrees)
+        assert got.model_dump() == ListValue(items=summaries(rows, live, attention, worktrees)).model_dump()
+        items = {i.session_id: i for i in got.decoded().items}
+        assert list(items) == ["s-5", "s-4", "s-3", "s-2", "s-1"]  # the broken row alone is left out
+        assert items["s-2"].worktree is not None and items["s-2"].worktree.branch == "b"
+        assert items["s-3"].attention == busy and items["s-1"].title == "live title"
+
+
+def test_a_changed_row_or_a_session_turning_live_is_encoded_afresh() -> None:
+    encoder = ListEncoder()
+    idle = lambda sid: Attention(state="idle")  # noqa: E731
+    first = [row("s-2", 20), row("s-1", 10)]
+    encoder.encode(first, {}, {}, {})
+    moved = [row("s-1", 30, title="renamed"), row("s-2", 20)]
+    assert encoder.encode(moved, {}, {}, {}).wire_json() == _old_wire(moved, {}, idle, {})
+    live = {"s-2": Live(True, "streaming", "standard", 3)}
+    assert encoder.encode(moved, live, {}, {}).wire_json() == _old_wire(moved, live, idle, {})
+    assert encoder.encode(moved, {}, {}, {}).wire_json() == _old_wire(moved, {}, idle, {})
+    assert json.loads(encoder.encode([], {}, {}, {}).wire_json()) == {"items": []}

@@ -20,6 +20,7 @@ import pytest
 from contract.frames import HostModelDownload
 from host.engine.errors import ModelDownloadRefused
 from host.engine.llm.local import find_model_file
+from host.engine.llm.localmodels import downloads
 from host.engine.llm.localmodels.downloads import DownloadManager
 from host.engine.llm.localmodels.library import ModelLibrary
 from tests.support.file_server import FileServer
@@ -33,6 +34,14 @@ WAIT = 120.0
 def digest() -> str:
     assert GGUF is not None
     return hashlib.sha256(GGUF.read_bytes()).hexdigest()
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every retry still happens (`RETRIES` of them, each resuming from the bytes on disk); only
+    the pauses between them are short: a person's network needs seconds to come back, a loopback
+    server that drops on purpose does not (docs/decisions/what-a-test-run-repeats.md)."""
+    monkeypatch.setattr(downloads, "RETRY_DELAYS", tuple(d / 20 for d in downloads.RETRY_DELAYS))
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,26 @@ async def test_appends_are_batched_not_one_transaction_per_event(store: SqliteSt
     await store.flush()
     assert store.transactions < 50  # batched: far fewer transactions than events
     assert len(await store.events("s1")) == 500
+
+
+async def test_settled_waits_for_its_own_write_not_for_work_queued_after_it(
+    store: SqliteStore, tmp_path: Path
+) -> None:
+    store.register(header("s1"))
+    ticket = store.append("s1", [ev(0, "x")])
+    gate = threading.Event()
+    blocker = asyncio.create_task(store.call(lambda conn: gate.wait(20)))  # holds the writer's thread
+    await asyncio.sleep(0)
+    try:
+        await asyncio.wait_for(store.settled(ticket), 20)  # a flush here would wait for the blocker
+        assert not blocker.done()
+        conn = sqlite3.connect(tmp_path / DB_FILE)
+        assert conn.execute("SELECT seq FROM events WHERE session_id = 's1'").fetchall() == [(0,)]
+        conn.close()
+        await store.settled(ticket)  # already settled: returns at once
+    finally:
+        gate.set()
+    assert await blocker is True
 
 
 async def test_persists_across_reopen_with_header_fields(tmp_path: Path) -> None:

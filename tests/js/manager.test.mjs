@@ -254,3 +254,29 @@ test("the shown session is the mux stream's focus; a session not shown sleeps an
   m.handleMux(mux({ type: "stream/opened", streamId: "mux-b" }));
   assert.deepEqual(focus().at(-1), { streamId: "mux-b", sessionIds: ["s1"] });
 });
+
+test("switching through 30 sessions keeps six open; the others are closed, let go and take no frames", async () => {
+  const client = fakeClient();
+  const m = new SessionManager({ client });
+  const opened = [];
+  for (let i = 0; i < 30; i++) {
+    const s = m.open(`s${i}`);
+    opened.push(s);
+    await flush();
+    m.handleMux(mux({ type: "session/event", sessionId: `s${i}`, event: ev(0, "turn/start", { turn: 0, trigger: "user" }) }));
+    assert.equal(s.events.length, 1, "the shown session takes its live frames");
+  }
+  // the bound: the six most recently shown, the shown one last
+  assert.deepEqual([...m.sessions.keys()], ["s24", "s25", "s26", "s27", "s28", "s29"]);
+  assert.equal(m.active, opened[29]);
+  for (const s of opened.slice(0, 24)) {
+    assert.equal(s.closed, true, `${s.sessionId} was closed when it left the open set`);
+    m.handleMux(mux({ type: "session/event", sessionId: s.sessionId, event: ev(1, "turn/end", { turn: 0, reason: { kind: "completed" } }) }));
+    assert.equal(s.events.length, 1, "a closed session holds nothing more");
+  }
+  // opening an evicted one again builds it anew from the host, and the bound holds
+  const again = m.open("s3");
+  assert.notEqual(again, opened[3]);
+  assert.equal(m.sessions.size, 6);
+  assert.equal(m.sessions.has("s24"), false, "the least recently shown one left");
+});

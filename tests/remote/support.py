@@ -20,6 +20,8 @@ from contract.methods import AnyMethod, Method, Req, Val
 from contract.rpc import RpcErr, RpcOk
 from host.api import HostRuntime, open_host
 from host.engine.llm.overrides import RuntimeOverrides
+from host.engine.workspaces.remotes import bootstrap
+from host.engine.workspaces.remotes.wheels import Wheel
 from host.fetch import InProcessApiClient
 from tests.api.support import Frames, ftype
 from tests.support.scripted_llm import ScriptedLlmServer
@@ -67,11 +69,32 @@ class Local:
         await self.runtime.close()
 
 
+WHEELS: dict[tuple[str, str], Wheel] = {}
+"""The repacked dependency wheels of this test process, shared by every local host it opens
+(docs/decisions/what-a-test-run-repeats.md): a host keeps them by name and version for its whole run,
+as the app does; a test's host is one of many runs of the same installed distributions, so
+each would repack the same files again (seconds of CPU per host). The project's own wheel is
+still made from its source by every host, and the bundle's key from all of them."""
+
+
+def share_the_wheels(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = bootstrap.build_bundle
+    if getattr(real, "shares_wheels", False):
+        return
+
+    def build_bundle(source: Path, cache: dict[tuple[str, str], Wheel]) -> bootstrap.Bundle:
+        return real(source, WHEELS)
+
+    build_bundle.shares_wheels = True  # type: ignore[attr-defined]
+    monkeypatch.setattr(bootstrap, "build_bundle", build_bundle)
+
+
 @contextlib.asynccontextmanager
 async def local_host(
     sshd: Sshd, llm: ScriptedLlmServer, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Local]:
     monkeypatch.setenv("HOME", str(sshd.client_home))
+    share_the_wheels(monkeypatch)
     overrides = RuntimeOverrides(provider="openai-compatible", base_url=llm.base_url, model=MODEL)
     runtime = await open_host(data_dir, overrides)
     client = InProcessApiClient(runtime.app)

@@ -314,6 +314,11 @@ class Agent:
         self._end_work()
         if self._task is not None:
             await asyncio.wait([self._task])
+        # The loop has ended: the conversation goes now, by reference counting. Left on the
+        # agent, it would wait for the collector's next full pass (callbacks bound to the agent
+        # make it a cycle), a closed session's whole transcript at a time
+        # (docs/decisions/closed-session-memory.md).
+        self.conversation.surface = Surface()
 
     def unsaved_calls(self) -> dict[str, ToolResult | None]:
         """The open turn's started calls and their results as this process knows them (what a

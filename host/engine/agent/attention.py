@@ -48,6 +48,10 @@ class Attention:
     def view(self, session_id: str) -> AttentionView:
         return self._shown.get(session_id) or IDLE
 
+    def active(self) -> dict[str, AttentionView]:
+        """Every session's view that is not idle (a list asks once, not once per session)."""
+        return {sid: view for sid, view in self._shown.items() if view.state != "idle"}
+
     # ---- what the engine reports ---------------------------------------------------------
 
     def running(self, session_id: str, running: bool) -> None:

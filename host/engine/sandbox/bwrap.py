@@ -98,7 +98,12 @@ def bwrap_argv(
         for resolver in (Path("/run/systemd/resolve"), Path("/run/resolvconf")):
             if resolver.is_dir():  # /etc/resolv.conf often points here
                 out += ["--ro-bind", str(resolver), str(resolver)]
-    out += [arg for p in hidden for arg in mask(p)]
+    opened = [workspace, *(real(p) for p in policy.writable)] if policy.write else [workspace]
+    again = [p for p in hidden if any(inside(p, place) for place in opened)]
+    # a mask inside a folder bound below is laid after that bind only: laid before it too, the
+    # bind hid it, and each mount is time every command pays (docs/threat-model.md, "The sandbox
+    # and the host's own secrets")
+    out += [arg for p in hidden if p not in again for arg in mask(p)]
     tree_write = policy.write and not policy.tree_read_only
     out += ["--bind" if tree_write else "--ro-bind", str(workspace), str(workspace)]
     for extra in policy.readable:
@@ -119,8 +124,7 @@ def bwrap_argv(
         for path in (real(p) for p in policy.read_only):
             if path.exists():
                 out += ["--ro-bind", str(path), str(path)]
-    opened = [workspace, *(real(p) for p in policy.writable)] if policy.write else [workspace]
-    out += [arg for p in hidden if any(inside(p, place) for place in opened) for arg in mask(p)]
+    out += [arg for p in again for arg in mask(p)]
     out += list(ISOLATION)
     if not policy.network:
         out.append("--unshare-net")

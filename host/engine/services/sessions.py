@@ -43,12 +43,13 @@ from host.engine.sessions.history import HistoryPage, history_page
 from host.engine.sessions.history_wire import encode_history
 from host.engine.sessions.imported import drop_pending_input, parent_of, rows_with_cwd
 from host.engine.sessions.journal import now_ms
-from host.engine.sessions.listing import Live, summaries
+from host.engine.sessions.listing import EncodedList, ListEncoder, Live, summaries
 from host.engine.sessions.lookup import Announce, Header
 from host.engine.sessions.titles import export_file_name, normalise
 from host.engine.sessions.tool_views import page_views
 from host.engine.settings.selection import Selections
 from host.engine.store import ExportRow, SearchResult, SessionExists, SessionHeader, Store, ids
+from host.engine.store.base import ListedSession
 from host.engine.tools.permissions.policy import PermissionService
 from host.engine.workspaces.registry import WorkspaceRegistry
 from host.engine.workspaces.worktrees.service import Worktrees
@@ -105,11 +106,21 @@ class Sessions:
         self._fork = fork
         self._fork_restoring = fork_restoring
         self._attention = attention
+        self._list_encoder = ListEncoder()
 
     # ---- listing and lookup -------------------------------------------------------------------
 
     async def list_sessions(self) -> list[SessionSummary]:
         """Every session, newest activity first; a header that breaks the contract is skipped."""
+        live, rows, worktrees = await self._listed()
+        return summaries(rows, live, self._attention.view, worktrees)
+
+    async def list_value(self) -> EncodedList:
+        """`session.list`'s answer, already encoded (the cold rows' summaries kept encoded)."""
+        live, rows, worktrees = await self._listed()
+        return self._list_encoder.encode(rows, live, self._attention.active(), worktrees)
+
+    async def _listed(self) -> tuple[dict[str, Live], list[ListedSession], dict[str, Any]]:
         live = {
             sid: Live(
                 agent.running,
@@ -121,8 +132,11 @@ class Sessions:
             for sid, agent in self._pool.agents.items()
         }
         rows = await self._store.sessions()
-        worktrees = {r.id: state for r in rows if (state := self._worktrees.state_of(r.cwd)) is not None}
-        return summaries(rows, live, self._attention.view, worktrees)
+        by_folder: dict[str | None, dict[str, Any] | None] = {}  # a few folders for thousands of rows
+        for cwd in {r.cwd for r in rows}:
+            by_folder[cwd] = self._worktrees.state_of(cwd)
+        worktrees = {r.id: state for r in rows if (state := by_folder[r.cwd]) is not None}
+        return live, rows, worktrees
 
     async def mark_seen(self, session_id: str) -> None:
         """A window shows the session: its finished turns are no longer news (in every window)."""

@@ -42,6 +42,17 @@ STALL_AFTER = 20.0
 """Seconds a subscriber may leave waiting frames unread before it is cut off."""
 
 
+_PUSH_PREFIX = new_rpc_id()
+_push_numbers = itertools.count(1)
+
+
+def push_id() -> str:
+    """A fresh rpcId for a push: this host's random prefix and a counter. Unique like a UUIDv4
+    per frame, without drawing random bytes for every streamed delta (a few per cent of the
+    host's loop with ten sessions streaming; docs/decisions/many-sessions-streaming.md)."""
+    return f"{_PUSH_PREFIX}-{next(_push_numbers)}"
+
+
 def frame_type(frame: BaseModel) -> str:
     return str(getattr(frame, "type", ""))
 
@@ -261,7 +272,7 @@ class Bus:
         if rpc_id is None:
             if frame_type(frame) in ANSWERABLE_FRAMES:
                 raise ValueError("answerable frames need their stable rpcId")
-            rpc_id = new_rpc_id()
+            rpc_id = push_id()
         ticket = (after or 0) if self.gate else 0
         if not self._held and ticket <= self._settled:
             if then is not None:
@@ -332,4 +343,4 @@ class Bus:
 
 def push(frame: BaseModel) -> Item:
     """A push item for a snapshot (fresh rpcId)."""
-    return (new_rpc_id(), frame)
+    return (push_id(), frame)

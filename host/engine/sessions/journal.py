@@ -89,7 +89,7 @@ class Journal:
     async def saved(self, seq: int) -> bool:
         """Wait (bounded) until the write of `seq` is settled: whether it is on disk (and shown).
         An RPC that reports an appended event (an accepted prompt) answers only after this."""
-        await self._store.flush()
+        await self._store.settled(self.last_ticket)  # its own writes, not the others' queued since
         return self.visible_seq >= seq
 
     def _shown(self, seq: int) -> None:

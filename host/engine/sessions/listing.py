@@ -7,11 +7,13 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import PrivateAttr, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from contract._base import DEFERRED
-from contract.sessions import Attention, SessionSummary
+from contract.sessions import Attention, ListValue, SessionSummary
 from host.engine.store.base import ListedSession
+from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +52,109 @@ def summaries(
     for item in items if worktrees else ():
         if (state := worktrees.get(item["session_id"])) is not None:  # type: ignore[union-attr]
             item["worktree"] = state
+    return [s for s in _validated(rows, items) if s is not None]
+
+
+def _validated(rows: list[ListedSession], items: list[dict[str, Any]]) -> list[SessionSummary | None]:
+    """The items as summaries, one validator call; a row that breaks the contract is None (logged)."""
     try:
-        return _SUMMARIES.validate_python(items)
+        return list(_SUMMARIES.validate_python(items))
     except ValidationError as exc:
         bad = {e["loc"][0] for e in exc.errors() if e["loc"] and isinstance(e["loc"][0], int)}
         for index in sorted(bad):
             log.warning("session.list: skipping session %r (its header is invalid)", rows[index].id[:80])
-        return _SUMMARIES.validate_python([item for i, item in enumerate(items) if i not in bad])
+        good = iter(_SUMMARIES.validate_python([item for i, item in enumerate(items) if i not in bad]))
+        return [None if i in bad else next(good) for i in range(len(items))]
+
+
+class EncodedList(ListValue):
+    """A `session.list` value already encoded as its wire JSON (as `EncodedHistory` is a history
+    page's): the carrier sends `wire_json()` as is; `model_dump` (and so `to_wire`, e.g. the relay
+    merging remote hosts' lists) decodes it back into the value it stands for."""
+
+    _wire: bytes = PrivateAttr(default=b"")
+
+    @classmethod
+    def of(cls, wire: bytes) -> EncodedList:
+        value = cls.model_construct(items=[])
+        value._wire = wire
+        return value
+
+    def wire_json(self) -> bytes:
+        return self._wire
+
+    def decoded(self) -> ListValue:
+        return ListValue.model_validate_json(self._wire)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        return self.decoded().model_dump(**kwargs)
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return self.decoded().model_dump_json(**kwargs)
+
+
+class ListEncoder:
+    """`session.list` as wire JSON, each cold idle session's summary kept encoded while its row is
+    unchanged (docs/decisions/many-sessions-streaming.md): a list of thousands validates and
+    encodes only the rows that changed since the last list, and the live ones."""
+
+    def __init__(self) -> None:
+        self._encoded: dict[str, tuple[ListedSession, bytes | None]] = {}
+        """Session id → (its row, its summary's JSON; None: the row breaks the contract), for the
+        last list's cold idle rows."""
+
+    def encode(
+        self,
+        rows: list[ListedSession],
+        live: Mapping[str, Live],
+        busy: Mapping[str, Attention],
+        worktrees: Mapping[str, Any],
+    ) -> EncodedList:
+        """The same summaries `summaries` gives, as the bytes the carrier would send for them.
+        `busy`: the attention of every session that is not idle."""
+        known = self._encoded
+        kept: dict[str, tuple[ListedSession, bytes | None]] = {}
+        parts: list[bytes | None] = []
+        fresh: list[tuple[int, ListedSession, bool]] = []
+        items: list[dict[str, Any]] = []
+        for row in rows:
+            sid = row.id
+            now = live.get(sid)
+            view = busy.get(sid)
+            tree = worktrees.get(sid)
+            plain = now is None and view is None and tree is None
+            if plain:
+                entry = known.get(sid)
+                if entry is not None and entry[0] == row:
+                    kept[sid] = entry
+                    parts.append(entry[1])
+                    continue
+            item = _item(row, now)
+            if view is not None:
+                item["attention"] = view.model_dump(exclude_none=True)
+            if tree is not None:
+                item["worktree"] = tree
+            fresh.append((len(parts), row, plain))
+            items.append(item)
+            parts.append(None)
+        if items:
+            checked = _validated([row for _, row, _ in fresh], items)
+            for (at, row, plain), summary in zip(fresh, checked, strict=True):
+                data = None if summary is None else _json(summary)
+                parts[at] = data
+                if plain:
+                    kept[row.id] = (row, data)
+        self._encoded = kept
+        return EncodedList.of(b'{"items":[' + b",".join([p for p in parts if p is not None]) + b"]}")
+
+
+def _json(summary: SessionSummary) -> bytes:
+    """A summary's wire JSON; a lone surrogate becomes U+FFFD (as the carrier's encoder does)."""
+    try:  # the options that give what `to_wire` and then the carrier's encoder give (host/fetch)
+        return to_json(summary, by_alias=True, exclude_none=True, inf_nan_mode="strings")
+    except (PydanticSerializationError, ValueError):
+        wire = clean_json(summary.model_dump(mode="json", by_alias=True, exclude_none=True))
+        return to_json(wire, inf_nan_mode="strings")
 
 
 def _item(row: ListedSession, live: Live | None) -> dict[str, Any]:

@@ -298,6 +298,13 @@ class Store(Protocol):
         Failed writes are reported through `on_settled`, not raised here."""
         ...
 
+    async def settled(self, ticket: int) -> None:
+        """Wait (bounded) until the write of `ticket` and every one before it is settled, not
+        the writes submitted after it (an RPC that reports its own event).
+
+        Failed writes are reported through `on_settled`, not raised here."""
+        ...
+
     async def probe(self) -> None:
         """Write and commit one tiny row: raises the typed StoreError while writes fail."""
         ...

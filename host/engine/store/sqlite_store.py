@@ -171,7 +171,16 @@ class SqliteStore:
         """Wait (bounded) until every write submitted so far is settled: read-your-writes."""
         if self._writer.closed:
             raise StoreClosed("the store is closed")
-        ticket = self._writer.submitted
+        await self._barrier(self._writer.submitted, "saving before a read")
+
+    async def settled(self, ticket: int) -> None:
+        if self._writer.closed:
+            return
+        await self._barrier(ticket, "saving")
+
+    async def _barrier(self, ticket: int, what: str) -> None:
+        """Wait (bounded) until every write up to `ticket` is settled; the writes submitted
+        after it are not waited for (docs/decisions/many-sessions-streaming.md)."""
         if ticket > self._settled_through:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._barriers.append((ticket, fut))
@@ -181,7 +190,7 @@ class SqliteStore:
             except TimeoutError:
                 raise StoreTimeout(
                     f"the database {self.path} did not answer within {self._writer.call_timeout:g}s"
-                    " (saving before a read); the disk may be stuck or another program holds the file"
+                    f" ({what}); the disk may be stuck or another program holds the file"
                 ) from None
 
     # ---- writes ---------------------------------------------------------------------------

@@ -8,12 +8,40 @@
 
 const BUDGET_MS = 4; // script time per frame (layout of what was added comes on top)
 const NEAR_PX = 600; // the sentinels' rootMargin in conversation.js
+// Rows are built ahead of need, between frames (docs/decisions/rows-built-between-frames.md):
+// while an edge is within AHEAD_PX, idle time after a frame builds the next rows and lays them
+// out, so a scroll frame that reaches them only moves them. The frame's own fill (NEAR_PX)
+// stays for when idle time falls behind.
+const AHEAD_PX = 2400;
+const IDLE_MS = 4; // at most this much per idle slice, less when the browser says so
+
+/** `fn(deadline)` in the next idle period; where there is no requestIdleCallback (WebKitGTK),
+ * in the first task after the frame, with no deadline. Returns what `cancelIdle` takes. */
+function whenIdle(fn) {
+  if (globalThis.requestIdleCallback) return { idle: requestIdleCallback(fn, { timeout: 200 }) };
+  return { timer: setTimeout(() => fn(null), 0) };
+}
+
+function cancelIdle(handle) {
+  if (handle.idle !== undefined) cancelIdleCallback(handle.idle);
+  else clearTimeout(handle.timer);
+}
 
 export class WindowFill {
   /** @param view the ConversationView (rows, start/end, renderRange, trim, scroller, sentinels) */
   constructor(view) {
     this.view = view;
     this.frame = 0;
+    this.idler = null;
+  }
+
+  /** Build ahead in the next idle slice (once, however often asked). */
+  later() {
+    if (this.idler) return;
+    this.idler = whenIdle((deadline) => {
+      this.idler = null;
+      this.ahead(deadline);
+    });
   }
 
   /** Go on in the next frame (once, however often asked). */
@@ -27,17 +55,41 @@ export class WindowFill {
 
   cancel() {
     if (this.frame) cancelAnimationFrame(this.frame);
+    if (this.idler) cancelIdle(this.idler);
     this.frame = 0;
+    this.idler = null;
   }
 
-  /** Which edges of the log are within NEAR_PX of the visible part. */
-  near() {
+  /** Which edges of the log are within `px` of the visible part. */
+  near(px = NEAR_PX) {
     const v = this.view;
     const box = v.scroller.getBoundingClientRect();
     return {
-      top: v.top.getBoundingClientRect().bottom > box.top - NEAR_PX,
-      bottom: v.bottom.getBoundingClientRect().top < box.bottom + NEAR_PX,
+      top: v.top.getBoundingClientRect().bottom > box.top - px,
+      bottom: v.bottom.getBoundingClientRect().top < box.bottom + px,
     };
+  }
+
+  /** One idle slice: rows near an edge (within AHEAD_PX) built and laid out now, not in a
+   * frame; the next slice goes on while the edge is still that near. A slice with no time left
+   * builds nothing: the next scroll frame asks again (step). */
+  ahead(deadline) {
+    const v = this.view;
+    // fold changes not yet drawn (a reset, a page, the tail pulled back): the window's indices
+    // are the old fold's until the view's next frame, so nothing is built from them before then
+    if (!v.session || v.revealing || v.frame) return;
+    const left = deadline ? Math.min(IDLE_MS, deadline.timeRemaining()) : IDLE_MS;
+    if (left <= 0) return;
+    const near = this.near(AHEAD_PX);
+    const until = performance.now() + left;
+    // while the view follows the stream the older side is left to the frame's fill: an older
+    // row built here could trim the newest ones off a full window and stop the following
+    if (near.top && v.start > 0 && !v.isPinned()) this.older(until); // reads the new height: laid out here
+    else if (near.bottom && v.end < v.items.length) {
+      this.newer(until);
+      void v.rows.offsetHeight; // laid out here, in idle time, rather than in the next frame
+    } else return; // the host's pages are asked for by the frame's fill, at the fold's ends
+    this.later();
   }
 
   /** One frame's share: older rows near the top, newer near the bottom; more next frame. */
@@ -60,6 +112,7 @@ export class WindowFill {
       if (still.bottom && v.end === v.items.length) v.loadNewerNear();
     }
     if (more) this.soon();
+    this.later();
   }
 
   /** Prepend older rows until `until` (at least one), keeping what is on screen where it is. */
