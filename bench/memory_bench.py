@@ -198,25 +198,24 @@ def as_host(argv: list[str]) -> None:
 def read_probe(pid: int, target: Path) -> dict[str, Any]:
     """The host's allocator figures, asked for now (bounded: 30 s)."""
     parts = rss_parts_kb(pid)  # before the probe's own allocations
-    target.unlink(missing_ok=True)
-    os.kill(pid, signal.SIGUSR1)
-    deadline = time.monotonic() + 30
-    while not target.exists():
-        if time.monotonic() > deadline:
-            raise RuntimeError("the host did not answer the allocator probe")
-        time.sleep(0.05)
+    signal_and_wait(pid, signal.SIGUSR1, target, 30, "the allocator probe")
     return {**parts, **json.loads(target.read_text(encoding="utf-8"))}
 
 
 def ask_trace(pid: int, answer: Path) -> None:
     """SIGUSR2 to the host (`--trace`): start tracing, or dump the snapshot; wait for `answer`."""
+    signal_and_wait(pid, signal.SIGUSR2, answer, 300, "the trace request")
+
+
+def signal_and_wait(pid: int, sig: signal.Signals, answer: Path, bound_s: float, what: str) -> None:
+    """Send `sig` to the host and wait (at most `bound_s`) for it to write `answer`."""
     answer.unlink(missing_ok=True)
-    os.kill(pid, signal.SIGUSR2)
-    deadline = time.monotonic() + 300
+    os.kill(pid, sig)
+    deadline = time.monotonic() + bound_s
     while not answer.exists():
         if time.monotonic() > deadline:
-            raise RuntimeError("the host did not answer the trace request")
-        time.sleep(0.1)
+            raise RuntimeError(f"the host did not answer {what}")
+        time.sleep(0.05)
 
 
 def trace_report(snapshot: Path, top: int = 25) -> list[str]:

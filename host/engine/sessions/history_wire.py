@@ -70,13 +70,13 @@ def encode_history(
         if etype in VIEWABLE and calls.may_view(etype):
             view = calls.observe_data(etype, from_json(raw)["data"])
             if view is not None:
-                raw = raw + b',"view":' + _json(view)
+                raw = raw + b',"view":' + model_json(view)
         append(raw)
     for event in extra:  # as a `HistoryEntry` would encode it: the event, then its view if any
         view = calls.observe(event)
-        append(_json(event) if view is None else _json(event) + b',"view":' + _json(view))
+        append(model_json(event) if view is None else model_json(event) + b',"view":' + model_json(view))
     more = b"true" if has_more else b"false"
-    projected = b"" if projections is None else b',"projections":' + _json(projections)
+    projected = b"" if projections is None else b',"projections":' + model_json(projections)
     if not items:
         wire = b'{"events":[],"hasMore":' + more + projected + b"}"
     else:  # the head and tail ride on the first and last entry: one copy of the page in all
@@ -86,7 +86,7 @@ def encode_history(
     return EncodedHistory.of(wire, has_more, projections)
 
 
-def _json(model: BaseModel) -> bytes:
+def model_json(model: BaseModel) -> bytes:
     """A model's wire JSON; a lone surrogate becomes U+FFFD (as the carrier's encoder does)."""
     try:  # the options that give what `to_wire` and then the carrier's encoder give (host/fetch)
         return to_json(model, by_alias=True, exclude_none=True, inf_nan_mode="strings")

@@ -8,12 +8,11 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from pydantic import PrivateAttr, TypeAdapter, ValidationError
-from pydantic_core import PydanticSerializationError, to_json
 
 from contract._base import DEFERRED
 from contract.sessions import Attention, ListValue, SessionSummary
+from host.engine.sessions.history_wire import model_json
 from host.engine.store.base import ListedSession
-from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
 
@@ -140,21 +139,12 @@ class ListEncoder:
         if items:
             checked = _validated([row for _, row, _ in fresh], items)
             for (at, row, plain), summary in zip(fresh, checked, strict=True):
-                data = None if summary is None else _json(summary)
+                data = None if summary is None else model_json(summary)
                 parts[at] = data
                 if plain:
                     kept[row.id] = (row, data)
         self._encoded = kept
         return EncodedList.of(b'{"items":[' + b",".join([p for p in parts if p is not None]) + b"]}")
-
-
-def _json(summary: SessionSummary) -> bytes:
-    """A summary's wire JSON; a lone surrogate becomes U+FFFD (as the carrier's encoder does)."""
-    try:  # the options that give what `to_wire` and then the carrier's encoder give (host/fetch)
-        return to_json(summary, by_alias=True, exclude_none=True, inf_nan_mode="strings")
-    except (PydanticSerializationError, ValueError):
-        wire = clean_json(summary.model_dump(mode="json", by_alias=True, exclude_none=True))
-        return to_json(wire, inf_nan_mode="strings")
 
 
 def _item(row: ListedSession, live: Live | None) -> dict[str, Any]:
