@@ -326,7 +326,7 @@ def day(
         "growth_after_warm": (final - warm) / warm,
         "kinds": kinds,
         "sampled_peak": {"mb": sampler.peak[0], "phase": sampler.peak[1], "kinds": sampler.peak[2]},
-        "trace": sampler.trace,
+        "trace": sampler.trace[:: max(1, len(sampler.trace) // 200)],  # at most ~200 points
     }
 
 
