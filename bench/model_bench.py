@@ -265,10 +265,13 @@ def _forward(kind: str, proc: subprocess.Popen[str], lines: queue.Queue[tuple[st
 
 def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
     rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
-    for _ in range(runs):
+    for i in range(runs):
         got = one_round(max_tokens, threads)
         for kind in KINDS:
             rows[kind].append(got[kind])
+        speeds = {kind: got[kind]["tokens_per_s"] for kind in KINDS}
+        shown = ", ".join(f"{kind} {speed:.1f}" for kind, speed in speeds.items())
+        print(f"round {i + 1}/{runs}: tokens/s {shown} (load {os.getloadavg()[0]:.1f})", flush=True)
     median = {kind: statistics.median(r["tokens_per_s"] for r in rs) for kind, rs in rows.items()}
     summary = {
         "threads": threads,
