@@ -155,7 +155,11 @@ class Provider:
     def close(self) -> None:
         if self.proc.stdin:
             self.proc.stdin.close()
-        self.proc.wait(10)
+        try:  # a loaded machine may take longer to end the child: its figures are already taken
+            self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 # ---- the host's loopback API and its event stream --------------------------------------------
