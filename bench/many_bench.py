@@ -34,7 +34,11 @@ sessions prompted at once; the time from each prompt to its first text delta on 
 the lone session's median; goal ≤ 2x. (The baseline was one lone prompt per cycle: on a loaded
 machine a single sample swung the ratio by 10x either way.) The reader parses only the frames it
 needs (a session's first text delta, turn ends), so the bench's own JSON work does not grow with
-the number of sessions streaming. No assertions.
+the number of sessions streaming. It takes a session's streamed chunks only until that session's
+first text (`host.focus`), as a window takes only the shown session's: while a busy phase is
+timed, the only client the host streams to is the window, showing the long session, as a
+person's (it used to take every streaming session's chunks over loopback SSE, a second client's
+work that no person's setup has). No assertions.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from typing import Any
 import httpx
 
 from contract.methods import (
+    HOST_FOCUS,
     SESSION_CANCEL,
     SESSION_CREATE,
     SESSION_LIST,
@@ -176,9 +181,12 @@ class Api:
         self.ends: dict[str, int] = {}
         self.lock = threading.Lock()
         self.ready = threading.Event()
+        self.stream_id: str | None = None
+        """This reader's `events.mux` stream (`stream/opened`), for `host.focus`."""
+        self.named = threading.Event()
         self.stopped = False
         threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(30):
+        if not self.ready.wait(30) or not self.named.wait(30):
             raise RuntimeError("events.mux did not open")
 
     def call(self, method: AnyMethod, payload: dict[str, Any]) -> Any:
@@ -221,7 +229,7 @@ class Api:
     def _wanted(self, line: bytes) -> bool:
         """Whether a frame may be a turn's end or a session's first text delta (the rest is not
         parsed: the bench's own work must not grow with the sessions streaming)."""
-        if b'"turn/end"' in line:
+        if b'"turn/end"' in line or b'"stream/opened"' in line:
             return True
         if b'"text-delta"' not in line:
             return False
@@ -234,6 +242,10 @@ class Api:
             return sid not in self.first_text
 
     def _frame(self, frame: dict[str, Any], now: float) -> None:
+        if frame.get("type") == "stream/opened":
+            self.stream_id = frame["streamId"]
+            self.named.set()
+            return
         if frame.get("type") != "session/event":
             return
         sid, event = frame["sessionId"], frame["event"]
@@ -242,6 +254,11 @@ class Api:
                 self.first_text.setdefault(sid, now)
             elif event["type"] == "turn/end":
                 self.ends[sid] = self.ends.get(sid, 0) + 1
+
+    def focus(self, sids: list[str]) -> None:
+        """Take the streamed chunks of `sids` only (`host.focus`), as a window takes those of the
+        session it shows: this reader needs a session's chunks only until its first text."""
+        self.call(HOST_FOCUS, {"streamId": self.stream_id, "sessionIds": sids})
 
     def wait(self, check: Any, timeout: float, what: str) -> None:
         deadline = time.monotonic() + timeout
@@ -366,11 +383,15 @@ def start_streams(api: Api, provider: Provider, sids: list[str]) -> None:
     with api.lock:
         for sid in sids:
             api.first_text.pop(sid, None)
+    api.focus(sids)
     for sid in sids:
         api.call(
             SESSION_PROMPT, {"sessionId": sid, "mode": "queue", "content": [{"type": "text", "text": "go"}]}
         )
     api.wait(lambda: all(s in api.first_text for s in sids), 120, "the streams to start")
+    # while the phase is timed no client takes the streams' chunks but the one a person would:
+    # the window, which shows the long session (this reader still gets every turn's end)
+    api.focus([])
 
 
 def stop_streams(api: Api, sids: list[str]) -> None:
@@ -388,6 +409,7 @@ def first_tokens(api: Api, provider: Provider, sids: list[str]) -> list[float]:
         ends = {sid: api.ends.get(sid, 0) for sid in sids}
         for sid in sids:
             api.first_text.pop(sid, None)
+    api.focus(sids)
     sent: dict[str, float] = {}
     for sid in sids:
         sent[sid] = time.perf_counter()
