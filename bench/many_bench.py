@@ -372,9 +372,16 @@ def loopback_phase(api: Api) -> dict[str, Any]:
     return {"list": statistics.median(lists), "search": statistics.median(searches), "missing_keys": 0}
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) the app's process has used so far (Linux `/proc`)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def report_cycle(c: int, idle: dict[str, Any], busy: dict[str, Any]) -> None:
     ops = [k for k in OPS if k in idle]
-    print(f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in ops), flush=True)
+    cpu = f"; app CPU {idle['cpu']:.2f}/{busy['cpu']:.2f} s per s"
+    print(f"cycle {c + 1}: " + ", ".join(f"{k} {idle[k]:.1f}/{busy[k]:.1f}" for k in ops) + cpu, flush=True)
 
 
 def start_streams(api: Api, provider: Provider, sids: list[str]) -> None:
@@ -451,9 +458,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             small = "small-00000"
 
             def measure(index: int) -> dict[str, Any]:
+                """One phase, with the CPU the app used per second of it: the work behind the
+                waits, which does not depend on the machine's load the way a wait does."""
+                wall, cpu = time.perf_counter(), cpu_seconds(win.proc.pid)
                 if args.loopback:
-                    return loopback_phase(api)
-                return phase(win, keys, window_id, display, small, index)
+                    figures = loopback_phase(api)
+                else:
+                    figures = phase(win, keys, window_id, display, small, index)
+                figures["cpu"] = (cpu_seconds(win.proc.pid) - cpu) / (time.perf_counter() - wall)
+                return figures
 
             measure(0)  # warm-up
             cycles: list[dict[str, Any]] = []
@@ -559,6 +572,10 @@ def report(figures: dict[str, Any]) -> None:
             "list, search: the call timed in the window's page; open: to its first screen painted;"
             " type: the median key, send to painted (goal busy/idle ≤ 1.5 each)"
         )
+    if figures["cycles"]:
+        idle_cpu = statistics.median(c["idle"]["cpu"] for c in figures["cycles"])
+        busy_cpu = statistics.median(c["busy"]["cpu"] for c in figures["cycles"])
+        print(f"app CPU seconds per second of a phase (medians): idle {idle_cpu:.2f}, busy {busy_cpu:.2f}")
     if figures["missing_keys"]:
         print(f"keys never painted: {figures['missing_keys']}")
     first = figures["first_token"]
