@@ -502,8 +502,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     first_tokens(api, provider, many)  # every session attached once
                 for _ in range(args.first_cycles):
                     lone = [first_tokens(api, provider, many[:1])[0] for _ in range(LONE)]
+                    cpu = cpu_seconds(win.proc.pid)
                     together = first_tokens(api, provider, many)
-                    first.append({"one_ms": statistics.median(lone), "lone_ms": lone, "many_ms": together})
+                    cpu = cpu_seconds(win.proc.pid) - cpu  # one fixed amount of work: steady under load
+                    one = statistics.median(lone)
+                    first.append({"one_ms": one, "lone_ms": lone, "many_ms": together, "cpu_s": cpu})
             except RuntimeError as exc:
                 first_invalid = f"first-token cycle {len(first) + 1} did not finish: {exc}"
                 print(first_invalid, flush=True)
@@ -543,6 +546,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "many_median_ms": statistics.median(statistics.median(f["many_ms"]) for f in first),
             "many_max_ms": max(max(f["many_ms"]) for f in first),
             "ratios": [round(statistics.median(f["many_ms"]) / f["one_ms"], 4) for f in first],
+            "cpu_s": statistics.median(f["cpu_s"] for f in first),
         }
         if first
         else None,
@@ -585,7 +589,8 @@ def report(figures: dict[str, Any]) -> None:
     print(
         f"first token: one session {first['one_ms']:.1f} ms; {first['many']} at once: median"
         f" {first['many_median_ms']:.1f} ms, last {first['many_max_ms']:.1f} ms; ratio per cycle"
-        f" {', '.join(f'{r:.2f}' for r in first['ratios'])} (goal ≤ 2)"
+        f" {', '.join(f'{r:.2f}' for r in first['ratios'])} (goal ≤ 2); app CPU per {first['many']}-session"
+        f" round {first['cpu_s']:.2f} s (median)"
     )
 
 
