@@ -96,6 +96,22 @@ async def test_the_writes_of_one_loop_pass_reach_the_writer_together(store: Sqli
     assert [len(await store.events(f"s{n}")) for n in range(10)] == [1] * 10
 
 
+async def test_sessions_waiting_for_their_own_writes_of_one_pass_share_one_commit(store: SqliteStore) -> None:
+    """Ten streaming sessions each append a batch and wait for it (`settled`, which asks the
+    writer to commit now): the asks of one pass go with its writes, one commit for all."""
+    for n in range(10):
+        store.register(header(f"s{n}"))
+    await store.flush()
+    before = store.transactions
+
+    async def stream(sid: str) -> None:  # what a turn does with each batch of deltas
+        await store.settled(store.append(sid, [ev(0, "assistant/chunk-like")]))
+
+    # the ten tasks take their first step in one pass of the loop
+    await asyncio.wait_for(asyncio.gather(*(stream(f"s{n}") for n in range(10))), 30)
+    assert store.transactions == before + 1
+
+
 async def test_an_operation_after_writes_of_the_same_pass_comes_after_them(store: SqliteStore) -> None:
     store.register(header("s1"))
     store.append("s1", [ev(0, "x"), ev(1, "x")])

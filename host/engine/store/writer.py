@@ -110,6 +110,8 @@ class Writer:
         """Writes submitted during this pass of the event loop, handed to the thread together
         when the pass ends (docs/decisions/reads-wait-on-their-thread.md)."""
         self._hand_scheduled = False
+        self._commit_after = False
+        """A commit was asked for during this pass: it goes with the pass's writes, behind them."""
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -189,7 +191,8 @@ class Writer:
         self._hand_scheduled = False
         if self._handing:
             writes, self._handing = self._handing, []
-            self._queue.put(("w", writes))
+            self._queue.put(("w", writes, self._commit_after))
+            self._commit_after = False
 
     def _put(self, op: tuple[Any, ...]) -> None:
         """Queue an operation behind every write submitted before it."""
@@ -206,8 +209,14 @@ class Writer:
         return await self._bounded(fut, "a database read")
 
     def commit(self) -> None:
-        if not self.closed:
-            self._put(("c", None, None, False))
+        """End the open batch now rather than after its linger: with the writes of this pass
+        when there are some (one hand-over for all the sessions that asked), else at once."""
+        if self.closed:
+            return
+        if self._handing:
+            self._commit_after = True
+        else:
+            self._queue.put(("c", None, None, False))
 
     def reset(self, session_ids: Iterable[str]) -> None:
         """The loop has rewound these sessions: writes queued from now on are fresh again."""
@@ -265,8 +274,8 @@ class Writer:
             kind = op[0]
             if kind == "w":
                 self._writes(conn, op[1])
-                if self._batch.tickets and self._queue.empty():
-                    self._end_batch(conn)  # group commit: nothing else is waiting to join this one
+                if self._batch.tickets and (op[2] or self._queue.empty()):
+                    self._end_batch(conn)  # asked to, or group commit: nothing else waits to join
                 continue
             self.done_ops += 1
             try:
