@@ -191,18 +191,29 @@ class SqliteStore:
 
     async def _barrier(self, ticket: int, what: str) -> None:
         """Wait (bounded) until every write up to `ticket` is settled; the writes submitted
-        after it are not waited for (docs/decisions/many-sessions-streaming.md)."""
-        if ticket > self._settled_through:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._barriers.append((ticket, fut))
-            self._writer.commit()  # end the open batch now rather than after its linger
-            try:
-                await asyncio.wait_for(asyncio.shield(fut), self._writer.call_timeout)
-            except TimeoutError:
-                raise StoreTimeout(
+        after it are not waited for (docs/decisions/many-sessions-streaming.md). A timer bounds
+        it, not `wait_for` around a `shield`: those cost two more passes of the event loop for
+        every batch a streaming turn waits for (docs/decisions/reads-wait-on-their-thread.md)."""
+        if ticket <= self._settled_through:
+            return
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._barriers.append((ticket, fut))  # a cancelled one is skipped when it settles
+        self._writer.commit()  # end the open batch now rather than after its linger
+        timer = loop.call_later(self._writer.call_timeout, self._expire, fut, what)
+        try:
+            await fut
+        finally:
+            timer.cancel()
+
+    def _expire(self, fut: asyncio.Future[None], what: str) -> None:
+        if not fut.done():
+            fut.set_exception(
+                StoreTimeout(
                     f"the database {self.path} did not answer within {self._writer.call_timeout:g}s"
                     f" ({what}); the disk may be stuck or another program holds the file"
-                ) from None
+                )
+            )
 
     # ---- writes ---------------------------------------------------------------------------
 
