@@ -82,45 +82,6 @@ async def test_appends_are_batched_not_one_transaction_per_event(store: SqliteSt
     assert len(await store.events("s1")) == 500
 
 
-async def test_the_writes_of_one_loop_pass_reach_the_writer_together(store: SqliteStore) -> None:
-    """docs/decisions/reads-wait-on-their-thread.md: ten sessions' appends made in one pass of
-    the event loop wake the writer's thread once and commit in one transaction, where each used
-    to wake it (and take the GIL from the loop) on its own."""
-    for n in range(10):
-        store.register(header(f"s{n}"))
-    await store.flush()
-    before = store.transactions
-    tickets = [store.append(f"s{n}", [ev(0, "assistant/chunk-like")]) for n in range(10)]
-    assert store._writer._handing  # not handed over yet: the pass has not ended
-    await store.settled(tickets[-1])
-    assert store.transactions == before + 1
-    assert [len(await store.events(f"s{n}")) for n in range(10)] == [1] * 10
-
-
-async def test_sessions_waiting_for_their_own_writes_of_one_pass_share_one_commit(store: SqliteStore) -> None:
-    """Ten streaming sessions each append a batch and wait for it (`settled`, which asks the
-    writer to commit now): the asks of one pass go with its writes, one commit for all."""
-    for n in range(10):
-        store.register(header(f"s{n}"))
-    await store.flush()
-    before = store.transactions
-
-    async def stream(sid: str) -> None:  # what a turn does with each batch of deltas
-        await store.settled(store.append(sid, [ev(0, "assistant/chunk-like")]))
-
-    # the ten tasks take their first step in one pass of the loop
-    await asyncio.wait_for(asyncio.gather(*(stream(f"s{n}") for n in range(10))), 30)
-    assert store.transactions == before + 1
-
-
-async def test_an_operation_after_writes_of_the_same_pass_comes_after_them(store: SqliteStore) -> None:
-    store.register(header("s1"))
-    store.append("s1", [ev(0, "x"), ev(1, "x")])
-    # the writer's own read, asked in the same pass: handed over behind the two events
-    count = await store.call(lambda conn: conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
-    assert count == 2
-
-
 async def test_settled_waits_for_its_own_write_not_for_work_queued_after_it(
     store: SqliteStore, tmp_path: Path
 ) -> None:

@@ -106,12 +106,6 @@ class Writer:
         """The last ticket whose transaction has ended, committed or rolled back (set on the
         writer's thread; other threads read it, or wait for it with `wait_ended`)."""
         self._ended_changed = threading.Condition()
-        self._handing: list[tuple[int, str | None, Callable[[sqlite3.Connection], None]]] = []
-        """Writes submitted during this pass of the event loop, handed to the thread together
-        when the pass ends (docs/decisions/reads-wait-on-their-thread.md)."""
-        self._hand_scheduled = False
-        self._commit_after = False
-        """A commit was asked for during this pass: it goes with the pass's writes, behind them."""
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -130,7 +124,7 @@ class Writer:
             # The thread is stuck in the OS. Should it ever return, it closes the file and ends.
             self.closed = True
             ready.add_done_callback(lambda f: f.cancelled() or f.exception())
-            self._put((_STOP, loop.create_future(), loop))
+            self._queue.put((_STOP, loop.create_future(), loop))
             raise StoreTimeout(
                 f"the database {self.path} did not open within {self.open_timeout:g}s;"
                 " the disk may be stuck or another program holds the file"
@@ -146,7 +140,7 @@ class Writer:
         loop = asyncio.get_running_loop()
         await asyncio.to_thread(self.wal.stop, 5.0 if bound is None else min(5.0, bound / 2))
         fut: asyncio.Future[None] = loop.create_future()
-        self._put((_STOP, fut, loop))
+        self._queue.put((_STOP, fut, loop))
         end = None if bound is None else loop.time() + bound
         seen, still = self.done_ops, loop.time()
         while not fut.done():
@@ -169,35 +163,12 @@ class Writer:
         return self._ticket
 
     def write(self, session_id: str | None, fn: Callable[[sqlite3.Connection], None]) -> int:
-        """Queue `fn(conn)` into the current batch; returns its ticket (see `Settled`).
-
-        On the event loop the write reaches the thread when the loop's pass ends, with every
-        other write of that pass: one wake-up of the thread, and one commit, for all of them,
-        where each write used to wake it (and take the GIL from the loop) on its own. Every
-        other operation hands the waiting writes over first, so the order is kept."""
+        """Queue `fn(conn)` into the current batch; returns its ticket (see `Settled`)."""
         if self.closed:
             raise StoreClosed("the store is closed")
         self._ticket += 1
-        self._handing.append((self._ticket, session_id, fn))
-        if not self._hand_scheduled:
-            self._hand_scheduled = True
-            if self._loop is not None:
-                self._loop.call_soon(self._hand_over)
-            else:  # not started yet: nothing waits on a pass
-                self._hand_over()
+        self._queue.put(("w", self._ticket, session_id, fn))
         return self._ticket
-
-    def _hand_over(self) -> None:
-        self._hand_scheduled = False
-        if self._handing:
-            writes, self._handing = self._handing, []
-            self._queue.put(("w", writes, self._commit_after))
-            self._commit_after = False
-
-    def _put(self, op: tuple[Any, ...]) -> None:
-        """Queue an operation behind every write submitted before it."""
-        self._hand_over()
-        self._queue.put(op)
 
     async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """Run `fn(conn)` on the writer thread after every write submitted so far is committed."""
@@ -205,23 +176,17 @@ class Writer:
             raise StoreClosed("the store is closed")
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[T] = loop.create_future()
-        self._put(("r", fn, fut, loop))
+        self._queue.put(("r", fn, fut, loop))
         return await self._bounded(fut, "a database read")
 
     def commit(self) -> None:
-        """End the open batch now rather than after its linger: with the writes of this pass
-        when there are some (one hand-over for all the sessions that asked), else at once."""
-        if self.closed:
-            return
-        if self._handing:
-            self._commit_after = True
-        else:
+        if not self.closed:
             self._queue.put(("c", None, None, False))
 
     def reset(self, session_ids: Iterable[str]) -> None:
         """The loop has rewound these sessions: writes queued from now on are fresh again."""
         if not self.closed:
-            self._put(("reset", frozenset(session_ids)))
+            self._queue.put(("reset", frozenset(session_ids)))
 
     async def flush(self, checkpoint: bool = False) -> None:
         """Wait until everything submitted is settled (failures go to `on_settled`, not here)."""
@@ -229,7 +194,7 @@ class Writer:
             return
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[None] = loop.create_future()
-        self._put(("c", fut, loop, checkpoint))
+        self._queue.put(("c", fut, loop, checkpoint))
         await self._bounded(fut, "saving")
 
     def wait_ended(self, ticket: int, deadline: float, given_up: Callable[[], bool]) -> bool:
@@ -272,14 +237,11 @@ class Writer:
                 self._end_batch(conn)
                 continue
             kind = op[0]
-            if kind == "w":
-                self._writes(conn, op[1])
-                if self._batch.tickets and (op[2] or self._queue.empty()):
-                    self._end_batch(conn)  # asked to, or group commit: nothing else waits to join
-                continue
             self.done_ops += 1
             try:
-                if kind == "r":
+                if kind == "w":
+                    self._write(conn, op[1], op[2], op[3])
+                elif kind == "r":
                     self._end_batch(conn)
                     self._read(conn, op[1], op[2], op[3])
                 elif kind == "c":
@@ -325,20 +287,6 @@ class Writer:
             conn.close()
             raise
         return conn
-
-    def _writes(
-        self,
-        conn: sqlite3.Connection,
-        writes: list[tuple[int, str | None, Callable[[sqlite3.Connection], None]]],
-    ) -> None:
-        """One pass's writes, each on its own: a failure ends only its own transaction."""
-        for ticket, session_id, fn in writes:
-            self.done_ops += 1
-            try:
-                self._write(conn, ticket, session_id, fn)
-            except Exception as exc:  # never let the thread die
-                log.exception("store writer: unexpected failure writing for %s", session_id)
-                self._lose_transaction(conn, classify(exc, self.path))
 
     def _write(
         self,
