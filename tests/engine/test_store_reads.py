@@ -254,3 +254,49 @@ async def test_a_cancelled_read_stops_waiting_for_the_writer(store: SqliteStore)
     finally:
         release.set()
         reader.stop()
+
+
+async def test_a_read_after_a_write_costs_the_event_loop_few_passes(store: SqliteStore) -> None:
+    """docs/decisions/reads-wait-on-their-thread.md: with ten sessions streaming every pass of
+    the loop is long, so a search or a list is as slow as the passes it needs. With a write
+    pending it used to need seven (the barrier's report, shield, wait_for and task; the read's
+    answer, wait_for and task), an own-write wait four. Counted, not timed: the loop's only
+    other work here is the store's own callbacks."""
+    loop = asyncio.get_running_loop()
+    passes = 0
+    run_once = loop._run_once  # type: ignore[attr-defined]
+
+    def counted() -> None:
+        nonlocal passes
+        passes += 1
+        run_once()
+
+    store.register(header("s1"))
+    seq = iter(range(1000))
+
+    def write() -> int:
+        n = next(seq)
+        return store.append("s1", [ev(n, "user/message", user_msg(f"a needle {n}", f"u{n}"))])
+
+    write()
+    await store.search("needle")  # the lanes' threads started
+    loop._run_once = counted  # type: ignore[attr-defined]
+    try:
+        used: dict[str, list[int]] = {"search": [], "list": [], "settled": []}
+        for _ in range(10):
+            write()
+            before = passes
+            assert (await store.search("needle")).hits
+            used["search"].append(passes - before)
+            write()
+            before = passes
+            assert await store.sessions()
+            used["list"].append(passes - before)
+            ticket = write()
+            before = passes
+            await store.settled(ticket)
+            used["settled"].append(passes - before)
+    finally:
+        del loop._run_once  # type: ignore[attr-defined]
+    medians = {k: sorted(v)[len(v) // 2] for k, v in used.items()}
+    assert all(m <= 3 for m in medians.values()), used  # the answer, the task; a report at times
