@@ -2,8 +2,8 @@
 
     python bench/model_bench.py [--runs 9] [--max-tokens 512] [--threads N]
 
-Three kinds, each run in a fresh child process (model load not timed, one short warm-up
-generation first), interleaved round by round so machine load hits them alike:
+Three kinds, each in a child process of its own (model load not timed, one short warm-up
+generation first):
 - plain: `xllamacpp.Server` with llama.cpp's default parameters except the model file, the
   thread count and the context size, fed the same chat request body;
 - adapter: the app's `LocalModelAdapter.stream` (host/engine/llm/local.py), as the agent calls it;
@@ -14,35 +14,56 @@ is excluded (the turn's system prompt is longer than the plain run's). Every kin
 app's answer length (`DEFAULT_MAX_TOKENS`, 512, what a turn generates): a token costs more the
 further into the answer it is, so a plain run of 200 tokens against a turn of 512 made the turn
 look ~17 % slower than llama.cpp when it was not (measured: 0.83 at 200, 0.98 at 512). The
-median token count of each kind is printed beside its speed. Prints tokens/s and
-product/plain ratios (goal ≥ 0.9), judged on the rounds' own ratios: each kind over the mean of
-the plain runs just before and just after it (each round starts with a plain run, one more closes
-the last round, and the other two kinds swap places every round), since one generation takes up
-to a minute on a loaded machine and the load moves within it. Nine rounds by default: with five,
-the median's interval is the whole range and one slow round decides. No assertions.
+median token count of each kind is printed beside its speed.
+
+The three kinds of a round generate at the same time: all three are loaded and warm, then start
+together, and each one that finishes is replaced by a CPU burner until the last one is done, so
+every kind's answer meets the same machine, and the same two neighbours, from its first token to
+its last (docs/decisions/model-kinds-side-by-side.md). One after another, a generation took up to
+two minutes on a loaded machine and the load moved within it: the rounds' ratios spread 0.6-2.5,
+with the plain runs before and after each averaged. Prints tokens/s and product/plain ratios
+(goal ≥ 0.9), judged on the rounds' own ratios. Nine rounds by default: with five, the median's
+interval is the whole range and one slow round decides. No assertions.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import queue
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from contract.methods import SESSION_CREATE, SESSION_PROMPT
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.load import Burners  # noqa: E402
+
 PROMPT = "Write a long story about a robot who learns to paint. Describe every painting in detail."
 KINDS = ("plain", "adapter", "turn")
+READY = "ready"
+"""A child's line when its model is loaded and warm: it then waits for a line on stdin."""
+RESULT = "result "
+"""What starts a child's line with its figures (JSON after it)."""
+ROUND_BOUND = 900.0
+"""Seconds a round may take, load and all (a loaded machine's generation took up to two minutes)."""
+
+
+def wait_go() -> None:
+    """Say this child is ready, then wait for the round's start (a line on stdin)."""
+    print(READY, flush=True)
+    sys.stdin.readline()
 
 
 def _result(tokens: int, started: float, first: float | None, last: float | None) -> dict[str, Any]:
@@ -97,6 +118,7 @@ def run_plain(max_tokens: int, threads: int) -> dict[str, Any]:
         return _result(tokens, started, stamps[0] if stamps else None, stamps[-1] if stamps else None)
 
     generate(8)
+    wait_go()
     return generate(max_tokens)
 
 
@@ -125,6 +147,7 @@ async def run_adapter(max_tokens: int) -> dict[str, Any]:
         )
 
     await generate(8)
+    await asyncio.to_thread(wait_go)
     return await generate(max_tokens)
 
 
@@ -140,6 +163,7 @@ async def run_turn() -> dict[str, Any]:
         client = InProcessApiClient(runtime.app)
         try:
             async with client.stream("events.mux") as frames:
+                await asyncio.to_thread(wait_go)
                 return await turn_once(client, frames, tmp)
         finally:
             await runtime.close()
@@ -176,55 +200,99 @@ def child(kind: str, max_tokens: int, threads: int) -> int:
         result = asyncio.run(run_adapter(max_tokens))
     else:
         result = asyncio.run(run_turn())
-    print(json.dumps(result), flush=True)
+    print(RESULT + json.dumps(result), flush=True)
     return 0
 
 
-def spawn(kind: str, max_tokens: int, threads: int) -> dict[str, Any]:
-    cmd = [
-        sys.executable,
-        __file__,
-        "--child",
-        kind,
-        "--max-tokens",
-        str(max_tokens),
-        "--threads",
-        str(threads),
-    ]
-    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    if out.returncode != 0:
-        raise RuntimeError(f"{kind} failed:\n{out.stderr[-2000:]}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+def spawn(kind: str, max_tokens: int, threads: int, log: IO[bytes]) -> subprocess.Popen[str]:
+    cmd = [sys.executable, __file__, "--child", kind, "--max-tokens", str(max_tokens)]
+    cmd += ["--threads", str(threads)]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
+    )
+
+
+def one_round(max_tokens: int, threads: int) -> dict[str, dict[str, Any]]:
+    """The three kinds at once: each loads and warms up, then all start together; one that ends
+    is replaced by a CPU burner until the last ends (docs/decisions/model-kinds-side-by-side.md)."""
+    lines: queue.Queue[tuple[str, str]] = queue.Queue()
+    out: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryFile() as log, contextlib.ExitStack() as burners:
+        procs = {kind: spawn(kind, max_tokens, threads, log) for kind in KINDS}
+        for kind, proc in procs.items():
+            threading.Thread(target=_forward, args=(kind, proc, lines), daemon=True).start()
+        try:
+            deadline = time.monotonic() + ROUND_BOUND
+            ready: set[str] = set()
+            while len(out) < len(KINDS):
+                try:
+                    kind, line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+                except queue.Empty:
+                    raise RuntimeError(f"a round took more than {ROUND_BOUND:.0f} s") from None
+                if not line:
+                    if kind in out:  # it ended after its answer
+                        continue
+                    log.seek(0)
+                    raise RuntimeError(f"{kind} failed:\n{log.read().decode(errors='replace')[-2000:]}")
+                if line.strip() == READY:
+                    ready.add(kind)
+                    if ready == set(KINDS):  # all loaded and warm: they start together
+                        for proc in procs.values():
+                            assert proc.stdin is not None
+                            proc.stdin.write("go\n")
+                            proc.stdin.flush()
+                elif line.startswith(RESULT):
+                    out[kind] = dict(json.loads(line.removeprefix(RESULT)))
+                    if len(out) < len(KINDS):  # its place is taken until the others end
+                        burners.enter_context(Burners(1))
+        finally:
+            for proc in procs.values():
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(10)
+    return out
+
+
+def _forward(kind: str, proc: subprocess.Popen[str], lines: queue.Queue[tuple[str, str]]) -> None:
+    """Each line the child prints, then "" when its output ends."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.put((kind, line))
+    lines.put((kind, ""))
 
 
 def measure(runs: int, max_tokens: int, threads: int) -> dict[str, Any]:
     rows: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
     for i in range(runs):
-        for kind in ("plain", "adapter", "turn") if i % 2 == 0 else ("plain", "turn", "adapter"):
-            rows[kind].append(spawn(kind, max_tokens, threads))
-    closing = spawn("plain", max_tokens, threads)  # the last round's plain run after it
-    around = [*rows["plain"][1:], closing]
+        got = one_round(max_tokens, threads)
+        for kind in KINDS:
+            rows[kind].append(got[kind])
+        speeds = {kind: got[kind]["tokens_per_s"] for kind in KINDS}
+        shown = ", ".join(f"{kind} {speed:.1f}" for kind, speed in speeds.items())
+        print(f"round {i + 1}/{runs}: tokens/s {shown} (load {os.getloadavg()[0]:.1f})", flush=True)
     median = {kind: statistics.median(r["tokens_per_s"] for r in rs) for kind, rs in rows.items()}
     summary = {
         "threads": threads,
+        "side_by_side": True,
         "tokens_per_s": median,
         "first_token_s": {k: statistics.median(r["first_token_s"] for r in rs) for k, rs in rows.items()},
         "tokens": {k: statistics.median(r["tokens"] for r in rs) for k, rs in rows.items()},
         "adapter/plain": median["adapter"] / median["plain"],
         "turn/plain": median["turn"] / median["plain"],
-        # the goals' runs: round by round, each kind over the mean of the plain runs just before
-        # and just after it (a generation takes up to a minute here and the load moves within one;
-        # docs/decisions/baseline-on-both-sides.md)
+        # the goals' runs: round by round, each kind over the plain run that generated beside it
+        # (docs/decisions/model-kinds-side-by-side.md)
         "ratios": {
             f"{kind}/plain": [
-                round(r["tokens_per_s"] / ((p["tokens_per_s"] + q["tokens_per_s"]) / 2), 4)
-                for r, p, q in zip(rows[kind], rows["plain"], around, strict=True)
-                if p["tokens_per_s"] + q["tokens_per_s"] > 0
+                round(r["tokens_per_s"] / p["tokens_per_s"], 4)
+                for r, p in zip(rows[kind], rows["plain"], strict=True)
+                if p["tokens_per_s"] > 0
             ]
             for kind in ("adapter", "turn")
         },
     }
-    return {"runs": rows, "closing_plain": closing, "summary": summary}
+    return {"runs": rows, "summary": summary}
 
 
 def main() -> int:

@@ -1,6 +1,6 @@
 """Relay: a burst of N deltas from a provider on loopback, raw and through the product.
 
-    python bench/relay_bench.py [--n 5000 20000] [--runs 9] [--loaded 20000] [--loaded-runs 9]
+    python bench/relay_bench.py [--n 5000 20000] [--runs 21 9] [--loaded 20000] [--loaded-runs 9]
                                 [--burners 2] [--no-window] [--json FILE]
 
 The provider is the scripted OpenAI-compatible server (tests/support/scripted_llm.py) in a
@@ -14,7 +14,8 @@ process of its own, streaming N deltas of 4 characters as fast as loopback allow
 Every reader parses each frame (one JSON parse per frame, as the web client does) and joins the
 streamed text. Kinds are interleaved per run so machine load hits them alike; medians are reported. Each
 round's raw figure is the mean of the raw read that opens it and the one that opens the next
-(one more closes the last round): a loaded machine's load moves within a round.
+(one more closes the last round), and its plain window's figure the mean of that window's reads
+just before and just after the bridge's: a loaded machine's load moves within a round.
 Ratios: raw/sse and raw/bridge (time of the raw read over the product's: 1.0 = wire speed),
 bridge/window-sse (1.0 = the bridge is as fast as SSE in the same engine). A reader is complete
 when it was not cut off (`stream/error`) and the text it joined equals what the provider sent,
@@ -56,6 +57,10 @@ CHUNK = 4
 MODEL = "scripted-small"
 RAW_AFTER = "raw-after"
 """The raw read just after each round (bench `rounds`)."""
+WINDOW_SSE_AFTER = "window-sse-after"
+"""The plain window's read just after the bridge's, in each round (bench `rounds`)."""
+AFTER = {"raw": RAW_AFTER, "window-sse": WINDOW_SSE_AFTER}
+"""A baseline kind → its read just after the product's in the same round."""
 
 
 # ---- the provider (a child process) -----------------------------------------------------------
@@ -294,13 +299,17 @@ def rounds(
     """`runs` rounds of every kind at `n` deltas, interleaved so load hits them alike."""
     kinds: dict[str, list[dict[str, Any]]] = {"raw": [], "sse": []}
     if win is not None:
-        kinds |= {"bridge": [], "window-sse": []}
+        kinds |= {"bridge": [], "window-sse": [], WINDOW_SSE_AFTER: []}
     for _ in range(runs):
         kinds["raw"].append(asyncio.run(raw_turn(provider.base_url, provider, n)))
         kinds["sse"].append(asyncio.run(serve.turn(n)))
         if win is not None:
-            kinds["bridge"].append(win.turn(n, True))
+            # the plain window's read just before and just after the bridge's: their mean met
+            # the load the bridge met (read only after it, the pair's ratio swung 0.72-1.31 at
+            # one load; docs/decisions/baseline-on-both-sides.md)
             kinds["window-sse"].append(win.turn(n, False))
+            kinds["bridge"].append(win.turn(n, True))
+            kinds[WINDOW_SSE_AFTER].append(win.turn(n, False))
     # the raw read just after each round (the next round's, and one more after the last): a
     # round's raw figure is the mean of the raw reads before and after it (summary)
     closing = asyncio.run(raw_turn(provider.base_url, provider, n))
@@ -309,7 +318,7 @@ def rounds(
 
 
 def measure(
-    sizes: list[int], runs: int, window: bool, loaded: list[int], loaded_runs: int, burners: int
+    sizes: list[int], runs: list[int], window: bool, loaded: list[int], loaded_runs: int, burners: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the quiet rounds per size, the rounds per size with `burners` CPU burners running)."""
     from tests.desktop import x11
@@ -330,8 +339,8 @@ def measure(
             if win is not None:
                 win.turn(200, True)
                 win.turn(200, False)
-            for n in sizes:
-                results[str(n)] = rounds(provider, serve, win, n, runs)
+            for n, count in zip(sizes, runs, strict=True):
+                results[str(n)] = rounds(provider, serve, win, n, count)
             if loaded:
                 with Burners(burners):
                     load_before = load_now()
@@ -369,14 +378,14 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
         row["raw/sse"] = med["raw"] / med["sse"]
 
         def paired(top: str, bottom: str, kinds: dict[str, Any] = kinds) -> list[float]:
-            """Round by round: the two kinds ran back to back, so they met the same load; the raw
-            read is the mean of the one before the round and the one after it (a burst takes
-            seconds and a loaded machine's load moves within a round: one raw read beside one
-            product read swung their ratio 0.46-0.87 at one load;
-            docs/decisions/baseline-on-both-sides.md)."""
+            """Round by round: the two kinds ran back to back, so they met the same load; a
+            baseline read (raw, the plain window's) is the mean of the one just before the
+            product's and the one just after it (a burst takes seconds and a loaded machine's
+            load moves within a round: one raw read beside one product read swung their ratio
+            0.46-0.87 at one load; docs/decisions/baseline-on-both-sides.md)."""
             tops = kinds[top]
-            if top == "raw":
-                after = kinds[RAW_AFTER]
+            if top in AFTER:
+                after = kinds[AFTER[top]]
                 tops = [{"secs": (a["secs"] + b["secs"]) / 2} for a, b in zip(tops, after, strict=True)]
             return [round(a["secs"] / b["secs"], 4) for a, b in zip(tops, kinds[bottom], strict=True)]
 
@@ -393,9 +402,10 @@ def summary(results: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def report(results: dict[str, Any], figures: dict[str, Any], runs: int, title: str) -> None:
+def report(results: dict[str, Any], figures: dict[str, Any], runs: list[int], title: str) -> None:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    print(f"relay{title}: median of {runs} runs, seconds from request to the last delta (load {load})")
+    counts = "/".join(str(r) for r in runs)
+    print(f"relay{title}: median of {counts} runs, seconds from request to the last delta (load {load})")
     kinds = list(next(iter(results.values())).keys())
     print(f"{'N':>7} " + "".join(f"{k:>12}" for k in kinds) + "   complete")
     for n in results:
@@ -421,7 +431,13 @@ def report(results: dict[str, Any], figures: dict[str, Any], runs: int, title: s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[5000, 20000], help="deltas per burst")
-    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument(
+        "--runs",
+        type=int,
+        nargs="+",
+        default=[21, 9],
+        help="rounds per size of --n (one number: the same for every size)",
+    )
     parser.add_argument(
         "--loaded", type=int, nargs="*", default=[20000], help="deltas per burst with the CPU burners running"
     )
@@ -436,18 +452,23 @@ def main() -> int:
         return provider_child()
     if args.plain_window:
         return plain_window_child(args.plain_window)
+    runs = args.runs * len(args.n) if len(args.runs) == 1 else args.runs
+    if len(runs) != len(args.n):
+        parser.error("--runs takes one number, or one per size of --n")
     started = time.monotonic()
     results, under_load = measure(
-        args.n, args.runs, not args.no_window, args.loaded, args.loaded_runs, args.burners
+        args.n, runs, not args.no_window, args.loaded, args.loaded_runs, args.burners
     )
     figures = summary(results)
-    report(results, figures, args.runs, "")
+    report(results, figures, runs, "")
     out: dict[str, Any] = {"runs": results, "summary": figures}
     if under_load:
         loaded = summary(under_load)
         load = under_load["load"]
         print(f"\n-- with {load['burners']} CPU burners (load {load['before']} -> {load['after']}) --")
-        report({k: v for k, v in under_load.items() if k != "load"}, loaded, args.loaded_runs, " under load")
+        report(
+            {k: v for k, v in under_load.items() if k != "load"}, loaded, [args.loaded_runs], " under load"
+        )
         out |= {"loaded": loaded, "loaded_runs": under_load}
     print(f"({time.monotonic() - started:.0f} s)")
     if args.json:

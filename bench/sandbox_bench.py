@@ -10,6 +10,11 @@ The sandboxed run is the product's: `wrap()` is called for every run (the masks 
 protected entries are worked out each time, as the bash tool does), then bubblewrap starts the
 command with the full policy (namespaces, masks, read-only binds, no network).
 
+Printed beside it, not judged: bubblewrap's floor, `bwrap --ro-bind / / CMD` (a user and a mount
+namespace, the root read-only, nothing else), in the same rotation. floor/bare is what any
+bubblewrap sandbox costs here; product/floor is ours (the policy's namespaces, mounts and masks,
+and `wrap()`).
+
     .venv/bin/python bench/sandbox_bench.py [--runs 60] [--json FILE]
 """
 
@@ -30,6 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from host.engine.sandbox import SandboxPolicy, reset_support, support, wrap
+from host.engine.sandbox.bwrap import BWRAP
 from host.engine.sandbox.probe import FORCE_ENV
 
 FILES = 2_000
@@ -59,19 +65,36 @@ def measure(argv: list[str], policy: SandboxPolicy, runs: int) -> dict[str, Any]
     def sandboxed() -> None:
         subprocess.run(wrap(argv, policy), cwd=policy.workspace, stdout=subprocess.DEVNULL, check=True)
 
-    bare(), sandboxed()  # warm the page cache and the probe
-    plain: list[float] = []
-    boxed: list[float] = []
-    for _ in range(runs):
-        plain.append(timed(bare))
-        boxed.append(timed(sandboxed))
+    def floor() -> None:
+        subprocess.run(
+            [BWRAP, "--ro-bind", "/", "/", "--", *argv],
+            cwd=policy.workspace,
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
+
+    kinds: dict[str, Callable[[], None]] = {"bare": bare, "sandboxed": sandboxed, "floor": floor}
+    for run in kinds.values():  # warm the page cache and the probe
+        run()
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    order = list(kinds)
+    for i in range(runs):
+        for name in order[i % 3 :] + order[: i % 3]:  # who goes first rotates
+            times[name].append(timed(kinds[name]))
+    plain, boxed, least = times["bare"], times["sandboxed"], times["floor"]
     p50_plain, p50_boxed = statistics.median(plain), statistics.median(boxed)
     ratios = [b / p for b, p in zip(boxed, plain, strict=True) if p > 0]
     return {
-        "p50_ms": {"unsandboxed": round(p50_plain, 2), "sandboxed": round(p50_boxed, 2)},
+        "p50_ms": {
+            "unsandboxed": round(p50_plain, 2),
+            "sandboxed": round(p50_boxed, 2),
+            "floor": round(statistics.median(least), 2),
+        },
         "added_p50_ms": round(p50_boxed - p50_plain, 2),
         "ratio": round(statistics.median(ratios), 2),
         "ratios": [round(r, 3) for r in ratios],
+        "floor_ratio": round(statistics.median(f / p for f, p in zip(least, plain, strict=True) if p > 0), 2),
+        "over_floor": round(statistics.median(b / f for b, f in zip(boxed, least, strict=True) if f > 0), 2),
     }
 
 
@@ -106,6 +129,10 @@ def main() -> int:
             f"{name:10}  unsandboxed p50 {row['p50_ms']['unsandboxed']:7.2f} ms   sandboxed p50"
             f" {row['p50_ms']['sandboxed']:7.2f} ms   added {row['added_p50_ms']:6.2f} ms"
             f"   sandboxed/bare (median of pairs) {row['ratio']:.2f}x"
+        )
+        print(
+            f"{'':10}  bwrap's floor p50 {row['p50_ms']['floor']:7.2f} ms"
+            f"   floor/bare {row['floor_ratio']:.2f}x   sandboxed/floor {row['over_floor']:.2f}x (not judged)"
         )
     print(f"({figures['sandbox']}; load average {figures['load_average'][0]:.1f})")
     if args.json:

@@ -25,6 +25,18 @@ Working day: `--turns` turns in one session (prompts queued in batches), then `-
 sessions created, opened with one turn each and left. The WebKitWebProcess's RSS (/proc) is read
 after the page connected (the baseline), every 100 turns and every 10 sessions. Goals: at most
 400 MB, and flat after warm-up (the first 200 turns): growth to the end ≤ 10 % of the warm figure.
+Beside them, not judged: each sample's RSS by kind of mapping (/proc/<pid>/smaps: the heap,
+anonymous memory, executable anonymous memory (the JIT), shared memory, shared libraries, fonts)
+and the footprint WebKit's memory policy compares with its limit (the private dirty pages of
+anonymous mappings, what WTF's memoryFootprint() reads on Linux); and the day's RSS sampled every
+`--sample-every` s on a thread, with the phase it peaked in (the labelled samples fall between
+the day's steps).
+
+    --day-only                   the working day alone, no token-to-pixel rounds
+    --variant LABEL=CHECKOUT[,KEY=VALUE...] --cycles N
+                                 windows compared alternated in one run: each cycle runs each
+                                 variant's whole window once, in order (another commit's worktree,
+                                 and/or extra environment for the app: JSC_* or WEBKIT_* options)
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -86,8 +99,8 @@ TURN_ENDS = """(async (sid, n) => {
 })"""
 
 
-def web_process_rss_mb(app_pid: int) -> float:
-    """RSS of the app's WebKitWebProcess (a descendant of the app), from /proc."""
+def web_process_pids(app_pid: int) -> list[int]:
+    """The app's WebKitWebProcess pids (descendants of the app), from /proc."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -96,21 +109,117 @@ def web_process_rss_mb(app_pid: int) -> float:
             except OSError:
                 continue
             children.setdefault(int(fields[1]), []).append(int(entry))
-    todo, total = list(children.get(app_pid, [])), 0.0
+    todo, found = list(children.get(app_pid, [])), []
     while todo:
         pid = todo.pop()
         todo += children.get(pid, [])
         try:
-            status = Path(f"/proc/{pid}/status").read_text()
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
         except OSError:
             continue
-        if "WebKitWebProces" in status.split("\n", 1)[0]:
-            total += (
-                int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
-            )
-    if total == 0:
+        if name.startswith("WebKitWebProces"):
+            found.append(pid)
+    if not found:
         raise RuntimeError("no WebKitWebProcess under the app")
-    return total
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """VmRSS of one process (0 when it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1]) / 1024
+
+
+def web_process_rss_mb(app_pid: int) -> float:
+    """RSS of the app's WebKitWebProcess (a descendant of the app), from /proc."""
+    return sum(rss_mb(pid) for pid in web_process_pids(app_pid))
+
+
+SMAPS_KINDS = ("heap", "anon", "anon rwx (JIT)", "shm/gpu", "libraries", "fonts", "other files", "stack")
+
+
+def smaps_kind(path: str, perms: str) -> str:
+    """Which part of a process a mapping is, by its path and permissions."""
+    if path == "[heap]":
+        return "heap"
+    if path.startswith("[stack"):
+        return "stack"
+    if not path or path.startswith("[anon"):
+        return "anon rwx (JIT)" if "x" in perms else "anon"
+    if path.startswith(("/dev/shm", "/memfd:", "/SYSV", "/dev/dri")) or path.endswith("(deleted)"):
+        return "shm/gpu"
+    if ".so" in path.rsplit("/", 1)[-1]:
+        return "libraries"
+    if path.endswith((".ttf", ".otf", ".ttc", ".pfb", ".woff", ".woff2", "-le64.cache-8", ".cache-9")):
+        return "fonts"
+    return "other files" if path.startswith("/") else "anon"
+
+
+def smaps_breakdown(pid: int) -> dict[str, float]:
+    """One process's RSS by kind of mapping (MB), and `footprint`: what WebKit's memory-pressure
+    policy compares with its limit (private dirty pages of anonymous, heap and stack mappings)."""
+    rss: dict[str, float] = dict.fromkeys(SMAPS_KINDS, 0.0)
+    footprint, kind, counted = 0.0, "anon", False
+    try:
+        text = Path(f"/proc/{pid}/smaps").read_text()
+    except OSError:
+        return {**rss, "footprint": 0.0}
+    for line in text.splitlines():
+        head = line.split(None, 5)
+        if "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+            path = head[5].strip() if len(head) == 6 else ""
+            kind = smaps_kind(path, head[1])
+            counted = path in ("", "[heap]") or path.startswith("[stack")
+        elif head[0] == "Rss:":
+            rss[kind] += int(head[1]) / 1024
+        elif head[0] == "Private_Dirty:" and counted:
+            footprint += int(head[1]) / 1024
+    return {**rss, "footprint": footprint}
+
+
+class RssSampler:
+    """Samples the web process's RSS every `every` s on a thread of its own, for the day's true
+    peak (the labelled samples fall between the day's steps); at each new peak, and at each
+    labelled sample, also its smaps breakdown."""
+
+    def __init__(self, app_pid: int, every: float) -> None:
+        self.app_pid, self.every = app_pid, every
+        self.phase = "connected"
+        self.peak: tuple[float, str, dict[str, float]] = (0.0, "", {})
+        self.trace: list[tuple[float, str, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+        self._started = time.monotonic()
+
+    def breakdown(self) -> dict[str, float]:
+        total: dict[str, float] = {}
+        for pid in web_process_pids(self.app_pid):
+            for kind, mb in smaps_breakdown(pid).items():
+                total[kind] = total.get(kind, 0.0) + mb
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                mb = web_process_rss_mb(self.app_pid)
+            except RuntimeError:
+                continue
+            self.trace.append((round(time.monotonic() - self._started, 1), self.phase, round(mb, 1)))
+            if mb > self.peak[0] + 2:
+                self.peak = (mb, self.phase, self.breakdown())
+            elif mb > self.peak[0]:
+                self.peak = (mb, self.phase, self.peak[2])
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
 
 
 def pixel_run(
@@ -158,34 +267,49 @@ def pixel_rounds(
 
 
 def day(
-    page: driver.Page, pid: int, llm: ScriptedLlmServer, cwd: str, turns: int, sessions: int
+    page: driver.Page,
+    pid: int,
+    llm: ScriptedLlmServer,
+    cwd: str,
+    turns: int,
+    sessions: int,
+    sample_every: float = 1.0,
 ) -> dict[str, Any]:
     # the token-to-pixel runs before the day left their MutationObservers on the page: they
     # scanned the last answer's text on every change of the day and held their stamps
     page.evaluate(UNOBSERVE)
-    samples: list[tuple[str, float]] = [("connected", web_process_rss_mb(pid))]
-    sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)))
-    done = 0
-    while done < turns:
-        n = min(BATCH, turns - done)
-        llm.enqueue(
-            *[Reply(text=f"Answer {done + i}: " + "a few words of a short reply " * 6) for i in range(n)]
-        )
-        page.evaluate(
-            f"{PROMPTS}({json.dumps(sid)}, {json.dumps([f'question {done + i}' for i in range(n)])})",
-            timeout=300,
-        )
-        page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, {done + n})", timeout=600)
-        done += n
-        if done % 100 == 0:
-            samples.append((f"turn {done}", web_process_rss_mb(pid)))
-    for i in range(sessions):
-        other = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
-        llm.enqueue(Reply(text=f"Session {i} answers."))
-        page.evaluate(f"{PROMPTS}({json.dumps(other)}, ['hello'])", timeout=120)
-        page.evaluate(f"{TURN_ENDS}({json.dumps(other)}, 1)", timeout=120)
-        if (i + 1) % 10 == 0:
-            samples.append((f"session {i + 1}", web_process_rss_mb(pid)))
+    with RssSampler(pid, sample_every) as sampler:
+        samples: list[tuple[str, float]] = [("connected", web_process_rss_mb(pid))]
+        kinds: list[tuple[str, dict[str, float]]] = [("connected", sampler.breakdown())]
+
+        def sample(label: str) -> None:
+            samples.append((label, web_process_rss_mb(pid)))
+            kinds.append((label, sampler.breakdown()))
+
+        sid = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)))
+        done = 0
+        while done < turns:
+            n = min(BATCH, turns - done)
+            sampler.phase = f"turns {done + 1}-{done + n}"
+            llm.enqueue(
+                *[Reply(text=f"Answer {done + i}: " + "a few words of a short reply " * 6) for i in range(n)]
+            )
+            page.evaluate(
+                f"{PROMPTS}({json.dumps(sid)}, {json.dumps([f'question {done + i}' for i in range(n)])})",
+                timeout=300,
+            )
+            page.evaluate(f"{TURN_ENDS}({json.dumps(sid)}, {done + n})", timeout=600)
+            done += n
+            if done % 100 == 0:
+                sample(f"turn {done}")
+        for i in range(sessions):
+            sampler.phase = f"session {i + 1}"
+            other = page.evaluate(NEW_SESSION.replace("CWD", json.dumps(cwd)), timeout=120)
+            llm.enqueue(Reply(text=f"Session {i} answers."))
+            page.evaluate(f"{PROMPTS}({json.dumps(other)}, ['hello'])", timeout=120)
+            page.evaluate(f"{TURN_ENDS}({json.dumps(other)}, 1)", timeout=120)
+            if (i + 1) % 10 == 0:
+                sample(f"session {i + 1}")
     warm = (
         next(mb for label, mb in samples if label == f"turn {WARM_TURNS}")
         if turns >= WARM_TURNS
@@ -200,7 +324,114 @@ def day(
         "peak_mb": peak,
         "final_mb": final,
         "growth_after_warm": (final - warm) / warm,
+        "kinds": kinds,
+        "sampled_peak": {"mb": sampler.peak[0], "phase": sampler.peak[1], "kinds": sampler.peak[2]},
+        "trace": sampler.trace[:: max(1, len(sampler.trace) // 200)],  # at most ~200 points
     }
+
+
+def run_app(args: argparse.Namespace, app_root: Path, app_env: dict[str, str]) -> dict[str, Any]:
+    """One window from `app_root` (this checkout, or another commit's): its token-to-pixel rounds
+    (unless `--day-only`), then its working day (unless `--pixel-only`)."""
+    own = not args.shared_session
+    pixel: dict[str, Any] | None = None
+    pixel_loaded: dict[str, Any] | None = None
+    memory: dict[str, Any] | None = None
+    xvfb, display = x11.start_xvfb(own_session=own)
+    try:
+        with tempfile.TemporaryDirectory() as tmp, ScriptedLlmServer() as llm:
+            sock, cwd = Path(tmp) / "window.sock", Path(tmp) / "work"
+            cwd.mkdir()
+            cmd = [
+                "-m",
+                "tests.desktop.launch",
+                "--webui",
+                str(app_root / "webui"),
+                "--real-host",
+                "--data-dir",
+                str(Path(tmp) / "data"),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                llm.base_url,
+                "--model",
+                MODEL,
+            ]
+            env = {**os.environ, **driver.window_env(display, sock), "PYTHONPATH": str(app_root), **app_env}
+            app = subprocess.Popen(
+                [sys.executable, *cmd],
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=args.app_stderr.open("a") if args.app_stderr else subprocess.DEVNULL,
+                start_new_session=own,
+            )
+            try:
+                ready = "document.documentElement.dataset.connection === 'connected'"
+                page = driver.connect_ready(
+                    sock,
+                    f"new Promise(r => {{ const t = () => {ready} ? r(true) : setTimeout(t, 20); t(); }})",
+                    timeout=90,
+                )
+                if not args.day_only:
+                    raw_run(llm, 20, args.rate, MODEL)  # warm-up
+                    pixel_run(page, llm, str(cwd), 20, args.rate)
+                    pixel = pixel_rounds(page, llm, str(cwd), args)
+                    with Burners(args.burners):
+                        before = load_now()
+                        pixel_loaded = pixel_rounds(page, llm, str(cwd), args)
+                        after = load_now()
+                        pixel_loaded["load"] = {"burners": args.burners, "before": before, "after": after}
+                if not args.pixel_only:
+                    memory = day(page, app.pid, llm, str(cwd), args.turns, args.sessions, args.sample_every)
+            finally:
+                app.terminate()
+                app.wait(30)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    return {"pixel": pixel, "pixel_loaded": pixel_loaded, "memory": memory}
+
+
+def print_run(args: argparse.Namespace, got: dict[str, Any]) -> None:
+    for title, rounds in (("", got["pixel"]), (f", {args.burners} CPU burners", got["pixel_loaded"])):
+        if rounds is None:
+            continue
+        print(f"token to pixel at {args.rate:.0f} tokens/s, {args.runs} x {args.tokens} tokens (ms){title}")
+        print(f"{'':20}{'p50':>8}{'p99':>8}   p99 per run")
+        for name in ("window", "raw"):
+            runs = ", ".join(f"{r['p99']:.1f}" for r in rounds["per_run"][name])
+            print(f"{name:20}{rounds[name]['p50']:8.1f}{rounds[name]['p99']:8.1f}   {runs}")
+        framed = rounds["window_frame"]
+        print(f"{'window, next frame':20}{framed['p50']:8.1f}{framed['p99']:8.1f}   (not judged)")
+        print(f"stamps never seen in the window: {rounds['missing']}")
+    memory = got["memory"]
+    if memory is not None:
+        print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
+        for label, mb in memory["samples"]:
+            print(f"  {label:14}{mb:8.1f} MB")
+        print("  by kind of mapping (MB of RSS; footprint: what WebKit's memory policy counts)")
+        print(f"  {'':14}" + "".join(f"{k[:9]:>10}" for k in (*SMAPS_KINDS, "footprint")))
+        for label, kinds in memory["kinds"]:
+            cells = "".join(f"{kinds.get(k, 0.0):10.1f}" for k in (*SMAPS_KINDS, "footprint"))
+            print(f"  {label:14}{cells}")
+        top = memory["sampled_peak"]
+        print(
+            f"  sampled every {args.sample_every:g} s: peak {top['mb']:.1f} MB during {top['phase']} ("
+            + ", ".join(f"{k} {v:.0f}" for k, v in top["kinds"].items())
+            + ")"
+        )
+        print(
+            f"peak {memory['peak_mb']:.1f} MB (goal ≤ 400), "
+            f"growth after warm-up {memory['growth_after_warm']:+.1%} (goal ≤ 10 %)"
+        )
+
+
+def parse_variant(text: str) -> tuple[str, Path, dict[str, str]]:
+    """`LABEL=CHECKOUT[,KEY=VALUE...]`: a window to compare, from a checkout, with extra env."""
+    label, _, rest = text.partition("=")
+    checkout, *pairs = rest.split(",")
+    return label, Path(checkout or ROOT).resolve(), dict(pair.split("=", 1) for pair in pairs)
 
 
 def main() -> int:
@@ -216,89 +447,58 @@ def main() -> int:
     parser.add_argument(
         "--pixel-only", action="store_true", help="token to pixel only, no working day (side-by-side runs)"
     )
+    parser.add_argument("--day-only", action="store_true", help="the working day only, no token to pixel")
     parser.add_argument(
         "--shared-session",
         action="store_true",
         help="the window and its Xvfb in this process's session, beside the burners (as before)",
     )
+    parser.add_argument(
+        "--sample-every", type=float, default=1.0, help="s between the day's background RSS samples"
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        type=parse_variant,
+        default=[],
+        metavar="LABEL=CHECKOUT[,KEY=VALUE...]",
+        help="compare windows: each cycle runs each variant once, in order (CHECKOUT empty: this one)",
+    )
+    parser.add_argument("--cycles", type=int, default=1, help="with --variant: rounds of all variants")
+    parser.add_argument(
+        "--app-stderr", type=Path, help="append the app's stderr here (WebKit's own logs: JSC_logGC=1, say)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     started = time.monotonic()
-    own = not args.shared_session
-    xvfb, display = x11.start_xvfb(own_session=own)
-    try:
-        with tempfile.TemporaryDirectory() as tmp, ScriptedLlmServer() as llm:
-            sock, cwd = Path(tmp) / "window.sock", Path(tmp) / "work"
-            cwd.mkdir()
-            cmd = [
-                "-m",
-                "tests.desktop.launch",
-                "--webui",
-                str(ROOT / "webui"),
-                "--real-host",
-                "--data-dir",
-                str(Path(tmp) / "data"),
-                "--provider",
-                "openai-compatible",
-                "--base-url",
-                llm.base_url,
-                "--model",
-                MODEL,
-            ]
-            env = {**os.environ, **driver.window_env(display, sock), "PYTHONPATH": str(ROOT)}
-            app = subprocess.Popen(
-                [sys.executable, *cmd],
-                cwd=cwd,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=own,
-            )
-            try:
-                ready = "document.documentElement.dataset.connection === 'connected'"
-                page = driver.connect_ready(
-                    sock,
-                    f"new Promise(r => {{ const t = () => {ready} ? r(true) : setTimeout(t, 20); t(); }})",
-                    timeout=90,
-                )
-                raw_run(llm, 20, args.rate, MODEL)  # warm-up
-                pixel_run(page, llm, str(cwd), 20, args.rate)
-                pixel = pixel_rounds(page, llm, str(cwd), args)
-                with Burners(args.burners):
-                    before = load_now()
-                    pixel_loaded = pixel_rounds(page, llm, str(cwd), args)
-                    pixel_loaded["load"] = {"burners": args.burners, "before": before, "after": load_now()}
-                memory = (
-                    None if args.pixel_only else day(page, app.pid, llm, str(cwd), args.turns, args.sessions)
-                )
-            finally:
-                app.terminate()
-                app.wait(30)
-    finally:
-        xvfb.terminate()
-        xvfb.wait(10)
-    for title, got in (("", pixel), (f", {args.burners} CPU burners", pixel_loaded)):
-        print(f"token to pixel at {args.rate:.0f} tokens/s, {args.runs} x {args.tokens} tokens (ms){title}")
-        print(f"{'':20}{'p50':>8}{'p99':>8}   p99 per run")
-        for name in ("window", "raw"):
-            runs = ", ".join(f"{r['p99']:.1f}" for r in got["per_run"][name])
-            print(f"{name:20}{got[name]['p50']:8.1f}{got[name]['p99']:8.1f}   {runs}")
-        framed = got["window_frame"]
-        print(f"{'window, next frame':20}{framed['p50']:8.1f}{framed['p99']:8.1f}   (not judged)")
-        print(f"stamps never seen in the window: {got['missing']}")
-    if memory is not None:
-        print(f"WebKitWebProcess RSS over a working day ({args.turns} turns, {args.sessions} sessions)")
-        for label, mb in memory["samples"]:
-            print(f"  {label:14}{mb:8.1f} MB")
-        print(
-            f"peak {memory['peak_mb']:.1f} MB (goal ≤ 400), "
-            f"growth after warm-up {memory['growth_after_warm']:+.1%} (goal ≤ 10 %)"
-        )
+    if not args.variant:
+        got = run_app(args, ROOT, {})
+        print_run(args, got)
+        if args.json:
+            args.json.write_text(json.dumps(got, indent=1), encoding="utf-8")
+        print(f"({time.monotonic() - started:.1f} s)")
+        return 0
+    results: list[dict[str, Any]] = []
+    for cycle in range(args.cycles):
+        for label, checkout, extra in args.variant:
+            load = load_now()
+            got = run_app(args, checkout, extra)
+            print(f"== cycle {cycle + 1}, {label} ({checkout}, {extra or 'no extra env'}), load {load}")
+            print_run(args, got)
+            results.append({"cycle": cycle + 1, "label": label, "load": load, **got})
+            print(flush=True)
+    print("summary (day: peak of the labelled samples / sampled peak / final, MB; pixel: p50 / p99 ms)")
+    for r in results:
+        line = f"  cycle {r['cycle']} {r['label']:16} load {r['load'][0]:5.1f}"
+        if r["memory"]:
+            m = r["memory"]
+            line += f"  day {m['peak_mb']:6.1f} / {m['sampled_peak']['mb']:6.1f} / {m['final_mb']:6.1f}"
+        for key in ("pixel", "pixel_loaded"):
+            if r[key]:
+                line += f"  {key} {r[key]['window']['p50']:.1f} / {r[key]['window']['p99']:.1f}"
+        print(line)
     if args.json:
-        args.json.write_text(
-            json.dumps({"pixel": pixel, "pixel_loaded": pixel_loaded, "memory": memory}, indent=1),
-            encoding="utf-8",
-        )
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(f"({time.monotonic() - started:.1f} s)")
     return 0
 

@@ -5,6 +5,7 @@ the tests (as `free_port` did) would otherwise show only as a failed row in `ben
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,25 @@ def test_the_suite_row_counts_only_a_passing_run_on_a_quiet_machine() -> None:
     assert busy["met"] is False and "busy" in busy["note"]
     failed = row(load_before=[0.3, 0.2, 0.1], exit=1, failed=2)
     assert failed["met"] is False and "did not pass" in failed["note"]
+
+
+def test_the_window_day_breakdown_adds_up_to_the_rss() -> None:
+    # bench/window_day_bench.py splits the web process's RSS by kind of mapping and computes the
+    # footprint WebKit's memory policy compares with its limit; read here on this very process
+    sys.path.insert(0, str(ROOT))
+    from bench.window_day_bench import SMAPS_KINDS, rss_mb, smaps_breakdown, smaps_kind
+
+    block = bytearray(32 << 20)  # 32 MB of private anonymous pages, touched
+    block[::4096] = b"x" * len(block[::4096])
+    kinds = smaps_breakdown(os.getpid())
+    total = sum(kinds[k] for k in SMAPS_KINDS)
+    assert abs(total - rss_mb(os.getpid())) < 0.05 * total, (total, kinds)
+    assert kinds["libraries"] > 1  # the interpreter's own shared objects
+    assert kinds["anon"] + kinds["heap"] >= 32
+    assert (
+        32 <= kinds["footprint"] <= kinds["anon"] + kinds["heap"] + kinds["stack"] + kinds["anon rwx (JIT)"]
+    )
+    assert smaps_kind("/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", "r-xp") == "libraries"
+    assert smaps_kind("", "rwxp") == "anon rwx (JIT)"
+    assert smaps_kind("/memfd:wayland-shm (deleted)", "rw-s") == "shm/gpu"
+    del block

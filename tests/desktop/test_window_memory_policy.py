@@ -52,3 +52,28 @@ def test_the_window_context_is_built_with_the_memory_policy(display: str) -> Non
         [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
     )
     assert done.stdout.strip().splitlines()[-1:] == ["exceeded-memory-limit"], done.stderr[-2000:]
+
+
+POLICY = """
+from desktop import gtkshell
+s = gtkshell.web_memory_policy()
+print(s.get_memory_limit(), s.get_conservative_threshold(), s.get_strict_threshold(),
+      s.get_kill_threshold(), s.get_poll_interval(), gtkshell.WEB_MEMORY_LIMIT_MB,
+      gtkshell.WEB_MEMORY_POLL_S)
+"""
+
+
+def test_the_policy_releases_memory_and_never_kills_the_page(display: str) -> None:
+    # WebKit terminates a web process only above a kill threshold, and 0 means never: a person
+    # must never see the page crash for its memory, whatever the day held; the release
+    # thresholds are the decided ones (docs/decisions/window-memory-policy.md)
+    env = {**os.environ, "DISPLAY": display, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", POLICY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    limit, conservative, strict, kill, poll, decided_limit, decided_poll = (
+        float(x) for x in done.stdout.split()
+    )
+    assert kill == 0, "a kill threshold would crash the page at the limit"
+    assert 0 < conservative < strict < 1
+    assert (limit, poll) == (decided_limit, decided_poll)

@@ -18,6 +18,7 @@ from host.engine.store import (
     SeqGapError,
     SqliteStore,
     StoreError,
+    StoreTimeout,
     UnknownSession,
 )
 from host.engine.store.search import match_expression, snippet
@@ -332,3 +333,34 @@ async def test_a_broken_import_writes_nothing(tmp_path: Path) -> None:
     assert await b.import_rows(rows) == "s1"  # the good archive still imports afterwards
     assert len(await b.events("s1")) == 2
     await b.close()
+
+
+async def test_a_wait_for_a_write_is_bounded_and_a_cancelled_one_leaves_the_others(tmp_path: Path) -> None:
+    """The own-write wait's bound is a timer (no `wait_for` around a `shield`): past it the
+    typed timeout; a waiter cancelled meanwhile is skipped when its write settles."""
+    store = SqliteStore.in_dir(tmp_path / "bounded", call_timeout=0.5)
+    await store.open()
+    gate, entered = threading.Event(), threading.Event()
+
+    def hold(conn: sqlite3.Connection) -> None:
+        entered.set()
+        gate.wait(20)
+
+    try:
+        store.register(header("s1"))
+        blocker = asyncio.ensure_future(store.call(hold))  # holds the writer's thread
+        assert await asyncio.to_thread(entered.wait, 20)
+        ticket = store.append("s1", [ev(0, "x")])
+        with pytest.raises(StoreTimeout, match=r"did not answer within 0.5s \(saving\)"):
+            await store.settled(ticket)
+        cancelled = asyncio.ensure_future(store.settled(ticket))
+        await asyncio.sleep(0)
+        cancelled.cancel()
+        gate.set()
+        await asyncio.gather(blocker, return_exceptions=True)  # past the same bound itself
+        await asyncio.wait_for(store.settled(ticket), 20)
+        assert cancelled.cancelled()
+        assert [e.seq for e in await store.events("s1")] == [0]
+    finally:
+        gate.set()
+        await store.close()

@@ -103,7 +103,7 @@ def endless(entered: threading.Event) -> Callable[[sqlite3.Connection], object]:
 
 async def test_an_abandoned_read_is_interrupted_and_its_connection_reads_on(store: SqliteStore) -> None:
     """docs/decisions/search-lane.md: a caller that gives up stops its statement."""
-    reader = Reader(store.path, BOUND, threads=1, name="test")
+    reader = Reader(store.path, BOUND, store._writer.wait_ended, threads=1, name="test")
     try:
         entered = threading.Event()
         running = asyncio.ensure_future(reader.call(endless(entered)))
@@ -119,7 +119,7 @@ async def test_an_abandoned_read_is_interrupted_and_its_connection_reads_on(stor
 
 
 async def test_a_read_past_its_bound_fails_typed_and_is_stopped(store: SqliteStore) -> None:
-    reader = Reader(store.path, 0.5, threads=1, name="test")
+    reader = Reader(store.path, 0.5, store._writer.wait_ended, threads=1, name="test")
     try:
         with pytest.raises(StoreTimeout):
             await reader.call(endless(threading.Event()))
@@ -130,7 +130,7 @@ async def test_a_read_past_its_bound_fails_typed_and_is_stopped(store: SqliteSto
 
 
 async def test_a_queued_read_whose_caller_left_never_runs(store: SqliteStore) -> None:
-    reader = Reader(store.path, BOUND, threads=1, name="test")
+    reader = Reader(store.path, BOUND, store._writer.wait_ended, threads=1, name="test")
     try:
         entered, ran = threading.Event(), threading.Event()
         first = asyncio.ensure_future(reader.call(endless(entered)))
@@ -188,3 +188,115 @@ async def test_a_search_in_one_session_lets_the_index_lead(store: SqliteStore) -
     assert any(s.startswith("SEARCH m USING INTEGER PRIMARY KEY") for s in steps), steps
     found = await store.search("needle", session_id="s1")
     assert (found.total, [hit[2] for hit in found.hits]) == (1, [0])
+
+
+def hold_writer(store: SqliteStore) -> tuple[threading.Event, threading.Event]:
+    """Queue a write that holds the writer's thread until released: (entered, release)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(conn: sqlite3.Connection) -> None:
+        entered.set()
+        release.wait(BOUND)
+
+    store._writer.write(None, slow)
+    return entered, release
+
+
+async def test_a_search_waits_on_its_own_thread_for_the_writes_before_it(store: SqliteStore) -> None:
+    """docs/decisions/reads-wait-on-their-thread.md: the read lane's thread waits for the writer
+    to end the transaction of the last write before the read; the event loop keeps no barrier
+    for it (each barrier cost the loop a round trip while sessions stream)."""
+    entered, release = hold_writer(store)
+    store.register(header("s1"))
+    store.append("s1", [ev(0, "user/message", user_msg("a needle written before the search", "u0"))])
+    assert await asyncio.to_thread(entered.wait, BOUND)
+    searching = asyncio.ensure_future(store.search("needle"))
+    listing = asyncio.ensure_future(store.sessions())
+    await asyncio.sleep(0.05)
+    assert not searching.done() and not listing.done()  # both wait for the held transaction
+    assert store._barriers == []  # ... on their threads, not on the loop
+    release.set()
+    found = await asyncio.wait_for(searching, BOUND)
+    assert [hit[0] for hit in found.hits] == ["s1"]
+    assert [s.id for s in await asyncio.wait_for(listing, BOUND)] == ["s1"]
+
+
+async def test_a_read_whose_writes_never_end_fails_typed_and_never_runs(store: SqliteStore) -> None:
+    entered, release = hold_writer(store)
+    reader = Reader(store.path, 0.5, store._writer.wait_ended, threads=1, name="test")
+    ran = threading.Event()
+    try:
+        assert await asyncio.to_thread(entered.wait, BOUND)
+        with pytest.raises(StoreTimeout):
+            await reader.call(lambda c: ran.set(), after=store._writer.submitted)
+        await until(lambda: reader.skipped == 1)  # its thread stopped waiting and dropped it
+        assert not ran.is_set()
+        assert await asyncio.wait_for(reader.call(lambda c: c.execute("SELECT 3").fetchone()), BOUND) == (3,)
+    finally:
+        release.set()
+        reader.stop()
+
+
+async def test_a_cancelled_read_stops_waiting_for_the_writer(store: SqliteStore) -> None:
+    entered, release = hold_writer(store)
+    reader = Reader(store.path, BOUND, store._writer.wait_ended, threads=1, name="test")
+    ran = threading.Event()
+    try:
+        assert await asyncio.to_thread(entered.wait, BOUND)
+        waiting = asyncio.ensure_future(reader.call(lambda c: ran.set(), after=store._writer.submitted))
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        # the writer is still held: this answers only because the cancelled read's thread let go
+        assert await asyncio.wait_for(reader.call(lambda c: c.execute("SELECT 4").fetchone()), BOUND) == (4,)
+        assert (reader.skipped, ran.is_set()) == (1, False)
+    finally:
+        release.set()
+        reader.stop()
+
+
+async def test_a_read_after_a_write_costs_the_event_loop_few_passes(store: SqliteStore) -> None:
+    """docs/decisions/reads-wait-on-their-thread.md: with ten sessions streaming every pass of
+    the loop is long, so a search or a list is as slow as the passes it needs. With a write
+    pending it used to need seven (the barrier's report, shield, wait_for and task; the read's
+    answer, wait_for and task), an own-write wait four. Counted, not timed: the loop's only
+    other work here is the store's own callbacks."""
+    loop = asyncio.get_running_loop()
+    passes = 0
+    run_once = loop._run_once  # type: ignore[attr-defined]
+
+    def counted() -> None:
+        nonlocal passes
+        passes += 1
+        run_once()
+
+    store.register(header("s1"))
+    seq = iter(range(1000))
+
+    def write() -> int:
+        n = next(seq)
+        return store.append("s1", [ev(n, "user/message", user_msg(f"a needle {n}", f"u{n}"))])
+
+    write()
+    await store.search("needle")  # the lanes' threads started
+    loop._run_once = counted  # type: ignore[attr-defined]
+    try:
+        used: dict[str, list[int]] = {"search": [], "list": [], "settled": []}
+        for _ in range(10):
+            write()
+            before = passes
+            assert (await store.search("needle")).hits
+            used["search"].append(passes - before)
+            write()
+            before = passes
+            assert await store.sessions()
+            used["list"].append(passes - before)
+            ticket = write()
+            before = passes
+            await store.settled(ticket)
+            used["settled"].append(passes - before)
+    finally:
+        del loop._run_once  # type: ignore[attr-defined]
+    medians = {k: sorted(v)[len(v) // 2] for k, v in used.items()}
+    assert all(m <= 3 for m in medians.values()), used  # the answer, the task; a report at times

@@ -20,11 +20,11 @@ from pathlib import Path
 from host.engine.sandbox.policy import (
     SandboxPolicy,
     daemon_sockets,
-    git_folders_to_make,
-    git_pointer_files,
+    git_folders_below,
+    git_pointers_below,
     inside,
     named_paths,
-    protected_paths,
+    protected_below,
     real,
     secret_paths,
 )
@@ -113,10 +113,10 @@ def bwrap_argv(
     git = workspace / ".git"
     if policy.write and git.is_dir() and not git.is_symlink():
         out += ["--bind", str(git), str(git)]
-    for path in protected_paths(workspace) + git_pointer_files(workspace):
+    for path in protected_below(workspace) + git_pointers_below(workspace):
         out += ["--ro-bind", str(path), str(path)]
     if policy.write:
-        for folder in git_folders_to_make(workspace):
+        for folder in git_folders_below(workspace):
             out += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
         for place in (real(p) for p in policy.writable):
             if place.is_dir():

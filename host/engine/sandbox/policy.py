@@ -148,14 +148,22 @@ def real(path: Path) -> Path:
 
 
 def inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """`path` is `root` or below it, component by component (what `root in path.parents` says,
+    without building every parent: this runs for each mask of each sandboxed command)."""
+    parts = root.parts
+    return path == root or (bool(parts) and path.parts[: len(parts)] == parts)
 
 
 def protected_paths(workspace: Path) -> list[Path]:
     """The protected entries that exist, resolved. One that is a symlink counts only where it
     really leads inside the folder: binding a link planted to point at a secret or at a place
     outside would make that place visible or change what is protected (docs/decisions.md)."""
-    root = real(workspace)
+    return protected_below(real(workspace))
+
+
+def protected_below(root: Path) -> list[Path]:
+    """`protected_paths` of a folder already resolved (`real`): the command line is built with
+    the folder resolved once, not once per kind of entry (every sandboxed command pays it)."""
     out: list[Path] = []
     for entry in PROTECTED_ENTRIES:
         candidate = root / entry
@@ -170,7 +178,11 @@ def protected_paths(workspace: Path) -> list[Path]:
 def git_pointer_files(workspace: Path) -> list[Path]:
     """`.git` files (`gitdir: …`) that point git elsewhere: the folder's own (a linked worktree or
     a submodule checkout) and those of the submodules `.gitmodules` lists; resolved, inside."""
-    root = real(workspace)
+    return git_pointers_below(real(workspace))
+
+
+def git_pointers_below(root: Path) -> list[Path]:
+    """`git_pointer_files` of a folder already resolved (`real`)."""
     candidates = [root / ".git"]
     candidates += [root / sub / ".git" for sub in _submodule_paths(root / ".gitmodules")]
     out: list[Path] = []
@@ -204,7 +216,11 @@ def git_folders_to_make(workspace: Path) -> list[Path]:
     """The protected folders of the folder's `.git` directory that are missing and can be made
     (the `.git` directory is real, inside and writable by us; otherwise nobody in the sandbox can
     make them either)."""
-    root = real(workspace)
+    return git_folders_below(real(workspace))
+
+
+def git_folders_below(root: Path) -> list[Path]:
+    """`git_folders_to_make` of a folder already resolved (`real`)."""
     git = root / ".git"
     if git.is_symlink() or not git.is_dir() or not os.access(git, os.W_OK | os.X_OK):
         return []

@@ -295,14 +295,16 @@ class Store(Protocol):
     async def flush(self, checkpoint: bool = False) -> None:
         """Wait (bounded) until everything submitted is settled (and the WAL checkpointed).
 
-        Failed writes are reported through `on_settled`, not raised here."""
+        Failed writes are reported through `on_settled`, not raised here. On a closed store:
+        at once when everything is settled, else `StoreClosed`."""
         ...
 
     async def settled(self, ticket: int) -> None:
         """Wait (bounded) until the write of `ticket` and every one before it is settled, not
         the writes submitted after it (an RPC that reports its own event).
 
-        Failed writes are reported through `on_settled`, not raised here."""
+        Failed writes are reported through `on_settled`, not raised here. On a closed store:
+        at once when that write is settled, else `StoreClosed`."""
         ...
 
     async def probe(self) -> None:

@@ -4,9 +4,11 @@
 The writer's thread runs reads in submission order, so a `session.list` or a search typed while
 ten sessions stream waited behind every queued write and cut their group commits short. Reads
 here run on other connections to the same WAL file instead, beside the writer: WAL lets a
-reader see the last committed state while a write transaction is open. Read-your-writes is kept
-by the caller (`SqliteStore.read`), which first waits until every write submitted before the
-read is settled — a wait for commits, not a place in the writer's queue.
+reader see the last committed state while a write transaction is open. Read-your-writes is kept:
+a read names the last write submitted before it (`after`), and its thread waits until the
+writer has ended that write's transaction (`writes_ended`) before it begins — a wait for
+commits, not a place in the writer's queue, and not a round trip through the event loop, which
+is busy with the streams while many sessions run (docs/decisions/reads-wait-on-their-thread.md).
 
 A read whose caller gives up (cancelled: the client went away or asked again; or past
 `call_timeout`) is abandoned: skipped if it has not started, else its statement is interrupted
@@ -21,6 +23,7 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -41,16 +44,30 @@ PROGRESS_STEPS = 10_000
 """SQLite VM steps between two looks at whether the running read was abandoned."""
 
 
+WritesEnded = Callable[[int, float, Callable[[], bool]], bool]
+"""`(ticket, deadline, given_up)`: wait, on a read lane's thread, until every write through
+`ticket` has ended (`Writer.wait_ended`); False when `deadline` passed or `given_up()`."""
+
+
 class _Read:
     """One queued read; `conn` is set (under the reader's lock) only while a thread runs it."""
 
-    __slots__ = ("abandoned", "conn", "fn", "fut")
+    __slots__ = ("abandoned", "after", "conn", "deadline", "fn", "fut")
 
-    def __init__(self, fn: Callable[[sqlite3.Connection], Any], fut: asyncio.Future[Any]) -> None:
+    def __init__(
+        self, fn: Callable[[sqlite3.Connection], Any], fut: asyncio.Future[Any], after: int, deadline: float
+    ) -> None:
         self.fn = fn
         self.fut = fut
+        self.after = after
+        """The last write this read must see (0: none)."""
+        self.deadline = deadline
+        """When its caller stops waiting (`time.monotonic()`)."""
         self.abandoned = False
         self.conn: sqlite3.Connection | None = None
+
+    def given_up(self) -> bool:
+        return self.abandoned
 
     def stop_requested(self) -> int:
         """The progress handler: non-zero makes SQLite stop the statement (SQLITE_INTERRUPT)."""
@@ -60,9 +77,17 @@ class _Read:
 class Reader:
     """`threads` read-only connections, each owned by a daemon thread, fed through one queue."""
 
-    def __init__(self, path: Path, call_timeout: float, threads: int = THREADS, name: str = "read") -> None:
+    def __init__(
+        self,
+        path: Path,
+        call_timeout: float,
+        writes_ended: WritesEnded,
+        threads: int = THREADS,
+        name: str = "read",
+    ) -> None:
         self.path = path
         self.call_timeout = call_timeout
+        self._writes_ended = writes_ended
         self.threads = threads
         self.name = name
         self._queue: queue.Queue[_Read | None] = queue.Queue()
@@ -75,9 +100,13 @@ class Reader:
         self.skipped = 0
         """Reads dropped from the queue before they started, their caller gone."""
 
-    async def call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `fn(conn)` in one read transaction; bounded by `call_timeout`. Cancelling the
-        caller abandons the read (interrupted if it is running)."""
+    async def call(self, fn: Callable[[sqlite3.Connection], T], after: int = 0) -> T:
+        """Run `fn(conn)` in one read transaction, begun once every write through ticket `after`
+        has ended; bounded by `call_timeout`. Cancelling the caller abandons the read
+        (interrupted if it is running).
+
+        The answer costs the event loop one callback and the task's wake-up: no `wait_for`
+        wrapper (two more loop passes), a timer bounds the wait instead."""
         if self.closed:
             raise StoreClosed("the store is closed")
         loop = asyncio.get_running_loop()
@@ -90,19 +119,28 @@ class Reader:
                 thread.start()
                 self._started.append(thread)
         fut: asyncio.Future[T] = loop.create_future()
-        op = _Read(fn, fut)
+        op = _Read(fn, fut, after, time.monotonic() + self.call_timeout)
         self._queue.put(op)
+        timer = loop.call_later(self.call_timeout, self._expire, op)
         try:
-            return await asyncio.wait_for(fut, self.call_timeout)
-        except TimeoutError:
-            self._abandon(op)
-            raise StoreTimeout(
-                f"the database {self.path} did not answer within {self.call_timeout:g}s (a database read);"
-                " the disk may be stuck or another program holds the file"
-            ) from None
+            return await fut
         except asyncio.CancelledError:
             self._abandon(op)
             raise
+        finally:
+            timer.cancel()
+
+    def _expire(self, op: _Read) -> None:
+        """The bound passed: abandon the read and fail its caller."""
+        if op.fut.done():
+            return
+        self._abandon(op)
+        op.fut.set_exception(
+            StoreTimeout(
+                f"the database {self.path} did not answer within {self.call_timeout:g}s (a database read);"
+                " the disk may be stuck or another program holds the file"
+            )
+        )
 
     def stop(self) -> None:
         """End the threads after the reads already queued (never waits for them)."""
@@ -127,6 +165,8 @@ class Reader:
                 if conn is None:
                     conn = open_connection(str(self.path))
                     conn.execute("PRAGMA query_only=1")
+                if op.after and not self._writes_ended(op.after, op.deadline, op.given_up):
+                    op.abandoned = True  # its caller has stopped waiting (bound passed, or gone)
                 with self._lock:
                     if op.abandoned:
                         self.skipped += 1

@@ -92,8 +92,10 @@ class SqliteStore:
         """Headers whose insert is queued but not yet committed (restored as lazy on failure)."""
         self._inflight: deque[tuple[int, str, int]] = deque()
         """(ticket, session, next seq after it) of every append not yet settled, in ticket order."""
-        self._reader = Reader(self.path, call_timeout)
-        self._searcher = Reader(self.path, call_timeout, threads=SEARCH_THREADS, name="search")
+        self._reader = Reader(self.path, call_timeout, self._writer.wait_ended)
+        self._searcher = Reader(
+            self.path, call_timeout, self._writer.wait_ended, threads=SEARCH_THREADS, name="search"
+        )
         """Searches' own connections: a page or a list never queues behind a search
         (docs/decisions/search-lane.md)."""
         self._settled_through = 0
@@ -162,36 +164,56 @@ class SqliteStore:
         return await self._writer.call(fn)
 
     async def read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `fn(conn)` on the read connection once every write submitted so far is settled:
+        """Run `fn(conn)` on the read connection once every write submitted so far has ended:
         what `call` sees, without a place in the writer's queue (docs/decisions/performance-under-load.md)."""
-        await self._settled_before_read()
-        return await self._reader.call(fn)
+        return await self._reader.call(fn, self._before_read())
 
-    async def _settled_before_read(self) -> None:
-        """Wait (bounded) until every write submitted so far is settled: read-your-writes."""
+    def _before_read(self) -> int:
+        """The ticket a read must see (read-your-writes), the open batch told to commit now
+        rather than after its linger; the read's thread waits for it
+        (docs/decisions/reads-wait-on-their-thread.md)."""
         if self._writer.closed:
             raise StoreClosed("the store is closed")
-        await self._barrier(self._writer.submitted, "saving before a read")
+        ticket = self._writer.submitted
+        if ticket <= self._writer.ended:
+            return 0
+        self._writer.commit()
+        return ticket
 
     async def settled(self, ticket: int) -> None:
-        if self._writer.closed:
+        """On a closed store: at once when the write is settled, else `StoreClosed` (as a read or
+        a flush): its outcome is not known here, and "not saved" would be a guess."""
+        if ticket <= self._settled_through:
             return
+        if self._writer.closed:
+            raise StoreClosed("the store is closed")
         await self._barrier(ticket, "saving")
 
     async def _barrier(self, ticket: int, what: str) -> None:
         """Wait (bounded) until every write up to `ticket` is settled; the writes submitted
-        after it are not waited for (docs/decisions/many-sessions-streaming.md)."""
-        if ticket > self._settled_through:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._barriers.append((ticket, fut))
-            self._writer.commit()  # end the open batch now rather than after its linger
-            try:
-                await asyncio.wait_for(asyncio.shield(fut), self._writer.call_timeout)
-            except TimeoutError:
-                raise StoreTimeout(
+        after it are not waited for (docs/decisions/many-sessions-streaming.md). A timer bounds
+        it, not `wait_for` around a `shield`: those cost two more passes of the event loop for
+        every batch a streaming turn waits for (docs/decisions/reads-wait-on-their-thread.md)."""
+        if ticket <= self._settled_through:
+            return
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._barriers.append((ticket, fut))  # a cancelled one is skipped when it settles
+        self._writer.commit()  # end the open batch now rather than after its linger
+        timer = loop.call_later(self._writer.call_timeout, self._expire, fut, what)
+        try:
+            await fut
+        finally:
+            timer.cancel()
+
+    def _expire(self, fut: asyncio.Future[None], what: str) -> None:
+        if not fut.done():
+            fut.set_exception(
+                StoreTimeout(
                     f"the database {self.path} did not answer within {self._writer.call_timeout:g}s"
                     f" ({what}); the disk may be stuck or another program holds the file"
-                ) from None
+                )
+            )
 
     # ---- writes ---------------------------------------------------------------------------
 
@@ -253,6 +275,10 @@ class SqliteStore:
         self._writer.commit()
 
     async def flush(self, checkpoint: bool = False) -> None:
+        """On a closed store: at once when every write is settled (closing commits what is
+        queued), else `StoreClosed`, as `settled`."""
+        if self._writer.closed and self._writer.submitted > self._settled_through:
+            raise StoreClosed("the store is closed")
         await self._writer.flush(checkpoint)
 
     async def probe(self) -> None:
@@ -378,8 +404,9 @@ class SqliteStore:
     async def search(
         self, query: str, limit: int = 20, session_id: str | None = None, after: int | None = None
     ) -> SearchResult:
-        await self._settled_before_read()
-        return await self._searcher.call(lambda conn: search.search(conn, query, limit, session_id, after))
+        return await self._searcher.call(
+            lambda conn: search.search(conn, query, limit, session_id, after), self._before_read()
+        )
 
     async def attachment(self, session_id: str, attachment_id: str) -> tuple[AttachmentRef, bytes] | None:
         return await self.call(lambda conn: copy.read_attachment(conn, attachment_id, session_id))

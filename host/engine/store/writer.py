@@ -44,6 +44,8 @@ CALL_TIMEOUT = 30.0
 OPEN_TIMEOUT = 15.0
 """Bound on opening the file: connect, the start-up check (0.5 s), the schema. Above SQLite's
 own 5 s lock wait, so a file locked by another program gets that more precise message."""
+GIVE_UP_LOOK = 0.05
+"""Seconds between two looks, in `wait_ended`, at whether the waiting read was given up."""
 STALL_TIMEOUT = 30.0
 """Closing gives up after this long without the writer finishing a single operation (a stuck
 disk); while it keeps working through a backlog it is waited for. A SIGTERM shutdown passes a
@@ -100,6 +102,10 @@ class Writer:
         """Whether the start-up integrity check covered the whole file within its budget."""
         self.wal = WalCheckpointer(path)
         """Checkpoints off the writer's thread (its connection has automatic ones off)."""
+        self.ended = 0
+        """The last ticket whose transaction has ended, committed or rolled back (set on the
+        writer's thread; other threads read it, or wait for it with `wait_ended`)."""
+        self._ended_changed = threading.Condition()
 
     # ---- lifecycle ------------------------------------------------------------------------
 
@@ -190,6 +196,18 @@ class Writer:
         fut: asyncio.Future[None] = loop.create_future()
         self._queue.put(("c", fut, loop, checkpoint))
         await self._bounded(fut, "saving")
+
+    def wait_ended(self, ticket: int, deadline: float, given_up: Callable[[], bool]) -> bool:
+        """From another thread (a read lane): wait until every write up to `ticket` has ended,
+        so a read transaction begun now sees them; False at `deadline` (monotonic) or once
+        `given_up()`. No event-loop round trip: docs/decisions/reads-wait-on-their-thread.md."""
+        with self._ended_changed:
+            while self.ended < ticket:
+                left = deadline - time.monotonic()
+                if left <= 0 or given_up():
+                    return False
+                self._ended_changed.wait(min(left, GIVE_UP_LOOK))
+        return True
 
     async def _bounded(self, fut: asyncio.Future[T], what: str) -> T:
         try:
@@ -346,6 +364,10 @@ class Writer:
 
     def _report(self) -> None:
         batch, self._batch = self._batch, _Batch()
+        if batch.tickets:
+            with self._ended_changed:
+                self.ended = max(self.ended, max(batch.tickets))
+                self._ended_changed.notify_all()
         if batch.tickets and self._loop is not None:
             settled = Settled(
                 through=max(batch.tickets),

@@ -42,6 +42,13 @@ class Project:
     config: McpConfig = field(default_factory=McpConfig)
     connections: dict[str, McpConnection] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    joinable: asyncio.Future[list[McpConnection]] | None = None
+    """The sync not yet begun (waiting for `lock`): a caller arriving now shares it, since it will
+    read the config after the caller came."""
+
+
+class _LeaderGone(Exception):
+    """The caller running a shared sync was cancelled before it began: the others run their own."""
 
 
 class McpService:
@@ -95,40 +102,76 @@ class McpService:
     async def sync(self, root: Path, cwd: Path, *, wait: bool = True) -> Project:
         """Read the project's config again and make the running set match it: start what may
         run and is not running, stop what changed, went away or may no longer run. With `wait`,
-        until each starting server is ready or failed (its own start-up timeout bounds it)."""
+        until each starting server is ready or failed (its own start-up timeout bounds it).
+
+        Callers that arrive while a sync waits for the project's lock share it: it reads the
+        config after all of them came. Twenty sessions starting a turn at once make one or two
+        syncs, not twenty in a row (docs/decisions/reads-wait-on-their-thread.md)."""
         project = self._project(root)
-        async with project.lock:
-            project.config = await asyncio.to_thread(cfg.load, self.data_dir, root)
-            project.config.servers.update(self._editor.get(str(root), {}))
-            changed = False
-            for name, live in list(project.connections.items()):
-                entry = project.config.servers.get(name)
-                allowed = entry is not None and self.state(project, entry) not in (
-                    "disabled",
-                    "needs-trust",
-                    "needs-approval",
-                )
-                if not allowed or entry is None or entry.digest != live.entry.digest:
-                    project.connections.pop(name)
-                    await live.stop()
-                    changed = True
-            starting: list[McpConnection] = []
-            for entry in project.config.servers.values():
-                if (
-                    self._closed
-                    or self.state(project, entry) != "stopped"
-                    or entry.name in project.connections
-                ):
-                    continue
-                started = self._connect(project, entry, cwd)
-                if started is not None:
-                    starting.append(started)
-                changed = True
-            if changed:
-                self._announce(project)
+        while True:
+            shared = project.joinable
+            if shared is None:
+                starting = await self._lead(project, cwd)
+                break
+            try:
+                starting = await asyncio.shield(shared)
+                break
+            except _LeaderGone:
+                continue
         if wait:
             await asyncio.gather(*(c.wait_settled(c.entry.startup_timeout + 1) for c in starting))
         return project
+
+    async def _lead(self, project: Project, cwd: Path) -> list[McpConnection]:
+        """Run one sync for every caller that joins it before it begins."""
+        fut: asyncio.Future[list[McpConnection]] = asyncio.get_running_loop().create_future()
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # joiners may be none
+        project.joinable = fut
+        try:
+            async with project.lock:
+                if project.joinable is fut:
+                    project.joinable = None  # the config is read from here on: later callers wait
+                starting = await self._reconcile(project, cwd)
+        except asyncio.CancelledError:
+            fut.set_exception(_LeaderGone())
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+            raise
+        finally:
+            if project.joinable is fut:
+                project.joinable = None
+        fut.set_result(starting)
+        return starting
+
+    async def _reconcile(self, project: Project, cwd: Path) -> list[McpConnection]:
+        """Under the project's lock: the config read again, the running set made to match it;
+        returns the connections it started."""
+        project.config = await asyncio.to_thread(cfg.load, self.data_dir, project.root)
+        project.config.servers.update(self._editor.get(str(project.root), {}))
+        changed = False
+        for name, live in list(project.connections.items()):
+            entry = project.config.servers.get(name)
+            allowed = entry is not None and self.state(project, entry) not in (
+                "disabled",
+                "needs-trust",
+                "needs-approval",
+            )
+            if not allowed or entry is None or entry.digest != live.entry.digest:
+                project.connections.pop(name)
+                await live.stop()
+                changed = True
+        starting: list[McpConnection] = []
+        for entry in project.config.servers.values():
+            if self._closed or self.state(project, entry) != "stopped" or entry.name in project.connections:
+                continue
+            started = self._connect(project, entry, cwd)
+            if started is not None:
+                starting.append(started)
+            changed = True
+        if changed:
+            self._announce(project)
+        return starting
 
     def _connect(self, project: Project, entry: ServerEntry, cwd: Path) -> McpConnection | None:
         try:
