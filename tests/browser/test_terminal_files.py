@@ -32,6 +32,14 @@ BUFFER = """() => {
 ROWS = (
     "() => document.querySelector('[data-testid=terminal-view]:not([hidden]) .xterm-rows')?.textContent ?? ''"
 )
+SIZE_HELD = """() => {
+  const t = window.harnessdesk.app.terminalPane.active.term;
+  const seen = window.__sizeSeen ?? (window.__sizeSeen = { size: "", polls: 0 });
+  const size = `${t.rows} ${t.cols}`;
+  if (size === seen.size) seen.polls += 1;
+  else Object.assign(seen, { size, polls: 0 });
+  return seen.polls >= 5;
+}"""
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
@@ -141,12 +149,25 @@ def test_a_terminal_runs_the_login_shell_in_the_session_folder(page: Page, harne
     for _ in range(4):
         grip.press("Shift+ArrowUp")
     page.wait_for_function("(b) => window.harnessdesk.app.terminalPane.active.term.rows > b", arg=before)
-    cols, rows = page.evaluate(
-        "() => { const t = window.harnessdesk.app.terminalPane.active.term; return [t.cols, t.rows]; }"
-    )
+    # Each key press is a layout and a fit of its own (a ResizeObserver), so the rows grow in
+    # steps: wait until they have held for half a second, and ask again if the shell's answer
+    # was taken while the last size was still on its way to the terminal.
+    page.wait_for_function(SIZE_HELD, polling=100, timeout=30_000)
     page.locator("[data-testid=terminal-view]:not([hidden]) .xterm").click()
-    type_line(page, "clear; stty size")
-    wait_text(page, f"{rows} {cols}")
+    shown = ""
+    for _ in range(5):
+        cols, rows = page.evaluate(
+            "() => { const t = window.harnessdesk.app.terminalPane.active.term; return [t.cols, t.rows]; }"
+        )
+        shown = f"{rows} {cols}"
+        type_line(page, "clear; stty size")
+        try:
+            page.wait_for_function(f"(n) => ({BUFFER})().includes(n)", arg=shown, timeout=5_000)
+            break
+        except Exception:
+            continue
+    else:
+        raise AssertionError(f"{shown!r} not shown; the terminal holds:\n{page.evaluate(BUFFER)[-800:]}")
     shoot(page, "panes-terminal-1280")
 
 
