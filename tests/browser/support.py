@@ -299,8 +299,9 @@ def own_pages(context: BrowserContext) -> list[Page]:
 
 
 def wipe(context: BrowserContext, origins: set[str]) -> None:
-    """Close the context's pages (its keeper aside) and wipe what `origins` stored, so the next
-    test's page starts on a clean slate; the HTTP cache and the renderer process stay."""
+    """Close the context's pages (its keeper aside), wipe what `origins` stored and drop the
+    routes a test set, so the next test's page starts on a clean slate; the HTTP cache and the
+    renderer process stay."""
     origins = origins | {o for o in (origin_of(p.url) for p in own_pages(context)) if o}
     for page in own_pages(context):
         with contextlib.suppress(Exception):
@@ -319,6 +320,10 @@ def wipe(context: BrowserContext, origins: set[str]) -> None:
             blank.close()
     context.clear_cookies()
     context.clear_permissions()
+    # A route a test set on the context turns request interception on for every later page,
+    # and Playwright turns the HTTP cache off while it is on: the streak's next tests would
+    # fetch every module again (docs/decisions.md, "One warm browser context per module").
+    context.unroute_all(behavior="ignoreErrors")
 
 
 # ---- page actions ----------------------------------------------------------------------------

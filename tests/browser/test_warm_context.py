@@ -61,3 +61,21 @@ def test_the_next_test_sees_nothing_the_last_one_stored_but_keeps_the_cache(
     assert page.evaluate(MODULES_FETCHED) == 0  # every module came from the warm cache
     later.close()
     assert not earlier.page_errors and not later.page_errors
+
+
+def test_a_route_an_earlier_test_left_on_the_context_does_not_turn_the_cache_off(
+    browser: Browser, warm_context: BrowserContext, harness: HarnessServer
+) -> None:
+    """A route on the context (a test catching a popup's site) turns request interception on,
+    and Playwright serves no page from the HTTP cache while it is: every module of every later
+    test in the streak was fetched again (the failure this test was written for)."""
+    earlier = Contexts(browser, warm_context)
+    page = earlier.warm_page(harness.url)
+    page.context.route("https://example.invalid/**", lambda route: route.fulfill(body="a site"))
+    earlier.close()
+
+    later = Contexts(browser, warm_context)
+    page = later.warm_page(harness.url)
+    assert page.evaluate(MODULES_FETCHED) == 0  # every module came from the warm cache
+    later.close()
+    assert not earlier.page_errors and not later.page_errors
