@@ -19,7 +19,8 @@ way, alternated, to compare.
 Busy against idle: `--cycles` cycles, each an idle phase then a busy one (`--streams` sessions
 streaming paced replies, ~50 deltas a second each, started before the phase and cancelled after
 it). In each phase, from the window's page (its own client, through the bridge): `session.list`
-and `session.search` three times each, timed in the page; the long session opened from a small
+and `session.search` timed in the page (`CALLS` figures each, a figure the mean of `REPS` calls
+in a row: the page's clock counts whole milliseconds); the long session opened from a small
 one until its first screen is painted (bench/transcript_probe.py's "painted"); then ten letters
 typed into its composer as real X key events, each timed to its painted frame
 (bench/typing_probe.py). Each cycle gives every operation a ratio, busy median over idle median;
@@ -91,19 +92,25 @@ STREAM_DELAY = 0.02
 cancelled when its phase ends)."""
 KEYS = 10
 CALLS = 5
-"""Timed `session.list` / `session.search` calls per phase (the phase's figure is their median)."""
+"""Timed `session.list` / `session.search` figures per phase (the phase's figure is their median)."""
+REPS = {"session.list": 4, "session.search": 20}
+"""Calls made one after the other for one figure, which is their mean: the window's
+`performance.now()` counts whole milliseconds, so a 5 ms search timed alone could only read 5,
+6 or 7 ms, and busy over idle moved in steps of 0.2."""
 SETTLE = 3.0
 """Seconds between cancelling the streams and the next idle phase."""
 LONE = 3
 """Lone prompts per first-token cycle (the cycle's baseline is their median)."""
 OPS = ("list", "search", "open", "type")
 
-TIMED_CALL = """(async (method, payload) => {
+TIMED_CALL = """(async (method, payload, reps) => {
   const client = window.harnessdesk.client;
   const t0 = performance.now();
-  const r = await client.call(method, payload);
-  if (!r.ok) throw new Error(JSON.stringify(r.error));
-  return performance.now() - t0;
+  for (let i = 0; i < reps; i += 1) {
+    const r = await client.call(method, payload);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+  }
+  return (performance.now() - t0) / reps;
 })"""
 
 OPEN = """(async (sid) => {
@@ -336,8 +343,13 @@ def phase(
     win: Window, keys: probe.XKeys, window_id: int, display: str, small: str, index: int
 ) -> dict[str, Any]:
     """One phase's figures: list, search and open in ms (medians), typing (median key, ms)."""
-    lists = [win.evaluate(f"{TIMED_CALL}('session.list', {{}})") for _ in range(CALLS)]
-    searches = [win.evaluate(f"{TIMED_CALL}('session.search', {{query: 'function'}})") for _ in range(CALLS)]
+    lists = [
+        win.evaluate(f"{TIMED_CALL}('session.list', {{}}, {REPS['session.list']})") for _ in range(CALLS)
+    ]
+    searches = [
+        win.evaluate(f"{TIMED_CALL}('session.search', {{query: 'function'}}, {REPS['session.search']})")
+        for _ in range(CALLS)
+    ]
     win.evaluate(f"{OPEN}({json.dumps(small)})")
     opened = win.evaluate(f"{OPEN}({json.dumps(LONG_SID)})")
     offset = probe.calibrate(win.evaluate, reads=5)["offset_ms"]
