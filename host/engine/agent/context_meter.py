@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from contract.sessions import ModelSelection
 from host.engine.agent.turn_inputs import Conversation
+from host.engine.llm.tool_wire import schema_chars
 from host.engine.llm.windows import chars_per_token
 from host.engine.presets.composition import StepSetup
 
@@ -32,7 +33,7 @@ class ContextMeter:
     def prepared(self, setup: StepSetup) -> None:
         """A step's system prompt and tools are known: estimates count them."""
         self._fixed_chars = len(setup.system or "") + sum(
-            len(t.description) + len(str(t.parameters)) for t in setup.tools.values()
+            schema_chars(t.name, t.description, t.parameters) for t in setup.tools.values()
         )
 
     def estimate(self, selection: ModelSelection) -> int:

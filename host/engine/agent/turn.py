@@ -34,6 +34,7 @@ from host.engine.agent.tool_calls import CallRunner
 from host.engine.agent.turn_inputs import Conversation, Inbox, NoAdapter, TurnServices, readable
 from host.engine.integrations.hooks import tools as tool_hooks
 from host.engine.llm.base import LlmAdapter, LlmError, LlmRequest, ToolSpec
+from host.engine.llm.tool_wire import schema_chars
 from host.engine.llm.windows import chars_per_token
 from host.engine.presets.prompt_texts import NO_TOOLS_NOTICE, NO_TOOLS_SOURCE, asks_for_action
 from host.engine.sessions import events
@@ -298,7 +299,7 @@ class Turn:
         services = self.services
         window = services.context_window(selection)
         budget = compaction.Budget(selection, adapter, window, chars_per_token(selection.provider))
-        fixed = len(system or "") + sum(len(t.description) + len(str(t.parameters)) for t in tools)
+        fixed = len(system or "") + sum(schema_chars(t.name, t.description, t.parameters) for t in tools)
         estimate = await compaction.fit(
             self.journal, self.conversation.surface, budget, fixed, self.number, self._on_retry
         )

@@ -24,7 +24,7 @@ import httpx
 
 from contract.llm import DiscoveredModelView
 from host.engine.llm.base import LlmError, LlmRequest
-from host.engine.llm.openai_format import ChunkAssembler, MalformedChunk, to_openai_messages, to_openai_tools
+from host.engine.llm.openai_format import ChunkAssembler, MalformedChunk, to_openai_messages
 from host.engine.llm.openai_wire import (
     Failure,
     as_chunk,
@@ -34,6 +34,7 @@ from host.engine.llm.openai_wire import (
     sse_events,
     status_failure,
 )
+from host.engine.llm.tool_wire import openai_tool
 from host.textsafe import clean_json
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ class OpenAICompatibleAdapter:
     # ---- streaming ---------------------------------------------------------------------------
 
     async def stream(self, request: LlmRequest) -> AsyncIterator[Any]:
-        body = clean_json(await self._body(request))  # history from before this guard, too
+        body = await self._body(request)
         attempt = idle_attempts = 0
         self._active += 1
         try:
@@ -174,19 +175,22 @@ class OpenAICompatibleAdapter:
                 yield chunk
 
     async def _body(self, request: LlmRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {
+        """The request's JSON, every string cleaned (history from before this guard, too). The
+        tools come cleaned already, once per tool schema (host/engine/llm/tool_wire.py)."""
+        head = {
             "model": request.model,
             "messages": await to_openai_messages(request),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        body: dict[str, Any] = dict(clean_json(head))
         if request.tools:
-            body["tools"] = to_openai_tools(request.tools)
+            body["tools"] = [openai_tool(t) for t in request.tools]
         if max_tokens := request.max_tokens or self.max_tokens:
             body["max_tokens"] = max_tokens
         effort = request.reasoning_effort or self.default_effort
         if effort and effort in self.efforts(request.model):
-            body["reasoning_effort"] = effort
+            body["reasoning_effort"] = clean_json(effort)
         return body
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
