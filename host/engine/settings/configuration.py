@@ -117,6 +117,8 @@ class ConfigPlane:
         self.registry = AdapterRegistry(self.routes, self.credentials.value, adapter_options=adapter_options)
         self.installed = installed
         """The installed models (the engine's model library, read before the plane is built)."""
+        self._routes: tuple[Any, tuple[Route, ...]] | None = None
+        """The routes last built and what they were built from (`routes`)."""
         self.settings.on_change(self._settings_changed)
         self.credentials.on_change(self._credentials_changed)
         self.settings.on_file_change(lambda problem: self._file_changed("settings.json", problem))
@@ -160,14 +162,28 @@ class ConfigPlane:
     # ---- routes -------------------------------------------------------------------------------
 
     def routes(self) -> list[Route]:
+        """Every route; built again only when what they are built from changed (their three
+        settings sections, the installed models, the overrides), not at each adapter lookup: a
+        turn looks its adapter up several times (docs/decisions/turn-start-work-once.md)."""
         s = self.settings
-        return build_routes(
-            s.section(LLM_LOCAL),
-            s.section(LLM_DEEPSEEK),
-            s.section(LLM_OPENAI_COMPATIBLE),
+        installed = tuple(self.installed())
+        key = (
+            s.stamp(LLM_LOCAL),
+            s.stamp(LLM_DEEPSEEK),
+            s.stamp(LLM_OPENAI_COMPATIBLE),
+            installed,
             self.overrides,
-            self.installed(),
         )
+        if self._routes is None or self._routes[0] != key:
+            built = build_routes(
+                s.section(LLM_LOCAL),
+                s.section(LLM_DEEPSEEK),
+                s.section(LLM_OPENAI_COMPATIBLE),
+                self.overrides,
+                installed,
+            )
+            self._routes = (key, tuple(built))
+        return list(self._routes[1])
 
     def check_overrides(self) -> None:
         """Refuse a `--provider` that names no route (a typo must not silently run elsewhere)."""

@@ -116,6 +116,12 @@ class SettingsStore:
     def revision(self, ns: str) -> int:
         return self._revision.get(ns, 0)
 
+    def stamp(self, ns: str) -> tuple[int, Any]:
+        """What `section(ns)` is resolved from now: the namespace's revision and the person's
+        section as held (the file's sections are replaced when they change, never edited in
+        place). An equal stamp resolves to an equal section."""
+        return self.revision(ns), self._pinned[ns] if ns in self._pinned else self.file.value.get(ns)
+
     def section(self, ns: str) -> Any:
         """The resolved section model for engine use (a bad user section falls back to base)."""
         space = self._spaces[ns]
