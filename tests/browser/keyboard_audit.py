@@ -87,7 +87,8 @@ def audit(page: Page, *, limit: int = 400, allowed: tuple[str, ...] = ()) -> Aud
     found = page.evaluate(FIND, [ids, result.reached])
     for _ in range(2):  # a redraw during the walk (a panel's re-read) made new elements: walk again
         # (only for what the caller does not allow: a walk again cannot reach what Tab never
-        # stops at by design, and each walk is hundreds of key presses)
+        # stops at by design, and each walk is hundreds of key presses;
+        # docs/decisions/waits-in-the-suites-own-helpers.md)
         if not any(p.startswith("not reached") for p in _unallowed(found["problems"], allowed)):
             break
         ids += walk(page, limit, result)

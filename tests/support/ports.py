@@ -32,7 +32,7 @@ default, 0.5 s, is what each stop of such a server then waits, for nothing)."""
 
 def serve_in_thread(server: socketserver.BaseServer) -> threading.Thread:
     """Run `server.serve_forever()` on a daemon thread, its `shutdown()` answered within
-    `STOP_POLL` (docs/decisions/what-a-test-run-repeats.md)."""
+    `STOP_POLL` (docs/decisions/waits-in-the-suites-own-helpers.md)."""
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": STOP_POLL}, daemon=True)
     thread.start()
     return thread
