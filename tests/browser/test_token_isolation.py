@@ -8,7 +8,6 @@ records every request Chromium sends it; the token must appear in none of them.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -16,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.support import Contexts, HarnessServer, open_app, openai_args
+from tests.support.ports import serve_in_thread
 from tests.support.scripted_llm import ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -42,8 +42,7 @@ class Spy:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.thread = serve_in_thread(self.server)
 
     def close(self) -> None:
         self.server.shutdown()

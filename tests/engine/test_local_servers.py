@@ -8,7 +8,6 @@ import asyncio
 import json
 import socket
 import ssl
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +17,7 @@ import pytest
 
 from host.engine.llm import local_servers
 from host.engine.llm.local_servers import Probe, discover_servers
+from tests.support.ports import serve_in_thread
 
 SLOW = 0.8
 """Seconds the stand-in waits before it answers: over the former bound, well under the new one."""
@@ -42,8 +42,7 @@ def slow_ollama() -> Iterator[int]:
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(httpd)
     try:
         yield int(httpd.server_address[1])
     finally:

@@ -6,7 +6,6 @@ search (docs/decisions.md, "Web fetch and private addresses")."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -19,6 +18,7 @@ from host.engine.tools.base import ToolContext
 from host.engine.tools.web import MAX_CHARS, WebFetchTool, WebSearchTool
 from host.engine.tools.web_access.access import WebAccess
 from host.engine.tools.web_access.fetch import MAX_BYTES
+from tests.support.ports import serve_in_thread
 
 PAGE = b"""<html><head><title>The Docs</title><style>p{color:red}</style>
 <script>var secret = 1;</script></head><body><h1>Install</h1><p>Run <code>pip install x</code>,
@@ -52,7 +52,7 @@ class Site:
         self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://{host}:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_thread(self.httpd)
 
     def close(self) -> None:
         self.httpd.shutdown()

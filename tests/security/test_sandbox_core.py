@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +23,7 @@ from host.engine.sandbox import (
 )
 from host.engine.sandbox.probe import FORCE_ENV
 from tests.security.sandboxing import PY, SECRET, Box, needs_sandbox, open_box, sandbox_on, users
+from tests.support.ports import serve_in_thread
 
 pytestmark = [needs_sandbox, pytest.mark.usefixtures("sandbox_on")]
 
@@ -122,8 +122,7 @@ class _Hello(BaseHTTPRequestHandler):
 @pytest.fixture
 def host_server() -> Iterator[int]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_thread(server)
     try:
         yield server.server_address[1]
     finally:

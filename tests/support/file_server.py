@@ -23,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.support.ports import serve_in_thread
+
 CHUNK = 256 * 1024
 
 
@@ -52,10 +54,9 @@ class FileServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def __enter__(self) -> FileServer:
-        self._thread.start()
+        serve_in_thread(self.httpd)
         return self
 
     def __exit__(self, *exc: object) -> None:

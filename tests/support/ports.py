@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import socketserver
+import threading
 
 
 def free_port() -> int:
@@ -21,3 +23,16 @@ def bindable(port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+STOP_POLL = 0.02
+"""Seconds between a `socketserver` loop's checks for `shutdown()` (the standard library's own
+default, 0.5 s, is what each stop of such a server then waits, for nothing)."""
+
+
+def serve_in_thread(server: socketserver.BaseServer) -> threading.Thread:
+    """Run `server.serve_forever()` on a daemon thread, its `shutdown()` answered within
+    `STOP_POLL` (docs/decisions/waits-in-the-suites-own-helpers.md)."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": STOP_POLL}, daemon=True)
+    thread.start()
+    return thread
