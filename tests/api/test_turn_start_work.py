@@ -16,7 +16,7 @@ from host import textsafe
 from host.engine.llm import tool_wire
 from host.engine.llm.base import ToolSpec
 from host.engine.llm.openai_format import to_openai_tools
-from host.engine.settings import configuration
+from host.engine.llm.routes import build_routes
 from tests.api.conftest import Host
 from tests.api.support import event, ok, prompt
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
@@ -98,13 +98,13 @@ async def test_routes_are_built_once_per_settings_change(
     sids = [await host.create() for _ in range(SESSIONS)]
     await _round(host, llm, sids, "first")
     builds: list[int] = []
-    real = configuration.build_routes
+    real = build_routes
 
     def counted(*args: Any, **kw: Any) -> Any:
         builds.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(configuration, "build_routes", counted)
+    monkeypatch.setattr("host.engine.settings.configuration.build_routes", counted)
     await _round(host, llm, sids, "second")
     assert builds == []  # the old way: several builds per turn (each adapter lookup)
 
