@@ -40,7 +40,7 @@ from typing import Any
 
 import httpx
 
-from contract.methods import SESSION_HISTORY, AnyMethod
+from contract.methods import HOST_DESCRIBE, SESSION_HISTORY, AnyMethod
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -256,10 +256,10 @@ async def measure_peer(
 
 
 async def measure(serve: Serve, repeat: int, first_page: int, peer: Any = None) -> dict[str, Any]:
-    cases = {
-        "baseline (host.describe)": ("host.describe", {}),
-        "first page": ("session.history", {"sessionId": SID, "maxMessages": first_page}),
-        "whole session": ("session.history", {"sessionId": SID, "maxMessages": WHOLE}),
+    cases: dict[str, tuple[AnyMethod, dict[str, Any]]] = {
+        "baseline (host.describe)": (HOST_DESCRIBE, {}),
+        "first page": (SESSION_HISTORY, {"sessionId": SID, "maxMessages": first_page}),
+        "whole session": (SESSION_HISTORY, {"sessionId": SID, "maxMessages": WHOLE}),
     }
     headers = {"authorization": f"Bearer {serve.token}"}
     samples: dict[str, list[float]] = {k: [] for k in cases}
