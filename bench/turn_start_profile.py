@@ -16,10 +16,8 @@ import argparse
 import asyncio
 import cProfile
 import io
-import json
 import os
 import pstats
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,39 +33,12 @@ from host.api import open_host  # noqa: E402
 from host.engine.llm.overrides import RuntimeOverrides  # noqa: E402
 from host.fetch import InProcessApiClient  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from many_bench import Provider  # noqa: E402  (its provider child: its CPU is not this process's)
+
 MODEL = "scripted-small"
 ANSWER = {"text": "short answer", "chunk_size": 64}
 """One text delta per answer: the round is the turns' start and end, little streaming."""
-
-
-class Provider:
-    """bench/many_bench.py's provider child (its CPU is not this process's)."""
-
-    def __init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "bench" / "many_bench.py"), "--provider-child"],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        self.base_url = self.proc.stdout.readline().strip()
-
-    def queue(self, replies: list[dict[str, Any]]) -> None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps(replies) + "\n")
-        self.proc.stdin.flush()
-        self.proc.stdout.readline()
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def thread_cpu() -> dict[str, float]:
