@@ -63,7 +63,7 @@ BENCHES: dict[str, list[str]] = {
     "durability": ["durability_bench.py", "--rounds", "3"],
     "first_load": ["first_load_bench.py"],
     "keystroke": ["keystroke_bench.py"],
-    "many": ["many_bench.py"],
+    "many": ["many_bench.py", "--cycles", "9", "--first-cycles", "16"],
     "worktree": ["worktree_bench.py", "--runs", "9"],
     "remote": ["remote_bench.py", "--runs", "5"],
     "terminal": ["terminal_bench.py", "--mb", "50", "--runs", "1"],
