@@ -145,14 +145,16 @@ async def _image_part(block: ImageBlock, request: LlmRequest) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": url}}
 
 
+def to_openai_tool(tool: ToolSpec) -> dict[str, Any]:
+    """One tool as a chat-completions request lists it."""
+    return {
+        "type": "function",
+        "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+    }
+
+
 def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in tools
-    ]
+    return [to_openai_tool(t) for t in tools]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from host.engine.llm.base import ToolSpec
+from host.engine.llm.openai_format import to_openai_tool
 from host.textsafe import clean_json
 
 T = TypeVar("T")
@@ -62,8 +63,7 @@ def openai_tool(spec: ToolSpec) -> dict[str, Any]:
     requests: never change it (the request body is built around it, then encoded)."""
 
     def build() -> dict[str, Any]:
-        function = {"name": spec.name, "description": spec.description, "parameters": spec.parameters}
-        cleaned: dict[str, Any] = clean_json({"type": "function", "function": function})
+        cleaned: dict[str, Any] = clean_json(to_openai_tool(spec))
         return cleaned
 
     return _wire.get(spec.parameters, spec.name, spec.description, build)
