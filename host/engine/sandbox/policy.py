@@ -175,14 +175,10 @@ def protected_below(root: Path) -> list[Path]:
     return out
 
 
-def git_pointer_files(workspace: Path) -> list[Path]:
-    """`.git` files (`gitdir: …`) that point git elsewhere: the folder's own (a linked worktree or
-    a submodule checkout) and those of the submodules `.gitmodules` lists; resolved, inside."""
-    return git_pointers_below(real(workspace))
-
-
 def git_pointers_below(root: Path) -> list[Path]:
-    """`git_pointer_files` of a folder already resolved (`real`)."""
+    """`.git` files (`gitdir: …`) that point git elsewhere: the folder's own (a linked worktree or
+    a submodule checkout) and those of the submodules `.gitmodules` lists; resolved, inside.
+    `root` is already resolved (`real`)."""
     candidates = [root / ".git"]
     candidates += [root / sub / ".git" for sub in _submodule_paths(root / ".gitmodules")]
     out: list[Path] = []
@@ -212,15 +208,10 @@ def _submodule_paths(gitmodules: Path) -> list[str]:
     return found[:MAX_SUBMODULES]
 
 
-def git_folders_to_make(workspace: Path) -> list[Path]:
+def git_folders_below(root: Path) -> list[Path]:
     """The protected folders of the folder's `.git` directory that are missing and can be made
     (the `.git` directory is real, inside and writable by us; otherwise nobody in the sandbox can
-    make them either)."""
-    return git_folders_below(real(workspace))
-
-
-def git_folders_below(root: Path) -> list[Path]:
-    """`git_folders_to_make` of a folder already resolved (`real`)."""
+    make them either). `root` is already resolved (`real`)."""
     git = root / ".git"
     if git.is_symlink() or not git.is_dir() or not os.access(git, os.W_OK | os.X_OK):
         return []
