@@ -37,7 +37,12 @@ def installed() -> Iterator[Path]:
 
 def test_only_folders_below_tmp_and_run_are_named(installed: Path) -> None:
     assert program_places([str(installed / "run.sh"), "resources"]) == (installed,)
-    assert program_places([sys.executable, str(installed / "server.py"), "--x", "/etc/hosts"]) == (installed,)
+    assert program_places(["/usr/bin/python3", str(installed / "server.py"), "--x", "/etc/hosts"]) == (
+        installed,
+    )
+    link = installed / "python"  # a venv's interpreter: a link below /tmp to one outside it
+    link.symlink_to("/usr/bin/python3")
+    assert program_places([str(link), "-c", "pass"]) == (installed,)
     assert program_places(["/usr/bin/env", "python3", "/tmp"]) == ()  # /tmp itself never
     assert program_places(["node", "/tmp/does-not-exist/x.js"]) == ()
 

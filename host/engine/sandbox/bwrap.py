@@ -2,14 +2,16 @@
 
 The order of the mounts is the design: the whole root read-only, a fresh /dev, /proc of the
 sandbox's own PID namespace, a private /tmp and /run (the host's sockets live there); then the
-masks; then the folder, writable or not; then the protected entries read-only over themselves;
-then the masks that lie inside the folder once more (a folder that contains `~/.ssh` must not
-show it again). What git reads as configuration or code is protected whether or not it exists
-yet: a missing hooks/info/worktrees/modules folder is made empty and read-only, `.git` files are
-bound read-only (docs/decisions.md, "The host's git"). A worktree session's share of the shared git
-directory is bound writable after all that, its pointers read-only over it (docs/decisions.md,
-"Worktree sessions"). `.git` is bound over itself so that it is
-a mount point: renaming it away and planting a new `.git/config` fails with EBUSY.
+masks; then the read-only places (the host's installation, other worktrees); then the folder,
+writable or not; then the protected entries read-only over themselves; then the masks that lie
+inside a bound place once more (a folder that contains `~/.ssh` must not show it again).
+
+What git reads as configuration or code is protected whether or not it exists yet: a missing
+hooks/info/worktrees/modules folder is made empty and read-only, `.git` files are bound read-only
+(docs/decisions.md, "The host's git"). A worktree session's share of the shared git directory is
+bound writable after all that, its pointers read-only over it (docs/decisions.md, "Worktree
+sessions"). `.git` is bound over itself so that it is a mount point: renaming it away and
+planting a new `.git/config` fails with EBUSY.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from host.engine.sandbox.policy import (
+    PRIVATE_ROOTS,
     SandboxPolicy,
     daemon_sockets,
     git_folders_below,
@@ -55,18 +58,19 @@ def mask(path: Path) -> list[str]:
     return ["--ro-bind", "/dev/null", str(path)]
 
 
-PRIVATE = (Path("/tmp"), Path("/run"))
-"""Fresh tmpfs inside: nothing below them needs a mask of its own."""
-
-
 def masks(policy: SandboxPolicy, home: Path | None = None) -> list[Path]:
+    """What is hidden inside. Below /tmp and /run only what a bound place would show again (a
+    data folder inside a workspace or an installation there): the rest is gone with the host's
+    /tmp already."""
     found = secret_paths(home)
     if policy.data_dir is not None and policy.data_dir.exists():
         data = real(policy.data_dir)
         if data not in found:
             found.append(data)
     found += [p for p in host_masks(policy, home) if p not in found]
-    return [p for p in found if not any(inside(p, private) for private in PRIVATE)]
+    bound = [real(policy.workspace), *(real(p) for p in (*policy.readable, *policy.writable))]
+    shown = [p for p in found if any(inside(p, place) for place in bound)]
+    return [p for p in found if p in shown or not any(inside(p, root) for root in PRIVATE_ROOTS)]
 
 
 def host_masks(policy: SandboxPolicy, home: Path | None = None) -> list[Path]:
@@ -98,18 +102,20 @@ def bwrap_argv(
         for resolver in (Path("/run/systemd/resolve"), Path("/run/resolvconf")):
             if resolver.is_dir():  # /etc/resolv.conf often points here
                 out += ["--ro-bind", str(resolver), str(resolver)]
+    readable = [p for p in map(real, policy.readable) if p.exists() and not inside(p, workspace)]
     opened = [workspace, *(real(p) for p in policy.writable)] if policy.write else [workspace]
-    again = [p for p in hidden if any(inside(p, place) for place in opened)]
+    again = [p for p in hidden if any(inside(p, place) for place in [*opened, *readable])]
     # a mask inside a folder bound below is laid after that bind only: laid before it too, the
     # bind hid it, and each mount is time every command pays (docs/threat-model.md, "The sandbox
     # and the host's own secrets")
     out += [arg for p in hidden if p not in again for arg in mask(p)]
+    # the read-only places come after the masks (a linked worktree inside the masked data
+    # folder is shown again) and before the folder (one that holds the folder must not lay
+    # itself over the folder's writable bind)
+    for place in readable:
+        out += ["--ro-bind", str(place), str(place)]
     tree_write = policy.write and not policy.tree_read_only
     out += ["--bind" if tree_write else "--ro-bind", str(workspace), str(workspace)]
-    for extra in policy.readable:
-        place = real(extra)
-        if place.exists() and not inside(place, workspace):
-            out += ["--ro-bind", str(place), str(place)]
     git = workspace / ".git"
     if policy.write and git.is_dir() and not git.is_symlink():
         out += ["--bind", str(git), str(git)]

@@ -4,6 +4,7 @@ mechanisms treat specially: the folder's protected entries and the user's secret
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,26 @@ def _nothing() -> None:
     return None
 
 
+PRIVATE_ROOTS = (Path("/tmp"), Path("/run"))
+"""Where the sandbox shows a fresh, empty folder instead of the host's (bwrap.py)."""
+
+
+def installation_places() -> tuple[Path, ...]:
+    """The host's own Python installation where it lies below /tmp or /run (a checkout or a
+    PyInstaller bundle unpacked there): bound read-only into every sandbox, or the fresh /tmp
+    hides the interpreter and the language servers installed beside it ("bwrap: execvp
+    /tmp/…/.venv/bin/pylsp: No such file"). Nothing the agent can write: the workspace is never
+    one of these, and masks inside them are laid again (docs/threat-model.md, "The sandbox and
+    the host's own secrets")."""
+    found: list[Path] = []
+    for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        for path in (Path(os.path.abspath(prefix)), real(Path(prefix))):
+            below = any(path.is_relative_to(root) and path != root for root in PRIVATE_ROOTS)
+            if below and path not in found:
+                found.append(path)
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class Confinement:
     """What every sandbox this host starts hides, and whom it tells that one with network is
@@ -98,6 +119,8 @@ class Confinement:
     on_network: Callable[[], None] = field(default=_nothing, compare=False)
     """Called before a policy with network is handed out: the loopback fence then starts looking
     at who its peers are (docs/threat-model.md, "The sandbox and the loopback server")."""
+    installation: tuple[Path, ...] = field(default_factory=installation_places)
+    """The host's own installation, readable in every sandbox (`installation_places`)."""
 
     def policy(
         self,
@@ -119,7 +142,7 @@ class Confinement:
             write=write,
             network=network,
             data_dir=self.data_dir,
-            readable=readable,
+            readable=(*readable, *(p for p in self.installation if p not in readable)),
             writable=writable,
             read_only=read_only,
             masked=self.masked,

@@ -18,12 +18,9 @@ from typing import Any
 
 from host.engine.integrations.mcp.config import Expanded
 from host.engine.sandbox import Confinement, SandboxUnavailable, support, wrap
+from host.engine.sandbox.policy import PRIVATE_ROOTS
 
 log = logging.getLogger(__name__)
-
-
-PRIVATE_ROOTS = (Path("/tmp"), Path("/run"))
-"""Where the sandbox shows a fresh, empty folder instead of the host's (host/engine/sandbox/bwrap.py)."""
 
 
 def program_places(argv: list[str]) -> tuple[Path, ...]:
@@ -37,12 +34,13 @@ def program_places(argv: list[str]) -> tuple[Path, ...]:
     for word in [program or "", *argv]:
         if not word.startswith("/"):
             continue
-        path = Path(os.path.realpath(word))
-        for root in PRIVATE_ROOTS:
-            if path.is_relative_to(root) and path != root and os.path.lexists(path):
-                top = root / path.relative_to(root).parts[0]
-                if top not in found:
-                    found.append(top)
+        # as named (the path exec follows: a venv's python is a link out of /tmp) and resolved
+        for path in (Path(os.path.abspath(word)), Path(os.path.realpath(word))):
+            for root in PRIVATE_ROOTS:
+                if path.is_relative_to(root) and path != root and os.path.lexists(path):
+                    top = root / path.relative_to(root).parts[0]
+                    if top not in found:
+                        found.append(top)
     return tuple(found)
 
 
