@@ -263,9 +263,14 @@ async def serve_unix(
             }
         )
     )
+    from host.fetch.warm import warm_contract
+    from host.heap import settle_heap
+
+    settling = asyncio.create_task(warm_contract(then=settle_heap))  # performance-under-load.md
     try:
         await server.serve()
     finally:
+        settling.cancel()
         for task in tasks:
             task.cancel()
         await asyncio.to_thread(_remove_ours, written, socket_path)

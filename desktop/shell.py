@@ -59,6 +59,21 @@ def chosen_gui() -> GUIType | None:
     return cast("GUIType | None", os.environ.get("PYWEBVIEW_GUI") or None)
 
 
+SETTLE_AFTER = 1.0
+"""Seconds after the page has loaded before the heap is settled (`_settle`): the first page's
+requests are answered by then."""
+
+
+def _settle() -> None:
+    """On the host's loop: the contract's validators built, then the heap settled — the
+    window's process holds the GUI toolkit's objects as well as the host's
+    (docs/decisions/performance-under-load.md, "The settled heap")."""
+    from host.fetch.warm import warm_contract
+    from host.heap import settle_heap
+
+    asyncio.get_running_loop().create_task(warm_contract(then=settle_heap), name="settle-heap")
+
+
 class Shell:
     """One main window: geometry, bridge, activation, optional loopback server."""
 
@@ -120,6 +135,7 @@ class Shell:
         self.first_session = first_session
         self.remote = remote
         self._closer: Any = None
+        self._settled = False
         if picker is not None:
             picker.bind(self.window, self.close_dialogs)
         events = self.window.events
@@ -161,6 +177,9 @@ class Shell:
     def _on_loaded(self) -> None:
         if not self.gtk:  # no document-start script here: evaluate once the page has loaded
             self.window.run_js(page_prelude() + paths.bridge_js().read_text(encoding="utf-8"))
+        if not self._settled:  # once, when the page and the host are up and idle
+            self._settled = True
+            self.host_loop.loop.call_soon_threadsafe(self.host_loop.loop.call_later, SETTLE_AFTER, _settle)
 
     def _on_closing(self) -> None:
         with contextlib.suppress(OSError):

@@ -453,3 +453,33 @@ async def test_a_compressed_stream_is_decoded_and_a_plain_one_read_as_it_came() 
     plain = httpx.Response(200, content=reads(body))
     for response in (packed, plain):
         assert [e async for e in _sse_events(response)] == ['{"a": 1}', "[DONE]"]
+
+
+async def test_events_read_one_per_read_or_cut_anywhere_are_the_same_events() -> None:
+    """The one-event-per-read fast path (host/engine/llm/openai_wire.py) and the general path
+    agree: the same body read whole, an event per read, or cut at every byte."""
+    from host.engine.llm.openai_wire import sse_events as _sse_events
+
+    events = [
+        b'data: {"a": 1}\n\n',
+        b"data: x\ndata: y\n\n",
+        b": keep-alive\n\n",
+        b'data: {"t": "\xe2\x80\xa8 and \xff"}\n\n',
+        b"data:tight\n\n",
+        b"data: \n\n",
+        b"data: crlf\r\n\r\n",
+        b"data: last\n\n",
+    ]
+    body = b"".join(events)
+
+    async def reads(pieces: list[bytes]) -> Any:
+        for piece in pieces:
+            yield piece
+
+    async def parsed(pieces: list[bytes]) -> list[str]:
+        return [e async for e in _sse_events(httpx.Response(200, content=reads(pieces)))]
+
+    whole = await parsed([body])
+    assert whole == ['{"a": 1}', "x\ny", '{"t": "\u2028 and \ufffd"}', "tight", "", "crlf", "last"]
+    assert await parsed(events) == whole
+    assert await parsed([body[i : i + 1] for i in range(len(body))]) == whole

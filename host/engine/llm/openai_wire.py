@@ -64,6 +64,19 @@ async def sse_events(response: httpx.Response) -> AsyncGenerator[str, None]:
     async for raw in body:
         if not raw:
             continue
+        if (
+            not partial
+            and not data
+            and not skip_lf
+            and raw.startswith(b"data: ")
+            and raw.find(b"\n") == len(raw) - 2
+            and raw.endswith(b"\n\n")
+            and b"\r" not in raw
+        ):
+            # a read holding exactly one one-line event, as a provider sends each delta: what
+            # the general path below would yield, without splitting (performance-under-load.md)
+            yield raw[6:-2].decode("utf-8", "replace")
+            continue
         if skip_lf and raw.startswith(b"\n"):
             raw = raw[1:]
         skip_lf = False
