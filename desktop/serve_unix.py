@@ -266,7 +266,7 @@ async def serve_unix(
     from host.fetch.warm import warm_contract
     from host.heap import settle_heap
 
-    settling = asyncio.create_task(warm_contract(then=settle_heap))  # performance-under-load.md
+    settling = asyncio.create_task(warm_contract(then=settle_heap))  # docs/decisions/settled-heap.md
     try:
         await server.serve()
     finally:

@@ -67,7 +67,7 @@ requests are answered by then."""
 def _settle() -> None:
     """On the host's loop: the contract's validators built, then the heap settled — the
     window's process holds the GUI toolkit's objects as well as the host's
-    (docs/decisions/performance-under-load.md, "The settled heap")."""
+    (docs/decisions/settled-heap.md)."""
     from host.fetch.warm import warm_contract
     from host.heap import settle_heap
 

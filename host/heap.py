@@ -1,5 +1,5 @@
 """The host's long-lived objects out of the garbage collector's sight once it has started
-(docs/decisions/performance-under-load.md, "The settled heap").
+(docs/decisions/settled-heap.md).
 
 A started host holds about a hundred thousand objects that live as long as it does (modules,
 the contract's validators, the engine, the GUI toolkit's wrappers in the window). Every full

@@ -199,7 +199,7 @@ def delta_maker(cls: type[DeltaChunk]) -> Callable[[int, str], DeltaChunk]:
     """A maker of `cls(index=…, text=…)` without validation — `text` is a str and the index
     ours — that builds the very object `cls.model_construct(index=…, text=…)` does, without its
     walk over the fields on every call: this runs once per streamed delta, and the walk was a
-    tenth of the host's time per delta (docs/decisions/performance-under-load.md; the likeness
+    tenth of the host's time per delta (docs/decisions/per-delta-stream-work.md; the likeness
     is tests/engine/test_delta_maker.py's)."""
     if cls.__pydantic_post_init__ or cls.__pydantic_root_model__ or cls.model_config.get("extra") == "allow":
         raise TypeError(f"{cls.__name__} needs pydantic's own model_construct")

@@ -74,7 +74,7 @@ async def sse_events(response: httpx.Response) -> AsyncGenerator[str, None]:
             and b"\r" not in raw
         ):
             # a read holding exactly one one-line event, as a provider sends each delta: what
-            # the general path below would yield, without splitting (performance-under-load.md)
+            # the general path below would yield, without splitting (docs/decisions/per-delta-stream-work.md)
             yield raw[6:-2].decode("utf-8", "replace")
             continue
         if skip_lf and raw.startswith(b"\n"):
