@@ -483,3 +483,21 @@ async def test_events_read_one_per_read_or_cut_anywhere_are_the_same_events() ->
     assert whole == ['{"a": 1}', "x\ny", '{"t": "\u2028 and \ufffd"}', "tight", "", "crlf", "last"]
     assert await parsed(events) == whole
     assert await parsed([body[i : i + 1] for i in range(len(body))]) == whole
+
+
+def test_an_event_json_refuses_is_refused_and_one_only_json_takes_is_taken() -> None:
+    """orjson parses the stream's events; where it refuses, json decides
+    (host/engine/llm/openai_wire.py `loads`), so the accepted set is json's."""
+    import math
+
+    from host.engine.llm.openai_wire import Failure, parse_event
+
+    assert parse_event('{"choices": [{"delta": {"content": "a\\u00e9\\ud83d\\ude00"}}]}') == {
+        "choices": [{"delta": {"content": "aé😀"}}]
+    }
+    assert math.isnan(parse_event('{"x": NaN}')["x"])
+    assert parse_event('{"x": 1e400}')["x"] == math.inf
+    assert parse_event('{"x": "lone \\ud800 half"}')["x"] == "lone \ufffd half"
+    for bad in ('{"x": 1} trailing', '{"x": }', "[1, 2]", ""):
+        with pytest.raises(Failure):
+            parse_event(bad)
