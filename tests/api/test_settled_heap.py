@@ -46,7 +46,8 @@ def test_settling_collects_the_garbage_first_then_freezes_what_survives() -> Non
     try:
         frozen = settle_heap()
         assert gone() is None
-        assert frozen == gc.get_freeze_count() > 1000
+        # the count falls as frozen objects are freed (another thread's, meanwhile): not equal
+        assert frozen > 1000 and gc.get_freeze_count() > 1000
     finally:
         gc.unfreeze()
 
