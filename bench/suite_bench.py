@@ -71,7 +71,7 @@ def run(workers: int | None, junit: Path) -> dict[str, Any]:
     return {
         "wall_s": round(wall, 1),
         "exit": done.returncode,
-        "workers": int(env.get("HARNESSDESK_TEST_WORKERS", "3")),
+        "workers": int(env.get("HARNESSDESK_TEST_WORKERS", "4")),
         "cpus": os.cpu_count(),
         "load_before": [round(x, 2) for x in load_before],
         "load_after": [round(x, 2) for x in os.getloadavg()],

@@ -15,9 +15,10 @@ $py/ruff check .
 $py/ruff format --check .
 $py/mypy
 node --test --test-reporter=dot tests/js/
-# Three workers on this 2-core machine (the suite is mostly waiting on subprocesses, sockets and
-# the browser: two left a quarter of the CPU idle); a file's tests stay on one worker, so
-# module-scoped servers and browsers are built once (docs/decisions.md, "A parallel suite"). Files
-# go out longest first, in the order tests/support/file_order.py gives, not xdist's (most tests
-# first), so no long file is left for the end ("Longest files first").
-$py/pytest -q -n "${HARNESSDESK_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder "$@"
+# Four workers on this 2-core machine: the suite is mostly waiting on subprocesses, sockets and
+# the browser, and three still left a third of the CPU idle (15 min against 11.5 with four,
+# docs/decisions/a-parallel-suite.md); a file's tests stay on one worker, so module-scoped
+# servers and browsers are built once. Files go out longest first, in the order
+# tests/support/file_order.py gives, not xdist's (most tests first), so no long file is left for
+# the end ("Longest files first").
+$py/pytest -q -n "${HARNESSDESK_TEST_WORKERS:-4}" --dist loadfile --no-loadscope-reorder "$@"
