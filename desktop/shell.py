@@ -71,7 +71,19 @@ def _settle() -> None:
     from host.fetch.warm import warm_contract
     from host.heap import settle_heap
 
-    asyncio.get_running_loop().create_task(warm_contract(then=settle_heap), name="settle-heap")
+    task = asyncio.get_running_loop().create_task(warm_contract(then=settle_heap), name="settle-heap")
+    _SETTLING.add(task)  # the loop keeps only a weak reference to a task
+    task.add_done_callback(_settled)
+
+
+_SETTLING: set[asyncio.Task[int]] = set()
+
+
+def _settled(task: asyncio.Task[int]) -> None:
+    """A settling that failed is said in the log (the window goes on, unsettled)."""
+    _SETTLING.discard(task)
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.warning("settling the heap failed: %s", exc)
 
 
 class Shell:
