@@ -263,10 +263,9 @@ async def serve_unix(
             }
         )
     )
-    from host.fetch.warm import warm_contract
-    from host.heap import settle_heap
+    from host.heap import settle_when_warm
 
-    settling = asyncio.create_task(warm_contract(then=settle_heap))  # docs/decisions/settled-heap.md
+    settling = asyncio.create_task(settle_when_warm())  # docs/decisions/settled-heap.md
     try:
         await server.serve()
     finally:

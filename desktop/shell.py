@@ -64,26 +64,18 @@ SETTLE_AFTER = 1.0
 requests are answered by then."""
 
 
+_SETTLING: set[asyncio.Task[None]] = set()
+"""The settling task while it runs (the loop keeps only a weak reference to a task)."""
+
+
 def _settle() -> None:
-    """On the host's loop: the contract's validators built, then the heap settled — the
-    window's process holds the GUI toolkit's objects as well as the host's
-    (docs/decisions/settled-heap.md)."""
-    from host.fetch.warm import warm_contract
-    from host.heap import settle_heap
+    """On the host's loop: the window's process holds the GUI toolkit's objects as well as the
+    host's (docs/decisions/settled-heap.md)."""
+    from host.heap import settle_when_warm
 
-    task = asyncio.get_running_loop().create_task(warm_contract(then=settle_heap), name="settle-heap")
-    _SETTLING.add(task)  # the loop keeps only a weak reference to a task
-    task.add_done_callback(_settled)
-
-
-_SETTLING: set[asyncio.Task[int]] = set()
-
-
-def _settled(task: asyncio.Task[int]) -> None:
-    """A settling that failed is said in the log (the window goes on, unsettled)."""
-    _SETTLING.discard(task)
-    if not task.cancelled() and (exc := task.exception()) is not None:
-        log.warning("settling the heap failed: %s", exc)
+    task = asyncio.get_running_loop().create_task(settle_when_warm(), name="settle-heap")
+    _SETTLING.add(task)
+    task.add_done_callback(_SETTLING.discard)
 
 
 class Shell:

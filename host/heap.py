@@ -27,3 +27,16 @@ def settle_heap() -> int:
     frozen = gc.get_freeze_count()
     log.debug("heap settled: %d objects frozen in %.0f ms", frozen, (time.perf_counter() - started) * 1000)
     return frozen
+
+
+async def settle_when_warm() -> None:
+    """What `serve`, `serve --unix-socket` and the window start once they are up: the contract's
+    validators built (`warm_contract`), then the heap settled. A failure is logged and the host
+    goes on, unsettled."""
+    from host.fetch.warm import warm_contract
+
+    try:
+        await warm_contract()
+        settle_heap()
+    except Exception as exc:
+        log.warning("settling the heap failed: %s", exc)

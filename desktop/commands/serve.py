@@ -69,8 +69,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     from desktop.folders import open_folder
     from desktop.hostopen import lock, open_locked
     from desktop.instance_relay import serve_relay
-    from host.fetch.warm import warm_contract
-    from host.heap import settle_heap
+    from host.heap import settle_when_warm
     from host.server import build_site
     from host.server.run import (
         LoopbackServer,
@@ -112,7 +111,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop)
     print(f"HarnessDesk listening on {url}", flush=True)
-    warming = asyncio.create_task(warm_contract(then=settle_heap))  # while the browser starts
+    warming = asyncio.create_task(settle_when_warm())  # while the browser starts
 
     def open_here(path: str) -> None:
         """`harnessdesk PATH` while we serve: register it (every open tab sees it arrive)."""

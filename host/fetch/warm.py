@@ -27,14 +27,11 @@ def _builders() -> Iterator[Callable[[], object]]:
     yield from (HOST_FRAME.rebuild, MUX_FRAME.rebuild)
 
 
-async def warm_contract(then: Callable[[], object] | None = None) -> int:
-    """Build every deferred validator the carrier uses, then call `then` (the host is warm and
-    idle: `host.heap.settle_heap`); returns how many steps it took."""
+async def warm_contract() -> int:
+    """Build every deferred validator the carrier uses; returns how many steps it took."""
     steps = 0
     for build in _builders():
         build()  # a no-op for what a request already built
         steps += 1
         await asyncio.sleep(0)
-    if then is not None:
-        then()
     return steps

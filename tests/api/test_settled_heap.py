@@ -5,6 +5,7 @@ garbage made before is collected first, not frozen."""
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import time
 import weakref
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from host.fetch.warm import warm_contract
-from host.heap import settle_heap
+from host.heap import settle_heap, settle_when_warm
 from tests.api.support import start_serve
 
 WATCHER = """\
@@ -52,10 +53,41 @@ def test_settling_collects_the_garbage_first_then_freezes_what_survives() -> Non
         gc.unfreeze()
 
 
-async def test_the_contract_warms_before_the_heap_settles() -> None:
-    calls: list[int] = []
-    steps = await warm_contract(then=lambda: calls.append(1))
-    assert steps > 100 and calls == [1]
+async def test_the_contract_warms_before_the_heap_settles(monkeypatch: pytest.MonkeyPatch) -> None:
+    import host.fetch.warm
+    import host.heap
+
+    order: list[str] = []
+
+    async def warm() -> int:
+        order.append("warm")
+        return await warm_contract()
+
+    def settle() -> int:
+        order.append("settle")
+        return settle_heap()
+
+    monkeypatch.setattr(host.fetch.warm, "warm_contract", warm)
+    monkeypatch.setattr(host.heap, "settle_heap", settle)
+    try:
+        await settle_when_warm()
+        assert order == ["warm", "settle"] and gc.get_freeze_count() > 1000
+    finally:
+        gc.unfreeze()
+
+
+async def test_a_failed_settling_is_logged_and_raises_nothing(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import host.heap
+
+    def broken() -> int:
+        raise MemoryError("no room to collect")
+
+    monkeypatch.setattr(host.heap, "settle_heap", broken)
+    with caplog.at_level(logging.WARNING, logger="host.heap"):
+        await settle_when_warm()
+    assert "settling the heap failed: no room to collect" in caplog.text
 
 
 def test_serve_settles_its_heap_once_it_is_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
