@@ -93,6 +93,12 @@ PRIVATE_ROOTS = (Path("/tmp"), Path("/run"))
 """Where the sandbox shows a fresh, empty folder instead of the host's (bwrap.py)."""
 
 
+def private_root_of(path: Path) -> Path | None:
+    """The /tmp or /run that `path` lies below (never itself): what the sandbox's fresh one
+    hides unless it is bound in."""
+    return next((root for root in PRIVATE_ROOTS if path != root and path.is_relative_to(root)), None)
+
+
 def installation_places() -> tuple[Path, ...]:
     """The host's own Python installation where it lies below /tmp or /run (a checkout or a
     PyInstaller bundle unpacked there): bound read-only into every sandbox, or the fresh /tmp
@@ -103,8 +109,7 @@ def installation_places() -> tuple[Path, ...]:
     found: list[Path] = []
     for prefix in (sys.prefix, sys.base_prefix, sys.exec_prefix):
         for path in (Path(os.path.abspath(prefix)), real(Path(prefix))):
-            below = any(path.is_relative_to(root) and path != root for root in PRIVATE_ROOTS)
-            if below and path not in found:
+            if private_root_of(path) is not None and path not in found:
                 found.append(path)
     return tuple(found)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from host.engine.integrations.mcp.config import Expanded
 from host.engine.sandbox import Confinement, SandboxUnavailable, support, wrap
-from host.engine.sandbox.policy import PRIVATE_ROOTS
+from host.engine.sandbox.policy import private_root_of
 
 log = logging.getLogger(__name__)
 
@@ -36,11 +36,11 @@ def program_places(argv: list[str]) -> tuple[Path, ...]:
             continue
         # as named (the path exec follows: a venv's python is a link out of /tmp) and resolved
         for path in (Path(os.path.abspath(word)), Path(os.path.realpath(word))):
-            for root in PRIVATE_ROOTS:
-                if path.is_relative_to(root) and path != root and os.path.lexists(path):
-                    top = root / path.relative_to(root).parts[0]
-                    if top not in found:
-                        found.append(top)
+            root = private_root_of(path)
+            if root is not None and os.path.lexists(path):
+                top = root / path.relative_to(root).parts[0]
+                if top not in found:
+                    found.append(top)
     return tuple(found)
 
 
