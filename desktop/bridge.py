@@ -24,6 +24,7 @@ import asyncio
 import base64
 import codecs
 import contextlib
+import inspect
 import logging
 import re
 import webbrowser
@@ -137,6 +138,8 @@ class Bridge:
             except TimeoutError:
                 if not self.loop.is_running():
                     future.cancel()
+                    if inspect.getcoroutinestate(coro) == inspect.CORO_CREATED:
+                        coro.close()  # sent as the loop stopped: it never ran, and never will
                     raise HostGone("the host has stopped") from None
 
     def _exchange(self, request: dict[str, Any], target: str) -> AsgiExchange:
