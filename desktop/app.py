@@ -17,6 +17,7 @@ import argparse
 import glob
 import os
 import sys
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from starlette.types import ASGIApp
@@ -47,6 +48,9 @@ async def build_host(args: argparse.Namespace) -> Host:
     fetch app); its `close()` ends running turns `aborted {by: "disposed"}` and flushes.
     """
     from desktop.options import named_paths
+    from desktop.startup import skip_pydantic_plugin_scan
+
+    skip_pydantic_plugin_scan()  # here, not before the window: it imports pydantic
     from host.api import open_host
     from host.engine.errors import EngineError
     from host.engine.llm.overrides import RuntimeOverrides
@@ -61,6 +65,15 @@ async def build_host(args: argparse.Namespace) -> Host:
     except EngineError as exc:
         raise WindowError(str(exc)) from exc
     return host.app, host.close
+
+
+def _relay(conn: Connection, host: ASGIApp, loop: HostLoop) -> None:
+    """A later `harnessdesk` command's API calls, relayed to the window's host. Imported on the
+    first one: the relay brings the contract's models, which the window need not load before it is
+    on screen (docs/decisions/cold-start.md)."""
+    from desktop.instance_relay import serve_relay
+
+    serve_relay(conn, host, loop.loop)
 
 
 # ---- environment -----------------------------------------------------------------------------
@@ -185,16 +198,26 @@ def run_window(
     else:
         args.folder_picker = picker  # the host factory hands it to the engine (capability `native`)
         args.sandbox_peers = peers  # the real factory hands it to the engine
-        host = StartingHost(loop, host_factory, args)  # built on its thread while GTK starts here
+        # built on its thread once the window is on screen, or at the first call that needs it
+        # (docs/decisions/cold-start.md)
+        host = StartingHost(loop, host_factory, args, deferred=True)
     shell = None
     try:
-        require_webkit()  # while the host is built on its thread
+        require_webkit()
         from desktop.shell import Shell  # imports pywebview and the GUI toolkit: only now
 
         first = _first_session(loop, host, folder)  # waits for the host only for `harnessdesk PATH`
         geometry = Geometry(data_dir / "window.json")
         shell = Shell(
-            host, loop, webui, geometry, data_dir, picker=picker, first_session=first, remote=remote
+            host,
+            loop,
+            webui,
+            geometry,
+            data_dir,
+            picker=picker,
+            first_session=first,
+            remote=remote,
+            on_shown=host.start if isinstance(host, StartingHost) else None,
         )
         if args.serve:
             try:
@@ -205,12 +228,10 @@ def run_window(
                 print(f"HarnessDesk listening on {host.url}", flush=True)
             else:
                 shell.start_loopback(args.port, peers)
-        from desktop.instance_relay import serve_relay
-
         primary.listen(
             shell.activate,
             shell.open_folder,
-            on_api=lambda conn: serve_relay(conn, host, loop.loop),
+            on_api=lambda conn: _relay(conn, host, loop),
             on_show=shell.show_session,
         )
         shell.run()  # a host that failed to build is shown in the window until it is closed

@@ -117,7 +117,6 @@ def split_folder(parser: argparse.ArgumentParser, argv: Sequence[str]) -> tuple[
 
 def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
     """`window_options` go to the window's entry (tests pass their own host factory)."""
-    skip_pydantic_plugin_scan()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["askpass"] and os.environ.get("HARNESSDESK_ASKPASS_KEY"):
         from host.askpass_client import client_main  # ssh's SSH_ASKPASS in a packaged build
@@ -134,7 +133,8 @@ def main(argv: Sequence[str] | None = None, **window_options: Any) -> int:
         parser.error(t("cli.pathWithCommand", path=folder, command=args.command))
     try:
         if args.command is None:
-            return window.run(args, **window_options)
+            return window.run(args, **window_options)  # the host's thread skips the scan there
+        skip_pydantic_plugin_scan()
         return COMMANDS[args.command].run(args)  # argparse admits only the commands registered
     except CliError as exc:
         print(f"harnessdesk: {exc}", file=sys.stderr)  # the program's name, then the reason

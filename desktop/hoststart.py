@@ -1,8 +1,10 @@
-"""The host is built on its loop while the window opens (docs/decisions.md, "Cold start").
+"""The host is built on its loop while the page loads (docs/decisions.md, "Cold start";
+docs/decisions/cold-start.md).
 
 Importing and opening the host (pydantic models, the engine, SQLite) costs about a second of
 CPU; GTK's start-up and the page load are mostly native work in WebKit's processes. Building
-the host first made the window wait for both in turn. `StartingHost` is the bridge's ASGI app
+the host first made the window wait for both in turn; building it while GTK starts made the
+window wait for the GIL. The window builds it once it is on screen. `StartingHost` is the bridge's ASGI app
 meanwhile: a request waits (bounded) for the real app, so the page's first calls are answered
 as soon as the host exists, and the page shows its usual "connecting" state until then.
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import threading
 from concurrent.futures import Future
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -39,13 +42,40 @@ def failure_text(exc: BaseException) -> str:
 
 
 class StartingHost:
-    """The host being built on `loop`; an ASGI app that forwards to it once built."""
+    """The host being built on `loop`; an ASGI app that forwards to it once built.
+
+    `deferred`: the build starts at `start()` (the window calls it once it is on screen) or at
+    the first thing that needs the host (a request, `wait()`), whichever comes first. Building
+    while GTK starts slowed the window's first paint, since both need the GIL; WebKit's page
+    process takes longer to start than the host does, so the page waits no longer for it
+    (docs/decisions/cold-start.md)."""
 
     def __init__(
-        self, loop: HostLoop, factory: HostFactory, args: argparse.Namespace, timeout: float = START_TIMEOUT
+        self,
+        loop: HostLoop,
+        factory: HostFactory,
+        args: argparse.Namespace,
+        timeout: float = START_TIMEOUT,
+        *,
+        deferred: bool = False,
     ) -> None:
         self.timeout = timeout
-        self._built: Future[Host] = asyncio.run_coroutine_threadsafe(self._build(factory, args), loop.loop)
+        self._loop, self._factory, self._args = loop, factory, args
+        self._starting = threading.Lock()
+        self._built: Future[Host] | None = None
+        self._closing = False
+        if not deferred:
+            self.start()
+
+    def start(self) -> Future[Host]:
+        """Start the build, once (from any thread); the build's future."""
+        with self._starting:
+            if self._built is None:
+                if self._closing:
+                    raise RuntimeError("the window is closing: its host was never started")
+                build = self._build(self._factory, self._args)
+                self._built = asyncio.run_coroutine_threadsafe(build, self._loop.loop)
+            return self._built
 
     @staticmethod
     async def _build(factory: HostFactory, args: argparse.Namespace) -> Host:
@@ -54,7 +84,7 @@ class StartingHost:
 
     async def _host(self) -> Host:
         # shielded: a request that gives up must not cancel the build itself
-        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self._built)), self.timeout)
+        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self.start())), self.timeout)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -69,16 +99,22 @@ class StartingHost:
 
     def wait(self) -> ASGIApp:
         """Block until the host exists (its ASGI app), or raise why it could not be built."""
-        return self._built.result(self.timeout)[0]
+        return self.start().result(self.timeout)[0]
 
     def failure(self) -> BaseException | None:
         """Why the build failed, once it has; None while it runs or when it succeeded."""
-        if not self._built.done() or self._built.cancelled():
+        built = self._built
+        if built is None or not built.done() or built.cancelled():
             return None
-        return self._built.exception()
+        return built.exception()
 
     async def shutdown(self) -> None:
-        """The host's own shutdown hook, after its build finished (nothing if it failed)."""
+        """The host's own shutdown hook, after its build finished (nothing if it failed or never
+        started)."""
+        with self._starting:
+            self._closing = True
+            if self._built is None:
+                return
         try:
             _, shutdown = await self._host()
         except Exception:

@@ -16,6 +16,7 @@ import functools
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
@@ -92,9 +93,11 @@ class Shell:
         picker: WindowFolderPicker | None = None,
         first_session: str | None = None,
         remote: tuple[str, str | None] | None = None,
+        on_shown: Callable[[], object] | None = None,
     ) -> None:
         """`remote`: (target, path) of `harnessdesk --remote`: the page connects that host and
-        opens a session there (docs/decisions.md, "Remote hosts")."""
+        opens a session there (docs/decisions.md, "Remote hosts"). `on_shown`: called once the
+        window is on screen (the host's build starts then: docs/decisions/cold-start.md)."""
         self.api_app = api_app
         self.host_loop = host_loop
         self.webui = webui
@@ -146,6 +149,8 @@ class Shell:
         events.initialized += self._on_initialized
         events.before_show += self._on_before_show
         events.loaded += self._on_loaded
+        if on_shown is not None:
+            events.shown += on_shown
         if not self.gtk:  # GTK: desktop/gtkgeometry.py reads the window itself, in order
             events.resized += geometry.resized
             events.moved += geometry.moved

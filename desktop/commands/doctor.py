@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -138,6 +137,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "repair", False) or getattr(args, "restore_backup", None) is not None:
         return run_storage(args)
     try:
+        import importlib.metadata  # only here: it costs every command's start, the window's too
+
         pywebview = importlib.metadata.version("pywebview")
     except importlib.metadata.PackageNotFoundError:
         pywebview = t("doctor.pywebviewMissing")

@@ -147,6 +147,11 @@ hold the build and see the window open without it (the host is built on its own 
 async def build_test_host(args: argparse.Namespace) -> tuple[Starlette, object]:
     """The `build_host` seam for tests: (api_app, shutdown), built on the host loop."""
     data_dir = Path(args.data_dir)
+    import webview  # the window's own module, loaded by the window already
+
+    shown = any(window.events.shown.is_set() for window in webview.windows)
+    with (data_dir / "host.log").open("a") as f:  # when the build started (docs/decisions/cold-start.md)
+        f.write(f"build started, window shown: {shown}\n")
     async with asyncio.timeout(120):
         while (data_dir / GATE).exists():  # noqa: ASYNC110 - another process removes the file
             await asyncio.sleep(0.05)

@@ -391,6 +391,41 @@ def test_a_request_sent_while_the_host_is_built_is_answered_once_it_exists(tmp_p
         loop.stop(host.shutdown)
 
 
+def test_a_deferred_host_is_built_once_at_start_or_at_the_first_request_and_never_after_shutdown(
+    tmp_path: Path,
+) -> None:
+    """The window's host (docs/decisions/cold-start.md): nothing is built until `start()` or a
+    request; both together build it once; a window closed before either builds nothing."""
+    builds: list[str] = []
+
+    async def factory(args: argparse.Namespace) -> tuple[object, object]:
+        builds.append("built")
+        return build_app(tmp_path), lambda: builds.append("shut down")
+
+    loop = HostLoop()
+    loop.start()
+    try:
+        host = StartingHost(loop, factory, argparse.Namespace(), timeout=30, deferred=True)  # type: ignore[arg-type]
+        bridge = Bridge(host, loop.loop, Pusher(Sink()))
+        time.sleep(0.2)
+        assert builds == [] and host.failure() is None
+        reply = bridge.fetch({"id": "u", "url": "/api/echo", "method": "POST", "headers": [], "body": "hi"})
+        assert reply["status"] == 200 and builds == ["built"]  # the request started it
+        assert host.start() is host.start()  # the window's `shown` later: the same build
+        assert host.wait() is not None and builds == ["built"]
+        bridge.close()
+        loop.call(host.shutdown(), timeout=30)
+        assert builds == ["built", "shut down"]
+
+        unbuilt = StartingHost(loop, factory, argparse.Namespace(), timeout=30, deferred=True)  # type: ignore[arg-type]
+        loop.call(unbuilt.shutdown(), timeout=30)  # closed before it was ever shown
+        with pytest.raises(RuntimeError, match="closing"):
+            unbuilt.start()
+        assert builds == ["built", "shut down"] and unbuilt.failure() is None
+    finally:
+        loop.stop(lambda: asyncio.sleep(0))
+
+
 def test_a_host_that_fails_to_build_answers_every_request_at_once_with_the_reason(tmp_path: Path) -> None:
     """Waiting requests and later ones get 503 + the marker header + the reason (never a hang,
     never a 500 the page would retry); streams too."""
