@@ -14,7 +14,6 @@ real builder (`host.api.open_host`) plugs in; tests pass their own factory to `r
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import sys
 from multiprocessing.connection import Connection
@@ -30,6 +29,7 @@ from desktop.hostloop import Host, HostFactory, HostLoop
 from desktop.hoststart import StartingHost, failure_text
 from desktop.i18n import t
 from desktop.instance import ActivationError, acquire, activate_running
+from desktop.rendering import has_render_node
 
 WEBKIT_FIX = "sudo apt-get install gir1.2-webkit2-4.1 gir1.2-gtk-3.0 (Debian/Ubuntu)"
 
@@ -94,7 +94,7 @@ def prepare_gui_env() -> None:
     if not sys.platform.startswith("linux"):
         return
     os.environ.setdefault("PYWEBVIEW_GUI", "gtk")
-    if not glob.glob("/dev/dri/renderD*"):
+    if not has_render_node():
         os.environ.setdefault("WEBKIT_DISABLE_DMABUF_RENDERER", "1")
 
 

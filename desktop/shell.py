@@ -32,6 +32,7 @@ from desktop.geometry import MIN_SIZE, TITLE, Geometry
 from desktop.hostloop import HostLoop
 from desktop.i18n import t
 from desktop.notify import DesktopNotifications
+from desktop.rendering import has_render_node
 
 if TYPE_CHECKING:
     from host.server.peers import SandboxPeers
@@ -43,12 +44,15 @@ log = logging.getLogger("desktop.shell")
 def page_prelude() -> str:
     """JS run before the bridge script: the system's language, which the page speaks unless
     Settings says otherwise (docs/decisions.md, "Languages": WebKitGTK's navigator.languages need
-    not follow the locale); and with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite sets it
+    not follow the locale); whether the page is painted in software, where it draws no blurred
+    shadow (desktop/rendering.py); and with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite sets it
     for every process it starts) the web client checks every value it receives against the
     contract (docs/architecture.md, "Clients")."""
     from desktop.i18n import system_language
 
     prelude = f"globalThis.HARNESSDESK_SYSTEM_LANGUAGES = {json.dumps([system_language()])};\n"
+    if not has_render_node():
+        prelude += 'globalThis.HARNESSDESK_PAINT = "software";\n'
     if os.environ.get("HARNESSDESK_DEV_VALIDATE") == "1":
         prelude += "globalThis.HARNESSDESK_DEV_VALIDATE = true;\n"
     return prelude

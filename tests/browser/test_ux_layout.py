@@ -22,6 +22,7 @@ from tests.browser.support import (
     wait_idle,
 )
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+from tests.support.shadows import SHADOW_TOKENS, blur_radii
 
 pytestmark = pytest.mark.browser
 
@@ -70,6 +71,15 @@ def test_the_conversation_widens_on_large_windows(page: Page, llm: ScriptedLlmSe
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow == 0, "the page scrolls sideways at 800 px"
+
+
+def test_a_browser_keeps_the_blurred_shadows(page: Page) -> None:
+    """Only the window painting without a GPU drops the blur (docs/decisions/cheap-scroll-frames.md):
+    a browser rasterises it once, and it keeps the look."""
+    fresh_session(page)
+    assert page.evaluate("document.documentElement.dataset.paint ?? null") is None
+    shadow = page.evaluate(SHADOW_TOKENS)
+    assert max(blur_radii(shadow)) > 0, shadow
 
 
 def test_the_theme_is_chosen_in_settings_and_kept(

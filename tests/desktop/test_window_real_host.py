@@ -16,9 +16,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from desktop.rendering import has_render_node
 from tests.desktop import x11
 from tests.desktop.support import AppFactory, gui_test
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
+from tests.support.shadows import SHADOW_TOKENS, blur_radii
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,6 +156,13 @@ def test_a_user_types_a_prompt_in_the_window_and_the_answer_streams_in(
     # the page came with its module preload list (host/server/preload.py) and WebKit honours it
     assert page.evaluate("document.querySelectorAll('link[rel=modulepreload]').length") > 100
     assert page.evaluate("document.createElement('link').relList.supports('modulepreload')")
+    # painted without a GPU (Xvfb has none): shadows drawn without blur, which WebKitGTK would
+    # paint again every frame (docs/decisions/cheap-scroll-frames.md)
+    software = not has_render_node()
+    painted = page.evaluate("document.documentElement.dataset.paint ?? null")
+    assert painted == ("software" if software else None)
+    shadow = page.evaluate(SHADOW_TOKENS)
+    assert blur_radii(shadow) and (max(blur_radii(shadow)) == 0) == software, shadow
     x11.screenshot(app.display, ROOT / "tests" / "screenshots" / "desktop-window-answer.png")
     assert app.proc.poll() is None
     assert app.listening_tcp() == set()  # still no API socket

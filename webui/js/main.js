@@ -6,6 +6,8 @@ import { applyCachedTheme } from "./views/theme.js";
 import { applyCachedLanguage, t } from "./i18n/i18n.js";
 
 applyCachedTheme(); // before anything paints
+// the window, painting without a GPU: no blurred shadows (docs/decisions/cheap-scroll-frames.md)
+if (globalThis.HARNESSDESK_PAINT === "software") document.documentElement.dataset.paint = "software";
 applyCachedLanguage();
 
 function stateCard(testid, title, text, foreign = false) {
