@@ -23,6 +23,7 @@ import typescript from "../../vendor/highlight/languages/typescript.min.js";
 import xml from "../../vendor/highlight/languages/xml.min.js";
 import yaml from "../../vendor/highlight/languages/yaml.min.js";
 import { h, icon, copyText } from "./dom.js";
+import { guardedTokenizer } from "./markdown-guards.js";
 import { t } from "../i18n/i18n.js";
 
 const LANGS = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, shell, sql, typescript, xml, yaml };
@@ -57,6 +58,7 @@ const marked = new Marked({
   gfm: true,
   breaks: false,
   walkTokens: tidyList,
+  tokenizer: guardedTokenizer,
   renderer: {
     code({ text, lang }) {
       if (!String(text ?? "").trim()) return ""; // an empty fence shows no empty box
