@@ -61,3 +61,29 @@ def test_a_streaming_answer_is_markdown_paragraph_by_paragraph_and_whole_once_se
     expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=60_000)
     expect(page.locator(".msg-assistant.is-partial")).to_have_count(0)
     assert page.evaluate(SAME_AS_ONE_PARSE, ANSWER) == "same"
+
+
+CODE_ANSWER = "Here it is:\n\n```python\ndef add(a, b):\n    return a + b\n\nprint(add(1, 2))\n```\n\nDone."
+OPEN_UNTIL = CODE_ANSWER.index("print(") + 8  # held inside the open fence
+
+
+def test_a_code_block_streams_plain_and_is_highlighted_once_its_fence_closes(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    """Highlighting an open block again every frame cost the window tens of milliseconds a frame
+    (docs/decisions/markdown-in-the-window.md): the block streams as plain text."""
+    fresh_session(page)
+    gate = threading.Semaphore(0)
+    llm.enqueue(Reply(text=CODE_ANSWER, chunk_size=4, paced=gate))
+    send(page, "write add")
+    gate.release(OPEN_UNTIL // 4 - 1)  # the first delta goes unasked
+    text = page.locator(TEXT).last
+    code = text.locator(".code-block code")
+    expect(code).to_contain_text("return a + b")
+    expect(code).to_contain_text(CODE_ANSWER[: (OPEN_UNTIL // 4) * 4][-6:])
+    page.wait_for_timeout(300)  # several frames' tail renders
+    assert code.locator("span").count() == 0, code.inner_html()  # no highlight.js tokens yet
+    gate.release(-(-len(CODE_ANSWER) // 4))
+    expect(page.get_by_test_id("turn-end")).to_have_count(1, timeout=60_000)
+    expect(text.locator(".code-block code .hljs-keyword").first).to_have_text("def")
+    assert page.evaluate(SAME_AS_ONE_PARSE, CODE_ANSWER) == "same"

@@ -1,7 +1,7 @@
 // Where a streaming markdown text may be cut (webui/js/views/transcript-split.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closedUpTo } from "../../webui/js/views/transcript-split.js";
+import { closedUpTo, endsInOpenFence } from "../../webui/js/views/transcript-split.js";
 
 test("a paragraph closes at a blank line; the open last line never does", () => {
   assert.equal(closedUpTo("one", 0), 0);
@@ -23,4 +23,12 @@ test("a fence closes only with its own character and at least its length", () =>
   assert.equal(closedUpTo(text, 0), text.length - "end".length);
   const tilde = "~~~\n```\n\nstill code\n";
   assert.equal(closedUpTo(tilde, 0), 0);
+});
+
+test("a text ends in an open fence while its code block streams", () => {
+  assert.equal(endsInOpenFence("intro\n\n```py\na = 1\n"), true);
+  assert.equal(endsInOpenFence("intro\n\n```py\na = 1\n```\n"), false);
+  assert.equal(endsInOpenFence("````\nx\n```\n"), true); // a shorter fence closes nothing
+  assert.equal(endsInOpenFence("plain\ntext"), false);
+  assert.equal(endsInOpenFence("a\n\n~~~\nb\n", "a\n\n".length), true);
 });

@@ -54,6 +54,11 @@ function tidyList(token) {
     .filter((item) => item.task || (item.tokens ?? []).some((x) => x.type !== "space"));
 }
 
+// Off while a streamed code block is still open (markdownToHtml's `highlight`): highlight.js
+// takes tens of milliseconds per few kilobytes in the window's JavaScript engine, and the open
+// block is rendered again every frame (docs/decisions/markdown-in-the-window.md).
+let highlighting = true;
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -64,7 +69,7 @@ const marked = new Marked({
       if (!String(text ?? "").trim()) return ""; // an empty fence shows no empty box
       const language = (lang ?? "").trim().split(/\s+/)[0].toLowerCase();
       let body;
-      if (language && hljs.getLanguage(language)) {
+      if (highlighting && language && hljs.getLanguage(language)) {
         try {
           body = hljs.highlight(text, { language, ignoreIllegals: true }).value;
         } catch {
@@ -107,13 +112,17 @@ export function codeHtml(text, language) {
   }
 }
 
-/** Sanitised HTML string for markdown text (exported for tests in a browser). */
-export function markdownToHtml(text) {
+/** Sanitised HTML string for markdown text (exported for tests in a browser). `highlight`:
+ * false renders code blocks as plain text (a streamed block still open). */
+export function markdownToHtml(text, { highlight = true } = {}) {
   let html;
+  highlighting = highlight;
   try {
     html = marked.parse(text ?? "", { async: false });
   } catch {
     html = `<p>${escapeHtml(text ?? "")}</p>`;
+  } finally {
+    highlighting = true;
   }
   return DOMPurify.sanitize(html, PURIFY);
 }
@@ -144,9 +153,10 @@ function cachedHtml(text) {
 }
 
 /** Render markdown into `el` (replacing its content) and add copy buttons to code blocks.
- * `cache`: a settled text (one that will not change), whose HTML is worth keeping. */
-export function renderMarkdownInto(el, text, { cache = false } = {}) {
-  el.innerHTML = cache ? cachedHtml(text ?? "") : markdownToHtml(text);
+ * `cache`: a settled text (one that will not change), whose HTML is worth keeping; `highlight`:
+ * false for a streamed text whose last code block is still open (markdownToHtml). */
+export function renderMarkdownInto(el, text, { cache = false, highlight = true } = {}) {
+  el.innerHTML = cache ? cachedHtml(text ?? "") : markdownToHtml(text, { highlight });
   for (const block of el.querySelectorAll(".code-block")) {
     const code = block.querySelector("code");
     const btn = h(

@@ -5,16 +5,13 @@
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})\s*$/;
 
-/**
- * The end of the closed part of `text`: just after the last blank line outside a code fence,
- * scanning from `from` (itself such a boundary, or 0). The last line is never closed (it grows).
- */
-export function closedUpTo(text, from) {
+/** The closed part's end (see closedUpTo) and the fence still open at the end of `text`, if any. */
+function scan(text, from) {
   let fence = null;
   let safe = from;
   for (let at = from; ; ) {
     const nl = text.indexOf("\n", at);
-    if (nl < 0) return safe;
+    if (nl < 0) return { safe, fence };
     const line = text.slice(at, nl);
     if (fence) {
       const m = FENCE_CLOSE.exec(line);
@@ -26,5 +23,18 @@ export function closedUpTo(text, from) {
     }
     at = nl + 1;
   }
+}
+
+/**
+ * The end of the closed part of `text`: just after the last blank line outside a code fence,
+ * scanning from `from` (itself such a boundary, or 0). The last line is never closed (it grows).
+ */
+export function closedUpTo(text, from) {
+  return scan(text, from).safe;
+}
+
+/** Whether `text` (from `from`, a boundary) ends inside a code fence: a code block still streaming. */
+export function endsInOpenFence(text, from = 0) {
+  return scan(text, from).fence !== null;
 }
 

@@ -3,13 +3,14 @@
 //   the text continues, no wait for the next frame);
 // - markdown is parsed incrementally (renderStreaming, once per frame): the paragraphs a blank
 //   line closed (outside a code fence) are rendered once and kept; only the open part (the tail)
-//   is rendered again, and less often when rendering it is slow (a long open code block);
+//   is rendered again, and less often when rendering it is slow; a code block still open is
+//   shown without highlighting, which waits for its fence to close;
 // - when the block settles, rows.js renders the whole text once (settle), so the final DOM is
 //   exactly what one parse of the whole text gives.
 
 import { h } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
-import { closedUpTo } from "./transcript-split.js";
+import { closedUpTo, endsInOpenFence } from "./transcript-split.js";
 
 const INTO = new Set(["P", "DIV", "PRE", "CODE", "UL", "OL", "LI", "BLOCKQUOTE", "H1", "H2", "H3", "H4", "H5", "H6"]);
 const TAIL_SHARE = 8; // a tail that took t ms to render waits ≥ TAIL_SHARE·t before the next
@@ -32,7 +33,10 @@ function renderTail(s, text) {
   clearTimeout(s.timer);
   s.timer = 0;
   const t0 = performance.now();
-  renderMarkdownInto(s.tail, text.slice(s.done));
+  const tail = text.slice(s.done);
+  // a code block still streaming is shown plain, and highlighted once its fence closes
+  // (docs/decisions/markdown-in-the-window.md)
+  renderMarkdownInto(s.tail, tail, { highlight: !endsInOpenFence(tail) });
   s.shown = text.length;
   s.text = text;
   s.cost = performance.now() - t0;
