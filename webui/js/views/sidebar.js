@@ -183,7 +183,10 @@ export class SidebarView {
     const local = [...m.summaries.values()].filter((s) => !s.hostId && (!this.needsMe || needs(s))); // a remote host's are under it
     const { groups, archived } = groupSessions(local, ws.items, ws.archived, { keepId: this.needsMe ? null : m.activeId });
     this.needsMeBtn.setAttribute("aria-pressed", String(this.needsMe));
-    const focusedId = document.activeElement?.closest?.(".session-item")?.dataset.sessionId;
+    // the focused control of a session (its Open, Rename, Delete…) is focused again once redrawn
+    const focused = document.activeElement;
+    const focusedId = focused?.closest?.(".session-item")?.dataset.sessionId;
+    const focusedTestid = focused?.dataset?.testid;
     clear(this.groupsEl);
     const listed = this.needsMe ? groups.filter((g) => g.roots.length) : groups;
     const remote = this.remoteGroups(this.needsMe ? needs : null);
@@ -203,7 +206,8 @@ export class SidebarView {
       for (const s of archived) this.archivedList.append(sessionItem({ summary: s, children: [], depth: 0 }, itemCtx));
     }
     if (focusedId) {
-      const again = this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"] .session-open`);
+      const item = this.groupsEl.parentElement.querySelector(`.session-item[data-session-id="${CSS.escape(focusedId)}"]`);
+      const again = (focusedTestid && item?.querySelector(`[data-testid="${CSS.escape(focusedTestid)}"]`)) || item?.querySelector(".session-open");
       if (again) again.focus();
       else if (document.activeElement === document.body) this.ctx.focusComposer?.(); // its session is gone: never the body
     }
