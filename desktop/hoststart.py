@@ -4,9 +4,10 @@ docs/decisions/cold-start.md).
 Importing and opening the host (pydantic models, the engine, SQLite) costs about a second of
 CPU; GTK's start-up and the page load are mostly native work in WebKit's processes. Building
 the host first made the window wait for both in turn; building it while GTK starts made the
-window wait for the GIL. The window builds it once it is on screen. `StartingHost` is the bridge's ASGI app
-meanwhile: a request waits (bounded) for the real app, so the page's first calls are answered
-as soon as the host exists, and the page shows its usual "connecting" state until then.
+window wait for the GIL. The window builds it once it is on screen. `StartingHost` is the
+bridge's ASGI app meanwhile: a request waits (bounded) for the real app, so the page's first
+calls are answered as soon as the host exists, and the page shows its usual "connecting" state
+until then.
 
 A host that cannot be built (an unknown `--provider`, an unwritable data folder, a store that
 will not open) is final for this process: every request is then answered at once with

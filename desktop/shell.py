@@ -45,9 +45,9 @@ def page_prelude() -> str:
     """JS run before the bridge script: the system's language, which the page speaks unless
     Settings says otherwise (docs/decisions.md, "Languages": WebKitGTK's navigator.languages need
     not follow the locale); whether the page is painted in software, where it draws no blurred
-    shadow (desktop/rendering.py); and with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite sets it
-    for every process it starts) the web client checks every value it receives against the
-    contract (docs/architecture.md, "Clients")."""
+    shadow (desktop/rendering.py); and with `$HARNESSDESK_DEV_VALIDATE` at `1` (the test suite
+    sets it for every process it starts) the web client checks every value it receives against
+    the contract (docs/architecture.md, "Clients")."""
     from desktop.i18n import system_language
 
     prelude = f"globalThis.HARNESSDESK_SYSTEM_LANGUAGES = {json.dumps([system_language()])};\n"
