@@ -20,6 +20,7 @@ const PAGE = 40;
 const TAIL_ROWS = 30; // rows a session opens with; the window grows from there (transcript-fill.js)
 const MAX_DOM = 160;
 const PIN_SLACK = 80;
+const SHOWN_MS = 1000;
 const WAITING_LABEL = { approval: "conversation.waitingApproval", question: "conversation.waitingAnswer" };
 
 
@@ -38,6 +39,7 @@ export class ConversationView {
     this.unsubs = [];
     this.follow = true;
     this.lastTop = 0;
+    this.shown = []; // [time, bottom] of the frames drawn lately (resized)
     this.fill = new WindowFill(this); // the window grows near an edge a little per frame
     this.olderBtn = h("button", { type: "button", class: "btn btn-ghost load-older", testid: "load-older", hidden: true }, t("conversation.loadOlder"));
     this.olderBtn.addEventListener("click", () => this.showOlder());
@@ -57,7 +59,7 @@ export class ConversationView {
     this.observer.observe(this.top);
     this.observer.observe(this.bottom);
     scroller.addEventListener("scroll", () => this.onScroll(), { passive: true });
-    this.resizer = new ResizeObserver(() => this.stick());
+    this.resizer = new ResizeObserver(() => this.resized());
     this.resizer.observe(this.inner);
     this.resizer.observe(scroller);
   }
@@ -77,6 +79,7 @@ export class ConversationView {
     this.hit = null;
     if (reveal) {
       clear(this.rows);
+      this.shown.length = 0;
       this.nodes.clear();
       this.start = this.end = this.lastLength = 0;
     } else this.renderTail();
@@ -114,15 +117,41 @@ export class ConversationView {
   onScroll() {
     const top = this.scroller.scrollTop;
     const gap = this.gap();
+    const reached = top >= this.recentBottom() - 1;
     if (top < this.lastTop - 1 && gap > 2) this.follow = false;
-    else if (top >= this.lastTop && gap < PIN_SLACK && this.following) this.follow = true;
-    this.lastTop = top;
+    else if (top >= this.lastTop && (gap < PIN_SLACK || reached) && this.following && !this.follow) {
+      this.follow = true;
+      this.stick(); // what came in below meanwhile
+    }
+    this.lastTop = this.scroller.scrollTop;
     this.updateJump();
     this.loadNewerNear();
     // an edge may have come near without the sentinels' observer noticing: it samples the end
     // of a frame only, and a scroll set back within one frame (growing the window keeps what
     // is on screen in place) looks like no change to it; the fill checks for itself
     this.fill.soon();
+  }
+
+  /**
+   * After the layout of a frame whose size changed: its bottom is kept for a moment. A wheel
+   * is scrolled against a frame already drawn, and its scroll event comes frames later on a busy
+   * machine, after a stream's deltas grew the log: the gap then is wider than PIN_SLACK though
+   * the person went all the way down. Reaching a bottom drawn within the last SHOWN_MS counts
+   * (rows added or dropped above forget them: those bottoms moved).
+   */
+  resized() {
+    const now = performance.now();
+    this.shown.push([now, this.scroller.scrollHeight - this.scroller.clientHeight]);
+    // the frames of the last SHOWN_MS, and the one that was on screen when they began
+    while (this.shown.length > 1 && this.shown[1][0] < now - SHOWN_MS) this.shown.shift();
+    this.stick();
+  }
+
+  /** The lowest bottom drawn lately (Infinity before the first frame). */
+  recentBottom() {
+    let low = Infinity;
+    for (const [, bottom] of this.shown) low = Math.min(low, bottom);
+    return low;
   }
 
   /** Keep the bottom in view while following (after any change of size). */
@@ -219,6 +248,7 @@ export class ConversationView {
   /** Render the last TAIL_ROWS rows, scrolled to the bottom (older ones follow near the top). */
   renderTail() {
     clear(this.rows);
+    this.shown.length = 0;
     this.nodes.clear();
     const n = this.items.length;
     this.start = this.end = Math.max(0, n - TAIL_ROWS);
@@ -255,6 +285,7 @@ export class ConversationView {
       return;
     }
     clear(this.rows);
+    this.shown.length = 0;
     this.nodes = new Map();
     this.start = this.end = Math.max(0, idx - PAGE);
     this.renderRange(this.start, Math.min(this.items.length, idx + PAGE * 2), "end", kept);
@@ -289,6 +320,7 @@ export class ConversationView {
     } else {
       this.rows.prepend(frag);
       this.start = from;
+      this.shown.length = 0; // the bottoms drawn before are not where they were
     }
   }
 
@@ -299,8 +331,10 @@ export class ConversationView {
       if (!node) break;
       this.nodes.delete(node.dataset.itemId);
       node.remove();
-      if (side === "start") this.start++;
-      else this.end--;
+      if (side === "start") {
+        this.start++;
+        this.shown.length = 0;
+      } else this.end--;
     }
   }
 
