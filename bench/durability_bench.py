@@ -48,7 +48,8 @@ from desktop.paths import webui_dir
 from host.api import open_host
 from host.engine.llm.overrides import RuntimeOverrides
 from host.server import build_site
-from host.server.run import LoopbackServer, bind_socket
+from host.server.binding import bind_socket
+from host.server.run import LoopbackServer
 
 def time_holds(bus, out):
     # How long each chunk's frame waited for its commit (publish -> released), written at turn/end.

@@ -269,6 +269,15 @@ GOALS: list[Goal] = [
         "none (the source checkout's start is printed beside it)",
     ),
     Goal(
+        "cold start: serve's first answer, the page at its URL (frozen)",
+        "startup",
+        lambda f: [r[2] for r in f["serve_s"]["frozen"] if len(r) > 2],
+        "<=",
+        3.0,
+        " s",
+        "none (the source checkout's start is printed beside it)",
+    ),
+    Goal(
         "model tokens/s, adapter / plain xllamacpp",
         "model",
         _ratios(("summary", "ratios", "adapter/plain")),

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,21 @@ def one_line(*errors: type[BaseException]) -> Iterator[None]:
         yield
     except errors as exc:
         raise CliError(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def engine_refusal_in_one_line() -> Iterator[None]:
+    """An `EngineError` as the command's one line, without importing the engine's errors first:
+    they bring the contract's models, which neither the window before it is on screen nor `serve`
+    before its listening line need load (docs/decisions/cold-start.md). One can only be raised
+    once its module is loaded."""
+    try:
+        yield
+    except Exception as exc:
+        errors = sys.modules.get("host.engine.errors")
+        if errors is not None and isinstance(exc, errors.EngineError):
+            raise CliError(str(exc)) from exc
+        raise
 
 
 def provider_name(text: str) -> str:

@@ -273,7 +273,8 @@ class Shell:
     def start_loopback(self, port: int, peers: SandboxPeers) -> None:
         """`--serve`: the loopback site on the same host app; prints the one-time URL line.
         `peers`: the host's view of its sandboxes (given to the host factory too)."""
-        from host.server.run import LoopbackServer, bind_socket, load_or_mint_token
+        from host.server.binding import bind_socket, load_or_mint_token
+        from host.server.run import LoopbackServer
         from host.server.site import build_site
 
         sock = bind_socket("127.0.0.1", port)

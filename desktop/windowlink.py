@@ -109,7 +109,8 @@ async def loopback_site(runtime: Any, webui: str, port: int) -> tuple[Any, str]:
     """`--serve` for the window: the loopback site on this host's app (started), and its URL."""
     from pathlib import Path
 
-    from host.server.run import LoopbackServer, bind_socket, load_or_mint_token
+    from host.server.binding import bind_socket, load_or_mint_token
+    from host.server.run import LoopbackServer
     from host.server.site import build_site
 
     sock = bind_socket("127.0.0.1", port)

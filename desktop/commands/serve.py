@@ -12,13 +12,19 @@ import argparse
 import asyncio
 import contextlib
 import signal
+import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop.i18n import t
 from desktop.options import CliError, one_line, port_number
 from desktop.paths import resolve_data_dir, webui_dir
+
+if TYPE_CHECKING:
+    from desktop.instance import PrimaryInstance
+    from host.api import HostRuntime
 
 CLOSE_BOUND = 0.8
 """Seconds `serve` gives the engine to end turns and flush after a stop signal: with uvicorn's
@@ -50,7 +56,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from host.engine.errors import EngineError
+    from desktop.options import engine_refusal_in_one_line
 
     with one_line(OSError):
         data_dir = resolve_data_dir(args.data_dir)
@@ -61,18 +67,17 @@ def run(args: argparse.Namespace) -> int:
                 return run_unix(args, data_dir)
         if args.attached or args.detach or args.handover:
             raise CliError(t("cli.unixSocketOnly"))
-        with one_line(EngineError):
+        with engine_refusal_in_one_line():
             return asyncio.run(_serve(args, data_dir))
 
 
 async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
-    from desktop.folders import open_folder
+    """The lock, the socket and the line first; the host is built after it, while the browser
+    starts: a request that comes meanwhile waits in the socket's backlog and is answered once
+    the host is up (docs/decisions/cold-start.md). Until then nothing but the standard library
+    and the lock is loaded."""
     from desktop.hostopen import lock, open_locked
-    from desktop.instance_relay import serve_relay
-    from host.heap import settle_when_warm
-    from host.server import build_site
-    from host.server.run import (
-        LoopbackServer,
+    from host.server.binding import (
         bind_socket,
         is_loopback_bind,
         load_or_mint_token,
@@ -91,26 +96,84 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
     except (OSError, ValueError) as exc:
         instance.close()
         raise CliError(str(exc)) from exc
+    url = f"http://{url_host(args.host)}:{sock.getsockname()[1]}/?token={token}"
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    on_stop: list[Callable[[], None]] = []  # what a stop does once the server runs
+
+    def stop() -> None:
+        stopping.set()
+        for step in on_stop:
+            step()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
+        # (not on Windows, nor off the main thread: there whoever runs us handles signals)
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop)
+    link_files: list[Path] = []
+
+    def announce() -> None:
+        print(f"HarnessDesk listening on {url}", flush=True)
+        if args.open:
+            link_files.append(write_link_file(data_dir, url))
+            import webbrowser  # only for --open: it is not free to import
+
+            webbrowser.open(link_files[0].as_uri())  # the browser starts while the host is built
+            loop.call_later(LINK_FILE_SECONDS, _remove, link_files[0])
+
+    # flags only the host can judge (`--provider nope`) are refused before any line, as every
+    # bad flag is; without them the line comes first
+    judged_by_host = any(getattr(args, name, None) for name in ("provider", "base_url", "model"))
+    if not judged_by_host:
+        announce()
     try:
-        runtime = await open_locked(data_dir, instance, args)
-    except BaseException:
-        sock.close()
-        raise
+        try:
+            runtime = await open_locked(data_dir, instance, args)
+        except BaseException:
+            sock.close()
+            raise
+        try:
+            if judged_by_host:
+                announce()
+            await _run_site(args, runtime, sock, token, instance, loop, stopping, on_stop)
+        finally:
+            await runtime.close(bound=CLOSE_BOUND)
+            instance.close()
+    finally:
+        for link_file in link_files:
+            _remove(link_file)
+    return 0
+
+
+async def _run_site(
+    args: argparse.Namespace,
+    runtime: HostRuntime,
+    sock: socket.socket,
+    token: str,
+    instance: PrimaryInstance,
+    loop: asyncio.AbstractEventLoop,
+    stopping: asyncio.Event,
+    on_stop: list[Callable[[], None]],
+) -> None:
+    """The site on the bound socket until a stop: at once, if one came while the host was built."""
+    from desktop.folders import open_folder
+    from desktop.instance_relay import serve_relay
+    from host.heap import settle_when_warm
+    from host.server import build_site
+    from host.server.run import LoopbackServer
+
     site = build_site(
         runtime.app, webui_dir(), token=token, peers=runtime.peers, trusted_hosts=tuple(args.trusted_host)
     )
     server = LoopbackServer(site, sock, log_level=args.log_level)
-    url = f"http://{url_host(args.host)}:{server.port}/?token={token}"
-    loop = asyncio.get_running_loop()
 
-    def stop() -> None:
+    def stop_serving() -> None:
         runtime.engine.host.end_streams()  # open streams end now, so uvicorn need not wait for them
         server.stop()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line: a stop right after it is graceful
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop)
-    print(f"HarnessDesk listening on {url}", flush=True)
+    on_stop.append(stop_serving)
+    if stopping.is_set():
+        return
     warming = asyncio.create_task(settle_when_warm())  # while the browser starts
 
     def open_here(path: str) -> None:
@@ -118,22 +181,10 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         asyncio.run_coroutine_threadsafe(open_folder(runtime.app, path), loop).result(30)
 
     instance.listen(lambda: None, open_here, on_api=lambda conn: serve_relay(conn, runtime.app, loop))
-    link_file = None
-    if args.open:
-        link_file = write_link_file(data_dir, url)
-        import webbrowser  # only for --open: it is not free to import
-
-        webbrowser.open(link_file.as_uri())
-        loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
     try:
         await server.serve()
     finally:
         warming.cancel()
-        if link_file is not None:
-            _remove(link_file)
-        await runtime.close(bound=CLOSE_BOUND)
-        instance.close()
-    return 0
 
 
 def _remove(path: Path) -> None:

@@ -29,7 +29,8 @@ from host.engine.engine import Engine
 from host.engine.llm.overrides import RuntimeOverrides
 from host.fetch import AbstractApiClient, HttpApiClient, InProcessApiClient, to_fetch_handler
 from host.server import build_site
-from host.server.run import LoopbackServer, bind_socket
+from host.server.binding import bind_socket
+from host.server.run import LoopbackServer
 from tests.api.support import Frames
 from tests.support.scripted_llm import ScriptedLlmServer
 

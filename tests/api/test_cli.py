@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import sqlite3
+import threading
+import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -248,10 +252,46 @@ async def test_import_of_a_broken_archive_exits_2_and_imports_nothing(
         await host.close()
 
 
+@pytest.mark.parametrize("flags", [True, False], ids=["with-provider-flags", "on-its-defaults"])
 def test_serve_stops_cleanly_on_sigterm_right_after_its_first_line(
-    tmp_path: Path, llm: ScriptedLlmServer
+    tmp_path: Path, llm: ScriptedLlmServer, flags: bool
 ) -> None:
-    """A supervisor may stop the server as soon as it announced itself: that must be graceful."""
+    """A supervisor may stop the server as soon as it announced itself: that must be graceful.
+    On its defaults the line comes before the host is built, so the stop lands during the build."""
     for attempt in range(3):
-        served = start_serve(tmp_path / "data", *provider_flags(llm), cwd=tmp_path)
+        served = start_serve(tmp_path / "data", *(provider_flags(llm) if flags else []), cwd=tmp_path)
         assert served.stop() == 0, (attempt, served.later_output)
+
+
+def test_serve_announces_itself_before_its_host_is_built_and_answers_once_it_is(tmp_path: Path) -> None:
+    """The line comes once the port is bound (docs/decisions/cold-start.md): a browser opened at
+    once waits in the socket's backlog, not in an error, and is answered when the host is up.
+    The host's build is held here by a lock on its database (its busy timeout is 5 s)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    db = sqlite3.connect(data / "harnessdesk.sqlite3", isolation_level=None)
+    db.execute("CREATE TABLE held (x)")  # an empty file is not locked by SQLite
+    db.execute("BEGIN EXCLUSIVE")
+    db.execute("INSERT INTO held VALUES (1)")
+    served = start_serve(data, cwd=tmp_path)  # returns at the line: the old order never got here
+    answers: list[tuple[float, int]] = []
+
+    def browse() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=30)
+        conn.request("GET", f"/?token={served.token}")
+        status = conn.getresponse().status
+        answers.append((time.monotonic(), status))
+
+    browser = threading.Thread(target=browse)
+    try:
+        browser.start()
+        time.sleep(0.5)
+        assert answers == [], "answered before the host was built"
+        released = time.monotonic()
+        db.execute("COMMIT")
+        db.close()
+        browser.join(30)
+        assert len(answers) == 1 and answers[0][0] >= released
+        assert answers[0][1] in (200, 303), answers
+    finally:
+        assert served.stop() == 0, served.later_output

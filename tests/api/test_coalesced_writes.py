@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from desktop.paths import webui_dir
+from host.server.binding import bind_socket
 from host.server.peers import SandboxPeers
-from host.server.run import LoopbackServer, bind_socket
+from host.server.run import LoopbackServer
 from host.server.site import build_site
 from tests.api.conftest import Host
 

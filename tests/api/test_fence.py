@@ -34,8 +34,8 @@ from contract.methods import (
     AnyMethod,
 )
 from host.fetch import HttpApiClient
+from host.server.binding import bind_socket
 from host.server.fence import LoopbackFence
-from host.server.run import bind_socket
 from tests.api.support import Frames as FrameReader
 from tests.api.support import Served, event, ok, run_turn, start_serve
 from tests.support.scripted_llm import Reply, ScriptedLlmServer

@@ -23,8 +23,8 @@ import httpx
 import pytest
 
 from contract.methods import SESSION_LIST, SETTINGS_DESCRIBE, AnyMethod
+from host.server.binding import load_or_mint_token
 from host.server.fence import LoopbackFence, peer_is_loopback
-from host.server.run import load_or_mint_token
 from tests.api.support import cli_env, harnessdesk, run_main, start_serve
 from tests.support.scripted_llm import ScriptedLlmServer
 

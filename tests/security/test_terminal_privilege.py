@@ -23,7 +23,8 @@ from desktop.paths import webui_dir
 from host.fetch import HttpApiClient
 from host.fetch.fetch_response import FetchResponse
 from host.server import build_site
-from host.server.run import LoopbackServer, bind_socket
+from host.server.binding import bind_socket
+from host.server.run import LoopbackServer
 from tests.api.conftest import Host
 from tests.api.support import WAIT, Frames, ftype, ok
 
