@@ -108,3 +108,24 @@ def test_switching_the_language_in_settings_relabels_at_once_and_persists(
     expect(page.get_by_test_id("settings-message")).to_have_text("Saved.")
     expect(page.get_by_test_id("new-session")).to_have_text("New session")
     expect(other.get_by_test_id("new-session")).to_have_text("New session")  # every window follows
+
+
+def test_the_preset_badge_keeps_its_name_while_the_presets_are_read_again(
+    contexts: Contexts, harness: HarnessServer
+) -> None:
+    """Saving a setting reads the presets again; the header's badge keeps the name in the page's
+    language meanwhile, not the preset's id (a loaded suite once saw "standard" in a Chinese page)."""
+    page = contexts.new_page(harness.url, locale="zh-CN")
+    ensure_folder(page)
+    page.get_by_test_id("new-session").click()
+    badge = page.get_by_test_id("session-preset")
+    expect(badge).to_have_text("标准")
+    page.evaluate(
+        """() => {
+          const app = window.harnessdesk.app;
+          app.presets.ctx.config.listPresets = () => new Promise(() => {}); // read again, slowly
+          app.presets.invalidate();
+          app.renderHeader();
+        }"""
+    )
+    assert badge.text_content() == "标准"

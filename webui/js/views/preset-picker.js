@@ -12,6 +12,7 @@ export class PresetPicker {
   constructor(ctx) {
     this.ctx = ctx;
     this.value = null; // agentPreset.list value
+    this.known = null; // the last value read: names while the roster is read again
     this.loading = null;
     this.sessionId = null;
     this.current = null;
@@ -31,7 +32,7 @@ export class PresetPicker {
           if (gen !== this.gen) return this.load(); // invalidated meanwhile: ask again
           this.loading = null;
           if (r.ok) {
-            this.value = r.value;
+            this.value = this.known = r.value;
             this.ctx.loaded?.();
           }
           return this.value;
@@ -47,8 +48,10 @@ export class PresetPicker {
     if (this.sessionId) this.show(this.sessionId, this.current);
   }
 
+  /** A preset's name in the page's language; while the roster is read again (a setting was
+   * saved) the last one read still names it, so the header never shows a bare id meanwhile. */
   name(id) {
-    const p = this.value?.presets.find((x) => x.id === id);
+    const p = (this.value ?? this.known)?.presets.find((x) => x.id === id);
     return p ? presetName(p) : id;
   }
 
