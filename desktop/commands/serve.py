@@ -172,7 +172,8 @@ async def _run_site(
         server.stop()
 
     on_stop.append(stop_serving)
-    if stopping.is_set():
+    if stopping.is_set():  # stopped while the host was built: nobody is served
+        sock.close()
         return
     warming = asyncio.create_task(settle_when_warm())  # while the browser starts
 
