@@ -1,7 +1,9 @@
 // Where a streaming markdown text may be cut (webui/js/views/transcript-split.js).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { closedUpTo, endsInOpenFence } from "../../webui/js/views/transcript-split.js";
+import { cutOf, endsInOpenFence } from "../../webui/js/views/transcript-split.js";
+
+const closedUpTo = (text, from) => cutOf(text, from).closed;
 
 test("a paragraph closes at a blank line; the open last line never does", () => {
   assert.equal(closedUpTo("one", 0), 0);
@@ -31,4 +33,8 @@ test("a text ends in an open fence while its code block streams", () => {
   assert.equal(endsInOpenFence("````\nx\n```\n"), true); // a shorter fence closes nothing
   assert.equal(endsInOpenFence("plain\ntext"), false);
   assert.equal(endsInOpenFence("a\n\n~~~\nb\n", "a\n\n".length), true);
+  const streaming = "intro\n\nmore\n\n```py\na = 1\n";
+  const { closed, open } = cutOf(streaming, 0);
+  assert.equal(open, true); // one pass gives both, and the tail after the cut agrees
+  assert.equal(endsInOpenFence(streaming.slice(closed)), open);
 });

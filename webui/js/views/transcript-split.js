@@ -5,13 +5,18 @@
 const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
 const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})\s*$/;
 
-/** The closed part's end (see closedUpTo) and the fence still open at the end of `text`, if any. */
-function scan(text, from) {
+/**
+ * One pass over `text` from `from` (itself a cut, or 0): `closed`, the end of its closed part,
+ * just after the last blank line outside a code fence (the last line is never closed: it grows);
+ * and `open`, whether it ends inside a code fence (a code block still streaming). `open` is the
+ * same from any cut, so the tail after `closed` has it too.
+ */
+export function cutOf(text, from) {
   let fence = null;
   let safe = from;
   for (let at = from; ; ) {
     const nl = text.indexOf("\n", at);
-    if (nl < 0) return { safe, fence };
+    if (nl < 0) return { closed: safe, open: fence !== null };
     const line = text.slice(at, nl);
     if (fence) {
       const m = FENCE_CLOSE.exec(line);
@@ -25,16 +30,8 @@ function scan(text, from) {
   }
 }
 
-/**
- * The end of the closed part of `text`: just after the last blank line outside a code fence,
- * scanning from `from` (itself such a boundary, or 0). The last line is never closed (it grows).
- */
-export function closedUpTo(text, from) {
-  return scan(text, from).safe;
-}
-
 /** Whether `text` (from `from`, a boundary) ends inside a code fence: a code block still streaming. */
 export function endsInOpenFence(text, from = 0) {
-  return scan(text, from).fence !== null;
+  return cutOf(text, from).open;
 }
 

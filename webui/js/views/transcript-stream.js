@@ -10,7 +10,7 @@
 
 import { h } from "./dom.js";
 import { renderMarkdownInto } from "./markdown.js";
-import { closedUpTo, endsInOpenFence } from "./transcript-split.js";
+import { cutOf, endsInOpenFence } from "./transcript-split.js";
 
 const INTO = new Set(["P", "DIV", "PRE", "CODE", "UL", "OL", "LI", "BLOCKQUOTE", "H1", "H2", "H3", "H4", "H5", "H6"]);
 const TAIL_SHARE = 8; // a tail that took t ms to render waits ≥ TAIL_SHARE·t before the next
@@ -29,14 +29,14 @@ function start(node) {
   return { done: 0, tail, shown: 0, text: "", cost: 0, nextAt: 0, timer: 0 };
 }
 
-function renderTail(s, text) {
+/** `open`: the text ends inside a code fence (the caller may know it already, from cutOf). */
+function renderTail(s, text, open = endsInOpenFence(text, s.done)) {
   clearTimeout(s.timer);
   s.timer = 0;
   const t0 = performance.now();
-  const tail = text.slice(s.done);
   // a code block still streaming is shown plain, and highlighted once its fence closes
   // (docs/decisions/markdown-in-the-window.md)
-  renderMarkdownInto(s.tail, tail, { highlight: !endsInOpenFence(tail) });
+  renderMarkdownInto(s.tail, text.slice(s.done), { highlight: !open });
   s.shown = text.length;
   s.text = text;
   s.cost = performance.now() - t0;
@@ -57,16 +57,17 @@ export function renderStreaming(entry, text) {
     settle(entry, text); // not an append (replaced): render it whole
     return;
   }
-  const closed = closedUpTo(text, s.done);
+  // where the text can be cut, and whether it ends in an open fence (the same from any cut)
+  const { closed, open } = cutOf(text, s.done);
   if (closed > s.done) {
     const chunk = renderMarkdownInto(document.createElement("div"), text.slice(s.done, closed));
     s.tail.before(...chunk.childNodes);
     s.done = closed;
-    renderTail(s, text);
+    renderTail(s, text, open);
     return;
   }
   const now = performance.now();
-  if (now >= s.nextAt) renderTail(s, text);
+  if (now >= s.nextAt) renderTail(s, text, open);
   else if (!s.timer) {
     s.timer = setTimeout(() => {
       s.timer = 0;
