@@ -110,16 +110,17 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         # (not on Windows, nor off the main thread: there whoever runs us handles signals)
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop)
-    link_files: list[Path] = []
+    link_file: Path | None = None
 
     def announce() -> None:
+        nonlocal link_file
         print(f"HarnessDesk listening on {url}", flush=True)
         if args.open:
-            link_files.append(write_link_file(data_dir, url))
+            link_file = write_link_file(data_dir, url)
             import webbrowser  # only for --open: it is not free to import
 
-            webbrowser.open(link_files[0].as_uri())  # the browser starts while the host is built
-            loop.call_later(LINK_FILE_SECONDS, _remove, link_files[0])
+            webbrowser.open(link_file.as_uri())  # the browser starts while the host is built
+            loop.call_later(LINK_FILE_SECONDS, _remove, link_file)
 
     # flags only the host can judge (`--provider nope`) are refused before any line, as every
     # bad flag is; without them the line comes first
@@ -140,7 +141,7 @@ async def _serve(args: argparse.Namespace, data_dir: Path) -> int:
             await runtime.close(bound=CLOSE_BOUND)
             instance.close()
     finally:
-        for link_file in link_files:
+        if link_file is not None:
             _remove(link_file)
     return 0
 
