@@ -34,6 +34,12 @@ def test_a_y_pressed_before_the_card_has_the_focus_leaves_its_keys_alive(
     # the stray letter is no draft: the card still takes the focus once the box is quiet
     page.wait_for_function(f"() => ({FOCUSED})() === 'approval-card'")
     expect(card).to_have_attribute("data-armed", "true")
+    # the card takes the focus once: moved off it (Tab past the page's end leaves it on the
+    # page itself), the focus is not taken back
+    page.evaluate("() => document.activeElement.blur()")
+    page.wait_for_timeout(600)  # two of the card's looks for a focus it could take
+    assert page.evaluate("() => document.activeElement === document.body")
+    card.focus()
     page.keyboard.press("y")  # answers the card, and the letter meant for it leaves the box
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Written.")
     turn_ends(page, 1)
