@@ -19,6 +19,18 @@ pytestmark = pytest.mark.browser
 
 CHINESE = "[\u4e00-\u9fff]"
 
+PLACEHOLDERS_CUT = """() => [...document.querySelectorAll("input[placeholder]")]
+  .filter((el) => el.offsetParent !== null && el.placeholder && !el.value)
+  .filter((el) => {
+    el.value = el.placeholder; // laid out as the field lays out its text (a search field's clear button too)
+    const cut = el.scrollWidth > el.clientWidth;
+    el.value = "";
+    return cut;
+  })
+  .map((el) => `${el.dataset.testid ?? el.id}: ${el.placeholder}`)"""
+"""The placeholders on screen that their field cuts off (a one-line field does not wrap): each
+empty field given its placeholder as its text for a moment (no input event)."""
+
 
 def test_every_main_screen_in_chinese_shows_no_english(
     contexts: Contexts, harness: HarnessServer, llm: ScriptedLlmServer
@@ -93,6 +105,7 @@ def test_switching_the_language_in_settings_relabels_at_once_and_persists(
     assert english_on_screen(page, (*FOREIGN, "Read missing.txt", "missing.txt")) == []
     stored = json.loads((server.data_dir / "settings.json").read_text())
     assert stored["namespaces"]["ui-appearance"]["language"] == "zh-CN"
+    assert page.evaluate(PLACEHOLDERS_CUT) == []
 
     # another browser, English by its languages and with nothing stored: the host's setting wins
     other = contexts.new_page(server.url, locale="en-US")
@@ -108,6 +121,8 @@ def test_switching_the_language_in_settings_relabels_at_once_and_persists(
     expect(page.get_by_test_id("settings-message")).to_have_text("Saved.")
     expect(page.get_by_test_id("new-session")).to_have_text("New session")
     expect(other.get_by_test_id("new-session")).to_have_text("New session")  # every window follows
+    page.get_by_test_id("settings-close").click()
+    assert page.evaluate(PLACEHOLDERS_CUT) == []  # the sidebar's search said "Search (Ctrl+" here
 
 
 def test_the_preset_badge_keeps_its_name_while_the_presets_are_read_again(

@@ -30,7 +30,7 @@ export class SidebarView {
     this.newBtn.addEventListener("click", () => ctx.newSession());
     this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: t("sidebar.openFolderTitle") }, icon("folder-open"), h("span", { class: "btn-label" }, t("sidebar.openFolder")));
     this.folderBtn.addEventListener("click", () => ctx.openFolder());
-    this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: t("sidebar.searchPlaceholder"), "aria-label": t("sidebar.searchLabel"), autocomplete: "off" });
+    this.search = h("input", { type: "search", class: "search-input", testid: "search-input", id: "search-input", placeholder: t("sidebar.searchPlaceholder"), title: t("sidebar.searchTitle"), "aria-label": t("sidebar.searchLabel"), "aria-keyshortcuts": "Control+K", autocomplete: "off" });
     this.needsMe = false;
     this.needsMeBtn = h("button", { type: "button", class: "btn btn-small needs-me-toggle", testid: "needs-me-filter", "aria-pressed": "false", title: t("sidebar.needsMeTitle") }, t("sidebar.needsMe"));
     this.needsMeBtn.addEventListener("click", () => {
