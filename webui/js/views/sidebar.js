@@ -10,6 +10,7 @@ import { sessionItem } from "./session-item.js";
 import { byHost } from "../state/remote-hosts.js";
 import { hostGroup } from "./remote-hosts.js";
 import { t } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 const COLLAPSED_KEY = "harnessdesk.collapsedWorkspaces";
 
@@ -26,6 +27,7 @@ export class SidebarView {
     this.showArchived = false;
     this.collapsed = new Set(readCollapsed());
     this.dragging = null;
+    this.press = new PressGuard(root, () => this.render()); // a click on a row is never lost to a redraw
     this.newBtn = h("button", { type: "button", class: "btn btn-primary new-session", testid: "new-session", title: t("sidebar.newSessionTitle") }, icon("plus"), h("span", { class: "btn-label" }, t("sidebar.newSession")));
     this.newBtn.addEventListener("click", () => ctx.newSession());
     this.folderBtn = h("button", { type: "button", class: "btn open-folder", testid: "open-folder", title: t("sidebar.openFolderTitle") }, icon("folder-open"), h("span", { class: "btn-label" }, t("sidebar.openFolder")));
@@ -176,6 +178,7 @@ export class SidebarView {
   // ---- the grouped list ---------------------------------------------------------------------
 
   render() {
+    if (this.press.defer()) return;
     const m = this.ctx.manager;
     const ws = this.ctx.workspaces;
     // "Needs me": only the sessions where an approval or a question waits for the person
