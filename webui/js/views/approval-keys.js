@@ -3,8 +3,8 @@
 // message and never lost:
 // - a card takes the focus only when nothing typed is in the way: the message box is empty and
 //   the person has not typed in it for ARM ms (someone typing keeps the focus, and their letters
-//   stay text); a card that could not take it at once takes it when the box falls quiet; and it
-//   takes it once: where the person moves the focus from it, it stays;
+//   stay text); a card that could not take it at once takes it when the box falls quiet; once it
+//   has had the focus, it never takes it back from the page itself (Tab past the page's end);
 // - a card answers a bare key only once it has been on screen for ARM ms (it is "armed": its
 //   key hints light up); a letter that reaches it earlier was meant for the message, so it goes
 //   into the message box (with the focus) instead of answering or vanishing;
@@ -93,8 +93,9 @@ export function installApprovalKeys(card, buttons) {
   };
   // until it is answered or gone: armed, it takes the focus once the message box is quiet and
   // empty (right after a message was sent, say), as the first waiting approval
-  // — once: after the card has had the focus, wherever the person takes it (past the page's end
-  // with Tab, say) it stays there
+  // — but not back from the page itself: once the card has had the focus, a focus left on the
+  // page (Tab past the page's end, a click on empty space) stays there; the message box, empty
+  // or holding only a stray answer key, it still takes the focus from
   let hadFocus = false;
   const settle = () => {
     if (!card.isConnected && performance.now() - shownAt > 1000) return;
@@ -103,7 +104,8 @@ export function installApprovalKeys(card, buttons) {
     const first = document.querySelector("#pending-cards .approval-card.is-waiting") === card;
     const from = document.activeElement;
     const idle = !from || from === document.body || from.id === "composer-input";
-    if (armed() && !hadFocus && first && idle && mayTakeFocus()) card.focus();
+    const onPage = !from || from === document.body;
+    if (armed() && first && idle && !(hadFocus && onPage) && mayTakeFocus()) card.focus();
     setTimeout(settle, Math.min(250, Math.max(50, approvalTiming.armMs)));
   };
   settle();
