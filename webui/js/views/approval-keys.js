@@ -103,8 +103,8 @@ export function installApprovalKeys(card, buttons) {
     if (!open) return;
     const first = document.querySelector("#pending-cards .approval-card.is-waiting") === card;
     const from = document.activeElement;
-    const idle = !from || from === document.body || from.id === "composer-input";
     const onPage = !from || from === document.body;
+    const idle = onPage || from.id === "composer-input";
     if (armed() && first && idle && !(hadFocus && onPage) && mayTakeFocus()) card.focus();
     setTimeout(settle, Math.min(250, Math.max(50, approvalTiming.armMs)));
   };
