@@ -13,18 +13,47 @@ Tests that need a server of their own (restarts, first run, another provider) us
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
+from tests.browser import diagnosis
 from tests.browser.streak import STREAK, stable_port
 from tests.browser.support import SUITE_CHROMIUM, Contexts, HarnessServer, openai_args
 from tests.support.machine import need
 from tests.support.scripted_llm import ScriptedLlmServer
 
 expect.set_options(timeout=10_000)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test's report carries its pages' state, their console, its servers' logs
+    (tests/browser/diagnosis.py); the fixtures are still up when the call's report is made."""
+    report = yield
+    if report.when == "call" and report.failed:
+        args = getattr(item, "funcargs", {})
+        made: list[HarnessServer] = item.stash.get(SERVERS_MADE, [])
+        servers = list(made)
+        if isinstance(args.get("harness"), HarnessServer):
+            servers.insert(0, args["harness"])
+        llm = args.get("llm")
+        contexts = args.get("contexts")
+        report.sections.append(
+            (
+                "browser state at the failure",
+                diagnosis.report(
+                    contexts if isinstance(contexts, Contexts) else None,
+                    servers,
+                    llm if isinstance(llm, ScriptedLlmServer) else None,
+                ),
+            )
+        )
+    return report
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +69,15 @@ def harness(
     server.stop()
 
 
+SERVERS_MADE = pytest.StashKey[list[HarnessServer]]()
+"""The servers a test made with `make_harness`: a failed test's report shows their logs."""
+
+
 @pytest.fixture
-def make_harness(tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
+def make_harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., HarnessServer]]:
     """A server of the test's own: `make_harness(provider_args)` (started)."""
     made: list[HarnessServer] = []
+    request.node.stash[SERVERS_MADE] = made
 
     def make(provider_args: list[str], name: str = "own") -> HarnessServer:
         port = 0 if made else stable_port("own")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import collections
 import contextlib
 import json
 import os
@@ -204,6 +205,9 @@ def new_context(browser: Browser, **options: object) -> BrowserContext:
     return context
 
 
+CONSOLE_KEPT = 30
+
+
 class Contexts:
     """Browser contexts opened by one test; uncaught page errors, frames the client dropped
     because they did not fit the generated contract, and values that did not fit it, fail the
@@ -222,6 +226,10 @@ class Contexts:
         self.contexts: list[BrowserContext] = []
         self.page_errors: list[str] = []
         self.warm_origins: set[str] = set()
+        self.pages: list[Page] = []
+        """Every page the test opened: what a failed test's report describes (diagnosis.py)."""
+        self.console: collections.deque[str] = collections.deque(maxlen=CONSOLE_KEPT)
+        """The last lines the pages logged, for the same report."""
 
     def new_page(self, url: str | None = None, *, browser: Browser | None = None, **options: object) -> Page:
         """`browser`: another than the suite's (the full Chromium: `full_browser`)."""
@@ -245,6 +253,7 @@ class Contexts:
             self.warm_origins.add(origin)
 
     def _open(self, page: Page, url: str | None) -> Page:
+        self.pages.append(page)
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
         page.on("console", self._on_console)
         if url is not None:
@@ -252,6 +261,7 @@ class Contexts:
         return page
 
     def _on_console(self, message: ConsoleMessage) -> None:
+        self.console.append(f"{message.type}: {message.text[:300]}")
         if message.type == "warning" and ": dropped a frame" in message.text:
             self.page_errors.append(message.text)
         if message.type == "error" and VALUE_MISMATCH in message.text:
