@@ -3,14 +3,28 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.desktop.support import AppFactory
+from tests.desktop.support import App, AppFactory
 from tests.desktop.x11 import start_openbox, start_xvfb
 from tests.support.machine import need
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed window test's report carries each live app's threads and the end of its stderr
+    (docs/decisions/test-failure-reports.md): a failure in a busy run cannot be looked at again."""
+    report = yield
+    if report.when == "call" and report.failed:
+        live = [app for app in App.launched if app.proc.poll() is None]
+        if live:
+            report.sections.append(("apps at the failure", "\n".join(app.report() for app in live)))
+    return report
 
 
 @pytest.fixture(scope="session")

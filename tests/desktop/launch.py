@@ -6,6 +6,8 @@ the host is tests/desktop/hostapp.py unless `--real-host` keeps the app's own `b
 
 from __future__ import annotations
 
+import faulthandler
+import signal
 import sys
 from pathlib import Path
 
@@ -26,4 +28,7 @@ def run(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # a failed test asks a live app for every thread's stack without ending it (tests/desktop/
+    # conftest.py): was the GTK thread stuck, or the page?
+    faulthandler.register(signal.SIGUSR2, all_threads=True)
     sys.exit(run(sys.argv[1:]))

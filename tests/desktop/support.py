@@ -18,9 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from desktop.automation import ENV as AUTOMATION_ENV
 from tests.desktop import driver, x11
@@ -28,6 +29,7 @@ from tests.desktop import driver, x11
 ROOT = Path(__file__).resolve().parents[2]
 F = TypeVar("F", bound=Callable[..., Any])
 ABORT_CODES = {134, -signal.SIGABRT}
+REPORT_TAIL = 6000
 
 
 class AppAbort(Exception):
@@ -52,7 +54,11 @@ def gui_test(fn: F) -> F:
 class App:
     """One app process and the handles a test needs on it."""
 
+    launched: ClassVar[weakref.WeakSet[App]] = weakref.WeakSet()
+    """Every app still referenced: a failed test's report shows their state (conftest.py)."""
+
     def __init__(self, display: str, data_dir: Path, args: list[str], env: dict[str, str]) -> None:
+        App.launched.add(self)
         self.display = display
         self.data_dir = data_dir
         self.automation = Path(tempfile.mkdtemp(prefix="hd-auto-")) / "page.sock"  # short: AF_UNIX limit
@@ -85,6 +91,16 @@ class App:
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
+
+    def report(self) -> str:
+        """For a failed test: the end of stderr, after every thread's stack if still running."""
+        running = self.proc.poll() is None
+        if running:
+            with contextlib.suppress(OSError):
+                self.proc.send_signal(signal.SIGUSR2)  # faulthandler, registered by launch.py (JSC has SIGUSR1)
+                time.sleep(0.5)
+        state = "running" if running else f"exited {self.proc.returncode}"
+        return f"app {self.pid} ({state}, {self.data_dir.name}) stderr tail:\n{self.stderr()[-REPORT_TAIL:]}"
 
     def _check_alive(self, what: str) -> None:
         code = self.proc.poll()
