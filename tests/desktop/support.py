@@ -97,7 +97,7 @@ class App:
         running = self.proc.poll() is None
         if running:
             with contextlib.suppress(OSError):
-                self.proc.send_signal(signal.SIGUSR2)  # faulthandler, registered by launch.py (JSC has SIGUSR1)
+                self.proc.send_signal(signal.SIGUSR2)  # faulthandler: launch.py (JSC has SIGUSR1)
                 time.sleep(0.5)
         state = "running" if running else f"exited {self.proc.returncode}"
         return f"app {self.pid} ({state}, {self.data_dir.name}) stderr tail:\n{self.stderr()[-REPORT_TAIL:]}"
