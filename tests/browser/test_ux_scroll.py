@@ -96,21 +96,21 @@ def test_follows_the_stream_until_scrolled_up_and_again_at_the_bottom(
     wait_at_bottom(page)  # the turn footer came in view too
 
 
-BUSY_THEN_GROW = """() => {
+BUSY_THEN_GROW = """(busyMs) => {
   const c = document.querySelector('[data-testid=conversation]');
   window.gapAtScroll = null;
   document.addEventListener('scroll', () => {  // capturing: before the view's own listener
     window.gapAtScroll = c.scrollHeight - c.scrollTop - c.clientHeight;
   }, { once: true, passive: true, capture: true });
   setTimeout(() => {
-    const until = performance.now() + 400;
+    const until = performance.now() + busyMs;
     while (performance.now() < until);
     const d = document.createElement('div');
     d.style.height = '400px';
     c.querySelector('.rows').append(d);
   }, 30);
 }"""
-"""The page busy for 400 ms, then 400 px more at the bottom: what a busy machine does to a fast
+"""The page busy for `busyMs`, then 400 px more at the bottom: what a busy machine does to a fast
 stream. The compositor scrolls by a wheel meanwhile, against the frame last drawn; the scroll
 event comes after the growth."""
 
@@ -126,10 +126,11 @@ def test_wheeling_to_the_bottom_follows_though_the_stream_grew_before_the_scroll
     page.get_by_test_id("conversation").hover()
     jump = page.get_by_test_id("jump-latest")
     raced = 0
-    for _ in range(12):  # the compositor scrolls during the busy task about every other time
+    for attempt in range(12):  # the compositor scrolls during the busy task about every other time
         page.mouse.wheel(0, -700)
         expect(jump).to_be_visible()
-        page.evaluate(BUSY_THEN_GROW)
+        # longer each time: on a loaded machine the wheel can come after a short busy task ended
+        page.evaluate(BUSY_THEN_GROW, 400 + 100 * attempt)
         page.wait_for_timeout(100)  # into the busy task
         page.mouse.wheel(0, 100_000)
         page.wait_for_function("() => window.gapAtScroll !== null")
