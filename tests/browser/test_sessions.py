@@ -250,3 +250,45 @@ def test_a_click_on_a_session_is_not_lost_to_the_list_redrawn_under_it(
     assert active_id(page) == first
     # and the redraw it held came with the click: the row now shows its session as open
     expect(item(page, first).get_by_test_id("session-open")).to_have_attribute("aria-current", "page")
+
+
+SLOW_CREATE = """(ms) => {
+  const client = window.harnessdesk.client;
+  const call = client.call.bind(client);
+  window.creates = 0;
+  client.call = async (method, ...rest) => {
+    if (method === "session.create") {
+      window.creates += 1;
+      await new Promise((r) => setTimeout(r, ms));
+    }
+    return call(method, ...rest);
+  };
+}"""
+"""The host takes `ms` to make each new session, as on a busy machine; `window.creates` counts."""
+
+
+def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    """Click New session, type at once and press Enter: the message is the new session's first,
+    not the previous session's next (a busy suite run saw it go to the wrong one)."""
+    first = fresh_session(page)
+    llm.enqueue(Reply(text="The first answer."))
+    send(page, "To the first session")
+    turn_ends(page, 1)
+    wait_idle(page)
+    page.evaluate(SLOW_CREATE, 800)
+    page.get_by_test_id("new-session").click()
+    page.get_by_test_id("new-session").click()  # a double click makes one session, not two
+    llm.enqueue(Reply(text="The second answer."))
+    box = page.get_by_test_id("composer-input")
+    box.fill("To the new session")
+    box.press("Enter")
+    expect(page.get_by_test_id("conversation")).to_contain_text("The second answer.")
+    active = page.evaluate("() => window.harnessdesk.app.manager.activeId")
+    assert active != first
+    expect(page.get_by_test_id("conversation")).not_to_contain_text("To the first session")
+    assert page.evaluate("window.creates") == 1
+    item(page, first).get_by_test_id("session-open").click(position={"x": 12, "y": 10})
+    expect(page.get_by_test_id("conversation")).to_contain_text("The first answer.")
+    expect(page.get_by_test_id("conversation")).not_to_contain_text("To the new session")

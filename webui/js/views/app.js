@@ -41,6 +41,7 @@ export class App {
     this.changesOpen = false;
     this.mcpOpen = false;
     this.lastStop = { at: 0, sessionId: null };
+    this.creating = null; // the new session being made, while session.create runs (createIn)
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
@@ -89,10 +90,21 @@ export class App {
       if (!last) return this.actions.openFolder(); // it comes back here with the chosen folder
       wid = last.workspaceId;
     }
-    const s = await m.newSession(wid);
+    const s = await this.createIn(wid);
     this.toggleSidebar(false);
     if (s) this.composer.focus();
     return s;
+  }
+
+  /** One session made at a time: a second click, or a message sent meanwhile, gets the session
+   * being made (`creating`, views/turn-actions.js), not a second one or the previous session. */
+  createIn(workspaceId) {
+    if (this.creating) return this.creating;
+    const made = this.manager.newSession(workspaceId).finally(() => {
+      if (this.creating === made) this.creating = null;
+    });
+    this.creating = made;
+    return made;
   }
 
   /** A session on a remote host: in `cwd` there, or in a folder of it the person picks now. */

@@ -7,7 +7,8 @@ import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 import { t } from "../i18n/i18n.js";
 
 export async function sendPrompt(app, mode, content, attach = []) {
-  let s = app.manager.active;
+  // New session was clicked and the session is still being made: the message is its first
+  let s = app.creating ? await app.creating : app.manager.active;
   if (!s) {
     s = await app.newSession(); // a folder the person chose (docs/decisions.md)
     if (!s) return false;
