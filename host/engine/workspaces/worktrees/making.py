@@ -154,7 +154,9 @@ class Maker:
         writes = worktree_writes(plan.common, plan.path)
         for folder in writes:
             await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-        args = ["worktree", "add", "--quiet"]
+        # the files are written by as many workers as the machine has cores: twice as fast for
+        # 10,000 small files on two (docs/decisions/worktree-sessions.md)
+        args = ["-c", "checkout.workers=0", "worktree", "add", "--quiet"]
         args += (
             ["-b", plan.branch, plan.path, plan.start] if plan.created_branch else [plan.path, plan.branch]
         )
