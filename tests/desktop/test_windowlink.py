@@ -24,6 +24,16 @@ class WindowLoop:
         self.thread.start()
 
     def close(self) -> None:
+        """Ends the dialogs still open on it (the window's process would end them by exiting),
+        then the loop."""
+
+        async def end_open() -> None:
+            open_ = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in open_:
+                task.cancel()
+            await asyncio.gather(*open_, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(end_open(), self.loop).result(5)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
         self.loop.close()
