@@ -21,6 +21,7 @@ import pytest
 
 from contract.approvals import ScopeKind
 from contract.namespaces import EXPOSED, SECTIONS, UI_ONBOARDING
+from host.engine.llm.local import MODEL_ID, MODEL_LABEL
 from host.engine.tools.permissions.scope import always_words, label, scope_words
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -340,6 +341,13 @@ def test_every_shipped_catalogue_model_has_its_words_in_both_languages_the_host_
         assert en.get(key) == entry["description"] and key in zh, key
         if entry.get("sha256Note"):
             assert en.get(f"{key}.note") == entry["sha256Note"] and f"{key}.note" in zh, key
+
+
+def test_the_built_in_model_has_its_name_in_both_languages_the_host_s_in_english() -> None:
+    """The model picker shows `model.<provider>.<id>` where the catalogue has it (host-words.js)."""
+    en, zh = catalogue("en"), catalogue("zh-CN")
+    key = f"model.local.{MODEL_ID}"
+    assert en.get(key) == MODEL_LABEL and key in zh and zh[key] != MODEL_LABEL
 
 
 def test_the_shipped_commands_have_their_words_in_both_languages_the_host_s_in_english() -> None:

@@ -40,7 +40,15 @@ def test_the_built_in_model_is_labelled_chat_only(
     expect(page.get_by_test_id("composer-input")).to_have_attribute(
         "placeholder", "Ask a question (this model only chats: no files, no commands)…"
     )
+    picked = page.get_by_test_id("model-picker").locator("option:checked")
+    expect(picked).to_have_text("SmolLM2 135M Instruct (built-in, offline)")
     shoot_all(page, "chat-only")
+    # the model's name is the catalogue's, in the page's language (the host names it in English)
+    zh = contexts.new_page(server.url, locale="zh-CN")
+    fresh_session(zh)
+    expect(zh.get_by_test_id("model-picker").locator("option:checked")).to_have_text(
+        "SmolLM2 135M Instruct（内置，离线）"  # noqa: RUF001 (Chinese punctuation)
+    )
 
 
 def test_the_welcome_names_the_configured_model_and_the_label_follows_the_picker(

@@ -652,6 +652,7 @@ export default {
   "provider.removed": "Removed {name}.",
   "provider.route.deepseek": "DeepSeek",
   "provider.route.local": "Built-in model (offline)",
+  "model.local.smollm2-135m-instruct": "SmolLM2 135M Instruct (built-in, offline)",
   "provider.route.openai-compatible": "OpenAI-compatible (command line)",
   "provider.saving": "Saving…",
   "provider.storedAs": " · stored as {ref}",

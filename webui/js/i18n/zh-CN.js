@@ -651,6 +651,7 @@ export default {
   "provider.removed": "已移除 {name}。",
   "provider.route.deepseek": "DeepSeek",
   "provider.route.local": "内置模型（离线）",
+  "model.local.smollm2-135m-instruct": "SmolLM2 135M Instruct（内置，离线）",
   "provider.route.openai-compatible": "OpenAI 兼容（命令行）",
   "provider.saving": "正在保存…",
   "provider.storedAs": " · 保存为 {ref}",

@@ -89,6 +89,12 @@ export function routeName(route) {
   return tOr(`provider.route.${route.provider}`, route.displayName ?? route.provider);
 }
 
+/** A model's name in a provider's list: the built-in model's in the page's language, any other
+ * as its provider names it. */
+export function modelName(provider, model) {
+  return tOr(`model.${provider}.${model.id}`, model.name ?? model.id);
+}
+
 const SHIPPED_PRESETS = new Set(["standard", "chat", "read-only"]);
 
 /** An agent preset's name: a shipped one's in the page's language, yours as you named it. */

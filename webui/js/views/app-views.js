@@ -7,6 +7,7 @@ import { SessionRail } from "./session-rail.js";
 import { Catalogues } from "../state/catalogue.js";
 import { sentTexts } from "../state/recall.js";
 import { ArchivedNote } from "./archived-note.js";
+import { modelName } from "../state/host-words.js";
 import { runClient, runCommand } from "./commands.js";
 import { ComposerView } from "./composer.js";
 import { ConfigFileNotice } from "./config-notice.js";
@@ -116,7 +117,7 @@ export function buildViews(app) {
     folder: () => app.manager.active?.cwd ?? app.manager.summaries.get(app.manager.activeId)?.cwd ?? null,
     // what the model menu lists for the open session (else the host's default), as the wire's provider/model
     models: () => {
-      const listed = (app.modelPicker?.value?.groups ?? []).flatMap((g) => g.models.map((m) => ({ value: `${g.id}/${m.id}`, label: m.name ?? m.id })));
+      const listed = (app.modelPicker?.value?.groups ?? []).flatMap((g) => g.models.map((m) => ({ value: `${g.id}/${m.id}`, label: modelName(g.id, m) })));
       const d = app.providers.defaultSelection;
       return listed.length || !d?.model ? listed : [{ value: `${d.provider}/${d.model}`, label: d.model }];
     },

@@ -5,7 +5,7 @@
 import { h, clear } from "./dom.js";
 import { describeError, classifyProblem } from "../state/problems.js";
 import { addServerProfile } from "./model-library.js";
-import { routeName } from "../state/host-words.js";
+import { modelName, routeName } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
 
 const SEP = "\u0001";
@@ -69,7 +69,7 @@ export class ModelPicker {
         const efforts = (m.reasoning?.efforts ?? []).map((e) => e.id);
         this.entries.set(key, { provider: g.id, model: m.id, reasoningEfforts: efforts, defaultEffort: m.reasoning?.defaultEffort ?? null });
         if (key === curKey) listed = true;
-        og.append(h("option", { value: key, translate: "no" }, m.name));
+        og.append(h("option", { value: key, translate: "no" }, modelName(g.id, m)));
       }
       if (g.models.length) this.select.append(og);
     }
