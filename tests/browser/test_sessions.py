@@ -252,19 +252,20 @@ def test_a_click_on_a_session_is_not_lost_to_the_list_redrawn_under_it(
     expect(item(page, first).get_by_test_id("session-open")).to_have_attribute("aria-current", "page")
 
 
-SLOW_CREATE = """(ms) => {
+SLOW_CALL = """([slow, ms]) => {
   const client = window.harnessdesk.client;
   const call = client.call.bind(client);
   window.creates = 0;
   client.call = async (method, ...rest) => {
-    if (method === "session.create") {
+    if (method === slow) {
       window.creates += 1;
       await new Promise((r) => setTimeout(r, ms));
     }
     return call(method, ...rest);
   };
 }"""
-"""The host takes `ms` to make each new session, as on a busy machine; `window.creates` counts."""
+"""The host takes `ms` to answer each call of one method (`session.create`, `session.fork`), as
+on a busy machine; `window.creates` counts them."""
 
 
 def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
@@ -277,7 +278,7 @@ def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
     send(page, "To the first session")
     turn_ends(page, 1)
     wait_idle(page)
-    page.evaluate(SLOW_CREATE, 800)
+    page.evaluate(SLOW_CALL, ["session.create", 800])
     page.get_by_test_id("new-session").click()
     page.get_by_test_id("new-session").click()  # a double click makes one session, not two
     llm.enqueue(Reply(text="The second answer."))
@@ -292,3 +293,26 @@ def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
     item(page, first).get_by_test_id("session-open").click(position={"x": 12, "y": 10})
     expect(page.get_by_test_id("conversation")).to_contain_text("The first answer.")
     expect(page.get_by_test_id("conversation")).not_to_contain_text("To the new session")
+
+
+def test_a_message_sent_while_a_fork_is_being_made_goes_to_the_fork(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    parent = fresh_session(page)
+    llm.enqueue(Reply(text="The parent's answer."))
+    send(page, "To the parent")
+    turn_ends(page, 1)
+    wait_idle(page)
+    page.evaluate(SLOW_CALL, ["session.fork", 800])
+    page.get_by_test_id("turn-end").first.get_by_test_id("fork-turn").click()
+    llm.enqueue(Reply(text="The fork's answer."))
+    box = page.get_by_test_id("composer-input")
+    box.fill("To the fork")
+    box.press("Enter")
+    expect(page.get_by_test_id("conversation")).to_contain_text("The fork's answer.")
+    assert active_id(page) != parent
+    expect(page.get_by_test_id("conversation")).to_contain_text("The parent's answer.")  # the fork's history
+    assert page.evaluate("window.creates") == 1
+    item(page, parent).get_by_test_id("session-open").first.click(position={"x": 12, "y": 10})
+    expect(page.get_by_test_id("conversation")).to_contain_text("The parent's answer.")
+    expect(page.get_by_test_id("conversation")).not_to_contain_text("To the fork")

@@ -99,8 +99,13 @@ export class App {
   /** One session made at a time: a second click, or a message sent meanwhile, gets the session
    * being made (`creating`, views/turn-actions.js), not a second one or the previous session. */
   createIn(workspaceId) {
-    if (this.creating) return this.creating;
-    const made = this.manager.newSession(workspaceId).finally(() => {
+    return this.creating ?? this.making(this.manager.newSession(workspaceId));
+  }
+
+  /** `session`: a promise of the session being made (New session, Fork), or null when it was not
+   * made; a message sent meanwhile waits for it and goes there. */
+  making(session) {
+    const made = session.finally(() => {
       if (this.creating === made) this.creating = null;
     });
     this.creating = made;

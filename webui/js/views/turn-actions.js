@@ -7,8 +7,11 @@ import { interruptSubagent, messageSubagent, subagentOf } from "./subagents.js";
 import { t } from "../i18n/i18n.js";
 
 export async function sendPrompt(app, mode, content, attach = []) {
-  // New session was clicked and the session is still being made: the message is its first
-  let s = app.creating ? await app.creating : app.manager.active;
+  // New session or Fork was clicked and the session is still being made: the message is its
+  // first; when it could not be made, the message stays in the box
+  const making = app.creating;
+  let s = making ? await making : app.manager.active;
+  if (making && !s) return false;
   if (!s) {
     s = await app.newSession(); // a folder the person chose (docs/decisions.md)
     if (!s) return false;

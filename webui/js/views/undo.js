@@ -119,7 +119,9 @@ export async function forkFrom(app, atSeq, btn) {
       if (choice === null) return false;
       restoreFiles = choice === "restore";
     }
-    const r = await app.manager.fork(s.sessionId, atSeq, { restoreFiles });
+    const forking = app.manager.fork(s.sessionId, atSeq, { restoreFiles });
+    app.making(forking.then((r) => (r.ok ? app.manager.active : null), () => null)); // a message sent meanwhile goes to the fork
+    const r = await forking;
     if (!r.ok) app.status.toast(describeError(r.error));
     return r.ok;
   } finally {
