@@ -268,26 +268,36 @@ SLOW_CALL = """([slow, ms]) => {
 on a busy machine; `window.creates` counts them."""
 
 
+def answered_session(page: Page, llm: ScriptedLlmServer, prompt: str, answer: str) -> str:
+    """A new session with one finished turn; its id."""
+    sid = fresh_session(page)
+    llm.enqueue(Reply(text=answer))
+    send(page, prompt)
+    turn_ends(page, 1)
+    wait_idle(page)
+    return sid
+
+
+def send_at_once(page: Page, llm: ScriptedLlmServer, prompt: str, answer: str) -> None:
+    """Type and press Enter without waiting for anything; the answer comes in view."""
+    llm.enqueue(Reply(text=answer))
+    box = page.get_by_test_id("composer-input")
+    box.fill(prompt)
+    box.press("Enter")
+    expect(page.get_by_test_id("conversation")).to_contain_text(answer)
+
+
 def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
     page: Page, llm: ScriptedLlmServer
 ) -> None:
     """Click New session, type at once and press Enter: the message is the new session's first,
     not the previous session's next (a busy suite run saw it go to the wrong one)."""
-    first = fresh_session(page)
-    llm.enqueue(Reply(text="The first answer."))
-    send(page, "To the first session")
-    turn_ends(page, 1)
-    wait_idle(page)
+    first = answered_session(page, llm, "To the first session", "The first answer.")
     page.evaluate(SLOW_CALL, ["session.create", 800])
     page.get_by_test_id("new-session").click()
     page.get_by_test_id("new-session").click()  # a double click makes one session, not two
-    llm.enqueue(Reply(text="The second answer."))
-    box = page.get_by_test_id("composer-input")
-    box.fill("To the new session")
-    box.press("Enter")
-    expect(page.get_by_test_id("conversation")).to_contain_text("The second answer.")
-    active = page.evaluate("() => window.harnessdesk.app.manager.activeId")
-    assert active != first
+    send_at_once(page, llm, "To the new session", "The second answer.")
+    assert active_id(page) != first
     expect(page.get_by_test_id("conversation")).not_to_contain_text("To the first session")
     assert page.evaluate("window.creates") == 1
     item(page, first).get_by_test_id("session-open").click(position={"x": 12, "y": 10})
@@ -298,18 +308,10 @@ def test_a_message_sent_while_a_new_session_is_being_made_goes_to_that_session(
 def test_a_message_sent_while_a_fork_is_being_made_goes_to_the_fork(
     page: Page, llm: ScriptedLlmServer
 ) -> None:
-    parent = fresh_session(page)
-    llm.enqueue(Reply(text="The parent's answer."))
-    send(page, "To the parent")
-    turn_ends(page, 1)
-    wait_idle(page)
+    parent = answered_session(page, llm, "To the parent", "The parent's answer.")
     page.evaluate(SLOW_CALL, ["session.fork", 800])
     page.get_by_test_id("turn-end").first.get_by_test_id("fork-turn").click()
-    llm.enqueue(Reply(text="The fork's answer."))
-    box = page.get_by_test_id("composer-input")
-    box.fill("To the fork")
-    box.press("Enter")
-    expect(page.get_by_test_id("conversation")).to_contain_text("The fork's answer.")
+    send_at_once(page, llm, "To the fork", "The fork's answer.")
     assert active_id(page) != parent
     expect(page.get_by_test_id("conversation")).to_contain_text("The parent's answer.")  # the fork's history
     assert page.evaluate("window.creates") == 1
