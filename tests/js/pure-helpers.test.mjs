@@ -71,6 +71,18 @@ test("provisional title: whitespace collapsed, cut near 60 chars at a word bound
   assert.equal(displayTitle({ provisionalTitle: "From the message" }), "From the message");
   assert.equal(displayTitle({ title: "Host title", provisionalTitle: "From the message" }), "Host title");
   assert.equal(displayTitle({}), "Untitled session");
+  // a fork's auto title ("… (fork)", the host's English) in the page's language; not a root's
+  const fork = { title: "Fix the parser (fork)", parentSessionId: "s-1" };
+  assert.equal(displayTitle(fork), "Fix the parser (fork)");
+  assert.equal(displayTitle({ title: "Notes (fork)" }), "Notes (fork)");
+  const { setLanguage } = await import("../../webui/js/i18n/i18n.js");
+  setLanguage("zh-CN", { remember: false });
+  try {
+    assert.equal(displayTitle(fork), "Fix the parser（分叉）");
+    assert.equal(displayTitle({ title: "Notes (fork)" }), "Notes (fork)");
+  } finally {
+    setLanguage("en", { remember: false });
+  }
 });
 
 test("approval arguments: pretty JSON with strings verbatim, multi-line strings as indented lines", async () => {

@@ -717,6 +717,7 @@ export default {
   "sessionItem.titleLabel": "Session title",
   "sessionItem.unarchive": "Unarchive",
   "sessionItem.untitled": "Untitled session",
+  "sessionItem.forkTitle": "{title} (fork)",
   "sessionItem.worktree": "In a worktree on {branch}: {ahead} ahead of {base}, {behind} behind",
   "sessionItem.worktreeDirty": "In a worktree on {branch}: {ahead} ahead of {base}, {behind} behind, uncommitted changes",
 

@@ -716,6 +716,7 @@ export default {
   "sessionItem.titleLabel": "会话标题",
   "sessionItem.unarchive": "取消归档",
   "sessionItem.untitled": "未命名会话",
+  "sessionItem.forkTitle": "{title}（分叉）",
   "sessionItem.worktree": "在工作树的分支 {branch} 上：领先 {base} {ahead} 个提交，落后 {behind} 个",
   "sessionItem.worktreeDirty": "在工作树的分支 {branch} 上：领先 {base} {ahead} 个提交，落后 {behind} 个，有未提交的更改",
 

@@ -79,8 +79,12 @@ export function shortenPath(path, home) {
 /** The host's title, else the provisional one from the first message, else "Untitled session". */
 export function displayTitle(summary) {
   const t = summary?.title?.trim();
+  // a fork's auto title is its parent's with the host's English " (fork)": in the page's words
+  if (t && summary.parentSessionId && t.endsWith(FORK_SUFFIX)) return tr("sessionItem.forkTitle", { title: t.slice(0, -FORK_SUFFIX.length) });
   return t || summary?.provisionalTitle || tr("sessionItem.untitled");
 }
+
+const FORK_SUFFIX = " (fork)"; // host/engine/sessions/fork.py
 
 export const PROVISIONAL_TITLE_MAX = 60;
 

@@ -214,7 +214,7 @@ export class SessionManager extends Emitter {
         blank: false,
         parentSessionId: sessionId,
         cwd: parent?.cwd,
-        title: parent?.title ? `${parent.title} (fork)` : undefined,
+        title: parent?.title ? `${parent.title} (fork)` : undefined, // as the host names it (displayTitle)
       });
     }
     this.open(child);
