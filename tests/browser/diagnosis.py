@@ -8,7 +8,6 @@ be run again to look: the report has to carry what one would have looked at
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 
 from playwright.sync_api import Error as PlaywrightError
@@ -56,7 +55,9 @@ def report(contexts: Contexts | None, servers: Iterable[HarnessServer], llm: Scr
 def _page_state(page: Page) -> str:
     if page.is_closed():
         return "closed"
-    state: object = "no answer"
-    with contextlib.suppress(PlaywrightError):
-        state = page.locator("body").evaluate(PAGE_STATE, timeout=3000)
-    return str(state)
+    try:
+        return str(page.locator("body").evaluate(PAGE_STATE, timeout=3000))
+    except PlaywrightError as exc:
+        return f"not read: {str(exc).splitlines()[0]}"
+    except Exception as exc:  # the driver itself gone: the report must still be made
+        return f"not read: {exc!r}"
