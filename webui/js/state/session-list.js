@@ -84,7 +84,8 @@ export function displayTitle(summary) {
   return t || summary?.provisionalTitle || tr("sessionItem.untitled");
 }
 
-const FORK_SUFFIX = " (fork)"; // host/engine/sessions/fork.py
+/** What the host appends to a fork's auto title (host/engine/sessions/fork.py). */
+export const FORK_SUFFIX = " (fork)";
 
 export const PROVISIONAL_TITLE_MAX = 60;
 

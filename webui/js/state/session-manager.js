@@ -11,7 +11,7 @@
 import { Emitter } from "./emitter.js";
 import { isTransportFailure, transportErrorOf } from "../client/errors.js";
 import { Session, withView } from "./session.js";
-import { reusableBlank, provisionalTitle, contentText, ListSequence } from "./session-list.js";
+import { reusableBlank, provisionalTitle, contentText, ListSequence, FORK_SUFFIX } from "./session-list.js";
 import { blankMember } from "./workspaces.js";
 import { t } from "../i18n/i18n.js";
 
@@ -214,7 +214,7 @@ export class SessionManager extends Emitter {
         blank: false,
         parentSessionId: sessionId,
         cwd: parent?.cwd,
-        title: parent?.title ? `${parent.title} (fork)` : undefined, // as the host names it (displayTitle)
+        title: parent?.title ? parent.title + FORK_SUFFIX : undefined, // as the host names it
       });
     }
     this.open(child);

@@ -41,7 +41,7 @@ export class App {
     this.changesOpen = false;
     this.mcpOpen = false;
     this.lastStop = { at: 0, sessionId: null };
-    this.creating = null; // the new session being made, while session.create runs (createIn)
+    this.creating = null; // the session being made by New session or Fork (`making`)
     this.turns = new TurnCalls(client);
     this.config = new ConfigCalls(client);
     this.host = new HostCalls(client);
