@@ -511,3 +511,15 @@ def allow(page: Page, tool: str) -> None:
     rpc_id = card.get_attribute("data-rpc-id")
     card.get_by_test_id("approval-allow-once").click()
     expect(page.locator(f"[data-testid=approval-card][data-rpc-id='{rpc_id}']")).to_have_count(0)
+
+
+def click_through_redraw(page: Page, target: Locator, redraw: str) -> None:
+    """A person's click on `target` with the view under it redrawn between the press and the
+    release (`redraw`: a page script; a frame from the host does this on a busy machine). The
+    browser sends a click only when both land on one element."""
+    box = target.bounding_box()
+    assert box is not None, "the element to press is not shown"
+    page.mouse.move(box["x"] + min(12, box["width"] / 2), box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate(redraw)
+    page.mouse.up()

@@ -23,7 +23,15 @@ from contract.methods import (
     SESSION_LIST,
 )
 from tests.browser.i18n_screens import english_on_screen
-from tests.browser.support import Contexts, HarnessServer, openai_args, rpc, shoot, tool_call
+from tests.browser.support import (
+    Contexts,
+    HarnessServer,
+    click_through_redraw,
+    openai_args,
+    rpc,
+    shoot,
+    tool_call,
+)
 from tests.support.git_repos import make_repo
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -119,7 +127,9 @@ def test_automation_dialog_run_now_and_the_inbox_states(
     shoot(page, "automations-inbox")
 
     # Archive takes the first out of the inbox; Discard run removes the other and its session
-    page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-archive").click()
+    # (the inbox read again between the press and the release: the click still lands)
+    archive = page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-archive")
+    click_through_redraw(page, archive, "() => window.harnessdesk.app.runInbox.render()")
     expect(page.get_by_test_id("inbox-run")).to_have_count(1)
     page.get_by_test_id("inbox-item").first.get_by_test_id("inbox-discard").click()
     page.get_by_test_id("inbox-discard-yes").click()

@@ -14,6 +14,7 @@ from tests.browser.support import (
     VIEWPORT,
     HarnessServer,
     allow,
+    click_through_redraw,
     fresh_session,
     send,
     snap,
@@ -110,7 +111,9 @@ def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(
     notes = panel.locator("[data-testid=changes-file][data-path='notes.txt']")
     expect(notes).to_have_class("diff-wrap file-change changes-file is-target")
 
-    notes.get_by_test_id("changes-revert-file").click()
+    # the list read again between the press and the release (an agent editing): the click lands
+    revert = notes.get_by_test_id("changes-revert-file")
+    click_through_redraw(page, revert, "() => window.harnessdesk.app.changesPanel.render()")
     dialog = page.get_by_test_id("changes-revert-dialog")
     expect(dialog.get_by_test_id("changes-revert-dialog-cancel")).to_be_focused()  # destructive: Cancel first
     shoot_all(page, "revert-file-dialog")

@@ -11,7 +11,16 @@ from playwright.sync_api import Locator, Page, expect
 
 from host.engine.sessions.titles import auto_title
 from tests.browser.shots import SHOTS
-from tests.browser.support import HarnessServer, fresh_session, new_session, send, snap, turn_ends, wait_idle
+from tests.browser.support import (
+    HarnessServer,
+    click_through_redraw,
+    fresh_session,
+    new_session,
+    send,
+    snap,
+    turn_ends,
+    wait_idle,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -240,12 +249,8 @@ def test_a_click_on_a_session_is_not_lost_to_the_list_redrawn_under_it(
     fresh_session(page)
     assert active_id(page) != first
     button = item(page, first).get_by_test_id("session-open")
-    box = button.bounding_box()
-    assert box is not None
-    page.mouse.move(box["x"] + 12, box["y"] + box["height"] / 2)
-    page.mouse.down()
-    page.evaluate("() => window.harnessdesk.app.sidebar.render()")  # the list read again meanwhile
-    page.mouse.up()
+    # the list read again between the press and the release
+    click_through_redraw(page, button, "() => window.harnessdesk.app.sidebar.render()")
     expect(page.get_by_test_id("assistant-text").last).to_have_text("Watered.")
     assert active_id(page) == first
     # and the redraw it held came with the click: the row now shows its session as open

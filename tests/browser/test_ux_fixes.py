@@ -19,6 +19,7 @@ from tests.browser.support import (
     Contexts,
     HarnessServer,
     allow,
+    click_through_redraw,
     fresh_session,
     openai_args,
     rpc,
@@ -280,3 +281,40 @@ def test_editing_a_queued_message_keeps_its_attached_files_as_chips(
     expect(user.locator(".user-text")).to_have_text("summarize it in one line")
     expect(user.get_by_test_id("msg-context-chip")).to_have_attribute("data-path", "notes/queued_note.txt")
     wait_idle(page)
+
+
+def test_a_click_in_the_jobs_panel_and_the_queue_is_not_lost_to_a_redraw_under_it(
+    page: Page, llm: ScriptedLlmServer
+) -> None:
+    """Both lists are drawn again from the host's frames (a job started or ended, the queue
+    changed): with ten sessions working that is often, and a redraw between the press and the
+    release replaced the button under the pointer, so the browser sent no click."""
+    fresh_session(page)
+    command = "echo watching files; sleep 1000"
+    llm.enqueue(
+        Reply(tool_calls=[tool_call("c-w", "bash", command=command, run_in_background=True)]),
+        Reply(text="It runs."),
+    )
+    send(page, "Start the watcher")
+    allow(page, "bash")
+    turn_ends(page)
+    page.get_by_test_id("jobs-toggle").click()
+    job = page.get_by_test_id("jobs-panel").get_by_test_id("job-item")
+    expect(job).to_have_attribute("data-status", "running")
+    redraw_jobs = "() => window.harnessdesk.app.jobsPanel.render()"
+    click_through_redraw(page, job.get_by_test_id("job-output-toggle"), redraw_jobs)
+    expect(job.get_by_test_id("job-output")).to_contain_text("watching files")
+
+    llm.enqueue(Reply(tool_calls=[tool_call("c-b", "bash", command="echo busy")]), Reply(text="Done."))
+    send(page, "Check once more")  # the turn waits on its approval card: later input queues
+    expect(page.get_by_test_id("approval-card")).to_have_count(1)
+    send(page, "then summarize")
+    queued = page.get_by_test_id("queue-item")
+    expect(queued).to_have_count(1)
+    redraw_queue = "() => window.harnessdesk.app.queue.render()"
+    click_through_redraw(page, queued.get_by_test_id("queue-edit"), redraw_queue)
+    expect(queued.get_by_test_id("queue-edit-input")).to_be_focused()
+    queued.get_by_test_id("queue-edit-input").press("Escape")
+
+    click_through_redraw(page, job.get_by_test_id("job-stop"), redraw_jobs)
+    expect(job).to_have_attribute("data-status", "killed")

@@ -13,6 +13,7 @@ import { describeError } from "../state/problems.js";
 import { hostNote } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
 import { mountCommitBox } from "./commit-box.js";
+import { PressGuard } from "./press-guard.js";
 
 const STATUS = new Set(["added", "modified", "deleted"]);
 
@@ -27,6 +28,7 @@ export class ChangesPanel {
     this.target = null; // the path a turn's link opened, highlighted until the view closes
     this.aim = null; // review pane: {path, start?, end?, side?} to show once the repository is read
     this.pane = ctx.review ? new ReviewPane({ state: ctx.review, toast: ctx.toast, send: ctx.send }) : null;
+    this.press = new PressGuard(root, () => this.render()); // a re-read while the agent edits never eats a click
     this.quiet = false; // the next re-read of the list follows the pane's own change: no second git.status
     ctx.state.on("change", () => {
       // the list was read again (a turn ended, a commit was made): so is the repository
@@ -67,7 +69,7 @@ export class ChangesPanel {
   }
 
   render() {
-    if (!this.open) return;
+    if (!this.open || this.press.defer()) return;
     const typing = this.commitBox.contains(document.activeElement) ? document.activeElement : null;
     if (this.reviewing) {
       this.renderReview(); // the commit box sits in the review pane's slot, under the Staged list

@@ -4,6 +4,7 @@
 import { h, icon, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { t, tOr } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 const LIVE = new Set(["running", "stopping"]);
 const REFRESH_MS = 1500;
@@ -26,6 +27,7 @@ export class JobsPanel {
     this.open = false;
     this.outputs = new Map(); // jobId → {node, timer} for outputs being shown
     this.tick = 0;
+    this.press = new PressGuard(root, () => this.render()); // a job frame never eats a click on Output or Stop
   }
 
   set(sessionId, jobs, open) {
@@ -47,6 +49,7 @@ export class JobsPanel {
   }
 
   render() {
+    if (this.press.defer()) return;
     this.root.hidden = !this.open;
     clearInterval(this.tick);
     this.tick = 0;

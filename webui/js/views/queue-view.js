@@ -9,6 +9,7 @@ import { ContextChips, sentChips } from "./context-chips.js";
 import { attachedOf } from "../state/finder.js";
 import { describeError } from "../state/problems.js";
 import { t } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 export class QueueView {
   /** @param {HTMLElement} root @param {{turns: TurnCalls, toast(msg), stopAll(): void}} ctx */
@@ -19,6 +20,7 @@ export class QueueView {
     this.items = [];
     this.running = false;
     this.editing = null; // id of the item being edited
+    this.press = new PressGuard(root, () => this.render()); // a queue snapshot never eats a click on an item
   }
 
   set(sessionId, items, running = this.running) {
@@ -43,6 +45,7 @@ export class QueueView {
   }
 
   render() {
+    if (this.press.defer()) return;
     clear(this.root);
     this.root.hidden = this.items.length === 0;
     if (!this.items.length) return;

@@ -8,6 +8,7 @@ import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
 import { outcomeKey } from "../state/automation-calls.js";
 import { t } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 const REFRESH_MS = 15_000;
 
@@ -29,6 +30,7 @@ export class RunInbox {
     this.el = h("section", { class: "run-inbox", testid: "inbox", "aria-label": t("inbox.label") }, h("div", { class: "inbox-head" }, this.toggle, this.manage), this.list);
     this.timer = null;
     this.debounce = null;
+    this.press = new PressGuard(this.el, () => this.render()); // a re-read never eats a click on a run
   }
 
   /** Read the inbox now, and every REFRESH_MS while the page is connected. */
@@ -58,6 +60,7 @@ export class RunInbox {
   }
 
   render() {
+    if (this.press.defer()) return;
     const unread = this.runs.filter((r) => !r.read).length;
     setChildren(this.toggle, icon("chevron", `icon inbox-chevron${this.open ? " is-open" : ""}`), h("span", {}, t("inbox.label")), unread ? h("span", { class: "badge inbox-unread", testid: "inbox-unread" }, String(unread)) : null);
     this.toggle.setAttribute("aria-expanded", String(this.open));
