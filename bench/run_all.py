@@ -59,7 +59,7 @@ BENCHES: dict[str, list[str]] = {
     "snapshot": ["snapshot_bench.py", "--runs", "21"],
     "finder": ["finder_bench.py"],
     "transcript": ["transcript_bench.py", "--rounds", "3"],
-    "window_day": ["window_day_bench.py"],
+    "window_day": ["window_day_bench.py", "--days", "3"],
     "durability": ["durability_bench.py", "--rounds", "3"],
     "first_load": ["first_load_bench.py"],
     "keystroke": ["keystroke_bench.py"],
