@@ -23,6 +23,7 @@ from tests.browser.support import (
     Contexts,
     HarnessServer,
     allow,
+    click_through_redraw,
     new_session,
     openai_args,
     send,
@@ -101,7 +102,9 @@ def test_draft_edit_commit_push_from_the_commit_box(
     assert "notes.md" in str(llm.requests[-1]["messages"]), "the model saw the staged diff"
     assert git(repo, "log", "--format=%s") == "start", "a draft commits nothing"
     message.fill("Start the notes\n\nEdited by the person.")
-    box.get_by_test_id("commit-commit").click()
+    # the box read again between the press and the release (an agent's edit): Commit still lands
+    redraw = "() => window.harnessdesk.app.changesPanel.commit.render()"
+    click_through_redraw(page, box.get_by_test_id("commit-commit"), redraw)
     note = box.get_by_test_id("commit-note")
     expect(note).to_contain_text("Committed")
     expect(note).to_contain_text("not trusted, so its hooks did not run")

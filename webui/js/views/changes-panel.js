@@ -12,7 +12,7 @@ import { diffTable, statNodes } from "./diff.js";
 import { describeError } from "../state/problems.js";
 import { hostNote } from "../state/host-words.js";
 import { t } from "../i18n/i18n.js";
-import { mountCommitBox } from "./commit-box.js";
+import { CommitBox } from "./commit-box.js";
 import { PressGuard } from "./press-guard.js";
 
 const STATUS = new Set(["added", "modified", "deleted"]);
@@ -22,7 +22,8 @@ export class ChangesPanel {
   constructor(root, ctx) {
     this.root = root;
     this.ctx = ctx;
-    this.commitBox = mountCommitBox(ctx); // kept below the list: in a git repository, the review pane's .commit-box-slot
+    this.commit = new CommitBox(ctx);
+    this.commitBox = this.commit.root; // kept below the list: in a git repository, the review pane's .commit-box-slot
     this.open = false;
     this.pending = null; // a path to scroll to once the list is read
     this.target = null; // the path a turn's link opened, highlighted until the view closes

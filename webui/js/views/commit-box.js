@@ -2,22 +2,19 @@
 // drafts from the staged diff (editable; nothing is committed without the person's click), Commit
 // and Amend, the branch's last commits with links to the turns each covers, Push, and Open pull
 // request. A failure is one sentence; git's own output opens below it. The calls are
-// state/commit-calls.js; `mountCommitBox` returns the element the host view places.
+// state/commit-calls.js; the host view places the box's `root`.
 
 import { h, clear } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { CommitCalls } from "../state/commit-calls.js";
 import { t } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 const LOG_ROWS = 8;
 
-/** @param {{state: {client, sessionId, on(ev, fn)}, toast(msg, tone?), showSeq(seq), sessionTitle?(): string|null}} ctx
- * @returns {HTMLElement} the box (it re-reads when the session changes or its `state` does) */
-export function mountCommitBox(ctx) {
-  return new CommitBox(ctx).root;
-}
-
+/** The box (`root`); it re-reads when the session changes or its `state` does. */
 export class CommitBox {
+  /** @param {{state: {client, sessionId, on(ev, fn)}, toast(msg, tone?), showSeq(seq), sessionTitle?(): string|null}} ctx */
   constructor(ctx) {
     this.ctx = ctx;
     this.calls = new CommitCalls(ctx.state.client);
@@ -29,6 +26,7 @@ export class CommitBox {
     this.busy = null; // the action on its way
     this.message = "";
     this.pr = null; // {title, body} while the pull-request form is open
+    this.press = new PressGuard(this.root, () => this.render()); // a re-read never eats a click on Commit
     ctx.state.on("change", () => this.follow());
     this.follow();
   }
@@ -59,6 +57,7 @@ export class CommitBox {
   }
 
   render() {
+    if (this.press.defer()) return;
     const keep = this.root.contains(document.activeElement) ? document.activeElement?.dataset?.testid : null;
     clear(this.root);
     if (!this.sid) return;
