@@ -127,3 +127,23 @@ test("endSeq keeps the session's end while a detached run is held (the session r
   assert.equal(s.endSeq, log.length);
   assert.ok(s.lastSeq < log.length - 1);
 });
+
+test("a tail pull that fails leaves a detached window detached, and the next one joins", async () => {
+  const log = longLog(2_000);
+  const h = host(log);
+  const s = new Session({ sessionId: "s", client: h });
+  await s.open();
+  await s.loadAround(6 * 10 + 1);
+  const held = [s.firstSeq, s.lastSeq];
+  const answer = h.call;
+  h.call = () => Promise.resolve({ ok: false, error: { code: "storage-error", message: "the database did not answer" } });
+  await s.pullTail(); // "Latest" on a busy machine: the host could not answer
+  assert.equal(s.error?.code, "storage-error");
+  assert.equal(s.detached, true, "what is held is still a run away from the log's end");
+  assert.deepEqual([s.firstSeq, s.lastSeq], held);
+  h.call = answer;
+  await s.pullTail();
+  assert.equal(s.error, null);
+  assert.equal(s.detached, false);
+  assert.equal(s.lastSeq, log.length - 1);
+});

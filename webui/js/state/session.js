@@ -169,13 +169,14 @@ export class Session extends Emitter {
   // ---- the tail -----------------------------------------------------------------------------
 
   pullTail() {
+    const detached = this.detached;
     this.detached = false;
     if (this.pulling) {
       this.repullWanted = true;
       return this.pulling;
     }
     this.buffering = true;
-    this.pulling = this.pullLoop().finally(() => {
+    this.pulling = this.pullLoop(detached).finally(() => {
       this.pulling = null;
       this.emitState();
     });
@@ -183,14 +184,18 @@ export class Session extends Emitter {
     return this.pulling;
   }
 
-  async pullLoop() {
+  /** `detached`: the window held was a run away from the tail; it stays one until a tail joins. */
+  async pullLoop(detached) {
     let tries = 0;
+    let joined = false;
     for (;;) {
       this.repullWanted = false;
       const r = await this.client.call("session.history", { sessionId: this.sessionId, maxMessages: this.maxMessages });
       if (this.closed) return;
       if (!r.ok) {
         this.error = r.error;
+        // no tail came: what is held is still not the log's end ("Latest" stays, and asks again)
+        if (detached && !joined) this.detached = true;
         this.buffering = false;
         this.buffer = [];
         this.emitState();
@@ -198,6 +203,7 @@ export class Session extends Emitter {
       }
       this.error = null;
       this.installTail(r.value);
+      joined = true;
       const gap = this.drainBuffer();
       if (this.subscribedLastSeq > this.lastSeq) this.repullWanted = true;
       tries += 1;
