@@ -20,7 +20,16 @@ from playwright.sync_api import expect
 
 from contract.methods import PERMISSION_SET, REMOTE_DISCONNECT
 from host.engine.workspaces.remotes.bootstrap import BASE, RUN
-from tests.browser.support import Contexts, HarnessServer, allow, openai_args, rpc, session_item, shoot
+from tests.browser.support import (
+    Contexts,
+    HarnessServer,
+    allow,
+    click_through_redraw,
+    openai_args,
+    rpc,
+    session_item,
+    shoot,
+)
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 from tests.support.sshd import Sshd
 
@@ -80,7 +89,9 @@ def test_a_remote_host_from_settings_to_a_turn_and_back_after_a_drop(
     # ssh, then ssh-keyscan of the key it refused: seconds on a loaded machine
     expect(row.get_by_test_id("remote-note")).to_contain_text("not known yet", timeout=120_000)
 
-    row.get_by_test_id("remote-connect").click()
+    # the list drawn again between the press and the release (a host's state changed): it lands
+    redraw = "() => window.harnessdesk.app.settings.remoteHosts.render()"
+    click_through_redraw(page, row.get_by_test_id("remote-connect"), redraw)
     dialog = page.get_by_test_id("host-key-dialog")
     expect(dialog.get_by_test_id("host-key-fingerprint")).to_have_text(sshd.fingerprint)
     expect(dialog.get_by_test_id("host-key-dialog-cancel")).to_be_visible()

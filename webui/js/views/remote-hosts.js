@@ -8,6 +8,7 @@ import { confirm } from "./confirm.js";
 import { describeError } from "../state/problems.js";
 import { FolderPicker } from "./folder-picker.js";
 import { t, tOr } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 /** A host's state in words (`remoteHosts.state.<state>`; an unknown one as the host says it). */
 function stateWords(state) {
@@ -55,6 +56,7 @@ export class RemoteHostsSection {
       this.add();
     });
     this.el = h("section", { class: "settings-section", testid: "settings-remote-hosts", "aria-labelledby": "set-remote" }, h("h3", { id: "set-remote" }, t("remoteHosts.section")), h("p", { class: "hint" }, t("remoteHosts.intro")), this.list, form);
+    this.press = new PressGuard(this.el, () => this.render()); // a host's state changing never eats a click
     ctx.remotes.on("change", () => this.render());
   }
 
@@ -69,6 +71,7 @@ export class RemoteHostsSection {
   }
 
   render() {
+    if (this.press.defer()) return;
     const remotes = this.ctx.remotes;
     clear(this.aliases);
     for (const e of remotes.sshConfig) this.aliases.append(h("option", { value: e.alias }, [e.user, e.hostName].filter(Boolean).join("@") || e.alias));
