@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, HarnessServer, shoot
+from tests.browser.support import ROOT, HarnessServer, click_through_redraw, shoot
 from tests.support.scripted_llm import ScriptedLlmServer
 
 pytestmark = pytest.mark.browser
@@ -71,7 +71,9 @@ def test_trust_prompt_approve_tools_and_a_failed_server(
     expect(clock_row).to_have_attribute("data-state", "needs-approval")
     expect(prompt).to_have_count(0)
     assert not marker.exists()
-    clock_row.get_by_test_id("mcp-approve").click()
+    # the panel read again between the press and the release (a server's state changed): it lands
+    redraw = "() => window.harnessdesk.app.mcpPanel.render()"
+    click_through_redraw(page, clock_row.get_by_test_id("mcp-approve"), redraw)
     expect(clock_row).to_have_attribute("data-state", "ready")
     assert marker.exists()
     expect(clock_row.get_by_test_id("mcp-tools")).to_contain_text("convert_time")

@@ -7,6 +7,7 @@ import { h, icon, clear, tNodes } from "./dom.js";
 import { describeError } from "../state/problems.js";
 import { hookCommandList, hookFileNode } from "./hook-files.js";
 import { t, tOr } from "../i18n/i18n.js";
+import { PressGuard } from "./press-guard.js";
 
 const STATES = new Set(["disabled", "needs-trust", "needs-approval", "starting", "ready", "failed", "stopped"]);
 
@@ -19,6 +20,7 @@ export class McpPanel {
     this.value = null;
     this.open = false;
     this.loading = 0;
+    this.press = new PressGuard(root, () => this.render()); // a server's state changing never eats a click
   }
 
   set(sessionId, open) {
@@ -50,6 +52,7 @@ export class McpPanel {
   }
 
   render() {
+    if (this.press.defer()) return;
     this.root.hidden = !this.open;
     if (!this.open) return;
     clear(this.root);
