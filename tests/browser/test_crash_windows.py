@@ -100,6 +100,17 @@ def test_a_job_the_host_died_with_is_listed_as_stopped_by_the_app_closing(
     expect(job).to_contain_text("stopped: the app closed")
     expect(job.get_by_test_id("job-label")).to_have_text(command)
     expect(job.get_by_test_id("job-stop")).to_have_count(0)  # nothing left to stop
+    # what it had printed, as the host answers it (once seen empty here: the folder then says why)
+    kept = page.evaluate(
+        """async (sid) => {
+            const r = await window.harnessdesk.client.call("job.output", {sessionId: sid, jobId: "bash-1"});
+            return r.ok ? r.value.text : JSON.stringify(r.error);
+        }""",
+        sid,
+    )
+    jobs_dir = server.data_dir / "jobs"
+    listing = sorted((f.name, f.stat().st_size) for f in jobs_dir.iterdir()) if jobs_dir.is_dir() else None
+    assert "watching files" in kept, (kept, listing)
     job.get_by_test_id("job-output-toggle").click()
-    expect(job.get_by_test_id("job-output")).to_contain_text("watching files")  # what it had printed
+    expect(job.get_by_test_id("job-output")).to_contain_text("watching files")  # and the panel shows it
     shoot(page, "job-lost")
