@@ -523,3 +523,22 @@ def click_through_redraw(page: Page, target: Locator, redraw: str) -> None:
     page.mouse.down()
     page.evaluate(redraw)
     page.mouse.up()
+
+
+def wait_for_call(
+    page: Page, predicate: str, arg: object = None, timeout: float = 30.0, every: float = 0.2
+) -> Any:
+    """Poll an async page script until it answers something truthy (its answer), at most
+    `timeout` seconds. `page.wait_for_function` cannot do this: it takes the Promise an async
+    script returns as a truthy answer and passes at once, however the call turns out."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while True:
+        last = page.evaluate(predicate, arg)
+        if last:
+            return last
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"the page never answered truthy in {timeout:g} s (last: {last!r}):\n{predicate}"
+            )
+        page.wait_for_timeout(every * 1000)

@@ -18,6 +18,7 @@ from tests.browser.support import (
     shoot,
     tool_call,
     turn_ends,
+    wait_for_call,
     wait_idle,
 )
 from tests.browser.test_reconnect import expect_reconnecting, expect_recovered
@@ -80,13 +81,13 @@ def test_a_job_the_host_died_with_is_listed_as_stopped_by_the_app_closing(
     page.get_by_test_id("approval-card").get_by_test_id("approval-allow-once").click()
     turn_ends(page)
     expect(page.get_by_test_id("jobs-toggle").get_by_test_id("jobs-count")).to_have_text("1 running")
-    page.wait_for_function(  # the job has printed before the host dies (a loaded machine is slow)
+    wait_for_call(  # the job has printed before the host dies (a loaded machine is slow)
+        page,
         """async (sid) => {
             const r = await window.harnessdesk.client.call("job.output", {sessionId: sid, jobId: "bash-1"});
             return r.ok && r.value.text.includes("watching files");
         }""",
-        arg=sid,
-        polling=200,
+        sid,
     )
 
     server.kill()

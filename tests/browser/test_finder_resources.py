@@ -11,7 +11,7 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.support import ROOT, HarnessServer, fresh_session, shoot, snap, turn_ends
+from tests.browser.support import ROOT, HarnessServer, fresh_session, shoot, snap, turn_ends, wait_for_call
 from tests.mcp.conftest import EVERYTHING, needs_everything
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
@@ -34,14 +34,14 @@ def test_at_offers_a_resource_attaches_it_and_the_model_reads_it(
     sid = fresh_session(page)
     # the server is up before the first `@` (the menu also asks again while one starts, but a
     # loaded machine may start node more slowly than that)
-    page.wait_for_function(
+    wait_for_call(
+        page,
         """async (sid) => {
             const r = await window.harnessdesk.client.call("mcp.list", {sessionId: sid});
             return r.ok && r.value.servers.some((s) => s.name === "everything" && s.state === "ready");
         }""",
-        arg=sid,
-        timeout=60_000,
-        polling=250,
+        sid,
+        timeout=60,
     )
     box = page.get_by_test_id("composer-input")
     box.click()
