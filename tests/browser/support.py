@@ -519,7 +519,11 @@ def click_through_redraw(page: Page, target: Locator, redraw: str) -> None:
     browser sends a click only when both land on one element."""
     box = target.bounding_box()
     assert box is not None, "the element to press is not shown"
-    page.mouse.move(box["x"] + min(12, box["width"] / 2), box["y"] + box["height"] / 2)
+    at = {"x": min(12, box["width"] / 2), "y": box["height"] / 2}  # its start: row tools sit at the end
+    target.click(trial=True, position=at)  # scrolled into view and still, as a real click waits for
+    box = target.bounding_box()
+    assert box is not None, "the element to press is not shown"
+    page.mouse.move(box["x"] + at["x"], box["y"] + at["y"])
     page.mouse.down()
     page.evaluate(redraw)
     page.mouse.up()

@@ -110,6 +110,7 @@ def test_the_changes_view_reverts_a_hunk_and_a_file_on_disk(
     expect(panel).to_be_visible()
     notes = panel.locator("[data-testid=changes-file][data-path='notes.txt']")
     expect(notes).to_have_class("diff-wrap file-change changes-file is-target")
+    expect(notes.get_by_test_id("changes-file-name")).to_be_focused()  # read, scrolled to it
 
     # the list read again between the press and the release (an agent editing): the click lands
     revert = notes.get_by_test_id("changes-revert-file")
