@@ -34,6 +34,8 @@ class Site:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # a body written after its headers goes at once
+
             def log_message(self, *args: Any) -> None:
                 pass
 

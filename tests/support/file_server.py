@@ -44,6 +44,7 @@ class FileServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # a body written after its headers goes at once
 
             def log_message(self, *args: Any) -> None:
                 pass

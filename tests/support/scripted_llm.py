@@ -114,7 +114,10 @@ class ScriptedLlmServer:
             self.echo_rejected_key = False
 
     def start(self) -> ScriptedLlmServer:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on accepted sockets whose proto says
+        # TCP. With Nagle on, a stream's first delta waited for the client's delayed ACK of the
+        # headers (~40 ms), a stall no real provider adds to a first token.
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, 0))
         self.port = sock.getsockname()[1]
