@@ -6,6 +6,7 @@ the event loop, the store's writer, the worker threads), per thread, and a cProf
 loop's thread over `--rounds` rounds (its call counts per turn, and its own-time shares).
 
     .venv/bin/python bench/turn_start_profile.py [--many 20] [--rounds 3] [--top 40] [--profile]
+                                                 [--streamed]
 
 Not a goal's bench (no `_bench.py`): a tool for finding the work, run by hand.
 """
@@ -39,6 +40,8 @@ from many_bench import Provider  # noqa: E402  (its provider child: its CPU is n
 MODEL = "scripted-small"
 ANSWER = {"text": "short answer", "chunk_size": 64}
 """One text delta per answer: the round is the turns' start and end, little streaming."""
+STREAMED = {"text": "short answer " * 20, "chunk_size": 4, "delay": 0.005}
+"""`--streamed`: bench/many_bench.py's first-token answer (65 deltas, 5 ms apart)."""
 
 
 def thread_cpu() -> dict[str, float]:
@@ -86,7 +89,7 @@ async def main_async(args: argparse.Namespace) -> None:
             sids = [(await call(SESSION_CREATE, {"cwd": str(work)})).session_id for _ in range(args.many)]
 
             async def round_of(batch: list[str]) -> None:
-                provider.queue([ANSWER] * len(batch))
+                provider.queue([STREAMED if args.streamed else ANSWER] * len(batch))
                 before = {sid: ended.get(sid, 0) for sid in batch}
                 content = [{"type": "text", "text": "hi"}]
                 for sid in batch:
@@ -138,6 +141,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--profile", action="store_true", help="cProfile the event loop's thread")
+    parser.add_argument("--streamed", action="store_true", help="many_bench's first-token answers")
     parser.add_argument("--dump", type=Path, help="write the cProfile stats here")
     args = parser.parse_args()
     asyncio.run(main_async(args))

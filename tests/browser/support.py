@@ -31,6 +31,7 @@ from playwright.sync_api import (
     Frame,
     Locator,
     Page,
+    Position,
     ViewportSize,
     expect,
 )
@@ -519,7 +520,7 @@ def click_through_redraw(page: Page, target: Locator, redraw: str) -> None:
     browser sends a click only when both land on one element."""
     box = target.bounding_box()
     assert box is not None, "the element to press is not shown"
-    at = {"x": min(12, box["width"] / 2), "y": box["height"] / 2}  # its start: row tools sit at the end
+    at: Position = {"x": min(12, box["width"] / 2), "y": box["height"] / 2}  # row tools sit at the end
     target.click(trial=True, position=at)  # scrolled into view and still, as a real click waits for
     box = target.bounding_box()
     assert box is not None, "the element to press is not shown"

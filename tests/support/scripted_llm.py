@@ -56,8 +56,10 @@ __all__ = ["DEFAULT_MODELS", "DEFAULT_TEXT", "PACED_WAIT", "Reply", "ScriptedLlm
 class ScriptedLlmServer:
     """The server; a context manager (`with ScriptedLlmServer() as srv`) or start()/stop()."""
 
-    def __init__(self, host: str = "127.0.0.1") -> None:
+    def __init__(self, host: str = "127.0.0.1", tls: tuple[str, str] | None = None) -> None:
         self.host = host
+        self.tls = tls
+        """(certificate file, key file): served over HTTPS (a real provider's transport)."""
         self.port = 0
         self.models: list[str] = list(DEFAULT_MODELS)
         self.requests: list[dict[str, Any]] = []
@@ -85,7 +87,7 @@ class ScriptedLlmServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self.host}:{self.port}/v1"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}/v1"
 
     def enqueue(self, *replies: Reply) -> None:
         with self._lock:
@@ -129,6 +131,8 @@ class ScriptedLlmServer:
             interface="asgi3",
             timeout_graceful_shutdown=2,
             access_log=False,
+            ssl_certfile=self.tls[0] if self.tls else None,
+            ssl_keyfile=self.tls[1] if self.tls else None,
         )
         self._server = uvicorn.Server(config)
         started = threading.Event()

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 
 from contract.llm import DiscoveredModelView
+from host.engine.llm import asyncio_network
 from host.engine.llm.base import LlmError, LlmRequest
 from host.engine.llm.openai_format import ChunkAssembler, MalformedChunk, to_openai_messages
 from host.engine.llm.openai_wire import (
@@ -240,12 +241,18 @@ class OpenAICompatibleAdapter:
         CA bundle (~30 ms on a quiet machine, 100 to 375 ms under load), which on the loop froze
         every open stream at a session's first remote request."""
         if self._client is None or self._client.is_closed:
-            client = await asyncio.to_thread(httpx.AsyncClient, timeout=self._timeout, follow_redirects=False)
+            client = await asyncio.to_thread(self._new_client)
             if self._client is None or self._client.is_closed:
                 self._client = client
             else:  # another request built one meanwhile
                 await client.aclose()
         return self._client
+
+    def _new_client(self) -> httpx.AsyncClient:
+        # its connections on asyncio's transports: a stream's many small reads cost less
+        # (docs/decisions/a-providers-stream-read-on-asyncio.md)
+        network = asyncio_network.transport()
+        return httpx.AsyncClient(timeout=self._timeout, follow_redirects=False, transport=network)
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text

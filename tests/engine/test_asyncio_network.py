@@ -1,0 +1,142 @@
+"""The providers' network on asyncio's transports (host/engine/llm/asyncio_network.py), against
+real peers on loopback: a provider over TLS, back-pressure on a fast sender, the end of a
+connection, and the transport httpx is given. The adapter's own tests (test_llm_openai.py: read
+timeouts, resets, refused connections, cancels, kept connections) run on it too."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpcore
+import pytest
+
+from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter
+from host.engine.llm.asyncio_network import HIGH_WATER, AsyncioBackend, AsyncioStream, transport
+from tests.support.scripted_llm import Reply, ScriptedLlmServer
+
+FAST: dict[str, Any] = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
+
+
+def certificate(folder: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key (files)."""
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"),
+            *("-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    return str(cert), str(key)
+
+
+async def answer(base_url: str, **options: Any) -> str:
+    adapter = OpenAICompatibleAdapter(base_url, **{**FAST, **options})
+    try:
+        request = LlmRequest(model="scripted-small", messages=[], system="hi")
+        chunks = [chunk async for chunk in adapter.stream(request)]
+    finally:
+        await adapter.aclose()
+    return "".join(c.text for c in chunks if c.type == "text-delta")
+
+
+async def test_a_provider_over_tls_streams_when_its_certificate_is_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = certificate(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", cert)  # how a person trusts their own provider's CA
+    with ScriptedLlmServer(tls=(cert, key)) as server:
+        server.enqueue(Reply(text="Streamed over TLS, every character.", chunk_size=3))
+        assert server.base_url.startswith("https://")
+        assert await answer(server.base_url) == "Streamed over TLS, every character."
+
+
+async def test_a_provider_whose_certificate_is_not_trusted_fails_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = certificate(tmp_path)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    with ScriptedLlmServer(tls=(cert, key)) as server:
+        server.enqueue(Reply(text="never read"))
+        with pytest.raises(LlmError) as caught:
+            await asyncio.wait_for(answer(server.base_url, max_retries=0), 30)
+    assert "connection failed (ConnectError)" in str(caught.value)
+    assert server.requests == []  # nothing was sent over a connection it could not trust
+
+
+async def test_a_fast_sender_is_paused_while_the_reader_lags_and_nothing_is_lost() -> None:
+    sent = bytes(range(256)) * (4 * HIGH_WATER // 256)
+
+    async def send_all(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(sent)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(send_all, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=10)
+    assert isinstance(stream, AsyncioStream)
+    try:
+        paused = False
+        got = bytearray()
+        first = await stream.read(4096, timeout=10)
+        got += first
+        for _ in range(200):  # the reader lags: the sender fills the buffer meanwhile
+            await asyncio.sleep(0.01)
+            if stream._reader.paused:
+                paused = True
+                break
+        while chunk := await stream.read(65536, timeout=10):
+            got += chunk
+        assert paused, "the transport was never paused with more than HIGH_WATER bytes unread"
+        assert bytes(got) == sent
+        assert stream.get_extra_info("is_readable")  # ended: a kept connection is not reused
+    finally:
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_read_with_nothing_coming_ends_at_its_timeout() -> None:
+    async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # says nothing until the client goes
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=10)
+    try:
+        with pytest.raises(httpcore.ReadTimeout):
+            await stream.read(1024, timeout=0.2)
+        assert not stream.get_extra_info("is_readable")
+        await stream.write(b"still open", timeout=5)
+    finally:
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_refused_connection_is_a_connect_error() -> None:
+    server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+    with pytest.raises(httpcore.ConnectError):
+        await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+
+
+def test_the_transport_given_to_httpx_runs_on_this_network() -> None:
+    """httpx builds its connection pool itself; `transport()` replaces it with one on this
+    network, reading httpx's own settings from the pool it built (so an httpx that renames them
+    fails here, not in a person's first turn)."""
+    made = transport()
+    pool = made._pool
+    assert isinstance(pool, httpcore.AsyncConnectionPool)
+    assert isinstance(pool._network_backend, AsyncioBackend)
+    assert pool._ssl_context is not None and pool._max_connections == 100
