@@ -140,3 +140,22 @@ def test_the_transport_given_to_httpx_runs_on_this_network() -> None:
     assert isinstance(pool, httpcore.AsyncConnectionPool)
     assert isinstance(pool._network_backend, AsyncioBackend)
     assert pool._ssl_context is not None and pool._max_connections == 100
+
+
+async def test_a_unix_socket_connection_carries_both_ways(tmp_path: Path) -> None:
+    async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write((await reader.readexactly(5)).upper())
+        await writer.drain()
+        writer.close()
+
+    path = str(tmp_path / "provider.sock")
+    server = await asyncio.start_unix_server(echo, path)
+    stream = await AsyncioBackend().connect_unix_socket(path, timeout=5)
+    try:
+        await stream.write(b"hello", timeout=5)
+        assert await stream.read(64, timeout=5) == b"HELLO"
+        assert await stream.read(64, timeout=5) == b""  # the peer closed
+    finally:
+        await stream.aclose()
+        server.close()
+        await server.wait_closed()

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from typing import Any
 
 import httpcore
@@ -194,44 +194,41 @@ class AsyncioBackend(AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[SocketOption] | None = None,
     ) -> AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
-        try:
-            async with asyncio.timeout(timeout):
-                transport, reader = await loop.create_connection(
-                    _Reader, host, port, local_addr=local, happy_eyeballs_delay=0.25
-                )
-        except TimeoutError:
-            raise httpcore.ConnectTimeout(f"connecting to {host}:{port} timed out") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        _apply(transport, socket_options)
-        return AsyncioStream(transport, reader)
+        opening = asyncio.get_running_loop().create_connection(
+            _Reader, host, port, local_addr=local, happy_eyeballs_delay=0.25
+        )
+        return await _connected(opening, f"{host}:{port}", timeout, socket_options)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Iterable[SocketOption] | None = None
     ) -> AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, reader = await loop.create_unix_connection(_Reader, path)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout(f"connecting to {path} timed out") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        _apply(transport, socket_options)
-        return AsyncioStream(transport, reader)
+        opening = asyncio.get_running_loop().create_unix_connection(_Reader, path)
+        return await _connected(opening, path, timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
 
 
-def _apply(transport: asyncio.BaseTransport, options: Iterable[SocketOption] | None) -> None:
+async def _connected(
+    opening: Awaitable[tuple[asyncio.Transport, _Reader]],
+    where: str,
+    timeout: float | None,
+    options: Iterable[SocketOption] | None,
+) -> AsyncNetworkStream:
+    """The connection `opening` makes, within `timeout`, with httpcore's errors for a failure."""
+    try:
+        async with asyncio.timeout(timeout):
+            transport, reader = await opening
+    except TimeoutError:
+        raise httpcore.ConnectTimeout(f"connecting to {where} timed out") from None
+    except OSError as exc:
+        raise httpcore.ConnectError(str(exc)) from exc
     sock: socket.socket | None = transport.get_extra_info("socket")
-    if sock is None:
-        return
     for option in options or ():
-        sock.setsockopt(*option)
+        if sock is not None:
+            sock.setsockopt(*option)
+    return AsyncioStream(transport, reader)
 
 
 def transport(**options: Any) -> httpx.AsyncHTTPTransport:
