@@ -1,7 +1,8 @@
 """The providers' network on asyncio's transports (host/engine/llm/asyncio_network.py), against
-real peers on loopback: a provider over TLS, back-pressure on a fast sender, the end of a
-connection, and the transport httpx is given. The adapter's own tests (test_llm_openai.py: read
-timeouts, resets, refused connections, cancels, kept connections) run on it too."""
+real peers on loopback: a provider over TLS or through a proxy from the environment,
+back-pressure on a fast sender, the end of a connection, and the client httpx builds. The
+adapter's own tests (test_llm_openai.py: read timeouts, resets, refused connections, cancels,
+kept connections) run on it too."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import asyncio
 import subprocess
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpcore
+import httpx
 import pytest
 
 from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter
-from host.engine.llm.asyncio_network import HIGH_WATER, AsyncioBackend, AsyncioStream, transport
+from host.engine.llm.asyncio_network import HIGH_WATER, AsyncioBackend, AsyncioStream, on_asyncio
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 FAST: dict[str, Any] = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
@@ -131,15 +134,54 @@ async def test_a_refused_connection_is_a_connect_error() -> None:
         await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
 
 
-def test_the_transport_given_to_httpx_runs_on_this_network() -> None:
-    """httpx builds its connection pool itself; `transport()` replaces it with one on this
-    network, reading httpx's own settings from the pool it built (so an httpx that renames them
-    fails here, not in a person's first turn)."""
-    made = transport()
-    pool = made._pool
-    assert isinstance(pool, httpcore.AsyncConnectionPool)
-    assert isinstance(pool._network_backend, AsyncioBackend)
-    assert pool._ssl_context is not None and pool._max_connections == 100
+def test_the_client_runs_its_own_connections_on_this_network() -> None:
+    """`on_asyncio` sets the network of the pool httpx built for the client: an httpx that moves
+    it fails here, not in a person's first turn."""
+    client = on_asyncio(httpx.AsyncClient())
+    assert isinstance(client._transport._pool._network_backend, AsyncioBackend)  # type: ignore[attr-defined]
+
+
+async def forward_proxy(seen: list[str]) -> asyncio.Server:
+    """A plain HTTP forward proxy on loopback: each request line is kept in `seen` (the client
+    asks in absolute form), then the connection is joined to the host it names."""
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        line = head.split(b"\r\n", 1)[0].decode()
+        seen.append(line)
+        method, url, version = line.split(" ")
+        target = urlsplit(url)
+        up_reader, up_writer = await asyncio.open_connection(target.hostname, target.port)
+        origin_form = f"{method} {target.path} {version}".encode()  # as a forward proxy passes it on
+        up_writer.write(origin_form + head[len(line) :])
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer), return_exceptions=True)
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0)
+
+
+async def test_a_proxy_from_the_environment_still_carries_the_stream(
+    scripted_llm: ScriptedLlmServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    proxy = await forward_proxy(seen)
+    port = proxy.sockets[0].getsockname()[1]
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    try:
+        scripted_llm.enqueue(Reply(text="Through the proxy.", chunk_size=4))
+        assert await answer(scripted_llm.base_url) == "Through the proxy."
+    finally:
+        proxy.close()
+    assert seen == [f"POST {scripted_llm.base_url}/chat/completions HTTP/1.1"]
 
 
 async def test_a_unix_socket_connection_carries_both_ways(tmp_path: Path) -> None:

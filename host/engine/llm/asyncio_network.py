@@ -231,22 +231,13 @@ async def _connected(
     return AsyncioStream(transport, reader)
 
 
-def transport(**options: Any) -> httpx.AsyncHTTPTransport:
-    """httpx's transport (its defaults, `options` as `httpx.AsyncHTTPTransport` takes them) on
-    this network."""
-    made = httpx.AsyncHTTPTransport(**options)
-    pool = made._pool
-    made._pool = httpcore.AsyncConnectionPool(
-        ssl_context=pool._ssl_context,
-        max_connections=pool._max_connections,
-        max_keepalive_connections=pool._max_keepalive_connections,
-        keepalive_expiry=pool._keepalive_expiry,
-        http1=pool._http1,
-        http2=pool._http2,
-        retries=pool._retries,
-        local_address=pool._local_address,
-        uds=pool._uds,
-        socket_options=pool._socket_options,
-        network_backend=AsyncioBackend(),
-    )
-    return made
+def on_asyncio(client: httpx.AsyncClient) -> httpx.AsyncClient:
+    """`client` with its own connections (not those through a proxy it was given or found in the
+    environment: those stay on httpx's default network) on this network. Set before its first
+    request: a pool opens each connection with the network it holds then. (Not `transport=`:
+    httpx ignores the environment's proxies for a client given a transport.)"""
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+        raise RuntimeError("httpx's client no longer keeps its connection pool where expected")
+    pool._network_backend = AsyncioBackend()
+    return client

@@ -251,8 +251,7 @@ class OpenAICompatibleAdapter:
     def _new_client(self) -> httpx.AsyncClient:
         # its connections on asyncio's transports: a stream's many small reads cost less
         # (docs/decisions/a-providers-stream-read-on-asyncio.md)
-        network = asyncio_network.transport()
-        return httpx.AsyncClient(timeout=self._timeout, follow_redirects=False, transport=network)
+        return asyncio_network.on_asyncio(httpx.AsyncClient(timeout=self._timeout, follow_redirects=False))
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text
