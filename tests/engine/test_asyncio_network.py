@@ -201,3 +201,30 @@ async def test_a_unix_socket_connection_carries_both_ways(tmp_path: Path) -> Non
         await stream.aclose()
         server.close()
         await server.wait_closed()
+
+
+async def test_a_kept_connection_the_server_closed_is_not_reused() -> None:
+    """httpcore asks `is_readable` before it reuses an idle connection: one the server has
+    closed meanwhile must read as such, or the next request would go to a dead socket."""
+    connections: list[int] = []
+
+    async def answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(1)
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.close()  # keep-alive said nothing: the server ends it when it likes
+
+    server = await asyncio.start_server(answer_once, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with on_asyncio(httpx.AsyncClient()) as client:
+        try:
+            first = await client.get(f"http://127.0.0.1:{port}/a")
+            await asyncio.sleep(0.4)  # the server has closed the kept connection
+            second = await client.get(f"http://127.0.0.1:{port}/b")
+        finally:
+            server.close()
+            await server.wait_closed()
+    assert (first.text, second.text) == ("ok", "ok")
+    assert len(connections) == 2
