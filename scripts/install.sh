@@ -24,9 +24,10 @@ python="${PYTHON:-python3}"
 # dbus-x11 (dbus-launch) and dunst: a session bus and a notification daemon for the window's
 # desktop notifications (docs/decisions.md, "Parallel sessions and attention");
 # OpenSSH (server and client): the remote-host tests on a loopback sshd (tests/remote/);
-# chromium-headless-shell: what the browser tests drive (docs/decisions/the-suites-headless-shell.md).
+# chromium-headless-shell: what the browser tests drive (docs/decisions/the-suites-headless-shell.md);
+# openssl: a self-signed certificate for the provider-over-TLS tests (tests/engine/test_asyncio_network.py).
 test_tools=(chromium chromium-headless-shell xvfb xauth x11-utils imagemagick xdotool openbox wmctrl nodejs
-  desktop-file-utils fonts-noto-cjk dbus-x11 dunst openssh-server openssh-client)
+  desktop-file-utils fonts-noto-cjk dbus-x11 dunst openssh-server openssh-client openssl)
 
 apt_install() {
   local missing=()

@@ -7,6 +7,7 @@ kept connections) run on it too."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 
 from host.engine.llm import LlmError, LlmRequest, OpenAICompatibleAdapter
 from host.engine.llm.asyncio_network import HIGH_WATER, AsyncioBackend, AsyncioStream, on_asyncio
+from tests.support.machine import need
 from tests.support.scripted_llm import Reply, ScriptedLlmServer
 
 FAST: dict[str, Any] = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
@@ -25,6 +27,7 @@ FAST: dict[str, Any] = {"retry_base_delay": 0.01, "retry_max_delay": 0.05}
 
 def certificate(folder: Path) -> tuple[str, str]:
     """A self-signed certificate for 127.0.0.1 and its key (files)."""
+    need(shutil.which("openssl") is not None, "openssl is not installed (scripts/install.sh --dev)")
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
         [
